@@ -1,0 +1,14 @@
+// Shared jest setup: TypeScript through swc, native ESM (run with --experimental-vm-modules),
+// and workspace packages resolved to their sources through the "development" export condition.
+export default {
+  testEnvironment: 'node',
+  testEnvironmentOptions: { customExportConditions: ['development', 'node', 'node-addons'] },
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
+  },
+  testMatch: ['**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  testTimeout: 30000,
+};

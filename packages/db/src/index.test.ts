@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createTestDatabase, migrate, openDatabase, splitStatements, type Database } from './index.js';
+
+const migrations = [
+  { version: 1, name: 'counters', sql: 'CREATE TABLE counters (name text PRIMARY KEY, value integer NOT NULL);\nINSERT INTO counters VALUES (\'a\', 0);' },
+  { version: 2, name: 'notes', sql: 'CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL);' },
+];
+
+// The same behaviour on real Postgres and on PGlite (CONTRACT §2: same SQL on both).
+for (const kind of ['postgres', 'pglite'] as const) {
+  describe(`database on ${kind}`, () => {
+    let db: Database;
+    let cleanup: () => Promise<void>;
+    beforeAll(async () => {
+      if (kind === 'postgres') {
+        const t = await createTestDatabase();
+        db = await openDatabase({ url: t.url, schema: 'svc' });
+        cleanup = async () => {
+          await db.close();
+          await t.drop();
+        };
+      } else {
+        const dir = mkdtempSync(path.join(tmpdir(), 'pglite-'));
+        db = await openDatabase({ dataDir: dir, schema: 'svc' });
+        cleanup = async () => {
+          await db.close();
+          rmSync(dir, { recursive: true, force: true });
+        };
+      }
+    });
+    afterAll(() => cleanup());
+
+    it('when migrations run twice, then each applies once', async () => {
+      expect(await migrate(db, migrations)).toEqual([1, 2]);
+      expect(await migrate(db, migrations)).toEqual([]);
+      expect((await db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version)).toEqual([1, 2]);
+    });
+
+    it('when a transaction throws, then nothing it wrote remains', async () => {
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.query('INSERT INTO notes (body) VALUES ($1)', ['lost']);
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect((await db.query('SELECT * FROM notes WHERE body = $1', ['lost'])).rows).toEqual([]);
+    });
+
+    it('when 20 transactions increment one row at once, then none is lost', async () => {
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          db.transaction(async (tx) => {
+            const { rows } = await tx.query<{ value: number }>('SELECT value FROM counters WHERE name = $1 FOR UPDATE', ['a']);
+            await tx.query('UPDATE counters SET value = $1 WHERE name = $2', [rows[0]!.value + 1, 'a']);
+          }),
+        ),
+      );
+      expect((await db.query<{ value: number }>('SELECT value FROM counters')).rows[0]!.value).toBe(20);
+    });
+
+    it('when tables are created, then they live in the service schema', async () => {
+      const { rows } = await db.query<{ table_schema: string }>("SELECT table_schema FROM information_schema.tables WHERE table_name = 'notes'");
+      expect(rows.map((r) => r.table_schema)).toEqual(['svc']);
+      expect(await db.ping()).toBe(true);
+    });
+  });
+}
+
+describe('splitStatements', () => {
+  it('when a migration has comments and several statements, then each statement stands alone', () => {
+    expect(splitStatements('-- a comment\nCREATE TABLE a (x int);\n\nCREATE INDEX i ON a (x);\n')).toEqual(['CREATE TABLE a (x int)', 'CREATE INDEX i ON a (x)']);
+  });
+});

@@ -1,0 +1,191 @@
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { unavailable } from '@githost/errors';
+
+/**
+ * One small interface over real Postgres (`pg`) and embedded Postgres (PGlite), so every service
+ * runs the same SQL on both. Each service owns one schema (CONTRACT §1: no service reads
+ * another's tables); the schema is the search_path, so SQL stays unqualified.
+ */
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  readonly schema: string;
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws.
+   *  Inside, use only `tx`; calling the outer database from `fn` would wait forever on PGlite. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgres:// URL; when absent, PGlite is used. */
+  url?: string;
+  /** PGlite directory; absent (with no url) means in-memory. */
+  dataDir?: string;
+  /** The service's schema, e.g. `accounts`. */
+  schema: string;
+  /** pg pool size. */
+  poolSize?: number;
+}
+
+const SCHEMA_RE = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  if (!SCHEMA_RE.test(opts.schema)) throw new Error(`invalid schema name: ${opts.schema}`);
+  return opts.url ? openPostgres(opts.url, opts.schema, opts.poolSize ?? 10) : openPglite(opts.dataDir, opts.schema);
+}
+
+/** Connection failures are `unavailable` (503), never a half-written 500 (CONTRACT §4). */
+function wrapConnectionError(err: unknown): unknown {
+  const code = (err as { code?: string })?.code;
+  if (code && (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '08006', '08001'].includes(code))) {
+    return unavailable('Database unavailable', err);
+  }
+  return err;
+}
+
+async function openPostgres(url: string, schema: string, max: number): Promise<Database> {
+  const bootstrap = new pg.Client({ connectionString: url });
+  await bootstrap.connect().catch((err) => {
+    throw wrapConnectionError(err);
+  });
+  try {
+    await bootstrap.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  } catch (err) {
+    // Two processes creating the schema at once: one loses the race with a unique violation.
+    if ((err as { code?: string }).code !== '23505') throw err;
+  } finally {
+    await bootstrap.end();
+  }
+  const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema}` });
+  pool.on('error', () => undefined); // an idle client's broken connection is replaced on next use
+  const run = async <T>(q: pg.Pool | pg.PoolClient, sql: string, params?: unknown[]): Promise<QueryResult<T>> => {
+    try {
+      const r = await q.query(sql, params as unknown[]);
+      return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+    } catch (err) {
+      throw wrapConnectionError(err);
+    }
+  };
+  return {
+    kind: 'postgres',
+    schema,
+    query: (sql, params) => run(pool, sql, params),
+    async transaction(fn) {
+      const client = await pool.connect().catch((err) => {
+        throw wrapConnectionError(err);
+      });
+      try {
+        await client.query('BEGIN');
+        const result = await fn({ query: (sql, params) => run(client, sql, params) });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    ping: () => pool.query('SELECT 1').then(() => true, () => false),
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dataDir: string | undefined, schema: string): Promise<Database> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const db = new PGlite(dataDir);
+  await db.waitReady;
+  await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema};`);
+  // PGlite is one connection: serialise top-level work so a transaction never interleaves with
+  // another caller's statements.
+  let tail: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = tail.then(fn, fn);
+    tail = next.catch(() => undefined);
+    return next;
+  };
+  const run = async <T>(q: Pick<PGlite, 'query'>, sql: string, params?: unknown[]): Promise<QueryResult<T>> => {
+    const r = await q.query<T>(sql, params);
+    return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+  };
+  return {
+    kind: 'pglite',
+    schema,
+    query: (sql, params) => exclusive(() => run(db, sql, params)),
+    transaction: (fn) => exclusive(() => db.transaction((tx) => fn({ query: (sql, params) => run(tx, sql, params) }))),
+    ping: () => exclusive(() => db.query('SELECT 1')).then(() => true, () => false),
+    close: () => exclusive(() => db.close()),
+  };
+}
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * Applies versioned plain-SQL migrations in order, each in its own transaction with its record,
+ * under an advisory lock so replicas starting together apply each migration once.
+ */
+export async function migrate(db: Database, migrations: Migration[]): Promise<number[]> {
+  const sorted = [...migrations].sort((a, b) => a.version - b.version);
+  const applied: number[] = [];
+  await db.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`githost_migrate_${db.schema}`]);
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const done = new Set((await tx.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => Number(r.version)));
+    for (const m of sorted) {
+      if (done.has(m.version)) continue;
+      for (const statement of splitStatements(m.sql)) await tx.query(statement);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      applied.push(m.version);
+    }
+  });
+  return applied;
+}
+
+/** Splits a migration on `;` at line ends (migrations keep one statement per `;`-terminated block;
+ *  no dollar-quoted bodies), since parameterised query() takes one statement. */
+export function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter((s) => s.length > 0);
+}
+
+/**
+ * For tests: a fresh, uniquely named database on the real Postgres server (DATABASE_URL or the
+ * local default), so runs never collide. `drop()` removes it.
+ */
+export async function createTestDatabase(prefix = 'githost_test'): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from '@jest/globals';
+import { AppError, conflict, errorBody, grpcCodeOf, httpStatusOf, kindOfGrpcCode, toAppError, validation } from './index.js';
+
+describe('error table', () => {
+  it('when a kind is mapped, then HTTP status and gRPC code agree with CONTRACT §4', () => {
+    expect(httpStatusOf('validation')).toBe(400);
+    expect(httpStatusOf('not_found')).toBe(404);
+    expect(httpStatusOf('conflict')).toBe(409);
+    expect(httpStatusOf('unauthenticated')).toBe(401);
+    expect(httpStatusOf('unavailable')).toBe(503);
+    for (const kind of ['validation', 'not_found', 'conflict', 'unauthenticated', 'forbidden', 'too_large', 'unavailable', 'internal'] as const) {
+      expect(kindOfGrpcCode(grpcCodeOf(kind))).toBe(kind);
+    }
+  });
+
+  it('when an error has details, then the body carries them beside the message', () => {
+    expect(errorBody(conflict('Merge conflict', { conflicts: ['a.txt'] }))).toEqual({ error: 'Merge conflict', conflicts: ['a.txt'] });
+    expect(errorBody(validation('URL is required'))).toEqual({ error: 'URL is required' });
+  });
+
+  it('when something unknown is thrown, then it becomes internal without leaking its message', () => {
+    const e = toAppError(new Error('secret stack detail'));
+    expect(e).toBeInstanceOf(AppError);
+    expect(e.kind).toBe('internal');
+    expect(e.message).toBe('Internal server error');
+  });
+});

@@ -1,0 +1,139 @@
+import * as grpc from '@grpc/grpc-js';
+import { AppError, grpcCodeOf, kindOfGrpcCode, toAppError, unavailable } from '@githost/errors';
+import type { Logger } from '@githost/logging';
+
+export { grpc };
+
+/** Metadata key carrying the request id from the gateway through every gRPC hop. */
+export const REQUEST_ID_METADATA = 'x-request-id';
+
+/** The AppError -> gRPC status edge (server side). Internal errors never leak their message. */
+export function toServiceError(err: unknown): Partial<grpc.StatusObject> {
+  const e = toAppError(err);
+  const metadata = new grpc.Metadata();
+  if (e.details) metadata.set('details-json', JSON.stringify(e.details));
+  return { code: grpcCodeOf(e.kind), details: e.message, metadata };
+}
+
+/** The gRPC status -> AppError edge (client side), keeping message and details. */
+export function fromServiceError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const s = err as Partial<grpc.ServiceError>;
+  if (typeof s?.code !== 'number') return toAppError(err);
+  const kind = kindOfGrpcCode(s.code);
+  if (kind === 'unavailable') return unavailable(`upstream unavailable: ${s.details ?? ''}`.trim(), err);
+  const raw = s.metadata?.get('details-json')[0];
+  const details = typeof raw === 'string' ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
+  return new AppError(kind, s.details || s.message || 'upstream error', details, { cause: err });
+}
+
+/** Wraps an async unary handler: rejections become statuses through the one table. */
+export function unary<Req, Res>(
+  handler: (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>,
+  logger?: Logger,
+): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    handler(call.request, call).then(
+      (res) => callback(null, res),
+      (err: unknown) => {
+        const e = toAppError(err);
+        if (e.kind === 'internal') logger?.error({ err: e.cause ?? e, request_id: requestIdOfCall(call) }, 'grpc handler failed');
+        callback(toServiceError(e) as grpc.ServiceError);
+      },
+    );
+  };
+}
+
+/** Wraps an async server-streaming handler; it writes to `call` and resolves when done. */
+export function serverStream<Req, Res>(
+  handler: (request: Req, call: grpc.ServerWritableStream<Req, Res>) => Promise<void>,
+  logger?: Logger,
+): grpc.handleServerStreamingCall<Req, Res> {
+  return (call) => {
+    handler(call.request, call).then(
+      () => call.end(),
+      (err: unknown) => {
+        const e = toAppError(err);
+        if (e.kind === 'internal') logger?.error({ err: e.cause ?? e, request_id: requestIdOfCall(call) }, 'grpc stream failed');
+        call.destroy(Object.assign(new Error(e.message), toServiceError(e)));
+      },
+    );
+  };
+}
+
+export function requestIdOfCall(call: { metadata: grpc.Metadata }): string | undefined {
+  const v = call.metadata.get(REQUEST_ID_METADATA)[0];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function metadataFor(requestId?: string): grpc.Metadata {
+  const m = new grpc.Metadata();
+  if (requestId) m.set(REQUEST_ID_METADATA, requestId);
+  return m;
+}
+
+type UnaryMethod<Req, Res> = (req: Req, metadata: grpc.Metadata, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Res) => void) => unknown;
+
+/** Promise form of a unary client call with a deadline; statuses come back as AppErrors. */
+export function callUnary<Req, Res>(
+  client: grpc.Client,
+  method: UnaryMethod<Req, Res>,
+  request: Req,
+  opts: { requestId?: string; timeoutMs?: number } = {},
+): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    method.call(client, request, metadataFor(opts.requestId), { deadline: Date.now() + (opts.timeoutMs ?? 30_000) }, (err, res) => {
+      if (err) reject(fromServiceError(err));
+      else resolve(res as Res);
+    });
+  });
+}
+
+/** Collects a server stream into an array (for bounded streams); errors come back as AppErrors. */
+export function collectStream<T>(stream: NodeJS.ReadableStream & { cancel?: () => void }): Promise<T[]> {
+  return new Promise((resolve, reject) => {
+    const out: T[] = [];
+    stream.on('data', (m: T) => out.push(m));
+    stream.on('error', (err) => reject(fromServiceError(err)));
+    stream.on('end', () => resolve(out));
+  });
+}
+
+export const CLIENT_OPTIONS: grpc.ClientOptions = {
+  'grpc.max_receive_message_length': 64 * 1024 * 1024,
+  'grpc.max_send_message_length': 64 * 1024 * 1024,
+  'grpc.keepalive_time_ms': 30_000,
+};
+
+export interface GrpcListening {
+  server: grpc.Server;
+  port: number;
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Binds a server with the given services; `port` 0 picks a free port. */
+export function startGrpcServer(register: (server: grpc.Server) => void, port: number, host = '0.0.0.0'): Promise<GrpcListening> {
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024, 'grpc.max_send_message_length': 64 * 1024 * 1024 });
+  register(server);
+  return new Promise((resolve, reject) => {
+    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, actual) => {
+      if (err) return reject(err);
+      resolve({
+        server,
+        port: actual,
+        close: (graceMs = 10_000) =>
+          new Promise<void>((done) => {
+            const timer = setTimeout(() => {
+              server.forceShutdown();
+              done();
+            }, graceMs);
+            timer.unref();
+            server.tryShutdown(() => {
+              clearTimeout(timer);
+              done();
+            });
+          }),
+      });
+    });
+  });
+}

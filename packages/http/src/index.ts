@@ -1,0 +1,152 @@
+import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import client from 'prom-client';
+import { AppError, errorBody, httpStatusOf, notFound, toAppError } from '@githost/errors';
+import { decodeIdentity, type Identity } from '@githost/identity';
+import { httpLogger, type Logger } from '@githost/logging';
+
+export { express };
+export type { Express, Request, Response, NextFunction };
+
+/** 1 MiB for API JSON (CONTRACT §4). */
+export const JSON_LIMIT = '1mb';
+
+export interface HttpAppOptions {
+  service: string;
+  logger: Logger;
+  /** Verifies the gateway's signed identity on every route except health and metrics. */
+  internalSecret?: string;
+  /** Reports whether dependencies answer; /readyz is 503 until it resolves true. */
+  ready?: () => Promise<boolean>;
+  /** Parse JSON bodies (off for services that stream bodies, such as git transport). */
+  json?: boolean;
+  registry?: client.Registry;
+}
+
+/** Metrics registry per service so several services can live in one process. */
+export function createRegistry(service: string): client.Registry {
+  const registry = new client.Registry();
+  registry.setDefaultLabels({ service });
+  return registry;
+}
+
+/**
+ * An express app with the shared edges: request ids and JSON logs, health, metrics, identity,
+ * JSON parsing with CONTRACT §4 errors. Add routes, then call `finish(app)`.
+ */
+export function createHttpApp(opts: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  const registry = opts.registry ?? createRegistry(opts.service);
+  const prefix = `githost_${opts.service.replace(/-/g, '_')}`;
+  const duration = new client.Histogram({
+    name: `${prefix}_http_request_duration_seconds`,
+    help: 'HTTP request latency by route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3, 10],
+    registers: [registry],
+  });
+  app.locals.registry = registry;
+
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', async (_req, res) => {
+    const ok = opts.ready ? await opts.ready().catch(() => false) : true;
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'unavailable' });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(registry.contentType).send(await registry.metrics());
+  });
+
+  app.use(httpLogger(opts.logger));
+  app.use((req, res, next) => {
+    const end = duration.startTimer({ method: req.method });
+    res.on('finish', () => end({ route: (req.route?.path as string | undefined) ?? 'unmatched', status: String(res.statusCode) }));
+    next();
+  });
+  if (opts.internalSecret) {
+    const secret = opts.internalSecret;
+    app.use((req, res, next) => {
+      try {
+        res.locals.identity = decodeIdentity(req.headers, secret);
+        next();
+      } catch (err) {
+        next(err);
+      }
+    });
+  }
+  if (opts.json !== false) app.use(express.json({ limit: JSON_LIMIT }));
+  return app;
+}
+
+/** The identity the gateway signed for this request. */
+export function identityOf(res: Response): Identity {
+  const identity = res.locals.identity as Identity | undefined;
+  if (!identity) throw new AppError('internal', 'identity middleware not installed');
+  return identity;
+}
+
+/** Wraps an async handler so a rejection reaches the error handler. */
+export function route(handler: (req: Request, res: Response) => Promise<unknown> | unknown): RequestHandler {
+  return (req, res, next) => {
+    Promise.resolve()
+      .then(() => handler(req, res))
+      .catch(next);
+  };
+}
+
+/** The one HTTP error handler: AppError kinds through the table, body-parser errors as CONTRACT §4 says. */
+export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next: NextFunction) => {
+  let appError: AppError;
+  const e = err as { type?: string; status?: number };
+  if (e?.type === 'entity.parse.failed') appError = new AppError('validation', 'Invalid JSON body');
+  else if (e?.type === 'entity.too.large') appError = new AppError('too_large', 'Request body too large');
+  else appError = toAppError(err);
+  if (appError.kind === 'internal' || appError.kind === 'unavailable') {
+    (req as Request & { log?: Logger }).log?.error({ err: (appError.cause as Error | undefined) ?? appError }, 'request failed');
+  }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.status(httpStatusOf(appError.kind)).json(errorBody(appError));
+};
+
+/** Adds the JSON 404 for unknown routes and the error handler; call after all routes. */
+export function finish(app: Express): Express {
+  app.use((_req, _res, next) => next(notFound('Not found')));
+  app.use(errorHandler);
+  return app;
+}
+
+export interface Listening {
+  server: Server;
+  port: number;
+  /** Stops accepting, lets requests in flight finish (up to `graceMs`), then closes the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export function listen(app: Express | ((req: never, res: never) => void), port: number, host = '0.0.0.0'): Promise<Listening> {
+  return new Promise((resolve, reject) => {
+    const server: Server = (app as Express).listen(port, host);
+    server.once('error', reject);
+    server.once('listening', () => {
+      const { port: actual } = server.address() as AddressInfo;
+      resolve({
+        server,
+        port: actual,
+        close: (graceMs = 10_000) =>
+          new Promise<void>((done) => {
+            const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+            timer.unref();
+            server.close(() => {
+              clearTimeout(timer);
+              done();
+            });
+            server.closeIdleConnections();
+          }),
+      });
+    });
+  });
+}

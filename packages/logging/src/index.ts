@@ -1,0 +1,38 @@
+import { pino, type Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export type { Logger };
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** One JSON line per event, snake_case fields, service name on every line. LOG_LEVEL sets the level. */
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info')): Logger {
+  return pino({ level, base: { service }, messageKey: 'msg', timestamp: pino.stdTimeFunctions.isoTime });
+}
+
+/** A request id is kept when the caller sent a sane one, otherwise generated. */
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers[REQUEST_ID_HEADER];
+  const id = Array.isArray(given) ? given[0] : given;
+  return id && /^[\w.:-]{1,128}$/.test(id) ? id : randomUUID();
+}
+
+/** express/http middleware: one log line per request carrying the request id, echoed back in X-Request-Id. */
+export function httpLogger(logger: Logger) {
+  return pinoHttp({
+    logger,
+    genReqId: (req: IncomingMessage, res: ServerResponse) => {
+      const id = requestIdOf(req);
+      req.headers[REQUEST_ID_HEADER] = id;
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    customAttributeKeys: { reqId: 'request_id', responseTime: 'duration_ms' },
+    serializers: {
+      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
+      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+    },
+  });
+}

@@ -1,0 +1,39 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
+
+import type { AccountsServiceClient as _githost_accounts_v1_AccountsServiceClient, AccountsServiceDefinition as _githost_accounts_v1_AccountsServiceDefinition } from './githost/accounts/v1/AccountsService.js';
+import type { AuthenticateRequest as _githost_accounts_v1_AuthenticateRequest, AuthenticateRequest__Output as _githost_accounts_v1_AuthenticateRequest__Output } from './githost/accounts/v1/AuthenticateRequest.js';
+import type { AuthenticateResponse as _githost_accounts_v1_AuthenticateResponse, AuthenticateResponse__Output as _githost_accounts_v1_AuthenticateResponse__Output } from './githost/accounts/v1/AuthenticateResponse.js';
+import type { AuthorizeRequest as _githost_accounts_v1_AuthorizeRequest, AuthorizeRequest__Output as _githost_accounts_v1_AuthorizeRequest__Output } from './githost/accounts/v1/AuthorizeRequest.js';
+import type { AuthorizeResponse as _githost_accounts_v1_AuthorizeResponse, AuthorizeResponse__Output as _githost_accounts_v1_AuthorizeResponse__Output } from './githost/accounts/v1/AuthorizeResponse.js';
+import type { GetRepositoryRequest as _githost_accounts_v1_GetRepositoryRequest, GetRepositoryRequest__Output as _githost_accounts_v1_GetRepositoryRequest__Output } from './githost/accounts/v1/GetRepositoryRequest.js';
+import type { GetRepositoryResponse as _githost_accounts_v1_GetRepositoryResponse, GetRepositoryResponse__Output as _githost_accounts_v1_GetRepositoryResponse__Output } from './githost/accounts/v1/GetRepositoryResponse.js';
+import type { GetUsersRequest as _githost_accounts_v1_GetUsersRequest, GetUsersRequest__Output as _githost_accounts_v1_GetUsersRequest__Output } from './githost/accounts/v1/GetUsersRequest.js';
+import type { GetUsersResponse as _githost_accounts_v1_GetUsersResponse, GetUsersResponse__Output as _githost_accounts_v1_GetUsersResponse__Output } from './githost/accounts/v1/GetUsersResponse.js';
+import type { Repository as _githost_accounts_v1_Repository, Repository__Output as _githost_accounts_v1_Repository__Output } from './githost/accounts/v1/Repository.js';
+import type { User as _githost_accounts_v1_User, User__Output as _githost_accounts_v1_User__Output } from './githost/accounts/v1/User.js';
+
+type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
+  new(...args: ConstructorParameters<Constructor>): Subtype;
+};
+
+export interface ProtoGrpcType {
+  githost: {
+    accounts: {
+      v1: {
+        AccountsService: SubtypeConstructor<typeof grpc.Client, _githost_accounts_v1_AccountsServiceClient> & { service: _githost_accounts_v1_AccountsServiceDefinition }
+        AuthenticateRequest: MessageTypeDefinition<_githost_accounts_v1_AuthenticateRequest, _githost_accounts_v1_AuthenticateRequest__Output>
+        AuthenticateResponse: MessageTypeDefinition<_githost_accounts_v1_AuthenticateResponse, _githost_accounts_v1_AuthenticateResponse__Output>
+        AuthorizeRequest: MessageTypeDefinition<_githost_accounts_v1_AuthorizeRequest, _githost_accounts_v1_AuthorizeRequest__Output>
+        AuthorizeResponse: MessageTypeDefinition<_githost_accounts_v1_AuthorizeResponse, _githost_accounts_v1_AuthorizeResponse__Output>
+        GetRepositoryRequest: MessageTypeDefinition<_githost_accounts_v1_GetRepositoryRequest, _githost_accounts_v1_GetRepositoryRequest__Output>
+        GetRepositoryResponse: MessageTypeDefinition<_githost_accounts_v1_GetRepositoryResponse, _githost_accounts_v1_GetRepositoryResponse__Output>
+        GetUsersRequest: MessageTypeDefinition<_githost_accounts_v1_GetUsersRequest, _githost_accounts_v1_GetUsersRequest__Output>
+        GetUsersResponse: MessageTypeDefinition<_githost_accounts_v1_GetUsersResponse, _githost_accounts_v1_GetUsersResponse__Output>
+        Repository: MessageTypeDefinition<_githost_accounts_v1_Repository, _githost_accounts_v1_Repository__Output>
+        User: MessageTypeDefinition<_githost_accounts_v1_User, _githost_accounts_v1_User__Output>
+      }
+    }
+  }
+}
+

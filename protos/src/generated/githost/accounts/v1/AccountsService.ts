@@ -1,0 +1,69 @@
+// Original file: githost/accounts/v1/accounts.proto
+
+import type * as grpc from '@grpc/grpc-js'
+import type { MethodDefinition } from '@grpc/proto-loader'
+import type { AuthenticateRequest as _githost_accounts_v1_AuthenticateRequest, AuthenticateRequest__Output as _githost_accounts_v1_AuthenticateRequest__Output } from '../../../githost/accounts/v1/AuthenticateRequest.js';
+import type { AuthenticateResponse as _githost_accounts_v1_AuthenticateResponse, AuthenticateResponse__Output as _githost_accounts_v1_AuthenticateResponse__Output } from '../../../githost/accounts/v1/AuthenticateResponse.js';
+import type { AuthorizeRequest as _githost_accounts_v1_AuthorizeRequest, AuthorizeRequest__Output as _githost_accounts_v1_AuthorizeRequest__Output } from '../../../githost/accounts/v1/AuthorizeRequest.js';
+import type { AuthorizeResponse as _githost_accounts_v1_AuthorizeResponse, AuthorizeResponse__Output as _githost_accounts_v1_AuthorizeResponse__Output } from '../../../githost/accounts/v1/AuthorizeResponse.js';
+import type { GetRepositoryRequest as _githost_accounts_v1_GetRepositoryRequest, GetRepositoryRequest__Output as _githost_accounts_v1_GetRepositoryRequest__Output } from '../../../githost/accounts/v1/GetRepositoryRequest.js';
+import type { GetRepositoryResponse as _githost_accounts_v1_GetRepositoryResponse, GetRepositoryResponse__Output as _githost_accounts_v1_GetRepositoryResponse__Output } from '../../../githost/accounts/v1/GetRepositoryResponse.js';
+import type { GetUsersRequest as _githost_accounts_v1_GetUsersRequest, GetUsersRequest__Output as _githost_accounts_v1_GetUsersRequest__Output } from '../../../githost/accounts/v1/GetUsersRequest.js';
+import type { GetUsersResponse as _githost_accounts_v1_GetUsersResponse, GetUsersResponse__Output as _githost_accounts_v1_GetUsersResponse__Output } from '../../../githost/accounts/v1/GetUsersResponse.js';
+
+export interface AccountsServiceClient extends grpc.Client {
+  Authenticate(argument: _githost_accounts_v1_AuthenticateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AuthenticateResponse__Output>): grpc.ClientUnaryCall;
+  Authenticate(argument: _githost_accounts_v1_AuthenticateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_AuthenticateResponse__Output>): grpc.ClientUnaryCall;
+  Authenticate(argument: _githost_accounts_v1_AuthenticateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AuthenticateResponse__Output>): grpc.ClientUnaryCall;
+  Authenticate(argument: _githost_accounts_v1_AuthenticateRequest, callback: grpc.requestCallback<_githost_accounts_v1_AuthenticateResponse__Output>): grpc.ClientUnaryCall;
+  authenticate(argument: _githost_accounts_v1_AuthenticateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AuthenticateResponse__Output>): grpc.ClientUnaryCall;
+  authenticate(argument: _githost_accounts_v1_AuthenticateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_AuthenticateResponse__Output>): grpc.ClientUnaryCall;
+  authenticate(argument: _githost_accounts_v1_AuthenticateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AuthenticateResponse__Output>): grpc.ClientUnaryCall;
+  authenticate(argument: _githost_accounts_v1_AuthenticateRequest, callback: grpc.requestCallback<_githost_accounts_v1_AuthenticateResponse__Output>): grpc.ClientUnaryCall;
+  
+  Authorize(argument: _githost_accounts_v1_AuthorizeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AuthorizeResponse__Output>): grpc.ClientUnaryCall;
+  Authorize(argument: _githost_accounts_v1_AuthorizeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_AuthorizeResponse__Output>): grpc.ClientUnaryCall;
+  Authorize(argument: _githost_accounts_v1_AuthorizeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AuthorizeResponse__Output>): grpc.ClientUnaryCall;
+  Authorize(argument: _githost_accounts_v1_AuthorizeRequest, callback: grpc.requestCallback<_githost_accounts_v1_AuthorizeResponse__Output>): grpc.ClientUnaryCall;
+  authorize(argument: _githost_accounts_v1_AuthorizeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AuthorizeResponse__Output>): grpc.ClientUnaryCall;
+  authorize(argument: _githost_accounts_v1_AuthorizeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_AuthorizeResponse__Output>): grpc.ClientUnaryCall;
+  authorize(argument: _githost_accounts_v1_AuthorizeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AuthorizeResponse__Output>): grpc.ClientUnaryCall;
+  authorize(argument: _githost_accounts_v1_AuthorizeRequest, callback: grpc.requestCallback<_githost_accounts_v1_AuthorizeResponse__Output>): grpc.ClientUnaryCall;
+  
+  GetRepository(argument: _githost_accounts_v1_GetRepositoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  GetRepository(argument: _githost_accounts_v1_GetRepositoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_GetRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  GetRepository(argument: _githost_accounts_v1_GetRepositoryRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  GetRepository(argument: _githost_accounts_v1_GetRepositoryRequest, callback: grpc.requestCallback<_githost_accounts_v1_GetRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  getRepository(argument: _githost_accounts_v1_GetRepositoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  getRepository(argument: _githost_accounts_v1_GetRepositoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_GetRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  getRepository(argument: _githost_accounts_v1_GetRepositoryRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  getRepository(argument: _githost_accounts_v1_GetRepositoryRequest, callback: grpc.requestCallback<_githost_accounts_v1_GetRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  
+  GetUsers(argument: _githost_accounts_v1_GetUsersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetUsersResponse__Output>): grpc.ClientUnaryCall;
+  GetUsers(argument: _githost_accounts_v1_GetUsersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_GetUsersResponse__Output>): grpc.ClientUnaryCall;
+  GetUsers(argument: _githost_accounts_v1_GetUsersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetUsersResponse__Output>): grpc.ClientUnaryCall;
+  GetUsers(argument: _githost_accounts_v1_GetUsersRequest, callback: grpc.requestCallback<_githost_accounts_v1_GetUsersResponse__Output>): grpc.ClientUnaryCall;
+  getUsers(argument: _githost_accounts_v1_GetUsersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetUsersResponse__Output>): grpc.ClientUnaryCall;
+  getUsers(argument: _githost_accounts_v1_GetUsersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_GetUsersResponse__Output>): grpc.ClientUnaryCall;
+  getUsers(argument: _githost_accounts_v1_GetUsersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetUsersResponse__Output>): grpc.ClientUnaryCall;
+  getUsers(argument: _githost_accounts_v1_GetUsersRequest, callback: grpc.requestCallback<_githost_accounts_v1_GetUsersResponse__Output>): grpc.ClientUnaryCall;
+  
+}
+
+export interface AccountsServiceHandlers extends grpc.UntypedServiceImplementation {
+  Authenticate: grpc.handleUnaryCall<_githost_accounts_v1_AuthenticateRequest__Output, _githost_accounts_v1_AuthenticateResponse>;
+  
+  Authorize: grpc.handleUnaryCall<_githost_accounts_v1_AuthorizeRequest__Output, _githost_accounts_v1_AuthorizeResponse>;
+  
+  GetRepository: grpc.handleUnaryCall<_githost_accounts_v1_GetRepositoryRequest__Output, _githost_accounts_v1_GetRepositoryResponse>;
+  
+  GetUsers: grpc.handleUnaryCall<_githost_accounts_v1_GetUsersRequest__Output, _githost_accounts_v1_GetUsersResponse>;
+  
+}
+
+export interface AccountsServiceDefinition extends grpc.ServiceDefinition {
+  Authenticate: MethodDefinition<_githost_accounts_v1_AuthenticateRequest, _githost_accounts_v1_AuthenticateResponse, _githost_accounts_v1_AuthenticateRequest__Output, _githost_accounts_v1_AuthenticateResponse__Output>
+  Authorize: MethodDefinition<_githost_accounts_v1_AuthorizeRequest, _githost_accounts_v1_AuthorizeResponse, _githost_accounts_v1_AuthorizeRequest__Output, _githost_accounts_v1_AuthorizeResponse__Output>
+  GetRepository: MethodDefinition<_githost_accounts_v1_GetRepositoryRequest, _githost_accounts_v1_GetRepositoryResponse, _githost_accounts_v1_GetRepositoryRequest__Output, _githost_accounts_v1_GetRepositoryResponse__Output>
+  GetUsers: MethodDefinition<_githost_accounts_v1_GetUsersRequest, _githost_accounts_v1_GetUsersResponse, _githost_accounts_v1_GetUsersRequest__Output, _githost_accounts_v1_GetUsersResponse__Output>
+}

@@ -1,0 +1,16 @@
+// Original file: githost/accounts/v1/accounts.proto
+
+
+export interface AuthorizeRequest {
+  'user_id'?: (string);
+  'bootstrap_admin'?: (boolean);
+  'owner'?: (string);
+  'name'?: (string);
+}
+
+export interface AuthorizeRequest__Output {
+  'user_id': (string);
+  'bootstrap_admin': (boolean);
+  'owner': (string);
+  'name': (string);
+}

@@ -1,0 +1,13 @@
+// Original file: githost/accounts/v1/accounts.proto
+
+import type { Repository as _githost_accounts_v1_Repository, Repository__Output as _githost_accounts_v1_Repository__Output } from '../../../githost/accounts/v1/Repository.js';
+
+export interface AuthorizeResponse {
+  'repository'?: (_githost_accounts_v1_Repository | null);
+  'permission'?: (string);
+}
+
+export interface AuthorizeResponse__Output {
+  'repository': (_githost_accounts_v1_Repository__Output | null);
+  'permission': (string);
+}

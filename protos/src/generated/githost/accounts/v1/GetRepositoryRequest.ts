@@ -1,0 +1,10 @@
+// Original file: githost/accounts/v1/accounts.proto
+
+
+export interface GetRepositoryRequest {
+  'id'?: (string);
+}
+
+export interface GetRepositoryRequest__Output {
+  'id': (string);
+}

@@ -1,0 +1,10 @@
+// Original file: githost/accounts/v1/accounts.proto
+
+
+export interface GetUsersRequest {
+  'ids'?: (string)[];
+}
+
+export interface GetUsersRequest__Output {
+  'ids': (string)[];
+}

@@ -1,0 +1,16 @@
+// Original file: githost/storage/v1/storage.proto
+
+
+export interface ListCommitsRequest {
+  'repository_id'?: (string);
+  'commit_oid'?: (string);
+  'limit'?: (number);
+  'offset'?: (number);
+}
+
+export interface ListCommitsRequest__Output {
+  'repository_id': (string);
+  'commit_oid': (string);
+  'limit': (number);
+  'offset': (number);
+}

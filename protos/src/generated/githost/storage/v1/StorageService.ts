@@ -1,0 +1,201 @@
+// Original file: githost/storage/v1/storage.proto
+
+import type * as grpc from '@grpc/grpc-js'
+import type { MethodDefinition } from '@grpc/proto-loader'
+import type { CheckMergeRequest as _githost_storage_v1_CheckMergeRequest, CheckMergeRequest__Output as _githost_storage_v1_CheckMergeRequest__Output } from '../../../githost/storage/v1/CheckMergeRequest.js';
+import type { CheckMergeResponse as _githost_storage_v1_CheckMergeResponse, CheckMergeResponse__Output as _githost_storage_v1_CheckMergeResponse__Output } from '../../../githost/storage/v1/CheckMergeResponse.js';
+import type { CreateRepositoryRequest as _githost_storage_v1_CreateRepositoryRequest, CreateRepositoryRequest__Output as _githost_storage_v1_CreateRepositoryRequest__Output } from '../../../githost/storage/v1/CreateRepositoryRequest.js';
+import type { CreateRepositoryResponse as _githost_storage_v1_CreateRepositoryResponse, CreateRepositoryResponse__Output as _githost_storage_v1_CreateRepositoryResponse__Output } from '../../../githost/storage/v1/CreateRepositoryResponse.js';
+import type { DiffRequest as _githost_storage_v1_DiffRequest, DiffRequest__Output as _githost_storage_v1_DiffRequest__Output } from '../../../githost/storage/v1/DiffRequest.js';
+import type { DiffResponse as _githost_storage_v1_DiffResponse, DiffResponse__Output as _githost_storage_v1_DiffResponse__Output } from '../../../githost/storage/v1/DiffResponse.js';
+import type { IsAncestorRequest as _githost_storage_v1_IsAncestorRequest, IsAncestorRequest__Output as _githost_storage_v1_IsAncestorRequest__Output } from '../../../githost/storage/v1/IsAncestorRequest.js';
+import type { IsAncestorResponse as _githost_storage_v1_IsAncestorResponse, IsAncestorResponse__Output as _githost_storage_v1_IsAncestorResponse__Output } from '../../../githost/storage/v1/IsAncestorResponse.js';
+import type { ListCommitsRequest as _githost_storage_v1_ListCommitsRequest, ListCommitsRequest__Output as _githost_storage_v1_ListCommitsRequest__Output } from '../../../githost/storage/v1/ListCommitsRequest.js';
+import type { ListCommitsResponse as _githost_storage_v1_ListCommitsResponse, ListCommitsResponse__Output as _githost_storage_v1_ListCommitsResponse__Output } from '../../../githost/storage/v1/ListCommitsResponse.js';
+import type { ListRefsRequest as _githost_storage_v1_ListRefsRequest, ListRefsRequest__Output as _githost_storage_v1_ListRefsRequest__Output } from '../../../githost/storage/v1/ListRefsRequest.js';
+import type { ListRefsResponse as _githost_storage_v1_ListRefsResponse, ListRefsResponse__Output as _githost_storage_v1_ListRefsResponse__Output } from '../../../githost/storage/v1/ListRefsResponse.js';
+import type { MergeBaseRequest as _githost_storage_v1_MergeBaseRequest, MergeBaseRequest__Output as _githost_storage_v1_MergeBaseRequest__Output } from '../../../githost/storage/v1/MergeBaseRequest.js';
+import type { MergeBaseResponse as _githost_storage_v1_MergeBaseResponse, MergeBaseResponse__Output as _githost_storage_v1_MergeBaseResponse__Output } from '../../../githost/storage/v1/MergeBaseResponse.js';
+import type { ReadBlobRequest as _githost_storage_v1_ReadBlobRequest, ReadBlobRequest__Output as _githost_storage_v1_ReadBlobRequest__Output } from '../../../githost/storage/v1/ReadBlobRequest.js';
+import type { ReadBlobResponse as _githost_storage_v1_ReadBlobResponse, ReadBlobResponse__Output as _githost_storage_v1_ReadBlobResponse__Output } from '../../../githost/storage/v1/ReadBlobResponse.js';
+import type { ReadCommitRequest as _githost_storage_v1_ReadCommitRequest, ReadCommitRequest__Output as _githost_storage_v1_ReadCommitRequest__Output } from '../../../githost/storage/v1/ReadCommitRequest.js';
+import type { ReadCommitResponse as _githost_storage_v1_ReadCommitResponse, ReadCommitResponse__Output as _githost_storage_v1_ReadCommitResponse__Output } from '../../../githost/storage/v1/ReadCommitResponse.js';
+import type { ReadTreeRequest as _githost_storage_v1_ReadTreeRequest, ReadTreeRequest__Output as _githost_storage_v1_ReadTreeRequest__Output } from '../../../githost/storage/v1/ReadTreeRequest.js';
+import type { ReadTreeResponse as _githost_storage_v1_ReadTreeResponse, ReadTreeResponse__Output as _githost_storage_v1_ReadTreeResponse__Output } from '../../../githost/storage/v1/ReadTreeResponse.js';
+import type { RemoveRepositoryRequest as _githost_storage_v1_RemoveRepositoryRequest, RemoveRepositoryRequest__Output as _githost_storage_v1_RemoveRepositoryRequest__Output } from '../../../githost/storage/v1/RemoveRepositoryRequest.js';
+import type { RemoveRepositoryResponse as _githost_storage_v1_RemoveRepositoryResponse, RemoveRepositoryResponse__Output as _githost_storage_v1_RemoveRepositoryResponse__Output } from '../../../githost/storage/v1/RemoveRepositoryResponse.js';
+import type { ResolveRevisionRequest as _githost_storage_v1_ResolveRevisionRequest, ResolveRevisionRequest__Output as _githost_storage_v1_ResolveRevisionRequest__Output } from '../../../githost/storage/v1/ResolveRevisionRequest.js';
+import type { ResolveRevisionResponse as _githost_storage_v1_ResolveRevisionResponse, ResolveRevisionResponse__Output as _githost_storage_v1_ResolveRevisionResponse__Output } from '../../../githost/storage/v1/ResolveRevisionResponse.js';
+import type { UpdateRefRequest as _githost_storage_v1_UpdateRefRequest, UpdateRefRequest__Output as _githost_storage_v1_UpdateRefRequest__Output } from '../../../githost/storage/v1/UpdateRefRequest.js';
+import type { UpdateRefResponse as _githost_storage_v1_UpdateRefResponse, UpdateRefResponse__Output as _githost_storage_v1_UpdateRefResponse__Output } from '../../../githost/storage/v1/UpdateRefResponse.js';
+import type { WriteMergeRequest as _githost_storage_v1_WriteMergeRequest, WriteMergeRequest__Output as _githost_storage_v1_WriteMergeRequest__Output } from '../../../githost/storage/v1/WriteMergeRequest.js';
+import type { WriteMergeResponse as _githost_storage_v1_WriteMergeResponse, WriteMergeResponse__Output as _githost_storage_v1_WriteMergeResponse__Output } from '../../../githost/storage/v1/WriteMergeResponse.js';
+
+export interface StorageServiceClient extends grpc.Client {
+  CheckMerge(argument: _githost_storage_v1_CheckMergeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
+  CheckMerge(argument: _githost_storage_v1_CheckMergeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
+  CheckMerge(argument: _githost_storage_v1_CheckMergeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
+  CheckMerge(argument: _githost_storage_v1_CheckMergeRequest, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
+  checkMerge(argument: _githost_storage_v1_CheckMergeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
+  checkMerge(argument: _githost_storage_v1_CheckMergeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
+  checkMerge(argument: _githost_storage_v1_CheckMergeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
+  checkMerge(argument: _githost_storage_v1_CheckMergeRequest, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
+  
+  CreateRepository(argument: _githost_storage_v1_CreateRepositoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CreateRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  CreateRepository(argument: _githost_storage_v1_CreateRepositoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_CreateRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  CreateRepository(argument: _githost_storage_v1_CreateRepositoryRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CreateRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  CreateRepository(argument: _githost_storage_v1_CreateRepositoryRequest, callback: grpc.requestCallback<_githost_storage_v1_CreateRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  createRepository(argument: _githost_storage_v1_CreateRepositoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CreateRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  createRepository(argument: _githost_storage_v1_CreateRepositoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_CreateRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  createRepository(argument: _githost_storage_v1_CreateRepositoryRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CreateRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  createRepository(argument: _githost_storage_v1_CreateRepositoryRequest, callback: grpc.requestCallback<_githost_storage_v1_CreateRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  
+  Diff(argument: _githost_storage_v1_DiffRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_DiffResponse__Output>;
+  Diff(argument: _githost_storage_v1_DiffRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_DiffResponse__Output>;
+  diff(argument: _githost_storage_v1_DiffRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_DiffResponse__Output>;
+  diff(argument: _githost_storage_v1_DiffRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_DiffResponse__Output>;
+  
+  IsAncestor(argument: _githost_storage_v1_IsAncestorRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_IsAncestorResponse__Output>): grpc.ClientUnaryCall;
+  IsAncestor(argument: _githost_storage_v1_IsAncestorRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_IsAncestorResponse__Output>): grpc.ClientUnaryCall;
+  IsAncestor(argument: _githost_storage_v1_IsAncestorRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_IsAncestorResponse__Output>): grpc.ClientUnaryCall;
+  IsAncestor(argument: _githost_storage_v1_IsAncestorRequest, callback: grpc.requestCallback<_githost_storage_v1_IsAncestorResponse__Output>): grpc.ClientUnaryCall;
+  isAncestor(argument: _githost_storage_v1_IsAncestorRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_IsAncestorResponse__Output>): grpc.ClientUnaryCall;
+  isAncestor(argument: _githost_storage_v1_IsAncestorRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_IsAncestorResponse__Output>): grpc.ClientUnaryCall;
+  isAncestor(argument: _githost_storage_v1_IsAncestorRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_IsAncestorResponse__Output>): grpc.ClientUnaryCall;
+  isAncestor(argument: _githost_storage_v1_IsAncestorRequest, callback: grpc.requestCallback<_githost_storage_v1_IsAncestorResponse__Output>): grpc.ClientUnaryCall;
+  
+  ListCommits(argument: _githost_storage_v1_ListCommitsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListCommitsResponse__Output>): grpc.ClientUnaryCall;
+  ListCommits(argument: _githost_storage_v1_ListCommitsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ListCommitsResponse__Output>): grpc.ClientUnaryCall;
+  ListCommits(argument: _githost_storage_v1_ListCommitsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListCommitsResponse__Output>): grpc.ClientUnaryCall;
+  ListCommits(argument: _githost_storage_v1_ListCommitsRequest, callback: grpc.requestCallback<_githost_storage_v1_ListCommitsResponse__Output>): grpc.ClientUnaryCall;
+  listCommits(argument: _githost_storage_v1_ListCommitsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListCommitsResponse__Output>): grpc.ClientUnaryCall;
+  listCommits(argument: _githost_storage_v1_ListCommitsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ListCommitsResponse__Output>): grpc.ClientUnaryCall;
+  listCommits(argument: _githost_storage_v1_ListCommitsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListCommitsResponse__Output>): grpc.ClientUnaryCall;
+  listCommits(argument: _githost_storage_v1_ListCommitsRequest, callback: grpc.requestCallback<_githost_storage_v1_ListCommitsResponse__Output>): grpc.ClientUnaryCall;
+  
+  ListRefs(argument: _githost_storage_v1_ListRefsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListRefsResponse__Output>): grpc.ClientUnaryCall;
+  ListRefs(argument: _githost_storage_v1_ListRefsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ListRefsResponse__Output>): grpc.ClientUnaryCall;
+  ListRefs(argument: _githost_storage_v1_ListRefsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListRefsResponse__Output>): grpc.ClientUnaryCall;
+  ListRefs(argument: _githost_storage_v1_ListRefsRequest, callback: grpc.requestCallback<_githost_storage_v1_ListRefsResponse__Output>): grpc.ClientUnaryCall;
+  listRefs(argument: _githost_storage_v1_ListRefsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListRefsResponse__Output>): grpc.ClientUnaryCall;
+  listRefs(argument: _githost_storage_v1_ListRefsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ListRefsResponse__Output>): grpc.ClientUnaryCall;
+  listRefs(argument: _githost_storage_v1_ListRefsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListRefsResponse__Output>): grpc.ClientUnaryCall;
+  listRefs(argument: _githost_storage_v1_ListRefsRequest, callback: grpc.requestCallback<_githost_storage_v1_ListRefsResponse__Output>): grpc.ClientUnaryCall;
+  
+  MergeBase(argument: _githost_storage_v1_MergeBaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_MergeBaseResponse__Output>): grpc.ClientUnaryCall;
+  MergeBase(argument: _githost_storage_v1_MergeBaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_MergeBaseResponse__Output>): grpc.ClientUnaryCall;
+  MergeBase(argument: _githost_storage_v1_MergeBaseRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_MergeBaseResponse__Output>): grpc.ClientUnaryCall;
+  MergeBase(argument: _githost_storage_v1_MergeBaseRequest, callback: grpc.requestCallback<_githost_storage_v1_MergeBaseResponse__Output>): grpc.ClientUnaryCall;
+  mergeBase(argument: _githost_storage_v1_MergeBaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_MergeBaseResponse__Output>): grpc.ClientUnaryCall;
+  mergeBase(argument: _githost_storage_v1_MergeBaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_MergeBaseResponse__Output>): grpc.ClientUnaryCall;
+  mergeBase(argument: _githost_storage_v1_MergeBaseRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_MergeBaseResponse__Output>): grpc.ClientUnaryCall;
+  mergeBase(argument: _githost_storage_v1_MergeBaseRequest, callback: grpc.requestCallback<_githost_storage_v1_MergeBaseResponse__Output>): grpc.ClientUnaryCall;
+  
+  ReadBlob(argument: _githost_storage_v1_ReadBlobRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_ReadBlobResponse__Output>;
+  ReadBlob(argument: _githost_storage_v1_ReadBlobRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_ReadBlobResponse__Output>;
+  readBlob(argument: _githost_storage_v1_ReadBlobRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_ReadBlobResponse__Output>;
+  readBlob(argument: _githost_storage_v1_ReadBlobRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_ReadBlobResponse__Output>;
+  
+  ReadCommit(argument: _githost_storage_v1_ReadCommitRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ReadCommitResponse__Output>): grpc.ClientUnaryCall;
+  ReadCommit(argument: _githost_storage_v1_ReadCommitRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ReadCommitResponse__Output>): grpc.ClientUnaryCall;
+  ReadCommit(argument: _githost_storage_v1_ReadCommitRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ReadCommitResponse__Output>): grpc.ClientUnaryCall;
+  ReadCommit(argument: _githost_storage_v1_ReadCommitRequest, callback: grpc.requestCallback<_githost_storage_v1_ReadCommitResponse__Output>): grpc.ClientUnaryCall;
+  readCommit(argument: _githost_storage_v1_ReadCommitRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ReadCommitResponse__Output>): grpc.ClientUnaryCall;
+  readCommit(argument: _githost_storage_v1_ReadCommitRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ReadCommitResponse__Output>): grpc.ClientUnaryCall;
+  readCommit(argument: _githost_storage_v1_ReadCommitRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ReadCommitResponse__Output>): grpc.ClientUnaryCall;
+  readCommit(argument: _githost_storage_v1_ReadCommitRequest, callback: grpc.requestCallback<_githost_storage_v1_ReadCommitResponse__Output>): grpc.ClientUnaryCall;
+  
+  ReadTree(argument: _githost_storage_v1_ReadTreeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ReadTreeResponse__Output>): grpc.ClientUnaryCall;
+  ReadTree(argument: _githost_storage_v1_ReadTreeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ReadTreeResponse__Output>): grpc.ClientUnaryCall;
+  ReadTree(argument: _githost_storage_v1_ReadTreeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ReadTreeResponse__Output>): grpc.ClientUnaryCall;
+  ReadTree(argument: _githost_storage_v1_ReadTreeRequest, callback: grpc.requestCallback<_githost_storage_v1_ReadTreeResponse__Output>): grpc.ClientUnaryCall;
+  readTree(argument: _githost_storage_v1_ReadTreeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ReadTreeResponse__Output>): grpc.ClientUnaryCall;
+  readTree(argument: _githost_storage_v1_ReadTreeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ReadTreeResponse__Output>): grpc.ClientUnaryCall;
+  readTree(argument: _githost_storage_v1_ReadTreeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ReadTreeResponse__Output>): grpc.ClientUnaryCall;
+  readTree(argument: _githost_storage_v1_ReadTreeRequest, callback: grpc.requestCallback<_githost_storage_v1_ReadTreeResponse__Output>): grpc.ClientUnaryCall;
+  
+  RemoveRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  RemoveRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  RemoveRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  RemoveRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  removeRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  removeRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  removeRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  removeRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  
+  ResolveRevision(argument: _githost_storage_v1_ResolveRevisionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveRevisionResponse__Output>): grpc.ClientUnaryCall;
+  ResolveRevision(argument: _githost_storage_v1_ResolveRevisionRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ResolveRevisionResponse__Output>): grpc.ClientUnaryCall;
+  ResolveRevision(argument: _githost_storage_v1_ResolveRevisionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveRevisionResponse__Output>): grpc.ClientUnaryCall;
+  ResolveRevision(argument: _githost_storage_v1_ResolveRevisionRequest, callback: grpc.requestCallback<_githost_storage_v1_ResolveRevisionResponse__Output>): grpc.ClientUnaryCall;
+  resolveRevision(argument: _githost_storage_v1_ResolveRevisionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveRevisionResponse__Output>): grpc.ClientUnaryCall;
+  resolveRevision(argument: _githost_storage_v1_ResolveRevisionRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ResolveRevisionResponse__Output>): grpc.ClientUnaryCall;
+  resolveRevision(argument: _githost_storage_v1_ResolveRevisionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveRevisionResponse__Output>): grpc.ClientUnaryCall;
+  resolveRevision(argument: _githost_storage_v1_ResolveRevisionRequest, callback: grpc.requestCallback<_githost_storage_v1_ResolveRevisionResponse__Output>): grpc.ClientUnaryCall;
+  
+  UpdateRef(argument: _githost_storage_v1_UpdateRefRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_UpdateRefResponse__Output>): grpc.ClientUnaryCall;
+  UpdateRef(argument: _githost_storage_v1_UpdateRefRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_UpdateRefResponse__Output>): grpc.ClientUnaryCall;
+  UpdateRef(argument: _githost_storage_v1_UpdateRefRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_UpdateRefResponse__Output>): grpc.ClientUnaryCall;
+  UpdateRef(argument: _githost_storage_v1_UpdateRefRequest, callback: grpc.requestCallback<_githost_storage_v1_UpdateRefResponse__Output>): grpc.ClientUnaryCall;
+  updateRef(argument: _githost_storage_v1_UpdateRefRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_UpdateRefResponse__Output>): grpc.ClientUnaryCall;
+  updateRef(argument: _githost_storage_v1_UpdateRefRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_UpdateRefResponse__Output>): grpc.ClientUnaryCall;
+  updateRef(argument: _githost_storage_v1_UpdateRefRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_UpdateRefResponse__Output>): grpc.ClientUnaryCall;
+  updateRef(argument: _githost_storage_v1_UpdateRefRequest, callback: grpc.requestCallback<_githost_storage_v1_UpdateRefResponse__Output>): grpc.ClientUnaryCall;
+  
+  WriteMerge(argument: _githost_storage_v1_WriteMergeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_WriteMergeResponse__Output>): grpc.ClientUnaryCall;
+  WriteMerge(argument: _githost_storage_v1_WriteMergeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_WriteMergeResponse__Output>): grpc.ClientUnaryCall;
+  WriteMerge(argument: _githost_storage_v1_WriteMergeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_WriteMergeResponse__Output>): grpc.ClientUnaryCall;
+  WriteMerge(argument: _githost_storage_v1_WriteMergeRequest, callback: grpc.requestCallback<_githost_storage_v1_WriteMergeResponse__Output>): grpc.ClientUnaryCall;
+  writeMerge(argument: _githost_storage_v1_WriteMergeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_WriteMergeResponse__Output>): grpc.ClientUnaryCall;
+  writeMerge(argument: _githost_storage_v1_WriteMergeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_WriteMergeResponse__Output>): grpc.ClientUnaryCall;
+  writeMerge(argument: _githost_storage_v1_WriteMergeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_WriteMergeResponse__Output>): grpc.ClientUnaryCall;
+  writeMerge(argument: _githost_storage_v1_WriteMergeRequest, callback: grpc.requestCallback<_githost_storage_v1_WriteMergeResponse__Output>): grpc.ClientUnaryCall;
+  
+}
+
+export interface StorageServiceHandlers extends grpc.UntypedServiceImplementation {
+  CheckMerge: grpc.handleUnaryCall<_githost_storage_v1_CheckMergeRequest__Output, _githost_storage_v1_CheckMergeResponse>;
+  
+  CreateRepository: grpc.handleUnaryCall<_githost_storage_v1_CreateRepositoryRequest__Output, _githost_storage_v1_CreateRepositoryResponse>;
+  
+  Diff: grpc.handleServerStreamingCall<_githost_storage_v1_DiffRequest__Output, _githost_storage_v1_DiffResponse>;
+  
+  IsAncestor: grpc.handleUnaryCall<_githost_storage_v1_IsAncestorRequest__Output, _githost_storage_v1_IsAncestorResponse>;
+  
+  ListCommits: grpc.handleUnaryCall<_githost_storage_v1_ListCommitsRequest__Output, _githost_storage_v1_ListCommitsResponse>;
+  
+  ListRefs: grpc.handleUnaryCall<_githost_storage_v1_ListRefsRequest__Output, _githost_storage_v1_ListRefsResponse>;
+  
+  MergeBase: grpc.handleUnaryCall<_githost_storage_v1_MergeBaseRequest__Output, _githost_storage_v1_MergeBaseResponse>;
+  
+  ReadBlob: grpc.handleServerStreamingCall<_githost_storage_v1_ReadBlobRequest__Output, _githost_storage_v1_ReadBlobResponse>;
+  
+  ReadCommit: grpc.handleUnaryCall<_githost_storage_v1_ReadCommitRequest__Output, _githost_storage_v1_ReadCommitResponse>;
+  
+  ReadTree: grpc.handleUnaryCall<_githost_storage_v1_ReadTreeRequest__Output, _githost_storage_v1_ReadTreeResponse>;
+  
+  RemoveRepository: grpc.handleUnaryCall<_githost_storage_v1_RemoveRepositoryRequest__Output, _githost_storage_v1_RemoveRepositoryResponse>;
+  
+  ResolveRevision: grpc.handleUnaryCall<_githost_storage_v1_ResolveRevisionRequest__Output, _githost_storage_v1_ResolveRevisionResponse>;
+  
+  UpdateRef: grpc.handleUnaryCall<_githost_storage_v1_UpdateRefRequest__Output, _githost_storage_v1_UpdateRefResponse>;
+  
+  WriteMerge: grpc.handleUnaryCall<_githost_storage_v1_WriteMergeRequest__Output, _githost_storage_v1_WriteMergeResponse>;
+  
+}
+
+export interface StorageServiceDefinition extends grpc.ServiceDefinition {
+  CheckMerge: MethodDefinition<_githost_storage_v1_CheckMergeRequest, _githost_storage_v1_CheckMergeResponse, _githost_storage_v1_CheckMergeRequest__Output, _githost_storage_v1_CheckMergeResponse__Output>
+  CreateRepository: MethodDefinition<_githost_storage_v1_CreateRepositoryRequest, _githost_storage_v1_CreateRepositoryResponse, _githost_storage_v1_CreateRepositoryRequest__Output, _githost_storage_v1_CreateRepositoryResponse__Output>
+  Diff: MethodDefinition<_githost_storage_v1_DiffRequest, _githost_storage_v1_DiffResponse, _githost_storage_v1_DiffRequest__Output, _githost_storage_v1_DiffResponse__Output>
+  IsAncestor: MethodDefinition<_githost_storage_v1_IsAncestorRequest, _githost_storage_v1_IsAncestorResponse, _githost_storage_v1_IsAncestorRequest__Output, _githost_storage_v1_IsAncestorResponse__Output>
+  ListCommits: MethodDefinition<_githost_storage_v1_ListCommitsRequest, _githost_storage_v1_ListCommitsResponse, _githost_storage_v1_ListCommitsRequest__Output, _githost_storage_v1_ListCommitsResponse__Output>
+  ListRefs: MethodDefinition<_githost_storage_v1_ListRefsRequest, _githost_storage_v1_ListRefsResponse, _githost_storage_v1_ListRefsRequest__Output, _githost_storage_v1_ListRefsResponse__Output>
+  MergeBase: MethodDefinition<_githost_storage_v1_MergeBaseRequest, _githost_storage_v1_MergeBaseResponse, _githost_storage_v1_MergeBaseRequest__Output, _githost_storage_v1_MergeBaseResponse__Output>
+  ReadBlob: MethodDefinition<_githost_storage_v1_ReadBlobRequest, _githost_storage_v1_ReadBlobResponse, _githost_storage_v1_ReadBlobRequest__Output, _githost_storage_v1_ReadBlobResponse__Output>
+  ReadCommit: MethodDefinition<_githost_storage_v1_ReadCommitRequest, _githost_storage_v1_ReadCommitResponse, _githost_storage_v1_ReadCommitRequest__Output, _githost_storage_v1_ReadCommitResponse__Output>
+  ReadTree: MethodDefinition<_githost_storage_v1_ReadTreeRequest, _githost_storage_v1_ReadTreeResponse, _githost_storage_v1_ReadTreeRequest__Output, _githost_storage_v1_ReadTreeResponse__Output>
+  RemoveRepository: MethodDefinition<_githost_storage_v1_RemoveRepositoryRequest, _githost_storage_v1_RemoveRepositoryResponse, _githost_storage_v1_RemoveRepositoryRequest__Output, _githost_storage_v1_RemoveRepositoryResponse__Output>
+  ResolveRevision: MethodDefinition<_githost_storage_v1_ResolveRevisionRequest, _githost_storage_v1_ResolveRevisionResponse, _githost_storage_v1_ResolveRevisionRequest__Output, _githost_storage_v1_ResolveRevisionResponse__Output>
+  UpdateRef: MethodDefinition<_githost_storage_v1_UpdateRefRequest, _githost_storage_v1_UpdateRefResponse, _githost_storage_v1_UpdateRefRequest__Output, _githost_storage_v1_UpdateRefResponse__Output>
+  WriteMerge: MethodDefinition<_githost_storage_v1_WriteMergeRequest, _githost_storage_v1_WriteMergeResponse, _githost_storage_v1_WriteMergeRequest__Output, _githost_storage_v1_WriteMergeResponse__Output>
+}

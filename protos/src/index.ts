@@ -1,0 +1,30 @@
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import type { ProtoGrpcType as StorageGrpc } from './generated/storage.js';
+import type { ProtoGrpcType as AccountsGrpc } from './generated/accounts.js';
+
+export type { StorageServiceClient, StorageServiceHandlers } from './generated/githost/storage/v1/StorageService.js';
+export type { AccountsServiceClient, AccountsServiceHandlers } from './generated/githost/accounts/v1/AccountsService.js';
+
+/** The .proto files ship beside src/ and dist/ in this package. */
+export const PROTO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Options must match the generator flags in package.json (keepCase, longs as numbers, defaults). */
+export const LOADER_OPTIONS: protoLoader.Options = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true, includeDirs: [PROTO_ROOT] };
+
+let storageDef: StorageGrpc | undefined;
+let accountsDef: AccountsGrpc | undefined;
+
+export function storageProto(): StorageGrpc {
+  storageDef ??= grpc.loadPackageDefinition(protoLoader.loadSync('githost/storage/v1/storage.proto', LOADER_OPTIONS)) as unknown as StorageGrpc;
+  return storageDef;
+}
+
+export function accountsProto(): AccountsGrpc {
+  accountsDef ??= grpc.loadPackageDefinition(protoLoader.loadSync('githost/accounts/v1/accounts.proto', LOADER_OPTIONS)) as unknown as AccountsGrpc;
+  return accountsDef;
+}
+export type * as storage from './generated/githost/storage/v1/index.js';
+export type * as accounts from './generated/githost/accounts/v1/index.js';
