@@ -28,3 +28,22 @@ export function accountsProto(): AccountsGrpc {
 }
 export type * as storage from './generated/githost/storage/v1/index.js';
 export type * as accounts from './generated/githost/accounts/v1/index.js';
+
+import type { StorageServiceClient } from './generated/githost/storage/v1/StorageService.js';
+import type { AccountsServiceClient } from './generated/githost/accounts/v1/AccountsService.js';
+
+const CLIENT_OPTIONS: grpc.ClientOptions = {
+  'grpc.max_receive_message_length': 64 * 1024 * 1024,
+  'grpc.max_send_message_length': 64 * 1024 * 1024,
+  'grpc.keepalive_time_ms': 30_000,
+};
+
+/** A storage client for `host:port`; use with `callUnary` / `collectStream` from @githost/grpc. */
+export function createStorageClient(address: string): StorageServiceClient {
+  return new (storageProto().githost.storage.v1.StorageService)(address, grpc.credentials.createInsecure(), CLIENT_OPTIONS);
+}
+
+/** An accounts client for `host:port`. */
+export function createAccountsClient(address: string): AccountsServiceClient {
+  return new (accountsProto().githost.accounts.v1.AccountsService)(address, grpc.credentials.createInsecure(), CLIENT_OPTIONS);
+}
