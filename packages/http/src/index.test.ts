@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { encodeIdentity } from '@githost/identity';
+import { createLogger } from '@githost/logging';
+import { conflict } from '@githost/errors';
+import { createHttpApp, finish, identityOf, listen, route, type Listening } from './index.js';
+
+const secret = 'test-internal-secret-123';
+let server: Listening;
+let base: string;
+
+beforeAll(async () => {
+  let ready = false;
+  const app = createHttpApp({ service: 'demo', logger: createLogger('demo', 'silent'), internalSecret: secret, ready: async () => ready });
+  app.post('/echo', route((req, res) => res.json({ body: req.body as unknown, user: identityOf(res).principal?.username })));
+  app.get('/conflict', route(() => {
+    throw conflict('Merge conflict', { conflicts: ['a'] });
+  }));
+  app.get('/boom', route(() => {
+    throw new Error('hidden detail');
+  }));
+  app.post('/ready', route((_req, res) => {
+    ready = true;
+    res.status(204).end();
+  }));
+  server = await listen(finish(app), 0, '127.0.0.1');
+  base = `http://127.0.0.1:${server.port}`;
+});
+afterAll(() => server.close());
+
+const signed = (extra: Record<string, string> = {}) => ({
+  ...encodeIdentity({ principal: { user_id: 'u1', username: 'alice', email: 'a@x', is_admin: false }, repo: null, request_id: 'r', issued_at: Date.now() }, secret),
+  ...extra,
+});
+
+describe('createHttpApp', () => {
+  it('when a signed request carries JSON, then the handler sees body and identity', async () => {
+    const res = await fetch(`${base}/echo`, { method: 'POST', headers: signed({ 'content-type': 'application/json' }), body: '{"a":1}' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ body: { a: 1 }, user: 'alice' });
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+  it('when the identity is missing, then 401 JSON', async () => {
+    const res = await fetch(`${base}/echo`, { method: 'POST' });
+    expect([res.status, await res.json()]).toEqual([401, { error: 'Missing internal identity' }]);
+  });
+  it('when the JSON is malformed or too large, then 400 Invalid JSON body / 413', async () => {
+    const bad = await fetch(`${base}/echo`, { method: 'POST', headers: signed({ 'content-type': 'application/json' }), body: '{"a":' });
+    expect([bad.status, await bad.json()]).toEqual([400, { error: 'Invalid JSON body' }]);
+    const big = await fetch(`${base}/echo`, { method: 'POST', headers: signed({ 'content-type': 'application/json' }), body: JSON.stringify({ a: 'x'.repeat(1_100_000) }) });
+    expect(big.status).toBe(413);
+  });
+  it('when a handler throws an AppError or anything else, then the table decides and nothing leaks', async () => {
+    const c = await fetch(`${base}/conflict`, { headers: signed() });
+    expect([c.status, await c.json()]).toEqual([409, { error: 'Merge conflict', conflicts: ['a'] }]);
+    const b = await fetch(`${base}/boom`, { headers: signed() });
+    expect([b.status, await b.json()]).toEqual([500, { error: 'Internal server error' }]);
+    const u = await fetch(`${base}/nowhere`, { headers: signed() });
+    expect([u.status, await u.json()]).toEqual([404, { error: 'Not found' }]);
+  });
+  it('when dependencies are not ready, then /readyz is 503 until they are; /healthz always 200', async () => {
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/readyz`)).status).toBe(503);
+    await fetch(`${base}/ready`, { method: 'POST', headers: signed() });
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toContain('githost_demo_http_request_duration_seconds_count');
+  });
+});
