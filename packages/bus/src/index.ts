@@ -44,3 +44,7 @@ export interface EventBus {
   ready(): Promise<boolean>;
   close(): Promise<void>;
 }
+
+export { InProcessEventBus } from './in-process-bus.js';
+export { OUTBOX_MIGRATION_SQL, enqueueEvent, startOutboxRelay, type OutboxRelayOptions } from './outbox.js';
+export type { Relay } from './relay-loop.js';

@@ -1,0 +1,128 @@
+import { unavailable } from '@githost/errors';
+import type { Logger } from '@githost/logging';
+import type { EventBus, EventEnvelope, EventHandler, SubscribeOptions, Subscription } from './index.js';
+
+/**
+ * The in-process bus of the embedded mode (CONTRACT §2), with the RabbitMQ bus's delivery contract:
+ * - a queue gets the event when one of its subscriptions lists the kind (no such queue: dropped,
+ *   like an exchange with no bound queue); several subscriptions on one queue compete
+ *   (round-robin), as consumers of one RabbitMQ queue do;
+ * - publish() resolves when every queue's handler finished and rejects when one threw, so the
+ *   producer's outbox row / journal entry stays and its relay publishes again;
+ * - a queue that already handled the event is not given it again on that retry, and a queue whose
+ *   handler has failed it more than `maxRedeliveries` times dead-letters it (logged, kept in
+ *   `deadLetters(queue)`) so one poison event cannot block the producer's relay forever;
+ * - handlers receive a JSON copy of the envelope, exactly what they would get from the broker.
+ */
+interface Consumer {
+  kinds: Set<string>;
+  handler: EventHandler;
+  maxRedeliveries: number;
+  inFlight: Set<Promise<unknown>>;
+}
+
+const DEFAULT_MAX_REDELIVERIES = 10;
+/** Dead letters kept per queue (oldest dropped first): the log line is the durable record. */
+const DEAD_LETTERS_KEPT = 1000;
+
+export class InProcessEventBus implements EventBus {
+  private readonly queues = new Map<string, { consumers: Consumer[]; next: number }>();
+  /** event id -> queues that handled it while another queue failed (forgotten once all succeed). */
+  private readonly handledBy = new Map<string, Set<string>>();
+  /** `${queue}\n${event id}` -> failed deliveries so far. */
+  private readonly failures = new Map<string, number>();
+  private readonly dead = new Map<string, EventEnvelope[]>();
+  private closed = false;
+
+  constructor(private readonly logger?: Logger) {}
+
+  async publish(event: EventEnvelope): Promise<void> {
+    if (this.closed) throw unavailable('Event bus closed');
+    const body = JSON.stringify(event);
+    const done = this.handledBy.get(event.id) ?? new Set<string>();
+    const errors: unknown[] = [];
+    await Promise.all(
+      [...this.queues].map(async ([queue, entry]) => {
+        if (done.has(queue)) return;
+        const consumer = this.pick(entry, event.kind);
+        if (!consumer) return;
+        const delivery = consumer.handler(JSON.parse(body) as EventEnvelope);
+        consumer.inFlight.add(delivery);
+        try {
+          await delivery;
+          done.add(queue);
+          this.failures.delete(`${queue}\n${event.id}`);
+        } catch (err) {
+          if (this.deadLetter(queue, event, consumer, err)) done.add(queue);
+          else errors.push(err);
+        } finally {
+          consumer.inFlight.delete(delivery);
+        }
+      }),
+    );
+    if (errors.length === 0) {
+      this.handledBy.delete(event.id);
+      return;
+    }
+    this.handledBy.set(event.id, done);
+    const first = errors[0] instanceof Error ? errors[0].message : String(errors[0]);
+    throw new Error(`event ${event.id} (${event.kind}) failed in ${errors.length} subscriber(s): ${first}`, { cause: errors[0] });
+  }
+
+  async subscribe(queue: string, kinds: string[], handler: EventHandler, opts: SubscribeOptions = {}): Promise<Subscription> {
+    if (this.closed) throw unavailable('Event bus closed');
+    const consumer: Consumer = { kinds: new Set(kinds), handler, maxRedeliveries: opts.maxRedeliveries ?? DEFAULT_MAX_REDELIVERIES, inFlight: new Set() };
+    const entry = this.queues.get(queue) ?? { consumers: [], next: 0 };
+    entry.consumers.push(consumer);
+    this.queues.set(queue, entry);
+    return {
+      close: async () => {
+        entry.consumers = entry.consumers.filter((c) => c !== consumer);
+        if (entry.consumers.length === 0 && this.queues.get(queue) === entry) this.queues.delete(queue);
+        await Promise.allSettled([...consumer.inFlight]);
+      },
+    };
+  }
+
+  async ready(): Promise<boolean> {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const inFlight = [...this.queues.values()].flatMap((e) => e.consumers.flatMap((c) => [...c.inFlight]));
+    this.queues.clear();
+    await Promise.allSettled(inFlight);
+  }
+
+  /** Events a queue's handler kept failing, in the order they were given up on. */
+  deadLetters(queue: string): EventEnvelope[] {
+    return [...(this.dead.get(queue) ?? [])];
+  }
+
+  private pick(entry: { consumers: Consumer[]; next: number }, kind: string): Consumer | undefined {
+    const n = entry.consumers.length;
+    for (let i = 0; i < n; i++) {
+      const consumer = entry.consumers[(entry.next + i) % n]!;
+      if (consumer.kinds.has(kind)) {
+        entry.next = (entry.next + i + 1) % n;
+        return consumer;
+      }
+    }
+    return undefined;
+  }
+
+  private deadLetter(queue: string, event: EventEnvelope, consumer: Consumer, err: unknown): boolean {
+    const key = `${queue}\n${event.id}`;
+    const failed = (this.failures.get(key) ?? 0) + 1;
+    if (failed <= consumer.maxRedeliveries) {
+      this.failures.set(key, failed);
+      this.logger?.warn({ err, queue, event_id: event.id, kind: event.kind, attempt: failed }, 'event handler failed; will be redelivered');
+      return false;
+    }
+    this.failures.delete(key);
+    this.dead.set(queue, [...(this.dead.get(queue) ?? []), event].slice(-DEAD_LETTERS_KEPT));
+    this.logger?.error({ err, queue, event_id: event.id, kind: event.kind, deliveries: failed }, 'event dead-lettered after repeated handler failures');
+    return true;
+  }
+}
