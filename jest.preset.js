@@ -1,6 +1,9 @@
 // Shared jest setup: TypeScript through swc, native ESM (run with --experimental-vm-modules),
 // and workspace packages resolved to their sources through the "development" export condition.
+const summaryReporter = new URL('./scripts/jest-summary-reporter.cjs', import.meta.url).pathname;
+
 export default {
+  reporters: ['default', summaryReporter],
   testEnvironment: 'node',
   testEnvironmentOptions: { customExportConditions: ['development', 'node', 'node-addons'] },
   extensionsToTreatAsEsm: ['.ts'],
