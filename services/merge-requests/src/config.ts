@@ -1,0 +1,45 @@
+import { env, loadConfig as load, z } from '@githost/config';
+
+const schema = z.object({
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v)),
+  HTTP_PORT: env.port(3401),
+  GITHOST_INTERNAL_SECRET: env.internalSecret(),
+  GIT_STORAGE_GRPC_ADDR: env.address(),
+  ACCOUNTS_GRPC_ADDR: env.address(),
+  AMQP_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v)),
+  GITHOST_EVENTS_EXCHANGE: z.string().min(1).default('githost.events'),
+});
+
+export interface Config {
+  dataDir: string;
+  /** postgres:// URL; unset means PGlite under `DATA_DIR/db/merge-requests`. */
+  databaseUrl: string | undefined;
+  httpPort: number;
+  internalSecret: string;
+  gitStorageAddr: string;
+  accountsAddr: string;
+  /** unset means the in-process bus. */
+  amqpUrl: string | undefined;
+  eventsExchange: string;
+}
+
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
+  const c = load('merge-requests', schema, environment);
+  return {
+    dataDir: c.DATA_DIR,
+    databaseUrl: c.DATABASE_URL,
+    httpPort: c.HTTP_PORT,
+    internalSecret: c.GITHOST_INTERNAL_SECRET,
+    gitStorageAddr: c.GIT_STORAGE_GRPC_ADDR,
+    accountsAddr: c.ACCOUNTS_GRPC_ADDR,
+    amqpUrl: c.AMQP_URL,
+    eventsExchange: c.GITHOST_EVENTS_EXCHANGE,
+  };
+}

@@ -1,0 +1,105 @@
+import { notFound } from '@githost/errors';
+import { requireCaller, requireVisible } from './access.js';
+import { usernamesOf } from './authors.js';
+import { ACTIVITY_LIMIT, DIFF_MAX_FILES, DIFF_MAX_PATCH_BYTES, LIST_LIMIT } from './limits.js';
+import type { GitPort, MergeRequestStore, UserDirectory } from './ports.js';
+import type { Activity, Caller, Comment, DiffEntry, MergeRequest, RepoRef } from './types.js';
+import { isValidBranchName, mrNotFound, parseNumber, stateFilter, validateComment, validateCreate } from './validate.js';
+
+export interface Deps {
+  store: MergeRequestStore;
+  git: GitPort;
+  users: UserDirectory;
+}
+
+export type WithAuthor<T> = T & { author_username: string | null };
+
+export interface MergeRequestDetail extends Omit<WithAuthor<MergeRequest>, 'source_sha'> {
+  source_sha?: string;
+  target_sha?: string;
+  diff: DiffEntry[];
+  diff_truncated: boolean;
+  comments: WithAuthor<Comment>[];
+  mergeable: boolean | null;
+  conflicts?: string[];
+}
+
+/** A branch name git could never store does not exist either (seed §4 rule 3 message). */
+async function tipOf(deps: Deps, repoId: string, branch: string): Promise<string | null> {
+  return isValidBranchName(branch) ? deps.git.resolveBranch(repoId, branch) : null;
+}
+
+/** seed §4 merge requests rules 1-4, seed §3 "(none) -> open". */
+export async function createMergeRequest(deps: Deps, repo: RepoRef | null, caller: Caller | null, body: unknown): Promise<MergeRequest> {
+  const who = requireCaller(caller);
+  const r = requireVisible(repo);
+  const input = validateCreate(body);
+  // seed §4 merge requests rule 3: the source branch is checked first
+  const sourceSha = await tipOf(deps, r.id, input.source_branch);
+  if (!sourceSha) throw notFound(`Branch not found: ${input.source_branch}`);
+  const targetSha = await tipOf(deps, r.id, input.target_branch);
+  if (!targetSha) throw notFound(`Branch not found: ${input.target_branch}`);
+  return deps.store.create({ repo_id: r.id, author_id: who.user_id, source_sha: sourceSha, ...input });
+}
+
+/** seed §4 merge requests rule 5 */
+export async function listMergeRequests(deps: Deps, repo: RepoRef | null, rawState: unknown): Promise<WithAuthor<MergeRequest>[]> {
+  const r = requireVisible(repo);
+  const records = await deps.store.list(r.id, stateFilter(rawState), LIST_LIMIT);
+  const nameOf = await usernamesOf(deps.users, records.map((m) => m.author_id));
+  return records.map((m) => ({ ...m, author_username: nameOf(m.author_id) }));
+}
+
+async function findOrThrow(deps: Deps, repoId: string, rawNumber: string): Promise<MergeRequest> {
+  const mr = await deps.store.findByNumber(repoId, parseNumber(rawNumber));
+  if (!mr) throw mrNotFound(rawNumber);
+  return mr;
+}
+
+/** seed §2 detail fields, seed §4 merge requests rule 6, CONTRACT §5 (diff, mergeable). */
+export async function getMergeRequest(deps: Deps, repo: RepoRef | null, rawNumber: string): Promise<MergeRequestDetail> {
+  const r = requireVisible(repo);
+  const mr = await findOrThrow(deps, r.id, rawNumber);
+  const [source, target, comments] = await Promise.all([
+    tipOf(deps, r.id, mr.source_branch),
+    tipOf(deps, r.id, mr.target_branch),
+    deps.store.listComments(mr.id),
+  ]);
+  const both = source !== null && target !== null;
+  // CONTRACT §9: the diff is literally target tip -> source tip, no merge base.
+  const [diff, check] = both
+    ? await Promise.all([
+        deps.git.diff(r.id, target, source, { maxFiles: DIFF_MAX_FILES, maxPatchBytes: DIFF_MAX_PATCH_BYTES }),
+        deps.git.checkMerge(r.id, target, source),
+      ])
+    : [{ files: [], truncated: false }, null];
+  const nameOf = await usernamesOf(deps.users, [mr.author_id, ...comments.map((c) => c.author_id)]);
+  const { source_sha: _stored, ...record } = mr;
+  return {
+    ...record,
+    author_username: nameOf(mr.author_id),
+    // CONTRACT §9: absent, not null, when the branch is gone
+    ...(source !== null ? { source_sha: source } : {}),
+    ...(target !== null ? { target_sha: target } : {}),
+    diff: diff.files,
+    diff_truncated: diff.truncated,
+    comments: comments.map((c) => ({ ...c, author_username: nameOf(c.author_id) })),
+    mergeable: check ? check.clean : null,
+    ...(check && !check.clean ? { conflicts: check.conflicts } : {}),
+  };
+}
+
+/** seed §4 merge requests rule 7: any authenticated user, any state. */
+export async function addComment(deps: Deps, repo: RepoRef | null, caller: Caller | null, rawNumber: string, body: unknown): Promise<Comment> {
+  const who = requireCaller(caller);
+  const r = requireVisible(repo);
+  const mr = await findOrThrow(deps, r.id, rawNumber);
+  const input = validateComment(body);
+  return deps.store.addComment({ mr_id: mr.id, author_id: who.user_id, ...input });
+}
+
+/** CONTRACT §8: newest first. */
+export async function listActivity(deps: Deps, repo: RepoRef | null): Promise<Activity[]> {
+  const r = requireVisible(repo);
+  return deps.store.listActivity(r.id, ACTIVITY_LIMIT);
+}

@@ -1,0 +1,104 @@
+import type { EventEnvelope } from '@githost/bus';
+import type { Activity, Comment, Diff, MergeIntent, MergeRequest, MergeStrategy, UserRecord } from './types.js';
+
+/** What the domain needs from git-storage. Branch names are without `refs/heads/`. */
+export interface GitPort {
+  /** Current tip of `refs/heads/<branch>`, or null when the branch does not exist. */
+  resolveBranch(repoId: string, branch: string): Promise<string | null>;
+  isAncestor(repoId: string, ancestor: string, descendant: string): Promise<boolean>;
+  diff(repoId: string, from: string, to: string, limits: DiffLimits): Promise<Diff>;
+  checkMerge(repoId: string, ours: string, theirs: string): Promise<{ clean: boolean; conflicts: string[] }>;
+  /** Writes the merge commit (parents ours, theirs) without moving a ref. */
+  writeMerge(repoId: string, req: WriteMergeInput): Promise<{ ok: true; oid: string } | { ok: false; conflicts: string[] }>;
+  /** Compare-and-swap ref move; `mismatch` when the ref is no longer `oldOid`. */
+  updateRef(repoId: string, req: UpdateRefInput): Promise<'ok' | 'mismatch'>;
+}
+
+export interface DiffLimits {
+  maxFiles: number;
+  maxPatchBytes: number;
+}
+
+export interface Signature {
+  name: string;
+  email: string;
+  timestamp: number;
+}
+
+export interface WriteMergeInput {
+  ours: string;
+  theirs: string;
+  author: Signature;
+  committer: Signature;
+  message: string;
+}
+
+export interface UpdateRefInput {
+  ref: string;
+  newOid: string;
+  oldOid: string;
+  context: { owner: string; name: string; pusher: string; requestId: string };
+}
+
+export interface UserDirectory {
+  /** Users by id; unknown ids are left out. */
+  getUsers(ids: string[]): Promise<Map<string, UserRecord>>;
+}
+
+export interface NewMergeRequest {
+  repo_id: string;
+  title: string;
+  description: string | null;
+  author_id: string | null;
+  source_branch: string;
+  target_branch: string;
+  source_sha: string;
+}
+
+export interface NewComment {
+  mr_id: string;
+  author_id: string | null;
+  body: string;
+  file_path: string | null;
+  line_number: number | null;
+  diff_side: 'old' | 'new' | null;
+}
+
+export type ClaimResult = 'claimed' | 'not_open';
+
+export interface MergeCompletion {
+  mr_id: string;
+  merged_sha: string;
+  merged_by: string | null;
+  /** Builds the `merge_request` event from the record as it is after the state change. */
+  event: (merged: MergeRequest) => EventEnvelope;
+}
+
+export interface MergeRequestStore {
+  /** Assigns the next number (highest + 1, gapless under concurrency), inserts the record and
+   *  the `create_mr` activity in one transaction. */
+  create(input: NewMergeRequest): Promise<MergeRequest>;
+  list(repoId: string, state: string, limit: number): Promise<MergeRequest[]>;
+  findByNumber(repoId: string, number: number): Promise<MergeRequest | null>;
+  listComments(mrId: string): Promise<Comment[]>;
+  addComment(input: NewComment): Promise<Comment>;
+  listActivity(repoId: string, limit: number): Promise<Activity[]>;
+
+  /** Takes the one merge slot of an open merge request, or answers why not. */
+  claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'>): Promise<ClaimResult>;
+  /** Records the planned ref move before it happens (recovery relies on it). */
+  planMerge(mrId: string, plan: { target_ref: string; old_oid: string; new_oid: string; strategy: MergeStrategy }): Promise<void>;
+  /** Gives the slot back; nothing was changed in git. */
+  releaseMerge(mrId: string): Promise<void>;
+  /** In ONE transaction: state merged, merged_sha, merged_by, updated_at, `merge_mr` activity,
+   *  the event's outbox row, the intent removed. Null when the merge request was not open. */
+  completeMerge(completion: MergeCompletion): Promise<MergeRequest | null>;
+  /** Intents not touched for `olderThanMs`: candidates for recovery. */
+  staleIntents(olderThanMs: number): Promise<MergeIntent[]>;
+  findById(mrId: string): Promise<MergeRequest | null>;
+}
+
+/** Publishes outbox rows soon after a commit; never awaited by a response. */
+export interface EventRelay {
+  kick(): void;
+}

@@ -1,0 +1,97 @@
+/** The stored merge request record (seed §2 "Merge request"), as the create response returns it. */
+export interface MergeRequest {
+  id: string;
+  repo_id: string;
+  number: number;
+  title: string;
+  description: string | null;
+  author_id: string | null;
+  source_branch: string;
+  target_branch: string;
+  /** Tip of the source branch at creation time (the detail overrides it with the current tip). */
+  source_sha: string;
+  state: string;
+  merged_sha: string | null;
+  merged_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** seed §2 "Merge request comment". */
+export interface Comment {
+  id: string;
+  mr_id: string;
+  author_id: string | null;
+  body: string;
+  file_path: string | null;
+  line_number: number | null;
+  diff_side: 'old' | 'new' | null;
+  created_at: string;
+}
+
+/** CONTRACT §8 activity entry. */
+export interface Activity {
+  id: string;
+  action: string;
+  user_id: string | null;
+  data: Record<string, unknown>;
+  created_at: string;
+}
+
+/** CONTRACT §5 diff element. */
+export interface DiffEntry {
+  path: string;
+  old_path: string;
+  status: 'added' | 'deleted' | 'modified' | 'renamed' | 'type_changed';
+  old_mode: string | null;
+  new_mode: string | null;
+  old_sha: string | null;
+  new_sha: string | null;
+  additions: number;
+  deletions: number;
+  binary: boolean;
+  patch: string | null;
+}
+
+export interface Diff {
+  files: DiffEntry[];
+  truncated: boolean;
+}
+
+/** The repository as the gateway resolved it (a subset of @githost/identity's RepoContext). */
+export interface RepoRef {
+  id: string;
+  owner: string;
+  name: string;
+  private: boolean;
+  permission: 'none' | 'read' | 'write' | 'admin';
+}
+
+/** Who is calling; null user_id for the bootstrap admin, which has no user record. */
+export interface Caller {
+  user_id: string | null;
+  username: string;
+}
+
+export interface UserRecord {
+  id: string;
+  username: string;
+  email: string;
+}
+
+export type MergeStrategy = 'fast-forward' | 'merge-commit';
+
+/**
+ * What a merge is about to do, written before the target ref moves so a restart can finish a
+ * merge whose ref moved but whose database transaction never ran.
+ */
+export interface MergeIntent {
+  mr_id: string;
+  repo: { id: string; owner: string; name: string };
+  merger_id: string | null;
+  request_id: string | null;
+  target_ref: string | null;
+  old_oid: string | null;
+  new_oid: string | null;
+  strategy: MergeStrategy | null;
+}
