@@ -1,0 +1,145 @@
+import { describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const k8s = path.join(here, '..', 'k8s');
+const require = createRequire(import.meta.url);
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  data?: Record<string, string>;
+}
+
+function render(overlay: string): K8sObject[] {
+  const out = execFileSync('kubectl', ['kustomize', path.join(k8s, 'overlays', overlay)], { encoding: 'utf8' });
+  return YAML.parseAllDocuments(out).map((d) => d.toJSON() as K8sObject);
+}
+
+/** Operator custom resources: not in the Kubernetes schemas; checked by shape and by the Secrets they create. */
+const OPERATOR_KINDS: Record<string, (o: K8sObject) => string[]> = {
+  'postgresql.cnpg.io/v1/Cluster': (o) => [`${o.metadata.name}-app`],
+  'rabbitmq.com/v1beta1/RabbitmqCluster': (o) => [`${o.metadata.name}-default-user`],
+};
+/** Created by whoever runs the cluster, before applying production (README "Running on Kubernetes"). */
+const PRE_CREATED_SECRETS = ['githost-internal', 'githost-backup-s3'];
+
+function validateAgainstSchema(o: K8sObject): void {
+  const modulePath = `kubernetes-models/${o.apiVersion}/${o.kind}`;
+  const Model = (require(modulePath) as Record<string, new (data: unknown) => { validate(): void }>)[o.kind]!;
+  new Model(o).validate();
+}
+
+type Container = { name: string; readinessProbe?: unknown; livenessProbe?: unknown; resources?: { limits?: Record<string, string>; requests?: Record<string, string> }; securityContext?: Record<string, unknown>; env?: Array<{ valueFrom?: { secretKeyRef?: { name: string; optional?: boolean } } }> };
+type PodSpec = { containers: Container[]; securityContext?: { runAsNonRoot?: boolean } };
+
+const workloads = (objs: K8sObject[]) => objs.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
+const podSpecOf = (o: K8sObject) => (o.spec as { template: { spec: PodSpec; metadata: { labels: Record<string, string> } } }).template;
+
+for (const overlay of ['dev', 'production']) {
+  describe(`overlay ${overlay}`, () => {
+    const objects = render(overlay);
+
+    it('when rendered, then every built-in object validates against the Kubernetes schema', () => {
+      const builtIn = objects.filter((o) => !OPERATOR_KINDS[`${o.apiVersion}/${o.kind}`]);
+      expect(builtIn.length).toBeGreaterThan(30);
+      for (const o of builtIn) expect(() => validateAgainstSchema(o)).not.toThrow();
+      const operators = objects.filter((o) => OPERATOR_KINDS[`${o.apiVersion}/${o.kind}`]).map((o) => o.kind).sort();
+      expect(operators).toEqual(['Cluster', 'RabbitmqCluster']);
+    });
+
+    it('when rendered, then each service has a workload, a Service, a ServiceAccount and a PodDisruptionBudget', () => {
+      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks']) {
+        const kinds = objects.filter((o) => o.metadata.name === name).map((o) => o.kind);
+        expect(kinds).toEqual(expect.arrayContaining(['Service', 'ServiceAccount', 'PodDisruptionBudget', name === 'git-storage' ? 'StatefulSet' : 'Deployment']));
+      }
+      const hpas = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler').map((o) => o.metadata.name).sort();
+      expect(hpas).toEqual(['browse', 'gateway']);
+      const sts = objects.find((o) => o.kind === 'StatefulSet')!;
+      expect((sts.spec as { volumeClaimTemplates: unknown[] }).volumeClaimTemplates).toHaveLength(1);
+    });
+
+    it('when rendered, then every container has probes, limits and a non-root, read-only, unprivileged securityContext', () => {
+      for (const w of workloads(objects)) {
+        const pod = podSpecOf(w).spec;
+        expect(pod.securityContext?.runAsNonRoot).toBe(true);
+        for (const c of pod.containers) {
+          expect([w.metadata.name, !!c.readinessProbe, !!c.livenessProbe]).toEqual([w.metadata.name, true, true]);
+          expect(c.resources?.limits?.memory).toBeTruthy();
+          expect(c.resources?.requests?.cpu).toBeTruthy();
+          expect(c.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        }
+      }
+    });
+
+    it('when rendered, then every Secret reference resolves to a rendered, operator-made or documented pre-created Secret', () => {
+      const available = new Set<string>([
+        ...objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name),
+        ...objects.flatMap((o) => OPERATOR_KINDS[`${o.apiVersion}/${o.kind}`]?.(o) ?? []),
+        ...(overlay === 'production' ? PRE_CREATED_SECRETS : []),
+      ]);
+      const refs = workloads(objects).flatMap((w) => podSpecOf(w).spec.containers.flatMap((c) => (c.env ?? []).map((e) => e.valueFrom?.secretKeyRef).filter((r) => r && !r.optional)));
+      expect(refs.length).toBeGreaterThan(5);
+      for (const r of refs) expect([r!.name, available.has(r!.name)]).toEqual([r!.name, true]);
+    });
+
+    it('when rendered, then every Service selects a workload and every ConfigMap reference exists', () => {
+      const podLabels = workloads(objects).map((w) => podSpecOf(w).metadata.labels);
+      for (const s of objects.filter((o) => o.kind === 'Service')) {
+        const selector = (s.spec as { selector: Record<string, string> }).selector;
+        expect([s.metadata.name, podLabels.some((l) => Object.entries(selector).every(([k, v]) => l[k] === v))]).toEqual([s.metadata.name, true]);
+      }
+      expect(objects.some((o) => o.kind === 'ConfigMap' && o.metadata.name === 'githost-config')).toBe(true);
+    });
+
+    it('when rendered, then ingress is denied by default and only the gateway is open to everyone', () => {
+      const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+      const deny = policies.find((p) => p.metadata.name === 'default-deny-ingress')!;
+      expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
+      const open = policies.filter((p) => ((p.spec as { ingress?: Array<{ from?: unknown }> }).ingress ?? []).some((r) => r.from === undefined));
+      expect(open.map((p) => p.metadata.name)).toEqual(['gateway-from-anywhere']);
+      const storage = policies.find((p) => p.metadata.name === 'git-storage-ingress')!;
+      const grpcPeers = (storage.spec as { ingress: Array<{ from: Array<{ podSelector?: { matchLabels: Record<string, string> } }>; ports: Array<{ port: number }> }> }).ingress
+        .filter((r) => r.ports.some((p) => p.port === 3102))
+        .flatMap((r) => r.from.map((f) => f.podSelector?.matchLabels['app.kubernetes.io/name']));
+      expect(grpcPeers.sort()).toEqual(['accounts', 'browse', 'merge-requests']);
+    });
+  });
+}
+
+describe('Dockerfile', () => {
+  const dockerfile = readFileSync(path.join(here, '..', 'Dockerfile'), 'utf8');
+  const dockerignore = readFileSync(path.join(here, '..', '..', '.dockerignore'), 'utf8');
+
+  it('when read, then its base image is pinned to an exact version and the runtime runs as a non-root user', () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:\d+\.\d+\.\d+-bookworm-slim$/m);
+    expect(dockerfile).not.toMatch(/:latest/);
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(runtime).toMatch(/^USER node$/m);
+    expect(runtime).toMatch(/apt-get install[^\n]*git/);
+  });
+
+  it('when read, then no secrets or local state are copied into the image', () => {
+    for (const pattern of ['.env', '*.pem', '*.key', 'data', '.git', '**/node_modules']) expect(dockerignore.split('\n')).toContain(pattern);
+    expect(dockerfile).not.toMatch(/COPY\s+\.\s/);
+    expect(dockerfile).not.toMatch(/SECRET|TOKEN|PASSWORD/);
+  });
+
+  it('when read, then every entry point it can start is a build output of a workspace that exists', () => {
+    const services = ['accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks'];
+    expect(dockerfile).toContain('exec node services/$SERVICE/dist/main.js');
+    expect(dockerfile).toContain('exec node gateway/dist/main.js');
+    for (const s of services) {
+      const pkg = JSON.parse(readFileSync(path.join(here, '..', '..', 'services', s, 'package.json'), 'utf8')) as { name: string; scripts: Record<string, string> };
+      expect([pkg.name, pkg.scripts.build]).toEqual([`@githost/${s}`, 'tsc -p tsconfig.build.json']);
+      expect(readFileSync(path.join(here, '..', '..', 'services', s, 'tsconfig.build.json'), 'utf8')).toContain('"outDir": "dist"');
+    }
+  });
+});
