@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { AppError } from '@githost/errors';
+import type { Principal, RepoContext } from '@githost/identity';
+import type { AccountsGateway } from './accounts.js';
+
+export interface CacheTtls {
+  /** A valid token's principal; short, so a revoked token stops working within seconds. */
+  authenticatedMs: number;
+  /** An invalid token; shorter still, so a token just created is not refused for long. */
+  rejectedMs: number;
+  /** A repository and the caller's permission on it. Not-found answers are never cached, so a
+   *  repository just created is reachable at once. */
+  authorizedMs: number;
+}
+
+export const DEFAULT_TTLS: CacheTtls = { authenticatedMs: 5_000, rejectedMs: 1_000, authorizedMs: 2_000 };
+
+type AuthAnswer = { principal: Principal } | { rejected: AppError };
+
+/**
+ * Accounts answers cached briefly: a git clone makes two or three requests and an API client
+ * many, each needing the same Authenticate and Authorize. Tokens are keyed by their sha256, so
+ * the cache never holds a usable secret. Only definite answers are cached; an unreachable
+ * accounts service is asked again next time.
+ */
+export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT_TTLS): AccountsGateway {
+  const auth = new LRUCache<string, AuthAnswer>({ max: 10_000, ttl: ttls.authenticatedMs, ttlAutopurge: false });
+  const repos = new LRUCache<string, RepoContext>({ max: 10_000, ttl: ttls.authorizedMs, ttlAutopurge: false });
+  const disabled = (ms: number) => ms <= 0;
+
+  return {
+    async authenticate(token, requestId) {
+      const key = createHash('sha256').update(token).digest('hex');
+      const hit = auth.get(key);
+      if (hit) {
+        if ('rejected' in hit) throw hit.rejected;
+        return hit.principal;
+      }
+      try {
+        const principal = await inner.authenticate(token, requestId);
+        if (!disabled(ttls.authenticatedMs)) auth.set(key, { principal });
+        return principal;
+      } catch (err) {
+        if (err instanceof AppError && isRejection(err) && !disabled(ttls.rejectedMs)) auth.set(key, { rejected: err }, { ttl: ttls.rejectedMs });
+        throw err;
+      }
+    },
+    async authorize(principal, owner, name, requestId) {
+      const who = principal === null ? 'anonymous' : (principal.user_id ?? 'bootstrap-admin');
+      const key = JSON.stringify([who, owner, name]);
+      const hit = repos.get(key);
+      if (hit) return hit;
+      const repo = await inner.authorize(principal, owner, name, requestId);
+      if (!disabled(ttls.authorizedMs)) repos.set(key, repo);
+      return repo;
+    },
+    reachable: () => inner.reachable(),
+    close: () => inner.close(),
+  };
+}
+
+/** Answers that say "this token is no good", as opposed to "accounts could not answer". */
+export function isRejection(err: AppError): boolean {
+  return err.kind === 'unauthenticated' || err.kind === 'not_found' || err.kind === 'validation';
+}

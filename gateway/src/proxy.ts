@@ -1,0 +1,46 @@
+import { Agent, ServerResponse, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import type { RequestHandler } from 'express';
+import type { Logger } from '@githost/logging';
+
+export interface UpstreamProxyOptions {
+  target: string;
+  agent: Agent;
+  logger: Logger;
+  /** Upstream inactivity limit; absent for git transport, where a big clone may be quiet a while. */
+  timeoutMs?: number;
+}
+
+/**
+ * Forwards the request unchanged (same path, headers as the gateway left them) and streams both
+ * bodies: nothing is parsed or buffered here, gzip passes through as it came. An upstream that
+ * cannot be reached answers 503 JSON, never the proxy library's HTML or a hang.
+ */
+export function upstreamProxy(name: string, opts: UpstreamProxyOptions): RequestHandler {
+  return createProxyMiddleware<IncomingMessage, ServerResponse>({
+    target: opts.target,
+    agent: opts.agent,
+    xfwd: true,
+    proxyTimeout: opts.timeoutMs,
+    on: {
+      error: (err, _req, res) => {
+        opts.logger.warn({ upstream: name, err }, 'upstream request failed');
+        if (!(res instanceof ServerResponse)) {
+          (res as Socket).destroy();
+          return;
+        }
+        // The gateway already answered (a body over the limit tore the upstream request down).
+        if (res.writableEnded) return;
+        if (res.headersSent) {
+          // Part of the answer is already out: cutting the connection is the only honest signal.
+          res.destroy();
+          return;
+        }
+        res.statusCode = 503;
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.end(JSON.stringify({ error: 'Service unavailable' }));
+      },
+    },
+  }) as unknown as RequestHandler;
+}

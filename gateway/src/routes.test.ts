@@ -1,0 +1,36 @@
+import { describe, expect, it } from '@jest/globals';
+import { matchRoute } from './routes.js';
+
+describe('route table', () => {
+  it('when a browse path has slashes in ref and path, then browse answers with optional auth', () => {
+    expect(matchRoute('GET', '/api/repos/alice/demo/tree/feature/x/src')).toEqual({ upstream: 'browse', auth: 'optional', surface: 'browse', repo: { owner: 'alice', name: 'demo' } });
+    expect(matchRoute('GET', '/api/repos/alice/demo/tree')?.upstream).toBe('browse');
+    expect(matchRoute('GET', '/api/repos/alice/demo/commits/')?.upstream).toBe('browse');
+    expect(matchRoute('POST', '/api/repos/alice/demo/tree/main')).toBeUndefined();
+  });
+  it('when merge requests are read, then auth is optional; when written, then required', () => {
+    expect(matchRoute('GET', '/api/repos/a/b/merge-requests')?.auth).toBe('optional');
+    expect(matchRoute('GET', '/api/repos/a/b/merge-requests/3')?.auth).toBe('optional');
+    expect(matchRoute('POST', '/api/repos/a/b/merge-requests/3/merge')).toMatchObject({ upstream: 'merge-requests', auth: 'required' });
+  });
+  it('when webhooks are listed, then auth is required even for GET (seed §5)', () => {
+    expect(matchRoute('GET', '/api/repos/a/b/webhooks')).toMatchObject({ upstream: 'webhooks', auth: 'required' });
+    expect(matchRoute('DELETE', '/api/repos/a/b/webhooks/w1')).toMatchObject({ upstream: 'webhooks', auth: 'required' });
+  });
+  it('when git asks for the receive-pack advertisement or posts a pack, then it is a push', () => {
+    expect(matchRoute('GET', '/alice/demo.git/info/refs', 'service=git-receive-pack')).toEqual({ upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner: 'alice', name: 'demo' }, push: true });
+    expect(matchRoute('POST', '/alice/demo.git/git-receive-pack')?.push).toBe(true);
+    expect(matchRoute('GET', '/alice/demo.git/info/refs', 'service=git-upload-pack')?.push).toBe(false);
+    expect(matchRoute('POST', '/alice/demo.git/git-upload-pack')?.push).toBe(false);
+  });
+  it('when owner or repo segments are percent-encoded, then they are decoded; when they hide a slash or are broken, then no route', () => {
+    expect(matchRoute('GET', '/api/repos/al%69ce/demo')?.repo).toEqual({ owner: 'alice', name: 'demo' });
+    expect(matchRoute('GET', '/api/repos/a%2Fb/demo')).toBeUndefined();
+    expect(matchRoute('GET', '/api/repos/%E0%A4%A/demo')).toBeUndefined();
+  });
+  it('when a path is outside the table, then no route', () => {
+    for (const [m, p] of [['GET', '/'], ['GET', '/api/repos'], ['GET', '/api/repos/a/b/c'], ['GET', '/alice/demo.git/objects/info/packs'], ['GET', '/alice/demo/info/refs']]) {
+      expect(matchRoute(m!, p!)).toBeUndefined();
+    }
+  });
+});

@@ -1,0 +1,76 @@
+import type { UpstreamName } from './config.js';
+
+/**
+ * The gateway's route table (docs/ARCHITECTURE.md): which service answers a path, whether a
+ * credential is required, and which repository the path names. Paths are forwarded unchanged.
+ */
+export type AuthMode = 'required' | 'optional';
+
+/** How a denial is worded: browse endpoints answer `Not found` (seed §4 browsing rule 1), git
+ *  transport prompts for credentials, everything else says `Repository not found`. */
+export type Surface = 'api' | 'browse' | 'git';
+
+export interface RouteMatch {
+  upstream: UpstreamName;
+  auth: AuthMode;
+  surface: Surface;
+  /** The `{owner}/{repo}` the path names, percent-decoded; absent on routes without one. */
+  repo?: { owner: string; name: string };
+  /** Git push (receive-pack, including its ref advertisement): needs write access. */
+  push?: boolean;
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD']);
+
+const REPO_PATH = /^\/api\/repos\/([^/]+)\/([^/]+)(\/.*)?$/;
+const GIT_PATH = /^\/([^/]+)\/([^/]+)\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
+const BROWSE_REST = /^\/(?:(?:tree|blob|raw|commits|commit)(?:\/.*)?|branches|tags)$/;
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    const decoded = decodeURIComponent(segment);
+    // A decoded slash or NUL would make a different path than the one routed.
+    return decoded.length > 0 && !/[/\0]/.test(decoded) ? decoded : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `path` is the URL path without the query string; `query` the raw query string. */
+export function matchRoute(method: string, path: string, query = ''): RouteMatch | undefined {
+  const read = READ_METHODS.has(method);
+  const optionalOnRead: AuthMode = read ? 'optional' : 'required';
+
+  const git = GIT_PATH.exec(path);
+  if (git) {
+    const owner = decodeSegment(git[1]!);
+    const name = decodeSegment(git[2]!);
+    if (!owner || !name) return undefined;
+    const push = git[3] === 'git-receive-pack' || (git[3] === 'info/refs' && new URLSearchParams(query).get('service') === 'git-receive-pack');
+    return { upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner, name }, push };
+  }
+
+  if (path === '/api/admin' || path.startsWith('/api/admin/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
+  if (path === '/api/user' || path.startsWith('/api/user/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
+  if (path === '/api/repos') return method === 'POST' ? { upstream: 'accounts', auth: 'required', surface: 'api' } : undefined;
+
+  const m = REPO_PATH.exec(path);
+  if (!m) return undefined;
+  const owner = decodeSegment(m[1]!);
+  const name = decodeSegment(m[2]!);
+  if (!owner || !name) return undefined;
+  const repo = { owner, name };
+  const rest = m[3] ?? '';
+
+  if (rest === '' || rest === '/') return { upstream: 'accounts', auth: optionalOnRead, surface: 'api', repo };
+  if (rest.startsWith('/collaborators/')) return { upstream: 'accounts', auth: 'required', surface: 'api', repo };
+  if (BROWSE_REST.test(rest)) return read ? { upstream: 'browse', auth: 'optional', surface: 'browse', repo } : undefined;
+  if (rest === '/merge-requests' || rest.startsWith('/merge-requests/')) {
+    // seed §5: list and detail need no identity; everything else on merge requests does.
+    return { upstream: 'merge-requests', auth: optionalOnRead, surface: 'api', repo };
+  }
+  if (rest === '/activity') return read ? { upstream: 'merge-requests', auth: 'optional', surface: 'api', repo } : undefined;
+  // seed §5: all webhook endpoints require an identity, reads included.
+  if (rest === '/webhooks' || rest.startsWith('/webhooks/')) return { upstream: 'webhooks', auth: 'required', surface: 'api', repo };
+  return undefined;
+}

@@ -1,0 +1,136 @@
+import { Agent } from 'node:http';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import { AppError, toAppError, tooLarge, unauthenticated, unavailable } from '@githost/errors';
+import { createHttpApp, finish, listen, type Listening } from '@githost/http';
+import { encodeIdentity, type Principal, type RepoContext } from '@githost/identity';
+import { createLogger, REQUEST_ID_HEADER, type Logger } from '@githost/logging';
+import type { Config, UpstreamName } from './config.js';
+import { grpcAccountsGateway, type AccountsGateway } from './clients/accounts.js';
+import { cachedAccounts, DEFAULT_TTLS, isRejection, type CacheTtls } from './clients/cached-accounts.js';
+import { parseAuthorization } from './credentials.js';
+import { denyAnonymous, denyRepository, type Denial } from './domain/access.js';
+import { matchRoute, type RouteMatch } from './routes.js';
+import { declaredTooLarge, hasStreamedBody, limitStreamedBody } from './body-limit.js';
+import { upstreamProxy } from './proxy.js';
+import { stripInternalHeaders } from './strip-headers.js';
+
+export interface GatewayDeps {
+  logger?: Logger;
+  /** Replaces the gRPC accounts client (it is still wrapped in the cache). */
+  accounts?: AccountsGateway;
+  cacheTtls?: Partial<CacheTtls>;
+}
+
+export interface Service {
+  start(): Promise<{ httpPort: number }>;
+  stop(): Promise<void>;
+}
+
+const CHALLENGE = 'Basic realm="githost"';
+const API_TIMEOUT_MS = 120_000;
+
+export function createServer(config: Config, deps: GatewayDeps = {}): Service {
+  const logger = deps.logger ?? createLogger('gateway');
+  const accounts = cachedAccounts(deps.accounts ?? grpcAccountsGateway(config.accountsGrpcAddress), { ...DEFAULT_TTLS, ...deps.cacheTtls });
+  const agent = new Agent({ keepAlive: true, maxFreeSockets: 64 });
+
+  const proxies = new Map<UpstreamName, RequestHandler>();
+  for (const [name, target] of Object.entries(config.upstreams) as [UpstreamName, string | undefined][]) {
+    if (!target) continue;
+    proxies.set(name, upstreamProxy(name, { target, agent, logger, timeoutMs: name === 'git-storage' ? undefined : API_TIMEOUT_MS }));
+  }
+
+  const app = createHttpApp({ service: 'gateway', logger, ready: () => accounts.reachable(), json: false });
+  app.use(stripInternalHeaders);
+  app.use(gate);
+  app.use(normaliseErrors);
+  finish(app);
+
+  /** Authenticates, routes, checks access and forwards; every refusal is an AppError. */
+  async function admit(req: Request, res: Response): Promise<RouteMatch> {
+    const url = new URL(req.url, 'http://gateway.invalid');
+    const route = matchRoute(req.method, url.pathname, url.search.slice(1));
+    const refuse = (denial: Denial): never => {
+      if (denial.challenge) res.setHeader('WWW-Authenticate', CHALLENGE);
+      throw denial.error;
+    };
+    const requestId = String(req.headers[REQUEST_ID_HEADER]);
+
+    // CONTRACT §9 Access: a present but invalid credential is 401 everywhere, before any lookup.
+    const principal = await authenticate(req.headers.authorization, requestId).catch((err: unknown) => {
+      if (err instanceof AppError && err.kind === 'unauthenticated') refuse({ error: err, challenge: route?.surface === 'git' });
+      throw err;
+    });
+    if (!route) throw new AppError('not_found', 'Not found');
+    const anonymousDenial = denyAnonymous(route, principal);
+    if (anonymousDenial) refuse(anonymousDenial);
+    if (route.surface !== 'git' && declaredTooLarge(req)) throw tooLarge('Request body too large');
+
+    let repo: RepoContext | null = null;
+    if (route.repo) {
+      repo = await accounts.authorize(principal, route.repo.owner, route.repo.name, requestId).catch((err: unknown) => {
+        // A name accounts rejects as malformed cannot exist either.
+        if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return null;
+        throw err;
+      });
+      const repoDenial = denyRepository(route, principal, repo);
+      if (repoDenial) refuse(repoDenial);
+    }
+
+    // Services trust the signed identity alone; the raw token goes no further than the edge.
+    delete req.headers.authorization;
+    Object.assign(req.headers, encodeIdentity({ principal, repo, request_id: requestId, issued_at: Date.now() }, config.internalSecret));
+    return route;
+  }
+
+  async function authenticate(header: string | undefined, requestId: string): Promise<Principal | null> {
+    const credential = parseAuthorization(header);
+    if (credential.kind === 'none') return null;
+    if (credential.kind === 'malformed') throw unauthenticated();
+    try {
+      return await accounts.authenticate(credential.token, requestId);
+    } catch (err) {
+      if (err instanceof AppError && isRejection(err)) throw unauthenticated();
+      throw err;
+    }
+  }
+
+  function gate(req: Request, res: Response, next: NextFunction): void {
+    admit(req, res).then((route) => {
+      const proxy = proxies.get(route.upstream);
+      if (!proxy) throw unavailable('Service unavailable');
+      if (route.surface !== 'git' && hasStreamedBody(req)) {
+        limitStreamedBody(req, () => {
+          if (res.headersSent) return;
+          res.setHeader('Connection', 'close');
+          res.status(413).json({ error: 'Request body too large' });
+        });
+      }
+      return proxy(req, res, next);
+    }).catch(next);
+  }
+
+  let listening: Listening | undefined;
+  return {
+    async start() {
+      listening = await listen(app, config.port);
+      // A large push or clone may take longer than node's default 5-minute request timeout.
+      listening.server.requestTimeout = 0;
+      logger.info({ port: listening.port }, 'gateway listening');
+      return { httpPort: listening.port };
+    },
+    async stop() {
+      await listening?.close();
+      listening = undefined;
+      accounts.close();
+      agent.destroy();
+    },
+  };
+}
+
+/** Whatever was down (accounts, a service), the client sees one message (CONTRACT §4). */
+const normaliseErrors: ErrorRequestHandler = (err: unknown, _req, _res, next) => {
+  const e = toAppError(err);
+  if (e.kind === 'unavailable' && e.message !== 'Service unavailable') next(unavailable('Service unavailable', e));
+  else next(err);
+};
