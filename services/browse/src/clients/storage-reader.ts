@@ -1,0 +1,95 @@
+import { callUnary, fromServiceError, metadataFor } from '@githost/grpc';
+import { notFound } from '@githost/errors';
+import type { StorageServiceClient, storage } from '@githost/protos';
+import type { BlobStream, RawCommit, ReadContext, RepositoryReader } from '../domain/ports.js';
+import type { RawRef } from '../domain/refs.js';
+
+/** Unary reads are small; a slow one means git-storage is in trouble, not that the repo is big. */
+const UNARY_TIMEOUT_MS = 15_000;
+
+/** RepositoryReader over git-storage's gRPC API: the only way browse touches a repository. */
+export class StorageReader implements RepositoryReader {
+  constructor(private readonly client: StorageServiceClient) {}
+
+  private opts(ctx: ReadContext) {
+    return { requestId: ctx.requestId, timeoutMs: UNARY_TIMEOUT_MS };
+  }
+
+  async listRefs(ctx: ReadContext): Promise<RawRef[]> {
+    const res = await callUnary<storage.ListRefsRequest, storage.ListRefsResponse__Output>(
+      this.client,
+      this.client.ListRefs,
+      { repository_id: ctx.repoId, prefixes: ['refs/heads/', 'refs/tags/'] },
+      this.opts(ctx),
+    );
+    return res.refs;
+  }
+
+  async resolveCommit(ctx: ReadContext, oid: string): Promise<string> {
+    const res = await callUnary<storage.ResolveRevisionRequest, storage.ResolveRevisionResponse__Output>(
+      this.client,
+      this.client.ResolveRevision,
+      { repository_id: ctx.repoId, revision: oid },
+      this.opts(ctx),
+    );
+    return res.oid;
+  }
+
+  async readTree(ctx: ReadContext, commit: string, path: string): Promise<{ treeOid: string; entries: Uint8Array }> {
+    const res = await callUnary<storage.ReadTreeRequest, storage.ReadTreeResponse__Output>(
+      this.client,
+      this.client.ReadTree,
+      { repository_id: ctx.repoId, commit_oid: commit, path },
+      this.opts(ctx),
+    );
+    return { treeOid: res.tree_oid, entries: res.entries };
+  }
+
+  async readCommit(ctx: ReadContext, revision: string): Promise<RawCommit> {
+    const res = await callUnary<storage.ReadCommitRequest, storage.ReadCommitResponse__Output>(
+      this.client,
+      this.client.ReadCommit,
+      { repository_id: ctx.repoId, revision },
+      this.opts(ctx),
+    );
+    if (!res.commit) throw notFound(`Commit not found: ${revision}`);
+    return { oid: res.commit.oid, raw: res.commit.raw };
+  }
+
+  async listCommits(ctx: ReadContext, commit: string, limit: number): Promise<RawCommit[]> {
+    const res = await callUnary<storage.ListCommitsRequest, storage.ListCommitsResponse__Output>(
+      this.client,
+      this.client.ListCommits,
+      { repository_id: ctx.repoId, commit_oid: commit, limit, offset: 0 },
+      this.opts(ctx),
+    );
+    return res.commits.map((c) => ({ oid: c.oid, raw: c.raw }));
+  }
+
+  async openBlob(ctx: ReadContext, commit: string, path: string, maxBytes: number): Promise<BlobStream> {
+    // No deadline: raw streams blobs of any size to clients of any speed; cancel() ends it.
+    const call = this.client.ReadBlob({ repository_id: ctx.repoId, commit_oid: commit, path, max_bytes: maxBytes }, metadataFor(ctx.requestId));
+    const messages = call[Symbol.asyncIterator]() as AsyncIterator<storage.ReadBlobResponse__Output>;
+    let first: IteratorResult<storage.ReadBlobResponse__Output>;
+    try {
+      first = await messages.next();
+    } catch (err) {
+      throw fromServiceError(err);
+    }
+    if (first.done) throw notFound(`Path not found: ${path}`);
+    const header = first.value;
+    async function* chunks(): AsyncGenerator<Buffer> {
+      if (header.data.length > 0) yield header.data;
+      try {
+        for (;;) {
+          const next = await messages.next();
+          if (next.done) return;
+          if (next.value.data.length > 0) yield next.value.data;
+        }
+      } catch (err) {
+        throw fromServiceError(err);
+      }
+    }
+    return { oid: header.oid, size: header.size, mode: header.mode, tooLarge: header.too_large, chunks: chunks(), cancel: () => call.cancel() };
+  }
+}

@@ -1,0 +1,204 @@
+import { AppError, notFound, tooLarge, validation } from '@githost/errors';
+import { encodeBlobContent, MODE_SUBMODULE, MODE_TREE } from './blob.js';
+import { parseCommit } from './commit.js';
+import { etagOf } from './etag.js';
+import { parseLimit } from './limit.js';
+import { explainMissing } from './missing.js';
+import type { ObjectCache } from './object-cache.js';
+import type { BlobStream, ReadContext, RepositoryReader } from './ports.js';
+import { resolveCommitsRef, resolveRefAndPath, type ResolvedRef } from './ref-and-path.js';
+import { branchList, buildRefSet, tagList, type RefSet } from './refs.js';
+import { openRaw, type RawBlob } from './raw.js';
+import { parseTreeRecords } from './tree.js';
+
+/** The repository as the gateway resolved it. */
+export interface RepoRef extends ReadContext {
+  defaultBranch: string;
+}
+
+/**
+ * An answer whose validator is known before its body is built, so a conditional request is
+ * answered 304 without reading any object.
+ */
+export interface Prepared<T = string> {
+  etag: string;
+  /** The request addressed a full commit id: the answer can never change. */
+  immutable: boolean;
+  body(): Promise<T>;
+}
+
+export interface BrowserOptions {
+  /** Blobs above this size are not inlined into JSON (413). */
+  maxBlobBytes: number;
+}
+
+const json = JSON.stringify;
+
+/** The browse use cases (seed §4 "Browsing", CONTRACT §4, §5, §8, §9). */
+export class Browser {
+  constructor(
+    private readonly reader: RepositoryReader,
+    private readonly cache: ObjectCache,
+    private readonly options: BrowserOptions,
+  ) {}
+
+  /** seed §4 browsing rules 2 and 3. */
+  async tree(repo: RepoRef, refAndPath: string): Promise<Prepared> {
+    const { ref, path } = resolveRefAndPath(refAndPath, await this.refs(repo), repo.defaultBranch);
+    const commit = await this.commitOf(repo, ref);
+    return {
+      etag: etagOf('tree', ref.ref, commit, path),
+      immutable: ref.kind === 'sha',
+      body: async () => {
+        const entries = await this.cache.getOrLoad(`tree\0${commit}\0${path}`, async () => {
+          const listing = await this.reader.readTree(repo, commit, path).catch(async (err: unknown) => {
+            throw await explainMissing(this.reader, repo, commit, path, 'tree', err);
+          });
+          return json(parseTreeRecords(listing.entries, path));
+        });
+        return `{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},"entries":${entries}}`;
+      },
+    };
+  }
+
+  /** seed §4 browsing rule 4. */
+  async blob(repo: RepoRef, refAndPath: string): Promise<Prepared> {
+    const { ref, path } = resolveRefAndPath(refAndPath, await this.refs(repo), repo.defaultBranch);
+    if (path === '') throw validation('Path required');
+    const commit = await this.commitOf(repo, ref);
+    return {
+      etag: etagOf('blob', ref.ref, commit, path),
+      immutable: ref.kind === 'sha',
+      body: async () => {
+        const fields = await this.cache.getOrLoad(`blob\0${commit}\0${path}`, async () => {
+          const stream = await this.openFile(repo, commit, path, this.options.maxBlobBytes);
+          if (stream.tooLarge) throw tooLarge('Blob too large; use the raw endpoint');
+          const chunks: Buffer[] = [];
+          for await (const chunk of stream.chunks) chunks.push(chunk);
+          const { content, encoding } = encodeBlobContent(Buffer.concat(chunks));
+          return `"sha":"${stream.oid}","size":${stream.size},"content":${json(content)},"encoding":"${encoding}"`;
+        });
+        return `{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},${fields}}`;
+      },
+    };
+  }
+
+  /** CONTRACT §8 raw: the bytes, streamed whatever their size. */
+  async raw(repo: RepoRef, refAndPath: string): Promise<Prepared<RawBlob>> {
+    const { ref, path } = resolveRefAndPath(refAndPath, await this.refs(repo), repo.defaultBranch);
+    if (path === '') throw validation('Path required');
+    const commit = await this.commitOf(repo, ref);
+    return {
+      etag: etagOf('raw', commit, path),
+      immutable: ref.kind === 'sha',
+      body: async () => openRaw(await this.openFile(repo, commit, path, 0)),
+    };
+  }
+
+  /** seed §4 browsing rule 5. */
+  async commits(repo: RepoRef, refRaw: string, limitRaw: unknown): Promise<Prepared> {
+    const ref = resolveCommitsRef(refRaw, await this.refs(repo), repo.defaultBranch);
+    const commit = await this.commitOf(repo, ref);
+    const limit = parseLimit(limitRaw);
+    return {
+      etag: etagOf('commits', ref.ref, commit, limit),
+      immutable: ref.kind === 'sha',
+      body: async () => {
+        const list = await this.cache.getOrLoad(`log\0${commit}\0${limit}`, async () => {
+          const commits = await this.reader.listCommits(repo, commit, limit);
+          return `[${commits.map((c) => this.commitJson(c.oid, c.raw)).join(',')}]`;
+        });
+        return `{"ref":${json(ref.ref)},"commits":${list}}`;
+      },
+    };
+  }
+
+  /** seed §4 browsing rule 6; full or abbreviated hex (CONTRACT §9). */
+  async commit(repo: RepoRef, shaRaw: string): Promise<Prepared> {
+    let sha: string;
+    try {
+      sha = decodeURIComponent(shaRaw);
+    } catch {
+      sha = shaRaw;
+    }
+    if (!/^[0-9a-fA-F]{4,40}$/.test(sha)) throw notFound(`Commit not found: ${sha}`);
+    const hex = sha.toLowerCase();
+    if (hex.length === 40) {
+      return { etag: etagOf('commit', hex), immutable: true, body: () => this.cache.getOrLoad(`commit\0${hex}`, () => this.loadCommit(repo, hex, sha)) };
+    }
+    // An abbreviated id must be resolved first and may become ambiguous later: not immutable.
+    const found = await this.readCommit(repo, hex, sha);
+    const body = this.commitJson(found.oid, found.raw);
+    return { etag: etagOf('commit', found.oid), immutable: false, body: () => Promise.resolve(body) };
+  }
+
+  /** seed §4 browsing rule 7. */
+  async branches(repo: RepoRef): Promise<Prepared> {
+    const body = json(branchList(await this.refs(repo), repo.defaultBranch));
+    return { etag: etagOf('branches', body), immutable: false, body: () => Promise.resolve(body) };
+  }
+
+  /** CONTRACT §8 tags. */
+  async tags(repo: RepoRef): Promise<Prepared> {
+    const body = json(tagList(await this.refs(repo)));
+    return { etag: etagOf('tags', body), immutable: false, body: () => Promise.resolve(body) };
+  }
+
+  private async refs(repo: RepoRef): Promise<RefSet> {
+    return buildRefSet(await this.reader.listRefs(repo));
+  }
+
+  /** Branches and tags name commits already; a 40-hex id must be confirmed (CONTRACT §9). */
+  private async commitOf(repo: RepoRef, ref: ResolvedRef): Promise<string> {
+    if (ref.kind !== 'sha') return ref.sha;
+    const cached = this.cache.get(`ref\0${ref.sha}`);
+    if (cached !== undefined) return cached;
+    try {
+      const commit = await this.reader.resolveCommit(repo, ref.sha);
+      this.cache.set(`ref\0${ref.sha}`, commit);
+      return commit;
+    } catch (err) {
+      if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) throw notFound(`Ref not found: ${ref.ref}`);
+      throw err;
+    }
+  }
+
+  private async openFile(repo: RepoRef, commit: string, path: string, maxBytes: number): Promise<BlobStream> {
+    let stream: BlobStream;
+    try {
+      stream = await this.reader.openBlob(repo, commit, path, maxBytes);
+    } catch (err) {
+      throw await explainMissing(this.reader, repo, commit, path, 'blob', err);
+    }
+    // CONTRACT §9: a submodule (or a directory, should storage hand one out) is not a file.
+    if (stream.mode === MODE_SUBMODULE || stream.mode === MODE_TREE) {
+      stream.cancel();
+      throw validation(`Not a file: ${path}`);
+    }
+    return stream;
+  }
+
+  private async loadCommit(repo: RepoRef, hex: string, asGiven: string): Promise<string> {
+    const found = await this.readCommit(repo, hex, asGiven);
+    return this.commitJson(found.oid, found.raw);
+  }
+
+  private async readCommit(repo: RepoRef, hex: string, asGiven: string) {
+    try {
+      return await this.reader.readCommit(repo, hex);
+    } catch (err) {
+      if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) throw notFound(`Commit not found: ${asGiven}`);
+      throw err;
+    }
+  }
+
+  /** Commit records are immutable: parsed and serialised once per id. */
+  private commitJson(oid: string, raw: Uint8Array): string {
+    const key = `commit\0${oid}`;
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit;
+    const text = json(parseCommit(oid, raw));
+    this.cache.set(key, text);
+    return text;
+  }
+}

@@ -1,0 +1,20 @@
+import { createHash } from 'node:crypto';
+
+/** Bumped when a response shape changes, so caches never serve an old shape under a new ETag. */
+const SHAPE_VERSION = 'v1';
+
+/** A strong ETag for a body that is a pure function of `parts` (immutable object ids and names). */
+export function etagOf(...parts: readonly (string | number)[]): string {
+  const hash = createHash('sha1');
+  hash.update(SHAPE_VERSION);
+  for (const p of parts) hash.update(`\0${p}`);
+  return `"${hash.digest('base64url')}"`;
+}
+
+/** RFC 9110 §13.1.2: If-None-Match uses the weak comparison; `*` matches any current body. */
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const bare = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === bare);
+}

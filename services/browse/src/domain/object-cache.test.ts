@@ -1,0 +1,32 @@
+import { describe, expect, it } from '@jest/globals';
+import { ObjectCache } from './object-cache.js';
+
+describe('ObjectCache', () => {
+  it('when a key is loaded twice, then the loader runs once', async () => {
+    const cache = new ObjectCache(1 << 20);
+    let loads = 0;
+    const load = () => Promise.resolve(`v${++loads}`);
+    expect([await cache.getOrLoad('k', load), await cache.getOrLoad('k', load), loads]).toEqual(['v1', 'v1', 1]);
+  });
+
+  it('when concurrent misses hit one key, then they share a single load', async () => {
+    const cache = new ObjectCache(1 << 20);
+    let loads = 0;
+    const load = async () => `v${++loads}`;
+    expect(await Promise.all([cache.getOrLoad('k', load), cache.getOrLoad('k', load)])).toEqual(['v1', 'v1']);
+    expect(loads).toBe(1);
+  });
+
+  it('when entries exceed the byte budget, then the total stays within it', () => {
+    const cache = new ObjectCache(4096);
+    for (let i = 0; i < 100; i++) cache.set(`k${i}`, 'x'.repeat(200));
+    expect(cache.sizeBytes).toBeLessThanOrEqual(4096);
+    expect(cache.get('k99')).toBe('x'.repeat(200));
+  });
+
+  it('when a load fails, then the failure is not cached', async () => {
+    const cache = new ObjectCache(1 << 20);
+    await expect(cache.getOrLoad('k', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await cache.getOrLoad('k', () => Promise.resolve('ok'))).toBe('ok');
+  });
+});

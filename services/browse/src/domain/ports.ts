@@ -1,0 +1,41 @@
+import type { RawRef } from './refs.js';
+
+/** Which repository a read is for, and the request id to carry along for tracing. */
+export interface ReadContext {
+  repoId: string;
+  requestId?: string;
+}
+
+export interface RawCommit {
+  oid: string;
+  raw: Uint8Array;
+}
+
+export interface BlobStream {
+  oid: string;
+  size: number;
+  mode: string;
+  /** The blob exceeded the requested maximum; `chunks` yields nothing. */
+  tooLarge: boolean;
+  chunks: AsyncIterable<Buffer>;
+  /** Stops the transfer early (the client went away). */
+  cancel(): void;
+}
+
+/**
+ * What browsing needs from git-storage. Failures come back as AppErrors: `not_found` for a
+ * missing ref, revision or path, `validation` for input git-storage refuses, `unavailable`.
+ */
+export interface RepositoryReader {
+  listRefs(ctx: ReadContext): Promise<RawRef[]>;
+  /** A full 40-hex id to the commit it names (annotated tags peeled). */
+  resolveCommit(ctx: ReadContext, oid: string): Promise<string>;
+  /** `git ls-tree --long -z` bytes of the directory at `path` (empty for the root). */
+  readTree(ctx: ReadContext, commit: string, path: string): Promise<{ treeOid: string; entries: Uint8Array }>;
+  /** The file at `path`; with `maxBytes` > 0 a larger blob comes back `tooLarge` and without data. */
+  openBlob(ctx: ReadContext, commit: string, path: string, maxBytes: number): Promise<BlobStream>;
+  /** Full or abbreviated hex id. */
+  readCommit(ctx: ReadContext, revision: string): Promise<RawCommit>;
+  /** Commits reachable from `commit` in `git log` default order. */
+  listCommits(ctx: ReadContext, commit: string, limit: number): Promise<RawCommit[]>;
+}

@@ -1,0 +1,31 @@
+import { classifyBlob, rawContentType, TEXT_SNIFF_BYTES } from './blob.js';
+import type { BlobStream } from './ports.js';
+
+export interface RawBlob {
+  size: number;
+  contentType: string;
+  /** The bytes read to classify the content; send them first. */
+  head: Buffer;
+  /** The remaining bytes, in order. */
+  rest: AsyncIterator<Buffer>;
+  cancel(): void;
+}
+
+/**
+ * Reads just enough of a blob to choose its Content-Type (seed §4 browsing rule 4: the first
+ * 8000 bytes), leaving the rest to be streamed: the response never holds the whole blob.
+ */
+export async function openRaw(stream: BlobStream): Promise<RawBlob> {
+  const want = Math.min(stream.size, TEXT_SNIFF_BYTES);
+  const iterator = stream.chunks[Symbol.asyncIterator]();
+  const parts: Buffer[] = [];
+  let got = 0;
+  while (got < want) {
+    const next = await iterator.next();
+    if (next.done) break;
+    parts.push(next.value);
+    got += next.value.length;
+  }
+  const head = Buffer.concat(parts);
+  return { size: stream.size, contentType: rawContentType(classifyBlob(head)), head, rest: iterator, cancel: () => stream.cancel() };
+}

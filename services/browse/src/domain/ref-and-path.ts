@@ -1,0 +1,98 @@
+import { notFound, validation } from '@githost/errors';
+import type { RefSet } from './refs.js';
+
+/** How a ref was recognised; `sha` refs address an immutable commit. */
+export type RefKind = 'branch' | 'tag' | 'sha';
+
+export interface ResolvedRef {
+  /** The ref as the request named it (echoed in responses). */
+  ref: string;
+  kind: RefKind;
+  /** Commit for branches and tags; the 40-hex itself for `sha` (git-storage confirms it exists). */
+  sha: string;
+}
+
+export interface RefAndPath {
+  ref: ResolvedRef;
+  path: string;
+}
+
+const FULL_SHA = /^[0-9a-f]{40}$/;
+
+/**
+ * CONTRACT §9: the remainder is percent-decoded exactly once, then split on `/`; empty segments
+ * (leading, doubled or trailing slashes) are ignored.
+ */
+export function decodeSegments(raw: string): string[] {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    throw validation('Invalid path encoding');
+  }
+  // A NUL can name nothing in git and would truncate C strings downstream.
+  if (decoded.includes('\0')) throw validation('Invalid path');
+  return decoded.split('/').filter((s) => s !== '');
+}
+
+/**
+ * `.` and `..` never name tree entries in git; refusing them keeps every path relative to the
+ * commit's root tree, whatever git-storage does with it.
+ */
+export function checkPathSegments(segments: readonly string[]): string {
+  const path = segments.join('/');
+  if (segments.some((s) => s === '.' || s === '..')) throw validation(`Invalid path: ${path}`);
+  return path;
+}
+
+function refNamed(name: string, refs: RefSet): ResolvedRef | undefined {
+  // CONTRACT §9: a branch beats a tag of the same name.
+  const branch = refs.branches.get(name);
+  if (branch !== undefined) return { ref: name, kind: 'branch', sha: branch };
+  const tag = refs.tags.get(name);
+  if (tag !== undefined) return { ref: name, kind: 'tag', sha: tag.sha };
+  return undefined;
+}
+
+/**
+ * A ref is a branch name, a tag name or a full 40-hex commit id, nothing else: revision
+ * expressions (`main~1`, `main^`, `HEAD@{1}`), `HEAD`, abbreviated ids and anything option-like
+ * are not refs and answer `Ref not found`. They never reach git at all.
+ */
+export function resolveRefName(name: string, refs: RefSet): ResolvedRef {
+  const named = refNamed(name, refs);
+  if (named) return named;
+  if (FULL_SHA.test(name)) return { ref: name, kind: 'sha', sha: name };
+  throw notFound(`Ref not found: ${name}`);
+}
+
+/**
+ * seed §4 browsing rule 2: empty -> default branch and empty path; else the longest leading run
+ * of segments naming a branch or tag; else a 40-lowercase-hex first segment; else the first
+ * segment (which then names nothing, so `Ref not found`).
+ */
+export function resolveRefAndPath(raw: string, refs: RefSet, defaultBranch: string): RefAndPath {
+  const segments = decodeSegments(raw);
+  if (segments.length === 0) return { ref: defaultBranchRef(refs, defaultBranch), path: '' };
+  for (let n = segments.length; n >= 1; n--) {
+    const named = refNamed(segments.slice(0, n).join('/'), refs);
+    if (named) return { ref: named, path: checkPathSegments(segments.slice(n)) };
+  }
+  const first = segments[0] as string;
+  const path = checkPathSegments(segments.slice(1));
+  return { ref: resolveRefName(first, refs), path };
+}
+
+/** seed §4 browsing rule 5: the whole remainder is the ref; empty means the default branch. */
+export function resolveCommitsRef(raw: string, refs: RefSet, defaultBranch: string): ResolvedRef {
+  const segments = decodeSegments(raw);
+  if (segments.length === 0) return defaultBranchRef(refs, defaultBranch);
+  return resolveRefName(segments.join('/'), refs);
+}
+
+function defaultBranchRef(refs: RefSet, defaultBranch: string): ResolvedRef {
+  const sha = refs.branches.get(defaultBranch);
+  // CONTRACT §9: an empty repository has no default branch yet.
+  if (sha === undefined) throw notFound(`Ref not found: ${defaultBranch}`);
+  return { ref: defaultBranch, kind: 'branch', sha };
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from '@jest/globals';
+import { branchList, buildRefSet, tagList } from './refs.js';
+
+const refs = buildRefSet([
+  { name: 'refs/heads/main', target: 'a', peeled: '' },
+  { name: 'refs/heads/feature/x', target: 'b', peeled: '' },
+  { name: 'refs/tags/v1', target: 't', peeled: 'a' },
+  { name: 'refs/tags/light', target: 'b', peeled: '' },
+]);
+
+describe('branchList (seed §4 browsing rule 7)', () => {
+  it('when listing, then every branch has its prefix removed and isDefault marks the default branch', () => {
+    expect(branchList(refs, 'main')).toEqual({
+      branches: [
+        { name: 'feature/x', sha: 'b', isDefault: false },
+        { name: 'main', sha: 'a', isDefault: true },
+      ],
+      default_branch: 'main',
+    });
+  });
+
+  it('when the repository is empty, then branches is empty and default_branch still given', () => {
+    expect(branchList(buildRefSet([]), 'trunk')).toEqual({ branches: [], default_branch: 'trunk' });
+  });
+});
+
+describe('tagList (CONTRACT §8, §9)', () => {
+  it('when a tag is annotated, then sha is the peeled commit and tag_sha the tag object; lightweight tags have no tag_sha', () => {
+    expect(tagList(refs)).toEqual({ tags: [{ name: 'light', sha: 'b' }, { name: 'v1', sha: 'a', tag_sha: 't' }] });
+  });
+});

@@ -1,0 +1,97 @@
+import { once } from 'node:events';
+import { notFound } from '@githost/errors';
+import { identityOf, type NextFunction, type Request, type Response } from '@githost/http';
+import { canRead } from '@githost/identity';
+import type { Browser, Prepared, RepoRef } from '../domain/browser.js';
+import { ifNoneMatchHits } from '../domain/etag.js';
+import type { RawBlob } from '../domain/raw.js';
+
+/**
+ * The path is matched on the raw (still percent-encoded) URL: CONTRACT §9 decodes ref_and_path
+ * exactly once, which the domain does, and express's own parameter decoding would turn a bad
+ * escape into a 500.
+ */
+const ROUTE = /^\/api\/repos\/[^/]+\/[^/]+\/(?:(tree|blob|raw|commits)(?:\/(.*))?|commit\/(.+)|(branches|tags)\/?)$/;
+
+/** The browse endpoints: GET (and HEAD) under /api/repos/{owner}/{repo}/. */
+export function browseRoutes(browser: Browser): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, res, next) => {
+    const m = req.method === 'GET' || req.method === 'HEAD' ? ROUTE.exec(req.originalUrl.split('?', 1)[0] as string) : null;
+    if (!m) return next();
+    handle(browser, m, req, res).catch(next);
+  };
+}
+
+async function handle(browser: Browser, m: RegExpExecArray, req: Request, res: Response): Promise<void> {
+  const [, refEndpoint, refAndPath = '', sha, listEndpoint] = m;
+  const repo = readableRepo(req, res);
+  if (refEndpoint === 'raw') return sendRaw(req, res, await browser.raw(repo, refAndPath));
+  let prepared: Prepared;
+  if (refEndpoint === 'tree') prepared = await browser.tree(repo, refAndPath);
+  else if (refEndpoint === 'blob') prepared = await browser.blob(repo, refAndPath);
+  else if (refEndpoint === 'commits') prepared = await browser.commits(repo, refAndPath, req.query.limit);
+  else if (sha !== undefined) prepared = await browser.commit(repo, sha);
+  else if (listEndpoint === 'branches') prepared = await browser.branches(repo);
+  else prepared = await browser.tags(repo);
+  if (notModified(req, res, prepared)) return;
+  const body = await prepared.body();
+  setValidators(res, prepared);
+  res.type('application/json; charset=utf-8').send(body);
+}
+
+/** seed §4 browsing rule 1 / §5: read access first; without it, the same 404 as no repository. */
+function readableRepo(req: Request, res: Response): RepoRef {
+  const identity = identityOf(res);
+  if (!identity.repo || !canRead(identity.repo.permission)) throw notFound('Not found');
+  const requestId = req.headers['x-request-id'];
+  return { repoId: identity.repo.id, defaultBranch: identity.repo.default_branch, requestId: typeof requestId === 'string' ? requestId : identity.request_id };
+}
+
+/** Answers 304 when the client already holds this body; no object is read for it. */
+function notModified(req: Request, res: Response, prepared: Prepared<unknown>): boolean {
+  if (!ifNoneMatchHits(req.headers['if-none-match'], prepared.etag)) return false;
+  setValidators(res, prepared);
+  res.status(304).end();
+  return true;
+}
+
+/**
+ * Set only once the body is known to exist, so an error never carries a validator. A private
+ * repository's answers may sit in the caller's own cache only, never in a shared one.
+ */
+function setValidators(res: Response, prepared: Prepared<unknown>): void {
+  const isPrivate = identityOf(res).repo?.private !== false;
+  res.setHeader('ETag', prepared.etag);
+  res.setHeader('Cache-Control', prepared.immutable ? `${isPrivate ? 'private' : 'public'}, max-age=31536000, immutable` : 'no-cache');
+}
+
+async function sendRaw(req: Request, res: Response, prepared: Prepared<RawBlob>): Promise<void> {
+  if (notModified(req, res, prepared)) return;
+  const blob = await prepared.body();
+  res.on('close', () => blob.cancel());
+  setValidators(res, prepared);
+  res.status(200);
+  res.setHeader('Content-Type', blob.contentType);
+  res.setHeader('Content-Length', String(blob.size));
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  // The bytes are user content: never let a browser run them as a page of this origin.
+  res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
+  if (req.method === 'HEAD') {
+    blob.cancel();
+    res.end();
+    return;
+  }
+  if (blob.head.length > 0 && !res.write(blob.head)) await drained(res);
+  for (;;) {
+    const next = await blob.rest.next();
+    if (next.done) break;
+    if (res.destroyed) return;
+    if (!res.write(next.value)) await drained(res);
+  }
+  res.end();
+}
+
+async function drained(res: Response): Promise<void> {
+  if (res.destroyed) return;
+  await Promise.race([once(res, 'drain'), once(res, 'close')]);
+}

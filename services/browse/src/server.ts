@@ -1,0 +1,49 @@
+import { createHttpApp, finish, listen, type Listening } from '@githost/http';
+import { createLogger, type Logger } from '@githost/logging';
+import { createStorageClient, type StorageServiceClient } from '@githost/protos';
+import { StorageReader } from './clients/storage-reader.js';
+import type { Config } from './config.js';
+import { Browser } from './domain/browser.js';
+import { ObjectCache } from './domain/object-cache.js';
+import type { RepositoryReader } from './domain/ports.js';
+import { browseRoutes } from './http/routes.js';
+
+export interface Deps {
+  logger?: Logger;
+  /** A shared git-storage client; built from GIT_STORAGE_GRPC_ADDR when absent. */
+  storage?: StorageServiceClient;
+}
+
+export interface Service {
+  start(): Promise<{ httpPort: number }>;
+  stop(): Promise<void>;
+}
+
+/** Stateless: everything it knows comes from git-storage, so any number of copies can run. */
+export function createServer(config: Config, deps: Deps = {}): Service {
+  const logger = deps.logger ?? createLogger('browse');
+  const ownsClient = !deps.storage;
+  const storage = deps.storage ?? createStorageClient(config.storageAddress);
+  const reader: RepositoryReader = new StorageReader(storage);
+  const browser = new Browser(reader, new ObjectCache(config.cacheBytes), { maxBlobBytes: config.maxBlobBytes });
+  const app = createHttpApp({ service: 'browse', logger, internalSecret: config.internalSecret, ready: () => storageReady(storage) });
+  app.use('/api/repos', browseRoutes(browser));
+  finish(app);
+  let listening: Listening | undefined;
+  return {
+    async start() {
+      listening = await listen(app, config.httpPort);
+      logger.info({ http_port: listening.port }, 'browse listening');
+      return { httpPort: listening.port };
+    },
+    async stop() {
+      await listening?.close();
+      listening = undefined;
+      if (ownsClient) storage.close();
+    },
+  };
+}
+
+function storageReady(storage: StorageServiceClient): Promise<boolean> {
+  return new Promise((resolve) => storage.waitForReady(Date.now() + 1000, (err) => resolve(!err)));
+}
