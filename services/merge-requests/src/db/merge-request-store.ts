@@ -1,0 +1,127 @@
+import type { Database, Queryable } from '@githost/db';
+import { enqueueEvent } from '@githost/bus';
+import type { ClaimResult, MergeCompletion, MergeRequestStore, NewComment, NewMergeRequest } from '../domain/ports.js';
+import type { Activity, Comment, MergeIntent, MergeRequest, MergeStrategy } from '../domain/types.js';
+import { COMMENT_COLUMNS, MR_COLUMNS, toActivity, toComment, toIntent, toMergeRequest } from './rows.js';
+
+type Row = Record<string, unknown>;
+
+async function logActivity(tx: Queryable, repoId: string, userId: string | null, action: string, data: Record<string, unknown>): Promise<void> {
+  await tx.query('INSERT INTO activity (repo_id, user_id, action, data) VALUES ($1, $2, $3, $4::jsonb)', [repoId, userId, action, JSON.stringify(data)]);
+}
+
+/** MergeRequestStore on Postgres or PGlite (schema `merge_requests`). */
+export class PgMergeRequestStore implements MergeRequestStore {
+  constructor(private readonly db: Database) {}
+
+  async create(input: NewMergeRequest): Promise<MergeRequest> {
+    return this.db.transaction(async (tx) => {
+      // The counter row's lock serialises creates per repository until commit: numbers are
+      // highest + 1 (seed §2), and a rolled-back create gives its number back (no gaps).
+      const counter = await tx.query<{ last_number: number }>(
+        `INSERT INTO merge_request_counters (repo_id, last_number) VALUES ($1, 1)
+         ON CONFLICT (repo_id) DO UPDATE SET last_number = merge_request_counters.last_number + 1
+         RETURNING last_number`,
+        [input.repo_id],
+      );
+      const number = Number(counter.rows[0]!.last_number);
+      const inserted = await tx.query<Row>(
+        `INSERT INTO merge_requests (repo_id, number, title, description, author_id, source_branch, target_branch, source_sha)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${MR_COLUMNS}`,
+        [input.repo_id, number, input.title, input.description, input.author_id, input.source_branch, input.target_branch, input.source_sha],
+      );
+      await logActivity(tx, input.repo_id, input.author_id, 'create_mr', { mr_number: number, mr_title: input.title });
+      return toMergeRequest(inserted.rows[0]!);
+    });
+  }
+
+  async list(repoId: string, state: string, limit: number): Promise<MergeRequest[]> {
+    const r = await this.db.query<Row>(
+      `SELECT ${MR_COLUMNS} FROM merge_requests WHERE repo_id = $1 AND state = $2 ORDER BY created_at DESC, number DESC LIMIT $3`,
+      [repoId, state, limit],
+    );
+    return r.rows.map(toMergeRequest);
+  }
+
+  async findByNumber(repoId: string, number: number): Promise<MergeRequest | null> {
+    const r = await this.db.query<Row>(`SELECT ${MR_COLUMNS} FROM merge_requests WHERE repo_id = $1 AND number = $2`, [repoId, number]);
+    return r.rows[0] ? toMergeRequest(r.rows[0]) : null;
+  }
+
+  async findById(mrId: string): Promise<MergeRequest | null> {
+    const r = await this.db.query<Row>(`SELECT ${MR_COLUMNS} FROM merge_requests WHERE id = $1`, [mrId]);
+    return r.rows[0] ? toMergeRequest(r.rows[0]) : null;
+  }
+
+  async listComments(mrId: string): Promise<Comment[]> {
+    const r = await this.db.query<Row>(`SELECT ${COMMENT_COLUMNS} FROM merge_request_comments WHERE mr_id = $1 ORDER BY created_at, seq`, [mrId]);
+    return r.rows.map(toComment);
+  }
+
+  async addComment(c: NewComment): Promise<Comment> {
+    const r = await this.db.query<Row>(
+      `INSERT INTO merge_request_comments (mr_id, author_id, body, file_path, line_number, diff_side)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COMMENT_COLUMNS}`,
+      [c.mr_id, c.author_id, c.body, c.file_path, c.line_number, c.diff_side],
+    );
+    return toComment(r.rows[0]!);
+  }
+
+  async listActivity(repoId: string, limit: number): Promise<Activity[]> {
+    const r = await this.db.query<Row>(
+      'SELECT id, action, user_id, data, created_at FROM activity WHERE repo_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2',
+      [repoId, limit],
+    );
+    return r.rows.map(toActivity);
+  }
+
+  async claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'>): Promise<ClaimResult> {
+    return this.db.transaction(async (tx) => {
+      const mr = await tx.query<{ state: string }>('SELECT state FROM merge_requests WHERE id = $1 FOR UPDATE', [intent.mr_id]);
+      if (mr.rows[0]?.state !== 'open') return 'not_open';
+      const claimed = await tx.query(
+        `INSERT INTO merge_intents (mr_id, repo_id, repo_owner, repo_name, merger_id, request_id)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (mr_id) DO NOTHING RETURNING mr_id`,
+        [intent.mr_id, intent.repo.id, intent.repo.owner, intent.repo.name, intent.merger_id, intent.request_id],
+      );
+      return claimed.rows.length === 1 ? 'claimed' : 'not_open';
+    });
+  }
+
+  async planMerge(mrId: string, plan: { target_ref: string; old_oid: string; new_oid: string; strategy: MergeStrategy }): Promise<void> {
+    await this.db.query(
+      `UPDATE merge_intents SET target_ref = $2, old_oid = $3, new_oid = $4, strategy = $5, updated_at = clock_timestamp() WHERE mr_id = $1`,
+      [mrId, plan.target_ref, plan.old_oid, plan.new_oid, plan.strategy],
+    );
+  }
+
+  async releaseMerge(mrId: string): Promise<void> {
+    await this.db.query('DELETE FROM merge_intents WHERE mr_id = $1', [mrId]);
+  }
+
+  async completeMerge(c: MergeCompletion): Promise<MergeRequest | null> {
+    return this.db.transaction(async (tx) => {
+      const updated = await tx.query<Row>(
+        `UPDATE merge_requests SET state = 'merged', merged_sha = $2, merged_by = $3, updated_at = clock_timestamp()
+          WHERE id = $1 AND state = 'open' RETURNING ${MR_COLUMNS}`,
+        [c.mr_id, c.merged_sha, c.merged_by],
+      );
+      await tx.query('DELETE FROM merge_intents WHERE mr_id = $1', [c.mr_id]);
+      const row = updated.rows[0];
+      if (!row) return null;
+      const merged = toMergeRequest(row);
+      // seed §4 merge procedure step 8: activity and the webhook event, committed together.
+      await logActivity(tx, merged.repo_id, c.merged_by, 'merge_mr', { mr_number: merged.number, mr_title: merged.title, merged_sha: c.merged_sha });
+      await enqueueEvent(tx, c.event(merged));
+      return merged;
+    });
+  }
+
+  async staleIntents(olderThanMs: number): Promise<MergeIntent[]> {
+    const r = await this.db.query<Row>(
+      `SELECT * FROM merge_intents WHERE updated_at <= clock_timestamp() - $1 * interval '1 millisecond' ORDER BY created_at`,
+      [olderThanMs],
+    );
+    return r.rows.map(toIntent);
+  }
+}

@@ -1,0 +1,73 @@
+import type { Migration } from '@githost/db';
+import { OUTBOX_MIGRATION_SQL } from '@githost/bus';
+
+/** Schema `merge_requests`. Plain SQL that runs on Postgres and PGlite alike. */
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'merge requests, comments, activity, merge intents',
+    sql: `
+CREATE TABLE merge_requests (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  repo_id text NOT NULL,
+  number integer NOT NULL,
+  title text NOT NULL,
+  description text,
+  author_id text,
+  source_branch text NOT NULL,
+  target_branch text NOT NULL,
+  source_sha text NOT NULL,
+  state text NOT NULL DEFAULT 'open',
+  merged_sha text,
+  merged_by text,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  CONSTRAINT merge_requests_number_unique UNIQUE (repo_id, number)
+);
+CREATE INDEX merge_requests_list_idx ON merge_requests (repo_id, state, created_at DESC);
+-- One row per repository, locked by each create: numbers are highest + 1, gapless and unique.
+CREATE TABLE merge_request_counters (
+  repo_id text PRIMARY KEY,
+  last_number integer NOT NULL
+);
+CREATE TABLE merge_request_comments (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  seq bigint GENERATED ALWAYS AS IDENTITY,
+  mr_id uuid NOT NULL REFERENCES merge_requests (id),
+  author_id text,
+  body text NOT NULL,
+  file_path text,
+  line_number integer CHECK (line_number > 0),
+  diff_side text CHECK (diff_side IN ('old', 'new')),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX merge_request_comments_mr_idx ON merge_request_comments (mr_id, created_at, seq);
+CREATE TABLE activity (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  seq bigint GENERATED ALWAYS AS IDENTITY,
+  repo_id text NOT NULL,
+  user_id text,
+  action text NOT NULL,
+  data jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX activity_repo_idx ON activity (repo_id, created_at DESC, seq DESC);
+-- At most one merge in flight per merge request; the planned ref move lets a restart finish it.
+CREATE TABLE merge_intents (
+  mr_id uuid PRIMARY KEY REFERENCES merge_requests (id),
+  repo_id text NOT NULL,
+  repo_owner text NOT NULL,
+  repo_name text NOT NULL,
+  merger_id text,
+  request_id text,
+  target_ref text,
+  old_oid text,
+  new_oid text,
+  strategy text,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+`,
+  },
+  { version: 2, name: 'event outbox', sql: OUTBOX_MIGRATION_SQL },
+];

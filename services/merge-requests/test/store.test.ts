@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, migrate, openDatabase, type Database } from '@githost/db';
+import { MIGRATIONS } from '../src/db/migrations.js';
+import { PgMergeRequestStore } from '../src/db/merge-request-store.js';
+import { mergeRequestEvent } from '../src/domain/merge-request-event.js';
+
+const SHA = 'a'.repeat(40);
+const repo = { id: 'repo-1', owner: 'alice', name: 'proj' };
+const newMr = (title: string, repoId = repo.id) => ({ repo_id: repoId, title, description: null, author_id: 'u1', source_branch: 'f', target_branch: 'main', source_sha: SHA });
+
+const backends: Array<[string, () => Promise<{ db: Database; done: () => Promise<void> }>]> = [
+  [
+    'Postgres',
+    async () => {
+      const t = await createTestDatabase('githost_mr_store');
+      const db = await openDatabase({ url: t.url, schema: 'merge_requests' });
+      return { db, done: async () => (await db.close(), await t.drop()) };
+    },
+  ],
+  ['PGlite', async () => {
+    const db = await openDatabase({ schema: 'merge_requests' });
+    return { db, done: () => db.close() };
+  }],
+];
+
+describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
+  let db: Database;
+  let done: () => Promise<void>;
+  let store: PgMergeRequestStore;
+
+  beforeAll(async () => {
+    ({ db, done } = await open());
+    expect(await migrate(db, MIGRATIONS)).toEqual([1, 2]);
+    store = new PgMergeRequestStore(db);
+  });
+  afterAll(async () => done());
+
+  it('when migrations run again, then nothing is applied twice', async () => {
+    expect(await migrate(db, MIGRATIONS)).toEqual([]);
+    const tables = await db.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'merge_requests' ORDER BY table_name`);
+    expect(tables.rows.map((r) => r.table_name)).toEqual(['activity', 'merge_intents', 'merge_request_comments', 'merge_request_counters', 'merge_requests', 'outbox', 'schema_migrations']);
+  });
+
+  it('when 50 merge requests are created at once, then they get numbers 1..50 with no gap or duplicate', async () => {
+    const created = await Promise.all(Array.from({ length: 50 }, (_, i) => store.create(newMr(`mr ${i}`, 'repo-race'))));
+    expect(created.map((m) => m.number).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    const again = await store.create(newMr('next', 'repo-race'));
+    expect(again.number).toBe(51);
+    const list = await store.list('repo-race', 'open', 50);
+    expect(list).toHaveLength(50);
+    expect(list[0]!.number).toBe(51);
+  });
+
+  it('when created, then the complete record comes back and a create_mr activity is logged', async () => {
+    const mr = await store.create({ ...newMr('first'), description: 'why' });
+    expect(mr).toMatchObject({ repo_id: repo.id, number: 1, title: 'first', description: 'why', author_id: 'u1', source_branch: 'f', target_branch: 'main', source_sha: SHA, state: 'open', merged_sha: null, merged_by: null });
+    expect(mr.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(await store.findByNumber(repo.id, 1)).toEqual(mr);
+    expect((await store.listActivity(repo.id, 10))[0]).toMatchObject({ action: 'create_mr', user_id: 'u1', data: { mr_number: 1, mr_title: 'first' } });
+  });
+
+  it('when comments are added, then they are listed oldest first with every column', async () => {
+    const mr = (await store.findByNumber(repo.id, 1))!;
+    await store.addComment({ mr_id: mr.id, author_id: 'u2', body: 'one', file_path: 'a.txt', line_number: 3, diff_side: 'new' });
+    await store.addComment({ mr_id: mr.id, author_id: 'u3', body: 'two', file_path: null, line_number: null, diff_side: null });
+    const comments = await store.listComments(mr.id);
+    expect(comments.map((c) => [c.body, c.author_id, c.file_path, c.line_number, c.diff_side])).toEqual([
+      ['one', 'u2', 'a.txt', 3, 'new'],
+      ['two', 'u3', null, null, null],
+    ]);
+  });
+
+  it('when two merges claim one merge request, then one wins; completing writes state, activity, outbox and frees the slot', async () => {
+    const mr = (await store.findByNumber(repo.id, 1))!;
+    const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: 'req' })));
+    expect(claims.filter((c) => c === 'claimed')).toHaveLength(1);
+    await store.planMerge(mr.id, { target_ref: 'refs/heads/main', old_oid: SHA, new_oid: 'b'.repeat(40), strategy: 'merge-commit' });
+    expect(await store.staleIntents(0)).toEqual([
+      { mr_id: mr.id, repo, merger_id: 'u9', request_id: 'req', target_ref: 'refs/heads/main', old_oid: SHA, new_oid: 'b'.repeat(40), strategy: 'merge-commit' },
+    ]);
+    expect(await store.staleIntents(60_000)).toEqual([]);
+    const merged = await store.completeMerge({ mr_id: mr.id, merged_sha: 'b'.repeat(40), merged_by: 'u9', event: (m) => mergeRequestEvent(m, repo, 'req') });
+    expect(merged).toMatchObject({ state: 'merged', merged_sha: 'b'.repeat(40), merged_by: 'u9' });
+    expect(merged!.updated_at > mr.updated_at).toBe(true);
+    expect((await store.listActivity(repo.id, 10))[0]).toMatchObject({ action: 'merge_mr', user_id: 'u9', data: { mr_number: 1, mr_title: 'first', merged_sha: 'b'.repeat(40) } });
+    const outbox = await db.query<{ kind: string; envelope: { payload: unknown } }>('SELECT kind, envelope FROM outbox');
+    expect(outbox.rows).toEqual([{ kind: 'merge_request', envelope: expect.objectContaining({ payload: expect.objectContaining({ merge_request: { number: 1, title: 'first', state: 'merged' } }) }) }]);
+    expect(await store.staleIntents(0)).toEqual([]);
+    expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: null })).toBe('not_open');
+    expect(await store.completeMerge({ mr_id: mr.id, merged_sha: 'c'.repeat(40), merged_by: 'u9', event: (m) => mergeRequestEvent(m, repo, null) })).toBeNull();
+  });
+
+  it('when a claim is released, then the merge request can be claimed again', async () => {
+    const mr = await store.create(newMr('second'));
+    expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: null, request_id: null })).toBe('claimed');
+    await store.releaseMerge(mr.id);
+    expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: null, request_id: null })).toBe('claimed');
+  });
+
+  it('when listing by state, then exact match, newest first', async () => {
+    expect((await store.list(repo.id, 'merged', 50)).map((m) => m.title)).toEqual(['first']);
+    expect((await store.list(repo.id, 'open', 50)).map((m) => m.title)).toEqual(['second']);
+    expect(await store.list(repo.id, 'MERGED', 50)).toEqual([]);
+  });
+});
