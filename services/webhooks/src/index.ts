@@ -1,1 +1,2 @@
-export {};
+export { loadConfig, type Config } from './config.js';
+export { createServer, type Service, type ServerDeps } from './server.js';

@@ -1,0 +1,25 @@
+import type { EventBus, EventEnvelope, Subscription } from '@githost/bus';
+import type { Logger } from '@githost/logging';
+import type { DeliveryRepository } from '../db/delivery-repository.js';
+import { EVENT_KINDS } from '../domain/events.js';
+
+export interface ConsumerOptions {
+  queue: string;
+  prefetch?: number;
+  /** Called after deliveries were recorded, so the worker sends them now. */
+  onRecorded?: () => void;
+}
+
+/**
+ * Turns events into pending deliveries. The handler resolves only after the deliveries are
+ * committed, and the bus acks only then: a crash in between brings the event again, and the
+ * UNIQUE (webhook_id, event_id) key makes the second recording a no-op.
+ */
+export function subscribeToEvents(bus: EventBus, deliveries: DeliveryRepository, logger: Logger, opts: ConsumerOptions): Promise<Subscription> {
+  const handler = async (event: EventEnvelope) => {
+    const recorded = await deliveries.recordEvent(event);
+    logger.debug({ event_id: event.id, kind: event.kind, repo_id: event.repository.id, recorded, request_id: event.request_id }, 'event recorded');
+    if (recorded > 0) opts.onRecorded?.();
+  };
+  return bus.subscribe(opts.queue, [...EVENT_KINDS], handler, { prefetch: opts.prefetch ?? 32 });
+}

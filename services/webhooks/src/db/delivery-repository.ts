@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '@githost/db';
+import type { EventEnvelope } from '@githost/bus';
+import { selectsEvent } from '../domain/events.js';
+import { afterDelivery } from '../domain/webhook-health.js';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event: string;
+  payload: unknown;
+  status: DeliveryStatus;
+  attempts: number;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  created_at: Date;
+  delivered_at: Date | null;
+  next_attempt_at: Date;
+}
+
+export interface AttemptRow {
+  number: number;
+  status: 'succeeded' | 'failed';
+  error: string | null;
+  duration_ms: number;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: Date;
+}
+
+/** A pending delivery this process has leased and is about to send. */
+export interface ClaimedDelivery {
+  id: string;
+  webhook_id: string;
+  event: string;
+  payload: unknown;
+  attempts: number;
+  round_start: number;
+  url: string;
+  secret: string | null;
+}
+
+export interface AttemptResult {
+  /** What the delivery becomes: still pending (a retry is scheduled), delivered or failed. */
+  status: DeliveryStatus;
+  retryInMs?: number;
+  responseStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+  durationMs: number;
+}
+
+const COLUMNS =
+  'id, webhook_id, event_id, event, payload, status, attempts, response_status, error, duration_ms, created_at, delivered_at, next_attempt_at';
+
+export class DeliveryRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Records one pending delivery per webhook that wants this event, in one transaction, so the
+   * consumer acks the message only once they are all durable. A webhook gets the event when it is
+   * active, selects the kind (CONTRACT §5) and existed when the event happened (CONTRACT §9).
+   * An event that comes again records nothing new (UNIQUE (webhook_id, event_id)).
+   */
+  async recordEvent(event: EventEnvelope): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string; events: string }>(
+        'SELECT id, events FROM webhooks WHERE repo_id = $1 AND is_active AND created_at <= $2',
+        [event.repository.id, event.occurred_at],
+      );
+      let recorded = 0;
+      for (const hook of rows) {
+        if (!selectsEvent(hook.events, event.kind)) continue;
+        const r = await tx.query(
+          `INSERT INTO deliveries (id, webhook_id, event_id, event, payload) VALUES ($1, $2, $3, $4, $5::text::json)
+           ON CONFLICT (webhook_id, event_id) DO NOTHING`,
+          [randomUUID(), hook.id, event.id, event.kind, JSON.stringify(event.payload)],
+        );
+        recorded += r.rowCount;
+      }
+      return recorded;
+    });
+  }
+
+  /** Newest first (CONTRACT §7). */
+  async listForWebhook(webhookId: string, limit: number): Promise<DeliveryRow[]> {
+    const { rows } = await this.db.query<DeliveryRow>(
+      `SELECT ${COLUMNS} FROM deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`,
+      [webhookId, limit],
+    );
+    return rows;
+  }
+
+  async find(webhookId: string, id: string): Promise<DeliveryRow | null> {
+    const { rows } = await this.db.query<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE id = $1 AND webhook_id = $2`, [id, webhookId]);
+    return rows[0] ?? null;
+  }
+
+  async attempts(deliveryId: string): Promise<AttemptRow[]> {
+    const { rows } = await this.db.query<AttemptRow>(
+      'SELECT number, status, error, duration_ms, response_status, response_body, created_at FROM delivery_attempts WHERE delivery_id = $1 ORDER BY number',
+      [deliveryId],
+    );
+    return rows;
+  }
+
+  /**
+   * Puts a finished delivery back in the queue with a fresh attempt budget; the id (the
+   * X-Githost-Delivery value) stays, so receivers see the same delivery again. Null when the
+   * delivery is unknown or still pending.
+   */
+  async redeliver(webhookId: string, id: string): Promise<DeliveryRow | null> {
+    const { rows } = await this.db.query<DeliveryRow>(
+      `UPDATE deliveries SET status = 'pending', round_start = attempts, next_attempt_at = now(), delivered_at = NULL
+       WHERE id = $1 AND webhook_id = $2 AND status <> 'pending' RETURNING ${COLUMNS}`,
+      [id, webhookId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Leases up to `limit` due deliveries: their next_attempt_at moves `leaseMs` ahead, so another
+   * worker (or this one after a crash) picks them up again only if this attempt never records.
+   * SKIP LOCKED lets replicas claim side by side without waiting on each other.
+   */
+  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const { rows } = await this.db.query<ClaimedDelivery>(
+      `WITH due AS (
+         SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= now()
+         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE deliveries d SET next_attempt_at = now() + $2::double precision * interval '1 millisecond'
+       FROM due, webhooks w
+       WHERE d.id = due.id AND w.id = d.webhook_id
+       RETURNING d.id, d.webhook_id, d.event, d.payload, d.attempts, d.round_start, w.url, w.secret`,
+      [limit, leaseMs],
+    );
+    return rows;
+  }
+
+  /** Milliseconds until the next pending delivery is due, or null when none is pending. */
+  async nextDueInMs(): Promise<number | null> {
+    const { rows } = await this.db.query<{ ms: number | string | null }>(
+      `SELECT EXTRACT(EPOCH FROM (min(next_attempt_at) - now())) * 1000 AS ms FROM deliveries WHERE status = 'pending'`,
+    );
+    const ms = rows[0]?.ms;
+    return ms === null || ms === undefined ? null : Math.max(0, Number(ms));
+  }
+
+  /**
+   * Records one attempt and the delivery's new state together; when the delivery is finished,
+   * the webhook's failure streak too. Guarded on the attempt count the claim saw, so an attempt
+   * whose lease ran out and was taken over is not recorded twice. False when it lost that race.
+   */
+  async recordAttempt(claim: ClaimedDelivery, result: AttemptResult): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const number = claim.attempts + 1;
+      const updated = await tx.query(
+        `UPDATE deliveries SET attempts = $2, status = $3::text,
+           next_attempt_at = CASE WHEN $3::text = 'pending' THEN now() + $4::double precision * interval '1 millisecond' ELSE next_attempt_at END,
+           response_status = $5, error = $6, duration_ms = $7,
+           delivered_at = CASE WHEN $3::text = 'delivered' THEN now() ELSE NULL END
+         WHERE id = $1 AND attempts = $8 AND status = 'pending'`,
+        [claim.id, number, result.status, result.retryInMs ?? 0, result.responseStatus, result.error, result.durationMs, claim.attempts],
+      );
+      if (updated.rowCount === 0) return false;
+      await tx.query(
+        `INSERT INTO delivery_attempts (delivery_id, number, status, error, duration_ms, response_status, response_body)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [claim.id, number, result.status === 'delivered' ? 'succeeded' : 'failed', result.error, result.durationMs, result.responseStatus, result.responseBody],
+      );
+      if (result.status !== 'pending') {
+        const { rows } = await tx.query<{ consecutive_failures: number; is_active: boolean }>(
+          'SELECT consecutive_failures, is_active FROM webhooks WHERE id = $1 FOR UPDATE',
+          [claim.webhook_id],
+        );
+        if (rows[0]) {
+          const next = afterDelivery(rows[0], result.status === 'delivered');
+          await tx.query('UPDATE webhooks SET consecutive_failures = $2, is_active = $3 WHERE id = $1', [
+            claim.webhook_id,
+            next.consecutive_failures,
+            next.is_active,
+          ]);
+        }
+      }
+      return true;
+    });
+  }
+}

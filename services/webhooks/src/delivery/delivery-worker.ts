@@ -1,0 +1,149 @@
+import type { Logger } from '@githost/logging';
+import type { ClaimedDelivery, DeliveryRepository } from '../db/delivery-repository.js';
+import { decideNext, type AttemptOutcome, type RetryPolicy } from '../domain/retry-policy.js';
+import { deliveryHeaders } from '../domain/signing.js';
+import { sendDelivery, type SendOptions, type SendResult } from './send-delivery.js';
+
+export interface WorkerOptions extends SendOptions {
+  retry: RetryPolicy;
+  /** Deliveries in flight at once. */
+  concurrency: number;
+  /** Fallback poll for due retries and for deliveries recorded by other replicas. */
+  pollMs: number;
+}
+
+export interface DeliveryMetrics {
+  attempt(outcome: 'delivered' | 'retry' | 'failed', durationMs: number): void;
+}
+
+/**
+ * Sends pending deliveries (Gitea's services/webhook/deliver.go is the model): claim before
+ * sending (a lease in the database, so replicas and restarts never lose or double-run one
+ * silently), sign, POST within a timeout, record the attempt, and schedule the retry or finish.
+ * Concurrency is bounded; a wake() from the consumer or the API starts work at once, a timer
+ * covers retries that come due.
+ */
+export class DeliveryWorker {
+  private inFlight = 0;
+  private polling = false;
+  private pollAgain = false;
+  private stopped = true;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly running = new Set<Promise<void>>();
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly deliveries: DeliveryRepository,
+    private readonly opts: WorkerOptions,
+    private readonly logger: Logger,
+    private readonly metrics?: DeliveryMetrics,
+  ) {
+    // Long enough that a live attempt always records before its lease runs out.
+    this.leaseMs = opts.timeoutMs + 30_000;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.wake();
+  }
+
+  /** Stops claiming and waits for the attempts in flight to record. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    while (this.running.size > 0 || this.polling) {
+      await Promise.allSettled([...this.running]);
+      if (this.polling) await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  wake(): void {
+    if (this.stopped) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    void this.poll();
+  }
+
+  private async poll(): Promise<void> {
+    this.polling = true;
+    try {
+      do {
+        this.pollAgain = false;
+        const room = this.opts.concurrency - this.inFlight;
+        if (room <= 0 || this.stopped) break;
+        const claimed = await this.deliveries.claimDue(room, this.leaseMs);
+        for (const claim of claimed) this.launch(claim);
+        if (claimed.length === room) this.pollAgain = true;
+      } while (this.pollAgain && !this.stopped);
+      await this.scheduleNextPoll();
+    } catch (err) {
+      this.logger.error({ err }, 'webhook delivery poll failed');
+      this.schedule(this.opts.pollMs);
+    } finally {
+      this.polling = false;
+    }
+    // A wake() that arrived while this poll was finishing must not wait for the timer.
+    if (this.pollAgain && !this.stopped) void this.poll();
+  }
+
+  private async scheduleNextPoll(): Promise<void> {
+    const due = await this.deliveries.nextDueInMs();
+    this.schedule(due === null ? this.opts.pollMs : Math.min(this.opts.pollMs, due));
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.wake(), Math.max(0, ms));
+    this.timer.unref();
+  }
+
+  private launch(claim: ClaimedDelivery): void {
+    this.inFlight++;
+    const run = this.attempt(claim)
+      .catch((err: unknown) => this.logger.error({ err, delivery_id: claim.id }, 'webhook delivery attempt failed to record'))
+      .finally(() => {
+        this.inFlight--;
+        this.running.delete(run);
+        this.wake();
+      });
+    this.running.add(run);
+  }
+
+  private async attempt(claim: ClaimedDelivery): Promise<void> {
+    const body = JSON.stringify(claim.payload);
+    const headers = deliveryHeaders({
+      deliveryId: claim.id,
+      event: claim.event,
+      body,
+      secret: claim.secret,
+      timestamp: Math.floor(Date.now() / 1000),
+    });
+    const sent = await sendDelivery(claim.url, headers, body, this.opts);
+    const decision = decideNext(sent.outcome, claim.attempts - claim.round_start + 1, this.opts.retry);
+    const status = decision.next === 'retry' ? 'pending' : decision.next;
+    await this.deliveries.recordAttempt(claim, {
+      status,
+      ...(decision.next === 'retry' ? { retryInMs: decision.delayMs } : {}),
+      responseStatus: sent.outcome.kind === 'response' ? sent.outcome.status : null,
+      responseBody: sent.responseBody,
+      error: errorOf(sent),
+      durationMs: sent.durationMs,
+    });
+    this.metrics?.attempt(decision.next, sent.durationMs);
+    this.logger.info(
+      { delivery_id: claim.id, webhook_id: claim.webhook_id, event: claim.event, outcome: decision.next, response_status: sent.outcome.kind === 'response' ? sent.outcome.status : null, duration_ms: sent.durationMs },
+      'webhook delivery attempt',
+    );
+  }
+}
+
+function errorOf(sent: SendResult): string | null {
+  const o: AttemptOutcome = sent.outcome;
+  if (o.kind !== 'response') return o.error;
+  if (o.status >= 200 && o.status < 300) return null;
+  if (o.status >= 300 && o.status < 400) return `Redirect not followed (HTTP ${o.status})`;
+  return `HTTP ${o.status}`;
+}

@@ -1,0 +1,97 @@
+import got from 'got';
+import { performance } from 'node:perf_hooks';
+import { parseRetryAfter, type AttemptOutcome } from '../domain/retry-policy.js';
+import { guardedLookup, REFUSED_CODE, refuseLiteralAddress } from './guarded-lookup.js';
+
+/** How much of a receiver's answer is kept (issue 5): enough to debug, never a whole download. */
+export const MAX_RESPONSE_BODY_BYTES = 4096;
+
+export interface SendOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+}
+
+export interface SendResult {
+  outcome: AttemptOutcome;
+  responseBody: string | null;
+  durationMs: number;
+}
+
+/**
+ * One POST to a receiver. Never throws: every way it can end is an outcome for the retry policy.
+ * The body is read only up to MAX_RESPONSE_BODY_BYTES and the whole exchange is bounded by the
+ * timeout, so a receiver that streams forever or never answers cannot hold a worker slot.
+ */
+export async function sendDelivery(url: string, headers: Record<string, string>, body: string, opts: SendOptions): Promise<SendResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  if (!opts.allowPrivate) {
+    const refused = refuseLiteralAddress(url);
+    if (refused) return { outcome: { kind: 'refused', error: refused }, responseBody: null, durationMs: elapsed() };
+  }
+  const stream = got.stream.post(url, {
+    body,
+    headers,
+    timeout: { request: opts.timeoutMs },
+    followRedirect: false,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    decompress: false,
+    ...(opts.allowPrivate ? {} : { dnsLookup: guardedLookup }),
+  });
+
+  return new Promise<SendResult>((resolve) => {
+    let status: number | undefined;
+    let retryAfterSeconds: number | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+
+    const finish = (error?: Error & { code?: string }) => {
+      if (settled) return;
+      settled = true;
+      stream.destroy();
+      const responseBody = status === undefined ? null : decodeBody(Buffer.concat(chunks));
+      let outcome: AttemptOutcome;
+      if (status !== undefined) {
+        // The receiver answered; a body cut short by the timeout does not change its answer.
+        outcome = { kind: 'response', status, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+      } else if (error && isRefusal(error)) {
+        outcome = { kind: 'refused', error: refusalMessage(error) };
+      } else {
+        outcome = { kind: 'network', error: error?.message ?? 'Connection closed without a response' };
+      }
+      resolve({ outcome, responseBody, durationMs: elapsed() });
+    };
+
+    stream.on('response', (res: { statusCode: number; headers: Record<string, string | string[] | undefined> }) => {
+      status = res.statusCode;
+      retryAfterSeconds = parseRetryAfter(res.headers['retry-after']);
+    });
+    stream.on('data', (chunk: Buffer) => {
+      const room = MAX_RESPONSE_BODY_BYTES - size;
+      if (room > 0) {
+        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        chunks.push(part);
+        size += part.length;
+      }
+      if (size >= MAX_RESPONSE_BODY_BYTES) finish();
+    });
+    stream.on('end', () => finish());
+    stream.on('error', (err: Error) => finish(err));
+  });
+}
+
+function isRefusal(err: Error & { code?: string; cause?: unknown }): boolean {
+  return err.code === REFUSED_CODE || (err.cause as { code?: string } | undefined)?.code === REFUSED_CODE;
+}
+
+function refusalMessage(err: Error & { cause?: unknown }): string {
+  const cause = err.cause as Error | undefined;
+  return cause?.message ?? err.message;
+}
+
+/** Text for the attempt record: lossy UTF-8, without NUL bytes (Postgres text cannot hold them). */
+function decodeBody(buf: Buffer): string {
+  return buf.toString('utf8').replace(/\0/g, '');
+}

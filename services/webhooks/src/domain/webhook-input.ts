@@ -1,0 +1,57 @@
+import { validation } from '@githost/errors';
+import { parseEvents } from './events.js';
+
+/** Longest delivery URL accepted; longer ones are refused rather than stored (issue 5, bad input). */
+export const MAX_URL_LENGTH = 2048;
+
+export interface NewWebhook {
+  url: string;
+  secret: string | null;
+  events: string;
+}
+
+/**
+ * Validates a create request body in the seed's order: url first (seed §4 webhooks rule 2), then
+ * the defaults of rule 3. The seed asks for no format check beyond non-empty; a delivery target
+ * must still be an http(s) URL without credentials, or the service would be a proxy to anything.
+ */
+export function parseNewWebhook(body: unknown): NewWebhook {
+  const input = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const url = parseUrl(input.url);
+  const secret = parseSecret(input.secret);
+  const events = parseEvents(input.events);
+  return { url, secret, events };
+}
+
+function parseUrl(raw: unknown): string {
+  // seed §4 webhooks rule 2
+  if (raw === undefined || raw === null || raw === '') throw validation('URL is required');
+  if (typeof raw !== 'string') throw validation('url must be a string');
+  const url = raw.trim();
+  if (url === '') throw validation('URL is required');
+  if (url.length > MAX_URL_LENGTH) throw validation(`URL must be at most ${MAX_URL_LENGTH} characters`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw validation('URL is not a valid URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw validation('URL must use http or https');
+  if (parsed.username !== '' || parsed.password !== '') throw validation('URL must not contain credentials');
+  if (parsed.hostname === '') throw validation('URL is not a valid URL');
+  return url;
+}
+
+/** seed §4 webhooks rule 3 and CONTRACT §9: omitted or empty-string secret is stored as null. */
+function parseSecret(raw: unknown): string | null {
+  if (raw === undefined || raw === null || raw === '') return null;
+  if (typeof raw !== 'string') throw validation('secret must be a string');
+  return raw;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids are uuids; anything else names no record (CONTRACT §9: DELETE of a malformed id is 204). */
+export function isRecordId(id: string): boolean {
+  return UUID_RE.test(id);
+}

@@ -1,0 +1,99 @@
+import { join } from 'node:path';
+import type { EventBus, Subscription } from '@githost/bus';
+import { migrate, openDatabase, type Database } from '@githost/db';
+import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
+import { createLogger, type Logger } from '@githost/logging';
+import type { Config } from './config.js';
+import { MIGRATIONS } from './db/migrations.js';
+import { WebhookRepository } from './db/webhook-repository.js';
+import { DeliveryRepository } from './db/delivery-repository.js';
+import { webhookRoutes } from './http/routes.js';
+import { subscribeToEvents } from './consumer/event-consumer.js';
+import { DeliveryWorker } from './delivery/delivery-worker.js';
+import { deliveryMetrics } from './delivery/metrics.js';
+import { createEventBus } from './clients/event-bus.js';
+
+export interface ServerDeps {
+  bus?: EventBus;
+  logger?: Logger;
+}
+
+export interface Service {
+  start(): Promise<{ httpPort?: number; grpcPort?: number }>;
+  stop(): Promise<void>;
+}
+
+const SERVICE = 'webhooks';
+
+/**
+ * The webhooks service: management API, event consumer and delivery worker over one database.
+ * Nothing is opened until start(), so building it has no side effects.
+ */
+export function createServer(config: Config, deps: ServerDeps = {}): Service {
+  const logger = deps.logger ?? createLogger(SERVICE);
+  let db: Database | undefined;
+  let bus: EventBus | undefined;
+  let ownsBus = false;
+  let http: Listening | undefined;
+  let subscription: Subscription | undefined;
+  let worker: DeliveryWorker | undefined;
+
+  return {
+    async start() {
+      db = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : join(config.DATA_DIR, 'db', SERVICE), schema: SERVICE });
+      await migrate(db, MIGRATIONS);
+      const webhooks = new WebhookRepository(db);
+      const deliveries = new DeliveryRepository(db);
+      const registry = createRegistry(SERVICE);
+
+      worker = new DeliveryWorker(
+        deliveries,
+        {
+          timeoutMs: config.GITHOST_WEBHOOK_TIMEOUT_MS,
+          allowPrivate: config.GITHOST_WEBHOOK_ALLOW_PRIVATE,
+          retry: { maxAttempts: config.GITHOST_WEBHOOK_MAX_ATTEMPTS, baseDelayMs: config.GITHOST_WEBHOOK_RETRY_BASE_MS },
+          concurrency: config.GITHOST_WEBHOOK_CONCURRENCY,
+          pollMs: config.GITHOST_WEBHOOK_POLL_MS,
+        },
+        logger,
+        deliveryMetrics(registry),
+      );
+      const wake = () => worker?.wake();
+
+      const database = db;
+      bus = deps.bus;
+      if (!bus) {
+        bus = await createEventBus(config, logger);
+        ownsBus = true;
+      }
+      const eventBus = bus;
+      const app = createHttpApp({
+        service: SERVICE,
+        logger,
+        registry,
+        internalSecret: config.GITHOST_INTERNAL_SECRET,
+        ready: async () => (await database.ping()) && (await eventBus.ready()),
+      });
+      app.use(webhookRoutes({ webhooks, deliveries, onQueued: wake }));
+      finish(app);
+
+      http = await listen(app, config.HTTP_PORT);
+      subscription = await subscribeToEvents(eventBus, deliveries, logger, { queue: config.GITHOST_WEBHOOKS_QUEUE, onRecorded: wake });
+      worker.start();
+      logger.info({ http_port: http.port }, 'webhooks service started');
+      return { httpPort: http.port };
+    },
+
+    async stop() {
+      await subscription?.close();
+      await http?.close();
+      await worker?.stop();
+      if (ownsBus) await bus?.close();
+      await db?.close();
+      subscription = undefined;
+      http = undefined;
+      worker = undefined;
+      db = undefined;
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { InProcessEventBus, type EventBus, type EventEnvelope } from '@githost/bus';
+import { createTestDatabase } from '@githost/db';
+import { encodeIdentity, type Identity, type Permission } from '@githost/identity';
+import { createServer, loadConfig, type Config } from '../../src/index.js';
+
+export const SECRET = 'test-internal-secret-0123456789';
+
+export interface Caller {
+  permission?: Permission;
+  anonymous?: boolean;
+  repoId?: string;
+  private?: boolean;
+}
+
+export interface Harness {
+  config: Config;
+  bus: EventBus;
+  base: string;
+  repoId: string;
+  call(method: string, path: string, body?: unknown, caller?: Caller): Promise<{ status: number; body: unknown; text: string }>;
+  /** Publishes an event about `repoId` (default: the harness repository). */
+  publish(kind: string, payload: unknown, repoId?: string): Promise<EventEnvelope>;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  database?: 'postgres' | 'pglite';
+  env?: Record<string, string>;
+  bus?: EventBus;
+}
+
+/** The real service on port 0 against a fresh database (real Postgres unless told PGlite). */
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'githost-webhooks-'));
+  const testDb = opts.database === 'pglite' ? undefined : await createTestDatabase('githost_webhooks');
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    HTTP_PORT: '0',
+    GITHOST_INTERNAL_SECRET: SECRET,
+    GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true',
+    GITHOST_WEBHOOK_RETRY_BASE_MS: '20',
+    GITHOST_WEBHOOK_TIMEOUT_MS: '2000',
+    GITHOST_WEBHOOK_POLL_MS: '50',
+    ...(testDb ? { DATABASE_URL: testDb.url } : {}),
+    ...opts.env,
+  });
+  const bus = opts.bus ?? new InProcessEventBus();
+  const repoId = randomUUID();
+  let service = createServer(config, { bus });
+  let base = `http://127.0.0.1:${(await service.start()).httpPort}`;
+  let running = true;
+
+  const identity = (caller: Caller): Identity => ({
+    principal: caller.anonymous ? null : { user_id: 'u1', username: 'alice', email: 'alice@example.com', is_admin: false },
+    repo: {
+      id: caller.repoId ?? repoId,
+      owner: 'alice',
+      name: 'project',
+      default_branch: 'main',
+      private: caller.private ?? false,
+      shard: 'default',
+      permission: caller.permission ?? 'write',
+      owner_id: 'u1',
+    },
+    request_id: randomUUID(),
+    issued_at: Date.now(),
+  });
+
+  const harness: Harness = {
+    config,
+    bus,
+    repoId,
+    get base() {
+      return base;
+    },
+    async call(method, path, body, caller = {}) {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { ...encodeIdentity(identity(caller), SECRET), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      });
+      const text = await res.text();
+      let parsed: unknown = undefined;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, body: parsed, text };
+    },
+    async publish(kind, payload, forRepo = repoId) {
+      const event: EventEnvelope = {
+        id: randomUUID(),
+        kind,
+        occurred_at: new Date().toISOString(),
+        repository: { id: forRepo, owner: 'alice', name: 'project' },
+        payload,
+      };
+      await bus.publish(event);
+      return event;
+    },
+    async restart() {
+      if (running) await service.stop();
+      service = createServer(config, { bus });
+      base = `http://127.0.0.1:${(await service.start()).httpPort}`;
+      running = true;
+    },
+    async stop() {
+      if (running) await service.stop();
+      running = false;
+    },
+    async close() {
+      await harness.stop();
+      if (!opts.bus) await bus.close();
+      await testDb?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
+
+/** Waits until `check` returns a value (not undefined); fails with the last value seen after `ms`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export const hooksPath = '/api/repos/alice/project/webhooks';
