@@ -1,1 +1,2 @@
-export {};
+export { startGithost, type RunningGithost, type StartOptions } from './launcher.js';
+export { ADMIN_TOKEN_FILE } from './admin-token.js';

@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startGithost, type RunningGithost } from './index.js';
+
+let dir: string;
+let githost: RunningGithost;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'githost-launcher-'));
+  githost = await startGithost({ port: 0, dataDir: path.join(dir, 'data'), env: { GITHOST_ADMIN_TOKEN: '', DATABASE_URL: '', AMQP_URL: '' } });
+});
+
+afterAll(async () => {
+  await githost?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('launcher', () => {
+  it('when started with no admin token on port 0, then the gateway answers and the generated token is in the data dir', async () => {
+    expect(githost.url).toBe(`http://localhost:${githost.port}`);
+    const health = await fetch(`${githost.url}/healthz`);
+    expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
+    expect(readFileSync(path.join(dir, 'data', 'admin-token'), 'utf8').trim()).toBe(githost.adminToken);
+  });
+
+  it('when the admin token creates a user, then the gateway resolves it to a site admin', async () => {
+    const res = await fetch(`${githost.url}/api/admin/users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${githost.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'launchertest', email: 'l@example.com' }),
+    });
+    expect(githost.services).toContain('accounts');
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({ username: 'launchertest', email: 'l@example.com', is_admin: false });
+  });
+
+  it('when an unknown route is called, then 404 JSON', async () => {
+    const res = await fetch(`${githost.url}/no/such/route`);
+    expect([res.status, await res.json()]).toEqual([404, { error: 'Not found' }]);
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * The services the launcher runs, in start order: each one's addresses go into the environment
+ * the later ones are configured from (accounts needs git-storage's gRPC address; the gateway
+ * needs everybody). A package whose index does not export `createServer` yet is skipped, so the
+ * launcher runs whatever has landed.
+ */
+export interface RunnableService {
+  start(): Promise<{ httpPort?: number; grpcPort?: number }>;
+  stop(): Promise<void>;
+}
+
+export interface ServiceModule {
+  loadConfig(env: NodeJS.ProcessEnv): unknown;
+  createServer(config: unknown, deps?: Record<string, unknown>): RunnableService;
+}
+
+export interface ServiceEntry {
+  name: string;
+  load(): Promise<unknown>;
+  /** Environment variables other services read to reach this one. */
+  exports(ports: { httpPort?: number; grpcPort?: number }): Record<string, string>;
+}
+
+const local = (port: number | undefined, scheme = '') => (port ? `${scheme}127.0.0.1:${port}` : undefined);
+
+function defined(vars: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(vars).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+export const SERVICES: ServiceEntry[] = [
+  {
+    name: 'git-storage',
+    load: () => import('@githost/git-storage'),
+    exports: (p) => defined({ GIT_STORAGE_GRPC_ADDR: local(p.grpcPort), GIT_STORAGE_HTTP_URL: local(p.httpPort, 'http://') }),
+  },
+  {
+    name: 'accounts',
+    load: () => import('@githost/accounts'),
+    exports: (p) => defined({ ACCOUNTS_GRPC_ADDR: local(p.grpcPort), ACCOUNTS_HTTP_URL: local(p.httpPort, 'http://') }),
+  },
+  { name: 'browse', load: () => import('@githost/browse'), exports: (p) => defined({ BROWSE_URL: local(p.httpPort, 'http://') }) },
+  { name: 'merge-requests', load: () => import('@githost/merge-requests'), exports: (p) => defined({ MERGE_REQUESTS_URL: local(p.httpPort, 'http://') }) },
+  { name: 'webhooks', load: () => import('@githost/webhooks'), exports: (p) => defined({ WEBHOOKS_URL: local(p.httpPort, 'http://') }) },
+];
+
+export function asServiceModule(mod: unknown): ServiceModule | undefined {
+  const m = mod as Partial<ServiceModule> | undefined;
+  return typeof m?.createServer === 'function' && typeof m.loadConfig === 'function' ? (m as ServiceModule) : undefined;
+}
