@@ -1,7 +1,7 @@
 import { notFound } from '@githost/errors';
 import { requireCaller, requireVisible } from './access.js';
 import { usernamesOf } from './authors.js';
-import { ACTIVITY_LIMIT, DIFF_MAX_FILES, DIFF_MAX_PATCH_BYTES, LIST_LIMIT } from './limits.js';
+import { ACTIVITY_LIMIT, DIFF_MAX_FILES, DIFF_MAX_PATCH_BYTES, DIFF_MAX_TOTAL_PATCH_BYTES, LIST_LIMIT } from './limits.js';
 import type { GitPort, MergeRequestStore, UserDirectory } from './ports.js';
 import type { Activity, Caller, Comment, DiffEntry, MergeRequest, RepoRef } from './types.js';
 import { isValidBranchName, mrNotFound, parseNumber, stateFilter, validateComment, validateCreate } from './validate.js';
@@ -69,7 +69,7 @@ export async function getMergeRequest(deps: Deps, repo: RepoRef | null, rawNumbe
   // CONTRACT §9: the diff is literally target tip -> source tip, no merge base.
   const [diff, check] = both
     ? await Promise.all([
-        deps.git.diff(r.id, target, source, { maxFiles: DIFF_MAX_FILES, maxPatchBytes: DIFF_MAX_PATCH_BYTES }),
+        deps.git.diff(r.id, target, source, { maxFiles: DIFF_MAX_FILES, maxPatchBytes: DIFF_MAX_PATCH_BYTES, maxTotalPatchBytes: DIFF_MAX_TOTAL_PATCH_BYTES }),
         deps.git.checkMerge(r.id, target, source),
       ])
     : [{ files: [], truncated: false }, null];

@@ -17,6 +17,7 @@ export interface GitPort {
 export interface DiffLimits {
   maxFiles: number;
   maxPatchBytes: number;
+  maxTotalPatchBytes: number;
 }
 
 export interface Signature {

@@ -1,0 +1,147 @@
+import { AppError } from '@githost/errors';
+import { callUnary, fromServiceError, metadataFor } from '@githost/grpc';
+import type { StorageServiceClient, storage } from '@githost/protos';
+import type { DiffLimits, GitPort, UpdateRefInput, WriteMergeInput } from '../domain/ports.js';
+import type { Diff, DiffEntry } from '../domain/types.js';
+
+const TIMEOUT_MS = 30_000;
+const ZERO_OID = '0'.repeat(40);
+
+/** GitPort over git-storage's gRPC API; request ids travel as metadata for tracing. */
+export class GitStorageClient implements GitPort {
+  constructor(
+    private readonly client: StorageServiceClient,
+    private readonly requestId?: string,
+  ) {}
+
+  /** The same client, tagging its calls with a request id. */
+  forRequest(requestId: string | undefined): GitStorageClient {
+    return new GitStorageClient(this.client, requestId);
+  }
+
+  private opts() {
+    return { requestId: this.requestId, timeoutMs: TIMEOUT_MS };
+  }
+
+  async resolveBranch(repoId: string, branch: string): Promise<string | null> {
+    try {
+      const res = await callUnary<storage.ResolveRevisionRequest, storage.ResolveRevisionResponse__Output>(
+        this.client,
+        this.client.ResolveRevision,
+        { repository_id: repoId, revision: `refs/heads/${branch}` },
+        this.opts(),
+      );
+      return res.oid || null;
+    } catch (err) {
+      // A name git-storage refuses cannot name an existing branch either.
+      if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return null;
+      throw err;
+    }
+  }
+
+  async isAncestor(repoId: string, ancestor: string, descendant: string): Promise<boolean> {
+    const res = await callUnary<storage.IsAncestorRequest, storage.IsAncestorResponse__Output>(
+      this.client,
+      this.client.IsAncestor,
+      { repository_id: repoId, ancestor_oid: ancestor, descendant_oid: descendant },
+      this.opts(),
+    );
+    return res.is_ancestor;
+  }
+
+  /** Consumes the stream file by file, so only what the response keeps is ever held. */
+  async diff(repoId: string, from: string, to: string, limits: DiffLimits): Promise<Diff> {
+    const call = this.client.Diff(
+      { repository_id: repoId, from_oid: from, to_oid: to, max_files: limits.maxFiles, max_patch_bytes: limits.maxPatchBytes },
+      metadataFor(this.requestId),
+      { deadline: Date.now() + TIMEOUT_MS },
+    );
+    const files: DiffEntry[] = [];
+    let truncated = false;
+    let budget = limits.maxTotalPatchBytes;
+    try {
+      for await (const message of call as AsyncIterable<storage.DiffResponse__Output>) {
+        if (message.truncated) truncated = true;
+        if (!message.file) continue;
+        const entry = toDiffEntry(message.file);
+        if (message.file.patch_omitted) truncated = true;
+        if (entry.patch !== null) {
+          const size = Buffer.byteLength(entry.patch);
+          if (size > budget) {
+            entry.patch = null;
+            truncated = true;
+          } else budget -= size;
+        }
+        files.push(entry);
+      }
+    } catch (err) {
+      throw fromServiceError(err);
+    }
+    return { files, truncated };
+  }
+
+  async checkMerge(repoId: string, ours: string, theirs: string): Promise<{ clean: boolean; conflicts: string[] }> {
+    const res = await callUnary<storage.CheckMergeRequest, storage.CheckMergeResponse__Output>(
+      this.client,
+      this.client.CheckMerge,
+      { repository_id: repoId, ours_oid: ours, theirs_oid: theirs },
+      this.opts(),
+    );
+    return { clean: res.clean, conflicts: res.conflicts };
+  }
+
+  async writeMerge(repoId: string, req: WriteMergeInput): Promise<{ ok: true; oid: string } | { ok: false; conflicts: string[] }> {
+    try {
+      const res = await callUnary<storage.WriteMergeRequest, storage.WriteMergeResponse__Output>(
+        this.client,
+        this.client.WriteMerge,
+        { repository_id: repoId, ours_oid: req.ours, theirs_oid: req.theirs, author: req.author, committer: req.committer, message: req.message },
+        this.opts(),
+      );
+      return { ok: true, oid: res.commit_oid };
+    } catch (err) {
+      if (!(err instanceof AppError) || err.kind !== 'conflict') throw err;
+      const given = err.details?.conflicts;
+      if (Array.isArray(given)) return { ok: false, conflicts: given.map(String) };
+      return { ok: false, conflicts: (await this.checkMerge(repoId, req.ours, req.theirs)).conflicts };
+    }
+  }
+
+  async updateRef(repoId: string, req: UpdateRefInput): Promise<'ok' | 'mismatch'> {
+    try {
+      await callUnary<storage.UpdateRefRequest, storage.UpdateRefResponse__Output>(
+        this.client,
+        this.client.UpdateRef,
+        {
+          repository_id: repoId,
+          ref: req.ref,
+          new_oid: req.newOid,
+          old_oid: req.oldOid || ZERO_OID,
+          context: { owner: req.context.owner, name: req.context.name, pusher: req.context.pusher, request_id: req.context.requestId },
+        },
+        this.opts(),
+      );
+      return 'ok';
+    } catch (err) {
+      if (err instanceof AppError && err.kind === 'conflict') return 'mismatch';
+      throw err;
+    }
+  }
+}
+
+/** CONTRACT §5 diff element; git-storage's empty strings become nulls, dropped patches null. */
+export function toDiffEntry(f: storage.DiffFile__Output): DiffEntry {
+  return {
+    path: f.path,
+    old_path: f.old_path || f.path,
+    status: f.status as DiffEntry['status'],
+    old_mode: f.old_mode || null,
+    new_mode: f.new_mode || null,
+    old_sha: f.old_sha || null,
+    new_sha: f.new_sha || null,
+    additions: f.additions,
+    deletions: f.deletions,
+    binary: f.binary,
+    patch: f.binary || f.patch_omitted ? null : f.patch,
+  };
+}

@@ -1,0 +1,75 @@
+import { express, identityOf, route, type Response } from '@githost/http';
+import type { Identity } from '@githost/identity';
+import { mergeMergeRequest } from '../domain/merge.js';
+import { addComment, createMergeRequest, getMergeRequest, listActivity, listMergeRequests, type Deps } from '../domain/merge-requests.js';
+import type { EventRelay, GitPort } from '../domain/ports.js';
+import type { Caller, RepoRef } from '../domain/types.js';
+
+export interface RouteDeps extends Omit<Deps, 'git'> {
+  /** git access tagged with the request's id. */
+  gitFor(requestId: string): GitPort;
+  relay: EventRelay;
+}
+
+function contextOf(res: Response) {
+  const identity: Identity = identityOf(res);
+  const repo: RepoRef | null = identity.repo
+    ? { id: identity.repo.id, owner: identity.repo.owner, name: identity.repo.name, private: identity.repo.private, permission: identity.repo.permission }
+    : null;
+  const caller: Caller | null = identity.principal ? { user_id: identity.principal.user_id, username: identity.principal.username } : null;
+  return { repo, caller, requestId: identity.request_id };
+}
+
+/** The gateway forwards these paths unchanged; the repository comes from the signed identity. */
+export function mergeRequestRoutes(deps: RouteDeps): express.Router {
+  const router = express.Router();
+  const domain = (res: Response) => {
+    const ctx = contextOf(res);
+    return { ctx, deps: { ...deps, git: deps.gitFor(ctx.requestId) } };
+  };
+  const base = '/api/repos/:owner/:repo';
+
+  router.post(
+    `${base}/merge-requests`,
+    route(async (req, res) => {
+      const { ctx, deps: d } = domain(res);
+      res.status(201).json(await createMergeRequest(d, ctx.repo, ctx.caller, req.body));
+    }),
+  );
+  router.get(
+    `${base}/merge-requests`,
+    route(async (req, res) => {
+      const { ctx, deps: d } = domain(res);
+      res.json(await listMergeRequests(d, ctx.repo, req.query.state));
+    }),
+  );
+  router.get(
+    `${base}/merge-requests/:number`,
+    route(async (req, res) => {
+      const { ctx, deps: d } = domain(res);
+      res.json(await getMergeRequest(d, ctx.repo, String(req.params.number)));
+    }),
+  );
+  router.post(
+    `${base}/merge-requests/:number/comments`,
+    route(async (req, res) => {
+      const { ctx, deps: d } = domain(res);
+      res.status(201).json(await addComment(d, ctx.repo, ctx.caller, String(req.params.number), req.body));
+    }),
+  );
+  router.post(
+    `${base}/merge-requests/:number/merge`,
+    route(async (req, res) => {
+      const { ctx, deps: d } = domain(res);
+      res.json(await mergeMergeRequest(d, ctx, String(req.params.number)));
+    }),
+  );
+  router.get(
+    `${base}/activity`,
+    route(async (_req, res) => {
+      const { ctx, deps: d } = domain(res);
+      res.json(await listActivity(d, ctx.repo));
+    }),
+  );
+  return router;
+}

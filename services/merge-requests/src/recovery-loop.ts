@@ -1,0 +1,39 @@
+import type { Logger } from '@githost/logging';
+import type { Deps } from './domain/merge-requests.js';
+import type { EventRelay } from './domain/ports.js';
+import { reconcileMergeIntents } from './domain/reconcile.js';
+
+export interface RecoveryOptions {
+  /** Intents idle this long belong to a merge that died (a live one finishes within the
+   *  30 s gRPC deadlines). */
+  graceMs?: number;
+  intervalMs?: number;
+}
+
+/** Runs merge recovery at start-up and then periodically, one pass at a time. */
+export function startRecoveryLoop(deps: Deps & { relay: EventRelay }, logger: Logger, opts: RecoveryOptions = {}) {
+  const graceMs = opts.graceMs ?? 60_000;
+  let running: Promise<void> | null = null;
+  const pass = () => {
+    running ??= reconcileMergeIntents(deps, graceMs)
+      .then((out) => {
+        if (out.completed.length + out.dropped.length + out.deferred.length > 0) logger.info(out, 'merge recovery pass');
+      })
+      .catch((err: unknown) => logger.error({ err }, 'merge recovery pass failed'))
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  };
+  const timer = setInterval(() => void pass(), opts.intervalMs ?? 15_000);
+  timer.unref();
+  return {
+    /** The start-up pass; awaited so a restarted service has finished old merges before serving. */
+    first: pass(),
+    pass,
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
