@@ -22,11 +22,17 @@ export interface Harness {
   base: string;
   repoId: string;
   call(method: string, path: string, body?: unknown, caller?: Caller): Promise<{ status: number; body: unknown; text: string }>;
-  /** Publishes an event about `repoId` (default: the harness repository). */
-  publish(kind: string, payload: unknown, repoId?: string): Promise<EventEnvelope>;
+  /** Publishes an event (default: about the harness repository, happening now, with a new id). */
+  publish(kind: string, payload: unknown, opts?: PublishOptions): Promise<EventEnvelope>;
   restart(): Promise<void>;
   stop(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface PublishOptions {
+  repoId?: string;
+  occurredAt?: string;
+  id?: string;
 }
 
 export interface HarnessOptions {
@@ -94,12 +100,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       }
       return { status: res.status, body: parsed, text };
     },
-    async publish(kind, payload, forRepo = repoId) {
+    async publish(kind, payload, p = {}) {
       const event: EventEnvelope = {
-        id: randomUUID(),
+        id: p.id ?? randomUUID(),
         kind,
-        occurred_at: new Date().toISOString(),
-        repository: { id: forRepo, owner: 'alice', name: 'project' },
+        occurred_at: p.occurredAt ?? new Date().toISOString(),
+        repository: { id: p.repoId ?? repoId, owner: 'alice', name: 'project' },
         payload,
       };
       await bus.publish(event);
@@ -137,3 +143,44 @@ export async function eventually<T>(check: () => Promise<T | undefined>, ms = 10
 }
 
 export const hooksPath = '/api/repos/alice/project/webhooks';
+
+export interface DeliveryJson {
+  id: string;
+  event: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface DeliveryDetailJson extends DeliveryJson {
+  payload: unknown;
+  attempt_log: { number: number; status: string; response_status: number | null; error: string | null; duration_ms: number; response_body: string | null }[];
+}
+
+export async function createHook(h: Harness, body: Record<string, unknown>): Promise<string> {
+  const res = await h.call('POST', hooksPath, body);
+  if (res.status !== 201) throw new Error(`create webhook: ${res.status} ${res.text}`);
+  return (res.body as { id: string }).id;
+}
+
+export async function deliveriesOf(h: Harness, hookId: string, repoId?: string): Promise<DeliveryJson[]> {
+  const res = await h.call('GET', `${hooksPath}/${hookId}/deliveries`, undefined, repoId ? { repoId } : {});
+  if (res.status !== 200) throw new Error(`list deliveries: ${res.status} ${res.text}`);
+  return res.body as DeliveryJson[];
+}
+
+export async function deliveryDetail(h: Harness, hookId: string, id: string): Promise<DeliveryDetailJson> {
+  return (await h.call('GET', `${hooksPath}/${hookId}/deliveries/${id}`)).body as DeliveryDetailJson;
+}
+
+/** Waits until the webhook has `count` deliveries and none is pending. */
+export function settledDeliveries(h: Harness, hookId: string, count = 1, repoId?: string): Promise<DeliveryJson[]> {
+  return eventually(async () => {
+    const list = await deliveriesOf(h, hookId, repoId);
+    return list.length === count && list.every((d) => d.status !== 'pending') ? list : undefined;
+  });
+}
