@@ -48,3 +48,7 @@ export interface EventBus {
 export { InProcessEventBus } from './in-process-bus.js';
 export { OUTBOX_MIGRATION_SQL, enqueueEvent, startOutboxRelay, type OutboxRelayOptions } from './outbox.js';
 export type { Relay } from './relay-loop.js';
+export { createEventBus, type CreateEventBusOptions } from './create-event-bus.js';
+export { RabbitMqEventBus, type RabbitMqBusOptions } from './rabbitmq-bus.js';
+export { FileJournal } from './file-journal.js';
+export { startJournalRelay, type JournalRelayOptions } from './journal-relay.js';

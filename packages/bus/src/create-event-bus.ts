@@ -1,0 +1,18 @@
+import type { Logger } from '@githost/logging';
+import { InProcessEventBus } from './in-process-bus.js';
+import type { EventBus } from './index.js';
+import { RabbitMqEventBus, type RabbitMqBusOptions } from './rabbitmq-bus.js';
+
+export interface CreateEventBusOptions extends Partial<Omit<RabbitMqBusOptions, 'url'>> {
+  /** AMQP_URL: RabbitMQ when set, the in-process bus when absent (embedded mode, CONTRACT §2). */
+  amqpUrl?: string;
+  /** GITHOST_EVENTS_EXCHANGE; default `githost.events`. */
+  exchange?: string;
+  logger?: Logger;
+}
+
+export function createEventBus(opts: CreateEventBusOptions = {}): EventBus {
+  const { amqpUrl, ...rest } = opts;
+  if (amqpUrl) return new RabbitMqEventBus({ ...rest, url: amqpUrl });
+  return new InProcessEventBus(opts.logger);
+}

@@ -1,0 +1,76 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { FileJournal, InProcessEventBus, startJournalRelay, type EventEnvelope } from '../src/index.js';
+import { eventually, makeEvent } from './events.js';
+
+describe('file journal', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = path.join(mkdtempSync(path.join(tmpdir(), 'bus-journal-')), 'journal');
+  });
+  afterEach(() => rmSync(path.dirname(dir), { recursive: true, force: true }));
+
+  it('when events are appended and the process "restarts", then a new journal on the directory sees them oldest first', async () => {
+    const events = [makeEvent(1), makeEvent(2), makeEvent(3)];
+    const journal = new FileJournal(dir);
+    for (const e of events) await journal.append(e);
+    // A crash mid-append leaves a temp file: it is not an event and is cleaned up.
+    writeFileSync(path.join(dir, '.tmp-123-abc'), '{"half":');
+
+    const restarted = new FileJournal(dir);
+    expect(await restarted.pending()).toEqual(events);
+    expect(await restarted.pending(2)).toEqual(events.slice(0, 2));
+    expect(await restarted.size()).toBe(3);
+    expect(readdirSync(dir).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
+
+    await restarted.append(makeEvent(4));
+    await restarted.remove(events[1]!.id);
+    await restarted.remove('00000000-0000-0000-0000-000000000000');
+    expect((await new FileJournal(dir).pending()).map((e) => (e.payload as { n: number }).n)).toEqual([1, 3, 4]);
+  });
+
+  it('when an event id could be a path, then append and remove refuse it', async () => {
+    const journal = new FileJournal(dir);
+    await expect(journal.append({ ...makeEvent(1), id: '../../etc/passwd' })).rejects.toMatchObject({ kind: 'validation' });
+    await expect(journal.remove('../x')).rejects.toMatchObject({ kind: 'validation' });
+    expect(await journal.size()).toBe(0);
+  });
+
+  it('when the bus fails, then events stay journaled; when it works, then the relay publishes each once, in order, and empties the journal', async () => {
+    const bus = new InProcessEventBus();
+    let down = true;
+    let failures = 0;
+    const got: EventEnvelope[] = [];
+    await bus.subscribe(
+      'q',
+      ['push'],
+      async (e) => {
+        if (down) {
+          failures++;
+          throw new Error('broker unreachable');
+        }
+        got.push(e);
+      },
+      { maxRedeliveries: 1000 },
+    );
+    const events = [makeEvent(1), makeEvent(2), makeEvent(3)];
+    const journal = new FileJournal(dir);
+    for (const e of events) await journal.append(e);
+
+    const relay = startJournalRelay({ journal, bus, intervalMs: 20, batchSize: 2 });
+    try {
+      await eventually(() => failures >= 2, 'failed attempts');
+      expect(await relay.backlog()).toBe(3);
+      expect(await new FileJournal(dir).pending()).toEqual(events);
+      down = false;
+      relay.kick();
+      await eventually(async () => (await relay.backlog()) === 0, 'journal emptied');
+    } finally {
+      await relay.stop();
+    }
+    expect(got).toEqual(events);
+    expect(await new FileJournal(dir).pending()).toEqual([]);
+  });
+});

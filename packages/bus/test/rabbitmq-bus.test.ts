@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Channel, ChannelModel, GetMessage } from 'amqplib';
+import { createEventBus, InProcessEventBus, RabbitMqEventBus, type EventBus, type EventEnvelope } from '../src/index.js';
+import { eventually, makeEvent } from './events.js';
+import { AMQP_URL, closeConnectionsNamed, openAdmin, uniqueName } from './rabbitmq.js';
+
+describe('RabbitMQ event bus', () => {
+  const exchange = uniqueName('ex');
+  const queues: string[] = [];
+  const buses: EventBus[] = [];
+  let admin: { model: ChannelModel; ch: Channel };
+
+  const newBus = (connectionName?: string): RabbitMqEventBus => {
+    const bus = new RabbitMqEventBus({ url: AMQP_URL, exchange, connectionName, retryDelay: { initialMs: 10, maxMs: 50 }, reconnect: { initialMs: 50, maxMs: 500 } });
+    buses.push(bus);
+    return bus;
+  };
+  const newQueue = (what: string): string => {
+    const q = uniqueName(what);
+    queues.push(q, `${q}.dead`);
+    return q;
+  };
+  const drainQueue = async (queue: string): Promise<GetMessage[]> => {
+    const got: GetMessage[] = [];
+    for (let m = await admin.ch.get(queue, { noAck: true }); m; m = await admin.ch.get(queue, { noAck: true })) got.push(m);
+    return got;
+  };
+
+  beforeAll(async () => {
+    admin = await openAdmin();
+  });
+  afterAll(async () => {
+    await Promise.all(buses.map((b) => b.close()));
+    for (const q of queues) await admin.ch.deleteQueue(q);
+    await admin.ch.deleteExchange(exchange);
+    await admin.ch.deleteExchange(`${exchange}.dlx`);
+    await admin.model.close();
+  });
+
+  it('when an event is published, then the subscriber gets the envelope intact and the message is persistent with its id and request id', async () => {
+    const bus = newBus();
+    const queue = newQueue('intact');
+    const got: EventEnvelope[] = [];
+    await bus.subscribe(queue, ['push'], async (e) => void got.push(e));
+    const probe = newQueue('probe');
+    await admin.ch.assertQueue(probe, { durable: false });
+    await admin.ch.bindQueue(probe, exchange, 'push');
+
+    const event = makeEvent(1, 'push', 'req-abc');
+    await bus.publish(event);
+    await bus.publish(makeEvent(2, 'merge_request'));
+    await eventually(() => got.length === 1, 'the push event');
+    expect(got).toEqual([event]);
+
+    const [raw] = await drainQueue(probe);
+    expect(raw!.properties).toMatchObject({ messageId: event.id, contentType: 'application/json', deliveryMode: 2, type: 'push', headers: { 'x-request-id': 'req-abc' } });
+    expect(JSON.parse(raw!.content.toString())).toEqual(event);
+    expect(await bus.ready()).toBe(true);
+  });
+
+  it('when a handler throws, then the message is delivered again and acked once it succeeds', async () => {
+    const bus = newBus();
+    const queue = newQueue('retry');
+    const attempts: string[] = [];
+    const handled: EventEnvelope[] = [];
+    await bus.subscribe(queue, ['push'], async (e) => {
+      attempts.push(e.id);
+      if (attempts.length < 3) throw new Error('database blip');
+      handled.push(e);
+    });
+    const event = makeEvent(5);
+    await bus.publish(event);
+    await eventually(() => handled.length === 1, 'the third delivery');
+    expect(attempts).toEqual([event.id, event.id, event.id]);
+    expect(handled).toEqual([event]);
+    await eventually(async () => (await admin.ch.checkQueue(queue)).messageCount === 0, 'queue empty');
+  });
+
+  it('when a message keeps failing or is not JSON, then it lands in the dead-letter queue and later messages still flow', async () => {
+    const bus = newBus();
+    const queue = newQueue('poison');
+    const poison = makeEvent(66);
+    let poisonDeliveries = 0;
+    const handled: number[] = [];
+    await bus.subscribe(
+      queue,
+      ['push'],
+      async (e) => {
+        if (e.id === poison.id) {
+          poisonDeliveries++;
+          throw new Error('cannot handle this one');
+        }
+        handled.push((e.payload as { n: number }).n);
+      },
+      { maxRedeliveries: 2, prefetch: 4 },
+    );
+    admin.ch.publish(exchange, 'push', Buffer.from('{not json'), { messageId: 'garbage-1', persistent: true });
+    await bus.publish(poison);
+    for (let n = 1; n <= 5; n++) await bus.publish(makeEvent(n));
+
+    await eventually(() => handled.length === 5, 'the good events');
+    expect(handled.sort()).toEqual([1, 2, 3, 4, 5]);
+    const dead: GetMessage[] = [];
+    await eventually(async () => {
+      dead.push(...(await drainQueue(`${queue}.dead`)));
+      return dead.length === 2;
+    }, 'two dead letters');
+    expect(dead.map((m) => m.properties.messageId).sort()).toEqual(['garbage-1', poison.id].sort());
+    expect(JSON.parse(dead.find((m) => m.properties.messageId === poison.id)!.content.toString())).toEqual(poison);
+    expect(poisonDeliveries).toBe(3); // the first delivery and maxRedeliveries (2) more
+    expect((await admin.ch.checkQueue(queue)).messageCount).toBe(0);
+  });
+
+  it('when the broker closes the connections, then publisher and consumer reconnect and every event is received', async () => {
+    const publisherName = uniqueName('publisher');
+    const consumerName = uniqueName('consumer');
+    const publisher = newBus(publisherName);
+    const consumer = newBus(consumerName);
+    const queue = newQueue('reconnect');
+    const received = new Set<string>();
+    await consumer.subscribe(queue, ['push'], async (e) => void received.add(e.id));
+    const sent: string[] = [];
+    const send = async (n: number) => {
+      const e = makeEvent(n);
+      await publisher.publish(e);
+      sent.push(e.id);
+    };
+    for (let n = 1; n <= 5; n++) await send(n);
+    await eventually(() => received.size === 5, 'events before the cut');
+
+    expect(await closeConnectionsNamed(publisherName)).toBe(1);
+    expect(await closeConnectionsNamed(consumerName)).toBe(1);
+    // Published while the connections are down or coming back: publish waits for the reconnect.
+    for (let n = 6; n <= 10; n++) await send(n);
+    await eventually(() => received.size === 10, 'every event after the reconnect');
+    expect([...received].sort()).toEqual([...sent].sort());
+    expect(await publisher.ready()).toBe(true);
+    expect(await consumer.ready()).toBe(true);
+  });
+
+  it('when a subscription is closed, then it stops consuming and its messages wait in the queue', async () => {
+    const bus = newBus();
+    const queue = newQueue('closing');
+    const got: EventEnvelope[] = [];
+    const sub = await bus.subscribe(queue, ['push'], async (e) => void got.push(e));
+    await bus.publish(makeEvent(1));
+    await eventually(() => got.length === 1, 'the first event');
+    await sub.close();
+    await bus.publish(makeEvent(2));
+    await eventually(async () => (await admin.ch.checkQueue(queue)).messageCount === 1, 'the event to wait in the queue');
+    expect(got.length).toBe(1);
+  });
+});
+
+describe('RabbitMQ event bus without a broker', () => {
+  it('when the broker is unreachable, then publish fails as unavailable after the timeout and ready is false', async () => {
+    const bus = new RabbitMqEventBus({ url: 'amqp://guest:guest@127.0.0.1:1', exchange: uniqueName('none'), publishTimeoutMs: 300 });
+    try {
+      await expect(bus.publish(makeEvent(1))).rejects.toMatchObject({ kind: 'unavailable', message: 'Event bus unavailable' });
+      expect(await bus.ready()).toBe(false);
+    } finally {
+      await bus.close();
+    }
+  });
+});
+
+describe('createEventBus', () => {
+  it('when no AMQP URL is given, then the bus is in-process; when one is, then it is RabbitMQ', async () => {
+    const exchange = uniqueName('factory');
+    const local = createEventBus({});
+    const remote = createEventBus({ amqpUrl: AMQP_URL, exchange });
+    try {
+      expect(local).toBeInstanceOf(InProcessEventBus);
+      expect(remote).toBeInstanceOf(RabbitMqEventBus);
+      await eventually(() => remote.ready(), 'the broker connection');
+    } finally {
+      await local.close();
+      await remote.close();
+      const admin = await openAdmin();
+      await admin.ch.deleteExchange(exchange);
+      await admin.model.close();
+    }
+  });
+});
