@@ -63,7 +63,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       const database = db;
       bus = deps.bus;
       if (!bus) {
-        bus = await createEventBus(config, logger);
+        bus = createEventBus(config, logger);
         ownsBus = true;
       }
       const eventBus = bus;

@@ -38,7 +38,8 @@ export interface PublishOptions {
 export interface HarnessOptions {
   database?: 'postgres' | 'pglite';
   env?: Record<string, string>;
-  bus?: EventBus;
+  /** 'from-config': the service builds its own bus from AMQP_URL, as main.ts does. */
+  bus?: EventBus | 'from-config';
 }
 
 /** The real service on port 0 against a fresh database (real Postgres unless told PGlite). */
@@ -56,9 +57,10 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(testDb ? { DATABASE_URL: testDb.url } : {}),
     ...opts.env,
   });
-  const bus = opts.bus ?? new InProcessEventBus();
+  const bus = opts.bus === undefined || opts.bus === 'from-config' ? new InProcessEventBus() : opts.bus;
+  const serviceDeps = opts.bus === 'from-config' ? {} : { bus };
   const repoId = randomUUID();
-  let service = createServer(config, { bus });
+  let service = createServer(config, serviceDeps);
   let base = `http://127.0.0.1:${(await service.start()).httpPort}`;
   let running = true;
 
@@ -113,7 +115,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
     async restart() {
       if (running) await service.stop();
-      service = createServer(config, { bus });
+      service = createServer(config, serviceDeps);
       base = `http://127.0.0.1:${(await service.start()).httpPort}`;
       running = true;
     },
@@ -123,7 +125,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
     async close() {
       await harness.stop();
-      if (!opts.bus) await bus.close();
+      if (opts.bus === undefined || opts.bus === 'from-config') await bus.close();
       await testDb?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { createEventBus, type EventBus, type EventEnvelope } from '@githost/bus';
+import { createHook, eventually, settledDeliveries, startHarness, type Harness } from './support/service.js';
+import { Receiver } from './support/receiver.js';
+import { AMQP_URL, closeConnectionsNamed, deleteTopology, uniqueName } from './support/rabbitmq.js';
+
+/**
+ * Never lose an event (issue 5), against the real broker: the service builds its RabbitMQ bus from
+ * AMQP_URL as in production; a second bus in this process plays the producers.
+ */
+describe('webhooks over the real RabbitMQ', () => {
+  const exchange = uniqueName('events');
+  const queue = uniqueName('queue');
+  const publisherName = uniqueName('publisher');
+  // the bus names its connection `githost <exchange> <pid>` unless told otherwise
+  const serviceConnection = `githost ${exchange} ${process.pid}`;
+  let h: Harness;
+  let publisher: EventBus;
+  let receiver: Receiver;
+  let hookId: string;
+
+  const event = (n: number): EventEnvelope => ({
+    id: randomUUID(),
+    kind: 'push',
+    occurred_at: new Date().toISOString(),
+    repository: { id: h.repoId, owner: 'alice', name: 'project' },
+    payload: { event: 'push', ref: `refs/heads/b${n}` },
+  });
+  const refsReceived = () => receiver.received.map((r) => (JSON.parse(r.body) as { ref: string }).ref);
+
+  beforeAll(async () => {
+    h = await startHarness({ bus: 'from-config', env: { AMQP_URL, GITHOST_EVENTS_EXCHANGE: exchange, GITHOST_WEBHOOKS_QUEUE: queue } });
+    publisher = createEventBus({ amqpUrl: AMQP_URL, exchange, connectionName: publisherName });
+    receiver = await new Receiver().start();
+    hookId = await createHook(h, { url: receiver.url });
+  });
+  afterAll(async () => {
+    await h.close();
+    await publisher.close();
+    await receiver.stop();
+    await deleteTopology(exchange, queue);
+  });
+
+  it('when events are published while the service is stopped, then all are delivered once it starts again', async () => {
+    await h.stop();
+    for (let i = 0; i < 15; i++) await publisher.publish(event(i));
+    await h.restart();
+    const list = await settledDeliveries(h, hookId, 15);
+    expect(list.every((d) => d.status === 'delivered')).toBe(true);
+    expect(refsReceived().sort()).toEqual(Array.from({ length: 15 }, (_, i) => `refs/heads/b${i}`).sort());
+  });
+
+  it('when the broker closes every connection mid-stream, then publisher and consumer reconnect and all events are delivered', async () => {
+    receiver.received.length = 0;
+    const published: Promise<void>[] = [];
+    for (let i = 100; i < 130; i++) {
+      if (i === 110) {
+        expect(await closeConnectionsNamed(serviceConnection)).toBeGreaterThan(0);
+        expect(await closeConnectionsNamed(publisherName)).toBeGreaterThan(0);
+      }
+      published.push(publisher.publish(event(i)));
+    }
+    await Promise.all(published);
+    const list = await settledDeliveries(h, hookId, 45, undefined);
+    expect(list.every((d) => d.status === 'delivered')).toBe(true);
+    const refs = await eventually(async () => (new Set(refsReceived()).size === 30 ? refsReceived() : undefined));
+    expect(new Set(refs)).toEqual(new Set(Array.from({ length: 30 }, (_, i) => `refs/heads/b${100 + i}`)));
+  });
+});
