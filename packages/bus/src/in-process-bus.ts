@@ -1,5 +1,5 @@
 import { unavailable } from '@githost/errors';
-import type { Logger } from '@githost/logging';
+import { createLogger, type Logger } from '@githost/logging';
 import type { EventBus, EventEnvelope, EventHandler, SubscribeOptions, Subscription } from './index.js';
 
 /**
@@ -34,7 +34,11 @@ export class InProcessEventBus implements EventBus {
   private readonly dead = new Map<string, EventEnvelope[]>();
   private closed = false;
 
-  constructor(private readonly logger?: Logger) {}
+  private readonly logger: Logger;
+
+  constructor(logger?: Logger) {
+    this.logger = logger ?? createLogger('bus');
+  }
 
   async publish(event: EventEnvelope): Promise<void> {
     if (this.closed) throw unavailable('Event bus closed');
@@ -46,7 +50,8 @@ export class InProcessEventBus implements EventBus {
         if (done.has(queue)) return;
         const consumer = this.pick(entry, event.kind);
         if (!consumer) return;
-        const delivery = consumer.handler(JSON.parse(body) as EventEnvelope);
+        // Through a promise, so a handler that throws synchronously counts as a failed delivery too.
+        const delivery = Promise.resolve().then(() => consumer.handler(JSON.parse(body) as EventEnvelope));
         consumer.inFlight.add(delivery);
         try {
           await delivery;
@@ -117,12 +122,12 @@ export class InProcessEventBus implements EventBus {
     const failed = (this.failures.get(key) ?? 0) + 1;
     if (failed <= consumer.maxRedeliveries) {
       this.failures.set(key, failed);
-      this.logger?.warn({ err, queue, event_id: event.id, kind: event.kind, attempt: failed }, 'event handler failed; will be redelivered');
+      this.logger.warn({ err, queue, event_id: event.id, kind: event.kind, attempt: failed }, 'event handler failed; will be redelivered');
       return false;
     }
     this.failures.delete(key);
     this.dead.set(queue, [...(this.dead.get(queue) ?? []), event].slice(-DEAD_LETTERS_KEPT));
-    this.logger?.error({ err, queue, event_id: event.id, kind: event.kind, deliveries: failed }, 'event dead-lettered after repeated handler failures');
+    this.logger.error({ err, queue, event_id: event.id, kind: event.kind, deliveries: failed }, 'event dead-lettered after repeated handler failures');
     return true;
   }
 }

@@ -51,6 +51,7 @@ export class RabbitMqEventBus implements EventBus {
   private waiters = new Set<() => void>();
   private readonly subscriptions = new Set<RabbitMqSubscription>();
   private readonly publishes = new Set<Promise<void>>();
+  private readonly restartTimers = new Set<NodeJS.Timeout>();
 
   constructor(opts: RabbitMqBusOptions) {
     const url = new URL(opts.url);
@@ -102,7 +103,7 @@ export class RabbitMqEventBus implements EventBus {
       try {
         await sub.start(model);
       } catch (err) {
-        this.subscriptions.delete(sub);
+        await sub.close();
         throw err;
       }
     } else {
@@ -119,6 +120,8 @@ export class RabbitMqEventBus implements EventBus {
     if (this.closing) return;
     this.closing = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    for (const timer of this.restartTimers) clearTimeout(timer);
+    this.wake(); // publishes waiting for a connection give up now; those awaiting a confirm finish
     await Promise.allSettled([...this.subscriptions].map((s) => s.close()));
     await Promise.allSettled([...this.publishes]);
     const model = this.model;
@@ -261,8 +264,10 @@ export class RabbitMqEventBus implements EventBus {
 
   /** (Re)starts a subscription on the current connection; `attempt` -1 means at once. */
   private restartLater(sub: RabbitMqSubscription, attempt: number): void {
+    if (this.closing) return;
     const delay = attempt < 0 ? 0 : backoffDelay(attempt, this.reconnectBackoff);
-    setTimeout(() => {
+    const timer = setTimeout(() => {
+      this.restartTimers.delete(timer);
       const model = this.model;
       if (!model || sub.isClosed || this.closing) return; // a reconnect restarts it
       sub.start(model).catch((err: unknown) => {
@@ -270,6 +275,7 @@ export class RabbitMqEventBus implements EventBus {
         this.restartLater(sub, Math.max(0, attempt) + 1);
       });
     }, delay);
+    this.restartTimers.add(timer);
   }
 }
 

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { migrate, openDatabase, type Database } from '@githost/db';
+import { OUTBOX_MIGRATION_SQL, RabbitMqEventBus, enqueueEvent, startOutboxRelay, type EventEnvelope } from '../src/index.js';
+import { eventually, makeEvent } from './events.js';
+import { AMQP_URL, openAdmin, uniqueName } from './rabbitmq.js';
+import { startTcpProxy } from './tcp-proxy.js';
+
+// "Never lose an event" (issue 5): the broker goes away for longer than publish() waits.
+describe('outbox and RabbitMQ through a broker outage', () => {
+  const exchange = uniqueName('outage');
+  const queue = uniqueName('outage-q');
+  const lateQueue = uniqueName('outage-late');
+  let db: Database;
+  let proxy: Awaited<ReturnType<typeof startTcpProxy>>;
+
+  beforeAll(async () => {
+    db = await openDatabase({ schema: 'svc' }); // in-memory PGlite
+    await migrate(db, [{ version: 1, name: 'outbox', sql: OUTBOX_MIGRATION_SQL }]);
+    const target = new URL(AMQP_URL);
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5672) });
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await db.close();
+    const admin = await openAdmin();
+    for (const q of [queue, `${queue}.dead`, lateQueue, `${lateQueue}.dead`]) await admin.ch.deleteQueue(q);
+    await admin.ch.deleteExchange(exchange);
+    await admin.ch.deleteExchange(`${exchange}.dlx`);
+    await admin.model.close();
+  });
+
+  it('when the broker is unreachable, then outbox events wait with attempts counted, and every one is delivered once it is back', async () => {
+    const viaProxy = new URL(AMQP_URL);
+    viaProxy.port = String(proxy.port);
+    const options = { url: viaProxy.toString(), exchange, publishTimeoutMs: 300, reconnect: { initialMs: 50, maxMs: 200 } };
+    const publisher = new RabbitMqEventBus(options);
+    const consumer = new RabbitMqEventBus(options);
+    const received = new Map<string, EventEnvelope>();
+    const lateReceived = new Set<string>();
+    const relay = startOutboxRelay({ db, bus: publisher, intervalMs: 50 });
+    const enqueue = async (n: number) => {
+      const e = makeEvent(n);
+      await db.transaction((tx) => enqueueEvent(tx, e));
+      relay.kick();
+      return e;
+    };
+    try {
+      await consumer.subscribe(queue, ['push'], async (e) => void received.set(e.id, e));
+      // A second consumer that has run before (its durable queue exists) and is stopped now.
+      await (await consumer.subscribe(lateQueue, ['push'], async () => undefined)).close();
+      const first = await enqueue(1);
+      await eventually(() => received.has(first.id), 'the event before the outage');
+
+      proxy.cut();
+      await eventually(async () => !(await publisher.ready()) && !(await consumer.ready()), 'both buses to notice the outage');
+      const during = [await enqueue(2), await enqueue(3)];
+      await eventually(async () => {
+        const { rows } = await db.query<{ attempts: number }>('SELECT attempts FROM outbox WHERE id = $1', [during[0]!.id]);
+        return rows[0]!.attempts >= 2;
+      }, 'failed publish attempts');
+      const { rows } = await db.query<{ last_error: string }>('SELECT last_error FROM outbox WHERE id = $1', [during[0]!.id]);
+      expect(rows[0]!.last_error).toBe('Event bus unavailable');
+      expect(await relay.backlog()).toBe(2);
+      // That consumer starts again during the outage: it starts consuming once the broker is back,
+      // and gets what its queue kept while it was stopped as well as what came after.
+      await consumer.subscribe(lateQueue, ['push'], async (e) => void lateReceived.add(e.id));
+
+      proxy.restore();
+      await eventually(async () => (await relay.backlog()) === 0, 'the outbox to drain');
+      await eventually(() => received.size === 3 && lateReceived.size === 3, 'every event delivered').catch((err) => {
+        throw new Error(`${String(err)}: received ${received.size}, late ${lateReceived.size}`);
+      });
+      expect([...received.values()].sort((a, b) => a.occurred_at.localeCompare(b.occurred_at))).toEqual([first, ...during]);
+      expect([...lateReceived].sort()).toEqual([first, ...during].map((e) => e.id).sort());
+    } finally {
+      await relay.stop();
+      await publisher.close();
+      await consumer.close();
+    }
+  });
+});
