@@ -68,12 +68,21 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
 
     let repo: RepoContext | null = null;
     if (route.repo) {
-      repo = await accounts.authorize(principal, route.repo.owner, route.repo.name, requestId).catch((err: unknown) => {
-        // A name accounts rejects as malformed cannot exist either.
-        if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return null;
-        throw err;
-      });
-      const repoDenial = denyRepository(route, principal, repo);
+      const { owner, name } = route.repo;
+      const lookup = (fresh: boolean) =>
+        accounts.authorize(principal, owner, name, requestId, fresh).catch((err: unknown) => {
+          // A name accounts rejects as malformed cannot exist either.
+          if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return null;
+          throw err;
+        });
+      repo = await lookup(false);
+      let repoDenial = denyRepository(route, principal, repo);
+      // A cached answer may predate a grant (a collaborator just added): deny only on a fresh one.
+      // Not-found answers are never cached, so they are fresh already.
+      if (repoDenial && repo !== null) {
+        repo = await lookup(true);
+        repoDenial = denyRepository(route, principal, repo);
+      }
       if (repoDenial) refuse(repoDenial);
     }
 

@@ -9,6 +9,7 @@ const SECRET = 'gateway-test-internal-secret';
 const alice = { id: 'u-alice', username: 'alice', token: 'alice-token-aaaaaaaaaaaaaaaa' };
 const bob = { id: 'u-bob', username: 'bob', token: 'bob-token-bbbbbbbbbbbbbbbbbbbb' };
 const carol = { id: 'u-carol', username: 'carol', token: 'carol-token-cccccccccccccccc' };
+const dave = { id: 'u-dave', username: 'dave', token: 'dave-token-dddddddddddddddddd' };
 
 let accounts: FakeAccounts;
 let upstreams: Awaited<ReturnType<typeof startEchoUpstream>>[];
@@ -37,7 +38,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const basic = (user: string, token: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${token}`).toString('base64')}` });
 
 beforeAll(async () => {
-  accounts = await startFakeAccounts([alice, bob, carol], [
+  accounts = await startFakeAccounts([alice, bob, carol, dave], [
     { id: 'r-pub', owner: 'alice', name: 'demo', private: false, collaborators: { [bob.id]: 'write' } },
     { id: 'r-priv', owner: 'alice', name: 'secret', private: true, collaborators: { [bob.id]: 'read' } },
   ]);
@@ -295,5 +296,27 @@ describe('gateway when accounts is down', () => {
     } finally {
       await down.stop();
     }
+  });
+});
+
+describe('gateway caching of repository access', () => {
+  it('when a collaborator is added right after being refused, then the next request gets in at once', async () => {
+    const repo = accounts.repos.find((r) => r.name === 'secret')!;
+    const first = await call('GET', '/api/repos/alice/secret', { headers: bearer(carol.token) });
+    expect(first.status).toBe(404);
+    repo.collaborators[carol.id] = 'read';
+    try {
+      const second = await call('GET', '/api/repos/alice/secret', { headers: bearer(carol.token) });
+      expect(second.status).toBe(200);
+    } finally {
+      delete repo.collaborators[carol.id];
+    }
+  });
+
+  it('when a repository is read twice in a row by the same caller, then accounts is asked once', async () => {
+    const before = accounts.calls.authorize;
+    await call('GET', '/api/repos/alice/demo/branches', { headers: bearer(dave.token) });
+    await call('GET', '/api/repos/alice/demo/tags', { headers: bearer(dave.token) });
+    expect(accounts.calls.authorize - before).toBe(1);
   });
 });

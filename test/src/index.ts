@@ -1,1 +1,1 @@
-export {};
+export * from './support/index.js';

@@ -6,8 +6,9 @@ import type { Permission, Principal, RepoContext } from '@githost/identity';
 export interface AccountsGateway {
   /** The token's principal; rejects with `unauthenticated` for an unknown or revoked token. */
   authenticate(token: string, requestId: string): Promise<Principal>;
-  /** The repository and the caller's permission; rejects with `not_found` when there is none. */
-  authorize(principal: Principal | null, owner: string, name: string, requestId: string): Promise<RepoContext>;
+  /** The repository and the caller's permission; rejects with `not_found` when there is none.
+   *  `fresh` skips any cache. */
+  authorize(principal: Principal | null, owner: string, name: string, requestId: string, fresh?: boolean): Promise<RepoContext>;
   /** True when the accounts server answers (readiness). */
   reachable(): Promise<boolean>;
   close(): void;

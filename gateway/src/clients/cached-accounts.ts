@@ -10,7 +10,8 @@ export interface CacheTtls {
   /** An invalid token; shorter still, so a token just created is not refused for long. */
   rejectedMs: number;
   /** A repository and the caller's permission on it. Not-found answers are never cached, so a
-   *  repository just created is reachable at once. */
+   *  repository just created is reachable at once; the gateway re-asks before denying on a cached
+   *  answer, so a collaborator just added gets in at once too (only a removal takes this long). */
   authorizedMs: number;
 }
 
@@ -46,10 +47,10 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
         throw err;
       }
     },
-    async authorize(principal, owner, name, requestId) {
+    async authorize(principal, owner, name, requestId, fresh = false) {
       const who = principal === null ? 'anonymous' : (principal.user_id ?? 'bootstrap-admin');
       const key = JSON.stringify([who, owner, name]);
-      const hit = repos.get(key);
+      const hit = fresh ? undefined : repos.get(key);
       if (hit) return hit;
       const repo = await inner.authorize(principal, owner, name, requestId);
       if (!disabled(ttls.authorizedMs)) repos.set(key, repo);

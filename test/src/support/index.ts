@@ -1,0 +1,16 @@
+/**
+ * End-to-end support: the whole service started in the test process, driven through the gateway
+ * with fetch and the real git client. Typical use:
+ *
+ *   const gh = await startTestGithost();            // or { backend: 'real' }
+ *   const alice = await createUser(gh, 'alice');
+ *   await createRepo(gh, alice.token, 'demo');
+ *   const wd = makeWorkdir();
+ *   await commitFiles(wd, { 'README.md': 'hi\n' }, 'first');
+ *   await git(wd, 'push', pushUrl(gh, 'alice', alice.token, 'alice', 'demo'), 'main');
+ *   ...
+ *   await gh.stop();
+ */
+export { startTestGithost, type TestGithost, type TestGithostOptions } from './githost.js';
+export { api, createUser, createRepo, addCollaborator, type ApiOptions, type ApiResponse, type TestUser, type TestRepo } from './api.js';
+export { makeWorkdir, removeWorkdirs, git, gitResult, commitFiles, pushUrl, cloneUrl, type GitResult } from './git.js';
