@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { createHook, deliveriesOf, deliveryDetail, hooksPath, settledDeliveries, startHarness, type Harness } from './support/service.js';
 import { Receiver } from './support/receiver.js';
+import { createServer } from '../src/index.js';
 
 const pushPayload = (n = 1) => ({
   event: 'push',
@@ -277,5 +278,34 @@ describe('SSRF guard', () => {
     await h.publish('push', pushPayload());
     const [delivery] = await settledDeliveries(h, hookId);
     expect(delivery).toMatchObject({ status: 'failed', attempts: 1, error: 'Refused to deliver to 169.254.169.254: metadata address not allowed' });
+  });
+});
+
+describe('two replicas on one database', () => {
+  let h: Harness;
+  let r: Receiver;
+  beforeAll(async () => {
+    h = await startHarness();
+    r = await new Receiver().start();
+  });
+  afterAll(async () => {
+    await h.close();
+    await r.stop();
+  });
+
+  it('when two replicas consume and deliver side by side, then every delivery is sent exactly once', async () => {
+    const second = createServer(h.config, { bus: h.bus });
+    await second.start();
+    try {
+      const hookId = await createHook(h, { url: r.url });
+      await Promise.all(Array.from({ length: 40 }, (_, i) => h.publish('push', pushPayload(i))));
+      const list = await settledDeliveries(h, hookId, 40);
+      expect(list.every((d) => d.status === 'delivered' && d.attempts === 1)).toBe(true);
+      const ids = r.received.map((x) => x.headers['x-githost-delivery']);
+      expect(ids).toHaveLength(40);
+      expect(new Set(ids).size).toBe(40);
+    } finally {
+      await second.stop();
+    }
   });
 });
