@@ -45,6 +45,22 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
+/*
+ * What operators and other engineers need to know (details at the top of each file):
+ * - createEventBus({ amqpUrl, exchange, logger }): RabbitMQ when amqpUrl (AMQP_URL) is set, else in process.
+ * - Exchange `<exchange>` (GITHOST_EVENTS_EXCHANGE, default `githost.events`): durable topic, routing key = kind.
+ * - subscribe(queue, kinds, ...): durable quorum queue `<queue>` bound to each kind, prefetch 32,
+ *   `x-delivery-limit` = maxRedeliveries (10); dead letters go through `<exchange>.dlx` (direct,
+ *   routing key = queue name) to quorum queue `<queue>.dead`. Non-JSON messages: straight to `.dead`.
+ *   A failing handler's message is requeued after a backoff (200 ms doubling to 10 s).
+ *   Changing maxRedeliveries of an existing queue is refused by the broker (PRECONDITION_FAILED):
+ *   delete the queue or use a policy.
+ * - publish(): persistent, publisher-confirmed; waits up to 5 s for a (re)connection, then `unavailable`.
+ * - Reconnect: backoff 100 ms doubling to 10 s with jitter; subscriptions resume by themselves.
+ * - Producers: outbox (OUTBOX_MIGRATION_SQL, enqueueEvent in the state-change transaction,
+ *   startOutboxRelay) or FileJournal + startJournalRelay; both at-least-once, consumers dedupe on id.
+ */
+
 export { InProcessEventBus } from './in-process-bus.js';
 export { OUTBOX_MIGRATION_SQL, enqueueEvent, startOutboxRelay, type OutboxRelayOptions } from './outbox.js';
 export type { Relay } from './relay-loop.js';
@@ -52,3 +68,4 @@ export { createEventBus, type CreateEventBusOptions } from './create-event-bus.j
 export { RabbitMqEventBus, type RabbitMqBusOptions } from './rabbitmq-bus.js';
 export { FileJournal } from './file-journal.js';
 export { startJournalRelay, type JournalRelayOptions } from './journal-relay.js';
+export type { BackoffOptions } from './backoff.js';

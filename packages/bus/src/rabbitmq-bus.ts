@@ -154,9 +154,9 @@ export class RabbitMqEventBus implements EventBus {
         );
         return;
       } catch (err) {
-        // Channel closed or message nacked before the confirm: try again (fresh channel) while time remains.
+        // Channel closed (its close handler drops it) or message nacked before the confirm: try
+        // again while time remains.
         lastError = err;
-        if (this.publisher === ch) this.publisher = null;
         await sleep(50);
       }
     }

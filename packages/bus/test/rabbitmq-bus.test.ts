@@ -128,11 +128,14 @@ describe('RabbitMQ event bus', () => {
     for (let n = 1; n <= 5; n++) await send(n);
     await eventually(() => received.size === 5, 'events before the cut');
 
+    // Twenty publishes in flight while the broker cuts both connections, then five more while
+    // they come back: every publish resolves (waiting for the reconnect) and every event arrives.
+    const inFlight = Array.from({ length: 20 }, (_, i) => send(6 + i));
     expect(await closeConnectionsNamed(publisherName)).toBe(1);
     expect(await closeConnectionsNamed(consumerName)).toBe(1);
-    // Published while the connections are down or coming back: publish waits for the reconnect.
-    for (let n = 6; n <= 10; n++) await send(n);
-    await eventually(() => received.size === 10, 'every event after the reconnect');
+    for (let n = 26; n <= 30; n++) await send(n);
+    await Promise.all(inFlight);
+    await eventually(() => received.size === 30, 'every event after the reconnect');
     expect([...received].sort()).toEqual([...sent].sort());
     expect(await publisher.ready()).toBe(true);
     expect(await consumer.ready()).toBe(true);
