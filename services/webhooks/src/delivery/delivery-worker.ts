@@ -1,3 +1,5 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import type { Logger } from '@githost/logging';
 import type { ClaimedDelivery, DeliveryRepository } from '../db/delivery-repository.js';
 import { decideNext, type AttemptOutcome, type RetryPolicy } from '../domain/retry-policy.js';
@@ -31,6 +33,7 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | undefined;
   private readonly running = new Set<Promise<void>>();
   private readonly leaseMs: number;
+  private readonly agent: { http: HttpAgent; https: HttpsAgent };
 
   constructor(
     private readonly deliveries: DeliveryRepository,
@@ -40,6 +43,8 @@ export class DeliveryWorker {
   ) {
     // Long enough that a live attempt always records before its lease runs out.
     this.leaseMs = opts.timeoutMs + 30_000;
+    const agentOptions = { keepAlive: true, maxSockets: opts.concurrency, maxFreeSockets: Math.min(opts.concurrency, 16) };
+    this.agent = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
   }
 
   start(): void {
@@ -55,6 +60,8 @@ export class DeliveryWorker {
       await Promise.allSettled([...this.running]);
       if (this.polling) await new Promise((r) => setTimeout(r, 10));
     }
+    this.agent.http.destroy();
+    this.agent.https.destroy();
   }
 
   wake(): void {
@@ -121,7 +128,7 @@ export class DeliveryWorker {
       secret: claim.secret,
       timestamp: Math.floor(Date.now() / 1000),
     });
-    const sent = await sendDelivery(claim.url, headers, body, this.opts);
+    const sent = await sendDelivery(claim.url, headers, body, { ...this.opts, agent: this.agent });
     const decision = decideNext(sent.outcome, claim.attempts - claim.round_start + 1, this.opts.retry);
     const status = decision.next === 'retry' ? 'pending' : decision.next;
     await this.deliveries.recordAttempt(claim, {

@@ -1,4 +1,4 @@
-import got from 'got';
+import got, { type Agents } from 'got';
 import { performance } from 'node:perf_hooks';
 import { parseRetryAfter, type AttemptOutcome } from '../domain/retry-policy.js';
 import { guardedLookup, REFUSED_CODE, refuseLiteralAddress } from './guarded-lookup.js';
@@ -9,6 +9,9 @@ export const MAX_RESPONSE_BODY_BYTES = 4096;
 export interface SendOptions {
   timeoutMs: number;
   allowPrivate: boolean;
+  /** The worker's own agents: webhook sockets are never shared with other clients in the process
+   *  (the embedded mode runs every service in one), and their number stays bounded. */
+  agent?: Agents;
 }
 
 export interface SendResult {
@@ -37,6 +40,7 @@ export async function sendDelivery(url: string, headers: Record<string, string>,
     throwHttpErrors: false,
     retry: { limit: 0 },
     decompress: false,
+    ...(opts.agent ? { agent: opts.agent } : {}),
     ...(opts.allowPrivate ? {} : { dnsLookup: guardedLookup }),
   });
 
