@@ -1,1 +1,6 @@
-export {};
+export { loadConfig, type Config } from './config.js';
+export { createServer, type Service, type ServerDeps } from './server.js';
+export { repositoryPath } from './repository-path.js';
+export { parseCommit, type ParsedCommit, type Person } from './git/commit-parse.js';
+export { parseLsTree } from './git/tree-format.js';
+export type { PushPayload } from './events/push-events.js';

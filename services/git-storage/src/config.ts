@@ -1,0 +1,20 @@
+import { env, loadConfig as load, z } from '@githost/config';
+
+const schema = z.object({
+  DATA_DIR: z.string().min(1).default('./data'),
+  HTTP_PORT: env.port(3101),
+  GRPC_PORT: env.port(3102),
+  GITHOST_INTERNAL_SECRET: env.internalSecret(),
+  AMQP_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v)),
+  GITHOST_EVENTS_EXCHANGE: z.string().min(1).default('githost.events'),
+});
+
+export type Config = z.infer<typeof schema>;
+
+/** git-storage configuration from the environment; a bad value stops the process at boot. */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
+  return load('git-storage', schema, environment);
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import type { EventEnvelope } from '@githost/bus';
+import type { Logger } from '@githost/logging';
+import type { CatfilePool } from '../git/catfile-pool.js';
+import { runGit } from '../git/command.js';
+import { parseCommit } from '../git/commit-parse.js';
+import { readCommitObjects } from '../git/objects.js';
+import { ZERO_OID } from '../git/validate.js';
+import type { EventJournal, JournalRelay } from './journal.js';
+
+export interface RefUpdate {
+  ref: string;
+  before: string;
+  after: string;
+}
+
+export interface PushContext {
+  repository: { id: string; owner: string; name: string };
+  pusher: string;
+  requestId?: string;
+}
+
+/** CONTRACT §7 + §9 `push` payload. */
+export interface PushPayload {
+  event: 'push';
+  ref: string;
+  before: string;
+  after: string;
+  created: boolean;
+  deleted: boolean;
+  repository: { owner: string; name: string; full_name: string };
+  sender: { username: string };
+  commits: Array<{ id: string; message: string; author: { name: string; email: string }; timestamp: string }>;
+}
+
+const MAX_COMMITS = 20;
+
+/**
+ * Turns ref updates into `push` events (one per ref, CONTRACT §9) and journals them durably
+ * before the caller reports success; the relay publishes them afterwards.
+ */
+export class PushEventRecorder {
+  constructor(
+    private readonly pool: CatfilePool,
+    private readonly journal: EventJournal,
+    private readonly relay: JournalRelay | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  async record(gitDir: string, ctx: PushContext, updates: RefUpdate[]): Promise<EventEnvelope<PushPayload>[]> {
+    if (updates.length === 0) return [];
+    const excluded = await refsBefore(gitDir, updates);
+    const envelopes: EventEnvelope<PushPayload>[] = [];
+    for (const u of updates) {
+      const commits = u.after === ZERO_OID ? [] : await this.newCommits(gitDir, u.after, excluded);
+      envelopes.push({
+        id: randomUUID(),
+        kind: 'push',
+        occurred_at: new Date().toISOString(),
+        repository: ctx.repository,
+        payload: {
+          event: 'push',
+          ref: u.ref,
+          before: u.before,
+          after: u.after,
+          created: u.before === ZERO_OID,
+          deleted: u.after === ZERO_OID,
+          repository: { owner: ctx.repository.owner, name: ctx.repository.name, full_name: `${ctx.repository.owner}/${ctx.repository.name}` },
+          sender: { username: ctx.pusher },
+          commits,
+        },
+        ...(ctx.requestId ? { request_id: ctx.requestId } : {}),
+      });
+    }
+    for (const e of envelopes) await this.journal.append(e);
+    this.relay?.kick();
+    return envelopes;
+  }
+
+  /** CONTRACT §9: the commits new to the repository, the 20 newest, oldest first. */
+  private async newCommits(gitDir: string, tip: string, excluded: string[]): Promise<PushPayload['commits']> {
+    let oids: string[];
+    try {
+      // Exclusions go through stdin: a repository may have more refs than an argv holds.
+      const stdin = `${tip}\n${excluded.map((o) => `^${o}`).join('\n')}\n`;
+      const { stdout } = await runGit({ name: 'rev-list', flags: [`--max-count=${MAX_COMMITS}`, '--stdin'] }, { gitDir, stdin });
+      oids = stdout.toString('utf8').split('\n').filter(Boolean).reverse();
+    } catch (err) {
+      // A tag pointing at a tree or blob has no commits; the event still goes out.
+      this.logger.warn({ err, tip }, 'push event: could not list new commits');
+      return [];
+    }
+    const raws = await readCommitObjects(this.pool, gitDir, oids);
+    return raws.map(({ oid, raw }) => {
+      const c = parseCommit(raw);
+      return { id: oid, message: c.message, author: { name: c.author.name, email: c.author.email }, timestamp: c.author.date };
+    });
+  }
+}
+
+/** Every ref value as it was before `updates` (read after them, with their old values put back). */
+async function refsBefore(gitDir: string, updates: RefUpdate[]): Promise<string[]> {
+  const { stdout } = await runGit({ name: 'for-each-ref', flags: ['--format=%(objectname) %(refname)'] }, { gitDir });
+  const changed = new Set(updates.map((u) => u.ref));
+  const values = new Set<string>();
+  for (const line of stdout.toString('utf8').split('\n')) {
+    const sp = line.indexOf(' ');
+    if (sp > 0 && !changed.has(line.slice(sp + 1))) values.add(line.slice(0, sp));
+  }
+  for (const u of updates) if (u.before !== ZERO_OID) values.add(u.before);
+  return [...values];
+}
+
+/** Parses the post-receive hook's `<old> <new> <ref>` lines. */
+export function parseRefUpdates(text: string): RefUpdate[] {
+  const out: RefUpdate[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]{40}) ([0-9a-f]{40}) (refs\/\S.*)$/.exec(line);
+    if (m) out.push({ before: m[1]!, after: m[2]!, ref: m[3]! });
+  }
+  return out;
+}

@@ -1,0 +1,161 @@
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { classifyGitFailure, GitError, GitTimeoutError } from './errors.js';
+
+/**
+ * The ONE way this service runs git (Gitaly's internal/git/command.go habit). No shell; only
+ * allow-listed subcommands; the flags this code writes and the arguments that come from a request
+ * are kept apart, and request-derived arguments always follow `--end-of-options` (revisions) or
+ * `--` (paths), so none of them can ever be read as an option.
+ */
+export const ALLOWED_SUBCOMMANDS = new Set([
+  'init',
+  'config',
+  'cat-file',
+  'for-each-ref',
+  'rev-list',
+  'rev-parse',
+  'merge-base',
+  'merge-tree',
+  'commit-tree',
+  'update-ref',
+  'diff-tree',
+  'upload-pack',
+  'receive-pack',
+  'commit-graph',
+  'pack-refs',
+  'repack',
+  'prune',
+  'count-objects',
+  'symbolic-ref',
+]);
+
+export interface GitCommand {
+  /** Allow-listed subcommand. */
+  name: string;
+  /** Sub-subcommand written by this code (`commit-graph write`). */
+  action?: string;
+  /** Flags written by this code, never by a request. */
+  flags?: string[];
+  /** Request-derived revisions or names: placed after `--end-of-options`. */
+  args?: string[];
+  /** Request-derived paths: placed after `--`. */
+  paths?: string[];
+}
+
+export interface GitRunOptions {
+  /** The bare repository (`--git-dir`); omitted only for `init`. */
+  gitDir?: string;
+  /** Extra environment (GIT_AUTHOR_*, GIT_PROTOCOL, hook variables). */
+  env?: Record<string, string>;
+  /** Bytes for stdin. */
+  stdin?: Buffer | string;
+  /** Killed (SIGKILL) after this many ms; default 60 s. 0 disables. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Exit codes that are answers rather than failures (e.g. merge-base --is-ancestor's 1). */
+  okExitCodes?: number[];
+  /** Refuse to keep more than this much stdout in memory. */
+  maxStdoutBytes?: number;
+}
+
+export interface GitResult {
+  stdout: Buffer;
+  stderr: string;
+  exitCode: number;
+}
+
+/** HOME for every git run: an empty directory with no user configuration in it (see ensureGitHome). */
+export const GIT_HOME = path.join(os.tmpdir(), 'githost-git-home');
+
+export async function ensureGitHome(): Promise<void> {
+  await mkdir(GIT_HOME, { recursive: true, mode: 0o700 });
+}
+
+/** The environment every git process gets: no system or global config, never a prompt. */
+export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: GIT_HOME,
+    XDG_CONFIG_HOME: GIT_HOME,
+    LANG: 'C',
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: '/bin/false',
+    GIT_NO_REPLACE_OBJECTS: '1',
+    ...extra,
+  };
+}
+
+/** The argv for a command, after checking the subcommand and the arguments' placement. */
+export function buildArgv(cmd: GitCommand, gitDir?: string): string[] {
+  if (!ALLOWED_SUBCOMMANDS.has(cmd.name)) throw new GitError(`git subcommand not allowed: ${cmd.name}`);
+  const argv: string[] = [];
+  if (gitDir) argv.push(`--git-dir=${gitDir}`);
+  argv.push(cmd.name);
+  if (cmd.action !== undefined) {
+    if (!/^[a-z][a-z-]*$/.test(cmd.action)) throw new GitError(`git action not allowed: ${cmd.action}`);
+    argv.push(cmd.action);
+  }
+  argv.push(...(cmd.flags ?? []));
+  if (cmd.args && cmd.args.length > 0) argv.push('--end-of-options', ...cmd.args);
+  if (cmd.paths && cmd.paths.length > 0) argv.push('--', ...cmd.paths);
+  for (const flag of cmd.flags ?? []) {
+    // Flags are ours; a flag without a leading '-' is probably a request value in the wrong slot.
+    if (!flag.startsWith('-')) throw new GitError(`git flag must start with '-': ${flag}`);
+  }
+  return argv;
+}
+
+/** Starts git with piped stdio for streaming callers (transport, cat-file, diff). */
+export function spawnGit(cmd: GitCommand, opts: Omit<GitRunOptions, 'stdin' | 'okExitCodes' | 'maxStdoutBytes'> = {}): ChildProcess {
+  const argv = buildArgv(cmd, opts.gitDir);
+  const spawnOpts: SpawnOptions = { env: gitEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'], signal: opts.signal, killSignal: 'SIGKILL' };
+  if (opts.timeoutMs) spawnOpts.timeout = opts.timeoutMs;
+  return spawn('git', argv, spawnOpts);
+}
+
+/** Runs git to completion and collects its output; a non-zero exit becomes a typed GitError. */
+export function runGit(cmd: GitCommand, opts: GitRunOptions = {}): Promise<GitResult> {
+  const argv = buildArgv(cmd, opts.gitDir);
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', argv, { env: gitEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let stderr = '';
+    let failure: GitError | undefined;
+    const kill = (err: GitError) => {
+      failure ??= err;
+      child.kill('SIGKILL');
+    };
+    const timer = timeoutMs > 0 ? setTimeout(() => kill(new GitTimeoutError(`git ${cmd.name} timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
+    const onAbort = () => kill(new GitTimeoutError(`git ${cmd.name} cancelled`));
+    if (opts.signal?.aborted) onAbort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.on('data', (b: Buffer) => {
+      outBytes += b.length;
+      if (opts.maxStdoutBytes !== undefined && outBytes > opts.maxStdoutBytes) kill(new GitError(`git ${cmd.name} output exceeded ${opts.maxStdoutBytes} bytes`));
+      else out.push(b);
+    });
+    child.stderr.on('data', (b: Buffer) => {
+      if (stderr.length < 64 * 1024) stderr += b.toString('utf8');
+    });
+    child.stdin.on('error', () => undefined); // git may exit before reading all input; its exit code tells
+    child.on('error', (err) => kill(new GitError(`git ${cmd.name} could not start: ${err.message}`)));
+    child.on('close', (code) => {
+      if (timer) clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (failure) return reject(failure);
+      const exitCode = code ?? -1;
+      if (exitCode === 0 || opts.okExitCodes?.includes(exitCode)) return resolve({ stdout: Buffer.concat(out), stderr, exitCode });
+      reject(classifyGitFailure(cmd.name, stderr, code));
+    });
+    child.stdin.end(opts.stdin ?? '');
+  });
+}

@@ -1,0 +1,84 @@
+import { conflict, notFound, validation } from '@githost/errors';
+import { runGit } from './command.js';
+import { GitError, NotFoundError } from './errors.js';
+
+export interface MergeTreeResult {
+  clean: boolean;
+  /** The merged tree (with conflict markers when not clean). */
+  tree: string;
+  conflicts: string[];
+}
+
+/**
+ * A real three-way merge without a worktree (CONTRACT §6): `git merge-tree --write-tree` (git >=
+ * 2.38). Exit 0 is clean, exit 1 lists the conflicting paths; both are answers, not failures.
+ */
+export async function mergeTree(gitDir: string, ours: string, theirs: string): Promise<MergeTreeResult> {
+  let out;
+  try {
+    out = await runGit(
+      { name: 'merge-tree', flags: ['--write-tree', '--name-only', '-z', '--no-messages'], args: [ours, theirs] },
+      { gitDir, okExitCodes: [1], timeoutMs: 120_000 },
+    );
+  } catch (err) {
+    if (err instanceof NotFoundError || (err instanceof GitError && /not something we can merge|bad object|not a valid/i.test(err.stderr))) {
+      throw notFound('Commit not found');
+    }
+    if (err instanceof GitError && /unrelated histories/i.test(err.stderr)) throw conflict('Refusing to merge unrelated histories');
+    throw err;
+  }
+  const [tree, ...rest] = out.stdout.toString('utf8').split('\0');
+  const conflicts = [...new Set(rest.filter((p) => p !== ''))];
+  return { clean: out.exitCode === 0, tree: tree!, conflicts };
+}
+
+export interface Signature {
+  name: string;
+  email: string;
+  timestamp: number;
+}
+
+// Characters git would strip from or choke on in an ident line.
+// eslint-disable-next-line no-control-regex
+const IDENT_FORBIDDEN = /[<>\x00-\x1f]/;
+
+function checkSignature(s: Signature | null | undefined, what: string): Signature {
+  if (!s || !s.name || IDENT_FORBIDDEN.test(s.name) || IDENT_FORBIDDEN.test(s.email ?? '')) throw validation(`Invalid ${what} signature`);
+  if (!Number.isSafeInteger(Number(s.timestamp)) || Number(s.timestamp) < 0) throw validation(`Invalid ${what} timestamp`);
+  return { name: s.name, email: s.email ?? '', timestamp: Number(s.timestamp) };
+}
+
+/**
+ * `commit-tree` with two parents (ours, then theirs), the exact message from stdin (commit-tree
+ * does not clean messages up) and author/committer from the environment at `+0000` (seed §4
+ * merge procedure step 5).
+ */
+export async function commitMerge(
+  gitDir: string,
+  tree: string,
+  ours: string,
+  theirs: string,
+  author: Signature | null | undefined,
+  committer: Signature | null | undefined,
+  message: string,
+): Promise<string> {
+  const a = checkSignature(author, 'author');
+  const c = checkSignature(committer, 'committer');
+  if (message.includes('\0')) throw validation('Invalid commit message');
+  const { stdout } = await runGit(
+    { name: 'commit-tree', flags: [`-p${ours}`, `-p${theirs}`, '-F', '-'], args: [tree] },
+    {
+      gitDir,
+      stdin: message,
+      env: {
+        GIT_AUTHOR_NAME: a.name,
+        GIT_AUTHOR_EMAIL: a.email,
+        GIT_AUTHOR_DATE: `@${a.timestamp} +0000`,
+        GIT_COMMITTER_NAME: c.name,
+        GIT_COMMITTER_EMAIL: c.email,
+        GIT_COMMITTER_DATE: `@${c.timestamp} +0000`,
+      },
+    },
+  );
+  return stdout.toString('utf8').trim();
+}

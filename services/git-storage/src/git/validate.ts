@@ -1,0 +1,100 @@
+import { validation } from '@githost/errors';
+
+/**
+ * The only gates between a request and git. Everything a request names (ref, revision, path) passes
+ * one of these before it reaches a git argument list or a cat-file batch line, so nothing from a
+ * request can be read as an option, leave the repository, or split a line-based protocol.
+ */
+
+export const MAX_REF_LENGTH = 1024;
+export const MAX_PATH_LENGTH = 4096;
+export const ZERO_OID = '0000000000000000000000000000000000000000';
+
+const FULL_OID = /^[0-9a-f]{40}$/;
+const ABBREV_OID = /^[0-9a-f]{4,40}$/;
+// Control characters, space and the characters git check-ref-format forbids anywhere.
+// eslint-disable-next-line no-control-regex
+const REF_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\]/;
+
+/** A fully qualified ref name (`refs/...`) as `git check-ref-format` accepts it, never an option. */
+export function validateRefName(ref: string): string {
+  if (typeof ref !== 'string' || ref.length === 0) throw validation('Ref name is required');
+  if (ref.length > MAX_REF_LENGTH) throw validation('Ref name is too long');
+  if (!ref.startsWith('refs/')) throw validation(`Invalid ref name: ${printable(ref)}`);
+  if (!isValidRefFormat(ref)) throw validation(`Invalid ref name: ${printable(ref)}`);
+  return ref;
+}
+
+/** The rules of `git check-ref-format` (plus: no component may start with '-'). */
+export function isValidRefFormat(ref: string): boolean {
+  if (REF_FORBIDDEN.test(ref)) return false;
+  if (ref.includes('..') || ref.includes('@{') || ref === '@') return false;
+  if (ref.startsWith('/') || ref.endsWith('/') || ref.endsWith('.') || ref.includes('//')) return false;
+  for (const part of ref.split('/')) {
+    if (part.length === 0 || part.startsWith('.') || part.startsWith('-') || part.endsWith('.lock')) return false;
+  }
+  return true;
+}
+
+/**
+ * A revision as the storage protocol allows it: a fully qualified ref or 4 to 40 lowercase hex
+ * digits. Revision expressions (`~`, `^`, `@{`, `:`) are refused: callers resolve names to ids.
+ */
+export function validateRevision(revision: string): string {
+  if (typeof revision !== 'string' || revision.length === 0) throw validation('Revision is required');
+  if (ABBREV_OID.test(revision)) return revision;
+  if (revision.startsWith('refs/')) return validateRefName(revision);
+  throw validation(`Invalid revision: ${printable(revision)}`);
+}
+
+/** A full 40-hex object id. */
+export function validateOid(oid: string, what = 'object id'): string {
+  if (typeof oid !== 'string' || !FULL_OID.test(oid)) throw validation(`Invalid ${what}: ${printable(oid ?? '')}`);
+  return oid;
+}
+
+/** 4 to 40 lowercase hex digits. */
+export function validateAbbrevOid(oid: string, what = 'object id'): string {
+  if (typeof oid !== 'string' || !ABBREV_OID.test(oid)) throw validation(`Invalid ${what}: ${printable(oid ?? '')}`);
+  return oid;
+}
+
+/**
+ * A path inside a tree: relative, no `.`/`..`/empty segment, no NUL, newline or backslash (cat-file
+ * batch input is line based), bounded. Empty means the root when `allowEmpty`.
+ */
+export function validatePath(path: string, opts: { allowEmpty?: boolean } = {}): string {
+  if (typeof path !== 'string') throw validation('Invalid path');
+  if (path.length === 0) {
+    if (opts.allowEmpty) return path;
+    throw validation('Path required');
+  }
+  if (path.length > MAX_PATH_LENGTH) throw validation('Path is too long');
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00\n\r\\]/.test(path)) throw validation(`Invalid path: ${printable(path)}`);
+  if (path.startsWith('/') || path.endsWith('/')) throw validation(`Invalid path: ${printable(path)}`);
+  for (const seg of path.split('/')) {
+    if (seg === '' || seg === '.' || seg === '..') throw validation(`Invalid path: ${printable(path)}`);
+  }
+  return path;
+}
+
+/** A branch name without `refs/heads/` (for CreateRepository's default branch). */
+export function validateBranchName(name: string): string {
+  if (typeof name !== 'string' || name.length === 0) throw validation('Branch name is required');
+  validateRefName(`refs/heads/${name}`);
+  return name;
+}
+
+/** Repository ids address directories through a hash, but still must be sane identifiers. */
+export function validateRepositoryId(id: string): string {
+  if (typeof id !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(id)) throw validation('Invalid repository id');
+  return id;
+}
+
+/** Request text echoed into an error message, without control characters and bounded. */
+function printable(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = s.replace(/[\x00-\x1f\x7f]/g, '?');
+  return clean.length > 200 ? `${clean.slice(0, 200)}...` : clean;
+}

@@ -1,0 +1,14 @@
+import type { storage } from '@githost/protos';
+import { readTreeListing } from '../git/objects.js';
+import { validateOid, validatePath } from '../git/validate.js';
+import { existingRepository, type StorageContext } from '../storage-context.js';
+
+export function readTree(ctx: StorageContext) {
+  return async (req: storage.ReadTreeRequest__Output): Promise<storage.ReadTreeResponse> => {
+    const commit = validateOid(req.commit_oid, 'commit id');
+    const path = validatePath(req.path, { allowEmpty: true });
+    const gitDir = await existingRepository(ctx, req.repository_id);
+    const listing = await readTreeListing(ctx.pool, gitDir, commit, path);
+    return { tree_oid: listing.treeOid, entries: listing.entries, count: listing.count };
+  };
+}

@@ -1,0 +1,19 @@
+import { conflict } from '@githost/errors';
+import type { storage } from '@githost/protos';
+import { commitMerge, mergeTree } from '../git/merge.js';
+import { validateOid } from '../git/validate.js';
+import { existingRepository, type StorageContext } from '../storage-context.js';
+
+/** Writes the merge commit only; moving the target ref is UpdateRef's compare-and-swap. */
+export function writeMerge(ctx: StorageContext) {
+  return async (req: storage.WriteMergeRequest__Output): Promise<storage.WriteMergeResponse> => {
+    const ours = validateOid(req.ours_oid, 'ours id');
+    const theirs = validateOid(req.theirs_oid, 'theirs id');
+    const gitDir = await existingRepository(ctx, req.repository_id);
+    const r = await mergeTree(gitDir, ours, theirs);
+    // CONTRACT §6: a conflicting merge is refused with the paths, and nothing is written.
+    if (!r.clean) throw conflict('Merge conflict', { conflicts: r.conflicts });
+    const commit = await commitMerge(gitDir, r.tree, ours, theirs, req.author, req.committer, req.message);
+    return { commit_oid: commit, tree_oid: r.tree };
+  };
+}

@@ -1,0 +1,118 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from '@githost/logging';
+import { runGit } from '../git/command.js';
+
+export interface HousekeepingOptions {
+  /** Quiet time after the last ref update before housekeeping runs (debounce). */
+  delayMs?: number;
+  /** Loose refs beyond which refs are packed. */
+  looseRefsLimit?: number;
+  /** Loose objects beyond which they are packed. */
+  looseObjectsLimit?: number;
+  /** Packs beyond which everything is repacked into one (with a bitmap). */
+  packsLimit?: number;
+}
+
+/**
+ * Gitaly-style housekeeping after ref updates: keep the commit-graph current (incremental, split:
+ * merges and merge-bases are several times slower without it), pack refs and loose objects past
+ * thresholds. Debounced per repository and never concurrent with itself on one repository; git
+ * writes its results with atomic renames, so readers are never disturbed.
+ */
+export class Housekeeper {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly rerun = new Set<string>();
+  private stopped = false;
+  private readonly opts: Required<HousekeepingOptions>;
+
+  constructor(
+    private readonly logger: Logger,
+    opts: HousekeepingOptions = {},
+  ) {
+    this.opts = { delayMs: 2_000, looseRefsLimit: 64, looseObjectsLimit: 1024, packsLimit: 16, ...opts };
+  }
+
+  schedule(gitDir: string): void {
+    if (this.stopped) return;
+    clearTimeout(this.timers.get(gitDir));
+    const t = setTimeout(() => {
+      this.timers.delete(gitDir);
+      this.start(gitDir);
+    }, this.opts.delayMs);
+    t.unref();
+    this.timers.set(gitDir, t);
+  }
+
+  /** Runs now (or after the current run, once more), resolving when done. */
+  runNow(gitDir: string): Promise<void> {
+    clearTimeout(this.timers.get(gitDir));
+    this.timers.delete(gitDir);
+    this.start(gitDir);
+    return this.whenIdle(gitDir);
+  }
+
+  async whenIdle(gitDir: string): Promise<void> {
+    while (this.running.has(gitDir)) await this.running.get(gitDir);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    await Promise.all([...this.running.values()]);
+  }
+
+  private start(gitDir: string): void {
+    if (this.running.has(gitDir)) {
+      this.rerun.add(gitDir);
+      return;
+    }
+    const run = this.optimize(gitDir)
+      .catch((err: unknown) => this.logger.warn({ err, git_dir: gitDir }, 'housekeeping failed'))
+      .finally(() => {
+        this.running.delete(gitDir);
+        if (this.rerun.delete(gitDir) && !this.stopped) this.start(gitDir);
+      });
+    this.running.set(gitDir, run);
+  }
+
+  private async optimize(gitDir: string): Promise<void> {
+    const opts = { gitDir, timeoutMs: 10 * 60_000 };
+    const stats = await objectStats(gitDir);
+    if (stats.packs > this.opts.packsLimit) {
+      await runGit({ name: 'repack', flags: ['-a', '-d', '-b', '-q', '--write-midx'] }, opts);
+    } else if (stats.looseObjects > this.opts.looseObjectsLimit) {
+      await runGit({ name: 'repack', flags: ['-d', '-q'] }, opts);
+    }
+    if ((await countLooseRefs(path.join(gitDir, 'refs'))) > this.opts.looseRefsLimit) {
+      await runGit({ name: 'pack-refs', flags: ['--all'] }, opts);
+    }
+    await runGit({ name: 'commit-graph', action: 'write', flags: ['--reachable', '--split', '--size-multiple=4', '--changed-paths', '--no-progress'] }, opts);
+  }
+}
+
+async function objectStats(gitDir: string): Promise<{ looseObjects: number; packs: number }> {
+  const { stdout } = await runGit({ name: 'count-objects', flags: ['-v'] }, { gitDir });
+  const v = Object.fromEntries(
+    stdout
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split(': ') as [string, string]),
+  );
+  return { looseObjects: Number(v.count ?? 0), packs: Number(v.packs ?? 0) };
+}
+
+async function countLooseRefs(dir: string): Promise<number> {
+  let n = 0;
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) n += e.isDirectory() ? await countLooseRefs(path.join(dir, e.name)) : 1;
+  return n;
+}

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import type { ChildProcess } from 'node:child_process';
+import { AppError, validation } from '@githost/errors';
+import type { NextFunction } from '@githost/http';
+import { identityOf, route, type Express, type Request, type Response } from '@githost/http';
+import { spawnGit } from '../git/command.js';
+import { PUSH_LOG_ENV } from '../git/repository.js';
+import { parseRefUpdates } from '../events/push-events.js';
+import { existingRepository, refsChanged, type StorageContext } from '../storage-context.js';
+import { authorizeTransport, type GitService } from './transport-access.js';
+
+const SERVICES = new Set<GitService>(['git-upload-pack', 'git-receive-pack']);
+// Values git itself sends ("version=2", "version=2:object-format=sha1"); anything else is dropped.
+const GIT_PROTOCOL = /^[A-Za-z0-9=:._-]{1,256}$/;
+
+function noCache(res: Response): void {
+  res.setHeader('Cache-Control', 'no-cache, max-age=0, must-revalidate');
+  res.setHeader('Pragma', 'no-cache');
+  res.setHeader('Expires', 'Fri, 01 Jan 1980 00:00:00 GMT');
+}
+
+function gitProtocolEnv(req: Request): Record<string, string> {
+  const v = req.headers['git-protocol'];
+  return typeof v === 'string' && GIT_PROTOCOL.test(v) ? { GIT_PROTOCOL: v } : {};
+}
+
+function pktLine(s: string): string {
+  return (s.length + 4).toString(16).padStart(4, '0') + s;
+}
+
+/** Kills git when the client goes away before the exchange finished. */
+function killOnDisconnect(res: Response, child: ChildProcess): void {
+  res.on('close', () => {
+    if (!res.writableFinished && child.exitCode === null) child.kill('SIGKILL');
+  });
+}
+
+function exited(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('close', (code) => resolve(code ?? -1));
+  });
+}
+
+function requestBody(req: Request): Readable {
+  const enc = (req.headers['content-encoding'] ?? '').toString().toLowerCase();
+  if (enc === 'gzip' || enc === 'x-gzip') return req.pipe(createGunzip());
+  if (enc !== '' && enc !== 'identity') throw validation(`Unsupported Content-Encoding: ${enc}`);
+  return req;
+}
+
+/**
+ * Git smart HTTP (`info/refs`, `git-upload-pack`, `git-receive-pack`), `--stateless-rpc`, streamed
+ * end to end in both directions with backpressure (pipe), so a 200 MB push or clone never sits
+ * in memory. After receive-pack, the push events are journaled before the response ends.
+ */
+export function mountGitTransport(app: Express, ctx: StorageContext): void {
+  app.get(
+    /^\/([^/]+)\/([^/]+)\.git\/info\/refs$/,
+    route(async (req, res) => {
+      const service = req.query.service;
+      if (typeof service !== 'string' || !SERVICES.has(service as GitService)) throw validation('Only the smart HTTP protocol is supported (service=git-upload-pack or git-receive-pack)');
+      const params = req.params as unknown as Record<string, string>;
+      const repo = authorizeTransport(identityOf(res), params[0]!, params[1]!, service as GitService);
+      const gitDir = await existingRepository(ctx, repo.id);
+      const env = gitProtocolEnv(req);
+      const child = spawnGit({ name: service.slice(4), flags: ['--stateless-rpc', '--advertise-refs'], args: [gitDir] }, { env });
+      killOnDisconnect(res, child);
+      res.status(200).setHeader('Content-Type', `application/x-${service}-advertisement`);
+      noCache(res);
+      // Protocol v2 starts with the capability advertisement itself (git http-backend does the same).
+      if (!env.GIT_PROTOCOL?.includes('version=2')) res.write(`${pktLine(`# service=${service}\n`)}0000`);
+      child.stdin!.end();
+      child.stderr!.resume();
+      await pipeline(child.stdout!, res);
+      await exited(child);
+    }),
+  );
+
+  app.post(
+    /^\/([^/]+)\/([^/]+)\.git\/(git-upload-pack|git-receive-pack)$/,
+    route(async (req, res) => {
+      const params = req.params as unknown as Record<string, string>;
+      const service = params[2] as GitService;
+      const identity = identityOf(res);
+      const repo = authorizeTransport(identity, params[0]!, params[1]!, service);
+      const gitDir = await existingRepository(ctx, repo.id);
+      const body = requestBody(req);
+      const env = gitProtocolEnv(req);
+      const pushLog = service === 'git-receive-pack' ? path.join(ctx.dataDir, 'tmp', `push-${randomUUID()}.log`) : undefined;
+      if (pushLog) env[PUSH_LOG_ENV] = pushLog;
+      const child = spawnGit({ name: service.slice(4), flags: ['--stateless-rpc'], args: [gitDir] }, { env });
+      killOnDisconnect(res, child);
+      let stderr = '';
+      child.stderr!.on('data', (b: Buffer) => {
+        if (stderr.length < 8192) stderr += b.toString('utf8');
+      });
+      res.status(200).setHeader('Content-Type', `application/x-${service}-result`);
+      noCache(res);
+      const input = pipeline(body, child.stdin!).catch((err: unknown) => {
+        // A client that stops sending mid-body: git sees EOF and fails on its own.
+        ctx.logger.warn({ err }, 'git transport: request body ended early');
+        child.kill('SIGKILL');
+      });
+      if (!pushLog) {
+        await pipeline(child.stdout!, res);
+        await input;
+        await exited(child);
+        return;
+      }
+      // receive-pack: keep the response open until the push events are durable (CONTRACT §1).
+      child.stdout!.pipe(res, { end: false });
+      const [code] = await Promise.all([exited(child), input, new Promise((r) => child.stdout!.once('close', r))]);
+      try {
+        await recordPush(ctx, gitDir, pushLog, { id: repo.id, owner: repo.owner, name: repo.name }, identity.principal?.username ?? 'unknown', identity.request_id);
+      } catch (err) {
+        ctx.logger.error({ err }, 'git transport: could not record push events');
+      }
+      if (code !== 0) ctx.logger.warn({ exit_code: code, stderr: stderr.slice(0, 2000) }, 'git receive-pack failed');
+      res.end();
+    }),
+  );
+
+  // git sends credentials only after a 401 carrying a challenge.
+  app.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof AppError && err.kind === 'unauthenticated' && !res.headersSent) res.setHeader('WWW-Authenticate', 'Basic realm="githost"');
+    next(err);
+  });
+}
+
+async function recordPush(ctx: StorageContext, gitDir: string, pushLog: string, repository: { id: string; owner: string; name: string }, pusher: string, requestId: string): Promise<void> {
+  ctx.refs.invalidate(gitDir);
+  let text = '';
+  try {
+    text = await readFile(pushLog, 'utf8');
+  } catch {
+    return; // no ref was updated, the hook never ran
+  } finally {
+    await rm(pushLog, { force: true });
+  }
+  const updates = parseRefUpdates(text);
+  if (updates.length === 0) return;
+  refsChanged(ctx, gitDir);
+  await ctx.events.record(gitDir, { repository, pusher, requestId }, updates);
+}
+

@@ -1,0 +1,22 @@
+import { forbidden, notFound, unauthenticated } from '@githost/errors';
+import { canRead, canWrite, type Identity } from '@githost/identity';
+
+export type GitService = 'git-upload-pack' | 'git-receive-pack';
+
+/**
+ * Who may use git transport on which repository. The repository comes ONLY from the identity the
+ * gateway signed; the URL's names only have to agree with it.
+ */
+export function authorizeTransport(identity: Identity, urlOwner: string, urlName: string, service: GitService): NonNullable<Identity['repo']> {
+  const repo = identity.repo;
+  if (!repo || repo.owner.toLowerCase() !== urlOwner.toLowerCase() || repo.name.toLowerCase() !== urlName.toLowerCase()) {
+    throw notFound('Repository not found');
+  }
+  if (!canRead(repo.permission)) throw notFound('Repository not found');
+  if (service === 'git-receive-pack' && !canWrite(repo.permission)) {
+    // git only sends credentials after a 401 with a challenge (CONTRACT §9 access).
+    if (!identity.principal) throw unauthenticated();
+    throw forbidden('You do not have write access to this repository');
+  }
+  return repo;
+}

@@ -1,0 +1,78 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { EventBus } from '@githost/bus';
+import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
+import { startGrpcServer, type GrpcListening } from '@githost/grpc';
+import { createLogger, type Logger } from '@githost/logging';
+import type { Config } from './config.js';
+import { JournalRelay, LocalFileJournal } from './events/journal.js';
+import { PushEventRecorder } from './events/push-events.js';
+import { CatfilePool, type CatfilePoolOptions } from './git/catfile-pool.js';
+import { ensureGitHome } from './git/command.js';
+import { RefsCache } from './git/refs-cache.js';
+import { registerStorageService } from './grpc/service.js';
+import { Housekeeper, type HousekeepingOptions } from './housekeeping/housekeeper.js';
+import { mountGitTransport } from './http/git-transport.js';
+import type { StorageContext } from './storage-context.js';
+
+export interface ServerDeps {
+  /** Shared bus (launcher, tests); without one, events wait in the journal until a bus is given. */
+  bus?: EventBus;
+  logger?: Logger;
+  housekeeping?: HousekeepingOptions;
+  catfile?: CatfilePoolOptions;
+}
+
+export interface Service {
+  start(): Promise<{ httpPort: number; grpcPort: number }>;
+  stop(): Promise<void>;
+  /** Internals for tests and the testing helpers. */
+  readonly context: StorageContext;
+  readonly journal: LocalFileJournal;
+  readonly relay: JournalRelay | undefined;
+}
+
+export function createServer(config: Config, deps: ServerDeps = {}): Service {
+  const logger = deps.logger ?? createLogger('git-storage');
+  const dataDir = path.resolve(config.DATA_DIR);
+  const registry = createRegistry('git-storage');
+  const pool = new CatfilePool({ registry, ...deps.catfile });
+  const journal = new LocalFileJournal(path.join(dataDir, 'journal'));
+  const relay = deps.bus ? new JournalRelay(journal, deps.bus, logger) : undefined;
+  const context: StorageContext = {
+    dataDir,
+    pool,
+    refs: new RefsCache(),
+    events: new PushEventRecorder(pool, journal, relay, logger),
+    housekeeping: new Housekeeper(logger, deps.housekeeping),
+    logger,
+  };
+  let http: Listening | undefined;
+  let grpcServer: GrpcListening | undefined;
+
+  return {
+    context,
+    journal,
+    relay,
+    async start() {
+      await ensureGitHome();
+      await mkdir(path.join(dataDir, 'repos'), { recursive: true });
+      await mkdir(path.join(dataDir, 'tmp'), { recursive: true });
+      const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.GITHOST_INTERNAL_SECRET, json: false, registry });
+      mountGitTransport(app, context);
+      finish(app);
+      grpcServer = await startGrpcServer((server) => registerStorageService(server, context), config.GRPC_PORT);
+      http = await listen(app, config.HTTP_PORT);
+      // Events journaled before a crash or while the bus was down go out now.
+      relay?.kick();
+      logger.info({ http_port: http.port, grpc_port: grpcServer.port, data_dir: dataDir }, 'git-storage listening');
+      return { httpPort: http.port, grpcPort: grpcServer.port };
+    },
+    async stop() {
+      await Promise.all([http?.close(), grpcServer?.close()]);
+      await context.housekeeping.stop();
+      await relay?.stop();
+      pool.close();
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { notFound } from '@githost/errors';
+import type { Logger } from '@githost/logging';
+import type { CatfilePool } from './git/catfile-pool.js';
+import type { RefsCache } from './git/refs-cache.js';
+import { repositoryExists } from './git/repository.js';
+import { validateRepositoryId } from './git/validate.js';
+import type { Housekeeper } from './housekeeping/housekeeper.js';
+import type { PushEventRecorder } from './events/push-events.js';
+import { repositoryPath } from './repository-path.js';
+
+/** What the gRPC handlers and the smart HTTP routes share. */
+export interface StorageContext {
+  dataDir: string;
+  pool: CatfilePool;
+  refs: RefsCache;
+  events: PushEventRecorder;
+  housekeeping: Housekeeper;
+  logger: Logger;
+}
+
+/** The on-disk path of an existing repository; NOT_FOUND when there is none. */
+export async function existingRepository(ctx: StorageContext, repositoryId: string): Promise<string> {
+  const gitDir = repositoryPath(ctx.dataDir, validateRepositoryId(repositoryId));
+  if (!(await repositoryExists(gitDir))) throw notFound('Repository not found');
+  return gitDir;
+}
+
+/** After any ref change this process made: fresh ref lists, then housekeeping later. */
+export function refsChanged(ctx: StorageContext, gitDir: string): void {
+  ctx.refs.invalidate(gitDir);
+  ctx.housekeeping.schedule(gitDir);
+}

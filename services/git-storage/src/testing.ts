@@ -1,0 +1,157 @@
+/**
+ * Helpers for OTHER services' tests (and ours): a real git-storage on ports 0 in a temp dir, and
+ * real git work trees to push from. Import from `@githost/git-storage/testing`.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { EventBus } from '@githost/bus';
+import { callUnary, type grpc } from '@githost/grpc';
+import { createStorageClient, type StorageServiceClient } from '@githost/protos';
+import type { Config } from './config.js';
+import { repositoryPath } from './repository-path.js';
+import { createServer, type Service } from './server.js';
+
+export interface TestStorage {
+  /** `127.0.0.1:<port>` of the gRPC server. */
+  grpcAddress: string;
+  httpPort: number;
+  dataDir: string;
+  config: Config;
+  /** The secret smart HTTP requests must be signed with (`encodeIdentity`). */
+  secret: string;
+  service: Service;
+  /** A ready storage client. */
+  client: StorageServiceClient;
+  /** Bare repository path of a repository id. */
+  repoPath(repositoryId: string): string;
+  stop(): Promise<void>;
+}
+
+const tempDirs = new Set<string>();
+
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** Removes every work tree made by makeWorkdir() in this process. */
+export async function cleanupWorkdirs(): Promise<void> {
+  await Promise.all([...tempDirs].map((d) => rm(d, { recursive: true, force: true })));
+  tempDirs.clear();
+}
+
+export async function startTestStorage(opts: { bus?: EventBus; housekeepingDelayMs?: number } = {}): Promise<TestStorage> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'githost-storage-'));
+  const secret = `test-secret-${randomBytes(12).toString('hex')}`;
+  const config: Config = { DATA_DIR: dataDir, HTTP_PORT: 0, GRPC_PORT: 0, GITHOST_INTERNAL_SECRET: secret, AMQP_URL: undefined, GITHOST_EVENTS_EXCHANGE: 'githost.events' };
+  const service = createServer(config, { bus: opts.bus, housekeeping: { delayMs: opts.housekeepingDelayMs ?? 60_000 } });
+  const { httpPort, grpcPort } = await service.start();
+  const grpcAddress = `127.0.0.1:${grpcPort}`;
+  const client = createStorageClient(grpcAddress);
+  return {
+    grpcAddress,
+    httpPort,
+    dataDir,
+    config,
+    secret,
+    service,
+    client,
+    repoPath: (id) => repositoryPath(dataDir, id),
+    async stop() {
+      client.close();
+      await service.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The environment test git commands run with: no user or system config, fixed identity. */
+export function testGitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: os.tmpdir(),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_AUTHOR_NAME: 'Test Author',
+    GIT_AUTHOR_EMAIL: 'author@example.com',
+    GIT_COMMITTER_NAME: 'Test Committer',
+    GIT_COMMITTER_EMAIL: 'committer@example.com',
+    LANG: 'C',
+    LC_ALL: 'C',
+    ...extra,
+  };
+}
+
+/** Runs git in `cwd`; resolves stdout (untrimmed), rejects with stderr in the message. */
+export function git(cwd: string, ...args: string[]): Promise<string> {
+  return gitWithEnv(cwd, {}, ...args);
+}
+
+export function gitWithEnv(cwd: string, env: Record<string, string>, ...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd, env: testGitEnv(env), maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`git ${args.join(' ')} failed: ${stderr || err.message}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** A fresh work tree (`git init -b main`) in a temp dir. */
+export async function makeWorkdir(): Promise<string> {
+  const dir = await tempDir('githost-work-');
+  await git(dir, 'init', '-q', '-b', 'main');
+  return dir;
+}
+
+/** Writes files (creating directories) relative to the work tree. */
+export async function writeFiles(workdir: string, files: Record<string, string | Buffer>): Promise<void> {
+  for (const [rel, content] of Object.entries(files)) {
+    const full = path.join(workdir, rel);
+    await mkdir(path.dirname(full), { recursive: true });
+    await writeFile(full, content);
+  }
+}
+
+/** `git add -A && git commit`; returns the new commit's sha. `date` is any date git accepts. */
+export async function commitAll(workdir: string, message: string, opts: { date?: string; author?: { name: string; email: string } } = {}): Promise<string> {
+  const env: Record<string, string> = {};
+  if (opts.date) {
+    env.GIT_AUTHOR_DATE = opts.date;
+    env.GIT_COMMITTER_DATE = opts.date;
+  }
+  if (opts.author) {
+    env.GIT_AUTHOR_NAME = opts.author.name;
+    env.GIT_AUTHOR_EMAIL = opts.author.email;
+  }
+  await git(workdir, 'add', '-A');
+  await gitWithEnv(workdir, env, 'commit', '-q', '--allow-empty', '-m', message);
+  return (await git(workdir, 'rev-parse', 'HEAD')).trim();
+}
+
+/**
+ * Pushes straight to the bare repository over file:// (no HTTP, so no push events), then tells
+ * the running storage that refs changed.
+ */
+export async function pushTo(storage: TestStorage, repositoryId: string, workdir: string, ...refspecs: string[]): Promise<void> {
+  const gitDir = storage.repoPath(repositoryId);
+  await git(workdir, 'push', '-q', `file://${gitDir}`, ...(refspecs.length > 0 ? refspecs : ['HEAD']));
+  storage.service.context.refs.invalidate(gitDir);
+}
+
+/**
+ * `callUnary` with the response type inferred: pass the client method (`client.ReadTree`); the
+ * generated clients' overloads otherwise leave the response `unknown`.
+ */
+export function rpc<Req, Res>(client: grpc.Client, method: (req: Req, cb: grpc.requestCallback<Res>) => unknown, req: Req, opts: { requestId?: string; timeoutMs?: number } = {}): Promise<Res> {
+  return callUnary(client, method as never, req, opts) as Promise<Res>;
+}
+
+/** Creates a repository through the real gRPC CreateRepository. */
+export async function createTestRepository(storage: TestStorage, id: string, defaultBranch = 'main'): Promise<void> {
+  await callUnary(storage.client, storage.client.CreateRepository, { repository_id: id, default_branch: defaultBranch });
+}

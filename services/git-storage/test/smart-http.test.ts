@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
+import { encodeIdentity, type Identity, type Permission } from '@githost/identity';
+import { cleanupWorkdirs, commitAll, createTestRepository, git, gitWithEnv, makeWorkdir, startTestStorage, writeFiles, type TestStorage } from '../src/testing.js';
+
+const ID = 'repo-http';
+let s: TestStorage;
+let base: string;
+
+function identity(permission: Permission, username: string | null = 'alice'): Identity {
+  return {
+    principal: username ? { user_id: `u-${username}`, username, email: `${username}@example.com`, is_admin: false } : null,
+    repo: { id: ID, owner: 'alice', name: 'demo', default_branch: 'main', private: false, shard: 'default', permission, owner_id: 'u-alice' },
+    request_id: 'req-1',
+    issued_at: Date.now(),
+  };
+}
+
+/** git -c http.extraHeader=... for the signed identity the gateway would add. */
+function headerArgs(permission: Permission, username: string | null = 'alice'): string[] {
+  const h = encodeIdentity(identity(permission, username), s.secret);
+  return Object.entries(h).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
+}
+
+const bareGit = (...args: string[]) => execFileSync('git', [`--git-dir=${s.repoPath(ID)}`, ...args]).toString();
+
+beforeAll(async () => {
+  s = await startTestStorage();
+  await createTestRepository(s, ID);
+  base = `http://127.0.0.1:${s.httpPort}/alice/demo.git`;
+});
+
+afterAll(async () => {
+  await s.stop();
+  await cleanupWorkdirs();
+});
+
+describe('git smart HTTP', () => {
+  let work: string;
+  let c1: string;
+  let c2: string;
+
+  it('when a writer pushes a new branch over HTTP, then the ref exists and one push event is journaled with the exact payload', async () => {
+    work = await makeWorkdir();
+    await writeFiles(work, { 'a.txt': 'one\n' });
+    c1 = await commitAll(work, 'first commit\n', { date: '2024-05-06T07:08:09+02:00', author: { name: 'Ann Author', email: 'ann@example.com' } });
+    await writeFiles(work, { 'b.txt': 'two\n' });
+    c2 = await commitAll(work, 'second commit\n\nbody\n', { date: '2024-05-07T00:00:00+00:00' });
+    await git(work, ...headerArgs('write'), 'push', base, 'main');
+    expect(bareGit('rev-parse', 'refs/heads/main').trim()).toBe(c2);
+
+    const events = await s.service.journal.pending();
+    expect(events).toHaveLength(1);
+    const e = events[0]!.envelope;
+    expect(e).toMatchObject({ kind: 'push', repository: { id: ID, owner: 'alice', name: 'demo' }, request_id: 'req-1' });
+    expect(e.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(e.payload).toEqual({
+      event: 'push',
+      ref: 'refs/heads/main',
+      before: '0'.repeat(40),
+      after: c2,
+      created: true,
+      deleted: false,
+      repository: { owner: 'alice', name: 'demo', full_name: 'alice/demo' },
+      sender: { username: 'alice' },
+      commits: [
+        { id: c1, message: 'first commit\n', author: { name: 'Ann Author', email: 'ann@example.com' }, timestamp: '2024-05-06T07:08:09+02:00' },
+        { id: c2, message: 'second commit\n\nbody\n', author: { name: 'Test Author', email: 'author@example.com' }, timestamp: '2024-05-07T00:00:00+00:00' },
+      ],
+    });
+    for (const { key } of events) await s.service.journal.markPublished(key);
+  });
+
+  it('when a reader clones over HTTP (protocol v2 and v0), then the clone has the pushed history', async () => {
+    for (const version of ['2', '0']) {
+      const dir = await makeWorkdir();
+      await git(dir, ...headerArgs('read', null), '-c', `protocol.version=${version}`, 'clone', '-q', base, 'clone');
+      expect((await git(`${dir}/clone`, 'rev-parse', 'HEAD')).trim()).toBe(c2);
+      expect((await git(`${dir}/clone`, 'show', 'HEAD:a.txt'))).toBe('one\n');
+    }
+  });
+
+  it('when a fetch follows a later push, then only the new commit comes and the event lists only it', async () => {
+    const dir = await makeWorkdir();
+    await git(dir, ...headerArgs('read'), 'clone', '-q', base, 'c');
+    await writeFiles(work, { 'a.txt': 'three\n' });
+    const c3 = await commitAll(work, 'third');
+    await git(work, ...headerArgs('write'), 'push', '-q', base, 'main');
+    await git(`${dir}/c`, ...headerArgs('read'), 'fetch', '-q', 'origin');
+    expect((await git(`${dir}/c`, 'rev-parse', 'origin/main')).trim()).toBe(c3);
+    const events = await s.service.journal.pending();
+    expect(events.map((e) => e.envelope.payload)).toMatchObject([{ before: c2, after: c3, created: false, commits: [{ id: c3, message: 'third\n' }] }]);
+    for (const { key } of events) await s.service.journal.markPublished(key);
+  });
+
+  it('when a forced non-fast-forward push arrives, then git reports the refusal and the branch does not move', async () => {
+    const before = bareGit('rev-parse', 'refs/heads/main').trim();
+    const dir = await makeWorkdir();
+    await writeFiles(dir, { 'x.txt': 'unrelated\n' });
+    await commitAll(dir, 'rewrite');
+    const err = await git(dir, ...headerArgs('write'), 'push', '--force', base, 'main').catch((e: Error) => e.message);
+    expect(err).toContain('denying non-fast-forward refs/heads/main');
+    expect(bareGit('rev-parse', 'refs/heads/main').trim()).toBe(before);
+    expect(await s.service.journal.pending()).toEqual([]);
+  });
+
+  it('when a reader pushes, then 403 and nothing changes', async () => {
+    const before = bareGit('rev-parse', 'refs/heads/main').trim();
+    await writeFiles(work, { 'a.txt': 'four\n' });
+    await commitAll(work, 'fourth');
+    const err = await git(work, ...headerArgs('read'), 'push', base, 'main').catch((e: Error) => e.message);
+    expect(err).toMatch(/403/);
+    expect(bareGit('rev-parse', 'refs/heads/main').trim()).toBe(before);
+    const res = await fetch(`${base}/info/refs?service=git-receive-pack`, { headers: encodeIdentity(identity('read'), s.secret) });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ error: 'You do not have write access to this repository' });
+  });
+
+  it('when an anonymous caller asks to push, then 401 with a Basic challenge', async () => {
+    const res = await fetch(`${base}/info/refs?service=git-receive-pack`, { headers: encodeIdentity(identity('read', null), s.secret) });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Basic realm="githost"');
+  });
+
+  it('when the URL names another repository than the signed identity, then 404 Repository not found', async () => {
+    const res = await fetch(`http://127.0.0.1:${s.httpPort}/bob/other.git/info/refs?service=git-upload-pack`, { headers: encodeIdentity(identity('write'), s.secret) });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: 'Repository not found' });
+  });
+
+  it('when no signed identity is sent, then 401', async () => {
+    const res = await fetch(`${base}/info/refs?service=git-upload-pack`);
+    expect(res.status).toBe(401);
+  });
+
+  it('when an upload-pack request body is gzip-encoded, then the pack comes back', async () => {
+    const tip = bareGit('rev-parse', 'refs/heads/main').trim();
+    const body = gzipSync(Buffer.from(`0032want ${tip}\n00000009done\n`));
+    const res = await fetch(`${base}/git-upload-pack`, {
+      method: 'POST',
+      headers: { ...encodeIdentity(identity('read'), s.secret), 'content-type': 'application/x-git-upload-pack-request', 'content-encoding': 'gzip' },
+      body,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/x-git-upload-pack-result');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(bytes.subarray(0, 8).toString()).toBe('0008NAK\n');
+    expect(bytes.includes(Buffer.from('PACK'))).toBe(true);
+  });
+
+  it('when a branch is deleted over HTTP, then the event says deleted with no commits', async () => {
+    await git(work, 'branch', '-f', 'topic', 'HEAD~1');
+    await git(work, ...headerArgs('write'), 'push', '-q', base, 'topic');
+    for (const { key } of await s.service.journal.pending()) await s.service.journal.markPublished(key);
+    await gitWithEnv(work, {}, ...headerArgs('write'), 'push', '-q', base, ':topic');
+    const events = await s.service.journal.pending();
+    expect(events.map((e) => e.envelope.payload)).toMatchObject([{ ref: 'refs/heads/topic', after: '0'.repeat(40), deleted: true, created: false, commits: [] }]);
+  });
+});
