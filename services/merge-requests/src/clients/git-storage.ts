@@ -56,28 +56,13 @@ export class GitStorageClient implements GitPort {
       metadataFor(this.requestId),
       { deadline: Date.now() + TIMEOUT_MS },
     );
-    const files: DiffEntry[] = [];
-    let truncated = false;
-    let budget = limits.maxTotalPatchBytes;
+    const collector = new DiffCollector(limits.maxTotalPatchBytes);
     try {
-      for await (const message of call as AsyncIterable<storage.DiffResponse__Output>) {
-        if (message.truncated) truncated = true;
-        if (!message.file) continue;
-        const entry = toDiffEntry(message.file);
-        if (message.file.patch_omitted) truncated = true;
-        if (entry.patch !== null) {
-          const size = Buffer.byteLength(entry.patch);
-          if (size > budget) {
-            entry.patch = null;
-            truncated = true;
-          } else budget -= size;
-        }
-        files.push(entry);
-      }
+      for await (const message of call as AsyncIterable<storage.DiffResponse__Output>) collector.add(message);
     } catch (err) {
       throw fromServiceError(err);
     }
-    return { files, truncated };
+    return collector.result();
   }
 
   async checkMerge(repoId: string, ours: string, theirs: string): Promise<{ clean: boolean; conflicts: string[] }> {
@@ -144,4 +129,34 @@ export function toDiffEntry(f: storage.DiffFile__Output): DiffEntry {
     binary: f.binary,
     patch: f.binary || f.patch_omitted ? null : f.patch,
   };
+}
+
+/**
+ * Builds the detail's diff from git-storage's stream. Patches beyond the response's total budget
+ * are dropped (patch null, `diff_truncated`), like the per-file cut git-storage already applies.
+ */
+export class DiffCollector {
+  private readonly files: DiffEntry[] = [];
+  private truncated = false;
+
+  constructor(private budget: number) {}
+
+  add(message: storage.DiffResponse__Output): void {
+    if (message.truncated) this.truncated = true;
+    if (!message.file) return;
+    const entry = toDiffEntry(message.file);
+    if (message.file.patch_omitted) this.truncated = true;
+    if (entry.patch !== null) {
+      const size = Buffer.byteLength(entry.patch);
+      if (size > this.budget) {
+        entry.patch = null;
+        this.truncated = true;
+      } else this.budget -= size;
+    }
+    this.files.push(entry);
+  }
+
+  result(): Diff {
+    return { files: this.files, truncated: this.truncated };
+  }
 }
