@@ -239,6 +239,7 @@ export class RabbitMqEventBus implements EventBus {
       if (this.closing) throw new Error('bus closing');
       publisher = await this.openPublisher(model);
       if (!alive) throw new Error('connection closed while it was being set up');
+      if (this.closing) throw new Error('bus closing'); // close() ran meanwhile: do not keep it
     } catch (err) {
       await model.close().catch(() => undefined);
       if (this.closing) return;

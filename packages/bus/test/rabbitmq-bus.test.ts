@@ -141,6 +141,29 @@ describe('RabbitMQ event bus', () => {
     expect(await consumer.ready()).toBe(true);
   });
 
+  it('when its queue is deleted under it, then the subscription declares it again and resumes', async () => {
+    const bus = newBus();
+    const queue = newQueue('deleted');
+    const got: number[] = [];
+    await bus.subscribe(queue, ['push'], async (e) => void got.push((e.payload as { n: number }).n));
+    await admin.ch.deleteQueue(queue);
+    // checkQueue on a missing queue closes its channel, so each look gets a channel of its own.
+    const exists = async () => {
+      const ch = await admin.model.createChannel();
+      ch.on('error', () => undefined);
+      const found = await ch.checkQueue(queue).then(
+        (q) => q.consumerCount === 1,
+        () => false,
+      );
+      await ch.close().catch(() => undefined);
+      return found;
+    };
+    await eventually(exists, 'the queue to be declared again with its consumer');
+    await bus.publish(makeEvent(8));
+    await eventually(() => got.length === 1, 'the event after the queue came back');
+    expect(got).toEqual([8]);
+  });
+
   it('when a subscription is closed, then it stops consuming and its messages wait in the queue', async () => {
     const bus = newBus();
     const queue = newQueue('closing');
