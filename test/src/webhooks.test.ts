@@ -42,7 +42,7 @@ async function eventually<T>(check: () => T | undefined, ms = 15_000): Promise<T
 }
 
 /** Webhooks through the gateway: the seed's rules, then real deliveries for `git push` and a merge. */
-describe('webhooks end to end', () => {
+describe.each([['embedded' as const], ['real' as const]])('webhooks end to end on the %s backend', (backend) => {
   let gh: TestGithost;
   let alice: TestUser;
   let bob: TestUser;
@@ -52,7 +52,7 @@ describe('webhooks end to end', () => {
   const hooks = '/api/repos/alice/hooked/webhooks';
 
   beforeAll(async () => {
-    gh = await startTestGithost();
+    gh = await startTestGithost({ backend });
     alice = await createUser(gh, 'alice');
     bob = await createUser(gh, 'bob');
     carol = await createUser(gh, 'carol');
