@@ -1,1 +1,3 @@
-export {};
+export { loadConfig, type Config } from './config.js';
+export { createServer, type Deps, type Service } from './server.js';
+export type { RecoveryOptions } from './recovery-loop.js';

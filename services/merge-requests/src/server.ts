@@ -1,0 +1,84 @@
+import path from 'node:path';
+import { createEventBus, startOutboxRelay, type EventBus, type Relay } from '@githost/bus';
+import { migrate, openDatabase, type Database } from '@githost/db';
+import { createHttpApp, finish, listen, type Listening } from '@githost/http';
+import { createLogger, type Logger } from '@githost/logging';
+import { createAccountsClient, createStorageClient, type AccountsServiceClient, type StorageServiceClient } from '@githost/protos';
+import { AccountsUserDirectory } from './clients/accounts.js';
+import { GitStorageClient } from './clients/git-storage.js';
+import type { Config } from './config.js';
+import { MIGRATIONS } from './db/migrations.js';
+import { PgMergeRequestStore } from './db/merge-request-store.js';
+import { mergeRequestRoutes } from './http/routes.js';
+import { startRecoveryLoop, type RecoveryOptions } from './recovery-loop.js';
+
+export interface Deps {
+  /** A shared bus (the launcher's in-process one); built from AMQP_URL when absent. */
+  bus?: EventBus;
+  logger?: Logger;
+  storage?: StorageServiceClient;
+  accounts?: AccountsServiceClient;
+  recovery?: RecoveryOptions;
+}
+
+export interface Service {
+  start(): Promise<{ httpPort: number }>;
+  stop(): Promise<void>;
+}
+
+export function createServer(config: Config, deps: Deps = {}): Service {
+  const logger = deps.logger ?? createLogger('merge-requests');
+  const storage = deps.storage ?? createStorageClient(config.gitStorageAddr);
+  const accounts = deps.accounts ?? createAccountsClient(config.accountsAddr);
+  const bus = deps.bus ?? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger });
+  const git = new GitStorageClient(storage);
+  let db: Database | undefined;
+  let relay: Relay | undefined;
+  let recovery: ReturnType<typeof startRecoveryLoop> | undefined;
+  let listening: Listening | undefined;
+
+  return {
+    async start() {
+      db = await openDatabase({
+        url: config.databaseUrl,
+        dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, 'db', 'merge-requests'),
+        schema: 'merge_requests',
+      });
+      await migrate(db, MIGRATIONS);
+      const database = db;
+      const outbox = startOutboxRelay({ db: database, bus, logger });
+      relay = outbox;
+      const store = new PgMergeRequestStore(database);
+      const users = new AccountsUserDirectory(accounts);
+      recovery = startRecoveryLoop({ store, git, users, relay: outbox }, logger, deps.recovery);
+      await recovery.first;
+
+      const app = createHttpApp({
+        service: 'merge-requests',
+        logger,
+        internalSecret: config.internalSecret,
+        ready: async () => (await database.ping()) && (await bus.ready()) && (await clientReady(storage)) && (await clientReady(accounts)),
+      });
+      app.use(mergeRequestRoutes({ store, users, relay: outbox, gitFor: (requestId) => git.forRequest(requestId) }));
+      finish(app);
+      listening = await listen(app, config.httpPort);
+      logger.info({ http_port: listening.port }, 'merge-requests listening');
+      return { httpPort: listening.port };
+    },
+    async stop() {
+      await listening?.close();
+      listening = undefined;
+      await recovery?.stop();
+      await relay?.stop();
+      if (!deps.bus) await bus.close();
+      await db?.close();
+      db = undefined;
+      if (!deps.storage) storage.close();
+      if (!deps.accounts) accounts.close();
+    },
+  };
+}
+
+function clientReady(client: { waitForReady(deadline: number, cb: (err?: Error) => void): void }): Promise<boolean> {
+  return new Promise((resolve) => client.waitForReady(Date.now() + 1000, (err) => resolve(!err)));
+}
