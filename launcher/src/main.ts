@@ -3,12 +3,13 @@ import { createLogger } from '@githost/logging';
 import { startGithost } from './launcher.js';
 
 /**
- * `npm start`: the whole service in this process. npm and turbo run this from the launcher
- * package's folder, so a relative DATA_DIR (default `./data`) is taken from where `npm start`
- * was typed (INIT_CWD), which is what a user means by "./data".
+ * `npm start`: the whole service in this process. Root `npm start` runs this through turbo and
+ * `npm run` in the launcher package's folder, so a relative DATA_DIR (default `./data`) is taken
+ * from the project root npm reports (npm_config_local_prefix; INIT_CWD is the launcher folder by
+ * then), which is where a user expects `./data`. Run with plain node, it is the working directory.
  */
 const logger = createLogger('launcher');
-const cwd = process.env.INIT_CWD ?? process.cwd();
+const cwd = process.env.npm_config_local_prefix || process.cwd();
 const dataDir = path.resolve(cwd, process.env.DATA_DIR || './data');
 
 let githost: Awaited<ReturnType<typeof startGithost>>;
