@@ -1,11 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { EventBus } from '@githost/bus';
+import { createEventBus, FileJournal, startJournalRelay, type EventBus, type Relay } from '@githost/bus';
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { startGrpcServer, type GrpcListening } from '@githost/grpc';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Config } from './config.js';
-import { JournalRelay, LocalFileJournal } from './events/journal.js';
 import { PushEventRecorder } from './events/push-events.js';
 import { CatfilePool, type CatfilePoolOptions } from './git/catfile-pool.js';
 import { ensureGitHome } from './git/command.js';
@@ -16,7 +15,10 @@ import { mountGitTransport } from './http/git-transport.js';
 import type { StorageContext } from './storage-context.js';
 
 export interface ServerDeps {
-  /** Shared bus (launcher, tests); without one, events wait in the journal until a bus is given. */
+  /**
+   * Shared bus (launcher, tests). Without one, AMQP_URL gives a RabbitMQ bus; with neither, events
+   * stay in the journal (nothing in this process would hear them) until a bus is configured.
+   */
   bus?: EventBus;
   logger?: Logger;
   housekeeping?: HousekeepingOptions;
@@ -28,8 +30,9 @@ export interface Service {
   stop(): Promise<void>;
   /** Internals for tests and the testing helpers. */
   readonly context: StorageContext;
-  readonly journal: LocalFileJournal;
-  readonly relay: JournalRelay | undefined;
+  readonly journal: FileJournal;
+  /** The journal relay while started and a bus is configured. */
+  relay(): Relay | undefined;
 }
 
 export function createServer(config: Config, deps: ServerDeps = {}): Service {
@@ -37,13 +40,15 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
   const dataDir = path.resolve(config.DATA_DIR);
   const registry = createRegistry('git-storage');
   const pool = new CatfilePool({ registry, ...deps.catfile });
-  const journal = new LocalFileJournal(path.join(dataDir, 'journal'));
-  const relay = deps.bus ? new JournalRelay(journal, deps.bus, logger) : undefined;
+  const journal = new FileJournal(path.join(dataDir, 'journal'), logger);
+  const ownBus = !deps.bus && config.AMQP_URL ? createEventBus({ amqpUrl: config.AMQP_URL, exchange: config.GITHOST_EVENTS_EXCHANGE, logger }) : undefined;
+  const bus = deps.bus ?? ownBus;
+  let relay: Relay | undefined;
   const context: StorageContext = {
     dataDir,
     pool,
     refs: new RefsCache(),
-    events: new PushEventRecorder(pool, journal, relay, logger),
+    events: new PushEventRecorder(pool, journal, () => relay, logger),
     housekeeping: new Housekeeper(logger, deps.housekeeping),
     logger,
   };
@@ -53,7 +58,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
   return {
     context,
     journal,
-    relay,
+    relay: () => relay,
     async start() {
       await ensureGitHome();
       await mkdir(path.join(dataDir, 'repos'), { recursive: true });
@@ -63,8 +68,9 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       finish(app);
       grpcServer = await startGrpcServer((server) => registerStorageService(server, context), config.GRPC_PORT);
       http = await listen(app, config.HTTP_PORT);
-      // Events journaled before a crash or while the bus was down go out now.
-      relay?.kick();
+      // Starting the relay also publishes events journaled before a crash or while the bus was down.
+      if (bus) relay = startJournalRelay({ journal, bus, logger });
+      else logger.warn('git-storage: no event bus configured (AMQP_URL unset); push events stay in the journal');
       logger.info({ http_port: http.port, grpc_port: grpcServer.port, data_dir: dataDir }, 'git-storage listening');
       return { httpPort: http.port, grpcPort: grpcServer.port };
     },
@@ -72,6 +78,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       await Promise.all([http?.close(), grpcServer?.close()]);
       await context.housekeeping.stop();
       await relay?.stop();
+      relay = undefined;
+      await ownBus?.close();
       pool.close();
     },
   };

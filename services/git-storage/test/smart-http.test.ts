@@ -52,7 +52,7 @@ describe('git smart HTTP', () => {
 
     const events = await s.service.journal.pending();
     expect(events).toHaveLength(1);
-    const e = events[0]!.envelope;
+    const e = events[0]!;
     expect(e).toMatchObject({ kind: 'push', repository: { id: ID, owner: 'alice', name: 'demo' }, request_id: 'req-1' });
     expect(e.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(e.payload).toEqual({
@@ -69,7 +69,7 @@ describe('git smart HTTP', () => {
         { id: c2, message: 'second commit\n\nbody\n', author: { name: 'Test Author', email: 'author@example.com' }, timestamp: '2024-05-07T00:00:00+00:00' },
       ],
     });
-    for (const { key } of events) await s.service.journal.markPublished(key);
+    for (const e of events) await s.service.journal.remove(e.id);
   });
 
   it('when a reader clones over HTTP (protocol v2 and v0), then the clone has the pushed history', async () => {
@@ -90,8 +90,8 @@ describe('git smart HTTP', () => {
     await git(`${dir}/c`, ...headerArgs('read'), 'fetch', '-q', 'origin');
     expect((await git(`${dir}/c`, 'rev-parse', 'origin/main')).trim()).toBe(c3);
     const events = await s.service.journal.pending();
-    expect(events.map((e) => e.envelope.payload)).toMatchObject([{ before: c2, after: c3, created: false, commits: [{ id: c3, message: 'third\n' }] }]);
-    for (const { key } of events) await s.service.journal.markPublished(key);
+    expect(events.map((e) => e.payload)).toMatchObject([{ before: c2, after: c3, created: false, commits: [{ id: c3, message: 'third\n' }] }]);
+    for (const e of events) await s.service.journal.remove(e.id);
   });
 
   it('when a forced non-fast-forward push arrives, then git reports the refusal and the branch does not move', async () => {
@@ -152,9 +152,9 @@ describe('git smart HTTP', () => {
   it('when a branch is deleted over HTTP, then the event says deleted with no commits', async () => {
     await git(work, 'branch', '-f', 'topic', 'HEAD~1');
     await git(work, ...headerArgs('write'), 'push', '-q', base, 'topic');
-    for (const { key } of await s.service.journal.pending()) await s.service.journal.markPublished(key);
+    for (const e of await s.service.journal.pending()) await s.service.journal.remove(e.id);
     await gitWithEnv(work, {}, ...headerArgs('write'), 'push', '-q', base, ':topic');
     const events = await s.service.journal.pending();
-    expect(events.map((e) => e.envelope.payload)).toMatchObject([{ ref: 'refs/heads/topic', after: '0'.repeat(40), deleted: true, created: false, commits: [] }]);
+    expect(events.map((e) => e.payload)).toMatchObject([{ ref: 'refs/heads/topic', after: '0'.repeat(40), deleted: true, created: false, commits: [] }]);
   });
 });

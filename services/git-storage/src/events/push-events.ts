@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { EventEnvelope } from '@githost/bus';
+import type { EventEnvelope, FileJournal, Relay } from '@githost/bus';
 import type { Logger } from '@githost/logging';
 import type { CatfilePool } from '../git/catfile-pool.js';
 import { runGit } from '../git/command.js';
 import { parseCommit } from '../git/commit-parse.js';
 import { readCommitObjects } from '../git/objects.js';
 import { ZERO_OID } from '../git/validate.js';
-import type { EventJournal, JournalRelay } from './journal.js';
 
 export interface RefUpdate {
   ref: string;
@@ -42,8 +41,8 @@ const MAX_COMMITS = 20;
 export class PushEventRecorder {
   constructor(
     private readonly pool: CatfilePool,
-    private readonly journal: EventJournal,
-    private readonly relay: JournalRelay | undefined,
+    private readonly journal: FileJournal,
+    private readonly relay: () => Relay | undefined,
     private readonly logger: Logger,
   ) {}
 
@@ -73,7 +72,7 @@ export class PushEventRecorder {
       });
     }
     for (const e of envelopes) await this.journal.append(e);
-    this.relay?.kick();
+    this.relay()?.kick();
     return envelopes;
   }
 
