@@ -1,0 +1,111 @@
+import { request } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cleanupWorkdirs, createTestRepository, pushTo, startTestStorage, type TestStorage } from '@githost/git-storage/testing';
+import { encodeIdentity, type Identity, type Permission, type RepoContext } from '@githost/identity';
+import { createServer, type Service } from '../../src/index.js';
+import { writeFixtureHistory } from './fixture.js';
+import { git } from './git.js';
+
+/** Small enough that the fixture's big.txt is "too large" for the blob endpoint. */
+export const TEST_MAX_BLOB_BYTES = 64 * 1024;
+export const FIXTURE_REPO = 'browse-fixture';
+export const EMPTY_REPO = 'browse-empty';
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  json(): unknown;
+}
+
+export interface RequestOptions {
+  repo?: Partial<RepoContext> | null;
+  headers?: Record<string, string>;
+  method?: string;
+  /** Leave out the gateway's signed identity. */
+  unsigned?: boolean;
+}
+
+export interface Harness {
+  storage: TestStorage;
+  browse: Service;
+  port: number;
+  /** Bare repository holding exactly what was pushed: ask git itself here. */
+  source: string;
+  /** GET a path as given, byte for byte (no URL normalisation of `..` or `%2e`). */
+  get(rawPath: string, opts?: RequestOptions): Promise<Answer>;
+  git(...args: string[]): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export function repoContext(overrides: Partial<RepoContext> = {}): RepoContext {
+  return {
+    id: FIXTURE_REPO,
+    owner: 'alice',
+    name: 'fixture',
+    default_branch: 'main',
+    private: false,
+    shard: 'default',
+    permission: 'read' as Permission,
+    owner_id: 'u-alice',
+    ...overrides,
+  };
+}
+
+/** A real git-storage with the fixture pushed by the real git client, and browse in front of it. */
+export async function startHarness(): Promise<Harness> {
+  const storage = await startTestStorage();
+  const source = await mkdtemp(path.join(tmpdir(), 'browse-source-'));
+  await git(source, 'init', '-q', '--bare');
+  await writeFixtureHistory(source);
+  await createTestRepository(storage, FIXTURE_REPO, 'main');
+  await pushTo(storage, FIXTURE_REPO, source, 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*');
+  await createTestRepository(storage, EMPTY_REPO, 'trunk');
+  const browse = createServer(
+    { httpPort: 0, internalSecret: storage.secret, storageAddress: storage.grpcAddress, maxBlobBytes: TEST_MAX_BLOB_BYTES, cacheBytes: 8 * 1024 * 1024 },
+    { storage: storage.client },
+  );
+  const { httpPort } = await browse.start();
+  return {
+    storage,
+    browse,
+    port: httpPort,
+    source,
+    get: (rawPath, opts = {}) => send(httpPort, storage.secret, rawPath, opts),
+    git: (...args) => git(source, ...args),
+    async stop() {
+      await browse.stop();
+      await storage.stop();
+      await cleanupWorkdirs();
+      await rm(source, { recursive: true, force: true });
+    },
+  };
+}
+
+function send(port: number, secret: string, rawPath: string, opts: RequestOptions): Promise<Answer> {
+  const identity: Identity = {
+    principal: null,
+    repo: opts.repo === null ? null : repoContext(opts.repo ?? {}),
+    request_id: 'test-request',
+    issued_at: Date.now(),
+  };
+  const headers = { ...(opts.unsigned ? {} : encodeIdentity(identity, secret)), ...opts.headers };
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: rawPath, method: opts.method ?? 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body.toString('utf8')) as unknown });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The browse URL prefix for the fixture (owner and name are the gateway's concern). */
+export const API = '/api/repos/alice/fixture';
