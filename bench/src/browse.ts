@@ -1,0 +1,179 @@
+import { CatFileBatch } from './catfile.js';
+import type { BenchContext } from './context.js';
+import { git } from './git.js';
+import { hostedRepoPath } from './hosted-path.js';
+import { fetchOnce, loadTest, sequentialLatency, type LoadResult } from './load.js';
+import type { Section } from './report.js';
+import type { RssSampler } from './rss.js';
+import { fmtMiB, fmtMs, fmtNum, fmtRatio, nowMs, summarize, verdict, type Summary } from './stats.js';
+
+interface Probe {
+  name: string;
+  /** Path below /api/repos/{owner}/{repo}. */
+  path: string;
+  /** Revisions read from one long-lived cat-file --batch for one equivalent read. */
+  catFile?: (cat: CatFileBatch) => Promise<void>;
+  /** The git command a naive implementation would spawn for the same answer. */
+  spawn?: string[];
+  conditional?: boolean;
+  /** Targets from issue 3, checked against the measured row. */
+  check?: (m: Measured) => boolean;
+  target: string;
+}
+
+interface Measured {
+  load?: LoadResult;
+  unloaded?: Summary;
+  catFile?: Summary;
+  spawned?: Summary;
+  rssRoot?: number;
+  /** Largest single child process (git) during the load. */
+  rssChild?: number;
+  error?: string;
+}
+
+const MiB = 1024 * 1024;
+
+/** Issue 3: browse endpoints under load, beside the same reads done on git directly. */
+export async function benchBrowse(ctx: BenchContext): Promise<Section> {
+  const repo = await ctx.repo();
+  const k = repo.known;
+  const quick = ctx.quick;
+  const seconds = Number(process.env.BENCH_SECONDS ?? (quick ? 3 : 10));
+  const sequential = quick ? 50 : 200;
+  const spawns = quick ? 10 : 30;
+  const catReads = quick ? 200 : 1000;
+  const walk = (count: number) => async (cat: CatFileBatch): Promise<void> => {
+    let rev = 'refs/heads/main';
+    for (let i = 0; i < count; i++) {
+      const c = await cat.read(rev);
+      const parent = /^parent ([0-9a-f]{40})$/m.exec(c.content.toString());
+      if (!parent) break;
+      rev = parent[1]!;
+    }
+  };
+  const fast = (m: Measured): boolean => (m.load?.rps ?? 0) >= 1500 && (m.load?.p99 ?? Infinity) < 60 && (m.unloaded?.p50 ?? Infinity) < 3;
+  const probes: Probe[] = [
+    { name: `tree, ${repo.params.smallEntries} entries`, path: `/tree/main/${k.smallDir}`, catFile: (c) => c.read(`main:${k.smallDir}`).then(), spawn: ['ls-tree', '-l', '--end-of-options', `main:${k.smallDir}`], check: fast, target: '>= 1,500/s, p99 < 60 ms, unloaded p50 < 3 ms' },
+    { name: `tree, ${repo.params.wideEntries} entries`, path: `/tree/main/${k.wideDir}`, catFile: (c) => c.read(`main:${k.wideDir}`).then(), spawn: ['ls-tree', '-l', '--end-of-options', `main:${k.wideDir}`], check: (m) => (m.load?.rps ?? 0) >= 600, target: '>= 600/s' },
+    { name: `tree, ${repo.params.depth} deep`, path: `/tree/main/${k.deepDir}`, catFile: (c) => c.read(`main:${k.deepDir}`).then(), spawn: ['ls-tree', '-l', '--end-of-options', `main:${k.deepDir}`], target: '—' },
+    { name: 'blob, 10 KiB', path: `/blob/main/${k.blob10k}`, catFile: (c) => c.read(`main:${k.blob10k}`).then(), spawn: ['cat-file', '-p', `main:${k.blob10k}`], check: fast, target: '>= 1,500/s, p99 < 60 ms, unloaded p50 < 3 ms' },
+    { name: 'blob, 1 MiB', path: `/blob/main/${k.blob1m}`, catFile: (c) => c.read(`main:${k.blob1m}`).then(), spawn: ['cat-file', '-p', `main:${k.blob1m}`], target: '—' },
+    { name: 'commits?limit=100', path: '/commits/main?limit=100', catFile: walk(100), spawn: ['log', '-n', '100', '--end-of-options', 'refs/heads/main'], check: (m) => (m.unloaded?.p50 ?? Infinity) < 20 && (m.unloaded?.p50 ?? Infinity) <= 1.5 * (m.spawned?.p50 ?? 0), target: 'unloaded p50 < 20 ms and <= 1.5× git log' },
+    { name: 'commit', path: `/commit/${repo.head}`, catFile: (c) => c.read(repo.head).then(), spawn: ['cat-file', '-p', repo.head], target: '—' },
+    { name: 'branches', path: '/branches', spawn: ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/'], check: (m) => (m.unloaded?.p50 ?? Infinity) < 10, target: 'unloaded p50 < 10 ms' },
+    { name: `304 (tree, ${repo.params.smallEntries} entries)`, path: `/tree/main/${k.smallDir}`, conditional: true, check: (m) => (m.load?.rps ?? 0) >= 3000, target: '>= 3,000/s' },
+  ];
+
+  const notes: string[] = [];
+  const measured = new Map<Probe, Measured>();
+  let rawPath = repo.path;
+  let base: string | undefined;
+  const skip = ctx.serviceUnavailable();
+  if (skip) notes.push(`githost side skipped: ${skip}`);
+  else {
+    const service = await ctx.service();
+    const hosted = await ctx.hostedRepo((url) => git(['push', '-q', '--mirror', url], { cwd: repo.path, env: { GIT_TERMINAL_PROMPT: '0' } }).then());
+    rawPath = hostedRepoPath(service.dataDir, hosted.id, repo.path);
+    const user = await ctx.user();
+    base = `${service.url}/api/repos/${user.username}/${hosted.name}`;
+    const check = await fetchOnce(`${base}/branches`);
+    if (check.status !== 200) notes.push(`githost side skipped: GET branches answered ${check.status} ${check.body.slice(0, 200)}`);
+    else {
+      for (const probe of probes) {
+        ctx.log(`browse: ${probe.name}`);
+        measured.set(probe, await measureService(`${base}${probe.path}`, probe, { seconds, sequential, rss: service.rss }));
+      }
+      notes.push(`service process high-water mark since start (VmHWM): ${fmtMiB(service.rss.highWaterMark())}`);
+    }
+  }
+  notes.push(`raw reads on ${rawPath === repo.path ? 'the generated repository' : "git-storage's copy of the repository"}`);
+
+  const cat = new CatFileBatch(rawPath);
+  try {
+    for (const probe of probes) {
+      const m = measured.get(probe) ?? {};
+      measured.set(probe, m);
+      if (probe.catFile) {
+        const times: number[] = [];
+        await probe.catFile(cat); // warm
+        const reads = probe.name.startsWith('commits') ? Math.ceil(catReads / 20) : catReads;
+        for (let i = 0; i < reads; i++) {
+          const start = nowMs();
+          await probe.catFile(cat);
+          times.push(nowMs() - start);
+        }
+        m.catFile = summarize(times);
+      }
+      if (probe.spawn) {
+        const times: number[] = [];
+        for (let i = 0; i < spawns; i++) {
+          const start = nowMs();
+          await git(probe.spawn, { cwd: rawPath });
+          times.push(nowMs() - start);
+        }
+        m.spawned = summarize(times);
+      }
+    }
+  } finally {
+    cat.close();
+  }
+
+  const rows = probes.map((p) => {
+    const m = measured.get(p)!;
+    const memoryOk = Math.max(m.rssRoot ?? 0, m.rssChild ?? 0) < 300 * MiB;
+    const met = m.load || m.unloaded ? verdict((p.check ? p.check(m) : true) && memoryOk) : '—';
+    return [
+      p.name,
+      m.error ?? fmtNum(m.load?.rps),
+      fmtMs(m.load?.p50),
+      fmtMs(m.load?.p99),
+      fmtMs(m.unloaded?.p50),
+      fmtMiB(m.rssRoot),
+      fmtMiB(m.rssChild),
+      fmtMs(m.catFile?.p50),
+      fmtMs(m.spawned?.p50),
+      fmtRatio(m.unloaded?.p50, m.catFile?.p50),
+      fmtRatio(m.unloaded?.p50, m.spawned?.p50),
+      p.target,
+      met,
+    ];
+  });
+  notes.push(
+    `load: autocannon, 50 connections, ${seconds} s per endpoint, anonymous reads of a public repository; "unloaded p50": ${sequential} sequential requests on one keep-alive connection`,
+    `cat-file: one long-lived \`git cat-file --batch\`, time per read (commits: a walk of 100 commits by first parent); spawn: \`git <cmd>\` spawned ${spawns} times`,
+    'every process under 300 MiB is part of each "targets met" verdict',
+  );
+  const statuses = probes.map((p) => measured.get(p)?.load?.statuses).filter(Boolean);
+  if (statuses.length) notes.push(`HTTP statuses under load: ${probes.map((p) => `${p.name}: ${JSON.stringify(measured.get(p)?.load?.statuses ?? {})}`).join('; ')}`);
+  return {
+    name: 'browse',
+    title: 'Browse (issue 3)',
+    tables: [
+      {
+        title: 'Browse endpoints through the gateway vs git on the same objects',
+        header: ['endpoint', 'req/s (50 conn)', 'p50', 'p99', 'unloaded p50', 'service peak RSS', 'largest git child', 'cat-file read', 'git spawn p50', 'unloaded / cat-file', 'unloaded / spawn', 'target', 'met'],
+        rows,
+      },
+    ],
+    notes,
+  };
+}
+
+async function measureService(url: string, probe: Probe, opts: { seconds: number; sequential: number; rss: RssSampler }): Promise<Measured> {
+  const headers: Record<string, string> = {};
+  const first = await fetchOnce(url);
+  if (first.status !== 200) return { error: `HTTP ${first.status}` };
+  if (probe.conditional) {
+    const etag = first.headers.etag;
+    if (typeof etag !== 'string') return { error: 'no ETag' };
+    headers['if-none-match'] = etag;
+    const again = await fetchOnce(url, headers);
+    if (again.status !== 304) return { error: `HTTP ${again.status} to If-None-Match` };
+  }
+  const unloaded = await sequentialLatency(url, opts.sequential, headers);
+  opts.rss.reset();
+  const load = await loadTest(url, { connections: 50, seconds: opts.seconds, headers });
+  const peaks = opts.rss.read();
+  return { load, unloaded: unloaded.summary, rssRoot: peaks.rootBytes, rssChild: Math.max(0, ...Object.values(peaks.childByCommand)) };
+}

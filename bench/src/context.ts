@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { createTestDatabase } from '@githost/db';
+import amqp from 'amqplib';
+import { Api, createRepo, createUser, gitUrl, type BenchUser } from './api.js';
+import { ensureRepo, type GeneratedRepo } from './generate-repo.js';
+import { isQuick, resolveParams, type RepoParams } from './params.js';
+import { launcherMissing, startService, type RunningService } from './service.js';
+
+/** The pushed copy of the generated repository on githost, shared by the benches of one run. */
+export interface HostedRepo {
+  name: string;
+  id: string;
+  url: string;
+}
+
+/**
+ * What one `npm run bench` shares: the generated repository, ONE githost process (real Postgres
+ * and RabbitMQ unless BENCH_EMBEDDED=1), one user, and the big repository pushed once.
+ */
+export class BenchContext {
+  readonly quick: boolean;
+  readonly params: RepoParams;
+  readonly amqpUrl: string;
+  readonly exchange = `githost.bench.${Date.now()}.${randomBytes(3).toString('hex')}`;
+  readonly queue = `${this.exchange}.webhooks`;
+  private repoP?: Promise<GeneratedRepo>;
+  private serviceP?: Promise<RunningService>;
+  private userP?: Promise<BenchUser>;
+  private hosted?: HostedRepo;
+  private dropDatabase?: () => Promise<void>;
+  readonly embedded: boolean;
+
+  constructor(readonly env: NodeJS.ProcessEnv = process.env) {
+    this.quick = isQuick(env);
+    this.params = resolveParams(env);
+    this.amqpUrl = env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672';
+    this.embedded = env.BENCH_EMBEDDED === '1';
+  }
+
+  log(msg: string): void {
+    console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+  }
+
+  repo(): Promise<GeneratedRepo> {
+    return (this.repoP ??= ensureRepo(this.params, { log: (m) => this.log(m) }));
+  }
+
+  /** Why the service benches cannot run at all, if they cannot. */
+  serviceUnavailable(): string | undefined {
+    return launcherMissing();
+  }
+
+  service(): Promise<RunningService> {
+    return (this.serviceP ??= this.boot());
+  }
+
+  user(): Promise<BenchUser> {
+    return (this.userP ??= this.service().then((s) => createUser(new Api(s.url, s.adminToken), `bench${randomBytes(3).toString('hex')}`)));
+  }
+
+  /** The big repository, pushed by `push` when a bench needs it and clone-push has not run. */
+  async hostedRepo(push: (url: string) => Promise<void>): Promise<HostedRepo> {
+    if (this.hosted) return this.hosted;
+    const service = await this.service();
+    const user = await this.user();
+    const { id, name } = await createRepo(user, 'big');
+    const url = gitUrl(service.url, user, name);
+    await push(url);
+    this.hosted = { id, name, url };
+    return this.hosted;
+  }
+
+  hasHostedRepo(): boolean {
+    return this.hosted !== undefined;
+  }
+
+  private async boot(): Promise<RunningService> {
+    const env: Record<string, string> = {
+      LOG_LEVEL: this.env.BENCH_LOG_LEVEL ?? 'info',
+      GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true',
+      GITHOST_WEBHOOK_RETRY_BASE_MS: this.env.BENCH_WEBHOOK_RETRY_BASE_MS ?? '50',
+    };
+    if (!this.embedded) {
+      const db = await createTestDatabase('githost_bench');
+      this.dropDatabase = db.drop;
+      Object.assign(env, { DATABASE_URL: db.url, AMQP_URL: this.amqpUrl, GITHOST_EVENTS_EXCHANGE: this.exchange, GITHOST_WEBHOOKS_QUEUE: this.queue });
+    } else {
+      Object.assign(env, { DATABASE_URL: '', AMQP_URL: '' });
+    }
+    this.log(`starting githost (${this.embedded ? 'PGlite, in-process bus' : 'Postgres, RabbitMQ'}) ...`);
+    const service = await startService(env);
+    this.log(`githost on ${service.url}, pid ${service.pid}, services: ${service.services.join(', ') || 'unknown'}`);
+    return service;
+  }
+
+  async close(): Promise<void> {
+    if (this.serviceP) await (await this.serviceP.catch(() => undefined))?.stop();
+    await this.dropDatabase?.().catch((err: unknown) => this.log(`could not drop the bench database: ${String(err)}`));
+    if (!this.embedded && this.serviceP) await this.deleteBrokerObjects();
+  }
+
+  /** The run's exchange and queues are unique; leave nothing behind on the shared broker. */
+  private async deleteBrokerObjects(): Promise<void> {
+    try {
+      const conn = await amqp.connect(this.amqpUrl);
+      const ch = await conn.createChannel();
+      for (const q of [this.queue, `${this.queue}.dead`]) await ch.deleteQueue(q).catch(() => undefined);
+      for (const e of [this.exchange, `${this.exchange}.dlx`]) await ch.deleteExchange(e).catch(() => undefined);
+      await conn.close().catch(() => undefined);
+    } catch (err) {
+      this.log(`could not delete broker objects: ${String(err)}`);
+    }
+  }
+}

@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Api } from './api.js';
+import type { BenchContext } from './context.js';
+import { git } from './git.js';
+import { hostedRepoPath } from './hosted-path.js';
+import { fetchOnce, sequentialLatency } from './load.js';
+import { buildMergeFixtures, rawMerge, type MergePair } from './merge-fixtures.js';
+import { workDir } from './paths.js';
+import type { Section, Table } from './report.js';
+import { fmtMiB, fmtMs, fmtRatio, nowMs, summarize, verdict, type Summary } from './stats.js';
+
+const QUIET_GIT = { GIT_TERMINAL_PROMPT: '0' };
+
+/** Issue 4: merge request detail by diff size, and merge latency beside the bare git commands. */
+export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
+  const repo = await ctx.repo();
+  const quick = ctx.quick;
+  const merges = Number(process.env.BENCH_MERGES ?? (quick ? 8 : 30));
+  const notes: string[] = [];
+  const scratch = mkdtempSync(join(workDir('scratch'), 'merge-requests-'));
+  try {
+    const fixtures = join(scratch, 'fixtures.git');
+    const pairs = await buildMergeFixtures(repo, fixtures, merges);
+    const skip = ctx.serviceUnavailable();
+    const detail: Array<{ files: number; branch: string; svc?: Summary; svcError?: string; entries?: number; truncated?: boolean; rss?: number; raw: Summary }> = [];
+    const svcMerge: Record<MergePair['kind'], number[]> = { ff: [], 'three-way': [] };
+    const rawMerges: Record<MergePair['kind'], number[]> = { ff: [], 'three-way': [] };
+    let mergeRss: number | undefined;
+    let api: Api | undefined;
+    let base = '';
+    let anonBase = '';
+    let service: Awaited<ReturnType<BenchContext['service']>> | undefined;
+    let rawRead = repo.path;
+    if (skip) notes.push(`githost side skipped: ${skip}`);
+    else {
+      service = await ctx.service();
+      const hosted = await ctx.hostedRepo((url) => git(['push', '-q', '--mirror', url], { cwd: repo.path, env: QUIET_GIT }).then());
+      const user = await ctx.user();
+      api = user.api;
+      base = `/api/repos/${user.username}/${hosted.name}`;
+      anonBase = `${service.url}${base}`;
+      rawRead = hostedRepoPath(service.dataDir, hosted.id, repo.path);
+      await git(['push', '-q', hosted.url, 'refs/heads/bench/*:refs/heads/bench/*'], { cwd: fixtures, env: QUIET_GIT });
+      const probe = await api.request('GET', `${base}/merge-requests`);
+      if (probe.status !== 200) {
+        notes.push(`githost side skipped: GET merge-requests answered ${probe.status} ${JSON.stringify(probe.body).slice(0, 200)}`);
+        api = undefined;
+      }
+    }
+
+    for (const { branch, files } of repo.diffBranches) {
+      const samples = quick ? 5 : files <= 50 ? 30 : files <= 500 ? 15 : 8;
+      const row: (typeof detail)[number] = { files, branch, raw: await timeRaw(samples, () => git(['diff-tree', '-r', '-p', '--numstat', '--end-of-options', 'refs/heads/main', `refs/heads/${branch}`], { cwd: rawRead }).then()) };
+      detail.push(row);
+      if (!api || !service) continue;
+      ctx.log(`merge-requests: detail with ${files} files`);
+      const created = await api.request<{ number?: number }>('POST', `${base}/merge-requests`, { title: `diff of ${files} files`, source_branch: branch, target_branch: 'main' });
+      if (created.status !== 201 || typeof created.body.number !== 'number') {
+        row.svcError = `create: HTTP ${created.status}`;
+        continue;
+      }
+      const url = `${anonBase}/merge-requests/${created.body.number}`;
+      const first = await fetchOnce(url);
+      if (first.status !== 200) {
+        row.svcError = `HTTP ${first.status}`;
+        continue;
+      }
+      const body = JSON.parse(first.body) as { diff?: unknown[]; diff_truncated?: boolean };
+      row.entries = body.diff?.length;
+      row.truncated = body.diff_truncated === true;
+      service.rss.reset();
+      row.svc = (await sequentialLatency(url, samples)).summary;
+      row.rss = service.rss.read().rootBytes;
+    }
+
+    if (api && service) {
+      service.rss.reset();
+      for (const kind of ['ff', 'three-way'] as const) {
+        ctx.log(`merge-requests: ${merges} ${kind} merges through githost`);
+        for (const pair of pairs.filter((p) => p.kind === kind)) {
+          const mr = await api.expect<{ number: number }>(201, 'POST', `${base}/merge-requests`, { title: `merge ${pair.source}`, source_branch: pair.source, target_branch: pair.target });
+          const start = nowMs();
+          const res = await api.request<{ strategy?: string }>('POST', `${base}/merge-requests/${mr.number}/merge`);
+          svcMerge[kind].push(nowMs() - start);
+          const expected = kind === 'ff' ? 'fast-forward' : 'merge-commit';
+          if (res.status !== 200 || res.body.strategy !== expected) throw new Error(`merge of ${pair.source}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+        }
+      }
+      mergeRss = service.rss.read().rootBytes;
+    }
+    for (const kind of ['ff', 'three-way'] as const) {
+      for (const pair of pairs.filter((p) => p.kind === kind)) {
+        const start = nowMs();
+        await rawMerge(fixtures, pair);
+        rawMerges[kind].push(nowMs() - start);
+      }
+    }
+
+    const detailTarget = (files: number): number => (files <= 50 ? 60 : files <= 500 ? 700 : 2000);
+    const detailTable: Table = {
+      title: 'GET merge request detail (diff computed at request time) vs `git diff-tree -r -p --numstat` spawned',
+      header: ['files changed', 'diff entries returned', 'githost p50', 'githost p95', 'git diff-tree p50', 'ratio p50', 'service peak RSS', 'target p50', 'met'],
+      rows: detail.map((d) => [
+        String(d.files),
+        d.svcError ?? (d.entries === undefined ? '—' : `${d.entries}${d.truncated ? ' (truncated)' : ''}`),
+        fmtMs(d.svc?.p50),
+        fmtMs(d.svc?.p95),
+        fmtMs(d.raw.p50),
+        fmtRatio(d.svc?.p50, d.raw.p50),
+        fmtMiB(d.rss),
+        `< ${fmtMs(detailTarget(d.files))}`,
+        d.svc ? verdict(d.svc.p50 < detailTarget(d.files)) : '—',
+      ]),
+    };
+    const mergeRow = (kind: MergePair['kind'], label: string, target: number): string[] => {
+      const s = svcMerge[kind].length ? summarize(svcMerge[kind]) : undefined;
+      const r = summarize(rawMerges[kind]);
+      return [label, String(rawMerges[kind].length), fmtMs(s?.p50), fmtMs(s?.p99), fmtMs(r.p50), fmtMs(r.p99), fmtRatio(s?.p50, r.p50), `< ${target} ms`, s ? verdict(s.p50 < target) : '—'];
+    };
+    const mergeTable: Table = {
+      title: 'POST merge vs the same git commands run by hand',
+      header: ['merge', 'merges', 'githost p50', 'githost p99', 'raw git p50', 'raw git p99', 'ratio p50', 'target p50', 'met'],
+      rows: [mergeRow('ff', 'fast-forward', 60), mergeRow('three-way', 'three-way (merge-tree)', 100)],
+    };
+    notes.push(
+      'raw fast-forward: `rev-parse` both tips, `merge-base --is-ancestor`, `update-ref <ref> <new> <old>`; raw three-way adds `merge-tree --write-tree` and `commit-tree` (each a spawned git, as git-storage would run them)',
+      'githost merge time is the POST .../merge round trip through the gateway (auth, database transaction with the outbox row, git-storage)',
+    );
+    if (mergeRss !== undefined) notes.push(`service peak RSS during the merges: ${fmtMiB(mergeRss)}`);
+    return { name: 'merge-requests', title: 'Merge requests (issue 4)', tables: [detailTable, mergeTable], notes };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function timeRaw(samples: number, fn: () => Promise<void>): Promise<Summary> {
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const start = nowMs();
+    await fn();
+    times.push(nowMs() - start);
+  }
+  return summarize(times);
+}

@@ -1,0 +1,64 @@
+import { execFileSync } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import { writeFileSync } from 'node:fs';
+
+export interface Table {
+  title: string;
+  header: string[];
+  rows: string[][];
+}
+
+/** What one benchmark hands back: tables and notes, or the reason it was skipped. */
+export interface Section {
+  name: string;
+  title: string;
+  tables: Table[];
+  notes: string[];
+  skipped?: string;
+}
+
+export function markdownTable(t: Table): string {
+  const lines = [`| ${t.header.join(' | ')} |`, `|${t.header.map(() => '---').join('|')}|`];
+  for (const row of t.rows) lines.push(`| ${row.join(' | ')} |`);
+  return lines.join('\n');
+}
+
+/** A plain-text table for the console, columns padded to their widest cell. */
+export function printTable(t: Table): void {
+  const widths = t.header.map((h, i) => Math.max(h.length, ...t.rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  console.log(`\n${t.title}`);
+  console.log(line(t.header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of t.rows) console.log(line(row));
+}
+
+export function machineDescription(): string[] {
+  const version = (cmd: string, args: string[]): string => {
+    try {
+      return execFileSync(cmd, args, { encoding: 'utf8' }).trim();
+    } catch {
+      return 'unknown';
+    }
+  };
+  return [
+    `- CPU: ${version('nproc', [])} cores (${cpus()[0]?.model ?? 'unknown'})`,
+    `- memory: ${(totalmem() / 1024 ** 3).toFixed(1)} GiB`,
+    `- ${version('git', ['--version'])}, node ${process.version}`,
+    `- kernel: ${version('uname', ['-sr'])}`,
+  ];
+}
+
+export function writeResults(file: string, sections: Section[], preamble: string[]): void {
+  const out: string[] = ['# githost benchmark results', '', `Run: ${new Date().toISOString()}`, '', '## Machine', '', ...machineDescription(), '', ...preamble, ''];
+  for (const s of sections) {
+    out.push(`## ${s.title}`, '');
+    if (s.skipped) {
+      out.push(`Skipped: ${s.skipped}`, '');
+      continue;
+    }
+    for (const t of s.tables) out.push(`### ${t.title}`, '', markdownTable(t), '');
+    if (s.notes.length) out.push(...s.notes.map((n) => `- ${n}`), '');
+  }
+  writeFileSync(file, out.join('\n'));
+}

@@ -1,0 +1,68 @@
+import { join } from 'node:path';
+import { benchBrowse } from './browse.js';
+import { benchClonePush } from './clone-push.js';
+import { BenchContext } from './context.js';
+import { benchMergeRequests } from './merge-requests.js';
+import { BENCH_DIR } from './paths.js';
+import { printTable, writeResults, type Section } from './report.js';
+import { benchWebhooks } from './webhooks.js';
+
+/** `npm run bench [-- clone-push browse merge-requests webhooks]`; BENCH_QUICK=1 for a small repository. */
+const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
+  'clone-push': { title: 'Clone and push (issue 2)', run: benchClonePush },
+  browse: { title: 'Browse (issue 3)', run: benchBrowse },
+  'merge-requests': { title: 'Merge requests (issue 4)', run: benchMergeRequests },
+  webhooks: { title: 'Webhook deliveries (issue 5)', run: benchWebhooks },
+};
+
+async function main(): Promise<void> {
+  const named = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const unknown = named.filter((n) => !(n in BENCHES));
+  if (unknown.length > 0) throw new Error(`unknown bench ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`);
+  const selected = named.length > 0 ? named : Object.keys(BENCHES);
+  const ctx = new BenchContext();
+  const sections: Section[] = [];
+  const stopOnSignal = (): void => {
+    void ctx.close().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
+  try {
+    for (const name of selected) {
+      const bench = BENCHES[name]!;
+      ctx.log(`${name}: start`);
+      let section: Section;
+      try {
+        section = await bench.run(ctx);
+      } catch (err) {
+        // One part failing (a service not landed, an endpoint missing) must not lose the others.
+        ctx.log(`${name}: failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+        section = { name, title: bench.title, tables: [], notes: [], skipped: `failed: ${err instanceof Error ? err.message : String(err)}` };
+      }
+      sections.push(section);
+      if (section.skipped) console.log(`\n== ${section.title}: skipped (${section.skipped})`);
+      else {
+        console.log(`\n== ${section.title}`);
+        section.tables.forEach(printTable);
+        section.notes.forEach((n) => console.log(`  - ${n}`));
+      }
+    }
+  } finally {
+    await ctx.close();
+  }
+  const repo = await ctx.repo();
+  const file = process.env.BENCH_RESULTS ?? join(BENCH_DIR, ctx.quick ? '.work/RESULTS.quick.md' : 'RESULTS.md');
+  writeResults(file, sections, [
+    '## Setup',
+    '',
+    `- mode: ${ctx.quick ? 'BENCH_QUICK (small repository)' : 'full size'}; githost as \`launcher/dist/main.js\` in a child process (all services in one process, as \`npm start\`), ${ctx.embedded ? 'PGlite and the in-process bus' : 'real Postgres and RabbitMQ'}, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}`,
+    `- generated repository \`${repo.key}\`: ${repo.commits.toLocaleString('en-US')} commits, ${repo.files.toLocaleString('en-US')} files, pack ${(repo.packBytes / 1048576).toFixed(0)} MiB, trees ${repo.params.depth} deep, blobs ${repo.params.minBlob} B to ${(repo.params.maxBlob / 1048576).toFixed(0)} MiB; parameters ${JSON.stringify(repo.params)}`,
+    '- the load generator (autocannon) and the raw git comparisons run on the same machine, in the same run, sharing its cores',
+  ]);
+  console.log(`\nresults written to ${file}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

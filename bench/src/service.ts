@@ -1,0 +1,121 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { ROOT_DIR, workDir } from './paths.js';
+import { RssSampler } from './rss.js';
+
+export const LAUNCHER_MAIN = join(ROOT_DIR, 'launcher', 'dist', 'main.js');
+
+/** githost running as `npm start` runs it, in a child process so its memory can be measured. */
+export interface RunningService {
+  url: string;
+  port: number;
+  pid: number;
+  adminToken: string;
+  dataDir: string;
+  /** Services the launcher reported as started (it skips ones not landed yet). */
+  services: string[];
+  logFile: string;
+  rss: RssSampler;
+  stop(): Promise<void>;
+}
+
+export function launcherMissing(): string | undefined {
+  return existsSync(LAUNCHER_MAIN) ? undefined : `launcher not built (${LAUNCHER_MAIN} missing)`;
+}
+
+export async function startService(env: Record<string, string>): Promise<RunningService> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(workDir('data'), 'githost-'));
+  const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
+  const logFile = join(dataDir, 'service.log');
+  const log = createWriteStream(logFile);
+  const child = spawn(process.execPath, [LAUNCHER_MAIN], {
+    cwd: dataDir,
+    env: { ...process.env, NODE_ENV: 'production', PORT: String(port), DATA_DIR: dataDir, INIT_CWD: dataDir, GITHOST_ADMIN_TOKEN: adminToken, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const services = watchStartup(child);
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(url, exited, logFile);
+  const rss = new RssSampler(child.pid!);
+  rss.start();
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    pid: child.pid!,
+    adminToken,
+    dataDir,
+    services: services.list,
+    logFile,
+    rss,
+    stop: () =>
+      (stopping ??= (async () => {
+        rss.stop();
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+        log.end();
+        if (!process.env.BENCH_KEEP_DATA) rmSync(dataDir, { recursive: true, force: true });
+      })()),
+  };
+}
+
+/** Collects the service list from the launcher's "githost started" log line. */
+function watchStartup(child: ChildProcess): { list: string[] } {
+  const state = { list: [] as string[] };
+  let buffered = '';
+  const onData = (chunk: Buffer): void => {
+    buffered += chunk.toString();
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      try {
+        const entry = JSON.parse(line) as { services?: unknown };
+        if (Array.isArray(entry.services)) state.list.push(...entry.services.map(String));
+      } catch {
+        // not JSON: ignore
+      }
+    }
+    if (state.list.length > 0) child.stdout!.off('data', onData);
+  };
+  child.stdout!.on('data', onData);
+  return state;
+}
+
+async function waitReady(url: string, exited: Promise<number>, logFile: string): Promise<void> {
+  let dead: number | undefined;
+  void exited.then((code) => (dead = code));
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (dead !== undefined) throw new Error(`githost exited with ${dead} during start-up; see ${logFile}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`githost did not answer /healthz within 90 s; see ${logFile}`);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

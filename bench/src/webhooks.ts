@@ -1,0 +1,170 @@
+import { createRepo, gitUrl } from './api.js';
+import type { BenchContext } from './context.js';
+import { ensureRepo } from './generate-repo.js';
+import { git, gitText } from './git.js';
+import { DEFAULT_PARAMS } from './params.js';
+import { WebhookReceiver } from './receiver.js';
+import type { Section } from './report.js';
+import { fmtMiB, fmtMs, fmtNum, nowMs, summarize, verdict } from './stats.js';
+
+const QUIET_GIT = { GIT_TERMINAL_PROMPT: '0' };
+
+interface PhaseResult {
+  label: string;
+  events: number;
+  pushSeconds: number;
+  deliverySeconds: number;
+  delivered: number;
+  lost: number;
+  duplicates: number;
+  retried: number;
+  unexpected: number;
+  early: number;
+  latency: ReturnType<typeof summarize>;
+  firstAttempt: ReturnType<typeof summarize>;
+  rss: number;
+}
+
+/**
+ * Issue 5: push events through the real RabbitMQ to a local receiver. Each pushed ref is one
+ * `push` event (CONTRACT §9), so pushes of many refs at once make the 10,000 events; latency runs
+ * from the moment the push that changed the ref returned to the receiver's arrival.
+ */
+export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
+  const skip = ctx.serviceUnavailable();
+  if (skip) return { name: 'webhooks', title: 'Webhook deliveries (issue 5)', tables: [], notes: [], skipped: skip };
+  const events = Number(process.env.BENCH_EVENTS ?? (ctx.quick ? 1000 : 10_000));
+  const perPush = Number(process.env.BENCH_REFS_PER_PUSH ?? 250);
+  const small = await ensureRepo({ ...DEFAULT_PARAMS, commits: 40, files: 60, wideEntries: 10, smallEntries: 4, bigFiles: 0, maxBlob: 64 * 1024, maxRegularBlob: 2048, diffSizes: [] });
+  const commits = (await gitText(['rev-list', 'refs/heads/main'], small.path)).split('\n');
+  const service = await ctx.service();
+  const user = await ctx.user();
+  const { name } = await createRepo(user, 'hooks');
+  const url = gitUrl(service.url, user, name);
+  await git(['push', '-q', url, 'refs/heads/main:refs/heads/main'], { cwd: small.path, env: QUIET_GIT });
+
+  const receiver = new WebhookReceiver();
+  const target = await receiver.listen();
+  try {
+    const created = await user.api.request('POST', `/api/repos/${user.username}/${name}/webhooks`, { url: target, events: 'push' });
+    if (created.status !== 201) {
+      return { name: 'webhooks', title: 'Webhook deliveries (issue 5)', tables: [], notes: [], skipped: `POST webhooks answered ${created.status} ${JSON.stringify(created.body).slice(0, 200)}` };
+    }
+    const phases: PhaseResult[] = [];
+    for (const [index, failEvery] of [[1, 0], [2, 10]] as const) {
+      ctx.log(`webhooks: phase ${index}, ${events} events${failEvery ? ', every tenth first attempt answered 500' : ''}`);
+      receiver.reset(failEvery);
+      service.rss.reset();
+      phases.push(await runPhase({ ctx, receiver, url, cwd: small.path, commits, events, perPush, prefix: `wh${index}-${Date.now()}`, label: failEvery ? 'every 10th first attempt fails (500)' : 'all succeed' }));
+      phases[phases.length - 1]!.rss = service.rss.read().rootBytes;
+    }
+    const row = (p: PhaseResult): string[] => [
+      p.label,
+      fmtNum(p.events),
+      fmtNum(p.events / p.pushSeconds),
+      fmtNum(p.delivered / p.deliverySeconds),
+      fmtMs(p.latency.p50),
+      fmtMs(p.latency.p95),
+      fmtMs(p.latency.p99),
+      fmtMs(p.firstAttempt.p95),
+      String(p.lost),
+      String(p.duplicates),
+      String(p.retried),
+      fmtMiB(p.rss),
+      verdict(p.delivered / p.deliverySeconds >= 500 && p.firstAttempt.p95 < 1000 && p.lost === 0),
+    ];
+    const notes = [
+      `${perPush} refs per \`git push\` (each ref one \`push\` event), pushes back to back; RabbitMQ exchange \`${ctx.exchange}\`; GITHOST_WEBHOOK_RETRY_BASE_MS=${process.env.BENCH_WEBHOOK_RETRY_BASE_MS ?? '50'}`,
+      'deliveries/s: unique deliveries over the time from the first push starting to the last delivery arriving; latency: from the push (state change) returning to the successful attempt arriving; first-attempt: to the first attempt arriving',
+      ...phases.filter((p) => p.early > 0).map((p) => `${p.label}: ${p.early} deliveries arrived before their push had returned to the client (counted as 0 ms)`),
+      ...phases.filter((p) => p.unexpected > 0).map((p) => `${p.label}: ${p.unexpected} deliveries for refs not pushed in this phase`),
+    ];
+    return {
+      name: 'webhooks',
+      title: 'Webhook deliveries (issue 5)',
+      tables: [
+        {
+          title: 'push events -> RabbitMQ -> webhooks service -> local receiver (targets: >= 500/s, first-attempt p95 < 1 s, nothing lost)',
+          header: ['phase', 'events', 'events pushed/s', 'deliveries/s', 'p50', 'p95', 'p99', 'first-attempt p95', 'lost', 'duplicates', 'retried', 'service peak RSS', 'met'],
+          rows: phases.map(row),
+        },
+      ],
+      notes,
+    };
+  } finally {
+    await receiver.close();
+  }
+}
+
+async function runPhase(o: { ctx: BenchContext; receiver: WebhookReceiver; url: string; cwd: string; commits: string[]; events: number; perPush: number; prefix: string; label: string }): Promise<PhaseResult> {
+  const pushedAt = new Map<string, number>();
+  const started = nowMs();
+  for (let from = 0; from < o.events; from += o.perPush) {
+    const refs: string[] = [];
+    for (let i = from; i < Math.min(o.events, from + o.perPush); i++) refs.push(`refs/heads/${o.prefix}/r${String(i).padStart(5, '0')}`);
+    await git(['push', '-q', o.url, ...refs.map((r, i) => `${o.commits[(from + i) % o.commits.length]}:${r}`)], { cwd: o.cwd, env: QUIET_GIT });
+    const at = nowMs();
+    refs.forEach((r) => pushedAt.set(r, at));
+  }
+  const pushSeconds = (nowMs() - started) / 1000;
+  await waitForDeliveries(o.receiver, o.events, o.ctx.quick ? 15_000 : 30_000);
+
+  const latencies: number[] = [];
+  const firsts: number[] = [];
+  let lastSuccess = started;
+  let duplicates = 0;
+  let retried = 0;
+  let unexpected = 0;
+  let early = 0;
+  for (const d of o.receiver.deliveries.values()) {
+    const pushed = pushedAt.get(d.ref);
+    if (pushed === undefined) {
+      unexpected++;
+      continue;
+    }
+    const successes = d.arrivals.filter((a) => a.status < 300);
+    if (successes.length === 0) continue;
+    duplicates += successes.length - 1;
+    if (d.arrivals.length > 1 && d.arrivals[0]!.status >= 300) retried++;
+    const ok = successes[0]!.at;
+    if (ok < pushed) early++;
+    latencies.push(Math.max(0, ok - pushed));
+    firsts.push(Math.max(0, d.arrivals[0]!.at - pushed));
+    lastSuccess = Math.max(lastSuccess, ok);
+  }
+  const delivered = latencies.length;
+  return {
+    label: o.label,
+    events: o.events,
+    pushSeconds,
+    deliverySeconds: (lastSuccess - started) / 1000,
+    delivered,
+    lost: o.events - delivered,
+    duplicates,
+    retried,
+    unexpected,
+    early,
+    latency: summarize(latencies),
+    firstAttempt: summarize(firsts),
+    rss: 0,
+  };
+}
+
+/** Resolves when `expected` deliveries succeeded, or when nothing new arrived for `idleMs`. */
+function waitForDeliveries(receiver: WebhookReceiver, expected: number, idleMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout;
+    const done = (): void => {
+      clearTimeout(timer);
+      stop();
+      resolve();
+    };
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(done, idleMs);
+    };
+    const stop = receiver.onArrival(() => (receiver.succeeded >= expected ? done() : arm()));
+    if (receiver.succeeded >= expected) done();
+    else arm();
+  });
+}
