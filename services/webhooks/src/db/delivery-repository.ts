@@ -142,15 +142,6 @@ export class DeliveryRepository {
     return rows;
   }
 
-  /** Milliseconds until the next pending delivery is due, or null when none is pending. */
-  async nextDueInMs(): Promise<number | null> {
-    const { rows } = await this.db.query<{ ms: number | string | null }>(
-      `SELECT EXTRACT(EPOCH FROM (min(next_attempt_at) - now())) * 1000 AS ms FROM deliveries WHERE status = 'pending'`,
-    );
-    const ms = rows[0]?.ms;
-    return ms === null || ms === undefined ? null : Math.max(0, Number(ms));
-  }
-
   /**
    * Records one attempt and the delivery's new state together; when the delivery is finished,
    * the webhook's failure streak too. Guarded on the attempt count the claim saw, so an attempt

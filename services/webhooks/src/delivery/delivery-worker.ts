@@ -6,6 +6,8 @@ import { decideNext, type AttemptOutcome, type RetryPolicy } from '../domain/ret
 import { deliveryHeaders } from '../domain/signing.js';
 import { sendDelivery, type SendOptions, type SendResult } from './send-delivery.js';
 
+const RETRY_WAKE_MARGIN_MS = 5;
+
 export interface WorkerOptions extends SendOptions {
   retry: RetryPolicy;
   /** Deliveries in flight at once. */
@@ -31,6 +33,7 @@ export class DeliveryWorker {
   private pollAgain = false;
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
+  private timerAt = 0;
   private readonly running = new Set<Promise<void>>();
   private readonly leaseMs: number;
   private readonly agent: { http: HttpAgent; https: HttpsAgent };
@@ -84,7 +87,8 @@ export class DeliveryWorker {
         for (const claim of claimed) this.launch(claim);
         if (claimed.length === room) this.pollAgain = true;
       } while (this.pollAgain && !this.stopped);
-      await this.scheduleNextPoll();
+      // Retries this process scheduled set their own timer; this fallback finds other replicas' work.
+      this.schedule(this.opts.pollMs);
     } catch (err) {
       this.logger.error({ err }, 'webhook delivery poll failed');
       this.schedule(this.opts.pollMs);
@@ -95,15 +99,18 @@ export class DeliveryWorker {
     if (this.pollAgain && !this.stopped) void this.poll();
   }
 
-  private async scheduleNextPoll(): Promise<void> {
-    const due = await this.deliveries.nextDueInMs();
-    this.schedule(due === null ? this.opts.pollMs : Math.min(this.opts.pollMs, due));
-  }
-
+  /** Wakes the worker in `ms` unless a wake-up is already due sooner. */
   private schedule(ms: number): void {
     if (this.stopped) return;
+    const delay = Math.max(0, ms);
+    const at = Date.now() + delay;
+    if (this.timer && at >= this.timerAt) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), Math.max(0, ms));
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.wake();
+    }, delay);
     this.timer.unref();
   }
 
@@ -139,6 +146,9 @@ export class DeliveryWorker {
       error: errorOf(sent),
       durationMs: sent.durationMs,
     });
+    // next_attempt_at is the database's now() + delay, taken before this line runs; the margin
+    // keeps the wake-up from landing a hair before the row is due.
+    if (decision.next === 'retry') this.schedule(decision.delayMs + RETRY_WAKE_MARGIN_MS);
     this.metrics?.attempt(decision.next, sent.durationMs);
     this.logger.info(
       { delivery_id: claim.id, webhook_id: claim.webhook_id, event: claim.event, outcome: decision.next, response_status: sent.outcome.kind === 'response' ? sent.outcome.status : null, duration_ms: sent.durationMs },
