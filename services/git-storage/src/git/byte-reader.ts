@@ -13,9 +13,61 @@ export class ByteReader {
   }
 
   private async fill(): Promise<void> {
+    if (!(await this.tryFill())) throw new Error('unexpected end of stream');
+  }
+
+  /** Pulls one more chunk; false at the end of the stream. */
+  private async tryFill(): Promise<boolean> {
     const next = await this.it.next();
-    if (next.done) throw new Error('unexpected end of stream');
+    if (next.done) return false;
     this.buf = this.buf.length === 0 ? next.value : Buffer.concat([this.buf, next.value]);
+    return true;
+  }
+
+  /** Bytes up to (not including) the next `delimiter`, consumed with it; null at the end of the stream. */
+  async readUntil(delimiter: number): Promise<Buffer | null> {
+    for (let from = 0; ; ) {
+      const i = this.buf.indexOf(delimiter, from);
+      if (i >= 0) {
+        const out = this.buf.subarray(0, i);
+        this.buf = this.buf.subarray(i + 1);
+        return out;
+      }
+      from = this.buf.length;
+      if (!(await this.tryFill())) {
+        if (this.buf.length === 0) return null;
+        const out = this.buf;
+        this.buf = Buffer.alloc(0);
+        return out;
+      }
+    }
+  }
+
+  /**
+   * The next LF-terminated line with at most `limit` bytes kept (the rest is skipped while
+   * scanning, so one enormous line never sits in memory); `length` is the full length with the LF.
+   * Null at the end of the stream.
+   */
+  async readLineBounded(limit: number): Promise<{ head: Buffer; length: number } | null> {
+    const parts: Buffer[] = [];
+    let kept = 0;
+    let length = 0;
+    for (;;) {
+      if (this.buf.length === 0 && !(await this.tryFill())) {
+        return length === 0 ? null : { head: Buffer.concat(parts), length };
+      }
+      const i = this.buf.indexOf(10);
+      const end = i >= 0 ? i + 1 : this.buf.length;
+      const piece = this.buf.subarray(0, end);
+      this.buf = this.buf.subarray(end);
+      length += piece.length;
+      if (kept < limit) {
+        const take = piece.subarray(0, limit - kept);
+        parts.push(take);
+        kept += take.length;
+      }
+      if (i >= 0) return { head: parts.length === 1 ? parts[0]! : Buffer.concat(parts), length };
+    }
   }
 
   /** The next line without its LF. */
