@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { API, startHarness, type Harness } from './support/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+interface CommitBody {
+  sha: string;
+  tree: string;
+  parents: string[];
+  author: { name: string; email: string; date: string };
+  committer: { name: string; email: string; date: string };
+  message: string;
+}
+
+const revParse = async (rev: string) => (await h.git('rev-parse', '--verify', '--end-of-options', rev)).trim();
+const log = async (rev: string, n: number) => (await h.git('log', '--format=%H', `-n${n}`, '--end-of-options', rev)).split('\n').filter(Boolean);
+
+/** The commit record as git itself prints it (%aI/%cI keep the recorded offset). */
+async function gitCommit(sha: string): Promise<CommitBody> {
+  const [tree, parents, an, ae, ad, cn, ce, cd] = (await h.git('show', '-s', '--format=%T%n%P%n%an%n%ae%n%aI%n%cn%n%ce%n%cI', sha)).split('\n') as string[];
+  const raw = await h.git('cat-file', 'commit', sha);
+  return {
+    sha,
+    tree: tree as string,
+    parents: parents ? parents.split(' ') : [],
+    author: { name: an as string, email: ae as string, date: ad as string },
+    committer: { name: cn as string, email: ce as string, date: cd as string },
+    message: raw.slice(raw.indexOf('\n\n') + 2),
+  };
+}
+
+async function commits(refAndQuery: string): Promise<{ ref: string; commits: CommitBody[] }> {
+  const res = await h.get(`${API}/commits/${refAndQuery}`);
+  expect(res.status).toBe(200);
+  return res.json() as { ref: string; commits: CommitBody[] };
+}
+
+describe('GET commits', () => {
+  it('when the ref is empty, then 20 commits of the default branch in git log order and ref is its name', async () => {
+    const body = await commits('');
+    expect(body.ref).toBe('main');
+    expect(body.commits.map((c) => c.sha)).toEqual(await log('refs/heads/main', 20));
+  });
+
+  it('when there is no trailing slash at all, then the default branch is used', async () => {
+    const res = await h.get(`${API}/commits`);
+    expect((res.json() as { ref: string }).ref).toBe('main');
+  });
+
+  it('when limit is 5, then exactly the 5 newest', async () => {
+    expect((await commits('main?limit=5')).commits.map((c) => c.sha)).toEqual(await log('refs/heads/main', 5));
+  });
+
+  it('when limit is 100, then 100 commits as git log -n 100', async () => {
+    expect((await commits('main?limit=100')).commits.map((c) => c.sha)).toEqual(await log('refs/heads/main', 100));
+  });
+
+  it('when limit is 150 on a 150-commit history, then capped at 100', async () => {
+    expect((await commits('main?limit=150')).commits).toHaveLength(100);
+  });
+
+  it.each(['-5', '0', 'abc', '1e9', '5.5', ''])('when limit is %p, then the default 20', async (limit) => {
+    expect((await commits(`main?limit=${encodeURIComponent(limit)}`)).commits).toHaveLength(20);
+  });
+
+  it('when limit is repeated, then the default 20', async () => {
+    expect((await commits('main?limit=5&limit=7')).commits).toHaveLength(20);
+  });
+
+  it('when the ref has slashes, then the whole remainder is the ref and is echoed', async () => {
+    const body = await commits('feature/x?limit=3');
+    expect([body.ref, body.commits.map((c) => c.sha)]).toEqual(['feature/x', await log('refs/heads/feature/x', 3)]);
+  });
+
+  it('when the ref is an annotated tag, then the log starts at the peeled commit', async () => {
+    const body = await commits('v1.0?limit=2');
+    expect(body.commits.map((c) => c.sha)).toEqual(await log('refs/tags/v1.0', 2));
+  });
+
+  it('when the ref is a full commit id, then the log starts there and is immutable', async () => {
+    const sha = await revParse('refs/heads/main~7');
+    const res = await h.get(`${API}/commits/${sha}?limit=3`);
+    expect((res.json() as { commits: CommitBody[] }).commits.map((c) => c.sha)).toEqual(await log(sha, 3));
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('when a commit has two parents, then both are listed in order', async () => {
+    const [merge] = (await commits('merged?limit=1')).commits;
+    expect(merge?.parents).toEqual([await revParse('refs/heads/merged^1'), await revParse('refs/heads/merged^2')]);
+  });
+
+  it('when listing, then every record equals what git says, offsets and message included', async () => {
+    const body = await commits('main?limit=3');
+    expect(body.commits).toEqual(await Promise.all((await log('refs/heads/main', 3)).map(gitCommit)));
+  });
+
+  it('when the ref names nothing, then 404 Ref not found with the whole remainder', async () => {
+    const res = await h.get(`${API}/commits/feature/y`);
+    expect([res.status, res.json()]).toEqual([404, { error: 'Ref not found: feature/y' }]);
+  });
+
+  it('when the ref is a full id that does not exist, then 404 Ref not found', async () => {
+    const res = await h.get(`${API}/commits/${'a'.repeat(40)}`);
+    expect([res.status, res.json()]).toEqual([404, { error: `Ref not found: ${'a'.repeat(40)}` }]);
+  });
+});
+
+describe('GET commit', () => {
+  it('when given a full id, then the record equals git and the answer is immutable', async () => {
+    const sha = await revParse('refs/heads/main');
+    const res = await h.get(`${API}/commit/${sha}`);
+    expect(res.json()).toEqual(await gitCommit(sha));
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('when the root commit is asked, then parents is empty and the author offset +05:30 is kept', async () => {
+    const root = (await h.git('rev-list', '--max-parents=0', 'refs/heads/main')).trim();
+    const body = (await h.get(`${API}/commit/${root}`)).json() as CommitBody;
+    expect([body.parents, body.author.date, body.message]).toEqual([[], '2023-11-15T03:43:20+05:30', 'Initial import\n\nWith a body.\n']);
+  });
+
+  it('when the committer is in UTC, then the date ends in +00:00', async () => {
+    const body = (await h.get(`${API}/commit/${await revParse('refs/heads/main')}`)).json() as CommitBody;
+    expect(body.committer.date.endsWith('+00:00')).toBe(true);
+  });
+
+  it('when given an abbreviated id, then the full record comes back and must be revalidated', async () => {
+    const sha = await revParse('refs/heads/main~2');
+    const res = await h.get(`${API}/commit/${sha.slice(0, 10)}`);
+    expect([res.json(), res.headers['cache-control']]).toEqual([await gitCommit(sha), 'no-cache']);
+  });
+
+  it('when given an upper-case full id, then it is read as hex', async () => {
+    const sha = await revParse('refs/heads/main~2');
+    expect(((await h.get(`${API}/commit/${sha.toUpperCase()}`)).json() as CommitBody).sha).toBe(sha);
+  });
+
+  it('when the id does not exist, then 404 Commit not found', async () => {
+    const res = await h.get(`${API}/commit/${'f'.repeat(40)}`);
+    expect([res.status, res.json()]).toEqual([404, { error: `Commit not found: ${'f'.repeat(40)}` }]);
+  });
+
+  it('when the id names a blob, then 404 Commit not found', async () => {
+    const blob = await revParse('refs/heads/main:README.md');
+    expect((await h.get(`${API}/commit/${blob}`)).json()).toEqual({ error: `Commit not found: ${blob}` });
+  });
+
+  it('when the id is not hex, then 404 Commit not found', async () => {
+    const res = await h.get(`${API}/commit/main`);
+    expect([res.status, res.json()]).toEqual([404, { error: 'Commit not found: main' }]);
+  });
+
+  it('when the id is shorter than 4 hex digits, then 404 Commit not found', async () => {
+    expect((await h.get(`${API}/commit/abc`)).json()).toEqual({ error: 'Commit not found: abc' });
+  });
+
+  it('when the ETag is repeated for a full id, then 304', async () => {
+    const sha = await revParse('refs/heads/main~1');
+    const first = await h.get(`${API}/commit/${sha}`);
+    const again = await h.get(`${API}/commit/${sha}`, { headers: { 'If-None-Match': String(first.headers.etag) } });
+    expect([again.status, again.body.length]).toEqual([304, 0]);
+  });
+});
