@@ -309,3 +309,28 @@ describe('two replicas on one database', () => {
     }
   });
 });
+
+describe('webhook delivery on PGlite', () => {
+  let h: Harness;
+  let r: Receiver;
+  beforeAll(async () => {
+    h = await startHarness({ database: 'pglite' });
+    r = await new Receiver('pglite-secret', (n, res) => void res.writeHead(n === 0 ? 503 : 200).end()).start();
+  });
+  afterAll(async () => {
+    await h.close();
+    await r.stop();
+  });
+
+  it('when an event arrives on embedded Postgres, then it is recorded, retried and delivered signed', async () => {
+    const hookId = await createHook(h, { url: r.url, secret: 'pglite-secret' });
+    const payload = pushPayload();
+    await h.publish('push', payload);
+    const [delivery] = await settledDeliveries(h, hookId);
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 2, response_status: 200 });
+    expect(r.received.map((x) => x.signatureValid)).toEqual([true, true]);
+    expect(r.received[1]!.body).toBe(JSON.stringify(payload));
+    const detail = await deliveryDetail(h, hookId, delivery!.id);
+    expect(detail.attempt_log.map((a) => a.response_status)).toEqual([503, 200]);
+  });
+});
