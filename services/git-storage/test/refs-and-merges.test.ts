@@ -1,0 +1,241 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { InProcessEventBus, type EventEnvelope } from '@githost/bus';
+import { cleanupWorkdirs, commitAll, createTestRepository, git, makeWorkdir, pushTo, rpc, startTestStorage, writeFiles, type TestStorage } from '../src/testing.js';
+import type { PushPayload } from '../src/index.js';
+
+const ID = 'repo-merge';
+const ZERO = '0'.repeat(40);
+let s: TestStorage;
+let bus: InProcessEventBus;
+const received: EventEnvelope[] = [];
+let base: string;
+let target: string; // main, moved on since the split
+let source: string; // feature, clean to merge
+let conflicting: string; // edits the same line as main
+let ff: string; // fast-forward of main
+
+const bareGit = (...args: string[]) => execFileSync('git', [`--git-dir=${s.repoPath(ID)}`, ...args]).toString();
+const ctx = { owner: 'alice', name: 'demo', pusher: 'bob', request_id: 'req-merge' };
+
+beforeAll(async () => {
+  bus = new InProcessEventBus();
+  await bus.subscribe('test-storage-events', ['push'], async (e) => void received.push(e));
+  s = await startTestStorage({ bus });
+  await createTestRepository(s, ID);
+  const w = await makeWorkdir();
+  await writeFiles(w, { 'a.txt': 'a\n', 'shared.txt': 'one\n' });
+  base = await commitAll(w, 'base');
+  await git(w, 'checkout', '-q', '-b', 'feature');
+  await writeFiles(w, { 'b.txt': 'b\n' });
+  source = await commitAll(w, 'feature work');
+  await git(w, 'checkout', '-q', '-b', 'conflict', base);
+  await writeFiles(w, { 'shared.txt': 'theirs\n' });
+  conflicting = await commitAll(w, 'conflicting');
+  await git(w, 'checkout', '-q', 'main');
+  await writeFiles(w, { 'c.txt': 'c\n', 'shared.txt': 'ours\n' });
+  target = await commitAll(w, 'main moves on');
+  await writeFiles(w, { 'd.txt': 'd\n' });
+  ff = await commitAll(w, 'ahead of main');
+  await git(w, 'branch', 'ahead', ff);
+  await git(w, 'reset', '-q', '--hard', target);
+  await pushTo(s, ID, w, 'main', 'feature', 'conflict', 'ahead');
+});
+
+afterAll(async () => {
+  await s.stop();
+  await bus.close();
+  await cleanupWorkdirs();
+});
+
+describe('CreateRepository and RemoveRepository', () => {
+  it('when a repository is created, then it is bare, HEAD names the default branch and the push hook is installed', async () => {
+    await createTestRepository(s, 'repo-new', 'trunk');
+    const dir = s.repoPath('repo-new');
+    expect(execFileSync('git', [`--git-dir=${dir}`, 'symbolic-ref', 'HEAD']).toString().trim()).toBe('refs/heads/trunk');
+    expect(execFileSync('git', [`--git-dir=${dir}`, 'rev-parse', '--is-bare-repository']).toString().trim()).toBe('true');
+    expect(existsSync(`${dir}/hooks/post-receive`)).toBe(true);
+    expect(dir).toMatch(/\/repos\/@hashed\/[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}\.git$/);
+  });
+
+  it('when it already exists, then ALREADY_EXISTS', async () => {
+    await expect(createTestRepository(s, 'repo-new')).rejects.toMatchObject({ kind: 'conflict', message: 'Repository already exists', cause: expect.objectContaining({ code: 6 }) });
+  });
+
+  it('when the default branch or id is invalid, then INVALID_ARGUMENT and nothing is created', async () => {
+    const before = readdirSync(`${s.dataDir}/repos/@hashed`).length;
+    await expect(createTestRepository(s, 'repo-bad', '-x')).rejects.toMatchObject({ kind: 'validation' });
+    await expect(createTestRepository(s, 'repo-bad', 'a..b')).rejects.toMatchObject({ kind: 'validation' });
+    await expect(createTestRepository(s, '../../etc')).rejects.toMatchObject({ kind: 'validation' });
+    expect(existsSync(s.repoPath('repo-bad'))).toBe(false);
+    expect(readdirSync(`${s.dataDir}/repos/@hashed`).length).toBe(before);
+  });
+
+  it('when a repository is removed, then it is gone and removing again succeeds', async () => {
+    await rpc(s.client, s.client.RemoveRepository, { repository_id: 'repo-new' });
+    expect(existsSync(s.repoPath('repo-new'))).toBe(false);
+    await rpc(s.client, s.client.RemoveRepository, { repository_id: 'repo-new' });
+    await expect(rpc(s.client, s.client.ListRefs, { repository_id: 'repo-new', prefixes: [] })).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});
+
+describe('IsAncestor and MergeBase', () => {
+  it('when asked about ancestry, then the answers match git merge-base --is-ancestor', async () => {
+    const ask = (a: string, d: string) => rpc(s.client, s.client.IsAncestor, { repository_id: ID, ancestor_oid: a, descendant_oid: d });
+    expect((await ask(base, target)).is_ancestor).toBe(true);
+    expect((await ask(target, target)).is_ancestor).toBe(true);
+    expect((await ask(source, target)).is_ancestor).toBe(false);
+    expect((await ask(target, ff)).is_ancestor).toBe(true);
+  });
+
+  it('when the merge base is asked, then it equals git merge-base', async () => {
+    const res = await rpc(s.client, s.client.MergeBase, { repository_id: ID, left_oid: target, right_oid: source });
+    expect(res.oid).toBe(bareGit('merge-base', target, source).trim());
+    expect(res.oid).toBe(base);
+  });
+
+  it('when a commit does not exist, then NOT_FOUND', async () => {
+    await expect(rpc(s.client, s.client.IsAncestor, { repository_id: ID, ancestor_oid: 'd'.repeat(40), descendant_oid: target })).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});
+
+describe('CheckMerge and WriteMerge', () => {
+  it('when the merge is clean, then CheckMerge gives the merged tree', async () => {
+    const res = await rpc(s.client, s.client.CheckMerge, { repository_id: ID, ours_oid: target, theirs_oid: source });
+    expect(res).toEqual({ clean: true, conflicts: [], tree_oid: bareGit('merge-tree', '--write-tree', target, source).trim() });
+  });
+
+  it('when both sides changed a line, then CheckMerge lists the conflicting path', async () => {
+    const res = await rpc(s.client, s.client.CheckMerge, { repository_id: ID, ours_oid: target, theirs_oid: conflicting });
+    expect(res).toEqual({ clean: false, conflicts: ['shared.txt'], tree_oid: '' });
+  });
+
+  it('when a merge is written, then the commit has the merged tree, parents in order, +0000 idents and the exact message', async () => {
+    const res = await rpc(s.client, s.client.WriteMerge, {
+      repository_id: ID,
+      ours_oid: target,
+      theirs_oid: source,
+      author: { name: 'bob', email: 'bob@example.com', timestamp: 1700000000 },
+      committer: { name: 'bob', email: 'bob@example.com', timestamp: 1700000001 },
+      message: "Merge branch 'feature' into main\n",
+    });
+    expect(bareGit('cat-file', '-p', res.commit_oid)).toBe(
+      `tree ${res.tree_oid}\nparent ${target}\nparent ${source}\nauthor bob <bob@example.com> 1700000000 +0000\ncommitter bob <bob@example.com> 1700000001 +0000\n\nMerge branch 'feature' into main\n`,
+    );
+    expect(bareGit('ls-tree', '--name-only', res.tree_oid).trim().split('\n')).toEqual(['a.txt', 'b.txt', 'c.txt', 'shared.txt']);
+    expect(bareGit('rev-parse', 'refs/heads/main').trim()).toBe(target);
+  });
+
+  it('when the merge conflicts, then FAILED_PRECONDITION Merge conflict with the paths', async () => {
+    await expect(
+      rpc(s.client, s.client.WriteMerge, {
+        repository_id: ID,
+        ours_oid: target,
+        theirs_oid: conflicting,
+        author: { name: 'bob', email: 'b@x', timestamp: 1 },
+        committer: { name: 'bob', email: 'b@x', timestamp: 1 },
+        message: 'm\n',
+      }),
+    ).rejects.toMatchObject({ kind: 'conflict', message: 'Merge conflict', details: { conflicts: ['shared.txt'] } });
+  });
+
+  it('when a signature would break the ident line, then INVALID_ARGUMENT', async () => {
+    await expect(
+      rpc(s.client, s.client.WriteMerge, { repository_id: ID, ours_oid: target, theirs_oid: source, author: { name: 'x>y', email: 'e', timestamp: 1 }, committer: { name: 'c', email: 'e', timestamp: 1 }, message: 'm\n' }),
+    ).rejects.toMatchObject({ kind: 'validation' });
+  });
+});
+
+describe('UpdateRef', () => {
+  it('when the old value matches, then the ref moves, ListRefs sees it at once and one push event is journaled and published', async () => {
+    const before = await rpc(s.client, s.client.ListRefs, { repository_id: ID, prefixes: ['refs/heads/main'] });
+    expect(before.refs[0]!.target).toBe(target);
+    received.length = 0;
+    await rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/main', new_oid: ff, old_oid: target, context: ctx });
+    expect(bareGit('rev-parse', 'refs/heads/main').trim()).toBe(ff);
+    const after = await rpc(s.client, s.client.ListRefs, { repository_id: ID, prefixes: ['refs/heads/main'] });
+    expect(after.refs[0]!.target).toBe(ff);
+    await s.service.relay()!.stop();
+    expect(received).toHaveLength(1);
+    const e = received[0]! as EventEnvelope<PushPayload>;
+    expect(e).toMatchObject({ kind: 'push', repository: { id: ID, owner: 'alice', name: 'demo' }, request_id: 'req-merge' });
+    expect(e.payload).toEqual({
+      event: 'push',
+      ref: 'refs/heads/main',
+      before: target,
+      after: ff,
+      created: false,
+      deleted: false,
+      repository: { owner: 'alice', name: 'demo', full_name: 'alice/demo' },
+      sender: { username: 'bob' },
+      commits: [],
+    });
+    expect(await s.service.journal.pending()).toEqual([]);
+  });
+
+  it('when the ref moved meanwhile, then FAILED_PRECONDITION and the ref stays', async () => {
+    await expect(rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/main', new_oid: source, old_oid: target, context: ctx })).rejects.toMatchObject({
+      kind: 'conflict',
+      message: `Ref changed: refs/heads/main is no longer at ${target}`,
+    });
+    expect(bareGit('rev-parse', 'refs/heads/main').trim()).toBe(ff);
+  });
+
+  it('when the ref must not exist but does, then FAILED_PRECONDITION; when it does not, then it is created', async () => {
+    await expect(rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/main', new_oid: source, old_oid: ZERO, context: ctx })).rejects.toMatchObject({ kind: 'conflict' });
+    await rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/created', new_oid: source, old_oid: ZERO, context: ctx });
+    expect(bareGit('rev-parse', 'refs/heads/created').trim()).toBe(source);
+  });
+
+  it.each([
+    ['a leading dash', '-refs/heads/x'],
+    ['..', 'refs/heads/a..b'],
+    ['a NUL byte', 'refs/heads/a\0b'],
+    ['HEAD@{1}', 'HEAD@{1}'],
+    ['main~1', 'refs/heads/main~1'],
+    ['an absurd length', `refs/heads/${'x'.repeat(5000)}`],
+    ['an option', '--stdin'],
+  ])('when the ref has %s, then INVALID_ARGUMENT and no ref changes', async (_what, ref) => {
+    const refsBefore = bareGit('for-each-ref');
+    await expect(rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref, new_oid: source, old_oid: ff, context: ctx })).rejects.toMatchObject({ kind: 'validation' });
+    expect(bareGit('for-each-ref')).toBe(refsBefore);
+  });
+});
+
+describe('bad input on reads', () => {
+  it.each([
+    ['a leading dash', '-n'],
+    ['an option', '--output=/tmp/githost-pwned'],
+    ['HEAD@{1}', 'HEAD@{1}'],
+    ['main~1', 'main~1'],
+    ['refs/heads/main^', 'refs/heads/main^'],
+    ['..', 'refs/heads/a..b'],
+    ['a NUL byte', 'refs/heads/a\0b'],
+    ['an absurd length', `refs/heads/${'y'.repeat(5000)}`],
+  ])('when a revision has %s, then INVALID_ARGUMENT', async (_what, revision) => {
+    await expect(rpc(s.client, s.client.ResolveRevision, { repository_id: ID, revision })).rejects.toMatchObject({ kind: 'validation' });
+    expect(existsSync('/tmp/githost-pwned')).toBe(false);
+  });
+
+  it.each([
+    ['a leading slash', '/etc/passwd'],
+    ['..', '../../../etc/passwd'],
+    ['.. inside', 'a/../../x'],
+    ['a NUL byte', 'a\0b'],
+    ['a newline (a second cat-file command)', 'a.txt\ninfo HEAD'],
+    ['a backslash', '..\\x'],
+    ['an absurd length', 'z/'.repeat(5000)],
+  ])('when a path has %s, then INVALID_ARGUMENT', async (_what, path) => {
+    await expect(rpc(s.client, s.client.ReadTree, { repository_id: ID, commit_oid: target, path })).rejects.toMatchObject({ kind: 'validation' });
+  });
+
+  it('when a path starts with a dash, then it is just a path that does not exist', async () => {
+    await expect(rpc(s.client, s.client.ReadTree, { repository_id: ID, commit_oid: target, path: '-n' })).rejects.toMatchObject({ kind: 'not_found', message: 'Path not found: -n' });
+  });
+
+  it('when a commit id is not hex, then INVALID_ARGUMENT', async () => {
+    await expect(rpc(s.client, s.client.ReadCommit, { repository_id: ID, revision: '--all' })).rejects.toMatchObject({ kind: 'validation' });
+    await expect(rpc(s.client, s.client.ListCommits, { repository_id: ID, commit_oid: 'HEAD', limit: 5, offset: 0 })).rejects.toMatchObject({ kind: 'validation' });
+  });
+});
