@@ -1,4 +1,5 @@
-import { createHttpApp, finish, listen, type Listening } from '@githost/http';
+import client from 'prom-client';
+import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import { createStorageClient, type StorageServiceClient } from '@githost/protos';
 import { StorageReader } from './clients/storage-reader.js';
@@ -25,8 +26,19 @@ export function createServer(config: Config, deps: Deps = {}): Service {
   const ownsClient = !deps.storage;
   const storage = deps.storage ?? createStorageClient(config.storageAddress);
   const reader: RepositoryReader = new StorageReader(storage);
-  const browser = new Browser(reader, new ObjectCache(config.cacheBytes), { maxBlobBytes: config.maxBlobBytes });
-  const app = createHttpApp({ service: 'browse', logger, internalSecret: config.internalSecret, ready: () => storageReady(storage) });
+  const registry = createRegistry('browse');
+  const lookups = new client.Counter({ name: 'githost_browse_cache_lookups_total', help: 'Object cache lookups by result', labelNames: ['result'], registers: [registry] });
+  const cache = new ObjectCache(config.cacheBytes, { onLookup: (hit) => lookups.inc({ result: hit ? 'hit' : 'miss' }) });
+  new client.Gauge({
+    name: 'githost_browse_cache_bytes',
+    help: 'Approximate bytes held by the object cache',
+    registers: [registry],
+    collect() {
+      this.set(cache.sizeBytes);
+    },
+  });
+  const browser = new Browser(reader, cache, { maxBlobBytes: config.maxBlobBytes });
+  const app = createHttpApp({ service: 'browse', logger, internalSecret: config.internalSecret, ready: () => storageReady(storage), registry });
   app.use('/api/repos', browseRoutes(browser));
   finish(app);
   let listening: Listening | undefined;

@@ -137,3 +137,18 @@ describe('conditional requests', () => {
     expect((after[1]?.json() as { commits: Array<{ sha: string }> }).commits[0]?.sha).toBe(second);
   });
 });
+
+describe('operations', () => {
+  it('when trees are read twice, then /metrics counts cache hits and the bytes held', async () => {
+    await h.get(`${API}/tree/main/bin`);
+    await h.get(`${API}/tree/main/bin`);
+    const text = (await h.get('/metrics', { unsigned: true })).body.toString();
+    expect(text).toMatch(/githost_browse_cache_lookups_total\{result="hit"[^}]*\} [1-9]/);
+    expect(text).toMatch(/githost_browse_cache_bytes\{[^}]*\} [1-9]/);
+  });
+
+  it('when git-storage answers, then /readyz is ready', async () => {
+    const res = await h.get('/readyz', { unsigned: true });
+    expect([res.status, res.json()]).toEqual([200, { status: 'ready' }]);
+  });
+});
