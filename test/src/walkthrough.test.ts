@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -78,6 +79,16 @@ describe.each([['embedded' as const], ['real' as const]])('walk-through on the %
     expect(push.stderr).toContain('! [rejected]');
     expect(push.stderr).toContain('main -> main (non-fast-forward)');
     expect(await git(aliceWork, 'ls-remote', cloneUrl(gh, 'alice', 'demo'), 'refs/heads/main')).toBe(before);
+  });
+
+  it('when a push carries a pack over 1 MiB, then it streams through the gateway (no API body limit on git)', async () => {
+    const big = randomBytes(3 * 1024 * 1024);
+    const sha = await commitFiles(aliceWork, { 'assets/blob.bin': big }, 'large binary');
+    await git(aliceWork, 'push', '-q', 'origin', 'main');
+    const dir = makeWorkdir();
+    await git(dir, 'clone', '-q', cloneUrl(gh, 'alice', 'demo'), 'demo');
+    expect(await git(path.join(dir, 'demo'), 'rev-parse', 'HEAD')).toBe(sha);
+    expect(readFileSync(path.join(dir, 'demo', 'assets', 'blob.bin')).equals(big)).toBe(true);
   });
 
   describe('a private repository', () => {
