@@ -334,3 +334,25 @@ describe('webhook delivery on PGlite', () => {
     expect(detail.attempt_log.map((a) => a.response_status)).toEqual([503, 200]);
   });
 });
+
+describe('a poison event', () => {
+  let h: Harness;
+  let r: Receiver;
+  beforeAll(async () => {
+    h = await startHarness();
+    r = await new Receiver().start();
+  });
+  afterAll(async () => {
+    await h.close();
+    await r.stop();
+  });
+
+  it('when an event cannot become deliveries, then its handler refuses it and later events still flow', async () => {
+    const hookId = await createHook(h, { url: r.url });
+    const poison = { id: randomUUID(), kind: 'push', occurred_at: 'not a time', repository: { id: h.repoId, owner: 'alice', name: 'project' }, payload: {} };
+    await expect(h.bus.publish(poison)).rejects.toThrow('Unusable event: event has no valid occurred_at');
+    await h.publish('push', pushPayload());
+    const list = await settledDeliveries(h, hookId);
+    expect(list).toMatchObject([{ status: 'delivered' }]);
+  });
+});

@@ -1,7 +1,9 @@
 import type { EventBus, EventEnvelope, Subscription } from '@githost/bus';
 import type { Logger } from '@githost/logging';
 import type { DeliveryRepository } from '../db/delivery-repository.js';
+import { validation } from '@githost/errors';
 import { EVENT_KINDS } from '../domain/events.js';
+import { envelopeProblem } from '../domain/event-envelope.js';
 
 export interface ConsumerOptions {
   queue: string;
@@ -17,6 +19,11 @@ export interface ConsumerOptions {
  */
 export function subscribeToEvents(bus: EventBus, deliveries: DeliveryRepository, logger: Logger, opts: ConsumerOptions): Promise<Subscription> {
   const handler = async (event: EventEnvelope) => {
+    const problem = envelopeProblem(event);
+    if (problem) {
+      logger.warn({ event_id: event?.id, kind: event?.kind, problem }, 'unusable event refused');
+      throw validation(`Unusable event: ${problem}`);
+    }
     const recorded = await deliveries.recordEvent(event);
     logger.debug({ event_id: event.id, kind: event.kind, repo_id: event.repository.id, recorded, request_id: event.request_id }, 'event recorded');
     if (recorded > 0) opts.onRecorded?.();
