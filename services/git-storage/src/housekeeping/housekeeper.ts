@@ -25,6 +25,8 @@ export class Housekeeper {
   private readonly running = new Map<string, Promise<void>>();
   private readonly rerun = new Set<string>();
   private stopped = false;
+  /** Completed runs per repository (for tests and debugging). */
+  readonly runs = new Map<string, number>();
   private readonly opts: Required<HousekeepingOptions>;
 
   constructor(
@@ -72,6 +74,7 @@ export class Housekeeper {
     const run = this.optimize(gitDir)
       .catch((err: unknown) => this.logger.warn({ err, git_dir: gitDir }, 'housekeeping failed'))
       .finally(() => {
+        this.runs.set(gitDir, (this.runs.get(gitDir) ?? 0) + 1);
         this.running.delete(gitDir);
         if (this.rerun.delete(gitDir) && !this.stopped) this.start(gitDir);
       });

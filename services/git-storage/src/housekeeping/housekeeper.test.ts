@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createLogger } from '@githost/logging';
+import { Housekeeper } from './housekeeper.js';
+
+let root: string;
+let repo: string;
+const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+const g = (...args: string[]) => execFileSync('git', [`--git-dir=${repo}`, ...args], { env }).toString().trim();
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'githost-hk-'));
+  repo = path.join(root, 'r.git');
+  execFileSync('git', ['init', '-q', '--bare', repo], { env });
+  let parent: string | undefined;
+  for (let i = 0; i < 5; i++) {
+    const blob = execFileSync('git', [`--git-dir=${repo}`, 'hash-object', '-w', '--stdin'], { input: `file ${i}\n`, env }).toString().trim();
+    const tree = execFileSync('git', [`--git-dir=${repo}`, 'mktree'], { input: `100644 blob ${blob}\tf.txt\n`, env }).toString().trim();
+    parent = g('commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', `c${i}`);
+    g('update-ref', `refs/heads/b${i}`, parent);
+  }
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('Housekeeper', () => {
+  it('when thresholds are passed, then loose objects are packed, refs packed and a split commit-graph written', async () => {
+    const hk = new Housekeeper(createLogger('test'), { looseRefsLimit: 2, looseObjectsLimit: 3 });
+    expect(readdirSync(path.join(repo, 'objects', 'pack'))).toEqual([]);
+    await hk.runNow(repo);
+    expect(readdirSync(path.join(repo, 'objects', 'pack')).some((f) => f.endsWith('.pack'))).toBe(true);
+    expect(existsSync(path.join(repo, 'packed-refs'))).toBe(true);
+    expect(existsSync(path.join(repo, 'objects', 'info', 'commit-graphs', 'commit-graph-chain'))).toBe(true);
+    expect(g('count-objects', '-v')).toMatch(/^count: 0$/m);
+    expect(g('rev-parse', 'refs/heads/b4')).toMatch(/^[0-9a-f]{40}$/);
+    await hk.stop();
+  });
+
+  it('when updates come in a burst, then housekeeping runs once after the quiet period', async () => {
+    const hk = new Housekeeper(createLogger('test'), { delayMs: 100 });
+    for (let i = 0; i < 5; i++) hk.schedule(repo);
+    await new Promise((r) => setTimeout(r, 250));
+    await hk.whenIdle(repo);
+    expect(hk.runs.get(repo)).toBe(1);
+    await hk.stop();
+  });
+
+  it('when a run is asked for while one is running, then they never overlap and one more run follows', async () => {
+    const hk = new Housekeeper(createLogger('test'));
+    const first = hk.runNow(repo);
+    const second = hk.runNow(repo);
+    await Promise.all([first, second]);
+    expect(hk.runs.get(repo)).toBe(2);
+    await hk.stop();
+  });
+});
