@@ -158,3 +158,17 @@ describe('ReadCommit and ListCommits', () => {
     expect(Buffer.from(page.commits[0]!.raw).equals(bareGit('cat-file', 'commit', first))).toBe(true);
   });
 });
+
+describe('after a push', () => {
+  it('when new commits arrive, then the warm cat-file processes and the ref cache both see them', async () => {
+    await rpc(s.client, s.client.ReadCommit, { repository_id: ID, revision: head });
+    expect((await rpc(s.client, s.client.ResolveRevision, { repository_id: ID, revision: 'refs/heads/main' })).oid).toBe(head);
+    await writeFiles(work, { 'later.txt': 'later\n' });
+    const later = await commitAll(work, 'later');
+    await pushTo(s, ID, work, 'main');
+    expect((await rpc(s.client, s.client.ResolveRevision, { repository_id: ID, revision: 'refs/heads/main' })).oid).toBe(later);
+    expect((await rpc(s.client, s.client.ReadCommit, { repository_id: ID, revision: later })).commit!.oid).toBe(later);
+    const tree = await rpc(s.client, s.client.ReadTree, { repository_id: ID, commit_oid: later, path: '' });
+    expect(Buffer.from(tree.entries).toString()).toContain('\tlater.txt\0');
+  });
+});

@@ -188,6 +188,16 @@ describe('UpdateRef', () => {
     expect(bareGit('rev-parse', 'refs/heads/created').trim()).toBe(source);
   });
 
+  it('when ten moves from the same old value race, then exactly one wins', async () => {
+    const tip = bareGit('rev-parse', 'refs/heads/created').trim();
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/created', new_oid: i % 2 ? ff : target, old_oid: tip, context: ctx })),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ kind: 'conflict' });
+    expect([ff, target]).toContain(bareGit('rev-parse', 'refs/heads/created').trim());
+  });
+
   it.each([
     ['a leading dash', '-refs/heads/x'],
     ['..', 'refs/heads/a..b'],
