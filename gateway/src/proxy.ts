@@ -24,6 +24,13 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Request
     xfwd: true,
     proxyTimeout: opts.timeoutMs,
     on: {
+      proxyRes: (proxyRes, _req, res) => {
+        // A client that goes away mid-clone must stop the upstream too (its git process), not
+        // leave it blocked on a full socket forever; pipe() alone never tells the source.
+        res.on('close', () => {
+          if (!res.writableFinished) proxyRes.destroy();
+        });
+      },
       error: (err, _req, res) => {
         opts.logger.warn({ upstream: name, err }, 'upstream request failed');
         if (!(res instanceof ServerResponse)) {

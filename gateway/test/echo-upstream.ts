@@ -18,9 +18,19 @@ export interface Seen {
 
 /** A real HTTP server that answers every request with what it received, verifying the
  *  gateway-signed identity the way services do. */
-export async function startEchoUpstream(name: string, secret: string): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
+export async function startEchoUpstream(name: string, secret: string): Promise<{ url: string; seen: Seen[]; streamsClosed(): number; close(): Promise<void> }> {
   const seen: Seen[] = [];
+  let streamsClosed = 0;
   const server: Server = createServer((req, res) => {
+    if (req.url === '/alice/demo.git/git-upload-pack' && req.headers['x-test-stream'] === 'forever') {
+      // An endless download, like a huge clone: ends only when the gateway hangs up.
+      const timer = setInterval(() => res.write(Buffer.alloc(16 * 1024, 'p')), 5);
+      res.on('close', () => {
+        clearInterval(timer);
+        streamsClosed++;
+      });
+      return;
+    }
     const hash = createHash('sha256');
     let bytes = 0;
     let identity: Seen['identity'];
@@ -50,6 +60,7 @@ export async function startEchoUpstream(name: string, secret: string): Promise<{
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
+    streamsClosed: () => streamsClosed,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());

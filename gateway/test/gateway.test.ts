@@ -236,6 +236,21 @@ describe('gateway git transport', () => {
   });
 });
 
+describe('gateway streaming', () => {
+  it('when a client hangs up in the middle of a clone, then the upstream download is stopped too', async () => {
+    const git = upstreams[1]!;
+    const before = git.streamsClosed();
+    const abort = new AbortController();
+    const res = await fetch(`${base}/alice/demo.git/git-upload-pack`, { method: 'POST', headers: { ...basic('alice', alice.token), 'x-test-stream': 'forever' }, body: '0000', signal: abort.signal });
+    const reader = res.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    abort.abort();
+    await reader.read().catch(() => undefined);
+    for (let i = 0; i < 200 && git.streamsClosed() === before; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(git.streamsClosed()).toBe(before + 1);
+  });
+});
+
 describe('gateway body limits and failures', () => {
   it('when an API body declares more than 1 MiB, then 413 and nothing is forwarded', async () => {
     const res = await call('POST', '/api/repos', { headers: { ...bearer(alice.token), 'content-type': 'application/json' }, body: 'x'.repeat(1024 * 1024 + 1) });
