@@ -1,4 +1,4 @@
-import { express, route, type Request } from '@githost/http';
+import { express, route, type Request, type Response } from '@githost/http';
 import { conflict, notFound } from '@githost/errors';
 import type { WebhookRepository } from '../db/webhook-repository.js';
 import type { DeliveryRepository } from '../db/delivery-repository.js';
@@ -84,7 +84,7 @@ export function webhookRoutes(deps: RouteDeps): express.Router {
 }
 
 /** The webhook named in the path, only when it belongs to this repository. */
-async function ownWebhook(req: Request, res: Parameters<typeof requireWritableRepo>[0], deps: RouteDeps): Promise<string> {
+async function ownWebhook(req: Request, res: Response, deps: RouteDeps): Promise<string> {
   const repo = requireWritableRepo(res);
   const id = param(req, 'id');
   const hook = isRecordId(id) ? await deps.webhooks.find(repo.id, id) : null;
