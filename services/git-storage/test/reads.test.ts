@@ -24,6 +24,10 @@ beforeAll(async () => {
   await writeFiles(work, { 'bin.dat': Buffer.from([0, 1, 2, 3, 0, 255]), 'big.txt': big, 'run.sh': '#!/bin/sh\n' });
   await chmod(path.join(work, 'run.sh'), 0o755);
   await symlink('README.md', path.join(work, 'link'));
+  // An embedded repository becomes a submodule entry (mode 160000) whose commit is not ours.
+  await writeFiles(work, { 'sub/inner.txt': 'inner\n' });
+  await git(path.join(work, 'sub'), 'init', '-q');
+  await commitAll(path.join(work, 'sub'), 'inner');
   head = await commitAll(work, 'second');
   await git(work, 'tag', '-a', 'v1', '-m', 'release v1');
   await git(work, 'tag', 'light', first);
@@ -72,7 +76,8 @@ describe('ReadTree', () => {
     const res = await rpc(s.client, s.client.ReadTree, { repository_id: ID, commit_oid: head, path: '' });
     expect(Buffer.from(res.entries).toString('utf8')).toBe(bareGit('ls-tree', '--long', '-z', head).toString('utf8'));
     expect(res.tree_oid).toBe(bareGit('rev-parse', `${head}^{tree}`).toString().trim());
-    expect(res.count).toBe(7);
+    expect(res.count).toBe(8);
+    expect(Buffer.from(res.entries).toString()).toMatch(/160000 commit [0-9a-f]{40} {7}-\tsub\0/);
   });
 
   it('when a subdirectory is read, then it equals git ls-tree of that directory', async () => {
@@ -87,6 +92,10 @@ describe('ReadTree', () => {
 
   it('when the path does not exist, then NOT_FOUND Path not found', async () => {
     await expect(rpc(s.client, s.client.ReadTree, { repository_id: ID, commit_oid: head, path: 'nope/x' })).rejects.toMatchObject({ kind: 'not_found', message: 'Path not found: nope/x' });
+  });
+
+  it('when the path is a submodule, then INVALID_ARGUMENT Not a directory', async () => {
+    await expect(rpc(s.client, s.client.ReadTree, { repository_id: ID, commit_oid: head, path: 'sub' })).rejects.toMatchObject({ kind: 'validation', message: 'Not a directory: sub' });
   });
 
   it('when the commit does not exist, then NOT_FOUND Commit not found', async () => {
@@ -132,6 +141,10 @@ describe('ReadBlob', () => {
 
   it('when the path is a directory, then INVALID_ARGUMENT Not a file', async () => {
     await expect(read('src')).rejects.toMatchObject({ kind: 'validation', message: 'Not a file: src' });
+  });
+
+  it('when the path is a submodule, then INVALID_ARGUMENT Not a file', async () => {
+    await expect(read('sub')).rejects.toMatchObject({ kind: 'validation', message: 'Not a file: sub' });
   });
 
   it('when the path does not exist, then NOT_FOUND', async () => {

@@ -13,9 +13,9 @@ export interface ObjectHeader {
 /**
  * One long-lived `git cat-file --batch-command --buffer` process: the superset of `--batch` and
  * `--batch-check` (git >= 2.36), so one process answers both `contents` and `info` requests and
- * a request's lines are written at once and flushed once (one pipe round trip for many objects). A request owns the process
- * from its first written line to its last read byte (the pool hands it out exclusively), so
- * answers of two requests can never interleave. A process whose stream state is unknown (a
+ * a request's lines are written at once and flushed once (one pipe round trip for many objects).
+ * A request owns the process from its first written line to its last read byte (the pool hands
+ * it out exclusively), so answers of two requests can never interleave. A process whose stream state is unknown (a
  * reader gave up halfway) is killed rather than reused.
  */
 export class CatfileProcess {

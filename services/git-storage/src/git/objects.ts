@@ -1,6 +1,5 @@
 import { notFound, validation } from '@githost/errors';
 import type { CatfilePool } from './catfile-pool.js';
-import type { ObjectHeader } from './catfile-process.js';
 import { formatLsTree, parseRawTree, type RawTreeEntry } from './tree-format.js';
 
 /**
@@ -82,7 +81,12 @@ export async function readTreeListing(pool: CatfilePool, gitDir: string, commitO
     }
     return { header: h, entries, sizes };
   });
-  if (!result) throw await missing(pool, gitDir, commitOid, path);
+  if (!result) {
+    // A submodule's commit is not in this repository, so `<commit>:<path>` misses for it too.
+    const entry = path === '' ? undefined : await findTreeEntry(pool, gitDir, commitOid, path).catch(() => undefined);
+    if (entry?.mode === '160000') throw validation(`Not a directory: ${path}`);
+    throw await missing(pool, gitDir, commitOid, path);
+  }
   if (result.header.type !== 'tree') throw validation(`Not a directory: ${path}`);
   return { treeOid: result.header.oid, entries: formatLsTree(result.entries, result.sizes ?? new Map()), count: result.entries.length };
 }
@@ -104,5 +108,3 @@ export async function findTreeEntry(pool: CatfilePool, gitDir: string, commitOid
   if (found === undefined) throw notFound(`Path not found: ${path}`);
   return { mode: found.mode, oid: found.oid };
 }
-
-export type { ObjectHeader };

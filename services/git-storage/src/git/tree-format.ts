@@ -30,13 +30,22 @@ export function typeOfMode(mode: string): 'blob' | 'tree' | 'commit' {
 
 /** `<mode> SP <type> SP <oid> SP <size, right-aligned to 7> TAB <name> NUL`, exactly as ls-tree --long -z. */
 export function formatLsTree(entries: RawTreeEntry[], blobSizes: Map<string, number>): Buffer {
-  const parts: Buffer[] = [];
-  for (const e of entries) {
+  // One allocation for the whole listing: large trees are the hot path of browsing.
+  const heads = entries.map((e) => {
     const type = typeOfMode(e.mode);
     const size = type === 'blob' ? String(blobSizes.get(e.oid) ?? '-') : '-';
-    parts.push(Buffer.from(`${e.mode} ${type} ${e.oid} ${size.padStart(7)}\t`, 'latin1'), e.name, Buffer.from([0]));
+    return `${e.mode} ${type} ${e.oid} ${size.padStart(7)}\t`;
+  });
+  let total = 0;
+  for (let i = 0; i < entries.length; i++) total += heads[i]!.length + entries[i]!.name.length + 1;
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (let i = 0; i < entries.length; i++) {
+    at += out.write(heads[i]!, at, 'latin1');
+    at += entries[i]!.name.copy(out, at);
+    out[at++] = 0;
   }
-  return Buffer.concat(parts);
+  return out;
 }
 
 /** Parses ls-tree --long -z records back (for tests and readers). */
