@@ -171,6 +171,8 @@ async function measureService(url: string, probe: Probe, opts: { seconds: number
     const again = await fetchOnce(url, headers);
     if (again.status !== 304) return { error: `HTTP ${again.status} to If-None-Match` };
   }
+  // a short warm-up so the first endpoint does not pay for JIT and cold caches alone
+  await loadTest(url, { connections: 10, seconds: 1, headers });
   const unloaded = await sequentialLatency(url, opts.sequential, headers);
   opts.rss.reset();
   const load = await loadTest(url, { connections: 50, seconds: opts.seconds, headers });

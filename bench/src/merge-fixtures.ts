@@ -65,7 +65,8 @@ export async function buildMergeFixtures(repo: GeneratedRepo, scratchPath: strin
  * `update-ref` with the old value (three-way).
  */
 export async function rawMerge(repoPath: string, pair: MergePair): Promise<'fast-forward' | 'merge-commit'> {
-  const tips = (await git(['rev-parse', '--verify', '--end-of-options', `refs/heads/${pair.source}`, `refs/heads/${pair.target}`], { cwd: repoPath })).stdout.toString().trim().split('\n');
+  // full ref names the bench made itself; rev-parse would echo --end-of-options back as a line
+  const tips = (await git(['rev-parse', `refs/heads/${pair.source}`, `refs/heads/${pair.target}`], { cwd: repoPath })).stdout.toString().trim().split('\n');
   const [source, target] = [tips[0]!, tips[1]!];
   const ancestor = await git(['merge-base', '--is-ancestor', target, source], { cwd: repoPath, allowFail: true });
   if (ancestor.code === 0) {
