@@ -1,0 +1,33 @@
+import { git, makeWorkdir, pushUrl, type TestGithost, type TestUser } from '../support/index.js';
+import type { History } from './history.js';
+
+/** Imports `history` into a fresh local repository and pushes every branch and tag to
+ *  owner/repo with `user`'s token, as a real git client does. Returns the local workdir. */
+export async function pushHistory(gh: TestGithost, user: TestUser, owner: string, repo: string, history: History): Promise<string> {
+  const work = makeWorkdir();
+  await git(work, 'init', '-q', '-b', 'main');
+  await history.importInto(work);
+  await git(work, 'remote', 'add', 'origin', pushUrl(gh, user.username, user.token, owner, repo));
+  await git(work, 'push', '-q', 'origin', '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*');
+  return work;
+}
+
+/** A local clone-less fetch of everything on the server into `work` under refs/remotes/origin. */
+export async function fetchAll(work: string): Promise<void> {
+  await git(work, 'fetch', '-q', '--prune', 'origin', '+refs/heads/*:refs/remotes/origin/*');
+}
+
+/** Commit record per CONTRACT §5, built from git itself for comparison. */
+export async function commitRecord(work: string, sha: string): Promise<Record<string, unknown>> {
+  const raw = await git(work, 'show', '-s', '--format=%H%n%T%n%P%n%an%n%ae%n%aI%n%cn%n%ce%n%cI', sha);
+  const [h, tree, parents, an, ae, ad = '', cn, ce, cd = ''] = raw.split('\n');
+  const message = (await git(work, 'cat-file', 'commit', sha)).split('\n\n').slice(1).join('\n\n') + '\n';
+  return {
+    sha: h,
+    tree,
+    parents: parents ? parents.split(' ') : [],
+    author: { name: an, email: ae, date: ad.replace(/Z$/, '+00:00') },
+    committer: { name: cn, email: ce, date: cd.replace(/Z$/, '+00:00') },
+    message,
+  };
+}
