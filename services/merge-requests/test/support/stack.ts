@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { InProcessEventBus, type EventEnvelope } from '@githost/bus';
+import { createTestDatabase } from '@githost/db';
+import { startGrpcServer, unary, type GrpcListening } from '@githost/grpc';
+import { createLogger } from '@githost/logging';
+import { accountsProto, type accounts, type StorageServiceClient } from '@githost/protos';
+import { cleanupWorkdirs, startTestStorage, type TestStorage } from '@githost/git-storage/testing';
+import { createServer, type Deps, type Service } from '../../src/server.js';
+import type { Config } from '../../src/config.js';
+import { SECRET } from './identity.js';
+
+export const USERS = [{ id: 'u-bob', username: 'bob', email: 'bob@example.com', is_admin: false }];
+
+/** accounts' GetUsers over real gRPC, answering from a fixed list (the gateway e2e uses the real one). */
+export function startAccountsStub(): Promise<GrpcListening> {
+  return startGrpcServer((server) => {
+    server.addService(accountsProto().githost.accounts.v1.AccountsService.service, {
+      GetUsers: unary(async (req: accounts.GetUsersRequest__Output) => ({ users: USERS.filter((u) => req.ids.includes(u.id)) })),
+    });
+  }, 0, '127.0.0.1');
+}
+
+export interface Stack {
+  storage: TestStorage;
+  accounts: GrpcListening;
+  config: Config;
+  bus: InProcessEventBus;
+  events: EventEnvelope[];
+  dropDb(): Promise<void>;
+  service: Service;
+  baseUrl: string;
+  /** Restarts the merge-requests service on the same database (a crash and restart). */
+  restart(deps?: Partial<Deps>): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(deps: Partial<Deps> = {}): Promise<Stack> {
+  const storage = await startTestStorage();
+  const accounts = await startAccountsStub();
+  const db = await createTestDatabase('githost_mr_svc');
+  const bus = new InProcessEventBus();
+  const events: EventEnvelope[] = [];
+  await bus.subscribe(`test-${randomUUID()}`, ['merge_request'], async (e) => void events.push(e));
+  const config: Config = {
+    dataDir: storage.dataDir,
+    databaseUrl: db.url,
+    httpPort: 0,
+    internalSecret: SECRET,
+    gitStorageAddr: storage.grpcAddress,
+    accountsAddr: `127.0.0.1:${accounts.port}`,
+    amqpUrl: undefined,
+    eventsExchange: 'githost.events',
+  };
+  const logger = createLogger('merge-requests', 'silent');
+  const build = (extra: Partial<Deps>) => createServer(config, { bus, logger, recovery: { intervalMs: 3600_000 }, ...deps, ...extra });
+  const stack: Stack = {
+    storage,
+    accounts,
+    config,
+    bus,
+    events,
+    dropDb: db.drop,
+    service: build({}),
+    baseUrl: '',
+    async restart(extra = {}) {
+      await stack.service.stop();
+      stack.service = build(extra);
+      const { httpPort } = await stack.service.start();
+      stack.baseUrl = `http://127.0.0.1:${httpPort}`;
+    },
+    async stop() {
+      await stack.service.stop();
+      await bus.close();
+      await accounts.close(0);
+      await storage.stop();
+      await db.drop();
+      await cleanupWorkdirs();
+    },
+  };
+  const { httpPort } = await stack.service.start();
+  stack.baseUrl = `http://127.0.0.1:${httpPort}`;
+  return stack;
+}
+
+/** A storage client whose UpdateRef runs `before` first: a push landing mid-merge, on cue. */
+export function interceptUpdateRef(client: StorageServiceClient, before: () => Promise<void>): StorageServiceClient {
+  return new Proxy(client, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (key !== 'UpdateRef' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+      return (...args: unknown[]) => {
+        before().then(
+          () => (value as (...a: unknown[]) => unknown).apply(target, args),
+          (err: unknown) => (args.at(-1) as (e: unknown) => void)(err),
+        );
+      };
+    },
+  });
+}
