@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { encodeIdentity, type Identity, type Permission } from '@githost/identity';
-import { cleanupWorkdirs, commitAll, createTestRepository, git, gitWithEnv, makeWorkdir, startTestStorage, writeFiles, type TestStorage } from '../src/testing.js';
+import { cleanupWorkdirs, commitAll, createTestRepository, git, gitWithEnv, makeWorkdir, startTestStorage, testGitEnv, writeFiles, type TestStorage } from '../src/testing.js';
 
 const ID = 'repo-http';
 let s: TestStorage;
@@ -156,5 +158,30 @@ describe('git smart HTTP', () => {
     await gitWithEnv(work, {}, ...headerArgs('write'), 'push', '-q', base, ':topic');
     const events = await s.service.journal.pending();
     expect(events.map((e) => e.payload)).toMatchObject([{ ref: 'refs/heads/topic', after: '0'.repeat(40), deleted: true, created: false, commits: [] }]);
+  });
+});
+
+describe('git smart HTTP on an empty repository and a larger file', () => {
+  it('when an empty repository is cloned, then git warns it is empty and succeeds', async () => {
+    await createTestRepository(s, 'repo-empty');
+    const h = encodeIdentity({ ...identity('read'), repo: { ...identity('read').repo!, id: 'repo-empty', name: 'empty' } }, s.secret);
+    const args = Object.entries(h).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
+    const dir = await makeWorkdir();
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile('git', [...args, 'clone', `http://127.0.0.1:${s.httpPort}/alice/empty.git`, 'e'], { cwd: dir, env: testGitEnv() }, (err, _o, stderr) => (err ? reject(err) : resolve(stderr))),
+    );
+    expect(out).toContain('You appear to have cloned an empty repository');
+  });
+
+  it('when a 4 MiB incompressible file is pushed and cloned over HTTP, then the bytes survive the streams intact', async () => {
+    const dir = await makeWorkdir();
+    const data = randomBytes(4 * 1024 * 1024);
+    await writeFiles(dir, { 'blob.bin': data });
+    const c = await commitAll(dir, 'big');
+    await git(dir, ...headerArgs('write'), 'push', '-q', base, 'HEAD:refs/heads/big');
+    const clone = await makeWorkdir();
+    await git(clone, ...headerArgs('read'), 'clone', '-q', '--branch', 'big', base, 'c');
+    expect((await git(`${clone}/c`, 'rev-parse', 'HEAD')).trim()).toBe(c);
+    expect(createHash('sha256').update(await readFile(`${clone}/c/blob.bin`)).digest('hex')).toBe(createHash('sha256').update(data).digest('hex'));
   });
 });
