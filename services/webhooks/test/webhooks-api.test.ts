@@ -13,6 +13,16 @@ describe('webhooks API on Postgres', () => {
     await h.close();
   });
 
+  it('when the database and the bus answer, then /readyz is 200 and /healthz needs no identity', async () => {
+    expect((await fetch(`${h.base}/readyz`)).status).toBe(200);
+    expect(await (await fetch(`${h.base}/healthz`)).json()).toEqual({ status: 'ok' });
+  });
+
+  it('when a request comes without the gateway identity, then 401', async () => {
+    const res = await fetch(`${h.base}${hooksPath}`);
+    expect(res.status).toBe(401);
+  });
+
   it('when a writer creates a webhook, then 201 carries exactly id, repo_id, url, events, is_active, created_at (seed §2)', async () => {
     const res = await h.call('POST', hooksPath, { url: 'https://example.com/a', secret: 'top-secret', events: 'push' });
     expect(res.status).toBe(201);
