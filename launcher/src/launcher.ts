@@ -5,7 +5,7 @@ import { createServer as createGateway, loadConfig as loadGatewayConfig } from '
 import { createLogger, type Logger } from '@githost/logging';
 import { ensureAdminToken } from './admin-token.js';
 import { freePort } from './free-port.js';
-import { asServiceModule, SERVICES, type RunnableService } from './services.js';
+import { asServiceModule, STAGES, type RunnableService } from './services.js';
 
 export interface StartOptions {
   /** Public port of the gateway; default PORT or 3000; 0 picks a free one. */
@@ -83,16 +83,21 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   };
 
   try {
-    for (const entry of SERVICES) {
-      const mod = asServiceModule(await entry.load());
-      if (!mod) {
-        logger.warn({ service: entry.name }, 'service not implemented yet: skipped');
-        continue;
-      }
-      const service = mod.createServer(mod.loadConfig(env), { bus, logger: createLogger(entry.name) });
-      const ports = await service.start();
-      running.push({ name: entry.name, service });
-      Object.assign(env, entry.exports(ports));
+    for (const stage of STAGES) {
+      const stageEnv = { ...env };
+      const results = await Promise.allSettled(stage.map(async (entry) => {
+        const mod = asServiceModule(await entry.load());
+        if (!mod) {
+          logger.warn({ service: entry.name }, 'service not implemented yet: skipped');
+          return;
+        }
+        const service = mod.createServer(mod.loadConfig(stageEnv), { bus, logger: createLogger(entry.name) });
+        const ports = await service.start();
+        running.push({ name: entry.name, service });
+        Object.assign(env, entry.exports(ports));
+      }));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
     }
     const gateway = createGateway(loadGatewayConfig(env), { logger: createLogger('gateway') });
     await gateway.start();

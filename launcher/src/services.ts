@@ -27,20 +27,29 @@ function defined(vars: Record<string, string | undefined>): Record<string, strin
   return Object.fromEntries(Object.entries(vars).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-export const SERVICES: ServiceEntry[] = [
-  {
-    name: 'git-storage',
-    load: () => import('@githost/git-storage'),
-    exports: (p) => defined({ GIT_STORAGE_GRPC_ADDR: local(p.grpcPort), GIT_STORAGE_HTTP_URL: local(p.httpPort, 'http://') }),
-  },
-  {
-    name: 'accounts',
-    load: () => import('@githost/accounts'),
-    exports: (p) => defined({ ACCOUNTS_GRPC_ADDR: local(p.grpcPort), ACCOUNTS_HTTP_URL: local(p.httpPort, 'http://') }),
-  },
-  { name: 'browse', load: () => import('@githost/browse'), exports: (p) => defined({ BROWSE_URL: local(p.httpPort, 'http://') }) },
-  { name: 'merge-requests', load: () => import('@githost/merge-requests'), exports: (p) => defined({ MERGE_REQUESTS_URL: local(p.httpPort, 'http://') }) },
-  { name: 'webhooks', load: () => import('@githost/webhooks'), exports: (p) => defined({ WEBHOOKS_URL: local(p.httpPort, 'http://') }) },
+/** Start stages: a stage needs the addresses of the stages before it; the services within one
+ *  stage need nothing of each other and start together (each opens its own database, which is
+ *  most of the start-up time). */
+export const STAGES: ServiceEntry[][] = [
+  [
+    {
+      name: 'git-storage',
+      load: () => import('@githost/git-storage'),
+      exports: (p) => defined({ GIT_STORAGE_GRPC_ADDR: local(p.grpcPort), GIT_STORAGE_HTTP_URL: local(p.httpPort, 'http://') }),
+    },
+  ],
+  [
+    {
+      name: 'accounts',
+      load: () => import('@githost/accounts'),
+      exports: (p) => defined({ ACCOUNTS_GRPC_ADDR: local(p.grpcPort), ACCOUNTS_HTTP_URL: local(p.httpPort, 'http://') }),
+    },
+  ],
+  [
+    { name: 'browse', load: () => import('@githost/browse'), exports: (p) => defined({ BROWSE_URL: local(p.httpPort, 'http://') }) },
+    { name: 'merge-requests', load: () => import('@githost/merge-requests'), exports: (p) => defined({ MERGE_REQUESTS_URL: local(p.httpPort, 'http://') }) },
+    { name: 'webhooks', load: () => import('@githost/webhooks'), exports: (p) => defined({ WEBHOOKS_URL: local(p.httpPort, 'http://') }) },
+  ],
 ];
 
 export function asServiceModule(mod: unknown): ServiceModule | undefined {
