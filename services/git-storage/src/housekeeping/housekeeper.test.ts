@@ -42,6 +42,15 @@ describe('Housekeeper', () => {
     await hk.stop();
   });
 
+  it('when everything is repacked, then objects no ref reaches yet survive (cruft pack)', async () => {
+    const dangling = execFileSync('git', [`--git-dir=${repo}`, 'hash-object', '-w', '--stdin'], { input: 'not referenced yet\n', env }).toString().trim();
+    const hk = new Housekeeper(createLogger('test'), { packsLimit: 0 });
+    await hk.runNow(repo);
+    expect(readdirSync(path.join(repo, 'objects', 'pack')).some((f) => f.endsWith('.mtimes'))).toBe(true);
+    expect(g('cat-file', '-p', dangling)).toBe('not referenced yet');
+    await hk.stop();
+  });
+
   it('when updates come in a burst, then housekeeping runs once after the quiet period', async () => {
     const hk = new Housekeeper(createLogger('test'), { delayMs: 100 });
     for (let i = 0; i < 5; i++) hk.schedule(repo);

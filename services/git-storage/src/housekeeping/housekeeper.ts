@@ -33,7 +33,8 @@ export class Housekeeper {
     private readonly logger: Logger,
     opts: HousekeepingOptions = {},
   ) {
-    this.opts = { delayMs: 2_000, looseRefsLimit: 64, looseObjectsLimit: 1024, packsLimit: 16, ...opts };
+    const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
+    this.opts = { delayMs: 2_000, looseRefsLimit: 64, looseObjectsLimit: 1024, packsLimit: 16, ...given };
   }
 
   schedule(gitDir: string): void {
@@ -85,7 +86,9 @@ export class Housekeeper {
     const opts = { gitDir, timeoutMs: 10 * 60_000 };
     const stats = await objectStats(gitDir);
     if (stats.packs > this.opts.packsLimit) {
-      await runGit({ name: 'repack', flags: ['-a', '-d', '-b', '-q', '--write-midx'] }, opts);
+      // --cruft instead of -a: objects nothing references YET (a merge commit written before its
+      // UpdateRef, a push whose refs are about to move) go to a cruft pack instead of being dropped.
+      await runGit({ name: 'repack', flags: ['--cruft', '--cruft-expiration=2.weeks.ago', '-d', '-b', '-q', '--write-midx'] }, opts);
     } else if (stats.looseObjects > this.opts.looseObjectsLimit) {
       await runGit({ name: 'repack', flags: ['-d', '-q'] }, opts);
     }
