@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase } from '@githost/db';
 import { startGithost } from '@githost/launcher';
+import { removeBrokerTopology } from './broker.js';
 import { removeWorkdirs } from './git.js';
 
 export interface TestGithost {
@@ -41,6 +42,8 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
   const real = opts.backend === 'real';
   const database = real ? await createTestDatabase('githost_e2e') : undefined;
   const exchange = real ? `githost.events.e2e.${suffix}` : 'githost.events';
+  const webhooksQueue = `githost.webhooks.e2e.${suffix}`;
+  const amqpUrl = real ? process.env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672' : undefined;
   const adminToken = `e2e-admin-${randomBytes(16).toString('hex')}`;
   try {
     const githost = await startGithost({
@@ -48,14 +51,14 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
       dataDir,
       adminToken,
       databaseUrl: database?.url,
-      amqpUrl: real ? (process.env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672') : undefined,
+      amqpUrl,
       env: {
         ...TEST_ENV,
         // Unset unless real, so a developer's DATABASE_URL/AMQP_URL never leak into embedded runs.
         DATABASE_URL: '',
         AMQP_URL: '',
         GITHOST_EVENTS_EXCHANGE: exchange,
-        GITHOST_WEBHOOKS_QUEUE: `githost.webhooks.e2e.${suffix}`,
+        GITHOST_WEBHOOKS_QUEUE: webhooksQueue,
         ...opts.env,
       },
     });
@@ -69,6 +72,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
       async stop() {
         await githost.stop();
         await database?.drop();
+        if (amqpUrl) await removeBrokerTopology(amqpUrl, exchange, [webhooksQueue]);
         rmSync(dataDir, { recursive: true, force: true });
         removeWorkdirs();
       },
