@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { InProcessEventBus, type EventEnvelope } from '@githost/bus';
 import { cleanupWorkdirs, commitAll, createTestRepository, git, makeWorkdir, pushTo, rpc, startTestStorage, writeFiles, type TestStorage } from '../src/testing.js';
 import type { PushPayload } from '../src/index.js';
@@ -186,6 +186,25 @@ describe('UpdateRef', () => {
     await expect(rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/main', new_oid: source, old_oid: ZERO, context: ctx })).rejects.toMatchObject({ kind: 'conflict' });
     await rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/created', new_oid: source, old_oid: ZERO, context: ctx });
     expect(bareGit('rev-parse', 'refs/heads/created').trim()).toBe(source);
+  });
+
+  it('when the ref is locked briefly, then the move is retried and succeeds; when it stays locked, then FAILED_PRECONDITION', async () => {
+    const lock = `${s.repoPath(ID)}/refs/heads/locked.lock`;
+    await rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/locked', new_oid: base, old_oid: ZERO, context: ctx });
+    writeFileSync(lock, '');
+    setTimeout(() => unlinkSync(lock), 40);
+    await rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/locked', new_oid: source, old_oid: base, context: ctx });
+    expect(bareGit('rev-parse', 'refs/heads/locked').trim()).toBe(source);
+    writeFileSync(lock, '');
+    try {
+      await expect(rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/locked', new_oid: base, old_oid: source, context: ctx })).rejects.toMatchObject({
+        kind: 'conflict',
+        message: 'Ref changed: refs/heads/locked is being updated',
+      });
+    } finally {
+      unlinkSync(lock);
+    }
+    expect(bareGit('rev-parse', 'refs/heads/locked').trim()).toBe(source);
   });
 
   it('when ten moves from the same old value race, then exactly one wins', async () => {

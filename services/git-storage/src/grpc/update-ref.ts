@@ -20,8 +20,7 @@ export function updateRef(ctx: StorageContext) {
     if (!ec || !ec.owner || !ec.name) throw validation('context.owner and context.name are required');
     const gitDir = await existingRepository(ctx, req.repository_id);
     try {
-      if (newOid === ZERO_OID) await runGit({ name: 'update-ref', flags: ['-d'], args: [ref, oldOid] }, { gitDir });
-      else await runGit({ name: 'update-ref', args: [ref, newOid, oldOid] }, { gitDir });
+      await moveRef(gitDir, ref, newOid, oldOid);
     } catch (err) {
       if (err instanceof RefMismatchError) throw conflict(`Ref changed: ${ref} is no longer at ${oldOid}`);
       if (err instanceof RefLockedError) throw conflict(`Ref changed: ${ref} is being updated`);
@@ -41,4 +40,24 @@ export function updateRef(ctx: StorageContext) {
     }
     return {};
   };
+}
+
+const LOCK_RETRY_MS = [25, 75, 200];
+
+/**
+ * A lock held by housekeeping (pack-refs) or a push is brief, so a locked ref is retried a few
+ * times before the caller hears "changed"; a value mismatch is final at once.
+ */
+async function moveRef(gitDir: string, ref: string, newOid: string, oldOid: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (newOid === ZERO_OID) await runGit({ name: 'update-ref', flags: ['-d'], args: [ref, oldOid] }, { gitDir });
+      else await runGit({ name: 'update-ref', args: [ref, newOid, oldOid] }, { gitDir });
+      return;
+    } catch (err) {
+      const wait = LOCK_RETRY_MS[attempt];
+      if (!(err instanceof RefLockedError) || wait === undefined) throw err;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
 }
