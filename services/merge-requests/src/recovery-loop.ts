@@ -4,15 +4,15 @@ import type { EventRelay } from './domain/ports.js';
 import { reconcileMergeIntents } from './domain/reconcile.js';
 
 export interface RecoveryOptions {
-  /** Intents idle this long belong to a merge that died (a live one finishes within the
-   *  30 s gRPC deadlines). */
+  /** Intents idle this long belong to a merge that died: a live one plans within a few gRPC
+   *  deadlines of its claim and moves the ref within one deadline (30 s) of planning. */
   graceMs?: number;
   intervalMs?: number;
 }
 
 /** Runs merge recovery at start-up and then periodically, one pass at a time. */
 export function startRecoveryLoop(deps: Deps & { relay: EventRelay }, logger: Logger, opts: RecoveryOptions = {}) {
-  const graceMs = opts.graceMs ?? 60_000;
+  const graceMs = opts.graceMs ?? 120_000;
   let running: Promise<void> | null = null;
   const pass = () => {
     running ??= reconcileMergeIntents(deps, graceMs)

@@ -74,7 +74,7 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
     const mr = (await store.findByNumber(repo.id, 1))!;
     const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: 'req' })));
     expect(claims.filter((c) => c === 'claimed')).toHaveLength(1);
-    await store.planMerge(mr.id, { target_ref: 'refs/heads/main', old_oid: SHA, new_oid: 'b'.repeat(40), strategy: 'merge-commit' });
+    expect(await store.planMerge(mr.id, { target_ref: 'refs/heads/main', old_oid: SHA, new_oid: 'b'.repeat(40), strategy: 'merge-commit' })).toBe(true);
     expect(await store.staleIntents(0)).toEqual([
       { mr_id: mr.id, repo, merger_id: 'u9', request_id: 'req', target_ref: 'refs/heads/main', old_oid: SHA, new_oid: 'b'.repeat(40), strategy: 'merge-commit' },
     ]);
@@ -94,6 +94,7 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
     const mr = await store.create(newMr('second'));
     expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: null, request_id: null })).toBe('claimed');
     await store.releaseMerge(mr.id);
+    expect(await store.planMerge(mr.id, { target_ref: 'refs/heads/main', old_oid: SHA, new_oid: SHA, strategy: 'fast-forward' })).toBe(false);
     expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: null, request_id: null })).toBe('claimed');
   });
 

@@ -88,11 +88,12 @@ export class PgMergeRequestStore implements MergeRequestStore {
     });
   }
 
-  async planMerge(mrId: string, plan: { target_ref: string; old_oid: string; new_oid: string; strategy: MergeStrategy }): Promise<void> {
-    await this.db.query(
-      `UPDATE merge_intents SET target_ref = $2, old_oid = $3, new_oid = $4, strategy = $5, updated_at = clock_timestamp() WHERE mr_id = $1`,
+  async planMerge(mrId: string, plan: { target_ref: string; old_oid: string; new_oid: string; strategy: MergeStrategy }): Promise<boolean> {
+    const r = await this.db.query(
+      `UPDATE merge_intents SET target_ref = $2, old_oid = $3, new_oid = $4, strategy = $5, updated_at = clock_timestamp() WHERE mr_id = $1 RETURNING mr_id`,
       [mrId, plan.target_ref, plan.old_oid, plan.new_oid, plan.strategy],
     );
+    return r.rows.length === 1;
   }
 
   async releaseMerge(mrId: string): Promise<void> {

@@ -139,6 +139,17 @@ describe('merge procedure (seed §4)', () => {
     expect(git.updates).toHaveLength(1);
   });
 
+  it('when recovery dropped the claim while the merge was being computed, then the ref does not move', async () => {
+    const realPlan = store.planMerge.bind(store);
+    store.planMerge = async (id, plan) => {
+      await store.releaseMerge(id);
+      return realPlan(id, plan);
+    };
+    expect((await rejection(mergeMergeRequest(deps, ctx, '1')))?.kind).toBe('unavailable');
+    expect(git.updates).toEqual([]);
+    expect(store.mrs[0]!.state).toBe('open');
+  });
+
   it('when UpdateRef fails but the ref did move, then the merge completes', async () => {
     git.updateFailure = new Error('deadline exceeded');
     git.beforeUpdate = () => void git.branches.set('main', SRC);

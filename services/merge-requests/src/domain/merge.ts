@@ -49,7 +49,8 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
   let plan: { target: string; sha: string; strategy: MergeStrategy };
   try {
     plan = await planMerge(deps, repo, caller, mr);
-    await deps.store.planMerge(mr.id, { target_ref: `refs/heads/${mr.target_branch}`, old_oid: plan.target, new_oid: plan.sha, strategy: plan.strategy });
+    const planned = await deps.store.planMerge(mr.id, { target_ref: `refs/heads/${mr.target_branch}`, old_oid: plan.target, new_oid: plan.sha, strategy: plan.strategy });
+    if (!planned) throw unavailable('The merge took too long and was abandoned; retry the merge');
   } catch (err) {
     await deps.store.releaseMerge(mr.id);
     throw err;

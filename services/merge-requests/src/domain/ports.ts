@@ -87,8 +87,9 @@ export interface MergeRequestStore {
 
   /** Takes the one merge slot of an open merge request, or answers why not. */
   claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'>): Promise<ClaimResult>;
-  /** Records the planned ref move before it happens (recovery relies on it). */
-  planMerge(mrId: string, plan: { target_ref: string; old_oid: string; new_oid: string; strategy: MergeStrategy }): Promise<void>;
+  /** Records the planned ref move before it happens (recovery relies on it); false when the
+   *  claim is gone (recovery judged this merge dead), so the ref must not move. */
+  planMerge(mrId: string, plan: { target_ref: string; old_oid: string; new_oid: string; strategy: MergeStrategy }): Promise<boolean>;
   /** Gives the slot back; nothing was changed in git. */
   releaseMerge(mrId: string): Promise<void>;
   /** In ONE transaction: state merged, merged_sha, merged_by, updated_at, `merge_mr` activity,

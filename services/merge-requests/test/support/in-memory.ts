@@ -54,6 +54,7 @@ export class MemoryStore implements MergeRequestStore {
   async planMerge(mrId: string, plan: { target_ref: string; old_oid: string; new_oid: string; strategy: MergeStrategy }) {
     const i = this.intents.get(mrId);
     if (i) Object.assign(i, plan, { touched: Date.now() });
+    return i !== undefined;
   }
   async releaseMerge(mrId: string) {
     this.intents.delete(mrId);

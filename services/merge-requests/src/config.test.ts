@@ -1,0 +1,28 @@
+import { describe, expect, it } from '@jest/globals';
+import { loadConfig } from './config.js';
+
+const base = { GITHOST_INTERNAL_SECRET: 'x'.repeat(16), GIT_STORAGE_GRPC_ADDR: '127.0.0.1:9001', ACCOUNTS_GRPC_ADDR: 'localhost:9002' };
+
+describe('loadConfig', () => {
+  it('when only the required variables are set, then the documented defaults apply', () => {
+    expect(loadConfig(base)).toEqual({
+      dataDir: './data',
+      databaseUrl: undefined,
+      httpPort: 3401,
+      internalSecret: 'x'.repeat(16),
+      gitStorageAddr: '127.0.0.1:9001',
+      accountsAddr: 'localhost:9002',
+      amqpUrl: undefined,
+      eventsExchange: 'githost.events',
+    });
+  });
+
+  it('when DATABASE_URL and AMQP_URL are empty strings, then they count as unset', () => {
+    expect(loadConfig({ ...base, DATABASE_URL: '', AMQP_URL: '' })).toMatchObject({ databaseUrl: undefined, amqpUrl: undefined });
+  });
+
+  it('when a value is bad, then loading fails naming every offending variable', () => {
+    expect(() => loadConfig({ ...base, GITHOST_INTERNAL_SECRET: 'short', HTTP_PORT: 'x', GIT_STORAGE_GRPC_ADDR: 'nohost' })).toThrow(/GITHOST_INTERNAL_SECRET[\s\S]*HTTP_PORT|HTTP_PORT[\s\S]*GITHOST_INTERNAL_SECRET/);
+    expect(() => loadConfig({})).toThrow(/ACCOUNTS_GRPC_ADDR/);
+  });
+});
