@@ -12,6 +12,7 @@ import { denyAnonymous, denyRepository, type Denial } from './domain/access.js';
 import { matchRoute, type RouteMatch } from './routes.js';
 import { declaredTooLarge, hasStreamedBody, limitStreamedBody } from './body-limit.js';
 import { upstreamProxy } from './proxy.js';
+import { createGatewayMetrics } from './metrics.js';
 import { stripInternalHeaders } from './strip-headers.js';
 
 export interface GatewayDeps {
@@ -31,7 +32,10 @@ const API_TIMEOUT_MS = 120_000;
 
 export function createServer(config: Config, deps: GatewayDeps = {}): Service {
   const logger = deps.logger ?? createLogger('gateway');
-  const accounts = cachedAccounts(deps.accounts ?? grpcAccountsGateway(config.accountsGrpcAddress), { ...DEFAULT_TTLS, ...deps.cacheTtls });
+  const metrics = createGatewayMetrics();
+  const accounts = cachedAccounts(deps.accounts ?? grpcAccountsGateway(config.accountsGrpcAddress), { ...DEFAULT_TTLS, ...deps.cacheTtls }, (cache, result) =>
+    metrics.accountsCache.inc({ cache, result }),
+  );
   const agent = new Agent({ keepAlive: true, maxFreeSockets: 64 });
 
   const proxies = new Map<UpstreamName, RequestHandler>();
@@ -40,7 +44,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
     proxies.set(name, upstreamProxy(name, { target, agent, logger, timeoutMs: name === 'git-storage' ? undefined : API_TIMEOUT_MS }));
   }
 
-  const app = createHttpApp({ service: 'gateway', logger, ready: () => accounts.reachable(), json: false });
+  const app = createHttpApp({ service: 'gateway', logger, ready: () => accounts.reachable(), json: false, registry: metrics.registry });
   app.use(stripInternalHeaders);
   app.use(gate);
   app.use(normaliseErrors);
@@ -105,9 +109,15 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
   }
 
   function gate(req: Request, res: Response, next: NextFunction): void {
+    let upstream: UpstreamName | undefined;
+    res.on('finish', () => {
+      if (upstream) metrics.forwarded.inc({ upstream, status: String(res.statusCode) });
+      else metrics.refused.inc({ status: String(res.statusCode) });
+    });
     admit(req, res).then((route) => {
       const proxy = proxies.get(route.upstream);
       if (!proxy) throw unavailable('Service unavailable');
+      upstream = route.upstream;
       if (route.surface !== 'git' && hasStreamedBody(req)) {
         limitStreamedBody(req, () => {
           if (res.headersSent) return;

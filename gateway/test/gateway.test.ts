@@ -123,7 +123,11 @@ describe('gateway routing and identity', () => {
   it('when the gateway is asked for health, then healthz, readyz and metrics answer', async () => {
     expect((await call('GET', '/healthz')).body).toEqual({ status: 'ok' });
     expect((await call('GET', '/readyz')).body).toEqual({ status: 'ready' });
-    expect(String((await call('GET', '/metrics')).body)).toContain('githost_gateway_http_request_duration_seconds');
+    const metrics = String((await call('GET', '/metrics')).body);
+    expect(metrics).toContain('githost_gateway_http_request_duration_seconds');
+    expect(metrics).toMatch(/githost_gateway_forwarded_requests_total\{upstream="browse",status="200",service="gateway"\} \d+/);
+    expect(metrics).toMatch(/githost_gateway_refused_requests_total\{status="404",service="gateway"\} \d+/);
+    expect(metrics).toMatch(/githost_gateway_accounts_cache_total\{cache="authorize",result="miss",service="gateway"\} \d+/);
   });
 });
 

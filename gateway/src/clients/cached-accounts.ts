@@ -25,7 +25,9 @@ type AuthAnswer = { principal: Principal } | { rejected: AppError };
  * the cache never holds a usable secret. Only definite answers are cached; an unreachable
  * accounts service is asked again next time.
  */
-export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT_TTLS): AccountsGateway {
+export type CacheObserver = (cache: 'authenticate' | 'authorize', result: 'hit' | 'miss') => void;
+
+export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT_TTLS, observe: CacheObserver = () => undefined): AccountsGateway {
   const auth = new LRUCache<string, AuthAnswer>({ max: 10_000, ttl: ttls.authenticatedMs, ttlAutopurge: false });
   const repos = new LRUCache<string, RepoContext>({ max: 10_000, ttl: ttls.authorizedMs, ttlAutopurge: false });
   const disabled = (ms: number) => ms <= 0;
@@ -34,6 +36,7 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
     async authenticate(token, requestId) {
       const key = createHash('sha256').update(token).digest('hex');
       const hit = auth.get(key);
+      observe('authenticate', hit ? 'hit' : 'miss');
       if (hit) {
         if ('rejected' in hit) throw hit.rejected;
         return hit.principal;
@@ -51,6 +54,7 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
       const who = principal === null ? 'anonymous' : (principal.user_id ?? 'bootstrap-admin');
       const key = JSON.stringify([who, owner, name]);
       const hit = fresh ? undefined : repos.get(key);
+      observe('authorize', hit ? 'hit' : 'miss');
       if (hit) return hit;
       const repo = await inner.authorize(principal, owner, name, requestId);
       if (!disabled(ttls.authorizedMs)) repos.set(key, repo);

@@ -1,0 +1,21 @@
+import client from 'prom-client';
+import { createRegistry } from '@githost/http';
+
+/** Gateway metrics beside the shared request histogram (whose route label the gateway, having
+ *  no express routes, cannot fill): where requests went, what the edge refused, cache hits. */
+export interface GatewayMetrics {
+  registry: client.Registry;
+  forwarded: client.Counter<'upstream' | 'status'>;
+  refused: client.Counter<'status'>;
+  accountsCache: client.Counter<'cache' | 'result'>;
+}
+
+export function createGatewayMetrics(): GatewayMetrics {
+  const registry = createRegistry('gateway');
+  return {
+    registry,
+    forwarded: new client.Counter({ name: 'githost_gateway_forwarded_requests_total', help: 'Requests forwarded, by upstream service and response status', labelNames: ['upstream', 'status'], registers: [registry] }),
+    refused: new client.Counter({ name: 'githost_gateway_refused_requests_total', help: 'Requests answered by the gateway itself (401, 403, 404, 413, 503)', labelNames: ['status'], registers: [registry] }),
+    accountsCache: new client.Counter({ name: 'githost_gateway_accounts_cache_total', help: 'Authenticate and Authorize answers served from the cache or asked of accounts', labelNames: ['cache', 'result'], registers: [registry] }),
+  };
+}
