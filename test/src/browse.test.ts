@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { request } from 'node:http';
 import {
   addCollaborator, api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost,
   type TestGithost, type TestUser,
@@ -133,5 +134,43 @@ describe('conditional requests through the gateway', () => {
     const after = await api(gh, 'GET', '/api/repos/alice/demo/tree/main', { headers: { 'if-none-match': etag } });
     expect([after.status, after.body.commit]).toEqual([200, next]);
     expect(after.headers.get('etag')).not.toBe(etag);
+  });
+});
+
+/** A request whose path is sent exactly as written (fetch would resolve `..` segments). */
+function rawGet(path: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: gh.port, path, method: 'GET' }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('bad input through the gateway', () => {
+  it.each([
+    ['blob/main/src/../../etc/passwd', 404, 'Path not found: src/../../etc/passwd'],
+    ['blob/main/README.md%00', 400, 'Invalid path'],
+    ['tree/main~1', 404, 'Ref not found: main~1'],
+    ['commits/--output=%2Ftmp%2Fx', 404, 'Ref not found: --output=/tmp/x'],
+    ['commit/not-hex', 404, 'Commit not found: not-hex'],
+  ])('when asking %s, then %i %s', async (endpoint, status, message) => {
+    const res = await rawGet(`/api/repos/alice/demo/${endpoint}`);
+    expect([res.status, res.body]).toEqual([status, { error: message }]);
+  });
+
+  it.each(['blob/main/%2e%2e/%2e%2e/etc/passwd', 'blob/main/../../../../etc/passwd'])('when a path climbs out (%s), then a 404 JSON answer and nothing outside the repository', async (endpoint) => {
+    const res = await rawGet(`/api/repos/alice/demo/${endpoint}`);
+    expect(res.status).toBe(404);
+    expect(JSON.stringify(res.body)).not.toContain('root:');
+  });
+
+  it.each(['-5', '1e9', 'abc'])('when limit is %s, then the default applies and every commit up to 20 comes back', async (limit) => {
+    const res = await api(gh, 'GET', `/api/repos/alice/demo/commits/main?limit=${limit}`);
+    expect([res.status, res.body.commits.map((c: { sha: string }) => c.sha)]).toEqual([200, (await git(work, 'log', '--format=%H', '-n20', 'main')).split('\n')]);
   });
 });

@@ -33,11 +33,12 @@ afterAll(async () => {
 
 describe('bad input answers 4xx JSON, never a 500, and writes nothing', () => {
   it.each([
-    ['tree/main/../etc/passwd', 400, 'Invalid path: ../etc/passwd'],
-    ['blob/main/src/../../etc/passwd', 400, 'Invalid path: src/../../etc/passwd'],
-    ['blob/main/%2e%2e/%2e%2e/etc/passwd', 400, 'Invalid path: ../../etc/passwd'],
-    ['raw/main/%2E%2E%2Fsecret', 400, 'Invalid path: ../secret'],
-    ['blob/main/./README.md', 400, 'Invalid path: ./README.md'],
+    ['tree/main/../etc/passwd', 404, 'Path not found: ../etc/passwd'],
+    ['blob/main/src/../../etc/passwd', 404, 'Path not found: src/../../etc/passwd'],
+    ['blob/main/%2e%2e/%2e%2e/etc/passwd', 404, 'Path not found: ../../etc/passwd'],
+    ['raw/main/%2E%2E%2Fsecret', 404, 'Path not found: ../secret'],
+    ['blob/main/./README.md', 404, 'Path not found: ./README.md'],
+    ['tree/../main', 404, 'Ref not found: ..'],
     ['tree//etc/passwd', 404, 'Ref not found: etc'],
     ['blob/main//etc/passwd', 404, 'Path not found: etc/passwd'],
     ['blob/main/README.md%00.txt', 400, 'Invalid path'],

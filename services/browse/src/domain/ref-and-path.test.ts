@@ -83,13 +83,17 @@ describe('resolveRefAndPath (seed §4 browsing rule 2)', () => {
     expect(resolveRefAndPath('/main//src/', refs, 'main')).toEqual({ ref: { ref: 'main', kind: 'branch', sha: A }, path: 'src' });
   });
 
-  it('when the path has a .. segment, then it is a 400', () => {
+  it('when the path has a .. segment, then it is not found (no tree entry can be named ..)', () => {
     const err = errorOf(() => resolveRefAndPath('main/../etc/passwd', refs, 'main'));
-    expect([err.kind, err.message]).toEqual(['validation', 'Invalid path: ../etc/passwd']);
+    expect([err.kind, err.message]).toEqual(['not_found', 'Path not found: ../etc/passwd']);
   });
 
-  it('when the path has an encoded .. segment, then it is a 400 too', () => {
-    expect(errorOf(() => resolveRefAndPath('main/%2e%2e/x', refs, 'main')).kind).toBe('validation');
+  it('when the path has an encoded .. segment, then it is not found too', () => {
+    expect(errorOf(() => resolveRefAndPath('main/%2e%2e/x', refs, 'main')).message).toBe('Path not found: ../x');
+  });
+
+  it('when the path has a . segment, then it is not found', () => {
+    expect(errorOf(() => resolveRefAndPath('main/./README.md', refs, 'main')).message).toBe('Path not found: ./README.md');
   });
 
   it('when the path holds a NUL byte, then it is a 400', () => {

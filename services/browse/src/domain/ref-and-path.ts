@@ -36,12 +36,12 @@ export function decodeSegments(raw: string): string[] {
 }
 
 /**
- * `.` and `..` never name tree entries in git; refusing them keeps every path relative to the
- * commit's root tree, whatever git-storage does with it.
+ * `.` and `..` can never name a tree entry (git refuses them in trees), so such a path is simply
+ * not found (CONTRACT §4), and it is refused here, before it could reach anything that resolves it.
  */
 export function checkPathSegments(segments: readonly string[]): string {
   const path = segments.join('/');
-  if (segments.some((s) => s === '.' || s === '..')) throw validation(`Invalid path: ${path}`);
+  if (segments.some((s) => s === '.' || s === '..')) throw notFound(`Path not found: ${path}`);
   return path;
 }
 
