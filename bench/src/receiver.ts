@@ -19,15 +19,22 @@ export interface DeliveryRecord {
  */
 export class WebhookReceiver {
   readonly deliveries = new Map<string, DeliveryRecord>();
-
-  reset(failEvery: number): void {
-    this.deliveries.clear();
-    this.succeeded = 0;
-    this.failEvery = failEvery;
-  }
   failEvery = 0;
   /** Deliveries with at least one successful attempt. */
   succeeded = 0;
+
+  private refPrefix = '';
+  private phaseDeliveries = 0;
+
+  /** A new phase: only deliveries for refs under `refPrefix` count (late ones of an earlier phase do not). */
+  reset(failEvery: number, refPrefix: string): void {
+    this.deliveries.clear();
+    this.succeeded = 0;
+    this.failEvery = failEvery;
+    this.refPrefix = refPrefix;
+    this.phaseDeliveries = 0;
+  }
+
   private server = http.createServer((req, res) => this.handle(req, res));
   private listeners: Array<() => void> = [];
 
@@ -65,9 +72,11 @@ export class WebhookReceiver {
         record = { id, ref, arrivals: [] };
         this.deliveries.set(id, record);
       }
-      const fail = isNew && this.failEvery > 0 && this.deliveries.size % this.failEvery === 0;
+      const ours = ref.startsWith(this.refPrefix);
+      if (isNew && ours) this.phaseDeliveries++;
+      const fail = isNew && ours && this.failEvery > 0 && this.phaseDeliveries % this.failEvery === 0;
       const status = fail ? 500 : 200;
-      if (!fail && !record.arrivals.some((a) => a.status < 300)) this.succeeded++;
+      if (ours && !fail && !record.arrivals.some((a) => a.status < 300)) this.succeeded++;
       record.arrivals.push({ at, status });
       res.writeHead(status, { 'content-type': 'text/plain' }).end(fail ? 'try again' : 'ok');
       this.listeners.forEach((l) => l());

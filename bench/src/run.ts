@@ -16,7 +16,8 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
 };
 
 async function main(): Promise<void> {
-  const named = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  // `npm run bench -- -- browse` (turbo passes what follows its own `--`) or BENCH_ONLY=browse,webhooks
+  const named = [...process.argv.slice(2).filter((a) => !a.startsWith('-')), ...(process.env.BENCH_ONLY ?? '').split(',').filter(Boolean)];
   const unknown = named.filter((n) => !(n in BENCHES));
   if (unknown.length > 0) throw new Error(`unknown bench ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`);
   const selected = named.length > 0 ? named : Object.keys(BENCHES);

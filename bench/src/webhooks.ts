@@ -53,9 +53,10 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
     const phases: PhaseResult[] = [];
     for (const [index, failEvery] of [[1, 0], [2, 10]] as const) {
       ctx.log(`webhooks: phase ${index}, ${events} events${failEvery ? ', every tenth first attempt answered 500' : ''}`);
-      receiver.reset(failEvery);
+      const prefix = `wh${index}-${Date.now()}`;
+      receiver.reset(failEvery, `refs/heads/${prefix}/`);
       service.rss.reset();
-      phases.push(await runPhase({ ctx, receiver, url, cwd: small.path, commits, events, perPush, prefix: `wh${index}-${Date.now()}`, label: failEvery ? 'every 10th first attempt fails (500)' : 'all succeed' }));
+      phases.push(await runPhase({ ctx, receiver, url, cwd: small.path, commits, events, perPush, prefix, label: failEvery ? 'every 10th first attempt fails (500)' : 'all succeed' }));
       phases[phases.length - 1]!.rss = service.rss.read().rootBytes;
     }
     const row = (p: PhaseResult): string[] => [
@@ -75,6 +76,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
     ];
     const notes = [
       `${perPush} refs per \`git push\` (each ref one \`push\` event), ${process.env.BENCH_PUSH_CONCURRENCY ?? 4} pushes at a time, back to back, for at most ${process.env.BENCH_WEBHOOK_PUSH_BUDGET_S ?? (ctx.quick ? 20 : 120)} s per phase (events: the number actually produced; ${events} asked); RabbitMQ exchange \`${ctx.exchange}\`; GITHOST_WEBHOOK_RETRY_BASE_MS=${process.env.BENCH_WEBHOOK_RETRY_BASE_MS ?? '50'}`,
+      `not delivered: events with no successful delivery when the wait ended (nothing new for 30 s, or ${process.env.BENCH_WEBHOOK_DRAIN_BUDGET_S ?? (ctx.quick ? 30 : 90)} s after the last push): lost, or still queued when delivery is slower than production`,
       'deliveries/s: unique deliveries over the time from the first push starting to the last delivery arriving; latency: from the push (state change) returning to the successful attempt arriving; first-attempt: to the first attempt arriving',
       ...phases.filter((p) => p.early > 0).map((p) => `${p.label}: ${p.early} deliveries arrived before their push had returned to the client (counted as 0 ms)`),
       ...phases.filter((p) => p.unexpected > 0).map((p) => `${p.label}: ${p.unexpected} deliveries for refs not pushed in this phase`),
@@ -85,7 +87,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       tables: [
         {
           title: 'push events -> RabbitMQ -> webhooks service -> local receiver (targets: >= 500/s, first-attempt p95 < 1 s, nothing lost)',
-          header: ['phase', 'events', 'events pushed/s', 'deliveries/s', 'p50', 'p95', 'p99', 'first-attempt p95', 'lost', 'duplicates', 'retried', 'service peak RSS', 'met'],
+          header: ['phase', 'events', 'events pushed/s', 'deliveries/s', 'p50', 'p95', 'p99', 'first-attempt p95', 'not delivered', 'duplicates', 'retried', 'service peak RSS', 'met'],
           rows: phases.map(row),
         },
       ],
@@ -118,7 +120,8 @@ async function runPhase(o: { ctx: BenchContext; receiver: WebhookReceiver; url: 
   await Promise.all(Array.from({ length: concurrency }, pusher));
   const produced = pushedAt.size;
   const pushSeconds = (nowMs() - started) / 1000;
-  await waitForDeliveries(o.receiver, produced, o.ctx.quick ? 15_000 : 30_000);
+  const drainMs = Number(process.env.BENCH_WEBHOOK_DRAIN_BUDGET_S ?? (o.ctx.quick ? 30 : 90)) * 1000;
+  await waitForDeliveries(o.receiver, produced, o.ctx.quick ? 15_000 : 30_000, nowMs() + drainMs);
 
   const latencies: number[] = [];
   const firsts: number[] = [];
@@ -161,12 +164,14 @@ async function runPhase(o: { ctx: BenchContext; receiver: WebhookReceiver; url: 
   };
 }
 
-/** Resolves when `expected` deliveries succeeded, or when nothing new arrived for `idleMs`. */
-function waitForDeliveries(receiver: WebhookReceiver, expected: number, idleMs: number): Promise<void> {
+/** Resolves when `expected` deliveries succeeded, when nothing new arrived for `idleMs`, or at `deadline`. */
+function waitForDeliveries(receiver: WebhookReceiver, expected: number, idleMs: number, deadline: number): Promise<void> {
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout;
+    const cutOff = setTimeout(() => done(), Math.max(0, deadline - nowMs()));
     const done = (): void => {
       clearTimeout(timer);
+      clearTimeout(cutOff);
       stop();
       resolve();
     };
