@@ -13,12 +13,12 @@ export interface MergeTreeResult {
  * A real three-way merge without a worktree (CONTRACT §6): `git merge-tree --write-tree` (git >=
  * 2.38). Exit 0 is clean, exit 1 lists the conflicting paths; both are answers, not failures.
  */
-export async function mergeTree(gitDir: string, ours: string, theirs: string): Promise<MergeTreeResult> {
+export async function mergeTree(gitDir: string, ours: string, theirs: string, signal?: AbortSignal): Promise<MergeTreeResult> {
   let out;
   try {
     out = await runGit(
       { name: 'merge-tree', flags: ['--write-tree', '--name-only', '-z', '--no-messages'], args: [ours, theirs] },
-      { gitDir, okExitCodes: [1], timeoutMs: 120_000 },
+      { gitDir, okExitCodes: [1], timeoutMs: 120_000, signal },
     );
   } catch (err) {
     if (err instanceof NotFoundError || (err instanceof GitError && /not something we can merge|bad object|not a valid/i.test(err.stderr))) {

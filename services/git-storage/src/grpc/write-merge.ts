@@ -1,16 +1,18 @@
 import { conflict } from '@githost/errors';
+import type { grpc } from '@githost/grpc';
 import type { storage } from '@githost/protos';
+import { signalOf } from './call-signal.js';
 import { commitMerge, mergeTree } from '../git/merge.js';
 import { validateOid } from '../git/validate.js';
 import { existingRepository, type StorageContext } from '../storage-context.js';
 
 /** Writes the merge commit only; moving the target ref is UpdateRef's compare-and-swap. */
 export function writeMerge(ctx: StorageContext) {
-  return async (req: storage.WriteMergeRequest__Output): Promise<storage.WriteMergeResponse> => {
+  return async (req: storage.WriteMergeRequest__Output, call: grpc.ServerUnaryCall<storage.WriteMergeRequest__Output, storage.WriteMergeResponse>): Promise<storage.WriteMergeResponse> => {
     const ours = validateOid(req.ours_oid, 'ours id');
     const theirs = validateOid(req.theirs_oid, 'theirs id');
     const gitDir = await existingRepository(ctx, req.repository_id);
-    const r = await mergeTree(gitDir, ours, theirs);
+    const r = await mergeTree(gitDir, ours, theirs, signalOf(call));
     // CONTRACT §6: a conflicting merge is refused with the paths, and nothing is written.
     if (!r.clean) throw conflict('Merge conflict', { conflicts: r.conflicts });
     const commit = await commitMerge(gitDir, r.tree, ours, theirs, req.author, req.committer, req.message);

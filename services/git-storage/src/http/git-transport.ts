@@ -29,6 +29,11 @@ function gitProtocolEnv(req: Request): Record<string, string> {
   return typeof v === 'string' && GIT_PROTOCOL.test(v) ? { GIT_PROTOCOL: v } : {};
 }
 
+/** `--strict`: upload-pack never falls back to `<dir>/.git`; the path is exactly our bare repository. */
+function transportFlags(service: GitService, ...flags: string[]): string[] {
+  return service === 'git-upload-pack' ? ['--strict', ...flags] : flags;
+}
+
 function pktLine(s: string): string {
   return (s.length + 4).toString(16).padStart(4, '0') + s;
 }
@@ -69,7 +74,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const repo = authorizeTransport(identityOf(res), params[0]!, params[1]!, service as GitService);
       const gitDir = await existingRepository(ctx, repo.id);
       const env = gitProtocolEnv(req);
-      const child = spawnGit({ name: service.slice(4), flags: ['--stateless-rpc', '--advertise-refs'], args: [gitDir] }, { env });
+      const child = spawnGit({ name: service.slice(4), flags: transportFlags(service as GitService, '--stateless-rpc', '--advertise-refs'), args: [gitDir] }, { env });
       killOnDisconnect(res, child);
       res.status(200).setHeader('Content-Type', `application/x-${service}-advertisement`);
       noCache(res);
@@ -94,7 +99,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const env = gitProtocolEnv(req);
       const pushLog = service === 'git-receive-pack' ? path.join(ctx.dataDir, 'tmp', `push-${randomUUID()}.log`) : undefined;
       if (pushLog) env[PUSH_LOG_ENV] = pushLog;
-      const child = spawnGit({ name: service.slice(4), flags: ['--stateless-rpc'], args: [gitDir] }, { env });
+      const child = spawnGit({ name: service.slice(4), flags: transportFlags(service, '--stateless-rpc'), args: [gitDir] }, { env });
       killOnDisconnect(res, child);
       let stderr = '';
       child.stderr!.on('data', (b: Buffer) => {
