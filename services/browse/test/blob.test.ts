@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { API, startHarness, type Harness } from './support/harness.js';
+import { request } from 'node:http';
+import { encodeIdentity } from '@githost/identity';
+import { API, repoContext, startHarness, type Harness } from './support/harness.js';
 import { BIG_FILE_BYTES, FILES } from './support/fixture.js';
 import { gitBytes } from './support/git.js';
 
@@ -170,5 +172,30 @@ describe('GET raw', () => {
     const first = await h.get(`${API}/raw/main/README.md`);
     const again = await h.get(`${API}/raw/main/README.md`, { headers: { 'If-None-Match': String(first.headers.etag) } });
     expect([again.status, again.body.length, again.headers.etag]).toEqual([304, 0, first.headers.etag]);
+  });
+});
+
+describe('GET raw when the client goes away', () => {
+  it('when the client hangs up after the first bytes, then the service keeps answering', async () => {
+    const headers = encodeIdentity({ principal: null, repo: repoContext(), request_id: 'abort', issued_at: Date.now() }, h.storage.secret);
+    await new Promise<void>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: h.port, path: `${API}/raw/main/big.txt`, headers }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' ? resolve() : reject(err)));
+      req.end();
+    });
+    const res = await h.get(`${API}/raw/main/big.txt`);
+    expect([res.status, res.body.length]).toEqual([200, BIG_FILE_BYTES]);
+  });
+});
+
+describe('a repository the gateway knows but storage does not', () => {
+  it('when browsed, then 404 Not found', async () => {
+    const res = await h.get(`${API}/tree/`, { repo: { id: 'browse-nowhere' } });
+    expect([res.status, res.json()]).toEqual([404, { error: 'Not found' }]);
   });
 });

@@ -145,7 +145,13 @@ export class Browser {
   }
 
   private async refs(repo: RepoRef): Promise<RefSet> {
-    return buildRefSet(await this.reader.listRefs(repo));
+    try {
+      return buildRefSet(await this.reader.listRefs(repo));
+    } catch (err) {
+      // The gateway vouched for the repository but storage has none: to the caller it does not exist.
+      if (err instanceof AppError && err.kind === 'not_found') throw notFound('Not found');
+      throw err;
+    }
   }
 
   /** Branches and tags name commits already; a 40-hex id must be confirmed (CONTRACT §9). */

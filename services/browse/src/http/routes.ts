@@ -81,12 +81,18 @@ async function sendRaw(req: Request, res: Response, prepared: Prepared<RawBlob>)
     res.end();
     return;
   }
-  if (blob.head.length > 0 && !res.write(blob.head)) await drained(res);
-  for (;;) {
-    const next = await blob.rest.next();
-    if (next.done) break;
+  try {
+    if (blob.head.length > 0 && !res.write(blob.head)) await drained(res);
+    for (;;) {
+      const next = await blob.rest.next();
+      if (next.done) break;
+      if (res.destroyed) return;
+      if (!res.write(next.value)) await drained(res);
+    }
+  } catch (err) {
+    // The client left and the cancelled read failed because of it: nothing to report.
     if (res.destroyed) return;
-    if (!res.write(next.value)) await drained(res);
+    throw err;
   }
   res.end();
 }
