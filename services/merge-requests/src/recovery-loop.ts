@@ -1,4 +1,5 @@
 import type { Logger } from '@githost/logging';
+import type { MergeMetrics } from './metrics.js';
 import type { Deps } from './domain/merge-requests.js';
 import type { EventRelay } from './domain/ports.js';
 import { reconcileMergeIntents } from './domain/reconcile.js';
@@ -11,12 +12,13 @@ export interface RecoveryOptions {
 }
 
 /** Runs merge recovery at start-up and then periodically, one pass at a time. */
-export function startRecoveryLoop(deps: Deps & { relay: EventRelay }, logger: Logger, opts: RecoveryOptions = {}) {
+export function startRecoveryLoop(deps: Deps & { relay: EventRelay }, logger: Logger, opts: RecoveryOptions = {}, metrics?: MergeMetrics) {
   const graceMs = opts.graceMs ?? 120_000;
   let running: Promise<void> | null = null;
   const pass = () => {
     running ??= reconcileMergeIntents(deps, graceMs)
       .then((out) => {
+        metrics?.recovered(out.completed.length, out.dropped.length);
         if (out.completed.length + out.dropped.length + out.deferred.length > 0) logger.info(out, 'merge recovery pass');
       })
       .catch((err: unknown) => logger.error({ err }, 'merge recovery pass failed'))

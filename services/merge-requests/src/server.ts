@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createEventBus, startOutboxRelay, type EventBus, type Relay } from '@githost/bus';
 import { migrate, openDatabase, type Database } from '@githost/db';
-import { createHttpApp, finish, listen, type Listening } from '@githost/http';
+import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import { createAccountsClient, createStorageClient, type AccountsServiceClient, type StorageServiceClient } from '@githost/protos';
 import { AccountsUserDirectory } from './clients/accounts.js';
@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import { MIGRATIONS } from './db/migrations.js';
 import { PgMergeRequestStore } from './db/merge-request-store.js';
 import { mergeRequestRoutes } from './http/routes.js';
+import { mergeMetrics } from './metrics.js';
 import { startRecoveryLoop, type RecoveryOptions } from './recovery-loop.js';
 
 export interface Deps {
@@ -50,16 +51,19 @@ export function createServer(config: Config, deps: Deps = {}): Service {
       relay = outbox;
       const store = new PgMergeRequestStore(database);
       const users = new AccountsUserDirectory(accounts);
-      recovery = startRecoveryLoop({ store, git, users, relay: outbox }, logger, deps.recovery);
+      const registry = createRegistry('merge-requests');
+      const metrics = mergeMetrics(registry);
+      recovery = startRecoveryLoop({ store, git, users, relay: outbox }, logger, deps.recovery, metrics);
       await recovery.first;
 
       const app = createHttpApp({
         service: 'merge-requests',
         logger,
         internalSecret: config.internalSecret,
+        registry,
         ready: async () => (await database.ping()) && (await bus.ready()) && (await clientReady(storage)) && (await clientReady(accounts)),
       });
-      app.use(mergeRequestRoutes({ store, users, relay: outbox, gitFor: (requestId) => git.forRequest(requestId) }));
+      app.use(mergeRequestRoutes({ store, users, relay: outbox, metrics, gitFor: (requestId) => git.forRequest(requestId) }));
       finish(app);
       listening = await listen(app, config.httpPort);
       logger.info({ http_port: listening.port }, 'merge-requests listening');

@@ -224,6 +224,17 @@ describe('merge-requests service on Postgres and git-storage', () => {
     expect((await call(r, 'POST', '/merge-requests/1/merge')).status).toBe(200);
     await stack.restart();
   });
+
+  it('when probed, then ready with its database, bus, git-storage and accounts, and merges are counted in /metrics', async () => {
+    const r = await makeRepo();
+    await open(r);
+    expect((await call(r, 'POST', '/merge-requests/1/merge')).status).toBe(200);
+    expect(await call(r, 'POST', '/merge-requests/1/merge')).toMatchObject({ status: 409 });
+    expect((await fetch(`${stack.baseUrl}/readyz`)).status).toBe(200);
+    const metrics = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/githost_merge_requests_merges_total\{outcome="fast-forward",service="merge-requests"\} [1-9]/);
+    expect(metrics).toMatch(/githost_merge_requests_merges_total\{outcome="conflict",service="merge-requests"\} [1-9]/);
+  });
 });
 
 async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {

@@ -4,11 +4,13 @@ import { mergeMergeRequest } from '../domain/merge.js';
 import { addComment, createMergeRequest, getMergeRequest, listActivity, listMergeRequests, type Deps } from '../domain/merge-requests.js';
 import type { EventRelay, GitPort } from '../domain/ports.js';
 import type { Caller, RepoRef } from '../domain/types.js';
+import type { MergeMetrics } from '../metrics.js';
 
 export interface RouteDeps extends Omit<Deps, 'git'> {
   /** git access tagged with the request's id. */
   gitFor(requestId: string): GitPort;
   relay: EventRelay;
+  metrics?: MergeMetrics;
 }
 
 function contextOf(res: Response) {
@@ -61,7 +63,12 @@ export function mergeRequestRoutes(deps: RouteDeps): express.Router {
     `${base}/merge-requests/:number/merge`,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      res.json(await mergeMergeRequest(d, ctx, String(req.params.number)));
+      const result = await mergeMergeRequest(d, ctx, String(req.params.number)).catch((err: unknown) => {
+        deps.metrics?.failed(err);
+        throw err;
+      });
+      deps.metrics?.merged(result.strategy);
+      res.json(result);
     }),
   );
   router.get(
