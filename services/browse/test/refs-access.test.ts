@@ -106,6 +106,11 @@ describe('conditional requests', () => {
     expect([first.status, again.status]).toEqual([200, 304]);
   });
 
+  it('when If-None-Match is * on a missing path, then 404 rather than 304', async () => {
+    const res = await h.get(`${API}/tree/main/no-such-dir`, { headers: { 'If-None-Match': '*' } });
+    expect([res.status, res.json()]).toEqual([404, { error: 'Path not found: no-such-dir' }]);
+  });
+
   it('when the ETag is stale, then the full answer', async () => {
     const res = await h.get(`${API}/tree/main`, { headers: { 'If-None-Match': '"stale"' } });
     expect(res.status).toBe(200);
