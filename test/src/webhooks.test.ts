@@ -131,6 +131,16 @@ describe.each([['embedded' as const], ['real' as const]])('webhooks end to end o
     expect(deliveries.body[0]).toMatchObject({ id: push.headers['x-githost-delivery'], event: 'push', status: 'delivered', attempts: 1, response_status: 204 });
   });
 
+  it('when one push updates several refs, then one push delivery comes per ref (CONTRACT §9)', async () => {
+    for (const b of ['multi-a', 'multi-b', 'multi-c']) await git(work, 'branch', b, 'main');
+    await git(work, 'push', '-q', 'origin', 'multi-a', 'multi-b', 'multi-c');
+    const refs = await eventually(() => {
+      const seen = receiver.received.filter((d) => d.body.event === 'push' && String(d.body.ref).startsWith('refs/heads/multi-')).map((d) => d.body.ref);
+      return seen.length >= 3 ? seen : undefined;
+    });
+    expect([...refs].sort()).toEqual(['refs/heads/multi-a', 'refs/heads/multi-b', 'refs/heads/multi-c']);
+  });
+
   it('when a writer merges a merge request, then the receiver gets the seed §6 merge_request payload with the owner as sender', async () => {
     await git(work, 'checkout', '-q', '-b', 'feature');
     await commitFiles(work, { 'feature.txt': 'new\n' }, 'add feature');
