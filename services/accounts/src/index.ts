@@ -1,1 +1,3 @@
-export {};
+export { loadConfig, type Config } from './config.js';
+export { createServer, type Service, type ServerDeps } from './server.js';
+export type { RepositoryStorage } from './domain/ports.js';

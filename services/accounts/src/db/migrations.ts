@@ -1,0 +1,56 @@
+import type { Migration } from '@githost/db';
+
+/**
+ * The accounts schema, plain SQL, applied in order at start-up (same SQL on Postgres and PGlite).
+ * Never edit an applied migration; add the next version.
+ */
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'users_tokens_repositories_collaborators',
+    sql: `
+CREATE TABLE users (
+  id text PRIMARY KEY,
+  username text NOT NULL,
+  email text NOT NULL,
+  is_admin boolean NOT NULL DEFAULT false,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+-- Usernames are unique whatever their letter case (alice and Alice are one owner in URLs).
+CREATE UNIQUE INDEX users_username_key ON users (lower(username));
+
+CREATE TABLE tokens (
+  id text PRIMARY KEY,
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  name text,
+  -- sha256 hex of the token; the token itself is never stored.
+  token_hash text NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  last_used_at timestamptz,
+  revoked_at timestamptz
+);
+CREATE INDEX tokens_user_id_idx ON tokens (user_id);
+
+CREATE TABLE repositories (
+  id text PRIMARY KEY,
+  owner_id text NOT NULL REFERENCES users (id),
+  name text NOT NULL,
+  private boolean NOT NULL DEFAULT false,
+  default_branch text NOT NULL DEFAULT 'main',
+  description text,
+  shard text NOT NULL DEFAULT 'default',
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX repositories_owner_name_key ON repositories (owner_id, lower(name));
+
+CREATE TABLE collaborators (
+  repository_id text NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  permission text NOT NULL CHECK (permission IN ('read', 'write')),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (repository_id, user_id)
+);
+CREATE INDEX collaborators_user_id_idx ON collaborators (user_id);
+`,
+  },
+];

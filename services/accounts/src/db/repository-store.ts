@@ -1,0 +1,84 @@
+import type { Database, Queryable } from '@githost/db';
+import type { RepositoryStore } from '../domain/ports.js';
+import type { CollaboratorPermission, Repository } from '../domain/types.js';
+import { iso, uniquely } from './rows.js';
+
+interface RepositoryRow {
+  id: string;
+  owner_id: string;
+  owner: string;
+  name: string;
+  private: boolean;
+  default_branch: string;
+  description: string | null;
+  shard: string;
+  created_at: Date;
+}
+
+const SELECT_REPOSITORY = `
+  SELECT r.id, r.owner_id, u.username AS owner, r.name, r.private, r.default_branch, r.description, r.shard, r.created_at
+    FROM repositories r JOIN users u ON u.id = r.owner_id`;
+
+function toRepository(row: RepositoryRow): Repository {
+  return {
+    id: row.id,
+    owner_id: row.owner_id,
+    owner: row.owner,
+    name: row.name,
+    private: row.private,
+    default_branch: row.default_branch,
+    description: row.description,
+    shard: row.shard,
+    created_at: iso(row.created_at),
+  };
+}
+
+async function one(db: Queryable, where: string, params: unknown[]): Promise<Repository | null> {
+  const { rows } = await db.query<RepositoryRow>(`${SELECT_REPOSITORY} WHERE ${where}`, params);
+  return rows[0] ? toRepository(rows[0]) : null;
+}
+
+export class PgRepositoryStore implements RepositoryStore {
+  constructor(private readonly db: Database) {}
+
+  insertWith(repo: Omit<Repository, 'created_at' | 'owner'>, during: () => Promise<void>): Promise<Repository> {
+    return uniquely('Repository already exists', () =>
+      this.db.transaction(async (tx) => {
+        await tx.query(
+          `INSERT INTO repositories (id, owner_id, name, private, default_branch, description, shard) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          [repo.id, repo.owner_id, repo.name, repo.private, repo.default_branch, repo.description, repo.shard],
+        );
+        await during();
+        return (await one(tx, 'r.id = $1', [repo.id])) as Repository;
+      }),
+    );
+  }
+
+  byOwnerAndName(owner: string, name: string): Promise<Repository | null> {
+    return one(this.db, 'lower(u.username) = lower($1) AND lower(r.name) = lower($2)', [owner, name]);
+  }
+
+  byId(id: string): Promise<Repository | null> {
+    return one(this.db, 'r.id = $1', [id]);
+  }
+
+  async collaboratorPermission(repositoryId: string, userId: string): Promise<CollaboratorPermission | null> {
+    const { rows } = await this.db.query<{ permission: CollaboratorPermission }>(
+      'SELECT permission FROM collaborators WHERE repository_id = $1 AND user_id = $2',
+      [repositoryId, userId],
+    );
+    return rows[0]?.permission ?? null;
+  }
+
+  async setCollaborator(repositoryId: string, userId: string, permission: CollaboratorPermission): Promise<void> {
+    await this.db.query(
+      `INSERT INTO collaborators (repository_id, user_id, permission) VALUES ($1, $2, $3)
+       ON CONFLICT (repository_id, user_id) DO UPDATE SET permission = EXCLUDED.permission`,
+      [repositoryId, userId, permission],
+    );
+  }
+
+  async removeCollaborator(repositoryId: string, userId: string): Promise<void> {
+    await this.db.query('DELETE FROM collaborators WHERE repository_id = $1 AND user_id = $2', [repositoryId, userId]);
+  }
+}

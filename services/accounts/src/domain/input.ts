@@ -1,0 +1,86 @@
+import { validation } from '@githost/errors';
+import type { CollaboratorPermission } from './types.js';
+import { checkBranchName, checkEmail, checkRepositoryName, checkUsername } from './names.js';
+
+/** Parsing of request bodies into checked inputs, with messages a caller can act on. */
+
+type Body = Record<string, unknown>;
+
+function asBody(body: unknown): Body {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw validation('Request body must be a JSON object');
+  return body as Body;
+}
+
+function requiredString(body: Body, field: string): string {
+  const v = body[field];
+  if (v === undefined || v === null || v === '') throw validation(`${field} is required`);
+  if (typeof v !== 'string') throw validation(`${field} must be a string`);
+  return v;
+}
+
+function optionalString(body: Body, field: string, max: number): string | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw validation(`${field} must be a string`);
+  if (v.length > max) throw validation(`${field} must be at most ${max} characters`);
+  return v;
+}
+
+function optionalBoolean(body: Body, field: string): boolean | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') throw validation(`${field} must be true or false`);
+  return v;
+}
+
+export interface CreateUserInput {
+  username: string;
+  email: string;
+  is_admin: boolean;
+}
+
+export function parseCreateUser(raw: unknown): CreateUserInput {
+  const body = asBody(raw);
+  const username = checkUsername(requiredString(body, 'username'));
+  const email = checkEmail(requiredString(body, 'email').trim());
+  return { username, email, is_admin: optionalBoolean(body, 'is_admin') ?? false };
+}
+
+export const MAX_TOKEN_NAME = 100;
+
+export function parseTokenName(raw: unknown): string | null {
+  const name = optionalString(asBody(raw), 'name', MAX_TOKEN_NAME)?.trim();
+  return name ? name : null;
+}
+
+export interface CreateRepositoryInput {
+  name: string;
+  private: boolean;
+  default_branch: string;
+  description: string | null;
+  /** Absent: the caller. */
+  owner: string | undefined;
+}
+
+export const MAX_DESCRIPTION = 1000;
+
+export function parseCreateRepository(raw: unknown): CreateRepositoryInput {
+  const body = asBody(raw);
+  const name = checkRepositoryName(requiredString(body, 'name'));
+  const branch = optionalString(body, 'default_branch', 1000);
+  const owner = optionalString(body, 'owner', 1000);
+  return {
+    name,
+    private: optionalBoolean(body, 'private') ?? false,
+    default_branch: branch === undefined || branch === '' ? 'main' : checkBranchName(branch),
+    description: optionalString(body, 'description', MAX_DESCRIPTION) ?? null,
+    owner: owner === undefined || owner === '' ? undefined : owner,
+  };
+}
+
+export function parseCollaboratorPermission(raw: unknown): CollaboratorPermission {
+  const permission = asBody(raw).permission;
+  if (permission !== 'read' && permission !== 'write') throw validation('permission must be "read" or "write"');
+  return permission;
+}

@@ -1,0 +1,57 @@
+import { validation } from '@githost/errors';
+
+const NAME_CHARS = /^[A-Za-z0-9._-]+$/;
+const MAX_NAME = 100;
+
+/**
+ * CONTRACT §8: usernames and repository names are 1 to 100 characters of letters, digits, `-`,
+ * `_`, `.`, not starting with `.` or `-` and not ending in `.git`. One message per broken rule,
+ * so the caller knows what to change.
+ */
+export function checkName(label: 'Username' | 'Repository name', value: string): string {
+  if (value.length === 0) throw validation(`${label} must not be empty`);
+  if (value.length > MAX_NAME) throw validation(`${label} must be at most ${MAX_NAME} characters`);
+  if (!NAME_CHARS.test(value)) throw validation(`${label} may contain only letters, digits, '-', '_' and '.'`);
+  if (value.startsWith('.') || value.startsWith('-')) throw validation(`${label} must not start with '.' or '-'`);
+  if (value.toLowerCase().endsWith('.git')) throw validation(`${label} must not end in '.git'`);
+  return value;
+}
+
+/**
+ * `api` as an owner would make `/api/<repo>.git` ambiguous between the REST API and git
+ * transport at the gateway, so no user may take it.
+ */
+const RESERVED_USERNAMES = new Set(['api']);
+
+export function checkUsername(value: string): string {
+  checkName('Username', value);
+  if (RESERVED_USERNAMES.has(value.toLowerCase())) throw validation(`Username '${value}' is reserved`);
+  return value;
+}
+
+export const checkRepositoryName = (value: string): string => checkName('Repository name', value);
+
+const MAX_BRANCH = 255;
+
+/**
+ * A default branch becomes `refs/heads/<name>` in git-storage, so it follows git's
+ * check-ref-format rules, and it may never start with `-` (it must not read as an option).
+ */
+export function checkBranchName(value: string): string {
+  const bad = (why: string) => validation(`default_branch is not a valid branch name: ${why}`);
+  if (value.length === 0) throw bad('it is empty');
+  if (value.length > MAX_BRANCH) throw bad(`it is longer than ${MAX_BRANCH} characters`);
+  if (value.startsWith('-')) throw bad("it starts with '-'");
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(value)) throw bad('it contains a space, a control character or one of ~ ^ : ? * [ \\');
+  if (value.includes('..') || value.includes('@{') || value.includes('//')) throw bad("it contains '..', '@{' or '//'");
+  if (value === '@' || value.startsWith('/') || value.endsWith('/') || value.endsWith('.')) throw bad("it is '@', or starts or ends with '/', or ends with '.'");
+  if (value.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))) throw bad("a component starts with '.' or ends with '.lock'");
+  return value;
+}
+
+/** Loose on purpose: one `@` with something either side and no spaces. Mail delivery proves the rest. */
+export function checkEmail(value: string): string {
+  if (value.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(value)) throw validation('email must look like an address (name@example.com)');
+  return value;
+}

@@ -1,0 +1,49 @@
+import type { CollaboratorPermission, Repository, User } from './types.js';
+
+/** Data access the domain needs; implemented in src/db over Postgres or PGlite. */
+export interface UserStore {
+  /** Throws conflict `Username already taken` when the name exists in any letter case. */
+  insert(user: Omit<User, 'created_at'>): Promise<User>;
+  byIds(ids: string[]): Promise<User[]>;
+  /** Case-insensitive. */
+  byUsername(username: string): Promise<User | null>;
+}
+
+export interface TokenRecord {
+  id: string;
+  user_id: string;
+  name: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface TokenStore {
+  insert(token: { id: string; user_id: string; name: string | null; token_hash: string }): Promise<TokenRecord>;
+  /** The token with this hash and its user, unless it is revoked. */
+  findActive(tokenHash: string): Promise<{ token: TokenRecord; user: User } | null>;
+  /** Sets last_used_at to now unless it was set within `minIntervalMs`. */
+  touch(id: string, minIntervalMs: number): Promise<void>;
+  /** Revokes one of the user's tokens (any user's when `userId` is null); false when none matched. */
+  revoke(id: string, userId: string | null): Promise<boolean>;
+  listForUser(userId: string): Promise<TokenRecord[]>;
+}
+
+export interface RepositoryStore {
+  /**
+   * Inserts the row and runs `during` in the same transaction: a failure of `during` leaves no
+   * row. Throws conflict `Repository already exists` for a duplicate owner/name (any case).
+   */
+  insertWith(repo: Omit<Repository, 'created_at' | 'owner'>, during: () => Promise<void>): Promise<Repository>;
+  /** Case-insensitive on both names. */
+  byOwnerAndName(owner: string, name: string): Promise<Repository | null>;
+  byId(id: string): Promise<Repository | null>;
+  collaboratorPermission(repositoryId: string, userId: string): Promise<CollaboratorPermission | null>;
+  setCollaborator(repositoryId: string, userId: string, permission: CollaboratorPermission): Promise<void>;
+  removeCollaborator(repositoryId: string, userId: string): Promise<void>;
+}
+
+/** git-storage, as the domain sees it. */
+export interface RepositoryStorage {
+  createRepository(repositoryId: string, defaultBranch: string): Promise<void>;
+  removeRepository(repositoryId: string): Promise<void>;
+}

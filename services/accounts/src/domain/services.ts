@@ -1,0 +1,25 @@
+import type { RepositoryStorage, RepositoryStore, TokenStore, UserStore } from './ports.js';
+import { RepositoryService } from './repositories.js';
+import { TokenService } from './tokens.js';
+import { UserService } from './users.js';
+
+export interface AccountsServices {
+  users: UserService;
+  tokens: TokenService;
+  repositories: RepositoryService;
+}
+
+export function createServices(deps: {
+  users: UserStore;
+  tokens: TokenStore;
+  repositories: RepositoryStore;
+  storage: RepositoryStorage;
+  adminToken: string | undefined;
+  onOrphan?: (repositoryId: string, err: unknown) => void;
+}): AccountsServices {
+  return {
+    users: new UserService(deps.users),
+    tokens: new TokenService(deps.tokens, deps.adminToken),
+    repositories: new RepositoryService(deps.repositories, deps.users, deps.storage, deps.onOrphan),
+  };
+}

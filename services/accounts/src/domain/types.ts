@@ -1,0 +1,46 @@
+import type { Permission } from '@githost/identity';
+
+export type { Permission };
+
+export interface User {
+  id: string;
+  username: string;
+  email: string;
+  is_admin: boolean;
+  /** ISO 8601. */
+  created_at: string;
+}
+
+export type CollaboratorPermission = 'read' | 'write';
+
+export interface Repository {
+  id: string;
+  owner_id: string;
+  /** Owner's username, as stored (its canonical case). */
+  owner: string;
+  name: string;
+  private: boolean;
+  default_branch: string;
+  description: string | null;
+  /** git-storage shard holding the repository; one shard, `default`, for now (issue 2 part 4). */
+  shard: string;
+  created_at: string;
+}
+
+/**
+ * Who is asking. `null` is an anonymous caller. The bootstrap admin (GITHOST_ADMIN_TOKEN) has no
+ * user record: `user_id` null and `is_admin` true.
+ */
+export interface Caller {
+  user_id: string | null;
+  username: string;
+  is_admin: boolean;
+}
+
+export interface IssuedToken {
+  id: string;
+  name: string | null;
+  /** The secret itself, shown once and never stored. */
+  token: string;
+  created_at: string;
+}

@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import { forbidden, notFound } from '@githost/errors';
+import type { UserStore } from './ports.js';
+import type { Caller, User } from './types.js';
+import type { CreateUserInput } from './input.js';
+
+/** CONTRACT §9 Access: admin endpoints answer 403 `Forbidden` to anyone but a site admin. */
+export function requireSiteAdmin(caller: Caller): void {
+  if (!caller.is_admin) throw forbidden();
+}
+
+export class UserService {
+  constructor(private readonly store: UserStore) {}
+
+  async create(caller: Caller, input: CreateUserInput): Promise<User> {
+    requireSiteAdmin(caller);
+    return this.store.insert({ id: randomUUID(), ...input });
+  }
+
+  async byUsername(username: string): Promise<User> {
+    const user = await this.store.byUsername(username);
+    if (!user) throw notFound('User not found');
+    return user;
+  }
+
+  async byId(id: string): Promise<User | null> {
+    return (await this.store.byIds([id]))[0] ?? null;
+  }
+
+  /** Unknown ids are left out (accounts.proto GetUsers). */
+  byIds(ids: string[]): Promise<User[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.store.byIds([...new Set(ids)]);
+  }
+}

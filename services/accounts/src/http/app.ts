@@ -1,0 +1,11 @@
+import type { Express } from 'express';
+import { createHttpApp, finish } from '@githost/http';
+import type { Logger } from '@githost/logging';
+import type { AccountsServices } from '../domain/services.js';
+import { registerRoutes } from './routes.js';
+
+export function createAccountsApp(opts: { logger: Logger; internalSecret: string; publicUrl: string; ready: () => Promise<boolean>; services: AccountsServices }): Express {
+  const app = createHttpApp({ service: 'accounts', logger: opts.logger, internalSecret: opts.internalSecret, ready: opts.ready });
+  registerRoutes(app, opts.services, opts.publicUrl);
+  return finish(app);
+}

@@ -1,0 +1,25 @@
+import type { Response } from 'express';
+import { unauthenticated } from '@githost/errors';
+import { identityOf } from '@githost/http';
+import type { RepoAccess } from '../domain/repositories.js';
+import type { Caller } from '../domain/types.js';
+
+/** The signed principal as a domain caller; null when anonymous. */
+export function optionalCallerOf(res: Response): Caller | null {
+  const principal = identityOf(res).principal;
+  if (!principal) return null;
+  return { user_id: principal.user_id, username: principal.username, is_admin: principal.is_admin };
+}
+
+/** Required-auth routes (ARCHITECTURE route table): no principal is 401 `Authentication required`. */
+export function callerOf(res: Response): Caller {
+  const caller = optionalCallerOf(res);
+  if (!caller) throw unauthenticated();
+  return caller;
+}
+
+/** The repository the gateway resolved from the path, with the caller's permission on it. */
+export function repoAccessOf(res: Response): RepoAccess | null {
+  const repo = identityOf(res).repo;
+  return repo ? { id: repo.id, permission: repo.permission } : null;
+}

@@ -1,0 +1,24 @@
+import type { TokenRecord } from '../domain/ports.js';
+import type { IssuedToken, Repository, User } from '../domain/types.js';
+
+/** Response shapes of CONTRACT §8. */
+
+export const userJson = (u: User) => ({ id: u.id, username: u.username, email: u.email, is_admin: u.is_admin, created_at: u.created_at });
+
+export const issuedTokenJson = (t: IssuedToken) => ({ id: t.id, name: t.name, token: t.token, created_at: t.created_at });
+
+export const tokenJson = (t: TokenRecord) => ({ id: t.id, name: t.name, created_at: t.created_at, last_used_at: t.last_used_at });
+
+export function repositoryJson(r: Repository, publicUrl: string) {
+  return {
+    id: r.id,
+    owner: r.owner,
+    name: r.name,
+    full_name: `${r.owner}/${r.name}`,
+    private: r.private,
+    default_branch: r.default_branch,
+    description: r.description,
+    clone_url: `${publicUrl}/${r.owner}/${r.name}.git`,
+    created_at: r.created_at,
+  };
+}

@@ -1,0 +1,73 @@
+import type { Express } from 'express';
+import { validation } from '@githost/errors';
+import { route } from '@githost/http';
+import { parseCreateRepository, parseCreateUser, parseTokenName } from '../domain/input.js';
+import type { AccountsServices } from '../domain/services.js';
+import { NO_USER_RECORD } from '../domain/tokens.js';
+import { requireSiteAdmin } from '../domain/users.js';
+import { callerOf, repoAccessOf } from './caller.js';
+import { issuedTokenJson, repositoryJson, tokenJson, userJson } from './present.js';
+
+/** CONTRACT §8 accounts endpoints; the gateway forwards these paths unchanged. */
+export function registerRoutes(app: Express, services: AccountsServices, publicUrl: string): void {
+  const { users, tokens, repositories } = services;
+
+  app.post('/api/admin/users', route(async (req, res) => {
+    const caller = callerOf(res);
+    requireSiteAdmin(caller);
+    const user = await users.create(caller, parseCreateUser(req.body));
+    res.status(201).json(userJson(user));
+  }));
+
+  app.post('/api/admin/users/:username/tokens', route(async (req, res) => {
+    requireSiteAdmin(callerOf(res));
+    const name = parseTokenName(req.body);
+    const user = await users.byUsername(String(req.params.username));
+    res.status(201).json(issuedTokenJson(await tokens.issue(user.id, name)));
+  }));
+
+  app.get('/api/user', route(async (_req, res) => {
+    const caller = callerOf(res);
+    // The bootstrap admin has no record; it is described by what the gateway signed.
+    const user = caller.user_id ? await users.byId(caller.user_id) : null;
+    if (user) res.json({ id: user.id, username: user.username, email: user.email, is_admin: user.is_admin });
+    else res.json({ id: caller.user_id, username: caller.username, email: null, is_admin: caller.is_admin });
+  }));
+
+  app.get('/api/user/tokens', route(async (_req, res) => {
+    res.json((await tokens.list(callerOf(res))).map(tokenJson));
+  }));
+
+  app.post('/api/user/tokens', route(async (req, res) => {
+    const caller = callerOf(res);
+    if (!caller.user_id) throw validation(NO_USER_RECORD);
+    res.status(201).json(issuedTokenJson(await tokens.issue(caller.user_id, parseTokenName(req.body))));
+  }));
+
+  app.delete('/api/user/tokens/:id', route(async (req, res) => {
+    await tokens.revoke(callerOf(res), String(req.params.id));
+    res.status(204).end();
+  }));
+
+  app.post('/api/repos', route(async (req, res) => {
+    const caller = callerOf(res);
+    const repo = await repositories.create(caller, parseCreateRepository(req.body));
+    res.status(201).json(repositoryJson(repo, publicUrl));
+  }));
+
+  app.get('/api/repos/:owner/:repo', route(async (_req, res) => {
+    res.json(repositoryJson(await repositories.get(repoAccessOf(res)), publicUrl));
+  }));
+
+  app.put('/api/repos/:owner/:repo/collaborators/:username', route(async (req, res) => {
+    callerOf(res);
+    await repositories.setCollaborator(repoAccessOf(res), String(req.params.username), req.body);
+    res.status(204).end();
+  }));
+
+  app.delete('/api/repos/:owner/:repo/collaborators/:username', route(async (req, res) => {
+    callerOf(res);
+    await repositories.removeCollaborator(repoAccessOf(res), String(req.params.username));
+    res.status(204).end();
+  }));
+}

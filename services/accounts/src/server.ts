@@ -1,0 +1,63 @@
+import type { Database } from '@githost/db';
+import { startGrpcServer, type GrpcListening } from '@githost/grpc';
+import { listen, type Listening } from '@githost/http';
+import { createLogger, type Logger } from '@githost/logging';
+import { GrpcRepositoryStorage } from './clients/storage.js';
+import { pgliteDir, type Config } from './config.js';
+import { openAccountsDatabase } from './db/open.js';
+import { PgRepositoryStore } from './db/repository-store.js';
+import { PgTokenStore } from './db/token-store.js';
+import { PgUserStore } from './db/user-store.js';
+import type { RepositoryStorage } from './domain/ports.js';
+import { createServices } from './domain/services.js';
+import { registerAccountsService } from './grpc/service.js';
+import { createAccountsApp } from './http/app.js';
+
+export interface ServerDeps {
+  logger?: Logger;
+  /** git-storage; built from `config.storageAddress` when absent. */
+  storage?: RepositoryStorage & { ready?(): Promise<boolean>; close?(): void };
+}
+
+export interface Service {
+  start(): Promise<{ httpPort: number; grpcPort: number }>;
+  stop(): Promise<void>;
+}
+
+export function createServer(config: Config, deps: ServerDeps = {}): Service {
+  const logger = deps.logger ?? createLogger('accounts');
+  let db: Database | undefined;
+  let storage: ServerDeps['storage'];
+  let http: Listening | undefined;
+  let grpc: GrpcListening | undefined;
+
+  return {
+    async start() {
+      db = await openAccountsDatabase({ url: config.databaseUrl, pgliteDir: pgliteDir(config) });
+      storage = deps.storage ?? new GrpcRepositoryStorage(config.storageAddress);
+      const database = db;
+      const store = storage;
+      const services = createServices({
+        users: new PgUserStore(database),
+        tokens: new PgTokenStore(database),
+        repositories: new PgRepositoryStore(database),
+        storage: store,
+        adminToken: config.adminToken,
+        onOrphan: (repository_id, err) => logger.error({ err, repository_id }, 'could not remove a half-created repository from git-storage'),
+      });
+      const ready = async () => (await database.ping()) && (store.ready ? await store.ready() : true);
+      const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services });
+      grpc = await startGrpcServer((server) => registerAccountsService(server, services, logger), config.grpcPort);
+      http = await listen(app, config.httpPort);
+      logger.info({ http_port: http.port, grpc_port: grpc.port, database: database.kind }, 'accounts started');
+      return { httpPort: http.port, grpcPort: grpc.port };
+    },
+
+    async stop() {
+      await Promise.all([http?.close(), grpc?.close()]);
+      if (!deps.storage) storage?.close?.();
+      await db?.close();
+      http = grpc = db = storage = undefined;
+    },
+  };
+}

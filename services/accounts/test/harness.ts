@@ -1,0 +1,111 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createTestDatabase } from '@githost/db';
+import { rpc } from './rpc.js';
+import { encodeIdentity, type Principal, type RepoContext } from '@githost/identity';
+import { createAccountsClient, type AccountsServiceClient } from '@githost/protos';
+import { createServer, type Service } from '../src/server.js';
+import type { Config } from '../src/config.js';
+
+export type Backend = 'postgres' | 'pglite';
+
+export const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
+export const SECRET = randomBytes(24).toString('hex');
+export const PUBLIC_URL = 'http://git.example.test';
+
+export interface Harness {
+  config: Config;
+  base: string;
+  grpc: AccountsServiceClient;
+  /** Opens the database directly (for inspecting what is stored). */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** Stops the service and removes its database or directory. */
+  close(): Promise<void>;
+  /** Restarts the service on the same data (for the PGlite case, the same directory). */
+  service: Service;
+}
+
+/** Starts the real accounts service on port 0 against real Postgres or PGlite in a temp dir. */
+export async function startAccounts(backend: Backend, storageAddress: string): Promise<Harness> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'githost-accounts-'));
+  const database = backend === 'postgres' ? await createTestDatabase('githost_accounts') : undefined;
+  const config: Config = {
+    dataDir,
+    databaseUrl: database?.url,
+    httpPort: 0,
+    grpcPort: 0,
+    internalSecret: SECRET,
+    adminToken: ADMIN_TOKEN,
+    storageAddress,
+    publicUrl: PUBLIC_URL,
+  };
+  const service = createServer(config);
+  const { httpPort, grpcPort } = await service.start();
+  const grpc = createAccountsClient(`127.0.0.1:${grpcPort}`);
+  const harness: Harness = {
+    config,
+    base: `http://127.0.0.1:${httpPort}`,
+    grpc,
+    databaseUrl: database?.url,
+    dataDir,
+    service,
+    async close() {
+      grpc.close();
+      await harness.service.stop();
+      await database?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
+
+/**
+ * Plays the gateway: authenticates a token over gRPC, resolves owner/repo with Authorize, and
+ * forwards the request with the signed identity, as ARCHITECTURE "Request flow" describes.
+ */
+export class Client {
+  constructor(
+    private readonly h: Harness,
+    readonly token: string | null,
+  ) {}
+
+  async principal(): Promise<Principal | null> {
+    if (!this.token) return null;
+    const res = await rpc(this.h.grpc).authenticate({ token: this.token });
+    if (res.bootstrap_admin) return { user_id: null, username: 'admin', email: '', is_admin: true };
+    const u = res.user!;
+    return { user_id: u.id, username: u.username, email: u.email, is_admin: u.is_admin };
+  }
+
+  async repoContext(principal: Principal | null, owner: string, name: string): Promise<RepoContext | null> {
+    try {
+      const res = await rpc(this.h.grpc).authorize({
+        user_id: principal?.user_id ?? '',
+        bootstrap_admin: principal !== null && principal.user_id === null,
+        owner,
+        name,
+      });
+      const r = res.repository!;
+      return { id: r.id, owner: r.owner, name: r.name, default_branch: r.default_branch, private: r.private, shard: r.shard, owner_id: r.owner_id, permission: res.permission as RepoContext['permission'] };
+    } catch {
+      return null;
+    }
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async request(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any }> {
+    const principal = await this.principal();
+    const m = /^\/api\/repos\/([^/]+)\/([^/]+)/.exec(urlPath);
+    const repo = m ? await this.repoContext(principal, decodeURIComponent(m[1]!), decodeURIComponent(m[2]!)) : null;
+    const headers: Record<string, string> = {
+      ...encodeIdentity({ principal, repo, request_id: 'test', issued_at: Date.now() }, SECRET),
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(this.h.base + urlPath, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  }
+}
