@@ -67,13 +67,13 @@ export async function getMergeRequest(deps: Deps, repo: RepoRef | null, rawNumbe
   ]);
   const both = source !== null && target !== null;
   // CONTRACT §9: the diff is literally target tip -> source tip, no merge base.
-  const [diff, check] = both
-    ? await Promise.all([
-        deps.git.diff(r.id, target, source, { maxFiles: DIFF_MAX_FILES, maxPatchBytes: DIFF_MAX_PATCH_BYTES, maxTotalPatchBytes: DIFF_MAX_TOTAL_PATCH_BYTES }),
-        deps.git.checkMerge(r.id, target, source),
-      ])
-    : [{ files: [], truncated: false }, null];
-  const nameOf = await usernamesOf(deps.users, [mr.author_id, ...comments.map((c) => c.author_id)]);
+  const [diff, check, nameOf] = await Promise.all([
+    both
+      ? deps.git.diff(r.id, target, source, { maxFiles: DIFF_MAX_FILES, maxPatchBytes: DIFF_MAX_PATCH_BYTES, maxTotalPatchBytes: DIFF_MAX_TOTAL_PATCH_BYTES })
+      : { files: [], truncated: false },
+    both ? deps.git.checkMerge(r.id, target, source) : null,
+    usernamesOf(deps.users, [mr.author_id, ...comments.map((c) => c.author_id)]),
+  ]);
   const { source_sha: _stored, ...record } = mr;
   return {
     ...record,

@@ -53,6 +53,11 @@ describe('merge procedure (seed §4)', () => {
     expect(store.intents.size).toBe(0);
   });
 
+  it('when both branches are gone, then the source is reported first (step 3 order)', async () => {
+    git.branches.clear();
+    expect((await rejection(mergeMergeRequest(deps, ctx, '1')))?.message).toBe('Source branch not found: feature');
+  });
+
   it('when the target branch is gone, then 404 `Target branch not found: <name>`', async () => {
     git.branches.delete('main');
     expect(await rejection(mergeMergeRequest(deps, ctx, '1'))).toEqual({ kind: 'not_found', message: 'Target branch not found: main' });

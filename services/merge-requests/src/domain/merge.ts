@@ -70,9 +70,9 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
 
 /** Steps 3-5: the tips, then fast-forward or a merge commit. */
 async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: MergeRequest) {
-  const source = await deps.git.resolveBranch(repo.id, mr.source_branch);
+  // Both looked up at once; the source is still reported first, as step 3 lists it.
+  const [source, target] = await Promise.all([deps.git.resolveBranch(repo.id, mr.source_branch), deps.git.resolveBranch(repo.id, mr.target_branch)]);
   if (!source) throw notFound(`Source branch not found: ${mr.source_branch}`);
-  const target = await deps.git.resolveBranch(repo.id, mr.target_branch);
   if (!target) throw notFound(`Target branch not found: ${mr.target_branch}`);
   // step 4
   if (target === source || (await deps.git.isAncestor(repo.id, target, source))) {
