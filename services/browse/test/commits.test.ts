@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { API, startHarness, type Harness } from './support/harness.js';
+import { API, EMPTY_REPO, startHarness, type Harness } from './support/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -165,5 +165,27 @@ describe('GET commit', () => {
     const first = await h.get(`${API}/commit/${sha}`);
     const again = await h.get(`${API}/commit/${sha}`, { headers: { 'If-None-Match': String(first.headers.etag) } });
     expect([again.status, again.body.length]).toEqual([304, 0]);
+  });
+});
+
+describe('objects are only served from the repository that holds them', () => {
+  const other = { id: EMPTY_REPO, default_branch: 'trunk' };
+
+  it.each(['commit/%s', 'tree/%s', 'tree/%s/src', 'blob/%s/README.md', 'raw/%s/README.md', 'commits/%s'])(
+    'when %s was read (and cached) in one repository, then another repository without the commit still answers 404',
+    async (pattern) => {
+      const sha = (await h.git('rev-parse', 'refs/heads/main~4')).trim();
+      const endpoint = pattern.replace('%s', sha);
+      expect((await h.get(`${API}/${endpoint}`)).status).toBe(200);
+      const res = await h.get(`/api/repos/alice/empty/${endpoint}`, { repo: other });
+      expect([res.status, res.json()]).toEqual([404, { error: endpoint.startsWith('commit/') ? `Commit not found: ${sha}` : `Ref not found: ${sha}` }]);
+    },
+  );
+
+  it('when the client replays an ETag from another repository, then the other repository still answers 404', async () => {
+    const sha = (await h.git('rev-parse', 'refs/heads/main~4')).trim();
+    const first = await h.get(`${API}/commit/${sha}`);
+    const res = await h.get(`/api/repos/alice/empty/commit/${sha}`, { repo: other, headers: { 'If-None-Match': String(first.headers.etag) } });
+    expect(res.status).toBe(404);
   });
 });

@@ -124,7 +124,9 @@ export class Browser {
     if (!/^[0-9a-fA-F]{4,40}$/.test(sha)) throw notFound(`Commit not found: ${sha}`);
     const hex = sha.toLowerCase();
     if (hex.length === 40) {
-      return { etag: etagOf('commit', hex), immutable: true, body: () => this.cache.getOrLoad(`commit\0${hex}`, () => this.loadCommit(repo, hex, sha)) };
+      const oid = await this.confirmCommit(repo, hex);
+      if (oid === null) throw notFound(`Commit not found: ${sha}`);
+      return { etag: etagOf('commit', oid), immutable: true, body: () => this.cache.getOrLoad(`commit\0${oid}`, () => this.loadCommit(repo, oid, sha)) };
     }
     // An abbreviated id must be resolved first and may become ambiguous later: not immutable.
     const found = await this.readCommit(repo, hex, sha);
@@ -157,14 +159,26 @@ export class Browser {
   /** Branches and tags name commits already; a 40-hex id must be confirmed (CONTRACT §9). */
   private async commitOf(repo: RepoRef, ref: ResolvedRef): Promise<string> {
     if (ref.kind !== 'sha') return ref.sha;
-    const cached = this.cache.get(`ref\0${ref.sha}`);
+    const commit = await this.confirmCommit(repo, ref.sha);
+    if (commit === null) throw notFound(`Ref not found: ${ref.ref}`);
+    return commit;
+  }
+
+  /**
+   * The commit a full id names in THIS repository, or null. Cached content is keyed by object id
+   * alone (the same id is the same content in every repository), so this per-repository check is
+   * what stops a private repository's objects being read through another repository that lacks them.
+   */
+  private async confirmCommit(repo: RepoRef, hex: string): Promise<string | null> {
+    const key = `has\0${repo.repoId}\0${hex}`;
+    const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     try {
-      const commit = await this.reader.resolveCommit(repo, ref.sha);
-      this.cache.set(`ref\0${ref.sha}`, commit);
+      const commit = await this.reader.resolveCommit(repo, hex);
+      this.cache.set(key, commit);
       return commit;
     } catch (err) {
-      if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) throw notFound(`Ref not found: ${ref.ref}`);
+      if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return null;
       throw err;
     }
   }
