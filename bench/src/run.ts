@@ -22,6 +22,7 @@ async function main(): Promise<void> {
   if (unknown.length > 0) throw new Error(`unknown bench ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`);
   const selected = named.length > 0 ? named : Object.keys(BENCHES);
   const ctx = new BenchContext();
+  const partTimeoutMs = Number(process.env.BENCH_PART_TIMEOUT_S ?? (ctx.quick ? 300 : 900)) * 1000;
   const sections: Section[] = [];
   const stopOnSignal = (): void => {
     void ctx.close().finally(() => process.exit(130));
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
       ctx.log(`${name}: start`);
       let section: Section;
       try {
-        section = await bench.run(ctx);
+        section = await withTimeout(bench.run(ctx), partTimeoutMs, `${name} did not finish within ${partTimeoutMs / 1000} s`);
       } catch (err) {
         // One part failing (a service not landed, an endpoint missing) must not lose the others.
         ctx.log(`${name}: failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
@@ -61,6 +62,15 @@ async function main(): Promise<void> {
     '- the load generator (autocannon) and the raw git comparisons run on the same machine, in the same run, sharing its cores',
   ]);
   console.log(`\nresults written to ${file}`);
+}
+
+/** A hung part is reported and the run goes on; stopping the service at the end ends its git clients. */
+function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 main().catch((err: unknown) => {

@@ -1,8 +1,9 @@
-import { createRepo, gitUrl } from './api.js';
+import { createRepo, gitUrl, type Api } from './api.js';
 import type { BenchContext } from './context.js';
 import { ensureRepo } from './generate-repo.js';
 import { git, gitText } from './git.js';
 import { DEFAULT_PARAMS } from './params.js';
+import { QueueDepthSampler } from './queue-depth.js';
 import { WebhookReceiver } from './receiver.js';
 import type { Section } from './report.js';
 import { fmtMiB, fmtMs, fmtNum, nowMs, summarize, verdict } from './stats.js';
@@ -23,6 +24,9 @@ interface PhaseResult {
   latency: ReturnType<typeof summarize>;
   firstAttempt: ReturnType<typeof summarize>;
   rss: number;
+  queueMax?: number;
+  /** Wall-clock end of the push that created each ref, to place the service's own timestamps. */
+  pushedWall: Map<string, number>;
 }
 
 /**
@@ -46,18 +50,24 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
   const receiver = new WebhookReceiver();
   const target = await receiver.listen();
   try {
-    const created = await user.api.request('POST', `/api/repos/${user.username}/${name}/webhooks`, { url: target, events: 'push' });
+    const created = await user.api.request<{ id?: string }>('POST', `/api/repos/${user.username}/${name}/webhooks`, { url: target, events: 'push' });
     if (created.status !== 201) {
       return { name: 'webhooks', title: 'Webhook deliveries (issue 5)', tables: [], notes: [], skipped: `POST webhooks answered ${created.status} ${JSON.stringify(created.body).slice(0, 200)}` };
     }
     const phases: PhaseResult[] = [];
+    const stageNotes: string[] = [];
     for (const [index, failEvery] of [[1, 0], [2, 10]] as const) {
       ctx.log(`webhooks: phase ${index}, ${events} events${failEvery ? ', every tenth first attempt answered 500' : ''}`);
       const prefix = `wh${index}-${Date.now()}`;
       receiver.reset(failEvery, `refs/heads/${prefix}/`);
       service.rss.reset();
+      const depth = ctx.embedded ? undefined : new QueueDepthSampler(ctx.amqpUrl, ctx.queue);
+      await depth?.start();
       phases.push(await runPhase({ ctx, receiver, url, cwd: small.path, commits, events, perPush, prefix, label: failEvery ? 'every 10th first attempt fails (500)' : 'all succeed' }));
       phases[phases.length - 1]!.rss = service.rss.read().rootBytes;
+      phases[phases.length - 1]!.queueMax = await depth?.stop();
+      const split = await stageSplit(user.api, `/api/repos/${user.username}/${name}/webhooks/${created.body.id}/deliveries?limit=100`, receiver, phases[phases.length - 1]!);
+      if (split) stageNotes.push(split);
     }
     const row = (p: PhaseResult): string[] => [
       p.label,
@@ -71,13 +81,16 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       String(p.lost),
       String(p.duplicates),
       String(p.retried),
+      p.queueMax === undefined ? '—' : fmtNum(p.queueMax),
       fmtMiB(p.rss),
       verdict(p.delivered / p.deliverySeconds >= 500 && p.firstAttempt.p95 < 1000 && p.lost === 0),
     ];
     const notes = [
       `${perPush} refs per \`git push\` (each ref one \`push\` event), ${process.env.BENCH_PUSH_CONCURRENCY ?? 4} pushes at a time, back to back, for at most ${process.env.BENCH_WEBHOOK_PUSH_BUDGET_S ?? (ctx.quick ? 20 : 120)} s per phase (events: the number actually produced; ${events} asked); RabbitMQ exchange \`${ctx.exchange}\`; GITHOST_WEBHOOK_RETRY_BASE_MS=${process.env.BENCH_WEBHOOK_RETRY_BASE_MS ?? '50'}`,
       `not delivered: events with no successful delivery when the wait ended (nothing new for 30 s, or ${process.env.BENCH_WEBHOOK_DRAIN_BUDGET_S ?? (ctx.quick ? 30 : 90)} s after the last push): lost, or still queued when delivery is slower than production`,
+      'max queue depth: most messages waiting in the webhooks queue (a deep queue: the consumer is the bottleneck; an empty one: events reach the broker slowly)',
       'deliveries/s: unique deliveries over the time from the first push starting to the last delivery arriving; latency: from the push (state change) returning to the successful attempt arriving; first-attempt: to the first attempt arriving',
+      ...stageNotes,
       ...phases.filter((p) => p.early > 0).map((p) => `${p.label}: ${p.early} deliveries arrived before their push had returned to the client (counted as 0 ms)`),
       ...phases.filter((p) => p.unexpected > 0).map((p) => `${p.label}: ${p.unexpected} deliveries for refs not pushed in this phase`),
     ];
@@ -87,7 +100,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       tables: [
         {
           title: 'push events -> RabbitMQ -> webhooks service -> local receiver (targets: >= 500/s, first-attempt p95 < 1 s, nothing lost)',
-          header: ['phase', 'events', 'events pushed/s', 'deliveries/s', 'p50', 'p95', 'p99', 'first-attempt p95', 'not delivered', 'duplicates', 'retried', 'service peak RSS', 'met'],
+          header: ['phase', 'events', 'events pushed/s', 'deliveries/s', 'p50', 'p95', 'p99', 'first-attempt p95', 'not delivered', 'duplicates', 'retried', 'max queue depth', 'service peak RSS', 'met'],
           rows: phases.map(row),
         },
       ],
@@ -100,6 +113,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
 
 async function runPhase(o: { ctx: BenchContext; receiver: WebhookReceiver; url: string; cwd: string; commits: string[]; events: number; perPush: number; prefix: string; label: string }): Promise<PhaseResult> {
   const pushedAt = new Map<string, number>();
+  const pushedWall = new Map<string, number>();
   const concurrency = Number(process.env.BENCH_PUSH_CONCURRENCY ?? 4);
   // A slow push path must not eat the whole run: stop starting pushes after the budget and
   // report the events actually produced.
@@ -114,7 +128,11 @@ async function runPhase(o: { ctx: BenchContext; receiver: WebhookReceiver; url: 
       for (let i = from; i < next; i++) refs.push(`refs/heads/${o.prefix}/r${String(i).padStart(5, '0')}`);
       await git(['push', '-q', o.url, ...refs.map((r, i) => `${o.commits[(from + i) % o.commits.length]}:${r}`)], { cwd: o.cwd, env: QUIET_GIT });
       const at = nowMs();
-      refs.forEach((r) => pushedAt.set(r, at));
+      const wall = Date.now();
+      refs.forEach((r) => {
+        pushedAt.set(r, at);
+        pushedWall.set(r, wall);
+      });
     }
   };
   await Promise.all(Array.from({ length: concurrency }, pusher));
@@ -161,6 +179,7 @@ async function runPhase(o: { ctx: BenchContext; receiver: WebhookReceiver; url: 
     latency: summarize(latencies),
     firstAttempt: summarize(firsts),
     rss: 0,
+    pushedWall,
   };
 }
 
@@ -183,4 +202,25 @@ function waitForDeliveries(receiver: WebhookReceiver, expected: number, idleMs: 
     if (receiver.succeeded >= expected) done();
     else arm();
   });
+}
+
+/**
+ * Where the time goes, from the service's own records of the newest deliveries: push returned ->
+ * delivery row created (journal, relay, broker, consumer) and row created -> delivered (worker).
+ */
+async function stageSplit(api: Api, path: string, receiver: WebhookReceiver, phase: PhaseResult): Promise<string | undefined> {
+  const res = await api.request<Array<{ id: string; created_at?: string; delivered_at?: string | null }>>('GET', path);
+  if (res.status !== 200 || !Array.isArray(res.body)) return undefined;
+  const toRecord: number[] = [];
+  const toDelivered: number[] = [];
+  for (const d of res.body) {
+    const ref = receiver.deliveries.get(d.id)?.ref;
+    const pushed = ref === undefined ? undefined : phase.pushedWall.get(ref);
+    if (pushed === undefined || !d.created_at) continue;
+    const created = Date.parse(d.created_at);
+    toRecord.push(created - pushed);
+    if (d.delivered_at) toDelivered.push(Date.parse(d.delivered_at) - created);
+  }
+  if (toRecord.length === 0) return undefined;
+  return `${phase.label}, newest ${toRecord.length} deliveries by the service's timestamps: push returned -> delivery row created p50 ${fmtMs(summarize(toRecord).p50)}; row created -> delivered p50 ${fmtMs(summarize(toDelivered).p50)}`;
 }
