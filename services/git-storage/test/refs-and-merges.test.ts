@@ -140,6 +140,17 @@ describe('CheckMerge and WriteMerge', () => {
     ).rejects.toMatchObject({ kind: 'conflict', message: 'Merge conflict', details: { conflicts: ['shared.txt'] } });
   });
 
+  it('when the histories are unrelated, then CheckMerge is not clean with no paths and WriteMerge refuses', async () => {
+    const w = await makeWorkdir();
+    await writeFiles(w, { 'other.txt': 'other\n' });
+    const orphan = await commitAll(w, 'orphan');
+    await pushTo(s, ID, w, 'main:refs/heads/orphan');
+    expect(await rpc(s.client, s.client.CheckMerge, { repository_id: ID, ours_oid: target, theirs_oid: orphan })).toEqual({ clean: false, conflicts: [], tree_oid: '' });
+    await expect(
+      rpc(s.client, s.client.WriteMerge, { repository_id: ID, ours_oid: target, theirs_oid: orphan, author: { name: 'b', email: 'e', timestamp: 1 }, committer: { name: 'b', email: 'e', timestamp: 1 }, message: 'm\n' }),
+    ).rejects.toMatchObject({ kind: 'conflict', message: 'Refusing to merge unrelated histories' });
+  });
+
   it('when a signature would break the ident line, then INVALID_ARGUMENT', async () => {
     await expect(
       rpc(s.client, s.client.WriteMerge, { repository_id: ID, ours_oid: target, theirs_oid: source, author: { name: 'x>y', email: 'e', timestamp: 1 }, committer: { name: 'c', email: 'e', timestamp: 1 }, message: 'm\n' }),

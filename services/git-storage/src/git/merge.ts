@@ -1,4 +1,4 @@
-import { conflict, notFound, validation } from '@githost/errors';
+import { notFound, validation } from '@githost/errors';
 import { runGit } from './command.js';
 import { GitError, NotFoundError } from './errors.js';
 
@@ -7,6 +7,8 @@ export interface MergeTreeResult {
   /** The merged tree (with conflict markers when not clean). */
   tree: string;
   conflicts: string[];
+  /** No common history: nothing to merge, and no path to blame. */
+  unrelated?: boolean;
 }
 
 /**
@@ -24,7 +26,7 @@ export async function mergeTree(gitDir: string, ours: string, theirs: string, si
     if (err instanceof NotFoundError || (err instanceof GitError && /not something we can merge|bad object|not a valid/i.test(err.stderr))) {
       throw notFound('Commit not found');
     }
-    if (err instanceof GitError && /unrelated histories/i.test(err.stderr)) throw conflict('Refusing to merge unrelated histories');
+    if (err instanceof GitError && /unrelated histories/i.test(err.stderr)) return { clean: false, tree: '', conflicts: [], unrelated: true };
     throw err;
   }
   const [tree, ...rest] = out.stdout.toString('utf8').split('\0');

@@ -13,6 +13,7 @@ export function writeMerge(ctx: StorageContext) {
     const theirs = validateOid(req.theirs_oid, 'theirs id');
     const gitDir = await existingRepository(ctx, req.repository_id);
     const r = await mergeTree(gitDir, ours, theirs, signalOf(call));
+    if (r.unrelated) throw conflict('Refusing to merge unrelated histories', { conflicts: [] });
     // CONTRACT §6: a conflicting merge is refused with the paths, and nothing is written.
     if (!r.clean) throw conflict('Merge conflict', { conflicts: r.conflicts });
     const commit = await commitMerge(gitDir, r.tree, ours, theirs, req.author, req.committer, req.message);
