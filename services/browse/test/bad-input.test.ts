@@ -51,6 +51,8 @@ describe('bad input answers 4xx JSON, never a 500, and writes nothing', () => {
     ['commits/-n', 404, 'Ref not found: -n'],
     ['tree/-n/src', 404, 'Ref not found: -n'],
     ['commits/--all', 404, 'Ref not found: --all'],
+    [`tree/${'x'.repeat(2000)}/src`, 404, `Ref not found: ${'x'.repeat(2000)}`],
+    [`commits/${'y'.repeat(2000)}`, 404, `Ref not found: ${'y'.repeat(2000)}`],
     ['tree/HEAD@%7B1%7D', 404, 'Ref not found: HEAD@{1}'],
     ['tree/HEAD', 404, 'Ref not found: HEAD'],
     ['tree/main~1', 404, 'Ref not found: main~1'],

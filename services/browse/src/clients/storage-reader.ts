@@ -15,11 +15,11 @@ export class StorageReader implements RepositoryReader {
     return { requestId: ctx.requestId, timeoutMs: UNARY_TIMEOUT_MS };
   }
 
-  async listRefs(ctx: ReadContext): Promise<RawRef[]> {
+  async listRefs(ctx: ReadContext, prefixes: readonly string[]): Promise<RawRef[]> {
     const res = await callUnary<storage.ListRefsRequest, storage.ListRefsResponse__Output>(
       this.client,
       this.client.ListRefs,
-      { repository_id: ctx.repoId, prefixes: ['refs/heads/', 'refs/tags/'] },
+      { repository_id: ctx.repoId, prefixes: [...prefixes] },
       this.opts(ctx),
     );
     return res.refs;

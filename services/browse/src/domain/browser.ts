@@ -6,7 +6,7 @@ import { parseLimit } from './limit.js';
 import { explainMissing } from './missing.js';
 import type { ObjectCache } from './object-cache.js';
 import type { BlobStream, ReadContext, RepositoryReader } from './ports.js';
-import { resolveCommitsRef, resolveRefAndPath, type ResolvedRef } from './ref-and-path.js';
+import { refPrefixes, resolveCommitsRef, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
 import { branchList, buildRefSet, tagList, type RefSet } from './refs.js';
 import { openRaw, type RawBlob } from './raw.js';
 import { parseTreeRecords } from './tree.js';
@@ -44,7 +44,7 @@ export class Browser {
 
   /** seed §4 browsing rules 2 and 3. */
   async tree(repo: RepoRef, refAndPath: string): Promise<Prepared> {
-    const { ref, path } = resolveRefAndPath(refAndPath, await this.refs(repo), repo.defaultBranch);
+    const { ref, path } = await this.split(repo, refAndPath);
     const commit = await this.commitOf(repo, ref);
     return {
       etag: etagOf('tree', ref.ref, commit, path),
@@ -63,7 +63,7 @@ export class Browser {
 
   /** seed §4 browsing rule 4. */
   async blob(repo: RepoRef, refAndPath: string): Promise<Prepared> {
-    const { ref, path } = resolveRefAndPath(refAndPath, await this.refs(repo), repo.defaultBranch);
+    const { ref, path } = await this.split(repo, refAndPath);
     if (path === '') throw validation('Path required');
     const commit = await this.commitOf(repo, ref);
     return {
@@ -85,7 +85,7 @@ export class Browser {
 
   /** CONTRACT §8 raw: the bytes, streamed whatever their size. */
   async raw(repo: RepoRef, refAndPath: string): Promise<Prepared<RawBlob>> {
-    const { ref, path } = resolveRefAndPath(refAndPath, await this.refs(repo), repo.defaultBranch);
+    const { ref, path } = await this.split(repo, refAndPath);
     if (path === '') throw validation('Path required');
     const commit = await this.commitOf(repo, ref);
     return {
@@ -97,7 +97,8 @@ export class Browser {
 
   /** seed §4 browsing rule 5. */
   async commits(repo: RepoRef, refRaw: string, limitRaw: unknown): Promise<Prepared> {
-    const ref = resolveCommitsRef(refRaw, await this.refs(repo), repo.defaultBranch);
+    const refs = await this.refs(repo, refPrefixes(refRaw, repo.defaultBranch, true));
+    const ref = resolveCommitsRef(refRaw, refs, repo.defaultBranch);
     const commit = await this.commitOf(repo, ref);
     const limit = parseLimit(limitRaw);
     return {
@@ -136,19 +137,25 @@ export class Browser {
 
   /** seed §4 browsing rule 7. */
   async branches(repo: RepoRef): Promise<Prepared> {
-    const body = json(branchList(await this.refs(repo), repo.defaultBranch));
+    const body = json(branchList(await this.refs(repo, ['refs/heads/']), repo.defaultBranch));
     return { etag: etagOf('branches', body), immutable: false, body: () => Promise.resolve(body) };
   }
 
   /** CONTRACT §8 tags. */
   async tags(repo: RepoRef): Promise<Prepared> {
-    const body = json(tagList(await this.refs(repo)));
+    const body = json(tagList(await this.refs(repo, ['refs/tags/'])));
     return { etag: etagOf('tags', body), immutable: false, body: () => Promise.resolve(body) };
   }
 
-  private async refs(repo: RepoRef): Promise<RefSet> {
+  /** seed §4 browsing rule 2, loading only the refs that could match. */
+  private async split(repo: RepoRef, refAndPath: string): Promise<RefAndPath> {
+    const refs = await this.refs(repo, refPrefixes(refAndPath, repo.defaultBranch, false));
+    return resolveRefAndPath(refAndPath, refs, repo.defaultBranch);
+  }
+
+  private async refs(repo: RepoRef, prefixes: readonly string[]): Promise<RefSet> {
     try {
-      return buildRefSet(await this.reader.listRefs(repo));
+      return buildRefSet(prefixes.length === 0 ? [] : await this.reader.listRefs(repo, prefixes));
     } catch (err) {
       // The gateway vouched for the repository but storage has none: to the caller it does not exist.
       if (err instanceof AppError && err.kind === 'not_found') throw notFound('Not found');

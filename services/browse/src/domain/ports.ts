@@ -27,7 +27,8 @@ export interface BlobStream {
  * missing ref, revision or path, `validation` for input git-storage refuses, `unavailable`.
  */
 export interface RepositoryReader {
-  listRefs(ctx: ReadContext): Promise<RawRef[]>;
+  /** Refs whose full names start with one of `prefixes`, sorted by name. */
+  listRefs(ctx: ReadContext, prefixes: readonly string[]): Promise<RawRef[]>;
   /** A full 40-hex id to the commit it names (annotated tags peeled). */
   resolveCommit(ctx: ReadContext, oid: string): Promise<string>;
   /** `git ls-tree --long -z` bytes of the directory at `path` (empty for the root). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '@githost/errors';
-import { resolveCommitsRef, resolveRefAndPath } from './ref-and-path.js';
+import { refPrefixes, resolveCommitsRef, resolveRefAndPath } from './ref-and-path.js';
 import { buildRefSet } from './refs.js';
 
 const A = 'a'.repeat(40);
@@ -140,5 +140,23 @@ describe('resolveCommitsRef (seed §4 browsing rule 5)', () => {
 
   it('when the ref is 40 hex, then it is a commit ref', () => {
     expect(resolveCommitsRef('f'.repeat(40), refs, 'main')).toEqual({ ref: 'f'.repeat(40), kind: 'sha', sha: 'f'.repeat(40) });
+  });
+});
+
+describe('refPrefixes (load only the refs that could match)', () => {
+  it('when ref_and_path is empty, then only the default branch', () => {
+    expect(refPrefixes('', 'main', false)).toEqual(['refs/heads/main']);
+  });
+
+  it('when splitting, then branches and tags under the first segment cover every candidate', () => {
+    expect(refPrefixes('feature/x/docs', 'main', false)).toEqual(['refs/heads/feature', 'refs/tags/feature']);
+  });
+
+  it('when the whole remainder is the ref, then exactly that name', () => {
+    expect(refPrefixes('feature%2Fx', 'main', true)).toEqual(['refs/heads/feature/x', 'refs/tags/feature/x']);
+  });
+
+  it('when the name is longer than any ref can be, then nothing is loaded', () => {
+    expect(refPrefixes('x'.repeat(2000), 'main', false)).toEqual([]);
   });
 });

@@ -90,6 +90,23 @@ export function resolveCommitsRef(raw: string, refs: RefSet, defaultBranch: stri
   return resolveRefName(segments.join('/'), refs);
 }
 
+/** git-storage (like git) holds no ref name longer than this; a longer candidate names nothing. */
+const MAX_REF_NAME = 1024;
+
+/**
+ * The ref prefixes that can hold whatever ref a request may name, so only those refs are loaded
+ * (a repository with thousands of tags sends a handful, not all). Every rule 2 candidate starts
+ * with the first segment, so `refs/heads/<first>` and `refs/tags/<first>` cover them all; rule 5
+ * names one whole ref. An empty list means no ref can match.
+ */
+export function refPrefixes(raw: string, defaultBranch: string, whole: boolean): string[] {
+  const segments = decodeSegments(raw);
+  if (segments.length === 0) return [`refs/heads/${defaultBranch}`];
+  const name = whole ? segments.join('/') : (segments[0] as string);
+  if (name.length > MAX_REF_NAME) return [];
+  return [`refs/heads/${name}`, `refs/tags/${name}`];
+}
+
 function defaultBranchRef(refs: RefSet, defaultBranch: string): ResolvedRef {
   const sha = refs.branches.get(defaultBranch);
   // CONTRACT §9: an empty repository has no default branch yet.
