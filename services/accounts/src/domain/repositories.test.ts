@@ -1,0 +1,97 @@
+import { describe, expect, it } from '@jest/globals';
+import { conflict, unavailable } from '@githost/errors';
+import { RepositoryService } from './repositories.js';
+import type { RepositoryStorage, RepositoryStore, UserStore } from './ports.js';
+import type { Caller, Repository, User } from './types.js';
+import type { CreateRepositoryInput } from './input.js';
+
+const alice: User = { id: 'u1', username: 'alice', email: 'a@example.test', is_admin: false, created_at: '2026-01-01T00:00:00.000Z' };
+const caller: Caller = { user_id: 'u1', username: 'alice', is_admin: false };
+const input: CreateRepositoryInput = { name: 'demo', private: false, default_branch: 'main', description: null, owner: undefined };
+
+const users: UserStore = {
+  insert: async () => alice,
+  byIds: async (ids) => (ids.includes('u1') ? [alice] : []),
+  byUsername: async (name) => (name.toLowerCase() === 'alice' ? alice : null),
+};
+
+function storageLog(fail?: Error): RepositoryStorage & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    async createRepository(id) {
+      calls.push(`create ${id}`);
+      if (fail) throw fail;
+    },
+    async removeRepository(id) {
+      calls.push(`remove ${id}`);
+    },
+  };
+}
+
+/** A store whose insert runs `during` and then behaves as told (commit or fail). */
+function store(after: 'commit' | Error): RepositoryStore {
+  return {
+    async insertWith(repo, during) {
+      await during();
+      if (after !== 'commit') throw after;
+      return { ...repo, owner: 'alice', created_at: '2026-01-01T00:00:00.000Z' } as Repository;
+    },
+    byOwnerAndName: async () => null,
+    byId: async () => null,
+    collaboratorPermission: async () => null,
+    setCollaborator: async () => undefined,
+    removeCollaborator: async () => undefined,
+  };
+}
+
+describe('repository creation is all or nothing', () => {
+  it('when row and storage both succeed, then storage was asked once and nothing is removed', async () => {
+    const storage = storageLog();
+    const repo = await new RepositoryService(store('commit'), users, storage).create(caller, input);
+    expect(storage.calls).toEqual([`create ${repo.id}`]);
+  });
+
+  it('when the commit fails after storage created the repository, then the repository is removed again', async () => {
+    const storage = storageLog();
+    const service = new RepositoryService(store(unavailable('Database unavailable')), users, storage);
+    await expect(service.create(caller, input)).rejects.toThrow('Database unavailable');
+    const id = storage.calls[0]!.split(' ')[1];
+    expect(storage.calls).toEqual([`create ${id}`, `remove ${id}`]);
+  });
+
+  it('when storage itself fails, then nothing is removed (it created nothing) and the error is kept', async () => {
+    const storage = storageLog(conflict('exists'));
+    await expect(new RepositoryService(store('commit'), users, storage).create(caller, input)).rejects.toThrow('exists');
+    expect(storage.calls).toHaveLength(1);
+  });
+
+  it('when removing also fails, then the orphan is reported and the first error is kept', async () => {
+    const orphans: string[] = [];
+    const storage = storageLog();
+    storage.removeRepository = async () => {
+      throw unavailable('storage down');
+    };
+    const service = new RepositoryService(store(new Error('commit failed')), users, storage, (id) => orphans.push(id));
+    await expect(service.create(caller, input)).rejects.toThrow('commit failed');
+    expect(orphans).toHaveLength(1);
+  });
+});
+
+describe('who may own a new repository', () => {
+  const service = new RepositoryService(store('commit'), users, storageLog());
+
+  it('when a user names themselves in another letter case, then it is created under their name', async () => {
+    expect((await service.create(caller, { ...input, owner: 'ALICE' })).owner_id).toBe('u1');
+  });
+
+  it('when a user names someone else, existing or not, then it is forbidden alike', async () => {
+    const bob: Caller = { user_id: 'u2', username: 'bob', is_admin: false };
+    await expect(service.create(bob, { ...input, owner: 'alice' })).rejects.toMatchObject({ kind: 'forbidden', message: 'Forbidden' });
+    await expect(service.create(bob, { ...input, owner: 'ghost' })).rejects.toMatchObject({ kind: 'forbidden', message: 'Forbidden' });
+  });
+
+  it('when the bootstrap admin names no owner, then it is asked for one', async () => {
+    await expect(service.create({ user_id: null, username: '', is_admin: true }, input)).rejects.toMatchObject({ kind: 'validation' });
+  });
+});

@@ -1,0 +1,89 @@
+import { describe, expect, it } from '@jest/globals';
+import { generateToken, hashToken, sameSecret, TokenService } from './tokens.js';
+import type { TokenRecord, TokenStore } from './ports.js';
+import type { User } from './types.js';
+
+const alice: User = { id: 'u1', username: 'alice', email: 'a@example.test', is_admin: false, created_at: '2026-01-01T00:00:00.000Z' };
+
+/** In-memory store, enough to exercise the service's rules. */
+function memoryStore(): TokenStore & { rows: Map<string, TokenRecord & { hash: string; revoked: boolean }>; touched: string[] } {
+  const rows = new Map<string, TokenRecord & { hash: string; revoked: boolean }>();
+  const touched: string[] = [];
+  return {
+    rows,
+    touched,
+    async insert(t) {
+      const record = { id: t.id, user_id: t.user_id, name: t.name, created_at: '2026-01-01T00:00:00.000Z', last_used_at: null };
+      rows.set(t.id, { ...record, hash: t.token_hash, revoked: false });
+      return record;
+    },
+    async findActive(hash) {
+      const row = [...rows.values()].find((r) => r.hash === hash && !r.revoked);
+      return row ? { token: row, user: alice } : null;
+    },
+    async touch(id) {
+      touched.push(id);
+    },
+    async revoke(id, userId) {
+      const row = rows.get(id);
+      if (!row || row.revoked || (userId !== null && row.user_id !== userId)) return false;
+      row.revoked = true;
+      return true;
+    },
+    async listForUser(userId) {
+      return [...rows.values()].filter((r) => r.user_id === userId && !r.revoked);
+    },
+  };
+}
+
+describe('tokens', () => {
+  it('when tokens are generated, then they carry the prefix, 32 random bytes and differ', () => {
+    const a = generateToken();
+    expect(a).toMatch(/^ghs_[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(a.slice(4), 'base64url')).toHaveLength(32);
+    expect(generateToken()).not.toBe(a);
+  });
+
+  it('when a token is hashed, then the hash is sha256 hex of the whole token', () => {
+    expect(hashToken('ghs_x')).toBe('9f31e9044fb956c8fffdedbb088eaff39e82c932b6656be715ebea57b32e781f');
+    expect(hashToken('ghs_x')).not.toBe(hashToken('ghs_y'));
+  });
+
+  it('when secrets are compared, then only equal ones match, whatever their lengths', () => {
+    expect(sameSecret('bootstrap-token-123', 'bootstrap-token-123')).toBe(true);
+    expect(sameSecret('bootstrap-token-12', 'bootstrap-token-123')).toBe(false);
+    expect(sameSecret('', 'bootstrap-token-123')).toBe(false);
+  });
+
+  it('when a token is issued, then only its hash is stored and it authenticates once shown', async () => {
+    const store = memoryStore();
+    const service = new TokenService(store, undefined);
+    const issued = await service.issue('u1', 'cli');
+    const stored = store.rows.get(issued.id)!;
+    expect(stored.hash).toBe(hashToken(issued.token));
+    expect(JSON.stringify(stored)).not.toContain(issued.token);
+    expect(await service.authenticate(issued.token)).toEqual({ kind: 'user', user: alice });
+    expect(store.touched).toEqual([issued.id]);
+  });
+
+  it('when the admin token is configured, then it authenticates as the bootstrap admin and nothing else does', async () => {
+    const service = new TokenService(memoryStore(), 'configured-admin-token');
+    expect(await service.authenticate('configured-admin-token')).toEqual({ kind: 'bootstrap_admin' });
+    await expect(service.authenticate('configured-admin-token ')).rejects.toThrow('Authentication required');
+    await expect(new TokenService(memoryStore(), undefined).authenticate('configured-admin-token')).rejects.toThrow('Authentication required');
+  });
+
+  it('when a token is revoked by someone else, then it stays valid; by its owner, then it stops working', async () => {
+    const store = memoryStore();
+    const service = new TokenService(store, undefined);
+    const issued = await service.issue('u1', null);
+    await expect(service.revoke({ user_id: 'u2', username: 'bob', is_admin: false }, issued.id)).rejects.toThrow('Token not found');
+    await service.revoke({ user_id: 'u1', username: 'alice', is_admin: false }, issued.id);
+    await expect(service.authenticate(issued.token)).rejects.toThrow('Authentication required');
+  });
+
+  it('when a token is absurdly long, then it is refused before any lookup', async () => {
+    const store = memoryStore();
+    await expect(new TokenService(store, undefined).authenticate('x'.repeat(10_000))).rejects.toThrow('Authentication required');
+  });
+});
