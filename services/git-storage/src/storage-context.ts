@@ -22,6 +22,7 @@ export interface StorageContext {
 export async function existingRepository(ctx: StorageContext, repositoryId: string): Promise<string> {
   const gitDir = repositoryPath(ctx.dataDir, validateRepositoryId(repositoryId));
   if (!(await repositoryExists(gitDir))) throw notFound('Repository not found');
+  if (!ctx.housekeeping.seen(gitDir)) ctx.housekeeping.scheduleIfNoCommitGraph(gitDir);
   return gitDir;
 }
 

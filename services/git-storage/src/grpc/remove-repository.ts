@@ -9,6 +9,7 @@ export function removeRepository(ctx: StorageContext) {
   return async (req: storage.RemoveRepositoryRequest__Output): Promise<storage.RemoveRepositoryResponse> => {
     const gitDir = repositoryPath(ctx.dataDir, validateRepositoryId(req.repository_id));
     ctx.pool.forget(gitDir);
+    ctx.housekeeping.forget(gitDir);
     await removeBareRepository(gitDir);
     ctx.refs.invalidate(gitDir);
     return {};

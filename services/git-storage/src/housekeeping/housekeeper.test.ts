@@ -51,6 +51,24 @@ describe('Housekeeper', () => {
     await hk.stop();
   });
 
+  it('when a repository without a commit-graph is first used, then one is written soon; with one, nothing is scheduled', async () => {
+    const fresh = path.join(root, 'fresh.git');
+    execFileSync('git', ['clone', '-q', '--bare', repo, fresh], { env });
+    const hk = new Housekeeper(createLogger('test'), { delayMs: 10 });
+    expect(hk.seen(fresh)).toBe(false);
+    hk.scheduleIfNoCommitGraph(fresh);
+    expect(hk.seen(fresh)).toBe(true);
+    await new Promise((r) => setTimeout(r, 150));
+    await hk.whenIdle(fresh);
+    expect(existsSync(path.join(fresh, 'objects', 'info', 'commit-graphs', 'commit-graph-chain'))).toBe(true);
+    const again = new Housekeeper(createLogger('test'), { delayMs: 10 });
+    again.scheduleIfNoCommitGraph(fresh);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(again.runs.get(fresh)).toBeUndefined();
+    await hk.stop();
+    await again.stop();
+  });
+
   it('when updates come in a burst, then housekeeping runs once after the quiet period', async () => {
     const hk = new Housekeeper(createLogger('test'), { delayMs: 100 });
     for (let i = 0; i < 5; i++) hk.schedule(repo);

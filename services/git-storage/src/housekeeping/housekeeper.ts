@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { access, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '@githost/logging';
 import { runGit } from '../git/command.js';
@@ -35,6 +35,35 @@ export class Housekeeper {
   ) {
     const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
     this.opts = { delayMs: 2_000, looseRefsLimit: 64, looseObjectsLimit: 1024, packsLimit: 16, ...given };
+  }
+
+  private readonly checked = new Set<string>();
+
+  /** Whether this process already looked at the repository's commit-graph. */
+  seen(gitDir: string): boolean {
+    return this.checked.has(gitDir);
+  }
+
+  /**
+   * First use of a repository in this process: one that reached the disk some other way (restored,
+   * imported, pushed over file://) gets its commit-graph written soon instead of after its next push.
+   */
+  scheduleIfNoCommitGraph(gitDir: string): void {
+    if (this.checked.has(gitDir)) return;
+    this.checked.add(gitDir);
+    const info = path.join(gitDir, 'objects', 'info');
+    void Promise.all([access(path.join(info, 'commit-graph')), access(path.join(info, 'commit-graphs', 'commit-graph-chain'))].map((p) => p.then(() => true, () => false))).then(
+      ([single, chain]) => {
+        if (!single && !chain) this.schedule(gitDir);
+      },
+    );
+  }
+
+  /** The repository was removed: a new one at the same path is looked at afresh. */
+  forget(gitDir: string): void {
+    this.checked.delete(gitDir);
+    clearTimeout(this.timers.get(gitDir));
+    this.timers.delete(gitDir);
   }
 
   schedule(gitDir: string): void {
