@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { openDatabase } from '@githost/db';
 import { commitAll, createTestRepository, git, makeWorkdir, pushTo, writeFiles } from '@githost/git-storage/testing';
@@ -99,6 +100,25 @@ describe('merge-requests service on Postgres and git-storage', () => {
     const gone = await call(r, 'GET', '/merge-requests/1');
     expect(gone.body).not.toHaveProperty('source_sha');
     expect(gone.body).toMatchObject({ diff: [], mergeable: null });
+  });
+
+  it('when the diff spans more than 3000 files, then 3000 entries and diff_truncated (CONTRACT §5)', async () => {
+    const r = await makeRepo();
+    // fast-import writes the 3001-file commit in one process, far quicker than a work tree
+    const files = Array.from({ length: 3001 }, (_, i) => `M 100644 inline many/f${i}.txt\ndata ${String(i).length + 1}\n${i}\n`).join('');
+    const stream = `commit refs/heads/wide\ncommitter T <t@example.com> 1700000000 +0000\ndata 4\nwide\nfrom ${r.base}\n${files}\n`;
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn('git', ['fast-import', '--quiet'], { cwd: r.bare, stdio: ['pipe', 'ignore', 'inherit'] });
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`fast-import exited ${code}`))));
+      child.stdin.end(stream);
+    });
+    stack.storage.service.context.refs.invalidate(r.bare);
+    await call(r, 'POST', '/merge-requests', { title: 'wide', source_branch: 'wide', target_branch: 'main' });
+    const d = await call(r, 'GET', '/merge-requests/1');
+    expect(d.status).toBe(200);
+    expect((d.body.diff as unknown[]).length).toBe(3000);
+    expect(d.body.diff_truncated).toBe(true);
   });
 
   it('when the target is an ancestor of the source, then a fast-forward moves main to the source tip and the event goes out', async () => {
