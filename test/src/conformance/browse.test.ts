@@ -47,6 +47,8 @@ describe('seed §4 browsing, through the gateway', () => {
         'empty.txt': '',
         'run.sh': { content: '#!/bin/sh\necho hi\n', mode: '100755' },
         'link': { content: 'src/app.txt', mode: '120000' },
+        'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+        'sub': { gitlink: 'b'.repeat(40) },
       },
     });
     const c2 = h.commit({ ref: 'refs/heads/main', message: 'second\n\nbody line\n', date: T0 + 60, files: { 'src/app.txt': 'hello v2\n' } });
@@ -112,6 +114,16 @@ describe('seed §4 browsing, through the gateway', () => {
     it('when only the tag `feature` matches, then it is the ref and the rest is the path', async () => {
       const res = await api(gh, 'GET', `${base}/tree/feature/src`);
       expect([res.status, res.body.ref, res.body.commit, res.body.path]).toEqual([200, 'feature', sha.c1, 'src']);
+    });
+
+    it('when the slash inside a branch name is percent-encoded, then it is decoded before splitting (CONTRACT §9)', async () => {
+      const res = await api(gh, 'GET', `${base}/tree/feature%2Fx/src`);
+      expect([res.status, res.body.ref, res.body.commit, res.body.path]).toEqual([200, 'feature/x', sha.c3, 'src']);
+    });
+
+    it('when the root holds a submodule, then its entry is type commit, mode 160000, size null (CONTRACT §5)', async () => {
+      const res = await api(gh, 'GET', `${base}/tree/main`);
+      expect(res.body.entries.find((e: { name: string }) => e.name === 'sub')).toEqual({ name: 'sub', path: 'sub', type: 'commit', mode: '160000', sha: 'b'.repeat(40), size: null });
     });
 
     it('when a three-segment branch name is the whole remainder, then path is empty', async () => {
@@ -225,6 +237,16 @@ describe('seed §4 browsing, through the gateway', () => {
       expect([res.status, res.body.content, res.body.encoding, res.body.size]).toEqual([200, 'src/app.txt', 'utf-8', 11]);
     });
 
+    it('when the bytes are not valid UTF-8 but have no zero byte, then still text, decoded lossily (CONTRACT §9)', async () => {
+      const res = await api(gh, 'GET', `${base}/blob/main/latin1.txt`);
+      expect([res.status, res.body.size, res.body.content, res.body.encoding]).toEqual([200, 5, 'caf\uFFFD\n', 'utf-8']);
+    });
+
+    it('when blob names a submodule entry, then 400 Not a file (CONTRACT §9)', async () => {
+      const res = await api(gh, 'GET', `${base}/blob/main/sub`);
+      expect([res.status, res.body]).toEqual([400, { error: 'Not a file: sub' }]);
+    });
+
     it('when the ref is an annotated tag, then commit is the tagged commit and the old content is read', async () => {
       const res = await api(gh, 'GET', `${base}/blob/v1.0/src/app.txt`);
       expect([res.status, res.body.ref, res.body.commit, res.body.content]).toEqual([200, 'v1.0', sha.c1, 'hello\n']);
@@ -285,6 +307,13 @@ describe('seed §4 browsing, through the gateway', () => {
     it('when the ref contains slashes, then the whole remainder is the ref', async () => {
       const res = await api(gh, 'GET', `${base}/commits/feature/deep/x`);
       expect([res.status, res.body.ref, res.body.commits.map((c: { sha: string }) => c.sha)]).toEqual([200, 'feature/deep/x', [sha.deep, sha.c1]]);
+    });
+
+    it('when the ref is a sha or a tag, then ref echoes it as requested', async () => {
+      const bySha = await api(gh, 'GET', `${base}/commits/${sha.c3}?limit=1`);
+      expect([bySha.status, bySha.body.ref, bySha.body.commits.map((c: { sha: string }) => c.sha)]).toEqual([200, sha.c3, [sha.c3]]);
+      const byTag = await api(gh, 'GET', `${base}/commits/v1.0`);
+      expect([byTag.status, byTag.body.ref, byTag.body.commits.map((c: { sha: string }) => c.sha)]).toEqual([200, 'v1.0', [sha.c1]]);
     });
 
     it('when the ref is unknown, then 404 Ref not found', async () => {

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
  * chosen by the test, so expectations (dates with offsets, long histories, 40-hex branch names,
  * binary blobs) are exact and the build is fast.
  */
-export type FileContent = string | Buffer | { content: string | Buffer; mode: '100644' | '100755' | '120000' };
+export type FileContent = string | Buffer | { content: string | Buffer; mode: '100644' | '100755' | '120000' } | { gitlink: string };
 
 export interface CommitSpec {
   /** Full ref, e.g. `refs/heads/main`. */
@@ -37,6 +37,11 @@ export class History {
     for (const parent of spec.merge ?? []) this.text(`merge ${parent}\n`);
     for (const path of spec.deletes ?? []) this.text(`D ${path}\n`);
     for (const [path, file] of Object.entries(spec.files ?? {})) {
+      if (typeof file === 'object' && 'gitlink' in file) {
+        // a submodule entry: the commit lives in another repository
+        this.text(`M 160000 ${file.gitlink} ${path}\n`);
+        continue;
+      }
       const { content, mode } = typeof file === 'string' || Buffer.isBuffer(file) ? { content: file, mode: '100644' } : file;
       this.text(`M ${mode} inline ${path}\n`);
       this.data(content);
