@@ -51,6 +51,7 @@ export function machineDescription(): string[] {
 
 export function writeResults(file: string, sections: Section[], preamble: string[]): void {
   const out: string[] = ['# githost benchmark results', '', `Run: ${new Date().toISOString()}`, '', '## Machine', '', ...machineDescription(), '', ...preamble, ''];
+  out.push(...targetSummary(sections));
   for (const s of sections) {
     out.push(`## ${s.title}`, '');
     if (s.skipped) {
@@ -61,4 +62,23 @@ export function writeResults(file: string, sections: Section[], preamble: string
     if (s.notes.length) out.push(...s.notes.map((n) => `- ${n}`), '');
   }
   writeFileSync(file, out.join('\n'));
+}
+
+/** Every table row that carries a verdict, gathered at the top so missed targets are seen first. */
+function targetSummary(sections: Section[]): string[] {
+  const rows: string[][] = [];
+  for (const s of sections) {
+    if (s.skipped) {
+      rows.push([s.title, '—', '—', `skipped: ${s.skipped}`]);
+      continue;
+    }
+    for (const t of s.tables) {
+      const met = t.header.findIndex((h) => h === 'met' || h === 'targets met');
+      const target = t.header.findIndex((h) => h.startsWith('target') && h !== 'targets met');
+      if (met < 0) continue;
+      for (const r of t.rows) rows.push([s.title, r[0] ?? '', target >= 0 ? (r[target] ?? '') : t.title, r[met] ?? '']);
+    }
+  }
+  if (rows.length === 0) return [];
+  return ['## Targets at a glance', '', markdownTable({ title: '', header: ['bench', 'case', 'target', 'met'], rows }), ''];
 }
