@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '@githost/logging';
 import { createAccountsClient, createStorageClient, type AccountsServiceClient, type StorageServiceClient } from '@githost/protos';
 import { AccountsUserDirectory } from './clients/accounts.js';
 import { GitStorageClient } from './clients/git-storage.js';
+import { MergeabilityCache } from './clients/mergeability-cache.js';
 import type { Config } from './config.js';
 import { MIGRATIONS } from './db/migrations.js';
 import { PgMergeRequestStore } from './db/merge-request-store.js';
@@ -33,6 +34,7 @@ export function createServer(config: Config, deps: Deps = {}): Service {
   const accounts = deps.accounts ?? createAccountsClient(config.accountsAddr);
   const bus = deps.bus ?? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger });
   const git = new GitStorageClient(storage);
+  const mergeability = new MergeabilityCache();
   let db: Database | undefined;
   let relay: Relay | undefined;
   let recovery: ReturnType<typeof startRecoveryLoop> | undefined;
@@ -63,7 +65,7 @@ export function createServer(config: Config, deps: Deps = {}): Service {
         registry,
         ready: async () => (await database.ping()) && (await bus.ready()) && (await clientReady(storage)) && (await clientReady(accounts)),
       });
-      app.use(mergeRequestRoutes({ store, users, relay: outbox, metrics, gitFor: (requestId) => git.forRequest(requestId) }));
+      app.use(mergeRequestRoutes({ store, users, relay: outbox, metrics, gitFor: (requestId) => mergeability.wrap(git.forRequest(requestId)) }));
       finish(app);
       listening = await listen(app, config.httpPort);
       logger.info({ http_port: listening.port }, 'merge-requests listening');
