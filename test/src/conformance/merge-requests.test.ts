@@ -65,6 +65,10 @@ describe('seed §4 merge requests, through the gateway', () => {
     branch('adm-source', { 'adm-source.txt': 's\n' });
     branch('feature/with/slash', { 'slash.txt': 'slash\n' });
     h.ref('refs/tags/only-a-tag', c0);
+    h.ref('refs/heads/same-target', c0);
+    h.ref('refs/heads/same-source', c0);
+    h.ref('refs/heads/race-target', c0);
+    branch('race-source', { 'race.txt': 'race\n' });
     work = await pushHistory(gh, alice, 'alice', 'mr', h);
     await fetchAll(work);
   }, 180_000);
@@ -329,6 +333,14 @@ describe('seed §4 merge requests, through the gateway', () => {
       }
     });
 
+    it('when a body is over 65,536 characters, then 400; at the limit it is accepted (CONTRACT §9)', async () => {
+      const over = await api(gh, 'POST', comments(), { token: alice.token, body: { body: 'y'.repeat(65_537) } });
+      expect(over.status).toBe(400);
+      expect(typeof over.body.error).toBe('string');
+      const limit = await api(gh, 'POST', `${mrs}/1/comments`, { token: alice.token, body: { body: 'y'.repeat(65_536) } });
+      expect(limit.status).toBe(201);
+    });
+
     it('when the detail is read, then comments come oldest first, each with author_username', async () => {
       const res = await api(gh, 'GET', `${mrs}/${number}`);
       expect(res.body.comments.map((c: { body: string; author_username: string }) => [c.body, c.author_username])).toEqual([['Looks good', 'dave'], ['nit', 'carol']]);
@@ -368,6 +380,22 @@ describe('seed §4 merge requests, through the gateway', () => {
       expect(detail.body).toMatchObject({ state: 'merged', merged_sha: sourceTip, merged_by: bob.id });
       expect(Date.parse(detail.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(mr.updated_at));
       expect(detail.body.updated_at).not.toBe(mr.updated_at);
+    });
+
+    it('when the target tip IS the source tip, then fast-forward with the source tip and nothing new is written (step 4)', async () => {
+      const mr = await open('same-source', 'same-target', 'Same tip');
+      const res = await api(gh, 'POST', `${mrs}/${mr.number}/merge`, { token: alice.token });
+      expect([res.status, res.body]).toEqual([200, { merged: true, sha: await tip('same-source'), strategy: 'fast-forward' }]);
+      expect((await api(gh, 'GET', `${mrs}/${mr.number}`)).body.state).toBe('merged');
+    });
+
+    it('when two merges of one merge request race, then exactly one succeeds and the other gets 409 Merge request is not open (CONTRACT §6)', async () => {
+      const mr = await open('race-source', 'race-target', 'Race');
+      const results = await Promise.all([alice, bob].map((who) => api(gh, 'POST', `${mrs}/${mr.number}/merge`, { token: who.token })));
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, 409]);
+      expect(results.find((r) => r.status === 409)?.body).toEqual({ error: 'Merge request is not open' });
+      expect(results.find((r) => r.status === 200)?.body).toEqual({ merged: true, sha: await tip('race-source'), strategy: 'fast-forward' });
     });
 
     it('when the merge request is already merged, then 409 Merge request is not open, before branches are resolved (step 2)', async () => {
@@ -452,7 +480,7 @@ describe('seed §4 merge requests, through the gateway', () => {
 
     it('when listing merged ones, then state=merged returns exactly the merged ones', async () => {
       const res = await api(gh, 'GET', `${mrs}?state=merged`);
-      expect(res.body.map((m: { title: string }) => m.title).sort()).toEqual(['Admin merge', 'Fast forward', 'Real merge']);
+      expect(res.body.map((m: { title: string }) => m.title).sort()).toEqual(['Admin merge', 'Fast forward', 'Race', 'Real merge', 'Same tip']);
       expect(res.body.every((m: { state: string; merged_sha: string }) => m.state === 'merged' && /^[0-9a-f]{40}$/.test(m.merged_sha))).toBe(true);
     });
   });
