@@ -16,8 +16,9 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A real local HTTP receiver that records every request and answers 204. */
-export async function startReceiver(): Promise<Receiver> {
+/** A real local HTTP receiver that records every request and answers 204, or what `statusFor`
+ *  says for the request's path. */
+export async function startReceiver(statusFor: (path: string) => number = () => 204): Promise<Receiver> {
   const received: Delivery[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -31,7 +32,7 @@ export async function startReceiver(): Promise<Receiver> {
         // kept empty: the assertion on the body shows the mismatch
       }
       received.push({ path: req.url ?? '', method: req.method ?? '', headers: req.headers, raw, body });
-      res.writeHead(204).end();
+      res.writeHead(statusFor(req.url ?? '')).end();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

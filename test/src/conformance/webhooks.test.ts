@@ -41,7 +41,7 @@ describe('seed §4 webhooks and §6 events, through the gateway', () => {
     await createRepo(gh, alice.token, 'secret-repo', { private: true });
     await addCollaborator(gh, alice.token, 'alice', 'hooks', 'bob', 'write');
     await addCollaborator(gh, alice.token, 'alice', 'hooks', 'carol', 'read');
-    receiver = await startReceiver();
+    receiver = await startReceiver((path) => (path === '/gone' ? 410 : path === '/broken' ? 500 : 204));
   }, 120_000);
   afterAll(async () => {
     await receiver?.close();
@@ -169,6 +169,8 @@ describe('seed §4 webhooks and §6 events, through the gateway', () => {
         ['both', { events: ' push , merge_request ' }],
         ['blank-secret', { events: 'merge_request', secret: '' }],
         ['dead', { events: '*' }],
+        ['gone', { events: 'merge_request' }],
+        ['broken', { events: 'merge_request' }],
       ] as const) {
         const url = name === 'dead' ? 'http://127.0.0.1:9/' : `${receiver.url}/${name}`;
         const res = await api(gh, 'POST', hooks, { token: alice.token, body: { url, ...body } });
@@ -276,6 +278,32 @@ describe('seed §4 webhooks and §6 events, through the gateway', () => {
       const times = res.body.map((x: { created_at: string }) => Date.parse(x.created_at));
       expect(times).toEqual([...times].sort((a: number, b: number) => b - a));
       expect(res.body.find((x: { id: string }) => x.id === received.headers['x-githost-delivery'])).toMatchObject({ event: 'merge_request', status: 'delivered', response_status: 204 });
+    });
+
+    it('when the target answers a 4xx other than 408/429, then the delivery fails at once after one attempt (CONTRACT §7)', async () => {
+      const delivery = await eventually(async () => {
+        const r = await api(gh, 'GET', `${hooks}/${ids.gone}/deliveries`, { token: alice.token });
+        return r.body.find((x: { status: string }) => x.status === 'failed');
+      });
+      expect(delivery).toMatchObject({ event: 'merge_request', status: 'failed', attempts: 1, response_status: 410 });
+      expect(at('/gone')).toHaveLength(1);
+    });
+
+    it('when the target answers 5xx, then the same delivery id is retried up to 6 attempts in all (CONTRACT §7, §9)', async () => {
+      const delivery = await eventually(async () => {
+        const r = await api(gh, 'GET', `${hooks}/${ids.broken}/deliveries`, { token: alice.token });
+        return r.body.find((x: { status: string }) => x.status === 'failed');
+      }, 30_000);
+      expect(delivery).toMatchObject({ event: 'merge_request', status: 'failed', attempts: 6, response_status: 500 });
+      const seen = at('/broken');
+      expect(seen).toHaveLength(6);
+      expect(new Set(seen.map((d) => d.headers['x-githost-delivery']))).toEqual(new Set([delivery.id]));
+    });
+
+    it('when a tag is pushed, then a push event for refs/tags/<tag> (CONTRACT §9: every ref change)', async () => {
+      await git(work, 'push', '-q', 'origin', `${mainSha}:refs/tags/v1`);
+      const d = await pushOf('/push', 'refs/tags/v1');
+      expect(d.body).toMatchObject({ before: ZERO, after: mainSha, created: true, deleted: false, sender: { username: 'alice' } });
     });
 
     it('when a reader asks for deliveries, then 400 Write access required', async () => {
