@@ -19,3 +19,34 @@ describe('gRPC error edges', () => {
     expect(fromServiceError({ code: grpc.status.UNAVAILABLE, details: 'No connection established' }).kind).toBe('unavailable');
   });
 });
+
+describe('serverStream over a real connection', () => {
+  it('when the handler fails midway, then the client gets the messages so far and then the mapped status', async () => {
+    const { startGrpcServer, serverStream } = await import('./index.js');
+    const { storageProto, createStorageClient } = await import('@githost/protos');
+    const { notFound } = await import('@githost/errors');
+    const def = storageProto().githost.storage.v1.StorageService.service;
+    const server = await startGrpcServer((s) => {
+      s.addService(def, {
+        ReadBlob: serverStream<unknown, { oid: string }>(async (_req, call) => {
+          call.write({ oid: 'abc' });
+          throw notFound('Path not found: x');
+        }),
+      });
+    }, 0, '127.0.0.1');
+    const client = createStorageClient(`127.0.0.1:${server.port}`);
+    try {
+      const got: string[] = [];
+      const status = await new Promise<{ code: number; details: string }>((resolve) => {
+        const stream = client.ReadBlob({ repository_id: 'r', commit_oid: 'c', path: 'x' });
+        stream.on('data', (m: { oid: string }) => got.push(m.oid));
+        stream.on('error', (err: { code: number; details: string }) => resolve(err));
+      });
+      expect(got).toEqual(['abc']);
+      expect([status.code, status.details]).toEqual([grpc.status.NOT_FOUND, 'Path not found: x']);
+    } finally {
+      client.close();
+      await server.close(100);
+    }
+  });
+});

@@ -55,7 +55,9 @@ export function serverStream<Req, Res>(
       (err: unknown) => {
         const e = toAppError(err);
         if (e.kind === 'internal') logger?.error({ err: e.cause ?? e, request_id: requestIdOfCall(call) }, 'grpc stream failed');
-        call.destroy(Object.assign(new Error(e.message), toServiceError(e)));
+        // grpc-js turns an 'error' event into the trailing status; destroy() would end the call
+        // without one and leave the client waiting forever.
+        if (!call.cancelled) call.emit('error', Object.assign(new Error(e.message), toServiceError(e)));
       },
     );
   };

@@ -1,5 +1,4 @@
-import { unary, type grpc } from '@githost/grpc';
-import { serverStream } from './server-stream.js';
+import { serverStream, unary, type grpc } from '@githost/grpc';
 import { storageProto, type StorageServiceHandlers } from '@githost/protos';
 import type { StorageContext } from '../storage-context.js';
 import { checkMerge } from './check-merge.js';
