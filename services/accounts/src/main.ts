@@ -1,3 +1,4 @@
+import { ConfigError } from '@githost/config';
 import { createLogger } from '@githost/logging';
 import { loadConfig } from './config.js';
 import { createServer } from './server.js';
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  logger.fatal({ err }, 'accounts failed to start');
+  // A bad variable is the operator's to fix: say which, without a stack trace.
+  if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+  else logger.fatal({ err }, 'accounts failed to start');
   process.exit(1);
 });

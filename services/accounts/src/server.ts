@@ -1,6 +1,6 @@
 import type { Database } from '@githost/db';
 import { startGrpcServer, type GrpcListening } from '@githost/grpc';
-import { listen, type Listening } from '@githost/http';
+import { createRegistry, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import { GrpcRepositoryStorage } from './clients/storage.js';
 import { pgliteDir, type Config } from './config.js';
@@ -12,6 +12,7 @@ import type { RepositoryStorage } from './domain/ports.js';
 import { createServices } from './domain/services.js';
 import { registerAccountsService } from './grpc/service.js';
 import { createAccountsApp } from './http/app.js';
+import { createMetrics } from './metrics.js';
 
 export interface ServerDeps {
   logger?: Logger;
@@ -46,8 +47,10 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
         onOrphan: (repository_id, err) => logger.error({ err, repository_id }, 'could not remove a half-created repository from git-storage'),
       });
       const ready = async () => (await database.ping()) && (store.ready ? await store.ready() : true);
-      const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services });
-      grpc = await startGrpcServer((server) => registerAccountsService(server, services, logger), config.grpcPort);
+      const registry = createRegistry('accounts');
+      const metrics = createMetrics(registry);
+      const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services, registry });
+      grpc = await startGrpcServer((server) => registerAccountsService(server, services, metrics, logger), config.grpcPort);
       http = await listen(app, config.httpPort);
       logger.info({ http_port: http.port, grpc_port: grpc.port, database: database.kind }, 'accounts started');
       return { httpPort: http.port, grpcPort: grpc.port };

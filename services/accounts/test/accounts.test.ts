@@ -115,6 +115,7 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
       const listed = await alice.request('GET', '/api/user/tokens');
       expect(listed.body.map((t: { name: string }) => t.name)).toEqual(['test', 'laptop']);
       expect(listed.body[1]).not.toHaveProperty('token');
+      expect(listed.body[1].last_used_at).toEqual(expect.any(String));
 
       expect(await bob.request('DELETE', `/api/user/tokens/${created.body.id}`)).toEqual({ status: 404, body: { error: 'Token not found' } });
       expect((await alice.request('DELETE', `/api/user/tokens/${created.body.id}`)).status).toBe(204);
@@ -128,9 +129,29 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
       expect(res.body.error).toMatch(/bootstrap admin has no user record/);
     });
 
+    it('when the same username is created twice at once, then exactly one succeeds and the other is 409', async () => {
+      const both = await Promise.all([
+        admin.request('POST', '/api/admin/users', { username: 'twin', email: 'twin1@example.test' }),
+        admin.request('POST', '/api/admin/users', { username: 'TWIN', email: 'twin2@example.test' }),
+      ]);
+      expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
+    });
+
     it('when GetUsers is asked for known and unknown ids, then the unknown ones are left out', async () => {
       const res = await rpc(h.grpc).getUsers({ ids: [aliceId, 'no-such-id', aliceId, ''] });
       expect(res.users).toEqual([{ id: aliceId, username: 'alice', email: 'alice@example.test', is_admin: false }]);
+    });
+  });
+
+  describe('operations', () => {
+    it('when health, readiness and metrics are asked for, then they answer without an identity', async () => {
+      expect((await fetch(`${h.base}/healthz`)).status).toBe(200);
+      const ready = await fetch(`${h.base}/readyz`);
+      expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready' }]);
+      await rpc(h.grpc).authenticate({ token: 'ghs_wrong' }).catch(() => undefined);
+      const metrics = await (await fetch(`${h.base}/metrics`)).text();
+      expect(metrics).toMatch(/githost_accounts_authentications_total\{result="rejected",service="accounts"\} [1-9]/);
+      expect(metrics).toMatch(/githost_accounts_authentications_total\{result="user",service="accounts"\} [1-9]/);
     });
   });
 
@@ -169,6 +190,13 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
     it('when the name exists in another letter case, then it answers 409 Repository already exists', async () => {
       await alice.request('POST', '/api/repos', { name: 'dup' });
       expect(await alice.request('POST', '/api/repos', { name: 'DUP' })).toEqual({ status: 409, body: { error: 'Repository already exists' } });
+    });
+
+    it('when the same repository is created twice at once, then exactly one succeeds and one bare repository exists', async () => {
+      const both = await Promise.all([alice.request('POST', '/api/repos', { name: 'race' }), alice.request('POST', '/api/repos', { name: 'Race' })]);
+      expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
+      const winner = both.find((r) => r.status === 201)!;
+      expect(await headOf(winner.body.id)).toBe('refs/heads/main');
     });
 
     it.each([

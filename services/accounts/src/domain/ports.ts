@@ -42,8 +42,13 @@ export interface RepositoryStore {
   removeCollaborator(repositoryId: string, userId: string): Promise<void>;
 }
 
+/** Carried to other services so one request's log lines join up (X-Request-Id). */
+export interface CallContext {
+  requestId?: string;
+}
+
 /** git-storage, as the domain sees it. */
 export interface RepositoryStorage {
-  createRepository(repositoryId: string, defaultBranch: string): Promise<void>;
-  removeRepository(repositoryId: string): Promise<void>;
+  createRepository(repositoryId: string, defaultBranch: string, ctx?: CallContext): Promise<void>;
+  removeRepository(repositoryId: string, ctx?: CallContext): Promise<void>;
 }

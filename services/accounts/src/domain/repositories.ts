@@ -3,7 +3,7 @@ import { forbidden, notFound, validation } from '@githost/errors';
 import { canRead } from '@githost/identity';
 import { permissionFor } from './access.js';
 import { parseCollaboratorPermission, type CreateRepositoryInput } from './input.js';
-import type { RepositoryStorage, RepositoryStore, UserStore } from './ports.js';
+import type { CallContext, RepositoryStorage, RepositoryStore, UserStore } from './ports.js';
 import type { Caller, Permission, Repository, User } from './types.js';
 
 /** The shard every new repository lands on until a later issue adds more (issue 2 part 4). */
@@ -32,7 +32,7 @@ export class RepositoryService {
    * called inside one transaction, so a storage failure rolls the row back; if the commit fails
    * after storage succeeded, the bare repository is removed again.
    */
-  async create(caller: Caller, input: CreateRepositoryInput): Promise<Repository> {
+  async create(caller: Caller, input: CreateRepositoryInput, ctx: CallContext = {}): Promise<Repository> {
     const owner = await this.ownerFor(caller, input.owner);
     const id = randomUUID();
     let stored = false;
@@ -40,12 +40,12 @@ export class RepositoryService {
       return await this.repos.insertWith(
         { id, owner_id: owner.id, name: input.name, private: input.private, default_branch: input.default_branch, description: input.description, shard: DEFAULT_SHARD },
         async () => {
-          await this.storage.createRepository(id, input.default_branch);
+          await this.storage.createRepository(id, input.default_branch, ctx);
           stored = true;
         },
       );
     } catch (err) {
-      if (stored) await this.storage.removeRepository(id).catch((removeErr: unknown) => this.onOrphan(id, removeErr));
+      if (stored) await this.storage.removeRepository(id, ctx).catch((removeErr: unknown) => this.onOrphan(id, removeErr));
       throw err;
     }
   }

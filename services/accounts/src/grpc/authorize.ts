@@ -1,11 +1,19 @@
 import type { accounts } from '@githost/protos';
+import { AppError } from '@githost/errors';
 import type { RepositoryService } from '../domain/repositories.js';
+import type { AccountsMetrics } from '../metrics.js';
 import { repositoryMessage } from './messages.js';
 
 /** Authorize: NOT_FOUND `Repository not found` when owner/name does not exist. */
-export function authorize(repositories: RepositoryService) {
+export function authorize(repositories: RepositoryService, metrics: AccountsMetrics) {
   return async (req: accounts.AuthorizeRequest__Output): Promise<accounts.AuthorizeResponse> => {
-    const { repository, permission } = await repositories.authorize(req.owner, req.name, { user_id: req.user_id, bootstrap_admin: req.bootstrap_admin });
-    return { repository: repositoryMessage(repository), permission };
+    try {
+      const { repository, permission } = await repositories.authorize(req.owner, req.name, { user_id: req.user_id, bootstrap_admin: req.bootstrap_admin });
+      metrics.authorizations.inc({ permission });
+      return { repository: repositoryMessage(repository), permission };
+    } catch (err) {
+      if (err instanceof AppError && err.kind === 'not_found') metrics.authorizations.inc({ permission: 'not_found' });
+      throw err;
+    }
   };
 }

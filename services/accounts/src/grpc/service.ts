@@ -2,16 +2,17 @@ import { unary, type grpc } from '@githost/grpc';
 import type { Logger } from '@githost/logging';
 import { accountsProto, type AccountsServiceHandlers } from '@githost/protos';
 import type { AccountsServices } from '../domain/services.js';
+import type { AccountsMetrics } from '../metrics.js';
 import { authenticate } from './authenticate.js';
 import { authorize } from './authorize.js';
 import { getRepository } from './get-repository.js';
 import { getUsers } from './get-users.js';
 
 /** Registers githost.accounts.v1.AccountsService on `server`. */
-export function registerAccountsService(server: grpc.Server, services: AccountsServices, logger: Logger): void {
+export function registerAccountsService(server: grpc.Server, services: AccountsServices, metrics: AccountsMetrics, logger: Logger): void {
   const handlers: AccountsServiceHandlers = {
-    Authenticate: unary(authenticate(services.tokens), logger),
-    Authorize: unary(authorize(services.repositories), logger),
+    Authenticate: unary(authenticate(services.tokens, metrics), logger),
+    Authorize: unary(authorize(services.repositories, metrics), logger),
     GetUsers: unary(getUsers(services.users), logger),
     GetRepository: unary(getRepository(services.repositories), logger),
   };

@@ -1,11 +1,19 @@
 import type { Express } from 'express';
+import type { Registry } from 'prom-client';
 import { createHttpApp, finish } from '@githost/http';
 import type { Logger } from '@githost/logging';
 import type { AccountsServices } from '../domain/services.js';
 import { registerRoutes } from './routes.js';
 
-export function createAccountsApp(opts: { logger: Logger; internalSecret: string; publicUrl: string; ready: () => Promise<boolean>; services: AccountsServices }): Express {
-  const app = createHttpApp({ service: 'accounts', logger: opts.logger, internalSecret: opts.internalSecret, ready: opts.ready });
+export function createAccountsApp(opts: {
+  logger: Logger;
+  internalSecret: string;
+  publicUrl: string;
+  ready: () => Promise<boolean>;
+  services: AccountsServices;
+  registry: Registry;
+}): Express {
+  const app = createHttpApp({ service: 'accounts', logger: opts.logger, internalSecret: opts.internalSecret, ready: opts.ready, registry: opts.registry });
   registerRoutes(app, opts.services, opts.publicUrl);
   return finish(app);
 }

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { validation } from '@githost/errors';
-import { route } from '@githost/http';
+import { identityOf, route } from '@githost/http';
 import { parseCreateRepository, parseCreateUser, parseTokenName } from '../domain/input.js';
 import type { AccountsServices } from '../domain/services.js';
 import { NO_USER_RECORD } from '../domain/tokens.js';
@@ -51,7 +51,7 @@ export function registerRoutes(app: Express, services: AccountsServices, publicU
 
   app.post('/api/repos', route(async (req, res) => {
     const caller = callerOf(res);
-    const repo = await repositories.create(caller, parseCreateRepository(req.body));
+    const repo = await repositories.create(caller, parseCreateRepository(req.body), { requestId: identityOf(res).request_id });
     res.status(201).json(repositoryJson(repo, publicUrl));
   }));
 
