@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createTestRepository, pushTo } from '@githost/git-storage/testing';
 import { API, startHarness, type Harness } from './support/harness.js';
+import { fastImport, git } from './support/git.js';
 import { SUBMODULE_SHA } from './support/fixture.js';
 
 let h: Harness;
@@ -170,5 +175,31 @@ describe('GET tree', () => {
     const b = await h.get(`${API}/tree/main/src`);
     expect(b.body.equals(a.body)).toBe(true);
     expect(b.headers.etag).toBe(a.headers.etag);
+  });
+});
+
+describe('a wide directory', () => {
+  it('when a directory holds 5,000 entries, then all come back in git order with git ids and sizes', async () => {
+    const src = await mkdtemp(path.join(tmpdir(), 'browse-wide-'));
+    try {
+      await git(src, 'init', '-q', '--bare');
+      const lines = ['blob', 'mark :1', 'data 3', 'ab', '', 'commit refs/heads/main', 'committer A <a@example.com> 0 +0000', 'data 4', 'wide'];
+      for (let i = 0; i < 5000; i++) lines.push(`M 100644 :1 wide/f${i}.txt`);
+      lines.push('', 'done', '');
+      await fastImport(src, Buffer.from(lines.join('\n')));
+      await createTestRepository(h.storage, 'browse-wide', 'main');
+      await pushTo(h.storage, 'browse-wide', src, 'refs/heads/main');
+      const res = await h.get('/api/repos/alice/wide/tree/main/wide', { repo: { id: 'browse-wide' } });
+      const body = res.json() as TreeBody;
+      const expected = (await git(src, 'ls-tree', '--long', '-z', 'main:wide')).split('\0').filter(Boolean).map((rec) => {
+        const [meta, name] = rec.split('\t') as [string, string];
+        const [mode, type, sha, size] = meta.trim().split(/ +/) as [string, string, string, string];
+        return { name, path: `wide/${name}`, type, mode, sha, size: Number(size) };
+      });
+      expect([res.status, body.entries.length]).toEqual([200, 5000]);
+      expect(body.entries).toEqual(expected);
+    } finally {
+      await rm(src, { recursive: true, force: true });
+    }
   });
 });

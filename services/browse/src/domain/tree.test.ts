@@ -38,4 +38,12 @@ describe('parseTreeRecords (CONTRACT §5 tree entry)', () => {
   it('when a record is malformed, then parsing fails loudly', () => {
     expect(() => parseTreeRecords(Buffer.from('garbage\0'), '')).toThrow('malformed tree record');
   });
+
+  it('when a record lacks its fields, then parsing fails loudly', () => {
+    expect(() => parseTreeRecords(Buffer.from('100644 blob\tname\0'), '')).toThrow('malformed tree record');
+  });
+
+  it('when a record has an unknown type, then parsing fails loudly', () => {
+    expect(() => parseTreeRecords(Buffer.from(`100644 tag ${O1}       1\tname\0`), '')).toThrow('malformed tree record');
+  });
 });
