@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
 import type { BenchContext } from './context.js';
 import { git } from './git.js';
+import { waitForQuiet } from './quiet.js';
 import { workDir } from './paths.js';
 import type { Section } from './report.js';
 import type { RssPeaks } from './rss.js';
@@ -41,6 +42,8 @@ export async function benchClonePush(ctx: BenchContext): Promise<Section> {
       });
       if (hostPush === undefined) notes.push('the repository was already pushed by an earlier bench; push not timed');
       pushRss = service.rss.read();
+      const waited = await waitForQuiet(service.pid);
+      if (waited > 1500) notes.push(`waited ${fmtMs(waited)} after the push for the service to go idle (background work) before cloning`);
       service.rss.reset();
       hostClone = await time(() => git(['clone', '-q', '--no-checkout', hosted.url, join(scratch, 'host-clone')], { env: QUIET_GIT }));
       cloneRss = service.rss.read();

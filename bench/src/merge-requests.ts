@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Api } from './api.js';
 import type { BenchContext } from './context.js';
 import { git } from './git.js';
+import { waitForQuiet } from './quiet.js';
 import { hostedRepoPath } from './hosted-path.js';
 import { fetchOnce, sequentialLatency } from './load.js';
 import { buildMergeFixtures, rawMerge, type MergePair } from './merge-fixtures.js';
@@ -42,6 +43,8 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
       anonBase = `${service.url}${base}`;
       rawRead = hostedRepoPath(service.dataDir, hosted.id, repo.path);
       await git(['push', '-q', hosted.url, 'refs/heads/bench/*:refs/heads/bench/*'], { cwd: fixtures, env: QUIET_GIT });
+      const waited = await waitForQuiet(service.pid);
+      if (waited > 1500) notes.push(`waited ${fmtMs(waited)} for the service to go idle (background work after the pushes) before measuring`);
       const probe = await api.request('GET', `${base}/merge-requests`);
       if (probe.status !== 200) {
         notes.push(`githost side skipped: GET merge-requests answered ${probe.status} ${JSON.stringify(probe.body).slice(0, 200)}`);

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { descendants } from './rss.js';
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/**
+ * Waits until the service and its children are nearly idle (under 5 % of a core for a second),
+ * so background work left by a previous step (after a 200 MB push, git-storage's housekeeping)
+ * is not measured as part of the next one. Returns the time waited.
+ */
+export async function waitForQuiet(pid: number, maxMs = 60_000): Promise<number> {
+  const start = Date.now();
+  let before = cpuTicks(pid);
+  while (Date.now() - start < maxMs) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = cpuTicks(pid);
+    if ((now - before) / TICKS_PER_SECOND < 0.05) break;
+    before = now;
+  }
+  return Date.now() - start;
+}
+
+/** utime + stime of the process and its living descendants. */
+function cpuTicks(pid: number): number {
+  let total = 0;
+  for (const p of [pid, ...descendants(pid)]) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
