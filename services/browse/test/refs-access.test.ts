@@ -77,6 +77,11 @@ describe('read access (seed §4 browsing rule 1, §5)', () => {
     expect([res.status, res.headers['cache-control']]).toEqual([200, 'private, max-age=31536000, immutable']);
   });
 
+  it('when a reader of a private repository asks by branch, then the answer is private and must be revalidated', async () => {
+    const res = await h.get(`${API}/tree/main`, { repo: { private: true, permission: 'read' } });
+    expect([res.status, res.headers['cache-control']]).toEqual([200, 'private, no-cache']);
+  });
+
   it('when a writer asks, then read access is implied', async () => {
     expect((await h.get(`${API}/branches`, { repo: { private: true, permission: 'write' } })).status).toBe(200);
   });

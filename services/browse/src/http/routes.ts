@@ -62,7 +62,8 @@ function notModified(req: Request, res: Response, prepared: Prepared<unknown>): 
 function setValidators(res: Response, prepared: Prepared<unknown>): void {
   const isPrivate = identityOf(res).repo?.private !== false;
   res.setHeader('ETag', prepared.etag);
-  res.setHeader('Cache-Control', prepared.immutable ? `${isPrivate ? 'private' : 'public'}, max-age=31536000, immutable` : 'no-cache');
+  const scope = isPrivate ? 'private' : 'public';
+  res.setHeader('Cache-Control', prepared.immutable ? `${scope}, max-age=31536000, immutable` : isPrivate ? 'private, no-cache' : 'no-cache');
 }
 
 async function sendRaw(req: Request, res: Response, prepared: Prepared<RawBlob>): Promise<void> {
