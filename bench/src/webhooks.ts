@@ -10,6 +10,10 @@ import { fmtMiB, fmtMs, fmtNum, nowMs, summarize, verdict } from './stats.js';
 
 const QUIET_GIT = { GIT_TERMINAL_PROMPT: '0' };
 
+/** Seconds of pushing per phase, and of waiting for deliveries after it, so a slow path cannot stall the run. */
+const pushBudgetS = (ctx: BenchContext): number => Number(process.env.BENCH_WEBHOOK_PUSH_BUDGET_S ?? (ctx.quick ? 20 : 90));
+const drainBudgetS = (ctx: BenchContext): number => Number(process.env.BENCH_WEBHOOK_DRAIN_BUDGET_S ?? (ctx.quick ? 30 : 60));
+
 interface PhaseResult {
   label: string;
   events: number;
@@ -86,8 +90,8 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       verdict(p.delivered / p.deliverySeconds >= 500 && p.firstAttempt.p95 < 1000 && p.lost === 0),
     ];
     const notes = [
-      `${perPush} refs per \`git push\` (each ref one \`push\` event), ${process.env.BENCH_PUSH_CONCURRENCY ?? 4} pushes at a time, back to back, for at most ${process.env.BENCH_WEBHOOK_PUSH_BUDGET_S ?? (ctx.quick ? 20 : 120)} s per phase (events: the number actually produced; ${events} asked); RabbitMQ exchange \`${ctx.exchange}\`; GITHOST_WEBHOOK_RETRY_BASE_MS=${process.env.BENCH_WEBHOOK_RETRY_BASE_MS ?? '50'}`,
-      `not delivered: events with no successful delivery when the wait ended (nothing new for 30 s, or ${process.env.BENCH_WEBHOOK_DRAIN_BUDGET_S ?? (ctx.quick ? 30 : 90)} s after the last push): lost, or still queued when delivery is slower than production`,
+      `${perPush} refs per \`git push\` (each ref one \`push\` event), ${process.env.BENCH_PUSH_CONCURRENCY ?? 4} pushes at a time, back to back, for at most ${pushBudgetS(ctx)} s per phase (events: the number actually produced; ${events} asked); RabbitMQ exchange \`${ctx.exchange}\`; GITHOST_WEBHOOK_RETRY_BASE_MS=${process.env.BENCH_WEBHOOK_RETRY_BASE_MS ?? '50'}`,
+      `not delivered: events with no successful delivery when the wait ended (nothing new for 30 s, or ${drainBudgetS(ctx)} s after the last push): lost, or still queued when delivery is slower than production`,
       'max queue depth: most messages waiting in the webhooks queue (a deep queue: the consumer is the bottleneck; an empty one: events reach the broker slowly)',
       'deliveries/s: unique deliveries over the time from the first push starting to the last delivery arriving; latency: from the push (state change) returning to the successful attempt arriving; first-attempt: to the first attempt arriving',
       ...stageNotes,
@@ -117,7 +121,7 @@ async function runPhase(o: { ctx: BenchContext; receiver: WebhookReceiver; url: 
   const concurrency = Number(process.env.BENCH_PUSH_CONCURRENCY ?? 4);
   // A slow push path must not eat the whole run: stop starting pushes after the budget and
   // report the events actually produced.
-  const budgetMs = Number(process.env.BENCH_WEBHOOK_PUSH_BUDGET_S ?? (o.ctx.quick ? 20 : 120)) * 1000;
+  const budgetMs = pushBudgetS(o.ctx) * 1000;
   const started = nowMs();
   let next = 0;
   const pusher = async (): Promise<void> => {
@@ -138,7 +142,7 @@ async function runPhase(o: { ctx: BenchContext; receiver: WebhookReceiver; url: 
   await Promise.all(Array.from({ length: concurrency }, pusher));
   const produced = pushedAt.size;
   const pushSeconds = (nowMs() - started) / 1000;
-  const drainMs = Number(process.env.BENCH_WEBHOOK_DRAIN_BUDGET_S ?? (o.ctx.quick ? 30 : 90)) * 1000;
+  const drainMs = drainBudgetS(o.ctx) * 1000;
   await waitForDeliveries(o.receiver, produced, o.ctx.quick ? 15_000 : 30_000, nowMs() + drainMs);
 
   const latencies: number[] = [];
