@@ -72,6 +72,16 @@ describe('GET tree', () => {
     expect(body.entries).toEqual(await gitEntries('refs/tags/feature', 'src'));
   });
 
+  it('when tag topic/v2 is longer than branch topic and matches, then the longer tag wins', async () => {
+    const body = (await h.get(`${API}/tree/topic/v2/src`)).json() as TreeBody;
+    expect([body.ref, body.commit, body.path]).toEqual(['topic/v2', await revParse('refs/tags/topic/v2'), 'src']);
+  });
+
+  it('when only branch topic matches, then the branch is the ref and the rest the path', async () => {
+    const body = (await h.get(`${API}/tree/topic/src`)).json() as TreeBody;
+    expect([body.ref, body.commit, body.path]).toEqual(['topic', await revParse('refs/heads/topic'), 'src']);
+  });
+
   it('when a branch has three segments, then a path after it is split off', async () => {
     const body = (await h.get(`${API}/tree/release/2024/q1/src/dir`)).json() as TreeBody;
     expect([body.ref, body.commit, body.path]).toEqual(['release/2024/q1', await revParse('refs/heads/release/2024/q1'), 'src/dir']);

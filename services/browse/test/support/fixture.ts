@@ -124,6 +124,9 @@ export async function writeFixtureHistory(gitDir: string): Promise<void> {
   s.commit('refs/heads/feature/x', { when: base + 900000, tz: '+0200', message: 'Feature work', from: at(10), files: { 'feature.txt': ['100644', featureFile] } });
   s.reset('refs/tags/feature', at(20));
   s.reset('refs/heads/release/2024/q1', at(30));
+  // The other way round: branch `topic`, longer tag `topic/v2`.
+  s.reset('refs/heads/topic', at(25));
+  s.reset('refs/tags/topic/v2', at(26));
   s.reset('refs/heads/same', at(1));
   s.reset('refs/tags/same', at(2));
   s.tag('v1.0', at(5), 'Release 1.0\n');
