@@ -101,12 +101,6 @@ export function collectStream<T>(stream: NodeJS.ReadableStream & { cancel?: () =
   });
 }
 
-export const CLIENT_OPTIONS: grpc.ClientOptions = {
-  'grpc.max_receive_message_length': 64 * 1024 * 1024,
-  'grpc.max_send_message_length': 64 * 1024 * 1024,
-  'grpc.keepalive_time_ms': 30_000,
-};
-
 export interface GrpcListening {
   server: grpc.Server;
   port: number;
