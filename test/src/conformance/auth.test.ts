@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { addCollaborator, api, cloneUrl, createRepo, createUser, git, gitResult, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from '../support/index.js';
 import { History } from './history.js';
+import { eventually } from './receiver.js';
 import { pushHistory } from './setup.js';
 
 /**
@@ -202,6 +203,68 @@ describe('seed §5 authentication and CONTRACT §3 access, through the gateway',
       const auth = `Basic ${Buffer.from('alice:wrong-token').toString('base64')}`;
       const res = await fetch(`${gh.url}/alice/pub.git/info/refs?service=git-upload-pack`, { headers: { authorization: auth } });
       expect(res.status).toBe(401);
+    });
+  });
+
+  describe('accounts and repositories (CONTRACT §8)', () => {
+    it('when the admin creates a user, then 201 with exactly id, username, email, is_admin, created_at; a taken name is 409', async () => {
+      const res = await api(gh, 'POST', '/api/admin/users', { token: gh.adminToken, body: { username: 'frank', email: 'frank@example.com' } });
+      expect(res.status).toBe(201);
+      expect(Object.keys(res.body).sort()).toEqual(['created_at', 'email', 'id', 'is_admin', 'username']);
+      expect(res.body).toMatchObject({ username: 'frank', email: 'frank@example.com', is_admin: false });
+      const again = await api(gh, 'POST', '/api/admin/users', { token: gh.adminToken, body: { username: 'frank', email: 'f2@example.com' } });
+      expect([again.status, again.body]).toEqual([409, { error: 'Username already taken' }]);
+    });
+
+    it('when a user makes a token, then 201 with id, name, token, created_at and the token identifies them', async () => {
+      const res = await api(gh, 'POST', '/api/user/tokens', { token: dave.token, body: { name: 'ci' } });
+      expect(res.status).toBe(201);
+      expect(Object.keys(res.body).sort()).toEqual(['created_at', 'id', 'name', 'token']);
+      const me = await api(gh, 'GET', '/api/user', { token: res.body.token });
+      expect([me.status, me.body]).toEqual([200, { id: dave.id, username: 'dave', email: 'dave@example.com', is_admin: false }]);
+    });
+
+    it('when a repository is created, then 201 with the CONTRACT §8 fields; a duplicate is 409 Repository already exists', async () => {
+      const res = await api(gh, 'POST', '/api/repos', { token: dave.token, body: { name: 'tools', description: 'handy' } });
+      expect(res.status).toBe(201);
+      expect(Object.keys(res.body).sort()).toEqual(['clone_url', 'created_at', 'default_branch', 'description', 'full_name', 'id', 'name', 'owner', 'private']);
+      expect(res.body).toMatchObject({ owner: 'dave', name: 'tools', full_name: 'dave/tools', private: false, default_branch: 'main', description: 'handy' });
+      const dup = await api(gh, 'POST', '/api/repos', { token: dave.token, body: { name: 'tools' } });
+      expect([dup.status, dup.body]).toEqual([409, { error: 'Repository already exists' }]);
+      const read = await api(gh, 'GET', '/api/repos/dave/tools');
+      expect([read.status, read.body]).toEqual([200, res.body]);
+    });
+
+    it('when a repository name breaks the naming rule, then 400', async () => {
+      for (const name of ['.hidden', '-dash', 'ends.git', 'a/b', 'x'.repeat(101), '', 'sp ace']) {
+        const res = await api(gh, 'POST', '/api/repos', { token: dave.token, body: { name } });
+        expect([name, res.status]).toEqual([name, 400]);
+      }
+    });
+
+    it('when a non-admin creates a repository for another owner, then it is refused', async () => {
+      const res = await api(gh, 'POST', '/api/repos', { token: dave.token, body: { name: 'squat', owner: 'alice' } });
+      expect([res.status, res.body]).toEqual([403, { error: 'Forbidden' }]);
+    });
+
+    it('when a collaborator is removed, then their access to the private repository ends (404)', async () => {
+      await addCollaborator(gh, alice.token, 'alice', 'priv', 'dave', 'read');
+      expect((await api(gh, 'GET', '/api/repos/alice/priv', { token: dave.token })).status).toBe(200);
+      const del = await api(gh, 'DELETE', '/api/repos/alice/priv/collaborators/dave', { token: alice.token });
+      expect(del.status).toBe(204);
+      // the gateway may serve a grant from its short Authorize cache (2 s) until it expires
+      const after = await eventually(async () => {
+        const r = await api(gh, 'GET', '/api/repos/alice/priv', { token: dave.token });
+        return r.status === 200 ? undefined : r;
+      });
+      expect([after.status, after.body]).toEqual([404, REPO_404]);
+    });
+
+    it('when health, readiness and metrics are asked at the gateway, then they answer', async () => {
+      expect((await fetch(`${gh.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${gh.url}/readyz`)).status).toBe(200);
+      const metrics = await fetch(`${gh.url}/metrics`);
+      expect([metrics.status, (await metrics.text()).includes('# HELP')]).toEqual([200, true]);
     });
   });
 

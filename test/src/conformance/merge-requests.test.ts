@@ -132,6 +132,8 @@ describe('seed §4 merge requests, through the gateway', () => {
       });
       expect(typeof res.body.id).toBe('string');
       expect(Number.isInteger(res.body.number)).toBe(true);
+      // seed §2: author_username is added to list and detail responses only
+      expect('author_username' in res.body).toBe(false);
     });
 
     it('when the same branches already have an open merge request, then another is created with the next number (rule 4)', async () => {
@@ -401,8 +403,12 @@ describe('seed §4 merge requests, through the gateway', () => {
     it('when the merge request is already merged, then 409 Merge request is not open, before branches are resolved (step 2)', async () => {
       const merged = (await api(gh, 'GET', `${mrs}?state=merged`)).body.find((m: { title: string }) => m.title === 'Fast forward');
       await git(work, 'push', '-q', 'origin', '--delete', 'ff-source');
+      const before = (await api(gh, 'GET', `${mrs}/${merged.number}`)).body;
       const res = await api(gh, 'POST', `${mrs}/${merged.number}/merge`, { token: alice.token });
       expect([res.status, res.body]).toEqual([409, { error: 'Merge request is not open' }]);
+      // seed §3: a rejected merge changes nothing
+      const after = (await api(gh, 'GET', `${mrs}/${merged.number}`)).body;
+      expect([after.merged_by, after.merged_sha, after.updated_at, after.state]).toEqual([before.merged_by, before.merged_sha, before.updated_at, 'merged']);
       const reader = await api(gh, 'POST', `${mrs}/${merged.number}/merge`, { token: carol.token });
       expect([reader.status, reader.body]).toEqual([400, { error: NO_WRITE }]);
     });

@@ -298,6 +298,8 @@ describe('seed §4 webhooks and §6 events, through the gateway', () => {
       const seen = at('/broken');
       expect(seen).toHaveLength(6);
       expect(new Set(seen.map((d) => d.headers['x-githost-delivery']))).toEqual(new Set([delivery.id]));
+      const one = await api(gh, 'GET', `${hooks}/${ids.broken}/deliveries/${delivery.id}`, { token: alice.token });
+      expect([one.status, one.body.id]).toEqual([200, delivery.id]);
     });
 
     it('when a tag is pushed, then a push event for refs/tags/<tag> (CONTRACT §9: every ref change)', async () => {
