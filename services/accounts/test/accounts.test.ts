@@ -269,6 +269,11 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
       expect(await permissionOf(username, repo)).toBe(permission);
     });
 
+    it('when the user id matches no user, then Authorize treats the caller as anonymous', async () => {
+      expect((await rpc(h.grpc).authorize({ user_id: 'made-up', bootstrap_admin: false, owner: 'alice', name: 'secret' })).permission).toBe('none');
+      expect((await rpc(h.grpc).authorize({ user_id: 'made-up', bootstrap_admin: false, owner: 'alice', name: 'open' })).permission).toBe('read');
+    });
+
     it('when the bootstrap admin asks, then Authorize answers admin', async () => {
       expect(await permissionOf(null, 'secret', true)).toBe('admin');
     });

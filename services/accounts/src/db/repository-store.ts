@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '@githost/db';
-import type { RepositoryStore } from '../domain/ports.js';
+import type { AccessFacts, RepositoryStore } from '../domain/ports.js';
 import type { CollaboratorPermission, Repository } from '../domain/types.js';
 import { iso, uniquely } from './rows.js';
 
@@ -54,20 +54,28 @@ export class PgRepositoryStore implements RepositoryStore {
     );
   }
 
-  byOwnerAndName(owner: string, name: string): Promise<Repository | null> {
-    return one(this.db, 'lower(u.username) = lower($1) AND lower(r.name) = lower($2)', [owner, name]);
-  }
-
   byId(id: string): Promise<Repository | null> {
     return one(this.db, 'r.id = $1', [id]);
   }
 
-  async collaboratorPermission(repositoryId: string, userId: string): Promise<CollaboratorPermission | null> {
-    const { rows } = await this.db.query<{ permission: CollaboratorPermission }>(
-      'SELECT permission FROM collaborators WHERE repository_id = $1 AND user_id = $2',
-      [repositoryId, userId],
+  async accessFacts(owner: string, name: string, userId: string | null): Promise<AccessFacts | null> {
+    const { rows } = await this.db.query<RepositoryRow & { collaborator: CollaboratorPermission | null; caller_id: string | null; caller_username: string | null; caller_is_admin: boolean | null }>(
+      `SELECT r.id, r.owner_id, u.username AS owner, r.name, r.private, r.default_branch, r.description, r.shard, r.created_at,
+              c.permission AS collaborator, cu.id AS caller_id, cu.username AS caller_username, cu.is_admin AS caller_is_admin
+         FROM repositories r
+         JOIN users u ON u.id = r.owner_id
+         LEFT JOIN users cu ON cu.id = $3::text
+         LEFT JOIN collaborators c ON c.repository_id = r.id AND c.user_id = $3::text
+        WHERE lower(u.username) = lower($1) AND lower(r.name) = lower($2)`,
+      [owner, name, userId],
     );
-    return rows[0]?.permission ?? null;
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      repository: toRepository(row),
+      caller: row.caller_id ? { id: row.caller_id, username: row.caller_username as string, is_admin: row.caller_is_admin === true } : null,
+      collaborator: row.collaborator,
+    };
   }
 
   async setCollaborator(repositoryId: string, userId: string, permission: CollaboratorPermission): Promise<void> {

@@ -28,16 +28,25 @@ export interface TokenStore {
   listForUser(userId: string): Promise<TokenRecord[]>;
 }
 
+export interface AccessFacts {
+  repository: Repository;
+  caller: Pick<User, 'id' | 'username' | 'is_admin'> | null;
+  collaborator: CollaboratorPermission | null;
+}
+
 export interface RepositoryStore {
   /**
    * Inserts the row and runs `during` in the same transaction: a failure of `during` leaves no
    * row. Throws conflict `Repository already exists` for a duplicate owner/name (any case).
    */
   insertWith(repo: Omit<Repository, 'created_at' | 'owner'>, during: () => Promise<void>): Promise<Repository>;
-  /** Case-insensitive on both names. */
-  byOwnerAndName(owner: string, name: string): Promise<Repository | null>;
   byId(id: string): Promise<Repository | null>;
-  collaboratorPermission(repositoryId: string, userId: string): Promise<CollaboratorPermission | null>;
+  /**
+   * Everything an access decision needs, in one round trip (the gateway asks on every repository
+   * request): the repository by owner/name (case-insensitive), the user `userId` if it exists,
+   * and that user's collaborator permission. Null when no such repository.
+   */
+  accessFacts(owner: string, name: string, userId: string | null): Promise<AccessFacts | null>;
   setCollaborator(repositoryId: string, userId: string, permission: CollaboratorPermission): Promise<void>;
   removeCollaborator(repositoryId: string, userId: string): Promise<void>;
 }

@@ -37,9 +37,8 @@ function store(after: 'commit' | Error): RepositoryStore {
       if (after !== 'commit') throw after;
       return { ...repo, owner: 'alice', created_at: '2026-01-01T00:00:00.000Z' } as Repository;
     },
-    byOwnerAndName: async () => null,
     byId: async () => null,
-    collaboratorPermission: async () => null,
+    accessFacts: async () => null,
     setCollaborator: async () => undefined,
     removeCollaborator: async () => undefined,
   };

@@ -84,20 +84,14 @@ export class RepositoryService {
    * admin flag is read from the user record, never taken from the request.
    */
   async authorize(owner: string, name: string, who: { user_id: string; bootstrap_admin: boolean }): Promise<{ repository: Repository; permission: Permission }> {
-    const repo = NAME_SHAPE.test(owner) && NAME_SHAPE.test(name) ? await this.repos.byOwnerAndName(owner, name) : null;
-    if (!repo) throw notFound(REPOSITORY_NOT_FOUND);
-    const caller = await this.callerFor(who);
-    const needsCollaborator = caller?.user_id && !caller.is_admin && caller.user_id !== repo.owner_id;
-    const collaborator = needsCollaborator ? await this.repos.collaboratorPermission(repo.id, caller.user_id as string) : null;
-    return { repository: repo, permission: permissionFor(repo, caller, collaborator) };
-  }
-
-  private async callerFor(who: { user_id: string; bootstrap_admin: boolean }): Promise<Caller | null> {
-    if (who.bootstrap_admin) return { user_id: null, username: '', is_admin: true };
-    if (!who.user_id) return null;
-    const [user] = await this.users.byIds([who.user_id]);
-    // A user that no longer exists is nobody in particular.
-    return user ? { user_id: user.id, username: user.username, is_admin: user.is_admin } : null;
+    const userId = who.bootstrap_admin || !who.user_id ? null : who.user_id;
+    const facts = NAME_SHAPE.test(owner) && NAME_SHAPE.test(name) ? await this.repos.accessFacts(owner, name, userId) : null;
+    if (!facts) throw notFound(REPOSITORY_NOT_FOUND);
+    // An id that matches no user (deleted, or made up) is nobody in particular: anonymous.
+    const caller: Caller | null = who.bootstrap_admin
+      ? { user_id: null, username: '', is_admin: true }
+      : facts.caller && { user_id: facts.caller.id, username: facts.caller.username, is_admin: facts.caller.is_admin };
+    return { repository: facts.repository, permission: permissionFor(facts.repository, caller, facts.collaborator) };
   }
 
   /** CONTRACT §9 Access: only the owner or a site admin (permission `admin`) manages collaborators. */
