@@ -58,6 +58,9 @@ describe('seed §4 browsing, through the gateway', () => {
     h.ref('refs/heads/dup', c2);
     h.ref('refs/tags/dup', c1); // CONTRACT §9: branch wins over a tag of the same name
     h.annotatedTag('v1.0', c1, 'release 1.0\n', T0 + 200);
+    h.ref('refs/heads/rel/1', c2);
+    h.ref('refs/tags/rel/1/final', c1); // longest match across kinds: the tag is longer
+    h.ref('refs/heads/pct%2Fname', c1); // a literal `%2F` in a branch name
     for (let i = 0; i < 105; i++) {
       h.commit({ ref: 'refs/heads/long', from: i === 0 ? c2 : undefined, message: `long ${i}\n`, date: T0 + 1000 + i, files: { 'counter.txt': `${i}\n` } });
     }
@@ -124,6 +127,25 @@ describe('seed §4 browsing, through the gateway', () => {
     it('when the root holds a submodule, then its entry is type commit, mode 160000, size null (CONTRACT §5)', async () => {
       const res = await api(gh, 'GET', `${base}/tree/main`);
       expect(res.body.entries.find((e: { name: string }) => e.name === 'sub')).toEqual({ name: 'sub', path: 'sub', type: 'commit', mode: '160000', sha: 'b'.repeat(40), size: null });
+    });
+
+    it('when a tag name is a longer run than a branch name, then the tag wins (longest match, not kind)', async () => {
+      const res = await api(gh, 'GET', `${base}/tree/rel/1/final/src`);
+      expect([res.status, res.body.ref, res.body.commit, res.body.path]).toEqual([200, 'rel/1/final', sha.c1, 'src']);
+      const shorter = await api(gh, 'GET', `${base}/tree/rel/1/src`);
+      expect([shorter.status, shorter.body.ref, shorter.body.commit, shorter.body.path]).toEqual([200, 'rel/1', sha.c2, 'src']);
+    });
+
+    it('when the remainder is percent-encoded twice, then it is decoded only once (CONTRACT §9)', async () => {
+      const res = await api(gh, 'GET', `${base}/tree/pct%252Fname/src`);
+      expect([res.status, res.body.ref, res.body.commit, res.body.path]).toEqual([200, 'pct%2Fname', sha.c1, 'src']);
+    });
+
+    it('when the path has doubled or trailing slashes, then the empty segments are ignored', async () => {
+      const tree = await api(gh, 'GET', `${base}/tree/main//src`);
+      expect([tree.status, tree.body.path]).toEqual([200, 'src']);
+      const blob = await api(gh, 'GET', `${base}/blob/main/README.md/`);
+      expect([blob.status, blob.body.path, blob.body.content]).toEqual([200, 'README.md', '# browse\n']);
     });
 
     it('when a three-segment branch name is the whole remainder, then path is empty', async () => {
@@ -361,6 +383,7 @@ describe('seed §4 browsing, through the gateway', () => {
       expect([...res.body.tags].sort(byName)).toEqual([
         { name: 'dup', sha: sha.c1 },
         { name: 'feature', sha: sha.c1 },
+        { name: 'rel/1/final', sha: sha.c1 },
         { name: 'v1.0', sha: sha.c1, tag_sha: sha.tagObject },
       ]);
     });

@@ -117,6 +117,13 @@ describe('seed §4 merge requests, through the gateway', () => {
       expect([res.status, res.body]).toEqual([404, { error: 'Branch not found: nope-tgt' }]);
     });
 
+    it('when a branch is given with its refs/heads/ prefix or looks like an option, then it is only ever a plain name', async () => {
+      for (const name of ['refs/heads/ff-source', '--all', '-h', 'HEAD', 'ff-source~1', 'ff-source^{tree}']) {
+        const res = await create(alice.token, { title: 'T', source_branch: name, target_branch: 'main' });
+        expect([name, res.status, res.body]).toEqual([name, 404, { error: `Branch not found: ${name}` }]);
+      }
+    });
+
     it('when a name exists only as a tag, then it is not a branch (refs/heads/ only)', async () => {
       const res = await create(alice.token, { title: 'T', source_branch: 'only-a-tag', target_branch: 'main' });
       expect([res.status, res.body]).toEqual([404, { error: 'Branch not found: only-a-tag' }]);
@@ -215,7 +222,7 @@ describe('seed §4 merge requests, through the gateway', () => {
 
   describe('detail (rule 6, §2 detail fields)', () => {
     it('when the number is unknown or not an integer, then 404 Merge request #<number> not found', async () => {
-      for (const n of ['9999', 'abc']) {
+      for (const n of ['9999', 'abc', '0', '-1']) {
         const res = await api(gh, 'GET', `${mrs}/${n}`);
         expect([n, res.status, res.body]).toEqual([n, 404, { error: `Merge request #${n} not found` }]);
       }
@@ -304,6 +311,11 @@ describe('seed §4 merge requests, through the gateway', () => {
       expect(res.body).toMatchObject({ mr_id: mrId, author_id: dave.id, body: 'Looks good', file_path: null, line_number: null, diff_side: null });
     });
 
+    it('when the optional fields are sent as explicit null, then they are accepted and stored as null', async () => {
+      const res = await api(gh, 'POST', comments(), { token: alice.token, body: { body: 'nulls', file_path: null, line_number: null, diff_side: null } });
+      expect([res.status, res.body.file_path, res.body.line_number, res.body.diff_side]).toEqual([201, null, null, null]);
+    });
+
     it('when file_path, line_number and diff_side are given, then they are stored', async () => {
       const res = await api(gh, 'POST', comments(), { token: carol.token, body: { body: 'nit', file_path: 'adm-source.txt', line_number: 1, diff_side: 'new' } });
       expect([res.status, res.body.file_path, res.body.line_number, res.body.diff_side, res.body.author_id]).toEqual([201, 'adm-source.txt', 1, 'new', carol.id]);
@@ -345,7 +357,7 @@ describe('seed §4 merge requests, through the gateway', () => {
 
     it('when the detail is read, then comments come oldest first, each with author_username', async () => {
       const res = await api(gh, 'GET', `${mrs}/${number}`);
-      expect(res.body.comments.map((c: { body: string; author_username: string }) => [c.body, c.author_username])).toEqual([['Looks good', 'dave'], ['nit', 'carol']]);
+      expect(res.body.comments.map((c: { body: string; author_username: string }) => [c.body, c.author_username])).toEqual([['Looks good', 'dave'], ['nulls', 'alice'], ['nit', 'carol']]);
     });
   });
 
@@ -400,6 +412,21 @@ describe('seed §4 merge requests, through the gateway', () => {
       expect(results.find((r) => r.status === 200)?.body).toEqual({ merged: true, sha: await tip('race-source'), strategy: 'fast-forward' });
     });
 
+    it('when the source moved after creation, then the merge uses the CURRENT source tip (step 3)', async () => {
+      const mr = await open('race-source', 'ff-target', 'Moved source');
+      const old = await tip('race-source');
+      const moved = await git(work, 'commit-tree', '-p', old, '-m', 'moved on', `${old}^{tree}`);
+      await git(work, 'push', '-q', 'origin', `${moved}:refs/heads/race-source`);
+      const targetTip = await tip('ff-target');
+      const res = await api(gh, 'POST', `${mrs}/${mr.number}/merge`, { token: alice.token });
+      expect(res.status).toBe(200);
+      await fetchAll(work);
+      expect(await tip('ff-target')).toBe(res.body.sha);
+      // moved's parents include the old source tip; the target (ff-source's tip) is not an ancestor
+      const record = await api(gh, 'GET', `${base}/commit/${res.body.sha}`);
+      expect(record.body.parents).toEqual([targetTip, moved]);
+    });
+
     it('when the merge request is already merged, then 409 Merge request is not open, before branches are resolved (step 2)', async () => {
       const merged = (await api(gh, 'GET', `${mrs}?state=merged`)).body.find((m: { title: string }) => m.title === 'Fast forward');
       await git(work, 'push', '-q', 'origin', '--delete', 'ff-source');
@@ -451,6 +478,9 @@ describe('seed §4 merge requests, through the gateway', () => {
 
       const detail = await api(gh, 'GET', `${mrs}/${mr.number}`);
       expect(detail.body).toMatchObject({ state: 'merged', merged_sha: res.body.sha, merged_by: bob.id });
+      // the browse API sees the same commit
+      const record = await api(gh, 'GET', `${base}/commit/${res.body.sha}`);
+      expect([record.body.tree, record.body.parents, record.body.message, record.body.author.name, record.body.author.email]).toEqual([tree, [targetTip, sourceTip], 'Merge branch \'mc-source\' into mc-target\n', 'bob', 'bob@example.com']);
     });
 
     it('when a merge happened, then activity merge_mr is logged with mr_number, mr_title and merged_sha (step 8)', async () => {
@@ -486,7 +516,7 @@ describe('seed §4 merge requests, through the gateway', () => {
 
     it('when listing merged ones, then state=merged returns exactly the merged ones', async () => {
       const res = await api(gh, 'GET', `${mrs}?state=merged`);
-      expect(res.body.map((m: { title: string }) => m.title).sort()).toEqual(['Admin merge', 'Fast forward', 'Race', 'Real merge', 'Same tip']);
+      expect(res.body.map((m: { title: string }) => m.title).sort()).toEqual(['Admin merge', 'Fast forward', 'Moved source', 'Race', 'Real merge', 'Same tip']);
       expect(res.body.every((m: { state: string; merged_sha: string }) => m.state === 'merged' && /^[0-9a-f]{40}$/.test(m.merged_sha))).toBe(true);
     });
   });
