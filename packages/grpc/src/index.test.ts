@@ -50,3 +50,23 @@ describe('serverStream over a real connection', () => {
     }
   });
 });
+
+describe('startGrpcServer health', () => {
+  it('when the server runs, then grpc.health.v1 answers SERVING for the server and named services and NOT_FOUND for others', async () => {
+    const { startGrpcServer } = await import('./index.js');
+    const protoLoader = await import('@grpc/proto-loader');
+    const { protoPath } = await import('grpc-health-check');
+    const listening = await startGrpcServer(() => undefined, 0, '127.0.0.1', ['githost.storage.v1.StorageService']);
+    const def = grpc.loadPackageDefinition(protoLoader.loadSync(protoPath, { enums: String })) as unknown as { grpc: { health: { v1: { Health: new (addr: string, creds: grpc.ChannelCredentials) => grpc.Client & { Check: (req: { service: string }, cb: (err: grpc.ServiceError | null, res?: { status: string }) => void) => void } } } } };
+    const client = new def.grpc.health.v1.Health(`127.0.0.1:${listening.port}`, grpc.credentials.createInsecure());
+    const check = (service: string) => new Promise<string>((resolve, reject) => client.Check({ service }, (err, res) => (err ? reject(err) : resolve(res!.status))));
+    try {
+      expect(await check('')).toBe('SERVING');
+      expect(await check('githost.storage.v1.StorageService')).toBe('SERVING');
+      await expect(check('nope')).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+    } finally {
+      client.close();
+      await listening.close(100);
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
 import { AppError, grpcCodeOf, kindOfGrpcCode, toAppError, unavailable } from '@githost/errors';
 import type { Logger } from '@githost/logging';
 
@@ -74,7 +75,10 @@ export function metadataFor(requestId?: string): grpc.Metadata {
   return m;
 }
 
-type UnaryMethod<Req, Res> = (req: Req, metadata: grpc.Metadata, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Res) => void) => unknown;
+/** The generated clients' last overload, `(request, callback)`: matching it lets TypeScript infer
+ *  the response type from `client.Method`; the call itself passes metadata and a deadline too. */
+type UnaryMethod<Req, Res> = (request: Req, callback: grpc.requestCallback<Res>) => unknown;
+type FullUnaryMethod<Req, Res> = (request: Req, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<Res>) => unknown;
 
 /** Promise form of a unary client call with a deadline; statuses come back as AppErrors. */
 export function callUnary<Req, Res>(
@@ -84,7 +88,7 @@ export function callUnary<Req, Res>(
   opts: { requestId?: string; timeoutMs?: number } = {},
 ): Promise<Res> {
   return new Promise((resolve, reject) => {
-    method.call(client, request, metadataFor(opts.requestId), { deadline: Date.now() + (opts.timeoutMs ?? 30_000) }, (err, res) => {
+    (method as unknown as FullUnaryMethod<Req, Res>).call(client, request, metadataFor(opts.requestId), { deadline: Date.now() + (opts.timeoutMs ?? 30_000) }, (err, res) => {
       if (err) reject(fromServiceError(err));
       else resolve(res as Res);
     });
@@ -104,13 +108,21 @@ export function collectStream<T>(stream: NodeJS.ReadableStream & { cancel?: () =
 export interface GrpcListening {
   server: grpc.Server;
   port: number;
+  /** Health answers NOT_SERVING at once, then in-flight calls finish (up to `graceMs`). */
   close(graceMs?: number): Promise<void>;
 }
 
-/** Binds a server with the given services; `port` 0 picks a free port. */
-export function startGrpcServer(register: (server: grpc.Server) => void, port: number, host = '0.0.0.0'): Promise<GrpcListening> {
+/**
+ * Binds a server with the given services plus the standard `grpc.health.v1.Health` service
+ * (what Kubernetes gRPC probes and grpc_health_probe speak), SERVING for '' and `healthNames`
+ * until close(). `port` 0 picks a free port.
+ */
+export function startGrpcServer(register: (server: grpc.Server) => void, port: number, host = '0.0.0.0', healthNames: string[] = []): Promise<GrpcListening> {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024, 'grpc.max_send_message_length': 64 * 1024 * 1024 });
   register(server);
+  const names = ['', ...healthNames];
+  const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, 'SERVING'])));
+  health.addToServer(server);
   return new Promise((resolve, reject) => {
     server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, actual) => {
       if (err) return reject(err);
@@ -119,6 +131,7 @@ export function startGrpcServer(register: (server: grpc.Server) => void, port: n
         port: actual,
         close: (graceMs = 10_000) =>
           new Promise<void>((done) => {
+            for (const n of names) health.setStatus(n, 'NOT_SERVING');
             const timer = setTimeout(() => {
               server.forceShutdown();
               done();

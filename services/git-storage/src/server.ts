@@ -9,7 +9,6 @@ import { PushEventRecorder } from './events/push-events.js';
 import { CatfilePool, type CatfilePoolOptions } from './git/catfile-pool.js';
 import { ensureGitHome } from './git/command.js';
 import { RefsCache } from './git/refs-cache.js';
-import { HEALTH_SERVICE, healthHandlers } from './grpc/health.js';
 import { registerStorageService } from './grpc/service.js';
 import { Housekeeper, type HousekeepingOptions } from './housekeeping/housekeeper.js';
 import { mountGitTransport } from './http/git-transport.js';
@@ -55,7 +54,6 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
   };
   let http: Listening | undefined;
   let grpcServer: GrpcListening | undefined;
-  let serving = false;
 
   return {
     context,
@@ -68,20 +66,15 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.GITHOST_INTERNAL_SECRET, json: false, registry });
       mountGitTransport(app, context);
       finish(app);
-      grpcServer = await startGrpcServer((server) => {
-        registerStorageService(server, context);
-        server.addService(HEALTH_SERVICE, healthHandlers(() => serving));
-      }, config.GRPC_PORT);
+      grpcServer = await startGrpcServer((server) => registerStorageService(server, context), config.GRPC_PORT, '0.0.0.0', ['githost.storage.v1.StorageService']);
       http = await listen(app, config.HTTP_PORT);
       // Starting the relay also publishes events journaled before a crash or while the bus was down.
       if (bus) relay = startJournalRelay({ journal, bus, logger });
       else logger.warn('git-storage: no event bus configured (AMQP_URL unset); push events stay in the journal');
-      serving = true;
       logger.info({ http_port: http.port, grpc_port: grpcServer.port, data_dir: dataDir }, 'git-storage listening');
       return { httpPort: http.port, grpcPort: grpcServer.port };
     },
     async stop() {
-      serving = false;
       await Promise.all([http?.close(), grpcServer?.close()]);
       await context.housekeeping.stop();
       await relay?.stop();

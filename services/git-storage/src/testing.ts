@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { EventBus } from '@githost/bus';
-import { callUnary, type grpc } from '@githost/grpc';
+import { callUnary } from '@githost/grpc';
 import { createStorageClient, type StorageServiceClient } from '@githost/protos';
 import type { Config } from './config.js';
 import { repositoryPath } from './repository-path.js';
@@ -143,13 +143,8 @@ export async function pushTo(storage: TestStorage, repositoryId: string, workdir
   storage.service.context.refs.invalidate(gitDir);
 }
 
-/**
- * `callUnary` with the response type inferred: pass the client method (`client.ReadTree`); the
- * generated clients' overloads otherwise leave the response `unknown`.
- */
-export function rpc<Req, Res>(client: grpc.Client, method: (req: Req, cb: grpc.requestCallback<Res>) => unknown, req: Req, opts: { requestId?: string; timeoutMs?: number } = {}): Promise<Res> {
-  return callUnary(client, method as never, req, opts) as Promise<Res>;
-}
+/** Kept for existing tests: `callUnary` infers the response type itself now. */
+export const rpc = callUnary;
 
 /** Creates a repository through the real gRPC CreateRepository. */
 export async function createTestRepository(storage: TestStorage, id: string, defaultBranch = 'main'): Promise<void> {
