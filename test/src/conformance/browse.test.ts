@@ -171,6 +171,9 @@ describe('seed §4 browsing, through the gateway', () => {
     it('when the 40-hex ref is no commit, then 404 Ref not found (CONTRACT §9)', async () => {
       const res = await api(gh, 'GET', `${base}/tree/${HEX_UNKNOWN}/src`);
       expect([res.status, res.body]).toEqual([404, { error: `Ref not found: ${HEX_UNKNOWN}` }]);
+      const blob = await git(work, 'rev-parse', `${sha.main}:README.md`);
+      const onBlob = await api(gh, 'GET', `${base}/tree/${blob}`);
+      expect([onBlob.status, onBlob.body]).toEqual([404, { error: `Ref not found: ${blob}` }]);
     });
 
     it('when nothing matches, then the first segment is the ref and an unknown one is 404 Ref not found (CONTRACT §4)', async () => {
@@ -359,6 +362,22 @@ describe('seed §4 browsing, through the gateway', () => {
     it('when the sha is unknown, then 404 Commit not found', async () => {
       const res = await api(gh, 'GET', `${base}/commit/${HEX_UNKNOWN}`);
       expect([res.status, res.body]).toEqual([404, { error: `Commit not found: ${HEX_UNKNOWN}` }]);
+    });
+
+    it('when the sha names a blob or a tree, not a commit, then 404 Commit not found', async () => {
+      const blob = await git(work, 'rev-parse', `${sha.main}:README.md`);
+      const tree = await git(work, 'rev-parse', `${sha.main}^{tree}`);
+      for (const id of [blob, tree]) {
+        const res = await api(gh, 'GET', `${base}/commit/${id}`);
+        expect([res.status, res.body]).toEqual([404, { error: `Commit not found: ${id}` }]);
+      }
+    });
+
+    it('when {sha} is a branch name, a revision expression or an option, then 404 Commit not found (hex only, CONTRACT §9)', async () => {
+      for (const id of ['main', 'HEAD', '--all', `${sha.c3}~1`]) {
+        const res = await api(gh, 'GET', `${base}/commit/${encodeURIComponent(id)}`);
+        expect([id, res.status, res.body]).toEqual([id, 404, { error: `Commit not found: ${id}` }]);
+      }
     });
   });
 

@@ -95,6 +95,11 @@ describe('seed §4 merge requests, through the gateway', () => {
       }
     });
 
+    it('when there is no body at all, then 400 with the rule 1 message', async () => {
+      const res = await api(gh, 'POST', mrs, { token: alice.token });
+      expect([res.status, res.body]).toEqual([400, { error: REQUIRED }]);
+    });
+
     it('when the fields are missing AND the branches are equal, then the required check comes first', async () => {
       const res = await create(alice.token, { title: '', source_branch: 'main', target_branch: 'main' });
       expect([res.status, res.body]).toEqual([400, { error: REQUIRED }]);
