@@ -220,6 +220,8 @@ describe('seed §5 authentication and CONTRACT §3 access, through the gateway',
       const res = await api(gh, 'POST', '/api/user/tokens', { token: dave.token, body: { name: 'ci' } });
       expect(res.status).toBe(201);
       expect(Object.keys(res.body).sort()).toEqual(['created_at', 'id', 'name', 'token']);
+      // CONTRACT §3: random, at least 32 bytes (43 characters even in base64url)
+      expect(res.body.token.length).toBeGreaterThanOrEqual(43);
       const me = await api(gh, 'GET', '/api/user', { token: res.body.token });
       expect([me.status, me.body]).toEqual([200, { id: dave.id, username: 'dave', email: 'dave@example.com', is_admin: false }]);
     });
@@ -239,6 +241,13 @@ describe('seed §5 authentication and CONTRACT §3 access, through the gateway',
       for (const name of ['.hidden', '-dash', 'ends.git', 'a/b', 'x'.repeat(101), '', 'sp ace']) {
         const res = await api(gh, 'POST', '/api/repos', { token: dave.token, body: { name } });
         expect([name, res.status]).toEqual([name, 400]);
+      }
+    });
+
+    it('when a username breaks the naming rule, then 400', async () => {
+      for (const username of ['.dot', '-dash', 'name.git', 'sp ace', 'a/b', 'x'.repeat(101), '']) {
+        const res = await api(gh, 'POST', '/api/admin/users', { token: gh.adminToken, body: { username, email: 'n@example.com' } });
+        expect([username, res.status]).toEqual([username, 400]);
       }
     });
 
@@ -282,11 +291,12 @@ describe('seed §5 authentication and CONTRACT §3 access, through the gateway',
       expect(typeof res.body.error).toBe('string');
     });
 
-    it('when a route does not exist, then 404 with a JSON error body', async () => {
-      const res = await api(gh, 'GET', '/api/no/such/route/here');
-      expect(res.status).toBe(404);
-      expect(res.headers.get('content-type')).toMatch(/json/);
-      expect(typeof res.body.error).toBe('string');
+    it('when a route or method does not exist, then a 4xx with a JSON error body, never HTML', async () => {
+      for (const [method, path] of [['GET', '/api/no/such/route/here'], ['PATCH', '/api/repos/alice/pub/merge-requests/1'], ['PUT', '/api/repos/alice/pub/webhooks']] as const) {
+        const res = await api(gh, method, path, { token: alice.token });
+        expect([method, path, res.status >= 400 && res.status < 500, (res.headers.get('content-type') ?? '').includes('json'), typeof res.body?.error]).toEqual([method, path, true, true, 'string']);
+      }
+      expect((await api(gh, 'GET', '/api/no/such/route/here')).status).toBe(404);
     });
 
     it('when a non-admin calls an admin endpoint or a non-owner manages collaborators, then 403 Forbidden', async () => {
