@@ -6,6 +6,7 @@ import { startGrpcServer, type GrpcListening } from '@githost/grpc';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Config } from './config.js';
 import { PushEventRecorder } from './events/push-events.js';
+import { ReadCaches, type ReadCacheOptions } from './cache/read-caches.js';
 import { CatfilePool, type CatfilePoolOptions } from './git/catfile-pool.js';
 import { ensureGitHome } from './git/command.js';
 import { RefsCache } from './git/refs-cache.js';
@@ -23,6 +24,8 @@ export interface ServerDeps {
   logger?: Logger;
   housekeeping?: HousekeepingOptions;
   catfile?: CatfilePoolOptions;
+  /** Byte budgets of the tree listing and log page caches. */
+  readCache?: Omit<ReadCacheOptions, 'registry'>;
 }
 
 export interface Service {
@@ -48,6 +51,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
     dataDir,
     pool,
     refs: new RefsCache(),
+    cache: new ReadCaches({ registry, ...deps.readCache }),
     events: new PushEventRecorder(pool, journal, () => relay, logger),
     housekeeping: new Housekeeper(logger, deps.housekeeping),
     logger,

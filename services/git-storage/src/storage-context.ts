@@ -1,5 +1,6 @@
 import { notFound } from '@githost/errors';
 import type { Logger } from '@githost/logging';
+import type { ReadCaches } from './cache/read-caches.js';
 import type { CatfilePool } from './git/catfile-pool.js';
 import type { RefsCache } from './git/refs-cache.js';
 import { repositoryExists } from './git/repository.js';
@@ -13,6 +14,8 @@ export interface StorageContext {
   dataDir: string;
   pool: CatfilePool;
   refs: RefsCache;
+  /** Tree listings and log pages, which never change for the ids they are keyed by. */
+  cache: ReadCaches;
   events: PushEventRecorder;
   housekeeping: Housekeeper;
   logger: Logger;

@@ -264,10 +264,13 @@ describe('bad input on reads', () => {
     ['.. inside', 'a/../../x'],
     ['a NUL byte', 'a\0b'],
     ['a newline (a second cat-file command)', 'a.txt\ninfo HEAD'],
-    ['a backslash', '..\\x'],
     ['an absurd length', 'z/'.repeat(5000)],
   ])('when a path has %s, then INVALID_ARGUMENT', async (_what, path) => {
     await expect(rpc(s.client, s.client.ReadTree, { repository_id: ID, commit_oid: target, path })).rejects.toMatchObject({ kind: 'validation' });
+  });
+
+  it('when a path has backslashes, then they are name bytes, not separators: ..\\x is a path that does not exist', async () => {
+    await expect(rpc(s.client, s.client.ReadTree, { repository_id: ID, commit_oid: target, path: '..\\x' })).rejects.toMatchObject({ kind: 'not_found', message: 'Path not found: ..\\x' });
   });
 
   it('when a path starts with a dash, then it is just a path that does not exist', async () => {

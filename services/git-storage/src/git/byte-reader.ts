@@ -1,12 +1,14 @@
 import type { Readable } from 'node:stream';
 
+const EMPTY = Buffer.alloc(0);
+
 /**
  * Pulls bytes from a stream on demand (lines, exact lengths, bounded chunks). Reading only when
  * asked keeps backpressure intact: a big blob is never read faster than it is consumed.
  */
 export class ByteReader {
   private readonly it: AsyncIterator<Buffer>;
-  private buf: Buffer = Buffer.alloc(0);
+  private buf: Buffer = EMPTY;
 
   constructor(stream: Readable) {
     this.it = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
@@ -83,12 +85,54 @@ export class ByteReader {
     }
   }
 
-  /** Exactly n bytes, buffered (for small objects). */
+  /**
+   * Exactly n bytes. When they are not all buffered yet, one buffer of n bytes is allocated and
+   * chunks are copied in as they arrive: growing a buffer chunk by chunk copied a 3 MB tree
+   * object some 50 times over.
+   */
   async readExact(n: number): Promise<Buffer> {
-    while (this.buf.length < n) await this.fill();
-    const out = this.buf.subarray(0, n);
-    this.buf = this.buf.subarray(n);
+    if (this.buf.length >= n) {
+      const out = this.buf.subarray(0, n);
+      this.buf = this.buf.subarray(n);
+      return out;
+    }
+    const out = Buffer.allocUnsafe(n);
+    let at = this.buf.copy(out, 0);
+    this.buf = EMPTY;
+    while (at < n) {
+      const next = await this.it.next();
+      if (next.done) throw new Error('unexpected end of stream');
+      const chunk = next.value;
+      const take = Math.min(n - at, chunk.length);
+      chunk.copy(out, at, 0, take);
+      at += take;
+      if (take < chunk.length) this.buf = chunk.subarray(take);
+    }
     return out;
+  }
+
+  /**
+   * Hands the next `count` LF-terminated lines to `onLine` as (buffer, start, end-before-LF),
+   * scanning each chunk synchronously: one await per chunk instead of one per line, and no string
+   * or object per line (100,000 `info` answers for a large tree).
+   */
+  async scanLines(count: number, onLine: (buf: Buffer, start: number, end: number) => void): Promise<void> {
+    let left = count;
+    while (left > 0) {
+      if (this.buf.length === 0) await this.fill();
+      const buf = this.buf;
+      let at = 0;
+      while (left > 0) {
+        const nl = buf.indexOf(10, at);
+        if (nl < 0) break;
+        onLine(buf, at, nl);
+        at = nl + 1;
+        left--;
+      }
+      this.buf = buf.subarray(at);
+      // A line cut by the chunk boundary is completed by the next chunk (fill appends it).
+      if (left > 0 && this.buf.length > 0) await this.fill();
+    }
   }
 
   /** n bytes as chunks of at most `max`, pulled one at a time. */

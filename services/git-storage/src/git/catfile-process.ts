@@ -55,6 +55,20 @@ export class CatfileProcess {
     this.child.stdin!.write(`${commands.map(([c, name]) => `${c} ${name}\n`).join('')}flush\n`);
   }
 
+  /**
+   * Writes ready-made command lines that end in `flush\n`, built by this code from object ids it
+   * read from git (never from a request), so no name check is needed. One write however many.
+   */
+  sendBatch(commands: Buffer): void {
+    if (!this.alive) throw new GitError('cat-file process is not running');
+    this.child.stdin!.write(commands);
+  }
+
+  /** The next `count` answer lines, each handed over as a byte range (see ByteReader.scanLines). */
+  scanLines(count: number, onLine: (buf: Buffer, start: number, end: number) => void): Promise<void> {
+    return this.reader.scanLines(count, onLine);
+  }
+
   /** The header line for the next answer; null when git says the object is missing. */
   async readHeader(): Promise<ObjectHeader | null> {
     const line = await this.reader.readLine();

@@ -111,11 +111,19 @@ export function buildArgv(cmd: GitCommand, gitDir?: string): string[] {
   return argv;
 }
 
+let started = 0;
+
+/** git processes this process has started so far: tests use it to prove a read path spawns none. */
+export function gitProcessesStarted(): number {
+  return started;
+}
+
 /** Starts git with piped stdio for streaming callers (transport, cat-file, diff). */
 export function spawnGit(cmd: GitCommand, opts: Omit<GitRunOptions, 'stdin' | 'okExitCodes' | 'maxStdoutBytes'> = {}): ChildProcess {
   const argv = buildArgv(cmd, opts.gitDir);
   const spawnOpts: SpawnOptions = { env: gitEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'], signal: opts.signal, killSignal: 'SIGKILL' };
   if (opts.timeoutMs) spawnOpts.timeout = opts.timeoutMs;
+  started++;
   return spawn('git', argv, spawnOpts);
 }
 
@@ -124,6 +132,7 @@ export function runGit(cmd: GitCommand, opts: GitRunOptions = {}): Promise<GitRe
   const argv = buildArgv(cmd, opts.gitDir);
   const timeoutMs = opts.timeoutMs ?? 60_000;
   return new Promise((resolve, reject) => {
+    started++;
     const child = spawn('git', argv, { env: gitEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let outBytes = 0;

@@ -1,6 +1,9 @@
-import { notFound, validation } from '@githost/errors';
+import { AppError, notFound, validation } from '@githost/errors';
+import { ReadCaches, type TreeListing } from '../cache/read-caches.js';
 import type { CatfilePool } from './catfile-pool.js';
-import { formatLsTree, parseRawTree, type RawTreeEntry } from './tree-format.js';
+import type { CatfileProcess } from './catfile-process.js';
+import { GitError } from './errors.js';
+import { blobInfoCommands, findEntry, formatListing, indexTree, sizeOfInfoLine } from './tree-format.js';
 
 /**
  * Object reads through the cat-file pool: no git spawn per read. Names written to cat-file were
@@ -41,70 +44,88 @@ export function readCommitObjects(pool: CatfilePool, gitDir: string, oids: strin
   });
 }
 
+/**
+ * Runs `fn` on a pooled process. An AppError is a complete answer that says "no" (not found, not
+ * a directory), thrown only after every byte asked for was read, so the process goes back to the
+ * pool; any other failure leaves its stream state unknown and the pool drops it.
+ */
+export async function withAnswer<T>(pool: CatfilePool, gitDir: string, fn: (p: CatfileProcess) => Promise<T>): Promise<T> {
+  const result = await pool.with(gitDir, async (p) => {
+    try {
+      return { value: await fn(p) };
+    } catch (err) {
+      if (err instanceof AppError) return { refusal: err };
+      throw err;
+    }
+  });
+  if ('refusal' in result) throw result.refusal;
+  return result.value;
+}
+
 /** Whether the commit exists, to tell "no such commit" from "no such path" after a miss. */
-async function commitExists(pool: CatfilePool, gitDir: string, commitOid: string): Promise<boolean> {
-  return (await resolveCommitOid(pool, gitDir, commitOid)) !== null;
+async function commitExists(p: CatfileProcess, commitOid: string): Promise<boolean> {
+  p.send([['info', `${commitOid}^{commit}`]]);
+  return (await p.readHeader()) !== null;
 }
 
 function treeSpec(commitOid: string, path: string): string {
   return path === '' ? `${commitOid}^{tree}` : `${commitOid}:${path}`;
 }
 
-async function missing(pool: CatfilePool, gitDir: string, commitOid: string, path: string): Promise<Error> {
-  if (!(await commitExists(pool, gitDir, commitOid))) return notFound(`Commit not found: ${commitOid}`);
+async function missing(p: CatfileProcess, commitOid: string, path: string): Promise<Error> {
+  if (!(await commitExists(p, commitOid))) return notFound(`Commit not found: ${commitOid}`);
   return notFound(`Path not found: ${path}`);
 }
 
-export interface TreeListing {
-  treeOid: string;
-  entries: Buffer;
-  count: number;
-}
-
-/** The tree at `path` under a commit in ls-tree --long -z format, blob sizes in one pipelined round trip. */
-export async function readTreeListing(pool: CatfilePool, gitDir: string, commitOid: string, path: string): Promise<TreeListing> {
-  const result = await pool.with(gitDir, async (p) => {
-    p.send([['contents', treeSpec(commitOid, path)]]);
+/**
+ * The tree at `path` under a commit in ls-tree --long -z format. One `info` round trip names the
+ * tree; a listing already made for that tree id is answered from `cache`, else the tree is read
+ * and its blob sizes asked in one pipelined write (buildListing).
+ */
+export async function readTreeListing(pool: CatfilePool, cache: ReadCaches, gitDir: string, commitOid: string, path: string): Promise<TreeListing> {
+  const header = await withAnswer(pool, gitDir, async (p) => {
+    p.send([['info', treeSpec(commitOid, path)]]);
     const h = await p.readHeader();
-    if (!h) return null;
-    const body = await p.readBody(h.size);
-    if (h.type !== 'tree') return { header: h, entries: [] as RawTreeEntry[] };
-    const entries = parseRawTree(body);
-    const blobs = entries.filter((e) => e.mode !== '040000' && e.mode !== '160000');
-    const sizes = new Map<string, number>();
-    if (blobs.length > 0) {
-      p.send(blobs.map((e) => ['info', e.oid] as ['info', string]));
-      for (const e of blobs) {
-        const bh = await p.readHeader();
-        if (bh) sizes.set(e.oid, bh.size);
-      }
-    }
-    return { header: h, entries, sizes };
-  });
-  if (!result) {
+    if (h) return h;
     // A submodule's commit is not in this repository, so `<commit>:<path>` misses for it too.
-    const entry = path === '' ? undefined : await findTreeEntry(pool, gitDir, commitOid, path).catch(() => undefined);
+    const entry = path === '' ? undefined : await findTreeEntry(p, commitOid, path).catch((err: unknown) => (err instanceof AppError ? undefined : Promise.reject(err)));
     if (entry?.mode === '160000') throw validation(`Not a directory: ${path}`);
-    throw await missing(pool, gitDir, commitOid, path);
-  }
-  if (result.header.type !== 'tree') throw validation(`Not a directory: ${path}`);
-  return { treeOid: result.header.oid, entries: formatLsTree(result.entries, result.sizes ?? new Map()), count: result.entries.length };
+    throw await missing(p, commitOid, path);
+  });
+  if (header.type !== 'tree') throw validation(`Not a directory: ${path}`);
+  return cache.trees.fetch(ReadCaches.key(gitDir, header.oid), () => pool.with(gitDir, (p) => buildListing(p, header.oid)));
 }
 
-/** The tree entry for `path` (mode and id), found in its parent tree. */
-export async function findTreeEntry(pool: CatfilePool, gitDir: string, commitOid: string, path: string): Promise<{ mode: string; oid: string }> {
+async function buildListing(p: CatfileProcess, treeOid: string): Promise<TreeListing> {
+  p.send([['contents', treeOid]]);
+  const h = await p.readHeader();
+  if (!h || h.type !== 'tree') throw new GitError(`tree ${treeOid} vanished`);
+  const raw = await p.readBody(h.size);
+  const index = indexTree(raw);
+  const sizes = new Float64Array(index.blobs);
+  if (index.blobs > 0) {
+    p.sendBatch(blobInfoCommands(raw, index));
+    let b = 0;
+    await p.scanLines(index.blobs, (buf, start, end) => {
+      sizes[b++] = sizeOfInfoLine(buf, start, end);
+    });
+  }
+  return { treeOid, entries: formatListing(raw, index, sizes), count: index.count };
+}
+
+/**
+ * The tree entry for `path` (mode as ls-tree prints it, and id), found in its parent tree by a
+ * scan of the raw bytes. Throws the CONTRACT §4 not-found errors; the process stays usable then.
+ */
+export async function findTreeEntry(p: CatfileProcess, commitOid: string, path: string): Promise<{ mode: string; oid: string }> {
   const slash = path.lastIndexOf('/');
   const parent = slash < 0 ? '' : path.slice(0, slash);
   const name = Buffer.from(slash < 0 ? path : path.slice(slash + 1), 'utf8');
-  const found = await pool.with(gitDir, async (p) => {
-    p.send([['contents', treeSpec(commitOid, parent)]]);
-    const h = await p.readHeader();
-    if (!h) return null;
-    const body = await p.readBody(h.size);
-    if (h.type !== 'tree') return undefined;
-    return parseRawTree(body).find((e) => e.name.equals(name)) ?? undefined;
-  });
-  if (found === null) throw await missing(pool, gitDir, commitOid, path);
-  if (found === undefined) throw notFound(`Path not found: ${path}`);
-  return { mode: found.mode, oid: found.oid };
+  p.send([['contents', treeSpec(commitOid, parent)]]);
+  const h = await p.readHeader();
+  if (!h) throw await missing(p, commitOid, path);
+  const body = await p.readBody(h.size);
+  const found = h.type === 'tree' ? findEntry(body, name) : undefined;
+  if (!found) throw notFound(`Path not found: ${path}`);
+  return found;
 }

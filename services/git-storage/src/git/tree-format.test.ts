@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { formatLsTree, parseLsTree, parseRawTree } from './tree-format.js';
+import { blobInfoCommands, findEntry, formatListing, indexTree, parseLsTree, sizeOfInfoLine } from './tree-format.js';
 
 const oid = (c: string) => c.repeat(40);
 const raw = (mode: string, name: string, id: string) => Buffer.concat([Buffer.from(`${mode} ${name}\0`), Buffer.from(id, 'hex')]);
@@ -7,9 +7,10 @@ const raw = (mode: string, name: string, id: string) => Buffer.concat([Buffer.fr
 describe('tree format', () => {
   it('when a raw tree is parsed and formatted, then records follow ls-tree --long -z exactly', () => {
     const tree = Buffer.concat([raw('100644', 'a b.txt', oid('1')), raw('40000', 'dir', oid('2')), raw('160000', 'sub', oid('3')), raw('120000', 'link', oid('4'))]);
-    const entries = parseRawTree(tree);
-    expect(entries.map((e) => e.mode)).toEqual(['100644', '040000', '160000', '120000']);
-    const out = formatLsTree(entries, new Map([[oid('1'), 12], [oid('4'), 1234567]]));
+    const index = indexTree(tree);
+    expect(index.count).toBe(4);
+    expect(index.blobs).toBe(2);
+    const out = formatListing(tree, index, Float64Array.from([12, 1234567]));
     expect(out.toString()).toBe(
       `100644 blob ${oid('1')}      12\ta b.txt\x00040000 tree ${oid('2')}       -\tdir\x00160000 commit ${oid('3')}       -\tsub\x00120000 blob ${oid('4')} 1234567\tlink\0`,
     );
@@ -22,6 +23,38 @@ describe('tree format', () => {
   });
 
   it('when a tree object is cut short, then parsing refuses it', () => {
-    expect(() => parseRawTree(raw('100644', 'x', oid('1')).subarray(0, 20))).toThrow('corrupt tree object');
+    expect(() => indexTree(raw('100644', 'x', oid('1')).subarray(0, 20))).toThrow('corrupt tree object');
+    expect(() => findEntry(raw('100644', 'x', oid('1')).subarray(0, 20), Buffer.from('y'))).toThrow('corrupt tree object');
+  });
+
+  it('when sizes are wider than 7 digits, zero or unknown, then they are written as ls-tree does', () => {
+    const tree = Buffer.concat([raw('100644', 'big', oid('a')), raw('100755', 'empty', oid('b')), raw('100644', 'gone', oid('c'))]);
+    const out = formatListing(tree, indexTree(tree), Float64Array.from([12345678901, 0, -1]));
+    expect(out.toString()).toBe(`100644 blob ${oid('a')} 12345678901\tbig\x00100755 blob ${oid('b')}       0\tempty\x00100644 blob ${oid('c')}       -\tgone\0`);
+  });
+
+  it('when a tree has legacy modes (100664, 100775), then they read as git canonicalises them', () => {
+    const tree = Buffer.concat([raw('100664', 'a', oid('1')), raw('100775', 'b', oid('2'))]);
+    expect(formatListing(tree, indexTree(tree), Float64Array.from([1, 2])).toString()).toBe(`100644 blob ${oid('1')}       1\ta\x00100755 blob ${oid('2')}       2\tb\0`);
+    expect(findEntry(tree, Buffer.from('b'))).toEqual({ mode: '100755', oid: oid('2') });
+  });
+
+  it('when blob sizes are asked for, then one info line per blob entry is written, then flush', () => {
+    const tree = Buffer.concat([raw('100644', 'a', oid('1')), raw('40000', 'd', oid('2')), raw('120000', 'l', oid('3'))]);
+    expect(blobInfoCommands(tree, indexTree(tree)).toString()).toBe(`info ${oid('1')}\ninfo ${oid('3')}\nflush\n`);
+  });
+
+  it('when info answers are read, then the size is the last field and a missing object is -1', () => {
+    const line = (s: string) => sizeOfInfoLine(Buffer.from(`xx${s}\n`), 2, 2 + s.length);
+    expect(line(`${oid('1')} blob 1234`)).toBe(1234);
+    expect(line(`${oid('1')} blob 0`)).toBe(0);
+    expect(line(`${oid('1')} missing`)).toBe(-1);
+  });
+
+  it('when an entry is looked up by name, then only the exact name matches', () => {
+    const tree = Buffer.concat([raw('100644', 'a', oid('1')), raw('100644', 'a\\b.txt', oid('2')), raw('40000', 'ab', oid('3'))]);
+    expect(findEntry(tree, Buffer.from('a\\b.txt'))).toEqual({ mode: '100644', oid: oid('2') });
+    expect(findEntry(tree, Buffer.from('ab'))).toEqual({ mode: '040000', oid: oid('3') });
+    expect(findEntry(tree, Buffer.from('b.txt'))).toBeUndefined();
   });
 });

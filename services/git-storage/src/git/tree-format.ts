@@ -1,51 +1,190 @@
 /**
  * Raw tree objects (`<mode> SP <name> NUL <20-byte id>`*) turned into the `git ls-tree --long -z`
  * record format, which crosses the gRPC hop as ready-made bytes (storage.proto ReadTreeResponse).
+ *
+ * Large trees are the hot path of browsing (100,000 entries), so nothing here makes an object,
+ * a string or a promise per entry: one pass records where each entry's name lies in typed arrays,
+ * the blob `info` commands and the listing are each written into one buffer of the exact size.
  */
-export interface RawTreeEntry {
-  mode: string;
-  name: Buffer;
-  oid: string;
+
+// Entry kinds, in the order of MODES/TYPES: git's canon_mode() makes every tree entry one of these.
+const KIND_REGULAR = 0;
+const KIND_EXECUTABLE = 1;
+const KIND_SYMLINK = 2;
+const KIND_TREE = 3;
+const KIND_GITLINK = 4;
+const MODES = ['100644', '100755', '120000', '040000', '160000'].map((m) => Buffer.from(m, 'latin1'));
+const TYPES = ['blob', 'blob', 'blob', 'tree', 'commit'].map((t) => Buffer.from(t, 'latin1'));
+const HEX = Buffer.from('0123456789abcdef', 'latin1');
+const INFO = Buffer.from('info ', 'latin1');
+const FLUSH = Buffer.from('flush\n', 'latin1');
+/** ls-tree right-aligns sizes to 7 columns. */
+const SIZE_WIDTH = 7;
+const DASH = 0x2d;
+const SPACE = 0x20;
+// The smallest possible entry: a 1-digit mode, a space, a 1-byte name, NUL, 20-byte id.
+const MIN_ENTRY = 24;
+
+export interface TreeIndex {
+  count: number;
+  /** Entries that are blobs (regular files, executables, symlinks): the ones with a size. */
+  blobs: number;
+  /** Offset of each entry's name in the raw tree; the name ends at nameEnd, its NUL. */
+  nameStart: Int32Array;
+  nameEnd: Int32Array;
+  kind: Uint8Array;
 }
 
-export function parseRawTree(raw: Buffer): RawTreeEntry[] {
-  const entries: RawTreeEntry[] = [];
-  let i = 0;
-  while (i < raw.length) {
-    const sp = raw.indexOf(0x20, i);
+function corrupt(): Error {
+  return new Error('corrupt tree object');
+}
+
+/** git's canon_mode(): regular files keep only the executable bit; anything unknown is a gitlink. */
+function kindOfMode(mode: number): number {
+  switch (mode & 0o170000) {
+    case 0o100000:
+      return mode & 0o100 ? KIND_EXECUTABLE : KIND_REGULAR;
+    case 0o120000:
+      return KIND_SYMLINK;
+    case 0o040000:
+      return KIND_TREE;
+    default:
+      return KIND_GITLINK;
+  }
+}
+
+/** Where every entry of a raw tree lies, in one pass and three typed arrays. */
+export function indexTree(raw: Buffer): TreeIndex {
+  const cap = Math.floor(raw.length / MIN_ENTRY) + 1;
+  const nameStart = new Int32Array(cap);
+  const nameEnd = new Int32Array(cap);
+  const kind = new Uint8Array(cap);
+  let count = 0;
+  let blobs = 0;
+  for (let i = 0; i < raw.length; ) {
+    const sp = raw.indexOf(SPACE, i);
+    if (sp <= i) throw corrupt();
+    let mode = 0;
+    for (let j = i; j < sp; j++) {
+      const digit = raw[j]! - 0x30;
+      if (digit < 0 || digit > 7) throw corrupt();
+      mode = mode * 8 + digit;
+    }
     const nul = raw.indexOf(0, sp + 1);
-    if (sp < 0 || nul < 0 || nul + 21 > raw.length) throw new Error('corrupt tree object');
-    entries.push({ mode: raw.toString('latin1', i, sp).padStart(6, '0'), name: raw.subarray(sp + 1, nul), oid: raw.toString('hex', nul + 1, nul + 21) });
+    if (nul < 0 || nul + 21 > raw.length) throw corrupt();
+    const k = kindOfMode(mode);
+    if (k <= KIND_SYMLINK) blobs++;
+    kind[count] = k;
+    nameStart[count] = sp + 1;
+    nameEnd[count] = nul;
+    count++;
     i = nul + 21;
   }
-  return entries;
+  return { count, blobs, nameStart, nameEnd, kind };
 }
 
-/** git's object type for a tree entry mode. */
-export function typeOfMode(mode: string): 'blob' | 'tree' | 'commit' {
-  if (mode === '040000') return 'tree';
-  if (mode === '160000') return 'commit';
-  return 'blob';
+function writeHex(out: Buffer, at: number, raw: Buffer, from: number): number {
+  for (let k = from; k < from + 20; k++) {
+    const b = raw[k]!;
+    out[at++] = HEX[b >> 4]!;
+    out[at++] = HEX[b & 15]!;
+  }
+  return at;
 }
 
-/** `<mode> SP <type> SP <oid> SP <size, right-aligned to 7> TAB <name> NUL`, exactly as ls-tree --long -z. */
-export function formatLsTree(entries: RawTreeEntry[], blobSizes: Map<string, number>): Buffer {
-  // One allocation for the whole listing: large trees are the hot path of browsing.
-  const heads = entries.map((e) => {
-    const type = typeOfMode(e.mode);
-    const size = type === 'blob' ? String(blobSizes.get(e.oid) ?? '-') : '-';
-    return `${e.mode} ${type} ${e.oid} ${size.padStart(7)}\t`;
-  });
+/** `info <oid>\n` for every blob entry, then `flush\n`: the whole size lookup as one write. */
+export function blobInfoCommands(raw: Buffer, index: TreeIndex): Buffer {
+  const out = Buffer.allocUnsafe(index.blobs * (INFO.length + 41) + FLUSH.length);
+  let at = 0;
+  for (let e = 0; e < index.count; e++) {
+    if (index.kind[e]! > KIND_SYMLINK) continue;
+    at += INFO.copy(out, at);
+    at = writeHex(out, at, raw, index.nameEnd[e]! + 1);
+    out[at++] = 0x0a;
+  }
+  FLUSH.copy(out, at);
+  return out;
+}
+
+/** The size in an `<oid> <type> <size>` answer line; -1 for `<name> missing` (printed as `-`). */
+export function sizeOfInfoLine(buf: Buffer, start: number, end: number): number {
+  let size = 0;
+  let scale = 1;
+  let i = end - 1;
+  for (; i > start; i--) {
+    const digit = buf[i]! - 0x30;
+    if (digit < 0 || digit > 9) break;
+    size += digit * scale;
+    scale *= 10;
+  }
+  return i < end - 1 && buf[i] === SPACE ? size : -1;
+}
+
+function digitsOf(n: number): number {
+  let d = 1;
+  while (n >= 10) {
+    n = Math.floor(n / 10);
+    d++;
+  }
+  return d;
+}
+
+/**
+ * `<mode> SP <type> SP <oid> SP <size, right-aligned to 7> TAB <name> NUL` per entry, exactly as
+ * `git ls-tree --long -z`; `blobSizes` holds the blob entries' sizes in tree order (-1: unknown).
+ */
+export function formatListing(raw: Buffer, index: TreeIndex, blobSizes: Float64Array): Buffer {
   let total = 0;
-  for (let i = 0; i < entries.length; i++) total += heads[i]!.length + entries[i]!.name.length + 1;
+  for (let e = 0, b = 0; e < index.count; e++) {
+    const k = index.kind[e]!;
+    const size = k <= KIND_SYMLINK ? blobSizes[b++]! : -1;
+    const width = size < 0 ? SIZE_WIDTH : Math.max(SIZE_WIDTH, digitsOf(size));
+    total += 6 + 1 + TYPES[k]!.length + 1 + 40 + 1 + width + 1 + (index.nameEnd[e]! - index.nameStart[e]!) + 1;
+  }
   const out = Buffer.allocUnsafe(total);
   let at = 0;
-  for (let i = 0; i < entries.length; i++) {
-    at += out.write(heads[i]!, at, 'latin1');
-    at += entries[i]!.name.copy(out, at);
+  for (let e = 0, b = 0; e < index.count; e++) {
+    const k = index.kind[e]!;
+    const size = k <= KIND_SYMLINK ? blobSizes[b++]! : -1;
+    at += MODES[k]!.copy(out, at);
+    out[at++] = SPACE;
+    at += TYPES[k]!.copy(out, at);
+    out[at++] = SPACE;
+    at = writeHex(out, at, raw, index.nameEnd[e]! + 1);
+    out[at++] = SPACE;
+    const digits = size < 0 ? 1 : digitsOf(size);
+    for (let pad = SIZE_WIDTH - digits; pad > 0; pad--) out[at++] = SPACE;
+    if (size < 0) {
+      out[at++] = DASH;
+    } else {
+      let n = size;
+      for (let d = at + digits - 1; d >= at; d--) {
+        out[d] = 0x30 + (n % 10);
+        n = Math.floor(n / 10);
+      }
+      at += digits;
+    }
+    out[at++] = 0x09;
+    at += raw.copy(out, at, index.nameStart[e]!, index.nameEnd[e]!);
     out[at++] = 0;
   }
   return out;
+}
+
+/** The entry called `name` in a raw tree (mode as ls-tree prints it, id), without indexing the rest. */
+export function findEntry(raw: Buffer, name: Buffer): { mode: string; oid: string } | undefined {
+  for (let i = 0; i < raw.length; ) {
+    const sp = raw.indexOf(SPACE, i);
+    const nul = sp < 0 ? -1 : raw.indexOf(0, sp + 1);
+    if (sp <= i || nul < 0 || nul + 21 > raw.length) throw corrupt();
+    if (nul - sp - 1 === name.length && raw.compare(name, 0, name.length, sp + 1, nul) === 0) {
+      const mode = Number.parseInt(raw.toString('latin1', i, sp), 8);
+      if (Number.isNaN(mode)) throw corrupt();
+      return { mode: MODES[kindOfMode(mode)]!.toString('latin1'), oid: raw.toString('hex', nul + 1, nul + 21) };
+    }
+    i = nul + 21;
+  }
+  return undefined;
 }
 
 /** Parses ls-tree --long -z records back (for tests and readers). */

@@ -60,8 +60,10 @@ export function validateAbbrevOid(oid: string, what = 'object id'): string {
 }
 
 /**
- * A path inside a tree: relative, no `.`/`..`/empty segment, no NUL, newline or backslash (cat-file
- * batch input is line based), bounded. Empty means the root when `allowEmpty`.
+ * A path inside a tree: relative, no `.`/`..`/empty segment, no NUL, LF or CR (cat-file batch input
+ * is line based and git drops a CR before the LF), bounded. Empty means the root when `allowEmpty`.
+ * A backslash is an ordinary byte in a git file name (cat-file reads batch lines literally), so
+ * `a\b.txt` is a file in the root, never a path separator.
  */
 export function validatePath(path: string, opts: { allowEmpty?: boolean } = {}): string {
   if (typeof path !== 'string') throw validation('Invalid path');
@@ -71,7 +73,7 @@ export function validatePath(path: string, opts: { allowEmpty?: boolean } = {}):
   }
   if (path.length > MAX_PATH_LENGTH) throw validation('Path is too long');
   // eslint-disable-next-line no-control-regex
-  if (/[\x00\n\r\\]/.test(path)) throw validation(`Invalid path: ${printable(path)}`);
+  if (/[\x00\n\r]/.test(path)) throw validation(`Invalid path: ${printable(path)}`);
   if (path.startsWith('/') || path.endsWith('/')) throw validation(`Invalid path: ${printable(path)}`);
   for (const seg of path.split('/')) {
     if (seg === '' || seg === '.' || seg === '..') throw validation(`Invalid path: ${printable(path)}`);

@@ -8,7 +8,7 @@ export function readTree(ctx: StorageContext) {
     const commit = validateOid(req.commit_oid, 'commit id');
     const path = validatePath(req.path, { allowEmpty: true });
     const gitDir = await existingRepository(ctx, req.repository_id);
-    const listing = await readTreeListing(ctx.pool, gitDir, commit, path);
+    const listing = await readTreeListing(ctx.pool, ctx.cache, gitDir, commit, path);
     return { tree_oid: listing.treeOid, entries: listing.entries, count: listing.count };
   };
 }

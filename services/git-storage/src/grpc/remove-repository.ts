@@ -12,6 +12,7 @@ export function removeRepository(ctx: StorageContext) {
     ctx.housekeeping.forget(gitDir);
     await removeBareRepository(gitDir);
     ctx.refs.invalidate(gitDir);
+    ctx.cache.forget(gitDir);
     return {};
   };
 }

@@ -1,0 +1,62 @@
+import client from 'prom-client';
+import { ByteLru } from './byte-lru.js';
+
+export interface TreeListing {
+  treeOid: string;
+  /** `git ls-tree --long -z` records. */
+  entries: Buffer;
+  count: number;
+}
+
+export interface ReadCacheOptions {
+  /** Budget for finished tree listings (default 64 MiB; a 100,000-entry listing is about 7 MB). */
+  treeBytes?: number;
+  /** Budget for log pages (commit ids rev-list gave for a start commit, limit and offset; default 4 MiB). */
+  logBytes?: number;
+  registry?: client.Registry;
+}
+
+/**
+ * Answers that cannot change, kept in memory: a tree id always lists the same entries and blob
+ * sizes, and the log below a commit id is fixed by that commit (replace refs and grafts are off,
+ * see gitEnv). Keys start with the repository's directory, so a removed repository's entries go
+ * with it (`forget`) and one repository never answers from another's objects.
+ */
+export class ReadCaches {
+  readonly trees: ByteLru<TreeListing>;
+  readonly logs: ByteLru<string[]>;
+
+  constructor(opts: ReadCacheOptions = {}) {
+    const registers = opts.registry ? [opts.registry] : [];
+    const lookups = new client.Counter({
+      name: 'githost_git_storage_read_cache_lookups_total',
+      help: 'Tree listing and log page cache lookups by cache and result',
+      labelNames: ['cache', 'result'],
+      registers,
+    });
+    const count = (cache: string) => (hit: boolean) => lookups.inc({ cache, result: hit ? 'hit' : 'miss' });
+    this.trees = new ByteLru<TreeListing>({ maxBytes: opts.treeBytes ?? 64 * 1024 * 1024, sizeOf: (t) => t.entries.length + 128, onLookup: count('tree') });
+    this.logs = new ByteLru<string[]>({ maxBytes: opts.logBytes ?? 4 * 1024 * 1024, sizeOf: (oids) => oids.length * 48 + 128, onLookup: count('log') });
+    const trees = this.trees;
+    const logs = this.logs;
+    new client.Gauge({
+      name: 'githost_git_storage_read_cache_bytes',
+      help: 'Bytes held by the tree listing and log page caches',
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        this.set({ cache: 'tree' }, trees.bytes);
+        this.set({ cache: 'log' }, logs.bytes);
+      },
+    });
+  }
+
+  static key(gitDir: string, ...parts: Array<string | number>): string {
+    return `${gitDir}\0${parts.join('\0')}`;
+  }
+
+  forget(gitDir: string): void {
+    this.trees.deletePrefix(`${gitDir}\0`);
+    this.logs.deletePrefix(`${gitDir}\0`);
+  }
+}
