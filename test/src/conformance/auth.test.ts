@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { addCollaborator, api, cloneUrl, createRepo, createUser, git, gitResult, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from '../support/index.js';
+import { addCollaborator, api, cloneUrl, createRepo, createUser, git, gitResult, makeWorkdir, pushUrl, type TestGithost, type TestUser } from '../support/index.js';
 import { History } from './history.js';
 import { eventually } from './receiver.js';
-import { pushHistory } from './setup.js';
+import { pushHistory, startConformanceGithost } from './setup.js';
 
 /**
  * Seed §5 (required vs optional identity, authorization levels), §7, and CONTRACT §3/§4/§8/§9
@@ -47,7 +47,7 @@ describe('seed §5 authentication and CONTRACT §3 access, through the gateway',
   ];
 
   beforeAll(async () => {
-    gh = await startTestGithost();
+    gh = await startConformanceGithost();
     alice = await createUser(gh, 'alice');
     bob = await createUser(gh, 'bob');
     carol = await createUser(gh, 'carol');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { addCollaborator, api, createRepo, createUser, git, startTestGithost, type TestGithost, type TestUser } from '../support/index.js';
+import { addCollaborator, api, createRepo, createUser, git, type TestGithost, type TestUser } from '../support/index.js';
 import { History } from './history.js';
-import { commitRecord, pushHistory } from './setup.js';
+import { commitRecord, pushHistory, startConformanceGithost } from './setup.js';
 
 /**
  * Seed §4 "Browsing" (rules 1-7), §2 browse shapes, §8 limits, CONTRACT §4/§5/§9 (browse), checked
@@ -26,7 +26,7 @@ describe('seed §4 browsing, through the gateway', () => {
   const base = '/api/repos/alice/browse';
 
   beforeAll(async () => {
-    gh = await startTestGithost();
+    gh = await startConformanceGithost();
     alice = await createUser(gh, 'alice');
     bob = await createUser(gh, 'bob');
     carol = await createUser(gh, 'carol');

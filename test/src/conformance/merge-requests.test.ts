@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { addCollaborator, api, createRepo, createUser, git, gitResult, startTestGithost, type TestGithost, type TestUser } from '../support/index.js';
+import { addCollaborator, api, createRepo, createUser, git, gitResult, type TestGithost, type TestUser } from '../support/index.js';
 import { History } from './history.js';
 import { eventually } from './receiver.js';
-import { fetchAll, pushHistory } from './setup.js';
+import { fetchAll, pushHistory, startConformanceGithost } from './setup.js';
 
 /**
  * Seed §2 (merge request and comment fields), §3 (states), §4 merge request rules 1-8 and the merge
@@ -37,7 +37,7 @@ describe('seed §4 merge requests, through the gateway', () => {
   };
 
   beforeAll(async () => {
-    gh = await startTestGithost();
+    gh = await startConformanceGithost();
     alice = await createUser(gh, 'alice');
     bob = await createUser(gh, 'bob');
     carol = await createUser(gh, 'carol');

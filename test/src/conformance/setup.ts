@@ -1,4 +1,4 @@
-import { git, makeWorkdir, pushUrl, type TestGithost, type TestUser } from '../support/index.js';
+import { git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from '../support/index.js';
 import type { History } from './history.js';
 
 /** Imports `history` into a fresh local repository and pushes every branch and tag to
@@ -30,4 +30,10 @@ export async function commitRecord(work: string, sha: string): Promise<Record<st
     committer: { name: cn, email: ce, date: cd.replace(/Z$/, '+00:00') },
     message,
   };
+}
+
+/** One githost for a suite: embedded defaults, or Postgres + RabbitMQ with
+ *  CONFORMANCE_BACKEND=real (the same rules must hold on both). */
+export function startConformanceGithost(): Promise<TestGithost> {
+  return startTestGithost({ backend: process.env.CONFORMANCE_BACKEND === 'real' ? 'real' : 'embedded' });
 }

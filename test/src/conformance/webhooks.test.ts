@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHmac } from 'node:crypto';
-import { addCollaborator, api, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from '../support/index.js';
+import { addCollaborator, api, createRepo, createUser, git, makeWorkdir, pushUrl, type TestGithost, type TestUser } from '../support/index.js';
 import { History } from './history.js';
 import { eventually, startReceiver, type Delivery, type Receiver } from './receiver.js';
+import { startConformanceGithost } from './setup.js';
 
 /**
  * Seed §2 (webhook fields), §4 webhook rules 1-4, §5, §6 (merge_request payload), §7, and
@@ -31,7 +32,7 @@ describe('seed §4 webhooks and §6 events, through the gateway', () => {
   const at = (path: string) => receiver.received.filter((d) => d.path === path);
 
   beforeAll(async () => {
-    gh = await startTestGithost();
+    gh = await startConformanceGithost();
     alice = await createUser(gh, 'alice');
     bob = await createUser(gh, 'bob');
     carol = await createUser(gh, 'carol');
