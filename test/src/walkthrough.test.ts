@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  addCollaborator, api, cloneUrl, commitFiles, createRepo, createUser, git, gitResult, makeWorkdir, pushUrl, startTestGithost,
+  addCollaborator, api, cloneUrl, commitFiles, createRepo, createUser, git, gitResult, gitResultWithEnv, gitWithInput, makeWorkdir, pushUrl, startTestGithost,
   type TestGithost, type TestUser,
 } from './support/index.js';
 
@@ -79,6 +79,26 @@ describe.each([['embedded' as const], ['real' as const]])('walk-through on the %
     expect(push.stderr).toContain('! [rejected]');
     expect(push.stderr).toContain('main -> main (non-fast-forward)');
     expect(await git(aliceWork, 'ls-remote', cloneUrl(gh, 'alice', 'demo'), 'refs/heads/main')).toBe(before);
+  });
+
+  it('when git negotiates a fetch with a gzip-compressed request, then it passes the gateway untouched', async () => {
+    const dir = makeWorkdir();
+    await git(dir, 'clone', '-q', cloneUrl(gh, 'alice', 'demo'), 'demo');
+    const wd = path.join(dir, 'demo');
+    // Local commits the server lacks become "have" lines, sent 16, then 32 a round; past 1 KiB a
+    // request is gzipped. 100 commits in one fast-import rather than 100 git processes.
+    // Dated after everything on the server, so the have walk (newest first) meets them first.
+    const base = await git(wd, 'rev-parse', 'HEAD');
+    const start = Math.floor(Date.now() / 1000) + 3600;
+    const stream = Array.from({ length: 100 }, (_, i) =>
+      `commit refs/heads/local-work\ncommitter E2E <e2e@example.com> ${start + i} +0000\ndata <<EOM\nlocal ${i}\nEOM\n${i === 0 ? `from ${base}\n` : ''}\n`).join('');
+    await gitWithInput(wd, stream, 'fast-import', '--quiet');
+    const pushed = await commitFiles(aliceWork, { 'src/app.txt': 'third\n' }, 'third commit');
+    await git(aliceWork, 'push', '-q', 'origin', 'main');
+    const fetch = await gitResultWithEnv(wd, { GIT_TRACE_CURL: '1', GIT_TRACE_CURL_NO_DATA: '1' }, 'fetch', 'origin');
+    expect(fetch.code).toBe(0);
+    expect(fetch.stderr).toMatch(/Send header: Content-Encoding: gzip/i);
+    expect(await git(wd, 'rev-parse', 'origin/main')).toBe(pushed);
   });
 
   it('when a push carries a pack over 1 MiB, then it streams through the gateway (no API body limit on git)', async () => {

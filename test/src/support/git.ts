@@ -49,8 +49,13 @@ export interface GitResult {
 
 /** Runs git and reports how it went; never throws for a non-zero exit. */
 export function gitResult(cwd: string, ...args: string[]): Promise<GitResult> {
+  return gitResultWithEnv(cwd, {}, ...args);
+}
+
+/** gitResult with extra environment, e.g. `{ GIT_TRACE_CURL: '1' }` to see the HTTP exchange. */
+export function gitResultWithEnv(cwd: string, env: Record<string, string>, ...args: string[]): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    execFile('git', ['-c', 'init.defaultBranch=main', '-c', 'credential.helper=', ...args], { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile('git', ['-c', 'init.defaultBranch=main', '-c', 'credential.helper=', ...args], { cwd, env: { ...gitEnv(), ...env }, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 }, (err, stdout, stderr) => {
       if (err && typeof err.code !== 'number') return reject(err);
       resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
     });
@@ -62,6 +67,17 @@ export async function git(cwd: string, ...args: string[]): Promise<string> {
   const r = await gitResult(cwd, ...args);
   if (r.code !== 0) throw new Error(`git ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
   return r.stdout.trim();
+}
+
+/** Runs git with `input` on stdin (fast-import, hash-object --stdin, ...); throws when it fails. */
+export function gitWithInput(cwd: string, input: string | Buffer, ...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('git', args, { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024, timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`git ${args.join(' ')} failed: ${stderr || err.message}`));
+      else resolve(stdout.trim());
+    });
+    child.stdin?.end(input);
+  });
 }
 
 /** Writes the files (paths may contain `/`), commits them all and returns the commit sha.
