@@ -68,6 +68,14 @@ describe('seed §4 merge requests, through the gateway', () => {
     h.ref('refs/heads/same-target', c0);
     h.ref('refs/heads/same-source', c0);
     h.ref('refs/heads/race-target', c0);
+    const kt = branch('kinds-target', { 'mode.sh': 'echo\n', 'tc.txt': 'regular\n', 'gone.txt': 'bye\n' });
+    h.commit({
+      ref: 'refs/heads/kinds-source', from: kt, message: 'kinds\n', date: T0 + 20,
+      files: { 'base.txt': 'ONE\ntwo\nthree\nfour\nfive\n', 'renamed.txt': 'original\n', 'tc.txt': { content: 'base.txt', mode: '120000' }, 'mode.sh': { content: 'echo\n', mode: '100755' } },
+      deletes: ['gone.txt', 'conflict.txt'],
+    });
+    branch('big-source', { 'big.txt': `${'x'.repeat(99)}\n`.repeat(12_000) });
+    h.commit({ ref: 'refs/heads/bin-source', from: c0, message: 'bin\n', date: T0 + 10, files: { 'img.bin': Buffer.from([0x89, 0x50, 0x00, 0x00, 0x01]) } });
     branch('race-source', { 'race.txt': 'race\n' });
     work = await pushHistory(gh, alice, 'alice', 'mr', h);
     await fetchAll(work);
@@ -284,6 +292,36 @@ describe('seed §4 merge requests, through the gateway', () => {
       expect([res.body.source_sha, res.body.diff]).toEqual([await tip('gt-source'), []]);
       const merge = await api(gh, 'POST', `${mrs}/${mr.number}/merge`, { token: alice.token });
       expect([merge.status, merge.body]).toEqual([404, { error: 'Target branch not found: gt-target' }]);
+    });
+
+    it('when files are modified, deleted, renamed, re-moded and turned into a symlink, then each diff element says so (CONTRACT §5)', async () => {
+      const mr = await open('kinds-source', 'kinds-target');
+      const res = await api(gh, 'GET', `${mrs}/${mr.number}`);
+      const byPath = Object.fromEntries(res.body.diff.map((d: { path: string }) => [d.path, d]));
+      const blob = (ref: string, path: string) => git(work, 'rev-parse', `refs/remotes/origin/${ref}:${path}`);
+      expect(Object.keys(byPath).sort()).toEqual(['base.txt', 'gone.txt', 'mode.sh', 'renamed.txt', 'tc.txt']);
+      expect(byPath['base.txt']).toMatchObject({ status: 'modified', old_mode: '100644', new_mode: '100644', old_sha: await blob('kinds-target', 'base.txt'), new_sha: await blob('kinds-source', 'base.txt'), additions: 1, deletions: 1, binary: false });
+      expect(byPath['base.txt'].patch).toContain('-one\n+ONE\n');
+      expect(byPath['gone.txt']).toMatchObject({ status: 'deleted', old_mode: '100644', old_sha: await blob('kinds-target', 'gone.txt'), additions: 0, deletions: 1 });
+      expect(byPath['renamed.txt']).toMatchObject({ status: 'renamed', old_path: 'conflict.txt', additions: 0, deletions: 0 });
+      expect(byPath['tc.txt']).toMatchObject({ status: 'type_changed', old_mode: '100644', new_mode: '120000' });
+      expect(byPath['mode.sh']).toMatchObject({ status: 'modified', old_mode: '100644', new_mode: '100755', additions: 0, deletions: 0 });
+      expect('conflicts' in res.body).toBe(false);
+    });
+
+    it('when a file is binary, then binary is true and patch is null (CONTRACT §5)', async () => {
+      const mr = await open('bin-source', 'main');
+      const res = await api(gh, 'GET', `${mrs}/${mr.number}`);
+      expect(res.body.diff).toHaveLength(1);
+      expect(res.body.diff[0]).toMatchObject({ path: 'img.bin', status: 'added', binary: true, patch: null });
+    });
+
+    it('when one file\'s patch is over 1 MiB, then its patch is null and diff_truncated is true (CONTRACT §5)', async () => {
+      const mr = await open('big-source', 'main');
+      const res = await api(gh, 'GET', `${mrs}/${mr.number}`);
+      expect(res.status).toBe(200);
+      expect(res.body.diff[0]).toMatchObject({ path: 'big.txt', status: 'added', additions: 12_000, patch: null });
+      expect(res.body.diff_truncated).toBe(true);
     });
 
     it('when the branches conflict, then mergeable is false with the conflicting paths (CONTRACT §5)', async () => {
