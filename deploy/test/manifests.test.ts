@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
@@ -140,6 +140,8 @@ describe('Dockerfile', () => {
       const pkg = JSON.parse(readFileSync(path.join(here, '..', '..', 'services', s, 'package.json'), 'utf8')) as { name: string; scripts: Record<string, string> };
       expect([pkg.name, pkg.scripts.build]).toEqual([`@githost/${s}`, 'tsc -p tsconfig.build.json']);
       expect(readFileSync(path.join(here, '..', '..', 'services', s, 'tsconfig.build.json'), 'utf8')).toContain('"outDir": "dist"');
+      expect(existsSync(path.join(here, '..', '..', 'services', s, 'src', 'main.ts'))).toBe(true);
     }
+    expect(existsSync(path.join(here, '..', '..', 'gateway', 'src', 'main.ts'))).toBe(true);
   });
 });
