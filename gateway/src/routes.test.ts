@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { matchRoute } from './routes.js';
+import { matchRoute, splitTarget } from './routes.js';
 
 describe('route table', () => {
   it('when a browse path has slashes in ref and path, then browse answers with optional auth', () => {
@@ -32,5 +32,20 @@ describe('route table', () => {
     for (const [m, p] of [['GET', '/'], ['GET', '/api/repos'], ['GET', '/api/repos/a/b/c'], ['GET', '/alice/demo.git/objects/info/packs'], ['GET', '/alice/demo/info/refs']]) {
       expect(matchRoute(m!, p!)).toBeUndefined();
     }
+  });
+});
+
+describe('request target', () => {
+  it('when the target is a plain path, then path and query split on the first ?', () => {
+    expect(splitTarget('/alice/demo.git/info/refs?service=git-upload-pack')).toEqual({ path: '/alice/demo.git/info/refs', query: 'service=git-upload-pack' });
+    expect(splitTarget('/api/user')).toEqual({ path: '/api/user', query: '' });
+  });
+  it('when the target starts with // or is not a path, then it has no route (never read as a host)', () => {
+    expect(splitTarget('//evil/api/repos/alice/demo')).toBeUndefined();
+    expect(splitTarget('http://evil/api/user')).toBeUndefined();
+    expect(splitTarget('*')).toBeUndefined();
+  });
+  it('when a path holds .. segments, then it is routed as written, so it matches nothing a service serves', () => {
+    expect(matchRoute('GET', '/api/repos/alice/secret/../demo/branches')).toBeUndefined();
   });
 });

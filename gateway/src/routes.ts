@@ -36,7 +36,19 @@ function decodeSegment(segment: string): string | undefined {
   }
 }
 
-/** `path` is the URL path without the query string; `query` the raw query string. */
+/**
+ * Splits the request target exactly as the services will see it: no URL parsing, which would
+ * read `//host/...` as an authority and resolve `..`, and so route on a different path than the
+ * one forwarded. A target that is not an origin-form path (`/...`, not `//...`) has no route.
+ */
+export function splitTarget(url: string): { path: string; query: string } | undefined {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  if (!path.startsWith('/') || path.startsWith('//')) return undefined;
+  return { path, query: q < 0 ? '' : url.slice(q + 1) };
+}
+
+/** `path` is the raw URL path without the query string; `query` the raw query string. */
 export function matchRoute(method: string, path: string, query = ''): RouteMatch | undefined {
   const read = READ_METHODS.has(method);
   const optionalOnRead: AuthMode = read ? 'optional' : 'required';

@@ -9,7 +9,7 @@ import { grpcAccountsGateway, type AccountsGateway } from './clients/accounts.js
 import { cachedAccounts, DEFAULT_TTLS, isRejection, type CacheTtls } from './clients/cached-accounts.js';
 import { parseAuthorization } from './credentials.js';
 import { denyAnonymous, denyRepository, type Denial } from './domain/access.js';
-import { matchRoute, type RouteMatch } from './routes.js';
+import { matchRoute, splitTarget, type RouteMatch } from './routes.js';
 import { declaredTooLarge, hasStreamedBody, limitStreamedBody } from './body-limit.js';
 import { upstreamProxy } from './proxy.js';
 import { createGatewayMetrics } from './metrics.js';
@@ -52,8 +52,8 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
 
   /** Authenticates, routes, checks access and forwards; every refusal is an AppError. */
   async function admit(req: Request, res: Response): Promise<RouteMatch> {
-    const url = new URL(req.url, 'http://gateway.invalid');
-    const route = matchRoute(req.method, url.pathname, url.search.slice(1));
+    const target = splitTarget(req.url);
+    const route = target && matchRoute(req.method, target.path, target.query);
     const refuse = (denial: Denial): never => {
       if (denial.challenge) res.setHeader('WWW-Authenticate', CHALLENGE);
       throw denial.error;

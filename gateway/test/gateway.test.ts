@@ -120,6 +120,14 @@ describe('gateway routing and identity', () => {
     expect(seen()).toEqual([]);
   });
 
+  it('when the request target is //host/... or climbs with .., then 404 and nothing is forwarded', async () => {
+    for (const target of ['//alice/demo.git/info/refs?service=git-upload-pack', '/api/repos/alice/secret/../demo/branches', '/api/repos/alice/demo/../secret']) {
+      const res = await rawRequest('GET', target);
+      expect([target, res.status, JSON.parse(res.body)]).toEqual([target, 404, { error: 'Not found' }]);
+    }
+    expect(seen()).toEqual([]);
+  });
+
   it('when the gateway is asked for health, then healthz, readyz and metrics answer', async () => {
     expect((await call('GET', '/healthz')).body).toEqual({ status: 'ok' });
     expect((await call('GET', '/readyz')).body).toEqual({ status: 'ready' });
@@ -339,3 +347,18 @@ describe('gateway caching of repository access', () => {
     expect(accounts.calls.authorize - before).toBe(1);
   });
 });
+
+/** A request whose target is sent exactly as written (fetch would normalise it). */
+function rawRequest(method: string, target: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(base);
+    const req = httpRequest({ host: url.hostname, port: url.port, path: target, method }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
