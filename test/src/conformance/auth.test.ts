@@ -193,6 +193,17 @@ describe('seed §5 authentication and CONTRACT §3 access, through the gateway',
       expect(remote.split('\t')[0]).toBe(sha);
     });
 
+    it('when a write collaborator pushes a branch to the private repository, then it lands', async () => {
+      const dir = makeWorkdir();
+      await git(dir, 'clone', '-q', pushUrl(gh, 'bob', bob.token, 'alice', 'priv'), 'priv');
+      const wd = `${dir}/priv`;
+      await git(wd, 'commit', '-q', '--allow-empty', '-m', 'writer push');
+      const mine = await git(wd, 'rev-parse', 'HEAD');
+      await git(wd, 'push', '-q', 'origin', 'HEAD:refs/heads/bob-branch');
+      const branches = await api(gh, 'GET', '/api/repos/alice/priv/branches', { token: bob.token });
+      expect(branches.body.branches.find((b: { name: string }) => b.name === 'bob-branch')).toEqual({ name: 'bob-branch', sha: mine, isDefault: false });
+    });
+
     it('when anyone clones the public repository anonymously, then it works', async () => {
       const dir = makeWorkdir();
       const res = await gitResult(dir, 'clone', '-q', cloneUrl(gh, 'alice', 'pub'), 'pub');
@@ -249,6 +260,12 @@ describe('seed §5 authentication and CONTRACT §3 access, through the gateway',
         const res = await api(gh, 'POST', '/api/admin/users', { token: gh.adminToken, body: { username, email: 'n@example.com' } });
         expect([username, res.status]).toEqual([username, 400]);
       }
+    });
+
+    it('when a site admin creates a repository for another owner, then it belongs to that owner', async () => {
+      const res = await api(gh, 'POST', '/api/repos', { token: root.token, body: { name: 'given', owner: 'dave', private: true } });
+      expect([res.status, res.body.owner, res.body.full_name, res.body.private]).toEqual([201, 'dave', 'dave/given', true]);
+      expect((await api(gh, 'GET', '/api/repos/dave/given', { token: dave.token })).status).toBe(200);
     });
 
     it('when a non-admin creates a repository for another owner, then it is refused', async () => {

@@ -68,6 +68,10 @@ describe('seed §4 merge requests, through the gateway', () => {
     h.ref('refs/heads/same-target', c0);
     h.ref('refs/heads/same-source', c0);
     h.ref('refs/heads/race-target', c0);
+    // anc-target is reachable from anc-source only through the SECOND parent of its merge commit
+    const x = branch('anc-target', { 'x.txt': 'x\n' });
+    const y = h.commit({ ref: 'refs/heads/anc-side', from: c0, message: 'y\n', date: T0 + 11, files: { 'y.txt': 'y\n' } });
+    h.commit({ ref: 'refs/heads/anc-source', from: y, merge: [x], message: 'merge x into y\n', date: T0 + 12, files: { 'x.txt': 'x\n' } });
     const kt = branch('kinds-target', { 'mode.sh': 'echo\n', 'tc.txt': 'regular\n', 'gone.txt': 'bye\n' });
     h.commit({
       ref: 'refs/heads/kinds-source', from: kt, message: 'kinds\n', date: T0 + 20,
@@ -164,10 +168,13 @@ describe('seed §4 merge requests, through the gateway', () => {
       expect(second.body.number).toBe(first.body.number + 1);
     });
 
-    it('when a title is over 255 characters, then 400 (CONTRACT §9)', async () => {
-      const res = await create(alice.token, { title: 'x'.repeat(256), source_branch: 'ff-source', target_branch: 'main' });
-      expect(res.status).toBe(400);
-      expect(typeof res.body.error).toBe('string');
+    it('when a title is over 255 characters or a description over 65,536, then 400 (CONTRACT §9)', async () => {
+      for (const extra of [{ title: 'x'.repeat(256) }, { description: 'd'.repeat(65_537) }]) {
+        const res = await create(alice.token, { title: 'T', source_branch: 'ff-source', target_branch: 'main', ...extra });
+        expect([res.status, typeof res.body.error]).toEqual([400, 'string']);
+      }
+      const atLimit = await create(alice.token, { title: 't'.repeat(255), description: 'd'.repeat(65_536), source_branch: 'ff-source', target_branch: 'main' });
+      expect(atLimit.status).toBe(201);
     });
 
     it('when a merge request is created, then activity create_mr is logged with mr_number and mr_title (§3, CONTRACT §8)', async () => {
@@ -439,6 +446,12 @@ describe('seed §4 merge requests, through the gateway', () => {
       expect(detail.body.updated_at).not.toBe(mr.updated_at);
     });
 
+    it('when the target tip is an ancestor only through a second parent, then still fast-forward (step 4: walking parent links)', async () => {
+      const mr = await open('anc-source', 'anc-target', 'Second parent');
+      const res = await api(gh, 'POST', `${mrs}/${mr.number}/merge`, { token: alice.token });
+      expect([res.status, res.body]).toEqual([200, { merged: true, sha: await tip('anc-source'), strategy: 'fast-forward' }]);
+    });
+
     it('when the target tip IS the source tip, then fast-forward with the source tip and nothing new is written (step 4)', async () => {
       const mr = await open('same-source', 'same-target', 'Same tip');
       const res = await api(gh, 'POST', `${mrs}/${mr.number}/merge`, { token: alice.token });
@@ -559,7 +572,7 @@ describe('seed §4 merge requests, through the gateway', () => {
 
     it('when listing merged ones, then state=merged returns exactly the merged ones', async () => {
       const res = await api(gh, 'GET', `${mrs}?state=merged`);
-      expect(res.body.map((m: { title: string }) => m.title).sort()).toEqual(['Admin merge', 'Fast forward', 'Moved source', 'Race', 'Real merge', 'Same tip']);
+      expect(res.body.map((m: { title: string }) => m.title).sort()).toEqual(['Admin merge', 'Fast forward', 'Moved source', 'Race', 'Real merge', 'Same tip', 'Second parent']);
       expect(res.body.every((m: { state: string; merged_sha: string }) => m.state === 'merged' && /^[0-9a-f]{40}$/.test(m.merged_sha))).toBe(true);
     });
   });
