@@ -2,8 +2,10 @@ import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { AppError, grpcCodeOf, kindOfGrpcCode, toAppError, unavailable } from '@githost/errors';
 import type { Logger } from '@githost/logging';
+import { codeName, metricsInterceptor, methodOfPath, secondsSince, type GrpcMetrics } from './metrics.js';
 
 export { grpc };
+export { grpcServerMetrics, grpcClientMetrics, metricsInterceptor, type GrpcMetrics } from './metrics.js';
 
 /** Metadata key carrying the request id from the gateway through every gRPC hop. */
 export const REQUEST_ID_METADATA = 'x-request-id';
@@ -28,18 +30,43 @@ export function fromServiceError(err: unknown): AppError {
   return new AppError(kind, s.details || s.message || 'upstream error', details, { cause: err });
 }
 
+/** Server-side instruments for `unary`/`serverStream`: the per-call histogram (see grpcServerMetrics). */
+export interface ServerInstruments {
+  metrics?: GrpcMetrics;
+}
+
+/**
+ * Ends one served call: the histogram by method and code, and one log line carrying the caller's
+ * request id (as the HTTP edge does per request), so a request can be followed into this service.
+ */
+function finishCall(call: ServerCall, start: bigint, code: grpc.status, logger: Logger | undefined, instruments: ServerInstruments | undefined): void {
+  const method = methodOfPath(call.getPath());
+  const seconds = secondsSince(start);
+  instruments?.metrics?.observe(method, code, seconds);
+  logger?.info({ request_id: requestIdOfCall(call), method, code: codeName(code), duration_ms: Math.round(seconds * 1000) }, 'grpc call');
+}
+
+type ServerCall = { metadata: grpc.Metadata; getPath(): string };
+
 /** Wraps an async unary handler: rejections become statuses through the one table. */
 export function unary<Req, Res>(
   handler: (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>,
   logger?: Logger,
+  instruments?: ServerInstruments,
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
+    const start = process.hrtime.bigint();
     handler(call.request, call).then(
-      (res) => callback(null, res),
+      (res) => {
+        finishCall(call, start, grpc.status.OK, logger, instruments);
+        callback(null, res);
+      },
       (err: unknown) => {
         const e = toAppError(err);
         if (e.kind === 'internal') logger?.error({ err: e.cause ?? e, request_id: requestIdOfCall(call) }, 'grpc handler failed');
-        callback(toServiceError(e) as grpc.ServiceError);
+        const status = toServiceError(e);
+        finishCall(call, start, status.code!, logger, instruments);
+        callback(status as grpc.ServiceError);
       },
     );
   };
@@ -49,16 +76,23 @@ export function unary<Req, Res>(
 export function serverStream<Req, Res>(
   handler: (request: Req, call: grpc.ServerWritableStream<Req, Res>) => Promise<void>,
   logger?: Logger,
+  instruments?: ServerInstruments,
 ): grpc.handleServerStreamingCall<Req, Res> {
   return (call) => {
+    const start = process.hrtime.bigint();
     handler(call.request, call).then(
-      () => call.end(),
+      () => {
+        finishCall(call, start, call.cancelled ? grpc.status.CANCELLED : grpc.status.OK, logger, instruments);
+        call.end();
+      },
       (err: unknown) => {
         const e = toAppError(err);
         if (e.kind === 'internal') logger?.error({ err: e.cause ?? e, request_id: requestIdOfCall(call) }, 'grpc stream failed');
+        const status = toServiceError(e);
+        finishCall(call, start, call.cancelled ? grpc.status.CANCELLED : status.code!, logger, instruments);
         // grpc-js turns an 'error' event into the trailing status; destroy() would end the call
         // without one and leave the client waiting forever.
-        if (!call.cancelled) call.emit('error', Object.assign(new Error(e.message), toServiceError(e)));
+        if (!call.cancelled) call.emit('error', Object.assign(new Error(e.message), status));
       },
     );
   };
@@ -80,15 +114,28 @@ export function metadataFor(requestId?: string): grpc.Metadata {
 type UnaryMethod<Req, Res> = (request: Req, callback: grpc.requestCallback<Res>) => unknown;
 type FullUnaryMethod<Req, Res> = (request: Req, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<Res>) => unknown;
 
+export interface ClientCallOptions {
+  /** Sent as `x-request-id` metadata so the server logs the caller's request id. */
+  requestId?: string;
+  timeoutMs?: number;
+  /** Times the call into the caller's `githost_<service>_grpc_client_handled_seconds`. */
+  metrics?: GrpcMetrics;
+}
+
+/** Call options (deadline, metrics interceptor) for calls made directly on a client, e.g.
+ *  streams: `client.ReadBlob(req, metadataFor(requestId), callOptions({ metrics }))`. */
+export function callOptions(opts: Omit<ClientCallOptions, 'requestId'> = {}): grpc.CallOptions {
+  const options: grpc.CallOptions = {};
+  if (opts.timeoutMs !== undefined) options.deadline = Date.now() + opts.timeoutMs;
+  if (opts.metrics) options.interceptors = [metricsInterceptor(opts.metrics)];
+  return options;
+}
+
 /** Promise form of a unary client call with a deadline; statuses come back as AppErrors. */
-export function callUnary<Req, Res>(
-  client: grpc.Client,
-  method: UnaryMethod<Req, Res>,
-  request: Req,
-  opts: { requestId?: string; timeoutMs?: number } = {},
-): Promise<Res> {
+export function callUnary<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res>, request: Req, opts: ClientCallOptions = {}): Promise<Res> {
   return new Promise((resolve, reject) => {
-    (method as unknown as FullUnaryMethod<Req, Res>).call(client, request, metadataFor(opts.requestId), { deadline: Date.now() + (opts.timeoutMs ?? 30_000) }, (err, res) => {
+    const options = callOptions({ timeoutMs: opts.timeoutMs ?? 30_000, metrics: opts.metrics });
+    (method as unknown as FullUnaryMethod<Req, Res>).call(client, request, metadataFor(opts.requestId), options, (err, res) => {
       if (err) reject(fromServiceError(err));
       else resolve(res as Res);
     });
