@@ -7,9 +7,27 @@ export type { Logger };
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
+/** Where loggers write instead of stdout, and at what level (see setLogSink). */
+export interface LogSink {
+  destination: pino.DestinationStream;
+  level?: string;
+}
+
+let sink: LogSink | undefined;
+
+/**
+ * Sends the lines of loggers created from now on to `next` (undefined: back to stdout). The
+ * launcher builds every service's logger itself, so this is how a process embedding it (an
+ * end-to-end test following one request id across services) collects all their lines.
+ */
+export function setLogSink(next: LogSink | undefined): void {
+  sink = next;
+}
+
 /** One JSON line per event, snake_case fields, service name on every line. LOG_LEVEL sets the level. */
-export function createLogger(service: string, level = process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info')): Logger {
-  return pino({ level, base: { service }, messageKey: 'msg', timestamp: pino.stdTimeFunctions.isoTime });
+export function createLogger(service: string, level = sink?.level ?? process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info')): Logger {
+  const options = { level, base: { service }, messageKey: 'msg', timestamp: pino.stdTimeFunctions.isoTime };
+  return sink ? pino(options, sink.destination) : pino(options);
 }
 
 /** A request id is kept when the caller sent a sane one, otherwise generated. */
