@@ -98,6 +98,17 @@ export function serverStream<Req, Res>(
   };
 }
 
+/** Instruments a hand-written unary handler (one that maps some status itself) like `unary` does. */
+export function instrumentUnary<Req, Res>(handler: grpc.handleUnaryCall<Req, Res>, logger?: Logger, instruments?: ServerInstruments): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const start = process.hrtime.bigint();
+    handler(call, ((err: Partial<grpc.StatusObject> | null, ...rest: unknown[]) => {
+      finishCall(call, start, err ? (err.code ?? grpc.status.UNKNOWN) : grpc.status.OK, logger, instruments);
+      (callback as (...args: unknown[]) => void)(err, ...rest);
+    }) as grpc.sendUnaryData<Res>);
+  };
+}
+
 export function requestIdOfCall(call: { metadata: grpc.Metadata }): string | undefined {
   const v = call.metadata.get(REQUEST_ID_METADATA)[0];
   return typeof v === 'string' ? v : undefined;

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { notFound } from '@githost/errors';
 import { createStorageClient, storageProto, type storage } from '@githost/protos';
-import { callOptions, callUnary, collectStream, grpcClientMetrics, grpcServerMetrics, metadataFor, serverStream, startGrpcServer, unary } from './index.js';
+import { callOptions, callUnary, collectStream, grpc, grpcClientMetrics, grpcServerMetrics, instrumentUnary, metadataFor, serverStream, startGrpcServer, unary } from './index.js';
 
 /** Values of one histogram's `_count` series, keyed `method code`. */
 async function counts(registry: client.Registry, name: string): Promise<Record<string, number>> {
@@ -31,6 +31,7 @@ describe('gRPC metrics and request ids over a real connection', () => {
         ResolveRevision: unary(async () => {
           throw notFound('Revision not found');
         }, logger, instruments),
+        CreateRepository: instrumentUnary((_call, callback) => callback({ code: grpc.status.ALREADY_EXISTS, details: 'exists' }), logger, instruments),
         ReadBlob: serverStream<unknown, { oid: string }>(async (_req, call) => {
           call.write({ oid: 'abc' });
         }, logger, instruments),
@@ -44,8 +45,9 @@ describe('gRPC metrics and request ids over a real connection', () => {
       await expect(callUnary(storageClient, storageClient.ResolveRevision, { repository_id: 'r', revision: 'x' }, { requestId: 'req-3', metrics })).rejects.toMatchObject({ kind: 'not_found' });
       const blob = await collectStream<storage.ReadBlobResponse__Output>(storageClient.ReadBlob({ repository_id: 'r', commit_oid: 'c', path: 'p' }, metadataFor('req-4'), callOptions({ metrics })));
       expect(blob.map((m) => m.oid)).toEqual(['abc']);
+      await expect(callUnary(storageClient, storageClient.CreateRepository, { repository_id: 'r', default_branch: 'main' }, { requestId: 'req-5', metrics })).rejects.toMatchObject({ kind: 'conflict' });
 
-      const expected = { 'ListRefs OK': 2, 'ResolveRevision NOT_FOUND': 1, 'ReadBlob OK': 1 };
+      const expected = { 'ListRefs OK': 2, 'ResolveRevision NOT_FOUND': 1, 'ReadBlob OK': 1, 'CreateRepository ALREADY_EXISTS': 1 };
       expect(await counts(serverRegistry, 'githost_git_storage_grpc_server_handled_seconds')).toEqual(expected);
       expect(await counts(clientRegistry, 'githost_browse_grpc_client_handled_seconds')).toEqual(expected);
       expect(lines.filter((l) => l.msg === 'grpc call').map((l) => [l.request_id, l.method, l.code])).toEqual([
@@ -53,6 +55,7 @@ describe('gRPC metrics and request ids over a real connection', () => {
         ['req-2', 'ListRefs', 'OK'],
         ['req-3', 'ResolveRevision', 'NOT_FOUND'],
         ['req-4', 'ReadBlob', 'OK'],
+        ['req-5', 'CreateRepository', 'ALREADY_EXISTS'],
       ]);
     } finally {
       storageClient.close();
