@@ -62,6 +62,7 @@ await time('  git ls-tree --long -z mid (spawned)', spawnGit('ls-tree', '--long'
 const blob = (p) => () => collectStream(client.ReadBlob({ repository_id: ID, commit_oid: head, path: p, max_bytes: 0 }));
 await time('ReadBlob ten-k.txt (10 KB)', blob('ten-k.txt'));
 await time('ReadBlob one-m.bin (1 MB)', blob('one-m.bin'));
+await time('ReadBlob wide/f050000.txt (in 100k dir)', blob('wide/f050000.txt'));
 await time('  git cat-file blob 1 MB (spawned)', spawnGit('cat-file', 'blob', `${head}:one-m.bin`));
 await time('ReadCommit', () => unary(client.ReadCommit, { revision: head }));
 await time('ListCommits limit 100', () => unary(client.ListCommits, { commit_oid: head, limit: 100, offset: 0 }));

@@ -11,6 +11,8 @@ export interface TreeListing {
 export interface ReadCacheOptions {
   /** Budget for finished tree listings (default 64 MiB; a 100,000-entry listing is about 7 MB). */
   treeBytes?: number;
+  /** Budget for raw objects of large directories, looked up by name on every file read in them (default 32 MiB). */
+  largeTreeBytes?: number;
   /** Budget for log pages (commit ids rev-list gave for a start commit, limit and offset; default 4 MiB). */
   logBytes?: number;
   registry?: client.Registry;
@@ -18,13 +20,14 @@ export interface ReadCacheOptions {
 
 /**
  * Answers that cannot change, kept in memory: a tree id always lists the same entries and blob
- * sizes, and the log below a commit id is fixed by that commit (replace refs and grafts are off,
+ * sizes (and a large directory's raw object is the same bytes), and the log below a commit id is fixed by that commit (replace refs and grafts are off,
  * see gitEnv). Keys start with the repository's directory, so a removed repository's entries go
  * with it (`forget`) and one repository never answers from another's objects.
  */
 export class ReadCaches {
   readonly trees: ByteLru<TreeListing>;
   readonly logs: ByteLru<string[]>;
+  readonly largeTrees: ByteLru<Buffer>;
 
   constructor(opts: ReadCacheOptions = {}) {
     const registers = opts.registry ? [opts.registry] : [];
@@ -37,8 +40,10 @@ export class ReadCaches {
     const count = (cache: string) => (hit: boolean) => lookups.inc({ cache, result: hit ? 'hit' : 'miss' });
     this.trees = new ByteLru<TreeListing>({ maxBytes: opts.treeBytes ?? 64 * 1024 * 1024, sizeOf: (t) => t.entries.length + 128, onLookup: count('tree') });
     this.logs = new ByteLru<string[]>({ maxBytes: opts.logBytes ?? 4 * 1024 * 1024, sizeOf: (oids) => oids.length * 48 + 128, onLookup: count('log') });
+    this.largeTrees = new ByteLru<Buffer>({ maxBytes: opts.largeTreeBytes ?? 32 * 1024 * 1024, sizeOf: (raw) => raw.length + 128, onLookup: count('large_tree') });
     const trees = this.trees;
     const logs = this.logs;
+    const largeTrees = this.largeTrees;
     new client.Gauge({
       name: 'githost_git_storage_read_cache_bytes',
       help: 'Bytes held by the tree listing and log page caches',
@@ -47,6 +52,7 @@ export class ReadCaches {
       collect() {
         this.set({ cache: 'tree' }, trees.bytes);
         this.set({ cache: 'log' }, logs.bytes);
+        this.set({ cache: 'large_tree' }, largeTrees.bytes);
       },
     });
   }
@@ -58,5 +64,6 @@ export class ReadCaches {
   forget(gitDir: string): void {
     this.trees.deletePrefix(`${gitDir}\0`);
     this.logs.deletePrefix(`${gitDir}\0`);
+    this.largeTrees.deletePrefix(`${gitDir}\0`);
   }
 }

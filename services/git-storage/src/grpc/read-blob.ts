@@ -23,7 +23,7 @@ export function readBlob(ctx: StorageContext) {
     const p = await ctx.pool.acquire(gitDir);
     let clean = false;
     try {
-      const entry = await findTreeEntry(p, commit, path);
+      const entry = await findTreeEntry(p, ctx.cache, commit, path);
       if (entry.mode === '040000' || entry.mode === '160000') throw validation(`Not a file: ${path}`);
       if (maxBytes > 0) {
         p.send([['info', entry.oid]]);
