@@ -67,6 +67,8 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     GITHOST_INTERNAL_SECRET: randomBytes(32).toString('hex'),
     GITHOST_ADMIN_TOKEN: adminToken,
     PUBLIC_URL: nonEmpty(base.PUBLIC_URL) ?? `http://localhost:${port}`,
+    // Internal services trust their callers (gRPC has no credentials): loopback only.
+    BIND_HOST: '127.0.0.1',
     HTTP_PORT: '0',
     GRPC_PORT: '0',
     PORT: String(port),

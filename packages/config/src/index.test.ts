@@ -15,3 +15,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig('svc', schema, { PORT: '99999', ADDR: 'nope' })).toThrow(/PORT[\s\S]*ADDR/);
   });
 });
+
+describe('env.bindHost', () => {
+  const s = z.object({ BIND_HOST: env.bindHost() });
+  it('when unset, then services listen on every interface; when set, then on that one', () => {
+    expect(loadConfig('t', s, {})).toEqual({ BIND_HOST: '0.0.0.0' });
+    expect(loadConfig('t', s, { BIND_HOST: '127.0.0.1' })).toEqual({ BIND_HOST: '127.0.0.1' });
+  });
+  it('when it is not a host, then start-up stops', () => {
+    expect(() => loadConfig('t', s, { BIND_HOST: 'a b;rm' })).toThrow(/BIND_HOST/);
+  });
+});

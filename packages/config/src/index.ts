@@ -35,6 +35,9 @@ export const env = {
       .optional()
       .transform((v) => (v === '' ? undefined : v))
       .pipe(z.string().url().optional()),
+  /** Interface to listen on: 0.0.0.0 standalone; the launcher binds internal services to 127.0.0.1
+   *  because their gRPC ports trust every caller. */
+  bindHost: () => z.string().regex(/^[\w.:-]+$/, 'expected an IP address or host name').default('0.0.0.0'),
   /** `host:port` of a gRPC server. */
   address: () => z.string().regex(/^[^\s:]+:\d+$/, 'expected host:port'),
   /** The secret shared by the gateway and the services to sign forwarded identities. */

@@ -3,6 +3,7 @@ import { env, loadConfig as load, z } from '@githost/config';
 const schema = z
   .object({
     HTTP_PORT: env.port(3301),
+    BIND_HOST: env.bindHost(),
     GITHOST_INTERNAL_SECRET: env.internalSecret(),
     GIT_STORAGE_GRPC_ADDR: env.address(),
     BROWSE_MAX_BLOB_BYTES: env.int(10 * 1024 * 1024, 1),
@@ -10,6 +11,7 @@ const schema = z
   })
   .transform((e) => ({
     httpPort: e.HTTP_PORT,
+    bindHost: e.BIND_HOST,
     internalSecret: e.GITHOST_INTERNAL_SECRET,
     storageAddress: e.GIT_STORAGE_GRPC_ADDR,
     maxBlobBytes: e.BROWSE_MAX_BLOB_BYTES,

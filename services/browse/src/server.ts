@@ -44,7 +44,7 @@ export function createServer(config: Config, deps: Deps = {}): Service {
   let listening: Listening | undefined;
   return {
     async start() {
-      listening = await listen(app, config.httpPort);
+      listening = await listen(app, config.httpPort, config.bindHost);
       logger.info({ http_port: listening.port }, 'browse listening');
       return { httpPort: listening.port };
     },

@@ -4,6 +4,7 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   HTTP_PORT: env.port(3101),
   GRPC_PORT: env.port(3102),
+  BIND_HOST: env.bindHost(),
   GITHOST_INTERNAL_SECRET: env.internalSecret(),
   AMQP_URL: z
     .string()

@@ -70,8 +70,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.GITHOST_INTERNAL_SECRET, json: false, registry });
       mountGitTransport(app, context);
       finish(app);
-      grpcServer = await startGrpcServer((server) => registerStorageService(server, context), config.GRPC_PORT, '0.0.0.0', ['githost.storage.v1.StorageService']);
-      http = await listen(app, config.HTTP_PORT);
+      grpcServer = await startGrpcServer((server) => registerStorageService(server, context), config.GRPC_PORT, config.BIND_HOST, ['githost.storage.v1.StorageService']);
+      http = await listen(app, config.HTTP_PORT, config.BIND_HOST);
       // Starting the relay also publishes events journaled before a crash or while the bus was down.
       if (bus) relay = startJournalRelay({ journal, bus, logger });
       else logger.warn('git-storage: no event bus configured (AMQP_URL unset); push events stay in the journal');

@@ -7,6 +7,7 @@ const schema = z.object({
     .optional()
     .transform((v) => (v === '' ? undefined : v)),
   HTTP_PORT: env.port(3401),
+  BIND_HOST: env.bindHost(),
   GITHOST_INTERNAL_SECRET: env.internalSecret(),
   GIT_STORAGE_GRPC_ADDR: env.address(),
   ACCOUNTS_GRPC_ADDR: env.address(),
@@ -22,6 +23,7 @@ export interface Config {
   /** postgres:// URL; unset means PGlite under `DATA_DIR/db/merge-requests`. */
   databaseUrl: string | undefined;
   httpPort: number;
+  bindHost: string;
   internalSecret: string;
   gitStorageAddr: string;
   accountsAddr: string;
@@ -36,6 +38,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     dataDir: c.DATA_DIR,
     databaseUrl: c.DATABASE_URL,
     httpPort: c.HTTP_PORT,
+    bindHost: c.BIND_HOST,
     internalSecret: c.GITHOST_INTERNAL_SECRET,
     gitStorageAddr: c.GIT_STORAGE_GRPC_ADDR,
     accountsAddr: c.ACCOUNTS_GRPC_ADDR,

@@ -67,7 +67,7 @@ export function createServer(config: Config, deps: Deps = {}): Service {
       });
       app.use(mergeRequestRoutes({ store, users, relay: outbox, metrics, gitFor: (requestId) => mergeability.wrap(git.forRequest(requestId)) }));
       finish(app);
-      listening = await listen(app, config.httpPort);
+      listening = await listen(app, config.httpPort, config.bindHost);
       logger.info({ http_port: listening.port }, 'merge-requests listening');
       return { httpPort: listening.port };
     },

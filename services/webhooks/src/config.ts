@@ -4,6 +4,7 @@ const schema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: env.optionalUrl(),
   HTTP_PORT: env.port(3501),
+  BIND_HOST: env.bindHost(),
   GITHOST_INTERNAL_SECRET: env.internalSecret(),
   AMQP_URL: env.optionalUrl(),
   GITHOST_EVENTS_EXCHANGE: z.string().min(1).default('githost.events'),

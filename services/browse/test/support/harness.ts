@@ -64,7 +64,7 @@ export async function startHarness(): Promise<Harness> {
   await pushTo(storage, FIXTURE_REPO, source, 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*');
   await createTestRepository(storage, EMPTY_REPO, 'trunk');
   const browse = createServer(
-    { httpPort: 0, internalSecret: storage.secret, storageAddress: storage.grpcAddress, maxBlobBytes: TEST_MAX_BLOB_BYTES, cacheBytes: 8 * 1024 * 1024 },
+    { httpPort: 0, bindHost: '127.0.0.1', internalSecret: storage.secret, storageAddress: storage.grpcAddress, maxBlobBytes: TEST_MAX_BLOB_BYTES, cacheBytes: 8 * 1024 * 1024 },
     { storage: storage.client },
   );
   const { httpPort } = await browse.start();

@@ -45,6 +45,7 @@ export async function startStack(deps: Partial<Deps> = {}): Promise<Stack> {
     dataDir: storage.dataDir,
     databaseUrl: db.url,
     httpPort: 0,
+    bindHost: '127.0.0.1',
     internalSecret: SECRET,
     gitStorageAddr: storage.grpcAddress,
     accountsAddr: `127.0.0.1:${accounts.port}`,
