@@ -45,6 +45,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       const webhooks = new WebhookRepository(db);
       const deliveries = new DeliveryRepository(db);
       const registry = createRegistry(SERVICE);
+      const metrics = deliveryMetrics(registry, deliveries);
 
       worker = new DeliveryWorker(
         deliveries,
@@ -56,7 +57,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
           pollMs: config.GITHOST_WEBHOOK_POLL_MS,
         },
         logger,
-        deliveryMetrics(registry),
+        metrics,
       );
       const wake = () => worker?.wake();
 
@@ -77,8 +78,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       app.use(webhookRoutes({ webhooks, deliveries, onQueued: wake }));
       finish(app);
 
-      http = await listen(app, config.HTTP_PORT);
-      subscription = await subscribeToEvents(eventBus, deliveries, logger, { queue: config.GITHOST_WEBHOOKS_QUEUE, onRecorded: wake });
+      http = await listen(app, config.HTTP_PORT, config.BIND_HOST);
+      subscription = await subscribeToEvents(eventBus, deliveries, logger, { queue: config.GITHOST_WEBHOOKS_QUEUE, onRecorded: wake, metrics });
       worker.start();
       logger.info({ http_port: http.port }, 'webhooks service started');
       return { httpPort: http.port };

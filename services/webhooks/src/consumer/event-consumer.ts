@@ -10,6 +10,12 @@ export interface ConsumerOptions {
   prefetch?: number;
   /** Called after deliveries were recorded, so the worker sends them now. */
   onRecorded?: () => void;
+  metrics?: ConsumerMetrics;
+}
+
+export interface ConsumerMetrics {
+  /** An event's deliveries are durable, `lagSeconds` after the change happened (queue lag). */
+  eventRecorded(lagSeconds: number): void;
 }
 
 /**
@@ -21,11 +27,13 @@ export function subscribeToEvents(bus: EventBus, deliveries: DeliveryRepository,
   const handler = async (event: EventEnvelope) => {
     const problem = envelopeProblem(event);
     if (problem) {
-      logger.warn({ event_id: event?.id, kind: event?.kind, problem }, 'unusable event refused');
+      logger.warn({ event_id: event?.id, kind: event?.kind, request_id: event?.request_id, problem }, 'unusable event refused');
       throw validation(`Unusable event: ${problem}`);
     }
     const recorded = await deliveries.recordEvent(event);
-    logger.debug({ event_id: event.id, kind: event.kind, repo_id: event.repository.id, recorded, request_id: event.request_id }, 'event recorded');
+    const lagSeconds = Math.max(0, (Date.now() - Date.parse(event.occurred_at)) / 1000);
+    if (Number.isFinite(lagSeconds)) opts.metrics?.eventRecorded(lagSeconds);
+    logger.info({ event_id: event.id, kind: event.kind, repo_id: event.repository.id, recorded, request_id: event.request_id, lag_ms: Math.round(lagSeconds * 1000) }, 'event recorded');
     if (recorded > 0) opts.onRecorded?.();
   };
   return bus.subscribe(opts.queue, [...EVENT_KINDS], handler, { prefetch: opts.prefetch ?? 32 });

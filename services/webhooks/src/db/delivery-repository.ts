@@ -42,6 +42,8 @@ export interface ClaimedDelivery {
   round_start: number;
   url: string;
   secret: string | null;
+  /** Request id of the change behind the event, for logs (null for events without one). */
+  request_id: string | null;
 }
 
 export interface AttemptResult {
@@ -76,14 +78,20 @@ export class DeliveryRepository {
       for (const hook of rows) {
         if (!selectsEvent(hook.events, event.kind)) continue;
         const r = await tx.query(
-          `INSERT INTO deliveries (id, webhook_id, event_id, event, payload) VALUES ($1, $2, $3, $4, $5::text::json)
+          `INSERT INTO deliveries (id, webhook_id, event_id, event, payload, request_id) VALUES ($1, $2, $3, $4, $5::text::json, $6)
            ON CONFLICT (webhook_id, event_id) DO NOTHING`,
-          [randomUUID(), hook.id, event.id, event.kind, JSON.stringify(event.payload)],
+          [randomUUID(), hook.id, event.id, event.kind, JSON.stringify(event.payload), event.request_id ?? null],
         );
         recorded += r.rowCount;
       }
       return recorded;
     });
+  }
+
+  /** Deliveries not finished yet (first attempts and scheduled retries): the pending gauge. */
+  async countPending(): Promise<number> {
+    const { rows } = await this.db.query<{ n: string | number }>("SELECT count(*) AS n FROM deliveries WHERE status = 'pending'");
+    return Number(rows[0]?.n ?? 0);
   }
 
   /** Newest first (CONTRACT §7). */
@@ -136,7 +144,7 @@ export class DeliveryRepository {
        UPDATE deliveries d SET next_attempt_at = now() + $2::double precision * interval '1 millisecond'
        FROM due, webhooks w
        WHERE d.id = due.id AND w.id = d.webhook_id
-       RETURNING d.id, d.webhook_id, d.event, d.payload, d.attempts, d.round_start, w.url, w.secret`,
+       RETURNING d.id, d.webhook_id, d.event, d.payload, d.attempts, d.round_start, d.request_id, w.url, w.secret`,
       [limit, leaseMs],
     );
     return rows;

@@ -53,4 +53,10 @@ CREATE TABLE delivery_attempts (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'deliveries carry the request id of the change that caused them',
+    // Operators follow one request from the gateway to the receiver's delivery (logs and rows).
+    sql: 'ALTER TABLE deliveries ADD COLUMN request_id text;',
+  },
 ];

@@ -117,7 +117,7 @@ export class DeliveryWorker {
   private launch(claim: ClaimedDelivery): void {
     this.inFlight++;
     const run = this.attempt(claim)
-      .catch((err: unknown) => this.logger.error({ err, delivery_id: claim.id }, 'webhook delivery attempt failed to record'))
+      .catch((err: unknown) => this.logger.error({ err, delivery_id: claim.id, request_id: claim.request_id }, 'webhook delivery attempt failed to record'))
       .finally(() => {
         this.inFlight--;
         this.running.delete(run);
@@ -151,7 +151,7 @@ export class DeliveryWorker {
     if (decision.next === 'retry') this.schedule(decision.delayMs + RETRY_WAKE_MARGIN_MS);
     this.metrics?.attempt(decision.next, sent.durationMs);
     this.logger.info(
-      { delivery_id: claim.id, webhook_id: claim.webhook_id, event: claim.event, outcome: decision.next, response_status: sent.outcome.kind === 'response' ? sent.outcome.status : null, duration_ms: sent.durationMs },
+      { delivery_id: claim.id, webhook_id: claim.webhook_id, event: claim.event, request_id: claim.request_id, outcome: decision.next, response_status: sent.outcome.kind === 'response' ? sent.outcome.status : null, duration_ms: sent.durationMs },
       'webhook delivery attempt',
     );
   }
