@@ -261,6 +261,25 @@ describe('seed §4 webhooks and §6 events, through the gateway', () => {
     it('when a merge moves the target, then a push of the target follows with the merger as sender (CONTRACT §9)', async () => {
       const d = await pushOf('/all', 'refs/heads/main', featureSha);
       expect(d.body).toMatchObject({ before: mainSha, after: featureSha, created: false, deleted: false, sender: { username: 'bob' } });
+      // a fast-forward writes nothing new: the feature commit came with the earlier push of feature
+      expect(d.body.commits).toEqual([]);
+    });
+
+    it('when a merge writes a merge commit, then the target\'s push event lists exactly that new commit', async () => {
+      const side = await git(work, 'commit-tree', '-p', mainSha, '-m', 'side work', `${mainSha}^{tree}`);
+      await git(work, 'push', '-q', 'origin', `${side}:refs/heads/side`);
+      const mr = await api(gh, 'POST', '/api/repos/alice/hooks/merge-requests', { token: alice.token, body: { title: 'Side', source_branch: 'side', target_branch: 'main' } });
+      const merged = await api(gh, 'POST', `/api/repos/alice/hooks/merge-requests/${mr.body.number}/merge`, { token: alice.token });
+      expect([merged.status, merged.body.strategy]).toEqual([200, 'merge-commit']);
+      const d = await pushOf('/push', 'refs/heads/main', merged.body.sha);
+      expect(d.body).toMatchObject({ before: featureSha, after: merged.body.sha, sender: { username: 'alice' } });
+      expect(d.body.commits).toEqual([{ id: merged.body.sha, message: 'Merge branch \'side\' into main\n', author: { name: 'alice', email: 'alice@example.com' }, timestamp: expect.any(String) }]);
+    });
+
+    it('when a new branch points at a commit the repository already has, then its push event has no commits (CONTRACT §9: new to the repository)', async () => {
+      await git(work, 'push', '-q', 'origin', `${mainSha}:refs/heads/copy`);
+      const d = await pushOf('/push', 'refs/heads/copy');
+      expect(d.body).toMatchObject({ before: ZERO, after: mainSha, created: true, deleted: false, commits: [] });
     });
 
     it('when a webhook has no secret or an empty one, then no signature header is sent', async () => {
@@ -287,7 +306,7 @@ describe('seed §4 webhooks and §6 events, through the gateway', () => {
         return r.body.find((x: { status: string }) => x.status === 'failed');
       });
       expect(delivery).toMatchObject({ event: 'merge_request', status: 'failed', attempts: 1, response_status: 410 });
-      expect(at('/gone')).toHaveLength(1);
+      expect(at('/gone').filter((d) => d.headers['x-githost-delivery'] === delivery.id)).toHaveLength(1);
     });
 
     it('when the target answers 5xx, then the same delivery id is retried up to 6 attempts in all (CONTRACT §7, §9)', async () => {
@@ -296,9 +315,10 @@ describe('seed §4 webhooks and §6 events, through the gateway', () => {
         return r.body.find((x: { status: string }) => x.status === 'failed');
       }, 30_000);
       expect(delivery).toMatchObject({ event: 'merge_request', status: 'failed', attempts: 6, response_status: 500 });
-      const seen = at('/broken');
+      // every attempt carries the same delivery id, and there are exactly six
+      const seen = at('/broken').filter((d) => d.headers['x-githost-delivery'] === delivery.id);
       expect(seen).toHaveLength(6);
-      expect(new Set(seen.map((d) => d.headers['x-githost-delivery']))).toEqual(new Set([delivery.id]));
+      expect(new Set(seen.map((d) => d.raw.toString('utf8'))).size).toBe(1);
       const one = await api(gh, 'GET', `${hooks}/${ids.broken}/deliveries/${delivery.id}`, { token: alice.token });
       expect([one.status, one.body.id]).toEqual([200, delivery.id]);
     });
