@@ -1,14 +1,16 @@
 // Times git-storage's read RPCs over a real gRPC connection against git itself, on the repository
 // bench/make-repo.mjs builds. Not a test: numbers for the README. Run after `npm run build`:
 //   LOG_LEVEL=silent node bench/read-paths.mjs /tmp/gs-bench/big.git [rounds=15]
+// BENCH_DIST=<dir> times another build of this service (an older commit's `dist/`) on the same repository.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { callUnary, collectStream } from '@githost/grpc';
 import { createStorageClient } from '@githost/protos';
-import { createServer } from '../dist/server.js';
-import { repositoryPath } from '../dist/repository-path.js';
+const dist = process.env.BENCH_DIST ?? new URL('../dist/', import.meta.url).pathname;
+const { createServer } = await import(`${dist}/server.js`);
+const { repositoryPath } = await import(`${dist}/repository-path.js`);
 
 const [repo, roundsArg] = process.argv.slice(2);
 if (!repo) throw new Error('usage: read-paths.mjs <bare repo> [rounds]');
@@ -23,7 +25,7 @@ const head = execFileSync('git', [`--git-dir=${repo}`, 'rev-parse', 'main']).toS
 // BENCH_NO_CACHE=1 turns the tree listing and log page caches off, to time the cold paths.
 const noCache = process.env.BENCH_NO_CACHE === '1';
 const service = createServer(
-  { DATA_DIR: dataDir, HTTP_PORT: 0, GRPC_PORT: 0, GITHOST_INTERNAL_SECRET: 'bench-secret-0123456789', AMQP_URL: undefined, GITHOST_EVENTS_EXCHANGE: 'x' },
+  { DATA_DIR: dataDir, HTTP_PORT: 0, GRPC_PORT: 0, BIND_HOST: '127.0.0.1', GITHOST_INTERNAL_SECRET: 'bench-secret-0123456789', AMQP_URL: undefined, GITHOST_EVENTS_EXCHANGE: 'x' },
   { housekeeping: { delayMs: 3_600_000 }, readCache: noCache ? { treeBytes: 0, logBytes: 0 } : {} },
 );
 const { grpcPort } = await service.start();
