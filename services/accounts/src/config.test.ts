@@ -13,7 +13,8 @@ describe('config', () => {
       grpcPort: 3202,
       internalSecret: 'a-secret-of-16-chars',
       adminToken: undefined,
-      storageAddress: 'storage:3102',
+      storageShards: new Map([['default', 'storage:3102']]),
+      defaultShard: undefined,
       publicUrl: 'http://localhost:3000',
     });
     expect(pgliteDir(config)).toBe('data/db/accounts');
@@ -29,5 +30,20 @@ describe('config', () => {
       /HTTP_PORT[\s\S]*GITHOST_INTERNAL_SECRET: must be at least 16 characters[\s\S]*GITHOST_ADMIN_TOKEN: must be at least 16 characters[\s\S]*GIT_STORAGE_GRPC_ADDR/,
     );
     expect(() => loadConfig({ ...base, DATABASE_URL: 'mysql://h/db' })).toThrow('DATABASE_URL: expected a postgres:// URL');
+  });
+
+  it('when GIT_STORAGE_SHARDS and a default shard are set, then both are read and no single address is needed', () => {
+    const config = loadConfig({ GITHOST_INTERNAL_SECRET: base.GITHOST_INTERNAL_SECRET, GIT_STORAGE_SHARDS: 'default=s0:3102,shard-1=s1:3102', GIT_STORAGE_DEFAULT_SHARD: 'shard-1' });
+    expect([[...config.storageShards], config.defaultShard]).toEqual([
+      [
+        ['default', 's0:3102'],
+        ['shard-1', 's1:3102'],
+      ],
+      'shard-1',
+    ]);
+  });
+
+  it('when the default shard is not one of the shards, then loading fails naming it', () => {
+    expect(() => loadConfig({ ...base, GIT_STORAGE_DEFAULT_SHARD: 'shard-1' })).toThrow('GIT_STORAGE_DEFAULT_SHARD: names no shard of GIT_STORAGE_SHARDS');
   });
 });

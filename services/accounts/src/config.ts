@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { env, loadConfig as load, z } from '@githost/config';
+import { grpcShardEnv, grpcShardsOf, requireGrpcShards, shardNameEnv, type ShardMap } from '@githost/storage-router';
 
 const optional = z
   .string()
   .optional()
   .transform((v) => (v === '' ? undefined : v));
 
-const schema = z
+const fields = z
   .object({
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_URL: optional.pipe(z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional()),
@@ -15,8 +16,15 @@ const schema = z
     GITHOST_INTERNAL_SECRET: env.internalSecret(),
     // A short bootstrap token would be guessable; it grants site admin.
     GITHOST_ADMIN_TOKEN: optional.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
-    GIT_STORAGE_GRPC_ADDR: env.address(),
+    ...grpcShardEnv,
+    GIT_STORAGE_DEFAULT_SHARD: shardNameEnv(),
     PUBLIC_URL: z.string().url().default('http://localhost:3000'),
+  });
+
+const schema = requireGrpcShards(fields)
+  .refine((e) => !e.GIT_STORAGE_DEFAULT_SHARD || grpcShardsOf(e).has(e.GIT_STORAGE_DEFAULT_SHARD), {
+    path: ['GIT_STORAGE_DEFAULT_SHARD'],
+    message: 'names no shard of GIT_STORAGE_SHARDS',
   })
   .transform((e) => ({
     dataDir: e.DATA_DIR,
@@ -25,7 +33,8 @@ const schema = z
     grpcPort: e.GRPC_PORT,
     internalSecret: e.GITHOST_INTERNAL_SECRET,
     adminToken: e.GITHOST_ADMIN_TOKEN,
-    storageAddress: e.GIT_STORAGE_GRPC_ADDR,
+    storageShards: grpcShardsOf(e),
+    defaultShard: e.GIT_STORAGE_DEFAULT_SHARD,
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
   }));
 
@@ -37,8 +46,10 @@ export interface Config {
   grpcPort: number;
   internalSecret: string;
   adminToken: string | undefined;
-  /** `host:port` of git-storage's gRPC server. */
-  storageAddress: string;
+  /** git-storage shards, name -> `host:port` (GIT_STORAGE_SHARDS, or GIT_STORAGE_GRPC_ADDR as `default`). */
+  storageShards: ShardMap;
+  /** GIT_STORAGE_DEFAULT_SHARD: where new repositories go; unset, the shard with the fewest. */
+  defaultShard: string | undefined;
   /** Base of clone URLs, without a trailing slash. */
   publicUrl: string;
 }

@@ -16,7 +16,7 @@ import { createMetrics } from './metrics.js';
 
 export interface ServerDeps {
   logger?: Logger;
-  /** git-storage; built from `config.storageAddress` when absent. */
+  /** git-storage; built from `config.storageShards` when absent. */
   storage?: RepositoryStorage & { ready?(): Promise<boolean>; close?(): void };
 }
 
@@ -35,7 +35,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
   return {
     async start() {
       db = await openAccountsDatabase({ url: config.databaseUrl, pgliteDir: pgliteDir(config) });
-      storage = deps.storage ?? new GrpcRepositoryStorage(config.storageAddress);
+      storage = deps.storage ?? new GrpcRepositoryStorage(config.storageShards);
       const database = db;
       const store = storage;
       const services = createServices({
@@ -43,6 +43,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
         tokens: new PgTokenStore(database),
         repositories: new PgRepositoryStore(database),
         storage: store,
+        placement: { shards: [...config.storageShards.keys()], defaultShard: config.defaultShard },
         adminToken: config.adminToken,
         onOrphan: (repository_id, err) => logger.error({ err, repository_id }, 'could not remove a half-created repository from git-storage'),
       });

@@ -339,7 +339,7 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
         for (const token of issued) expect(dump).not.toContain(token);
         for (const row of rows) expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
         const applied = await db.query<{ version: number }>('SELECT version FROM schema_migrations');
-        expect(applied.rows.map((r) => Number(r.version))).toEqual([1]);
+        expect(applied.rows.map((r) => Number(r.version))).toEqual([1, 2]);
       } finally {
         await db.close();
       }

@@ -6,6 +6,7 @@ import { createTestDatabase } from '@githost/db';
 import { rpc } from './rpc.js';
 import { encodeIdentity, type Principal, type RepoContext } from '@githost/identity';
 import { createAccountsClient, type AccountsServiceClient } from '@githost/protos';
+import { singleShard, type ShardMap } from '@githost/storage-router';
 import { createServer, type Service } from '../src/server.js';
 import type { Config } from '../src/config.js';
 
@@ -28,8 +29,9 @@ export interface Harness {
   service: Service;
 }
 
-/** Starts the real accounts service on port 0 against real Postgres or PGlite in a temp dir. */
-export async function startAccounts(backend: Backend, storageAddress: string): Promise<Harness> {
+/** Starts the real accounts service on port 0 against real Postgres or PGlite in a temp dir;
+ *  `storage` is one git-storage address (shard `default`) or several shards by name. */
+export async function startAccounts(backend: Backend, storage: string | ShardMap, opts: { defaultShard?: string } = {}): Promise<Harness> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'githost-accounts-'));
   const database = backend === 'postgres' ? await createTestDatabase('githost_accounts') : undefined;
   const config: Config = {
@@ -39,7 +41,8 @@ export async function startAccounts(backend: Backend, storageAddress: string): P
     grpcPort: 0,
     internalSecret: SECRET,
     adminToken: ADMIN_TOKEN,
-    storageAddress,
+    storageShards: typeof storage === 'string' ? singleShard(storage) : storage,
+    defaultShard: opts.defaultShard,
     publicUrl: PUBLIC_URL,
   };
   const service = createServer(config);

@@ -89,4 +89,9 @@ export class PgRepositoryStore implements RepositoryStore {
   async removeCollaborator(repositoryId: string, userId: string): Promise<void> {
     await this.db.query('DELETE FROM collaborators WHERE repository_id = $1 AND user_id = $2', [repositoryId, userId]);
   }
+
+  async countByShard(): Promise<Map<string, number>> {
+    const { rows } = await this.db.query<{ shard: string; count: string | number }>('SELECT shard, count(*) AS count FROM repositories GROUP BY shard');
+    return new Map(rows.map((r) => [r.shard, Number(r.count)]));
+  }
 }

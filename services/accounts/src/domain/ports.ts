@@ -49,6 +49,8 @@ export interface RepositoryStore {
   accessFacts(owner: string, name: string, userId: string | null): Promise<AccessFacts | null>;
   setCollaborator(repositoryId: string, userId: string, permission: CollaboratorPermission): Promise<void>;
   removeCollaborator(repositoryId: string, userId: string): Promise<void>;
+  /** How many repositories each shard holds (shards holding none are absent). */
+  countByShard(): Promise<Map<string, number>>;
 }
 
 /** Carried to other services so one request's log lines join up (X-Request-Id). */
@@ -56,8 +58,8 @@ export interface CallContext {
   requestId?: string;
 }
 
-/** git-storage, as the domain sees it. */
+/** git-storage, as the domain sees it: each call goes to the shard that holds (or will hold) the repository. */
 export interface RepositoryStorage {
-  createRepository(repositoryId: string, defaultBranch: string, ctx?: CallContext): Promise<void>;
-  removeRepository(repositoryId: string, ctx?: CallContext): Promise<void>;
+  createRepository(shard: string, repositoryId: string, defaultBranch: string, ctx?: CallContext): Promise<void>;
+  removeRepository(shard: string, repositoryId: string, ctx?: CallContext): Promise<void>;
 }

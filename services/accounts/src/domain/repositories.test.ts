@@ -19,12 +19,12 @@ function storageLog(fail?: Error): RepositoryStorage & { calls: string[] } {
   const calls: string[] = [];
   return {
     calls,
-    async createRepository(id) {
-      calls.push(`create ${id}`);
+    async createRepository(shard, id) {
+      calls.push(`create ${id} on ${shard}`);
       if (fail) throw fail;
     },
-    async removeRepository(id) {
-      calls.push(`remove ${id}`);
+    async removeRepository(shard, id) {
+      calls.push(`remove ${id} on ${shard}`);
     },
   };
 }
@@ -41,27 +41,30 @@ function store(after: 'commit' | Error): RepositoryStore {
     accessFacts: async () => null,
     setCollaborator: async () => undefined,
     removeCollaborator: async () => undefined,
+    countByShard: async () => new Map([['default', 3], ['shard-1', 1]]),
   };
 }
+
+const placement = { shards: ['default', 'shard-1'] };
 
 describe('repository creation is all or nothing', () => {
   it('when row and storage both succeed, then storage was asked once and nothing is removed', async () => {
     const storage = storageLog();
-    const repo = await new RepositoryService(store('commit'), users, storage).create(caller, input);
-    expect(storage.calls).toEqual([`create ${repo.id}`]);
+    const repo = await new RepositoryService(store('commit'), users, storage, placement).create(caller, input);
+    expect(storage.calls).toEqual([`create ${repo.id} on shard-1`]);
   });
 
   it('when the commit fails after storage created the repository, then the repository is removed again', async () => {
     const storage = storageLog();
-    const service = new RepositoryService(store(unavailable('Database unavailable')), users, storage);
+    const service = new RepositoryService(store(unavailable('Database unavailable')), users, storage, placement);
     await expect(service.create(caller, input)).rejects.toThrow('Database unavailable');
     const id = storage.calls[0]!.split(' ')[1];
-    expect(storage.calls).toEqual([`create ${id}`, `remove ${id}`]);
+    expect(storage.calls).toEqual([`create ${id} on shard-1`, `remove ${id} on shard-1`]);
   });
 
   it('when storage itself fails, then nothing is removed (it created nothing) and the error is kept', async () => {
     const storage = storageLog(conflict('exists'));
-    await expect(new RepositoryService(store('commit'), users, storage).create(caller, input)).rejects.toThrow('exists');
+    await expect(new RepositoryService(store('commit'), users, storage, placement).create(caller, input)).rejects.toThrow('exists');
     expect(storage.calls).toHaveLength(1);
   });
 
@@ -71,14 +74,33 @@ describe('repository creation is all or nothing', () => {
     storage.removeRepository = async () => {
       throw unavailable('storage down');
     };
-    const service = new RepositoryService(store(new Error('commit failed')), users, storage, (id) => orphans.push(id));
+    const service = new RepositoryService(store(new Error('commit failed')), users, storage, placement, (id) => orphans.push(id));
     await expect(service.create(caller, input)).rejects.toThrow('commit failed');
     expect(orphans).toHaveLength(1);
   });
 });
 
+describe('which shard a new repository goes to', () => {
+  it('when no default shard is configured, then the record and git-storage both get the fewest-filled shard', async () => {
+    const storage = storageLog();
+    const repo = await new RepositoryService(store('commit'), users, storage, placement).create(caller, input);
+    expect(repo.shard).toBe('shard-1');
+    expect(storage.calls).toEqual([`create ${repo.id} on shard-1`]);
+  });
+
+  it('when a default shard is configured, then it is used without counting', async () => {
+    const storage = storageLog();
+    const counting = store('commit');
+    counting.countByShard = async () => {
+      throw new Error('counted');
+    };
+    const repo = await new RepositoryService(counting, users, storage, { ...placement, defaultShard: 'default' }).create(caller, input);
+    expect([repo.shard, storage.calls]).toEqual(['default', [`create ${repo.id} on default`]]);
+  });
+});
+
 describe('who may own a new repository', () => {
-  const service = new RepositoryService(store('commit'), users, storageLog());
+  const service = new RepositoryService(store('commit'), users, storageLog(), placement);
 
   it('when a user names themselves in another letter case, then it is created under their name', async () => {
     expect((await service.create(caller, { ...input, owner: 'ALICE' })).owner_id).toBe('u1');

@@ -2,12 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { forbidden, notFound, validation } from '@githost/errors';
 import { canRead } from '@githost/identity';
 import { permissionFor } from './access.js';
+import { chooseShard, type ShardPlacement } from './placement.js';
 import { parseCollaboratorPermission, type CreateRepositoryInput } from './input.js';
 import type { CallContext, RepositoryStorage, RepositoryStore, UserStore } from './ports.js';
 import type { Caller, Permission, Repository, User } from './types.js';
-
-/** The shard every new repository lands on until a later issue adds more (issue 2 part 4). */
-export const DEFAULT_SHARD = 'default';
 
 /** The repository and permission the gateway resolved and signed for this request. */
 export interface RepoAccess {
@@ -23,6 +21,7 @@ export class RepositoryService {
     private readonly repos: RepositoryStore,
     private readonly users: UserStore,
     private readonly storage: RepositoryStorage,
+    private readonly placement: ShardPlacement,
     /** Told when undoing a half-created repository failed too, so an operator can clean up. */
     private readonly onOrphan: (repositoryId: string, err: unknown) => void = () => undefined,
   ) {}
@@ -35,17 +34,18 @@ export class RepositoryService {
   async create(caller: Caller, input: CreateRepositoryInput, ctx: CallContext = {}): Promise<Repository> {
     const owner = await this.ownerFor(caller, input.owner);
     const id = randomUUID();
+    const shard = chooseShard(this.placement, this.placement.defaultShard ? new Map() : await this.repos.countByShard());
     let stored = false;
     try {
       return await this.repos.insertWith(
-        { id, owner_id: owner.id, name: input.name, private: input.private, default_branch: input.default_branch, description: input.description, shard: DEFAULT_SHARD },
+        { id, owner_id: owner.id, name: input.name, private: input.private, default_branch: input.default_branch, description: input.description, shard },
         async () => {
-          await this.storage.createRepository(id, input.default_branch, ctx);
+          await this.storage.createRepository(shard, id, input.default_branch, ctx);
           stored = true;
         },
       );
     } catch (err) {
-      if (stored) await this.storage.removeRepository(id, ctx).catch((removeErr: unknown) => this.onOrphan(id, removeErr));
+      if (stored) await this.storage.removeRepository(shard, id, ctx).catch((removeErr: unknown) => this.onOrphan(id, removeErr));
       throw err;
     }
   }

@@ -1,4 +1,5 @@
 import type { RepositoryStorage, RepositoryStore, TokenStore, UserStore } from './ports.js';
+import type { ShardPlacement } from './placement.js';
 import { RepositoryService } from './repositories.js';
 import { TokenService } from './tokens.js';
 import { UserService } from './users.js';
@@ -14,12 +15,13 @@ export function createServices(deps: {
   tokens: TokenStore;
   repositories: RepositoryStore;
   storage: RepositoryStorage;
+  placement: ShardPlacement;
   adminToken: string | undefined;
   onOrphan?: (repositoryId: string, err: unknown) => void;
 }): AccountsServices {
   return {
     users: new UserService(deps.users),
     tokens: new TokenService(deps.tokens, deps.adminToken),
-    repositories: new RepositoryService(deps.repositories, deps.users, deps.storage, deps.onOrphan),
+    repositories: new RepositoryService(deps.repositories, deps.users, deps.storage, deps.placement, deps.onOrphan),
   };
 }

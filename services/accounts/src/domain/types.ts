@@ -22,7 +22,7 @@ export interface Repository {
   private: boolean;
   default_branch: string;
   description: string | null;
-  /** git-storage shard holding the repository; one shard, `default`, for now (issue 2 part 4). */
+  /** git-storage shard holding the repository (GIT_STORAGE_SHARDS name); every storage call for it goes there. */
   shard: string;
   created_at: string;
 }
