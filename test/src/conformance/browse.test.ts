@@ -58,6 +58,7 @@ describe('seed §4 browsing, through the gateway', () => {
     h.ref('refs/heads/dup', c2);
     h.ref('refs/tags/dup', c1); // CONTRACT §9: branch wins over a tag of the same name
     h.annotatedTag('v1.0', c1, 'release 1.0\n', T0 + 200);
+    h.commit({ ref: 'refs/heads/odd', from: c1, message: 'no newline at the end', date: T0 + 300, tz: '-0530', author: { name: 'Zoë Ærø', email: 'zoe@example.com' }, files: { 'odd.txt': 'odd\n' } });
     h.ref('refs/heads/rel/1', c2);
     h.ref('refs/tags/rel/1/final', c1); // longest match across kinds: the tag is longer
     h.ref('refs/heads/pct%2Fname', c1); // a literal `%2F` in a branch name
@@ -352,6 +353,14 @@ describe('seed §4 browsing, through the gateway', () => {
       const res = await api(gh, 'GET', `${base}/commit/${sha.c3}`);
       expect([res.status, res.body]).toEqual([200, await commitRecord(work, sha.c3)]);
       expect(res.body.parents).toEqual([sha.c1]);
+    });
+
+    it('when a message has no trailing newline, a negative offset and a non-ASCII author, then all are kept exactly (CONTRACT §9)', async () => {
+      const odd = await git(work, 'rev-parse', 'refs/heads/odd');
+      const res = await api(gh, 'GET', `${base}/commit/${odd}`);
+      expect([res.status, res.body.message, res.body.author, res.body.committer.date]).toEqual([
+        200, 'no newline at the end', { name: 'Zoë Ærø', email: 'zoe@example.com', date: '2020-09-13T07:01:40-05:30' }, '2020-09-13T07:01:40-05:30',
+      ]);
     });
 
     it('when an abbreviated sha is asked, then the full record (CONTRACT §9)', async () => {
