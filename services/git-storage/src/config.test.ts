@@ -9,6 +9,7 @@ describe('loadConfig', () => {
       DATA_DIR: './data',
       HTTP_PORT: 3101,
       GRPC_PORT: 3102,
+      BIND_HOST: '0.0.0.0',
       GITHOST_INTERNAL_SECRET: SECRET,
       AMQP_URL: undefined,
       GITHOST_EVENTS_EXCHANGE: 'githost.events',
