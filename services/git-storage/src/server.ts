@@ -2,9 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createEventBus, FileJournal, startJournalRelay, type EventBus, type Relay } from '@githost/bus';
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
-import { startGrpcServer, type GrpcListening } from '@githost/grpc';
+import { grpcServerMetrics, startGrpcServer, type GrpcListening } from '@githost/grpc';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Config } from './config.js';
+import { journalBacklogGauge } from './events/journal-metrics.js';
 import { PushEventRecorder } from './events/push-events.js';
 import { ReadCaches, type ReadCacheOptions } from './cache/read-caches.js';
 import { CatfilePool, type CatfilePoolOptions } from './git/catfile-pool.js';
@@ -44,6 +45,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
   const registry = createRegistry('git-storage');
   const pool = new CatfilePool({ registry, ...deps.catfile });
   const journal = new FileJournal(path.join(dataDir, 'journal'), logger);
+  journalBacklogGauge(registry, journal);
+  const grpcInstruments = { metrics: grpcServerMetrics(registry, 'git-storage') };
   const ownBus = !deps.bus && config.AMQP_URL ? createEventBus({ amqpUrl: config.AMQP_URL, exchange: config.GITHOST_EVENTS_EXCHANGE, logger }) : undefined;
   const bus = deps.bus ?? ownBus;
   let relay: Relay | undefined;
@@ -70,7 +73,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.GITHOST_INTERNAL_SECRET, json: false, registry });
       mountGitTransport(app, context);
       finish(app);
-      grpcServer = await startGrpcServer((server) => registerStorageService(server, context), config.GRPC_PORT, config.BIND_HOST, ['githost.storage.v1.StorageService']);
+      grpcServer = await startGrpcServer((server) => registerStorageService(server, context, grpcInstruments), config.GRPC_PORT, config.BIND_HOST, ['githost.storage.v1.StorageService']);
       http = await listen(app, config.HTTP_PORT, config.BIND_HOST);
       // Starting the relay also publishes events journaled before a crash or while the bus was down.
       if (bus) relay = startJournalRelay({ journal, bus, logger });

@@ -1,4 +1,4 @@
-import { serverStream, unary, type grpc } from '@githost/grpc';
+import { instrumentUnary, serverStream, unary, type grpc, type ServerInstruments } from '@githost/grpc';
 import { storageProto, type StorageServiceHandlers } from '@githost/protos';
 import type { StorageContext } from '../storage-context.js';
 import { checkMerge } from './check-merge.js';
@@ -16,24 +16,25 @@ import { resolveRevision } from './resolve-revision.js';
 import { updateRef } from './update-ref.js';
 import { writeMerge } from './write-merge.js';
 
-/** githost.storage.v1.StorageService: one handler per file, AppErrors mapped by the shared wrappers. */
-export function registerStorageService(server: grpc.Server, ctx: StorageContext): void {
+/** githost.storage.v1.StorageService: one handler per file, AppErrors mapped by the shared wrappers,
+ *  every call timed by method and code and logged with the caller's request id. */
+export function registerStorageService(server: grpc.Server, ctx: StorageContext, instruments?: ServerInstruments): void {
   const log = ctx.logger;
   const handlers: StorageServiceHandlers = {
-    CreateRepository: createRepository(ctx),
-    RemoveRepository: unary(removeRepository(ctx), log),
-    ListRefs: unary(listRefs(ctx), log),
-    ResolveRevision: unary(resolveRevision(ctx), log),
-    ReadTree: unary(readTree(ctx), log),
-    ReadBlob: serverStream(readBlob(ctx), log),
-    ReadCommit: unary(readCommit(ctx), log),
-    ListCommits: unary(listCommits(ctx), log),
-    IsAncestor: unary(isAncestor(ctx), log),
-    MergeBase: unary(mergeBase(ctx), log),
-    Diff: serverStream(diff(ctx), log),
-    CheckMerge: unary(checkMerge(ctx), log),
-    WriteMerge: unary(writeMerge(ctx), log),
-    UpdateRef: unary(updateRef(ctx), log),
+    CreateRepository: instrumentUnary(createRepository(ctx), log, instruments),
+    RemoveRepository: unary(removeRepository(ctx), log, instruments),
+    ListRefs: unary(listRefs(ctx), log, instruments),
+    ResolveRevision: unary(resolveRevision(ctx), log, instruments),
+    ReadTree: unary(readTree(ctx), log, instruments),
+    ReadBlob: serverStream(readBlob(ctx), log, instruments),
+    ReadCommit: unary(readCommit(ctx), log, instruments),
+    ListCommits: unary(listCommits(ctx), log, instruments),
+    IsAncestor: unary(isAncestor(ctx), log, instruments),
+    MergeBase: unary(mergeBase(ctx), log, instruments),
+    Diff: serverStream(diff(ctx), log, instruments),
+    CheckMerge: unary(checkMerge(ctx), log, instruments),
+    WriteMerge: unary(writeMerge(ctx), log, instruments),
+    UpdateRef: unary(updateRef(ctx), log, instruments),
   };
   server.addService(storageProto().githost.storage.v1.StorageService.service, handlers);
 }

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { encodeIdentity } from '@githost/identity';
+import { cleanupWorkdirs, commitAll, createTestRepository, git, makeWorkdir, rpc, startTestStorage, writeFiles, type TestStorage } from '../src/testing.js';
+
+const ID = 'repo-metrics';
+let s: TestStorage;
+
+/** The value of the sample of `name` whose labels include `labels` (Prometheus text format). */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
+    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+beforeAll(async () => {
+  // No bus: pushed events stay in the journal, which is what the backlog gauge reports.
+  s = await startTestStorage();
+  await createTestRepository(s, ID);
+});
+
+afterAll(async () => {
+  await s.stop();
+  await cleanupWorkdirs();
+});
+
+describe('git-storage metrics', () => {
+  it('when gRPC calls succeed and fail and a push is journaled without a bus, then /metrics counts calls by method and code and the journal backlog', async () => {
+    const work = await makeWorkdir();
+    await writeFiles(work, { 'a.txt': 'one\n' });
+    await commitAll(work, 'first\n');
+    const identity = { principal: { user_id: 'u1', username: 'alice', email: 'a@example.com', is_admin: false }, repo: { id: ID, owner: 'alice', name: 'demo', default_branch: 'main', private: false, shard: 'default', permission: 'write' as const, owner_id: 'u1' }, request_id: 'req-m', issued_at: Date.now() };
+    const headers = Object.entries(encodeIdentity(identity, s.secret)).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
+    await git(work, ...headers, 'push', `http://127.0.0.1:${s.httpPort}/alice/demo.git`, 'main');
+
+    await rpc(s.client, s.client.ListRefs, { repository_id: ID }, { requestId: 'req-m' });
+    await expect(rpc(s.client, s.client.ListRefs, { repository_id: 'missing' })).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(rpc(s.client, s.client.CreateRepository, { repository_id: ID, default_branch: 'main' })).rejects.toMatchObject({ kind: 'conflict' });
+
+    const text = await (await fetch(`http://127.0.0.1:${s.httpPort}/metrics`)).text();
+    const calls = (method: string, code: string) => sample(text, 'githost_git_storage_grpc_server_handled_seconds_count', { method, code });
+    expect([calls('ListRefs', 'OK'), calls('ListRefs', 'NOT_FOUND'), calls('CreateRepository', 'OK'), calls('CreateRepository', 'ALREADY_EXISTS')]).toEqual([1, 1, 1, 1]);
+    expect(sample(text, 'githost_git_storage_journal_backlog_events')).toBe(1);
+  });
+});
