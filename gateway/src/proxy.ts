@@ -10,6 +10,9 @@ export interface UpstreamProxyOptions {
   logger: Logger;
   /** Upstream inactivity limit; absent for git transport, where a big clone may be quiet a while. */
   timeoutMs?: number;
+  /** Called with the upstream's answer before any of it reaches the client, so state the answer
+   *  makes stale (cached access) is dropped before the client can send its next request. */
+  onResponse?: (req: IncomingMessage, proxyRes: IncomingMessage) => void;
 }
 
 /**
@@ -24,7 +27,8 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Request
     xfwd: true,
     proxyTimeout: opts.timeoutMs,
     on: {
-      proxyRes: (proxyRes, _req, res) => {
+      proxyRes: (proxyRes, req, res) => {
+        opts.onResponse?.(req, proxyRes);
         // A client that goes away mid-clone must stop the upstream too (its git process), not
         // leave it blocked on a full socket forever; pipe() alone never tells the source.
         res.on('close', () => {

@@ -1,4 +1,4 @@
-import { Agent } from 'node:http';
+import { Agent, type IncomingMessage } from 'node:http';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError, toAppError, tooLarge, unauthenticated, unavailable } from '@githost/errors';
 import { createHttpApp, finish, listen, type Listening } from '@githost/http';
@@ -14,6 +14,7 @@ import { declaredTooLarge, hasStreamedBody, limitStreamedBody } from './body-lim
 import { upstreamProxy } from './proxy.js';
 import { createGatewayMetrics } from './metrics.js';
 import { stripInternalHeaders } from './strip-headers.js';
+import { staleAccessAfter } from './stale-access.js';
 
 export interface GatewayDeps {
   logger?: Logger;
@@ -37,11 +38,17 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
     metrics.accountsCache.inc({ cache, result }),
   );
   const agent = new Agent({ keepAlive: true, maxFreeSockets: 64 });
+  /** Cache entries a request's success makes stale, dropped when its 2xx answer arrives. */
+  const staleOnSuccess = new WeakMap<IncomingMessage, () => void>();
+  const onResponse = (req: IncomingMessage, proxyRes: IncomingMessage) => {
+    const status = proxyRes.statusCode ?? 0;
+    if (status >= 200 && status < 300) staleOnSuccess.get(req)?.();
+  };
 
   const proxies = new Map<UpstreamName, RequestHandler>();
   for (const [name, target] of Object.entries(config.upstreams) as [UpstreamName, string | undefined][]) {
     if (!target) continue;
-    proxies.set(name, upstreamProxy(name, { target, agent, logger, timeoutMs: name === 'git-storage' ? undefined : API_TIMEOUT_MS }));
+    proxies.set(name, upstreamProxy(name, { target, agent, logger, timeoutMs: name === 'git-storage' ? undefined : API_TIMEOUT_MS, onResponse }));
   }
 
   const app = createHttpApp({ service: 'gateway', logger, ready: () => accounts.reachable(), json: false, registry: metrics.registry });
@@ -89,6 +96,9 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
       }
       if (repoDenial) refuse(repoDenial);
     }
+
+    const forget = staleAccessAfter(req.method, target!.path, route, principal, repo, accounts);
+    if (forget) staleOnSuccess.set(req, forget);
 
     // Services trust the signed identity alone; the raw token goes no further than the edge.
     delete req.headers.authorization;

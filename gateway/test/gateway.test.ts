@@ -340,6 +340,44 @@ describe('gateway caching of repository access', () => {
     }
   });
 
+  it('when a collaborator is removed through the gateway, then the cached grant is dropped and the next request is refused', async () => {
+    const repo = accounts.repos.find((r) => r.name === 'secret')!;
+    repo.collaborators[dave.id] = 'read';
+    try {
+      expect((await call('GET', '/api/repos/alice/secret/branches', { headers: bearer(dave.token) })).status).toBe(200);
+      delete repo.collaborators[dave.id];
+      const removed = await call('DELETE', '/api/repos/alice/secret/collaborators/dave', { headers: bearer(alice.token) });
+      expect(removed.status).toBe(200);
+      const after = await call('GET', '/api/repos/alice/secret/branches', { headers: bearer(dave.token) });
+      expect([after.status, after.body]).toEqual([404, { error: 'Not found' }]);
+    } finally {
+      delete repo.collaborators[dave.id];
+    }
+  });
+
+  it('when only reads or a refused change pass, then cached grants stay', async () => {
+    await call('GET', '/api/repos/alice/demo/tags', { headers: bearer(carol.token) });
+    const before = accounts.calls.authorize;
+    await call('GET', '/api/repos/alice/demo/activity', { headers: bearer(carol.token) });
+    expect((await call('DELETE', '/api/repos/alice/demo/collaborators/carol')).status).toBe(401);
+    await call('GET', '/api/repos/alice/demo/branches', { headers: bearer(carol.token) });
+    expect(accounts.calls.authorize - before).toBe(0);
+  });
+
+  it('when a user revokes a token through the gateway, then the cached authentication is dropped', async () => {
+    const temp = { id: 'u-temp', username: 'temp', token: 'temp-token-tttttttttttttttttt' };
+    accounts.users.push(temp);
+    try {
+      expect((await call('GET', '/api/user', { headers: bearer(temp.token) })).status).toBe(200);
+      accounts.users.splice(accounts.users.indexOf(temp), 1);
+      expect((await call('DELETE', '/api/user/tokens/t-1', { headers: bearer(temp.token) })).status).toBe(200);
+      const after = await call('GET', '/api/user', { headers: bearer(temp.token) });
+      expect([after.status, after.body]).toEqual([401, { error: 'Authentication required' }]);
+    } finally {
+      if (accounts.users.includes(temp)) accounts.users.splice(accounts.users.indexOf(temp), 1);
+    }
+  });
+
   it('when a repository is read twice in a row by the same caller, then accounts is asked once', async () => {
     const before = accounts.calls.authorize;
     await call('GET', '/api/repos/alice/demo/branches', { headers: bearer(dave.token) });

@@ -27,7 +27,16 @@ type AuthAnswer = { principal: Principal } | { rejected: AppError };
  */
 export type CacheObserver = (cache: 'authenticate' | 'authorize', result: 'hit' | 'miss') => void;
 
-export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT_TTLS, observe: CacheObserver = () => undefined): AccountsGateway {
+export interface CachedAccountsGateway extends AccountsGateway {
+  /** Drops every cached Authorize answer for the repository: its collaborators or settings just
+   *  changed, and a removed collaborator must lose access at once, not when the entry expires. */
+  forgetRepository(repositoryId: string): void;
+  /** Drops every cached Authenticate answer for the user: one of their tokens was revoked, and
+   *  the cache is keyed by token hashes, so which one is not known here. */
+  forgetUser(userId: string): void;
+}
+
+export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT_TTLS, observe: CacheObserver = () => undefined): CachedAccountsGateway {
   const auth = new LRUCache<string, AuthAnswer>({ max: 10_000, ttl: ttls.authenticatedMs, ttlAutopurge: false });
   const repos = new LRUCache<string, RepoContext>({ max: 10_000, ttl: ttls.authorizedMs, ttlAutopurge: false });
   const disabled = (ms: number) => ms <= 0;
@@ -59,6 +68,12 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
       const repo = await inner.authorize(principal, owner, name, requestId);
       if (!disabled(ttls.authorizedMs)) repos.set(key, repo);
       return repo;
+    },
+    forgetRepository(repositoryId) {
+      for (const [key, repo] of [...repos.entries()]) if (repo.id === repositoryId) repos.delete(key);
+    },
+    forgetUser(userId) {
+      for (const [key, answer] of [...auth.entries()]) if ('principal' in answer && answer.principal.user_id === userId) auth.delete(key);
     },
     reachable: () => inner.reachable(),
     close: () => inner.close(),
