@@ -7,8 +7,9 @@ describe('loadConfig', () => {
   it('when only the required variables are set, then the documented defaults apply', () => {
     expect(loadConfig(base)).toEqual({
       httpPort: 3301,
+      bindHost: '0.0.0.0',
       internalSecret: 'a-secret-of-16-chars',
-      storageAddress: '127.0.0.1:3102',
+      storageShards: new Map([['default', '127.0.0.1:3102']]),
       maxBlobBytes: 10 * 1024 * 1024,
       cacheBytes: 64 * 1024 * 1024,
     });
@@ -20,6 +21,11 @@ describe('loadConfig', () => {
 
   it('when the storage address is missing, then boot stops naming the variable', () => {
     expect(() => loadConfig({ GITHOST_INTERNAL_SECRET: base.GITHOST_INTERNAL_SECRET })).toThrow(/GIT_STORAGE_GRPC_ADDR/);
+  });
+
+  it('when GIT_STORAGE_SHARDS is set, then every shard is read and no single address is needed', () => {
+    const config = loadConfig({ GITHOST_INTERNAL_SECRET: base.GITHOST_INTERNAL_SECRET, GIT_STORAGE_SHARDS: 'default=s0:3102,shard-1=s1:3102' });
+    expect([...config.storageShards.keys()]).toEqual(['default', 'shard-1']);
   });
 
   it('when the blob limit is not a positive integer, then boot stops naming the variable', () => {

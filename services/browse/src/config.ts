@@ -1,19 +1,22 @@
 import { env, loadConfig as load, z } from '@githost/config';
+import { grpcShardEnv, grpcShardsOf, requireGrpcShards } from '@githost/storage-router';
 
-const schema = z
-  .object({
+const schema = requireGrpcShards(
+  z.object({
     HTTP_PORT: env.port(3301),
     BIND_HOST: env.bindHost(),
     GITHOST_INTERNAL_SECRET: env.internalSecret(),
-    GIT_STORAGE_GRPC_ADDR: env.address(),
+    ...grpcShardEnv,
     BROWSE_MAX_BLOB_BYTES: env.int(10 * 1024 * 1024, 1),
     BROWSE_CACHE_BYTES: env.int(64 * 1024 * 1024, 0),
-  })
+  }),
+)
   .transform((e) => ({
     httpPort: e.HTTP_PORT,
     bindHost: e.BIND_HOST,
     internalSecret: e.GITHOST_INTERNAL_SECRET,
-    storageAddress: e.GIT_STORAGE_GRPC_ADDR,
+    /** name -> `host:port` (GIT_STORAGE_SHARDS, or GIT_STORAGE_GRPC_ADDR as `default`). */
+    storageShards: grpcShardsOf(e),
     maxBlobBytes: e.BROWSE_MAX_BLOB_BYTES,
     cacheBytes: e.BROWSE_CACHE_BYTES,
   }));

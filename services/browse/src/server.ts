@@ -1,7 +1,7 @@
 import client from 'prom-client';
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
-import { createStorageClient, type StorageServiceClient } from '@githost/protos';
+import { createStorageRouter, type StorageRouter } from '@githost/storage-router';
 import { StorageReader } from './clients/storage-reader.js';
 import type { Config } from './config.js';
 import { Browser } from './domain/browser.js';
@@ -11,8 +11,8 @@ import { browseRoutes } from './http/routes.js';
 
 export interface Deps {
   logger?: Logger;
-  /** A shared git-storage client; built from GIT_STORAGE_GRPC_ADDR when absent. */
-  storage?: StorageServiceClient;
+  /** Shared git-storage clients by shard; built from the configured shards when absent. */
+  storage?: StorageRouter;
 }
 
 export interface Service {
@@ -24,7 +24,7 @@ export interface Service {
 export function createServer(config: Config, deps: Deps = {}): Service {
   const logger = deps.logger ?? createLogger('browse');
   const ownsClient = !deps.storage;
-  const storage = deps.storage ?? createStorageClient(config.storageAddress);
+  const storage = deps.storage ?? createStorageRouter(config.storageShards);
   const reader: RepositoryReader = new StorageReader(storage);
   const registry = createRegistry('browse');
   const lookups = new client.Counter({ name: 'githost_browse_cache_lookups_total', help: 'Object cache lookups by result', labelNames: ['result'], registers: [registry] });
@@ -38,7 +38,7 @@ export function createServer(config: Config, deps: Deps = {}): Service {
     },
   });
   const browser = new Browser(reader, cache, { maxBlobBytes: config.maxBlobBytes });
-  const app = createHttpApp({ service: 'browse', logger, internalSecret: config.internalSecret, ready: () => storageReady(storage), registry });
+  const app = createHttpApp({ service: 'browse', logger, internalSecret: config.internalSecret, ready: () => storage.ready(), registry });
   app.use('/api/repos', browseRoutes(browser));
   finish(app);
   let listening: Listening | undefined;
@@ -54,8 +54,4 @@ export function createServer(config: Config, deps: Deps = {}): Service {
       if (ownsClient) storage.close();
     },
   };
-}
-
-function storageReady(storage: StorageServiceClient): Promise<boolean> {
-  return new Promise((resolve) => storage.waitForReady(Date.now() + 1000, (err) => resolve(!err)));
 }

@@ -1,24 +1,27 @@
 import { callUnary, fromServiceError, metadataFor } from '@githost/grpc';
 import { notFound } from '@githost/errors';
-import type { StorageServiceClient, storage } from '@githost/protos';
+import type { storage } from '@githost/protos';
+import type { StorageRouter } from '@githost/storage-router';
 import type { BlobStream, RawCommit, ReadContext, RepositoryReader } from '../domain/ports.js';
 import type { RawRef } from '../domain/refs.js';
 
 /** Unary reads are small; a slow one means git-storage is in trouble, not that the repo is big. */
 const UNARY_TIMEOUT_MS = 15_000;
 
-/** RepositoryReader over git-storage's gRPC API: the only way browse touches a repository. */
+/** RepositoryReader over git-storage's gRPC API: the only way browse touches a repository,
+ *  always on the shard the repository's record names. */
 export class StorageReader implements RepositoryReader {
-  constructor(private readonly client: StorageServiceClient) {}
+  constructor(private readonly router: StorageRouter) {}
 
   private opts(ctx: ReadContext) {
     return { requestId: ctx.requestId, timeoutMs: UNARY_TIMEOUT_MS };
   }
 
   async listRefs(ctx: ReadContext, prefixes: readonly string[]): Promise<RawRef[]> {
+    const client = this.router.client(ctx.shard);
     const res = await callUnary<storage.ListRefsRequest, storage.ListRefsResponse__Output>(
-      this.client,
-      this.client.ListRefs,
+      client,
+      client.ListRefs,
       { repository_id: ctx.repoId, prefixes: [...prefixes] },
       this.opts(ctx),
     );
@@ -26,9 +29,10 @@ export class StorageReader implements RepositoryReader {
   }
 
   async resolveCommit(ctx: ReadContext, oid: string): Promise<string> {
+    const client = this.router.client(ctx.shard);
     const res = await callUnary<storage.ResolveRevisionRequest, storage.ResolveRevisionResponse__Output>(
-      this.client,
-      this.client.ResolveRevision,
+      client,
+      client.ResolveRevision,
       { repository_id: ctx.repoId, revision: oid },
       this.opts(ctx),
     );
@@ -36,9 +40,10 @@ export class StorageReader implements RepositoryReader {
   }
 
   async readTree(ctx: ReadContext, commit: string, path: string): Promise<{ treeOid: string; entries: Uint8Array }> {
+    const client = this.router.client(ctx.shard);
     const res = await callUnary<storage.ReadTreeRequest, storage.ReadTreeResponse__Output>(
-      this.client,
-      this.client.ReadTree,
+      client,
+      client.ReadTree,
       { repository_id: ctx.repoId, commit_oid: commit, path },
       this.opts(ctx),
     );
@@ -46,9 +51,10 @@ export class StorageReader implements RepositoryReader {
   }
 
   async readCommit(ctx: ReadContext, revision: string): Promise<RawCommit> {
+    const client = this.router.client(ctx.shard);
     const res = await callUnary<storage.ReadCommitRequest, storage.ReadCommitResponse__Output>(
-      this.client,
-      this.client.ReadCommit,
+      client,
+      client.ReadCommit,
       { repository_id: ctx.repoId, revision },
       this.opts(ctx),
     );
@@ -57,9 +63,10 @@ export class StorageReader implements RepositoryReader {
   }
 
   async listCommits(ctx: ReadContext, commit: string, limit: number): Promise<RawCommit[]> {
+    const client = this.router.client(ctx.shard);
     const res = await callUnary<storage.ListCommitsRequest, storage.ListCommitsResponse__Output>(
-      this.client,
-      this.client.ListCommits,
+      client,
+      client.ListCommits,
       { repository_id: ctx.repoId, commit_oid: commit, limit, offset: 0 },
       this.opts(ctx),
     );
@@ -67,8 +74,9 @@ export class StorageReader implements RepositoryReader {
   }
 
   async openBlob(ctx: ReadContext, commit: string, path: string, maxBytes: number): Promise<BlobStream> {
+    const client = this.router.client(ctx.shard);
     // No deadline: raw streams blobs of any size to clients of any speed; cancel() ends it.
-    const call = this.client.ReadBlob({ repository_id: ctx.repoId, commit_oid: commit, path, max_bytes: maxBytes }, metadataFor(ctx.requestId));
+    const call = client.ReadBlob({ repository_id: ctx.repoId, commit_oid: commit, path, max_bytes: maxBytes }, metadataFor(ctx.requestId));
     const messages = call[Symbol.asyncIterator]() as AsyncIterator<storage.ReadBlobResponse__Output>;
     let first: IteratorResult<storage.ReadBlobResponse__Output>;
     try {

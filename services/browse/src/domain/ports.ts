@@ -3,6 +3,8 @@ import type { RawRef } from './refs.js';
 /** Which repository a read is for, and the request id to carry along for tracing. */
 export interface ReadContext {
   repoId: string;
+  /** git-storage shard holding the repository (from its record, via the signed identity). */
+  shard: string;
   requestId?: string;
 }
 

@@ -44,7 +44,7 @@ function readableRepo(req: Request, res: Response): RepoRef {
   const identity = identityOf(res);
   if (!identity.repo || !canRead(identity.repo.permission)) throw notFound('Not found');
   const requestId = req.headers['x-request-id'];
-  return { repoId: identity.repo.id, defaultBranch: identity.repo.default_branch, requestId: typeof requestId === 'string' ? requestId : identity.request_id };
+  return { repoId: identity.repo.id, shard: identity.repo.shard, defaultBranch: identity.repo.default_branch, requestId: typeof requestId === 'string' ? requestId : identity.request_id };
 }
 
 /** Answers 304 when the client already holds this body; no object is read for it. */

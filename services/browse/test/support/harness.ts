@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cleanupWorkdirs, createTestRepository, pushTo, startTestStorage, type TestStorage } from '@githost/git-storage/testing';
 import { encodeIdentity, type Identity, type Permission, type RepoContext } from '@githost/identity';
+import { createStorageRouter, singleShard } from '@githost/storage-router';
 import { createServer, type Service } from '../../src/index.js';
 import { writeFixtureHistory } from './fixture.js';
 import { git } from './git.js';
@@ -64,8 +65,8 @@ export async function startHarness(): Promise<Harness> {
   await pushTo(storage, FIXTURE_REPO, source, 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*');
   await createTestRepository(storage, EMPTY_REPO, 'trunk');
   const browse = createServer(
-    { httpPort: 0, bindHost: '127.0.0.1', internalSecret: storage.secret, storageAddress: storage.grpcAddress, maxBlobBytes: TEST_MAX_BLOB_BYTES, cacheBytes: 8 * 1024 * 1024 },
-    { storage: storage.client },
+    { httpPort: 0, bindHost: '127.0.0.1', internalSecret: storage.secret, storageShards: singleShard(storage.grpcAddress), maxBlobBytes: TEST_MAX_BLOB_BYTES, cacheBytes: 8 * 1024 * 1024 },
+    { storage: createStorageRouter(singleShard(storage.grpcAddress), { createClient: () => storage.client }) },
   );
   const { httpPort } = await browse.start();
   return {
