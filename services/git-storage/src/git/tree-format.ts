@@ -7,16 +7,16 @@
  * the blob `info` commands and the listing are each written into one buffer of the exact size.
  */
 
-// Entry kinds, in the order of MODES/TYPES: git's canon_mode() makes every tree entry one of these.
+// Entry kinds, in the order of MODES/HEADS: git's canon_mode() makes every tree entry one of these.
 const KIND_REGULAR = 0;
 const KIND_EXECUTABLE = 1;
 const KIND_SYMLINK = 2;
 const KIND_TREE = 3;
 const KIND_GITLINK = 4;
-const MODES = ['100644', '100755', '120000', '040000', '160000'].map((m) => Buffer.from(m, 'latin1'));
-const TYPES = ['blob', 'blob', 'blob', 'tree', 'commit'].map((t) => Buffer.from(t, 'latin1'));
+const MODES = ['100644', '100755', '120000', '040000', '160000'];
+// `<mode> SP <type> SP` of each kind, ready to copy.
+const HEADS = ['100644 blob ', '100755 blob ', '120000 blob ', '040000 tree ', '160000 commit '].map((h) => Buffer.from(h, 'latin1'));
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
-const INFO = Buffer.from('info ', 'latin1');
 const FLUSH = Buffer.from('flush\n', 'latin1');
 /** ls-tree right-aligns sizes to 7 columns. */
 const SIZE_WIDTH = 7;
@@ -83,6 +83,7 @@ export function indexTree(raw: Buffer): TreeIndex {
   return { count, blobs, nameStart, nameEnd, kind };
 }
 
+// Small copies are byte loops: a native Buffer.copy per entry cost more than the bytes it moved.
 function writeHex(out: Buffer, at: number, raw: Buffer, from: number): number {
   for (let k = from; k < from + 20; k++) {
     const b = raw[k]!;
@@ -94,11 +95,15 @@ function writeHex(out: Buffer, at: number, raw: Buffer, from: number): number {
 
 /** `info <oid>\n` for every blob entry, then `flush\n`: the whole size lookup as one write. */
 export function blobInfoCommands(raw: Buffer, index: TreeIndex): Buffer {
-  const out = Buffer.allocUnsafe(index.blobs * (INFO.length + 41) + FLUSH.length);
+  const out = Buffer.allocUnsafe(index.blobs * 46 + FLUSH.length);
   let at = 0;
   for (let e = 0; e < index.count; e++) {
     if (index.kind[e]! > KIND_SYMLINK) continue;
-    at += INFO.copy(out, at);
+    out[at++] = 0x69; // i
+    out[at++] = 0x6e; // n
+    out[at++] = 0x66; // f
+    out[at++] = 0x6f; // o
+    out[at++] = SPACE;
     at = writeHex(out, at, raw, index.nameEnd[e]! + 1);
     out[at++] = 0x0a;
   }
@@ -134,23 +139,22 @@ function digitsOf(n: number): number {
  * `git ls-tree --long -z`; `blobSizes` holds the blob entries' sizes in tree order (-1: unknown).
  */
 export function formatListing(raw: Buffer, index: TreeIndex, blobSizes: Float64Array): Buffer {
+  const { count, kind, nameStart, nameEnd } = index;
   let total = 0;
-  for (let e = 0, b = 0; e < index.count; e++) {
-    const k = index.kind[e]!;
+  for (let e = 0, b = 0; e < count; e++) {
+    const k = kind[e]!;
     const size = k <= KIND_SYMLINK ? blobSizes[b++]! : -1;
     const width = size < 0 ? SIZE_WIDTH : Math.max(SIZE_WIDTH, digitsOf(size));
-    total += 6 + 1 + TYPES[k]!.length + 1 + 40 + 1 + width + 1 + (index.nameEnd[e]! - index.nameStart[e]!) + 1;
+    total += HEADS[k]!.length + 40 + 1 + width + 1 + (nameEnd[e]! - nameStart[e]!) + 1;
   }
   const out = Buffer.allocUnsafe(total);
   let at = 0;
-  for (let e = 0, b = 0; e < index.count; e++) {
-    const k = index.kind[e]!;
+  for (let e = 0, b = 0; e < count; e++) {
+    const k = kind[e]!;
     const size = k <= KIND_SYMLINK ? blobSizes[b++]! : -1;
-    at += MODES[k]!.copy(out, at);
-    out[at++] = SPACE;
-    at += TYPES[k]!.copy(out, at);
-    out[at++] = SPACE;
-    at = writeHex(out, at, raw, index.nameEnd[e]! + 1);
+    const head = HEADS[k]!;
+    for (let j = 0; j < head.length; j++) out[at++] = head[j]!;
+    at = writeHex(out, at, raw, nameEnd[e]! + 1);
     out[at++] = SPACE;
     const digits = size < 0 ? 1 : digitsOf(size);
     for (let pad = SIZE_WIDTH - digits; pad > 0; pad--) out[at++] = SPACE;
@@ -165,7 +169,10 @@ export function formatListing(raw: Buffer, index: TreeIndex, blobSizes: Float64A
       at += digits;
     }
     out[at++] = 0x09;
-    at += raw.copy(out, at, index.nameStart[e]!, index.nameEnd[e]!);
+    const from = nameStart[e]!;
+    const to = nameEnd[e]!;
+    if (to - from <= 32) for (let j = from; j < to; j++) out[at++] = raw[j]!;
+    else at += raw.copy(out, at, from, to);
     out[at++] = 0;
   }
   return out;
@@ -180,7 +187,7 @@ export function findEntry(raw: Buffer, name: Buffer): { mode: string; oid: strin
     if (nul - sp - 1 === name.length && raw.compare(name, 0, name.length, sp + 1, nul) === 0) {
       const mode = Number.parseInt(raw.toString('latin1', i, sp), 8);
       if (Number.isNaN(mode)) throw corrupt();
-      return { mode: MODES[kindOfMode(mode)]!.toString('latin1'), oid: raw.toString('hex', nul + 1, nul + 21) };
+      return { mode: MODES[kindOfMode(mode)]!, oid: raw.toString('hex', nul + 1, nul + 21) };
     }
     i = nul + 21;
   }
