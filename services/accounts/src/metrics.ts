@@ -1,15 +1,22 @@
 import client from 'prom-client';
+import { grpcClientMetrics, grpcServerMetrics, type GrpcMetrics } from '@githost/grpc';
 
 export interface AccountsMetrics {
   /** Authenticate outcomes: `user`, `bootstrap_admin`, `rejected`. A rise in rejections is a credential-stuffing signal. */
   authentications: client.Counter<'result'>;
   /** Authorize outcomes by permission, `not_found` for unknown repositories. */
   authorizations: client.Counter<'permission'>;
+  /** AccountsService calls answered, by method and code. */
+  grpcServer: GrpcMetrics;
+  /** Calls to git-storage, by method and code. */
+  grpcClient: GrpcMetrics;
 }
 
 export function createMetrics(registry: client.Registry): AccountsMetrics {
   return {
     authentications: new client.Counter({ name: 'githost_accounts_authentications_total', help: 'Authenticate calls by result', labelNames: ['result'], registers: [registry] }),
     authorizations: new client.Counter({ name: 'githost_accounts_authorizations_total', help: 'Authorize calls by resulting permission', labelNames: ['permission'], registers: [registry] }),
+    grpcServer: grpcServerMetrics(registry, 'accounts'),
+    grpcClient: grpcClientMetrics(registry, 'accounts'),
   };
 }

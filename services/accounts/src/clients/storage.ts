@@ -1,4 +1,4 @@
-import { callUnary } from '@githost/grpc';
+import { callUnary, type GrpcMetrics } from '@githost/grpc';
 import { createStorageRouter, type ShardMap, type StorageRouter } from '@githost/storage-router';
 import type { CallContext, RepositoryStorage } from '../domain/ports.js';
 
@@ -10,18 +10,21 @@ const CALL_TIMEOUT_MS = 15_000;
 export class GrpcRepositoryStorage implements RepositoryStorage {
   private readonly router: StorageRouter;
 
-  constructor(shards: ShardMap) {
+  constructor(
+    shards: ShardMap,
+    private readonly metrics?: GrpcMetrics,
+  ) {
     this.router = createStorageRouter(shards);
   }
 
   async createRepository(shard: string, repositoryId: string, defaultBranch: string, ctx: CallContext = {}): Promise<void> {
     const client = this.router.client(shard);
-    await callUnary(client, client.CreateRepository, { repository_id: repositoryId, default_branch: defaultBranch }, { requestId: ctx.requestId, timeoutMs: CALL_TIMEOUT_MS });
+    await callUnary(client, client.CreateRepository, { repository_id: repositoryId, default_branch: defaultBranch }, { requestId: ctx.requestId, timeoutMs: CALL_TIMEOUT_MS, metrics: this.metrics });
   }
 
   async removeRepository(shard: string, repositoryId: string, ctx: CallContext = {}): Promise<void> {
     const client = this.router.client(shard);
-    await callUnary(client, client.RemoveRepository, { repository_id: repositoryId }, { requestId: ctx.requestId, timeoutMs: CALL_TIMEOUT_MS });
+    await callUnary(client, client.RemoveRepository, { repository_id: repositoryId }, { requestId: ctx.requestId, timeoutMs: CALL_TIMEOUT_MS, metrics: this.metrics });
   }
 
   /** For /readyz: whether some shard can take a new repository now. */

@@ -10,11 +10,12 @@ import { getUsers } from './get-users.js';
 
 /** Registers githost.accounts.v1.AccountsService on `server`. */
 export function registerAccountsService(server: grpc.Server, services: AccountsServices, metrics: AccountsMetrics, logger: Logger): void {
+  const instruments = { metrics: metrics.grpcServer };
   const handlers: AccountsServiceHandlers = {
-    Authenticate: unary(authenticate(services.tokens, metrics), logger),
-    Authorize: unary(authorize(services.repositories, metrics), logger),
-    GetUsers: unary(getUsers(services.users), logger),
-    GetRepository: unary(getRepository(services.repositories), logger),
+    Authenticate: unary(authenticate(services.tokens, metrics), logger, instruments),
+    Authorize: unary(authorize(services.repositories, metrics), logger, instruments),
+    GetUsers: unary(getUsers(services.users), logger, instruments),
+    GetRepository: unary(getRepository(services.repositories), logger, instruments),
   };
   server.addService(accountsProto().githost.accounts.v1.AccountsService.service, handlers);
 }
