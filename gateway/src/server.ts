@@ -1,4 +1,4 @@
-import { Agent, type IncomingMessage } from 'node:http';
+import { Agent, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError, toAppError, tooLarge, unauthenticated, unavailable } from '@githost/errors';
 import { createHttpApp, finish, listen, type Listening } from '@githost/http';
@@ -15,12 +15,16 @@ import { upstreamProxy } from './proxy.js';
 import { createGatewayMetrics } from './metrics.js';
 import { stripInternalHeaders } from './strip-headers.js';
 import { staleAccessAfter } from './stale-access.js';
+import { adoptServer } from './adopt-server.js';
 
 export interface GatewayDeps {
   logger?: Logger;
   /** Replaces the gRPC accounts client (it is still wrapped in the cache). */
   accounts?: AccountsGateway;
   cacheTtls?: Partial<CacheTtls>;
+  /** A server already listening on the public port: the gateway serves on it instead of binding
+   *  `config.port` (the launcher holds the port from before the services start). */
+  server?: HttpServer;
 }
 
 export interface Service {
@@ -142,7 +146,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
   let listening: Listening | undefined;
   return {
     async start() {
-      listening = await listen(app, config.port);
+      listening = deps.server ? adoptServer(deps.server, app) : await listen(app, config.port);
       // A large push or clone may take longer than node's default 5-minute request timeout.
       listening.server.requestTimeout = 0;
       logger.info({ port: listening.port }, 'gateway listening');

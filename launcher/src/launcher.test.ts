@@ -36,6 +36,24 @@ describe('launcher', () => {
     expect(await res.json()).toMatchObject({ username: 'launchertest', email: 'l@example.com', is_admin: false });
   });
 
+  it('when a repository is created on port 0, then its clone URL names the port the gateway really serves on', async () => {
+    const res = await fetch(`${githost.url}/api/repos`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${githost.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'ported', owner: 'launchertest' }),
+    });
+    expect([res.status, ((await res.json()) as { clone_url: string }).clone_url]).toEqual([201, `http://localhost:${githost.port}/launchertest/ported.git`]);
+  });
+
+  it('when the public port is already taken, then start fails with EADDRINUSE before any service runs', async () => {
+    const other = mkdtempSync(path.join(tmpdir(), 'githost-launcher-'));
+    try {
+      await expect(startGithost({ port: githost.port, dataDir: path.join(other, 'data'), adminToken: 'launcher-test-admin-token' })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   it('when an unknown route is called, then 404 JSON', async () => {
     const res = await fetch(`${githost.url}/no/such/route`);
     expect([res.status, await res.json()]).toEqual([404, { error: 'Not found' }]);

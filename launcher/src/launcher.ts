@@ -4,7 +4,7 @@ import { createEventBus, type EventBus } from '@githost/bus';
 import { createServer as createGateway, loadConfig as loadGatewayConfig } from '@githost/gateway';
 import { createLogger, type Logger } from '@githost/logging';
 import { ensureAdminToken } from './admin-token.js';
-import { freePort } from './free-port.js';
+import { bindPublicPort, boundPort } from './public-port.js';
 import { asServiceModule, STAGES, type RunnableService } from './services.js';
 
 export interface StartOptions {
@@ -48,15 +48,14 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   const dataDir = path.resolve(opts.dataDir ?? nonEmpty(base.DATA_DIR) ?? './data');
   const databaseUrl = opts.databaseUrl ?? nonEmpty(base.DATABASE_URL);
   const amqpUrl = opts.amqpUrl ?? nonEmpty(base.AMQP_URL);
-  let port = opts.port ?? (nonEmpty(base.PORT) !== undefined ? Number(base.PORT) : 3000);
-  if (port === 0) port = await freePort();
-
   let adminToken = opts.adminToken ?? nonEmpty(base.GITHOST_ADMIN_TOKEN);
   if (!adminToken) {
     const generated = ensureAdminToken(dataDir);
     adminToken = generated.token;
     logger.info({ file: generated.file, created: generated.created }, 'no GITHOST_ADMIN_TOKEN set: the bootstrap admin token is in this file');
   }
+  const publicServer = await bindPublicPort(opts.port ?? (nonEmpty(base.PORT) !== undefined ? Number(base.PORT) : 3000));
+  const port = boundPort(publicServer);
 
   const env: NodeJS.ProcessEnv = {
     ...UNREACHABLE,
@@ -82,6 +81,8 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     }
     running.length = 0;
     await bus.close().catch((err: unknown) => logger.error({ err }, 'event bus did not close cleanly'));
+    // Closed by the gateway once it took it over; before that, still ours to release.
+    if (publicServer.listening) await new Promise<void>((done) => publicServer.close(() => done()));
   };
 
   try {
@@ -101,7 +102,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
     }
-    const gateway = createGateway(loadGatewayConfig(env), { logger: createLogger('gateway') });
+    const gateway = createGateway(loadGatewayConfig(env), { logger: createLogger('gateway'), server: publicServer });
     await gateway.start();
     running.push({ name: 'gateway', service: gateway });
   } catch (err) {
