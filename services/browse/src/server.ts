@@ -1,4 +1,5 @@
 import client from 'prom-client';
+import { grpcClientMetrics } from '@githost/grpc';
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import { createStorageRouter, type StorageRouter } from '@githost/storage-router';
@@ -25,8 +26,8 @@ export function createServer(config: Config, deps: Deps = {}): Service {
   const logger = deps.logger ?? createLogger('browse');
   const ownsClient = !deps.storage;
   const storage = deps.storage ?? createStorageRouter(config.storageShards);
-  const reader: RepositoryReader = new StorageReader(storage);
   const registry = createRegistry('browse');
+  const reader: RepositoryReader = new StorageReader(storage, grpcClientMetrics(registry, 'browse'));
   const lookups = new client.Counter({ name: 'githost_browse_cache_lookups_total', help: 'Object cache lookups by result', labelNames: ['result'], registers: [registry] });
   const cache = new ObjectCache(config.cacheBytes, { onLookup: (hit) => lookups.inc({ result: hit ? 'hit' : 'miss' }) });
   new client.Gauge({

@@ -157,6 +157,15 @@ describe('operations', () => {
     expect(text).toMatch(/githost_browse_cache_bytes\{[^}]*\} [1-9]/);
   });
 
+  it('when a file is read and a missing tree is asked for, then /metrics counts the gRPC calls to git-storage by method and code', async () => {
+    expect((await h.get(`${API}/raw/main/empty.txt`)).status).toBe(200);
+    expect((await h.get(`${API}/tree/main/no-such-dir`)).status).toBe(404);
+    const text = (await h.get('/metrics', { unsigned: true })).body.toString();
+    const calls = (method: string, code: string) => new RegExp(`^githost_browse_grpc_client_handled_seconds_count\\{[^}]*method="${method}",code="${code}"[^}]*\\} [1-9]`, 'm');
+    expect(text).toMatch(calls('ReadBlob', 'OK'));
+    expect(text).toMatch(calls('ReadTree', 'NOT_FOUND'));
+  });
+
   it('when git-storage answers, then /readyz is ready', async () => {
     const res = await h.get('/readyz', { unsigned: true });
     expect([res.status, res.json()]).toEqual([200, { status: 'ready' }]);

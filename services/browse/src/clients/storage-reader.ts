@@ -1,4 +1,4 @@
-import { callUnary, fromServiceError, metadataFor } from '@githost/grpc';
+import { callOptions, callUnary, fromServiceError, metadataFor, type GrpcMetrics } from '@githost/grpc';
 import { notFound } from '@githost/errors';
 import type { storage } from '@githost/protos';
 import type { StorageRouter } from '@githost/storage-router';
@@ -11,10 +11,13 @@ const UNARY_TIMEOUT_MS = 15_000;
 /** RepositoryReader over git-storage's gRPC API: the only way browse touches a repository,
  *  always on the shard the repository's record names. */
 export class StorageReader implements RepositoryReader {
-  constructor(private readonly router: StorageRouter) {}
+  constructor(
+    private readonly router: StorageRouter,
+    private readonly metrics?: GrpcMetrics,
+  ) {}
 
   private opts(ctx: ReadContext) {
-    return { requestId: ctx.requestId, timeoutMs: UNARY_TIMEOUT_MS };
+    return { requestId: ctx.requestId, timeoutMs: UNARY_TIMEOUT_MS, metrics: this.metrics };
   }
 
   async listRefs(ctx: ReadContext, prefixes: readonly string[]): Promise<RawRef[]> {
@@ -76,7 +79,7 @@ export class StorageReader implements RepositoryReader {
   async openBlob(ctx: ReadContext, commit: string, path: string, maxBytes: number): Promise<BlobStream> {
     const client = this.router.client(ctx.shard);
     // No deadline: raw streams blobs of any size to clients of any speed; cancel() ends it.
-    const call = client.ReadBlob({ repository_id: ctx.repoId, commit_oid: commit, path, max_bytes: maxBytes }, metadataFor(ctx.requestId));
+    const call = client.ReadBlob({ repository_id: ctx.repoId, commit_oid: commit, path, max_bytes: maxBytes }, metadataFor(ctx.requestId), callOptions({ metrics: this.metrics }));
     const messages = call[Symbol.asyncIterator]() as AsyncIterator<storage.ReadBlobResponse__Output>;
     let first: IteratorResult<storage.ReadBlobResponse__Output>;
     try {
