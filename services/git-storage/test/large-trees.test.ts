@@ -99,13 +99,16 @@ describe('ReadTree on a 100,000-entry directory', () => {
     for (const a of answers) expect(Buffer.from(a.entries).equals(expected)).toBe(true);
   });
 
-  it('when files deep in the wide directory are read, then content and mode are exactly what git has', async () => {
+  it('when files deep in the wide directory are read, then content and mode are exactly what git has, the directory read once', async () => {
+    const { largeTrees } = s.service.context.cache;
+    const misses = largeTrees.misses;
     for (const name of ['f000000', 'f050001', 'f099999', 'f000089']) {
       const [header, ...chunks] = await readBlob(first, `wide/${name}`);
       const lsTree = bareGit('ls-tree', first, '--', `wide/${name}`).toString();
       expect(header).toMatchObject({ mode: lsTree.split(' ')[0], oid: bareGit('rev-parse', `${first}:wide/${name}`).toString().trim() });
       expect(Buffer.concat(chunks.map((c) => c.data)).equals(bareGit('cat-file', 'blob', `${first}:wide/${name}`))).toBe(true);
     }
+    expect(largeTrees.misses).toBe(misses + 1);
   });
 });
 

@@ -130,15 +130,13 @@ export async function findTreeEntry(p: CatfileProcess, cache: ReadCaches, commit
   const h = await p.readHeader();
   if (!h) throw await missing(p, commitOid, path);
   if (h.type !== 'tree') throw notFound(`Path not found: ${path}`);
-  const key = ReadCaches.key(p.gitDir, h.oid);
-  let body = h.size >= LARGE_TREE_BYTES ? cache.largeTrees.get(key) : undefined;
-  if (!body) {
+  const read = async () => {
     p.send([['contents', h.oid]]);
     const c = await p.readHeader();
     if (!c) throw new GitError(`tree ${h.oid} vanished`);
-    body = await p.readBody(c.size);
-    if (c.size >= LARGE_TREE_BYTES) cache.largeTrees.set(key, body);
-  }
+    return p.readBody(c.size);
+  };
+  const body = h.size >= LARGE_TREE_BYTES ? await cache.largeTrees.fetch(ReadCaches.key(p.gitDir, h.oid), read) : await read();
   const found = findEntry(body, name);
   if (!found) throw notFound(`Path not found: ${path}`);
   return found;
