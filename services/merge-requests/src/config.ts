@@ -1,6 +1,7 @@
 import { env, loadConfig as load, z } from '@githost/config';
+import { grpcShardEnv, grpcShardsOf, requireGrpcShards, type ShardMap } from '@githost/storage-router';
 
-const schema = z.object({
+const fields = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z
     .string()
@@ -9,7 +10,7 @@ const schema = z.object({
   HTTP_PORT: env.port(3401),
   BIND_HOST: env.bindHost(),
   GITHOST_INTERNAL_SECRET: env.internalSecret(),
-  GIT_STORAGE_GRPC_ADDR: env.address(),
+  ...grpcShardEnv,
   ACCOUNTS_GRPC_ADDR: env.address(),
   AMQP_URL: z
     .string()
@@ -18,6 +19,8 @@ const schema = z.object({
   GITHOST_EVENTS_EXCHANGE: z.string().min(1).default('githost.events'),
 });
 
+const schema = requireGrpcShards(fields);
+
 export interface Config {
   dataDir: string;
   /** postgres:// URL; unset means PGlite under `DATA_DIR/db/merge-requests`. */
@@ -25,7 +28,8 @@ export interface Config {
   httpPort: number;
   bindHost: string;
   internalSecret: string;
-  gitStorageAddr: string;
+  /** git-storage shards, name -> `host:port` (GIT_STORAGE_SHARDS, or GIT_STORAGE_GRPC_ADDR as `default`). */
+  gitStorageShards: ShardMap;
   accountsAddr: string;
   /** unset means the in-process bus. */
   amqpUrl: string | undefined;
@@ -40,7 +44,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     httpPort: c.HTTP_PORT,
     bindHost: c.BIND_HOST,
     internalSecret: c.GITHOST_INTERNAL_SECRET,
-    gitStorageAddr: c.GIT_STORAGE_GRPC_ADDR,
+    gitStorageShards: grpcShardsOf(c),
     accountsAddr: c.ACCOUNTS_GRPC_ADDR,
     amqpUrl: c.AMQP_URL,
     eventsExchange: c.GITHOST_EVENTS_EXCHANGE,

@@ -1,8 +1,6 @@
 import type { Logger } from '@githost/logging';
 import type { MergeMetrics } from './metrics.js';
-import type { Deps } from './domain/merge-requests.js';
-import type { EventRelay } from './domain/ports.js';
-import { reconcileMergeIntents } from './domain/reconcile.js';
+import { reconcileMergeIntents, type ReconcileDeps } from './domain/reconcile.js';
 
 export interface RecoveryOptions {
   /** Intents idle this long belong to a merge that died: a live one plans within a few gRPC
@@ -12,7 +10,7 @@ export interface RecoveryOptions {
 }
 
 /** Runs merge recovery at start-up and then periodically, one pass at a time. */
-export function startRecoveryLoop(deps: Deps & { relay: EventRelay }, logger: Logger, opts: RecoveryOptions = {}, metrics?: MergeMetrics) {
+export function startRecoveryLoop(deps: ReconcileDeps, logger: Logger, opts: RecoveryOptions = {}, metrics?: MergeMetrics) {
   const graceMs = opts.graceMs ?? 120_000;
   let running: Promise<void> | null = null;
   const pass = () => {

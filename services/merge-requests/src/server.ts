@@ -3,7 +3,8 @@ import { createEventBus, startOutboxRelay, type EventBus, type Relay } from '@gi
 import { migrate, openDatabase, type Database } from '@githost/db';
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
-import { createAccountsClient, createStorageClient, type AccountsServiceClient, type StorageServiceClient } from '@githost/protos';
+import { createAccountsClient, type AccountsServiceClient } from '@githost/protos';
+import { createStorageRouter, type StorageRouter } from '@githost/storage-router';
 import { AccountsUserDirectory } from './clients/accounts.js';
 import { GitStorageClient } from './clients/git-storage.js';
 import { MergeabilityCache } from './clients/mergeability-cache.js';
@@ -18,7 +19,8 @@ export interface Deps {
   /** A shared bus (the launcher's in-process one); built from AMQP_URL when absent. */
   bus?: EventBus;
   logger?: Logger;
-  storage?: StorageServiceClient;
+  /** git-storage clients by shard; built from the configured shards when absent. */
+  storage?: StorageRouter;
   accounts?: AccountsServiceClient;
   recovery?: RecoveryOptions;
 }
@@ -30,7 +32,7 @@ export interface Service {
 
 export function createServer(config: Config, deps: Deps = {}): Service {
   const logger = deps.logger ?? createLogger('merge-requests');
-  const storage = deps.storage ?? createStorageClient(config.gitStorageAddr);
+  const storage = deps.storage ?? createStorageRouter(config.gitStorageShards);
   const accounts = deps.accounts ?? createAccountsClient(config.accountsAddr);
   const bus = deps.bus ?? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger });
   const git = new GitStorageClient(storage);
@@ -55,7 +57,7 @@ export function createServer(config: Config, deps: Deps = {}): Service {
       const users = new AccountsUserDirectory(accounts);
       const registry = createRegistry('merge-requests');
       const metrics = mergeMetrics(registry);
-      recovery = startRecoveryLoop({ store, git, users, relay: outbox }, logger, deps.recovery, metrics);
+      recovery = startRecoveryLoop({ store, relay: outbox, gitOn: (shard) => git.onShard(shard) }, logger, deps.recovery, metrics);
       await recovery.first;
 
       const app = createHttpApp({
@@ -63,9 +65,9 @@ export function createServer(config: Config, deps: Deps = {}): Service {
         logger,
         internalSecret: config.internalSecret,
         registry,
-        ready: async () => (await database.ping()) && (await bus.ready()) && (await clientReady(storage)) && (await clientReady(accounts)),
+        ready: async () => (await database.ping()) && (await bus.ready()) && (await storage.ready()) && (await clientReady(accounts)),
       });
-      app.use(mergeRequestRoutes({ store, users, relay: outbox, metrics, gitFor: (requestId) => mergeability.wrap(git.forRequest(requestId)) }));
+      app.use(mergeRequestRoutes({ store, users, relay: outbox, metrics, gitFor: (requestId, shard) => mergeability.wrap(git.forRequest(requestId, shard)) }));
       finish(app);
       listening = await listen(app, config.httpPort, config.bindHost);
       logger.info({ http_port: listening.port }, 'merge-requests listening');

@@ -5,7 +5,7 @@ import { PgMergeRequestStore } from '../src/db/merge-request-store.js';
 import { mergeRequestEvent } from '../src/domain/merge-request-event.js';
 
 const SHA = 'a'.repeat(40);
-const repo = { id: 'repo-1', owner: 'alice', name: 'proj' };
+const repo = { id: 'repo-1', owner: 'alice', name: 'proj', shard: 'shard-2' };
 const newMr = (title: string, repoId = repo.id) => ({ repo_id: repoId, title, description: null, author_id: 'u1', source_branch: 'f', target_branch: 'main', source_sha: SHA });
 
 const backends: Array<[string, () => Promise<{ db: Database; done: () => Promise<void> }>]> = [
@@ -30,7 +30,7 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
 
   beforeAll(async () => {
     ({ db, done } = await open());
-    expect(await migrate(db, MIGRATIONS)).toEqual([1, 2]);
+    expect(await migrate(db, MIGRATIONS)).toEqual([1, 2, 3]);
     store = new PgMergeRequestStore(db);
   });
   afterAll(async () => done());

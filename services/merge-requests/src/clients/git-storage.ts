@@ -1,22 +1,35 @@
 import { AppError } from '@githost/errors';
 import { callUnary, fromServiceError, metadataFor } from '@githost/grpc';
 import type { StorageServiceClient, storage } from '@githost/protos';
+import type { StorageRouter } from '@githost/storage-router';
 import type { DiffLimits, GitPort, UpdateRefInput, WriteMergeInput } from '../domain/ports.js';
 import type { Diff, DiffEntry } from '../domain/types.js';
 
 const TIMEOUT_MS = 30_000;
 const ZERO_OID = '0'.repeat(40);
 
-/** GitPort over git-storage's gRPC API; request ids travel as metadata for tracing. */
+/** GitPort over git-storage's gRPC API on one shard; request ids travel as metadata for tracing. */
 export class GitStorageClient implements GitPort {
   constructor(
-    private readonly client: StorageServiceClient,
+    private readonly router: StorageRouter,
+    private readonly shard = '',
     private readonly requestId?: string,
   ) {}
 
-  /** The same client, tagging its calls with a request id. */
-  forRequest(requestId: string | undefined): GitStorageClient {
-    return new GitStorageClient(this.client, requestId);
+  /** Calls for a repository on `shard`, tagged with a request id. */
+  forRequest(requestId: string | undefined, shard: string): GitStorageClient {
+    return new GitStorageClient(this.router, shard, requestId);
+  }
+
+  /** Calls for a repository on `shard` (recovery, outside any request). */
+  onShard(shard: string): GitStorageClient {
+    return new GitStorageClient(this.router, shard);
+  }
+
+  /** Resolved per call, so an unconfigured shard fails the call (503) rather than the request
+   *  before anything needed git. */
+  private get client(): StorageServiceClient {
+    return this.router.client(this.shard);
   }
 
   private opts() {

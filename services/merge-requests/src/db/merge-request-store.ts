@@ -80,9 +80,9 @@ export class PgMergeRequestStore implements MergeRequestStore {
       const mr = await tx.query<{ state: string }>('SELECT state FROM merge_requests WHERE id = $1 FOR UPDATE', [intent.mr_id]);
       if (mr.rows[0]?.state !== 'open') return 'not_open';
       const claimed = await tx.query(
-        `INSERT INTO merge_intents (mr_id, repo_id, repo_owner, repo_name, merger_id, request_id)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (mr_id) DO NOTHING RETURNING mr_id`,
-        [intent.mr_id, intent.repo.id, intent.repo.owner, intent.repo.name, intent.merger_id, intent.request_id],
+        `INSERT INTO merge_intents (mr_id, repo_id, repo_owner, repo_name, repo_shard, merger_id, request_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (mr_id) DO NOTHING RETURNING mr_id`,
+        [intent.mr_id, intent.repo.id, intent.repo.owner, intent.repo.name, intent.repo.shard, intent.merger_id, intent.request_id],
       );
       return claimed.rows.length === 1 ? 'claimed' : 'not_open';
     });

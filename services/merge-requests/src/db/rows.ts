@@ -52,7 +52,7 @@ export function toActivity(r: Record<string, unknown>): Activity {
 export function toIntent(r: Record<string, unknown>): MergeIntent {
   return {
     mr_id: String(r.mr_id),
-    repo: { id: String(r.repo_id), owner: String(r.repo_owner), name: String(r.repo_name) },
+    repo: { id: String(r.repo_id), owner: String(r.repo_owner), name: String(r.repo_name), shard: String(r.repo_shard) },
     merger_id: (r.merger_id as string | null) ?? null,
     request_id: (r.request_id as string | null) ?? null,
     target_ref: (r.target_ref as string | null) ?? null,

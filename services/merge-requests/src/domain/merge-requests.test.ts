@@ -5,7 +5,7 @@ import type { Caller, RepoRef } from './types.js';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
-const repo: RepoRef = { id: 'r1', owner: 'alice', name: 'proj', private: false, permission: 'read' };
+const repo: RepoRef = { id: 'r1', owner: 'alice', name: 'proj', shard: 'default', private: false, permission: 'read' };
 const privateNoAccess: RepoRef = { ...repo, private: true, permission: 'none' };
 const bob: Caller = { user_id: 'u-bob', username: 'bob' };
 const body = { title: 'Add feature', source_branch: 'feature', target_branch: 'main' };

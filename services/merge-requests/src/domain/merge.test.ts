@@ -8,7 +8,7 @@ import type { RepoRef } from './types.js';
 const BASE = 'b'.repeat(40);
 const SRC = 's'.repeat(40);
 const TGT = 't'.repeat(40);
-const repo: RepoRef = { id: 'r1', owner: 'alice', name: 'proj', private: false, permission: 'write' };
+const repo: RepoRef = { id: 'r1', owner: 'alice', name: 'proj', shard: 'default', private: false, permission: 'write' };
 const ctx: MergeContext = { repo, caller: { user_id: 'u-bob', username: 'bob' }, requestId: 'req-1' };
 
 let store: MemoryStore;

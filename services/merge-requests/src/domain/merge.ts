@@ -40,7 +40,7 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
   // the losers see the seed's "not open" conflict (CONTRACT §6).
   const claim = await deps.store.claimMerge({
     mr_id: mr.id,
-    repo: { id: repo.id, owner: repo.owner, name: repo.name },
+    repo: { id: repo.id, owner: repo.owner, name: repo.name, shard: repo.shard },
     merger_id: caller.user_id,
     request_id: ctx.requestId,
   });

@@ -1,16 +1,18 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { FakeGit, FakeUsers, MemoryStore } from '../../test/support/in-memory.js';
 import { createMergeRequest } from './merge-requests.js';
-import { reconcileMergeIntents } from './reconcile.js';
+import type { Deps } from './merge-requests.js';
+import { reconcileMergeIntents, type ReconcileDeps } from './reconcile.js';
 
 const BASE = 'b'.repeat(40);
 const SRC = 's'.repeat(40);
 const LATER = 'l'.repeat(40);
-const repo = { id: 'r1', owner: 'alice', name: 'proj', private: false, permission: 'write' as const };
+const repo = { id: 'r1', owner: 'alice', name: 'proj', shard: 'shard-1', private: false, permission: 'write' as const };
 
 let store: MemoryStore;
 let git: FakeGit;
-let deps: Parameters<typeof reconcileMergeIntents>[0];
+let deps: Deps & ReconcileDeps;
+let shardsAsked: string[];
 
 beforeEach(async () => {
   store = new MemoryStore();
@@ -19,7 +21,12 @@ beforeEach(async () => {
   git.commit(SRC, BASE);
   git.commit(LATER, SRC);
   git.branches.set('main', BASE).set('feature', SRC);
-  deps = { store, git, users: new FakeUsers(), relay: { kick: () => undefined } };
+  shardsAsked = [];
+  const gitOn = (shard: string) => {
+    shardsAsked.push(shard);
+    return git;
+  };
+  deps = { store, git, gitOn, users: new FakeUsers(), relay: { kick: () => undefined } };
   const mr = await createMergeRequest(deps, repo, { user_id: 'u1', username: 'u' }, { title: 'T', source_branch: 'feature', target_branch: 'main' });
   await store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u1', request_id: 'r' });
 });
@@ -34,6 +41,8 @@ describe('reconcileMergeIntents', () => {
     expect(out.completed).toEqual([store.mrs[0]!.id]);
     expect(store.mrs[0]).toMatchObject({ state: 'merged', merged_sha: SRC, merged_by: 'u1' });
     expect(store.outbox.map((e) => e.kind)).toEqual(['merge_request']);
+    // The intent remembers the repository's shard: recovery reads the ref there, not on a default.
+    expect(new Set(shardsAsked)).toEqual(new Set(['shard-1']));
   });
 
   it('when the ref has moved past the result since, then the merge is still completed', async () => {

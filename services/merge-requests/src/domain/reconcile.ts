@@ -1,6 +1,6 @@
 import type { Deps } from './merge-requests.js';
 import { mergeRequestEvent } from './merge-request-event.js';
-import type { EventRelay } from './ports.js';
+import type { EventRelay, GitPort } from './ports.js';
 import type { MergeIntent, MergeRequest } from './types.js';
 
 export interface ReconcileOutcome {
@@ -17,7 +17,14 @@ export interface ReconcileOutcome {
  * otherwise nothing happened in git and the claim is dropped so the merge can be retried.
  * Only intents idle for `olderThanMs` are touched, so merges in flight elsewhere are left alone.
  */
-export async function reconcileMergeIntents(deps: Deps & { relay: EventRelay }, olderThanMs: number): Promise<ReconcileOutcome> {
+export interface ReconcileDeps {
+  store: Deps['store'];
+  relay: EventRelay;
+  /** git access on one shard: each intent is checked where its repository lives. */
+  gitOn(shard: string): GitPort;
+}
+
+export async function reconcileMergeIntents(deps: ReconcileDeps, olderThanMs: number): Promise<ReconcileOutcome> {
   const out: ReconcileOutcome = { completed: [], dropped: [], deferred: [] };
   for (const intent of await deps.store.staleIntents(olderThanMs)) {
     try {
@@ -41,9 +48,10 @@ export async function reconcileMergeIntents(deps: Deps & { relay: EventRelay }, 
   return out;
 }
 
-async function landed(deps: Deps, intent: MergeIntent): Promise<boolean> {
+async function landed(deps: ReconcileDeps, intent: MergeIntent): Promise<boolean> {
   if (!intent.new_oid || !intent.target_ref?.startsWith('refs/heads/')) return false; // claimed, never planned
-  const tip = await deps.git.resolveBranch(intent.repo.id, intent.target_ref.slice('refs/heads/'.length));
+  const git = deps.gitOn(intent.repo.shard);
+  const tip = await git.resolveBranch(intent.repo.id, intent.target_ref.slice('refs/heads/'.length));
   if (tip === null) return false;
-  return tip === intent.new_oid || deps.git.isAncestor(intent.repo.id, intent.new_oid, tip);
+  return tip === intent.new_oid || git.isAncestor(intent.repo.id, intent.new_oid, tip);
 }

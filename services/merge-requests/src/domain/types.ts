@@ -63,6 +63,8 @@ export interface RepoRef {
   id: string;
   owner: string;
   name: string;
+  /** git-storage shard holding the repository (its record's, via the signed identity). */
+  shard: string;
   private: boolean;
   permission: 'none' | 'read' | 'write' | 'admin';
 }
@@ -87,7 +89,7 @@ export type MergeStrategy = 'fast-forward' | 'merge-commit';
  */
 export interface MergeIntent {
   mr_id: string;
-  repo: { id: string; owner: string; name: string };
+  repo: { id: string; owner: string; name: string; shard: string };
   merger_id: string | null;
   request_id: string | null;
   target_ref: string | null;

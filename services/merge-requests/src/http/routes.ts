@@ -7,8 +7,8 @@ import type { Caller, RepoRef } from '../domain/types.js';
 import type { MergeMetrics } from '../metrics.js';
 
 export interface RouteDeps extends Omit<Deps, 'git'> {
-  /** git access tagged with the request's id. */
-  gitFor(requestId: string): GitPort;
+  /** git access on the repository's shard, tagged with the request's id. */
+  gitFor(requestId: string, shard: string): GitPort;
   relay: EventRelay;
   metrics?: MergeMetrics;
 }
@@ -16,7 +16,7 @@ export interface RouteDeps extends Omit<Deps, 'git'> {
 function contextOf(res: Response) {
   const identity: Identity = identityOf(res);
   const repo: RepoRef | null = identity.repo
-    ? { id: identity.repo.id, owner: identity.repo.owner, name: identity.repo.name, private: identity.repo.private, permission: identity.repo.permission }
+    ? { id: identity.repo.id, owner: identity.repo.owner, name: identity.repo.name, shard: identity.repo.shard, private: identity.repo.private, permission: identity.repo.permission }
     : null;
   const caller: Caller | null = identity.principal ? { user_id: identity.principal.user_id, username: identity.principal.username } : null;
   return { repo, caller, requestId: identity.request_id };
@@ -27,7 +27,7 @@ export function mergeRequestRoutes(deps: RouteDeps): express.Router {
   const router = express.Router();
   const domain = (res: Response) => {
     const ctx = contextOf(res);
-    return { ctx, deps: { ...deps, git: deps.gitFor(ctx.requestId) } };
+    return { ctx, deps: { ...deps, git: deps.gitFor(ctx.requestId, ctx.repo?.shard ?? '') } };
   };
   const base = '/api/repos/:owner/:repo';
 

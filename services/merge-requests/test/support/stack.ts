@@ -5,6 +5,7 @@ import { startGrpcServer, unary, type GrpcListening } from '@githost/grpc';
 import { createLogger } from '@githost/logging';
 import { accountsProto, type accounts, type StorageServiceClient } from '@githost/protos';
 import { cleanupWorkdirs, startTestStorage, type TestStorage } from '@githost/git-storage/testing';
+import { createStorageRouter, singleShard, type StorageRouter } from '@githost/storage-router';
 import { createServer, type Deps, type Service } from '../../src/server.js';
 import type { Config } from '../../src/config.js';
 import { SECRET } from './identity.js';
@@ -47,7 +48,7 @@ export async function startStack(deps: Partial<Deps> = {}): Promise<Stack> {
     httpPort: 0,
     bindHost: '127.0.0.1',
     internalSecret: SECRET,
-    gitStorageAddr: storage.grpcAddress,
+    gitStorageShards: singleShard(storage.grpcAddress),
     accountsAddr: `127.0.0.1:${accounts.port}`,
     amqpUrl: undefined,
     eventsExchange: 'githost.events',
@@ -83,9 +84,9 @@ export async function startStack(deps: Partial<Deps> = {}): Promise<Stack> {
   return stack;
 }
 
-/** A storage client whose UpdateRef runs `before` first: a push landing mid-merge, on cue. */
-export function interceptUpdateRef(client: StorageServiceClient, before: () => Promise<void>): StorageServiceClient {
-  return new Proxy(client, {
+/** Storage (one shard, `default`) whose UpdateRef runs `before` first: a push landing mid-merge, on cue. */
+export function interceptUpdateRef(client: StorageServiceClient, before: () => Promise<void>): StorageRouter {
+  const intercepted = new Proxy(client, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver) as unknown;
       if (key !== 'UpdateRef' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
@@ -97,4 +98,5 @@ export function interceptUpdateRef(client: StorageServiceClient, before: () => P
       };
     },
   });
+  return createStorageRouter(singleShard('default:0'), { createClient: () => intercepted });
 }
