@@ -29,3 +29,33 @@ describe('setLogSink', () => {
     expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>).map((l) => [l.service, l.request_id, l.msg])).toEqual([['browse', 'r-1', 'hello']]);
   });
 });
+
+describe('httpLogger', () => {
+  it('when a request carries an X-Request-Id, then its completion line and req.log lines carry it as request_id and the response echoes it', async () => {
+    const { createServer } = await import('node:http');
+    const { pino } = await import('pino');
+    const { httpLogger } = await import('./index.js');
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info', messageKey: 'msg' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const middleware = httpLogger(logger);
+    const server = createServer((req, res) => {
+      middleware(req, res);
+      (req as typeof req & { log: typeof logger }).log.info('handling');
+      res.end('ok');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const { port } = server.address() as { port: number };
+      const res = await fetch(`http://127.0.0.1:${port}/x`, { headers: { 'X-Request-Id': 'trace-1' } });
+      expect([await res.text(), res.headers.get('x-request-id')]).toEqual(['ok', 'trace-1']);
+      // The completion line is written on the response's finish, which can trail the client's read.
+      while (lines.length < 2) await new Promise((r) => setTimeout(r, 5));
+      expect(lines.map((l) => [l.msg, l.request_id])).toEqual([
+        ['handling', 'trace-1'],
+        ['request completed', 'trace-1'],
+      ]);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});

@@ -48,6 +48,9 @@ export function httpLogger(logger: Logger) {
       return id;
     },
     customAttributeKeys: { reqId: 'request_id', responseTime: 'duration_ms' },
+    // Binds request_id on the request's logger (req.log) and so on the completion line; without
+    // it pino-http keeps the id only inside its default req serializer, which ours replaces.
+    quietReqLogger: true,
     serializers: {
       req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
