@@ -6,6 +6,8 @@ import type { Logger } from '@githost/logging';
 
 export interface UpstreamProxyOptions {
   target: string;
+  /** Per-request target (git transport: the repository's shard); throwing answers through the error handler. */
+  router?: (req: IncomingMessage) => string;
   agent: Agent;
   logger: Logger;
   /** Upstream inactivity limit; absent for git transport, where a big clone may be quiet a while. */
@@ -23,6 +25,7 @@ export interface UpstreamProxyOptions {
 export function upstreamProxy(name: string, opts: UpstreamProxyOptions): RequestHandler {
   return createProxyMiddleware<IncomingMessage, ServerResponse>({
     target: opts.target,
+    router: opts.router,
     agent: opts.agent,
     xfwd: true,
     proxyTimeout: opts.timeoutMs,

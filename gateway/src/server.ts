@@ -12,6 +12,8 @@ import { denyAnonymous, denyRepository, type Denial } from './domain/access.js';
 import { matchRoute, splitTarget, type RouteMatch } from './routes.js';
 import { declaredTooLarge, hasStreamedBody, limitStreamedBody } from './body-limit.js';
 import { upstreamProxy } from './proxy.js';
+import { gitStorageTarget } from './git-storage-shards.js';
+import { singleShard } from '@githost/storage-router';
 import { createGatewayMetrics } from './metrics.js';
 import { stripInternalHeaders } from './strip-headers.js';
 import { staleAccessAfter } from './stale-access.js';
@@ -52,7 +54,8 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
   const proxies = new Map<UpstreamName, RequestHandler>();
   for (const [name, target] of Object.entries(config.upstreams) as [UpstreamName, string | undefined][]) {
     if (!target) continue;
-    proxies.set(name, upstreamProxy(name, { target, agent, logger, timeoutMs: name === 'git-storage' ? undefined : API_TIMEOUT_MS, onResponse }));
+    const router = name === 'git-storage' ? gitStorageTarget(config.gitStorageShards ?? singleShard(target), config.internalSecret) : undefined;
+    proxies.set(name, upstreamProxy(name, { target, router, agent, logger, timeoutMs: name === 'git-storage' ? undefined : API_TIMEOUT_MS, onResponse }));
   }
 
   const app = createHttpApp({ service: 'gateway', logger, ready: () => accounts.reachable(), json: false, registry: metrics.registry });
