@@ -1,5 +1,6 @@
 import { env, loadConfig as load, z } from '@githost/config';
 import { httpShardsOf, shardListEnv, type ShardMap } from '@githost/storage-router';
+import type { RateLimits } from './rate-limit.js';
 
 const optionalUrl = env.optionalUrl;
 
@@ -14,6 +15,9 @@ const schema = z
     BROWSE_URL: optionalUrl(),
     MERGE_REQUESTS_URL: optionalUrl(),
     WEBHOOKS_URL: optionalUrl(),
+    GITHOST_RATE_LIMIT_PER_MINUTE: env.int(600),
+    GITHOST_RATE_LIMIT_ANON_PER_MINUTE: env.int(120),
+    GITHOST_TRUST_PROXY: z.string().default(''),
   })
   .transform((e) => ({
     port: e.PORT,
@@ -28,7 +32,19 @@ const schema = z
       webhooks: e.WEBHOOKS_URL,
     },
     gitStorageShards: httpShardsOf(e),
+    rateLimits: { perTokenPerMinute: e.GITHOST_RATE_LIMIT_PER_MINUTE, anonymousPerMinute: e.GITHOST_RATE_LIMIT_ANON_PER_MINUTE },
+    trustProxy: trustProxyOf(e.GITHOST_TRUST_PROXY),
   }));
+
+/** express's `trust proxy`: empty or `false` trusts no one (the socket address is the client),
+ *  a number trusts that many hops, anything else is a list of proxy addresses or subnets. */
+function trustProxyOf(value: string): boolean | number | string {
+  const v = value.trim();
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v;
+}
 
 export type UpstreamName = 'accounts' | 'git-storage' | 'browse' | 'merge-requests' | 'webhooks';
 
@@ -43,6 +59,12 @@ export interface Config {
   /** git-storage smart-HTTP base URL by shard (GIT_STORAGE_HTTP_SHARDS, or GIT_STORAGE_HTTP_URL as
    *  `default`); git transport goes to the shard of the repository. Absent: upstreams['git-storage']. */
   gitStorageShards?: ShardMap;
+  /** Per-minute budgets (GITHOST_RATE_LIMIT_PER_MINUTE, GITHOST_RATE_LIMIT_ANON_PER_MINUTE);
+   *  absent: no limits. */
+  rateLimits?: RateLimits;
+  /** Which proxies in front may name the client address in X-Forwarded-For (GITHOST_TRUST_PROXY):
+   *  behind an ingress, anonymous clients would otherwise all share the ingress's budget. */
+  trustProxy?: boolean | number | string;
 }
 
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {

@@ -18,6 +18,8 @@ import { createGatewayMetrics } from './metrics.js';
 import { stripInternalHeaders } from './strip-headers.js';
 import { staleAccessAfter } from './stale-access.js';
 import { adoptServer } from './adopt-server.js';
+import { createRateLimitGate, type RateClient } from './rate-limit.js';
+import { OPENAPI_PATH, openApiHandler } from './openapi.js';
 
 export interface GatewayDeps {
   logger?: Logger;
@@ -58,14 +60,19 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
     proxies.set(name, upstreamProxy(name, { target, router, agent, logger, timeoutMs: name === 'git-storage' ? undefined : API_TIMEOUT_MS, onResponse }));
   }
 
+  const withinRateLimit = createRateLimitGate(config.rateLimits ?? { perTokenPerMinute: 0, anonymousPerMinute: 0 });
+  const openapi = openApiHandler(logger);
+
   const app = createHttpApp({ service: 'gateway', logger, ready: () => accounts.reachable(), json: false, registry: metrics.registry });
+  app.set('trust proxy', config.trustProxy ?? false);
   app.use(stripInternalHeaders);
+  app.get(OPENAPI_PATH, openapi);
   app.use(gate);
   app.use(normaliseErrors);
   finish(app);
 
   /** Authenticates, routes, checks access and forwards; every refusal is an AppError. */
-  async function admit(req: Request, res: Response): Promise<RouteMatch> {
+  async function admit(req: Request, res: Response): Promise<RouteMatch | undefined> {
     const target = splitTarget(req.url);
     const route = target && matchRoute(req.method, target.path, target.query);
     const refuse = (denial: Denial): never => {
@@ -75,10 +82,19 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
     const requestId = String(req.headers[REQUEST_ID_HEADER]);
 
     // CONTRACT §9 Access: a present but invalid credential is 401 everywhere, before any lookup.
+    let invalidCredential: AppError | undefined;
     const principal = await authenticate(req.headers.authorization, requestId).catch((err: unknown) => {
-      if (err instanceof AppError && err.kind === 'unauthenticated') refuse({ error: err, challenge: route?.surface === 'git' });
+      if (err instanceof AppError && err.kind === 'unauthenticated') {
+        invalidCredential = err;
+        return null;
+      }
       throw err;
     });
+    // Counted before anything else is looked up; a bad credential counts against the address.
+    const credential = parseAuthorization(req.headers.authorization);
+    const client: RateClient = principal && credential.kind === 'token' ? { token: credential.token } : { anonymous: true };
+    if (!(await withinRateLimit(req, res, client))) return undefined;
+    if (invalidCredential) refuse({ error: invalidCredential, challenge: route?.surface === 'git' });
     if (!route) throw new AppError('not_found', 'Not found');
     const anonymousDenial = denyAnonymous(route, principal);
     if (anonymousDenial) refuse(anonymousDenial);
@@ -132,6 +148,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
       else metrics.refused.inc({ status: String(res.statusCode) });
     });
     admit(req, res).then((route) => {
+      if (!route) return undefined; // answered already (429)
       const proxy = proxies.get(route.upstream);
       if (!proxy) throw unavailable('Service unavailable');
       upstream = route.upstream;

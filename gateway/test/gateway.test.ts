@@ -128,6 +128,15 @@ describe('gateway routing and identity', () => {
     expect(seen()).toEqual([]);
   });
 
+  it('when the OpenAPI document is asked for without credentials, then openapi/openapi.yaml comes back as JSON', async () => {
+    const res = await call('GET', '/api/openapi.json');
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'application/json; charset=utf-8']);
+    const doc = res.body as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/openapi.json', '/api/repos/{owner}/{repo}/merge-requests/{number}/merge']));
+    expect(seen()).toEqual([]);
+  });
+
   it('when the gateway is asked for health, then healthz, readyz and metrics answer', async () => {
     expect((await call('GET', '/healthz')).body).toEqual({ status: 'ok' });
     expect((await call('GET', '/readyz')).body).toEqual({ status: 'ready' });

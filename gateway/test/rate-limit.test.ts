@@ -1,0 +1,100 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type Config, type Service } from '../src/index.js';
+import { startFakeAccounts, type FakeAccounts } from './fake-accounts.js';
+import { startEchoUpstream } from './echo-upstream.js';
+
+const SECRET = 'gateway-rate-limit-test-secret';
+const alice = { id: 'u-alice', username: 'alice', token: 'alice-token-aaaaaaaaaaaaaaaa' };
+const bob = { id: 'u-bob', username: 'bob', token: 'bob-token-bbbbbbbbbbbbbbbbbbbb' };
+
+let accounts: FakeAccounts;
+let upstream: Awaited<ReturnType<typeof startEchoUpstream>>;
+const gateways: Service[] = [];
+
+beforeAll(async () => {
+  accounts = await startFakeAccounts([alice, bob], [{ id: 'r-pub', owner: 'alice', name: 'demo', private: false, collaborators: {} }]);
+  upstream = await startEchoUpstream('any', SECRET);
+});
+
+afterEach(async () => {
+  await Promise.all(gateways.splice(0).map((g) => g.stop()));
+});
+
+afterAll(async () => {
+  await upstream.close();
+  await accounts.close();
+});
+
+/** A gateway of its own per test, so budgets spent in one test do not leak into the next. */
+async function gatewayWith(perTokenPerMinute: number, anonymousPerMinute: number): Promise<string> {
+  const url = upstream.url;
+  const config: Config = {
+    port: 0,
+    internalSecret: SECRET,
+    accountsGrpcAddress: accounts.address,
+    upstreams: { accounts: url, 'git-storage': url, browse: url, 'merge-requests': url, webhooks: url },
+    rateLimits: { perTokenPerMinute, anonymousPerMinute },
+  };
+  const gateway = createServer(config);
+  gateways.push(gateway);
+  return `http://127.0.0.1:${(await gateway.start()).httpPort}`;
+}
+
+async function get(base: string, path: string, token?: string) {
+  const res = await fetch(base + path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const text = await res.text();
+  const header = (name: string) => res.headers.get(name);
+  return { status: res.status, body: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text, header };
+}
+
+describe('gateway rate limiting', () => {
+  it('when a token spends its budget, then 429 with Retry-After and RateLimit headers, while another token and anonymous callers go on', async () => {
+    const base = await gatewayWith(3, 5);
+    const spent = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await get(base, '/api/repos/alice/demo/branches', alice.token);
+      spent.push([res.status, res.header('ratelimit-limit'), res.header('ratelimit-remaining')]);
+    }
+    expect(spent).toEqual([[200, '3', '2'], [200, '3', '1'], [200, '3', '0']]);
+
+    const refused = await get(base, '/api/user', alice.token);
+    expect([refused.status, refused.body, refused.header('ratelimit-remaining')]).toEqual([429, { error: 'Rate limit exceeded' }, '0']);
+    const retryAfter = Number(refused.header('retry-after'));
+    const reset = Number(refused.header('ratelimit-reset'));
+    expect([retryAfter > 0 && retryAfter <= 60, reset > 0 && reset <= 60]).toEqual([true, true]);
+    expect(refused.header('ratelimit-policy')).toBe('3;w=60');
+
+    const other = await get(base, '/api/user', bob.token);
+    expect([other.status, other.header('ratelimit-remaining')]).toEqual([200, '2']);
+    const anonymous = await get(base, '/api/repos/alice/demo');
+    expect([anonymous.status, anonymous.header('ratelimit-limit'), anonymous.header('ratelimit-remaining')]).toEqual([200, '5', '4']);
+  });
+
+  it('when an anonymous address spends its budget, then git transport and the API are refused for it, but health and metrics still answer', async () => {
+    const base = await gatewayWith(100, 2);
+    expect((await get(base, '/alice/demo.git/info/refs?service=git-upload-pack')).status).toBe(200);
+    expect((await get(base, '/api/repos/alice/demo/tags')).status).toBe(200);
+    const clone = await get(base, '/alice/demo.git/info/refs?service=git-upload-pack');
+    expect([clone.status, clone.body]).toEqual([429, { error: 'Rate limit exceeded' }]);
+    expect((await get(base, '/healthz')).status).toBe(200);
+    expect((await get(base, '/metrics')).status).toBe(200);
+    expect((await get(base, '/api/repos/alice/demo', alice.token)).status).toBe(200);
+  });
+
+  it('when made-up tokens are sent, then each counts against the address, so rotating them does not dodge the limit', async () => {
+    const base = await gatewayWith(100, 2);
+    expect((await get(base, '/api/user', 'made-up-token-number-one-111111')).status).toBe(401);
+    expect((await get(base, '/api/user', 'made-up-token-number-two-222222')).status).toBe(401);
+    const third = await get(base, '/api/user', 'made-up-token-number-three-3333');
+    expect([third.status, third.body]).toEqual([429, { error: 'Rate limit exceeded' }]);
+  });
+
+  it('when a limit is 0, then that kind of client is not limited and gets no RateLimit headers', async () => {
+    const base = await gatewayWith(0, 0);
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await get(base, '/api/repos/alice/demo')).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    const res = await get(base, '/api/user', alice.token);
+    expect([res.status, res.header('ratelimit-limit')]).toEqual([200, null]);
+  });
+});
