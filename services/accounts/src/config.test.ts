@@ -11,6 +11,7 @@ describe('config', () => {
       databaseUrl: undefined,
       httpPort: 3201,
       grpcPort: 3202,
+      bindHost: '0.0.0.0',
       internalSecret: 'a-secret-of-16-chars',
       adminToken: undefined,
       storageShards: new Map([['default', 'storage:3102']]),

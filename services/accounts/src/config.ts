@@ -13,6 +13,7 @@ const fields = z
     DATABASE_URL: optional.pipe(z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional()),
     HTTP_PORT: env.port(3201),
     GRPC_PORT: env.port(3202),
+    BIND_HOST: env.bindHost(),
     GITHOST_INTERNAL_SECRET: env.internalSecret(),
     // A short bootstrap token would be guessable; it grants site admin.
     GITHOST_ADMIN_TOKEN: optional.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
@@ -31,6 +32,7 @@ const schema = requireGrpcShards(fields)
     databaseUrl: e.DATABASE_URL,
     httpPort: e.HTTP_PORT,
     grpcPort: e.GRPC_PORT,
+    bindHost: e.BIND_HOST,
     internalSecret: e.GITHOST_INTERNAL_SECRET,
     adminToken: e.GITHOST_ADMIN_TOKEN,
     storageShards: grpcShardsOf(e),
@@ -44,6 +46,8 @@ export interface Config {
   databaseUrl: string | undefined;
   httpPort: number;
   grpcPort: number;
+  /** Interface both ports listen on. */
+  bindHost: string;
   internalSecret: string;
   adminToken: string | undefined;
   /** git-storage shards, name -> `host:port` (GIT_STORAGE_SHARDS, or GIT_STORAGE_GRPC_ADDR as `default`). */

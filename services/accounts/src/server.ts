@@ -51,8 +51,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       const registry = createRegistry('accounts');
       const metrics = createMetrics(registry);
       const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services, registry });
-      grpc = await startGrpcServer((server) => registerAccountsService(server, services, metrics, logger), config.grpcPort, '0.0.0.0', ['githost.accounts.v1.AccountsService']);
-      http = await listen(app, config.httpPort);
+      grpc = await startGrpcServer((server) => registerAccountsService(server, services, metrics, logger), config.grpcPort, config.bindHost, ['githost.accounts.v1.AccountsService']);
+      http = await listen(app, config.httpPort, config.bindHost);
       logger.info({ http_port: http.port, grpc_port: grpc.port, database: database.kind }, 'accounts started');
       return { httpPort: http.port, grpcPort: grpc.port };
     },

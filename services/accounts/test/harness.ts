@@ -39,6 +39,7 @@ export async function startAccounts(backend: Backend, storage: string | ShardMap
     databaseUrl: database?.url,
     httpPort: 0,
     grpcPort: 0,
+    bindHost: '127.0.0.1',
     internalSecret: SECRET,
     adminToken: ADMIN_TOKEN,
     storageShards: typeof storage === 'string' ? singleShard(storage) : storage,
