@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '@githost/logging';
 import { ensureAdminToken } from './admin-token.js';
 import { bindPublicPort, boundPort } from './public-port.js';
 import { asServiceModule, STAGES, type RunnableService } from './services.js';
+import { shardCount, startExtraShards } from './shards.js';
 
 export interface StartOptions {
   /** Public port of the gateway; default PORT or 3000; 0 picks a free one. */
@@ -20,6 +21,9 @@ export interface StartOptions {
   adminToken?: string;
   /** Extra environment for every service (on top of process.env), e.g. GITHOST_EVENTS_EXCHANGE. */
   env?: Record<string, string>;
+  /** git-storage shards run in this process; default GITHOST_SHARDS, else 1. The first is `default`
+   *  on the data dir, the others `shard-<n>` on `<dataDir>/shards/shard-<n>`. */
+  shards?: number;
   logger?: Logger;
 }
 
@@ -48,6 +52,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   const dataDir = path.resolve(opts.dataDir ?? nonEmpty(base.DATA_DIR) ?? './data');
   const databaseUrl = opts.databaseUrl ?? nonEmpty(base.DATABASE_URL);
   const amqpUrl = opts.amqpUrl ?? nonEmpty(base.AMQP_URL);
+  const shards = shardCount(opts.shards, base.GITHOST_SHARDS);
   let adminToken = opts.adminToken ?? nonEmpty(base.GITHOST_ADMIN_TOKEN);
   if (!adminToken) {
     const generated = ensureAdminToken(dataDir);
@@ -101,6 +106,8 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
       }));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
+      // Every shard runs before the services that route to them are configured (issue 6 part 3).
+      if (stage.some((e) => e.name === 'git-storage')) Object.assign(env, await startExtraShards(shards, env, bus, (name, service) => running.push({ name, service })));
     }
     const gateway = createGateway(loadGatewayConfig(env), { logger: createLogger('gateway'), server: publicServer });
     await gateway.start();

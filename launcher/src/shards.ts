@@ -1,0 +1,59 @@
+import path from 'node:path';
+import type { EventBus } from '@githost/bus';
+import { createLogger } from '@githost/logging';
+import { asServiceModule, type RunnableService } from './services.js';
+
+/**
+ * `shards` git-storage services in the one process (issue 6 part 3). The first is the one the
+ * start stages already run, shard `default` on DATA_DIR itself, so data from before shards keeps
+ * working; the others are `shard-1`, `shard-2`, ... on `DATA_DIR/shards/<name>`.
+ */
+export const MAX_SHARDS = 16;
+
+export function shardCount(option: number | undefined, envValue: string | undefined): number {
+  const raw = option ?? (envValue === undefined || envValue.trim() === '' ? 1 : Number(envValue.trim()));
+  if (!Number.isInteger(raw) || raw < 1 || raw > MAX_SHARDS) throw new Error(`GITHOST_SHARDS (shards) must be a whole number from 1 to ${MAX_SHARDS}, got ${JSON.stringify(option ?? envValue)}`);
+  return raw;
+}
+
+export function extraShardNames(count: number): string[] {
+  return Array.from({ length: count - 1 }, (_, i) => `shard-${i + 1}`);
+}
+
+export function shardDataDir(dataDir: string, name: string): string {
+  return name === 'default' ? dataDir : path.join(dataDir, 'shards', name);
+}
+
+interface ShardAddresses {
+  name: string;
+  grpc: string;
+  http?: string;
+}
+
+/** The shard lists every other service reads; set even for one shard, so a GIT_STORAGE_SHARDS
+ *  left in the caller's environment cannot point the services somewhere else. */
+export function shardEnv(shards: ShardAddresses[]): Record<string, string> {
+  const withHttp = shards.filter((s) => s.http);
+  return {
+    GIT_STORAGE_SHARDS: shards.map((s) => `${s.name}=${s.grpc}`).join(','),
+    // Empty (no git-storage HTTP at all) falls back to GIT_STORAGE_HTTP_URL, i.e. 503 for git.
+    GIT_STORAGE_HTTP_SHARDS: withHttp.length === shards.length ? shards.map((s) => `${s.name}=${s.http}`).join(',') : '',
+  };
+}
+
+/**
+ * Starts the extra shards once the default git-storage runs (its addresses are in `env`) and
+ * returns the variables that wire all of them into the later services.
+ */
+export async function startExtraShards(count: number, env: NodeJS.ProcessEnv, bus: EventBus, track: (name: string, service: RunnableService) => void): Promise<Record<string, string>> {
+  const shards: ShardAddresses[] = [{ name: 'default', grpc: env.GIT_STORAGE_GRPC_ADDR as string, http: env.GIT_STORAGE_HTTP_URL }];
+  const mod = count > 1 ? asServiceModule(await import('@githost/git-storage')) : undefined;
+  if (count > 1 && !mod) throw new Error('git-storage is not available: cannot start more than one shard');
+  for (const name of mod ? extraShardNames(count) : []) {
+    const service = mod!.createServer(mod!.loadConfig({ ...env, DATA_DIR: shardDataDir(env.DATA_DIR as string, name) }), { bus, logger: createLogger('git-storage') });
+    const ports = await service.start();
+    track(`git-storage ${name}`, service);
+    shards.push({ name, grpc: `127.0.0.1:${ports.grpcPort}`, http: ports.httpPort ? `http://127.0.0.1:${ports.httpPort}` : undefined });
+  }
+  return shardEnv(shards);
+}
