@@ -16,29 +16,38 @@ export interface CachedRef {
  * one `for-each-ref`; an invalidation during a fill discards that fill's result.
  */
 export class RefsCache {
-  private readonly entries = new Map<string, { generation: number; refs: Promise<CachedRef[]> }>();
+  private readonly entries = new Map<string, { generation: number; refs: Promise<RefTable> }>();
   private generation = 0;
 
   async list(gitDir: string): Promise<CachedRef[]> {
+    return (await this.table(gitDir)).list;
+  }
+
+  /** A ref by full name, or undefined (a map lookup: repositories with thousands of tags resolve often). */
+  async get(gitDir: string, name: string): Promise<CachedRef | undefined> {
+    return (await this.table(gitDir)).byName.get(name);
+  }
+
+  invalidate(gitDir: string): void {
+    this.entries.delete(gitDir);
+  }
+
+  private table(gitDir: string): Promise<RefTable> {
     const hit = this.entries.get(gitDir);
     if (hit) return hit.refs;
     const generation = ++this.generation;
-    const refs = readRefs(gitDir);
+    const refs = readRefs(gitDir).then((list) => ({ list, byName: new Map(list.map((r) => [r.name, r])) }));
     this.entries.set(gitDir, { generation, refs });
     refs.catch(() => {
       if (this.entries.get(gitDir)?.generation === generation) this.entries.delete(gitDir);
     });
     return refs;
   }
+}
 
-  /** A ref by full name, or undefined. */
-  async get(gitDir: string, name: string): Promise<CachedRef | undefined> {
-    return (await this.list(gitDir)).find((r) => r.name === name);
-  }
-
-  invalidate(gitDir: string): void {
-    this.entries.delete(gitDir);
-  }
+interface RefTable {
+  list: CachedRef[];
+  byName: Map<string, CachedRef>;
 }
 
 async function readRefs(gitDir: string): Promise<CachedRef[]> {
