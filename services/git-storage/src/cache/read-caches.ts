@@ -20,8 +20,8 @@ export interface ReadCacheOptions {
 
 /**
  * Answers that cannot change, kept in memory: a tree id always lists the same entries and blob
- * sizes (and a large directory's raw object is the same bytes), and the log below a commit id is fixed by that commit (replace refs and grafts are off,
- * see gitEnv). Keys start with the repository's directory, so a removed repository's entries go
+ * sizes (and a large directory's raw object is the same bytes), and the log below a commit id is
+ * fixed by that commit (replace refs and grafts are off, see gitEnv). Keys start with the repository's directory, so a removed repository's entries go
  * with it (`forget`) and one repository never answers from another's objects.
  *
  * The budgets are small on purpose: every git this process starts is forked from it, and fork
@@ -38,7 +38,7 @@ export class ReadCaches {
     const registers = opts.registry ? [opts.registry] : [];
     const lookups = new client.Counter({
       name: 'githost_git_storage_read_cache_lookups_total',
-      help: 'Tree listing and log page cache lookups by cache and result',
+      help: 'Tree listing, large tree and log page cache lookups by cache and result',
       labelNames: ['cache', 'result'],
       registers,
     });
@@ -51,7 +51,7 @@ export class ReadCaches {
     const largeTrees = this.largeTrees;
     new client.Gauge({
       name: 'githost_git_storage_read_cache_bytes',
-      help: 'Bytes held by the tree listing and log page caches',
+      help: 'Bytes held by the tree listing, large tree and log page caches',
       labelNames: ['cache'],
       registers,
       collect() {
