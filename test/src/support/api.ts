@@ -1,4 +1,5 @@
 import type { TestGithost } from './githost.js';
+import { assertMatchesOpenApi } from './openapi.js';
 
 export interface ApiResponse<B = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
   status: number;
@@ -14,7 +15,8 @@ export interface ApiOptions {
   headers?: Record<string, string>;
 }
 
-/** One HTTP call through the gateway. */
+/** One HTTP call through the gateway. The answer is checked against openapi/openapi.yaml:
+ *  one the document does not describe throws, failing the test. */
 export async function api<B = any>(gh: Pick<TestGithost, 'url'>, method: string, path: string, opts: ApiOptions = {}): Promise<ApiResponse<B>> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
@@ -33,6 +35,7 @@ export async function api<B = any>(gh: Pick<TestGithost, 'url'>, method: string,
       // kept as text so a failing assertion shows what came back
     }
   }
+  assertMatchesOpenApi(method, path, res.status, res.headers.get('content-type'), parsed);
   return { status: res.status, body: parsed as B, headers: res.headers };
 }
 

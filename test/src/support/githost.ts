@@ -33,6 +33,10 @@ export interface TestGithostOptions {
 const TEST_ENV = {
   GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true',
   GITHOST_WEBHOOK_RETRY_BASE_MS: '50',
+  // Limits on, so every answer goes through the limiter and carries its headers, but far above
+  // what a test file sends from its one address and handful of tokens.
+  GITHOST_RATE_LIMIT_PER_MINUTE: '100000',
+  GITHOST_RATE_LIMIT_ANON_PER_MINUTE: '100000',
 };
 
 /** The whole service in this process on a free port, in a temp data dir. */

@@ -14,3 +14,4 @@
 export { startTestGithost, type TestGithost, type TestGithostOptions } from './githost.js';
 export { api, createUser, createRepo, addCollaborator, type ApiOptions, type ApiResponse, type TestUser, type TestRepo } from './api.js';
 export { makeWorkdir, removeWorkdirs, git, gitResult, gitResultWithEnv, gitWithInput, commitFiles, pushUrl, cloneUrl, type GitResult } from './git.js';
+export { openApiViolations, assertMatchesOpenApi, OPENAPI_FILE } from './openapi.js';
