@@ -1,5 +1,7 @@
 import client from 'prom-client';
+import type { Relay } from '@githost/bus';
 import { toAppError } from '@githost/errors';
+import { grpcClientMetrics } from '@githost/grpc';
 
 /** Merge outcomes and recovery actions, beside the shared HTTP metrics. */
 export function mergeMetrics(registry: client.Registry) {
@@ -16,6 +18,8 @@ export function mergeMetrics(registry: client.Registry) {
     registers: [registry],
   });
   return {
+    /** Calls to git-storage and accounts, by method and code. */
+    grpcClient: grpcClientMetrics(registry, 'merge-requests'),
     merged: (strategy: string) => merges.inc({ outcome: strategy }),
     failed: (err: unknown) => merges.inc({ outcome: toAppError(err).kind }),
     recovered: (completed: number, dropped: number) => {
@@ -23,6 +27,19 @@ export function mergeMetrics(registry: client.Registry) {
       if (dropped) recovered.inc({ action: 'dropped' }, dropped);
     },
   };
+}
+
+/** `githost_merge_requests_outbox_backlog_events`: events committed with their state change but
+ *  not yet published. Read at scrape time; growth means the bus is down or refusing. */
+export function outboxBacklogGauge(registry: client.Registry, relay: Pick<Relay, 'backlog'>): void {
+  new client.Gauge({
+    name: 'githost_merge_requests_outbox_backlog_events',
+    help: 'Outbox events not yet published to the bus',
+    registers: [registry],
+    async collect() {
+      this.set(await relay.backlog());
+    },
+  });
 }
 
 export type MergeMetrics = ReturnType<typeof mergeMetrics>;

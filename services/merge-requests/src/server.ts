@@ -12,7 +12,7 @@ import type { Config } from './config.js';
 import { MIGRATIONS } from './db/migrations.js';
 import { PgMergeRequestStore } from './db/merge-request-store.js';
 import { mergeRequestRoutes } from './http/routes.js';
-import { mergeMetrics } from './metrics.js';
+import { mergeMetrics, outboxBacklogGauge } from './metrics.js';
 import { startRecoveryLoop, type RecoveryOptions } from './recovery-loop.js';
 
 export interface Deps {
@@ -35,10 +35,14 @@ export function createServer(config: Config, deps: Deps = {}): Service {
   const storage = deps.storage ?? createStorageRouter(config.gitStorageShards);
   const accounts = deps.accounts ?? createAccountsClient(config.accountsAddr);
   const bus = deps.bus ?? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger });
-  const git = new GitStorageClient(storage);
+  const registry = createRegistry('merge-requests');
+  const metrics = mergeMetrics(registry);
+  const git = new GitStorageClient(storage, '', undefined, metrics.grpcClient);
   const mergeability = new MergeabilityCache();
   let db: Database | undefined;
   let relay: Relay | undefined;
+  // Registered once; reads whichever relay is running at scrape time (none before start()).
+  outboxBacklogGauge(registry, { backlog: async () => (relay ? relay.backlog() : 0) });
   let recovery: ReturnType<typeof startRecoveryLoop> | undefined;
   let listening: Listening | undefined;
 
@@ -54,9 +58,7 @@ export function createServer(config: Config, deps: Deps = {}): Service {
       const outbox = startOutboxRelay({ db: database, bus, logger });
       relay = outbox;
       const store = new PgMergeRequestStore(database);
-      const users = new AccountsUserDirectory(accounts);
-      const registry = createRegistry('merge-requests');
-      const metrics = mergeMetrics(registry);
+      const users = new AccountsUserDirectory(accounts, metrics.grpcClient);
       recovery = startRecoveryLoop({ store, relay: outbox, gitOn: (shard) => git.onShard(shard) }, logger, deps.recovery, metrics);
       await recovery.first;
 

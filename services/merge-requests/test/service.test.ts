@@ -254,6 +254,15 @@ describe('merge-requests service on Postgres and git-storage', () => {
     const metrics = await (await fetch(`${stack.baseUrl}/metrics`)).text();
     expect(metrics).toMatch(/githost_merge_requests_merges_total\{outcome="fast-forward",service="merge-requests"\} [1-9]/);
     expect(metrics).toMatch(/githost_merge_requests_merges_total\{outcome="conflict",service="merge-requests"\} [1-9]/);
+    // gRPC calls to git-storage by method and code; the outbox drained by the relay
+    expect(metrics).toMatch(/^githost_merge_requests_grpc_client_handled_seconds_count\{[^}]*method="UpdateRef",code="OK"[^}]*\} [1-9]/m);
+    // the relay publishes after the commit, so the backlog reaches 0 shortly after the merge answers
+    let backlog = metrics;
+    for (let i = 0; i < 200 && !/^githost_merge_requests_outbox_backlog_events\{[^}]*\} 0$/m.test(backlog); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      backlog = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+    }
+    expect(backlog).toMatch(/^githost_merge_requests_outbox_backlog_events\{[^}]*\} 0$/m);
   });
 });
 

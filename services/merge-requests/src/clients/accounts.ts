@@ -1,14 +1,17 @@
-import { callUnary } from '@githost/grpc';
+import { callUnary, type GrpcMetrics } from '@githost/grpc';
 import type { AccountsServiceClient, accounts } from '@githost/protos';
 import type { UserDirectory } from '../domain/ports.js';
 import type { UserRecord } from '../domain/types.js';
 
 /** UserDirectory over accounts' GetUsers. */
 export class AccountsUserDirectory implements UserDirectory {
-  constructor(private readonly client: AccountsServiceClient) {}
+  constructor(
+    private readonly client: AccountsServiceClient,
+    private readonly metrics?: GrpcMetrics,
+  ) {}
 
   async getUsers(ids: string[]): Promise<Map<string, UserRecord>> {
-    const res = await callUnary<accounts.GetUsersRequest, accounts.GetUsersResponse__Output>(this.client, this.client.GetUsers, { ids }, { timeoutMs: 10_000 });
+    const res = await callUnary<accounts.GetUsersRequest, accounts.GetUsersResponse__Output>(this.client, this.client.GetUsers, { ids }, { timeoutMs: 10_000, metrics: this.metrics });
     return new Map(res.users.map((u) => [u.id, { id: u.id, username: u.username, email: u.email }] as const));
   }
 }

@@ -1,5 +1,5 @@
 import { AppError } from '@githost/errors';
-import { callUnary, fromServiceError, metadataFor } from '@githost/grpc';
+import { callOptions, callUnary, fromServiceError, metadataFor, type GrpcMetrics } from '@githost/grpc';
 import type { StorageServiceClient, storage } from '@githost/protos';
 import type { StorageRouter } from '@githost/storage-router';
 import type { DiffLimits, GitPort, UpdateRefInput, WriteMergeInput } from '../domain/ports.js';
@@ -14,16 +14,17 @@ export class GitStorageClient implements GitPort {
     private readonly router: StorageRouter,
     private readonly shard = '',
     private readonly requestId?: string,
+    private readonly metrics?: GrpcMetrics,
   ) {}
 
   /** Calls for a repository on `shard`, tagged with a request id. */
   forRequest(requestId: string | undefined, shard: string): GitStorageClient {
-    return new GitStorageClient(this.router, shard, requestId);
+    return new GitStorageClient(this.router, shard, requestId, this.metrics);
   }
 
   /** Calls for a repository on `shard` (recovery, outside any request). */
   onShard(shard: string): GitStorageClient {
-    return new GitStorageClient(this.router, shard);
+    return new GitStorageClient(this.router, shard, undefined, this.metrics);
   }
 
   /** Resolved per call, so an unconfigured shard fails the call (503) rather than the request
@@ -33,7 +34,7 @@ export class GitStorageClient implements GitPort {
   }
 
   private opts() {
-    return { requestId: this.requestId, timeoutMs: TIMEOUT_MS };
+    return { requestId: this.requestId, timeoutMs: TIMEOUT_MS, metrics: this.metrics };
   }
 
   async resolveBranch(repoId: string, branch: string): Promise<string | null> {
@@ -67,7 +68,7 @@ export class GitStorageClient implements GitPort {
     const call = this.client.Diff(
       { repository_id: repoId, from_oid: from, to_oid: to, max_files: limits.maxFiles, max_patch_bytes: limits.maxPatchBytes },
       metadataFor(this.requestId),
-      { deadline: Date.now() + TIMEOUT_MS },
+      callOptions({ timeoutMs: TIMEOUT_MS, metrics: this.metrics }),
     );
     const collector = new DiffCollector(limits.maxTotalPatchBytes);
     try {
