@@ -64,6 +64,40 @@ describe('CatfilePool', () => {
     }
   });
 
+  it('when more callers than the per-repository cap read one repository at once, then at most the cap run for it and every answer is right', async () => {
+    const pool = new CatfilePool({ maxPerRepository: 3 });
+    try {
+      let most = 0;
+      const reads = Array.from({ length: 30 }, () =>
+        pool.with(repoA, async (p) => {
+          most = Math.max(most, pool.size);
+          p.send([['contents', commits.a!]]);
+          const h = await p.readHeader();
+          return (await p.readBody(h!.size)).toString();
+        }),
+      );
+      for (const raw of await Promise.all(reads)) expect(raw).toContain('in a');
+      expect(most).toBe(3);
+      expect(pool.idleCount(repoA)).toBe(3);
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('when one repository is at its cap with every process busy, then another repository still gets a process', async () => {
+    const pool = new CatfilePool({ maxPerRepository: 1 });
+    try {
+      const held = await pool.acquire(repoA);
+      expect(await resolveCommitOid(pool, repoB, commits.b!)).toBe(commits.b);
+      const waiting = resolveCommitOid(pool, repoA, commits.a!);
+      pool.release(held, true);
+      expect(await waiting).toBe(commits.a);
+      expect(pool.size).toBe(2);
+    } finally {
+      pool.close();
+    }
+  });
+
   it('when the warm process crashes, then the next read gets a fresh one', async () => {
     const pool = new CatfilePool();
     try {

@@ -4,6 +4,12 @@ import { CatfileProcess } from './catfile-process.js';
 export interface CatfilePoolOptions {
   /** Live processes across all repositories (Gitaly's cache size cap). */
   maxProcesses?: number;
+  /**
+   * Live processes of one repository. A request holds a process for tens of microseconds, so
+   * fifty concurrent readers of one repository are served as fast by 8 as by 32 (measured: 1,000-
+   * 1,140 small ReadTree/s at 50 concurrent with 2, 4, 8 or 32), and the rest is memory and spawns.
+   */
+  maxPerRepository?: number;
   /** An idle process older than this is reaped. */
   idleTtlMs?: number;
   registry?: client.Registry;
@@ -18,6 +24,9 @@ export interface CatfilePoolOptions {
  */
 export class CatfilePool {
   private readonly max: number;
+  private readonly maxPerRepo: number;
+  /** Live processes (idle and busy) per repository. */
+  private readonly perRepo = new Map<string, number>();
   private readonly ttl: number;
   private readonly idle = new Map<string, CatfileProcess[]>();
   private readonly waiters: Array<() => void> = [];
@@ -28,6 +37,7 @@ export class CatfilePool {
 
   constructor(opts: CatfilePoolOptions = {}) {
     this.max = opts.maxProcesses ?? 32;
+    this.maxPerRepo = opts.maxPerRepository ?? 8;
     this.ttl = opts.idleTtlMs ?? 10_000;
     const registers = opts.registry ? [opts.registry] : [];
     this.metrics = {
@@ -64,12 +74,16 @@ export class CatfilePool {
         }
         this.drop(p);
       }
-      if (this.live >= this.max) this.evictOldestIdle();
-      if (this.live < this.max) {
-        this.metrics.misses.inc();
-        this.live++;
-        this.metrics.size.set(this.live);
-        return new CatfileProcess(gitDir);
+      const mine = this.perRepo.get(gitDir) ?? 0;
+      if (mine < this.maxPerRepo) {
+        if (this.live >= this.max) this.evictOldestIdle();
+        if (this.live < this.max) {
+          this.metrics.misses.inc();
+          this.live++;
+          this.perRepo.set(gitDir, mine + 1);
+          this.metrics.size.set(this.live);
+          return new CatfileProcess(gitDir);
+        }
       }
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
@@ -85,7 +99,9 @@ export class CatfilePool {
       list.push(p);
       this.idle.set(p.gitDir, list);
     }
-    this.waiters.shift()?.();
+    // Every waiter looks again: the one that can use this process may not be the first in line
+    // (waiting for another repository, or for a slot under its own repository's cap).
+    for (const w of this.waiters.splice(0)) w();
   }
 
   /** Runs `fn` with a process; the process goes back only when `fn` finished without throwing. */
@@ -117,6 +133,9 @@ export class CatfilePool {
 
   private drop(p: CatfileProcess): void {
     p.kill();
+    const mine = (this.perRepo.get(p.gitDir) ?? 1) - 1;
+    if (mine > 0) this.perRepo.set(p.gitDir, mine);
+    else this.perRepo.delete(p.gitDir);
     this.live--;
     this.metrics.size.set(this.live);
     this.metrics.evictions.inc();
