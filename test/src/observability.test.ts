@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setLogSink } from '@githost/logging';
+import { api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+
+/**
+ * Issue 6 part 4 through the gateway: traffic of every kind, then every service's /metrics shows
+ * it, and one request id is followed from the gateway into the services, over gRPC and the bus.
+ */
+
+type LogLine = Record<string, unknown> & { service?: string; msg?: string; request_id?: string };
+
+/** The value of the sample of `name` whose labels include `labels` (Prometheus text format). */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
+    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('observability end to end', () => {
+  const lines: LogLine[] = [];
+  const metricsUrl: Record<string, string> = {};
+  const received: { event: string; delivery: string }[] = [];
+  let receiver: Server;
+  let gh: TestGithost;
+  let alice: TestUser;
+  const browseId = `obs-browse-${randomUUID()}`;
+  const mergeId = `obs-merge-${randomUUID()}`;
+
+  beforeAll(async () => {
+    // Every service's logger is made by the launcher after this, so all their lines land here.
+    setLogSink({ destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) }, level: 'info' });
+    gh = await startTestGithost();
+    // The launcher keeps internal ports to itself; each service logs its own on start.
+    for (const line of lines) {
+      if (typeof line.http_port === 'number' && line.service) metricsUrl[line.service] = `http://127.0.0.1:${line.http_port}/metrics`;
+    }
+    metricsUrl.gateway = `${gh.url}/metrics`;
+    receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        received.push({ event: String(req.headers['x-githost-event']), delivery: String(req.headers['x-githost-delivery']) });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+
+    alice = await createUser(gh, 'alice');
+    await createRepo(gh, alice.token, 'watched');
+    const hook = await api(gh, 'POST', '/api/repos/alice/watched/webhooks', {
+      token: alice.token,
+      body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: '*' },
+    });
+    expect(hook.status).toBe(201);
+    const work = makeWorkdir();
+    await commitFiles(work, { 'README.md': 'hello\n' }, 'first');
+    await git(work, 'push', '-q', pushUrl(gh, 'alice', alice.token, 'alice', 'watched'), 'main');
+    await git(work, 'checkout', '-q', '-b', 'feature');
+    await commitFiles(work, { 'feature.txt': 'new\n' }, 'feature');
+    await git(work, 'push', '-q', pushUrl(gh, 'alice', alice.token, 'alice', 'watched'), 'feature');
+    // main moves on, so the merge writes a merge commit (WriteMerge) rather than fast-forwarding
+    await git(work, 'checkout', '-q', 'main');
+    await commitFiles(work, { 'main.txt': 'moved\n' }, 'main moves');
+    await git(work, 'push', '-q', pushUrl(gh, 'alice', alice.token, 'alice', 'watched'), 'main');
+
+    const browse = { token: alice.token, headers: { 'X-Request-Id': browseId } };
+    expect((await api(gh, 'GET', '/api/repos/alice/watched/tree/main', browse)).status).toBe(200);
+    expect((await api(gh, 'GET', '/api/repos/alice/watched/raw/main/README.md', browse)).body).toBe('hello\n');
+    expect((await api(gh, 'GET', '/api/repos/alice/watched/tree/main/missing', browse)).status).toBe(404);
+
+    const mr = await api(gh, 'POST', '/api/repos/alice/watched/merge-requests', { token: alice.token, body: { title: 'Feature', source_branch: 'feature', target_branch: 'main' } });
+    expect(mr.status).toBe(201);
+    const merged = await api(gh, 'POST', `/api/repos/alice/watched/merge-requests/${mr.body.number}/merge`, { token: alice.token, headers: { 'X-Request-Id': mergeId } });
+    expect([merged.status, merged.headers.get('x-request-id')]).toEqual([200, mergeId]);
+    // three pushes, the merge and the push the merge makes (CONTRACT §9)
+    const count = (event: string) => received.filter((r) => r.event === event).length;
+    await eventually(() => (count('merge_request') === 1 && count('push') === 4 ? true : undefined));
+  });
+
+  afterAll(async () => {
+    setLogSink(undefined);
+    await gh?.stop();
+    await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
+  });
+
+  const scrape = async (service: string) => {
+    expect(metricsUrl[service]).toBeDefined();
+    const res = await fetch(metricsUrl[service]!);
+    expect(res.status).toBe(200);
+    return res.text();
+  };
+
+  it('when traffic went through, then every service answers /metrics with its HTTP requests by route and status', async () => {
+    expect(Object.keys(metricsUrl).sort()).toEqual(['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'webhooks']);
+    const browse = await scrape('browse');
+    expect(sample(browse, 'githost_browse_http_request_duration_seconds_count', { method: 'GET', status: '200' })).toBeGreaterThanOrEqual(2);
+    expect(sample(browse, 'githost_browse_http_request_duration_seconds_count', { method: 'GET', status: '404' })).toBe(1);
+    const mrs = await scrape('merge-requests');
+    expect(sample(mrs, 'githost_merge_requests_http_request_duration_seconds_count', { method: 'POST', status: '201' })).toBe(1);
+    expect(sample(mrs, 'githost_merge_requests_http_request_duration_seconds_count', { method: 'POST', status: '200' })).toBe(1);
+    const accounts = await scrape('accounts');
+    expect(sample(accounts, 'githost_accounts_http_request_duration_seconds_count', { method: 'POST', route: '/api/repos', status: '201' })).toBe(1);
+    const gateway = await scrape('gateway');
+    expect(sample(gateway, 'githost_gateway_forwarded_requests_total', { upstream: 'browse', status: '200' })).toBeGreaterThanOrEqual(2);
+    expect(sample(gateway, 'githost_gateway_forwarded_requests_total', { upstream: 'git-storage', status: '200' })).toBeGreaterThanOrEqual(2);
+  });
+
+  it('when services called each other over gRPC, then both ends count the calls by method and code', async () => {
+    const storage = await scrape('git-storage');
+    const served = (method: string, code = 'OK') => sample(storage, 'githost_git_storage_grpc_server_handled_seconds_count', { method, code });
+    expect(served('CreateRepository')).toBe(1);
+    expect(served('ReadTree')).toBeGreaterThanOrEqual(1);
+    expect(served('ReadBlob')).toBeGreaterThanOrEqual(1);
+    expect(served('WriteMerge')).toBe(1);
+    expect(served('UpdateRef')).toBe(1);
+    const browse = await scrape('browse');
+    expect(sample(browse, 'githost_browse_grpc_client_handled_seconds_count', { method: 'ReadBlob', code: 'OK' })).toBeGreaterThanOrEqual(1);
+    expect(sample(browse, 'githost_browse_grpc_client_handled_seconds_count', { method: 'ReadTree', code: 'OK' })).toBeGreaterThanOrEqual(1);
+    const mrs = await scrape('merge-requests');
+    const called = (method: string, code = 'OK') => sample(mrs, 'githost_merge_requests_grpc_client_handled_seconds_count', { method, code });
+    expect([called('WriteMerge'), called('UpdateRef')]).toEqual([1, 1]);
+    expect(called('GetUsers')).toBeGreaterThanOrEqual(1);
+    const accounts = await scrape('accounts');
+    expect(sample(accounts, 'githost_accounts_grpc_server_handled_seconds_count', { method: 'GetUsers', code: 'OK' })).toBe(called('GetUsers'));
+    expect(sample(accounts, 'githost_accounts_grpc_server_handled_seconds_count', { method: 'Authenticate', code: 'OK' })).toBeGreaterThanOrEqual(1);
+    expect(sample(accounts, 'githost_accounts_grpc_server_handled_seconds_count', { method: 'Authorize', code: 'OK' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it('when git was read and events flowed, then the cat-file pool, the backlogs and the deliveries show it', async () => {
+    const storage = await scrape('git-storage');
+    const hits = sample(storage, 'githost_git_storage_catfile_cache_hits_total') ?? 0;
+    const misses = sample(storage, 'githost_git_storage_catfile_cache_misses_total') ?? 0;
+    expect(hits + misses).toBeGreaterThanOrEqual(1);
+    expect(sample(storage, 'githost_git_storage_catfile_processes')).toBeGreaterThanOrEqual(1);
+    // Every push event left the journal once the relay published it.
+    await eventually(async () => (sample(await scrape('git-storage'), 'githost_git_storage_journal_backlog_events') === 0 ? true : undefined));
+
+    const mrs = await scrape('merge-requests');
+    expect(sample(mrs, 'githost_merge_requests_merges_total', { outcome: 'merge-commit' })).toBe(1);
+    await eventually(async () => (sample(await scrape('merge-requests'), 'githost_merge_requests_outbox_backlog_events') === 0 ? true : undefined));
+
+    const hooks = await scrape('webhooks');
+    expect(sample(hooks, 'githost_webhooks_delivery_attempts_total', { outcome: 'delivered' })).toBe(received.length);
+    expect(sample(hooks, 'githost_webhooks_event_lag_seconds_count')).toBe(received.length);
+    await eventually(async () => (sample(await scrape('webhooks'), 'githost_webhooks_deliveries_pending') === 0 ? true : undefined));
+  });
+
+  it('when a browse request is followed by its id, then the gateway, browse and git-storage (over gRPC) log it', () => {
+    const services = new Set(lines.filter((l) => l.request_id === browseId).map((l) => l.service));
+    // accounts too when the gateway's Authorize cache missed; not asserted, the cache decides.
+    expect([...services]).toEqual(expect.arrayContaining(['browse', 'gateway', 'git-storage']));
+    const grpc = lines.filter((l) => l.request_id === browseId && l.msg === 'grpc call').map((l) => `${l.method} ${l.code}`);
+    expect(grpc).toEqual(expect.arrayContaining(['ReadTree OK', 'ReadBlob OK']));
+  });
+
+  it('when a merge is followed by its id, then it reaches git-storage over gRPC and webhooks through the event and its delivery', () => {
+    const mine = lines.filter((l) => l.request_id === mergeId);
+    expect([...new Set(mine.map((l) => l.service))].sort()).toEqual(['gateway', 'git-storage', 'merge-requests', 'webhooks']);
+    expect(mine.filter((l) => l.service === 'git-storage' && l.msg === 'grpc call').map((l) => l.method)).toEqual(expect.arrayContaining(['WriteMerge', 'UpdateRef']));
+    expect(mine.filter((l) => l.service === 'webhooks').map((l) => l.msg)).toEqual(expect.arrayContaining(['event recorded', 'webhook delivery attempt']));
+    const attempt = mine.find((l) => l.msg === 'webhook delivery attempt');
+    expect(received.map((r) => r.delivery)).toContain(attempt?.delivery_id);
+  });
+});
