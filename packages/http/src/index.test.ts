@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { encodeIdentity } from '@githost/identity';
 import { createLogger } from '@githost/logging';
 import { conflict } from '@githost/errors';
-import { createHttpApp, finish, identityOf, listen, route, type Listening } from './index.js';
+import { createHttpApp, express, finish, identityOf, listen, route, type Listening } from './index.js';
 
 const secret = 'test-internal-secret-123';
 let server: Listening;
@@ -22,6 +22,9 @@ beforeAll(async () => {
     ready = true;
     res.status(204).end();
   }));
+  const things = express.Router();
+  things.get('/:id', route((req, res) => res.json({ id: req.params.id })));
+  app.use('/api/things', things);
   server = await listen(finish(app), 0, '127.0.0.1');
   base = `http://127.0.0.1:${server.port}`;
 });
@@ -64,5 +67,16 @@ describe('createHttpApp', () => {
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain('githost_demo_http_request_duration_seconds_count');
+  });
+  it('when requests hit a route of a mounted router, a plain route and no route, then the histogram labels them by pattern and status', async () => {
+    await fetch(`${base}/api/things/42`, { headers: signed() });
+    await fetch(`${base}/api/things/43`, { headers: signed() });
+    await fetch(`${base}/conflict`, { headers: signed() });
+    await fetch(`${base}/nowhere/else`, { headers: signed() });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const count = (route: string, status: string) =>
+      metrics.split('\n').find((l) => l.startsWith('githost_demo_http_request_duration_seconds_count{') && l.includes(`method="GET",route="${route}",status="${status}"`))?.split(' ')[1];
+    expect([count('/api/things/:id', '200'), count('/conflict', '409'), count('unmatched', '404')]).toEqual(['2', '2', '2']);
+    expect(metrics).not.toContain('/api/things/42');
   });
 });

@@ -62,7 +62,9 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.use(httpLogger(opts.logger));
   app.use((req, res, next) => {
     const end = duration.startTimer({ method: req.method });
-    res.on('finish', () => end({ route: (req.route?.path as string | undefined) ?? 'unmatched', status: String(res.statusCode) }));
+    // The route pattern (never the raw path: ids and file paths would explode the label set),
+    // with the prefix a router is mounted at, so `/api/repos` + `/:owner/:repo/tree/*` reads whole.
+    res.on('finish', () => end({ route: req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched', status: String(res.statusCode) }));
     next();
   });
   if (opts.internalSecret) {
