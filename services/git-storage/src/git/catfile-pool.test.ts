@@ -98,6 +98,20 @@ describe('CatfilePool', () => {
     }
   });
 
+  it('when a long hold asks beyond the repository cap, then it gets a process while the capped ones are busy', async () => {
+    const pool = new CatfilePool({ maxPerRepository: 1 });
+    try {
+      const held = await pool.acquire(repoA);
+      const streaming = await pool.acquire(repoA, { beyondRepositoryCap: true });
+      expect(pool.size).toBe(2);
+      pool.release(streaming, true);
+      pool.release(held, true);
+      expect(await resolveCommitOid(pool, repoA, commits.a!)).toBe(commits.a);
+    } finally {
+      pool.close();
+    }
+  });
+
   it('when the warm process crashes, then the next read gets a fresh one', async () => {
     const pool = new CatfilePool();
     try {

@@ -60,8 +60,12 @@ export class CatfilePool {
     return this.idle.get(gitDir)?.length ?? 0;
   }
 
-  /** A process for `gitDir`, exclusively the caller's until `release`. */
-  async acquire(gitDir: string): Promise<CatfileProcess> {
+  /**
+   * A process for `gitDir`, exclusively the caller's until `release`. `beyondRepositoryCap` is for
+   * long holds (a large blob streamed at the client's pace), which must not leave the other
+   * readers of the repository waiting; those count against the overall cap only.
+   */
+  async acquire(gitDir: string, opts: { beyondRepositoryCap?: boolean } = {}): Promise<CatfileProcess> {
     for (;;) {
       if (this.closed) throw new Error('cat-file pool is closed');
       const list = this.idle.get(gitDir);
@@ -75,7 +79,7 @@ export class CatfilePool {
         this.drop(p);
       }
       const mine = this.perRepo.get(gitDir) ?? 0;
-      if (mine < this.maxPerRepo) {
+      if (mine < this.maxPerRepo || opts.beyondRepositoryCap) {
         if (this.live >= this.max) this.evictOldestIdle();
         if (this.live < this.max) {
           this.metrics.misses.inc();
