@@ -25,6 +25,11 @@ beforeAll(async () => {
   const things = express.Router();
   things.get('/:id', route((req, res) => res.json({ id: req.params.id })));
   app.use('/api/things', things);
+  app.use((req, res, next) => {
+    if (!req.path.startsWith('/self/')) return next();
+    res.locals.routeLabel = '/self/:name';
+    res.json({ ok: true });
+  });
   server = await listen(finish(app), 0, '127.0.0.1');
   base = `http://127.0.0.1:${server.port}`;
 });
@@ -68,15 +73,16 @@ describe('createHttpApp', () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain('githost_demo_http_request_duration_seconds_count');
   });
-  it('when requests hit a route of a mounted router, a plain route and no route, then the histogram labels them by pattern and status', async () => {
+  it('when requests hit a route of a mounted router, a plain route, a self-named handler and no route, then the histogram labels them by pattern and status', async () => {
     await fetch(`${base}/api/things/42`, { headers: signed() });
     await fetch(`${base}/api/things/43`, { headers: signed() });
     await fetch(`${base}/conflict`, { headers: signed() });
     await fetch(`${base}/nowhere/else`, { headers: signed() });
+    await fetch(`${base}/self/x`, { headers: signed() });
     const metrics = await (await fetch(`${base}/metrics`)).text();
     const count = (route: string, status: string) =>
       metrics.split('\n').find((l) => l.startsWith('githost_demo_http_request_duration_seconds_count{') && l.includes(`method="GET",route="${route}",status="${status}"`))?.split(' ')[1];
-    expect([count('/api/things/:id', '200'), count('/conflict', '409'), count('unmatched', '404')]).toEqual(['2', '2', '2']);
+    expect([count('/api/things/:id', '200'), count('/conflict', '409'), count('unmatched', '404'), count('/self/:name', '200')]).toEqual(['2', '2', '2', '1']);
     expect(metrics).not.toContain('/api/things/42');
   });
 });

@@ -62,9 +62,8 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.use(httpLogger(opts.logger));
   app.use((req, res, next) => {
     const end = duration.startTimer({ method: req.method });
-    // The route pattern (never the raw path: ids and file paths would explode the label set),
-    // with the prefix a router is mounted at, so `/api/repos` + `/:owner/:repo/tree/*` reads whole.
-    res.on('finish', () => end({ route: req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched', status: String(res.statusCode) }));
+    // Handlers that match paths themselves (no express route) name their pattern in res.locals.routeLabel.
+    res.on('finish', () => end({ route: routeLabelOf(req, res), status: String(res.statusCode) }));
     next();
   });
   if (opts.internalSecret) {
@@ -80,6 +79,14 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   }
   if (opts.json !== false) app.use(express.json({ limit: JSON_LIMIT }));
   return app;
+}
+
+/** The metrics label of a request's route: a pattern, never the raw path (ids and file paths
+ *  would explode the label set); with the prefix a router is mounted at. */
+function routeLabelOf(req: Request, res: Response): string {
+  const named = res.locals.routeLabel as unknown;
+  if (typeof named === 'string') return named;
+  return req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
 }
 
 /** The identity the gateway signed for this request. */
