@@ -44,5 +44,7 @@ describe('git-storage metrics', () => {
     const calls = (method: string, code: string) => sample(text, 'githost_git_storage_grpc_server_handled_seconds_count', { method, code });
     expect([calls('ListRefs', 'OK'), calls('ListRefs', 'NOT_FOUND'), calls('CreateRepository', 'OK'), calls('CreateRepository', 'ALREADY_EXISTS')]).toEqual([1, 1, 1, 1]);
     expect(sample(text, 'githost_git_storage_journal_backlog_events')).toBe(1);
+    const http = (route: string) => sample(text, 'githost_git_storage_http_request_duration_seconds_count', { route, status: '200' });
+    expect([http('/:owner/:repo.git/info/refs'), http('/:owner/:repo.git/git-receive-pack')]).toEqual([1, 1]);
   });
 });

@@ -18,6 +18,8 @@ export function browseRoutes(browser: Browser): (req: Request, res: Response, ne
   return (req, res, next) => {
     const m = req.method === 'GET' || req.method === 'HEAD' ? ROUTE.exec(req.originalUrl.split('?', 1)[0] as string) : null;
     if (!m) return next();
+    // the metrics route label: the endpoint's pattern, never the ref or path asked for
+    res.locals.routeLabel = `/api/repos/:owner/:repo/${m[1] ?? m[4] ?? 'commit'}`;
     handle(browser, m, req, res).catch(next);
   };
 }

@@ -68,6 +68,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
   app.get(
     /^\/([^/]+)\/([^/]+)\.git\/info\/refs$/,
     route(async (req, res) => {
+      res.locals.routeLabel = '/:owner/:repo.git/info/refs'; // the pattern, not the regex, in metrics
       const service = req.query.service;
       if (typeof service !== 'string' || !SERVICES.has(service as GitService)) throw validation('Only the smart HTTP protocol is supported (service=git-upload-pack or git-receive-pack)');
       const params = req.params as unknown as Record<string, string>;
@@ -92,6 +93,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
     route(async (req, res) => {
       const params = req.params as unknown as Record<string, string>;
       const service = params[2] as GitService;
+      res.locals.routeLabel = `/:owner/:repo.git/${service}`;
       const identity = identityOf(res);
       const repo = authorizeTransport(identity, params[0]!, params[1]!, service);
       const gitDir = await existingRepository(ctx, repo.id);
