@@ -109,11 +109,15 @@ describe('observability end to end', () => {
   it('when traffic went through, then every service answers /metrics with its HTTP requests by route and status', async () => {
     expect(Object.keys(metricsUrl).sort()).toEqual(['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'webhooks']);
     const browse = await scrape('browse');
-    expect(sample(browse, 'githost_browse_http_request_duration_seconds_count', { method: 'GET', status: '200' })).toBeGreaterThanOrEqual(2);
-    expect(sample(browse, 'githost_browse_http_request_duration_seconds_count', { method: 'GET', status: '404' })).toBe(1);
+    const browsed = (endpoint: string, status: string) => sample(browse, 'githost_browse_http_request_duration_seconds_count', { method: 'GET', route: `/api/repos/:owner/:repo/${endpoint}`, status });
+    expect([browsed('tree', '200'), browsed('raw', '200'), browsed('tree', '404')]).toEqual([1, 1, 1]);
     const mrs = await scrape('merge-requests');
-    expect(sample(mrs, 'githost_merge_requests_http_request_duration_seconds_count', { method: 'POST', status: '201' })).toBe(1);
-    expect(sample(mrs, 'githost_merge_requests_http_request_duration_seconds_count', { method: 'POST', status: '200' })).toBe(1);
+    const mr = (route: string, status: string) => sample(mrs, 'githost_merge_requests_http_request_duration_seconds_count', { method: 'POST', route: `/api/repos/:owner/:repo/merge-requests${route}`, status });
+    expect([mr('', '201'), mr('/:number/merge', '200')]).toEqual([1, 1]);
+    const storage = await scrape('git-storage');
+    expect(sample(storage, 'githost_git_storage_http_request_duration_seconds_count', { method: 'POST', route: '/:owner/:repo.git/git-receive-pack', status: '200' })).toBe(3);
+    const hooks = await scrape('webhooks');
+    expect(sample(hooks, 'githost_webhooks_http_request_duration_seconds_count', { method: 'POST', route: '/api/repos/:owner/:repo/webhooks', status: '201' })).toBe(1);
     const accounts = await scrape('accounts');
     expect(sample(accounts, 'githost_accounts_http_request_duration_seconds_count', { method: 'POST', route: '/api/repos', status: '201' })).toBe(1);
     const gateway = await scrape('gateway');
