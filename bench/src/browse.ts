@@ -129,7 +129,9 @@ export async function benchBrowse(ctx: BenchContext): Promise<Section> {
   const rows = probes.map((p) => {
     const m = measured.get(p)!;
     const memoryOk = Math.max(m.rssRoot ?? 0, m.rssChild ?? 0) < 300 * MiB;
-    const met = m.load || m.unloaded ? verdict((p.check ? p.check(m) : true) && memoryOk) : '—';
+    const expected = p.conditional ? '304' : '200';
+    const onlyExpected = m.load !== undefined && m.load.errors === 0 && Object.keys(m.load.statuses).every((code) => code === expected);
+    const met = m.load || m.unloaded ? verdict((p.check ? p.check(m) : true) && memoryOk && onlyExpected) : '—';
     return [
       p.name,
       m.error ?? fmtNum(m.load?.rps),
@@ -149,7 +151,7 @@ export async function benchBrowse(ctx: BenchContext): Promise<Section> {
   notes.push(
     `load: autocannon, 50 connections, ${seconds} s per endpoint, anonymous reads of a public repository (one row with a bearer token); "unloaded p50": ${sequential} sequential requests on one keep-alive connection`,
     `cat-file: one long-lived \`git cat-file --batch\`, time per read (commits: a walk of 100 commits by first parent); spawn: \`git <cmd>\` spawned ${spawns} times`,
-    'every process under 300 MiB is part of each "targets met" verdict',
+    'every process under 300 MiB, and only 200 (304) answers without errors under load, are part of each "met" verdict; the gateway\'s rate limits are off for the run',
   );
   const statuses = probes.map((p) => measured.get(p)?.load?.statuses).filter(Boolean);
   if (statuses.length) notes.push(`HTTP statuses under load: ${probes.map((p) => `${p.name}: ${JSON.stringify(measured.get(p)?.load?.statuses ?? {})}`).join('; ')}`);

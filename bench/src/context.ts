@@ -79,6 +79,9 @@ export class BenchContext {
       LOG_LEVEL: this.env.BENCH_LOG_LEVEL ?? 'info',
       GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true',
       GITHOST_WEBHOOK_RETRY_BASE_MS: this.env.BENCH_WEBHOOK_RETRY_BASE_MS ?? '50',
+      // the benches measure capacity, not the gateway's per-client limiter (0 turns it off)
+      GITHOST_RATE_LIMIT_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
+      GITHOST_RATE_LIMIT_ANON_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
     };
     if (!this.embedded) {
       const db = await createTestDatabase('githost_bench');

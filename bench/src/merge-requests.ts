@@ -103,9 +103,9 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
     const detailTarget = (files: number): number => (files <= 50 ? 60 : files <= 500 ? 700 : 2000);
     const detailTable: Table = {
       title: 'GET merge request detail (diff computed at request time) vs `git diff-tree -r -p --numstat` spawned',
-      header: ['files changed', 'diff entries returned', 'githost p50', 'githost p95', 'git diff-tree p50', 'ratio p50', 'service peak RSS', 'target p50', 'met'],
+      header: ['merge request', 'diff entries returned', 'githost p50', 'githost p95', 'git diff-tree p50', 'ratio p50', 'service peak RSS', 'target p50', 'met'],
       rows: detail.map((d) => [
-        String(d.files),
+        `detail, ${d.files} files`,
         d.svcError ?? (d.entries === undefined ? '—' : `${d.entries}${d.truncated ? ' (truncated)' : ''}`),
         fmtMs(d.svc?.p50),
         fmtMs(d.svc?.p95),
