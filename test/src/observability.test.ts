@@ -142,6 +142,7 @@ describe('observability end to end', () => {
     expect(called('GetUsers')).toBeGreaterThanOrEqual(1);
     const accounts = await scrape('accounts');
     expect(sample(accounts, 'githost_accounts_grpc_server_handled_seconds_count', { method: 'GetUsers', code: 'OK' })).toBe(called('GetUsers'));
+    expect(sample(accounts, 'githost_accounts_grpc_client_handled_seconds_count', { method: 'CreateRepository', code: 'OK' })).toBe(served('CreateRepository'));
     expect(sample(accounts, 'githost_accounts_grpc_server_handled_seconds_count', { method: 'Authenticate', code: 'OK' })).toBeGreaterThanOrEqual(1);
     expect(sample(accounts, 'githost_accounts_grpc_server_handled_seconds_count', { method: 'Authorize', code: 'OK' })).toBeGreaterThanOrEqual(1);
   });

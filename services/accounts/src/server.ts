@@ -35,7 +35,9 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
   return {
     async start() {
       db = await openAccountsDatabase({ url: config.databaseUrl, pgliteDir: pgliteDir(config) });
-      storage = deps.storage ?? new GrpcRepositoryStorage(config.storageShards);
+      const registry = createRegistry('accounts');
+      const metrics = createMetrics(registry);
+      storage = deps.storage ?? new GrpcRepositoryStorage(config.storageShards, metrics.grpcClient);
       const database = db;
       const store = storage;
       const services = createServices({
@@ -48,8 +50,6 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
         onOrphan: (repository_id, err) => logger.error({ err, repository_id }, 'could not remove a half-created repository from git-storage'),
       });
       const ready = async () => (await database.ping()) && (store.ready ? await store.ready() : true);
-      const registry = createRegistry('accounts');
-      const metrics = createMetrics(registry);
       const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services, registry });
       grpc = await startGrpcServer((server) => registerAccountsService(server, services, metrics, logger), config.grpcPort, config.bindHost, ['githost.accounts.v1.AccountsService']);
       http = await listen(app, config.httpPort, config.bindHost);
