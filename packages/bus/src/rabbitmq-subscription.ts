@@ -135,6 +135,10 @@ export class RabbitMqSubscription implements Subscription {
       return;
     }
     const event = parseEnvelope(msg.content);
+    // A producer that sets only the x-request-id header (another language, an old relay) still
+    // gets its request followed into the consumer's logs.
+    const headerRequestId = msg.properties.headers?.['x-request-id'] as unknown;
+    if (event && !event.request_id && typeof headerRequestId === 'string') event.request_id = headerRequestId;
     if (!event) {
       logger.error({ queue, message_id: msg.properties.messageId, size: msg.content.length }, 'malformed event message dead-lettered');
       settle(() => ch.nack(msg, false, false));
@@ -152,7 +156,7 @@ export class RabbitMqSubscription implements Subscription {
       settle(() => ch.ack(msg));
     } catch (err) {
       const deliveries = Number(msg.properties.headers?.['x-delivery-count'] ?? 0) + 1;
-      logger.warn({ err, queue, event_id: event.id, kind: event.kind, deliveries }, 'event handler failed; message will be redelivered');
+      logger.warn({ err, queue, event_id: event.id, kind: event.kind, request_id: event.request_id, deliveries }, 'event handler failed; message will be redelivered');
       if (!this.closed) await Promise.race([sleep(backoffDelay(deliveries - 1, retryDelay)), this.closedSignal]);
       settle(() => ch.nack(msg, false, true));
     }

@@ -58,6 +58,17 @@ describe('RabbitMQ event bus', () => {
     expect(await bus.ready()).toBe(true);
   });
 
+  it('when a message carries its request id only in the x-request-id header, then the handler sees it on the envelope', async () => {
+    const bus = newBus();
+    const queue = newQueue('header-id');
+    const got: EventEnvelope[] = [];
+    await bus.subscribe(queue, ['push'], async (e) => void got.push(e));
+    const { request_id: _dropped, ...bare } = makeEvent(3, 'push', 'req-body');
+    admin.ch.publish(exchange, 'push', Buffer.from(JSON.stringify(bare)), { headers: { 'x-request-id': 'req-header' } });
+    await eventually(() => got.length === 1, 'the header-only event');
+    expect(got[0]).toEqual({ ...bare, request_id: 'req-header' });
+  });
+
   it('when a handler throws, then the message is delivered again and acked once it succeeds', async () => {
     const bus = newBus();
     const queue = newQueue('retry');
