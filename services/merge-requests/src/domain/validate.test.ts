@@ -80,7 +80,11 @@ describe('parseNumber', () => {
     expect(parseNumber('42')).toBe(42);
   });
 
-  it.each([['abc'], ['1.5'], ['-1'], ['0'], ['1e3'], ['99999999999']])('when it is %s, then 404 `Merge request #<raw> not found`', (raw) => {
+  it('when the integer has leading zeros, then it is the same number (seed §4: parsed as an integer)', () => {
+    expect([parseNumber('01'), parseNumber('007')]).toEqual([1, 7]);
+  });
+
+  it.each([['abc'], ['1.5'], ['1.0'], ['-1'], ['0'], ['00'], ['1e3'], [' 1'], ['99999999999']])('when it is %s, then 404 `Merge request #<raw> not found`', (raw) => {
     expect(messageOf(() => parseNumber(raw))).toEqual({ kind: 'not_found', message: `Merge request #${raw} not found` });
   });
 });

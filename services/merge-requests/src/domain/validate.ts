@@ -68,10 +68,12 @@ export function validateComment(body: unknown): CommentInput {
   return { body: text, file_path, line_number, diff_side };
 }
 
-/** CONTRACT §9: a `{number}` that is not an integer is the same 404 as an unknown one. */
+/** seed §4: `{number}` is parsed as an integer, so `01` is #1; CONTRACT §9: anything that is
+ *  not a decimal integer (or is beyond any stored number) is the same 404 as an unknown one. */
 export function parseNumber(raw: string): number {
-  if (!/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) throw mrNotFound(raw);
-  return Number(raw);
+  const n = /^[0-9]{1,12}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 1 && n <= 2_147_483_647)) throw mrNotFound(raw);
+  return n;
 }
 
 /** seed §4 merge requests rule 6 */
