@@ -15,6 +15,8 @@ let store: MemoryStore;
 let git: FakeGit;
 let server: Listening;
 let url: string;
+/** The shard each request's git access was asked for. */
+let gitShards: string[];
 
 beforeEach(async () => {
   store = new MemoryStore();
@@ -22,9 +24,20 @@ beforeEach(async () => {
   git.commit(BASE);
   git.commit(SRC, BASE);
   git.branches.set('main', BASE).set('feature', SRC);
+  gitShards = [];
   const app = createHttpApp({ service: 'merge-requests', logger: createLogger('merge-requests', 'silent'), internalSecret: SECRET });
   const users = new FakeUsers([{ id: 'u-bob', username: 'bob', email: 'bob@example.com' }]);
-  app.use(mergeRequestRoutes({ store, users, relay: { kick: () => undefined }, gitFor: () => git }));
+  app.use(
+    mergeRequestRoutes({
+      store,
+      users,
+      relay: { kick: () => undefined },
+      gitFor: (_requestId, shard) => {
+        gitShards.push(shard);
+        return git;
+      },
+    }),
+  );
   finish(app);
   server = await listen(app, 0, '127.0.0.1');
   url = `http://127.0.0.1:${server.port}/api/repos/alice/proj`;
@@ -43,6 +56,13 @@ describe('merge requests over HTTP', () => {
     const res = await create({ title: 'Feature', source_branch: 'feature', target_branch: 'main' });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ number: 1, title: 'Feature', description: null, state: 'open', source_sha: SRC, author_id: 'u-bob', repo_id: 'r1' });
+  });
+
+  it('when the repository lives on another git-storage shard, then git access is asked on that shard', async () => {
+    const onShard = { id: 'r1', shard: 'shard-7' };
+    expect((await call('POST', '/merge-requests', { repo: onShard, body: { title: 'Feature', source_branch: 'feature', target_branch: 'main' } })).status).toBe(201);
+    expect((await call('POST', '/merge-requests/1/merge', { repo: onShard })).status).toBe(200);
+    expect(new Set(gitShards)).toEqual(new Set(['shard-7']));
   });
 
   it('when the required fields are missing, then 400 with the seed message', async () => {

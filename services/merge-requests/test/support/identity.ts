@@ -10,6 +10,7 @@ export interface RepoSpec {
   private?: boolean;
   permission?: Permission;
   owner_id?: string;
+  shard?: string;
 }
 
 /** Headers the gateway would add: a signed identity for `principal` on `repo`. */
@@ -22,7 +23,7 @@ export function identityHeaders(principal: Principal | null, repo: RepoSpec, sec
       name: repo.name ?? 'proj',
       default_branch: 'main',
       private: repo.private ?? false,
-      shard: 'default',
+      shard: repo.shard ?? 'default',
       permission: repo.permission ?? 'write',
       owner_id: repo.owner_id ?? 'u-alice',
     },
