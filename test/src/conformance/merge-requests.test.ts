@@ -248,6 +248,12 @@ describe('seed §4 merge requests, through the gateway', () => {
       }
     });
 
+    it('when {number} is written with a leading zero, then it is parsed as the integer (seed §4 path parameters)', async () => {
+      const created = await open('gt-source', 'main', 'Leading zero probe');
+      const res = await api(gh, 'GET', `${mrs}/0${created.number}`);
+      expect([res.status, res.body.number]).toEqual([200, created.number]);
+    });
+
     it('when read anonymously, then the record with author_username, both tips, the diff, comments and mergeable', async () => {
       const mr = await open('gt-source', 'main', 'Detail probe');
       const res = await api(gh, 'GET', `${mrs}/${mr.number}`);
