@@ -174,9 +174,11 @@ describe('observability end to end', () => {
     expect(grpc).toEqual(expect.arrayContaining(['ReadTree OK', 'ReadBlob OK']));
   });
 
-  it('when a merge is followed by its id, then it reaches git-storage over gRPC and webhooks through the event and its delivery', () => {
+  it('when a merge is followed by its id, then it reaches accounts and git-storage over gRPC and webhooks through the event and its delivery', () => {
     const mine = lines.filter((l) => l.request_id === mergeId);
-    expect([...new Set(mine.map((l) => l.service))].sort()).toEqual(['gateway', 'git-storage', 'merge-requests', 'webhooks']);
+    expect([...new Set(mine.map((l) => l.service))].sort()).toEqual(['accounts', 'gateway', 'git-storage', 'merge-requests', 'webhooks']);
+    // merge-requests looked the merger up in accounts with the request's id
+    expect(mine.filter((l) => l.service === 'accounts' && l.msg === 'grpc call').map((l) => l.method)).toContain('GetUsers');
     expect(mine.filter((l) => l.service === 'git-storage' && l.msg === 'grpc call').map((l) => l.method)).toEqual(expect.arrayContaining(['WriteMerge', 'UpdateRef']));
     expect(mine.filter((l) => l.service === 'webhooks').map((l) => l.msg)).toEqual(expect.arrayContaining(['event recorded', 'webhook delivery attempt']));
     const attempt = mine.find((l) => l.msg === 'webhook delivery attempt');

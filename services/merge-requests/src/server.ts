@@ -69,7 +69,7 @@ export function createServer(config: Config, deps: Deps = {}): Service {
         registry,
         ready: async () => (await database.ping()) && (await bus.ready()) && (await storage.ready()) && (await clientReady(accounts)),
       });
-      app.use(mergeRequestRoutes({ store, users, relay: outbox, metrics, gitFor: (requestId, shard) => mergeability.wrap(git.forRequest(requestId, shard)) }));
+      app.use(mergeRequestRoutes({ store, users, relay: outbox, metrics, gitFor: (requestId, shard) => mergeability.wrap(git.forRequest(requestId, shard)), usersFor: (requestId) => users.forRequest(requestId) }));
       finish(app);
       listening = await listen(app, config.httpPort, config.bindHost);
       logger.info({ http_port: listening.port }, 'merge-requests listening');

@@ -8,10 +8,16 @@ export class AccountsUserDirectory implements UserDirectory {
   constructor(
     private readonly client: AccountsServiceClient,
     private readonly metrics?: GrpcMetrics,
+    private readonly requestId?: string,
   ) {}
 
+  /** The same directory, its calls tagged with a request id (x-request-id metadata). */
+  forRequest(requestId: string): AccountsUserDirectory {
+    return new AccountsUserDirectory(this.client, this.metrics, requestId);
+  }
+
   async getUsers(ids: string[]): Promise<Map<string, UserRecord>> {
-    const res = await callUnary<accounts.GetUsersRequest, accounts.GetUsersResponse__Output>(this.client, this.client.GetUsers, { ids }, { timeoutMs: 10_000, metrics: this.metrics });
+    const res = await callUnary<accounts.GetUsersRequest, accounts.GetUsersResponse__Output>(this.client, this.client.GetUsers, { ids }, { requestId: this.requestId, timeoutMs: 10_000, metrics: this.metrics });
     return new Map(res.users.map((u) => [u.id, { id: u.id, username: u.username, email: u.email }] as const));
   }
 }

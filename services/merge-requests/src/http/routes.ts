@@ -9,6 +9,8 @@ import type { MergeMetrics } from '../metrics.js';
 export interface RouteDeps extends Omit<Deps, 'git'> {
   /** git access on the repository's shard, tagged with the request's id. */
   gitFor(requestId: string, shard: string): GitPort;
+  /** accounts lookups tagged with the request's id; `users` when absent. */
+  usersFor?(requestId: string): Deps['users'];
   relay: EventRelay;
   metrics?: MergeMetrics;
 }
@@ -27,7 +29,7 @@ export function mergeRequestRoutes(deps: RouteDeps): express.Router {
   const router = express.Router();
   const domain = (res: Response) => {
     const ctx = contextOf(res);
-    return { ctx, deps: { ...deps, git: deps.gitFor(ctx.requestId, ctx.repo?.shard ?? '') } };
+    return { ctx, deps: { ...deps, git: deps.gitFor(ctx.requestId, ctx.repo?.shard ?? ''), users: deps.usersFor?.(ctx.requestId) ?? deps.users } };
   };
   const base = '/api/repos/:owner/:repo';
 
