@@ -1,4 +1,5 @@
 import client from 'prom-client';
+import { grpcClientMetrics, type GrpcMetrics } from '@githost/grpc';
 import { createRegistry } from '@githost/http';
 
 /** Gateway metrics beside the shared request histogram (whose route label the gateway, having
@@ -8,6 +9,8 @@ export interface GatewayMetrics {
   forwarded: client.Counter<'upstream' | 'status'>;
   refused: client.Counter<'status'>;
   accountsCache: client.Counter<'cache' | 'result'>;
+  /** Authenticate/Authorize calls to accounts by method and code (cache misses only). */
+  grpcClient: GrpcMetrics;
 }
 
 export function createGatewayMetrics(): GatewayMetrics {
@@ -17,5 +20,6 @@ export function createGatewayMetrics(): GatewayMetrics {
     forwarded: new client.Counter({ name: 'githost_gateway_forwarded_requests_total', help: 'Requests forwarded, by upstream service and response status', labelNames: ['upstream', 'status'], registers: [registry] }),
     refused: new client.Counter({ name: 'githost_gateway_refused_requests_total', help: 'Requests answered by the gateway itself (401, 403, 404, 413, 503)', labelNames: ['status'], registers: [registry] }),
     accountsCache: new client.Counter({ name: 'githost_gateway_accounts_cache_total', help: 'Authenticate and Authorize answers served from the cache or asked of accounts', labelNames: ['cache', 'result'], registers: [registry] }),
+    grpcClient: grpcClientMetrics(registry, 'gateway'),
   };
 }

@@ -42,7 +42,7 @@ const API_TIMEOUT_MS = 120_000;
 export function createServer(config: Config, deps: GatewayDeps = {}): Service {
   const logger = deps.logger ?? createLogger('gateway');
   const metrics = createGatewayMetrics();
-  const accounts = cachedAccounts(deps.accounts ?? grpcAccountsGateway(config.accountsGrpcAddress), { ...DEFAULT_TTLS, ...deps.cacheTtls }, (cache, result) =>
+  const accounts = cachedAccounts(deps.accounts ?? grpcAccountsGateway(config.accountsGrpcAddress, metrics.grpcClient), { ...DEFAULT_TTLS, ...deps.cacheTtls }, (cache, result) =>
     metrics.accountsCache.inc({ cache, result }),
   );
   const agent = new Agent({ keepAlive: true, maxFreeSockets: 64 });

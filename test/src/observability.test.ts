@@ -145,6 +145,11 @@ describe('observability end to end', () => {
     expect(sample(accounts, 'githost_accounts_grpc_client_handled_seconds_count', { method: 'CreateRepository', code: 'OK' })).toBe(served('CreateRepository'));
     expect(sample(accounts, 'githost_accounts_grpc_server_handled_seconds_count', { method: 'Authenticate', code: 'OK' })).toBeGreaterThanOrEqual(1);
     expect(sample(accounts, 'githost_accounts_grpc_server_handled_seconds_count', { method: 'Authorize', code: 'OK' })).toBeGreaterThanOrEqual(1);
+    const gateway = await scrape('gateway');
+    for (const method of ['Authenticate', 'Authorize']) {
+      // the gateway asks on cache misses only, and accounts answers nobody else these two
+      expect(sample(gateway, 'githost_gateway_grpc_client_handled_seconds_count', { method, code: 'OK' })).toBe(sample(accounts, 'githost_accounts_grpc_server_handled_seconds_count', { method, code: 'OK' }));
+    }
   });
 
   it('when git was read and events flowed, then the cat-file pool, the backlogs and the deliveries show it', async () => {

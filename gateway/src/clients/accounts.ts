@@ -1,5 +1,5 @@
 import { createAccountsClient, type AccountsServiceClient, type accounts } from '@githost/protos';
-import { callUnary } from '@githost/grpc';
+import { callUnary, type GrpcMetrics } from '@githost/grpc';
 import type { Permission, Principal, RepoContext } from '@githost/identity';
 
 /** What the gateway asks accounts; an interface so the access rules are testable alone. */
@@ -42,16 +42,16 @@ export function repoContextOf(res: accounts.AuthorizeResponse__Output): RepoCont
 
 const TIMEOUT_MS = 5_000;
 
-export function grpcAccountsGateway(address: string): AccountsGateway {
+export function grpcAccountsGateway(address: string, metrics?: GrpcMetrics): AccountsGateway {
   const client: AccountsServiceClient = createAccountsClient(address);
   return {
     async authenticate(token, requestId) {
-      const res = await callUnary<accounts.AuthenticateRequest, accounts.AuthenticateResponse__Output>(client, client.Authenticate, { token }, { requestId, timeoutMs: TIMEOUT_MS });
+      const res = await callUnary<accounts.AuthenticateRequest, accounts.AuthenticateResponse__Output>(client, client.Authenticate, { token }, { requestId, timeoutMs: TIMEOUT_MS, metrics });
       return principalOf(res);
     },
     async authorize(principal, owner, name, requestId) {
       const req = { user_id: principal?.user_id ?? '', bootstrap_admin: principal !== null && principal.user_id === null, owner, name };
-      return repoContextOf(await callUnary<accounts.AuthorizeRequest, accounts.AuthorizeResponse__Output>(client, client.Authorize, req, { requestId, timeoutMs: TIMEOUT_MS }));
+      return repoContextOf(await callUnary<accounts.AuthorizeRequest, accounts.AuthorizeResponse__Output>(client, client.Authorize, req, { requestId, timeoutMs: TIMEOUT_MS, metrics }));
     },
     reachable: () => new Promise((resolve) => client.waitForReady(Date.now() + 1_000, (err) => resolve(!err))),
     close: () => client.close(),
