@@ -31,7 +31,7 @@ export function startJournalRelay(opts: JournalRelayOptions): Relay {
       } catch (err) {
         const failed = (attempts.get(event.id) ?? 0) + 1;
         attempts.set(event.id, failed);
-        logger.warn({ err, event_id: event.id, kind: event.kind, attempts: failed, backlog: events.length - i }, 'journal publish failed; will retry');
+        logger.warn({ err, event_id: event.id, kind: event.kind, request_id: event.request_id, attempts: failed, backlog: events.length - i }, 'journal publish failed; will retry');
         return false;
       }
       attempts.delete(event.id);
