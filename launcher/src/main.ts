@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { createLogger } from '@githost/logging';
+import { runUntilSignalled } from '@githost/runtime';
 import { startGithost } from './launcher.js';
 
 /**
@@ -12,27 +13,8 @@ const logger = createLogger('launcher');
 const cwd = process.env.npm_config_local_prefix || process.cwd();
 const dataDir = path.resolve(cwd, process.env.DATA_DIR || './data');
 
-let githost: Awaited<ReturnType<typeof startGithost>>;
-try {
-  githost = await startGithost({ dataDir, logger });
-} catch (err) {
-  logger.fatal({ err }, 'githost could not start');
-  process.exit(1);
-}
-logger.info({ url: githost.url }, 'githost is ready');
-
-let stopping = false;
-const shutdown = (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'stopping: finishing requests in flight');
-  githost.stop().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      logger.error({ err }, 'shutdown failed');
-      process.exit(1);
-    },
-  );
-};
-process.on('SIGTERM', () => shutdown('SIGTERM'));
-process.on('SIGINT', () => shutdown('SIGINT'));
+await runUntilSignalled('launcher', async () => {
+  const githost = await startGithost({ dataDir, logger });
+  logger.info({ url: githost.url }, 'githost is ready');
+  return githost;
+}, logger);

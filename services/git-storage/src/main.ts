@@ -1,23 +1,10 @@
-import { createLogger } from '@githost/logging';
+import { runUntilSignalled } from '@githost/runtime';
 import { loadConfig } from './config.js';
 import { createServer } from './server.js';
 
-const logger = createLogger('git-storage');
-const service = createServer(loadConfig(), { logger });
-await service.start();
-
-let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'git-storage stopping');
-    service.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'git-storage stop failed');
-        process.exit(1);
-      },
-    );
-  });
-}
+// The git-storage service alone (its container's entry point); the launcher runs it in-process instead.
+await runUntilSignalled('git-storage', async (logger) => {
+  const service = createServer(loadConfig(), { logger });
+  await service.start();
+  return service;
+});
