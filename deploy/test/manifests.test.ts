@@ -66,12 +66,15 @@ for (const overlay of ['dev', 'production']) {
       expect((sts.spec as { volumeClaimTemplates: unknown[] }).volumeClaimTemplates).toHaveLength(1);
     });
 
-    it('when rendered, then every container has probes, limits and a non-root, read-only, unprivileged securityContext', () => {
+    it('when rendered, then every container has probes (gRPC health on gRPC ports), limits and a non-root, read-only, unprivileged securityContext', () => {
       for (const w of workloads(objects)) {
         const pod = podSpecOf(w).spec;
         expect(pod.securityContext?.runAsNonRoot).toBe(true);
         for (const c of pod.containers) {
           expect([w.metadata.name, !!c.readinessProbe, !!c.livenessProbe]).toEqual([w.metadata.name, true, true]);
+          if ((c as { ports?: Array<{ name: string }> }).ports?.some((p) => p.name === 'grpc')) {
+            expect([w.metadata.name, (c as { startupProbe?: { grpc?: unknown } }).startupProbe?.grpc]).toEqual([w.metadata.name, expect.anything()]);
+          }
           expect(c.resources?.limits?.memory).toBeTruthy();
           expect(c.resources?.requests?.cpu).toBeTruthy();
           expect(c.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
