@@ -75,6 +75,8 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
   async function admit(req: Request, res: Response): Promise<RouteMatch | undefined> {
     const target = splitTarget(req.url);
     const route = target && matchRoute(req.method, target.path, target.query);
+    // Low-cardinality label for the shared HTTP latency histogram: which service, which surface.
+    if (route) res.locals.routeLabel = `${route.upstream}/${route.surface}`;
     const refuse = (denial: Denial): never => {
       if (denial.challenge) res.setHeader('WWW-Authenticate', CHALLENGE);
       throw denial.error;

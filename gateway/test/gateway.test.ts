@@ -142,6 +142,7 @@ describe('gateway routing and identity', () => {
     expect((await call('GET', '/readyz')).body).toEqual({ status: 'ready' });
     const metrics = String((await call('GET', '/metrics')).body);
     expect(metrics).toContain('githost_gateway_http_request_duration_seconds');
+    expect(metrics).toMatch(/githost_gateway_http_request_duration_seconds_count\{service="gateway",method="GET",route="browse\/browse",status="200"\} \d+/);
     expect(metrics).toMatch(/githost_gateway_forwarded_requests_total\{upstream="browse",status="200",service="gateway"\} \d+/);
     expect(metrics).toMatch(/githost_gateway_refused_requests_total\{status="404",service="gateway"\} \d+/);
     expect(metrics).toMatch(/githost_gateway_accounts_cache_total\{cache="authorize",result="miss",service="gateway"\} \d+/);
