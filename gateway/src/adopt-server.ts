@@ -1,6 +1,5 @@
 import type { RequestListener, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Listening } from '@githost/http';
+import { listening, type Listening } from '@githost/http';
 
 /**
  * Serves `app` on a server that is already listening. The launcher binds the public port before
@@ -8,22 +7,8 @@ import type { Listening } from '@githost/http';
  * other process can take the port between choosing it and serving on it.
  */
 export function adoptServer(server: Server, app: RequestListener): Listening {
-  const address = server.address() as AddressInfo | null;
-  if (!address || typeof address !== 'object') throw new Error('adoptServer needs a listening server');
+  const adopted = listening(server);
   server.removeAllListeners('request');
   server.on('request', app);
-  return {
-    server,
-    port: address.port,
-    close: (graceMs = 10_000) =>
-      new Promise<void>((done) => {
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-        timer.unref();
-        server.close(() => {
-          clearTimeout(timer);
-          done();
-        });
-        server.closeIdleConnections();
-      }),
-  };
+  return adopted;
 }

@@ -140,22 +140,26 @@ export function listen(app: Express | ((req: never, res: never) => void), port: 
   return new Promise((resolve, reject) => {
     const server: Server = (app as Express).listen(port, host);
     server.once('error', reject);
-    server.once('listening', () => {
-      const { port: actual } = server.address() as AddressInfo;
-      resolve({
-        server,
-        port: actual,
-        close: (graceMs = 10_000) =>
-          new Promise<void>((done) => {
-            const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-            timer.unref();
-            server.close(() => {
-              clearTimeout(timer);
-              done();
-            });
-            server.closeIdleConnections();
-          }),
-      });
-    });
+    server.once('listening', () => resolve(listening(server)));
   });
+}
+
+/** A listening server as a `Listening`: its port and a graceful close. */
+export function listening(server: Server): Listening {
+  const address = server.address() as AddressInfo | null;
+  if (!address || typeof address !== 'object') throw new Error('the server is not listening');
+  return {
+    server,
+    port: address.port,
+    close: (graceMs = 10_000) =>
+      new Promise<void>((done) => {
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          done();
+        });
+        server.closeIdleConnections();
+      }),
+  };
 }
