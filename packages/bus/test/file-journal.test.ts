@@ -31,6 +31,17 @@ describe('file journal', () => {
     expect((await new FileJournal(dir).pending()).map((e) => (e.payload as { n: number }).n)).toEqual([1, 3, 4]);
   });
 
+  it('when several events are removed at once, then exactly those go and the rest stay in order', async () => {
+    const journal = new FileJournal(dir);
+    const events = [1, 2, 3, 4, 5].map(makeEvent);
+    for (const e of events) await journal.append(e);
+    await journal.removeMany([events[0]!.id, events[3]!.id, '00000000-0000-0000-0000-000000000000']);
+    await journal.removeMany([]);
+    expect((await new FileJournal(dir).pending()).map((e) => (e.payload as { n: number }).n)).toEqual([2, 3, 5]);
+    await expect(journal.removeMany([events[1]!.id, '../x'])).rejects.toMatchObject({ kind: 'validation' });
+    expect(await journal.size()).toBe(3);
+  });
+
   it('when an event id could be a path, then append and remove refuse it', async () => {
     const journal = new FileJournal(dir);
     await expect(journal.append({ ...makeEvent(1), id: '../../etc/passwd' })).rejects.toMatchObject({ kind: 'validation' });
