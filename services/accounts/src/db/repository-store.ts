@@ -3,17 +3,8 @@ import type { AccessFacts, RepositoryStore } from '../domain/ports.js';
 import type { CollaboratorPermission, Repository } from '../domain/types.js';
 import { iso, uniquely } from './rows.js';
 
-interface RepositoryRow {
-  id: string;
-  owner_id: string;
-  owner: string;
-  name: string;
-  private: boolean;
-  default_branch: string;
-  description: string | null;
-  shard: string;
-  created_at: Date;
-}
+/** The domain record as Postgres returns it: timestamps arrive as Date. */
+type RepositoryRow = Omit<Repository, 'created_at'> & { created_at: Date };
 
 const SELECT_REPOSITORY = `
   SELECT r.id, r.owner_id, u.username AS owner, r.name, r.private, r.default_branch, r.description, r.shard, r.created_at
