@@ -12,20 +12,16 @@ export interface Stoppable {
  * logged as fatal (exit 1).
  */
 export async function runUntilSignalled(name: string, boot: (logger: Logger) => Promise<Stoppable>, logger: Logger = createLogger(name)): Promise<void> {
-  let running: Stoppable;
-  try {
-    running = await boot(logger);
-  } catch (err) {
-    if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
-    else logger.fatal({ err }, `${name} could not start`);
-    process.exit(1);
-  }
+  // Handlers go in before boot: a signal that arrives while starting stops the process as soon as
+  // it has started, instead of killing it half-started.
+  let running: Stoppable | undefined;
+  let requested: NodeJS.Signals | undefined;
   let stopping = false;
-  const shutdown = (signal: NodeJS.Signals) => {
+  const stop = (signal: NodeJS.Signals, service: Stoppable) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping: finishing requests in flight');
-    running.stop().then(
+    service.stop().then(
       () => process.exit(0),
       (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
@@ -33,6 +29,18 @@ export async function runUntilSignalled(name: string, boot: (logger: Logger) => 
       },
     );
   };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (running) stop(signal, running);
+    else requested ??= signal;
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    running = await boot(logger);
+  } catch (err) {
+    if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+    else logger.fatal({ err }, `${name} could not start`);
+    process.exit(1);
+  }
+  if (requested) stop(requested, running);
 }

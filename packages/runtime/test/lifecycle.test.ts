@@ -13,7 +13,7 @@ function run(mode: string, signal?: NodeJS.Signals): Promise<{ code: number | nu
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
-      if (signal && stdout.includes('started')) child.kill(signal);
+      if (signal && (stdout.includes('started') || stdout.includes('booting')) && !child.killed) child.kill(signal);
     });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
@@ -28,6 +28,9 @@ beforeAll(() => {
 describe('runUntilSignalled', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('when the process gets %s, then it stops gracefully and exits 0', async (signal) => {
     expect(await run('ok', signal)).toMatchObject({ code: 0, stdout: 'started\nstopped\n' });
+  });
+  it('when a signal arrives while the service is still starting, then it stops right after starting and exits 0', async () => {
+    expect(await run('slow', 'SIGTERM')).toMatchObject({ code: 0, stdout: 'booting\nstarted\nstopped\n' });
   });
   it('when the configuration is bad, then it exits 1 with the message naming the variable and no stack', async () => {
     const r = await run('bad-config');
