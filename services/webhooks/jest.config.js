@@ -1,2 +1,3 @@
 import preset from '../../jest.preset.js';
-export default { ...preset };
+// Delivery tests wait on real retries and a real receiver; a loaded machine needs headroom.
+export default { ...preset, testTimeout: 60_000 };

@@ -135,7 +135,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
 
 /** Waits until `check` returns a value (not undefined); fails with the last value seen after `ms`. */
 // Generous: under a loaded CI machine a poll cycle can take seconds; a passing test returns at once.
-export async function eventually<T>(check: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+export async function eventually<T>(check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();
