@@ -46,24 +46,11 @@ export interface UserDirectory {
   getUsers(ids: string[]): Promise<Map<string, UserRecord>>;
 }
 
-export interface NewMergeRequest {
-  repo_id: string;
-  title: string;
-  description: string | null;
-  author_id: string | null;
-  source_branch: string;
-  target_branch: string;
-  source_sha: string;
-}
+/** What create supplies; the store assigns id, number, state and timestamps. */
+export type NewMergeRequest = Pick<MergeRequest, 'repo_id' | 'title' | 'description' | 'author_id' | 'source_branch' | 'target_branch' | 'source_sha'>;
 
-export interface NewComment {
-  mr_id: string;
-  author_id: string | null;
-  body: string;
-  file_path: string | null;
-  line_number: number | null;
-  diff_side: 'old' | 'new' | null;
-}
+/** What a comment request supplies; the store assigns id and created_at. */
+export type NewComment = Omit<Comment, 'id' | 'created_at'>;
 
 export type ClaimResult = 'claimed' | 'not_open';
 
