@@ -33,7 +33,7 @@ describe('file journal', () => {
 
   it('when several events are removed at once, then exactly those go and the rest stay in order', async () => {
     const journal = new FileJournal(dir);
-    const events = [1, 2, 3, 4, 5].map(makeEvent);
+    const events = [1, 2, 3, 4, 5].map((n) => makeEvent(n));
     for (const e of events) await journal.append(e);
     await journal.removeMany([events[0]!.id, events[3]!.id, '00000000-0000-0000-0000-000000000000']);
     await journal.removeMany([]);
