@@ -4,10 +4,14 @@ import type { DeliveryRepository } from '../db/delivery-repository.js';
 import { validation } from '@githost/errors';
 import { EVENT_KINDS } from '../domain/events.js';
 import { envelopeProblem } from '../domain/event-envelope.js';
+import { GroupCommit } from './group-commit.js';
 
 export interface ConsumerOptions {
   queue: string;
+  /** Messages in flight at once; also bounds how many share one transaction. */
   prefetch?: number;
+  /** Most events recorded in one transaction. */
+  maxBatch?: number;
   /** Called after deliveries were recorded, so the worker sends them now. */
   onRecorded?: () => void;
   metrics?: ConsumerMetrics;
@@ -18,23 +22,33 @@ export interface ConsumerMetrics {
   eventRecorded(lagSeconds: number): void;
 }
 
+export const DEFAULT_PREFETCH = 256;
+export const DEFAULT_MAX_BATCH = 128;
+
 /**
  * Turns events into pending deliveries. The handler resolves only after the deliveries are
  * committed, and the bus acks only then: a crash in between brings the event again, and the
- * UNIQUE (webhook_id, event_id) key makes the second recording a no-op.
+ * UNIQUE (webhook_id, event_id) key makes the second recording a no-op. Messages in flight
+ * together are recorded in one transaction (group commit); one that cannot be recorded fails
+ * alone and goes the bus's redelivery / dead-letter way.
  */
-export function subscribeToEvents(bus: EventBus, deliveries: DeliveryRepository, logger: Logger, opts: ConsumerOptions): Promise<Subscription> {
+export function subscribeToEvents(bus: EventBus, deliveries: Pick<DeliveryRepository, 'recordEvents'>, logger: Logger, opts: ConsumerOptions): Promise<Subscription> {
+  const recorder = new GroupCommit<EventEnvelope, number>({
+    writeBatch: (events) => deliveries.recordEvents(events),
+    maxBatch: opts.maxBatch ?? DEFAULT_MAX_BATCH,
+    onBatchFailed: (err, size) => logger.warn({ err, size }, 'recording a batch of events failed; recording them one by one'),
+  });
   const handler = async (event: EventEnvelope) => {
     const problem = envelopeProblem(event);
     if (problem) {
       logger.warn({ event_id: event?.id, kind: event?.kind, request_id: event?.request_id, problem }, 'unusable event refused');
       throw validation(`Unusable event: ${problem}`);
     }
-    const recorded = await deliveries.recordEvent(event);
+    const recorded = await recorder.submit(event);
     const lagSeconds = Math.max(0, (Date.now() - Date.parse(event.occurred_at)) / 1000);
     if (Number.isFinite(lagSeconds)) opts.metrics?.eventRecorded(lagSeconds);
     logger.info({ event_id: event.id, kind: event.kind, repo_id: event.repository.id, recorded, request_id: event.request_id, lag_ms: Math.round(lagSeconds * 1000) }, 'event recorded');
     if (recorded > 0) opts.onRecorded?.();
   };
-  return bus.subscribe(opts.queue, [...EVENT_KINDS], handler, { prefetch: opts.prefetch ?? 32 });
+  return bus.subscribe(opts.queue, [...EVENT_KINDS], handler, { prefetch: opts.prefetch ?? DEFAULT_PREFETCH });
 }

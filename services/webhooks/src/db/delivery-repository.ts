@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '@githost/db';
 import type { EventEnvelope } from '@githost/bus';
 import { selectsEvent } from '../domain/events.js';
-import { afterDelivery } from '../domain/webhook-health.js';
+import { afterDelivery, sameHealth, type WebhookHealth } from '../domain/webhook-health.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -69,22 +69,56 @@ export class DeliveryRepository {
    * An event that comes again records nothing new (UNIQUE (webhook_id, event_id)).
    */
   async recordEvent(event: EventEnvelope): Promise<number> {
+    return (await this.recordEvents([event]))[0]!;
+  }
+
+  /**
+   * recordEvent for several events in one transaction (the consumer's group commit): all or none
+   * are recorded. Returns the deliveries recorded for each event, in order; an event id given
+   * twice counts its deliveries once.
+   */
+  async recordEvents(events: EventEnvelope[]): Promise<number[]> {
+    if (events.length === 0) return [];
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ id: string; events: string }>(
-        'SELECT id, events FROM webhooks WHERE repo_id = $1 AND is_active AND created_at <= $2',
-        [event.repository.id, event.occurred_at],
+      // The creation-time comparison stays in SQL: created_at has microseconds a JS Date would drop.
+      const { rows: hooks } = await tx.query<{ i: number; id: string; events: string }>(
+        `SELECT e.i::int AS i, w.id, w.events
+           FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS e(repo_id, occurred_at, i)
+           JOIN webhooks w ON w.repo_id = e.repo_id AND w.is_active AND w.created_at <= e.occurred_at`,
+        [events.map((e) => e.repository.id), events.map((e) => e.occurred_at)],
       );
-      let recorded = 0;
-      for (const hook of rows) {
-        if (!selectsEvent(hook.events, event.kind)) continue;
-        const r = await tx.query(
-          `INSERT INTO deliveries (id, webhook_id, event_id, event, payload, request_id) VALUES ($1, $2, $3, $4, $5::text::json, $6)
-           ON CONFLICT (webhook_id, event_id) DO NOTHING`,
-          [randomUUID(), hook.id, event.id, event.kind, JSON.stringify(event.payload), event.request_id ?? null],
-        );
-        recorded += r.rowCount;
+      const rows = new Map<string, { webhookId: string; event: EventEnvelope }>();
+      for (const hook of hooks) {
+        const event = events[hook.i - 1]!;
+        if (selectsEvent(hook.events, event.kind)) rows.set(`${hook.id}\n${event.id}`, { webhookId: hook.id, event });
       }
-      return recorded;
+      const recorded = new Map<string, number>();
+      if (rows.size > 0) {
+        // One order for every writer, so two transactions inserting the same keys cannot deadlock.
+        const sorted = [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+        const inserted = await tx.query<{ event_id: string }>(
+          `INSERT INTO deliveries (id, webhook_id, event_id, event, payload, request_id)
+           SELECT id, webhook_id, event_id, event, payload::json, request_id
+             FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS r(id, webhook_id, event_id, event, payload, request_id)
+           ON CONFLICT (webhook_id, event_id) DO NOTHING
+           RETURNING event_id`,
+          [
+            sorted.map(() => randomUUID()),
+            sorted.map((r) => r.webhookId),
+            sorted.map((r) => r.event.id),
+            sorted.map((r) => r.event.kind),
+            sorted.map((r) => JSON.stringify(r.event.payload)),
+            sorted.map((r) => r.event.request_id ?? null),
+          ],
+        );
+        for (const { event_id } of inserted.rows) recorded.set(event_id, (recorded.get(event_id) ?? 0) + 1);
+      }
+      const counted = new Set<string>();
+      return events.map((e) => {
+        if (counted.has(e.id)) return 0;
+        counted.add(e.id);
+        return recorded.get(e.id) ?? 0;
+      });
     });
   }
 
@@ -173,12 +207,17 @@ export class DeliveryRepository {
         [claim.id, number, result.status === 'delivered' ? 'succeeded' : 'failed', result.error, result.durationMs, result.responseStatus, result.responseBody],
       );
       if (result.status !== 'pending') {
-        const { rows } = await tx.query<{ consecutive_failures: number; is_active: boolean }>(
+        const delivered = result.status === 'delivered';
+        // Read without a lock first: a success on a healthy webhook changes nothing, and locking
+        // the one row every delivery of a webhook shares would serialise all of them.
+        const { rows: seen } = await tx.query<WebhookHealth>('SELECT consecutive_failures, is_active FROM webhooks WHERE id = $1', [claim.webhook_id]);
+        if (!seen[0] || sameHealth(seen[0], afterDelivery(seen[0], delivered))) return true;
+        const { rows } = await tx.query<WebhookHealth>(
           'SELECT consecutive_failures, is_active FROM webhooks WHERE id = $1 FOR UPDATE',
           [claim.webhook_id],
         );
         if (rows[0]) {
-          const next = afterDelivery(rows[0], result.status === 'delivered');
+          const next = afterDelivery(rows[0], delivered);
           await tx.query('UPDATE webhooks SET consecutive_failures = $2, is_active = $3 WHERE id = $1', [
             claim.webhook_id,
             next.consecutive_failures,

@@ -15,3 +15,7 @@ export function afterDelivery(current: WebhookHealth, delivered: boolean): Webho
   const failures = current.consecutive_failures + 1;
   return { consecutive_failures: failures, is_active: current.is_active && failures < DEACTIVATE_AFTER_CONSECUTIVE_FAILURES };
 }
+
+export function sameHealth(a: WebhookHealth, b: WebhookHealth): boolean {
+  return a.consecutive_failures === b.consecutive_failures && a.is_active === b.is_active;
+}
