@@ -6,21 +6,28 @@ import type { Logger } from '@githost/logging';
 import type { EventEnvelope } from './index.js';
 
 /**
- * A durable journal of events for a producer without a database (git-storage, CONTRACT §1): one
- * file per event, `<16-digit sequence>-<event id>.json`, so directory order is append order.
+ * A durable journal of events for a producer without a database (git-storage, CONTRACT §1). Each
+ * append is one file, so directory order is append order: `<16-digit sequence>-<event id>.json`
+ * holds one event, `<16-digit sequence>.batch.json` an array of the events appended together
+ * (a push of many refs costs one file and one fsync, not one per ref).
  *
- * append() is durable before it resolves: the event goes to a temp file that is fsynced, renamed
- * into place (atomic: a reader sees the whole event or none) and the directory fsynced (so the
+ * An append is durable before it resolves: the file is written under a temp name, fsynced,
+ * renamed into place (atomic: a reader sees all of it or nothing) and the directory fsynced (so the
  * rename survives a power cut). A crash mid-append leaves only a `.tmp-*` file, which is ignored
  * and cleaned up on the next start. The sequence is microseconds since the epoch, kept strictly
- * increasing across restarts by starting above the largest one already on disk.
+ * increasing across restarts by starting above the largest one already on disk. Removing some of
+ * a batch's events rewrites the batch with the rest the same way.
  */
 const ENTRY = /^(\d{16})-(.+)\.json$/;
+const BATCH = /^(\d{16})\.batch\.json$/;
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 export class FileJournal {
   private lastSeq = 0;
   private ready: Promise<void> | null = null;
+  /** Event ids in each batch file this process has written or read (file contents never change
+   *  under a name except through this class, so the ids stay true). */
+  private readonly batchIds = new Map<string, string[]>();
 
   constructor(
     readonly dir: string,
@@ -28,42 +35,33 @@ export class FileJournal {
   ) {}
 
   async append(event: EventEnvelope): Promise<void> {
-    checkId(event.id);
+    await this.appendMany([event]);
+  }
+
+  /** Appends several events durably with one file and one fsync; they stay in this order. */
+  async appendMany(events: EventEnvelope[]): Promise<void> {
+    for (const e of events) checkId(e.id);
+    if (events.length === 0) return;
     await this.init();
     const seq = Math.max(Date.now() * 1000, this.lastSeq + 1);
     this.lastSeq = seq;
-    const tmp = path.join(this.dir, `.tmp-${seq}-${randomBytes(6).toString('hex')}`);
-    const file = await open(tmp, 'wx', 0o600);
-    try {
-      await file.writeFile(JSON.stringify(event));
-      await file.sync();
-    } finally {
-      await file.close();
+    const prefix = String(seq).padStart(16, '0');
+    if (events.length === 1) {
+      await this.writeDurably(`${prefix}-${events[0]!.id}.json`, JSON.stringify(events[0]));
+      return;
     }
-    await rename(tmp, path.join(this.dir, `${String(seq).padStart(16, '0')}-${event.id}.json`));
-    await syncDir(this.dir);
+    const name = `${prefix}.batch.json`;
+    this.batchIds.set(name, events.map((e) => e.id));
+    await this.writeDurably(name, JSON.stringify(events));
   }
 
-  /** Events not yet removed, oldest first (at most `limit`). */
+  /** Events not yet removed, oldest first: whole files until at least `limit` events. */
   async pending(limit = Infinity): Promise<EventEnvelope[]> {
     await this.init();
     const events: EventEnvelope[] = [];
     for (const name of await this.entries()) {
       if (events.length >= limit) break;
-      let text: string;
-      try {
-        text = await readFile(path.join(this.dir, name), 'utf8');
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed meanwhile
-        throw err;
-      }
-      try {
-        events.push(JSON.parse(text) as EventEnvelope);
-      } catch (err) {
-        // Cannot happen through append() (rename is atomic); a hand-edited file is set aside, not lost.
-        this.logger?.error({ err, file: name }, 'unreadable journal entry set aside');
-        await rename(path.join(this.dir, name), path.join(this.dir, `${name}.corrupt`));
-      }
+      events.push(...((await this.read(name)) ?? []));
     }
     return events;
   }
@@ -78,20 +76,85 @@ export class FileJournal {
   async removeMany(ids: string[]): Promise<void> {
     for (const id of ids) checkId(id);
     await this.init();
+    if (ids.length === 0) return;
     const wanted = new Set(ids);
-    const names = (await this.entries()).filter((name) => wanted.has(ENTRY.exec(name)?.[2] ?? ''));
-    await Promise.all(names.map((name) => unlink(path.join(this.dir, name)).catch(ignoreMissing)));
-    if (names.length > 0) await syncDir(this.dir);
+    let changed = false;
+    for (const name of await this.entries()) {
+      const single = ENTRY.exec(name)?.[2];
+      if (single !== undefined) {
+        if (!wanted.has(single)) continue;
+        await unlink(path.join(this.dir, name)).catch(ignoreMissing);
+        changed = true;
+        continue;
+      }
+      const inFile = await this.idsOf(name);
+      if (!inFile.some((id) => wanted.has(id))) continue;
+      changed = true;
+      if (inFile.every((id) => wanted.has(id))) {
+        await unlink(path.join(this.dir, name)).catch(ignoreMissing);
+        this.batchIds.delete(name);
+        continue;
+      }
+      // Part of a batch went out: the rest is written back under the same name (same place in order).
+      const rest = ((await this.read(name)) ?? []).filter((e) => !wanted.has(e.id));
+      this.batchIds.set(name, rest.map((e) => e.id));
+      await this.writeDurably(name, JSON.stringify(rest), false);
+    }
+    if (changed) await syncDir(this.dir);
   }
 
   /** Number of pending events. */
   async size(): Promise<number> {
     await this.init();
-    return (await this.entries()).length;
+    let n = 0;
+    for (const name of await this.entries()) n += BATCH.test(name) ? (await this.idsOf(name)).length : 1;
+    return n;
   }
 
   private async entries(): Promise<string[]> {
-    return (await readdir(this.dir)).filter((name) => ENTRY.test(name)).sort();
+    return (await readdir(this.dir)).filter((name) => ENTRY.test(name) || BATCH.test(name)).sort();
+  }
+
+  /** A file's events; null when it is gone or unreadable (then set aside, not lost). */
+  private async read(name: string): Promise<EventEnvelope[] | null> {
+    let text: string;
+    try {
+      text = await readFile(path.join(this.dir, name), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null; // removed meanwhile
+      throw err;
+    }
+    try {
+      const value = JSON.parse(text) as EventEnvelope | EventEnvelope[];
+      if (!BATCH.test(name)) return [value as EventEnvelope];
+      if (!Array.isArray(value)) throw new Error('batch file does not hold an array');
+      this.batchIds.set(name, value.map((e) => e.id));
+      return value;
+    } catch (err) {
+      // Cannot happen through append() (rename is atomic); a hand-edited file is set aside, not lost.
+      this.logger?.error({ err, file: name }, 'unreadable journal entry set aside');
+      await rename(path.join(this.dir, name), path.join(this.dir, `${name}.corrupt`));
+      this.batchIds.delete(name);
+      return null;
+    }
+  }
+
+  private async idsOf(batch: string): Promise<string[]> {
+    return this.batchIds.get(batch) ?? ((await this.read(batch)) ?? []).map((e) => e.id);
+  }
+
+  /** Temp file, fsync, rename into place; the directory fsync can be left to the caller. */
+  private async writeDurably(name: string, content: string, syncDirectory = true): Promise<void> {
+    const tmp = path.join(this.dir, `.tmp-${name}-${randomBytes(6).toString('hex')}`);
+    const file = await open(tmp, 'wx', 0o600);
+    try {
+      await file.writeFile(content);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(tmp, path.join(this.dir, name));
+    if (syncDirectory) await syncDir(this.dir);
   }
 
   private init(): Promise<void> {
@@ -99,7 +162,7 @@ export class FileJournal {
       await mkdir(this.dir, { recursive: true });
       for (const name of await readdir(this.dir)) {
         if (name.startsWith('.tmp-')) await unlink(path.join(this.dir, name)).catch(ignoreMissing);
-        const seq = ENTRY.exec(name)?.[1];
+        const seq = ENTRY.exec(name)?.[1] ?? BATCH.exec(name)?.[1];
         if (seq) this.lastSeq = Math.max(this.lastSeq, Number(seq));
       }
     })();

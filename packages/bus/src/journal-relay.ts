@@ -15,13 +15,14 @@ export interface JournalRelayOptions {
   bus: EventBus;
   logger?: Logger;
   intervalMs?: number;
+  /** Events per pass, at least (a journal file is published whole). */
   batchSize?: number;
 }
 
 export function startJournalRelay(opts: JournalRelayOptions): Relay {
   const { journal, bus } = opts;
   const logger = opts.logger ?? createLogger('bus');
-  const batchSize = opts.batchSize ?? 100;
+  const batchSize = opts.batchSize ?? 500;
   const attempts = new Map<string, number>();
 
   const pass = async (): Promise<boolean> => {
@@ -45,7 +46,7 @@ export function startJournalRelay(opts: JournalRelayOptions): Relay {
       logger.warn({ err: result.reason, event_id: event.id, kind: event.kind, request_id: event.request_id, attempts: failed }, 'journal publish failed; will retry');
     }
     await journal.removeMany(published);
-    return failures === 0 && events.length === batchSize;
+    return failures === 0 && events.length >= batchSize;
   };
 
   return runRelayLoop({ name: 'journal', pass, intervalMs: opts.intervalMs ?? 1000, logger, backlog: () => journal.size() });

@@ -42,6 +42,37 @@ describe('file journal', () => {
     expect(await journal.size()).toBe(3);
   });
 
+  it('when events are appended together, then they take one file and come back in order after a "restart"', async () => {
+    const journal = new FileJournal(dir);
+    const together = [1, 2, 3, 4].map((n) => makeEvent(n));
+    await journal.append(makeEvent(0));
+    await journal.appendMany(together);
+    await journal.append(makeEvent(5));
+    expect(readdirSync(dir).filter((n) => !n.startsWith('.'))).toHaveLength(3);
+    const restarted = new FileJournal(dir);
+    expect((await restarted.pending()).map((e) => (e.payload as { n: number }).n)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(await restarted.size()).toBe(6);
+    // a file is returned whole, so a limit inside a batch still gives the whole batch
+    expect((await restarted.pending(2)).map((e) => (e.payload as { n: number }).n)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('when part of a batch is removed, then the rest stays in its place; when all of it is, then its file goes', async () => {
+    const journal = new FileJournal(dir);
+    const events = [1, 2, 3, 4].map((n) => makeEvent(n));
+    await journal.appendMany(events);
+    await journal.append(makeEvent(5));
+    // a process that has not read the batch yet removes from it too
+    await new FileJournal(dir).removeMany([events[0]!.id, events[2]!.id]);
+    const fresh = new FileJournal(dir);
+    expect((await fresh.pending()).map((e) => (e.payload as { n: number }).n)).toEqual([2, 4, 5]);
+    expect(await fresh.size()).toBe(3);
+    await fresh.removeMany([events[1]!.id, events[3]!.id]);
+    expect((await new FileJournal(dir).pending()).map((e) => (e.payload as { n: number }).n)).toEqual([5]);
+    expect(readdirSync(dir).filter((n) => !n.startsWith('.'))).toHaveLength(1);
+    await expect(journal.appendMany([makeEvent(6), { ...makeEvent(7), id: '../x' }])).rejects.toMatchObject({ kind: 'validation' });
+    expect(await journal.size()).toBe(1);
+  });
+
   it('when an event id could be a path, then append and remove refuse it', async () => {
     const journal = new FileJournal(dir);
     await expect(journal.append({ ...makeEvent(1), id: '../../etc/passwd' })).rejects.toMatchObject({ kind: 'validation' });
