@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { encodeIdentity, type Identity, type Permission } from '@githost/identity';
 import { cleanupWorkdirs, commitAll, createTestRepository, git, gitWithEnv, makeWorkdir, startTestStorage, testGitEnv, writeFiles, type TestStorage } from '../src/testing.js';
@@ -158,6 +159,37 @@ describe('git smart HTTP', () => {
     await gitWithEnv(work, {}, ...headerArgs('write'), 'push', '-q', base, ':topic');
     const events = await s.service.journal.pending();
     expect(events.map((e) => e.payload)).toMatchObject([{ ref: 'refs/heads/topic', after: '0'.repeat(40), deleted: true, created: false, commits: [] }]);
+  });
+
+  it('when one push moves many refs, then each gets its own event with its own new commits, all journaled in one file', async () => {
+    for (const e of await s.service.journal.pending()) await s.service.journal.remove(e.id);
+    const old = bareGit('rev-parse', 'refs/heads/main').trim();
+    await writeFiles(work, { 'many.txt': 'many\n' });
+    const fresh = await commitAll(work, 'fresh');
+    const newCommits = (await git(work, 'rev-list', '--reverse', fresh, '--not', old)).trim().split('\n');
+    expect(newCommits.at(-1)).toBe(fresh);
+    await git(work, 'branch', '-f', 'doomed', old);
+    await git(work, ...headerArgs('write'), 'push', '-q', base, 'doomed');
+    for (const e of await s.service.journal.pending()) await s.service.journal.remove(e.id);
+    // refs on existing commits, two refs sharing a new tip, and a deletion, in one push
+    const refs = ['old-1:refs/heads/many/a', 'old-2:refs/heads/many/b', 'fresh-1:refs/heads/many/c', 'fresh-2:refs/heads/many/d', ':refs/heads/doomed'];
+    const specs = refs.map((r) => r.replace(/^old-\d/, old).replace(/^fresh-\d/, fresh));
+    await git(work, ...headerArgs('write'), 'push', '-q', base, ...specs);
+    const byRef = new Map((await s.service.journal.pending()).map((e) => [(e.payload as { ref: string }).ref, e.payload as { after: string; commits: Array<{ id: string }> }]));
+    expect([...byRef.keys()].sort()).toEqual(['refs/heads/doomed', 'refs/heads/many/a', 'refs/heads/many/b', 'refs/heads/many/c', 'refs/heads/many/d']);
+    expect(byRef.get('refs/heads/many/a')).toMatchObject({ after: old, commits: [] });
+    expect(byRef.get('refs/heads/many/b')).toMatchObject({ after: old, commits: [] });
+    expect(byRef.get('refs/heads/many/c')!.commits.map((c) => c.id)).toEqual(newCommits);
+    expect(byRef.get('refs/heads/many/d')!.commits.map((c) => c.id)).toEqual(newCommits);
+    expect(byRef.get('refs/heads/doomed')).toMatchObject({ commits: [] });
+    expect(readdirSync(s.service.journal.dir).filter((n) => !n.startsWith('.'))).toHaveLength(1);
+
+    // a push whose refs all sit on commits the repository already has: no commits anywhere
+    for (const e of await s.service.journal.pending()) await s.service.journal.remove(e.id);
+    await git(work, ...headerArgs('write'), 'push', '-q', base, `${old}:refs/heads/many/e`, `${fresh}:refs/heads/many/f`);
+    const again = await s.service.journal.pending();
+    expect(again.map((e) => (e.payload as { commits: unknown[] }).commits)).toEqual([[], []]);
+    for (const e of again) await s.service.journal.remove(e.id);
   });
 });
 

@@ -49,9 +49,15 @@ export class PushEventRecorder {
   async record(gitDir: string, ctx: PushContext, updates: RefUpdate[]): Promise<EventEnvelope<PushPayload>[]> {
     if (updates.length === 0) return [];
     const excluded = await refsBefore(gitDir, updates);
+    const tips = [...new Set(updates.map((u) => u.after).filter((oid) => oid !== ZERO_OID))];
+    // Refs sharing a tip share their commits; and when no tip brings anything new (refs created
+    // on existing commits, as in a push of many branches), one rev-list answers for all of them.
+    const commitsOf = new Map<string, PushPayload['commits']>();
+    if (tips.length > 1 && !(await this.anyNew(gitDir, tips, excluded))) for (const tip of tips) commitsOf.set(tip, []);
+    for (const tip of tips) if (!commitsOf.has(tip)) commitsOf.set(tip, await this.newCommits(gitDir, tip, excluded));
     const envelopes: EventEnvelope<PushPayload>[] = [];
     for (const u of updates) {
-      const commits = u.after === ZERO_OID ? [] : await this.newCommits(gitDir, u.after, excluded);
+      const commits = u.after === ZERO_OID ? [] : commitsOf.get(u.after)!;
       envelopes.push({
         id: randomUUID(),
         kind: 'push',
@@ -71,9 +77,21 @@ export class PushEventRecorder {
         ...(ctx.requestId ? { request_id: ctx.requestId } : {}),
       });
     }
-    for (const e of envelopes) await this.journal.append(e);
+    await this.journal.appendMany(envelopes);
     this.relay()?.kick();
     return envelopes;
+  }
+
+  /** Whether any of `tips` reaches a commit outside `excluded`; true when git cannot tell (a tip
+   *  that is not a commit), so the per-tip walk decides. */
+  private async anyNew(gitDir: string, tips: string[], excluded: string[]): Promise<boolean> {
+    try {
+      const stdin = `${tips.join('\n')}\n${excluded.map((o) => `^${o}`).join('\n')}\n`;
+      const { stdout } = await runGit({ name: 'rev-list', flags: ['--max-count=1', '--stdin'] }, { gitDir, stdin });
+      return stdout.length > 0;
+    } catch {
+      return true;
+    }
   }
 
   /** CONTRACT §9: the commits new to the repository, the 20 newest, oldest first. */
