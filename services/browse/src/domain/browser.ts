@@ -3,6 +3,7 @@ import { encodeBlobContent, MODE_SUBMODULE, MODE_TREE } from './blob.js';
 import { parseCommit } from './commit.js';
 import { etagOf } from './etag.js';
 import { parseLimit } from './limit.js';
+import { FreshRefs } from './fresh-refs.js';
 import { explainMissing } from './missing.js';
 import type { ObjectCache } from './object-cache.js';
 import type { BlobStream, ReadContext, RepositoryReader } from './ports.js';
@@ -36,11 +37,15 @@ const json = JSON.stringify;
 
 /** The browse use cases (seed §4 "Browsing", CONTRACT §4, §5, §8, §9). */
 export class Browser {
+  private readonly freshRefs: FreshRefs;
+
   constructor(
     private readonly reader: RepositoryReader,
     private readonly cache: ObjectCache,
     private readonly options: BrowserOptions,
-  ) {}
+  ) {
+    this.freshRefs = new FreshRefs((ctx, prefixes) => reader.listRefs(ctx, prefixes));
+  }
 
   /** seed §4 browsing rules 2 and 3. */
   async tree(repo: RepoRef, refAndPath: string): Promise<Prepared> {
@@ -155,7 +160,7 @@ export class Browser {
 
   private async refs(repo: RepoRef, prefixes: readonly string[]): Promise<RefSet> {
     try {
-      return buildRefSet(prefixes.length === 0 ? [] : await this.reader.listRefs(repo, prefixes));
+      return buildRefSet(prefixes.length === 0 ? [] : await this.freshRefs.list(repo, prefixes));
     } catch (err) {
       // The gateway vouched for the repository but storage has none: to the caller it does not exist.
       if (err instanceof AppError && err.kind === 'not_found') throw notFound('Not found');

@@ -159,4 +159,9 @@ describe('refPrefixes (load only the refs that could match)', () => {
   it('when the name is longer than any ref can be, then nothing is loaded', () => {
     expect(refPrefixes('x'.repeat(2000), 'main', false)).toEqual([]);
   });
+
+  it('when only the shorter prefix can still name a ref, then only that one is asked for', () => {
+    const name = 'x'.repeat(1014);
+    expect(refPrefixes(name, 'main', false)).toEqual([`refs/tags/${name}`]);
+  });
 });

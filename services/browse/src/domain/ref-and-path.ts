@@ -90,7 +90,7 @@ export function resolveCommitsRef(raw: string, refs: RefSet, defaultBranch: stri
   return resolveRefName(segments.join('/'), refs);
 }
 
-/** git-storage (like git) holds no ref name longer than this; a longer candidate names nothing. */
+/** git-storage (like git) holds no full ref name longer than this; a longer candidate names nothing. */
 const MAX_REF_NAME = 1024;
 
 /**
@@ -103,8 +103,9 @@ export function refPrefixes(raw: string, defaultBranch: string, whole: boolean):
   const segments = decodeSegments(raw);
   if (segments.length === 0) return [`refs/heads/${defaultBranch}`];
   const name = whole ? segments.join('/') : (segments[0] as string);
-  if (name.length > MAX_REF_NAME) return [];
-  return [`refs/heads/${name}`, `refs/tags/${name}`];
+  // Only prefixes a ref could have: git-storage refuses longer ones, and ref reads are shared
+  // between requests (FreshRefs), so one request's refusal must not become everyone's.
+  return [`refs/heads/${name}`, `refs/tags/${name}`].filter((p) => p.length <= MAX_REF_NAME);
 }
 
 function defaultBranchRef(refs: RefSet, defaultBranch: string): ResolvedRef {

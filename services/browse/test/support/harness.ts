@@ -5,6 +5,7 @@ import path from 'node:path';
 import { cleanupWorkdirs, createTestRepository, pushTo, startTestStorage, type TestStorage } from '@githost/git-storage/testing';
 import { encodeIdentity, type Identity, type Permission, type RepoContext } from '@githost/identity';
 import { createStorageRouter, singleShard } from '@githost/storage-router';
+import type { StorageServiceClient } from '@githost/protos';
 import { createServer, type Service } from '../../src/index.js';
 import { writeFixtureHistory } from './fixture.js';
 import { git } from './git.js';
@@ -55,8 +56,13 @@ export function repoContext(overrides: Partial<RepoContext> = {}): RepoContext {
   };
 }
 
+export interface HarnessOptions {
+  /** Wraps browse's git-storage client (e.g. to hold answers back). */
+  wrapStorageClient?: (client: StorageServiceClient) => StorageServiceClient;
+}
+
 /** A real git-storage with the fixture pushed by the real git client, and browse in front of it. */
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const storage = await startTestStorage();
   const source = await mkdtemp(path.join(tmpdir(), 'browse-source-'));
   await git(source, 'init', '-q', '--bare');
@@ -64,9 +70,10 @@ export async function startHarness(): Promise<Harness> {
   await createTestRepository(storage, FIXTURE_REPO, 'main');
   await pushTo(storage, FIXTURE_REPO, source, 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*');
   await createTestRepository(storage, EMPTY_REPO, 'trunk');
+  const client = opts.wrapStorageClient ? opts.wrapStorageClient(storage.client) : storage.client;
   const browse = createServer(
     { httpPort: 0, bindHost: '127.0.0.1', internalSecret: storage.secret, storageShards: singleShard(storage.grpcAddress), maxBlobBytes: TEST_MAX_BLOB_BYTES, cacheBytes: 8 * 1024 * 1024 },
-    { storage: createStorageRouter(singleShard(storage.grpcAddress), { createClient: () => storage.client }) },
+    { storage: createStorageRouter(singleShard(storage.grpcAddress), { createClient: () => client }) },
   );
   const { httpPort } = await browse.start();
   return {
