@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { createEventBus, type EventBus } from '@githost/bus';
-import { createServer as createGateway, loadConfig as loadGatewayConfig } from '@githost/gateway';
+import type { Server } from 'node:http';
 import { createLogger, type Logger } from '@githost/logging';
 import { ensureAdminToken } from './admin-token.js';
+import { InProcessServices } from './in-process.js';
+import { childEntry, processPerService, requireBrokerForProcesses, ServiceProcesses, type Ports, type ServiceProcess } from './processes.js';
 import { bindPublicPort, boundPort } from './public-port.js';
-import { asServiceModule, STAGES, type RunnableService } from './services.js';
+import { STAGES } from './services.js';
 import { shardCount, startExtraShards } from './shards.js';
 
 export interface StartOptions {
@@ -24,6 +25,9 @@ export interface StartOptions {
   /** git-storage shards run in this process; default GITHOST_SHARDS, else 1. The first is `default`
    *  on the data dir, the others `shard-<n>` on `<dataDir>/shards/shard-<n>`. */
   shards?: number;
+  /** Each service and the gateway as its own child process, as deployed; default
+   *  GITHOST_PROCESS_PER_SERVICE, else false. Needs RabbitMQ (AMQP_URL). */
+  processPerService?: boolean;
   logger?: Logger;
 }
 
@@ -35,6 +39,10 @@ export interface RunningGithost {
   dataDir: string;
   /** Names of the services running behind the gateway (those implemented so far). */
   services: string[];
+  /** The launcher, then each service's child process when processPerService. */
+  processes: ServiceProcess[];
+  /** Settles when a service process died on its own and the others were stopped (processPerService). */
+  crashed: Promise<Error>;
   stop(): Promise<void>;
 }
 
@@ -43,8 +51,9 @@ export interface RunningGithost {
 const UNREACHABLE = { GIT_STORAGE_GRPC_ADDR: '127.0.0.1:1', ACCOUNTS_GRPC_ADDR: '127.0.0.1:1' };
 
 /**
- * Every service in one process (CONTRACT §2 embedded mode): one shared event bus, internal
- * services on free ports, one random internal secret per process, the gateway in front.
+ * Every service in one process (CONTRACT §2 embedded mode: one shared event bus), or each in its
+ * own child process (processPerService); either way internal services on free loopback ports, one
+ * random internal secret per start, the gateway in front on the public port.
  */
 export async function startGithost(opts: StartOptions = {}): Promise<RunningGithost> {
   const base: NodeJS.ProcessEnv = { ...process.env, ...opts.env };
@@ -53,6 +62,9 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   const databaseUrl = opts.databaseUrl ?? nonEmpty(base.DATABASE_URL);
   const amqpUrl = opts.amqpUrl ?? nonEmpty(base.AMQP_URL);
   const shards = shardCount(opts.shards, base.GITHOST_SHARDS);
+  const split = processPerService(opts.processPerService, base.GITHOST_PROCESS_PER_SERVICE);
+  if (split) requireBrokerForProcesses(amqpUrl);
+  const childFile = split ? childEntry() : undefined;
   let adminToken = opts.adminToken ?? nonEmpty(base.GITHOST_ADMIN_TOKEN);
   if (!adminToken) {
     const generated = ensureAdminToken(dataDir);
@@ -78,47 +90,46 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     PORT: String(port),
   };
 
-  const bus: EventBus = createEventBus({ amqpUrl, exchange: nonEmpty(base.GITHOST_EVENTS_EXCHANGE), logger: createLogger('bus') });
-  const running: { name: string; service: RunnableService }[] = [];
+  const runner = split ? new ServiceProcesses(logger, childFile) : new InProcessServices(amqpUrl, nonEmpty(base.GITHOST_EVENTS_EXCHANGE), logger);
   const stopAll = async () => {
-    for (const { name, service } of running.reverse()) {
-      await service.stop().catch((err: unknown) => logger.error({ err, service: name }, 'service did not stop cleanly'));
-    }
-    running.length = 0;
-    await bus.close().catch((err: unknown) => logger.error({ err }, 'event bus did not close cleanly'));
-    // Closed by the gateway once it took it over; before that, still ours to release.
-    if (publicServer.listening) await new Promise<void>((done) => publicServer.close(() => done()));
+    await runner.stop();
+    // Closed by the gateway (or, split, by us) once it took it over; before that, still ours to release.
+    if (publicServer.listening) await closeServer(publicServer);
   };
 
+  const started: string[] = [];
+  const startOne = async (name: string, module: string, stage: number, startEnv: NodeJS.ProcessEnv): Promise<Ports | undefined> => {
+    const ports = await runner.start(name, module, stage, startEnv);
+    if (ports) started.push(name);
+    else logger.warn({ service: name }, 'service not implemented yet: skipped');
+    return ports;
+  };
   try {
-    for (const stage of STAGES) {
+    for (const [index, stage] of STAGES.entries()) {
       const stageEnv = { ...env };
       const results = await Promise.allSettled(stage.map(async (entry) => {
-        const mod = asServiceModule(await entry.load());
-        if (!mod) {
-          logger.warn({ service: entry.name }, 'service not implemented yet: skipped');
-          return;
-        }
-        const service = mod.createServer(mod.loadConfig(stageEnv), { bus, logger: createLogger(entry.name) });
-        const ports = await service.start();
-        running.push({ name: entry.name, service });
-        Object.assign(env, entry.exports(ports));
+        const ports = await startOne(entry.name, entry.name, index, stageEnv);
+        if (ports) Object.assign(env, entry.exports(ports));
       }));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
       // Every shard runs before the services that route to them are configured (issue 6 part 3).
-      if (stage.some((e) => e.name === 'git-storage')) Object.assign(env, await startExtraShards(shards, env, bus, (name, service) => running.push({ name, service })));
+      if (stage.some((e) => e.name === 'git-storage')) Object.assign(env, await startExtraShards(shards, env, (name, shardEnv) => startOne(name, 'git-storage', index, shardEnv)));
     }
-    const gateway = createGateway(loadGatewayConfig(env), { logger: createLogger('gateway'), server: publicServer });
-    await gateway.start();
-    running.push({ name: 'gateway', service: gateway });
+    await runner.start('gateway', 'gateway', STAGES.length, env, publicServer);
+    // The gateway child serves on its own copy of the listening socket: ours would answer 503.
+    if (split) await closeServer(publicServer);
   } catch (err) {
     await stopAll();
     throw err;
   }
 
-  const services = running.map((r) => r.name).filter((n) => n !== 'gateway');
-  logger.info({ port, data_dir: dataDir, database: databaseUrl ? 'postgres' : 'pglite', bus: amqpUrl ? 'rabbitmq' : 'in-process', services }, 'githost started');
+  const services = started;
+  const processes = [{ name: 'launcher', pid: process.pid }, ...runner.list()];
+  logger.info(
+    { port, data_dir: dataDir, database: databaseUrl ? 'postgres' : 'pglite', bus: amqpUrl ? 'rabbitmq' : 'in-process', mode: split ? 'process-per-service' : 'one-process', services, processes },
+    'githost started',
+  );
   let stopped: Promise<void> | undefined;
   return {
     url: `http://localhost:${port}`,
@@ -126,8 +137,14 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     adminToken,
     dataDir,
     services,
+    processes,
+    crashed: runner.crashed,
     stop: () => (stopped ??= stopAll()),
   };
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((done) => server.close(() => done()));
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

@@ -4,7 +4,7 @@ import { runUntilSignalled } from '@githost/runtime';
 import { startGithost } from './launcher.js';
 
 /**
- * `npm start`: the whole service in this process. Root `npm start` runs this through turbo and
+ * `npm start`: the whole service in this process (GITHOST_PROCESS_PER_SERVICE=true: one child process per service). Root `npm start` runs this through turbo and
  * `npm run` in the launcher package's folder, so a relative DATA_DIR (default `./data`) is taken
  * from the project root npm reports (npm_config_local_prefix; INIT_CWD is the launcher folder by
  * then), which is where a user expects `./data`. Run with plain node, it is the working directory.
@@ -15,6 +15,8 @@ const dataDir = path.resolve(cwd, process.env.DATA_DIR || './data');
 
 await runUntilSignalled('launcher', async () => {
   const githost = await startGithost({ dataDir, logger });
+  // A service process that died took the others down with it (logged, naming it): so does the launcher.
+  void githost.crashed.then(() => process.exit(1));
   logger.info({ url: githost.url }, 'githost is ready');
   return githost;
 }, logger);

@@ -56,3 +56,11 @@ export function asServiceModule(mod: unknown): ServiceModule | undefined {
   const m = mod as Partial<ServiceModule> | undefined;
   return typeof m?.createServer === 'function' && typeof m.loadConfig === 'function' ? (m as ServiceModule) : undefined;
 }
+
+/** A STAGES service's package, or the gateway's (started last, by name). */
+export function loadService(module: string): Promise<unknown> {
+  if (module === 'gateway') return import('@githost/gateway');
+  const entry = STAGES.flat().find((e) => e.name === module);
+  if (!entry) return Promise.reject(new Error(`no service named ${JSON.stringify(module)}`));
+  return entry.load();
+}

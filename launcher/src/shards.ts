@@ -1,10 +1,8 @@
 import path from 'node:path';
-import type { EventBus } from '@githost/bus';
-import { createLogger } from '@githost/logging';
-import { asServiceModule, type RunnableService } from './services.js';
+import type { Ports } from './processes.js';
 
 /**
- * `shards` git-storage services in the one process (issue 6 part 3). The first is the one the
+ * `shards` git-storage services (issue 6 part 3). The first is the one the
  * start stages already run, shard `default` on DATA_DIR itself, so data from before shards keeps
  * working; the others are `shard-1`, `shard-2`, ... on `DATA_DIR/shards/<name>`.
  */
@@ -42,17 +40,15 @@ export function shardEnv(shards: ShardAddresses[]): Record<string, string> {
 }
 
 /**
- * Starts the extra shards once the default git-storage runs (its addresses are in `env`) and
- * returns the variables that wire all of them into the later services.
+ * Starts the extra shards once the default git-storage runs (its addresses are in `env`), one
+ * after the other through `start` (in this process or as child processes), and returns the
+ * variables that wire all of them into the later services.
  */
-export async function startExtraShards(count: number, env: NodeJS.ProcessEnv, bus: EventBus, track: (name: string, service: RunnableService) => void): Promise<Record<string, string>> {
+export async function startExtraShards(count: number, env: NodeJS.ProcessEnv, start: (name: string, env: NodeJS.ProcessEnv) => Promise<Ports | undefined>): Promise<Record<string, string>> {
   const shards: ShardAddresses[] = [{ name: 'default', grpc: env.GIT_STORAGE_GRPC_ADDR as string, http: env.GIT_STORAGE_HTTP_URL }];
-  const mod = count > 1 ? asServiceModule(await import('@githost/git-storage')) : undefined;
-  if (count > 1 && !mod) throw new Error('git-storage is not available: cannot start more than one shard');
-  for (const name of mod ? extraShardNames(count) : []) {
-    const service = mod!.createServer(mod!.loadConfig({ ...env, DATA_DIR: shardDataDir(env.DATA_DIR as string, name) }), { bus, logger: createLogger('git-storage') });
-    const ports = await service.start();
-    track(`git-storage ${name}`, service);
+  for (const name of extraShardNames(count)) {
+    const ports = await start(`git-storage ${name}`, { ...env, DATA_DIR: shardDataDir(env.DATA_DIR as string, name) });
+    if (!ports) throw new Error('git-storage is not available: cannot start more than one shard');
     shards.push({ name, grpc: `127.0.0.1:${ports.grpcPort}`, http: ports.httpPort ? `http://127.0.0.1:${ports.httpPort}` : undefined });
   }
   return shardEnv(shards);

@@ -1,0 +1,92 @@
+import { createServer as createHttpServer } from 'node:http';
+import type { Server } from 'node:net';
+import { ConfigError } from '@githost/config';
+import { createLogger } from '@githost/logging';
+import { PUBLIC_SERVER_MESSAGE, type ChildMessage } from './processes.js';
+import { asServiceModule, loadService, type RunnableService } from './services.js';
+
+/**
+ * One service in its own process (GITHOST_PROCESS_PER_SERVICE), forked by the launcher:
+ * `child.js <module> <name>`, configured from its environment like the service's own main.ts,
+ * reporting its ports (or why it failed) to the launcher over IPC.
+ */
+const [moduleName = '', name = moduleName] = process.argv.slice(2);
+const send = process.send?.bind(process);
+if (!send) {
+  process.stderr.write('launcher/child.js is started by the launcher (GITHOST_PROCESS_PER_SERVICE=true), not on its own\n');
+  process.exit(2);
+}
+process.title = `githost ${name}`;
+const logger = createLogger(moduleName);
+/** Stopping must end even if a service hangs: the launcher may be gone and cannot SIGKILL us. */
+const STOP_DEADLINE_MS = 20_000;
+
+const report = (message: ChildMessage): Promise<void> =>
+  new Promise((resolve) => {
+    try {
+      send(message, undefined, undefined, () => resolve());
+    } catch {
+      resolve(); // the channel closed: the launcher is gone, 'disconnect' stops us
+    }
+  });
+
+let stopping = false;
+const stop = async (reason: string): Promise<void> => {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ reason }, `${name}: stopping`);
+  setTimeout(() => {
+    logger.error(`${name}: did not stop within ${STOP_DEADLINE_MS / 1000} s: exiting`);
+    process.exit(1);
+  }, STOP_DEADLINE_MS).unref();
+  let code = 0;
+  try {
+    // A signal while starting waits for the start, so nothing is left half-open.
+    await (await starting.catch(() => undefined))?.stop();
+  } catch (err) {
+    logger.error({ err }, `${name}: did not stop cleanly`);
+    code = 1;
+  }
+  process.exit(code);
+};
+
+/** The launcher bound the public port; the gateway serves on the handle it sends. */
+function publicServer(): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: unknown, handle: unknown): void => {
+      if (message !== PUBLIC_SERVER_MESSAGE) return;
+      process.off('message', onMessage);
+      const server = createHttpServer();
+      server.once('error', reject);
+      server.listen(handle as Server, () => resolve(server));
+    };
+    process.on('message', onMessage);
+  });
+}
+
+async function start(): Promise<RunnableService | undefined> {
+  const mod = asServiceModule(await loadService(moduleName));
+  if (!mod) return undefined;
+  const deps: Record<string, unknown> = { logger };
+  if (moduleName === 'gateway') deps.server = await publicServer();
+  const service = mod.createServer(mod.loadConfig(process.env), deps);
+  const ports = await service.start();
+  await report({ type: 'started', ports });
+  return service;
+}
+
+const starting = start();
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('disconnect', () => void stop('the launcher is gone (IPC channel closed)'));
+try {
+  if (!(await starting)) {
+    await report({ type: 'skipped' });
+    process.exit(0);
+  }
+} catch (err) {
+  const config = err instanceof ConfigError;
+  if (!config) logger.fatal({ err }, `${name} could not start`);
+  await report({ type: 'failed', message: err instanceof Error ? err.message : String(err), config });
+  process.exit(1);
+}

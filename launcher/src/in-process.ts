@@ -1,0 +1,57 @@
+import type { Server } from 'node:http';
+import type { EventBus } from '@githost/bus';
+import { createLogger, type Logger } from '@githost/logging';
+import type { Ports, ServiceProcess } from './processes.js';
+import { asServiceModule, loadService, type RunnableService } from './services.js';
+
+/**
+ * Every service in the launcher's process (the default, CONTRACT §2 embedded mode), sharing one
+ * event bus: the in-process one unless AMQP_URL is set.
+ */
+export class InProcessServices {
+  private readonly running: { name: string; service: RunnableService }[] = [];
+  private busP: Promise<EventBus> | undefined;
+  private stopping: Promise<void> | undefined;
+  /** Nothing runs apart from the launcher, so nothing can die on its own. */
+  readonly crashed = new Promise<Error>(() => undefined);
+
+  constructor(
+    private readonly amqpUrl: string | undefined,
+    private readonly exchange: string | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  list(): ServiceProcess[] {
+    return [];
+  }
+
+  async start(name: string, module: string, _stage: number, env: NodeJS.ProcessEnv, publicServer?: Server): Promise<Ports | undefined> {
+    const mod = asServiceModule(await loadService(module));
+    if (!mod) return undefined;
+    const deps: Record<string, unknown> = { logger: createLogger(module) };
+    if (publicServer) deps.server = publicServer;
+    else deps.bus = await this.bus();
+    const service = mod.createServer(mod.loadConfig(env), deps);
+    const ports = await service.start();
+    this.running.push({ name, service });
+    return ports;
+  }
+
+  stop(): Promise<void> {
+    return (this.stopping ??= this.stopAll());
+  }
+
+  private async stopAll(): Promise<void> {
+    for (const { name, service } of this.running.reverse()) {
+      await service.stop().catch((err: unknown) => this.logger.error({ err, service: name }, 'service did not stop cleanly'));
+    }
+    this.running.length = 0;
+    const bus = await this.busP?.catch(() => undefined);
+    await bus?.close().catch((err: unknown) => this.logger.error({ err }, 'event bus did not close cleanly'));
+  }
+
+  // Loaded on first use, so the split mode's launcher does not load amqplib for nothing.
+  private bus(): Promise<EventBus> {
+    return (this.busP ??= import('@githost/bus').then(({ createEventBus }) => createEventBus({ amqpUrl: this.amqpUrl, exchange: this.exchange, logger: createLogger('bus') })));
+  }
+}

@@ -1,0 +1,169 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import type { Server } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, env, loadConfig, z } from '@githost/config';
+import type { Logger } from '@githost/logging';
+
+export interface Ports {
+  httpPort?: number;
+  grpcPort?: number;
+}
+
+/** What a service child tells the launcher over IPC, once. */
+export type ChildMessage =
+  | { type: 'started'; ports: Ports }
+  | { type: 'skipped' }
+  | { type: 'failed'; message: string; config: boolean };
+
+/** Sent to the gateway child with the public server's handle, which it serves on. */
+export const PUBLIC_SERVER_MESSAGE = 'public-server';
+
+export interface ServiceProcess {
+  name: string;
+  pid: number;
+}
+
+/** A stopping child gets this long to finish its requests before SIGKILL. */
+const STOP_GRACE_MS = 30_000;
+
+/** GITHOST_PROCESS_PER_SERVICE; the option wins. */
+export function processPerService(option: boolean | undefined, value: string | undefined): boolean {
+  if (option !== undefined) return option;
+  const schema = z.object({ GITHOST_PROCESS_PER_SERVICE: env.bool(false) });
+  return loadConfig('launcher', schema, { GITHOST_PROCESS_PER_SERVICE: value?.trim() || undefined }).GITHOST_PROCESS_PER_SERVICE;
+}
+
+/** The in-process bus reaches only its own process: split services need RabbitMQ between them. */
+export function requireBrokerForProcesses(amqpUrl: string | undefined): void {
+  if (!amqpUrl) {
+    throw new ConfigError(
+      'launcher: GITHOST_PROCESS_PER_SERVICE=true needs AMQP_URL: the in-process event bus cannot carry events between processes. Set AMQP_URL to a RabbitMQ URL, or unset GITHOST_PROCESS_PER_SERVICE to run every service in one process.',
+    );
+  }
+}
+
+/** The child entry is JavaScript: from the sources (under jest) it is the built one. */
+export function childEntry(): string {
+  for (const candidate of ['./child.js', '../dist/child.js']) {
+    const file = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(file)) return file;
+  }
+  throw new Error('launcher/dist/child.js is missing: build the launcher first (npx turbo run build --filter=@githost/launcher)');
+}
+
+interface Child {
+  name: string;
+  stage: number;
+  process: ChildProcess;
+  /** Set once it reported `started`: from then on, exiting on its own is a crash. */
+  running: boolean;
+  exited: Promise<void>;
+}
+
+/**
+ * One child process per service (GITHOST_PROCESS_PER_SERVICE), as deployed on Kubernetes. The
+ * children run in their own process groups, so a Ctrl-C reaches the launcher alone and the
+ * launcher stops them in reverse start order; each child also stops when the IPC channel closes,
+ * which is how it notices the launcher died (even by SIGKILL) and leaves no orphan.
+ */
+export class ServiceProcesses {
+  private readonly children: Child[] = [];
+  private stopping: Promise<void> | undefined;
+  private reportCrash!: (err: Error) => void;
+  /** Settles after an unexpected child exit, once every other child was stopped. */
+  readonly crashed = new Promise<Error>((resolve) => (this.reportCrash = resolve));
+  private readonly killAll = (): void => {
+    for (const c of this.children) if (alive(c.process)) c.process.kill('SIGKILL');
+  };
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly entry = childEntry(),
+  ) {
+    // Last resort when the launcher exits without stopping (process.exit after a failure).
+    process.on('exit', this.killAll);
+  }
+
+  list(): ServiceProcess[] {
+    return this.children.filter((c) => c.running).map((c) => ({ name: c.name, pid: c.process.pid! }));
+  }
+
+  /**
+   * Forks `module` (a STAGES name, or `gateway`) as `name` with `env` as its whole environment;
+   * resolves with its ports once it serves, undefined when its package exports no server yet.
+   * `publicServer` goes to the gateway, which serves on that already bound port.
+   */
+  start(name: string, module: string, stage: number, childEnv: NodeJS.ProcessEnv, publicServer?: Server): Promise<Ports | undefined> {
+    if (this.stopping) return Promise.reject(new Error(`githost is stopping: ${name} not started`));
+    const proc = fork(this.entry, [module, name], { env: childEnv, detached: true });
+    let settle: ((err: Error | undefined, ports?: Ports) => void) | undefined;
+    const started = new Promise<Ports | undefined>((resolve, reject) => {
+      settle = (err, ports) => {
+        settle = undefined;
+        if (err) reject(err);
+        else resolve(ports);
+      };
+    });
+    const child: Child = {
+      name,
+      stage,
+      process: proc,
+      running: false,
+      exited: new Promise((resolve) =>
+        proc.once('exit', (code, signal) => {
+          resolve();
+          settle?.(new Error(`${name} exited (${exitDescription(code, signal)}) while starting`));
+          if (child.running && !this.stopping) this.crash(child, code, signal);
+        }),
+      ),
+    };
+    this.children.push(child);
+    proc.once('error', (err) => settle?.(err));
+    proc.on('message', (message: ChildMessage) => {
+      if (message.type === 'started') {
+        child.running = true;
+        settle?.(undefined, message.ports);
+      } else if (message.type === 'skipped') settle?.(undefined, undefined);
+      else if (message.type === 'failed') settle?.(message.config ? new ConfigError(message.message) : new Error(`${name} could not start: ${message.message}`));
+    });
+    if (publicServer) proc.send(PUBLIC_SERVER_MESSAGE, publicServer);
+    return started;
+  }
+
+  /** Stops every child, the last stage first (the gateway before the services it calls). */
+  stop(): Promise<void> {
+    return (this.stopping ??= this.stopAll());
+  }
+
+  private async stopAll(): Promise<void> {
+    const stages = [...new Set(this.children.map((c) => c.stage))].sort((a, b) => b - a);
+    for (const stage of stages) await Promise.all(this.children.filter((c) => c.stage === stage).map((c) => this.stopChild(c)));
+    process.off('exit', this.killAll);
+  }
+
+  private async stopChild(child: Child): Promise<void> {
+    if (!alive(child.process)) return child.exited;
+    child.process.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      this.logger.error({ child: child.name, pid: child.process.pid }, `${child.name} did not stop within ${STOP_GRACE_MS / 1000} s: killed`);
+      child.process.kill('SIGKILL');
+    }, STOP_GRACE_MS);
+    await child.exited;
+    clearTimeout(timer);
+  }
+
+  private crash(child: Child, code: number | null, signal: NodeJS.Signals | null): void {
+    const how = exitDescription(code, signal);
+    this.logger.error({ child: child.name, pid: child.process.pid, code, signal }, `service process ${child.name} exited unexpectedly (${how}): stopping githost`);
+    void this.stop().then(() => this.reportCrash(new Error(`${child.name} (pid ${child.process.pid}) exited unexpectedly (${how})`)));
+  }
+}
+
+function alive(proc: ChildProcess): boolean {
+  return proc.exitCode === null && proc.signalCode === null;
+}
+
+function exitDescription(code: number | null, signal: NodeJS.Signals | null): string {
+  return signal ? `signal ${signal}` : `code ${code}`;
+}
