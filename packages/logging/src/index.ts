@@ -24,10 +24,22 @@ export function setLogSink(next: LogSink | undefined): void {
   sink = next;
 }
 
+let stdout: pino.DestinationStream | undefined;
+
+/**
+ * Every logger of the process writes stdout through this one asynchronous writer: a request's log
+ * line costs no write(2) of its own (lines queued while a write is under way go out together), and
+ * with a single writer, lines of the services sharing a process never interleave mid-line. pino
+ * flushes it synchronously on exit, so a crash or a stop loses nothing.
+ */
+function stdoutDestination(): pino.DestinationStream {
+  return (stdout ??= pino.destination({ dest: 1, sync: false }));
+}
+
 /** One JSON line per event, snake_case fields, service name on every line. LOG_LEVEL sets the level. */
 export function createLogger(service: string, level = sink?.level ?? process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info')): Logger {
   const options = { level, base: { service }, messageKey: 'msg', timestamp: pino.stdTimeFunctions.isoTime };
-  return sink ? pino(options, sink.destination) : pino(options);
+  return pino(options, sink ? sink.destination : stdoutDestination());
 }
 
 /** A request id is kept when the caller sent a sane one, otherwise generated. */
