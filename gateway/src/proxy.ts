@@ -1,6 +1,6 @@
 import { Agent, ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { createProxyMiddleware } from 'http-proxy-middleware';
+import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { RequestHandler } from 'express';
 import type { Logger } from '@githost/logging';
 
@@ -29,6 +29,10 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Request
     agent: opts.agent,
     xfwd: true,
     proxyTimeout: opts.timeoutMs,
+    // The default plugins minus the logger, which builds a URL per request only to log it with a
+    // no-op logger; the gateway's own request log already has the line.
+    ejectPlugins: true,
+    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
     on: {
       proxyRes: (proxyRes, req, res) => {
         opts.onResponse?.(req, proxyRes);
