@@ -5,7 +5,7 @@ import { waitForQuiet } from './quiet.js';
 import { hostedRepoPath } from './hosted-path.js';
 import { fetchOnce, loadTest, sequentialLatency, type LoadResult } from './load.js';
 import type { Section } from './report.js';
-import type { RssSampler } from './rss.js';
+import { fmtLargest, type RssSampler } from './rss.js';
 import { fmtMiB, fmtMs, fmtNum, fmtRatio, nowMs, summarize, verdict, type Summary } from './stats.js';
 
 interface Probe {
@@ -30,6 +30,8 @@ interface Measured {
   catFile?: Summary;
   spawned?: Summary;
   rssRoot?: number;
+  /** The largest process with its peak, e.g. `browse 180 MiB`. */
+  rssRootLabel?: string;
   /** Largest single child process (git) during the load. */
   rssChild?: number;
   error?: string;
@@ -138,7 +140,7 @@ export async function benchBrowse(ctx: BenchContext): Promise<Section> {
       fmtMs(m.load?.p50),
       fmtMs(m.load?.p99),
       fmtMs(m.unloaded?.p50),
-      fmtMiB(m.rssRoot),
+      m.rssRootLabel ?? '—',
       fmtMiB(m.rssChild),
       fmtMs(m.catFile?.p50),
       fmtMs(m.spawned?.p50),
@@ -186,5 +188,5 @@ async function measureService(url: string, probe: Probe, opts: { seconds: number
   opts.rss.reset();
   const load = await loadTest(url, { connections: 50, seconds: opts.seconds, headers });
   const peaks = opts.rss.read();
-  return { load, unloaded: unloaded.summary, rssRoot: peaks.rootBytes, rssChild: Math.max(0, ...Object.values(peaks.childByCommand)) };
+  return { load, unloaded: unloaded.summary, rssRoot: peaks.rootBytes, rssRootLabel: fmtLargest(peaks), rssChild: Math.max(0, ...Object.values(peaks.childByCommand)) };
 }

@@ -7,7 +7,7 @@ import { git } from './git.js';
 import { waitForQuiet } from './quiet.js';
 import { workDir } from './paths.js';
 import type { Section } from './report.js';
-import type { RssPeaks } from './rss.js';
+import { fmtLargest, type RssPeaks } from './rss.js';
 import { fmtMiB, fmtMs, fmtRatio, nowMs, verdict } from './stats.js';
 
 const QUIET_GIT = { GIT_TERMINAL_PROMPT: '0' };
@@ -56,7 +56,7 @@ export async function benchClonePush(ctx: BenchContext): Promise<Section> {
       fmtMs(raw),
       fmtMs(host),
       fmtRatio(host, raw),
-      fmtMiB(rss?.rootBytes),
+      fmtLargest(rss),
       fmtMiB(rss?.treeBytes),
       host === undefined ? '—' : verdict(host / raw <= TARGET_RATIO && (rss?.rootBytes ?? 0) < TARGET_RSS),
     ];

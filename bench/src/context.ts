@@ -4,6 +4,7 @@ import amqp from 'amqplib';
 import { Api, createRepo, createUser, gitUrl, type BenchUser } from './api.js';
 import { ensureRepo, type GeneratedRepo } from './generate-repo.js';
 import { isQuick, resolveParams, type RepoParams } from './params.js';
+import type { NamedProcess, RssPeaks } from './rss.js';
 import { launcherMissing, startService, type RunningService } from './service.js';
 
 /** The pushed copy of the generated repository on githost, shared by the benches of one run. */
@@ -14,8 +15,9 @@ export interface HostedRepo {
 }
 
 /**
- * What one `npm run bench` shares: the generated repository, ONE githost process (real Postgres
- * and RabbitMQ unless BENCH_EMBEDDED=1), one user, and the big repository pushed once.
+ * What one `npm run bench` shares: the generated repository, ONE githost (real Postgres and
+ * RabbitMQ unless BENCH_EMBEDDED=1; one process per service as deployed, unless BENCH_ONE_PROCESS=1
+ * or BENCH_EMBEDDED=1), one user, and the big repository pushed once.
  */
 export class BenchContext {
   readonly quick: boolean;
@@ -29,12 +31,16 @@ export class BenchContext {
   private hosted?: HostedRepo;
   private dropDatabase?: () => Promise<void>;
   readonly embedded: boolean;
+  /** Each service in its own process (GITHOST_PROCESS_PER_SERVICE), as on Kubernetes. */
+  readonly processPerService: boolean;
 
   constructor(readonly env: NodeJS.ProcessEnv = process.env) {
     this.quick = isQuick(env);
     this.params = resolveParams(env);
     this.amqpUrl = env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672';
     this.embedded = env.BENCH_EMBEDDED === '1';
+    // The in-process bus cannot cross processes: embedded runs are one process.
+    this.processPerService = env.BENCH_ONE_PROCESS !== '1' && !this.embedded;
   }
 
   log(msg: string): void {
@@ -82,6 +88,7 @@ export class BenchContext {
       // the benches measure capacity, not the gateway's per-client limiter (0 turns it off)
       GITHOST_RATE_LIMIT_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
       GITHOST_RATE_LIMIT_ANON_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
+      GITHOST_PROCESS_PER_SERVICE: String(this.processPerService),
     };
     if (!this.embedded) {
       const db = await createTestDatabase('githost_bench');
@@ -90,10 +97,17 @@ export class BenchContext {
     } else {
       Object.assign(env, { DATABASE_URL: '', AMQP_URL: '' });
     }
-    this.log(`starting githost (${this.embedded ? 'PGlite, in-process bus' : 'Postgres, RabbitMQ'}) ...`);
+    this.log(`starting githost (${this.embedded ? 'PGlite, in-process bus' : 'Postgres, RabbitMQ'}, ${this.processPerService ? 'one process per service' : 'all services in one process'}) ...`);
     const service = await startService(env);
-    this.log(`githost on ${service.url}, pid ${service.pid}, services: ${service.services.join(', ') || 'unknown'}`);
+    this.log(`githost on ${service.url}, services: ${service.services.join(', ') || 'unknown'}; processes: ${service.processes.map((p) => `${p.name} ${p.pid}`).join(', ')}`);
     return service;
+  }
+
+  /** Peak RSS of each githost process since the last call (one bench part); none before githost started. */
+  async takeProcessPeaks(): Promise<{ peaks: RssPeaks; highWaterMarks: Record<string, number>; processes: NamedProcess[] } | undefined> {
+    const service = await this.serviceP?.catch(() => undefined);
+    if (!service) return undefined;
+    return { peaks: service.rss.takePart(), highWaterMarks: service.rss.highWaterMarks(), processes: service.processes };
   }
 
   async close(): Promise<void> {

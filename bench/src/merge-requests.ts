@@ -9,7 +9,8 @@ import { fetchOnce, sequentialLatency } from './load.js';
 import { buildMergeFixtures, rawMerge, type MergePair } from './merge-fixtures.js';
 import { workDir } from './paths.js';
 import type { Section, Table } from './report.js';
-import { fmtMiB, fmtMs, fmtRatio, nowMs, summarize, verdict, type Summary } from './stats.js';
+import { fmtLargest } from './rss.js';
+import { fmtMs, fmtRatio, nowMs, summarize, verdict, type Summary } from './stats.js';
 
 const QUIET_GIT = { GIT_TERMINAL_PROMPT: '0' };
 
@@ -24,10 +25,10 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
     const fixtures = join(scratch, 'fixtures.git');
     const pairs = await buildMergeFixtures(repo, fixtures, merges);
     const skip = ctx.serviceUnavailable();
-    const detail: Array<{ files: number; branch: string; svc?: Summary; svcError?: string; entries?: number; truncated?: boolean; rss?: number; raw: Summary }> = [];
+    const detail: Array<{ files: number; branch: string; svc?: Summary; svcError?: string; entries?: number; truncated?: boolean; rss?: string; raw: Summary }> = [];
     const svcMerge: Record<MergePair['kind'], number[]> = { ff: [], 'three-way': [] };
     const rawMerges: Record<MergePair['kind'], number[]> = { ff: [], 'three-way': [] };
-    let mergeRss: number | undefined;
+    let mergeRss: string | undefined;
     let api: Api | undefined;
     let base = '';
     let anonBase = '';
@@ -74,7 +75,7 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
       row.truncated = body.diff_truncated === true;
       service.rss.reset();
       row.svc = (await sequentialLatency(url, samples)).summary;
-      row.rss = service.rss.read().rootBytes;
+      row.rss = fmtLargest(service.rss.read());
     }
 
     if (api && service) {
@@ -90,7 +91,7 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
           if (res.status !== 200 || res.body.strategy !== expected) throw new Error(`merge of ${pair.source}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
         }
       }
-      mergeRss = service.rss.read().rootBytes;
+      mergeRss = fmtLargest(service.rss.read());
     }
     for (const kind of ['ff', 'three-way'] as const) {
       for (const pair of pairs.filter((p) => p.kind === kind)) {
@@ -111,7 +112,7 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
         fmtMs(d.svc?.p95),
         fmtMs(d.raw.p50),
         fmtRatio(d.svc?.p50, d.raw.p50),
-        fmtMiB(d.rss),
+        d.rss ?? '—',
         `< ${fmtMs(detailTarget(d.files))}`,
         d.svc ? verdict(d.svc.p50 < detailTarget(d.files)) : '—',
       ]),
@@ -130,7 +131,7 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
       'raw fast-forward: `rev-parse` both tips, `merge-base --is-ancestor`, `update-ref <ref> <new> <old>`; raw three-way adds `merge-tree --write-tree` and `commit-tree` (each a spawned git, as git-storage would run them)',
       'githost merge time is the POST .../merge round trip through the gateway (auth, database transaction with the outbox row, git-storage)',
     );
-    if (mergeRss !== undefined) notes.push(`service peak RSS during the merges: ${fmtMiB(mergeRss)}`);
+    if (mergeRss !== undefined) notes.push(`service peak RSS during the merges (largest process): ${mergeRss}`);
     return { name: 'merge-requests', title: 'Merge requests (issue 4)', tables: [detailTable, mergeTable], notes };
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { writeFileSync } from 'node:fs';
+import type { NamedProcess, RssPeaks } from './rss.js';
+import { fmtMiB } from './stats.js';
 
 export interface Table {
   title: string;
@@ -81,4 +83,18 @@ function targetSummary(sections: Section[]): string[] {
   }
   if (rows.length === 0) return [];
   return ['## Targets at a glance', '', markdownTable({ title: '', header: ['bench', 'case', 'target', 'met'], rows }), ''];
+}
+
+const PROCESS_LIMIT = 300 * 1024 * 1024;
+
+/** Every githost process's peak over one bench part, beside its high-water mark since start. */
+export function processPeaksTable(processes: NamedProcess[], peaks: RssPeaks, highWaterMarks: Record<string, number>): Table {
+  const rows = processes.map((p) => {
+    const peak = peaks.byProcess[p.name];
+    return [p.name, String(p.pid), fmtMiB(peak), fmtMiB(highWaterMarks[p.name]), peak === undefined ? '—' : peak < PROCESS_LIMIT ? 'yes' : 'NO'];
+  });
+  const others = Object.entries(peaks.childByCommand).sort((a, b) => b[1] - a[1])[0];
+  if (others) rows.push([`largest other child (${others[0]})`, '—', fmtMiB(others[1]), '—', '—']);
+  rows.push(['whole process tree at once', '—', fmtMiB(peaks.treeBytes), '—', '—']);
+  return { title: 'Peak RSS of every process during this part', header: ['process', 'pid', 'peak RSS', 'high-water mark since start (VmHWM)', 'under 300 MiB'], rows };
 }

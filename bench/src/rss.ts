@@ -1,24 +1,42 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { fmtMiB } from './stats.js';
 
-/** Peak resident memory of a process and its descendants over one phase of a benchmark. */
+/** A githost process: the launcher, or (one process per service) a service's own process. */
+export interface NamedProcess {
+  name: string;
+  pid: number;
+}
+
+/** Peak resident memory of githost's processes and their descendants over one phase of a benchmark. */
 export interface RssPeaks {
-  /** The service process itself (VmRSS sampled). */
+  /** Peak of the largest githost process (each process is held to the per-process targets). */
   rootBytes: number;
-  /** The whole process tree at one instant (service + git children). */
+  /** Which process that was. */
+  rootName: string;
+  /** Peak of each githost process, by name. */
+  byProcess: Record<string, number>;
+  /** The whole process tree at one instant (githost processes + git children). */
   treeBytes: number;
-  /** Largest single child, by command name (e.g. `git`). */
+  /** Largest single other descendant, by command name (e.g. `git`). */
   childByCommand: Record<string, number>;
 }
 
 /**
- * Samples /proc every `intervalMs`: VmRSS of the service and of each descendant. Peaks are kept
- * per phase (reset by `reset()`), since VmHWM alone would carry start-up and earlier phases along.
+ * Samples /proc every `intervalMs`: VmRSS of each githost process (the launcher first, whose
+ * descendants are all the others) and of every other descendant. Peaks are kept per phase (reset
+ * by `reset()`) and per bench part (`takePart()`), since VmHWM alone would carry start-up and
+ * earlier phases along.
  */
 export class RssSampler {
   private timer: NodeJS.Timeout | undefined;
   private peaks: RssPeaks = emptyPeaks();
+  private part: RssPeaks = emptyPeaks();
+  private readonly processes: NamedProcess[];
 
-  constructor(private readonly pid: number, private readonly intervalMs = 200) {}
+  constructor(processes: NamedProcess[], private readonly intervalMs = 200) {
+    if (processes.length === 0) throw new Error('RssSampler: no process to sample');
+    this.processes = processes;
+  }
 
   start(): void {
     this.sample();
@@ -39,31 +57,64 @@ export class RssSampler {
   /** Peaks since the last reset (taking one more sample first). */
   read(): RssPeaks {
     this.sample();
-    return { ...this.peaks, childByCommand: { ...this.peaks.childByCommand } };
+    return copy(this.peaks);
   }
 
-  /** Kernel high-water mark of the service process since it started. */
+  /** Peaks since the last call (one bench part), independent of the phases' resets. */
+  takePart(): RssPeaks {
+    this.sample();
+    const part = this.part;
+    this.part = emptyPeaks();
+    return part;
+  }
+
+  /** Kernel high-water mark of the largest githost process since it started. */
   highWaterMark(): number {
-    return statusField(this.pid, 'VmHWM') ?? 0;
+    return Math.max(0, ...Object.values(this.highWaterMarks()));
+  }
+
+  /** Kernel high-water mark of each githost process since it started, by name. */
+  highWaterMarks(): Record<string, number> {
+    return Object.fromEntries(this.processes.map((p) => [p.name, statusField(p.pid, 'VmHWM') ?? 0]));
   }
 
   private sample(): void {
-    const root = statusField(this.pid, 'VmRSS');
-    if (root === undefined) return;
-    let tree = root;
-    for (const child of descendants(this.pid)) {
+    const root = this.processes[0]!.pid;
+    if (statusField(root, 'VmRSS') === undefined) return;
+    const named = new Set(this.processes.map((p) => p.pid));
+    let tree = 0;
+    for (const p of this.processes) {
+      const rss = statusField(p.pid, 'VmRSS') ?? 0;
+      tree += rss;
+      for (const peaks of [this.peaks, this.part]) peaks.byProcess[p.name] = Math.max(peaks.byProcess[p.name] ?? 0, rss);
+    }
+    for (const child of descendants(root)) {
+      if (named.has(child)) continue;
       const rss = statusField(child, 'VmRSS') ?? 0;
       tree += rss;
       const name = command(child);
-      this.peaks.childByCommand[name] = Math.max(this.peaks.childByCommand[name] ?? 0, rss);
+      for (const peaks of [this.peaks, this.part]) peaks.childByCommand[name] = Math.max(peaks.childByCommand[name] ?? 0, rss);
     }
-    this.peaks.rootBytes = Math.max(this.peaks.rootBytes, root);
-    this.peaks.treeBytes = Math.max(this.peaks.treeBytes, tree);
+    for (const peaks of [this.peaks, this.part]) {
+      peaks.treeBytes = Math.max(peaks.treeBytes, tree);
+      for (const [name, bytes] of Object.entries(peaks.byProcess)) {
+        if (bytes > peaks.rootBytes) Object.assign(peaks, { rootBytes: bytes, rootName: name });
+      }
+    }
   }
 }
 
+/** "browse 180 MiB": the largest githost process of a phase, named. */
+export function fmtLargest(peaks: RssPeaks | undefined): string {
+  return peaks && peaks.rootName ? `${peaks.rootName} ${fmtMiB(peaks.rootBytes)}` : '—';
+}
+
 function emptyPeaks(): RssPeaks {
-  return { rootBytes: 0, treeBytes: 0, childByCommand: {} };
+  return { rootBytes: 0, rootName: '', byProcess: {}, treeBytes: 0, childByCommand: {} };
+}
+
+function copy(p: RssPeaks): RssPeaks {
+  return { ...p, byProcess: { ...p.byProcess }, childByCommand: { ...p.childByCommand } };
 }
 
 function statusField(pid: number, field: string): number | undefined {
@@ -106,6 +157,20 @@ export function descendants(pid: number): number[] {
     for (const child of children.get(queue.shift()!) ?? []) {
       out.push(child);
       queue.push(child);
+    }
+  }
+  return out;
+}
+
+/** Descendants titled `githost <name>` (the launcher's service processes), by that name. */
+export function githostDescendants(pid: number): NamedProcess[] {
+  const out: NamedProcess[] = [];
+  for (const child of descendants(pid)) {
+    try {
+      const title = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0')[0] ?? '';
+      if (title.startsWith('githost ')) out.push({ name: title.slice('githost '.length), pid: child });
+    } catch {
+      // gone already
     }
   }
   return out;

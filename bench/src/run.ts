@@ -4,7 +4,7 @@ import { benchClonePush } from './clone-push.js';
 import { BenchContext } from './context.js';
 import { benchMergeRequests } from './merge-requests.js';
 import { BENCH_DIR } from './paths.js';
-import { printTable, writeResults, type Section } from './report.js';
+import { printTable, processPeaksTable, writeResults, type Section } from './report.js';
 import { benchWebhooks } from './webhooks.js';
 
 /** `npm run bench [-- clone-push browse merge-requests webhooks]`; BENCH_QUICK=1 for a small repository. */
@@ -41,6 +41,8 @@ async function main(): Promise<void> {
         ctx.log(`${name}: failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
         section = { name, title: bench.title, tables: [], notes: [], skipped: `failed: ${err instanceof Error ? err.message : String(err)}` };
       }
+      const processes = await ctx.takeProcessPeaks();
+      if (processes && !section.skipped) section.tables.push(processPeaksTable(processes.processes, processes.peaks, processes.highWaterMarks));
       sections.push(section);
       if (section.skipped) console.log(`\n== ${section.title}: skipped (${section.skipped})`);
       else {
@@ -57,7 +59,8 @@ async function main(): Promise<void> {
   writeResults(file, sections, [
     '## Setup',
     '',
-    `- mode: ${ctx.quick ? 'BENCH_QUICK (small repository)' : 'full size'}; githost as \`launcher/dist/main.js\` in a child process (all services in one process, as \`npm start\`), ${ctx.embedded ? 'PGlite and the in-process bus' : 'real Postgres and RabbitMQ'}, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}`,
+    `- mode: ${ctx.quick ? 'BENCH_QUICK (small repository)' : 'full size'}; githost as \`launcher/dist/main.js\` in a child process, ${ctx.processPerService ? 'with GITHOST_PROCESS_PER_SERVICE=true: the gateway and each service in a process of its own, as deployed on Kubernetes (BENCH_ONE_PROCESS=1: all in one)' : 'all services in one process, as `npm start`'}, ${ctx.embedded ? 'PGlite and the in-process bus' : 'real Postgres and RabbitMQ'}, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}`,
+    `- memory: RSS sampled from /proc every 200 ms for each githost process (${ctx.processPerService ? 'the launcher and each service process' : 'the one process'}) and their children; "service peak RSS" names the largest process of the phase, and "every process under 300 MiB" is checked per process; each part ends with a table of every process's peak`,
     `- generated repository \`${repo.key}\`: ${repo.commits.toLocaleString('en-US')} commits, ${repo.files.toLocaleString('en-US')} files, pack ${(repo.packBytes / 1048576).toFixed(0)} MiB, trees ${repo.params.depth} deep, blobs ${repo.params.minBlob} B to ${(repo.params.maxBlob / 1048576).toFixed(0)} MiB; parameters ${JSON.stringify(repo.params)}`,
     '- the load generator (autocannon) and the raw git comparisons run on the same machine, in the same run, sharing its cores',
   ]);

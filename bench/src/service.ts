@@ -4,7 +4,7 @@ import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ROOT_DIR, workDir } from './paths.js';
-import { RssSampler } from './rss.js';
+import { githostDescendants, RssSampler, type NamedProcess } from './rss.js';
 
 export const LAUNCHER_MAIN = join(ROOT_DIR, 'launcher', 'dist', 'main.js');
 
@@ -12,7 +12,10 @@ export const LAUNCHER_MAIN = join(ROOT_DIR, 'launcher', 'dist', 'main.js');
 export interface RunningService {
   url: string;
   port: number;
+  /** The launcher's; with one process per service, every service process descends from it. */
   pid: number;
+  /** githost's processes by name (the launcher first), from its "githost started" line. */
+  processes: NamedProcess[];
   adminToken: string;
   dataDir: string;
   /** Services the launcher reported as started (it skips ones not landed yet). */
@@ -37,22 +40,28 @@ export async function startService(env: Record<string, string>): Promise<Running
     env: { ...process.env, NODE_ENV: 'production', PORT: String(port), DATA_DIR: dataDir, INIT_CWD: dataDir, GITHOST_ADMIN_TOKEN: adminToken, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const services = watchStartup(child);
+  const started = watchStartup(child);
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
   const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
   const url = `http://127.0.0.1:${port}`;
-  await waitReady(url, exited, logFile);
-  const rss = new RssSampler(child.pid!);
+  const level = env.LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'info';
+  const logsStart = ['trace', 'debug', 'info'].includes(level);
+  await waitReady(url, exited, logFile, logsStart ? started : { ...started, seen: true });
+  // Below info the start line is not logged: the service processes are then found by their titles.
+  const listed = logsStart ? started.processes : [{ name: 'launcher', pid: child.pid! }, ...githostDescendants(child.pid!)];
+  const processes = listed.length > 1 ? listed : [{ name: 'one process', pid: child.pid! }];
+  const rss = new RssSampler(processes);
   rss.start();
   let stopping: Promise<void> | undefined;
   return {
     url,
     port,
     pid: child.pid!,
+    processes,
     adminToken,
     dataDir,
-    services: services.list,
+    services: started.list,
     logFile,
     rss,
     stop: () =>
@@ -68,9 +77,16 @@ export async function startService(env: Record<string, string>): Promise<Running
   };
 }
 
-/** Collects the service list from the launcher's "githost started" log line. */
-function watchStartup(child: ChildProcess): { list: string[] } {
-  const state = { list: [] as string[] };
+interface Startup {
+  /** Set once the "githost started" line was seen. */
+  seen: boolean;
+  list: string[];
+  processes: NamedProcess[];
+}
+
+/** Collects the service and process lists from the launcher's "githost started" log line. */
+function watchStartup(child: ChildProcess): Startup {
+  const state: Startup = { seen: false, list: [], processes: [] };
   let buffered = '';
   const onData = (chunk: Buffer): void => {
     buffered += chunk.toString();
@@ -79,19 +95,24 @@ function watchStartup(child: ChildProcess): { list: string[] } {
       const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);
       try {
-        const entry = JSON.parse(line) as { services?: unknown };
+        const entry = JSON.parse(line) as { msg?: unknown; services?: unknown; processes?: unknown };
+        if (entry.msg !== 'githost started') continue;
         if (Array.isArray(entry.services)) state.list.push(...entry.services.map(String));
+        if (Array.isArray(entry.processes)) state.processes.push(...(entry.processes as NamedProcess[]).map((p) => ({ name: String(p.name), pid: Number(p.pid) })));
+        state.seen = true;
       } catch {
         // not JSON: ignore
       }
     }
-    if (state.list.length > 0) child.stdout!.off('data', onData);
+    if (state.seen) child.stdout!.off('data', onData);
   };
   child.stdout!.on('data', onData);
   return state;
 }
 
-async function waitReady(url: string, exited: Promise<number>, logFile: string): Promise<void> {
+/** Ready: the gateway answers and the launcher has named its processes (the gateway of one
+ *  process per service may answer a moment before the launcher logs). */
+async function waitReady(url: string, exited: Promise<number>, logFile: string, started: Startup): Promise<void> {
   let dead: number | undefined;
   void exited.then((code) => (dead = code));
   const deadline = Date.now() + 90_000;
@@ -99,13 +120,13 @@ async function waitReady(url: string, exited: Promise<number>, logFile: string):
     if (dead !== undefined) throw new Error(`githost exited with ${dead} during start-up; see ${logFile}`);
     try {
       const res = await fetch(`${url}/healthz`);
-      if (res.ok) return;
+      if (res.ok && started.seen) return;
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`githost did not answer /healthz within 90 s; see ${logFile}`);
+  throw new Error(`githost did not answer /healthz and log "githost started" within 90 s; see ${logFile}`);
 }
 
 export function freePort(): Promise<number> {

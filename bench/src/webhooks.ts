@@ -6,6 +6,7 @@ import { DEFAULT_PARAMS } from './params.js';
 import { QueueDepthSampler } from './queue-depth.js';
 import { WebhookReceiver } from './receiver.js';
 import type { Section } from './report.js';
+import { fmtLargest } from './rss.js';
 import { fmtMiB, fmtMs, fmtNum, nowMs, summarize, verdict } from './stats.js';
 
 const QUIET_GIT = { GIT_TERMINAL_PROMPT: '0' };
@@ -28,6 +29,8 @@ interface PhaseResult {
   latency: ReturnType<typeof summarize>;
   firstAttempt: ReturnType<typeof summarize>;
   rss: number;
+  /** The largest process with its peak, e.g. `webhooks 120 MiB`. */
+  rssLabel?: string;
   queueMax?: number;
   /** Wall-clock end of the push that created each ref, to place the service's own timestamps. */
   pushedWall: Map<string, number>;
@@ -68,7 +71,8 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       const depth = ctx.embedded ? undefined : new QueueDepthSampler(ctx.amqpUrl, ctx.queue);
       await depth?.start();
       phases.push(await runPhase({ ctx, receiver, url, cwd: small.path, commits, events, perPush, prefix, label: failEvery ? 'every 10th first attempt fails (500)' : 'all succeed' }));
-      phases[phases.length - 1]!.rss = service.rss.read().rootBytes;
+      const peaks = service.rss.read();
+      Object.assign(phases[phases.length - 1]!, { rss: peaks.rootBytes, rssLabel: fmtLargest(peaks) });
       phases[phases.length - 1]!.queueMax = await depth?.stop();
       const split = await stageSplit(user.api, `/api/repos/${user.username}/${name}/webhooks/${created.body.id}/deliveries?limit=100`, receiver, phases[phases.length - 1]!);
       if (split) stageNotes.push(split);
@@ -86,7 +90,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       String(p.duplicates),
       String(p.retried),
       p.queueMax === undefined ? '—' : fmtNum(p.queueMax),
-      fmtMiB(p.rss),
+      p.rssLabel ?? fmtMiB(p.rss),
       verdict(p.delivered / p.deliverySeconds >= 500 && p.firstAttempt.p95 < 1000 && p.lost === 0),
     ];
     const notes = [
