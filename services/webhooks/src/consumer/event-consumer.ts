@@ -4,7 +4,7 @@ import type { DeliveryRepository } from '../db/delivery-repository.js';
 import { validation } from '@githost/errors';
 import { EVENT_KINDS } from '../domain/events.js';
 import { envelopeProblem } from '../domain/event-envelope.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit } from '../group-commit.js';
 
 export interface ConsumerOptions {
   queue: string;

@@ -190,42 +190,73 @@ export class DeliveryRepository {
    * whose lease ran out and was taken over is not recorded twice. False when it lost that race.
    */
   async recordAttempt(claim: ClaimedDelivery, result: AttemptResult): Promise<boolean> {
+    return (await this.recordAttempts([{ claim, result }]))[0]!;
+  }
+
+  /** recordAttempt for several attempts in one transaction (the worker's group commit): all or
+   *  none are recorded. One answer per attempt, in order. */
+  async recordAttempts(attempts: Array<{ claim: ClaimedDelivery; result: AttemptResult }>): Promise<boolean[]> {
+    if (attempts.length === 0) return [];
+    // One order for every writer (row locks are taken in it), so two transactions cannot deadlock.
+    const sorted = [...attempts].sort((a, b) => (a.claim.id < b.claim.id ? -1 : a.claim.id > b.claim.id ? 1 : 0));
     return this.db.transaction(async (tx) => {
-      const number = claim.attempts + 1;
-      const updated = await tx.query(
-        `UPDATE deliveries SET attempts = $2, status = $3::text,
-           next_attempt_at = CASE WHEN $3::text = 'pending' THEN now() + $4::double precision * interval '1 millisecond' ELSE next_attempt_at END,
-           response_status = $5, error = $6, duration_ms = $7,
-           delivered_at = CASE WHEN $3::text = 'delivered' THEN now() ELSE NULL END
-         WHERE id = $1 AND attempts = $8 AND status = 'pending'`,
-        [claim.id, number, result.status, result.retryInMs ?? 0, result.responseStatus, result.error, result.durationMs, claim.attempts],
+      const updated = await tx.query<{ id: string }>(
+        `UPDATE deliveries d SET attempts = r.number, status = r.status,
+           next_attempt_at = CASE WHEN r.status = 'pending' THEN now() + r.retry_ms * interval '1 millisecond' ELSE d.next_attempt_at END,
+           response_status = r.response_status, error = r.error, duration_ms = r.duration_ms,
+           delivered_at = CASE WHEN r.status = 'delivered' THEN now() ELSE NULL END
+         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::double precision[], $5::int[], $6::text[], $7::int[], $8::int[])
+           AS r(id, number, status, retry_ms, response_status, error, duration_ms, seen_attempts)
+         WHERE d.id = r.id AND d.attempts = r.seen_attempts AND d.status = 'pending'
+         RETURNING d.id`,
+        [
+          sorted.map((a) => a.claim.id),
+          sorted.map((a) => a.claim.attempts + 1),
+          sorted.map((a) => a.result.status),
+          sorted.map((a) => a.result.retryInMs ?? 0),
+          sorted.map((a) => a.result.responseStatus),
+          sorted.map((a) => a.result.error),
+          sorted.map((a) => a.result.durationMs),
+          sorted.map((a) => a.claim.attempts),
+        ],
       );
-      if (updated.rowCount === 0) return false;
-      await tx.query(
-        `INSERT INTO delivery_attempts (delivery_id, number, status, error, duration_ms, response_status, response_body)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [claim.id, number, result.status === 'delivered' ? 'succeeded' : 'failed', result.error, result.durationMs, result.responseStatus, result.responseBody],
-      );
-      if (result.status !== 'pending') {
-        const delivered = result.status === 'delivered';
-        // Read without a lock first: a success on a healthy webhook changes nothing, and locking
-        // the one row every delivery of a webhook shares would serialise all of them.
-        const { rows: seen } = await tx.query<WebhookHealth>('SELECT consecutive_failures, is_active FROM webhooks WHERE id = $1', [claim.webhook_id]);
-        if (!seen[0] || sameHealth(seen[0], afterDelivery(seen[0], delivered))) return true;
-        const { rows } = await tx.query<WebhookHealth>(
-          'SELECT consecutive_failures, is_active FROM webhooks WHERE id = $1 FOR UPDATE',
-          [claim.webhook_id],
+      const won = new Set(updated.rows.map((r) => r.id));
+      const recorded = sorted.filter((a) => won.has(a.claim.id));
+      if (recorded.length > 0) {
+        await tx.query(
+          `INSERT INTO delivery_attempts (delivery_id, number, status, error, duration_ms, response_status, response_body)
+           SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::text[])`,
+          [
+            recorded.map((a) => a.claim.id),
+            recorded.map((a) => a.claim.attempts + 1),
+            recorded.map((a) => (a.result.status === 'delivered' ? 'succeeded' : 'failed')),
+            recorded.map((a) => a.result.error),
+            recorded.map((a) => a.result.durationMs),
+            recorded.map((a) => a.result.responseStatus),
+            recorded.map((a) => a.result.responseBody),
+          ],
         );
-        if (rows[0]) {
-          const next = afterDelivery(rows[0], delivered);
-          await tx.query('UPDATE webhooks SET consecutive_failures = $2, is_active = $3 WHERE id = $1', [
-            claim.webhook_id,
-            next.consecutive_failures,
-            next.is_active,
-          ]);
-        }
       }
-      return true;
+      // Finished deliveries move their webhook's failure streak, in the order they are given.
+      const finished = new Map<string, boolean[]>();
+      for (const a of attempts) {
+        if (!won.has(a.claim.id) || a.result.status === 'pending') continue;
+        finished.set(a.claim.webhook_id, [...(finished.get(a.claim.webhook_id) ?? []), a.result.status === 'delivered']);
+      }
+      for (const webhookId of [...finished.keys()].sort()) await updateHealth(tx, webhookId, finished.get(webhookId)!);
+      return attempts.map((a) => won.has(a.claim.id));
     });
   }
+}
+
+async function updateHealth(tx: Pick<Database, 'query'>, webhookId: string, outcomes: boolean[]): Promise<void> {
+  const fold = (start: WebhookHealth) => outcomes.reduce((health, delivered) => afterDelivery(health, delivered), start);
+  // Read without a lock first: successes on a healthy webhook change nothing, and locking the one
+  // row every delivery of a webhook shares would serialise all of them.
+  const { rows: seen } = await tx.query<WebhookHealth>('SELECT consecutive_failures, is_active FROM webhooks WHERE id = $1', [webhookId]);
+  if (!seen[0] || sameHealth(seen[0], fold(seen[0]))) return;
+  const { rows } = await tx.query<WebhookHealth>('SELECT consecutive_failures, is_active FROM webhooks WHERE id = $1 FOR UPDATE', [webhookId]);
+  if (!rows[0]) return;
+  const next = fold(rows[0]);
+  await tx.query('UPDATE webhooks SET consecutive_failures = $2, is_active = $3 WHERE id = $1', [webhookId, next.consecutive_failures, next.is_active]);
 }
