@@ -59,3 +59,72 @@ describe('httpLogger', () => {
     }
   });
 });
+
+describe('httpLogger lines', () => {
+  async function serve(handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void) {
+    const { createServer } = await import('node:http');
+    const { pino } = await import('pino');
+    const { httpLogger } = await import('./index.js');
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info', messageKey: 'msg', base: { service: 'browse' } }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const middleware = httpLogger(logger);
+    const server = createServer((req, res) => middleware(req, res, () => handler(req, res)));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const { port } = server.address() as { port: number };
+    const waitFor = async (n: number) => {
+      while (lines.length < n) await new Promise((r) => setTimeout(r, 5));
+      return lines;
+    };
+    return { port, waitFor, close: () => new Promise<void>((r) => server.close(() => r())) };
+  }
+
+  it('when a request is answered, then one line names the method, the URL as sent, the status and the duration', async () => {
+    const s = await serve((req, res) => {
+      req.url = '/rewritten-by-a-router';
+      res.statusCode = 404;
+      res.end('{}');
+    });
+    try {
+      const res = await fetch(`http://127.0.0.1:${s.port}/api/repos/a/b/tree/main?x=1`);
+      await res.text();
+      const [line] = await s.waitFor(1);
+      expect(line).toMatchObject({ service: 'browse', msg: 'request completed', req: { method: 'GET', url: '/api/repos/a/b/tree/main?x=1' }, res: { status: 404 } });
+      expect(typeof line!.request_id).toBe('string');
+      expect(typeof line!.duration_ms).toBe('number');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('when the answer is a 5xx, then the line says the request errored', async () => {
+    const s = await serve((_req, res) => {
+      res.statusCode = 503;
+      res.end();
+    });
+    try {
+      await (await fetch(`http://127.0.0.1:${s.port}/x`)).text();
+      expect((await s.waitFor(1)).map((l) => [l.msg, (l.res as { status: number }).status])).toEqual([['request errored', 503]]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('when the client leaves before the answer, then the line says the request was aborted', async () => {
+    const { request } = await import('node:http');
+    let answer: (() => void) | undefined;
+    const s = await serve((_req, res) => {
+      answer = () => res.end('late');
+    });
+    try {
+      const req = request({ host: '127.0.0.1', port: s.port, path: '/slow' });
+      req.on('error', () => undefined);
+      req.end();
+      while (!answer) await new Promise((r) => setTimeout(r, 5));
+      req.destroy();
+      expect((await s.waitFor(1)).map((l) => l.msg)).toEqual(['request aborted']);
+    } finally {
+      answer?.();
+      await s.close();
+    }
+  });
+});

@@ -1,5 +1,4 @@
 import { pino, type Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -49,23 +48,29 @@ export function requestIdOf(req: IncomingMessage): string {
   return id && /^[\w.:-]{1,128}$/.test(id) ? id : randomUUID();
 }
 
-/** express/http middleware: one log line per request carrying the request id, echoed back in X-Request-Id. */
+/**
+ * express/http middleware: one log line per request carrying the request id, echoed back in
+ * X-Request-Id; `req.log` is a logger bound to the request id. Hand-rolled rather than pino-http,
+ * which builds two child loggers (each serialising its bindings) for every request: here the line
+ * is written straight from the parent logger and `req.log` is built only if something logs.
+ */
 export function httpLogger(logger: Logger) {
-  return pinoHttp({
-    logger,
-    genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const id = requestIdOf(req);
-      req.headers[REQUEST_ID_HEADER] = id;
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    customAttributeKeys: { reqId: 'request_id', responseTime: 'duration_ms' },
-    // Binds request_id on the request's logger (req.log) and so on the completion line; without
-    // it pino-http keeps the id only inside its default req serializer, which ours replaces.
-    quietReqLogger: true,
-    serializers: {
-      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
-      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-    },
-  });
+  return (req: IncomingMessage, res: ServerResponse, next?: () => void): void => {
+    const id = requestIdOf(req);
+    req.headers[REQUEST_ID_HEADER] = id;
+    res.setHeader('X-Request-Id', id);
+    const start = Date.now();
+    // Routers rewrite req.url while they run; the line names the URL as it arrived.
+    const { method, url } = req;
+    let bound: Logger | undefined;
+    Object.defineProperty(req, 'log', { configurable: true, get: () => (bound ??= logger.child({ request_id: id })) });
+    // 'close' follows 'finish' on every response, and is the only event when the client left first.
+    res.on('close', () => {
+      const line = { request_id: id, req: { method, url }, res: { status: res.statusCode }, duration_ms: Date.now() - start };
+      if (!res.writableFinished) logger.info(line, 'request aborted');
+      else if (res.statusCode >= 500) logger.info(line, 'request errored');
+      else logger.info(line, 'request completed');
+    });
+    next?.();
+  };
 }

@@ -39,7 +39,8 @@ export function createServer(config: Config, deps: Deps = {}): Service {
     },
   });
   const browser = new Browser(reader, cache, { maxBlobBytes: config.maxBlobBytes });
-  const app = createHttpApp({ service: 'browse', logger, internalSecret: config.internalSecret, ready: () => storage.ready(), registry });
+  // GET and HEAD only: no body to parse.
+  const app = createHttpApp({ service: 'browse', logger, internalSecret: config.internalSecret, ready: () => storage.ready(), registry, json: false });
   app.use('/api/repos', browseRoutes(browser));
   finish(app);
   let listening: Listening | undefined;
