@@ -48,33 +48,46 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
   const perPush = Number(process.env.BENCH_REFS_PER_PUSH ?? 250);
   const small = await ensureRepo({ ...DEFAULT_PARAMS, commits: 40, files: 60, wideEntries: 10, smallEntries: 4, bigFiles: 0, maxBlob: 64 * 1024, maxRegularBlob: 2048, diffSizes: [] });
   const commits = (await gitText(['rev-list', 'refs/heads/main'], small.path)).split('\n');
+  // git's own push scans every remote ref once per refspec (O(refspecs x refs): at 10,000
+  // branches a 250-ref push spends over a second in the client alone), so the events are spread
+  // over repositories of a bounded size, each with its webhook to the one receiver.
+  const refsPerRepo = Math.max(perPush, Math.floor(Number(process.env.BENCH_REFS_PER_REPO ?? 1000) / perPush) * perPush);
   const service = await ctx.service();
   const user = await ctx.user();
-  const { name } = await createRepo(user, 'hooks');
-  const url = gitUrl(service.url, user, name);
-  await git(['push', '-q', url, 'refs/heads/main:refs/heads/main'], { cwd: small.path, env: QUIET_GIT });
 
   const receiver = new WebhookReceiver();
   const target = await receiver.listen();
-  try {
+  /** A repository with `main` pushed and a push webhook to the receiver; a string says why not. */
+  const hookedRepo = async (name: string): Promise<HookedRepo | string> => {
+    await createRepo(user, name);
+    const url = gitUrl(service.url, user, name);
+    await git(['push', '-q', url, 'refs/heads/main:refs/heads/main'], { cwd: small.path, env: QUIET_GIT });
     const created = await user.api.request<{ id?: string }>('POST', `/api/repos/${user.username}/${name}/webhooks`, { url: target, events: 'push' });
-    if (created.status !== 201) {
-      return { name: 'webhooks', title: 'Webhook deliveries (issue 5)', tables: [], notes: [], skipped: `POST webhooks answered ${created.status} ${JSON.stringify(created.body).slice(0, 200)}` };
-    }
+    if (created.status !== 201 || !created.body.id) return `POST webhooks answered ${created.status} ${JSON.stringify(created.body).slice(0, 200)}`;
+    return { name, url, hookId: created.body.id };
+  };
+  try {
     const phases: PhaseResult[] = [];
     const stageNotes: string[] = [];
     for (const [index, failEvery] of [[1, 0], [2, 10]] as const) {
-      ctx.log(`webhooks: phase ${index}, ${events} events${failEvery ? ', every tenth first attempt answered 500' : ''}`);
+      const repos: HookedRepo[] = [];
+      for (let i = 0; i < Math.ceil(events / refsPerRepo); i++) {
+        const repo = await hookedRepo(`hooks-${index}-${i}`);
+        if (typeof repo === 'string') return { name: 'webhooks', title: 'Webhook deliveries (issue 5)', tables: [], notes: [], skipped: repo };
+        repos.push(repo);
+      }
+      ctx.log(`webhooks: phase ${index}, ${events} events over ${repos.length} repositories${failEvery ? ', every tenth first attempt answered 500' : ''}`);
       const prefix = `wh${index}-${Date.now()}`;
       receiver.reset(failEvery, `refs/heads/${prefix}/`);
       service.rss.reset();
       const depth = ctx.embedded ? undefined : new QueueDepthSampler(ctx.amqpUrl, ctx.queue);
       await depth?.start();
-      phases.push(await runPhase({ ctx, receiver, url, cwd: small.path, commits, events, perPush, prefix, label: failEvery ? 'every 10th first attempt fails (500)' : 'all succeed' }));
+      phases.push(await runPhase({ ctx, receiver, urls: repos.map((r) => r.url), refsPerRepo, cwd: small.path, commits, events, perPush, prefix, label: failEvery ? 'every 10th first attempt fails (500)' : 'all succeed' }));
       const peaks = service.rss.read();
       Object.assign(phases[phases.length - 1]!, { rss: peaks.rootBytes, rssLabel: fmtLargest(peaks) });
       phases[phases.length - 1]!.queueMax = await depth?.stop();
-      const split = await stageSplit(user.api, `/api/repos/${user.username}/${name}/webhooks/${created.body.id}/deliveries?limit=100`, receiver, phases[phases.length - 1]!);
+      const last = repos[repos.length - 1]!;
+      const split = await stageSplit(user.api, `/api/repos/${user.username}/${last.name}/webhooks/${last.hookId}/deliveries?limit=100`, receiver, phases[phases.length - 1]!);
       if (split) stageNotes.push(split);
     }
     const row = (p: PhaseResult): string[] => [
@@ -94,7 +107,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       verdict(p.delivered / p.deliverySeconds >= 500 && p.firstAttempt.p95 < 1000 && p.lost === 0),
     ];
     const notes = [
-      `${perPush} refs per \`git push\` (each ref one \`push\` event), ${process.env.BENCH_PUSH_CONCURRENCY ?? 4} pushes at a time, back to back, for at most ${pushBudgetS(ctx)} s per phase (events: the number actually produced; ${events} asked); RabbitMQ exchange \`${ctx.exchange}\`; GITHOST_WEBHOOK_RETRY_BASE_MS=${process.env.BENCH_WEBHOOK_RETRY_BASE_MS ?? '50'}`,
+      `${perPush} refs per \`git push\` (each ref one \`push\` event), at most ${refsPerRepo} refs per repository (each with its webhook), ${process.env.BENCH_PUSH_CONCURRENCY ?? 4} pushes at a time, back to back, for at most ${pushBudgetS(ctx)} s per phase (events: the number actually produced; ${events} asked); RabbitMQ exchange \`${ctx.exchange}\`; GITHOST_WEBHOOK_RETRY_BASE_MS=${process.env.BENCH_WEBHOOK_RETRY_BASE_MS ?? '50'}`,
       `not delivered: events with no successful delivery when the wait ended (nothing new for 30 s, or ${drainBudgetS(ctx)} s after the last push): lost, or still queued when delivery is slower than production`,
       'max queue depth: most messages waiting in the webhooks queue (a deep queue: the consumer is the bottleneck; an empty one: events reach the broker slowly)',
       'deliveries/s: unique deliveries over the time from the first push starting to the last delivery arriving; latency: from the push (state change) returning to the successful attempt arriving; first-attempt: to the first attempt arriving',
@@ -119,7 +132,13 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
   }
 }
 
-async function runPhase(o: { ctx: BenchContext; receiver: WebhookReceiver; url: string; cwd: string; commits: string[]; events: number; perPush: number; prefix: string; label: string }): Promise<PhaseResult> {
+interface HookedRepo {
+  name: string;
+  url: string;
+  hookId: string;
+}
+
+async function runPhase(o: { ctx: BenchContext; receiver: WebhookReceiver; urls: string[]; refsPerRepo: number; cwd: string; commits: string[]; events: number; perPush: number; prefix: string; label: string }): Promise<PhaseResult> {
   const pushedAt = new Map<string, number>();
   const pushedWall = new Map<string, number>();
   const concurrency = Number(process.env.BENCH_PUSH_CONCURRENCY ?? 4);
@@ -134,7 +153,7 @@ async function runPhase(o: { ctx: BenchContext; receiver: WebhookReceiver; url: 
       next = Math.min(o.events, from + o.perPush);
       const refs: string[] = [];
       for (let i = from; i < next; i++) refs.push(`refs/heads/${o.prefix}/r${String(i).padStart(5, '0')}`);
-      await git(['push', '-q', o.url, ...refs.map((r, i) => `${o.commits[(from + i) % o.commits.length]}:${r}`)], { cwd: o.cwd, env: QUIET_GIT });
+      await git(['push', '-q', o.urls[Math.floor(from / o.refsPerRepo)]!, ...refs.map((r, i) => `${o.commits[(from + i) % o.commits.length]}:${r}`)], { cwd: o.cwd, env: QUIET_GIT });
       const at = nowMs();
       const wall = Date.now();
       refs.forEach((r) => {
