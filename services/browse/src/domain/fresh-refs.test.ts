@@ -97,4 +97,14 @@ describe('FreshRefs', () => {
     calls[2]!.resolve([ref('refs/heads/main', 'a')]);
     await expect(after).resolves.toEqual([ref('refs/heads/main', 'a')]);
   });
+  it('when the reader throws instead of rejecting, then the caller gets the error and later requests are not stuck behind it', async () => {
+    let calls = 0;
+    const refs = new FreshRefs(() => {
+      calls++;
+      if (calls === 1) throw new Error('thrown');
+      return Promise.resolve([ref('refs/heads/main', 'a')]);
+    });
+    await expect(refs.list(repo(), ['refs/heads/main'])).rejects.toThrow('thrown');
+    await expect(refs.list(repo(), ['refs/heads/main'])).resolves.toEqual([ref('refs/heads/main', 'a')]);
+  });
 });

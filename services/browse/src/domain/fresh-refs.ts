@@ -36,7 +36,7 @@ export class FreshRefs {
     }
     const started: RepoState = { next: [] };
     this.repos.set(key, started);
-    const first = this.listRefs(ctx, prefixes);
+    const first = this.read(ctx, prefixes);
     void first.then(
       () => this.startNext(key, started),
       () => this.startNext(key, started),
@@ -54,7 +54,7 @@ export class FreshRefs {
     state.next = [];
     const union = [...new Set(waiters.flatMap((w) => w.prefixes))].sort();
     // The first to queue names the call (its request id is the one logged downstream).
-    const call = this.listRefs(waiters[0]!.ctx, union);
+    const call = this.read(waiters[0]!.ctx, union);
     call.then(
       (refs) => {
         for (const w of waiters) w.resolve(new Set(w.prefixes).size === union.length ? refs : refs.filter((r) => w.prefixes.some((p) => r.name.startsWith(p))));
@@ -67,5 +67,14 @@ export class FreshRefs {
       () => this.startNext(key, state),
       () => this.startNext(key, state),
     );
+  }
+
+  /** A reader that throws instead of rejecting must not leave the repository's queue stuck. */
+  private read(ctx: ReadContext, prefixes: readonly string[]): Promise<RawRef[]> {
+    try {
+      return this.listRefs(ctx, prefixes);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 }
