@@ -45,6 +45,16 @@ describe('GET tree', () => {
     expect(res.json()).toEqual({ ref: 'main', commit: await revParse('refs/heads/main'), path: '', entries: await gitEntries('refs/heads/main', '') });
   });
 
+  it('when the request is HEAD, then the headers of the GET come without a body', async () => {
+    const get = await h.get(`${API}/tree/main`);
+    const head = await h.get(`${API}/tree/main`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers['content-length']).toBe(String(get.body.length));
+    expect([head.headers['content-type'], head.headers.etag]).toEqual([get.headers['content-type'], get.headers.etag]);
+    expect(get.headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+
   it('when there is no trailing slash at all, then the default branch root is listed too', async () => {
     const res = await h.get(`${API}/tree`);
     expect((res.json() as TreeBody).commit).toBe(await revParse('refs/heads/main'));

@@ -38,7 +38,11 @@ async function handle(browser: Browser, m: RegExpExecArray, req: Request, res: R
   if (notModified(req, res, prepared)) return;
   const body = await prepared.body();
   setValidators(res, prepared);
-  res.type('application/json; charset=utf-8').send(body);
+  // Written directly: express's send() re-parses the content type and re-checks freshness,
+  // both settled above, on every answer.
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 /** seed §4 browsing rule 1 / §5: read access first; without it, the same 404 as no repository. */
