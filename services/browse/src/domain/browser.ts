@@ -17,11 +17,14 @@ export interface RepoRef extends ReadContext {
   defaultBranch: string;
 }
 
+/** A JSON answer as pieces written in order: the large ones are cached bytes, never copied. */
+export type JsonBody = string | ReadonlyArray<string | Buffer>;
+
 /**
  * An answer whose validator is known before its body is built, so a conditional request is
  * answered 304 without reading any object.
  */
-export interface Prepared<T = string> {
+export interface Prepared<T = JsonBody> {
   etag: string;
   /** The request addressed a full commit id: the answer can never change. */
   immutable: boolean;
@@ -55,13 +58,13 @@ export class Browser {
       etag: etagOf('tree', ref.ref, commit, path),
       immutable: ref.kind === 'sha',
       body: async () => {
-        const entries = await this.cache.getOrLoad(`tree\0${commit}\0${path}`, async () => {
+        const entries = await this.cache.getOrLoadBytes(`tree\0${commit}\0${path}`, async () => {
           const listing = await this.reader.readTree(repo, commit, path).catch(async (err: unknown) => {
             throw await explainMissing(this.reader, repo, commit, path, 'tree', err);
           });
           return json(parseTreeRecords(listing.entries, path));
         });
-        return `{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},"entries":${entries}}`;
+        return [`{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},"entries":`, entries, '}'];
       },
     };
   }
@@ -75,7 +78,7 @@ export class Browser {
       etag: etagOf('blob', ref.ref, commit, path),
       immutable: ref.kind === 'sha',
       body: async () => {
-        const fields = await this.cache.getOrLoad(`blob\0${commit}\0${path}`, async () => {
+        const fields = await this.cache.getOrLoadBytes(`blob\0${commit}\0${path}`, async () => {
           const stream = await this.openFile(repo, commit, path, this.options.maxBlobBytes);
           if (stream.tooLarge) throw tooLarge('Blob too large; use the raw endpoint');
           const chunks: Buffer[] = [];
@@ -83,7 +86,7 @@ export class Browser {
           const { content, encoding } = encodeBlobContent(Buffer.concat(chunks));
           return `"sha":"${stream.oid}","size":${stream.size},"content":${json(content)},"encoding":"${encoding}"`;
         });
-        return `{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},${fields}}`;
+        return [`{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},`, fields, '}'];
       },
     };
   }
@@ -110,11 +113,11 @@ export class Browser {
       etag: etagOf('commits', ref.ref, commit, limit),
       immutable: ref.kind === 'sha',
       body: async () => {
-        const list = await this.cache.getOrLoad(`log\0${commit}\0${limit}`, async () => {
+        const list = await this.cache.getOrLoadBytes(`log\0${commit}\0${limit}`, async () => {
           const commits = await this.reader.listCommits(repo, commit, limit);
           return `[${commits.map((c) => this.commitJson(c.oid, c.raw)).join(',')}]`;
         });
-        return `{"ref":${json(ref.ref)},"commits":${list}}`;
+        return [`{"ref":${json(ref.ref)},"commits":`, list, '}'];
       },
     };
   }

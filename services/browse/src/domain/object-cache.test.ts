@@ -29,4 +29,16 @@ describe('ObjectCache', () => {
     await expect(cache.getOrLoad('k', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await cache.getOrLoad('k', () => Promise.resolve('ok'))).toBe('ok');
   });
+
+  it('when a value is loaded as bytes, then concurrent misses share one load and every hit is the same UTF-8 buffer', async () => {
+    const cache = new ObjectCache(1 << 20);
+    let loads = 0;
+    const load = async () => `{"é":${++loads}}`;
+    const [a, b] = await Promise.all([cache.getOrLoadBytes('k', load), cache.getOrLoadBytes('k', load)]);
+    const c = await cache.getOrLoadBytes('k', load);
+    expect([a.toString('utf8'), loads]).toEqual(['{"é":1}', 1]);
+    expect(b).toBe(a);
+    expect(c).toBe(a);
+    expect(cache.sizeBytes).toBe(a.length + 1);
+  });
 });

@@ -11,8 +11,8 @@ export interface ObjectCacheOptions {
  * git read and the JSON.stringify, which for large trees costs more than the read itself.
  */
 export class ObjectCache {
-  private readonly lru: LRUCache<string, string> | undefined;
-  private readonly inFlight = new Map<string, Promise<string>>();
+  private readonly lru: LRUCache<string, string | Buffer> | undefined;
+  private readonly inFlight = new Map<string, Promise<string | Buffer>>();
 
   constructor(
     maxBytes: number,
@@ -22,11 +22,15 @@ export class ObjectCache {
     // One entry may take at most a quarter of the budget, so a few huge trees cannot flush it.
     this.lru =
       maxBytes > 0
-        ? new LRUCache<string, string>({ maxSize: maxBytes, maxEntrySize: Math.max(1, Math.floor(maxBytes / 4)), sizeCalculation: (v, k) => v.length + k.length })
+        ? new LRUCache<string, string | Buffer>({ maxSize: maxBytes, maxEntrySize: Math.max(1, Math.floor(maxBytes / 4)), sizeCalculation: (v, k) => v.length + k.length })
         : undefined;
   }
 
   get(key: string): string | undefined {
+    return this.lookup(key) as string | undefined;
+  }
+
+  private lookup(key: string): string | Buffer | undefined {
     const hit = this.lru?.get(key);
     this.options.onLookup?.(hit !== undefined);
     return hit;
@@ -38,14 +42,27 @@ export class ObjectCache {
 
   /** Concurrent misses on one key share a single load, so a burst on a cold object reads it once. */
   getOrLoad(key: string, load: () => Promise<string>): Promise<string> {
-    const hit = this.get(key);
+    return this.shared(key, load) as Promise<string>;
+  }
+
+  /**
+   * The same, kept as UTF-8 bytes: an answer made of them is written to the socket as it is,
+   * with no per-request copy into a new string (a 1 MiB blob's JSON is 1.4 MB), so the heap does
+   * not grow with the bodies in flight. Keys of the two kinds must not overlap.
+   */
+  getOrLoadBytes(key: string, load: () => Promise<string>): Promise<Buffer> {
+    return this.shared(key, () => load().then((json) => Buffer.from(json))) as Promise<Buffer>;
+  }
+
+  private shared(key: string, load: () => Promise<string | Buffer>): Promise<string | Buffer> {
+    const hit = this.lookup(key);
     if (hit !== undefined) return Promise.resolve(hit);
     const pending = this.inFlight.get(key);
     if (pending) return pending;
     const loading = load()
-      .then((json) => {
-        this.lru?.set(key, json);
-        return json;
+      .then((value) => {
+        this.lru?.set(key, value);
+        return value;
       })
       .finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, loading);

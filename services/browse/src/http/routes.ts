@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { notFound } from '@githost/errors';
 import { identityOf, type NextFunction, type Request, type Response } from '@githost/http';
 import { canRead } from '@githost/identity';
-import type { Browser, Prepared, RepoRef } from '../domain/browser.js';
+import type { Browser, JsonBody, Prepared, RepoRef } from '../domain/browser.js';
 import { ifNoneMatchHits } from '../domain/etag.js';
 import type { RawBlob } from '../domain/raw.js';
 
@@ -38,11 +38,34 @@ async function handle(browser: Browser, m: RegExpExecArray, req: Request, res: R
   if (notModified(req, res, prepared)) return;
   const body = await prepared.body();
   setValidators(res, prepared);
-  // Written directly: express's send() re-parses the content type and re-checks freshness,
-  // both settled above, on every answer.
+  sendJson(req, res, body);
+}
+
+/** Below this, the pieces are joined into one buffer; above, written as they are (no copy). */
+const JOIN_BELOW_BYTES = 16 * 1024;
+
+/**
+ * Written directly: express's send() re-parses the content type and re-checks freshness, both
+ * settled already, and would need the body as one string.
+ */
+function sendJson(req: Request, res: Response, body: JsonBody): void {
+  const parts = typeof body === 'string' ? [body] : body;
+  let length = 0;
+  for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(req.method === 'HEAD' ? undefined : body);
+  res.setHeader('Content-Length', length);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  if (parts.length === 1 || length < JOIN_BELOW_BYTES) {
+    res.end(parts.length === 1 ? parts[0] : Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)), length));
+    return;
+  }
+  // Corked, the pieces leave in one writev; end() uncorks.
+  res.cork();
+  for (const part of parts) res.write(part);
+  res.end();
 }
 
 /** seed §4 browsing rule 1 / §5: read access first; without it, the same 404 as no repository. */
