@@ -13,8 +13,8 @@ const schema = z.object({
   GITHOST_WEBHOOK_MAX_ATTEMPTS: env.int(6, 1),
   GITHOST_WEBHOOK_RETRY_BASE_MS: env.int(10_000, 1),
   GITHOST_WEBHOOK_TIMEOUT_MS: env.int(10_000, 1),
-  /** Deliveries sent at once by one process. */
-  GITHOST_WEBHOOK_CONCURRENCY: env.int(32, 1),
+  /** Deliveries sent at once by one process (sending waits on receivers, not on the CPU). */
+  GITHOST_WEBHOOK_CONCURRENCY: env.int(64, 1),
   /** How often due retries are looked for when nothing woke the worker sooner. */
   GITHOST_WEBHOOK_POLL_MS: env.int(1000, 10),
 });

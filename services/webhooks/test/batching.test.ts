@@ -92,11 +92,13 @@ describe('attempts recorded in batches (real Postgres)', () => {
     const repoId = randomUUID();
     const hook = await webhooks.create(repoId, { url: 'http://127.0.0.1:9/hook', secret: null, events: 'push' });
     await db.query('UPDATE webhooks SET consecutive_failures = $2 WHERE id = $1', [hook.id, failures]);
+    // a second ahead: the webhook's created_at has microseconds a same-millisecond event time would precede
     for (let i = 0; i < pending; i++) {
-      await deliveries.recordEvent({ id: randomUUID(), kind: 'push', occurred_at: new Date().toISOString(), repository: { id: repoId, owner: 'a', name: 'b' }, payload: push(i) });
+      await deliveries.recordEvent({ id: randomUUID(), kind: 'push', occurred_at: new Date(Date.now() + 1000).toISOString(), repository: { id: repoId, owner: 'a', name: 'b' }, payload: push(i) });
     }
-    const claims = await deliveries.claimDue(100, 60_000);
-    return { hookId: hook.id, claims: claims.filter((c) => c.webhook_id === hook.id) };
+    const claims = (await deliveries.claimDue(100, 60_000)).filter((c) => c.webhook_id === hook.id);
+    expect(claims).toHaveLength(pending);
+    return { hookId: hook.id, claims };
   };
   const result = (status: 'delivered' | 'failed' | 'pending') => ({ status, responseStatus: status === 'delivered' ? 200 : 500, responseBody: 'x', error: status === 'delivered' ? null : 'HTTP 500', durationMs: 3, ...(status === 'pending' ? { retryInMs: 10 } : {}) });
   const health = async (id: string) => (await db.query<{ consecutive_failures: number; is_active: boolean }>('SELECT consecutive_failures, is_active FROM webhooks WHERE id = $1', [id])).rows[0];
@@ -170,7 +172,7 @@ describe('a crash between recording and acking (real RabbitMQ and Postgres)', ()
     }
     subscription = await subscribeToEvents(consumerBus, new CrashingRepository(db), createLogger('test'), { queue });
     const ids = Array.from({ length: 10 }, () => randomUUID());
-    await Promise.all(ids.map((id, i) => publisher.publish({ id, kind: 'push', occurred_at: new Date().toISOString(), repository: { id: repoId, owner: 'a', name: 'b' }, payload: push(i) })));
+    await Promise.all(ids.map((id, i) => publisher.publish({ id, kind: 'push', occurred_at: new Date(Date.now() + 1000).toISOString(), repository: { id: repoId, owner: 'a', name: 'b' }, payload: push(i) })));
     // every event recorded, and the crashed batch's events came at least twice
     await eventually(async () => (ids.every((id) => seen.includes(id)) && seen.length > ids.length ? true : undefined));
     const rows = (await db.query<{ event_id: string }>('SELECT event_id FROM deliveries')).rows.map((r) => r.event_id);

@@ -52,7 +52,9 @@ export class DeliveryWorker {
     // Long enough that a live attempt always records before its lease runs out.
     this.leaseMs = opts.timeoutMs + 30_000;
     this.claimBatch = Math.max(1, Math.floor(opts.concurrency / 4));
-    const agentOptions = { keepAlive: true, maxSockets: opts.concurrency, maxFreeSockets: Math.min(opts.concurrency, 16) };
+    // Every socket a busy worker uses stays open between attempts: a busy receiver is not made to
+    // accept a new connection per delivery.
+    const agentOptions = { keepAlive: true, maxSockets: opts.concurrency, maxFreeSockets: opts.concurrency };
     this.agent = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
     this.recorder = new GroupCommit({
       writeBatch: (attempts) => deliveries.recordAttempts(attempts),
