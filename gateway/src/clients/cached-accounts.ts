@@ -40,6 +40,21 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
   const auth = new LRUCache<string, AuthAnswer>({ max: 10_000, ttl: ttls.authenticatedMs, ttlAutopurge: false });
   const repos = new LRUCache<string, RepoContext>({ max: 10_000, ttl: ttls.authorizedMs, ttlAutopurge: false });
   const disabled = (ms: number) => ms <= 0;
+  // When an entry expires under load, every request in flight misses at once: they share the one
+  // call already asking (its answer is younger than any cached one they would have taken) instead
+  // of sending accounts a burst of identical calls. Cleared by every forget, whose callers must
+  // not get an answer asked for before it; `generation` keeps such an answer out of the cache.
+  const authenticating = new Map<string, Promise<Principal>>();
+  const authorizing = new Map<string, Promise<RepoContext>>();
+  let generation = 0;
+
+  function shared<T>(pending: Map<string, Promise<T>>, key: string, load: (asked: number) => Promise<T>): Promise<T> {
+    const call = load(generation).finally(() => {
+      if (pending.get(key) === call) pending.delete(key);
+    });
+    pending.set(key, call);
+    return call;
+  }
 
   return {
     async authenticate(token, requestId) {
@@ -50,14 +65,16 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
         if ('rejected' in hit) throw hit.rejected;
         return hit.principal;
       }
-      try {
-        const principal = await inner.authenticate(token, requestId);
-        if (!disabled(ttls.authenticatedMs)) auth.set(key, { principal });
-        return principal;
-      } catch (err) {
-        if (err instanceof AppError && isRejection(err) && !disabled(ttls.rejectedMs)) auth.set(key, { rejected: err }, { ttl: ttls.rejectedMs });
-        throw err;
-      }
+      return authenticating.get(key) ?? shared(authenticating, key, async (asked) => {
+        try {
+          const principal = await inner.authenticate(token, requestId);
+          if (!disabled(ttls.authenticatedMs) && asked === generation) auth.set(key, { principal });
+          return principal;
+        } catch (err) {
+          if (err instanceof AppError && isRejection(err) && !disabled(ttls.rejectedMs) && asked === generation) auth.set(key, { rejected: err }, { ttl: ttls.rejectedMs });
+          throw err;
+        }
+      });
     },
     async authorize(principal, owner, name, requestId, fresh = false) {
       const who = principal === null ? 'anonymous' : (principal.user_id ?? 'bootstrap-admin');
@@ -65,14 +82,22 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
       const hit = fresh ? undefined : repos.get(key);
       observe('authorize', hit ? 'hit' : 'miss');
       if (hit) return hit;
-      const repo = await inner.authorize(principal, owner, name, requestId);
-      if (!disabled(ttls.authorizedMs)) repos.set(key, repo);
-      return repo;
+      // A fresh lookup (before a denial) never takes an answer asked for before it was.
+      const joined = fresh ? undefined : authorizing.get(key);
+      return joined ?? shared(authorizing, key, async (asked) => {
+        const repo = await inner.authorize(principal, owner, name, requestId);
+        if (!disabled(ttls.authorizedMs) && asked === generation) repos.set(key, repo);
+        return repo;
+      });
     },
     forgetRepository(repositoryId) {
+      generation++;
+      authorizing.clear();
       for (const [key, repo] of [...repos.entries()]) if (repo.id === repositoryId) repos.delete(key);
     },
     forgetUser(userId) {
+      generation++;
+      authenticating.clear();
       for (const [key, answer] of [...auth.entries()]) if ('principal' in answer && answer.principal.user_id === userId) auth.delete(key);
     },
     reachable: () => inner.reachable(),
