@@ -49,7 +49,7 @@ export async function benchClonePush(ctx: BenchContext): Promise<Section> {
       cloneRss = service.rss.read();
       const head = (await git(['rev-parse', 'refs/heads/main'], { cwd: join(scratch, 'host-clone') })).stdout.toString().trim();
       if (head !== repo.head) notes.push(`WARNING: the clone's main is ${head}, expected ${repo.head}`);
-      notes.push(`service process high-water mark since start (VmHWM): ${fmtMiB(service.rss.highWaterMark())}`);
+      notes.push(`largest githost process high-water mark since start (VmHWM): ${fmtMiB(service.rss.highWaterMark())}`);
     }
     const row = (op: string, raw: number, host: number | undefined, rss: RssPeaks | undefined): string[] => [
       op,
