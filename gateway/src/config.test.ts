@@ -19,4 +19,11 @@ describe('gateway config', () => {
   it('when a limit is not a whole number, then the config is refused naming the variable', () => {
     expect(() => loadConfig({ ...REQUIRED, GITHOST_RATE_LIMIT_PER_MINUTE: 'lots' })).toThrow(/GITHOST_RATE_LIMIT_PER_MINUTE/);
   });
+
+  it('when git-storage gRPC is named, then the ref watch has its shards; without, none; the edge keeps 10,000 entries unless told', () => {
+    const none = loadConfig(REQUIRED);
+    expect([none.gitStorageGrpcShards, none.edgeCacheEntries]).toEqual([undefined, 10_000]);
+    expect(loadConfig({ ...REQUIRED, GIT_STORAGE_GRPC_ADDR: '127.0.0.1:50052', GITHOST_EDGE_CACHE_ENTRIES: '0' })).toMatchObject({ gitStorageGrpcShards: new Map([['default', '127.0.0.1:50052']]), edgeCacheEntries: 0 });
+    expect(loadConfig({ ...REQUIRED, GIT_STORAGE_SHARDS: 'default=127.0.0.1:1,shard-1=127.0.0.1:2' }).gitStorageGrpcShards).toEqual(new Map([['default', '127.0.0.1:1'], ['shard-1', '127.0.0.1:2']]));
+  });
 });

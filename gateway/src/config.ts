@@ -1,5 +1,5 @@
 import { env, loadConfig as load, z } from '@githost/config';
-import { httpShardsOf, shardListEnv, type ShardMap } from '@githost/storage-router';
+import { grpcShardEnv, httpShardsOf, shardListEnv, singleShard, type ShardMap } from '@githost/storage-router';
 import type { RateLimits } from './rate-limit.js';
 
 const optionalUrl = env.optionalUrl;
@@ -12,6 +12,9 @@ const schema = z
     ACCOUNTS_HTTP_URL: optionalUrl(),
     GIT_STORAGE_HTTP_URL: optionalUrl(),
     GIT_STORAGE_HTTP_SHARDS: shardListEnv('http'),
+    // Optional here: only the ref watch behind the edge's 304s needs git-storage's gRPC.
+    ...grpcShardEnv,
+    GITHOST_EDGE_CACHE_ENTRIES: env.int(10_000),
     BROWSE_URL: optionalUrl(),
     MERGE_REQUESTS_URL: optionalUrl(),
     WEBHOOKS_URL: optionalUrl(),
@@ -32,6 +35,8 @@ const schema = z
       webhooks: e.WEBHOOKS_URL,
     },
     gitStorageShards: httpShardsOf(e),
+    gitStorageGrpcShards: e.GIT_STORAGE_SHARDS ?? (e.GIT_STORAGE_GRPC_ADDR ? singleShard(e.GIT_STORAGE_GRPC_ADDR) : undefined),
+    edgeCacheEntries: e.GITHOST_EDGE_CACHE_ENTRIES,
     rateLimits: { perTokenPerMinute: e.GITHOST_RATE_LIMIT_PER_MINUTE, anonymousPerMinute: e.GITHOST_RATE_LIMIT_ANON_PER_MINUTE },
     trustProxy: trustProxyOf(e.GITHOST_TRUST_PROXY),
   }));
@@ -59,6 +64,11 @@ export interface Config {
   /** git-storage smart-HTTP base URL by shard (GIT_STORAGE_HTTP_SHARDS, or GIT_STORAGE_HTTP_URL as
    *  `default`); git transport goes to the shard of the repository. Absent: upstreams['git-storage']. */
   gitStorageShards?: ShardMap;
+  /** git-storage gRPC address by shard (GIT_STORAGE_SHARDS, or GIT_STORAGE_GRPC_ADDR as `default`):
+   *  the ref watch the edge's 304s rely on. Absent: no watch, every browse request is forwarded. */
+  gitStorageGrpcShards?: ShardMap;
+  /** Browse validators kept at the edge (GITHOST_EDGE_CACHE_ENTRIES, default 10,000; 0: none). */
+  edgeCacheEntries?: number;
   /** Per-minute budgets (GITHOST_RATE_LIMIT_PER_MINUTE, GITHOST_RATE_LIMIT_ANON_PER_MINUTE);
    *  absent: no limits. */
   rateLimits?: RateLimits;

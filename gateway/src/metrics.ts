@@ -9,6 +9,8 @@ export interface GatewayMetrics {
   forwarded: client.Counter<'upstream' | 'status'>;
   refused: client.Counter<'status'>;
   accountsCache: client.Counter<'cache' | 'result'>;
+  /** Conditional browse reads answered 304 by the gateway (hit) or forwarded (miss). */
+  edgeValidators: client.Counter<'result'>;
   /** Authenticate/Authorize calls to accounts by method and code (cache misses only). */
   grpcClient: GrpcMetrics;
 }
@@ -20,6 +22,7 @@ export function createGatewayMetrics(): GatewayMetrics {
     forwarded: new client.Counter({ name: 'githost_gateway_forwarded_requests_total', help: 'Requests forwarded, by upstream service and response status', labelNames: ['upstream', 'status'], registers: [registry] }),
     refused: new client.Counter({ name: 'githost_gateway_refused_requests_total', help: 'Requests answered by the gateway itself (401, 403, 404, 413, 503)', labelNames: ['status'], registers: [registry] }),
     accountsCache: new client.Counter({ name: 'githost_gateway_accounts_cache_total', help: 'Authenticate and Authorize answers served from the cache or asked of accounts', labelNames: ['cache', 'result'], registers: [registry] }),
+    edgeValidators: new client.Counter({ name: 'githost_gateway_edge_validators_total', help: 'Conditional browse reads answered 304 at the edge (hit) or forwarded to browse (miss)', labelNames: ['result'], registers: [registry] }),
     grpcClient: grpcClientMetrics(registry, 'gateway'),
   };
 }

@@ -2,7 +2,7 @@ import { Agent, type IncomingMessage, type Server as HttpServer } from 'node:htt
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError, toAppError, tooLarge, unauthenticated, unavailable } from '@githost/errors';
 import { createHttpApp, finish, listen, type Listening } from '@githost/http';
-import { encodeIdentity, type Principal, type RepoContext } from '@githost/identity';
+import { canRead, encodeIdentity, type Principal, type RepoContext } from '@githost/identity';
 import { createLogger, REQUEST_ID_HEADER, type Logger } from '@githost/logging';
 import type { Config, UpstreamName } from './config.js';
 import { grpcAccountsGateway, type AccountsGateway } from './clients/accounts.js';
@@ -13,7 +13,8 @@ import { matchRoute, splitTarget, type RouteMatch } from './routes.js';
 import { declaredTooLarge, hasStreamedBody, limitStreamedBody } from './body-limit.js';
 import { upstreamProxy } from './proxy.js';
 import { gitStorageTarget } from './git-storage-shards.js';
-import { singleShard } from '@githost/storage-router';
+import { DEFAULT_SHARD, singleShard } from '@githost/storage-router';
+import { createEdgeValidators, DEFAULT_EDGE_ENTRIES, type EdgeRequest, type Pending, type RefVersions } from './edge-validators.js';
 import { createGatewayMetrics } from './metrics.js';
 import { stripInternalHeaders } from './strip-headers.js';
 import { staleAccessAfter } from './stale-access.js';
@@ -29,6 +30,9 @@ export interface GatewayDeps {
   /** A server already listening on the public port: the gateway serves on it instead of binding
    *  `config.port` (the launcher holds the port from before the services start). */
   server?: HttpServer;
+  /** The git-storage ref watch: with it, the gateway answers conditional browse reads whose
+   *  refs have not changed (304) itself. Without it, every browse request goes to browse. */
+  refVersions?: RefVersions;
 }
 
 export interface Service {
@@ -48,9 +52,16 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
   const agent = new Agent({ keepAlive: true, maxFreeSockets: 64 });
   /** Cache entries a request's success makes stale, dropped when its 2xx answer arrives. */
   const staleOnSuccess = new WeakMap<IncomingMessage, () => void>();
+  const refVersions = deps.refVersions;
+  const edge = refVersions ? createEdgeValidators(refVersions, config.edgeCacheEntries ?? DEFAULT_EDGE_ENTRIES) : undefined;
+  /** Browse requests whose 200 answer's validators the edge keeps, with the refs version read before forwarding. */
+  const edgePending = new WeakMap<IncomingMessage, Pending>();
   const onResponse = (req: IncomingMessage, proxyRes: IncomingMessage) => {
     const status = proxyRes.statusCode ?? 0;
     if (status >= 200 && status < 300) staleOnSuccess.get(req)?.();
+    const pending = edge && status === 200 ? edgePending.get(req) : undefined;
+    const { etag, 'cache-control': cacheControl } = proxyRes.headers;
+    if (pending && etag && cacheControl) edge!.store(pending, { etag, cacheControl });
   };
 
   const proxies = new Map<UpstreamName, RequestHandler>();
@@ -72,7 +83,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
   finish(app);
 
   /** Authenticates, routes, checks access and forwards; every refusal is an AppError. */
-  async function admit(req: Request, res: Response): Promise<RouteMatch | undefined> {
+  async function admit(req: Request, res: Response): Promise<{ route: RouteMatch; repo: RepoContext | null } | undefined> {
     const target = splitTarget(req.url);
     const route = target && matchRoute(req.method, target.path, target.query);
     // Low-cardinality label for the shared HTTP latency histogram: which service, which surface.
@@ -128,7 +139,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
     // Services trust the signed identity alone; the raw token goes no further than the edge.
     delete req.headers.authorization;
     Object.assign(req.headers, encodeIdentity({ principal, repo, request_id: requestId, issued_at: Date.now() }, config.internalSecret));
-    return route;
+    return { route, repo };
   }
 
   async function authenticate(header: string | undefined, requestId: string): Promise<Principal | null> {
@@ -145,14 +156,33 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
 
   function gate(req: Request, res: Response, next: NextFunction): void {
     let upstream: UpstreamName | undefined;
+    let atEdge = false;
     res.on('finish', () => {
+      if (atEdge) return; // counted as an edge hit
       if (upstream) metrics.forwarded.inc({ upstream, status: String(res.statusCode) });
       else metrics.refused.inc({ status: String(res.statusCode) });
     });
-    admit(req, res).then((route) => {
-      if (!route) return undefined; // answered already (429)
+    admit(req, res).then((admitted) => {
+      if (!admitted) return undefined; // answered already (429)
+      const { route, repo } = admitted;
       const proxy = proxies.get(route.upstream);
       if (!proxy) throw unavailable('Service unavailable');
+      if (edge && route.upstream === 'browse' && repo && canRead(repo.permission)) {
+        const request: EdgeRequest = { shard: repo.shard || DEFAULT_SHARD, repoId: repo.id, defaultBranch: repo.default_branch, private: repo.private, url: req.url };
+        const ifNoneMatch = req.headers['if-none-match'];
+        const hit = edge.notModified(request, ifNoneMatch);
+        if (ifNoneMatch) metrics.edgeValidators.inc({ result: hit ? 'hit' : 'miss' });
+        if (hit) {
+          atEdge = true;
+          res.statusCode = 304;
+          res.setHeader('ETag', hit.etag);
+          res.setHeader('Cache-Control', hit.cacheControl);
+          res.end();
+          return undefined;
+        }
+        const pending = edge.pending(request);
+        if (pending) edgePending.set(req, pending);
+      }
       upstream = route.upstream;
       if (route.surface !== 'git' && hasStreamedBody(req)) {
         limitStreamedBody(req, () => {
