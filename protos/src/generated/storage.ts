@@ -25,6 +25,7 @@ import type { ReadCommitResponse as _githost_storage_v1_ReadCommitResponse, Read
 import type { ReadTreeRequest as _githost_storage_v1_ReadTreeRequest, ReadTreeRequest__Output as _githost_storage_v1_ReadTreeRequest__Output } from './githost/storage/v1/ReadTreeRequest.js';
 import type { ReadTreeResponse as _githost_storage_v1_ReadTreeResponse, ReadTreeResponse__Output as _githost_storage_v1_ReadTreeResponse__Output } from './githost/storage/v1/ReadTreeResponse.js';
 import type { Ref as _githost_storage_v1_Ref, Ref__Output as _githost_storage_v1_Ref__Output } from './githost/storage/v1/Ref.js';
+import type { RefsChanged as _githost_storage_v1_RefsChanged, RefsChanged__Output as _githost_storage_v1_RefsChanged__Output } from './githost/storage/v1/RefsChanged.js';
 import type { RemoveRepositoryRequest as _githost_storage_v1_RemoveRepositoryRequest, RemoveRepositoryRequest__Output as _githost_storage_v1_RemoveRepositoryRequest__Output } from './githost/storage/v1/RemoveRepositoryRequest.js';
 import type { RemoveRepositoryResponse as _githost_storage_v1_RemoveRepositoryResponse, RemoveRepositoryResponse__Output as _githost_storage_v1_RemoveRepositoryResponse__Output } from './githost/storage/v1/RemoveRepositoryResponse.js';
 import type { ResolveRevisionRequest as _githost_storage_v1_ResolveRevisionRequest, ResolveRevisionRequest__Output as _githost_storage_v1_ResolveRevisionRequest__Output } from './githost/storage/v1/ResolveRevisionRequest.js';
@@ -33,6 +34,7 @@ import type { Signature as _githost_storage_v1_Signature, Signature__Output as _
 import type { StorageServiceClient as _githost_storage_v1_StorageServiceClient, StorageServiceDefinition as _githost_storage_v1_StorageServiceDefinition } from './githost/storage/v1/StorageService.js';
 import type { UpdateRefRequest as _githost_storage_v1_UpdateRefRequest, UpdateRefRequest__Output as _githost_storage_v1_UpdateRefRequest__Output } from './githost/storage/v1/UpdateRefRequest.js';
 import type { UpdateRefResponse as _githost_storage_v1_UpdateRefResponse, UpdateRefResponse__Output as _githost_storage_v1_UpdateRefResponse__Output } from './githost/storage/v1/UpdateRefResponse.js';
+import type { WatchRefsRequest as _githost_storage_v1_WatchRefsRequest, WatchRefsRequest__Output as _githost_storage_v1_WatchRefsRequest__Output } from './githost/storage/v1/WatchRefsRequest.js';
 import type { WriteMergeRequest as _githost_storage_v1_WriteMergeRequest, WriteMergeRequest__Output as _githost_storage_v1_WriteMergeRequest__Output } from './githost/storage/v1/WriteMergeRequest.js';
 import type { WriteMergeResponse as _githost_storage_v1_WriteMergeResponse, WriteMergeResponse__Output as _githost_storage_v1_WriteMergeResponse__Output } from './githost/storage/v1/WriteMergeResponse.js';
 
@@ -68,6 +70,7 @@ export interface ProtoGrpcType {
         ReadTreeRequest: MessageTypeDefinition<_githost_storage_v1_ReadTreeRequest, _githost_storage_v1_ReadTreeRequest__Output>
         ReadTreeResponse: MessageTypeDefinition<_githost_storage_v1_ReadTreeResponse, _githost_storage_v1_ReadTreeResponse__Output>
         Ref: MessageTypeDefinition<_githost_storage_v1_Ref, _githost_storage_v1_Ref__Output>
+        RefsChanged: MessageTypeDefinition<_githost_storage_v1_RefsChanged, _githost_storage_v1_RefsChanged__Output>
         RemoveRepositoryRequest: MessageTypeDefinition<_githost_storage_v1_RemoveRepositoryRequest, _githost_storage_v1_RemoveRepositoryRequest__Output>
         RemoveRepositoryResponse: MessageTypeDefinition<_githost_storage_v1_RemoveRepositoryResponse, _githost_storage_v1_RemoveRepositoryResponse__Output>
         ResolveRevisionRequest: MessageTypeDefinition<_githost_storage_v1_ResolveRevisionRequest, _githost_storage_v1_ResolveRevisionRequest__Output>
@@ -76,6 +79,7 @@ export interface ProtoGrpcType {
         StorageService: SubtypeConstructor<typeof grpc.Client, _githost_storage_v1_StorageServiceClient> & { service: _githost_storage_v1_StorageServiceDefinition }
         UpdateRefRequest: MessageTypeDefinition<_githost_storage_v1_UpdateRefRequest, _githost_storage_v1_UpdateRefRequest__Output>
         UpdateRefResponse: MessageTypeDefinition<_githost_storage_v1_UpdateRefResponse, _githost_storage_v1_UpdateRefResponse__Output>
+        WatchRefsRequest: MessageTypeDefinition<_githost_storage_v1_WatchRefsRequest, _githost_storage_v1_WatchRefsRequest__Output>
         WriteMergeRequest: MessageTypeDefinition<_githost_storage_v1_WriteMergeRequest, _githost_storage_v1_WriteMergeRequest__Output>
         WriteMergeResponse: MessageTypeDefinition<_githost_storage_v1_WriteMergeResponse, _githost_storage_v1_WriteMergeResponse__Output>
       }

@@ -11,6 +11,8 @@ const schema = z.object({
     .optional()
     .transform((v) => (v === '' ? undefined : v)),
   GITHOST_EVENTS_EXCHANGE: z.string().min(1).default('githost.events'),
+  /** How long a ref change waits for each ref watcher's ack before cutting that watcher off (default 1000). */
+  REFS_WATCH_ACK_TIMEOUT_MS: z.coerce.number().int().min(1).optional(),
 });
 
 export type Config = z.infer<typeof schema>;

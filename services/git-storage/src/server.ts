@@ -15,6 +15,7 @@ import { registerStorageService } from './grpc/service.js';
 import { Housekeeper, type HousekeepingOptions } from './housekeeping/housekeeper.js';
 import { mountGitTransport } from './http/git-transport.js';
 import type { StorageContext } from './storage-context.js';
+import { RefWatchers } from './watch/ref-watchers.js';
 
 export interface ServerDeps {
   /**
@@ -57,6 +58,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
     cache: new ReadCaches({ registry, ...deps.readCache }),
     events: new PushEventRecorder(pool, journal, () => relay, logger),
     housekeeping: new Housekeeper(logger, deps.housekeeping),
+    watchers: new RefWatchers({ ackTimeoutMs: config.REFS_WATCH_ACK_TIMEOUT_MS, logger }),
     logger,
   };
   let http: Listening | undefined;
@@ -82,6 +84,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       return { httpPort: http.port, grpcPort: grpcServer.port };
     },
     async stop() {
+      context.watchers.close();
       await Promise.all([http?.close(), grpcServer?.close()]);
       await context.housekeeping.stop();
       await relay?.stop();

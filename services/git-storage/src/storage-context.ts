@@ -8,6 +8,7 @@ import { validateRepositoryId } from './git/validate.js';
 import type { Housekeeper } from './housekeeping/housekeeper.js';
 import type { PushEventRecorder } from './events/push-events.js';
 import { repositoryPath } from './repository-path.js';
+import type { RefWatchers } from './watch/ref-watchers.js';
 
 /** What the gRPC handlers and the smart HTTP routes share. */
 export interface StorageContext {
@@ -18,6 +19,8 @@ export interface StorageContext {
   cache: ReadCaches;
   events: PushEventRecorder;
   housekeeping: Housekeeper;
+  /** Readers caching ref lists; every ref change awaits their acks before it is acknowledged. */
+  watchers: RefWatchers;
   logger: Logger;
 }
 
@@ -29,8 +32,13 @@ export async function existingRepository(ctx: StorageContext, repositoryId: stri
   return gitDir;
 }
 
-/** After any ref change this process made: fresh ref lists, then housekeeping later. */
-export function refsChanged(ctx: StorageContext, gitDir: string): void {
+/**
+ * After any ref change this process made: fresh ref lists, housekeeping later, and every
+ * watcher told. Await it before acknowledging the change to its initiator (read-your-writes
+ * for the readers that cache refs).
+ */
+export async function refsChanged(ctx: StorageContext, gitDir: string, repositoryId: string): Promise<void> {
   ctx.refs.invalidate(gitDir);
   ctx.housekeeping.schedule(gitDir);
+  await ctx.watchers.notify(repositoryId);
 }

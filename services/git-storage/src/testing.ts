@@ -13,6 +13,7 @@ import { createStorageClient, type StorageServiceClient } from '@githost/protos'
 import type { Config } from './config.js';
 import { repositoryPath } from './repository-path.js';
 import { createServer, type Service } from './server.js';
+import { refsChanged } from './storage-context.js';
 
 export interface TestStorage {
   /** `127.0.0.1:<port>` of the gRPC server. */
@@ -140,7 +141,7 @@ export async function commitAll(workdir: string, message: string, opts: { date?:
 export async function pushTo(storage: TestStorage, repositoryId: string, workdir: string, ...refspecs: string[]): Promise<void> {
   const gitDir = storage.repoPath(repositoryId);
   await git(workdir, 'push', '-q', `file://${gitDir}`, ...(refspecs.length > 0 ? refspecs : ['HEAD']));
-  storage.service.context.refs.invalidate(gitDir);
+  await refsChanged(storage.service.context, gitDir, repositoryId);
 }
 
 /** Kept for existing tests: `callUnary` infers the response type itself now. */

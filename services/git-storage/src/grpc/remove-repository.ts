@@ -13,6 +13,7 @@ export function removeRepository(ctx: StorageContext) {
     await removeBareRepository(gitDir);
     ctx.refs.invalidate(gitDir);
     ctx.cache.forget(gitDir);
+    await ctx.watchers.notify(req.repository_id);
     return {};
   };
 }

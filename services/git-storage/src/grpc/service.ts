@@ -35,6 +35,7 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     CheckMerge: unary(checkMerge(ctx), log, instruments),
     WriteMerge: unary(writeMerge(ctx), log, instruments),
     UpdateRef: unary(updateRef(ctx), log, instruments),
+    WatchRefs: ctx.watchers.handler,
   };
   server.addService(storageProto().githost.storage.v1.StorageService.service, handlers);
 }

@@ -27,7 +27,7 @@ export function updateRef(ctx: StorageContext) {
       if (err instanceof GitError && /not a valid SHA1|trying to write non-commit|does not point to a valid object/i.test(err.stderr)) throw notFound(`Commit not found: ${newOid}`);
       throw err;
     }
-    refsChanged(ctx, gitDir);
+    await refsChanged(ctx, gitDir, req.repository_id);
     try {
       await ctx.events.record(
         gitDir,

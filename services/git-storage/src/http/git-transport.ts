@@ -141,18 +141,17 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
 }
 
 async function recordPush(ctx: StorageContext, gitDir: string, pushLog: string, repository: { id: string; owner: string; name: string }, pusher: string, requestId: string): Promise<void> {
-  ctx.refs.invalidate(gitDir);
   let text = '';
   try {
     text = await readFile(pushLog, 'utf8');
   } catch {
-    return; // no ref was updated, the hook never ran
+    // No ref was updated (the hook never ran); still told, like the refs cache, in case one was.
   } finally {
     await rm(pushLog, { force: true });
   }
+  // Before the response ends: once git hears "done", no watcher answers from older refs.
+  await refsChanged(ctx, gitDir, repository.id);
   const updates = parseRefUpdates(text);
   if (updates.length === 0) return;
-  refsChanged(ctx, gitDir);
   await ctx.events.record(gitDir, { repository, pusher, requestId }, updates);
 }
-

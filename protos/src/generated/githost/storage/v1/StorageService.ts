@@ -22,12 +22,14 @@ import type { ReadCommitRequest as _githost_storage_v1_ReadCommitRequest, ReadCo
 import type { ReadCommitResponse as _githost_storage_v1_ReadCommitResponse, ReadCommitResponse__Output as _githost_storage_v1_ReadCommitResponse__Output } from '../../../githost/storage/v1/ReadCommitResponse.js';
 import type { ReadTreeRequest as _githost_storage_v1_ReadTreeRequest, ReadTreeRequest__Output as _githost_storage_v1_ReadTreeRequest__Output } from '../../../githost/storage/v1/ReadTreeRequest.js';
 import type { ReadTreeResponse as _githost_storage_v1_ReadTreeResponse, ReadTreeResponse__Output as _githost_storage_v1_ReadTreeResponse__Output } from '../../../githost/storage/v1/ReadTreeResponse.js';
+import type { RefsChanged as _githost_storage_v1_RefsChanged, RefsChanged__Output as _githost_storage_v1_RefsChanged__Output } from '../../../githost/storage/v1/RefsChanged.js';
 import type { RemoveRepositoryRequest as _githost_storage_v1_RemoveRepositoryRequest, RemoveRepositoryRequest__Output as _githost_storage_v1_RemoveRepositoryRequest__Output } from '../../../githost/storage/v1/RemoveRepositoryRequest.js';
 import type { RemoveRepositoryResponse as _githost_storage_v1_RemoveRepositoryResponse, RemoveRepositoryResponse__Output as _githost_storage_v1_RemoveRepositoryResponse__Output } from '../../../githost/storage/v1/RemoveRepositoryResponse.js';
 import type { ResolveRevisionRequest as _githost_storage_v1_ResolveRevisionRequest, ResolveRevisionRequest__Output as _githost_storage_v1_ResolveRevisionRequest__Output } from '../../../githost/storage/v1/ResolveRevisionRequest.js';
 import type { ResolveRevisionResponse as _githost_storage_v1_ResolveRevisionResponse, ResolveRevisionResponse__Output as _githost_storage_v1_ResolveRevisionResponse__Output } from '../../../githost/storage/v1/ResolveRevisionResponse.js';
 import type { UpdateRefRequest as _githost_storage_v1_UpdateRefRequest, UpdateRefRequest__Output as _githost_storage_v1_UpdateRefRequest__Output } from '../../../githost/storage/v1/UpdateRefRequest.js';
 import type { UpdateRefResponse as _githost_storage_v1_UpdateRefResponse, UpdateRefResponse__Output as _githost_storage_v1_UpdateRefResponse__Output } from '../../../githost/storage/v1/UpdateRefResponse.js';
+import type { WatchRefsRequest as _githost_storage_v1_WatchRefsRequest, WatchRefsRequest__Output as _githost_storage_v1_WatchRefsRequest__Output } from '../../../githost/storage/v1/WatchRefsRequest.js';
 import type { WriteMergeRequest as _githost_storage_v1_WriteMergeRequest, WriteMergeRequest__Output as _githost_storage_v1_WriteMergeRequest__Output } from '../../../githost/storage/v1/WriteMergeRequest.js';
 import type { WriteMergeResponse as _githost_storage_v1_WriteMergeResponse, WriteMergeResponse__Output as _githost_storage_v1_WriteMergeResponse__Output } from '../../../githost/storage/v1/WriteMergeResponse.js';
 
@@ -141,6 +143,11 @@ export interface StorageServiceClient extends grpc.Client {
   updateRef(argument: _githost_storage_v1_UpdateRefRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_UpdateRefResponse__Output>): grpc.ClientUnaryCall;
   updateRef(argument: _githost_storage_v1_UpdateRefRequest, callback: grpc.requestCallback<_githost_storage_v1_UpdateRefResponse__Output>): grpc.ClientUnaryCall;
   
+  WatchRefs(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_githost_storage_v1_WatchRefsRequest, _githost_storage_v1_RefsChanged__Output>;
+  WatchRefs(options?: grpc.CallOptions): grpc.ClientDuplexStream<_githost_storage_v1_WatchRefsRequest, _githost_storage_v1_RefsChanged__Output>;
+  watchRefs(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_githost_storage_v1_WatchRefsRequest, _githost_storage_v1_RefsChanged__Output>;
+  watchRefs(options?: grpc.CallOptions): grpc.ClientDuplexStream<_githost_storage_v1_WatchRefsRequest, _githost_storage_v1_RefsChanged__Output>;
+  
   WriteMerge(argument: _githost_storage_v1_WriteMergeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_WriteMergeResponse__Output>): grpc.ClientUnaryCall;
   WriteMerge(argument: _githost_storage_v1_WriteMergeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_WriteMergeResponse__Output>): grpc.ClientUnaryCall;
   WriteMerge(argument: _githost_storage_v1_WriteMergeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_WriteMergeResponse__Output>): grpc.ClientUnaryCall;
@@ -179,6 +186,8 @@ export interface StorageServiceHandlers extends grpc.UntypedServiceImplementatio
   
   UpdateRef: grpc.handleUnaryCall<_githost_storage_v1_UpdateRefRequest__Output, _githost_storage_v1_UpdateRefResponse>;
   
+  WatchRefs: grpc.handleBidiStreamingCall<_githost_storage_v1_WatchRefsRequest__Output, _githost_storage_v1_RefsChanged>;
+  
   WriteMerge: grpc.handleUnaryCall<_githost_storage_v1_WriteMergeRequest__Output, _githost_storage_v1_WriteMergeResponse>;
   
 }
@@ -197,5 +206,6 @@ export interface StorageServiceDefinition extends grpc.ServiceDefinition {
   RemoveRepository: MethodDefinition<_githost_storage_v1_RemoveRepositoryRequest, _githost_storage_v1_RemoveRepositoryResponse, _githost_storage_v1_RemoveRepositoryRequest__Output, _githost_storage_v1_RemoveRepositoryResponse__Output>
   ResolveRevision: MethodDefinition<_githost_storage_v1_ResolveRevisionRequest, _githost_storage_v1_ResolveRevisionResponse, _githost_storage_v1_ResolveRevisionRequest__Output, _githost_storage_v1_ResolveRevisionResponse__Output>
   UpdateRef: MethodDefinition<_githost_storage_v1_UpdateRefRequest, _githost_storage_v1_UpdateRefResponse, _githost_storage_v1_UpdateRefRequest__Output, _githost_storage_v1_UpdateRefResponse__Output>
+  WatchRefs: MethodDefinition<_githost_storage_v1_WatchRefsRequest, _githost_storage_v1_RefsChanged, _githost_storage_v1_WatchRefsRequest__Output, _githost_storage_v1_RefsChanged__Output>
   WriteMerge: MethodDefinition<_githost_storage_v1_WriteMergeRequest, _githost_storage_v1_WriteMergeResponse, _githost_storage_v1_WriteMergeRequest__Output, _githost_storage_v1_WriteMergeResponse__Output>
 }

@@ -1,0 +1,11 @@
+/*
+ * Ref-change watch (issue 3): per git-storage shard one WatchRefs stream, and per repository a
+ * version that changes whenever its refs may have changed. Cache anything derived from refs
+ * together with the version read BEFORE asking git-storage, and use it only while
+ * `version(shard, repo)` still returns that same token; undefined means "do not use any cache".
+ *
+ *   const watch = createRefsWatch(router, { logger });   // router: @githost/storage-router
+ *   const v = watch.version(repo.shard, repo.id);
+ *   const refs = v !== undefined && cached?.version === v ? cached.refs : await listRefs(...);
+ */
+export { createRefsWatch, type ChangeListener, type RefsWatch, type RefsWatchOptions, type ShardClients } from './watch.js';

@@ -1,0 +1,192 @@
+import type { grpc } from '@githost/grpc';
+import type { Logger } from '@githost/logging';
+import type { storage, StorageServiceClient } from '@githost/protos';
+import { DEFAULT_SHARD } from '@githost/storage-router';
+
+/** What the watch needs of a storage router: the shard names and a client per shard. */
+export interface ShardClients {
+  readonly shards: readonly string[];
+  client(shard: string): StorageServiceClient;
+}
+
+/** `repositoryId` undefined: every repository of the shard may have changed (a (re)connect or a break). */
+export type ChangeListener = (shard: string, repositoryId: string | undefined) => void;
+
+export interface RefsWatch {
+  /**
+   * An opaque token that changes whenever `repositoryId`'s refs on `shard` may have changed;
+   * undefined while the watch of that shard is not live (not yet ready, broken, reconnecting):
+   * then nothing cached about the shard's refs may be used. Compare with ===.
+   */
+  version(shard: string, repositoryId: string): string | undefined;
+  /** Whether the watch of `shard` is live. */
+  live(shard: string): boolean;
+  /** Runs synchronously before a change is acked to git-storage. Returns an unsubscribe. */
+  onChange(listener: ChangeListener): () => void;
+  /** Resolves true once every shard's watch is live, false after `timeoutMs`. For tests and readiness. */
+  ready(timeoutMs?: number): Promise<boolean>;
+  close(): void;
+}
+
+export interface RefsWatchOptions {
+  logger?: Logger;
+  /** Reconnect backoff: first wait, doubled per failed attempt up to maxBackoffMs (with jitter). */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Past this many repositories with a change since the last epoch, the shard starts a new epoch
+   *  (every version changes) instead of growing its map. */
+  maxTrackedRepositories?: number;
+}
+
+type Stream = grpc.ClientDuplexStream<storage.WatchRefsRequest, storage.RefsChanged__Output>;
+
+interface ShardWatch {
+  name: string;
+  stream?: Stream;
+  live: boolean;
+  /** Changes on every (re)connect: a change may have been missed while the stream was down. */
+  epoch: number;
+  /** Per repository: the shard's change counter at its last change. */
+  changed: Map<string, number>;
+  counter: number;
+  attempt: number;
+  timer?: NodeJS.Timeout;
+}
+
+// Process-wide so an epoch never repeats, not even across watches of the same shard.
+let epochs = 0;
+
+/**
+ * Keeps one WatchRefs stream per git-storage shard open. git-storage holds every ref change
+ * (push, merge, removal) until each watcher acked it, and a watcher acks only after its version
+ * moved and listeners ran; so once a writer heard "done", no read here can match a version
+ * taken before the change. A watcher git-storage cut off (no ack in time) sees its stream fail
+ * and answers undefined until it is live again under a new epoch.
+ */
+export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = {}): RefsWatch {
+  const minBackoff = opts.minBackoffMs ?? 100;
+  const maxBackoff = opts.maxBackoffMs ?? 5000;
+  const maxTracked = opts.maxTrackedRepositories ?? 100_000;
+  const listeners = new Set<ChangeListener>();
+  const shards = new Map<string, ShardWatch>();
+  const waiters = new Set<() => void>();
+  let closed = false;
+
+  const emit = (shard: string, repositoryId: string | undefined): void => {
+    for (const l of listeners) {
+      try {
+        l(shard, repositoryId);
+      } catch (err) {
+        opts.logger?.error({ err, shard }, 'refs watch: a change listener failed');
+      }
+    }
+  };
+
+  const newEpoch = (w: ShardWatch): void => {
+    w.epoch = ++epochs;
+    w.changed.clear();
+    w.counter = 0;
+  };
+
+  const down = (w: ShardWatch, stream: Stream, err?: unknown): void => {
+    if (w.stream !== stream) return; // an older stream's late event
+    w.stream = undefined;
+    const wasLive = w.live;
+    w.live = false;
+    newEpoch(w);
+    if (wasLive) emit(w.name, undefined);
+    stream.removeAllListeners();
+    stream.on('error', () => {}); // cancel() may still report CANCELLED
+    stream.cancel();
+    if (closed) return;
+    const wait = Math.min(maxBackoff, minBackoff * 2 ** w.attempt) * (0.5 + Math.random() / 2);
+    w.attempt++;
+    if (wasLive || w.attempt === 1) opts.logger?.warn({ err, shard: w.name, retry_in_ms: Math.round(wait) }, 'refs watch: stream to git-storage is down; ref caches off until it is back');
+    w.timer = setTimeout(() => connect(w), wait);
+    w.timer.unref();
+  };
+
+  const connect = (w: ShardWatch): void => {
+    w.timer = undefined;
+    if (closed) return;
+    let stream: Stream;
+    try {
+      stream = clients.client(w.name).WatchRefs();
+    } catch (err) {
+      opts.logger?.error({ err, shard: w.name }, 'refs watch: no client for the shard');
+      return;
+    }
+    w.stream = stream;
+    stream.on('data', (msg: storage.RefsChanged__Output) => {
+      if (w.stream !== stream) return;
+      if (msg.ready) {
+        newEpoch(w);
+        w.live = true;
+        w.attempt = 0;
+        emit(w.name, undefined);
+        for (const resolve of waiters) resolve();
+        return;
+      }
+      if (!w.live) return;
+      if (w.changed.size >= maxTracked) {
+        newEpoch(w);
+        emit(w.name, undefined);
+      } else {
+        w.changed.set(msg.repository_id, ++w.counter);
+        emit(w.name, msg.repository_id);
+      }
+      stream.write({ ack_seq: msg.seq });
+    });
+    stream.on('error', (err) => down(w, stream, err));
+    stream.on('end', () => down(w, stream));
+  };
+
+  for (const name of clients.shards) {
+    const w: ShardWatch = { name, live: false, epoch: ++epochs, changed: new Map(), counter: 0, attempt: 0 };
+    shards.set(name, w);
+    connect(w);
+  }
+
+  const shardOf = (shard: string): ShardWatch | undefined => shards.get(shard || DEFAULT_SHARD);
+  const allLive = (): boolean => [...shards.values()].every((w) => w.live);
+
+  return {
+    version(shard, repositoryId) {
+      const w = shardOf(shard);
+      if (!w?.live) return undefined;
+      return `${w.epoch}:${w.changed.get(repositoryId) ?? 0}`;
+    },
+    live: (shard) => shardOf(shard)?.live ?? false,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    ready(timeoutMs = 5000) {
+      if (allLive()) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const check = (): void => {
+          if (!allLive()) return;
+          cleanup();
+          resolve(true);
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          resolve(allLive());
+        }, timeoutMs);
+        const cleanup = (): void => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+      });
+    },
+    close() {
+      closed = true;
+      for (const w of shards.values()) {
+        clearTimeout(w.timer);
+        if (w.stream) down(w, w.stream);
+      }
+      for (const resolve of waiters) resolve();
+    },
+  };
+}
