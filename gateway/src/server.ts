@@ -13,7 +13,8 @@ import { matchRoute, splitTarget, type RouteMatch } from './routes.js';
 import { declaredTooLarge, hasStreamedBody, limitStreamedBody } from './body-limit.js';
 import { upstreamProxy } from './proxy.js';
 import { gitStorageTarget } from './git-storage-shards.js';
-import { DEFAULT_SHARD, singleShard } from '@githost/storage-router';
+import { createStorageRouter, DEFAULT_SHARD, singleShard, type StorageRouter } from '@githost/storage-router';
+import { createRefsWatch, type RefsWatch } from '@githost/refs-watch';
 import { createEdgeValidators, DEFAULT_EDGE_ENTRIES, type EdgeRequest, type Pending, type RefVersions } from './edge-validators.js';
 import { createGatewayMetrics } from './metrics.js';
 import { stripInternalHeaders } from './strip-headers.js';
@@ -52,8 +53,16 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
   const agent = new Agent({ keepAlive: true, maxFreeSockets: 64 });
   /** Cache entries a request's success makes stale, dropped when its 2xx answer arrives. */
   const staleOnSuccess = new WeakMap<IncomingMessage, () => void>();
-  const refVersions = deps.refVersions;
-  const edge = refVersions ? createEdgeValidators(refVersions, config.edgeCacheEntries ?? DEFAULT_EDGE_ENTRIES) : undefined;
+  const edgeEntries = config.edgeCacheEntries ?? DEFAULT_EDGE_ENTRIES;
+  // The watch streams every ref change of every shard: not kept when the edge keeps nothing.
+  let storageRouter: StorageRouter | undefined;
+  let refsWatch: RefsWatch | undefined;
+  if (!deps.refVersions && edgeEntries > 0 && config.gitStorageGrpcShards) {
+    storageRouter = createStorageRouter(config.gitStorageGrpcShards);
+    refsWatch = createRefsWatch(storageRouter, { logger });
+  }
+  const refVersions = deps.refVersions ?? refsWatch;
+  const edge = refVersions ? createEdgeValidators(refVersions, edgeEntries) : undefined;
   /** Browse requests whose 200 answer's validators the edge keeps, with the refs version read before forwarding. */
   const edgePending = new WeakMap<IncomingMessage, Pending>();
   const onResponse = (req: IncomingMessage, proxyRes: IncomingMessage) => {
@@ -208,6 +217,8 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
       await listening?.close();
       listening = undefined;
       accounts.close();
+      refsWatch?.close();
+      storageRouter?.close();
       agent.destroy();
     },
   };
