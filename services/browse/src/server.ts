@@ -2,6 +2,7 @@ import client from 'prom-client';
 import { grpcClientMetrics } from '@githost/grpc';
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
+import { createRefsWatch } from '@githost/refs-watch';
 import { createStorageRouter, type StorageRouter } from '@githost/storage-router';
 import { StorageReader } from './clients/storage-reader.js';
 import type { Config } from './config.js';
@@ -19,6 +20,8 @@ export interface Deps {
 export interface Service {
   start(): Promise<{ httpPort: number }>;
   stop(): Promise<void>;
+  /** Resolves true once the ref watch of every shard is live (ref snapshots in use), false after `timeoutMs`. */
+  refsWatchReady(timeoutMs?: number): Promise<boolean>;
 }
 
 /** Stateless: everything it knows comes from git-storage, so any number of copies can run. */
@@ -38,7 +41,9 @@ export function createServer(config: Config, deps: Deps = {}): Service {
       this.set(cache.sizeBytes);
     },
   });
-  const browser = new Browser(reader, cache, { maxBlobBytes: config.maxBlobBytes });
+  // One WatchRefs stream per shard: warm ref-addressed reads then need no ListRefs hop.
+  const refsWatch = createRefsWatch(storage, { logger });
+  const browser = new Browser(reader, cache, { maxBlobBytes: config.maxBlobBytes, refVersions: refsWatch });
   // GET and HEAD only: no body to parse.
   const app = createHttpApp({ service: 'browse', logger, internalSecret: config.internalSecret, ready: () => storage.ready(), registry, json: false });
   app.use('/api/repos', browseRoutes(browser));
@@ -50,9 +55,11 @@ export function createServer(config: Config, deps: Deps = {}): Service {
       logger.info({ http_port: listening.port }, 'browse listening');
       return { httpPort: listening.port };
     },
+    refsWatchReady: (timeoutMs) => refsWatch.ready(timeoutMs),
     async stop() {
       await listening?.close();
       listening = undefined;
+      refsWatch.close();
       if (ownsClient) storage.close();
     },
   };

@@ -6,7 +6,8 @@ import { parseLimit } from './limit.js';
 import { FreshRefs } from './fresh-refs.js';
 import { explainMissing } from './missing.js';
 import type { ObjectCache } from './object-cache.js';
-import type { BlobStream, ReadContext, RepositoryReader } from './ports.js';
+import type { BlobStream, ReadContext, RefVersions, RepositoryReader } from './ports.js';
+import { RefSnapshots } from './ref-snapshots.js';
 import { refPrefixes, resolveCommitsRef, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
 import { branchList, buildRefSet, tagList, type RefSet } from './refs.js';
 import { openRaw, type RawBlob } from './raw.js';
@@ -34,20 +35,26 @@ export interface Prepared<T = JsonBody> {
 export interface BrowserOptions {
   /** Blobs above this size are not inlined into JSON (413). */
   maxBlobBytes: number;
+  /** Ref versions from the watch; without it every ref read goes to git-storage. */
+  refVersions?: RefVersions;
+  /** Approximate bytes of ref snapshots kept. */
+  refSnapshotBytes?: number;
 }
 
 const json = JSON.stringify;
 
 /** The browse use cases (seed §4 "Browsing", CONTRACT §4, §5, §8, §9). */
 export class Browser {
-  private readonly freshRefs: FreshRefs;
+  private readonly refSnapshots: RefSnapshots;
 
   constructor(
     private readonly reader: RepositoryReader,
     private readonly cache: ObjectCache,
     private readonly options: BrowserOptions,
   ) {
-    this.freshRefs = new FreshRefs((ctx, prefixes) => reader.listRefs(ctx, prefixes));
+    const fresh = new FreshRefs((ctx, prefixes) => reader.listRefs(ctx, prefixes));
+    const noWatch: RefVersions = { version: () => undefined };
+    this.refSnapshots = new RefSnapshots(options.refVersions ?? noWatch, (ctx, prefixes) => fresh.list(ctx, prefixes), { maxBytes: options.refSnapshotBytes });
   }
 
   /** seed §4 browsing rules 2 and 3. */
@@ -163,7 +170,7 @@ export class Browser {
 
   private async refs(repo: RepoRef, prefixes: readonly string[]): Promise<RefSet> {
     try {
-      return buildRefSet(prefixes.length === 0 ? [] : await this.freshRefs.list(repo, prefixes));
+      return buildRefSet(prefixes.length === 0 ? [] : await this.refSnapshots.list(repo, prefixes));
     } catch (err) {
       // The gateway vouched for the repository but storage has none: to the caller it does not exist.
       if (err instanceof AppError && err.kind === 'not_found') throw notFound('Not found');

@@ -25,6 +25,14 @@ export interface BlobStream {
 }
 
 /**
+ * The ref-change watch (@githost/refs-watch): a token that changes whenever a repository's refs
+ * may have changed, undefined while the watch of that shard is not live.
+ */
+export interface RefVersions {
+  version(shard: string, repositoryId: string): string | undefined;
+}
+
+/**
  * What browsing needs from git-storage. Failures come back as AppErrors: `not_found` for a
  * missing ref, revision or path, `validation` for input git-storage refuses, `unavailable`.
  */

@@ -76,6 +76,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     { storage: createStorageRouter(singleShard(storage.grpcAddress), { createClient: () => client }) },
   );
   const { httpPort } = await browse.start();
+  if (!(await browse.refsWatchReady())) throw new Error('browse: the refs watch did not become live');
   return {
     storage,
     browse,

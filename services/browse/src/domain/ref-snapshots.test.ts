@@ -1,0 +1,79 @@
+import { describe, expect, it } from '@jest/globals';
+import type { ReadContext } from './ports.js';
+import { RefSnapshots, SNAPSHOT_PREFIXES } from './ref-snapshots.js';
+import type { RawRef } from './refs.js';
+
+const ctx: ReadContext = { repoId: 'r1', shard: 'default' };
+const ref = (name: string, target = 'a'.repeat(40)): RawRef => ({ name, target, peeled: '' });
+
+/** A storage whose refs the test sets, counting calls, optionally running a hook during a call. */
+function storage(initial: RawRef[]) {
+  const s = {
+    refs: initial,
+    calls: [] as (readonly string[])[],
+    during: undefined as (() => void) | undefined,
+    list: async (_ctx: ReadContext, prefixes: readonly string[]) => {
+      s.calls.push(prefixes);
+      const answer = s.refs.filter((r) => prefixes.some((p) => r.name.startsWith(p)));
+      s.during?.();
+      await Promise.resolve();
+      return answer;
+    },
+  };
+  return s;
+}
+
+describe('ref snapshots', () => {
+  it('when the version is unchanged, then later reads are answered without asking storage, filtered by prefix like storage does', async () => {
+    const s = storage([ref('refs/heads/main'), ref('refs/heads/main-2'), ref('refs/heads/feature/x'), ref('refs/tags/main'), ref('refs/tags/v1')]);
+    const snaps = new RefSnapshots({ version: () => 'v1' }, s.list);
+    expect((await snaps.list(ctx, ['refs/heads/main', 'refs/tags/main'])).map((r) => r.name)).toEqual(['refs/heads/main', 'refs/heads/main-2', 'refs/tags/main']);
+    expect((await snaps.list(ctx, ['refs/heads/feature'])).map((r) => r.name)).toEqual(['refs/heads/feature/x']);
+    expect((await snaps.list(ctx, ['refs/tags/'])).map((r) => r.name)).toEqual(['refs/tags/main', 'refs/tags/v1']);
+    expect((await snaps.list(ctx, ['refs/heads/nope'])).map((r) => r.name)).toEqual([]);
+    expect(s.calls).toEqual([SNAPSHOT_PREFIXES]);
+  });
+
+  it('when the version changes, then the next read asks storage again and sees the new refs', async () => {
+    const s = storage([ref('refs/heads/main', '1'.repeat(40))]);
+    let version = 'v1';
+    const snaps = new RefSnapshots({ version: () => version }, s.list);
+    expect((await snaps.list(ctx, ['refs/heads/main']))[0]?.target).toBe('1'.repeat(40));
+    s.refs = [ref('refs/heads/main', '2'.repeat(40))];
+    version = 'v2';
+    expect((await snaps.list(ctx, ['refs/heads/main']))[0]?.target).toBe('2'.repeat(40));
+    expect(s.calls).toHaveLength(2);
+  });
+
+  it('when there is no live watch, then every read goes to storage with its own prefixes', async () => {
+    const s = storage([ref('refs/heads/main')]);
+    const snaps = new RefSnapshots({ version: () => undefined }, s.list);
+    await snaps.list(ctx, ['refs/heads/main']);
+    await snaps.list(ctx, ['refs/heads/main']);
+    expect(s.calls).toEqual([['refs/heads/main'], ['refs/heads/main']]);
+  });
+
+  it('when refs change while a storage call is under way, then its answer is not kept for the new version', async () => {
+    const s = storage([ref('refs/heads/main', '1'.repeat(40))]);
+    let version = 'v1';
+    const snaps = new RefSnapshots({ version: () => version }, s.list);
+    // The change lands after storage answered but before the answer arrived here.
+    s.during = () => {
+      version = 'v2';
+      s.refs = [ref('refs/heads/main', '2'.repeat(40))];
+      s.during = undefined;
+    };
+    expect((await snaps.list(ctx, ['refs/heads/main']))[0]?.target).toBe('1'.repeat(40));
+    expect((await snaps.list(ctx, ['refs/heads/main']))[0]?.target).toBe('2'.repeat(40));
+    expect(s.calls).toHaveLength(2);
+  });
+
+  it('when repositories differ, then each has its own snapshot', async () => {
+    const s = storage([ref('refs/heads/main')]);
+    const snaps = new RefSnapshots({ version: () => 'v' }, s.list);
+    await snaps.list(ctx, ['refs/heads/main']);
+    await snaps.list({ ...ctx, repoId: 'r2' }, ['refs/heads/main']);
+    await snaps.list({ ...ctx, shard: 'other' }, ['refs/heads/main']);
+    expect(s.calls).toHaveLength(3);
+  });
+});

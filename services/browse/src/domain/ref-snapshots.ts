@@ -1,0 +1,76 @@
+import { LRUCache } from 'lru-cache';
+import type { ReadContext, RefVersions } from './ports.js';
+import type { RawRef } from './refs.js';
+
+/** What a snapshot holds: every branch and tag, so any ref-addressed read can be split from it. */
+export const SNAPSHOT_PREFIXES: readonly string[] = ['refs/heads/', 'refs/tags/'];
+
+type ListRefs = (ctx: ReadContext, prefixes: readonly string[]) => Promise<RawRef[]>;
+
+interface Snapshot {
+  version: string;
+  /** Sorted by name (code units), for the prefix searches. */
+  refs: RawRef[];
+}
+
+export interface RefSnapshotsOptions {
+  /** Approximate bytes all snapshots may hold. */
+  maxBytes?: number;
+}
+
+/**
+ * Each repository's branches and tags, kept with the watch version read BEFORE the ListRefs that
+ * produced them started, and used only while the version is still that one: git-storage holds
+ * every ref change until our watch moved the version, so a snapshot never answers for refs older
+ * than a write its client saw complete. Without a live watch (undefined version) every read goes
+ * to git-storage through `fresh` (shared reads that never start before the request arrived).
+ */
+export class RefSnapshots {
+  private readonly snapshots: LRUCache<string, Snapshot>;
+
+  constructor(
+    private readonly versions: RefVersions,
+    private readonly fresh: ListRefs,
+    opts: RefSnapshotsOptions = {},
+  ) {
+    this.snapshots = new LRUCache({ maxSize: opts.maxBytes ?? 32 * 1024 * 1024, sizeCalculation: (s) => 64 + s.refs.reduce((n, r) => n + r.name.length + 120, 0) });
+  }
+
+  async list(ctx: ReadContext, prefixes: readonly string[]): Promise<RawRef[]> {
+    const version = this.versions.version(ctx.shard, ctx.repoId);
+    if (version === undefined || !prefixes.every((p) => SNAPSHOT_PREFIXES.some((s) => p.startsWith(s)))) return this.fresh(ctx, prefixes);
+    const key = `${ctx.shard}\0${ctx.repoId}`;
+    let snap = this.snapshots.get(key);
+    if (snap?.version !== version) {
+      const refs = [...(await this.fresh(ctx, SNAPSHOT_PREFIXES))].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      snap = { version, refs };
+      // Refs changed while the call ran: the answer is still good for this request (it started
+      // after the request arrived) but must not be kept for later ones.
+      if (this.versions.version(ctx.shard, ctx.repoId) === version) this.snapshots.set(key, snap);
+    }
+    return underPrefixes(snap.refs, prefixes);
+  }
+}
+
+/** The refs whose names start with one of `prefixes` (each a binary search, then a scan). */
+function underPrefixes(sorted: readonly RawRef[], prefixes: readonly string[]): RawRef[] {
+  const out: RawRef[] = [];
+  const seen = new Set<RawRef>();
+  for (const p of prefixes) {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid]!.name < p) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < sorted.length && sorted[i]!.name.startsWith(p); i++) {
+      const r = sorted[i]!;
+      if (!seen.has(r)) {
+        seen.add(r);
+        out.push(r);
+      }
+    }
+  }
+  return prefixes.length > 1 ? out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) : out;
+}
