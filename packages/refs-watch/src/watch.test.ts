@@ -83,3 +83,47 @@ describe('refs watch', () => {
     expect(w.version('default', 'untouched')).not.toBe(other);
   });
 });
+
+describe('refs watch on a silent connection', () => {
+  let quiet: TestStorage;
+  let quietRouter: StorageRouter;
+  beforeAll(async () => {
+    // git-storage's heartbeats far apart: the watch hears nothing after `ready`.
+    quiet = await startTestStorage({ refsWatchHeartbeatMs: 60_000 });
+    quietRouter = createStorageRouter(new Map([['default', quiet.grpcAddress]]));
+  });
+  afterAll(async () => {
+    quietRouter.close();
+    await quiet.stop();
+  });
+
+  it('when nothing is heard for staleAfterMs, then versions are undefined (the connection may be dead) and the watch goes down', async () => {
+    // Reconnects far off, so the watch stays down while the test looks.
+    const w = createRefsWatch(quietRouter, { minBackoffMs: 60_000, maxBackoffMs: 60_000, staleAfterMs: 200 });
+    watches.push(w);
+    let downs = 0;
+    w.onChange((_shard, repo) => {
+      if (repo === undefined && !w.live('default')) downs++;
+    });
+    await w.ready();
+    expect(w.version('default', 'r')).toEqual(expect.any(String));
+    await until(() => downs > 0);
+    expect(w.version('default', 'r')).toBeUndefined();
+  });
+
+  it('when heartbeats keep coming, then the watch stays live past staleAfterMs', async () => {
+    const beating = await startTestStorage({ refsWatchHeartbeatMs: 20 });
+    const r = createStorageRouter(new Map([['default', beating.grpcAddress]]));
+    const w = createRefsWatch(r, { staleAfterMs: 200 });
+    try {
+      await w.ready();
+      const v = w.version('default', 'r');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(w.version('default', 'r')).toBe(v);
+    } finally {
+      w.close();
+      r.close();
+      await beating.stop();
+    }
+  });
+});

@@ -36,6 +36,9 @@ export interface RefsWatchOptions {
   /** Past this many repositories with a change since the last epoch, the shard starts a new epoch
    *  (every version changes) instead of growing its map. */
   maxTrackedRepositories?: number;
+  /** Nothing heard from a shard (git-storage sends a heartbeat every second) for this long: its
+   *  connection may be dead without us knowing, so versions are undefined and the stream is redone. */
+  staleAfterMs?: number;
 }
 
 type Stream = grpc.ClientDuplexStream<storage.WatchRefsRequest, storage.RefsChanged__Output>;
@@ -51,6 +54,8 @@ interface ShardWatch {
   counter: number;
   attempt: number;
   timer?: NodeJS.Timeout;
+  /** Date.now() of the last message from git-storage. */
+  heard: number;
 }
 
 // Process-wide so an epoch never repeats, not even across watches of the same shard.
@@ -67,6 +72,7 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
   const minBackoff = opts.minBackoffMs ?? 100;
   const maxBackoff = opts.maxBackoffMs ?? 5000;
   const maxTracked = opts.maxTrackedRepositories ?? 100_000;
+  const staleAfter = opts.staleAfterMs ?? 5000;
   const listeners = new Set<ChangeListener>();
   const shards = new Map<string, ShardWatch>();
   const waiters = new Set<() => void>();
@@ -119,6 +125,8 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
     w.stream = stream;
     stream.on('data', (msg: storage.RefsChanged__Output) => {
       if (w.stream !== stream) return;
+      w.heard = Date.now();
+      if (msg.heartbeat) return;
       if (msg.ready) {
         newEpoch(w);
         w.live = true;
@@ -142,10 +150,19 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
   };
 
   for (const name of clients.shards) {
-    const w: ShardWatch = { name, live: false, epoch: ++epochs, changed: new Map(), counter: 0, attempt: 0 };
+    const w: ShardWatch = { name, live: false, epoch: ++epochs, changed: new Map(), counter: 0, attempt: 0, heard: 0 };
     shards.set(name, w);
     connect(w);
   }
+
+  const staleness = setInterval(
+    () => {
+      for (const w of shards.values()) {
+        if (w.live && w.stream && Date.now() - w.heard > staleAfter) down(w, w.stream, new Error(`nothing heard from git-storage for ${staleAfter} ms`));
+      }
+    },
+    Math.max(10, Math.min(1000, staleAfter / 2)),
+  ).unref();
 
   const shardOf = (shard: string): ShardWatch | undefined => shards.get(shard || DEFAULT_SHARD);
   const allLive = (): boolean => [...shards.values()].every((w) => w.live);
@@ -153,7 +170,7 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
   return {
     version(shard, repositoryId) {
       const w = shardOf(shard);
-      if (!w?.live) return undefined;
+      if (!w?.live || Date.now() - w.heard > staleAfter) return undefined;
       return `${w.epoch}:${w.changed.get(repositoryId) ?? 0}`;
     },
     live: (shard) => shardOf(shard)?.live ?? false,
@@ -182,6 +199,7 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
     },
     close() {
       closed = true;
+      clearInterval(staleness);
       for (const w of shards.values()) {
         clearTimeout(w.timer);
         if (w.stream) down(w, w.stream);

@@ -13,6 +13,8 @@ const schema = z.object({
   GITHOST_EVENTS_EXCHANGE: z.string().min(1).default('githost.events'),
   /** How long a ref change waits for each ref watcher's ack before cutting that watcher off (default 1000). */
   REFS_WATCH_ACK_TIMEOUT_MS: z.coerce.number().int().min(1).optional(),
+  /** How often each ref watcher hears a heartbeat (default 1000); watchers go stale after a few missed ones. */
+  REFS_WATCH_HEARTBEAT_MS: z.coerce.number().int().min(1).optional(),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -58,7 +58,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
     cache: new ReadCaches({ registry, ...deps.readCache }),
     events: new PushEventRecorder(pool, journal, () => relay, logger),
     housekeeping: new Housekeeper(logger, deps.housekeeping),
-    watchers: new RefWatchers({ ackTimeoutMs: config.REFS_WATCH_ACK_TIMEOUT_MS, logger }),
+    watchers: new RefWatchers({ ackTimeoutMs: config.REFS_WATCH_ACK_TIMEOUT_MS, heartbeatMs: config.REFS_WATCH_HEARTBEAT_MS, logger }),
     logger,
   };
   let http: Listening | undefined;

@@ -45,10 +45,10 @@ export async function cleanupWorkdirs(): Promise<void> {
   tempDirs.clear();
 }
 
-export async function startTestStorage(opts: { bus?: EventBus; housekeepingDelayMs?: number; refsWatchAckTimeoutMs?: number } = {}): Promise<TestStorage> {
+export async function startTestStorage(opts: { bus?: EventBus; housekeepingDelayMs?: number; refsWatchAckTimeoutMs?: number; refsWatchHeartbeatMs?: number } = {}): Promise<TestStorage> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'githost-storage-'));
   const secret = `test-secret-${randomBytes(12).toString('hex')}`;
-  const config: Config = { DATA_DIR: dataDir, HTTP_PORT: 0, GRPC_PORT: 0, BIND_HOST: '127.0.0.1', GITHOST_INTERNAL_SECRET: secret, AMQP_URL: undefined, GITHOST_EVENTS_EXCHANGE: 'githost.events', REFS_WATCH_ACK_TIMEOUT_MS: opts.refsWatchAckTimeoutMs };
+  const config: Config = { DATA_DIR: dataDir, HTTP_PORT: 0, GRPC_PORT: 0, BIND_HOST: '127.0.0.1', GITHOST_INTERNAL_SECRET: secret, AMQP_URL: undefined, GITHOST_EVENTS_EXCHANGE: 'githost.events', REFS_WATCH_ACK_TIMEOUT_MS: opts.refsWatchAckTimeoutMs, REFS_WATCH_HEARTBEAT_MS: opts.refsWatchHeartbeatMs };
   const service = createServer(config, { bus: opts.bus, housekeeping: { delayMs: opts.housekeepingDelayMs ?? 60_000 } });
   const { httpPort, grpcPort } = await service.start();
   const grpcAddress = `127.0.0.1:${grpcPort}`;

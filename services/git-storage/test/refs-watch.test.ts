@@ -6,6 +6,7 @@ import { cleanupWorkdirs, commitAll, createTestRepository, git, makeWorkdir, pus
 
 const ID = 'repo-watch';
 const ACK_TIMEOUT_MS = 300;
+const HEARTBEAT_MS = 50;
 let s: TestStorage;
 
 type Stream = grpc.ClientDuplexStream<storage.WatchRefsRequest, storage.RefsChanged__Output>;
@@ -13,6 +14,7 @@ type Stream = grpc.ClientDuplexStream<storage.WatchRefsRequest, storage.RefsChan
 interface TestWatcher {
   stream: Stream;
   changes: storage.RefsChanged__Output[];
+  heartbeats(): number;
   /** Resolves with the next change (after `ready`). */
   next(): Promise<storage.RefsChanged__Output>;
   ack(seq: number): void;
@@ -23,11 +25,13 @@ interface TestWatcher {
 async function watcher(): Promise<TestWatcher> {
   const stream = s.client.WatchRefs();
   const changes: storage.RefsChanged__Output[] = [];
+  let heartbeats = 0;
   let wake: (() => void) | undefined;
   const failed = new Promise<grpc.ServiceError>((resolve) => stream.on('error', resolve));
   await new Promise<void>((resolve) => {
     stream.on('data', (m: storage.RefsChanged__Output) => {
       if (m.ready) return resolve();
+      if (m.heartbeat) return void heartbeats++;
       changes.push(m);
       wake?.();
     });
@@ -35,6 +39,7 @@ async function watcher(): Promise<TestWatcher> {
   let taken = 0;
   return {
     stream,
+    heartbeats: () => heartbeats,
     changes,
     failed,
     async next() {
@@ -58,7 +63,7 @@ const settled = async (p: Promise<unknown>): Promise<boolean> => {
 const context = { owner: 'alice', name: 'demo', pusher: 'alice', request_id: 'req-watch' };
 
 beforeAll(async () => {
-  s = await startTestStorage({ refsWatchAckTimeoutMs: ACK_TIMEOUT_MS });
+  s = await startTestStorage({ refsWatchAckTimeoutMs: ACK_TIMEOUT_MS, refsWatchHeartbeatMs: HEARTBEAT_MS });
   await createTestRepository(s, ID);
   const w = await makeWorkdir();
   await writeFiles(w, { 'a.txt': 'a\n' });
@@ -75,6 +80,15 @@ describe('WatchRefs', () => {
   it('when nobody watches, then notify returns at once', async () => {
     expect(s.service.context.watchers.size).toBe(0);
     await s.service.context.watchers.notify(ID);
+  });
+
+  it('when a watcher is connected, then it hears heartbeats that need no ack and cost it nothing', async () => {
+    const w = await watcher();
+    while (w.heartbeats() < 2) await new Promise((r) => setTimeout(r, HEARTBEAT_MS));
+    expect(s.service.context.watchers.size).toBe(1);
+    expect(w.changes).toEqual([]);
+    w.stream.cancel();
+    while (s.service.context.watchers.size > 0) await new Promise((r) => setTimeout(r, 10));
   });
 
   it('when a change is notified, then notify waits for every watcher to ack it', async () => {

@@ -15,10 +15,13 @@ interface Watcher {
 export interface RefWatchersOptions {
   /** How long a change waits for a watcher's ack before that watcher is cut off. */
   ackTimeoutMs?: number;
+  /** How often every watcher hears a heartbeat, so a watcher on a dead connection notices. */
+  heartbeatMs?: number;
   logger?: Logger;
 }
 
 export const DEFAULT_ACK_TIMEOUT_MS = 1000;
+export const DEFAULT_HEARTBEAT_MS = 1000;
 
 /**
  * Readers that cache ref lists (browse, the gateway) watch here. A ref change is acknowledged
@@ -29,6 +32,7 @@ export const DEFAULT_ACK_TIMEOUT_MS = 1000;
 export class RefWatchers {
   private readonly watchers = new Set<Watcher>();
   private readonly ackTimeoutMs: number;
+  private heartbeat?: NodeJS.Timeout;
 
   constructor(private readonly opts: RefWatchersOptions = {}) {
     this.ackTimeoutMs = opts.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS;
@@ -58,6 +62,7 @@ export class RefWatchers {
     call.on('close', gone);
     // Registered before `ready` goes out, so the watcher misses no change after it.
     call.write({ ready: true, seq: 0, repository_id: '' });
+    this.heartbeat ??= setInterval(() => this.beat(), this.opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS).unref();
   };
 
   /** Tells every watcher that `repositoryId`'s refs changed; resolves when all acked or were cut off. Never throws. */
@@ -69,6 +74,21 @@ export class RefWatchers {
   /** Ends every watch (server shutdown): watchers stop using their caches. */
   close(): void {
     for (const w of [...this.watchers]) this.cut(w, grpc.status.UNAVAILABLE, 'git-storage is shutting down');
+  }
+
+  private beat(): void {
+    if (this.watchers.size === 0) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+      return;
+    }
+    for (const w of this.watchers) {
+      try {
+        w.call.write({ heartbeat: true });
+      } catch {
+        this.drop(w);
+      }
+    }
   }
 
   private send(w: Watcher, repositoryId: string): Promise<void> {
@@ -104,6 +124,11 @@ export class RefWatchers {
     if (w.closed) return;
     w.closed = true;
     this.watchers.delete(w);
+    // Nobody left to hear it: stop the heartbeat (the next watcher starts it again).
+    if (this.watchers.size === 0) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+    }
     for (const ack of w.pending.values()) ack();
     w.pending.clear();
   }

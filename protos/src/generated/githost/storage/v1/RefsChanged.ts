@@ -6,10 +6,12 @@ export interface RefsChanged {
   'ready'?: (boolean);
   'seq'?: (number | string | Long);
   'repository_id'?: (string);
+  'heartbeat'?: (boolean);
 }
 
 export interface RefsChanged__Output {
   'ready': (boolean);
   'seq': (number);
   'repository_id': (string);
+  'heartbeat': (boolean);
 }
