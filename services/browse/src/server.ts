@@ -43,7 +43,8 @@ export function createServer(config: Config, deps: Deps = {}): Service {
   });
   // One WatchRefs stream per shard: warm ref-addressed reads then need no ListRefs hop.
   const refsWatch = createRefsWatch(storage, { logger });
-  const browser = new Browser(reader, cache, { maxBlobBytes: config.maxBlobBytes, refVersions: refsWatch });
+  const refLookups = new client.Counter({ name: 'githost_browse_ref_lookups_total', help: 'Ref reads by result: hit (snapshot), miss (snapshot loaded), unwatched (no live ref watch: straight to git-storage)', labelNames: ['result'], registers: [registry] });
+  const browser = new Browser(reader, cache, { maxBlobBytes: config.maxBlobBytes, refVersions: refsWatch, onRefLookup: (result) => refLookups.inc({ result }) });
   // GET and HEAD only: no body to parse.
   const app = createHttpApp({ service: 'browse', logger, internalSecret: config.internalSecret, ready: () => storage.ready(), registry, json: false });
   app.use('/api/repos', browseRoutes(browser));

@@ -7,7 +7,7 @@ import { FreshRefs } from './fresh-refs.js';
 import { explainMissing } from './missing.js';
 import type { ObjectCache } from './object-cache.js';
 import type { BlobStream, ReadContext, RefVersions, RepositoryReader } from './ports.js';
-import { RefSnapshots } from './ref-snapshots.js';
+import { RefSnapshots, type RefLookup } from './ref-snapshots.js';
 import { refPrefixes, resolveCommitsRef, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
 import { branchList, buildRefSet, tagList, type RefSet } from './refs.js';
 import { openRaw, type RawBlob } from './raw.js';
@@ -39,6 +39,7 @@ export interface BrowserOptions {
   refVersions?: RefVersions;
   /** Approximate bytes of ref snapshots kept. */
   refSnapshotBytes?: number;
+  onRefLookup?: (result: RefLookup) => void;
 }
 
 const json = JSON.stringify;
@@ -54,7 +55,7 @@ export class Browser {
   ) {
     const fresh = new FreshRefs((ctx, prefixes) => reader.listRefs(ctx, prefixes));
     const noWatch: RefVersions = { version: () => undefined };
-    this.refSnapshots = new RefSnapshots(options.refVersions ?? noWatch, (ctx, prefixes) => fresh.list(ctx, prefixes), { maxBytes: options.refSnapshotBytes });
+    this.refSnapshots = new RefSnapshots(options.refVersions ?? noWatch, (ctx, prefixes) => fresh.list(ctx, prefixes), { maxBytes: options.refSnapshotBytes, onLookup: options.onRefLookup });
   }
 
   /** seed §4 browsing rules 2 and 3. */

@@ -26,12 +26,14 @@ function storage(initial: RawRef[]) {
 describe('ref snapshots', () => {
   it('when the version is unchanged, then later reads are answered without asking storage, filtered by prefix like storage does', async () => {
     const s = storage([ref('refs/heads/main'), ref('refs/heads/main-2'), ref('refs/heads/feature/x'), ref('refs/tags/main'), ref('refs/tags/v1')]);
-    const snaps = new RefSnapshots({ version: () => 'v1' }, s.list);
+    const lookups: string[] = [];
+    const snaps = new RefSnapshots({ version: () => 'v1' }, s.list, { onLookup: (r) => lookups.push(r) });
     expect((await snaps.list(ctx, ['refs/heads/main', 'refs/tags/main'])).map((r) => r.name)).toEqual(['refs/heads/main', 'refs/heads/main-2', 'refs/tags/main']);
     expect((await snaps.list(ctx, ['refs/heads/feature'])).map((r) => r.name)).toEqual(['refs/heads/feature/x']);
     expect((await snaps.list(ctx, ['refs/tags/'])).map((r) => r.name)).toEqual(['refs/tags/main', 'refs/tags/v1']);
     expect((await snaps.list(ctx, ['refs/heads/nope'])).map((r) => r.name)).toEqual([]);
     expect(s.calls).toEqual([SNAPSHOT_PREFIXES]);
+    expect(lookups).toEqual(['miss', 'hit', 'hit', 'hit']);
   });
 
   it('when the version changes, then the next read asks storage again and sees the new refs', async () => {

@@ -16,7 +16,11 @@ interface Snapshot {
 export interface RefSnapshotsOptions {
   /** Approximate bytes all snapshots may hold. */
   maxBytes?: number;
+  /** Per read: answered from a snapshot, loaded one, or went to storage with no live watch. */
+  onLookup?: (result: RefLookup) => void;
 }
+
+export type RefLookup = 'hit' | 'miss' | 'unwatched';
 
 /**
  * Each repository's branches and tags, kept with the watch version read BEFORE the ListRefs that
@@ -31,16 +35,20 @@ export class RefSnapshots {
   constructor(
     private readonly versions: RefVersions,
     private readonly fresh: ListRefs,
-    opts: RefSnapshotsOptions = {},
+    private readonly opts: RefSnapshotsOptions = {},
   ) {
     this.snapshots = new LRUCache({ maxSize: opts.maxBytes ?? 32 * 1024 * 1024, sizeCalculation: (s) => 64 + s.refs.reduce((n, r) => n + r.name.length + 120, 0) });
   }
 
   async list(ctx: ReadContext, prefixes: readonly string[]): Promise<RawRef[]> {
     const version = this.versions.version(ctx.shard, ctx.repoId);
-    if (version === undefined || !prefixes.every((p) => SNAPSHOT_PREFIXES.some((s) => p.startsWith(s)))) return this.fresh(ctx, prefixes);
+    if (version === undefined || !prefixes.every((p) => SNAPSHOT_PREFIXES.some((s) => p.startsWith(s)))) {
+      this.opts.onLookup?.('unwatched');
+      return this.fresh(ctx, prefixes);
+    }
     const key = `${ctx.shard}\0${ctx.repoId}`;
     let snap = this.snapshots.get(key);
+    this.opts.onLookup?.(snap?.version === version ? 'hit' : 'miss');
     if (snap?.version !== version) {
       const refs = [...(await this.fresh(ctx, SNAPSHOT_PREFIXES))].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       snap = { version, refs };
