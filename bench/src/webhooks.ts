@@ -101,10 +101,16 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       service.rss.reset();
       const depth = ctx.embedded ? undefined : new QueueDepthSampler(ctx.amqpUrl, ctx.queue);
       await depth?.start();
-      phases.push(await runPhase({ ctx, receiver, urls: repos.map((r) => r.url), refsPerRepo, cwd: small.path, commits, events, perPush, prefix, label, rate: phaseRate }));
+      let phase: PhaseResult;
+      try {
+        phase = await runPhase({ ctx, receiver, urls: repos.map((r) => r.url), refsPerRepo, cwd: small.path, commits, events, perPush, prefix, label, rate: phaseRate });
+      } catch (err) {
+        // the sampler's broker connection would otherwise keep the bench running after a failed phase
+        await depth?.stop();
+        throw err;
+      }
       const peaks = service.rss.read();
-      Object.assign(phases[phases.length - 1]!, { rss: peaks.rootBytes, rssLabel: fmtLargest(peaks) });
-      phases[phases.length - 1]!.queueMax = await depth?.stop();
+      phases.push(Object.assign(phase, { rss: peaks.rootBytes, rssLabel: fmtLargest(peaks), queueMax: await depth?.stop() }));
       const last = repos[repos.length - 1]!;
       const split = await stageSplit(user.api, `/api/repos/${user.username}/${last.name}/webhooks/${last.hookId}/deliveries?limit=100`, receiver, phases[phases.length - 1]!);
       if (split) stageNotes.push(split);
