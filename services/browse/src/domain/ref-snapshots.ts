@@ -50,7 +50,7 @@ export class RefSnapshots {
     let snap = this.snapshots.get(key);
     this.opts.onLookup?.(snap?.version === version ? 'hit' : 'miss');
     if (snap?.version !== version) {
-      const refs = [...(await this.fresh(ctx, SNAPSHOT_PREFIXES))].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const refs = [...(await this.fresh(ctx, SNAPSHOT_PREFIXES))].sort(byName);
       snap = { version, refs };
       // Refs changed while the call ran: the answer is still good for this request (it started
       // after the request arrived) but must not be kept for later ones.
@@ -58,6 +58,11 @@ export class RefSnapshots {
     }
     return underPrefixes(snap.refs, prefixes);
   }
+}
+
+/** Code-unit order, the order the binary search below compares in. */
+function byName(a: RawRef, b: RawRef): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 /** The refs whose names start with one of `prefixes` (each a binary search, then a scan). */
@@ -80,5 +85,5 @@ function underPrefixes(sorted: readonly RawRef[], prefixes: readonly string[]): 
       }
     }
   }
-  return prefixes.length > 1 ? out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) : out;
+  return prefixes.length > 1 ? out.sort(byName) : out;
 }
