@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { commitAll, git, makeWorkdir, writeFiles } from '@githost/git-storage/testing';
 import type { StorageServiceClient } from '@githost/protos';
-import { encodeIdentity } from '@githost/identity';
-import { API, FIXTURE_REPO, repoContext, startHarness, type Harness } from './support/harness.js';
+import { API, FIXTURE_REPO, pushOverHttp, startHarness, type Harness } from './support/harness.js';
 
 /**
  * Holds every ListRefs answer back a while after git-storage sent it, as a loaded machine would:
@@ -27,13 +26,6 @@ afterAll(async () => {
   await h.stop();
 });
 
-/** `git push` over git-storage's smart HTTP, signed as the gateway would sign a writer. */
-async function pushOverHttp(work: string): Promise<void> {
-  const identity = encodeIdentity({ principal: { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false }, repo: repoContext({ permission: 'write' }), request_id: 'push', issued_at: Date.now() }, h.storage.secret);
-  const headers = Object.entries(identity).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
-  await git(work, ...headers, 'push', '-q', `http://127.0.0.1:${h.storage.httpPort}/alice/fixture.git`, 'HEAD:refs/heads/main');
-}
-
 describe('read-your-writes under concurrent browsing', () => {
   it('when a push returns while other requests keep ref reads in flight, then the next browse of the branch shows the pushed commit', async () => {
     const work = await makeWorkdir();
@@ -50,7 +42,7 @@ describe('read-your-writes under concurrent browsing', () => {
       for (let i = 0; i < 5; i++) {
         await writeFiles(work, { [`ryw-${i}.txt`]: `push ${i}\n` });
         const pushed = await commitAll(work, `push ${i}\n`);
-        await pushOverHttp(work);
+        await pushOverHttp(h, work);
 
         const [tree, commits, branches] = await Promise.all([h.get(`${API}/tree/main`), h.get(`${API}/commits/main?limit=1`), h.get(`${API}/branches`)]);
         expect((tree.json() as { commit: string }).commit).toBe(pushed);

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { callUnary } from '@githost/grpc';
 import { commitAll, createTestRepository, git, makeWorkdir, writeFiles } from '@githost/git-storage/testing';
 import type { StorageServiceClient } from '@githost/protos';
-import { encodeIdentity } from '@githost/identity';
-import { API, FIXTURE_REPO, repoContext, startHarness, type Harness } from './support/harness.js';
+import { API, FIXTURE_REPO, pushOverHttp, repoContext, startHarness, type Harness } from './support/harness.js';
 
 /** Counts browse's ListRefs calls. */
 let listRefsCalls = 0;
@@ -24,12 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.stop();
 });
-
-async function pushOverHttp(work: string, refspec: string): Promise<void> {
-  const identity = encodeIdentity({ principal: { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false }, repo: repoContext({ permission: 'write' }), request_id: 'push', issued_at: Date.now() }, h.storage.secret);
-  const headers = Object.entries(identity).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
-  await git(work, ...headers, 'push', '-q', `http://127.0.0.1:${h.storage.httpPort}/alice/fixture.git`, refspec);
-}
 
 const commitOf = async (path: string, repo?: Parameters<typeof repoContext>[0]): Promise<string> => ((await h.get(path, repo ? { repo } : {})).json() as { commit: string }).commit;
 
@@ -53,7 +46,7 @@ describe('ref-addressed reads with the refs watch live', () => {
       await h.get(`${API}/tree/main`); // warm the snapshot
       await writeFiles(work, { [`watch-${i}.txt`]: `${i}\n` });
       const pushed = await commitAll(work, `watch ${i}`);
-      await pushOverHttp(work, 'HEAD:refs/heads/main');
+      await pushOverHttp(h, work);
       expect(await commitOf(`${API}/tree/main`)).toBe(pushed);
       expect(((await h.get(`${API}/blob/main/watch-${i}.txt`)).json() as { commit: string }).commit).toBe(pushed);
     }

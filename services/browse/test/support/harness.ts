@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cleanupWorkdirs, createTestRepository, pushTo, startTestStorage, type TestStorage } from '@githost/git-storage/testing';
+import { cleanupWorkdirs, createTestRepository, git as gitIn, pushTo, startTestStorage, type TestStorage } from '@githost/git-storage/testing';
 import { encodeIdentity, type Identity, type Permission, type RepoContext } from '@githost/identity';
 import { createStorageRouter, singleShard } from '@githost/storage-router';
 import type { StorageServiceClient } from '@githost/protos';
@@ -114,6 +114,13 @@ function send(port: number, secret: string, rawPath: string, opts: RequestOption
     req.on('error', reject);
     req.end();
   });
+}
+
+/** `git push` of `work` to the fixture over git-storage's smart HTTP, signed as the gateway would sign a writer. */
+export async function pushOverHttp(h: Harness, work: string, refspec = 'HEAD:refs/heads/main'): Promise<void> {
+  const identity = encodeIdentity({ principal: { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false }, repo: repoContext({ permission: 'write' }), request_id: 'push', issued_at: Date.now() }, h.storage.secret);
+  const headers = Object.entries(identity).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
+  await gitIn(work, ...headers, 'push', '-q', `http://127.0.0.1:${h.storage.httpPort}/alice/fixture.git`, refspec);
 }
 
 /** The browse URL prefix for the fixture (owner and name are the gateway's concern). */
