@@ -7,7 +7,7 @@ import { createLogger, REQUEST_ID_HEADER, type Logger } from '@githost/logging';
 import type { Config, UpstreamName } from './config.js';
 import { grpcAccountsGateway, type AccountsGateway } from './clients/accounts.js';
 import { cachedAccounts, DEFAULT_TTLS, isRejection, type CacheTtls } from './clients/cached-accounts.js';
-import { parseAuthorization } from './credentials.js';
+import { parseAuthorization, type Credential } from './credentials.js';
 import { denyAnonymous, denyRepository, type Denial } from './domain/access.js';
 import { matchRoute, splitTarget, type RouteMatch } from './routes.js';
 import { declaredTooLarge, hasStreamedBody, limitStreamedBody } from './body-limit.js';
@@ -73,10 +73,14 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
     if (pending && etag && cacheControl) edge!.store(pending, { etag, cacheControl });
   };
 
+  /** The shard of each admitted git transport request's repository, as accounts answered for it. */
+  const gitShards = new WeakMap<IncomingMessage, string>();
+  const shardOf = (req: IncomingMessage) => gitShards.get(req) ?? DEFAULT_SHARD;
+
   const proxies = new Map<UpstreamName, RequestHandler>();
   for (const [name, target] of Object.entries(config.upstreams) as [UpstreamName, string | undefined][]) {
     if (!target) continue;
-    const router = name === 'git-storage' ? gitStorageTarget(config.gitStorageShards ?? singleShard(target), config.internalSecret) : undefined;
+    const router = name === 'git-storage' ? gitStorageTarget(config.gitStorageShards ?? singleShard(target), shardOf) : undefined;
     proxies.set(name, upstreamProxy(name, { target, router, agent, logger, timeoutMs: name === 'git-storage' ? undefined : API_TIMEOUT_MS, onResponse }));
   }
 
@@ -105,7 +109,8 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
 
     // CONTRACT §9 Access: a present but invalid credential is 401 everywhere, before any lookup.
     let invalidCredential: AppError | undefined;
-    const principal = await authenticate(req.headers.authorization, requestId).catch((err: unknown) => {
+    const credential = parseAuthorization(req.headers.authorization);
+    const principal = await authenticate(credential, requestId).catch((err: unknown) => {
       if (err instanceof AppError && err.kind === 'unauthenticated') {
         invalidCredential = err;
         return null;
@@ -113,7 +118,6 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
       throw err;
     });
     // Counted before anything else is looked up; a bad credential counts against the address.
-    const credential = parseAuthorization(req.headers.authorization);
     const client: RateClient = principal && credential.kind === 'token' ? { token: credential.token } : { anonymous: true };
     if (!(await withinRateLimit(req, res, client))) return undefined;
     if (invalidCredential) refuse({ error: invalidCredential, challenge: route?.surface === 'git' });
@@ -151,8 +155,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
     return { route, repo };
   }
 
-  async function authenticate(header: string | undefined, requestId: string): Promise<Principal | null> {
-    const credential = parseAuthorization(header);
+  async function authenticate(credential: Credential, requestId: string): Promise<Principal | null> {
     if (credential.kind === 'none') return null;
     if (credential.kind === 'malformed') throw unauthenticated();
     try {
@@ -193,6 +196,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
         if (pending) edgePending.set(req, pending);
       }
       upstream = route.upstream;
+      if (upstream === 'git-storage' && repo?.shard) gitShards.set(req, repo.shard);
       if (route.surface !== 'git' && hasStreamedBody(req)) {
         limitStreamedBody(req, () => {
           if (res.headersSent) return;
