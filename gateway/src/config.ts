@@ -1,5 +1,5 @@
 import { env, loadConfig as load, z } from '@githost/config';
-import { grpcShardEnv, httpShardsOf, shardListEnv, singleShard, type ShardMap } from '@githost/storage-router';
+import { grpcShardEnv, grpcShardsOf, httpShardsOf, shardListEnv, type ShardMap } from '@githost/storage-router';
 import type { RateLimits } from './rate-limit.js';
 
 const optionalUrl = env.optionalUrl;
@@ -22,24 +22,27 @@ const schema = z
     GITHOST_RATE_LIMIT_ANON_PER_MINUTE: env.int(120),
     GITHOST_TRUST_PROXY: z.string().default(''),
   })
-  .transform((e) => ({
-    port: e.PORT,
-    internalSecret: e.GITHOST_INTERNAL_SECRET,
-    accountsGrpcAddress: e.ACCOUNTS_GRPC_ADDR,
-    upstreams: {
-      accounts: e.ACCOUNTS_HTTP_URL,
-      // The first shard: any git-storage at all means git transport is served.
-      'git-storage': httpShardsOf(e).values().next().value,
-      browse: e.BROWSE_URL,
-      'merge-requests': e.MERGE_REQUESTS_URL,
-      webhooks: e.WEBHOOKS_URL,
-    },
-    gitStorageShards: httpShardsOf(e),
-    gitStorageGrpcShards: e.GIT_STORAGE_SHARDS ?? (e.GIT_STORAGE_GRPC_ADDR ? singleShard(e.GIT_STORAGE_GRPC_ADDR) : undefined),
-    edgeCacheEntries: e.GITHOST_EDGE_CACHE_ENTRIES,
-    rateLimits: { perTokenPerMinute: e.GITHOST_RATE_LIMIT_PER_MINUTE, anonymousPerMinute: e.GITHOST_RATE_LIMIT_ANON_PER_MINUTE },
-    trustProxy: trustProxyOf(e.GITHOST_TRUST_PROXY),
-  }));
+  .transform((e) => {
+    const gitStorageShards = httpShardsOf(e);
+    return {
+      port: e.PORT,
+      internalSecret: e.GITHOST_INTERNAL_SECRET,
+      accountsGrpcAddress: e.ACCOUNTS_GRPC_ADDR,
+      upstreams: {
+        accounts: e.ACCOUNTS_HTTP_URL,
+        // The first shard: any git-storage at all means git transport is served.
+        'git-storage': gitStorageShards.values().next().value,
+        browse: e.BROWSE_URL,
+        'merge-requests': e.MERGE_REQUESTS_URL,
+        webhooks: e.WEBHOOKS_URL,
+      },
+      gitStorageShards,
+      gitStorageGrpcShards: e.GIT_STORAGE_SHARDS || e.GIT_STORAGE_GRPC_ADDR ? grpcShardsOf(e) : undefined,
+      edgeCacheEntries: e.GITHOST_EDGE_CACHE_ENTRIES,
+      rateLimits: { perTokenPerMinute: e.GITHOST_RATE_LIMIT_PER_MINUTE, anonymousPerMinute: e.GITHOST_RATE_LIMIT_ANON_PER_MINUTE },
+      trustProxy: trustProxyOf(e.GITHOST_TRUST_PROXY),
+    };
+  });
 
 /** express's `trust proxy`: empty or `false` trusts no one (the socket address is the client),
  *  a number trusts that many hops, anything else is a list of proxy addresses or subnets. */
