@@ -135,15 +135,15 @@ export class RabbitMqSubscription implements Subscription {
       return;
     }
     const event = parseEnvelope(msg.content);
-    // A producer that sets only the x-request-id header (another language, an old relay) still
-    // gets its request followed into the consumer's logs.
-    const headerRequestId = msg.properties.headers?.['x-request-id'] as unknown;
-    if (event && !event.request_id && typeof headerRequestId === 'string') event.request_id = headerRequestId;
     if (!event) {
       logger.error({ queue, message_id: msg.properties.messageId, size: msg.content.length }, 'malformed event message dead-lettered');
       settle(() => ch.nack(msg, false, false));
       return;
     }
+    // A producer that sets only the x-request-id header (another language, an old relay) still
+    // gets its request followed into the consumer's logs.
+    const headerRequestId = msg.properties.headers?.['x-request-id'] as unknown;
+    if (!event.request_id && typeof headerRequestId === 'string') event.request_id = headerRequestId;
     const work = this.deliver(ch, msg, event);
     this.inFlight.add(work);
     void work.finally(() => this.inFlight.delete(work));
