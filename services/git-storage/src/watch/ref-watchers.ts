@@ -46,6 +46,8 @@ export class RefWatchers {
   readonly handler: grpc.handleBidiStreamingCall<storage.WatchRefsRequest__Output, storage.RefsChanged> = (call) => {
     const w: Watcher = { call, seq: 0, pending: new Map(), closed: false };
     this.watchers.add(w);
+    // Started with the first watcher, stopped by drop() when the last is gone.
+    this.heartbeat ??= setInterval(() => this.beat(), this.opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS).unref();
     call.on('data', (msg: storage.WatchRefsRequest__Output) => {
       const ack = w.pending.get(msg.ack_seq);
       if (!ack) return;
@@ -62,7 +64,6 @@ export class RefWatchers {
     call.on('close', gone);
     // Registered before `ready` goes out, so the watcher misses no change after it.
     call.write({ ready: true, seq: 0, repository_id: '' });
-    this.heartbeat ??= setInterval(() => this.beat(), this.opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS).unref();
   };
 
   /** Tells every watcher that `repositoryId`'s refs changed; resolves when all acked or were cut off. Never throws. */
@@ -77,11 +78,6 @@ export class RefWatchers {
   }
 
   private beat(): void {
-    if (this.watchers.size === 0) {
-      clearInterval(this.heartbeat);
-      this.heartbeat = undefined;
-      return;
-    }
     for (const w of this.watchers) {
       try {
         w.call.write({ heartbeat: true });
