@@ -95,7 +95,7 @@ export class DeliveryRepository {
       const recorded = new Map<string, number>();
       if (rows.size > 0) {
         // One order for every writer, so two transactions inserting the same keys cannot deadlock.
-        const sorted = [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+        const sorted = [...rows.entries()].sort(([a], [b]) => byCodeUnits(a, b)).map(([, r]) => r);
         const inserted = await tx.query<{ event_id: string }>(
           `INSERT INTO deliveries (id, webhook_id, event_id, event, payload, request_id)
            SELECT id, webhook_id, event_id, event, payload::json, request_id
@@ -198,7 +198,7 @@ export class DeliveryRepository {
   async recordAttempts(attempts: Array<{ claim: ClaimedDelivery; result: AttemptResult }>): Promise<boolean[]> {
     if (attempts.length === 0) return [];
     // One order for every writer (row locks are taken in it), so two transactions cannot deadlock.
-    const sorted = [...attempts].sort((a, b) => (a.claim.id < b.claim.id ? -1 : a.claim.id > b.claim.id ? 1 : 0));
+    const sorted = [...attempts].sort((a, b) => byCodeUnits(a.claim.id, b.claim.id));
     return this.db.transaction(async (tx) => {
       // `id = ANY` as well as the join: a table whose statistics lag a burst (a fresh one, or 7
       // pending rows known where there are 10,000) is otherwise joined by scanning every pending row per attempt.
@@ -243,12 +243,19 @@ export class DeliveryRepository {
       const finished = new Map<string, boolean[]>();
       for (const a of attempts) {
         if (!won.has(a.claim.id) || a.result.status === 'pending') continue;
-        finished.set(a.claim.webhook_id, [...(finished.get(a.claim.webhook_id) ?? []), a.result.status === 'delivered']);
+        const outcomes = finished.get(a.claim.webhook_id) ?? [];
+        outcomes.push(a.result.status === 'delivered');
+        finished.set(a.claim.webhook_id, outcomes);
       }
       for (const webhookId of [...finished.keys()].sort()) await updateHealth(tx, webhookId, finished.get(webhookId)!);
       return attempts.map((a) => won.has(a.claim.id));
     });
   }
+}
+
+/** Plain code-unit order (not locale order): the one lock order every writer shares. */
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 async function updateHealth(tx: Pick<Database, 'query'>, webhookId: string, outcomes: boolean[]): Promise<void> {
