@@ -43,9 +43,12 @@ interface PhaseResult {
  * `push` event (CONTRACT §9), so pushes of many refs at once make the 10,000 events; latency runs
  * from the moment the push that changed the ref returned to the receiver's arrival.
  */
+const TITLE = 'Webhook deliveries (issue 5)';
+const skipped = (why: string): Section => ({ name: 'webhooks', title: TITLE, tables: [], notes: [], skipped: why });
+
 export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
   const skip = ctx.serviceUnavailable();
-  if (skip) return { name: 'webhooks', title: 'Webhook deliveries (issue 5)', tables: [], notes: [], skipped: skip };
+  if (skip) return skipped(skip);
   const events = Number(process.env.BENCH_EVENTS ?? (ctx.quick ? 1000 : 10_000));
   const perPush = Number(process.env.BENCH_REFS_PER_PUSH ?? 250);
   const small = await ensureRepo({ ...DEFAULT_PARAMS, commits: 40, files: 60, wideEntries: 10, smallEntries: 4, bigFiles: 0, maxBlob: 64 * 1024, maxRegularBlob: 2048, diffSizes: [] });
@@ -75,7 +78,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
     // deliveries; one round of pushes, not measured, so the phases measure the sustained rate.
     const warmUp = perPush * Number(process.env.BENCH_PUSH_CONCURRENCY ?? 4);
     const warm = await hookedRepo('hooks-warm-up');
-    if (typeof warm === 'string') return { name: 'webhooks', title: 'Webhook deliveries (issue 5)', tables: [], notes: [], skipped: warm };
+    if (typeof warm === 'string') return skipped(warm);
     ctx.log(`webhooks: warm-up, ${warmUp} events (not measured)`);
     receiver.reset(0, 'refs/heads/warm-up/');
     await runPhase({ ctx, receiver, urls: [warm.url], refsPerRepo: warmUp, cwd: small.path, commits, events: warmUp, perPush, prefix: 'warm-up', label: 'warm-up' });
@@ -92,7 +95,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       const repos: HookedRepo[] = [];
       for (let i = 0; i < Math.ceil(events / refsPerRepo); i++) {
         const repo = await hookedRepo(`hooks-${index}-${i}`);
-        if (typeof repo === 'string') return { name: 'webhooks', title: 'Webhook deliveries (issue 5)', tables: [], notes: [], skipped: repo };
+        if (typeof repo === 'string') return skipped(repo);
         repos.push(repo);
       }
       ctx.log(`webhooks: phase ${index}, ${events} events over ${repos.length} repositories${failEvery ? ', every tenth first attempt answered 500' : ''}`);
@@ -112,7 +115,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       const peaks = service.rss.read();
       phases.push(Object.assign(phase, { rss: peaks.rootBytes, rssLabel: fmtLargest(peaks), queueMax: await depth?.stop() }));
       const last = repos[repos.length - 1]!;
-      const split = await stageSplit(user.api, `/api/repos/${user.username}/${last.name}/webhooks/${last.hookId}/deliveries?limit=100`, receiver, phases[phases.length - 1]!);
+      const split = await stageSplit(user.api, `/api/repos/${user.username}/${last.name}/webhooks/${last.hookId}/deliveries?limit=100`, receiver, phase);
       if (split) stageNotes.push(split);
     }
     const row = (p: PhaseResult): string[] => [
@@ -144,7 +147,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
     ];
     return {
       name: 'webhooks',
-      title: 'Webhook deliveries (issue 5)',
+      title: TITLE,
       tables: [
         {
           title: 'push events -> RabbitMQ -> webhooks service -> local receiver (targets: >= 500/s, first-attempt p95 < 1 s, nothing lost)',
