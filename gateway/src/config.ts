@@ -1,5 +1,6 @@
 import { env, loadConfig as load, z } from '@githost/config';
 import { grpcShardEnv, grpcShardsOf, httpShardsOf, shardListEnv, type ShardMap } from '@githost/storage-router';
+import { DEFAULT_EDGE_ENTRIES } from './edge-validators.js';
 import type { RateLimits } from './rate-limit.js';
 
 const optionalUrl = env.optionalUrl;
@@ -14,7 +15,7 @@ const schema = z
     GIT_STORAGE_HTTP_SHARDS: shardListEnv('http'),
     // Optional here: only the ref watch behind the edge's 304s needs git-storage's gRPC.
     ...grpcShardEnv,
-    GITHOST_EDGE_CACHE_ENTRIES: env.int(10_000),
+    GITHOST_EDGE_CACHE_ENTRIES: env.int(DEFAULT_EDGE_ENTRIES),
     BROWSE_URL: optionalUrl(),
     MERGE_REQUESTS_URL: optionalUrl(),
     WEBHOOKS_URL: optionalUrl(),
