@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { createStorageRouter, type StorageRouter } from '@githost/storage-router';
+import { createStorageRouter, singleShard, type StorageRouter } from '@githost/storage-router';
 import { startTestStorage, type TestStorage } from '@githost/git-storage/testing';
 import { createRefsWatch, type RefsWatch } from './index.js';
 
@@ -23,7 +23,7 @@ const until = async (cond: () => boolean, ms = 5000): Promise<void> => {
 
 beforeAll(async () => {
   s = await startTestStorage();
-  router = createStorageRouter(new Map([['default', s.grpcAddress]]));
+  router = createStorageRouter(singleShard(s.grpcAddress));
 });
 
 afterEach(() => {
@@ -90,7 +90,7 @@ describe('refs watch on a silent connection', () => {
   beforeAll(async () => {
     // git-storage's heartbeats far apart: the watch hears nothing after `ready`.
     quiet = await startTestStorage({ refsWatchHeartbeatMs: 60_000 });
-    quietRouter = createStorageRouter(new Map([['default', quiet.grpcAddress]]));
+    quietRouter = createStorageRouter(singleShard(quiet.grpcAddress));
   });
   afterAll(async () => {
     quietRouter.close();
@@ -113,7 +113,7 @@ describe('refs watch on a silent connection', () => {
 
   it('when heartbeats keep coming, then the watch stays live past staleAfterMs', async () => {
     const beating = await startTestStorage({ refsWatchHeartbeatMs: 20 });
-    const r = createStorageRouter(new Map([['default', beating.grpcAddress]]));
+    const r = createStorageRouter(singleShard(beating.grpcAddress));
     const w = createRefsWatch(r, { staleAfterMs: 200 });
     try {
       await w.ready();
