@@ -181,7 +181,13 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
     ready(timeoutMs = 5000) {
       if (allLive()) return Promise.resolve(true);
       return new Promise((resolve) => {
+        // Called on every shard going live, and by close(): a closed watch will never be live.
         const check = (): void => {
+          if (closed) {
+            cleanup();
+            resolve(false);
+            return;
+          }
           if (!allLive()) return;
           cleanup();
           resolve(true);
@@ -204,7 +210,7 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
         clearTimeout(w.timer);
         if (w.stream) down(w, w.stream);
       }
-      for (const resolve of waiters) resolve();
+      for (const check of [...waiters]) check();
     },
   };
 }
