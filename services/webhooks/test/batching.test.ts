@@ -94,7 +94,7 @@ describe('attempts recorded in batches (real Postgres)', () => {
     await db.query('UPDATE webhooks SET consecutive_failures = $2 WHERE id = $1', [hook.id, failures]);
     // a second ahead: the webhook's created_at has microseconds a same-millisecond event time would precede
     for (let i = 0; i < pending; i++) {
-      await deliveries.recordEvent({ id: randomUUID(), kind: 'push', occurred_at: new Date(Date.now() + 1000).toISOString(), repository: { id: repoId, owner: 'a', name: 'b' }, payload: push(i) });
+      await deliveries.recordEvents([{ id: randomUUID(), kind: 'push', occurred_at: new Date(Date.now() + 1000).toISOString(), repository: { id: repoId, owner: 'a', name: 'b' }, payload: push(i) }]);
     }
     const claims = (await deliveries.claimDue(100, 60_000)).filter((c) => c.webhook_id === hook.id);
     expect(claims).toHaveLength(pending);

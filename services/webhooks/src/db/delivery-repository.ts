@@ -63,19 +63,12 @@ export class DeliveryRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * Records one pending delivery per webhook that wants this event, in one transaction, so the
-   * consumer acks the message only once they are all durable. A webhook gets the event when it is
-   * active, selects the kind (CONTRACT §5) and existed when the event happened (CONTRACT §9).
-   * An event that comes again records nothing new (UNIQUE (webhook_id, event_id)).
-   */
-  async recordEvent(event: EventEnvelope): Promise<number> {
-    return (await this.recordEvents([event]))[0]!;
-  }
-
-  /**
-   * recordEvent for several events in one transaction (the consumer's group commit): all or none
-   * are recorded. Returns the deliveries recorded for each event, in order; an event id given
-   * twice counts its deliveries once.
+   * Records one pending delivery per webhook that wants each event, all in one transaction (the
+   * consumer's group commit), so the consumer acks the messages only once they are all durable.
+   * A webhook gets an event when it is active, selects the kind (CONTRACT §5) and existed when the
+   * event happened (CONTRACT §9). An event that comes again records nothing new (UNIQUE
+   * (webhook_id, event_id)). Returns the deliveries recorded for each event, in order; an event id
+   * given twice counts its deliveries once.
    */
   async recordEvents(events: EventEnvelope[]): Promise<number[]> {
     if (events.length === 0) return [];
@@ -185,16 +178,11 @@ export class DeliveryRepository {
   }
 
   /**
-   * Records one attempt and the delivery's new state together; when the delivery is finished,
-   * the webhook's failure streak too. Guarded on the attempt count the claim saw, so an attempt
-   * whose lease ran out and was taken over is not recorded twice. False when it lost that race.
+   * Records each attempt and its delivery's new state, all in one transaction (the worker's group
+   * commit); when a delivery is finished, its webhook's failure streak too. Guarded on the attempt
+   * count the claim saw, so an attempt whose lease ran out and was taken over is not recorded
+   * twice. One answer per attempt, in order: false when it lost that race.
    */
-  async recordAttempt(claim: ClaimedDelivery, result: AttemptResult): Promise<boolean> {
-    return (await this.recordAttempts([{ claim, result }]))[0]!;
-  }
-
-  /** recordAttempt for several attempts in one transaction (the worker's group commit): all or
-   *  none are recorded. One answer per attempt, in order. */
   async recordAttempts(attempts: Array<{ claim: ClaimedDelivery; result: AttemptResult }>): Promise<boolean[]> {
     if (attempts.length === 0) return [];
     // One order for every writer (row locks are taken in it), so two transactions cannot deadlock.
