@@ -1,6 +1,7 @@
 import { unavailable } from '@githost/errors';
 import { createLogger, type Logger } from '@githost/logging';
 import type { EventBus, EventEnvelope, EventHandler, SubscribeOptions, Subscription } from './index.js';
+import { eventLogFields } from './log-fields.js';
 
 /**
  * The in-process bus of the embedded mode (CONTRACT §2), with the RabbitMQ bus's delivery contract:
@@ -122,12 +123,12 @@ export class InProcessEventBus implements EventBus {
     const failed = (this.failures.get(key) ?? 0) + 1;
     if (failed <= consumer.maxRedeliveries) {
       this.failures.set(key, failed);
-      this.logger.warn({ err, queue, event_id: event.id, kind: event.kind, request_id: event.request_id, attempt: failed }, 'event handler failed; will be redelivered');
+      this.logger.warn({ err, queue, ...eventLogFields(event), attempt: failed }, 'event handler failed; will be redelivered');
       return false;
     }
     this.failures.delete(key);
     this.dead.set(queue, [...(this.dead.get(queue) ?? []), event].slice(-DEAD_LETTERS_KEPT));
-    this.logger.error({ err, queue, event_id: event.id, kind: event.kind, request_id: event.request_id, deliveries: failed }, 'event dead-lettered after repeated handler failures');
+    this.logger.error({ err, queue, ...eventLogFields(event), deliveries: failed }, 'event dead-lettered after repeated handler failures');
     return true;
   }
 }

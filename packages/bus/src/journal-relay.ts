@@ -1,6 +1,7 @@
 import { createLogger, type Logger } from '@githost/logging';
 import type { FileJournal } from './file-journal.js';
 import type { EventBus } from './index.js';
+import { eventLogFields } from './log-fields.js';
 import { runRelayLoop, type Relay } from './relay-loop.js';
 
 /**
@@ -43,7 +44,7 @@ export function startJournalRelay(opts: JournalRelayOptions): Relay {
       failures += 1;
       const failed = (attempts.get(event.id) ?? 0) + 1;
       attempts.set(event.id, failed);
-      logger.warn({ err: result.reason, event_id: event.id, kind: event.kind, request_id: event.request_id, attempts: failed }, 'journal publish failed; will retry');
+      logger.warn({ err: result.reason, ...eventLogFields(event), attempts: failed }, 'journal publish failed; will retry');
     }
     await journal.removeMany(published);
     return failures === 0 && events.length >= batchSize;

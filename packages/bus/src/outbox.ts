@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '@githost/db';
 import { createLogger, type Logger } from '@githost/logging';
 import type { EventBus, EventEnvelope } from './index.js';
+import { eventLogFields } from './log-fields.js';
 import { runRelayLoop, type Relay } from './relay-loop.js';
 
 /**
@@ -89,7 +90,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): Relay {
         await db.query('UPDATE outbox SET attempts = attempts + 1, last_error = $2, claimed_until = NULL WHERE id = $1', [row.id, message.slice(0, 2000)]);
         const rest = rows.slice(i + 1).map((r) => r.id);
         if (rest.length > 0) await db.query('UPDATE outbox SET claimed_until = NULL WHERE id = ANY($1::uuid[])', [rest]);
-        logger.warn({ err, event_id: event.id, kind: event.kind, request_id: event.request_id, backlog: rows.length - i }, 'outbox publish failed; will retry');
+        logger.warn({ err, ...eventLogFields(event), backlog: rows.length - i }, 'outbox publish failed; will retry');
         return false;
       }
       await db.query('UPDATE outbox SET published_at = clock_timestamp(), claimed_until = NULL WHERE id = $1', [row.id]);

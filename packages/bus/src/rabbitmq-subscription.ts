@@ -2,6 +2,7 @@ import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from '@githost/logging';
 import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
 import type { EventEnvelope, EventHandler, Subscription } from './index.js';
+import { eventLogFields } from './log-fields.js';
 
 /**
  * One consumer on one durable queue (its own channel, so its prefetch and any channel error stay
@@ -156,7 +157,7 @@ export class RabbitMqSubscription implements Subscription {
       settle(() => ch.ack(msg));
     } catch (err) {
       const deliveries = Number(msg.properties.headers?.['x-delivery-count'] ?? 0) + 1;
-      logger.warn({ err, queue, event_id: event.id, kind: event.kind, request_id: event.request_id, deliveries }, 'event handler failed; message will be redelivered');
+      logger.warn({ err, queue, ...eventLogFields(event), deliveries }, 'event handler failed; message will be redelivered');
       if (!this.closed) await Promise.race([sleep(backoffDelay(deliveries - 1, retryDelay)), this.closedSignal]);
       settle(() => ch.nack(msg, false, true));
     }
