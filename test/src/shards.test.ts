@@ -1,47 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repositoryPath } from '@githost/git-storage';
 import { startGithost, type RunningGithost } from '@githost/launcher';
-import { api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, cloneUrl, removeWorkdirs, type TestGithost, type TestUser } from './support/index.js';
+import { api, cloneUrl, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, removeWorkdirs, startReceiver, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * issue 6 part 3, "Done when": one githost with two git-storage shards in one process. New
  * repositories spread over both; a repository on EACH shard is pushed, cloned, browsed, merged
  * (three-way) and webhooked through the one gateway.
  */
-interface Delivery {
-  event: string;
-  body: { repository?: { name: string }; ref?: string; action?: string; merge_request?: { number: number; state: string } };
-}
-
-async function startReceiver(): Promise<{ url: string; received: Delivery[]; server: Server }> {
-  const received: Delivery[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ event: String(req.headers['x-githost-event']), body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Delivery['body'] });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, server };
-}
-
-async function eventually<T>(check: () => T | undefined, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+type Payload = { repository?: { name: string }; ref?: string; action?: string; merge_request?: { number: number; state: string } };
 
 const SHARD_DIRS = (dataDir: string): Record<string, string> => ({ default: dataDir, 'shard-1': path.join(dataDir, 'shards', 'shard-1') });
 
@@ -50,7 +21,7 @@ describe('two git-storage shards behind one gateway', () => {
   let githost: RunningGithost;
   let gh: TestGithost;
   let alice: TestUser;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Receiver<Payload>;
   /** Repository name on each shard, found by looking on disk. */
   const onShard: Record<string, { name: string; id: string }> = {};
 
@@ -66,11 +37,11 @@ describe('two git-storage shards behind one gateway', () => {
     });
     gh = { url: `http://127.0.0.1:${githost.port}`, port: githost.port, adminToken, dataDir, backend: 'embedded', exchange: 'githost.events', stop: () => githost.stop() };
     alice = await createUser(gh, 'alice');
-    receiver = await startReceiver();
+    receiver = await startReceiver<Payload>();
   });
 
   afterAll(async () => {
-    receiver?.server.close();
+    await receiver?.close();
     await githost?.stop();
     removeWorkdirs();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -105,7 +76,7 @@ describe('two git-storage shards behind one gateway', () => {
       await git(work, 'push', '-q', pushUrl(gh, 'alice', alice.token, 'alice', name), 'main');
       const bare = repositoryPath(SHARD_DIRS(dataDir)[shard]!, onShard[shard]!.id);
       expect(await git(bare, 'rev-parse', 'refs/heads/main')).toBe(base);
-      const push = await eventually(() => receiver.received.find((d) => d.event === 'push' && d.body.repository?.name === name));
+      const push = await eventually(() => receiver.received.find((d) => d.event === 'push' && d.body.repository?.name === name), 20_000);
       expect(push.body.ref).toBe('refs/heads/main');
     });
 
@@ -143,7 +114,7 @@ describe('two git-storage shards behind one gateway', () => {
       for (const [file, content] of [['src/a.txt', 'a from feature\n'], ['src/b.txt', 'b from main\n']]) {
         expect((await api(gh, 'GET', `${url()}/blob/main/${file}`)).body.content).toBe(content);
       }
-      const delivery = await eventually(() => receiver.received.find((d) => d.event === 'merge_request' && d.body.repository?.name === name));
+      const delivery = await eventually(() => receiver.received.find((d) => d.event === 'merge_request' && d.body.repository?.name === name), 20_000);
       expect([delivery.body.action, delivery.body.merge_request]).toEqual(['merged', { number: 1, title: `Feature on ${shard}`, state: 'merged' }]);
     });
   });

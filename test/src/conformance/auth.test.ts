@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { addCollaborator, api, cloneUrl, createRepo, createUser, git, gitResult, makeWorkdir, pushUrl, type TestGithost, type TestUser } from '../support/index.js';
+import { addCollaborator, api, cloneUrl, createRepo, createUser, eventually, git, gitResult, makeWorkdir, pushUrl, type TestGithost, type TestUser } from '../support/index.js';
 import { History } from './history.js';
-import { eventually } from './receiver.js';
 import { pushHistory, startConformanceGithost } from './setup.js';
 
 /**

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { addCollaborator, api, createRepo, createUser, git, gitResult, type TestGithost, type TestUser } from '../support/index.js';
+import { addCollaborator, api, createRepo, createUser, eventually, git, gitResult, type TestGithost, type TestUser } from '../support/index.js';
 import { History } from './history.js';
-import { eventually } from './receiver.js';
 import { fetchAll, pushHistory, startConformanceGithost } from './setup.js';
 
 /**

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { api, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from '../support/index.js';
+import { api, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, type Receiver, type TestGithost, type TestUser } from '../support/index.js';
 import { History } from './history.js';
-import { eventually, startReceiver, type Receiver } from './receiver.js';
 
 /**
  * CONTRACT §2 and §7: with the default GITHOST_WEBHOOK_ALLOW_PRIVATE (off), deliveries to

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHmac } from 'node:crypto';
-import { addCollaborator, api, createRepo, createUser, git, makeWorkdir, pushUrl, type TestGithost, type TestUser } from '../support/index.js';
+import { addCollaborator, api, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, startReceiver, type Delivery, type Receiver, type TestGithost, type TestUser } from '../support/index.js';
 import { History } from './history.js';
-import { eventually, startReceiver, type Delivery, type Receiver } from './receiver.js';
 import { startConformanceGithost } from './setup.js';
 
 /**

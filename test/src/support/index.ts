@@ -15,3 +15,4 @@ export { startTestGithost, type TestGithost, type TestGithostOptions } from './g
 export { api, createUser, createRepo, addCollaborator, type ApiOptions, type ApiResponse, type TestUser, type TestRepo } from './api.js';
 export { makeWorkdir, removeWorkdirs, git, gitResult, gitResultWithEnv, gitWithInput, commitFiles, pushUrl, cloneUrl, type GitResult } from './git.js';
 export { openApiViolations, assertMatchesOpenApi, OPENAPI_FILE } from './openapi.js';
+export { startReceiver, eventually, type Delivery, type Receiver } from './receiver.js';

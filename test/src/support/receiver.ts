@@ -1,37 +1,39 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface Delivery {
+export interface Delivery<B = Record<string, unknown>> {
   path: string;
   method: string;
+  /** The X-GitHost-Event header. */
+  event: string;
   headers: IncomingHttpHeaders;
   raw: Buffer;
-  body: Record<string, unknown>;
+  body: B;
 }
 
-export interface Receiver {
+export interface Receiver<B = Record<string, unknown>> {
   /** Base URL; deliveries are told apart by the path each webhook was registered with. */
   url: string;
-  received: Delivery[];
+  received: Delivery<B>[];
   close(): Promise<void>;
 }
 
 /** A real local HTTP receiver that records every request and answers 204, or what `statusFor`
  *  says for the request's path. */
-export async function startReceiver(statusFor: (path: string) => number = () => 204): Promise<Receiver> {
-  const received: Delivery[] = [];
+export async function startReceiver<B = Record<string, unknown>>(statusFor: (path: string) => number = () => 204): Promise<Receiver<B>> {
+  const received: Delivery<B>[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
-      let body: Record<string, unknown> = {};
+      let body = {} as B;
       try {
-        body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+        body = JSON.parse(raw.toString('utf8')) as B;
       } catch {
         // kept empty: the assertion on the body shows the mismatch
       }
-      received.push({ path: req.url ?? '', method: req.method ?? '', headers: req.headers, raw, body });
+      received.push({ path: req.url ?? '', method: req.method ?? '', event: String(req.headers['x-githost-event']), headers: req.headers, raw, body });
       res.writeHead(statusFor(req.url ?? '')).end();
     });
   });
