@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setLogSink } from '@githost/logging';
-import { addCollaborator, api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+import { addCollaborator, api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, sample, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * Issue 3: the gateway answers a conditional browse read 304 itself while git-storage's ref watch
@@ -15,16 +15,14 @@ let carol: TestUser;
 let work: string;
 let browseMetrics: string;
 
-/** The value of `name`'s sample whose label text includes `labels`, 0 when there is none. */
-async function sample(url: string, name: string, labels: string): Promise<number> {
-  const text = await (await fetch(url)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
-  return line ? Number(line.split(' ').pop()) : 0;
+/** The value of `name`'s sample with `labels` at `url`, 0 when there is none. */
+async function scrape(url: string, name: string, labels: Record<string, string>): Promise<number> {
+  return sample(await (await fetch(url)).text(), name, labels) ?? 0;
 }
 
 /** Requests browse itself answered on the tree endpoint. */
-const browseTreeRequests = () => sample(browseMetrics, 'githost_browse_http_request_duration_seconds_count', 'route="/api/repos/:owner/:repo/tree"');
-const edgeHits = () => sample(`${gh.url}/metrics`, 'githost_gateway_edge_validators_total', 'result="hit"');
+const browseTreeRequests = () => scrape(browseMetrics, 'githost_browse_http_request_duration_seconds_count', { route: '/api/repos/:owner/:repo/tree' });
+const edgeHits = () => scrape(`${gh.url}/metrics`, 'githost_gateway_edge_validators_total', { result: 'hit' });
 
 async function get(path: string, headers: Record<string, string> = {}) {
   const res = await api(gh, 'GET', path, { headers });

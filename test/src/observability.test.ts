@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setLogSink } from '@githost/logging';
-import { api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+import { api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, sample, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * Issue 6 part 4 through the gateway: traffic of every kind, then every service's /metrics shows
@@ -11,17 +11,6 @@ import { api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir,
  */
 
 type LogLine = Record<string, unknown> & { service?: string; msg?: string; request_id?: string };
-
-/** The value of the sample of `name` whose labels include `labels` (Prometheus text format). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
 
 describe('observability end to end', () => {
   const lines: LogLine[] = [];

@@ -16,3 +16,4 @@ export { api, createUser, createRepo, addCollaborator, type ApiOptions, type Api
 export { makeWorkdir, removeWorkdirs, git, gitResult, gitResultWithEnv, gitWithInput, commitFiles, pushUrl, cloneUrl, type GitResult } from './git.js';
 export { openApiViolations, assertMatchesOpenApi, OPENAPI_FILE } from './openapi.js';
 export { startReceiver, eventually, type Delivery, type Receiver } from './receiver.js';
+export { sample } from './metrics.js';
