@@ -124,10 +124,9 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     throw err;
   }
 
-  const services = started;
   const processes = [{ name: 'launcher', pid: process.pid }, ...runner.list()];
   logger.info(
-    { port, data_dir: dataDir, database: databaseUrl ? 'postgres' : 'pglite', bus: amqpUrl ? 'rabbitmq' : 'in-process', mode: split ? 'process-per-service' : 'one-process', services, processes },
+    { port, data_dir: dataDir, database: databaseUrl ? 'postgres' : 'pglite', bus: amqpUrl ? 'rabbitmq' : 'in-process', mode: split ? 'process-per-service' : 'one-process', services: started, processes },
     'githost started',
   );
   let stopped: Promise<void> | undefined;
@@ -136,7 +135,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     port,
     adminToken,
     dataDir,
-    services,
+    services: started,
     processes,
     crashed: runner.crashed,
     stop: () => (stopped ??= stopAll()),
