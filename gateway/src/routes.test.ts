@@ -28,6 +28,28 @@ describe('route table', () => {
     expect(matchRoute('GET', '/api/repos/a%2Fb/demo')).toBeUndefined();
     expect(matchRoute('GET', '/api/repos/%E0%A4%A/demo')).toBeUndefined();
   });
+  it('when statuses are posted or read, then merge requests answers them before the browse commit log', () => {
+    expect(matchRoute('POST', '/api/repos/a/b/statuses/' + 'a'.repeat(40))).toMatchObject({ upstream: 'merge-requests', auth: 'required', surface: 'api' });
+    expect(matchRoute('GET', '/api/repos/a/b/commits/feature/x/statuses')).toMatchObject({ upstream: 'merge-requests', auth: 'optional' });
+    expect(matchRoute('GET', '/api/repos/a/b/commits/main/status')).toMatchObject({ upstream: 'merge-requests', auth: 'optional' });
+    expect(matchRoute('GET', '/api/repos/a/b/commits/main')?.upstream).toBe('browse');
+    expect(matchRoute('GET', '/api/repos/a/b/statuses/abc')).toBeUndefined();
+  });
+  it('when compare or an archive is asked for, then browse or the shard answers with optional auth', () => {
+    expect(matchRoute('GET', '/api/repos/a/b/compare/main...feature/x')).toMatchObject({ upstream: 'browse', auth: 'optional', surface: 'browse' });
+    expect(matchRoute('GET', '/api/repos/a/b/archive/release/1.0.tar.gz')).toMatchObject({ upstream: 'git-storage', auth: 'optional', surface: 'browse' });
+    expect(matchRoute('GET', '/api/repos/a/b/archive/main.zip')?.upstream).toBe('git-storage');
+    expect(matchRoute('GET', '/api/repos/a/b/archive/main.rar')).toBeUndefined();
+  });
+  it('when repositories, collaborators or protections are managed, then accounts answers', () => {
+    expect(matchRoute('GET', '/api/users/alice/repos')).toEqual({ upstream: 'accounts', auth: 'optional', surface: 'api' });
+    expect(matchRoute('GET', '/api/user/repos')).toMatchObject({ upstream: 'accounts', auth: 'required' });
+    expect(matchRoute('PATCH', '/api/repos/a/b')).toMatchObject({ upstream: 'accounts', auth: 'required' });
+    expect(matchRoute('DELETE', '/api/repos/a/b')).toMatchObject({ upstream: 'accounts', auth: 'required' });
+    expect(matchRoute('GET', '/api/repos/a/b/collaborators')).toMatchObject({ upstream: 'accounts', auth: 'required' });
+    expect(matchRoute('PUT', '/api/repos/a/b/branch-protections/release%2F*')).toMatchObject({ upstream: 'accounts', auth: 'required' });
+    expect(matchRoute('GET', '/api/repos/a/b/branch-protections')).toMatchObject({ upstream: 'accounts' });
+  });
   it('when a path is outside the table, then no route', () => {
     for (const [m, p] of [['GET', '/'], ['GET', '/api/repos'], ['GET', '/api/repos/a/b/c'], ['GET', '/alice/demo.git/objects/info/packs'], ['GET', '/alice/demo/info/refs']]) {
       expect(matchRoute(m!, p!)).toBeUndefined();

@@ -24,7 +24,14 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
 
 const REPO_PATH = /^\/api\/repos\/([^/]+)\/([^/]+)(\/.*)?$/;
 const GIT_PATH = /^\/([^/]+)\/([^/]+)\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
-const BROWSE_REST = /^\/(?:(?:tree|blob|raw|commits|commit)(?:\/.*)?|branches|tags)$/;
+const BROWSE_REST = /^\/(?:(?:tree|blob|raw|commits|commit|compare)(?:\/.*)?|branches|tags)$/;
+// Commit statuses live with merge requests. `commits/{ref}/status(es)` is matched before the
+// browse commit log, so a branch whose name ends in `/status` or `/statuses` has no commit log
+// at those paths (GitHub's routes shadow such names the same way; README "Decisions").
+const STATUS_READ = /^\/commits\/.+\/status(?:es)?$/;
+const STATUS_WRITE = /^\/statuses\/[^/]+$/;
+const ARCHIVE = /^\/archive\/.+\.(?:tar\.gz|zip)$/;
+const USER_REPOS = /^\/api\/users\/([^/]+)\/repos$/;
 
 function decodeSegment(segment: string): string | undefined {
   try {
@@ -65,6 +72,8 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
   if (path === '/api/admin' || path.startsWith('/api/admin/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
   if (path === '/api/user' || path.startsWith('/api/user/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
   if (path === '/api/repos') return method === 'POST' ? { upstream: 'accounts', auth: 'required', surface: 'api' } : undefined;
+  const userRepos = USER_REPOS.exec(path);
+  if (userRepos) return read && decodeSegment(userRepos[1]!) ? { upstream: 'accounts', auth: 'optional', surface: 'api' } : undefined;
 
   const m = REPO_PATH.exec(path);
   if (!m) return undefined;
@@ -75,7 +84,12 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
   const rest = m[3] ?? '';
 
   if (rest === '' || rest === '/') return { upstream: 'accounts', auth: optionalOnRead, surface: 'api', repo };
-  if (rest.startsWith('/collaborators/')) return { upstream: 'accounts', auth: 'required', surface: 'api', repo };
+  if (rest === '/collaborators' || rest.startsWith('/collaborators/')) return { upstream: 'accounts', auth: 'required', surface: 'api', repo };
+  if (rest === '/branch-protections' || rest.startsWith('/branch-protections/')) return { upstream: 'accounts', auth: 'required', surface: 'api', repo };
+  if (STATUS_READ.test(rest)) return read ? { upstream: 'merge-requests', auth: 'optional', surface: 'api', repo } : undefined;
+  if (STATUS_WRITE.test(rest)) return method === 'POST' ? { upstream: 'merge-requests', auth: 'required', surface: 'api', repo } : undefined;
+  // Archives stream straight from the shard that holds the repository, read access as browse.
+  if (ARCHIVE.test(rest)) return read ? { upstream: 'git-storage', auth: 'optional', surface: 'browse', repo } : undefined;
   if (BROWSE_REST.test(rest)) return read ? { upstream: 'browse', auth: 'optional', surface: 'browse', repo } : undefined;
   if (rest === '/merge-requests' || rest.startsWith('/merge-requests/')) {
     // seed §5: list and detail need no identity; everything else on merge requests does.

@@ -6,6 +6,9 @@ import type { AuthenticateRequest as _githost_accounts_v1_AuthenticateRequest, A
 import type { AuthenticateResponse as _githost_accounts_v1_AuthenticateResponse, AuthenticateResponse__Output as _githost_accounts_v1_AuthenticateResponse__Output } from './githost/accounts/v1/AuthenticateResponse.js';
 import type { AuthorizeRequest as _githost_accounts_v1_AuthorizeRequest, AuthorizeRequest__Output as _githost_accounts_v1_AuthorizeRequest__Output } from './githost/accounts/v1/AuthorizeRequest.js';
 import type { AuthorizeResponse as _githost_accounts_v1_AuthorizeResponse, AuthorizeResponse__Output as _githost_accounts_v1_AuthorizeResponse__Output } from './githost/accounts/v1/AuthorizeResponse.js';
+import type { BranchProtection as _githost_accounts_v1_BranchProtection, BranchProtection__Output as _githost_accounts_v1_BranchProtection__Output } from './githost/accounts/v1/BranchProtection.js';
+import type { GetRefPolicyRequest as _githost_accounts_v1_GetRefPolicyRequest, GetRefPolicyRequest__Output as _githost_accounts_v1_GetRefPolicyRequest__Output } from './githost/accounts/v1/GetRefPolicyRequest.js';
+import type { GetRefPolicyResponse as _githost_accounts_v1_GetRefPolicyResponse, GetRefPolicyResponse__Output as _githost_accounts_v1_GetRefPolicyResponse__Output } from './githost/accounts/v1/GetRefPolicyResponse.js';
 import type { GetRepositoryRequest as _githost_accounts_v1_GetRepositoryRequest, GetRepositoryRequest__Output as _githost_accounts_v1_GetRepositoryRequest__Output } from './githost/accounts/v1/GetRepositoryRequest.js';
 import type { GetRepositoryResponse as _githost_accounts_v1_GetRepositoryResponse, GetRepositoryResponse__Output as _githost_accounts_v1_GetRepositoryResponse__Output } from './githost/accounts/v1/GetRepositoryResponse.js';
 import type { GetUsersRequest as _githost_accounts_v1_GetUsersRequest, GetUsersRequest__Output as _githost_accounts_v1_GetUsersRequest__Output } from './githost/accounts/v1/GetUsersRequest.js';
@@ -26,6 +29,9 @@ export interface ProtoGrpcType {
         AuthenticateResponse: MessageTypeDefinition<_githost_accounts_v1_AuthenticateResponse, _githost_accounts_v1_AuthenticateResponse__Output>
         AuthorizeRequest: MessageTypeDefinition<_githost_accounts_v1_AuthorizeRequest, _githost_accounts_v1_AuthorizeRequest__Output>
         AuthorizeResponse: MessageTypeDefinition<_githost_accounts_v1_AuthorizeResponse, _githost_accounts_v1_AuthorizeResponse__Output>
+        BranchProtection: MessageTypeDefinition<_githost_accounts_v1_BranchProtection, _githost_accounts_v1_BranchProtection__Output>
+        GetRefPolicyRequest: MessageTypeDefinition<_githost_accounts_v1_GetRefPolicyRequest, _githost_accounts_v1_GetRefPolicyRequest__Output>
+        GetRefPolicyResponse: MessageTypeDefinition<_githost_accounts_v1_GetRefPolicyResponse, _githost_accounts_v1_GetRefPolicyResponse__Output>
         GetRepositoryRequest: MessageTypeDefinition<_githost_accounts_v1_GetRepositoryRequest, _githost_accounts_v1_GetRepositoryRequest__Output>
         GetRepositoryResponse: MessageTypeDefinition<_githost_accounts_v1_GetRepositoryResponse, _githost_accounts_v1_GetRepositoryResponse__Output>
         GetUsersRequest: MessageTypeDefinition<_githost_accounts_v1_GetUsersRequest, _githost_accounts_v1_GetUsersRequest__Output>

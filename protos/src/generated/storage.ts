@@ -4,6 +4,8 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import type { CheckMergeRequest as _githost_storage_v1_CheckMergeRequest, CheckMergeRequest__Output as _githost_storage_v1_CheckMergeRequest__Output } from './githost/storage/v1/CheckMergeRequest.js';
 import type { CheckMergeResponse as _githost_storage_v1_CheckMergeResponse, CheckMergeResponse__Output as _githost_storage_v1_CheckMergeResponse__Output } from './githost/storage/v1/CheckMergeResponse.js';
 import type { Commit as _githost_storage_v1_Commit, Commit__Output as _githost_storage_v1_Commit__Output } from './githost/storage/v1/Commit.js';
+import type { CompareRequest as _githost_storage_v1_CompareRequest, CompareRequest__Output as _githost_storage_v1_CompareRequest__Output } from './githost/storage/v1/CompareRequest.js';
+import type { CompareResponse as _githost_storage_v1_CompareResponse, CompareResponse__Output as _githost_storage_v1_CompareResponse__Output } from './githost/storage/v1/CompareResponse.js';
 import type { CreateRepositoryRequest as _githost_storage_v1_CreateRepositoryRequest, CreateRepositoryRequest__Output as _githost_storage_v1_CreateRepositoryRequest__Output } from './githost/storage/v1/CreateRepositoryRequest.js';
 import type { CreateRepositoryResponse as _githost_storage_v1_CreateRepositoryResponse, CreateRepositoryResponse__Output as _githost_storage_v1_CreateRepositoryResponse__Output } from './githost/storage/v1/CreateRepositoryResponse.js';
 import type { DiffFile as _githost_storage_v1_DiffFile, DiffFile__Output as _githost_storage_v1_DiffFile__Output } from './githost/storage/v1/DiffFile.js';
@@ -49,6 +51,8 @@ export interface ProtoGrpcType {
         CheckMergeRequest: MessageTypeDefinition<_githost_storage_v1_CheckMergeRequest, _githost_storage_v1_CheckMergeRequest__Output>
         CheckMergeResponse: MessageTypeDefinition<_githost_storage_v1_CheckMergeResponse, _githost_storage_v1_CheckMergeResponse__Output>
         Commit: MessageTypeDefinition<_githost_storage_v1_Commit, _githost_storage_v1_Commit__Output>
+        CompareRequest: MessageTypeDefinition<_githost_storage_v1_CompareRequest, _githost_storage_v1_CompareRequest__Output>
+        CompareResponse: MessageTypeDefinition<_githost_storage_v1_CompareResponse, _githost_storage_v1_CompareResponse__Output>
         CreateRepositoryRequest: MessageTypeDefinition<_githost_storage_v1_CreateRepositoryRequest, _githost_storage_v1_CreateRepositoryRequest__Output>
         CreateRepositoryResponse: MessageTypeDefinition<_githost_storage_v1_CreateRepositoryResponse, _githost_storage_v1_CreateRepositoryResponse__Output>
         DiffFile: MessageTypeDefinition<_githost_storage_v1_DiffFile, _githost_storage_v1_DiffFile__Output>

@@ -1,3 +1,4 @@
+import { unavailable } from '@githost/errors';
 import { unary, type grpc } from '@githost/grpc';
 import type { Logger } from '@githost/logging';
 import { accountsProto, type AccountsServiceHandlers } from '@githost/protos';
@@ -16,6 +17,8 @@ export function registerAccountsService(server: grpc.Server, services: AccountsS
     Authorize: unary(authorize(services.repositories, metrics), logger, instruments),
     GetUsers: unary(getUsers(services.users), logger, instruments),
     GetRepository: unary(getRepository(services.repositories), logger, instruments),
+    // Placeholder until branch protections land (grpc/get-ref-policy.ts).
+    GetRefPolicy: unary(async () => { throw unavailable('GetRefPolicy is not available yet'); }, logger, instruments),
   };
   server.addService(accountsProto().githost.accounts.v1.AccountsService.service, handlers);
 }

@@ -1,4 +1,5 @@
 import { instrumentUnary, serverStream, unary, type grpc, type ServerInstruments } from '@githost/grpc';
+import { unavailable } from '@githost/errors';
 import { storageProto, type StorageServiceHandlers } from '@githost/protos';
 import type { StorageContext } from '../storage-context.js';
 import { checkMerge } from './check-merge.js';
@@ -36,6 +37,8 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     WriteMerge: unary(writeMerge(ctx), log, instruments),
     UpdateRef: unary(updateRef(ctx), log, instruments),
     WatchRefs: ctx.watchers.handler,
+    // Placeholder until the compare handler lands (grpc/compare.ts).
+    Compare: unary(async () => { throw unavailable('Compare is not available yet'); }, log, instruments),
   };
   server.addService(storageProto().githost.storage.v1.StorageService.service, handlers);
 }

@@ -6,6 +6,8 @@ import type { AuthenticateRequest as _githost_accounts_v1_AuthenticateRequest, A
 import type { AuthenticateResponse as _githost_accounts_v1_AuthenticateResponse, AuthenticateResponse__Output as _githost_accounts_v1_AuthenticateResponse__Output } from '../../../githost/accounts/v1/AuthenticateResponse.js';
 import type { AuthorizeRequest as _githost_accounts_v1_AuthorizeRequest, AuthorizeRequest__Output as _githost_accounts_v1_AuthorizeRequest__Output } from '../../../githost/accounts/v1/AuthorizeRequest.js';
 import type { AuthorizeResponse as _githost_accounts_v1_AuthorizeResponse, AuthorizeResponse__Output as _githost_accounts_v1_AuthorizeResponse__Output } from '../../../githost/accounts/v1/AuthorizeResponse.js';
+import type { GetRefPolicyRequest as _githost_accounts_v1_GetRefPolicyRequest, GetRefPolicyRequest__Output as _githost_accounts_v1_GetRefPolicyRequest__Output } from '../../../githost/accounts/v1/GetRefPolicyRequest.js';
+import type { GetRefPolicyResponse as _githost_accounts_v1_GetRefPolicyResponse, GetRefPolicyResponse__Output as _githost_accounts_v1_GetRefPolicyResponse__Output } from '../../../githost/accounts/v1/GetRefPolicyResponse.js';
 import type { GetRepositoryRequest as _githost_accounts_v1_GetRepositoryRequest, GetRepositoryRequest__Output as _githost_accounts_v1_GetRepositoryRequest__Output } from '../../../githost/accounts/v1/GetRepositoryRequest.js';
 import type { GetRepositoryResponse as _githost_accounts_v1_GetRepositoryResponse, GetRepositoryResponse__Output as _githost_accounts_v1_GetRepositoryResponse__Output } from '../../../githost/accounts/v1/GetRepositoryResponse.js';
 import type { GetUsersRequest as _githost_accounts_v1_GetUsersRequest, GetUsersRequest__Output as _githost_accounts_v1_GetUsersRequest__Output } from '../../../githost/accounts/v1/GetUsersRequest.js';
@@ -29,6 +31,15 @@ export interface AccountsServiceClient extends grpc.Client {
   authorize(argument: _githost_accounts_v1_AuthorizeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_AuthorizeResponse__Output>): grpc.ClientUnaryCall;
   authorize(argument: _githost_accounts_v1_AuthorizeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AuthorizeResponse__Output>): grpc.ClientUnaryCall;
   authorize(argument: _githost_accounts_v1_AuthorizeRequest, callback: grpc.requestCallback<_githost_accounts_v1_AuthorizeResponse__Output>): grpc.ClientUnaryCall;
+  
+  GetRefPolicy(argument: _githost_accounts_v1_GetRefPolicyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetRefPolicyResponse__Output>): grpc.ClientUnaryCall;
+  GetRefPolicy(argument: _githost_accounts_v1_GetRefPolicyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_GetRefPolicyResponse__Output>): grpc.ClientUnaryCall;
+  GetRefPolicy(argument: _githost_accounts_v1_GetRefPolicyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetRefPolicyResponse__Output>): grpc.ClientUnaryCall;
+  GetRefPolicy(argument: _githost_accounts_v1_GetRefPolicyRequest, callback: grpc.requestCallback<_githost_accounts_v1_GetRefPolicyResponse__Output>): grpc.ClientUnaryCall;
+  getRefPolicy(argument: _githost_accounts_v1_GetRefPolicyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetRefPolicyResponse__Output>): grpc.ClientUnaryCall;
+  getRefPolicy(argument: _githost_accounts_v1_GetRefPolicyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_GetRefPolicyResponse__Output>): grpc.ClientUnaryCall;
+  getRefPolicy(argument: _githost_accounts_v1_GetRefPolicyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetRefPolicyResponse__Output>): grpc.ClientUnaryCall;
+  getRefPolicy(argument: _githost_accounts_v1_GetRefPolicyRequest, callback: grpc.requestCallback<_githost_accounts_v1_GetRefPolicyResponse__Output>): grpc.ClientUnaryCall;
   
   GetRepository(argument: _githost_accounts_v1_GetRepositoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetRepositoryResponse__Output>): grpc.ClientUnaryCall;
   GetRepository(argument: _githost_accounts_v1_GetRepositoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_GetRepositoryResponse__Output>): grpc.ClientUnaryCall;
@@ -55,6 +66,8 @@ export interface AccountsServiceHandlers extends grpc.UntypedServiceImplementati
   
   Authorize: grpc.handleUnaryCall<_githost_accounts_v1_AuthorizeRequest__Output, _githost_accounts_v1_AuthorizeResponse>;
   
+  GetRefPolicy: grpc.handleUnaryCall<_githost_accounts_v1_GetRefPolicyRequest__Output, _githost_accounts_v1_GetRefPolicyResponse>;
+  
   GetRepository: grpc.handleUnaryCall<_githost_accounts_v1_GetRepositoryRequest__Output, _githost_accounts_v1_GetRepositoryResponse>;
   
   GetUsers: grpc.handleUnaryCall<_githost_accounts_v1_GetUsersRequest__Output, _githost_accounts_v1_GetUsersResponse>;
@@ -64,6 +77,7 @@ export interface AccountsServiceHandlers extends grpc.UntypedServiceImplementati
 export interface AccountsServiceDefinition extends grpc.ServiceDefinition {
   Authenticate: MethodDefinition<_githost_accounts_v1_AuthenticateRequest, _githost_accounts_v1_AuthenticateResponse, _githost_accounts_v1_AuthenticateRequest__Output, _githost_accounts_v1_AuthenticateResponse__Output>
   Authorize: MethodDefinition<_githost_accounts_v1_AuthorizeRequest, _githost_accounts_v1_AuthorizeResponse, _githost_accounts_v1_AuthorizeRequest__Output, _githost_accounts_v1_AuthorizeResponse__Output>
+  GetRefPolicy: MethodDefinition<_githost_accounts_v1_GetRefPolicyRequest, _githost_accounts_v1_GetRefPolicyResponse, _githost_accounts_v1_GetRefPolicyRequest__Output, _githost_accounts_v1_GetRefPolicyResponse__Output>
   GetRepository: MethodDefinition<_githost_accounts_v1_GetRepositoryRequest, _githost_accounts_v1_GetRepositoryResponse, _githost_accounts_v1_GetRepositoryRequest__Output, _githost_accounts_v1_GetRepositoryResponse__Output>
   GetUsers: MethodDefinition<_githost_accounts_v1_GetUsersRequest, _githost_accounts_v1_GetUsersResponse, _githost_accounts_v1_GetUsersRequest__Output, _githost_accounts_v1_GetUsersResponse__Output>
 }

@@ -3,8 +3,10 @@
 
 export interface GetUsersRequest {
   'ids'?: (string)[];
+  'usernames'?: (string)[];
 }
 
 export interface GetUsersRequest__Output {
   'ids': (string)[];
+  'usernames': (string)[];
 }

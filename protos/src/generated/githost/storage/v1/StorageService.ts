@@ -4,6 +4,8 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { CheckMergeRequest as _githost_storage_v1_CheckMergeRequest, CheckMergeRequest__Output as _githost_storage_v1_CheckMergeRequest__Output } from '../../../githost/storage/v1/CheckMergeRequest.js';
 import type { CheckMergeResponse as _githost_storage_v1_CheckMergeResponse, CheckMergeResponse__Output as _githost_storage_v1_CheckMergeResponse__Output } from '../../../githost/storage/v1/CheckMergeResponse.js';
+import type { CompareRequest as _githost_storage_v1_CompareRequest, CompareRequest__Output as _githost_storage_v1_CompareRequest__Output } from '../../../githost/storage/v1/CompareRequest.js';
+import type { CompareResponse as _githost_storage_v1_CompareResponse, CompareResponse__Output as _githost_storage_v1_CompareResponse__Output } from '../../../githost/storage/v1/CompareResponse.js';
 import type { CreateRepositoryRequest as _githost_storage_v1_CreateRepositoryRequest, CreateRepositoryRequest__Output as _githost_storage_v1_CreateRepositoryRequest__Output } from '../../../githost/storage/v1/CreateRepositoryRequest.js';
 import type { CreateRepositoryResponse as _githost_storage_v1_CreateRepositoryResponse, CreateRepositoryResponse__Output as _githost_storage_v1_CreateRepositoryResponse__Output } from '../../../githost/storage/v1/CreateRepositoryResponse.js';
 import type { DiffRequest as _githost_storage_v1_DiffRequest, DiffRequest__Output as _githost_storage_v1_DiffRequest__Output } from '../../../githost/storage/v1/DiffRequest.js';
@@ -42,6 +44,15 @@ export interface StorageServiceClient extends grpc.Client {
   checkMerge(argument: _githost_storage_v1_CheckMergeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
   checkMerge(argument: _githost_storage_v1_CheckMergeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
   checkMerge(argument: _githost_storage_v1_CheckMergeRequest, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
+  
+  Compare(argument: _githost_storage_v1_CompareRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CompareResponse__Output>): grpc.ClientUnaryCall;
+  Compare(argument: _githost_storage_v1_CompareRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_CompareResponse__Output>): grpc.ClientUnaryCall;
+  Compare(argument: _githost_storage_v1_CompareRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CompareResponse__Output>): grpc.ClientUnaryCall;
+  Compare(argument: _githost_storage_v1_CompareRequest, callback: grpc.requestCallback<_githost_storage_v1_CompareResponse__Output>): grpc.ClientUnaryCall;
+  compare(argument: _githost_storage_v1_CompareRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CompareResponse__Output>): grpc.ClientUnaryCall;
+  compare(argument: _githost_storage_v1_CompareRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_CompareResponse__Output>): grpc.ClientUnaryCall;
+  compare(argument: _githost_storage_v1_CompareRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CompareResponse__Output>): grpc.ClientUnaryCall;
+  compare(argument: _githost_storage_v1_CompareRequest, callback: grpc.requestCallback<_githost_storage_v1_CompareResponse__Output>): grpc.ClientUnaryCall;
   
   CreateRepository(argument: _githost_storage_v1_CreateRepositoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CreateRepositoryResponse__Output>): grpc.ClientUnaryCall;
   CreateRepository(argument: _githost_storage_v1_CreateRepositoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_CreateRepositoryResponse__Output>): grpc.ClientUnaryCall;
@@ -162,6 +173,8 @@ export interface StorageServiceClient extends grpc.Client {
 export interface StorageServiceHandlers extends grpc.UntypedServiceImplementation {
   CheckMerge: grpc.handleUnaryCall<_githost_storage_v1_CheckMergeRequest__Output, _githost_storage_v1_CheckMergeResponse>;
   
+  Compare: grpc.handleUnaryCall<_githost_storage_v1_CompareRequest__Output, _githost_storage_v1_CompareResponse>;
+  
   CreateRepository: grpc.handleUnaryCall<_githost_storage_v1_CreateRepositoryRequest__Output, _githost_storage_v1_CreateRepositoryResponse>;
   
   Diff: grpc.handleServerStreamingCall<_githost_storage_v1_DiffRequest__Output, _githost_storage_v1_DiffResponse>;
@@ -194,6 +207,7 @@ export interface StorageServiceHandlers extends grpc.UntypedServiceImplementatio
 
 export interface StorageServiceDefinition extends grpc.ServiceDefinition {
   CheckMerge: MethodDefinition<_githost_storage_v1_CheckMergeRequest, _githost_storage_v1_CheckMergeResponse, _githost_storage_v1_CheckMergeRequest__Output, _githost_storage_v1_CheckMergeResponse__Output>
+  Compare: MethodDefinition<_githost_storage_v1_CompareRequest, _githost_storage_v1_CompareResponse, _githost_storage_v1_CompareRequest__Output, _githost_storage_v1_CompareResponse__Output>
   CreateRepository: MethodDefinition<_githost_storage_v1_CreateRepositoryRequest, _githost_storage_v1_CreateRepositoryResponse, _githost_storage_v1_CreateRepositoryRequest__Output, _githost_storage_v1_CreateRepositoryResponse__Output>
   Diff: MethodDefinition<_githost_storage_v1_DiffRequest, _githost_storage_v1_DiffResponse, _githost_storage_v1_DiffRequest__Output, _githost_storage_v1_DiffResponse__Output>
   IsAncestor: MethodDefinition<_githost_storage_v1_IsAncestorRequest, _githost_storage_v1_IsAncestorResponse, _githost_storage_v1_IsAncestorRequest__Output, _githost_storage_v1_IsAncestorResponse__Output>

@@ -9,6 +9,7 @@ export interface WriteMergeRequest {
   'author'?: (_githost_storage_v1_Signature | null);
   'committer'?: (_githost_storage_v1_Signature | null);
   'message'?: (string);
+  'squash'?: (boolean);
 }
 
 export interface WriteMergeRequest__Output {
@@ -18,4 +19,5 @@ export interface WriteMergeRequest__Output {
   'author': (_githost_storage_v1_Signature__Output | null);
   'committer': (_githost_storage_v1_Signature__Output | null);
   'message': (string);
+  'squash': (boolean);
 }

@@ -2,6 +2,8 @@
 export type * from './CheckMergeRequest.js';
 export type * from './CheckMergeResponse.js';
 export type * from './Commit.js';
+export type * from './CompareRequest.js';
+export type * from './CompareResponse.js';
 export type * from './CreateRepositoryRequest.js';
 export type * from './CreateRepositoryResponse.js';
 export type * from './DiffFile.js';

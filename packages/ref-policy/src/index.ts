@@ -1,0 +1,3 @@
+export * from './types.js';
+export { validateBranchPattern, protectionFor, matchesPattern } from './patterns.js';
+export { refusalOf, type RefChange, type RefActor } from './refusal.js';
