@@ -32,6 +32,8 @@ import type { RemoveRepositoryRequest as _githost_storage_v1_RemoveRepositoryReq
 import type { RemoveRepositoryResponse as _githost_storage_v1_RemoveRepositoryResponse, RemoveRepositoryResponse__Output as _githost_storage_v1_RemoveRepositoryResponse__Output } from './githost/storage/v1/RemoveRepositoryResponse.js';
 import type { ResolveRevisionRequest as _githost_storage_v1_ResolveRevisionRequest, ResolveRevisionRequest__Output as _githost_storage_v1_ResolveRevisionRequest__Output } from './githost/storage/v1/ResolveRevisionRequest.js';
 import type { ResolveRevisionResponse as _githost_storage_v1_ResolveRevisionResponse, ResolveRevisionResponse__Output as _githost_storage_v1_ResolveRevisionResponse__Output } from './githost/storage/v1/ResolveRevisionResponse.js';
+import type { SetDefaultBranchRequest as _githost_storage_v1_SetDefaultBranchRequest, SetDefaultBranchRequest__Output as _githost_storage_v1_SetDefaultBranchRequest__Output } from './githost/storage/v1/SetDefaultBranchRequest.js';
+import type { SetDefaultBranchResponse as _githost_storage_v1_SetDefaultBranchResponse, SetDefaultBranchResponse__Output as _githost_storage_v1_SetDefaultBranchResponse__Output } from './githost/storage/v1/SetDefaultBranchResponse.js';
 import type { Signature as _githost_storage_v1_Signature, Signature__Output as _githost_storage_v1_Signature__Output } from './githost/storage/v1/Signature.js';
 import type { StorageServiceClient as _githost_storage_v1_StorageServiceClient, StorageServiceDefinition as _githost_storage_v1_StorageServiceDefinition } from './githost/storage/v1/StorageService.js';
 import type { UpdateRefRequest as _githost_storage_v1_UpdateRefRequest, UpdateRefRequest__Output as _githost_storage_v1_UpdateRefRequest__Output } from './githost/storage/v1/UpdateRefRequest.js';
@@ -79,6 +81,8 @@ export interface ProtoGrpcType {
         RemoveRepositoryResponse: MessageTypeDefinition<_githost_storage_v1_RemoveRepositoryResponse, _githost_storage_v1_RemoveRepositoryResponse__Output>
         ResolveRevisionRequest: MessageTypeDefinition<_githost_storage_v1_ResolveRevisionRequest, _githost_storage_v1_ResolveRevisionRequest__Output>
         ResolveRevisionResponse: MessageTypeDefinition<_githost_storage_v1_ResolveRevisionResponse, _githost_storage_v1_ResolveRevisionResponse__Output>
+        SetDefaultBranchRequest: MessageTypeDefinition<_githost_storage_v1_SetDefaultBranchRequest, _githost_storage_v1_SetDefaultBranchRequest__Output>
+        SetDefaultBranchResponse: MessageTypeDefinition<_githost_storage_v1_SetDefaultBranchResponse, _githost_storage_v1_SetDefaultBranchResponse__Output>
         Signature: MessageTypeDefinition<_githost_storage_v1_Signature, _githost_storage_v1_Signature__Output>
         StorageService: SubtypeConstructor<typeof grpc.Client, _githost_storage_v1_StorageServiceClient> & { service: _githost_storage_v1_StorageServiceDefinition }
         UpdateRefRequest: MessageTypeDefinition<_githost_storage_v1_UpdateRefRequest, _githost_storage_v1_UpdateRefRequest__Output>

@@ -39,6 +39,8 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     WatchRefs: ctx.watchers.handler,
     // Placeholder until the compare handler lands (grpc/compare.ts).
     Compare: unary(async () => { throw unavailable('Compare is not available yet'); }, log, instruments),
+    // Placeholder until the default-branch handler lands (grpc/set-default-branch.ts).
+    SetDefaultBranch: unary(async () => { throw unavailable('SetDefaultBranch is not available yet'); }, log, instruments),
   };
   server.addService(storageProto().githost.storage.v1.StorageService.service, handlers);
 }

@@ -29,6 +29,8 @@ import type { RemoveRepositoryRequest as _githost_storage_v1_RemoveRepositoryReq
 import type { RemoveRepositoryResponse as _githost_storage_v1_RemoveRepositoryResponse, RemoveRepositoryResponse__Output as _githost_storage_v1_RemoveRepositoryResponse__Output } from '../../../githost/storage/v1/RemoveRepositoryResponse.js';
 import type { ResolveRevisionRequest as _githost_storage_v1_ResolveRevisionRequest, ResolveRevisionRequest__Output as _githost_storage_v1_ResolveRevisionRequest__Output } from '../../../githost/storage/v1/ResolveRevisionRequest.js';
 import type { ResolveRevisionResponse as _githost_storage_v1_ResolveRevisionResponse, ResolveRevisionResponse__Output as _githost_storage_v1_ResolveRevisionResponse__Output } from '../../../githost/storage/v1/ResolveRevisionResponse.js';
+import type { SetDefaultBranchRequest as _githost_storage_v1_SetDefaultBranchRequest, SetDefaultBranchRequest__Output as _githost_storage_v1_SetDefaultBranchRequest__Output } from '../../../githost/storage/v1/SetDefaultBranchRequest.js';
+import type { SetDefaultBranchResponse as _githost_storage_v1_SetDefaultBranchResponse, SetDefaultBranchResponse__Output as _githost_storage_v1_SetDefaultBranchResponse__Output } from '../../../githost/storage/v1/SetDefaultBranchResponse.js';
 import type { UpdateRefRequest as _githost_storage_v1_UpdateRefRequest, UpdateRefRequest__Output as _githost_storage_v1_UpdateRefRequest__Output } from '../../../githost/storage/v1/UpdateRefRequest.js';
 import type { UpdateRefResponse as _githost_storage_v1_UpdateRefResponse, UpdateRefResponse__Output as _githost_storage_v1_UpdateRefResponse__Output } from '../../../githost/storage/v1/UpdateRefResponse.js';
 import type { WatchRefsRequest as _githost_storage_v1_WatchRefsRequest, WatchRefsRequest__Output as _githost_storage_v1_WatchRefsRequest__Output } from '../../../githost/storage/v1/WatchRefsRequest.js';
@@ -145,6 +147,15 @@ export interface StorageServiceClient extends grpc.Client {
   resolveRevision(argument: _githost_storage_v1_ResolveRevisionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveRevisionResponse__Output>): grpc.ClientUnaryCall;
   resolveRevision(argument: _githost_storage_v1_ResolveRevisionRequest, callback: grpc.requestCallback<_githost_storage_v1_ResolveRevisionResponse__Output>): grpc.ClientUnaryCall;
   
+  SetDefaultBranch(argument: _githost_storage_v1_SetDefaultBranchRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_SetDefaultBranchResponse__Output>): grpc.ClientUnaryCall;
+  SetDefaultBranch(argument: _githost_storage_v1_SetDefaultBranchRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_SetDefaultBranchResponse__Output>): grpc.ClientUnaryCall;
+  SetDefaultBranch(argument: _githost_storage_v1_SetDefaultBranchRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_SetDefaultBranchResponse__Output>): grpc.ClientUnaryCall;
+  SetDefaultBranch(argument: _githost_storage_v1_SetDefaultBranchRequest, callback: grpc.requestCallback<_githost_storage_v1_SetDefaultBranchResponse__Output>): grpc.ClientUnaryCall;
+  setDefaultBranch(argument: _githost_storage_v1_SetDefaultBranchRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_SetDefaultBranchResponse__Output>): grpc.ClientUnaryCall;
+  setDefaultBranch(argument: _githost_storage_v1_SetDefaultBranchRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_SetDefaultBranchResponse__Output>): grpc.ClientUnaryCall;
+  setDefaultBranch(argument: _githost_storage_v1_SetDefaultBranchRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_SetDefaultBranchResponse__Output>): grpc.ClientUnaryCall;
+  setDefaultBranch(argument: _githost_storage_v1_SetDefaultBranchRequest, callback: grpc.requestCallback<_githost_storage_v1_SetDefaultBranchResponse__Output>): grpc.ClientUnaryCall;
+  
   UpdateRef(argument: _githost_storage_v1_UpdateRefRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_UpdateRefResponse__Output>): grpc.ClientUnaryCall;
   UpdateRef(argument: _githost_storage_v1_UpdateRefRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_UpdateRefResponse__Output>): grpc.ClientUnaryCall;
   UpdateRef(argument: _githost_storage_v1_UpdateRefRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_UpdateRefResponse__Output>): grpc.ClientUnaryCall;
@@ -197,6 +208,8 @@ export interface StorageServiceHandlers extends grpc.UntypedServiceImplementatio
   
   ResolveRevision: grpc.handleUnaryCall<_githost_storage_v1_ResolveRevisionRequest__Output, _githost_storage_v1_ResolveRevisionResponse>;
   
+  SetDefaultBranch: grpc.handleUnaryCall<_githost_storage_v1_SetDefaultBranchRequest__Output, _githost_storage_v1_SetDefaultBranchResponse>;
+  
   UpdateRef: grpc.handleUnaryCall<_githost_storage_v1_UpdateRefRequest__Output, _githost_storage_v1_UpdateRefResponse>;
   
   WatchRefs: grpc.handleBidiStreamingCall<_githost_storage_v1_WatchRefsRequest__Output, _githost_storage_v1_RefsChanged>;
@@ -219,6 +232,7 @@ export interface StorageServiceDefinition extends grpc.ServiceDefinition {
   ReadTree: MethodDefinition<_githost_storage_v1_ReadTreeRequest, _githost_storage_v1_ReadTreeResponse, _githost_storage_v1_ReadTreeRequest__Output, _githost_storage_v1_ReadTreeResponse__Output>
   RemoveRepository: MethodDefinition<_githost_storage_v1_RemoveRepositoryRequest, _githost_storage_v1_RemoveRepositoryResponse, _githost_storage_v1_RemoveRepositoryRequest__Output, _githost_storage_v1_RemoveRepositoryResponse__Output>
   ResolveRevision: MethodDefinition<_githost_storage_v1_ResolveRevisionRequest, _githost_storage_v1_ResolveRevisionResponse, _githost_storage_v1_ResolveRevisionRequest__Output, _githost_storage_v1_ResolveRevisionResponse__Output>
+  SetDefaultBranch: MethodDefinition<_githost_storage_v1_SetDefaultBranchRequest, _githost_storage_v1_SetDefaultBranchResponse, _githost_storage_v1_SetDefaultBranchRequest__Output, _githost_storage_v1_SetDefaultBranchResponse__Output>
   UpdateRef: MethodDefinition<_githost_storage_v1_UpdateRefRequest, _githost_storage_v1_UpdateRefResponse, _githost_storage_v1_UpdateRefRequest__Output, _githost_storage_v1_UpdateRefResponse__Output>
   WatchRefs: MethodDefinition<_githost_storage_v1_WatchRefsRequest, _githost_storage_v1_RefsChanged, _githost_storage_v1_WatchRefsRequest__Output, _githost_storage_v1_RefsChanged__Output>
   WriteMerge: MethodDefinition<_githost_storage_v1_WriteMergeRequest, _githost_storage_v1_WriteMergeResponse, _githost_storage_v1_WriteMergeRequest__Output, _githost_storage_v1_WriteMergeResponse__Output>

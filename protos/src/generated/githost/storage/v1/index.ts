@@ -30,6 +30,8 @@ export type * from './RemoveRepositoryRequest.js';
 export type * from './RemoveRepositoryResponse.js';
 export type * from './ResolveRevisionRequest.js';
 export type * from './ResolveRevisionResponse.js';
+export type * from './SetDefaultBranchRequest.js';
+export type * from './SetDefaultBranchResponse.js';
 export type * from './Signature.js';
 export type * from './StorageService.js';
 export type * from './UpdateRefRequest.js';
