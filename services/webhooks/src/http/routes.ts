@@ -1,6 +1,5 @@
-import { express, route, type Request, type Response } from '@githost/http';
+import { express, identityOf, route, type Request, type Response } from '@githost/http';
 import { conflict, notFound } from '@githost/errors';
-import { identityOf } from '@githost/http';
 import type { WebhookRepository } from '../db/webhook-repository.js';
 import type { DeliveryRepository } from '../db/delivery-repository.js';
 import { pingWebhook } from '../domain/ping.js';
