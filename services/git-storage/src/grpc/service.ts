@@ -14,6 +14,7 @@ import { readCommit } from './read-commit.js';
 import { readTree } from './read-tree.js';
 import { removeRepository } from './remove-repository.js';
 import { resolveRevision } from './resolve-revision.js';
+import { setDefaultBranch } from './set-default-branch.js';
 import { updateRef } from './update-ref.js';
 import { writeMerge } from './write-merge.js';
 
@@ -39,8 +40,7 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     WatchRefs: ctx.watchers.handler,
     // Placeholder until the compare handler lands (grpc/compare.ts).
     Compare: unary(async () => { throw unavailable('Compare is not available yet'); }, log, instruments),
-    // Placeholder until the default-branch handler lands (grpc/set-default-branch.ts).
-    SetDefaultBranch: unary(async () => { throw unavailable('SetDefaultBranch is not available yet'); }, log, instruments),
+    SetDefaultBranch: unary(setDefaultBranch(ctx), log, instruments),
   };
   server.addService(storageProto().githost.storage.v1.StorageService.service, handlers);
 }
