@@ -1,8 +1,8 @@
 import { instrumentUnary, serverStream, unary, type grpc, type ServerInstruments } from '@githost/grpc';
-import { unavailable } from '@githost/errors';
 import { storageProto, type StorageServiceHandlers } from '@githost/protos';
 import type { StorageContext } from '../storage-context.js';
 import { checkMerge } from './check-merge.js';
+import { compare } from './compare.js';
 import { createRepository } from './create-repository.js';
 import { diff } from './diff.js';
 import { isAncestor } from './is-ancestor.js';
@@ -38,8 +38,7 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     WriteMerge: unary(writeMerge(ctx), log, instruments),
     UpdateRef: unary(updateRef(ctx), log, instruments),
     WatchRefs: ctx.watchers.handler,
-    // Placeholder until the compare handler lands (grpc/compare.ts).
-    Compare: unary(async () => { throw unavailable('Compare is not available yet'); }, log, instruments),
+    Compare: unary(compare(ctx), log, instruments),
     SetDefaultBranch: unary(setDefaultBranch(ctx), log, instruments),
   };
   server.addService(storageProto().githost.storage.v1.StorageService.service, handlers);
