@@ -70,7 +70,7 @@ describe('GET /api/repos/{owner}/{repo}/archive/{ref}', () => {
   });
 
   it('when a stranger or nobody asks for a private repository, then 404; its owner gets it with Cache-Control private', async () => {
-    for (const headers of [{}, { authorization: `Bearer ${bob.token}` }]) {
+    for (const headers of [{}, { authorization: `Bearer ${bob.token}` }] as Record<string, string>[]) {
       const res = await download('/api/repos/alice/secret/archive/main.tar.gz', headers);
       expect(res.status).toBe(404);
     }
