@@ -1,5 +1,4 @@
 import { instrumentUnary, serverStream, unary, type grpc, type ServerInstruments } from '@githost/grpc';
-import { unavailable } from '@githost/errors';
 import { storageProto, type StorageServiceHandlers } from '@githost/protos';
 import type { StorageContext } from '../storage-context.js';
 import { checkMerge } from './check-merge.js';
@@ -15,6 +14,7 @@ import { readCommit } from './read-commit.js';
 import { readTree } from './read-tree.js';
 import { removeRepository } from './remove-repository.js';
 import { resolveRevision } from './resolve-revision.js';
+import { setDefaultBranch } from './set-default-branch.js';
 import { updateRef } from './update-ref.js';
 import { writeMerge } from './write-merge.js';
 
@@ -39,8 +39,7 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     UpdateRef: unary(updateRef(ctx), log, instruments),
     WatchRefs: ctx.watchers.handler,
     Compare: unary(compare(ctx), log, instruments),
-    // Placeholder until the default-branch handler lands (grpc/set-default-branch.ts).
-    SetDefaultBranch: unary(async () => { throw unavailable('SetDefaultBranch is not available yet'); }, log, instruments),
+    SetDefaultBranch: unary(setDefaultBranch(ctx), log, instruments),
   };
   server.addService(storageProto().githost.storage.v1.StorageService.service, handlers);
 }
