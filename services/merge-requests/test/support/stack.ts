@@ -52,6 +52,7 @@ export async function startStack(deps: Partial<Deps> = {}): Promise<Stack> {
     accountsAddr: `127.0.0.1:${accounts.port}`,
     amqpUrl: undefined,
     eventsExchange: 'githost.events',
+    eventsQueue: 'githost.merge-requests',
   };
   const logger = createLogger('merge-requests', 'silent');
   const build = (extra: Partial<Deps>) => createServer(config, { bus, logger, recovery: { intervalMs: 3600_000 }, ...deps, ...extra });
