@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '@githost/logging';
 import { GrpcRepositoryStorage } from './clients/storage.js';
 import { pgliteDir, type Config } from './config.js';
 import { openAccountsDatabase } from './db/open.js';
+import { PgProtectionStore } from './db/protection-store.js';
 import { PgRepositoryStore } from './db/repository-store.js';
 import { PgTokenStore } from './db/token-store.js';
 import { PgUserStore } from './db/user-store.js';
@@ -44,6 +45,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
         users: new PgUserStore(database),
         tokens: new PgTokenStore(database),
         repositories: new PgRepositoryStore(database),
+        protections: new PgProtectionStore(database),
         storage: store,
         placement: { shards: [...config.storageShards.keys()], defaultShard: config.defaultShard },
         adminToken: config.adminToken,

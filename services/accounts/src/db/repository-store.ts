@@ -7,7 +7,7 @@ import { iso, uniquely } from './rows.js';
 type RepositoryRow = Omit<Repository, 'created_at'> & { created_at: Date };
 
 const SELECT_REPOSITORY = `
-  SELECT r.id, r.owner_id, u.username AS owner, r.name, r.private, r.default_branch, r.description, r.shard, r.created_at
+  SELECT r.id, r.owner_id, u.username AS owner, r.name, r.private, r.default_branch, r.description, r.allow_tag_changes, r.shard, r.created_at
     FROM repositories r JOIN users u ON u.id = r.owner_id`;
 
 function toRepository(row: RepositoryRow): Repository {
@@ -19,6 +19,7 @@ function toRepository(row: RepositoryRow): Repository {
     private: row.private,
     default_branch: row.default_branch,
     description: row.description,
+    allow_tag_changes: row.allow_tag_changes,
     shard: row.shard,
     created_at: iso(row.created_at),
   };
@@ -51,7 +52,7 @@ export class PgRepositoryStore implements RepositoryStore {
 
   async accessFacts(owner: string, name: string, userId: string | null): Promise<AccessFacts | null> {
     const { rows } = await this.db.query<RepositoryRow & { collaborator: CollaboratorPermission | null; caller_id: string | null; caller_username: string | null; caller_is_admin: boolean | null }>(
-      `SELECT r.id, r.owner_id, u.username AS owner, r.name, r.private, r.default_branch, r.description, r.shard, r.created_at,
+      `SELECT r.id, r.owner_id, u.username AS owner, r.name, r.private, r.default_branch, r.description, r.allow_tag_changes, r.shard, r.created_at,
               c.permission AS collaborator, cu.id AS caller_id, cu.username AS caller_username, cu.is_admin AS caller_is_admin
          FROM repositories r
          JOIN users u ON u.id = r.owner_id

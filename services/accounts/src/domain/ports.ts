@@ -1,3 +1,4 @@
+import type { BranchProtection, RefPolicy } from '@githost/ref-policy';
 import type { CollaboratorPermission, Repository, User } from './types.js';
 
 /** Data access the domain needs; implemented in src/db over Postgres or PGlite. */
@@ -5,6 +6,8 @@ export interface UserStore {
   /** Throws conflict `Username already taken` when the name exists in any letter case. */
   insert(user: Omit<User, 'created_at'>): Promise<User>;
   byIds(ids: string[]): Promise<User[]>;
+  /** Users with any of the ids or exactly one of the usernames, each once, by username. */
+  find(ids: string[], usernames: string[]): Promise<User[]>;
   /** Case-insensitive. */
   byUsername(username: string): Promise<User | null>;
 }
@@ -51,6 +54,24 @@ export interface RepositoryStore {
   removeCollaborator(repositoryId: string, userId: string): Promise<void>;
   /** How many repositories each shard holds (shards holding none are absent). */
   countByShard(): Promise<Map<string, number>>;
+}
+
+/** A branch protection rule as stored, with its timestamps (ISO 8601). */
+export type StoredProtection = BranchProtection & { created_at: string; updated_at: string };
+
+export interface ProtectionStore {
+  /** The repository's rules, in code-unit order of their patterns. */
+  list(repositoryId: string): Promise<StoredProtection[]>;
+  get(repositoryId: string, pattern: string): Promise<StoredProtection | null>;
+  /**
+   * Creates or replaces the rule for its pattern; `created` tells which. Null when the repository
+   * is gone. Throws validation when a new rule would make more than `maxRules`.
+   */
+  put(repositoryId: string, rule: BranchProtection, maxRules: number): Promise<{ rule: StoredProtection; created: boolean } | null>;
+  /** False when there was no such rule. */
+  remove(repositoryId: string, pattern: string): Promise<boolean>;
+  /** Default branch, tag setting and rules in one read; null for an unknown repository. */
+  refPolicy(repositoryId: string): Promise<RefPolicy | null>;
 }
 
 /** Carried to other services so one request's log lines join up (X-Request-Id). */

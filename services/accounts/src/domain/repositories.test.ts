@@ -12,6 +12,7 @@ const input: CreateRepositoryInput = { name: 'demo', private: false, default_bra
 const users: UserStore = {
   insert: async () => alice,
   byIds: async (ids) => (ids.includes('u1') ? [alice] : []),
+  find: async (ids, names) => (ids.includes('u1') || names.includes('alice') ? [alice] : []),
   byUsername: async (name) => (name.toLowerCase() === 'alice' ? alice : null),
 };
 

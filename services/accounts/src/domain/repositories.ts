@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { forbidden, notFound, validation } from '@githost/errors';
-import { canRead } from '@githost/identity';
 import { permissionFor } from './access.js';
+import { manageableRepositoryId, readableRepositoryId, REPOSITORY_NOT_FOUND, type RepoAccess } from './repo-access.js';
 import { chooseShard, type ShardPlacement } from './placement.js';
 import { parseCollaboratorPermission, type CreateRepositoryInput } from './input.js';
 import type { CallContext, RepositoryStorage, RepositoryStore, UserStore } from './ports.js';
 import type { Caller, Permission, Repository, User } from './types.js';
 
-/** The repository and permission the gateway resolved and signed for this request. */
-export interface RepoAccess {
-  id: string;
-  permission: Permission;
-}
-
-const REPOSITORY_NOT_FOUND = 'Repository not found';
+export type { RepoAccess };
 const NAME_SHAPE = /^[A-Za-z0-9._-]{1,100}$/;
 
 export class RepositoryService {
@@ -38,7 +32,7 @@ export class RepositoryService {
     let stored = false;
     try {
       return await this.repos.insertWith(
-        { id, owner_id: owner.id, name: input.name, private: input.private, default_branch: input.default_branch, description: input.description, shard },
+        { id, owner_id: owner.id, name: input.name, private: input.private, default_branch: input.default_branch, description: input.description, allow_tag_changes: false, shard },
         async () => {
           await this.storage.createRepository(shard, id, input.default_branch, ctx);
           stored = true;
@@ -67,10 +61,7 @@ export class RepositoryService {
 
   /** GET /api/repos/{owner}/{repo}: read access, else the same 404 as a missing repository (CONTRACT §9). */
   async get(access: RepoAccess | null): Promise<Repository> {
-    if (!access || !canRead(access.permission)) throw notFound(REPOSITORY_NOT_FOUND);
-    const repo = await this.repos.byId(access.id);
-    if (!repo) throw notFound(REPOSITORY_NOT_FOUND);
-    return repo;
+    return this.byId(readableRepositoryId(access));
   }
 
   async byId(id: string): Promise<Repository> {
@@ -111,12 +102,7 @@ export class RepositoryService {
   }
 
   private async manageable(access: RepoAccess | null): Promise<Repository> {
-    if (!access) throw notFound(REPOSITORY_NOT_FOUND);
-    if (access.permission !== 'admin') {
-      if (!canRead(access.permission)) throw notFound(REPOSITORY_NOT_FOUND);
-      throw forbidden();
-    }
-    return this.byId(access.id);
+    return this.byId(manageableRepositoryId(access));
   }
 
   private async collaboratorUser(username: string): Promise<User> {
