@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { createEventBus, type EventBus, type EventEnvelope } from '@githost/bus';
+import { openDatabase } from '@githost/db';
+import { PgMergeRequestStore } from '../src/db/merge-request-store.js';
+import { mergeRequestEvent } from '../src/domain/merge-request-event.js';
 import { TEST_AMQP_URL, uniqueTestName } from '@githost/bus/testing';
 import { createLogger } from '@githost/logging';
 import { commitAll, createTestRepository, git, makeWorkdir, pushTo, writeFiles } from '@githost/git-storage/testing';
@@ -191,6 +194,29 @@ describe('following pushes', () => {
       sender: { username: 'alice' },
       merge_request: { number: 1, title: 'Feature', state: 'merged' },
     });
+  });
+
+  it('when the target push arrives while a merge of it is in flight, then the consumer waits and the merge alone records the outcome', async () => {
+    const r = await makeRepo();
+    const created = (await open(r)).body;
+    const head = await tip(r, 'feature');
+    const before = await tip(r, 'main');
+    const db = await openDatabase({ url: stack.config.databaseUrl, schema: 'merge_requests' });
+    try {
+      const store = new PgMergeRequestStore(db);
+      const repo = { id: r.id, owner: 'alice', name: 'proj', shard: 'default' };
+      await store.claimMerge({ mr_id: created.id as string, repo, merger_id: 'u-bob', request_id: 'api-merge' });
+      await git(r.bare, 'update-ref', 'refs/heads/main', head, before);
+      stack.storage.service.context.refs.invalidate(r.bare);
+      const delivered = stack.bus.publish(pushEvent(r, 'refs/heads/main', before, head, 'carol'));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await store.completeMerge({ mr_id: created.id as string, merged_sha: head, merged_by: 'u-bob', event: (m) => mergeRequestEvent(m, repo, 'api-merge') });
+      await delivered;
+    } finally {
+      await db.close();
+    }
+    expect((await call(r, 'GET', '/merge-requests/1')).body).toMatchObject({ state: 'merged', merged_sha: head, merged_by: 'u-bob' });
+    expect((await call(r, 'GET', '/activity')).body.filter((a) => a.action === 'merge_mr')).toHaveLength(1);
   });
 
   it('when the source branch is deleted, then the open merge request is closed', async () => {
