@@ -50,6 +50,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
         placement: { shards: [...config.storageShards.keys()], defaultShard: config.defaultShard },
         adminToken: config.adminToken,
         onOrphan: (repository_id, err) => logger.error({ err, repository_id }, 'could not remove a half-created repository from git-storage'),
+        onHeadDrift: (repository_id, err) => logger.error({ err, repository_id }, 'could not point HEAD back at the default branch after a failed change'),
       });
       const ready = async () => (await database.ping()) && (store.ready ? await store.ready() : true);
       const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services, registry });

@@ -1,4 +1,5 @@
 import type { BranchProtection, RefPolicy } from '@githost/ref-policy';
+import type { Page, Paged } from './paging.js';
 import type { CollaboratorPermission, Repository, User } from './types.js';
 
 /** Data access the domain needs; implemented in src/db over Postgres or PGlite. */
@@ -54,6 +55,36 @@ export interface RepositoryStore {
   removeCollaborator(repositoryId: string, userId: string): Promise<void>;
   /** How many repositories each shard holds (shards holding none are absent). */
   countByShard(): Promise<Map<string, number>>;
+  /**
+   * Locks the row, applies `changes` and runs `during(before)` in the same transaction: a failure
+   * of `during` leaves the row as it was. Null when the repository does not exist.
+   */
+  updateWith(id: string, changes: RepositoryChanges, during: (before: Repository) => Promise<void>): Promise<{ before: Repository; after: Repository } | null>;
+  /**
+   * Locks and deletes the row (its collaborators and protections with it), runs `during` and
+   * commits only when it succeeds: a failure of `during` leaves everything as it was. False when
+   * the repository does not exist.
+   */
+  deleteWith(id: string, during: (repo: Repository) => Promise<void>): Promise<boolean>;
+  /** Repositories the user owns or collaborates on, by full name. */
+  listForMember(userId: string, page: Page): Promise<Paged<Repository>>;
+  /** The owner's repositories the viewer may read (CONTRACT §3), by name. */
+  listOwnedBy(ownerId: string, viewer: { userId: string | null; isAdmin: boolean }, page: Page): Promise<Paged<Repository>>;
+  /** Explicit collaborators, by username. */
+  listCollaborators(repositoryId: string, page: Page): Promise<Paged<Collaborator>>;
+}
+
+/** Fields a PATCH may change; absent ones stay as they are. */
+export interface RepositoryChanges {
+  description?: string | null;
+  private?: boolean;
+  default_branch?: string;
+  allow_tag_changes?: boolean;
+}
+
+export interface Collaborator {
+  username: string;
+  permission: CollaboratorPermission;
 }
 
 /** A branch protection rule as stored, with its timestamps (ISO 8601). */
@@ -79,8 +110,22 @@ export interface CallContext {
   requestId?: string;
 }
 
+/** Who deleted which repository, for git-storage's `repository_deleted` event (CONTRACT §9). */
+export interface DeletionEvent {
+  owner: string;
+  name: string;
+  /** Username of the caller who deleted it. */
+  pusher: string;
+}
+
 /** git-storage, as the domain sees it: each call goes to the shard that holds (or will hold) the repository. */
 export interface RepositoryStorage {
   createRepository(shard: string, repositoryId: string, defaultBranch: string, ctx?: CallContext): Promise<void>;
-  removeRepository(shard: string, repositoryId: string, ctx?: CallContext): Promise<void>;
+  /** Idempotent (a missing directory is removed already). With `deletion`, git-storage journals a
+   *  `repository_deleted` event; without it (undoing a half-created repository), nothing. */
+  removeRepository(shard: string, repositoryId: string, ctx?: CallContext, deletion?: DeletionEvent): Promise<void>;
+  /** Points HEAD at refs/heads/<branch>. */
+  setDefaultBranch(shard: string, repositoryId: string, branch: string, ctx?: CallContext): Promise<void>;
+  /** The repository's branch names, without refs/heads/. */
+  listBranches(shard: string, repositoryId: string, ctx?: CallContext): Promise<string[]>;
 }

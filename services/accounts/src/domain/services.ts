@@ -21,11 +21,12 @@ export function createServices(deps: {
   placement: ShardPlacement;
   adminToken: string | undefined;
   onOrphan?: (repositoryId: string, err: unknown) => void;
+  onHeadDrift?: (repositoryId: string, err: unknown) => void;
 }): AccountsServices {
   return {
     users: new UserService(deps.users),
     tokens: new TokenService(deps.tokens, deps.adminToken),
-    repositories: new RepositoryService(deps.repositories, deps.users, deps.storage, deps.placement, deps.onOrphan),
+    repositories: new RepositoryService(deps.repositories, deps.users, deps.storage, deps.placement, deps.onOrphan, deps.onHeadDrift),
     protections: new ProtectionService(deps.protections),
   };
 }

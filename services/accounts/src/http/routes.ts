@@ -7,6 +7,7 @@ import { NO_USER_RECORD } from '../domain/tokens.js';
 import { requireSiteAdmin } from '../domain/users.js';
 import { callerOf, repoAccessOf } from './caller.js';
 import { registerProtectionRoutes } from './protection-routes.js';
+import { registerRepositoryRoutes } from './repository-routes.js';
 import { issuedTokenJson, repositoryJson, tokenJson, userJson } from './present.js';
 
 /** CONTRACT §8 accounts endpoints; the gateway forwards these paths unchanged. */
@@ -73,4 +74,5 @@ export function registerRoutes(app: Express, services: AccountsServices, publicU
   }));
 
   registerProtectionRoutes(app, services.protections);
+  registerRepositoryRoutes(app, repositories, publicUrl);
 }
