@@ -136,7 +136,8 @@ describe('following the source branch', () => {
     const after = await tip(r, 'feature');
     await git(r.wd, 'push', '-q', '--force', r.remote, 'feature');
     await eventually(async () => ((await detail(r)).body.head_sha === after ? true : undefined));
-    expect((await activity(r)).find((a) => a.action === 'push_mr')).toMatchObject({ user_id: carol.id, data: { before, after, forced: true, new_commits: 1 } });
+    // new_commits counts `git rev-list before..after`: the rebased commit and main's commit under it
+    expect((await activity(r)).find((a) => a.action === 'push_mr')).toMatchObject({ user_id: carol.id, data: { before, after, forced: true, new_commits: 2 } });
   });
 
   it('when the source is pushed into the target, then the merge request is merged by itself: merged_sha the head, merged_by the pusher', async () => {
