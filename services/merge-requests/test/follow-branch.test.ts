@@ -233,12 +233,18 @@ describe('following pushes', () => {
   it('when the repository is deleted, then its merge requests, comments and activity are gone', async () => {
     const r = await makeRepo();
     await open(r);
+    // a table added later with a repo_id column is swept too
+    const db = await openDatabase({ url: stack.config.databaseUrl, schema: 'merge_requests' });
+    await db.query('CREATE TABLE IF NOT EXISTS later_rows (repo_id text NOT NULL)');
+    await db.query('INSERT INTO later_rows (repo_id) VALUES ($1), ($2)', [r.id, 'another-repo']);
     await call(r, 'POST', '/merge-requests/1/comments', { body: 'x' });
     await stack.bus.publish({ ...pushEvent(r, 'refs/heads/x', ZERO, ZERO), kind: 'repository_deleted', payload: { event: 'repository_deleted', repository: { owner: 'alice', name: 'proj', full_name: 'alice/proj' }, sender: { username: 'alice' } } });
     expect(await call(r, 'GET', '/merge-requests/1')).toEqual({ status: 404, body: { error: 'Merge request #1 not found' } });
     expect((await call(r, 'GET', '/activity')).body).toEqual([]);
     // the name can be used again: numbers start over
     expect((await open(r)).body).toMatchObject({ number: 1 });
+    expect((await db.query<{ repo_id: string }>('SELECT repo_id FROM later_rows')).rows).toEqual([{ repo_id: 'another-repo' }]);
+    await db.close();
   });
 });
 

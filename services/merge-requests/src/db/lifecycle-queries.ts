@@ -67,5 +67,10 @@ export async function shardOf(db: Database, repoId: string): Promise<string | nu
 export function deleteRepository(db: Database, repoId: string): Promise<void> {
   return db.transaction(async (tx) => {
     for (const sql of REPOSITORY_DATA_DELETES) await tx.query(sql, [repoId]);
+    // Names from the catalog, quoted: nothing from a request is interpolated.
+    const others = await tx.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'repo_id' ORDER BY table_name`,
+    );
+    for (const { table_name: table } of others.rows) await tx.query(`DELETE FROM "${table.replace(/"/g, '""')}" WHERE repo_id = $1`, [repoId]);
   });
 }
