@@ -161,13 +161,21 @@ describe('following the source branch', () => {
     ]);
   });
 
-  it('when the source branch is deleted, then the open merge request is closed', async () => {
+  it('when the source branch is deleted and pushed again with other history, then it stays open, and the new head is followed as a force push', async () => {
     const r = await repo();
     await open(r);
+    const head = await tip(r, 'feature');
     await git(r.wd, 'push', '-q', r.remote, ':feature');
-    await eventually(async () => ((await detail(r)).body.state === 'closed' ? true : undefined));
-    expect((await activity(r))[0]).toMatchObject({ action: 'close_mr', user_id: carol.id, data: { reason: 'source_branch_deleted' } });
-    expect(await patch(r, { state: 'open' })).toMatchObject({ status: 404, body: { error: 'Branch not found: feature' } });
+    await eventually(async () => ((await activity(r))[0]?.action === 'push_mr' ? true : undefined));
+    expect((await activity(r))[0]).toMatchObject({ user_id: carol.id, data: { before: head, deleted: true } });
+    expect((await detail(r)).body).toMatchObject({ state: 'open', mergeable: null });
+    expect(await merge(r)).toMatchObject({ status: 404, body: { error: 'Source branch not found: feature' } });
+    // the "replace a branch's history": the merge request notices
+    await git(r.wd, 'checkout', '-q', '-b', 'other', 'main');
+    const other = await commitOn(r, 'other', { 'c.txt': 'c\n' }, 'other history');
+    await git(r.wd, 'push', '-q', r.remote, 'other:feature');
+    await eventually(async () => ((await detail(r)).body.head_sha === other ? true : undefined));
+    expect((await activity(r))[0]).toMatchObject({ action: 'push_mr', data: { after: other, forced: true } });
   });
 });
 

@@ -219,15 +219,27 @@ describe('following pushes', () => {
     expect((await call(r, 'GET', '/activity')).body.filter((a) => a.action === 'merge_mr')).toHaveLength(1);
   });
 
-  it('when the source branch is deleted, then the open merge request is closed', async () => {
+  it('when the source branch is deleted, then it stays open, the deletion is recorded and merging answers the seed 404', async () => {
     const r = await makeRepo();
     await open(r);
     const head = await tip(r, 'feature');
     await git(r.bare, 'update-ref', '-d', 'refs/heads/feature');
     stack.storage.service.context.refs.invalidate(r.bare);
     await stack.bus.publish(pushEvent(r, 'refs/heads/feature', head, ZERO));
-    expect((await call(r, 'GET', '/merge-requests/1')).body).toMatchObject({ state: 'closed' });
-    expect(await call(r, 'PATCH', '/merge-requests/1', { state: 'open' })).toEqual({ status: 404, body: { error: 'Branch not found: feature' } });
+    expect((await call(r, 'GET', '/merge-requests/1')).body).toMatchObject({ state: 'open', head_sha: head });
+    expect((await call(r, 'GET', '/activity')).body[0]).toMatchObject({ action: 'push_mr', data: { deleted: true, before: head, after: ZERO } });
+    expect(await call(r, 'POST', '/merge-requests/1/merge')).toEqual({ status: 404, body: { error: 'Source branch not found: feature' } });
+  });
+
+  it('when a merge through the API moves the target, then another merge request on the same branches stays open', async () => {
+    const r = await makeRepo();
+    await open(r);
+    await open(r);
+    const head = await tip(r, 'feature');
+    const before = await tip(r, 'main');
+    expect((await call(r, 'POST', '/merge-requests/1/merge')).body).toMatchObject({ sha: head, strategy: 'fast-forward' });
+    await stack.bus.publish(pushEvent(r, 'refs/heads/main', before, head, 'bob'));
+    expect((await call(r, 'GET', '/merge-requests/2')).body).toMatchObject({ state: 'open' });
   });
 
   it('when the repository is deleted, then its merge requests, comments and activity are gone', async () => {

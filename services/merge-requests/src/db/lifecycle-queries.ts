@@ -30,7 +30,10 @@ export async function applyChangeIn(tx: Queryable, change: MergeRequestChange): 
   const fields = SETTABLE.filter((k) => change.set[k] !== undefined);
   const values = fields.map((k) => change.set[k] ?? null);
   const assignments = [...fields.map((k, i) => `${k} = $${i + 2}`), 'updated_at = clock_timestamp()'].join(', ');
-  const updated = await tx.query<Row>(`UPDATE merge_requests SET ${assignments} WHERE id = $1 RETURNING ${MR_COLUMNS}`, [change.mr_id, ...values]);
+  // Nothing to set (an activity alone): the record, updated_at included, stays as it is.
+  const updated = fields.length > 0
+    ? await tx.query<Row>(`UPDATE merge_requests SET ${assignments} WHERE id = $1 RETURNING ${MR_COLUMNS}`, [change.mr_id, ...values])
+    : await tx.query<Row>(`SELECT ${MR_COLUMNS} FROM merge_requests WHERE id = $1`, [change.mr_id]);
   const mr = toMergeRequest(updated.rows[0]!);
   for (const a of change.activities) await insertActivity(tx, mr.repo_id, a);
   for (const e of change.events(mr)) await enqueueEvent(tx, e);
@@ -57,6 +60,11 @@ export async function wasHandled(db: Database, eventId: string): Promise<boolean
 export async function openOn(db: Database, repoId: string, column: 'source_branch' | 'target_branch', branch: string): Promise<MergeRequest[]> {
   const r = await db.query<Row>(`SELECT ${MR_COLUMNS} FROM merge_requests WHERE repo_id = $1 AND ${column} = $2 AND state = 'open' ORDER BY number`, [repoId, branch]);
   return r.rows.map(toMergeRequest);
+}
+
+export async function isMergeResult(db: Database, repoId: string, branch: string, sha: string): Promise<boolean> {
+  const r = await db.query(`SELECT 1 FROM merge_requests WHERE repo_id = $1 AND target_branch = $2 AND state = 'merged' AND merged_sha = $3 LIMIT 1`, [repoId, branch, sha]);
+  return r.rows.length > 0;
 }
 
 export async function shardOf(db: Database, repoId: string): Promise<string | null> {

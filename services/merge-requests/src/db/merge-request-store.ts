@@ -155,6 +155,10 @@ export class PgMergeRequestStore implements MergeRequestStore {
     return lifecycle.openOn(this.db, repoId, 'target_branch', branch);
   }
 
+  isMergeResult(repoId: string, branch: string, sha: string) {
+    return lifecycle.isMergeResult(this.db, repoId, branch, sha);
+  }
+
   shardOf(repoId: string) {
     return lifecycle.shardOf(this.db, repoId);
   }

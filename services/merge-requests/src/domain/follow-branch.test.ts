@@ -97,11 +97,20 @@ describe('a push to the source branch', () => {
     expect(store.mrs[0]!.head_sha).toBe(F1);
   });
 
-  it('when the source branch is deleted, then the merge request is closed (close_mr by the pusher, a `closed` event)', async () => {
+  it('when the source branch is deleted, then it stays open (seed §4 step 3 answers the merge) and the deletion is recorded', async () => {
+    const before = store.mrs[0]!.updated_at;
     await followPush(deps, push('refs/heads/feature', F1, ZERO));
-    expect(store.mrs[0]!.state).toBe('closed');
-    expect(store.activity.at(-1)).toMatchObject({ action: 'close_mr', user_id: 'u-carol', data: { mr_number: 1, reason: 'source_branch_deleted' } });
-    expect(store.outbox.map((e) => e.payload)).toEqual([expect.objectContaining({ action: 'closed', sender: { username: 'carol' }, merge_request: expect.objectContaining({ state: 'closed' }) })]);
+    expect(store.mrs[0]).toMatchObject({ state: 'open', head_sha: F1, updated_at: before });
+    expect(store.activity.at(-1)).toMatchObject({ action: 'push_mr', user_id: 'u-carol', data: { mr_number: 1, before: F1, after: ZERO, deleted: true, new_commits: 0 } });
+    expect(store.outbox).toEqual([]);
+  });
+
+  it('when the branch is pushed again under the name with other history, then it is followed as a force push', async () => {
+    await followPush(deps, push('refs/heads/feature', F1, ZERO));
+    await followPush(deps, push('refs/heads/feature', ZERO, REWRITTEN));
+    expect(store.mrs[0]!.head_sha).toBe(REWRITTEN);
+    expect(store.activity.at(-1)!.data).toMatchObject({ before: ZERO, after: REWRITTEN, forced: true, new_commits: 1 });
+    expect(store.outbox[0]!.payload).toMatchObject({ action: 'synchronize', forced: true });
   });
 
   it('when the pusher has no user record, then the activity has a null user and the event still names them', async () => {
@@ -153,6 +162,13 @@ describe('a push to the target branch', () => {
     await expect(followPush(deps, event)).rejects.toMatchObject({ kind: 'conflict' });
     expect(store.mrs[0]!.state).toBe('open');
     expect(await store.wasHandled(event.id)).toBe(false);
+  });
+
+  it('when the push is what a merge through the API wrote, then another merge request it contains stays open', async () => {
+    await createMergeRequest({ store, git, users: deps.users }, repo, { user_id: 'u-bob', username: 'bob' }, { title: 'Same branches', source_branch: 'feature', target_branch: 'main' });
+    Object.assign(store.mrs[0]!, { state: 'merged', merged_sha: F1 });
+    expect(await followPush(deps, push('refs/heads/main', BASE, F1))).toBe('nothing');
+    expect(store.mrs[1]!.state).toBe('open');
   });
 
   it('when the target branch is deleted, then the merge request stays open', async () => {

@@ -55,25 +55,25 @@ export async function followPush(deps: FollowDeps, event: EventEnvelope): Promis
   const changes: MergeRequestChange[] = [];
 
   if (push.after === ZERO_OID) {
-    for (const mr of bySource) changes.push(closedBySourceDeletion(mr, repo, push, pusher));
+    // seed §4 merge step 3 keeps `Source branch not found` for this case: the merge request stays
+    // open; the deletion is recorded, and a branch pushed again under the name is followed.
+    for (const mr of bySource) changes.push(sourceDeleted(mr, push, pusher));
   } else {
-    const moved = bySource.filter((mr) => mr.head_sha !== push.after);
-    if (moved.length > 0) {
-      const { forced, newCommits } = await describePush(git, repoId, p, push);
-      for (const mr of moved) {
-        const data = { mr_number: mr.number, mr_title: mr.title, before: push.before, after: push.after, new_commits: newCommits, forced };
-        changes.push({
-          mr_id: mr.id,
-          from_state: 'open',
-          set: { head_sha: push.after },
-          activities: [{ user_id: pusher, action: 'push_mr', data }],
-          events: (after) => [lifecycleEvent('synchronize', after, repo, push.sender, push.requestId, { before: push.before, after: push.after, forced })],
-        });
-      }
+    for (const mr of bySource.filter((m) => m.head_sha !== push.after)) {
+      const { forced, newCommits } = await describePush(git, repoId, p, push, mr.head_sha);
+      const data = { mr_number: mr.number, mr_title: mr.title, before: push.before, after: push.after, new_commits: newCommits, forced };
+      changes.push({
+        mr_id: mr.id,
+        from_state: 'open',
+        set: { head_sha: push.after },
+        activities: [{ user_id: pusher, action: 'push_mr', data }],
+        events: (after) => [lifecycleEvent('synchronize', after, repo, push.sender, push.requestId, { before: push.before, after: push.after, forced })],
+      });
     }
+    const merges: MergeRequestChange[] = [];
     for (const mr of byTarget) {
       if (!(await contains(git, repoId, push.after, mr.head_sha))) continue;
-      changes.push({
+      merges.push({
         mr_id: mr.id,
         from_state: 'open',
         set: { state: 'merged', merged_sha: mr.head_sha, merged_by: pusher },
@@ -83,6 +83,9 @@ export async function followPush(deps: FollowDeps, event: EventEnvelope): Promis
         unless_merging: true,
       });
     }
+    // Only a plain push merges by itself (README "Decisions"): the push a merge through the API
+    // makes merges that one merge request alone, as the seed's merge procedure says.
+    if (merges.length > 0 && !(await deps.store.isMergeResult(repoId, branch, push.after))) changes.push(...merges);
   }
   if (changes.length === 0) return 'nothing';
   const applied = await deps.store.applyEvent(event.id, repoId, changes);
@@ -90,33 +93,34 @@ export async function followPush(deps: FollowDeps, event: EventEnvelope): Promis
   return applied ? 'applied' : 'duplicate';
 }
 
-/** GitHub closes a pull request whose head branch is deleted; the pusher closed it. */
-function closedBySourceDeletion(mr: MergeRequest, repo: EventRepo, push: { sender: string; requestId: string | null }, pusher: string | null): MergeRequestChange {
+/** The source branch is gone: recorded (activity `push_mr`, `deleted`), the head kept. */
+function sourceDeleted(mr: MergeRequest, push: { before: string; after: string }, pusher: string | null): MergeRequestChange {
   return {
     mr_id: mr.id,
     from_state: 'open',
-    set: { state: 'closed' },
-    activities: [{ user_id: pusher, action: 'close_mr', data: { mr_number: mr.number, mr_title: mr.title, reason: 'source_branch_deleted' } }],
-    events: (after) => [lifecycleEvent('closed', after, repo, push.sender, push.requestId)],
-    unless_merging: true,
+    set: {},
+    activities: [{ user_id: pusher, action: 'push_mr', data: { mr_number: mr.number, mr_title: mr.title, before: push.before, after: push.after, new_commits: 0, forced: false, deleted: true } }],
+    events: () => [],
   };
 }
 
 /**
- * `forced`: the old tip is not in the new history (the push payload's own flag when git-storage
- * sends one). `new_commits`: commits of the new tip not in the old one (a created branch: those
- * the push brought).
+ * `forced`: the old head is not in the new history (the push payload's own flag when git-storage
+ * sends one). A branch created again under the name compares with the merge request's head, so
+ * replacing a branch by deleting and pushing it again is seen as the force push it is.
+ * `new_commits`: `git rev-list <old>..<new>` counted.
  */
-async function describePush(git: GitPort, repoId: string, p: PushFields, push: { before: string; after: string }) {
-  const brought = Array.isArray(p.commits) ? p.commits.length : 0;
-  if (push.before === ZERO_OID) return { forced: false, newCommits: brought };
-  const forced = typeof p.forced === 'boolean' ? p.forced : !(await contains(git, repoId, push.after, push.before));
-  let newCommits = brought;
+async function describePush(git: GitPort, repoId: string, p: PushFields, push: { before: string; after: string }, head: string) {
+  const created = push.before === ZERO_OID;
+  const old = created ? head : push.before;
+  const forced = !created && typeof p.forced === 'boolean' ? p.forced : !(await contains(git, repoId, push.after, old));
+  let newCommits = Array.isArray(p.commits) ? p.commits.length : 0;
   try {
-    newCommits = (await git.compare(repoId, push.before, push.after, 1)).ahead_by;
+    newCommits = (await git.compare(repoId, old, push.after, 1)).ahead_by;
   } catch (err) {
-    // An old git-storage without Compare: the commits the push brought are the best count left.
-    if (!(err instanceof AppError) || err.kind !== 'unavailable') throw err;
+    // An old git-storage without Compare (or a head git no longer has): the commits the push
+    // brought are the best count left.
+    if (!(err instanceof AppError) || !['unavailable', 'not_found', 'validation'].includes(err.kind)) throw err;
   }
   return { forced, newCommits };
 }

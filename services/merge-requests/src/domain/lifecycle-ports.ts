@@ -42,6 +42,9 @@ export interface LifecycleStore {
   wasHandled(eventId: string): Promise<boolean>;
   openBySource(repoId: string, branch: string): Promise<MergeRequest[]>;
   openByTarget(repoId: string, branch: string): Promise<MergeRequest[]>;
+  /** Whether `sha` on `branch` is what a merge through the API wrote there (a merged merge
+   *  request into that branch has it as merged_sha). */
+  isMergeResult(repoId: string, branch: string, sha: string): Promise<boolean>;
   /** git-storage shard of a repository that has merge requests; null when it has none. */
   shardOf(repoId: string): Promise<string | null>;
   /** Removes everything stored for a repository (merge requests and all that hangs on them). */

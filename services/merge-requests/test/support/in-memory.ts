@@ -90,8 +90,9 @@ export class MemoryStore implements MergeRequestStore {
     return changes.map((c, i) => {
       const mr = targets[i];
       if (!mr) return null;
-      const at = this.tick();
-      Object.assign(mr, Object.fromEntries(Object.entries(c.set).filter(([, v]) => v !== undefined)), { updated_at: at });
+      const set = Object.entries(c.set).filter(([, v]) => v !== undefined);
+      const at = set.length > 0 ? this.tick() : mr.updated_at;
+      Object.assign(mr, Object.fromEntries(set), { updated_at: at });
       for (const a of c.activities) this.activity.push({ id: randomUUID(), repo_id: mr.repo_id, created_at: at, ...a });
       this.outbox.push(...c.events({ ...mr }));
       return { ...mr };
@@ -114,6 +115,9 @@ export class MemoryStore implements MergeRequestStore {
   }
   async openByTarget(repoId: string, branch: string) {
     return this.mrs.filter((m) => m.repo_id === repoId && m.state === 'open' && m.target_branch === branch).map((m) => ({ ...m }));
+  }
+  async isMergeResult(repoId: string, branch: string, sha: string) {
+    return this.mrs.some((m) => m.repo_id === repoId && m.target_branch === branch && m.state === 'merged' && m.merged_sha === sha);
   }
   async shardOf(repoId: string) {
     return this.shards.get(repoId) ?? null;
