@@ -33,9 +33,9 @@ const isOid = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{4
 /**
  * A merge request follows its source branch, as GitHub's pull requests do (README "Decisions"):
  * - a push to the source of an open merge request sets `head_sha` (activity `push_mr`, event
- *   `synchronize`); a deleted source branch closes it (activity `close_mr`, event `closed`);
- * - a push to the target that now contains an open merge request's head merges it by itself
- *   (`merged_sha` = the head, `merged_by` = the pusher, activity `merge_mr`, the seed's event).
+ *   `synchronize`); a deleted source branch is recorded and the merge request stays open;
+ * - a plain push of the target that now contains an open merge request's head merges it by
+ *   itself (`merged_sha` = the head, `merged_by` = the pusher, activity `merge_mr`, the seed's event).
  * Everything one event causes is one transaction that also records the event as handled, so a
  * redelivered event (the bus is at-least-once) changes nothing and emits nothing again.
  */
