@@ -25,6 +25,7 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
     const fixtures = join(scratch, 'fixtures.git');
     const pairs = await buildMergeFixtures(repo, fixtures, merges);
     const skip = ctx.serviceUnavailable();
+    const compares: CompareRow[] = [];
     const detail: Array<{ files: number; branch: string; svc?: Summary; svcError?: string; entries?: number; truncated?: boolean; rss?: string; raw: Summary }> = [];
     const svcMerge: Record<MergePair['kind'], number[]> = { ff: [], 'three-way': [] };
     const rawMerges: Record<MergePair['kind'], number[]> = { ff: [], 'three-way': [] };
@@ -78,6 +79,13 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
       row.rss = fmtLargest(service.rss.read());
     }
 
+    // Compare of the largest diff branch (browse: counts, commits, diff from the merge base).
+    const largest = repo.diffBranches.reduce<(typeof repo.diffBranches)[number] | undefined>((a, b) => (a && a.files >= b.files ? a : b), undefined);
+    if (largest && service) {
+      ctx.log(`merge-requests: compare with ${largest.files} files`);
+      compares.push(await benchCompare(`${anonBase}/compare/main...${largest.branch}`, largest, rawRead, quick ? 5 : 8, service));
+    }
+
     if (api && service) {
       service.rss.reset();
       for (const kind of ['ff', 'three-way'] as const) {
@@ -117,6 +125,23 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
         d.svc ? verdict(d.svc.p50 < detailTarget(d.files)) : '—',
       ]),
     };
+    const compareTable: Table = {
+      title: 'GET compare/main...{branch} (merge base, counts, commits, diff from the merge base) vs `git rev-list --left-right --count` + `git diff-tree -r -p --numstat` spawned',
+      header: ['compare', 'diff entries returned', 'githost first (cold)', 'githost p50', 'githost p95', 'raw git p50', 'ratio p50', 'service peak RSS', 'target', 'met'],
+      rows: compares.map((c) => [
+        `compare, ${c.files} files`,
+        c.error ?? (c.entries === undefined ? '—' : `${c.entries}${c.truncated ? ' (truncated)' : ''}`),
+        fmtMs(c.coldMs),
+        fmtMs(c.svc?.p50),
+        fmtMs(c.svc?.p95),
+        fmtMs(c.raw.p50),
+        fmtRatio(c.svc?.p50, c.raw.p50),
+        c.rss ?? '—',
+        '< 2.00 s (first and p50)',
+        c.svc && c.coldMs !== undefined ? verdict(c.coldMs < 2000 && c.svc.p50 < 2000) : '—',
+      ]),
+    };
+    notes.push('compare: "first" is the first request (nothing cached in browse); later ones may be answered from browse\'s object cache, keyed by the two commit ids');
     const mergeRow = (kind: MergePair['kind'], label: string, target: number): string[] => {
       const s = svcMerge[kind].length ? summarize(svcMerge[kind]) : undefined;
       const r = summarize(rawMerges[kind]);
@@ -132,10 +157,43 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
       'githost merge time is the POST .../merge round trip through the gateway (auth, database transaction with the outbox row, git-storage)',
     );
     if (mergeRss !== undefined) notes.push(`service peak RSS during the merges (largest process): ${mergeRss}`);
-    return { name: 'merge-requests', title: 'Merge requests (issue 4)', tables: [detailTable, mergeTable], notes };
+    return { name: 'merge-requests', title: 'Merge requests (issue 4)', tables: [detailTable, compareTable, mergeTable], notes };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+interface CompareRow {
+  files: number;
+  raw: Summary;
+  coldMs?: number;
+  svc?: Summary;
+  entries?: number;
+  truncated?: boolean;
+  rss?: string;
+  error?: string;
+}
+
+async function benchCompare(url: string, branch: { branch: string; files: number }, rawRead: string, samples: number, service: { rss: { reset(): void; read(): Parameters<typeof fmtLargest>[0] } }): Promise<CompareRow> {
+  const raw = await timeRaw(samples, async () => {
+    await git(['rev-list', '--left-right', '--count', '--end-of-options', `refs/heads/main...refs/heads/${branch.branch}`], { cwd: rawRead });
+    await git(['diff-tree', '-r', '-p', '--numstat', '--end-of-options', 'refs/heads/main', `refs/heads/${branch.branch}`], { cwd: rawRead });
+  });
+  const row: CompareRow = { files: branch.files, raw };
+  service.rss.reset();
+  const start = nowMs();
+  const first = await fetchOnce(url);
+  row.coldMs = nowMs() - start;
+  if (first.status !== 200) {
+    row.error = `HTTP ${first.status} ${first.body.slice(0, 120)}`;
+    return row;
+  }
+  const body = JSON.parse(first.body) as { diff?: unknown[]; diff_truncated?: boolean };
+  row.entries = body.diff?.length;
+  row.truncated = body.diff_truncated === true;
+  row.svc = (await sequentialLatency(url, samples)).summary;
+  row.rss = fmtLargest(service.rss.read());
+  return row;
 }
 
 async function timeRaw(samples: number, fn: () => Promise<void>): Promise<Summary> {

@@ -102,7 +102,7 @@ for (const overlay of ['dev', 'production']) {
       expect(objects.some((o) => o.kind === 'ConfigMap' && o.metadata.name === 'githost-config')).toBe(true);
     });
 
-    it('when rendered, then ingress is denied by default, only the gateway is open to everyone, and git-storage gRPC takes named callers', () => {
+    it('when rendered, then ingress is denied by default, only the gateway is open to everyone, and git-storage and accounts gRPC take named callers', () => {
       const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
       const deny = policies.find((p) => p.metadata.name === 'default-deny-ingress')!;
       expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
@@ -114,6 +114,12 @@ for (const overlay of ['dev', 'production']) {
         .flatMap((r) => r.from.map((f) => f.podSelector?.matchLabels['app.kubernetes.io/name']));
       // the gateway's is the ref watch behind its 304 answers
       expect(grpcPeers.sort()).toEqual(['accounts', 'browse', 'gateway', 'merge-requests']);
+      // git-storage reads each repository's protection rules from accounts on every push
+      const accounts = policies.find((p) => p.metadata.name === 'accounts-ingress')!;
+      const accountsPeers = (accounts.spec as { ingress: Array<{ from: Array<{ podSelector?: { matchLabels: Record<string, string> } }>; ports: Array<{ port: number }> }> }).ingress
+        .filter((r) => r.ports.some((p) => p.port === 3202))
+        .flatMap((r) => r.from.map((f) => f.podSelector?.matchLabels['app.kubernetes.io/name']));
+      expect(accountsPeers.sort()).toEqual(['gateway', 'git-storage', 'merge-requests', 'webhooks']);
     });
   });
 }

@@ -28,7 +28,8 @@ async function call(method: string, p: string, token?: string, body?: unknown) {
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'githost-gateway-'));
   const env = { DATA_DIR: dir, HTTP_PORT: '0', GRPC_PORT: '0', GITHOST_INTERNAL_SECRET: SECRET, GITHOST_ADMIN_TOKEN: ADMIN, DATABASE_URL: '', AMQP_URL: '' };
-  storage = storageService.createServer(storageService.loadConfig(env));
+  // Nothing is pushed here, so git-storage never asks accounts for protection rules.
+  storage = storageService.createServer(storageService.loadConfig({ ...env, ACCOUNTS_GRPC_ADDR: '127.0.0.1:1' }));
   const s = await storage.start();
   accounts = accountsService.createServer(accountsService.loadConfig({ ...env, GIT_STORAGE_GRPC_ADDR: `127.0.0.1:${s.grpcPort}` }));
   const a = await accounts.start();

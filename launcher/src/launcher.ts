@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '@githost/logging';
 import { ensureAdminToken } from './admin-token.js';
 import { InProcessServices } from './in-process.js';
 import { childEntry, processPerService, requireBrokerForProcesses, ServiceProcesses, type Ports, type ServiceProcess } from './processes.js';
-import { bindPublicPort, boundPort } from './public-port.js';
+import { bindPublicPort, boundPort, reserveLoopbackPort, type ReservedPort } from './public-port.js';
 import { STAGES } from './services.js';
 import { shardCount, startExtraShards } from './shards.js';
 
@@ -90,9 +90,18 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     PORT: String(port),
   };
 
+  const reserved = new Map<string, ReservedPort>();
+  for (const entry of STAGES.flat().filter((e) => e.reserveGrpcPort)) {
+    const port = await reserveLoopbackPort();
+    reserved.set(entry.name, port);
+    Object.assign(env, entry.exports({ grpcPort: port.port }));
+  }
+  const releaseReserved = () => Promise.all([...reserved.values()].map((r) => r.release()));
+
   const runner = split ? new ServiceProcesses(logger, childFile) : new InProcessServices(amqpUrl, nonEmpty(base.GITHOST_EVENTS_EXCHANGE), logger);
   const stopAll = async () => {
     await runner.stop();
+    await releaseReserved();
     // Closed by the gateway (or, split, by us) once it took it over; before that, still ours to release.
     if (publicServer.listening) await closeServer(publicServer);
   };
@@ -108,7 +117,9 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     for (const [index, stage] of STAGES.entries()) {
       const stageEnv = { ...env };
       const results = await Promise.allSettled(stage.map(async (entry) => {
-        const ports = await startOne(entry.name, entry.name, index, stageEnv);
+        const port = reserved.get(entry.name);
+        await port?.release();
+        const ports = await startOne(entry.name, entry.name, index, port ? { ...stageEnv, GRPC_PORT: String(port.port) } : stageEnv);
         if (ports) Object.assign(env, entry.exports(ports));
       }));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { bindPublicPort, boundPort } from './public-port.js';
+import { bindPublicPort, boundPort, reserveLoopbackPort } from './public-port.js';
 
 describe('public port', () => {
   it('when bound on port 0, then the real port is held and answers 503 JSON until the gateway takes over', async () => {
@@ -13,5 +13,16 @@ describe('public port', () => {
     } finally {
       await new Promise<void>((done) => server.close(() => done()));
     }
+  });
+
+  it('when a port is reserved, then nobody else can bind it until it is released, and then it is free', async () => {
+    const reserved = await reserveLoopbackPort();
+    expect(reserved.port).toBeGreaterThan(0);
+    await expect(bindPublicPort(reserved.port, '127.0.0.1')).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    await reserved.release();
+    await reserved.release(); // twice is harmless
+    const server = await bindPublicPort(reserved.port, '127.0.0.1');
+    expect(boundPort(server)).toBe(reserved.port);
+    await new Promise<void>((done) => server.close(() => done()));
   });
 });

@@ -24,3 +24,23 @@ export function boundPort(server: Server): number {
   const address = server.address();
   return typeof address === 'object' && address ? address.port : 0;
 }
+
+export interface ReservedPort {
+  port: number;
+  /** Frees the port for the service that is about to bind it. */
+  release(): Promise<void>;
+}
+
+/**
+ * A free loopback port, held (bound) until release(): a service that must be reachable before it
+ * starts gets it, and holding it until that service binds keeps the window in which another
+ * process could take it as short as the service's own start.
+ */
+export async function reserveLoopbackPort(): Promise<ReservedPort> {
+  const server = await bindPublicPort(0, '127.0.0.1');
+  let released: Promise<void> | undefined;
+  return {
+    port: boundPort(server),
+    release: () => (released ??= new Promise<void>((done) => server.close(() => done()))),
+  };
+}

@@ -1,7 +1,8 @@
 /**
  * The services the launcher runs, in start order: each one's addresses go into the environment
  * the later ones are configured from (accounts needs git-storage's gRPC address; the gateway
- * needs everybody). A package whose index does not export `createServer` yet is skipped, so the
+ * needs everybody). The one address needed the other way round (git-storage -> accounts) is a
+ * reserved port (`reserveGrpcPort`). A package whose index does not export `createServer` yet is skipped, so the
  * launcher runs whatever has landed.
  */
 export interface RunnableService {
@@ -19,6 +20,9 @@ export interface ServiceEntry {
   load(): Promise<unknown>;
   /** Environment variables other services read to reach this one. */
   exports(ports: { httpPort?: number; grpcPort?: number }): Record<string, string>;
+  /** An earlier stage needs this service's gRPC address too (git-storage reads accounts' protection
+   *  rules, accounts needs git-storage): its gRPC port is reserved before any service starts. */
+  reserveGrpcPort?: boolean;
 }
 
 const local = (port: number | undefined, scheme = '') => (port ? `${scheme}127.0.0.1:${port}` : undefined);
@@ -42,6 +46,7 @@ export const STAGES: ServiceEntry[][] = [
     {
       name: 'accounts',
       load: () => import('@githost/accounts'),
+      reserveGrpcPort: true,
       exports: (p) => defined({ ACCOUNTS_GRPC_ADDR: local(p.grpcPort), ACCOUNTS_HTTP_URL: local(p.httpPort, 'http://') }),
     },
   ],

@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '@githost/logging';
 import { GrpcRepositoryStorage } from './clients/storage.js';
 import { pgliteDir, type Config } from './config.js';
 import { openAccountsDatabase } from './db/open.js';
+import { PgProtectionStore } from './db/protection-store.js';
 import { PgRepositoryStore } from './db/repository-store.js';
 import { PgTokenStore } from './db/token-store.js';
 import { PgUserStore } from './db/user-store.js';
@@ -44,10 +45,12 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
         users: new PgUserStore(database),
         tokens: new PgTokenStore(database),
         repositories: new PgRepositoryStore(database),
+        protections: new PgProtectionStore(database),
         storage: store,
         placement: { shards: [...config.storageShards.keys()], defaultShard: config.defaultShard },
         adminToken: config.adminToken,
         onOrphan: (repository_id, err) => logger.error({ err, repository_id }, 'could not remove a half-created repository from git-storage'),
+        onHeadDrift: (repository_id, err) => logger.error({ err, repository_id }, 'could not point HEAD back at the default branch after a failed change'),
       });
       const ready = async () => (await database.ping()) && (store.ready ? await store.ready() : true);
       const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services, registry });

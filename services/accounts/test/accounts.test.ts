@@ -4,6 +4,7 @@ import { ADMIN_TOKEN, Client, PUBLIC_URL, startAccounts, type Backend, type Harn
 import { git, startTestStorage, type TestStorage } from '@githost/git-storage/testing';
 import { openAccountsDatabase } from '../src/db/open.js';
 import { pgliteDir } from '../src/config.js';
+import { MIGRATIONS } from '../src/db/migrations.js';
 import { createServer } from '../src/server.js';
 
 describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
@@ -179,6 +180,7 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
         private: false,
         default_branch: 'main',
         description: 'first',
+        allow_tag_changes: false,
         clone_url: `${PUBLIC_URL}/alice/demo.git`,
         created_at: expect.any(String),
       });
@@ -339,7 +341,7 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
         for (const token of issued) expect(dump).not.toContain(token);
         for (const row of rows) expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
         const applied = await db.query<{ version: number }>('SELECT version FROM schema_migrations');
-        expect(applied.rows.map((r) => Number(r.version))).toEqual([1, 2]);
+        expect(applied.rows.map((r) => Number(r.version)).sort((a, b) => a - b)).toEqual(MIGRATIONS.map((m) => m.version));
       } finally {
         await db.close();
       }

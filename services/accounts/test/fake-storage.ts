@@ -10,14 +10,19 @@ export interface FakeStorage {
   address: string;
   created: string[];
   removed: string[];
+  /** The event context of each RemoveRepository call (null when none was sent). */
+  removalContexts: (storage.EventContext__Output | null)[];
   failNextCreate(err?: AppError): void;
+  failNextRemove(err?: AppError): void;
   close(): Promise<void>;
 }
 
 export async function startFakeStorage(): Promise<FakeStorage> {
   const created: string[] = [];
   const removed: string[] = [];
+  const removalContexts: (storage.EventContext__Output | null)[] = [];
   let failure: AppError | null = null;
+  let removeFailure: AppError | null = null;
   let server: GrpcListening | undefined;
   server = await startGrpcServer((s) => {
     s.addService(storageProto().githost.storage.v1.StorageService.service, {
@@ -31,15 +36,27 @@ export async function startFakeStorage(): Promise<FakeStorage> {
         return {};
       }),
       RemoveRepository: unary(async (req: storage.RemoveRepositoryRequest__Output) => {
+        if (removeFailure) {
+          const err = removeFailure;
+          removeFailure = null;
+          throw err;
+        }
         removed.push(req.repository_id);
+        removalContexts.push(req.context);
         return {};
       }),
+      ListRefs: unary(async () => ({ refs: [] })),
+      SetDefaultBranch: unary(async () => ({})),
     });
   }, 0, '127.0.0.1');
   return {
     address: `127.0.0.1:${server.port}`,
     created,
     removed,
+    removalContexts,
+    failNextRemove: (err = unavailable('disk gone')) => {
+      removeFailure = err;
+    },
     failNextCreate: (err = unavailable('disk full')) => {
       failure = err;
     },

@@ -101,6 +101,13 @@ export class Client {
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async request(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any }> {
+    const { status, body: parsed } = await this.requestWithHeaders(method, urlPath, body);
+    return { status, body: parsed };
+  }
+
+  /** As request(), with the response headers (Link). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async requestWithHeaders(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
     const principal = await this.principal();
     const m = /^\/api\/repos\/([^/]+)\/([^/]+)/.exec(urlPath);
     const repo = m ? await this.repoContext(principal, decodeURIComponent(m[1]!), decodeURIComponent(m[2]!)) : null;
@@ -110,6 +117,6 @@ export class Client {
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(this.h.base + urlPath, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
+    return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
   }
 }

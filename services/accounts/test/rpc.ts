@@ -8,3 +8,6 @@ export const rpc = (c: AccountsServiceClient) => ({
   getUsers: (req: accounts.GetUsersRequest) => callUnary<accounts.GetUsersRequest, accounts.GetUsersResponse__Output>(c, c.GetUsers, req),
   getRepository: (req: accounts.GetRepositoryRequest) => callUnary<accounts.GetRepositoryRequest, accounts.GetRepositoryResponse__Output>(c, c.GetRepository, req),
 });
+
+export const refPolicyOf = (c: AccountsServiceClient, repository_id: string) =>
+  callUnary<accounts.GetRefPolicyRequest, accounts.GetRefPolicyResponse__Output>(c, c.GetRefPolicy, { repository_id });

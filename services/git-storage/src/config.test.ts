@@ -2,27 +2,31 @@ import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from './config.js';
 
 const SECRET = 'a-secret-of-enough-length';
+const ACCOUNTS = '127.0.0.1:3002';
 
 describe('loadConfig', () => {
-  it('when only the secret is set, then the documented defaults apply', () => {
-    expect(loadConfig({ GITHOST_INTERNAL_SECRET: SECRET })).toEqual({
+  it('when only the secret and the accounts address are set, then the documented defaults apply', () => {
+    expect(loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET })).toEqual({
       DATA_DIR: './data',
       HTTP_PORT: 3101,
       GRPC_PORT: 3102,
       BIND_HOST: '0.0.0.0',
       GITHOST_INTERNAL_SECRET: SECRET,
+      ACCOUNTS_GRPC_ADDR: ACCOUNTS,
       AMQP_URL: undefined,
       GITHOST_EVENTS_EXCHANGE: 'githost.events',
     });
   });
 
   it('when a value is bad, then start-up stops with a message naming it', () => {
-    expect(() => loadConfig({ GITHOST_INTERNAL_SECRET: 'short' })).toThrow(/GITHOST_INTERNAL_SECRET/);
-    expect(() => loadConfig({ GITHOST_INTERNAL_SECRET: SECRET, GRPC_PORT: '70000' })).toThrow(/GRPC_PORT/);
-    expect(() => loadConfig({ GITHOST_INTERNAL_SECRET: SECRET, HTTP_PORT: 'abc' })).toThrow(/HTTP_PORT/);
+    expect(() => loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: 'short' })).toThrow(/GITHOST_INTERNAL_SECRET/);
+    expect(() => loadConfig({ GITHOST_INTERNAL_SECRET: SECRET })).toThrow(/ACCOUNTS_GRPC_ADDR/);
+    expect(() => loadConfig({ GITHOST_INTERNAL_SECRET: SECRET, ACCOUNTS_GRPC_ADDR: 'accounts' })).toThrow(/ACCOUNTS_GRPC_ADDR/);
+    expect(() => loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, GRPC_PORT: '70000' })).toThrow(/GRPC_PORT/);
+    expect(() => loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, HTTP_PORT: 'abc' })).toThrow(/HTTP_PORT/);
   });
 
   it('when AMQP_URL is empty, then it counts as unset', () => {
-    expect(loadConfig({ GITHOST_INTERNAL_SECRET: SECRET, AMQP_URL: '' }).AMQP_URL).toBeUndefined();
+    expect(loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, AMQP_URL: '' }).AMQP_URL).toBeUndefined();
   });
 });

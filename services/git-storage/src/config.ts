@@ -10,6 +10,8 @@ const schema = z.object({
     .string()
     .optional()
     .transform((v) => (v === '' ? undefined : v)),
+  /** accounts' gRPC address: every push and UpdateRef reads the repository's protection rules there. */
+  ACCOUNTS_GRPC_ADDR: env.address(),
   GITHOST_EVENTS_EXCHANGE: z.string().min(1).default('githost.events'),
   /** How long a ref change waits for each ref watcher's ack before cutting that watcher off (default 1000). */
   REFS_WATCH_ACK_TIMEOUT_MS: z.coerce.number().int().min(1).optional(),

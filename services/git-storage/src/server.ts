@@ -2,17 +2,21 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createEventBus, FileJournal, startJournalRelay, type EventBus, type Relay } from '@githost/bus';
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
-import { grpcServerMetrics, startGrpcServer, type GrpcListening } from '@githost/grpc';
+import { grpcClientMetrics, grpcServerMetrics, startGrpcServer, type GrpcListening } from '@githost/grpc';
 import { createLogger, type Logger } from '@githost/logging';
+import { createAccountsClient } from '@githost/protos';
+import { AccountsRefPolicies, type RefPolicySource } from './clients/ref-policies.js';
 import type { Config } from './config.js';
 import { journalBacklogGauge } from './events/journal-metrics.js';
 import { PushEventRecorder } from './events/push-events.js';
 import { ReadCaches, type ReadCacheOptions } from './cache/read-caches.js';
 import { CatfilePool, type CatfilePoolOptions } from './git/catfile-pool.js';
 import { ensureGitHome } from './git/command.js';
+import { installHooks } from './git/hooks.js';
 import { RefsCache } from './git/refs-cache.js';
 import { registerStorageService } from './grpc/service.js';
 import { Housekeeper, type HousekeepingOptions } from './housekeeping/housekeeper.js';
+import { mountArchives } from './http/archive.js';
 import { mountGitTransport } from './http/git-transport.js';
 import type { StorageContext } from './storage-context.js';
 import { RefWatchers } from './watch/ref-watchers.js';
@@ -28,6 +32,8 @@ export interface ServerDeps {
   catfile?: CatfilePoolOptions;
   /** Byte budgets of the tree listing and log page caches. */
   readCache?: Omit<ReadCacheOptions, 'registry'>;
+  /** Branch and tag protection; default accounts' GetRefPolicy at ACCOUNTS_GRPC_ADDR. */
+  refPolicies?: RefPolicySource;
 }
 
 export interface Service {
@@ -51,6 +57,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
   const ownBus = !deps.bus && config.AMQP_URL ? createEventBus({ amqpUrl: config.AMQP_URL, exchange: config.GITHOST_EVENTS_EXCHANGE, logger }) : undefined;
   const bus = deps.bus ?? ownBus;
   let relay: Relay | undefined;
+  const accounts = deps.refPolicies ? undefined : createAccountsClient(config.ACCOUNTS_GRPC_ADDR);
   const context: StorageContext = {
     dataDir,
     pool,
@@ -60,6 +67,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
     housekeeping: new Housekeeper(logger, deps.housekeeping),
     watchers: new RefWatchers({ ackTimeoutMs: config.REFS_WATCH_ACK_TIMEOUT_MS, heartbeatMs: config.REFS_WATCH_HEARTBEAT_MS, logger }),
     logger,
+    policies: deps.refPolicies ?? new AccountsRefPolicies(accounts!, grpcClientMetrics(registry, 'git-storage')),
+    hooksDir: path.join(dataDir, 'hooks'),
   };
   let http: Listening | undefined;
   let grpcServer: GrpcListening | undefined;
@@ -72,8 +81,10 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       await ensureGitHome();
       await mkdir(path.join(dataDir, 'repos'), { recursive: true });
       await mkdir(path.join(dataDir, 'tmp'), { recursive: true });
+      await installHooks(dataDir);
       const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.GITHOST_INTERNAL_SECRET, json: false, registry });
       mountGitTransport(app, context);
+      mountArchives(app, context);
       finish(app);
       grpcServer = await startGrpcServer((server) => registerStorageService(server, context, grpcInstruments), config.GRPC_PORT, config.BIND_HOST, ['githost.storage.v1.StorageService']);
       http = await listen(app, config.HTTP_PORT, config.BIND_HOST);
@@ -91,6 +102,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       relay = undefined;
       await ownBus?.close();
       pool.close();
+      accounts?.close();
     },
   };
 }

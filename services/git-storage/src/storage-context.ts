@@ -1,5 +1,6 @@
 import { notFound } from '@githost/errors';
 import type { Logger } from '@githost/logging';
+import type { RefPolicySource } from './clients/ref-policies.js';
 import type { ReadCaches } from './cache/read-caches.js';
 import type { CatfilePool } from './git/catfile-pool.js';
 import type { RefsCache } from './git/refs-cache.js';
@@ -22,6 +23,10 @@ export interface StorageContext {
   /** Readers caching ref lists; every ref change awaits their acks before it is acknowledged. */
   watchers: RefWatchers;
   logger: Logger;
+  /** Branch and tag protection, read from accounts for every push and UpdateRef. */
+  policies: RefPolicySource;
+  /** The service's hooks directory (protection, push log), given to every receive-pack. */
+  hooksDir: string;
 }
 
 /** The on-disk path of an existing repository; NOT_FOUND when there is none. */

@@ -8,8 +8,10 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { EventBus } from '@githost/bus';
-import { callUnary } from '@githost/grpc';
-import { createStorageClient, type StorageServiceClient } from '@githost/protos';
+import { unavailable } from '@githost/errors';
+import { callUnary, grpc, startGrpcServer, unary } from '@githost/grpc';
+import { accountsProto, createStorageClient, type AccountsServiceHandlers, type StorageServiceClient } from '@githost/protos';
+import type { RefPolicy } from '@githost/ref-policy';
 import type { Config } from './config.js';
 import { repositoryPath } from './repository-path.js';
 import { createServer, type Service } from './server.js';
@@ -24,6 +26,8 @@ export interface TestStorage {
   /** The secret smart HTTP requests must be signed with (`encodeIdentity`). */
   secret: string;
   service: Service;
+  /** The fake accounts answering GetRefPolicy (absent when started with accountsGrpcAddress). */
+  policies?: FakeRefPolicies;
   /** A ready storage client. */
   client: StorageServiceClient;
   /** Bare repository path of a repository id. */
@@ -45,10 +49,66 @@ export async function cleanupWorkdirs(): Promise<void> {
   tempDirs.clear();
 }
 
-export async function startTestStorage(opts: { bus?: EventBus; housekeepingDelayMs?: number; refsWatchAckTimeoutMs?: number; refsWatchHeartbeatMs?: number } = {}): Promise<TestStorage> {
+/** A real gRPC server answering accounts' GetRefPolicy from a table, for git-storage alone. */
+export interface FakeRefPolicies {
+  address: string;
+  /** GetRefPolicy calls answered so far. */
+  calls(): number;
+  /** A repository's policy (merged over DEFAULT_TEST_POLICY), or `unavailable` to make the call fail. */
+  set(repositoryId: string, policy: Partial<RefPolicy> | 'unavailable'): void;
+  close(): Promise<void>;
+}
+
+/** What a repository without set() gets: default branch `main`, no rules, existing tags fixed. */
+export const DEFAULT_TEST_POLICY: RefPolicy = { default_branch: 'main', allow_tag_changes: false, protections: [] };
+
+export async function startFakeRefPolicies(): Promise<FakeRefPolicies> {
+  const table = new Map<string, Partial<RefPolicy> | 'unavailable'>();
+  let calls = 0;
+  const handlers: Partial<AccountsServiceHandlers> = {
+    GetRefPolicy: unary(async (req) => {
+      calls++;
+      const p = table.get(req.repository_id) ?? {};
+      if (p === 'unavailable') throw unavailable('accounts is down (test)');
+      return { ...DEFAULT_TEST_POLICY, ...p };
+    }),
+  };
+  const listening = await startGrpcServer((server: grpc.Server) => {
+    server.addService(accountsProto().githost.accounts.v1.AccountsService.service, handlers as grpc.UntypedServiceImplementation);
+  }, 0, '127.0.0.1');
+  return {
+    address: `127.0.0.1:${listening.port}`,
+    calls: () => calls,
+    set: (id, policy) => void table.set(id, policy),
+    close: () => listening.close(100),
+  };
+}
+
+export interface TestStorageOptions {
+  bus?: EventBus;
+  housekeepingDelayMs?: number;
+  refsWatchAckTimeoutMs?: number;
+  refsWatchHeartbeatMs?: number;
+  /** A real accounts service's gRPC address; without it a FakeRefPolicies answers GetRefPolicy. */
+  accountsGrpcAddress?: string;
+}
+
+export async function startTestStorage(opts: TestStorageOptions = {}): Promise<TestStorage> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'githost-storage-'));
   const secret = `test-secret-${randomBytes(12).toString('hex')}`;
-  const config: Config = { DATA_DIR: dataDir, HTTP_PORT: 0, GRPC_PORT: 0, BIND_HOST: '127.0.0.1', GITHOST_INTERNAL_SECRET: secret, AMQP_URL: undefined, GITHOST_EVENTS_EXCHANGE: 'githost.events', REFS_WATCH_ACK_TIMEOUT_MS: opts.refsWatchAckTimeoutMs, REFS_WATCH_HEARTBEAT_MS: opts.refsWatchHeartbeatMs };
+  const policies = opts.accountsGrpcAddress ? undefined : await startFakeRefPolicies();
+  const config: Config = {
+    DATA_DIR: dataDir,
+    HTTP_PORT: 0,
+    GRPC_PORT: 0,
+    BIND_HOST: '127.0.0.1',
+    GITHOST_INTERNAL_SECRET: secret,
+    AMQP_URL: undefined,
+    ACCOUNTS_GRPC_ADDR: opts.accountsGrpcAddress ?? policies!.address,
+    GITHOST_EVENTS_EXCHANGE: 'githost.events',
+    REFS_WATCH_ACK_TIMEOUT_MS: opts.refsWatchAckTimeoutMs,
+    REFS_WATCH_HEARTBEAT_MS: opts.refsWatchHeartbeatMs,
+  };
   const service = createServer(config, { bus: opts.bus, housekeeping: { delayMs: opts.housekeepingDelayMs ?? 60_000 } });
   const { httpPort, grpcPort } = await service.start();
   const grpcAddress = `127.0.0.1:${grpcPort}`;
@@ -60,11 +120,13 @@ export async function startTestStorage(opts: { bus?: EventBus; housekeepingDelay
     config,
     secret,
     service,
+    policies,
     client,
     repoPath: (id) => repositoryPath(dataDir, id),
     async stop() {
       client.close();
       await service.stop();
+      await policies?.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

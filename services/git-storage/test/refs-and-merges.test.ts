@@ -50,12 +50,14 @@ afterAll(async () => {
 });
 
 describe('CreateRepository and RemoveRepository', () => {
-  it('when a repository is created, then it is bare, HEAD names the default branch and the push hook is installed', async () => {
+  it('when a repository is created, then it is bare, HEAD names the default branch, and it carries no hook or fast-forward rule of its own', async () => {
     await createTestRepository(s, 'repo-new', 'trunk');
     const dir = s.repoPath('repo-new');
     expect(execFileSync('git', [`--git-dir=${dir}`, 'symbolic-ref', 'HEAD']).toString().trim()).toBe('refs/heads/trunk');
     expect(execFileSync('git', [`--git-dir=${dir}`, 'rev-parse', '--is-bare-repository']).toString().trim()).toBe('true');
-    expect(existsSync(`${dir}/hooks/post-receive`)).toBe(true);
+    // The service's hooks directory serves every repository (README "Branch and tag protection").
+    expect(existsSync(`${dir}/hooks`)).toBe(false);
+    expect(execFileSync('git', [`--git-dir=${dir}`, 'config', '--list', '--local']).toString()).not.toMatch(/denynonfastforwards|hookspath/i);
     expect(dir).toMatch(/\/repos\/@hashed\/[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}\.git$/);
   });
 
@@ -178,6 +180,7 @@ describe('UpdateRef', () => {
       after: ff,
       created: false,
       deleted: false,
+      forced: false,
       repository: { owner: 'alice', name: 'demo', full_name: 'alice/demo' },
       sender: { username: 'bob' },
       commits: [],

@@ -65,6 +65,7 @@ describe('git smart HTTP', () => {
       after: c2,
       created: true,
       deleted: false,
+      forced: false,
       repository: { owner: 'alice', name: 'demo', full_name: 'alice/demo' },
       sender: { username: 'alice' },
       commits: [
@@ -93,17 +94,18 @@ describe('git smart HTTP', () => {
     await git(`${dir}/c`, ...headerArgs('read'), 'fetch', '-q', 'origin');
     expect((await git(`${dir}/c`, 'rev-parse', 'origin/main')).trim()).toBe(c3);
     const events = await s.service.journal.pending();
-    expect(events.map((e) => e.payload)).toMatchObject([{ before: c2, after: c3, created: false, commits: [{ id: c3, message: 'third\n' }] }]);
+    expect(events.map((e) => e.payload)).toMatchObject([{ before: c2, after: c3, created: false, forced: false, commits: [{ id: c3, message: 'third\n' }] }]);
     for (const e of events) await s.service.journal.remove(e.id);
   });
 
-  it('when a forced non-fast-forward push arrives, then git reports the refusal and the branch does not move', async () => {
+  it('when a forced non-fast-forward push to the default branch arrives, then git reports the protection refusal and the branch does not move', async () => {
     const before = bareGit('rev-parse', 'refs/heads/main').trim();
     const dir = await makeWorkdir();
     await writeFiles(dir, { 'x.txt': 'unrelated\n' });
     await commitAll(dir, 'rewrite');
     const err = await git(dir, ...headerArgs('write'), 'push', '--force', base, 'main').catch((e: Error) => e.message);
-    expect(err).toContain('denying non-fast-forward refs/heads/main');
+    expect(err).toContain('remote: protected branch main: force push not allowed');
+    expect(err).toContain('! [remote rejected] main -> main (pre-receive hook declined)');
     expect(bareGit('rev-parse', 'refs/heads/main').trim()).toBe(before);
     expect(await s.service.journal.pending()).toEqual([]);
   });

@@ -239,7 +239,7 @@ describe('seed §5 authentication and CONTRACT §3 access, through the gateway',
     it('when a repository is created, then 201 with the CONTRACT §8 fields; a duplicate is 409 Repository already exists', async () => {
       const res = await api(gh, 'POST', '/api/repos', { token: dave.token, body: { name: 'tools', description: 'handy' } });
       expect(res.status).toBe(201);
-      expect(Object.keys(res.body).sort()).toEqual(['clone_url', 'created_at', 'default_branch', 'description', 'full_name', 'id', 'name', 'owner', 'private']);
+      expect(Object.keys(res.body).sort()).toEqual(['allow_tag_changes', 'clone_url', 'created_at', 'default_branch', 'description', 'full_name', 'id', 'name', 'owner', 'private']);
       expect(res.body).toMatchObject({ owner: 'dave', name: 'tools', full_name: 'dave/tools', private: false, default_branch: 'main', description: 'handy' });
       const dup = await api(gh, 'POST', '/api/repos', { token: dave.token, body: { name: 'tools' } });
       expect([dup.status, dup.body]).toEqual([409, { error: 'Repository already exists' }]);

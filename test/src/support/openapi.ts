@@ -24,8 +24,10 @@ interface OpenApiDocument {
 const DOC_ID = 'githost-openapi';
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 /** Path parameters that take the rest of the path, slashes included, or nothing (seed §4:
- *  `{ref_and_path}` and the `{ref}` after `commits/` may contain slashes and may be empty). */
-const REST_PARAMETERS = new Set(['ref_and_path', 'ref']);
+ *  `{ref_and_path}` and the `{ref}` after `commits/` may contain slashes and may be empty; a
+ *  branch protection `{pattern}` may contain raw slashes; the compare `{basehead}` holds two
+ *  ref names, each with slashes allowed). */
+const REST_PARAMETERS = new Set(['ref_and_path', 'ref', 'pattern', 'basehead']);
 
 let loaded: { doc: OpenApiDocument; ajv: Ajv2020; templates: { template: string; pattern: RegExp; params: number; literal: number }[] } | undefined;
 

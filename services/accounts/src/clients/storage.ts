@@ -1,6 +1,9 @@
 import { callUnary, type GrpcMetrics } from '@githost/grpc';
 import { createStorageRouter, type ShardMap, type StorageRouter } from '@githost/storage-router';
-import type { CallContext, RepositoryStorage } from '../domain/ports.js';
+import type { storage } from '@githost/protos';
+import type { CallContext, DeletionEvent, RepositoryStorage } from '../domain/ports.js';
+
+const BRANCH_PREFIX = 'refs/heads/';
 
 /** Creating an empty bare repository is quick; a slow answer means storage is in trouble. */
 const CALL_TIMEOUT_MS = 15_000;
@@ -22,9 +25,21 @@ export class GrpcRepositoryStorage implements RepositoryStorage {
     await callUnary(client, client.CreateRepository, { repository_id: repositoryId, default_branch: defaultBranch }, { requestId: ctx.requestId, timeoutMs: CALL_TIMEOUT_MS, metrics: this.metrics });
   }
 
-  async removeRepository(shard: string, repositoryId: string, ctx: CallContext = {}): Promise<void> {
+  async removeRepository(shard: string, repositoryId: string, ctx: CallContext = {}, deletion?: DeletionEvent): Promise<void> {
     const client = this.router.client(shard);
-    await callUnary(client, client.RemoveRepository, { repository_id: repositoryId }, { requestId: ctx.requestId, timeoutMs: CALL_TIMEOUT_MS, metrics: this.metrics });
+    const context = deletion ? { owner: deletion.owner, name: deletion.name, pusher: deletion.pusher, request_id: ctx.requestId ?? '' } : null;
+    await callUnary(client, client.RemoveRepository, { repository_id: repositoryId, context }, { requestId: ctx.requestId, timeoutMs: CALL_TIMEOUT_MS, metrics: this.metrics });
+  }
+
+  async setDefaultBranch(shard: string, repositoryId: string, branch: string, ctx: CallContext = {}): Promise<void> {
+    const client = this.router.client(shard);
+    await callUnary(client, client.SetDefaultBranch, { repository_id: repositoryId, branch }, { requestId: ctx.requestId, timeoutMs: CALL_TIMEOUT_MS, metrics: this.metrics });
+  }
+
+  async listBranches(shard: string, repositoryId: string, ctx: CallContext = {}): Promise<string[]> {
+    const client = this.router.client(shard);
+    const res = await callUnary<storage.ListRefsRequest, storage.ListRefsResponse__Output>(client, client.ListRefs, { repository_id: repositoryId, prefixes: [BRANCH_PREFIX] }, { requestId: ctx.requestId, timeoutMs: CALL_TIMEOUT_MS, metrics: this.metrics });
+    return res.refs.filter((r) => r.name.startsWith(BRANCH_PREFIX)).map((r) => r.name.slice(BRANCH_PREFIX.length));
   }
 
   /** For /readyz: whether some shard can take a new repository now. */

@@ -59,4 +59,28 @@ CREATE INDEX collaborators_user_id_idx ON collaborators (user_id);
     // Placement counts repositories per shard on every creation (issue 6 part 3).
     sql: `CREATE INDEX repositories_shard_idx ON repositories (shard);`,
   },
+  {
+    version: 3,
+    name: 'branch_protections_and_tag_changes',
+    // README "Branch and tag protection": rules per repository, read by git-storage through
+    // GetRefPolicy on every ref change. Patterns are compared exactly (branch names are
+    // case-sensitive in git). Rows go with their repository.
+    sql: `
+ALTER TABLE repositories ADD COLUMN allow_tag_changes boolean NOT NULL DEFAULT false;
+
+CREATE TABLE branch_protections (
+  repository_id text NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+  pattern text NOT NULL,
+  allow_force_pushes boolean NOT NULL DEFAULT false,
+  allow_deletions boolean NOT NULL DEFAULT false,
+  required_approvals integer NOT NULL DEFAULT 0 CHECK (required_approvals >= 0),
+  required_status_checks text[] NOT NULL DEFAULT '{}',
+  dismiss_stale_approvals boolean NOT NULL DEFAULT true,
+  push text NOT NULL DEFAULT 'write' CHECK (push IN ('write', 'admin', 'nobody')),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (repository_id, pattern)
+);
+`,
+  },
 ];

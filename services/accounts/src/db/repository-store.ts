@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '@githost/db';
-import type { AccessFacts, RepositoryStore } from '../domain/ports.js';
+import { offsetOf, type Page, type Paged } from '../domain/paging.js';
+import type { AccessFacts, Collaborator, RepositoryChanges, RepositoryStore } from '../domain/ports.js';
 import type { CollaboratorPermission, Repository } from '../domain/types.js';
 import { iso, uniquely } from './rows.js';
 
@@ -7,7 +8,7 @@ import { iso, uniquely } from './rows.js';
 type RepositoryRow = Omit<Repository, 'created_at'> & { created_at: Date };
 
 const SELECT_REPOSITORY = `
-  SELECT r.id, r.owner_id, u.username AS owner, r.name, r.private, r.default_branch, r.description, r.shard, r.created_at
+  SELECT r.id, r.owner_id, u.username AS owner, r.name, r.private, r.default_branch, r.description, r.allow_tag_changes, r.shard, r.created_at
     FROM repositories r JOIN users u ON u.id = r.owner_id`;
 
 function toRepository(row: RepositoryRow): Repository {
@@ -19,6 +20,7 @@ function toRepository(row: RepositoryRow): Repository {
     private: row.private,
     default_branch: row.default_branch,
     description: row.description,
+    allow_tag_changes: row.allow_tag_changes,
     shard: row.shard,
     created_at: iso(row.created_at),
   };
@@ -51,7 +53,7 @@ export class PgRepositoryStore implements RepositoryStore {
 
   async accessFacts(owner: string, name: string, userId: string | null): Promise<AccessFacts | null> {
     const { rows } = await this.db.query<RepositoryRow & { collaborator: CollaboratorPermission | null; caller_id: string | null; caller_username: string | null; caller_is_admin: boolean | null }>(
-      `SELECT r.id, r.owner_id, u.username AS owner, r.name, r.private, r.default_branch, r.description, r.shard, r.created_at,
+      `SELECT r.id, r.owner_id, u.username AS owner, r.name, r.private, r.default_branch, r.description, r.allow_tag_changes, r.shard, r.created_at,
               c.permission AS collaborator, cu.id AS caller_id, cu.username AS caller_username, cu.is_admin AS caller_is_admin
          FROM repositories r
          JOIN users u ON u.id = r.owner_id
@@ -84,5 +86,73 @@ export class PgRepositoryStore implements RepositoryStore {
   async countByShard(): Promise<Map<string, number>> {
     const { rows } = await this.db.query<{ shard: string; count: string | number }>('SELECT shard, count(*) AS count FROM repositories GROUP BY shard');
     return new Map(rows.map((r) => [r.shard, Number(r.count)]));
+  }
+
+  updateWith(id: string, changes: RepositoryChanges, during: (before: Repository) => Promise<void>): Promise<{ before: Repository; after: Repository } | null> {
+    return this.db.transaction(async (tx) => {
+      const before = await one(tx, 'r.id = $1 FOR UPDATE OF r', [id]);
+      if (!before) return null;
+      const sets: string[] = [];
+      const params: unknown[] = [id];
+      for (const field of ['description', 'private', 'default_branch', 'allow_tag_changes'] as const) {
+        if (changes[field] === undefined) continue;
+        params.push(changes[field]);
+        sets.push(`${field} = $${params.length}`);
+      }
+      if (sets.length > 0) await tx.query(`UPDATE repositories SET ${sets.join(', ')} WHERE id = $1`, params);
+      await during(before);
+      return { before, after: (await one(tx, 'r.id = $1', [id])) as Repository };
+    });
+  }
+
+  deleteWith(id: string, during: (repo: Repository) => Promise<void>): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const repo = await one(tx, 'r.id = $1 FOR UPDATE OF r', [id]);
+      if (!repo) return false;
+      // Collaborators and protections go with the row (ON DELETE CASCADE).
+      await tx.query('DELETE FROM repositories WHERE id = $1', [id]);
+      await during(repo);
+      return true;
+    });
+  }
+
+  listForMember(userId: string, page: Page): Promise<Paged<Repository>> {
+    return this.paged(`(r.owner_id = $1 OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repository_id = r.id AND c.user_id = $1))`, [userId], page);
+  }
+
+  listOwnedBy(ownerId: string, viewer: { userId: string | null; isAdmin: boolean }, page: Page): Promise<Paged<Repository>> {
+    // CONTRACT §3, as domain/access.ts decides it one repository at a time.
+    return this.paged(
+      `r.owner_id = $1 AND (NOT r.private OR $2::boolean OR r.owner_id = $3::text
+         OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repository_id = r.id AND c.user_id = $3::text))`,
+      [ownerId, viewer.isAdmin, viewer.userId],
+      page,
+    );
+  }
+
+  async listCollaborators(repositoryId: string, page: Page): Promise<Paged<Collaborator>> {
+    const total = await this.count('SELECT count(*) AS count FROM collaborators WHERE repository_id = $1', [repositoryId]);
+    const { rows } = await this.db.query<Collaborator>(
+      `SELECT u.username, c.permission FROM collaborators c JOIN users u ON u.id = c.user_id
+        WHERE c.repository_id = $1 ORDER BY lower(u.username), u.id LIMIT $2 OFFSET $3`,
+      [repositoryId, page.per_page, offsetOf(page)],
+    );
+    return { items: rows.map((r) => ({ username: r.username, permission: r.permission })), total };
+  }
+
+  /** One page of repositories matching `where` (over r and u), by full name, with the total. */
+  private async paged(where: string, params: unknown[], page: Page): Promise<Paged<Repository>> {
+    const total = await this.count(`SELECT count(*) AS count FROM repositories r JOIN users u ON u.id = r.owner_id WHERE ${where}`, params);
+    const n = params.length;
+    const { rows } = await this.db.query<RepositoryRow>(
+      `${SELECT_REPOSITORY} WHERE ${where} ORDER BY lower(u.username), lower(r.name), r.id LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...params, page.per_page, offsetOf(page)],
+    );
+    return { items: rows.map(toRepository), total };
+  }
+
+  private async count(sql: string, params: unknown[]): Promise<number> {
+    const { rows } = await this.db.query<{ count: string | number }>(sql, params);
+    return Number(rows[0]?.count ?? 0);
   }
 }

@@ -35,6 +35,14 @@ export class PgUserStore implements UserStore {
     return rows.map(toUser);
   }
 
+  async find(ids: string[], usernames: string[]): Promise<User[]> {
+    const { rows } = await this.db.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM users WHERE id = ANY($1::text[]) OR username = ANY($2::text[]) ORDER BY username`,
+      [ids, usernames],
+    );
+    return rows.map(toUser);
+  }
+
   async byUsername(username: string): Promise<User | null> {
     const { rows } = await this.db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(username) = lower($1)`, [username]);
     return rows[0] ? toUser(rows[0]) : null;

@@ -1,4 +1,5 @@
 import { validation } from '@githost/errors';
+import type { RepositoryChanges } from './ports.js';
 import type { CollaboratorPermission } from './types.js';
 import { checkBranchName, checkEmail, checkRepositoryName, checkUsername } from './names.js';
 
@@ -83,4 +84,29 @@ export function parseCollaboratorPermission(raw: unknown): CollaboratorPermissio
   const permission = asBody(raw).permission;
   if (permission !== 'read' && permission !== 'write') throw validation('permission must be "read" or "write"');
   return permission;
+}
+
+const UPDATABLE = ['description', 'private', 'default_branch', 'allow_tag_changes'] as const;
+
+/**
+ * PATCH /api/repos/{owner}/{repo}: each field optional (null is absent, except `description`,
+ * which null clears); unknown fields are ignored, as GitHub does. A body that names none of the
+ * fields has nothing to change: 400.
+ */
+export function parseUpdateRepository(raw: unknown): RepositoryChanges {
+  const body = asBody(raw);
+  const changes: RepositoryChanges = {};
+  if (body.description === null) changes.description = null;
+  else {
+    const description = optionalString(body, 'description', MAX_DESCRIPTION);
+    if (description !== undefined) changes.description = description;
+  }
+  const isPrivate = optionalBoolean(body, 'private');
+  if (isPrivate !== undefined) changes.private = isPrivate;
+  const branch = optionalString(body, 'default_branch', 1000);
+  if (branch !== undefined) changes.default_branch = checkBranchName(branch);
+  const allowTagChanges = optionalBoolean(body, 'allow_tag_changes');
+  if (allowTagChanges !== undefined) changes.allow_tag_changes = allowTagChanges;
+  if (Object.keys(changes).length === 0) throw validation(`Nothing to change: give at least one of ${UPDATABLE.join(', ')}`);
+  return changes;
 }

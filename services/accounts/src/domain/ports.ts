@@ -1,3 +1,5 @@
+import type { BranchProtection, RefPolicy } from '@githost/ref-policy';
+import type { Page, Paged } from './paging.js';
 import type { CollaboratorPermission, Repository, User } from './types.js';
 
 /** Data access the domain needs; implemented in src/db over Postgres or PGlite. */
@@ -5,6 +7,8 @@ export interface UserStore {
   /** Throws conflict `Username already taken` when the name exists in any letter case. */
   insert(user: Omit<User, 'created_at'>): Promise<User>;
   byIds(ids: string[]): Promise<User[]>;
+  /** Users with any of the ids or exactly one of the usernames, each once, by username. */
+  find(ids: string[], usernames: string[]): Promise<User[]>;
   /** Case-insensitive. */
   byUsername(username: string): Promise<User | null>;
 }
@@ -51,6 +55,54 @@ export interface RepositoryStore {
   removeCollaborator(repositoryId: string, userId: string): Promise<void>;
   /** How many repositories each shard holds (shards holding none are absent). */
   countByShard(): Promise<Map<string, number>>;
+  /**
+   * Locks the row, applies `changes` and runs `during(before)` in the same transaction: a failure
+   * of `during` leaves the row as it was. Null when the repository does not exist.
+   */
+  updateWith(id: string, changes: RepositoryChanges, during: (before: Repository) => Promise<void>): Promise<{ before: Repository; after: Repository } | null>;
+  /**
+   * Locks and deletes the row (its collaborators and protections with it), runs `during` and
+   * commits only when it succeeds: a failure of `during` leaves everything as it was. False when
+   * the repository does not exist.
+   */
+  deleteWith(id: string, during: (repo: Repository) => Promise<void>): Promise<boolean>;
+  /** Repositories the user owns or collaborates on, by full name. */
+  listForMember(userId: string, page: Page): Promise<Paged<Repository>>;
+  /** The owner's repositories the viewer may read (CONTRACT §3), by name. */
+  listOwnedBy(ownerId: string, viewer: { userId: string | null; isAdmin: boolean }, page: Page): Promise<Paged<Repository>>;
+  /** Explicit collaborators, by username. */
+  listCollaborators(repositoryId: string, page: Page): Promise<Paged<Collaborator>>;
+}
+
+/** Fields a PATCH may change; absent ones stay as they are. */
+export interface RepositoryChanges {
+  description?: string | null;
+  private?: boolean;
+  default_branch?: string;
+  allow_tag_changes?: boolean;
+}
+
+export interface Collaborator {
+  username: string;
+  permission: CollaboratorPermission;
+}
+
+/** A branch protection rule as stored, with its timestamps (ISO 8601). */
+export type StoredProtection = BranchProtection & { created_at: string; updated_at: string };
+
+export interface ProtectionStore {
+  /** The repository's rules, in code-unit order of their patterns. */
+  list(repositoryId: string): Promise<StoredProtection[]>;
+  get(repositoryId: string, pattern: string): Promise<StoredProtection | null>;
+  /**
+   * Creates or replaces the rule for its pattern; `created` tells which. Null when the repository
+   * is gone. Throws validation when a new rule would make more than `maxRules`.
+   */
+  put(repositoryId: string, rule: BranchProtection, maxRules: number): Promise<{ rule: StoredProtection; created: boolean } | null>;
+  /** False when there was no such rule. */
+  remove(repositoryId: string, pattern: string): Promise<boolean>;
+  /** Default branch, tag setting and rules in one read; null for an unknown repository. */
+  refPolicy(repositoryId: string): Promise<RefPolicy | null>;
 }
 
 /** Carried to other services so one request's log lines join up (X-Request-Id). */
@@ -58,8 +110,22 @@ export interface CallContext {
   requestId?: string;
 }
 
+/** Who deleted which repository, for git-storage's `repository_deleted` event (CONTRACT §9). */
+export interface DeletionEvent {
+  owner: string;
+  name: string;
+  /** Username of the caller who deleted it. */
+  pusher: string;
+}
+
 /** git-storage, as the domain sees it: each call goes to the shard that holds (or will hold) the repository. */
 export interface RepositoryStorage {
   createRepository(shard: string, repositoryId: string, defaultBranch: string, ctx?: CallContext): Promise<void>;
-  removeRepository(shard: string, repositoryId: string, ctx?: CallContext): Promise<void>;
+  /** Idempotent (a missing directory is removed already). With `deletion`, git-storage journals a
+   *  `repository_deleted` event; without it (undoing a half-created repository), nothing. */
+  removeRepository(shard: string, repositoryId: string, ctx?: CallContext, deletion?: DeletionEvent): Promise<void>;
+  /** Points HEAD at refs/heads/<branch>. */
+  setDefaultBranch(shard: string, repositoryId: string, branch: string, ctx?: CallContext): Promise<void>;
+  /** The repository's branch names, without refs/heads/. */
+  listBranches(shard: string, repositoryId: string, ctx?: CallContext): Promise<string[]>;
 }

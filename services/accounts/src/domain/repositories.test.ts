@@ -12,6 +12,7 @@ const input: CreateRepositoryInput = { name: 'demo', private: false, default_bra
 const users: UserStore = {
   insert: async () => alice,
   byIds: async (ids) => (ids.includes('u1') ? [alice] : []),
+  find: async (ids, names) => (ids.includes('u1') || names.includes('alice') ? [alice] : []),
   byUsername: async (name) => (name.toLowerCase() === 'alice' ? alice : null),
 };
 
@@ -26,6 +27,8 @@ function storageLog(fail?: Error): RepositoryStorage & { calls: string[] } {
     async removeRepository(shard, id) {
       calls.push(`remove ${id} on ${shard}`);
     },
+    setDefaultBranch: async () => undefined,
+    listBranches: async () => [],
   };
 }
 
@@ -42,6 +45,11 @@ function store(after: 'commit' | Error): RepositoryStore {
     setCollaborator: async () => undefined,
     removeCollaborator: async () => undefined,
     countByShard: async () => new Map([['default', 3], ['shard-1', 1]]),
+    updateWith: async () => null,
+    deleteWith: async () => false,
+    listForMember: async () => ({ items: [], total: 0 }),
+    listOwnedBy: async () => ({ items: [], total: 0 }),
+    listCollaborators: async () => ({ items: [], total: 0 }),
   };
 }
 

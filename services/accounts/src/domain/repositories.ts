@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { forbidden, notFound, validation } from '@githost/errors';
-import { canRead } from '@githost/identity';
 import { permissionFor } from './access.js';
+import type { Page, Paged } from './paging.js';
+import { manageableRepositoryId, readableRepositoryId, REPOSITORY_NOT_FOUND, writableRepositoryId, type RepoAccess } from './repo-access.js';
 import { chooseShard, type ShardPlacement } from './placement.js';
 import { parseCollaboratorPermission, type CreateRepositoryInput } from './input.js';
-import type { CallContext, RepositoryStorage, RepositoryStore, UserStore } from './ports.js';
+import type { CallContext, Collaborator, RepositoryChanges, RepositoryStorage, RepositoryStore, UserStore } from './ports.js';
 import type { Caller, Permission, Repository, User } from './types.js';
 
-/** The repository and permission the gateway resolved and signed for this request. */
-export interface RepoAccess {
-  id: string;
-  permission: Permission;
-}
-
-const REPOSITORY_NOT_FOUND = 'Repository not found';
+export type { RepoAccess };
 const NAME_SHAPE = /^[A-Za-z0-9._-]{1,100}$/;
 
 export class RepositoryService {
@@ -24,6 +19,8 @@ export class RepositoryService {
     private readonly placement: ShardPlacement,
     /** Told when undoing a half-created repository failed too, so an operator can clean up. */
     private readonly onOrphan: (repositoryId: string, err: unknown) => void = () => undefined,
+    /** Told when HEAD could not be put back after a default-branch change failed to commit. */
+    private readonly onHeadDrift: (repositoryId: string, err: unknown) => void = () => undefined,
   ) {}
 
   /**
@@ -38,7 +35,7 @@ export class RepositoryService {
     let stored = false;
     try {
       return await this.repos.insertWith(
-        { id, owner_id: owner.id, name: input.name, private: input.private, default_branch: input.default_branch, description: input.description, shard },
+        { id, owner_id: owner.id, name: input.name, private: input.private, default_branch: input.default_branch, description: input.description, allow_tag_changes: false, shard },
         async () => {
           await this.storage.createRepository(shard, id, input.default_branch, ctx);
           stored = true;
@@ -67,10 +64,7 @@ export class RepositoryService {
 
   /** GET /api/repos/{owner}/{repo}: read access, else the same 404 as a missing repository (CONTRACT §9). */
   async get(access: RepoAccess | null): Promise<Repository> {
-    if (!access || !canRead(access.permission)) throw notFound(REPOSITORY_NOT_FOUND);
-    const repo = await this.repos.byId(access.id);
-    if (!repo) throw notFound(REPOSITORY_NOT_FOUND);
-    return repo;
+    return this.byId(readableRepositoryId(access));
   }
 
   async byId(id: string): Promise<Repository> {
@@ -94,6 +88,69 @@ export class RepositoryService {
     return { repository: facts.repository, permission: permissionFor(facts.repository, caller, facts.collaborator) };
   }
 
+  /**
+   * PATCH /api/repos/{owner}/{repo} (owner or site admin). A new default branch must be a valid
+   * name and, once the repository has any branch, an existing one; git-storage points HEAD at it
+   * inside the row's transaction, so the row and HEAD change together (HEAD is put back if the
+   * commit fails).
+   */
+  async update(access: RepoAccess | null, changes: RepositoryChanges, ctx: CallContext = {}): Promise<Repository> {
+    const current = await this.manageable(access);
+    const branch = changes.default_branch;
+    if (branch !== undefined && branch !== current.default_branch) {
+      const branches = await this.storage.listBranches(current.shard, current.id, ctx);
+      if (branches.length > 0 && !branches.includes(branch)) throw validation(`default_branch must name an existing branch: ${branch}`);
+    }
+    let moved: { shard: string; from: string } | undefined;
+    try {
+      const result = await this.repos.updateWith(current.id, changes, async (before) => {
+        if (branch === undefined || branch === before.default_branch) return;
+        await this.storage.setDefaultBranch(before.shard, before.id, branch, ctx);
+        moved = { shard: before.shard, from: before.default_branch };
+      });
+      if (!result) throw notFound(REPOSITORY_NOT_FOUND);
+      return result.after;
+    } catch (err) {
+      const undo = moved;
+      if (undo) await this.storage.setDefaultBranch(undo.shard, current.id, undo.from, ctx).catch((headErr: unknown) => this.onHeadDrift(current.id, headErr));
+      throw err;
+    }
+  }
+
+  /**
+   * DELETE /api/repos/{owner}/{repo} (owner or site admin). The rows (repository, collaborators,
+   * protections) are deleted in a transaction that commits only after git-storage removed the
+   * bare repository and journaled `repository_deleted` (CONTRACT §9), so a storage failure leaves
+   * the repository whole. A crash between the two leaves a row whose directory is gone: deleting
+   * it again finishes the job, since removing a missing directory succeeds.
+   */
+  async remove(access: RepoAccess | null, caller: Caller, ctx: CallContext = {}): Promise<void> {
+    const current = await this.manageable(access);
+    const deleted = await this.repos.deleteWith(current.id, (repo) =>
+      this.storage.removeRepository(repo.shard, repo.id, ctx, { owner: repo.owner, name: repo.name, pusher: caller.username }),
+    );
+    if (!deleted) throw notFound(REPOSITORY_NOT_FOUND);
+  }
+
+  /** GET /api/repos/{owner}/{repo}/collaborators: write access, as GitHub's list. */
+  async collaborators(access: RepoAccess | null, page: Page): Promise<Paged<Collaborator>> {
+    return this.repos.listCollaborators(writableRepositoryId(access), page);
+  }
+
+  /** GET /api/user/repos: what the caller owns or collaborates on; the bootstrap admin has no
+   *  user record, so nothing. */
+  async listForCaller(caller: Caller, page: Page): Promise<Paged<Repository>> {
+    if (!caller.user_id) return { items: [], total: 0 };
+    return this.repos.listForMember(caller.user_id, page);
+  }
+
+  /** GET /api/users/{username}/repos: that user's repositories the caller may read. */
+  async listOwnedBy(username: string, caller: Caller | null, page: Page): Promise<Paged<Repository>> {
+    const owner = NAME_SHAPE.test(username) ? await this.users.byUsername(username) : null;
+    if (!owner) throw notFound('User not found');
+    return this.repos.listOwnedBy(owner.id, { userId: caller?.user_id ?? null, isAdmin: caller?.is_admin === true }, page);
+  }
+
   /** CONTRACT §9 Access: only the owner or a site admin (permission `admin`) manages collaborators. */
   async setCollaborator(access: RepoAccess | null, username: string, body: unknown): Promise<void> {
     const repo = await this.manageable(access);
@@ -111,12 +168,7 @@ export class RepositoryService {
   }
 
   private async manageable(access: RepoAccess | null): Promise<Repository> {
-    if (!access) throw notFound(REPOSITORY_NOT_FOUND);
-    if (access.permission !== 'admin') {
-      if (!canRead(access.permission)) throw notFound(REPOSITORY_NOT_FOUND);
-      throw forbidden();
-    }
-    return this.byId(access.id);
+    return this.byId(manageableRepositoryId(access));
   }
 
   private async collaboratorUser(username: string): Promise<User> {

@@ -1,5 +1,6 @@
-import type { RepositoryStorage, RepositoryStore, TokenStore, UserStore } from './ports.js';
+import type { ProtectionStore, RepositoryStorage, RepositoryStore, TokenStore, UserStore } from './ports.js';
 import type { ShardPlacement } from './placement.js';
+import { ProtectionService } from './protections.js';
 import { RepositoryService } from './repositories.js';
 import { TokenService } from './tokens.js';
 import { UserService } from './users.js';
@@ -8,20 +9,24 @@ export interface AccountsServices {
   users: UserService;
   tokens: TokenService;
   repositories: RepositoryService;
+  protections: ProtectionService;
 }
 
 export function createServices(deps: {
   users: UserStore;
   tokens: TokenStore;
   repositories: RepositoryStore;
+  protections: ProtectionStore;
   storage: RepositoryStorage;
   placement: ShardPlacement;
   adminToken: string | undefined;
   onOrphan?: (repositoryId: string, err: unknown) => void;
+  onHeadDrift?: (repositoryId: string, err: unknown) => void;
 }): AccountsServices {
   return {
     users: new UserService(deps.users),
     tokens: new TokenService(deps.tokens, deps.adminToken),
-    repositories: new RepositoryService(deps.repositories, deps.users, deps.storage, deps.placement, deps.onOrphan),
+    repositories: new RepositoryService(deps.repositories, deps.users, deps.storage, deps.placement, deps.onOrphan, deps.onHeadDrift),
+    protections: new ProtectionService(deps.protections),
   };
 }

@@ -22,6 +22,8 @@ export interface Repository {
   private: boolean;
   default_branch: string;
   description: string | null;
+  /** Existing tags may be moved or deleted (README "Branch and tag protection"); off by default. */
+  allow_tag_changes: boolean;
   /** git-storage shard holding the repository (GIT_STORAGE_SHARDS name); every storage call for it goes there. */
   shard: string;
   created_at: string;

@@ -29,6 +29,13 @@ export class UserService {
 
   /** Unknown ids are left out (accounts.proto GetUsers). */
   byIds(ids: string[]): Promise<User[]> {
-    return ids.length === 0 ? Promise.resolve([]) : this.store.byIds([...new Set(ids)]);
+    return this.find(ids, []);
+  }
+
+  /** Users with any of these ids or usernames (usernames matched exactly, as accounts.proto
+   *  GetUsers says), each once. */
+  find(ids: string[], usernames: string[]): Promise<User[]> {
+    if (ids.length === 0 && usernames.length === 0) return Promise.resolve([]);
+    return this.store.find([...new Set(ids)], [...new Set(usernames)]);
   }
 }

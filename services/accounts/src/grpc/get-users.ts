@@ -6,10 +6,12 @@ import { userMessage } from './messages.js';
 /** Enough for any page of merge requests or comments; more is a caller bug. */
 const MAX_IDS = 1000;
 
-/** GetUsers: the users with the given ids; unknown ids are left out. */
+/** GetUsers: the users with the given ids or usernames (exact), each once; unknown ones are left out. */
 export function getUsers(users: UserService) {
   return async (req: accounts.GetUsersRequest__Output): Promise<accounts.GetUsersResponse> => {
-    if (req.ids.length > MAX_IDS) throw validation(`At most ${MAX_IDS} ids per request`);
-    return { users: (await users.byIds(req.ids.filter((id) => id !== ''))).map(userMessage) };
+    const usernames = req.usernames ?? [];
+    if (req.ids.length + usernames.length > MAX_IDS) throw validation(`At most ${MAX_IDS} ids and usernames per request`);
+    const found = await users.find(req.ids.filter((id) => id !== ''), usernames.filter((name) => name !== ''));
+    return { users: found.map(userMessage) };
   };
 }

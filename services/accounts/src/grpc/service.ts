@@ -1,4 +1,3 @@
-import { unavailable } from '@githost/errors';
 import { unary, type grpc } from '@githost/grpc';
 import type { Logger } from '@githost/logging';
 import { accountsProto, type AccountsServiceHandlers } from '@githost/protos';
@@ -6,6 +5,7 @@ import type { AccountsServices } from '../domain/services.js';
 import type { AccountsMetrics } from '../metrics.js';
 import { authenticate } from './authenticate.js';
 import { authorize } from './authorize.js';
+import { getRefPolicy } from './get-ref-policy.js';
 import { getRepository } from './get-repository.js';
 import { getUsers } from './get-users.js';
 
@@ -17,8 +17,7 @@ export function registerAccountsService(server: grpc.Server, services: AccountsS
     Authorize: unary(authorize(services.repositories, metrics), logger, instruments),
     GetUsers: unary(getUsers(services.users), logger, instruments),
     GetRepository: unary(getRepository(services.repositories), logger, instruments),
-    // Placeholder until branch protections land (grpc/get-ref-policy.ts).
-    GetRefPolicy: unary(async () => { throw unavailable('GetRefPolicy is not available yet'); }, logger, instruments),
+    GetRefPolicy: unary(getRefPolicy(services.protections), logger, instruments),
   };
   server.addService(accountsProto().githost.accounts.v1.AccountsService.service, handlers);
 }

@@ -1,4 +1,4 @@
-import type { TokenRecord } from '../domain/ports.js';
+import type { StoredProtection, TokenRecord } from '../domain/ports.js';
 import type { IssuedToken, Repository, User } from '../domain/types.js';
 
 /** Response shapes of CONTRACT §8. */
@@ -18,7 +18,20 @@ export function repositoryJson(r: Repository, publicUrl: string) {
     private: r.private,
     default_branch: r.default_branch,
     description: r.description,
+    allow_tag_changes: r.allow_tag_changes,
     clone_url: `${publicUrl}/${r.owner}/${r.name}.git`,
     created_at: r.created_at,
   };
 }
+
+export const protectionJson = (p: StoredProtection) => ({
+  pattern: p.pattern,
+  allow_force_pushes: p.allow_force_pushes,
+  allow_deletions: p.allow_deletions,
+  required_approvals: p.required_approvals,
+  required_status_checks: p.required_status_checks,
+  dismiss_stale_approvals: p.dismiss_stale_approvals,
+  push: p.push,
+  created_at: p.created_at,
+  updated_at: p.updated_at,
+});

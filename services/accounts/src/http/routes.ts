@@ -6,6 +6,8 @@ import type { AccountsServices } from '../domain/services.js';
 import { NO_USER_RECORD } from '../domain/tokens.js';
 import { requireSiteAdmin } from '../domain/users.js';
 import { callerOf, repoAccessOf } from './caller.js';
+import { registerProtectionRoutes } from './protection-routes.js';
+import { registerRepositoryRoutes } from './repository-routes.js';
 import { issuedTokenJson, repositoryJson, tokenJson, userJson } from './present.js';
 
 /** CONTRACT §8 accounts endpoints; the gateway forwards these paths unchanged. */
@@ -70,4 +72,7 @@ export function registerRoutes(app: Express, services: AccountsServices, publicU
     await repositories.removeCollaborator(repoAccessOf(res), String(req.params.username));
     res.status(204).end();
   }));
+
+  registerProtectionRoutes(app, services.protections);
+  registerRepositoryRoutes(app, repositories, publicUrl);
 }

@@ -2,11 +2,14 @@ import { callOptions, callUnary, fromServiceError, metadataFor, type GrpcMetrics
 import { notFound } from '@githost/errors';
 import type { storage } from '@githost/protos';
 import type { StorageRouter } from '@githost/storage-router';
-import type { BlobStream, RawCommit, ReadContext, RepositoryReader } from '../domain/ports.js';
+import type { BlobStream, Comparison, Diff, DiffLimits, RawCommit, ReadContext, RepositoryReader } from '../domain/ports.js';
 import type { RawRef } from '../domain/refs.js';
+import { DiffCollector } from './diff-collector.js';
 
 /** Unary reads are small; a slow one means git-storage is in trouble, not that the repo is big. */
 const UNARY_TIMEOUT_MS = 15_000;
+/** Compare and diff walk history and trees: bounded by size, not constant (the merge-request detail's deadline). */
+const HISTORY_TIMEOUT_MS = 30_000;
 
 /** RepositoryReader over git-storage's gRPC API: the only way browse touches a repository,
  *  always on the shard the repository's record names. */
@@ -74,6 +77,33 @@ export class StorageReader implements RepositoryReader {
       this.opts(ctx),
     );
     return res.commits.map((c) => ({ oid: c.oid, raw: c.raw }));
+  }
+
+  async compare(ctx: ReadContext, base: string, head: string, maxCommits: number): Promise<Comparison> {
+    const client = this.router.client(ctx.shard);
+    const res = await callUnary<storage.CompareRequest, storage.CompareResponse__Output>(
+      client,
+      client.Compare,
+      { repository_id: ctx.repoId, base_oid: base, head_oid: head, max_commits: maxCommits },
+      { ...this.opts(ctx), timeoutMs: HISTORY_TIMEOUT_MS },
+    );
+    return { mergeBase: res.merge_base, aheadBy: res.ahead_by, behindBy: res.behind_by, commits: res.commits.map((c) => ({ oid: c.oid, raw: c.raw })) };
+  }
+
+  async diff(ctx: ReadContext, from: string, to: string, limits: DiffLimits): Promise<Diff> {
+    const client = this.router.client(ctx.shard);
+    const call = client.Diff(
+      { repository_id: ctx.repoId, from_oid: from, to_oid: to, max_files: limits.maxFiles, max_patch_bytes: limits.maxPatchBytes },
+      metadataFor(ctx.requestId),
+      callOptions({ timeoutMs: HISTORY_TIMEOUT_MS, metrics: this.metrics }),
+    );
+    const collector = new DiffCollector(limits.maxTotalPatchBytes);
+    try {
+      for await (const message of call as AsyncIterable<storage.DiffResponse__Output>) collector.add(message);
+    } catch (err) {
+      throw fromServiceError(err);
+    }
+    return collector.result();
   }
 
   async openBlob(ctx: ReadContext, commit: string, path: string, maxBytes: number): Promise<BlobStream> {

@@ -1,6 +1,7 @@
 import { AppError, notFound, tooLarge, validation } from '@githost/errors';
 import { encodeBlobContent, MODE_SUBMODULE, MODE_TREE } from './blob.js';
 import { parseCommit } from './commit.js';
+import { COMPARE_MAX_COMMITS, compareFields, DIFF_LIMITS, parseCompareSpec } from './compare.js';
 import { etagOf } from './etag.js';
 import { parseLimit } from './limit.js';
 import { FreshRefs } from './fresh-refs.js';
@@ -8,7 +9,7 @@ import { explainMissing } from './missing.js';
 import type { ObjectCache } from './object-cache.js';
 import type { BlobStream, ReadContext, RefVersions, RepositoryReader } from './ports.js';
 import { RefSnapshots, type RefLookup } from './ref-snapshots.js';
-import { refPrefixes, resolveCommitsRef, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
+import { prefixesOfName, refPrefixes, resolveCommitsRef, resolveRefName, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
 import { branchList, buildRefSet, tagList, type RefSet } from './refs.js';
 import { openRaw, type RawBlob } from './raw.js';
 import { parseTreeRecords } from './tree.js';
@@ -161,6 +162,33 @@ export class Browser {
   async tags(repo: RepoRef): Promise<Prepared> {
     const body = json(tagList(await this.refs(repo, ['refs/tags/'])));
     return { etag: etagOf('tags', body), immutable: false, body: () => Promise.resolve(body) };
+  }
+
+  /**
+   * GitHub's three-dot compare: head's commits not in base and the diff from their merge base to
+   * head. Unrelated histories have no merge base: 404, as GitHub answers.
+   */
+  async compare(repo: RepoRef, specRaw: string): Promise<Prepared> {
+    const spec = parseCompareSpec(specRaw);
+    const refs = await this.refs(repo, [...new Set([...prefixesOfName(spec.base), ...prefixesOfName(spec.head)])]);
+    const base = resolveRefName(spec.base, refs);
+    const head = resolveRefName(spec.head, refs);
+    const [baseCommit, headCommit] = await Promise.all([this.commitOf(repo, base), this.commitOf(repo, head)]);
+    return {
+      etag: etagOf('compare', base.ref, baseCommit, head.ref, headCommit),
+      immutable: base.kind === 'sha' && head.kind === 'sha',
+      body: async () => {
+        // Everything but the echoed names is a function of the two commit ids, both confirmed in this repository.
+        const fields = await this.cache.getOrLoadBytes(`compare\0${baseCommit}\0${headCommit}`, async () => {
+          const cmp = await this.reader.compare(repo, baseCommit, headCommit, COMPARE_MAX_COMMITS);
+          if (cmp.mergeBase === '') throw notFound(`No common ancestor between ${base.ref} and ${head.ref}`);
+          // Behind or identical: head is the merge base, nothing changed.
+          const diff = cmp.mergeBase === headCommit ? { files: [], truncated: false } : await this.reader.diff(repo, cmp.mergeBase, headCommit, DIFF_LIMITS);
+          return compareFields(cmp, diff, (oid, raw) => this.commitJson(oid, raw));
+        });
+        return [`{"base":${json(base.ref)},"head":${json(head.ref)},"base_sha":"${baseCommit}","head_sha":"${headCommit}",`, fields, '}'];
+      },
+    };
   }
 
   /** seed §4 browsing rule 2, loading only the refs that could match. */

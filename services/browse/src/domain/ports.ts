@@ -24,6 +24,45 @@ export interface BlobStream {
   cancel(): void;
 }
 
+/** CONTRACT §5 diff element. */
+export interface DiffEntry {
+  path: string;
+  old_path: string;
+  status: 'added' | 'deleted' | 'modified' | 'renamed' | 'type_changed';
+  old_mode: string | null;
+  new_mode: string | null;
+  old_sha: string | null;
+  new_sha: string | null;
+  additions: number;
+  deletions: number;
+  binary: boolean;
+  patch: string | null;
+}
+
+export interface Diff {
+  files: DiffEntry[];
+  /** Files or patches were left out by the limits. */
+  truncated: boolean;
+}
+
+export interface DiffLimits {
+  maxFiles: number;
+  /** Per file: a larger patch is dropped (patch null). */
+  maxPatchBytes: number;
+  /** Per response: patches beyond this total are dropped. */
+  maxTotalPatchBytes: number;
+}
+
+/** A three-dot compare as git-storage computes it. */
+export interface Comparison {
+  /** Empty when the histories are unrelated. */
+  mergeBase: string;
+  aheadBy: number;
+  behindBy: number;
+  /** Head's commits not in base, oldest first, at most the number asked for. */
+  commits: RawCommit[];
+}
+
 /**
  * The ref-change watch (@githost/refs-watch): a token that changes whenever a repository's refs
  * may have changed, undefined while the watch of that shard is not live.
@@ -49,4 +88,8 @@ export interface RepositoryReader {
   readCommit(ctx: ReadContext, revision: string): Promise<RawCommit>;
   /** Commits reachable from `commit` in `git log` default order. */
   listCommits(ctx: ReadContext, commit: string, limit: number): Promise<RawCommit[]>;
+  /** Merge base, ahead/behind counts and head's own commits (both sides full commit ids). */
+  compare(ctx: ReadContext, base: string, head: string, maxCommits: number): Promise<Comparison>;
+  /** Changes from `from` to `to` (full commit ids) within `limits`. */
+  diff(ctx: ReadContext, from: string, to: string, limits: DiffLimits): Promise<Diff>;
 }

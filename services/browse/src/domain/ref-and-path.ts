@@ -102,7 +102,11 @@ const MAX_REF_NAME = 1024;
 export function refPrefixes(raw: string, defaultBranch: string, whole: boolean): string[] {
   const segments = decodeSegments(raw);
   if (segments.length === 0) return [`refs/heads/${defaultBranch}`];
-  const name = whole ? segments.join('/') : (segments[0] as string);
+  return prefixesOfName(whole ? segments.join('/') : (segments[0] as string));
+}
+
+/** The prefixes holding a branch or tag called `name` (already decoded), or starting with it. */
+export function prefixesOfName(name: string): string[] {
   // Only prefixes a ref could have: git-storage refuses longer ones, and ref reads are shared
   // between requests (FreshRefs), so one request's refusal must not become everyone's.
   return [`refs/heads/${name}`, `refs/tags/${name}`].filter((p) => p.length <= MAX_REF_NAME);

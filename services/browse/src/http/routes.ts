@@ -11,7 +11,7 @@ import type { RawBlob } from '../domain/raw.js';
  * exactly once, which the domain does, and express's own parameter decoding would turn a bad
  * escape into a 500.
  */
-const ROUTE = /^\/api\/repos\/[^/]+\/[^/]+\/(?:(tree|blob|raw|commits)(?:\/(.*))?|commit\/(.+)|(branches|tags)\/?)$/;
+const ROUTE = /^\/api\/repos\/[^/]+\/[^/]+\/(?:(tree|blob|raw|commits|compare)(?:\/(.*))?|commit\/(.+)|(branches|tags)\/?)$/;
 
 /** The browse endpoints: GET (and HEAD) under /api/repos/{owner}/{repo}/. */
 export function browseRoutes(browser: Browser): (req: Request, res: Response, next: NextFunction) => void {
@@ -31,6 +31,7 @@ async function handle(browser: Browser, m: RegExpExecArray, req: Request, res: R
   let prepared: Prepared;
   if (refEndpoint === 'tree') prepared = await browser.tree(repo, refAndPath);
   else if (refEndpoint === 'blob') prepared = await browser.blob(repo, refAndPath);
+  else if (refEndpoint === 'compare') prepared = await browser.compare(repo, refAndPath);
   else if (refEndpoint === 'commits') prepared = await browser.commits(repo, refAndPath, req.query.limit);
   else if (sha !== undefined) prepared = await browser.commit(repo, sha);
   else if (listEndpoint === 'branches') prepared = await browser.branches(repo);

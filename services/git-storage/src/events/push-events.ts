@@ -11,6 +11,8 @@ export interface RefUpdate {
   ref: string;
   before: string;
   after: string;
+  /** Not a fast-forward; computed by the recorder when the caller does not know. */
+  forced?: boolean;
 }
 
 export interface PushContext {
@@ -27,9 +29,18 @@ export interface PushPayload {
   after: string;
   created: boolean;
   deleted: boolean;
+  /** A non-fast-forward update of an existing ref (false for creations and deletions), as GitHub sends it. */
+  forced: boolean;
   repository: { owner: string; name: string; full_name: string };
   sender: { username: string };
   commits: Array<{ id: string; message: string; author: { name: string; email: string }; timestamp: string }>;
+}
+
+/** CONTRACT §9 `repository_deleted` payload. */
+export interface RepositoryDeletedPayload {
+  event: 'repository_deleted';
+  repository: { owner: string; name: string; full_name: string };
+  sender: { username: string };
 }
 
 const MAX_COMMITS = 20;
@@ -57,6 +68,7 @@ export class PushEventRecorder {
     for (const tip of tips) if (!commitsOf.has(tip)) commitsOf.set(tip, await this.newCommits(gitDir, tip, excluded));
     const envelopes: EventEnvelope<PushPayload>[] = [];
     for (const u of updates) {
+      const forced = u.forced ?? (await this.isForced(gitDir, u));
       const commits = u.after === ZERO_OID ? [] : commitsOf.get(u.after)!;
       envelopes.push({
         id: randomUUID(),
@@ -70,6 +82,7 @@ export class PushEventRecorder {
           after: u.after,
           created: u.before === ZERO_OID,
           deleted: u.after === ZERO_OID,
+          forced,
           repository: { owner: ctx.repository.owner, name: ctx.repository.name, full_name: `${ctx.repository.owner}/${ctx.repository.name}` },
           sender: { username: ctx.pusher },
           commits,
@@ -80,6 +93,35 @@ export class PushEventRecorder {
     await this.journal.appendMany(envelopes);
     this.relay()?.kick();
     return envelopes;
+  }
+
+  /** The `repository_deleted` event (CONTRACT §9), journaled after the repository is gone. */
+  async recordRepositoryDeleted(ctx: PushContext): Promise<EventEnvelope<RepositoryDeletedPayload>> {
+    const { owner, name } = ctx.repository;
+    const envelope: EventEnvelope<RepositoryDeletedPayload> = {
+      id: randomUUID(),
+      kind: 'repository_deleted',
+      occurred_at: new Date().toISOString(),
+      repository: ctx.repository,
+      payload: { event: 'repository_deleted', repository: { owner, name, full_name: `${owner}/${name}` }, sender: { username: ctx.pusher } },
+      ...(ctx.requestId ? { request_id: ctx.requestId } : {}),
+    };
+    await this.journal.appendMany([envelope]);
+    this.relay()?.kick();
+    return envelope;
+  }
+
+  /** Runs after the ref moved, so both commits are in the repository. */
+  private async isForced(gitDir: string, u: RefUpdate): Promise<boolean> {
+    if (u.before === ZERO_OID || u.after === ZERO_OID) return false;
+    try {
+      const { exitCode } = await runGit({ name: 'merge-base', flags: ['--is-ancestor'], args: [u.before, u.after] }, { gitDir, okExitCodes: [1] });
+      return exitCode === 1;
+    } catch (err) {
+      // A tag moved from or to a tree or blob has no ancestry: not a history rewrite of commits.
+      this.logger.warn({ err, ref: u.ref }, 'push event: could not tell whether the update was forced');
+      return false;
+    }
   }
 
   /** Whether any of `tips` reaches a commit outside `excluded`; true when git cannot tell (a tip

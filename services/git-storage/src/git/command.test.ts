@@ -18,6 +18,11 @@ describe('buildArgv', () => {
     ]);
   });
 
+  it('when per-run config is given, then it comes as -c before everything; a key that is not a plain section.name is refused', () => {
+    expect(buildArgv({ config: [['core.hooksPath', '/data/hooks']], name: 'receive-pack', args: ['/r.git'] }, undefined)).toEqual(['-c', 'core.hooksPath=/data/hooks', 'receive-pack', '--end-of-options', '/r.git']);
+    expect(() => buildArgv({ config: [['core.hooksPath=x -c a', 'y']], name: 'receive-pack' })).toThrow('git config key not allowed');
+  });
+
   it('when the subcommand is not allow-listed, then it is refused', () => {
     expect(() => buildArgv({ name: 'daemon' })).toThrow('git subcommand not allowed: daemon');
     expect(() => buildArgv({ name: '--exec-path=/tmp' })).toThrow(GitError);

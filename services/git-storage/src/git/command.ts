@@ -30,9 +30,12 @@ export const ALLOWED_SUBCOMMANDS = new Set([
   'prune',
   'count-objects',
   'symbolic-ref',
+  'archive',
 ]);
 
 export interface GitCommand {
+  /** `-c key=value` settings for this run only, written by this code (hooks path, receive policy). */
+  config?: Array<[string, string]>;
   /** Allow-listed subcommand. */
   name: string;
   /** Sub-subcommand written by this code (`commit-graph write`). */
@@ -91,10 +94,16 @@ export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
+const CONFIG_KEY = /^[a-z][a-z0-9]*\.[a-zA-Z][a-zA-Z0-9]*$/;
+
 /** The argv for a command, after checking the subcommand and the arguments' placement. */
 export function buildArgv(cmd: GitCommand, gitDir?: string): string[] {
   if (!ALLOWED_SUBCOMMANDS.has(cmd.name)) throw new GitError(`git subcommand not allowed: ${cmd.name}`);
   const argv: string[] = [];
+  for (const [key, value] of cmd.config ?? []) {
+    if (!CONFIG_KEY.test(key)) throw new GitError(`git config key not allowed: ${key}`);
+    argv.push('-c', `${key}=${value}`);
+  }
   if (gitDir) argv.push(`--git-dir=${gitDir}`);
   argv.push(cmd.name);
   if (cmd.action !== undefined) {

@@ -51,15 +51,14 @@ function checkSignature(s: Signature | null | undefined, what: string): Signatur
 }
 
 /**
- * `commit-tree` with two parents (ours, then theirs), the exact message from stdin (commit-tree
+ * `commit-tree` with `parents` in order (a merge: ours, then theirs; a squash: ours alone), the exact message from stdin (commit-tree
  * does not clean messages up) and author/committer from the environment at `+0000` (seed §4
  * merge procedure step 5).
  */
 export async function commitMerge(
   gitDir: string,
   tree: string,
-  ours: string,
-  theirs: string,
+  parents: string[],
   author: Signature | null | undefined,
   committer: Signature | null | undefined,
   message: string,
@@ -68,7 +67,7 @@ export async function commitMerge(
   const c = checkSignature(committer, 'committer');
   if (message.includes('\0')) throw validation('Invalid commit message');
   const { stdout } = await runGit(
-    { name: 'commit-tree', flags: [`-p${ours}`, `-p${theirs}`, '-F', '-'], args: [tree] },
+    { name: 'commit-tree', flags: [...parents.map((p) => `-p${p}`), '-F', '-'], args: [tree] },
     {
       gitDir,
       stdin: message,

@@ -1,32 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat, writeFile, chmod } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { conflict } from '@githost/errors';
 import { runGit } from './command.js';
-
-/** Env var naming the file the post-receive hook appends `<old> <new> <ref>` lines to. */
-export const PUSH_LOG_ENV = 'GITHOST_PUSH_LOG';
-
-// The hook only records; events are built by the service after receive-pack exits, so a push
-// made outside the service (no env var) records nothing and costs one `sh`.
-const POST_RECEIVE = `#!/bin/sh
-# githost: record updated refs for push events (see services/git-storage/src/http/receive-pack.ts)
-if [ -n "$${PUSH_LOG_ENV}" ]; then cat >> "$${PUSH_LOG_ENV}"; else cat > /dev/null; fi
-exit 0
-`;
 
 /** Repository configuration written at creation (Gitaly-style: the service does housekeeping itself). */
 const CONFIG: Array<[string, string]> = [
   ['gc.auto', '0'],
   ['receive.autogc', 'false'],
-  // A server that refuses to rewrite history: a forced non-fast-forward push gets git's own refusal.
-  ['receive.denyNonFastForwards', 'true'],
   ['receive.unpackLimit', '100'],
   ['core.fsync', 'objects,derived-metadata,reference'],
   ['core.fsyncMethod', 'fsync'],
   ['uploadpack.allowFilter', 'true'],
   ['repack.writeBitmaps', 'true'],
-  ['core.hooksPath', 'hooks'],
 ];
 
 export async function repositoryExists(gitDir: string): Promise<boolean> {
@@ -48,10 +34,6 @@ export async function createBareRepository(gitDir: string, defaultBranch: string
   try {
     await runGit({ name: 'init', flags: ['--bare', '--quiet', '--template=', `--initial-branch=${defaultBranch}`], args: [scratch] });
     for (const [key, value] of CONFIG) await runGit({ name: 'config', flags: ['--local'], args: [key, value] }, { gitDir: scratch });
-    await mkdir(path.join(scratch, 'hooks'), { recursive: true });
-    const hook = path.join(scratch, 'hooks', 'post-receive');
-    await writeFile(hook, POST_RECEIVE);
-    await chmod(hook, 0o755);
     try {
       await rename(scratch, gitDir);
     } catch (err) {

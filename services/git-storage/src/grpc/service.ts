@@ -1,8 +1,8 @@
 import { instrumentUnary, serverStream, unary, type grpc, type ServerInstruments } from '@githost/grpc';
-import { unavailable } from '@githost/errors';
 import { storageProto, type StorageServiceHandlers } from '@githost/protos';
 import type { StorageContext } from '../storage-context.js';
 import { checkMerge } from './check-merge.js';
+import { compare } from './compare.js';
 import { createRepository } from './create-repository.js';
 import { diff } from './diff.js';
 import { isAncestor } from './is-ancestor.js';
@@ -14,6 +14,7 @@ import { readCommit } from './read-commit.js';
 import { readTree } from './read-tree.js';
 import { removeRepository } from './remove-repository.js';
 import { resolveRevision } from './resolve-revision.js';
+import { setDefaultBranch } from './set-default-branch.js';
 import { updateRef } from './update-ref.js';
 import { writeMerge } from './write-merge.js';
 
@@ -37,10 +38,8 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     WriteMerge: unary(writeMerge(ctx), log, instruments),
     UpdateRef: unary(updateRef(ctx), log, instruments),
     WatchRefs: ctx.watchers.handler,
-    // Placeholder until the compare handler lands (grpc/compare.ts).
-    Compare: unary(async () => { throw unavailable('Compare is not available yet'); }, log, instruments),
-    // Placeholder until the default-branch handler lands (grpc/set-default-branch.ts).
-    SetDefaultBranch: unary(async () => { throw unavailable('SetDefaultBranch is not available yet'); }, log, instruments),
+    Compare: unary(compare(ctx), log, instruments),
+    SetDefaultBranch: unary(setDefaultBranch(ctx), log, instruments),
   };
   server.addService(storageProto().githost.storage.v1.StorageService.service, handlers);
 }

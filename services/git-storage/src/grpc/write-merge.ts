@@ -6,7 +6,7 @@ import { commitMerge, mergeTree } from '../git/merge.js';
 import { validateOid } from '../git/validate.js';
 import { existingRepository, type StorageContext } from '../storage-context.js';
 
-/** Writes the merge commit only; moving the target ref is UpdateRef's compare-and-swap. */
+/** Writes the merge (or squash) commit only; moving the target ref is UpdateRef's compare-and-swap. */
 export function writeMerge(ctx: StorageContext) {
   return async (req: storage.WriteMergeRequest__Output, call: grpc.ServerUnaryCall<storage.WriteMergeRequest__Output, storage.WriteMergeResponse>): Promise<storage.WriteMergeResponse> => {
     const ours = validateOid(req.ours_oid, 'ours id');
@@ -16,7 +16,9 @@ export function writeMerge(ctx: StorageContext) {
     if (r.unrelated) throw conflict('Refusing to merge unrelated histories', { conflicts: [] });
     // CONTRACT §6: a conflicting merge is refused with the paths, and nothing is written.
     if (!r.clean) throw conflict('Merge conflict', { conflicts: r.conflicts });
-    const commit = await commitMerge(gitDir, r.tree, ours, theirs, req.author, req.committer, req.message);
+    // A squash keeps the three-way merge's tree but forgets the source's history (README "Merge options").
+    const parents = req.squash ? [ours] : [ours, theirs];
+    const commit = await commitMerge(gitDir, r.tree, parents, req.author, req.committer, req.message);
     return { commit_oid: commit, tree_oid: r.tree };
   };
 }

@@ -7,10 +7,13 @@ import type { Readable } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
 import { AppError, validation } from '@githost/errors';
 import type { NextFunction } from '@githost/http';
+import type { Permission } from '@githost/identity';
 import { identityOf, route, type Express, type Request, type Response } from '@githost/http';
 import { spawnGit } from '../git/command.js';
-import { PUSH_LOG_ENV } from '../git/repository.js';
+import { PUSH_LOG_ENV } from '../git/hooks.js';
+import { PUSH_POLICY_ENV, type PushPolicyInput } from '../hooks/push-check.js';
 import { parseRefUpdates } from '../events/push-events.js';
+import { POLICY_UNAVAILABLE } from '../clients/ref-policies.js';
 import { existingRepository, refsChanged, type StorageContext } from '../storage-context.js';
 import { authorizeTransport, type GitService } from './transport-access.js';
 
@@ -100,8 +103,11 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const body = requestBody(req);
       const env = gitProtocolEnv(req);
       const pushLog = service === 'git-receive-pack' ? path.join(ctx.dataDir, 'tmp', `push-${randomUUID()}.log`) : undefined;
-      if (pushLog) env[PUSH_LOG_ENV] = pushLog;
-      const child = spawnGit({ name: service.slice(4), flags: transportFlags(service, '--stateless-rpc'), args: [gitDir] }, { env });
+      if (pushLog) {
+        env[PUSH_LOG_ENV] = pushLog;
+        env[PUSH_POLICY_ENV] = JSON.stringify(await pushPolicyInput(ctx, repo, identity.request_id));
+      }
+      const child = spawnGit({ config: pushLog ? receiveConfig(ctx) : undefined, name: service.slice(4), flags: transportFlags(service, '--stateless-rpc'), args: [gitDir] }, { env });
       killOnDisconnect(res, child);
       let stderr = '';
       child.stderr!.on('data', (b: Buffer) => {
@@ -138,6 +144,28 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
     if (err instanceof AppError && err.kind === 'unauthenticated' && !res.headersSent) res.setHeader('WWW-Authenticate', 'Basic realm="githost"');
     next(err);
   });
+}
+
+/**
+ * receive-pack runs the service's hooks (protection, push log) whatever the repository's own
+ * config says, and leaves fast-forward checks to them: repositories created before protection
+ * rules carry `receive.denyNonFastForwards=true`, which would refuse every force push.
+ */
+function receiveConfig(ctx: StorageContext): Array<[string, string]> {
+  return [
+    ['core.hooksPath', ctx.hooksDir],
+    ['receive.denyNonFastForwards', 'false'],
+  ];
+}
+
+/** The pre-receive hook's input; a policy that cannot be read refuses the push (fail closed). */
+async function pushPolicyInput(ctx: StorageContext, repo: { id: string; permission: Permission }, requestId: string): Promise<PushPolicyInput> {
+  try {
+    return { policy: await ctx.policies.policyOf(repo.id, requestId), permission: repo.permission };
+  } catch (err) {
+    ctx.logger.warn({ err, repository_id: repo.id }, 'git transport: no ref policy, the push will be refused');
+    return { error: `push refused: ${POLICY_UNAVAILABLE}` };
+  }
 }
 
 async function recordPush(ctx: StorageContext, gitDir: string, pushLog: string, repository: { id: string; owner: string; name: string }, pusher: string, requestId: string): Promise<void> {

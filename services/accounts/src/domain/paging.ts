@@ -1,0 +1,38 @@
+/** README "Decisions": lists are paged as GitHub pages them. */
+export const DEFAULT_PER_PAGE = 30;
+export const MAX_PER_PAGE = 100;
+
+export interface Page {
+  /** 1-based. */
+  page: number;
+  per_page: number;
+}
+
+export interface Paged<T> {
+  items: T[];
+  /** Items on every page together. */
+  total: number;
+}
+
+function positiveInteger(value: unknown): number | undefined {
+  // Up to nine digits: beyond that no list has a page, and the offset stays exact.
+  if (typeof value !== 'string' || !/^[0-9]{1,9}$/.test(value)) return undefined;
+  const n = Number(value);
+  return n >= 1 ? n : undefined;
+}
+
+/**
+ * `page` and `per_page` as GitHub reads them: a missing or malformed value is the default
+ * (page 1, 30 per page) and `per_page` above 100 is 100, never an error.
+ */
+export function parsePage(query: Record<string, unknown>): Page {
+  return {
+    page: positiveInteger(query.page) ?? 1,
+    per_page: Math.min(positiveInteger(query.per_page) ?? DEFAULT_PER_PAGE, MAX_PER_PAGE),
+  };
+}
+
+export const offsetOf = (p: Page): number => (p.page - 1) * p.per_page;
+
+/** The last page's number; 1 for an empty list. */
+export const lastPageOf = (p: Page, total: number): number => Math.max(1, Math.ceil(total / p.per_page));

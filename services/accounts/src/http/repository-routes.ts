@@ -1,0 +1,57 @@
+import type { Express, Request } from 'express';
+import { notFound } from '@githost/errors';
+import { identityOf, route } from '@githost/http';
+import { parseUpdateRepository } from '../domain/input.js';
+import { parsePage } from '../domain/paging.js';
+import { manageableRepositoryId } from '../domain/repo-access.js';
+import type { RepositoryService } from '../domain/repositories.js';
+import { callerOf, optionalCallerOf, repoAccessOf } from './caller.js';
+import { sendPage } from './link-header.js';
+import { repositoryJson } from './present.js';
+
+// No capturing group: the router would percent-decode it and answer a bad escape with a 500.
+const USER_REPOS = /^\/api\/users\/[^/]+\/repos$/;
+
+function usernameOf(req: Request): string {
+  try {
+    return decodeURIComponent(req.path.split('/')[3] ?? '');
+  } catch {
+    throw notFound('User not found');
+  }
+}
+
+/** README "Repositories": listing, changing and deleting repositories, and their collaborators. */
+export function registerRepositoryRoutes(app: Express, repositories: RepositoryService, publicUrl: string): void {
+  const asJson = (r: Parameters<typeof repositoryJson>[0]) => repositoryJson(r, publicUrl);
+
+  app.get('/api/user/repos', route(async (req, res) => {
+    const page = parsePage(req.query);
+    sendPage(req, res, publicUrl, page, await repositories.listForCaller(callerOf(res), page), asJson);
+  }));
+
+  app.get(USER_REPOS, route(async (req, res) => {
+    const page = parsePage(req.query);
+    sendPage(req, res, publicUrl, page, await repositories.listOwnedBy(usernameOf(req), optionalCallerOf(res), page), asJson);
+  }));
+
+  app.patch('/api/repos/:owner/:repo', route(async (req, res) => {
+    callerOf(res);
+    const access = repoAccessOf(res);
+    // Access is decided before the body is read: a stranger learns nothing from a 400.
+    manageableRepositoryId(access);
+    const repo = await repositories.update(access, parseUpdateRepository(req.body), { requestId: identityOf(res).request_id });
+    res.json(asJson(repo));
+  }));
+
+  app.delete('/api/repos/:owner/:repo', route(async (_req, res) => {
+    const caller = callerOf(res);
+    await repositories.remove(repoAccessOf(res), caller, { requestId: identityOf(res).request_id });
+    res.status(204).end();
+  }));
+
+  app.get('/api/repos/:owner/:repo/collaborators', route(async (req, res) => {
+    callerOf(res);
+    const page = parsePage(req.query);
+    sendPage(req, res, publicUrl, page, await repositories.collaborators(repoAccessOf(res), page), (c) => ({ username: c.username, permission: c.permission }));
+  }));
+}

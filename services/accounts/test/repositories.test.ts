@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync } from 'node:fs';
+import { cleanupWorkdirs, commitAll, git, makeWorkdir, pushTo, startTestStorage, writeFiles, type TestStorage } from '@githost/git-storage/testing';
+import { ADMIN_TOKEN, Client, PUBLIC_URL, startAccounts, type Backend, type Harness } from './harness.js';
+import { startFakeStorage, type FakeStorage } from './fake-storage.js';
+import { refPolicyOf, rpc } from './rpc.js';
+
+/** README "Repositories": listing, changing and deleting repositories on the real service. */
+describe.each<Backend>(['postgres', 'pglite'])('repository management on %s', (backend) => {
+  let storage: TestStorage;
+  let h: Harness;
+  let admin: Client;
+  let anonymous: Client;
+  let owner: Client;
+  let writer: Client;
+  let reader: Client;
+  let stranger: Client;
+
+  async function user(username: string): Promise<Client> {
+    expect((await admin.request('POST', '/api/admin/users', { username, email: `${username}@example.test` })).status).toBe(201);
+    return new Client(h, (await admin.request('POST', `/api/admin/users/${username}/tokens`, {})).body.token);
+  }
+
+  const headOf = async (id: string) => (await git(storage.repoPath(id), 'symbolic-ref', 'HEAD')).trim();
+
+  beforeAll(async () => {
+    storage = await startTestStorage();
+    h = await startAccounts(backend, storage.grpcAddress);
+    admin = new Client(h, ADMIN_TOKEN);
+    anonymous = new Client(h, null);
+    owner = await user('olga');
+    writer = await user('wendy');
+    reader = await user('rob');
+    stranger = await user('stan');
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await storage?.stop();
+    await cleanupWorkdirs();
+  });
+
+  describe('PATCH', () => {
+    let id: string;
+
+    beforeAll(async () => {
+      id = (await owner.request('POST', '/api/repos', { name: 'settings', description: 'before' })).body.id;
+      expect((await owner.request('PUT', '/api/repos/olga/settings/collaborators/wendy', { permission: 'write' })).status).toBe(204);
+      expect((await owner.request('PUT', '/api/repos/olga/settings/collaborators/rob', { permission: 'read' })).status).toBe(204);
+    });
+
+    it('when the owner changes description, visibility and tag changes, then 200 with the repository as it now is', async () => {
+      const res = await owner.request('PATCH', '/api/repos/olga/settings', { description: 'after', private: true, allow_tag_changes: true });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id, full_name: 'olga/settings', description: 'after', private: true, allow_tag_changes: true, default_branch: 'main', clone_url: `${PUBLIC_URL}/olga/settings.git` });
+      expect((await owner.request('GET', '/api/repos/olga/settings')).body).toEqual(res.body);
+      expect(await refPolicyOf(h.grpc, id)).toEqual({ default_branch: 'main', allow_tag_changes: true, protections: [] });
+      expect((await owner.request('PATCH', '/api/repos/olga/settings', { description: null, private: false })).body).toMatchObject({ description: null, private: false });
+    });
+
+    it('when the repository is empty, then any valid default branch is taken and HEAD follows', async () => {
+      expect((await owner.request('PATCH', '/api/repos/olga/settings', { default_branch: 'trunk' })).body.default_branch).toBe('trunk');
+      expect(await headOf(id)).toBe('refs/heads/trunk');
+    });
+
+    it('when the repository has branches, then the default must be one of them, and HEAD follows', async () => {
+      const w = await makeWorkdir();
+      await writeFiles(w, { 'a.txt': 'a\n' });
+      await commitAll(w, 'first');
+      await git(w, 'branch', 'develop');
+      await pushTo(storage, id, w, 'main', 'develop');
+      expect(await owner.request('PATCH', '/api/repos/olga/settings', { default_branch: 'nope' })).toEqual({ status: 400, body: { error: 'default_branch must name an existing branch: nope' } });
+      expect((await owner.request('PATCH', '/api/repos/olga/settings', { default_branch: 'develop' })).body.default_branch).toBe('develop');
+      expect(await headOf(id)).toBe('refs/heads/develop');
+      expect((await refPolicyOf(h.grpc, id)).default_branch).toBe('develop');
+    });
+
+    it.each([
+      [{}, 'Nothing to change: give at least one of description, private, default_branch, allow_tag_changes'],
+      [{ private: 'no' }, 'private must be true or false'],
+      [{ default_branch: 'bad name' }, 'default_branch is not a valid branch name: it contains a space, a control character or one of ~ ^ : ? * [ \\'],
+      [{ description: 'x'.repeat(1001) }, 'description must be at most 1000 characters'],
+    ])('when the body is bad (%#), then 400 %s and nothing changes', async (body, message) => {
+      const before = (await owner.request('GET', '/api/repos/olga/settings')).body;
+      expect(await owner.request('PATCH', '/api/repos/olga/settings', body)).toEqual({ status: 400, body: { error: message } });
+      expect((await owner.request('GET', '/api/repos/olga/settings')).body).toEqual(before);
+    });
+
+    it('when a writer or reader changes settings, then 403; a stranger on a private repository gets 404', async () => {
+      expect(await writer.request('PATCH', '/api/repos/olga/settings', { private: true })).toEqual({ status: 403, body: { error: 'Forbidden' } });
+      expect(await reader.request('PATCH', '/api/repos/olga/settings', {})).toEqual({ status: 403, body: { error: 'Forbidden' } });
+      await owner.request('PATCH', '/api/repos/olga/settings', { private: true });
+      expect(await stranger.request('PATCH', '/api/repos/olga/settings', { private: false })).toEqual({ status: 404, body: { error: 'Repository not found' } });
+      expect((await owner.request('GET', '/api/repos/olga/settings')).body.private).toBe(true);
+    });
+
+    it('when collaborators are listed, then writers see them by username; readers get 403', async () => {
+      expect(await writer.request('GET', '/api/repos/olga/settings/collaborators')).toEqual({ status: 200, body: [{ username: 'rob', permission: 'read' }, { username: 'wendy', permission: 'write' }] });
+      expect(await reader.request('GET', '/api/repos/olga/settings/collaborators')).toEqual({ status: 403, body: { error: 'Forbidden' } });
+      expect(await stranger.request('GET', '/api/repos/olga/settings/collaborators')).toEqual({ status: 404, body: { error: 'Repository not found' } });
+    });
+  });
+
+  describe('DELETE', () => {
+    it('when the owner deletes a repository, then its rows and directory go and the name is free at once', async () => {
+      const old = (await owner.request('POST', '/api/repos', { name: 'doomed' })).body.id;
+      await owner.request('PUT', '/api/repos/olga/doomed/collaborators/wendy', { permission: 'write' });
+      await owner.request('PUT', '/api/repos/olga/doomed/branch-protections/main', { required_approvals: 1 });
+      expect(await writer.request('DELETE', '/api/repos/olga/doomed')).toEqual({ status: 403, body: { error: 'Forbidden' } });
+      expect((await owner.request('DELETE', '/api/repos/olga/doomed')).status).toBe(204);
+      expect(existsSync(storage.repoPath(old))).toBe(false);
+      expect(await owner.request('GET', '/api/repos/olga/doomed')).toEqual({ status: 404, body: { error: 'Repository not found' } });
+      await expect(refPolicyOf(h.grpc, old)).rejects.toMatchObject({ kind: 'not_found' });
+
+      const again = await owner.request('POST', '/api/repos', { name: 'doomed' });
+      expect(again.status).toBe(201);
+      expect(again.body.id).not.toBe(old);
+      expect((await owner.request('GET', '/api/repos/olga/doomed/branch-protections')).body).toEqual([]);
+      expect((await owner.request('GET', '/api/repos/olga/doomed/collaborators')).body).toEqual([]);
+      expect(await headOf(again.body.id)).toBe('refs/heads/main');
+    });
+
+    it('when a stranger deletes a private repository, then 404 and it stays', async () => {
+      await owner.request('POST', '/api/repos', { name: 'hidden', private: true });
+      expect(await stranger.request('DELETE', '/api/repos/olga/hidden')).toEqual({ status: 404, body: { error: 'Repository not found' } });
+      expect((await admin.request('DELETE', '/api/repos/olga/hidden')).status).toBe(204);
+    });
+  });
+
+  describe('lists', () => {
+    beforeAll(async () => {
+      const lister = await user('lena');
+      for (const name of ['a1', 'a2', 'a3', 'a4', 'a5']) expect((await lister.request('POST', '/api/repos', { name, private: name === 'a2' })).status).toBe(201);
+      expect((await lister.request('PUT', '/api/repos/lena/a2/collaborators/rob', { permission: 'read' })).status).toBe(204);
+    });
+
+    it('when anonymous lists a user, then only public repositories; a collaborator also sees the private one', async () => {
+      expect((await anonymous.request('GET', '/api/users/lena/repos')).body.map((r: { name: string }) => r.name)).toEqual(['a1', 'a3', 'a4', 'a5']);
+      expect((await reader.request('GET', '/api/users/lena/repos')).body.map((r: { name: string }) => r.name)).toEqual(['a1', 'a2', 'a3', 'a4', 'a5']);
+      expect((await admin.request('GET', '/api/users/LENA/repos')).body).toHaveLength(5);
+      expect(await anonymous.request('GET', '/api/users/nobody/repos')).toEqual({ status: 404, body: { error: 'User not found' } });
+    });
+
+    it('when pages are asked for, then Link headers lead through them as GitHub sends them', async () => {
+      const first = await anonymous.requestWithHeaders('GET', '/api/users/lena/repos?per_page=2&sort=x');
+      expect(first.body.map((r: { name: string }) => r.name)).toEqual(['a1', 'a3']);
+      expect(first.headers.get('link')).toBe(`<${PUBLIC_URL}/api/users/lena/repos?per_page=2&sort=x&page=2>; rel="next", <${PUBLIC_URL}/api/users/lena/repos?per_page=2&sort=x&page=2>; rel="last"`);
+      const second = await anonymous.requestWithHeaders('GET', '/api/users/lena/repos?per_page=2&page=2');
+      expect(second.body.map((r: { name: string }) => r.name)).toEqual(['a4', 'a5']);
+      expect(second.headers.get('link')).toBe(`<${PUBLIC_URL}/api/users/lena/repos?per_page=2&page=1>; rel="prev", <${PUBLIC_URL}/api/users/lena/repos?per_page=2&page=1>; rel="first"`);
+      const all = await anonymous.requestWithHeaders('GET', '/api/users/lena/repos?per_page=500&page=zero');
+      expect([all.body.length, all.headers.get('link')]).toEqual([4, null]);
+    });
+
+    it('when a user lists their own repositories, then owned and collaborating ones come by full name', async () => {
+      const mine = await reader.request('GET', '/api/user/repos?per_page=100');
+      expect(mine.body.map((r: { full_name: string }) => r.full_name)).toEqual(['lena/a2', 'olga/settings']);
+      expect(await anonymous.request('GET', '/api/user/repos')).toEqual({ status: 401, body: { error: 'Authentication required' } });
+      expect((await admin.request('GET', '/api/user/repos')).body).toEqual([]);
+    });
+  });
+});
+
+/** A failing RemoveRepository must leave the repository whole (CONTRACT §4: nothing half-written). */
+describe('repository deletion when git-storage fails', () => {
+  let storage: FakeStorage;
+  let h: Harness;
+  let owner: Client;
+
+  beforeAll(async () => {
+    storage = await startFakeStorage();
+    h = await startAccounts('postgres', storage.address);
+    const admin = new Client(h, ADMIN_TOKEN);
+    for (const username of ['pia', 'quinn']) expect((await admin.request('POST', '/api/admin/users', { username, email: `${username}@example.test` })).status).toBe(201);
+    owner = new Client(h, (await admin.request('POST', '/api/admin/users/pia/tokens', {})).body.token);
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await storage?.close();
+  });
+
+  it('when RemoveRepository fails, then 503 and the repository, its collaborators and protections remain usable', async () => {
+    const id = (await owner.request('POST', '/api/repos', { name: 'sticky' })).body.id;
+    await owner.request('PUT', '/api/repos/pia/sticky/collaborators/quinn', { permission: 'write' });
+    await owner.request('PUT', '/api/repos/pia/sticky/branch-protections/main', { push: 'admin' });
+    storage.failNextRemove();
+    expect(await owner.request('DELETE', '/api/repos/pia/sticky')).toEqual({ status: 503, body: { error: 'upstream unavailable: disk gone' } });
+    expect((await owner.request('GET', '/api/repos/pia/sticky')).body.id).toBe(id);
+    expect((await owner.request('GET', '/api/repos/pia/sticky/collaborators')).body).toEqual([{ username: 'quinn', permission: 'write' }]);
+    expect((await refPolicyOf(h.grpc, id)).protections.map((p) => p.push)).toEqual(['admin']);
+
+    expect((await owner.request('DELETE', '/api/repos/pia/sticky')).status).toBe(204);
+    expect(storage.removed).toEqual([id]);
+    expect(storage.removalContexts).toEqual([{ owner: 'pia', name: 'sticky', pusher: 'pia', request_id: 'test' }]);
+    await expect(rpc(h.grpc).getRepository({ id })).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});

@@ -1,0 +1,20 @@
+import type { storage } from '@githost/protos';
+import { runGit } from '../git/command.js';
+import { validateBranchName } from '../git/validate.js';
+import { existingRepository, type StorageContext } from '../storage-context.js';
+
+/**
+ * SetDefaultBranch: HEAD becomes a symbolic ref to refs/heads/<branch>, so a clone checks that
+ * branch out. The branch need not exist (an empty repository); accounts decides whether it must.
+ * Watchers are told, since readers that resolve the default branch may cache by refs version.
+ */
+export function setDefaultBranch(ctx: StorageContext) {
+  return async (req: storage.SetDefaultBranchRequest__Output): Promise<storage.SetDefaultBranchResponse> => {
+    const branch = validateBranchName(req.branch);
+    const gitDir = await existingRepository(ctx, req.repository_id);
+    await runGit({ name: 'symbolic-ref', args: ['HEAD', `refs/heads/${branch}`] }, { gitDir });
+    ctx.refs.invalidate(gitDir);
+    await ctx.watchers.notify(req.repository_id);
+    return {};
+  };
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from '@jest/globals';
+import { RULE_DEFAULTS, type RefPolicy } from '@githost/ref-policy';
+import { parsePushedRefs, pushPolicyInputOf, refusalsOfPush } from './push-check.js';
+
+const Z = '0'.repeat(40);
+const A = 'a'.repeat(40);
+const B = 'b'.repeat(40);
+const policy: RefPolicy = { default_branch: 'main', allow_tag_changes: false, protections: [{ pattern: 'release/*', ...RULE_DEFAULTS, allow_force_pushes: true }] };
+
+function counting(answer: boolean) {
+  const asked: string[] = [];
+  return { asked, isAncestor: async (a: string, b: string) => (asked.push(`${a.slice(0, 1)}..${b.slice(0, 1)}`), answer) };
+}
+
+describe('parsePushedRefs', () => {
+  it('when pre-receive reads its stdin, then each well-formed line is one ref and anything else is ignored', () => {
+    expect(parsePushedRefs(`${A} ${B} refs/heads/main\n\ngarbage\n${Z} ${A} refs/tags/v1\n`)).toEqual([
+      { before: A, after: B, ref: 'refs/heads/main' },
+      { before: Z, after: A, ref: 'refs/tags/v1' },
+    ]);
+  });
+});
+
+describe('refusalsOfPush', () => {
+  it('when the default branch is not fast-forwarded, then it is refused; ancestry is asked only for that ref', async () => {
+    const c = counting(false);
+    const refs = [
+      { before: A, after: B, ref: 'refs/heads/main' },
+      { before: A, after: B, ref: 'refs/heads/feature' },
+      { before: A, after: B, ref: 'refs/heads/release/1' },
+    ];
+    expect(await refusalsOfPush({ policy, permission: 'write' }, refs, c.isAncestor)).toEqual(['protected branch main: force push not allowed']);
+    expect(c.asked).toEqual(['a..b']);
+  });
+
+  it('when the default branch is fast-forwarded, then nothing is refused', async () => {
+    expect(await refusalsOfPush({ policy, permission: 'write' }, [{ before: A, after: B, ref: 'refs/heads/main' }], counting(true).isAncestor)).toEqual([]);
+  });
+
+  it('when several refs are refused, then every reason is given', async () => {
+    const refs = [
+      { before: A, after: Z, ref: 'refs/heads/main' },
+      { before: A, after: B, ref: 'refs/tags/v1' },
+      { before: Z, after: B, ref: 'refs/meta/x' },
+    ];
+    expect(await refusalsOfPush({ policy, permission: 'admin' }, refs, counting(true).isAncestor)).toEqual([
+      'protected branch main: deletion not allowed',
+      'tag v1: moving an existing tag not allowed',
+      'refs/meta/x: only refs/heads/ and refs/tags/ can be pushed',
+    ]);
+  });
+
+  it('when the transport could not read the policy or gave none, then the push is refused', async () => {
+    const refs = [{ before: Z, after: A, ref: 'refs/heads/x' }];
+    expect(await refusalsOfPush({ error: 'push refused: no rules' }, refs, counting(true).isAncestor)).toEqual(['push refused: no rules']);
+    expect(await refusalsOfPush(undefined, refs, counting(true).isAncestor)).toEqual(['push refused: no protection rules were given to the hook']);
+  });
+});
+
+describe('pushPolicyInputOf', () => {
+  it('when the variable is missing, not JSON or the wrong shape, then there is no input (and the push is refused)', () => {
+    expect(pushPolicyInputOf(undefined)).toBeUndefined();
+    expect(pushPolicyInputOf('{')).toBeUndefined();
+    expect(pushPolicyInputOf('{"policy":{}}')).toBeUndefined();
+    expect(pushPolicyInputOf('null')).toBeUndefined();
+    expect(pushPolicyInputOf(JSON.stringify({ policy, permission: 'write' }))).toEqual({ policy, permission: 'write' });
+  });
+});

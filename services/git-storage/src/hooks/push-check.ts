@@ -1,0 +1,56 @@
+import { refusalOf, ZERO_OID, type RefActor, type RefPolicy } from '@githost/ref-policy';
+
+/** Env var the transport sets for the pre-receive hook: a JSON `PushPolicyInput`. */
+export const PUSH_POLICY_ENV = 'GITHOST_PUSH_POLICY';
+
+/** What the hook is told: the policy and the pusher's permission, or why there is no policy. */
+export type PushPolicyInput = { policy: RefPolicy; permission: RefActor['permission'] } | { error: string };
+
+export interface PushedRef {
+  before: string;
+  after: string;
+  ref: string;
+}
+
+/** pre-receive's stdin: `<old> <new> <ref>` lines. */
+export function parsePushedRefs(text: string): PushedRef[] {
+  const out: PushedRef[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]{40}) ([0-9a-f]{40}) (\S+)$/.exec(line);
+    if (m) out.push({ before: m[1]!, after: m[2]!, ref: m[3]! });
+  }
+  return out;
+}
+
+/**
+ * Why the push is refused (one line per refused ref), empty when every ref may move. The whole
+ * push is refused when one ref is (pre-receive semantics: all or nothing, README "Branch and tag
+ * protection"). `isAncestor` is asked only when the answer changes the verdict, so a push the
+ * rules do not care about costs no ancestry walk.
+ */
+export async function refusalsOfPush(input: PushPolicyInput | undefined, refs: PushedRef[], isAncestor: (a: string, b: string) => Promise<boolean>): Promise<string[]> {
+  if (!input) return ['push refused: no protection rules were given to the hook'];
+  if ('error' in input) return [input.error];
+  const actor: RefActor = { permission: input.permission, via: 'push' };
+  const refusals: string[] = [];
+  for (const r of refs) {
+    const change = { ref: r.ref, before: r.before, after: r.after, forced: false };
+    let refusal = refusalOf(input.policy, change, actor);
+    if (refusal === null && r.before !== ZERO_OID && r.after !== ZERO_OID && refusalOf(input.policy, { ...change, forced: true }, actor) !== null) {
+      if (!(await isAncestor(r.before, r.after))) refusal = refusalOf(input.policy, { ...change, forced: true }, actor);
+    }
+    if (refusal !== null) refusals.push(refusal);
+  }
+  return refusals;
+}
+
+/** The hook's input from its environment; undefined when absent or unreadable (refused: fail closed). */
+export function pushPolicyInputOf(raw: string | undefined): PushPolicyInput | undefined {
+  if (!raw) return undefined;
+  try {
+    const v = JSON.parse(raw) as PushPolicyInput;
+    return typeof v === 'object' && v !== null && ('error' in v || ('policy' in v && 'permission' in v)) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}

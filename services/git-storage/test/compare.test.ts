@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { cleanupWorkdirs, commitAll, createTestRepository, git, makeWorkdir, pushTo, rpc, startTestStorage, writeFiles, type TestStorage } from '../src/testing.js';
+
+const ID = 'repo-compare';
+let s: TestStorage;
+let base: string; // common ancestor
+let main: string; // base + 2 commits
+let feature: string; // base + 3 commits
+let orphan: string; // unrelated history
+
+const bareGit = (...args: string[]) => execFileSync('git', [`--git-dir=${s.repoPath(ID)}`, ...args]).toString().trim();
+const compare = (base_oid: string, head_oid: string, max_commits = 0) => rpc(s.client, s.client.Compare, { repository_id: ID, base_oid, head_oid, max_commits });
+
+beforeAll(async () => {
+  s = await startTestStorage();
+  await createTestRepository(s, ID);
+  const w = await makeWorkdir();
+  await writeFiles(w, { 'a.txt': 'a\n' });
+  base = await commitAll(w, 'base');
+  await git(w, 'checkout', '-q', '-b', 'feature');
+  for (const n of [1, 2, 3]) {
+    await writeFiles(w, { [`f${n}.txt`]: `${n}\n` });
+    feature = await commitAll(w, `feature ${n}`);
+  }
+  await git(w, 'checkout', '-q', 'main');
+  for (const n of [1, 2]) {
+    await writeFiles(w, { [`m${n}.txt`]: `${n}\n` });
+    main = await commitAll(w, `main ${n}`);
+  }
+  await git(w, 'checkout', '-q', '--orphan', 'orphan');
+  await git(w, 'rm', '-rq', '--cached', '.');
+  await writeFiles(w, { 'o.txt': 'o\n' });
+  orphan = await commitAll(w, 'unrelated');
+  await pushTo(s, ID, w, 'main', 'feature', 'orphan');
+});
+
+afterAll(async () => {
+  await s.stop();
+  await cleanupWorkdirs();
+});
+
+describe('Compare', () => {
+  it('when the branches diverged, then counts agree with rev-list --left-right --count and merge-base, commits are head-only, oldest first', async () => {
+    const res = await compare(main, feature);
+    const [behind, ahead] = bareGit('rev-list', '--left-right', '--count', `${main}...${feature}`).split(/\s+/).map(Number);
+    expect({ ahead: res.ahead_by, behind: res.behind_by }).toEqual({ ahead, behind });
+    expect(res.ahead_by).toBe(3);
+    expect(res.behind_by).toBe(2);
+    expect(res.merge_base).toBe(bareGit('merge-base', main, feature));
+    expect(res.merge_base).toBe(base);
+    expect(res.commits.map((c) => c.oid)).toEqual(bareGit('rev-list', '--reverse', feature, `^${main}`).split('\n'));
+    expect(res.commits[2]!.oid).toBe(feature);
+    expect(Buffer.from(res.commits[0]!.raw).toString('utf8')).toMatch(/\n\nfeature 1\n$/);
+  });
+
+  it('when max_commits is smaller than ahead_by, then the first (oldest) commits are returned and ahead_by stays the full count', async () => {
+    const res = await compare(main, feature, 2);
+    expect(res.ahead_by).toBe(3);
+    expect(res.commits.map((c) => c.oid)).toEqual(bareGit('rev-list', '--reverse', feature, `^${main}`).split('\n').slice(0, 2));
+  });
+
+  it('when head is behind base, then ahead_by is 0, no commits, and the merge base is head', async () => {
+    const res = await compare(main, base);
+    expect(res).toMatchObject({ merge_base: base, ahead_by: 0, behind_by: 2, commits: [] });
+  });
+
+  it('when both sides are the same commit, then both counts are 0', async () => {
+    expect(await compare(feature, feature)).toMatchObject({ merge_base: feature, ahead_by: 0, behind_by: 0, commits: [] });
+  });
+
+  it('when the histories are unrelated, then merge_base is empty and every commit of each side counts', async () => {
+    const res = await compare(main, orphan);
+    expect(res).toMatchObject({ merge_base: '', ahead_by: 1, behind_by: 3 });
+    expect(res.commits.map((c) => c.oid)).toEqual([orphan]);
+  });
+
+  it('when an id is malformed or looks like an option, then INVALID_ARGUMENT', async () => {
+    await expect(compare('--all', feature)).rejects.toMatchObject({ kind: 'validation' });
+    await expect(compare(main, 'abc')).rejects.toMatchObject({ kind: 'validation' });
+  });
+
+  it('when max_commits is out of range, then INVALID_ARGUMENT', async () => {
+    await expect(compare(main, feature, 1001)).rejects.toMatchObject({ kind: 'validation', message: 'max_commits must be between 1 and 1000' });
+  });
+
+  it('when a commit does not exist, then NOT_FOUND', async () => {
+    await expect(compare(main, 'f'.repeat(40))).rejects.toMatchObject({ kind: 'not_found', message: 'Commit not found' });
+    await expect(compare(main, bareGit('rev-parse', `${main}^{tree}`))).rejects.toMatchObject({ kind: 'not_found', message: 'Commit not found' });
+  });
+
+  it('when the repository does not exist, then NOT_FOUND', async () => {
+    await expect(rpc(s.client, s.client.Compare, { repository_id: 'repo-nope', base_oid: main, head_oid: feature, max_commits: 0 })).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});
