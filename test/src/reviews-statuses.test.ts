@@ -153,7 +153,7 @@ describe.each([['embedded' as const], ['real' as const]])('reviews and commit st
   describe('protected merges', () => {
     const protect = async (r: Repo, rule: Record<string, unknown>) => {
       const res = await api(gh, 'PUT', `${r.path}/branch-protections/main`, { token: alice.token, body: rule });
-      expect(res.status).toBe(200);
+      expect(res.status).toBe(201); // created
     };
 
     it('when main requires ci/build, then the merge is 409 until CI posts success on the head, and nothing moves before', async () => {
