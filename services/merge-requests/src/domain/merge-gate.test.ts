@@ -42,7 +42,7 @@ beforeEach(async () => {
   await createMergeRequest(deps, repo, author, { title: 'Feature', source_branch: 'feature', target_branch: 'main' });
 });
 
-describe('merge gate (README "Branch and tag protection", merge side)', () => {
+describe('merge gate (README "Merge gate", merge side)', () => {
   it('when no rule names the target (the default branch keeps only its push defaults), then the merge is the seed one', async () => {
     expect(await mergeMergeRequest(deps, ctx, '1')).toEqual({ merged: true, sha: SRC, strategy: 'fast-forward' });
   });

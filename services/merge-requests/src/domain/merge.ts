@@ -75,7 +75,7 @@ async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: Mer
   const [source, target] = await Promise.all([deps.git.resolveBranch(repo.id, mr.source_branch), deps.git.resolveBranch(repo.id, mr.target_branch)]);
   if (!source) throw notFound(`Source branch not found: ${mr.source_branch}`);
   if (!target) throw notFound(`Target branch not found: ${mr.target_branch}`);
-  await assertMergeAllowed(deps.workflow, repo, mr, source); // README "Branch and tag protection"; the caller releases the claim
+  await assertMergeAllowed(deps.workflow, repo, mr, source); // README "Merge gate"; the caller releases the claim
   // step 4
   if (target === source || (await deps.git.isAncestor(repo.id, target, source))) {
     return { target, sha: source, strategy: 'fast-forward' as const };
