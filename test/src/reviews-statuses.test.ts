@@ -83,6 +83,20 @@ describe.each([['embedded' as const], ['real' as const]])('reviews and commit st
       ]);
     });
 
+    it('when the feature branch is rebased and force-pushed, then the approval given before is stale and the CI status of the old head no longer shows', async () => {
+      const r = await repo();
+      const head = await tip(r, 'refs/heads/feature/x');
+      await review(r, carol, { event: 'approve' });
+      await status(r, head, { state: 'success', context: 'ci/build' });
+      expect(await detail(r)).toMatchObject({ review_summary: { approvals: 1, changes_requested: 0 }, status: { state: 'success', sha: head } });
+      await git(r.wd, 'commit', '-q', '--amend', '-m', 'feature work, reworded');
+      await git(r.wd, 'push', '-q', '-f', r.remote, 'feature/x');
+      const rewritten = await tip(r, 'refs/heads/feature/x');
+      expect(rewritten).not.toBe(head);
+      expect(await detail(r)).toMatchObject({ review_summary: { approvals: 0, changes_requested: 0 }, status: { state: 'pending', sha: rewritten, total_count: 0 } });
+      expect((await api(gh, 'GET', `${r.path}/merge-requests/1/reviews`)).body.map((v: { stale: boolean }) => v.stale)).toEqual([true]);
+    });
+
     it('when a reader approves, then it is listed but does not count; the author cannot approve their own', async () => {
       const r = await repo();
       expect((await review(r, rita, { event: 'approve' })).status).toBe(201);
