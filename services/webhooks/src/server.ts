@@ -79,7 +79,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       finish(app);
 
       http = await listen(app, config.HTTP_PORT, config.BIND_HOST);
-      subscription = await subscribeToEvents(eventBus, deliveries, logger, { queue: config.GITHOST_WEBHOOKS_QUEUE, onRecorded: wake, metrics });
+      subscription = await subscribeToEvents(eventBus, deliveries, webhooks, logger, { queue: config.GITHOST_WEBHOOKS_QUEUE, onRecorded: wake, metrics });
       worker.start();
       logger.info({ http_port: http.port }, 'webhooks service started');
       return { httpPort: http.port };

@@ -170,7 +170,7 @@ describe('a crash between recording and acking (real RabbitMQ and Postgres)', ()
         return recorded;
       }
     }
-    subscription = await subscribeToEvents(consumerBus, new CrashingRepository(db), createLogger('test'), { queue });
+    subscription = await subscribeToEvents(consumerBus, new CrashingRepository(db), new WebhookRepository(db), createLogger('test'), { queue });
     const ids = Array.from({ length: 10 }, () => randomUUID());
     await Promise.all(ids.map((id, i) => publisher.publish({ id, kind: 'push', occurred_at: new Date(Date.now() + 1000).toISOString(), repository: { id: repoId, owner: 'a', name: 'b' }, payload: push(i) })));
     // every event recorded, and the crashed batch's events came at least twice

@@ -3,6 +3,8 @@ import type { Logger } from '@githost/logging';
 import type { DeliveryRepository } from '../db/delivery-repository.js';
 import { validation } from '@githost/errors';
 import { EVENT_KINDS } from '../domain/events.js';
+import type { WebhookStore } from '../domain/ports.js';
+import { forgetRepository } from '../domain/repository-purge.js';
 import { envelopeProblem } from '../domain/event-envelope.js';
 import { GroupCommit } from '../group-commit.js';
 
@@ -22,6 +24,9 @@ export interface ConsumerMetrics {
   eventRecorded(lagSeconds: number): void;
 }
 
+/** git-storage's event for a removed repository: not delivered, it purges the repository's webhooks. */
+export const REPOSITORY_DELETED = 'repository_deleted';
+
 export const DEFAULT_PREFETCH = 256;
 export const DEFAULT_MAX_BATCH = 128;
 
@@ -32,7 +37,13 @@ export const DEFAULT_MAX_BATCH = 128;
  * together are recorded in one transaction (group commit); one that cannot be recorded fails
  * alone and goes the bus's redelivery / dead-letter way.
  */
-export function subscribeToEvents(bus: EventBus, deliveries: Pick<DeliveryRepository, 'recordEvents'>, logger: Logger, opts: ConsumerOptions): Promise<Subscription> {
+export function subscribeToEvents(
+  bus: EventBus,
+  deliveries: Pick<DeliveryRepository, 'recordEvents'>,
+  webhooks: Pick<WebhookStore, 'deleteForRepository'>,
+  logger: Logger,
+  opts: ConsumerOptions,
+): Promise<Subscription> {
   const recorder = new GroupCommit<EventEnvelope, number>({
     writeBatch: (events) => deliveries.recordEvents(events),
     maxBatch: opts.maxBatch ?? DEFAULT_MAX_BATCH,
@@ -44,11 +55,17 @@ export function subscribeToEvents(bus: EventBus, deliveries: Pick<DeliveryReposi
       logger.warn({ event_id: event?.id, kind: event?.kind, request_id: event?.request_id, problem }, 'unusable event refused');
       throw validation(`Unusable event: ${problem}`);
     }
+    if (event.kind === REPOSITORY_DELETED) {
+      // Outside the group commit: a purge is rare, and it must not share a batch's fate.
+      const removed = await forgetRepository(webhooks, event.repository.id);
+      logger.info({ event_id: event.id, kind: event.kind, repo_id: event.repository.id, webhooks_removed: removed, request_id: event.request_id }, 'repository webhooks purged');
+      return;
+    }
     const recorded = await recorder.submit(event);
     const lagSeconds = Math.max(0, (Date.now() - Date.parse(event.occurred_at)) / 1000);
     if (Number.isFinite(lagSeconds)) opts.metrics?.eventRecorded(lagSeconds);
     logger.info({ event_id: event.id, kind: event.kind, repo_id: event.repository.id, recorded, request_id: event.request_id, lag_ms: Math.round(lagSeconds * 1000) }, 'event recorded');
     if (recorded > 0) opts.onRecorded?.();
   };
-  return bus.subscribe(opts.queue, [...EVENT_KINDS], handler, { prefetch: opts.prefetch ?? DEFAULT_PREFETCH });
+  return bus.subscribe(opts.queue, [...EVENT_KINDS, REPOSITORY_DELETED], handler, { prefetch: opts.prefetch ?? DEFAULT_PREFETCH });
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@githost/db';
 import type { EventEnvelope } from '@githost/bus';
-import { selectsEvent } from '../domain/events.js';
+import { actionOf, selectsEvent } from '../domain/events.js';
+import type { DeliveryStore, DirectDelivery } from '../domain/ports.js';
 import { afterDelivery, sameHealth, type WebhookHealth } from '../domain/webhook-health.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -59,13 +60,13 @@ export interface AttemptResult {
 const COLUMNS =
   'id, webhook_id, event_id, event, payload, status, attempts, response_status, error, duration_ms, created_at, delivered_at, next_attempt_at';
 
-export class DeliveryRepository {
+export class DeliveryRepository implements DeliveryStore {
   constructor(private readonly db: Database) {}
 
   /**
    * Records one pending delivery per webhook that wants each event, all in one transaction (the
    * consumer's group commit), so the consumer acks the messages only once they are all durable.
-   * A webhook gets an event when it is active, selects the kind (CONTRACT §5) and existed when the
+   * A webhook gets an event when it is active, selects its kind and action (CONTRACT §9) and existed when the
    * event happened (CONTRACT §9). An event that comes again records nothing new (UNIQUE
    * (webhook_id, event_id)). Returns the deliveries recorded for each event, in order; an event id
    * given twice counts its deliveries once.
@@ -83,7 +84,7 @@ export class DeliveryRepository {
       const rows = new Map<string, { webhookId: string; event: EventEnvelope }>();
       for (const hook of hooks) {
         const event = events[hook.i - 1]!;
-        if (selectsEvent(hook.events, event.kind)) rows.set(`${hook.id}\n${event.id}`, { webhookId: hook.id, event });
+        if (selectsEvent(hook.events, event.kind, actionOf(event.payload))) rows.set(`${hook.id}\n${event.id}`, { webhookId: hook.id, event });
       }
       const recorded = new Map<string, number>();
       if (rows.size > 0) {
@@ -113,6 +114,16 @@ export class DeliveryRepository {
         return recorded.get(e.id) ?? 0;
       });
     });
+  }
+
+  /** A delivery of its own event (a fresh event id, so it never collides with a bus event). */
+  async recordDirect(d: DirectDelivery): Promise<string> {
+    const id = randomUUID();
+    await this.db.query(
+      'INSERT INTO deliveries (id, webhook_id, event_id, event, payload, request_id) VALUES ($1, $2, $3, $4, $5::json, $6)',
+      [id, d.webhookId, randomUUID(), d.event, JSON.stringify(d.payload), d.requestId ?? null],
+    );
+    return id;
   }
 
   /** Deliveries not finished yet (first attempts and scheduled retries): the pending gauge. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '@githost/db';
+import type { WebhookStore } from '../domain/ports.js';
 import type { NewWebhook } from '../domain/webhook-input.js';
 
 export interface WebhookRow {
@@ -15,7 +16,7 @@ export interface WebhookRow {
 
 const COLUMNS = 'id, repo_id, url, secret, events, is_active, consecutive_failures, created_at';
 
-export class WebhookRepository {
+export class WebhookRepository implements WebhookStore {
   constructor(private readonly db: Queryable) {}
 
   async create(repoId: string, input: NewWebhook): Promise<WebhookRow> {
@@ -35,6 +36,12 @@ export class WebhookRepository {
   async find(repoId: string, id: string): Promise<WebhookRow | null> {
     const { rows } = await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE id = $1 AND repo_id = $2`, [id, repoId]);
     return rows[0] ?? null;
+  }
+
+  /** Deliveries and their attempts go by ON DELETE CASCADE, in the same statement. */
+  async deleteForRepository(repoId: string): Promise<number> {
+    const { rowCount } = await this.db.query('DELETE FROM webhooks WHERE repo_id = $1', [repoId]);
+    return rowCount;
   }
 
   /** seed §4 webhooks rule 4: both the id and the repository must match. */

@@ -1,14 +1,33 @@
 import { validation } from '@githost/errors';
 
-/** Event kinds a webhook can select (CONTRACT §5, §9); `*` selects all of them. */
-export const EVENT_KINDS = ['push', 'merge_request'] as const;
+/** Event kinds delivered to webhooks (CONTRACT §9, the bus's routing keys). */
+export const EVENT_KINDS = ['push', 'merge_request', 'merge_request_review', 'merge_request_comment', 'status'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
-const ALLOWED = new Set<string>([...EVENT_KINDS, '*']);
+
+/** merge_request lifecycle actions a webhook can ask for by name (`merge_request.<action>`). */
+export const MERGE_REQUEST_ACTIONS = ['opened', 'edited', 'closed', 'reopened', 'synchronize', 'merged'] as const;
+
+/** The seed's `merge_request` name selects merges only: its one action (seed §6). */
+const SEED_MERGE_REQUEST_ACTION = 'merged';
+
+/** Every name a webhook's `events` may hold (CONTRACT §9). */
+export const EVENT_NAMES: readonly string[] = [
+  'push',
+  'merge_request',
+  ...MERGE_REQUEST_ACTIONS.map((a) => `merge_request.${a}`),
+  'merge_request.*',
+  'merge_request_review',
+  'merge_request_comment',
+  'status',
+  '*',
+];
+const ALLOWED = new Set(EVENT_NAMES);
+const DELIVERABLE = new Set<string>(EVENT_KINDS);
 
 /**
  * Normalises a create request's `events` into the stored comma list.
  * seed §4 webhooks rule 3: omitted means `push`; CONTRACT §9: empty means `push`, names are
- * trimmed, anything but `push`, `merge_request` or `*` is refused.
+ * trimmed and kept once, anything not in EVENT_NAMES is refused.
  */
 export function parseEvents(input: unknown): string {
   if (input === undefined || input === null) return 'push';
@@ -24,10 +43,27 @@ export function parseEvents(input: unknown): string {
   return [...new Set(names)].join(',');
 }
 
-/** CONTRACT §5: a webhook receives an event when its list names the event's kind or is `*`. */
-export function selectsEvent(events: string, kind: string): boolean {
-  return events.split(',').some((n) => {
-    const name = n.trim();
-    return name === '*' || name === kind;
-  });
+/** The action of an event's payload (`merge_request` events carry one), or undefined. */
+export function actionOf(payload: unknown): string | undefined {
+  const action = payload && typeof payload === 'object' ? (payload as { action?: unknown }).action : undefined;
+  return typeof action === 'string' ? action : undefined;
+}
+
+/**
+ * CONTRACT §9: whether a webhook's `events` list selects an event of `kind` (with `action`).
+ * `*` selects every deliverable kind and action; `merge_request` only merges (the seed's one
+ * action); `merge_request.*` every action; `merge_request.<action>` that action. A list naming
+ * several that match still selects the event once: the answer is one boolean per (webhook, event).
+ */
+export function selectsEvent(events: string, kind: string, action?: string): boolean {
+  if (!DELIVERABLE.has(kind)) return false;
+  return events.split(',').some((n) => nameSelects(n.trim(), kind, action));
+}
+
+function nameSelects(name: string, kind: string, action: string | undefined): boolean {
+  if (name === '*') return true;
+  if (kind !== 'merge_request') return name === kind;
+  if (name === 'merge_request') return action === SEED_MERGE_REQUEST_ACTION;
+  if (name === 'merge_request.*') return true;
+  return action !== undefined && name === `merge_request.${action}`;
 }

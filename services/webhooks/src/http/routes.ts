@@ -1,7 +1,8 @@
-import { express, route, type Request, type Response } from '@githost/http';
+import { express, identityOf, route, type Request, type Response } from '@githost/http';
 import { conflict, notFound } from '@githost/errors';
 import type { WebhookRepository } from '../db/webhook-repository.js';
 import type { DeliveryRepository } from '../db/delivery-repository.js';
+import { pingWebhook } from '../domain/ping.js';
 import { isRecordId, parseNewWebhook } from '../domain/webhook-input.js';
 import { requireWritableRepo } from './access.js';
 import { deliveryDetailJson, deliveryJson, webhookJson } from './serialize.js';
@@ -47,6 +48,18 @@ export function webhookRoutes(deps: RouteDeps): express.Router {
       const repo = requireWritableRepo(res);
       const id = param(req, 'id');
       if (isRecordId(id)) await deps.webhooks.delete(repo.id, id);
+      res.status(204).end();
+    }),
+  );
+
+  // CONTRACT §9: a ping on request, to this webhook only
+  router.post(
+    `${BASE}/:id/pings`,
+    route(async (req, res) => {
+      const repo = requireWritableRepo(res);
+      const identity = identityOf(res);
+      await pingWebhook(deps, { repo, hookId: param(req, 'id'), sender: identity.principal?.username ?? '', requestId: identity.request_id });
+      deps.onQueued?.();
       res.status(204).end();
     }),
   );
