@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { addCollaborator, api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+import { addCollaborator, api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * Reviews, commit statuses and the protected merge through the gateway (README "Reviews",
@@ -161,6 +161,36 @@ describe.each([['embedded' as const], ['real' as const]])('reviews and commit st
       expect((await status(r, sha, { state: 'success' }, { ...ci, token: '' })).status).toBe(401);
       expect(await api(gh, 'GET', `${r.path}/commits/nope/statuses`)).toMatchObject({ status: 404, body: { error: 'Ref not found: nope' } });
       expect((await api(gh, 'GET', `${r.path}/commits/${sha}/statuses`)).body).toEqual([]);
+    });
+  });
+
+  describe('events', () => {
+    it('when a review and a status are posted, then webhooks on merge_request_review and status receive the documented payloads', async () => {
+      const r = await repo();
+      const receiver = await startReceiver();
+      try {
+        const hook = await api(gh, 'POST', `${r.path}/webhooks`, { token: alice.token, body: { url: `${receiver.url}/hook`, events: 'merge_request_review,status' } });
+        expect(hook.status).toBe(201);
+        const head = await tip(r, 'refs/heads/feature/x');
+        const given = await review(r, carol, { event: 'request_changes', body: 'needs tests' });
+        await status(r, head, { state: 'failure', context: 'ci/build', description: 'Tests failed', target_url: 'https://ci.example/2' });
+        const received = await eventually(() => (receiver.received.length >= 2 ? receiver.received : undefined), 30_000);
+        const name = r.path.split('/').at(-1)!;
+        const repository = { owner: 'alice', name, full_name: `alice/${name}` };
+        expect(received.find((d) => d.event === 'merge_request_review')!.body).toEqual({
+          event: 'merge_request_review',
+          action: 'submitted',
+          repository,
+          sender: { username: 'carol' },
+          merge_request: { number: 1, title: 'Add a', state: 'open' },
+          review: { id: given.body.id, state: 'changes_requested', body: 'needs tests', commit_sha: head },
+        });
+        expect(received.find((d) => d.event === 'status')!.body).toEqual({
+          event: 'status', sha: head, state: 'failure', context: 'ci/build', description: 'Tests failed', target_url: 'https://ci.example/2', repository, sender: { username: 'ci-bot' },
+        });
+      } finally {
+        await receiver.close();
+      }
     });
   });
 
