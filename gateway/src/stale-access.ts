@@ -8,8 +8,9 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
  * What a successful answer to this request makes stale in the gateway's accounts cache, as a
  * function to run once the answer is known to be 2xx; undefined when nothing can be.
  * Accounts owns repositories, collaborators and tokens, so only its writes matter: any change
- * to a repository (a collaborator removed, visibility changed) drops that repository's cached
- * Authorize answers, and revoking a token drops the caller's cached Authenticate answers.
+ * to a repository (a collaborator removed, visibility or default branch changed, the repository
+ * deleted) drops that repository's cached Authorize answers, and revoking a token drops the
+ * caller's cached Authenticate answers.
  */
 export function staleAccessAfter(method: string, path: string, route: RouteMatch, principal: Principal | null, repo: RepoContext | null, cache: CachedAccountsGateway): (() => void) | undefined {
   if (route.upstream !== 'accounts' || READ_METHODS.has(method)) return undefined;

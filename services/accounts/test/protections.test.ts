@@ -34,7 +34,8 @@ describe.each<Backend>(['postgres', 'pglite'])('branch protections on %s', (back
     expect((await owner.request('PUT', '/api/repos/olive/guarded/collaborators/walt', { permission: 'write' })).status).toBe(204);
     expect((await owner.request('PUT', '/api/repos/olive/guarded/collaborators/rita', { permission: 'read' })).status).toBe(204);
     expect((await owner.request('PUT', '/api/repos/olive/secret/collaborators/rita', { permission: 'read' })).status).toBe(204);
-  });
+    // Two repositories, four users and their tokens: generous for a loaded machine.
+  }, 90_000);
 
   afterAll(async () => {
     await h?.close();

@@ -32,7 +32,7 @@ describe.each<Backend>(['postgres', 'pglite'])('repository management on %s', (b
     writer = await user('wendy');
     reader = await user('rob');
     stranger = await user('stan');
-  });
+  }, 90_000);
 
   afterAll(async () => {
     await h?.close();
