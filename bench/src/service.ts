@@ -119,7 +119,9 @@ async function waitReady(url: string, exited: Promise<number>, logFile: string, 
   while (Date.now() < deadline) {
     if (dead !== undefined) throw new Error(`githost exited with ${dead} during start-up; see ${logFile}`);
     try {
-      const res = await fetch(`${url}/healthz`);
+      // Bounded: a connection accepted while the gateway starts may never be answered, and one
+      // such request must not hold the whole run until the part's timeout.
+      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) });
       if (res.ok && started.seen) return;
     } catch {
       // not listening yet
