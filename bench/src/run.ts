@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { benchArchivePush } from './archive-push.js';
 import { benchBrowse } from './browse.js';
 import { benchClonePush } from './clone-push.js';
 import { BenchContext } from './context.js';
@@ -7,12 +8,13 @@ import { BENCH_DIR } from './paths.js';
 import { printTable, processPeaksTable, writeResults, type Section } from './report.js';
 import { benchWebhooks } from './webhooks.js';
 
-/** `npm run bench [-- clone-push browse merge-requests webhooks]`; BENCH_QUICK=1 for a small repository. */
+/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
   'clone-push': { title: 'Clone and push (issue 2)', run: benchClonePush },
   browse: { title: 'Browse (issue 3)', run: benchBrowse },
   'merge-requests': { title: 'Merge requests (issue 4)', run: benchMergeRequests },
   webhooks: { title: 'Webhook deliveries (issue 5)', run: benchWebhooks },
+  'archive-push': { title: 'Archives and protected pushes (issue 10)', run: benchArchivePush },
 };
 
 async function main(): Promise<void> {

@@ -113,6 +113,7 @@ describe.each([['embedded' as const], ['real' as const]])('webhooks end to end o
       after: sha,
       created: true,
       deleted: false,
+      forced: false,
       repository: { owner: 'alice', name: 'hooked', full_name: 'alice/hooked' },
       sender: { username: 'alice' },
       commits: [{ id: sha, message: expect.stringMatching(/^first commit\n?$/), author: { name: 'E2E Author', email: 'author@example.com' }, timestamp: expect.any(String) }],

@@ -196,7 +196,7 @@ describe('seed §4 webhooks and §6 events, through the gateway', () => {
     it('when a branch is created by git push, then the push payload is exactly CONTRACT §7 (before 40 zeros, created)', async () => {
       const d = await pushOf('/push', 'refs/heads/main');
       expect(d.body).toEqual({
-        event: 'push', ref: 'refs/heads/main', before: ZERO, after: mainSha, created: true, deleted: false,
+        event: 'push', ref: 'refs/heads/main', before: ZERO, after: mainSha, created: true, deleted: false, forced: false,
         repository: { owner: 'alice', name: 'hooks', full_name: 'alice/hooks' },
         sender: { username: 'alice' },
         commits: [{ id: mainSha, message: 'base\n', author: { name: 'Conformance Author', email: 'conformance@example.com' }, timestamp: expect.any(String) }],

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PUSH_VERDICTS_ENV } from '../hooks/push-check.js';
 
 /** Env var naming the file the post-receive hook appends `<old> <new> <ref>` lines to. */
 export const PUSH_LOG_ENV = 'GITHOST_PUSH_LOG';
@@ -27,9 +28,28 @@ export async function installHooks(dataDir: string): Promise<string> {
   const dir = path.join(dataDir, 'hooks');
   await mkdir(dir, { recursive: true });
   const hooks: Record<string, string> = {
+    // Fast path: the service's verdicts (GITHOST_PUSH_VERDICTS, computed by @githost/ref-policy
+    // from the commands in the request) apply when git hands over exactly those refs; `ff` asks
+    // git for ancestry inside the quarantine. Anything else goes to the Node hook, which decides
+    // from git's own list. Messages are printed as data, never evaluated.
     'pre-receive': `#!/bin/sh
 # githost: branch and tag protection, decided by @githost/ref-policy
-exec ${shellQuote(process.execPath)} ${shellQuote(preReceiveScript())}
+input=$(cat)
+if [ -n "$${PUSH_VERDICTS_ENV}" ] && [ "$(printf '%s\\n' "$${PUSH_VERDICTS_ENV}" | cut -d' ' -f1-3)" = "$input" ]; then
+  status=0
+  while read -r old new ref verdict message; do
+    case "$verdict" in
+      ok) ;;
+      no) printf '%s\\n' "$message" >&2; status=1 ;;
+      ff) git merge-base --is-ancestor "$old" "$new" 2>/dev/null || { printf '%s\\n' "$message" >&2; status=1; } ;;
+      *) status=1 ;;
+    esac
+  done <<GITHOST_VERDICTS
+$${PUSH_VERDICTS_ENV}
+GITHOST_VERDICTS
+  exit $status
+fi
+printf '%s\\n' "$input" | exec ${shellQuote(process.execPath)} ${shellQuote(preReceiveScript())}
 `,
     'post-receive': `#!/bin/sh
 # githost: record updated refs for push events

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { RULE_DEFAULTS, type RefPolicy } from '@githost/ref-policy';
-import { parsePushedRefs, pushPolicyInputOf, refusalsOfPush } from './push-check.js';
+import { parsePushedRefs, pushPolicyInputOf, refusalsOfPush, verdictTable } from './push-check.js';
 
 const Z = '0'.repeat(40);
 const A = 'a'.repeat(40);
@@ -64,5 +64,28 @@ describe('pushPolicyInputOf', () => {
     expect(pushPolicyInputOf('{"policy":{}}')).toBeUndefined();
     expect(pushPolicyInputOf('null')).toBeUndefined();
     expect(pushPolicyInputOf(JSON.stringify({ policy, permission: 'write' }))).toEqual({ policy, permission: 'write' });
+  });
+});
+
+describe('verdictTable', () => {
+  it('when refs are judged ahead of the objects, then each line says ok, no (refused however it moves) or ff (refused unless a fast-forward)', () => {
+    const refs = [
+      { before: A, after: B, ref: 'refs/heads/main' },
+      { before: A, after: B, ref: 'refs/heads/feature' },
+      { before: A, after: Z, ref: 'refs/heads/main' },
+      { before: Z, after: B, ref: 'refs/heads/main' },
+    ];
+    expect(verdictTable(policy, 'write', refs)!.split('\n')).toEqual([
+      `${A} ${B} refs/heads/main ff protected branch main: force push not allowed`,
+      `${A} ${B} refs/heads/feature ok`,
+      `${A} ${Z} refs/heads/main no protected branch main: deletion not allowed`,
+      `${Z} ${B} refs/heads/main ok`,
+    ]);
+  });
+
+  it('when there are no refs or the table would not fit in the environment, then there is none (the Node hook decides)', () => {
+    expect(verdictTable(policy, 'write', [])).toBeUndefined();
+    const many = Array.from({ length: 2000 }, (_, i) => ({ before: Z, after: B, ref: `refs/heads/branch-${i}` }));
+    expect(verdictTable(policy, 'write', many)).toBeUndefined();
   });
 });

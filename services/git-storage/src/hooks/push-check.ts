@@ -54,3 +54,32 @@ export function pushPolicyInputOf(raw: string | undefined): PushPolicyInput | un
     return undefined;
   }
 }
+
+/** Env var with the service's verdict per pushed ref, for the pre-receive hook's fast path. */
+export const PUSH_VERDICTS_ENV = 'GITHOST_PUSH_VERDICTS';
+
+/** Linux caps one environment string at 128 KiB; a larger table is left to the Node hook. */
+const MAX_VERDICTS_BYTES = 100 * 1024;
+
+/**
+ * The verdict of every ref the request body announces, as lines `<old> <new> <ref> <verdict>
+ * [message]`: `ok`; `no <message>` (refused however the ref moves); `ff <message>` (refused
+ * unless a fast-forward, which only git can tell once the objects are in). The hook's shell
+ * fast path applies them only when git hands it exactly these refs, and asks git for ancestry
+ * only on `ff`, so a push costs no Node start (README "Branch and tag protection"). Undefined
+ * when the table would not fit in the environment.
+ */
+export function verdictTable(policy: RefPolicy, permission: RefActor['permission'], refs: PushedRef[]): string | undefined {
+  const actor: RefActor = { permission, via: 'push' };
+  const lines = refs.map((r) => {
+    const change = { ref: r.ref, before: r.before, after: r.after, forced: false };
+    const plain = refusalOf(policy, change, actor);
+    const canBeForced = r.before !== ZERO_OID && r.after !== ZERO_OID;
+    const forced = canBeForced ? refusalOf(policy, { ...change, forced: true }, actor) : plain;
+    const head = `${r.before} ${r.after} ${r.ref}`;
+    if (plain !== null) return `${head} no ${plain}`;
+    return forced === null ? `${head} ok` : `${head} ff ${forced}`;
+  });
+  const table = lines.join('\n');
+  return lines.length > 0 && Buffer.byteLength(table) <= MAX_VERDICTS_BYTES ? table : undefined;
+}

@@ -11,7 +11,8 @@ import type { Permission } from '@githost/identity';
 import { identityOf, route, type Express, type Request, type Response } from '@githost/http';
 import { spawnGit } from '../git/command.js';
 import { PUSH_LOG_ENV } from '../git/hooks.js';
-import { PUSH_POLICY_ENV, type PushPolicyInput } from '../hooks/push-check.js';
+import { PUSH_POLICY_ENV, PUSH_VERDICTS_ENV, verdictTable, type PushPolicyInput } from '../hooks/push-check.js';
+import { peekCommands } from './receive-commands.js';
 import { parseRefUpdates } from '../events/push-events.js';
 import { POLICY_UNAVAILABLE } from '../clients/ref-policies.js';
 import { existingRepository, refsChanged, type StorageContext } from '../storage-context.js';
@@ -100,12 +101,17 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const identity = identityOf(res);
       const repo = authorizeTransport(identity, params[0]!, params[1]!, service);
       const gitDir = await existingRepository(ctx, repo.id);
-      const body = requestBody(req);
+      let body = requestBody(req);
       const env = gitProtocolEnv(req);
       const pushLog = service === 'git-receive-pack' ? path.join(ctx.dataDir, 'tmp', `push-${randomUUID()}.log`) : undefined;
       if (pushLog) {
         env[PUSH_LOG_ENV] = pushLog;
-        env[PUSH_POLICY_ENV] = JSON.stringify(await pushPolicyInput(ctx, repo, identity.request_id));
+        const input = await pushPolicyInput(ctx, repo, identity.request_id);
+        env[PUSH_POLICY_ENV] = JSON.stringify(input);
+        const peeked = await peekCommands(body);
+        body = peeked.body;
+        const verdicts = 'policy' in input && peeked.refs ? verdictTable(input.policy, input.permission, peeked.refs) : undefined;
+        if (verdicts) env[PUSH_VERDICTS_ENV] = verdicts;
       }
       const child = spawnGit({ config: pushLog ? receiveConfig(ctx) : undefined, name: service.slice(4), flags: transportFlags(service, '--stateless-rpc'), args: [gitDir] }, { env });
       killOnDisconnect(res, child);
