@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestStorage, type TestStorage } from '@githost/git-storage/testing';
 import { rpc } from './rpc.js';
-import { ADMIN_TOKEN, Client, PUBLIC_URL, startAccounts, type Backend, type Harness } from './harness.js';
+import { encodeIdentity } from '@githost/identity';
+import { ADMIN_TOKEN, Client, PUBLIC_URL, SECRET, startAccounts, type Backend, type Harness } from './harness.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const UNAUTHENTICATED = { kind: 'unauthenticated', message: 'Authentication required' };
@@ -53,6 +54,11 @@ describe.each<Backend>(['postgres', 'pglite'])('user and token administration on
     expect(suspended.body).toMatchObject({ username: 'sue', suspended: true, suspended_at: expect.any(String) });
     await expect(rpc(h.grpc).authenticate({ token: sue.token! })).rejects.toMatchObject(UNAUTHENTICATED);
     await expect(rpc(h.grpc).authorize({ user_id: id, bootstrap_admin: false, owner: 'sue', name: 'sue-repo' })).rejects.toMatchObject(UNAUTHENTICATED);
+    // A principal the gateway signed before the suspension resolves to no one either.
+    const stale = { user_id: id, username: 'sue', email: 'sue@example.test', is_admin: false };
+    const signed = { ...encodeIdentity({ principal: stale, repo: null, request_id: 'test', issued_at: Date.now() }, SECRET), 'content-type': 'application/json' };
+    expect((await fetch(`${h.base}/api/user`, { headers: signed })).status).toBe(401);
+    expect((await fetch(`${h.base}/api/repos`, { method: 'POST', headers: signed, body: '{"name":"late"}' })).status).toBe(401);
     // Anonymous and other callers still see the public repository.
     expect((await rpc(h.grpc).authorize({ user_id: '', bootstrap_admin: false, owner: 'sue', name: 'sue-repo' })).permission).toBe('read');
 

@@ -53,6 +53,8 @@ export class RepositoryService {
       if (!caller.user_id) throw validation('owner is required: the bootstrap admin has no user record to own the repository');
       const [self] = await this.users.byIds([caller.user_id]);
       if (!self) throw notFound('User not found');
+      // A principal signed before its user was suspended (README "Users and tokens").
+      if (self.suspended_at) throw unauthenticated();
       return self;
     }
     const user = NAME_SHAPE.test(owner) ? await this.users.byUsername(owner) : null;

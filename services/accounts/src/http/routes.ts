@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { validation } from '@githost/errors';
+import { unauthenticated, validation } from '@githost/errors';
 import { identityOf, route } from '@githost/http';
 import { parseCreateRepository, parseCreateUser } from '../domain/input.js';
 import { parseCreateToken } from '../domain/token-input.js';
@@ -34,6 +34,8 @@ export function registerRoutes(app: Express, services: AccountsServices, publicU
     const caller = callerOf(res);
     // The bootstrap admin has no record; it is described by what the gateway signed.
     const user = caller.user_id ? await users.byId(caller.user_id) : null;
+    // A principal signed before its user was suspended (README "Users and tokens").
+    if (user?.suspended_at) throw unauthenticated();
     if (user) res.json({ id: user.id, username: user.username, email: user.email, is_admin: user.is_admin });
     else res.json({ id: caller.user_id, username: caller.username, email: null, is_admin: caller.is_admin });
   }));
