@@ -116,16 +116,23 @@ describe('cachedAccounts', () => {
     authorizes[0]!.resolve(repo('admin'));
     await r;
 
+    const refused = cache.authenticate('tok-sue', 'q3b').catch((err: unknown) => (err as AppError).kind);
+    authenticates[2]!.reject(new AppError('unauthenticated', 'Authentication required'));
+    expect(await refused).toBe('unauthenticated');
+
     cache.forgetUsername('ALICE');
+    // A refusal cached for some token (perhaps of the user just unsuspended) is asked again.
+    void cache.authenticate('tok-sue', 'q4b');
+    expect(authenticates).toHaveLength(4);
     void cache.authenticate('tok-alice', 'q4');
     void cache.authorize(alice, 'alice', 'demo', 'q5');
-    expect([authenticates.length, authorizes.length]).toEqual([3, 2]);
+    expect([authenticates.length, authorizes.length]).toEqual([5, 2]);
     expect((await cache.authenticate('tok-bob', 'q6')).principal.username).toBe('bob');
-    expect(authenticates).toHaveLength(3);
+    expect(authenticates).toHaveLength(5);
 
     cache.forgetAuthentications();
     void cache.authenticate('tok-bob', 'q7');
-    expect(authenticates).toHaveLength(4);
+    expect(authenticates).toHaveLength(6);
   });
 
   it('when the same user asks with and without site-admin powers, then the answers are cached apart', async () => {

@@ -35,8 +35,8 @@ export interface CachedAccountsGateway extends AccountsGateway {
   /** Drops every cached Authenticate answer for the user: one of their tokens was revoked, and
    *  the cache is keyed by token hashes, so which one is not known here. */
   forgetUser(userId: string): void;
-  /** Drops every cached answer about the user (any letter case): a site admin changed,
-   *  suspended or deleted them, or revoked one of their tokens. */
+  /** Drops every cached answer about the user (any letter case), and every cached refusal: a
+   *  site admin changed, suspended, unsuspended or deleted them, or revoked one of their tokens. */
   forgetUsername(username: string): void;
   /** Drops every cached Authenticate answer: a site admin revoked a token whose owner is not
    *  known here. */
@@ -116,8 +116,14 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
       const name = username.toLowerCase();
       const ids = new Set<string>();
       for (const [key, answer] of [...auth.entries()]) {
-        const principal = 'authentication' in answer ? answer.authentication.principal : null;
-        if (principal?.user_id && principal.username.toLowerCase() === name) {
+        // Whose token a cached refusal was is not known: all go, so an unsuspended user's
+        // tokens work at once.
+        if ('rejected' in answer) {
+          auth.delete(key);
+          continue;
+        }
+        const principal = answer.authentication.principal;
+        if (principal.user_id && principal.username.toLowerCase() === name) {
           ids.add(principal.user_id);
           auth.delete(key);
         }
