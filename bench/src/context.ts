@@ -25,6 +25,7 @@ export class BenchContext {
   readonly amqpUrl: string;
   readonly exchange = `githost.bench.${Date.now()}.${randomBytes(3).toString('hex')}`;
   readonly queue = `${this.exchange}.webhooks`;
+  readonly mergeRequestsQueue = `${this.exchange}.merge-requests`;
   private repoP?: Promise<GeneratedRepo>;
   private serviceP?: Promise<RunningService>;
   private userP?: Promise<BenchUser>;
@@ -93,7 +94,7 @@ export class BenchContext {
     if (!this.embedded) {
       const db = await createTestDatabase('githost_bench');
       this.dropDatabase = db.drop;
-      Object.assign(env, { DATABASE_URL: db.url, AMQP_URL: this.amqpUrl, GITHOST_EVENTS_EXCHANGE: this.exchange, GITHOST_WEBHOOKS_QUEUE: this.queue });
+      Object.assign(env, { DATABASE_URL: db.url, AMQP_URL: this.amqpUrl, GITHOST_EVENTS_EXCHANGE: this.exchange, GITHOST_WEBHOOKS_QUEUE: this.queue, GITHOST_MERGE_REQUESTS_QUEUE: this.mergeRequestsQueue });
     } else {
       Object.assign(env, { DATABASE_URL: '', AMQP_URL: '' });
     }
@@ -121,7 +122,7 @@ export class BenchContext {
     try {
       const conn = await amqp.connect(this.amqpUrl);
       const ch = await conn.createChannel();
-      for (const q of [this.queue, `${this.queue}.dead`]) await ch.deleteQueue(q).catch(() => undefined);
+      for (const q of [this.queue, `${this.queue}.dead`, this.mergeRequestsQueue, `${this.mergeRequestsQueue}.dead`]) await ch.deleteQueue(q).catch(() => undefined);
       for (const e of [this.exchange, `${this.exchange}.dlx`]) await ch.deleteExchange(e).catch(() => undefined);
       await conn.close().catch(() => undefined);
     } catch (err) {

@@ -18,6 +18,7 @@ const LAUNCHER_DIR = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
 const exchange = uniqueTestName('launcher', 'events');
 const queue = uniqueTestName('launcher', 'webhooks');
+const mergeRequestsQueue = uniqueTestName('launcher', 'merge-requests');
 const dirs: string[] = [];
 const databases: { drop(): Promise<void> }[] = [];
 
@@ -31,7 +32,7 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   const connection = await amqp.connect(TEST_AMQP_URL);
   const channel = await connection.createChannel();
-  for (const q of [queue, `${queue}.dead`]) await channel.deleteQueue(q);
+  for (const q of [queue, `${queue}.dead`, mergeRequestsQueue, `${mergeRequestsQueue}.dead`]) await channel.deleteQueue(q);
   for (const e of [exchange, `${exchange}.dlx`]) await channel.deleteExchange(e);
   await connection.close();
 });
@@ -44,7 +45,7 @@ async function options(): Promise<{ dataDir: string; databaseUrl: string; env: R
   return {
     dataDir: path.join(dir, 'data'),
     databaseUrl: db.url,
-    env: { GITHOST_EVENTS_EXCHANGE: exchange, GITHOST_WEBHOOKS_QUEUE: queue, GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true', GITHOST_WEBHOOK_RETRY_BASE_MS: '50', GITHOST_ADMIN_TOKEN: '' },
+    env: { GITHOST_EVENTS_EXCHANGE: exchange, GITHOST_WEBHOOKS_QUEUE: queue, GITHOST_MERGE_REQUESTS_QUEUE: mergeRequestsQueue, GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true', GITHOST_WEBHOOK_RETRY_BASE_MS: '50', GITHOST_ADMIN_TOKEN: '' },
   };
 }
 

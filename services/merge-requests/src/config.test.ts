@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       accountsAddr: 'localhost:9002',
       amqpUrl: undefined,
       eventsExchange: 'githost.events',
+      eventsQueue: 'githost.merge-requests',
     });
   });
 

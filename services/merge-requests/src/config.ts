@@ -17,6 +17,7 @@ const fields = z.object({
     .optional()
     .transform((v) => (v === '' ? undefined : v)),
   GITHOST_EVENTS_EXCHANGE: z.string().min(1).default('githost.events'),
+  GITHOST_MERGE_REQUESTS_QUEUE: z.string().min(1).default('githost.merge-requests'),
 });
 
 const schema = requireGrpcShards(fields);
@@ -34,6 +35,8 @@ export interface Config {
   /** unset means the in-process bus. */
   amqpUrl: string | undefined;
   eventsExchange: string;
+  /** Durable queue of the push / repository_deleted events this service follows. */
+  eventsQueue: string;
 }
 
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
@@ -48,5 +51,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     accountsAddr: c.ACCOUNTS_GRPC_ADDR,
     amqpUrl: c.AMQP_URL,
     eventsExchange: c.GITHOST_EVENTS_EXCHANGE,
+    eventsQueue: c.GITHOST_MERGE_REQUESTS_QUEUE,
   };
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createEventBus, startOutboxRelay, type EventBus, type Relay } from '@githost/bus';
+import { createEventBus, startOutboxRelay, type EventBus, type Relay, type Subscription } from '@githost/bus';
 import { migrate, openDatabase, type Database } from '@githost/db';
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
@@ -11,6 +11,7 @@ import { MergeabilityCache } from './clients/mergeability-cache.js';
 import type { Config } from './config.js';
 import { MIGRATIONS } from './db/migrations.js';
 import { PgMergeRequestStore } from './db/merge-request-store.js';
+import { subscribeToRepositoryEvents } from './consumer/event-consumer.js';
 import { mergeRequestRoutes } from './http/routes.js';
 import { mergeMetrics, outboxBacklogGauge } from './metrics.js';
 import { startRecoveryLoop, type RecoveryOptions } from './recovery-loop.js';
@@ -45,6 +46,7 @@ export function createServer(config: Config, deps: Deps = {}): Service {
   outboxBacklogGauge(registry, { backlog: async () => (relay ? relay.backlog() : 0) });
   let recovery: ReturnType<typeof startRecoveryLoop> | undefined;
   let listening: Listening | undefined;
+  let subscription: Subscription | undefined;
 
   return {
     async start() {
@@ -61,6 +63,7 @@ export function createServer(config: Config, deps: Deps = {}): Service {
       const users = new AccountsUserDirectory(accounts, metrics.grpcClient);
       recovery = startRecoveryLoop({ store, relay: outbox, gitOn: (shard) => git.onShard(shard) }, logger, deps.recovery, metrics);
       await recovery.first;
+      subscription = await subscribeToRepositoryEvents(bus, { store, users, relay: outbox, gitOn: (shard) => git.onShard(shard) }, logger, config.eventsQueue);
 
       const app = createHttpApp({
         service: 'merge-requests',
@@ -78,6 +81,8 @@ export function createServer(config: Config, deps: Deps = {}): Service {
     async stop() {
       await listening?.close();
       listening = undefined;
+      await subscription?.close();
+      subscription = undefined;
       await recovery?.stop();
       await relay?.stop();
       if (!deps.bus) await bus.close();

@@ -16,6 +16,9 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.stop());
 
+/** The seed's event (CONTRACT §9: the lifecycle actions travel under the same kind). */
+const isMerged = (e: { payload: unknown }) => (e.payload as { action?: string }).action === 'merged';
+
 interface Repo {
   id: string;
   wd: string;
@@ -131,8 +134,8 @@ describe('merge-requests service on Postgres and git-storage', () => {
     expect(detail.body).toMatchObject({ state: 'merged', merged_sha: source, merged_by: 'u-bob' });
     const activity = await call(r, 'GET', '/activity');
     expect(activity.body[0]).toMatchObject({ action: 'merge_mr', user_id: 'u-bob', data: { mr_number: 1, mr_title: 'Feature', merged_sha: source } });
-    await waitFor(() => stack.events.some((e) => e.repository.id === r.id));
-    expect(stack.events.find((e) => e.repository.id === r.id)!.payload).toEqual({
+    await waitFor(() => stack.events.some((e) => e.repository.id === r.id && isMerged(e)));
+    expect(stack.events.find((e) => e.repository.id === r.id && isMerged(e))!.payload).toEqual({
       event: 'merge_request',
       action: 'merged',
       repository: { owner: 'alice', name: 'proj', full_name: 'alice/proj' },
@@ -227,8 +230,8 @@ describe('merge-requests service on Postgres and git-storage', () => {
     await db.close();
     expect((await call(r, 'GET', '/merge-requests/1')).body).toMatchObject({ state: 'merged', merged_sha: source, merged_by: 'u-bob' });
     expect((await call(r, 'GET', '/activity')).body.map((a) => a.action)).toEqual(['merge_mr', 'create_mr']);
-    await waitFor(() => stack.events.some((e) => e.repository.id === r.id));
-    expect(stack.events.find((e) => e.repository.id === r.id)).toMatchObject({ request_id: 'crashed', payload: { merge_request: { number: 1, title: 'Feature', state: 'merged' } } });
+    await waitFor(() => stack.events.some((e) => e.repository.id === r.id && isMerged(e)));
+    expect(stack.events.find((e) => e.repository.id === r.id && isMerged(e))).toMatchObject({ request_id: 'crashed', payload: { merge_request: { number: 1, title: 'Feature', state: 'merged' } } });
   });
 
   it('when the process died before the ref move, then a restart drops the claim and the merge can be retried', async () => {

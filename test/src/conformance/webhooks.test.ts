@@ -247,7 +247,8 @@ describe('seed §4 webhooks and §6 events, through the gateway', () => {
     });
 
     it('when the events list names merge_request or *, then that webhook receives it; a push-only webhook does not', async () => {
-      const all = await eventually(() => at('/all').find((x) => x.body.event === 'merge_request'));
+      // `*` also gets the lifecycle actions (CONTRACT §9): the merge is the `merged` one
+      const all = await eventually(() => at('/all').find((x) => x.body.event === 'merge_request' && x.body.action === 'merged'));
       const both = await eventually(() => at('/both').find((x) => x.body.event === 'merge_request'));
       expect([all.body.action, both.body.action]).toEqual(['merged', 'merged']);
       // the push-only webhook's records are complete once it has the merge's push of main

@@ -47,6 +47,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
   const database = real ? await createTestDatabase('githost_e2e') : undefined;
   const exchange = real ? `githost.events.e2e.${suffix}` : 'githost.events';
   const webhooksQueue = `githost.webhooks.e2e.${suffix}`;
+  const mergeRequestsQueue = `githost.merge-requests.e2e.${suffix}`;
   const amqpUrl = real ? process.env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672' : undefined;
   const adminToken = `e2e-admin-${randomBytes(16).toString('hex')}`;
   try {
@@ -63,6 +64,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
         AMQP_URL: '',
         GITHOST_EVENTS_EXCHANGE: exchange,
         GITHOST_WEBHOOKS_QUEUE: webhooksQueue,
+        GITHOST_MERGE_REQUESTS_QUEUE: mergeRequestsQueue,
         ...opts.env,
       },
     });
@@ -76,7 +78,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
       async stop() {
         await githost.stop();
         await database?.drop();
-        if (amqpUrl) await removeBrokerTopology(amqpUrl, exchange, [webhooksQueue]);
+        if (amqpUrl) await removeBrokerTopology(amqpUrl, exchange, [webhooksQueue, mergeRequestsQueue]);
         rmSync(dataDir, { recursive: true, force: true });
         removeWorkdirs();
       },

@@ -20,4 +20,9 @@ export class AccountsUserDirectory implements UserDirectory {
     const res = await callUnary<accounts.GetUsersRequest, accounts.GetUsersResponse__Output>(this.client, this.client.GetUsers, { ids }, { requestId: this.requestId, timeoutMs: 10_000, metrics: this.metrics });
     return new Map(res.users.map((u) => [u.id, { id: u.id, username: u.username, email: u.email }] as const));
   }
+
+  async getUsersByName(usernames: string[]): Promise<Map<string, UserRecord>> {
+    const res = await callUnary<accounts.GetUsersRequest, accounts.GetUsersResponse__Output>(this.client, this.client.GetUsers, { usernames }, { requestId: this.requestId, timeoutMs: 10_000, metrics: this.metrics });
+    return new Map(res.users.filter((u) => usernames.includes(u.username)).map((u) => [u.username, { id: u.id, username: u.username, email: u.email }] as const));
+  }
 }

@@ -3,7 +3,8 @@ import { callOptions, callUnary, fromServiceError, metadataFor, type GrpcMetrics
 import type { StorageServiceClient, storage } from '@githost/protos';
 import type { StorageRouter } from '@githost/storage-router';
 import type { DiffLimits, GitPort, UpdateRefInput, WriteMergeInput } from '../domain/ports.js';
-import type { Diff, DiffEntry } from '../domain/types.js';
+import type { Comparison, Diff, DiffEntry } from '../domain/types.js';
+import { parseCommit } from './commit-parse.js';
 
 const TIMEOUT_MS = 30_000;
 const ZERO_OID = '0'.repeat(40);
@@ -94,7 +95,7 @@ export class GitStorageClient implements GitPort {
       const res = await callUnary<storage.WriteMergeRequest, storage.WriteMergeResponse__Output>(
         this.client,
         this.client.WriteMerge,
-        { repository_id: repoId, ours_oid: req.ours, theirs_oid: req.theirs, author: req.author, committer: req.committer, message: req.message },
+        { repository_id: repoId, ours_oid: req.ours, theirs_oid: req.theirs, author: req.author, committer: req.committer, message: req.message, squash: req.squash ?? false },
         this.opts(),
       );
       return { ok: true, oid: res.commit_oid };
@@ -125,6 +126,21 @@ export class GitStorageClient implements GitPort {
       if (err instanceof AppError && err.kind === 'conflict') return 'mismatch';
       throw err;
     }
+  }
+
+  async compare(repoId: string, base: string, head: string, maxCommits: number): Promise<Comparison> {
+    const res = await callUnary<storage.CompareRequest, storage.CompareResponse__Output>(
+      this.client,
+      this.client.Compare,
+      { repository_id: repoId, base_oid: base, head_oid: head, max_commits: maxCommits },
+      this.opts(),
+    );
+    return {
+      merge_base: res.merge_base || null,
+      ahead_by: res.ahead_by,
+      behind_by: res.behind_by,
+      commits: res.commits.map((c) => parseCommit(c.oid, c.raw)),
+    };
   }
 }
 

@@ -1,7 +1,9 @@
 import type { Database, Queryable } from '@githost/db';
 import { enqueueEvent } from '@githost/bus';
-import type { ClaimResult, MergeCompletion, MergeRequestStore, NewComment, NewMergeRequest } from '../domain/ports.js';
+import type { MergeRequestChange } from '../domain/lifecycle-ports.js';
+import type { ClaimResult, EventOf, MergeCompletion, MergeRequestStore, NewComment, NewMergeRequest } from '../domain/ports.js';
 import type { Activity, Comment, MergeIntent, MergeRequest, MergeStrategy } from '../domain/types.js';
+import * as lifecycle from './lifecycle-queries.js';
 import { COMMENT_COLUMNS, MR_COLUMNS, toActivity, toComment, toIntent, toMergeRequest } from './rows.js';
 
 type Row = Record<string, unknown>;
@@ -14,7 +16,7 @@ async function logActivity(tx: Queryable, repoId: string, userId: string | null,
 export class PgMergeRequestStore implements MergeRequestStore {
   constructor(private readonly db: Database) {}
 
-  async create(input: NewMergeRequest): Promise<MergeRequest> {
+  async create(input: NewMergeRequest, opts: { shard?: string; event?: EventOf<MergeRequest> } = {}): Promise<MergeRequest> {
     return this.db.transaction(async (tx) => {
       // The counter row's lock serialises creates per repository until commit: numbers are
       // highest + 1 (seed §2), and a rolled-back create gives its number back (no gaps).
@@ -26,12 +28,14 @@ export class PgMergeRequestStore implements MergeRequestStore {
       );
       const number = Number(counter.rows[0]!.last_number);
       const inserted = await tx.query<Row>(
-        `INSERT INTO merge_requests (repo_id, number, title, description, author_id, source_branch, target_branch, source_sha)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${MR_COLUMNS}`,
-        [input.repo_id, number, input.title, input.description, input.author_id, input.source_branch, input.target_branch, input.source_sha],
+        `INSERT INTO merge_requests (repo_id, number, title, description, author_id, source_branch, target_branch, source_sha, head_sha, repo_shard)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9) RETURNING ${MR_COLUMNS}`,
+        [input.repo_id, number, input.title, input.description, input.author_id, input.source_branch, input.target_branch, input.source_sha, opts.shard ?? 'default'],
       );
       await logActivity(tx, input.repo_id, input.author_id, 'create_mr', { mr_number: number, mr_title: input.title });
-      return toMergeRequest(inserted.rows[0]!);
+      const created = toMergeRequest(inserted.rows[0]!);
+      if (opts.event) await enqueueEvent(tx, opts.event(created));
+      return created;
     });
   }
 
@@ -58,13 +62,17 @@ export class PgMergeRequestStore implements MergeRequestStore {
     return r.rows.map(toComment);
   }
 
-  async addComment(c: NewComment): Promise<Comment> {
-    const r = await this.db.query<Row>(
-      `INSERT INTO merge_request_comments (mr_id, author_id, body, file_path, line_number, diff_side)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COMMENT_COLUMNS}`,
-      [c.mr_id, c.author_id, c.body, c.file_path, c.line_number, c.diff_side],
-    );
-    return toComment(r.rows[0]!);
+  async addComment(c: NewComment, event?: EventOf<Comment>): Promise<Comment> {
+    return this.db.transaction(async (tx) => {
+      const r = await tx.query<Row>(
+        `INSERT INTO merge_request_comments (mr_id, author_id, body, file_path, line_number, diff_side)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COMMENT_COLUMNS}`,
+        [c.mr_id, c.author_id, c.body, c.file_path, c.line_number, c.diff_side],
+      );
+      const comment = toComment(r.rows[0]!);
+      if (event) await enqueueEvent(tx, event(comment));
+      return comment;
+    });
   }
 
   async listActivity(repoId: string, limit: number): Promise<Activity[]> {
@@ -124,5 +132,38 @@ export class PgMergeRequestStore implements MergeRequestStore {
       [olderThanMs],
     );
     return r.rows.map(toIntent);
+  }
+
+  // Lifecycle changes, the push consumer and repository deletion (lifecycle-queries.ts).
+  applyChange(change: MergeRequestChange) {
+    return lifecycle.applyChange(this.db, change);
+  }
+
+  applyEvent(eventId: string, repoId: string, changes: MergeRequestChange[]) {
+    return lifecycle.applyEvent(this.db, eventId, repoId, changes);
+  }
+
+  wasHandled(eventId: string) {
+    return lifecycle.wasHandled(this.db, eventId);
+  }
+
+  openBySource(repoId: string, branch: string) {
+    return lifecycle.openOn(this.db, repoId, 'source_branch', branch);
+  }
+
+  openByTarget(repoId: string, branch: string) {
+    return lifecycle.openOn(this.db, repoId, 'target_branch', branch);
+  }
+
+  isMergeResult(repoId: string, branch: string, sha: string) {
+    return lifecycle.isMergeResult(this.db, repoId, branch, sha);
+  }
+
+  shardOf(repoId: string) {
+    return lifecycle.shardOf(this.db, repoId);
+  }
+
+  deleteRepository(repoId: string) {
+    return lifecycle.deleteRepository(this.db, repoId);
   }
 }

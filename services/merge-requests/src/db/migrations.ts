@@ -73,4 +73,33 @@ CREATE TABLE merge_intents (
   // Recovery finishes a merge on the repository's git-storage shard (issue 6 part 3); intents
   // written before shards existed were all on `default`.
   { version: 3, name: 'merge intent shard', sql: `ALTER TABLE merge_intents ADD COLUMN repo_shard text NOT NULL DEFAULT 'default';` },
+  // A merge request follows its source branch (README "Decisions"): `head_sha` is the source tip
+  // now, `source_sha` stays the tip at creation (seed §2). `repo_shard` lets the push consumer
+  // reach git-storage without asking accounts.
+  {
+    version: 4,
+    name: 'merge request head and shard',
+    sql: `
+ALTER TABLE merge_requests ADD COLUMN head_sha text;
+UPDATE merge_requests SET head_sha = source_sha WHERE head_sha IS NULL;
+ALTER TABLE merge_requests ALTER COLUMN head_sha SET NOT NULL;
+ALTER TABLE merge_requests ADD COLUMN repo_shard text NOT NULL DEFAULT 'default';
+CREATE INDEX merge_requests_source_idx ON merge_requests (repo_id, source_branch) WHERE state = 'open';
+CREATE INDEX merge_requests_target_idx ON merge_requests (repo_id, target_branch) WHERE state = 'open';
+`,
+  },
+  // Events the consumer has applied: a redelivered push (the bus is at-least-once) changes
+  // nothing and emits nothing the second time.
+  {
+    version: 5,
+    name: 'handled events',
+    sql: `
+CREATE TABLE handled_events (
+  event_id text PRIMARY KEY,
+  repo_id text NOT NULL,
+  handled_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX handled_events_repo_idx ON handled_events (repo_id);
+`,
+  },
 ];

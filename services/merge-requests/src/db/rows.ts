@@ -3,7 +3,7 @@ import type { Activity, Comment, MergeIntent, MergeRequest, MergeStrategy } from
 const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
 
 export const MR_COLUMNS =
-  'id, repo_id, number, title, description, author_id, source_branch, target_branch, source_sha, state, merged_sha, merged_by, created_at, updated_at';
+  'id, repo_id, number, title, description, author_id, source_branch, target_branch, source_sha, head_sha, state, merged_sha, merged_by, created_at, updated_at';
 
 export function toMergeRequest(r: Record<string, unknown>): MergeRequest {
   return {
@@ -16,6 +16,7 @@ export function toMergeRequest(r: Record<string, unknown>): MergeRequest {
     source_branch: String(r.source_branch),
     target_branch: String(r.target_branch),
     source_sha: String(r.source_sha),
+    head_sha: String(r.head_sha ?? r.source_sha),
     state: String(r.state),
     merged_sha: (r.merged_sha as string | null) ?? null,
     merged_by: (r.merged_by as string | null) ?? null,

@@ -2,7 +2,8 @@ import { notFound } from '@githost/errors';
 import { requireCaller, requireVisible } from './access.js';
 import { usernamesOf } from './authors.js';
 import { ACTIVITY_LIMIT, DIFF_MAX_FILES, DIFF_MAX_PATCH_BYTES, DIFF_MAX_TOTAL_PATCH_BYTES, LIST_LIMIT } from './limits.js';
-import type { GitPort, MergeRequestStore, UserDirectory } from './ports.js';
+import { commentEvent, lifecycleEvent } from './lifecycle-events.js';
+import type { EventRelay, GitPort, MergeRequestStore, UserDirectory } from './ports.js';
 import type { Activity, Caller, Comment, DiffEntry, MergeRequest, RepoRef } from './types.js';
 import { isValidBranchName, mrNotFound, parseNumber, stateFilter, validateComment, validateCreate } from './validate.js';
 
@@ -10,6 +11,8 @@ export interface Deps {
   store: MergeRequestStore;
   git: GitPort;
   users: UserDirectory;
+  /** Publishes the outbox soon after a write that enqueued an event. */
+  relay?: EventRelay;
 }
 
 export type WithAuthor<T> = T & { author_username: string | null };
@@ -30,7 +33,7 @@ async function tipOf(deps: Deps, repoId: string, branch: string): Promise<string
 }
 
 /** seed §4 merge requests rules 1-4, seed §3 "(none) -> open". */
-export async function createMergeRequest(deps: Deps, repo: RepoRef | null, caller: Caller | null, body: unknown): Promise<MergeRequest> {
+export async function createMergeRequest(deps: Deps, repo: RepoRef | null, caller: Caller | null, body: unknown, requestId: string | null = null): Promise<MergeRequest> {
   const who = requireCaller(caller);
   const r = requireVisible(repo);
   const input = validateCreate(body);
@@ -39,7 +42,13 @@ export async function createMergeRequest(deps: Deps, repo: RepoRef | null, calle
   if (!sourceSha) throw notFound(`Branch not found: ${input.source_branch}`);
   const targetSha = await tipOf(deps, r.id, input.target_branch);
   if (!targetSha) throw notFound(`Branch not found: ${input.target_branch}`);
-  return deps.store.create({ repo_id: r.id, author_id: who.user_id, source_sha: sourceSha, ...input });
+  // `opened` (CONTRACT §9) is written with the record; only webhooks that ask for it receive it.
+  const created = await deps.store.create(
+    { repo_id: r.id, author_id: who.user_id, source_sha: sourceSha, ...input },
+    { shard: r.shard, event: (mr) => lifecycleEvent('opened', mr, r, who.username, requestId) },
+  );
+  deps.relay?.kick();
+  return created;
 }
 
 /** seed §4 merge requests rule 5 */
@@ -90,12 +99,14 @@ export async function getMergeRequest(deps: Deps, repo: RepoRef | null, rawNumbe
 }
 
 /** seed §4 merge requests rule 7: any authenticated user, any state. */
-export async function addComment(deps: Deps, repo: RepoRef | null, caller: Caller | null, rawNumber: string, body: unknown): Promise<Comment> {
+export async function addComment(deps: Deps, repo: RepoRef | null, caller: Caller | null, rawNumber: string, body: unknown, requestId: string | null = null): Promise<Comment> {
   const who = requireCaller(caller);
   const r = requireVisible(repo);
   const mr = await findOrThrow(deps, r.id, rawNumber);
   const input = validateComment(body);
-  return deps.store.addComment({ mr_id: mr.id, author_id: who.user_id, ...input });
+  const comment = await deps.store.addComment({ mr_id: mr.id, author_id: who.user_id, ...input }, (c) => commentEvent(c, mr, r, who.username, requestId));
+  deps.relay?.kick();
+  return comment;
 }
 
 /** CONTRACT §8: newest first. */

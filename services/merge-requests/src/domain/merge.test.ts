@@ -26,6 +26,7 @@ beforeEach(async () => {
   kicks = 0;
   deps = { store, git, users: new FakeUsers([{ id: 'u-bob', username: 'bob', email: 'bob@example.com' }]), relay: { kick: () => void kicks++ }, now: () => 1_700_000_000_500 };
   await createMergeRequest(deps, repo, ctx.caller, { title: 'Feature', source_branch: 'feature', target_branch: 'main' });
+  kicks = 0; // the create kicked the relay for its `opened` event
 });
 
 describe('merge procedure (seed §4)', () => {
@@ -103,8 +104,9 @@ describe('merge procedure (seed §4)', () => {
     expect(mr).toMatchObject({ state: 'merged', merged_sha: SRC, merged_by: 'u-bob' });
     expect(mr.updated_at > before).toBe(true);
     expect(store.activity.at(-1)).toMatchObject({ action: 'merge_mr', user_id: 'u-bob', data: { mr_number: 1, mr_title: 'Feature', merged_sha: SRC } });
-    expect(store.outbox).toHaveLength(1);
-    const event = store.outbox[0]!;
+    // the create wrote its `opened` event first (CONTRACT §9); the merge adds exactly one
+    expect(store.outbox.map((e) => (e.payload as { action: string }).action)).toEqual(['opened', 'merged']);
+    const event = store.outbox[1]!;
     expect(event).toMatchObject({ kind: 'merge_request', occurred_at: mr.updated_at, repository: { id: 'r1', owner: 'alice', name: 'proj' }, request_id: 'req-1' });
     expect(event.payload).toEqual({
       event: 'merge_request',

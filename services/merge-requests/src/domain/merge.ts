@@ -1,10 +1,14 @@
 import { AppError, conflict, notFound, unavailable } from '@githost/errors';
 import { requireCaller, requireVisible, requireWrite } from './access.js';
+import { COMMITS_LIMIT } from './commits.js';
+import { commitMessage, validateMergeOptions, type MergeOptions } from './merge-options.js';
 import { mergeRequestEvent } from './merge-request-event.js';
 import type { Deps } from './merge-requests.js';
 import type { EventRelay, Signature } from './ports.js';
 import type { Caller, MergeRequest, MergeStrategy, RepoRef } from './types.js';
 import { mrNotFound, parseNumber } from './validate.js';
+
+const ZERO_OID = '0'.repeat(40);
 
 export interface MergeDeps extends Deps {
   relay: EventRelay;
@@ -21,6 +25,9 @@ export interface MergeResult {
   merged: true;
   sha: string;
   strategy: MergeStrategy;
+  /** Only when `delete_source_branch` was asked for: false when the branch stayed (it moved, or
+   *  protection refused); the merge itself succeeded either way. */
+  source_branch_deleted?: boolean;
 }
 
 const notOpen = () => conflict('Merge request is not open');
@@ -29,10 +36,11 @@ const notOpen = () => conflict('Merge request is not open');
  * seed §4 merge procedure, steps 1-8 in order, with CONTRACT §6 (three-way merge, conflicts,
  * compare-and-swap) and the crash-safety of a written intent (see reconcile.ts).
  */
-export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawNumber: string): Promise<MergeResult> {
+export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawNumber: string, body?: unknown): Promise<MergeResult> {
   const caller = requireCaller(ctx.caller);
   const repo = requireVisible(ctx.repo);
   requireWrite(repo); // step 1
+  const options = validateMergeOptions(body);
   const mr = await deps.store.findByNumber(repo.id, parseNumber(rawNumber)); // step 2
   if (!mr) throw mrNotFound(rawNumber);
   if (mr.state !== 'open') throw notOpen();
@@ -46,9 +54,9 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
   });
   if (claim === 'not_open') throw notOpen();
 
-  let plan: { target: string; sha: string; strategy: MergeStrategy };
+  let plan: Plan;
   try {
-    plan = await planMerge(deps, repo, caller, mr);
+    plan = await planMerge(deps, repo, caller, mr, options);
     const planned = await deps.store.planMerge(mr.id, { target_ref: `refs/heads/${mr.target_branch}`, old_oid: plan.target, new_oid: plan.sha, strategy: plan.strategy });
     if (!planned) throw unavailable('The merge took too long and was abandoned; retry the merge');
   } catch (err) {
@@ -65,37 +73,92 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
     event: (record: MergeRequest) => mergeRequestEvent(record, repo, ctx.requestId),
   });
   if (merged) deps.relay.kick();
-  return { merged: true, sha: plan.sha, strategy: plan.strategy };
+  const result: MergeResult = { merged: true, sha: plan.sha, strategy: plan.strategy };
+  if (options.delete_source_branch) result.source_branch_deleted = await deleteSource(deps, repo, caller, mr, plan.source, ctx.requestId);
+  return result;
 }
 
-/** Steps 3-5: the tips, then fast-forward or a merge commit. */
-async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: MergeRequest) {
+interface Plan {
+  target: string;
+  source: string;
+  sha: string;
+  strategy: MergeStrategy;
+}
+
+/**
+ * Steps 3-5: the tips, then fast-forward or a merge commit; with options (README "Decisions"):
+ * `sha` guards the reviewed head, `squash` writes one commit on the target tip,
+ * `merge-commit` always writes a merge commit (GitHub's "Create a merge commit"),
+ * `fast-forward-only` refuses anything else.
+ */
+async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: MergeRequest, options: MergeOptions): Promise<Plan> {
   // Both looked up at once; the source is still reported first, as step 3 lists it.
   const [source, target] = await Promise.all([deps.git.resolveBranch(repo.id, mr.source_branch), deps.git.resolveBranch(repo.id, mr.target_branch)]);
   if (!source) throw notFound(`Source branch not found: ${mr.source_branch}`);
   if (!target) throw notFound(`Target branch not found: ${mr.target_branch}`);
-  // step 4
-  if (target === source || (await deps.git.isAncestor(repo.id, target, source))) {
-    return { target, sha: source, strategy: 'fast-forward' as const };
+  if (options.sha !== undefined && options.sha !== source) throw conflict('Head branch was modified');
+  // step 4 (nothing to merge when the tips are equal, whatever the strategy)
+  const fastForward = target === source || (await deps.git.isAncestor(repo.id, target, source));
+  if (target === source || (fastForward && (options.strategy === undefined || options.strategy === 'fast-forward-only'))) {
+    return { target, source, sha: source, strategy: 'fast-forward' };
   }
+  if (options.strategy === 'fast-forward-only') throw conflict('Fast-forward merge is not possible');
   // step 5, with CONTRACT §6: the merged tree of a real three-way merge
-  const signature = await signatureOf(deps, caller);
+  const committer = await signatureOf(deps, caller.user_id);
+  const squash = options.strategy === 'squash';
+  const message = squash
+    ? commitMessage(options.commit_title ?? `${mr.title} (#${mr.number})`, options.commit_message ?? (await squashedSubjects(deps, repo, target, source)))
+    : options.commit_title !== undefined || options.commit_message !== undefined
+      ? commitMessage(options.commit_title ?? `Merge branch '${mr.source_branch}' into ${mr.target_branch}`, options.commit_message)
+      : `Merge branch '${mr.source_branch}' into ${mr.target_branch}\n`;
   const written = await deps.git.writeMerge(repo.id, {
     ours: target,
     theirs: source,
-    author: signature,
-    committer: signature,
-    message: `Merge branch '${mr.source_branch}' into ${mr.target_branch}\n`,
+    // a squash keeps the merge request's author as the commit's author, as GitHub does
+    author: squash ? { ...(await signatureOf(deps, mr.author_id)), timestamp: committer.timestamp } : committer,
+    committer,
+    message,
+    ...(squash ? { squash: true } : {}),
   });
   if (!written.ok) throw conflict('Merge conflict', { conflicts: written.conflicts });
-  return { target, sha: written.oid, strategy: 'merge-commit' as const };
+  return { target, source, sha: written.oid, strategy: squash ? 'squash' : 'merge-commit' };
 }
 
-/** seed §4 merge procedure step 5: the merging user, `unknown` when there is no user record. */
-async function signatureOf(deps: MergeDeps, caller: Caller): Promise<Signature> {
-  const user = caller.user_id ? (await deps.users.getUsers([caller.user_id])).get(caller.user_id) : undefined;
+/** GitHub's default squash body: one `* <subject>` line per squashed commit, oldest first. */
+async function squashedSubjects(deps: MergeDeps, repo: RepoRef, target: string, source: string): Promise<string> {
+  try {
+    const { commits } = await deps.git.compare(repo.id, target, source, COMMITS_LIMIT);
+    return commits.map((c) => `* ${c.message.split('\n', 1)[0]}`).join('\n');
+  } catch (err) {
+    // git-storage without Compare: the title alone still makes a complete message.
+    if (err instanceof AppError && err.kind === 'unavailable') return '';
+    throw err;
+  }
+}
+
+/** seed §4 merge procedure step 5: the user's name and email, `unknown` when there is no user record. */
+async function signatureOf(deps: MergeDeps, userId: string | null): Promise<Signature> {
+  const user = userId ? (await deps.users.getUsers([userId])).get(userId) : undefined;
   const timestamp = Math.floor((deps.now ?? Date.now)() / 1000);
   return { name: user?.username ?? 'unknown', email: user?.email ?? 'unknown', timestamp };
+}
+
+/**
+ * After the merge: delete the source branch by compare-and-swap from the tip that was merged.
+ * A branch that moved meanwhile, or that protection keeps, stays; the merge is done regardless.
+ */
+async function deleteSource(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: MergeRequest, sourceTip: string, requestId: string | null): Promise<boolean> {
+  try {
+    const outcome = await deps.git.updateRef(repo.id, {
+      ref: `refs/heads/${mr.source_branch}`,
+      newOid: ZERO_OID,
+      oldOid: sourceTip,
+      context: { owner: repo.owner, name: repo.name, pusher: caller.username, requestId: requestId ?? '' },
+    });
+    return outcome === 'ok';
+  } catch {
+    return false;
+  }
 }
 
 /** Step 6: compare-and-swap from the tip the merge was computed on. */
@@ -104,7 +167,7 @@ async function moveTarget(
   repo: RepoRef,
   caller: Caller,
   mr: MergeRequest,
-  plan: { target: string; sha: string },
+  plan: Plan,
   requestId: string | null,
 ): Promise<void> {
   // Target already at the result (target == source): nothing to move, no empty push event.

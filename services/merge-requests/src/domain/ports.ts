@@ -1,5 +1,6 @@
 import type { EventEnvelope } from '@githost/bus';
-import type { Activity, Comment, Diff, MergeIntent, MergeRequest, MergeStrategy, UserRecord } from './types.js';
+import type { LifecycleStore } from './lifecycle-ports.js';
+import type { Activity, Comment, Comparison, Diff, MergeIntent, MergeRequest, MergeStrategy, UserRecord } from './types.js';
 
 /** What the domain needs from git-storage. Branch names are without `refs/heads/`. */
 export interface GitPort {
@@ -12,6 +13,8 @@ export interface GitPort {
   writeMerge(repoId: string, req: WriteMergeInput): Promise<{ ok: true; oid: string } | { ok: false; conflicts: string[] }>;
   /** Compare-and-swap ref move; `mismatch` when the ref is no longer `oldOid`. */
   updateRef(repoId: string, req: UpdateRefInput): Promise<'ok' | 'mismatch'>;
+  /** Commits of head not in base, oldest first (at most `maxCommits`), and the counts. */
+  compare(repoId: string, base: string, head: string, maxCommits: number): Promise<Comparison>;
 }
 
 export interface DiffLimits {
@@ -32,6 +35,8 @@ export interface WriteMergeInput {
   author: Signature;
   committer: Signature;
   message: string;
+  /** A squash commit: one parent (`ours`), the same merged tree. */
+  squash?: boolean;
 }
 
 export interface UpdateRefInput {
@@ -44,10 +49,15 @@ export interface UpdateRefInput {
 export interface UserDirectory {
   /** Users by id; unknown ids are left out. */
   getUsers(ids: string[]): Promise<Map<string, UserRecord>>;
+  /** Users by username (exact); unknown names are left out. */
+  getUsersByName(usernames: string[]): Promise<Map<string, UserRecord>>;
 }
 
 /** What create supplies; the store assigns id, number, state and timestamps. */
 export type NewMergeRequest = Pick<MergeRequest, 'repo_id' | 'title' | 'description' | 'author_id' | 'source_branch' | 'target_branch' | 'source_sha'>;
+
+/** Builds an event from a record as it is after the change (written in the same transaction). */
+export type EventOf<T> = (record: T) => EventEnvelope;
 
 /** What a comment request supplies; the store assigns id and created_at. */
 export type NewComment = Omit<Comment, 'id' | 'created_at'>;
@@ -62,14 +72,15 @@ export interface MergeCompletion {
   event: (merged: MergeRequest) => EventEnvelope;
 }
 
-export interface MergeRequestStore {
+export interface MergeRequestStore extends LifecycleStore {
   /** Assigns the next number (highest + 1, gapless under concurrency), inserts the record and
    *  the `create_mr` activity in one transaction. */
-  create(input: NewMergeRequest): Promise<MergeRequest>;
+  create(input: NewMergeRequest, opts?: { shard?: string; event?: EventOf<MergeRequest> }): Promise<MergeRequest>;
   list(repoId: string, state: string, limit: number): Promise<MergeRequest[]>;
   findByNumber(repoId: string, number: number): Promise<MergeRequest | null>;
   listComments(mrId: string): Promise<Comment[]>;
-  addComment(input: NewComment): Promise<Comment>;
+  /** The comment and its event (when given) in one transaction. */
+  addComment(input: NewComment, event?: EventOf<Comment>): Promise<Comment>;
   listActivity(repoId: string, limit: number): Promise<Activity[]>;
 
   /** Takes the one merge slot of an open merge request, or answers why not. */

@@ -40,7 +40,7 @@ describe('reconcileMergeIntents', () => {
     const out = await reconcileMergeIntents(deps, 0);
     expect(out.completed).toEqual([store.mrs[0]!.id]);
     expect(store.mrs[0]).toMatchObject({ state: 'merged', merged_sha: SRC, merged_by: 'u1' });
-    expect(store.outbox.map((e) => e.kind)).toEqual(['merge_request']);
+    expect(store.outbox.map((e) => (e.payload as { action: string }).action)).toEqual(['opened', 'merged']);
     // The intent remembers the repository's shard: recovery reads the ref there, not on a default.
     expect(new Set(shardsAsked)).toEqual(new Set(['shard-1']));
   });

@@ -10,6 +10,8 @@ export interface MergeRequest {
   target_branch: string;
   /** Tip of the source branch at creation time (the detail overrides it with the current tip). */
   source_sha: string;
+  /** Tip of the source branch as last seen (creation, a push, a reopen); README "Decisions". */
+  head_sha: string;
   state: string;
   merged_sha: string | null;
   merged_by: string | null;
@@ -81,7 +83,7 @@ export interface UserRecord {
   email: string;
 }
 
-export type MergeStrategy = 'fast-forward' | 'merge-commit';
+export type MergeStrategy = 'fast-forward' | 'merge-commit' | 'squash';
 
 /**
  * What a merge is about to do, written before the target ref moves so a restart can finish a
@@ -96,4 +98,23 @@ export interface MergeIntent {
   old_oid: string | null;
   new_oid: string | null;
   strategy: MergeStrategy | null;
+}
+
+/** CONTRACT §5 commit record. */
+export interface CommitRecord {
+  sha: string;
+  tree: string;
+  parents: string[];
+  author: { name: string; email: string; date: string };
+  committer: { name: string; email: string; date: string };
+  message: string;
+}
+
+/** How head relates to base (git-storage Compare). */
+export interface Comparison {
+  merge_base: string | null;
+  ahead_by: number;
+  behind_by: number;
+  /** Oldest first, at most the requested number. */
+  commits: CommitRecord[];
 }

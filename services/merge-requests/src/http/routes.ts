@@ -1,5 +1,7 @@
 import { express, identityOf, route, type Response } from '@githost/http';
 import type { Identity } from '@githost/identity';
+import { listMergeRequestCommits } from '../domain/commits.js';
+import { updateMergeRequest } from '../domain/lifecycle.js';
 import { mergeMergeRequest } from '../domain/merge.js';
 import { addComment, createMergeRequest, getMergeRequest, listActivity, listMergeRequests, type Deps } from '../domain/merge-requests.js';
 import type { EventRelay, GitPort } from '../domain/ports.js';
@@ -29,7 +31,7 @@ export function mergeRequestRoutes(deps: RouteDeps): express.Router {
   const router = express.Router();
   const domain = (res: Response) => {
     const ctx = contextOf(res);
-    return { ctx, deps: { ...deps, git: deps.gitFor(ctx.requestId, ctx.repo?.shard ?? ''), users: deps.usersFor?.(ctx.requestId) ?? deps.users } };
+    return { ctx, deps: { ...deps, git: deps.gitFor(ctx.requestId, ctx.repo?.shard ?? ''), users: deps.usersFor?.(ctx.requestId) ?? deps.users, relay: deps.relay } };
   };
   const base = '/api/repos/:owner/:repo';
 
@@ -37,7 +39,7 @@ export function mergeRequestRoutes(deps: RouteDeps): express.Router {
     `${base}/merge-requests`,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      res.status(201).json(await createMergeRequest(d, ctx.repo, ctx.caller, req.body));
+      res.status(201).json(await createMergeRequest(d, ctx.repo, ctx.caller, req.body, ctx.requestId));
     }),
   );
   router.get(
@@ -54,18 +56,32 @@ export function mergeRequestRoutes(deps: RouteDeps): express.Router {
       res.json(await getMergeRequest(d, ctx.repo, String(req.params.number)));
     }),
   );
+  router.patch(
+    `${base}/merge-requests/:number`,
+    route(async (req, res) => {
+      const { ctx, deps: d } = domain(res);
+      res.json(await updateMergeRequest(d, ctx, String(req.params.number), req.body));
+    }),
+  );
+  router.get(
+    `${base}/merge-requests/:number/commits`,
+    route(async (req, res) => {
+      const { ctx, deps: d } = domain(res);
+      res.json(await listMergeRequestCommits(d, ctx.repo, String(req.params.number)));
+    }),
+  );
   router.post(
     `${base}/merge-requests/:number/comments`,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      res.status(201).json(await addComment(d, ctx.repo, ctx.caller, String(req.params.number), req.body));
+      res.status(201).json(await addComment(d, ctx.repo, ctx.caller, String(req.params.number), req.body, ctx.requestId));
     }),
   );
   router.post(
     `${base}/merge-requests/:number/merge`,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      const result = await mergeMergeRequest(d, ctx, String(req.params.number)).catch((err: unknown) => {
+      const result = await mergeMergeRequest(d, ctx, String(req.params.number), req.body).catch((err: unknown) => {
         deps.metrics?.failed(err);
         throw err;
       });

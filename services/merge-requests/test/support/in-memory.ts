@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
-import type { ClaimResult, GitPort, MergeCompletion, MergeRequestStore, NewComment, NewMergeRequest, UpdateRefInput, UserDirectory, WriteMergeInput } from '../../src/domain/ports.js';
-import type { Activity, Comment, Diff, MergeIntent, MergeRequest, MergeStrategy, UserRecord } from '../../src/domain/types.js';
+import { conflict } from '@githost/errors';
+import type { MergeRequestChange } from '../../src/domain/lifecycle-ports.js';
+import type { ClaimResult, EventOf, GitPort, MergeCompletion, MergeRequestStore, NewComment, NewMergeRequest, UpdateRefInput, UserDirectory, WriteMergeInput } from '../../src/domain/ports.js';
+import type { Activity, CommitRecord, Comment, Comparison, Diff, MergeIntent, MergeRequest, MergeStrategy, UserRecord } from '../../src/domain/types.js';
 
 /** In-memory ports for domain unit tests: the same contracts as the Postgres store and gRPC. */
 export class MemoryStore implements MergeRequestStore {
@@ -10,15 +12,19 @@ export class MemoryStore implements MergeRequestStore {
   activity: (Activity & { repo_id: string })[] = [];
   intents = new Map<string, MergeIntent & { touched: number }>();
   outbox: EventEnvelope[] = [];
+  handled = new Set<string>();
+  shards = new Map<string, string>();
   private clock = 0;
   private tick = () => new Date(Date.UTC(2026, 0, 1) + ++this.clock * 1000).toISOString();
 
-  async create(input: NewMergeRequest): Promise<MergeRequest> {
+  async create(input: NewMergeRequest, opts: { shard?: string; event?: EventOf<MergeRequest> } = {}): Promise<MergeRequest> {
     const number = Math.max(0, ...this.mrs.filter((m) => m.repo_id === input.repo_id).map((m) => m.number)) + 1;
     const at = this.tick();
-    const mr: MergeRequest = { id: randomUUID(), number, state: 'open', merged_sha: null, merged_by: null, created_at: at, updated_at: at, ...input };
+    const mr: MergeRequest = { id: randomUUID(), number, state: 'open', merged_sha: null, merged_by: null, created_at: at, updated_at: at, head_sha: input.source_sha, ...input };
     this.mrs.push(mr);
+    this.shards.set(input.repo_id, opts.shard ?? 'default');
     this.activity.push({ id: randomUUID(), repo_id: input.repo_id, action: 'create_mr', user_id: input.author_id, data: { mr_number: number, mr_title: input.title }, created_at: at });
+    if (opts.event) this.outbox.push(opts.event({ ...mr }));
     return { ...mr };
   }
   async list(repoId: string, state: string, limit: number) {
@@ -33,9 +39,10 @@ export class MemoryStore implements MergeRequestStore {
   async listComments(mrId: string) {
     return this.comments.filter((c) => c.mr_id === mrId);
   }
-  async addComment(input: NewComment): Promise<Comment> {
+  async addComment(input: NewComment, event?: EventOf<Comment>): Promise<Comment> {
     const c = { id: randomUUID(), created_at: this.tick(), ...input };
     this.comments.push(c);
+    if (event) this.outbox.push(event(c));
     return c;
   }
   async listActivity(repoId: string, limit: number) {
@@ -71,6 +78,57 @@ export class MemoryStore implements MergeRequestStore {
   async staleIntents(olderThanMs: number) {
     return [...this.intents.values()].filter((i) => Date.now() - i.touched >= olderThanMs).map(({ touched: _t, ...i }) => i);
   }
+
+  /** Checks every change first, then applies them all: the same all-or-nothing as a transaction. */
+  private applyAll(changes: MergeRequestChange[]): Array<MergeRequest | null> {
+    const targets = changes.map((c) => {
+      const mr = this.mrs.find((m) => m.id === c.mr_id);
+      if (!mr || mr.state !== c.from_state) return null;
+      if (c.unless_merging && this.intents.has(mr.id)) throw conflict('A merge of this merge request is in progress; retry shortly');
+      return mr;
+    });
+    return changes.map((c, i) => {
+      const mr = targets[i];
+      if (!mr) return null;
+      const set = Object.entries(c.set).filter(([, v]) => v !== undefined);
+      const at = set.length > 0 ? this.tick() : mr.updated_at;
+      Object.assign(mr, Object.fromEntries(set), { updated_at: at });
+      for (const a of c.activities) this.activity.push({ id: randomUUID(), repo_id: mr.repo_id, created_at: at, ...a });
+      this.outbox.push(...c.events({ ...mr }));
+      return { ...mr };
+    });
+  }
+  async applyChange(change: MergeRequestChange) {
+    return this.applyAll([change])[0]!;
+  }
+  async applyEvent(eventId: string, _repoId: string, changes: MergeRequestChange[]) {
+    if (this.handled.has(eventId)) return false;
+    this.applyAll(changes);
+    this.handled.add(eventId);
+    return true;
+  }
+  async wasHandled(eventId: string) {
+    return this.handled.has(eventId);
+  }
+  async openBySource(repoId: string, branch: string) {
+    return this.mrs.filter((m) => m.repo_id === repoId && m.state === 'open' && m.source_branch === branch).map((m) => ({ ...m }));
+  }
+  async openByTarget(repoId: string, branch: string) {
+    return this.mrs.filter((m) => m.repo_id === repoId && m.state === 'open' && m.target_branch === branch).map((m) => ({ ...m }));
+  }
+  async isMergeResult(repoId: string, branch: string, sha: string) {
+    return this.mrs.some((m) => m.repo_id === repoId && m.target_branch === branch && m.state === 'merged' && m.merged_sha === sha);
+  }
+  async shardOf(repoId: string) {
+    return this.shards.get(repoId) ?? null;
+  }
+  async deleteRepository(repoId: string) {
+    const ids = new Set(this.mrs.filter((m) => m.repo_id === repoId).map((m) => m.id));
+    this.comments = this.comments.filter((c) => !ids.has(c.mr_id));
+    for (const id of ids) this.intents.delete(id);
+    this.mrs = this.mrs.filter((m) => m.repo_id !== repoId);
+    this.activity = this.activity.filter((a) => a.repo_id !== repoId);
+  }
 }
 
 /** A repository as refs plus a commit graph (child -> parents); enough for the merge rules. */
@@ -78,6 +136,10 @@ export class FakeGit implements GitPort {
   branches = new Map<string, string>();
   parents = new Map<string, string[]>();
   conflicts: string[] = [];
+  /** Commit messages for compare(); a commit without one gets `commit <oid>`. */
+  messages = new Map<string, string>();
+  /** Set to make compare() fail (e.g. an `unavailable` git-storage). */
+  compareFailure?: Error;
   diffResult: Diff = { files: [], truncated: false };
   written: WriteMergeInput[] = [];
   updates: UpdateRefInput[] = [];
@@ -108,9 +170,37 @@ export class FakeGit implements GitPort {
   async writeMerge(_repoId: string, req: WriteMergeInput) {
     if (this.conflicts.length > 0) return { ok: false as const, conflicts: this.conflicts };
     this.written.push(req);
-    const oid = `merge${this.written.length}`.padEnd(40, '0');
-    this.commit(oid, req.ours, req.theirs);
+    const oid = `${this.written.length}`.padStart(40, 'f');
+    if (req.squash) this.commit(oid, req.ours);
+    else this.commit(oid, req.ours, req.theirs);
     return { ok: true as const, oid };
+  }
+  /** Commits reachable from head and not from base, oldest first (parents before children). */
+  async compare(_repoId: string, base: string, head: string, maxCommits: number): Promise<Comparison> {
+    if (this.compareFailure) throw this.compareFailure;
+    const reachable = (tip: string, seen = new Set<string>()): Set<string> => {
+      if (!seen.has(tip)) {
+        seen.add(tip);
+        for (const p of this.parents.get(tip) ?? []) reachable(p, seen);
+      }
+      return seen;
+    };
+    const fromBase = reachable(base);
+    const order: string[] = [];
+    const visit = (oid: string, done = new Set<string>()) => {
+      if (done.has(oid) || fromBase.has(oid)) return;
+      done.add(oid);
+      for (const p of this.parents.get(oid) ?? []) visit(p, done);
+      order.push(oid);
+    };
+    const seen = new Set<string>();
+    visit(head, seen);
+    const behind = [...fromBase].filter((o) => !reachable(head).has(o)).length;
+    return { merge_base: null, ahead_by: order.length, behind_by: behind, commits: order.slice(0, maxCommits).map((oid) => this.record(oid)) };
+  }
+  private record(oid: string): CommitRecord {
+    const who = { name: 'dev', email: 'dev@example.com', date: '2026-01-01T00:00:00+00:00' };
+    return { sha: oid, tree: 't'.repeat(40), parents: this.parents.get(oid) ?? [], author: who, committer: who, message: this.messages.get(oid) ?? `commit ${oid}\n` };
   }
   async updateRef(_repoId: string, req: UpdateRefInput): Promise<'ok' | 'mismatch'> {
     this.beforeUpdate?.();
@@ -127,5 +217,8 @@ export class FakeUsers implements UserDirectory {
   constructor(public users: UserRecord[] = []) {}
   async getUsers(ids: string[]) {
     return new Map(this.users.filter((u) => ids.includes(u.id)).map((u) => [u.id, u] as const));
+  }
+  async getUsersByName(usernames: string[]) {
+    return new Map(this.users.filter((u) => usernames.includes(u.username)).map((u) => [u.username, u] as const));
   }
 }

@@ -10,13 +10,16 @@ import { createServer, type Deps, type Service } from '../../src/server.js';
 import type { Config } from '../../src/config.js';
 import { SECRET } from './identity.js';
 
-export const USERS = [{ id: 'u-bob', username: 'bob', email: 'bob@example.com', is_admin: false }];
+export const USERS = [
+  { id: 'u-bob', username: 'bob', email: 'bob@example.com', is_admin: false },
+  { id: 'u-carol', username: 'carol', email: 'carol@example.com', is_admin: false },
+];
 
 /** accounts' GetUsers over real gRPC, answering from a fixed list (the gateway e2e uses the real one). */
 export function startAccountsStub(): Promise<GrpcListening> {
   return startGrpcServer((server) => {
     server.addService(accountsProto().githost.accounts.v1.AccountsService.service, {
-      GetUsers: unary(async (req: accounts.GetUsersRequest__Output) => ({ users: USERS.filter((u) => req.ids.includes(u.id)) })),
+      GetUsers: unary(async (req: accounts.GetUsersRequest__Output) => ({ users: USERS.filter((u) => req.ids.includes(u.id) || req.usernames.includes(u.username)) })),
     });
   }, 0, '127.0.0.1');
 }
@@ -35,7 +38,7 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function startStack(deps: Partial<Deps> = {}): Promise<Stack> {
+export async function startStack(deps: Partial<Deps> = {}, overrides: Partial<Config> = {}): Promise<Stack> {
   const storage = await startTestStorage();
   const accounts = await startAccountsStub();
   const db = await createTestDatabase('githost_mr_svc');
@@ -52,6 +55,8 @@ export async function startStack(deps: Partial<Deps> = {}): Promise<Stack> {
     accountsAddr: `127.0.0.1:${accounts.port}`,
     amqpUrl: undefined,
     eventsExchange: 'githost.events',
+    eventsQueue: 'githost.merge-requests',
+    ...overrides,
   };
   const logger = createLogger('merge-requests', 'silent');
   const build = (extra: Partial<Deps>) => createServer(config, { bus, logger, recovery: { intervalMs: 3600_000 }, ...deps, ...extra });

@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import type { EventEnvelope } from '@githost/bus';
+import type { Comment, MergeRequest } from './types.js';
+
+/** Lifecycle actions of the `merge_request` kind (CONTRACT §9); `merged` keeps the seed's builder. */
+export type LifecycleAction = 'opened' | 'edited' | 'closed' | 'reopened' | 'synchronize';
+
+export interface EventRepo {
+  id: string;
+  owner: string;
+  name: string;
+}
+
+const repositoryOf = (repo: EventRepo) => ({ owner: repo.owner, name: repo.name, full_name: `${repo.owner}/${repo.name}` });
+
+/** The seed's three fields first, then what a receiver acting on the action needs. */
+function mergeRequestFields(mr: MergeRequest) {
+  return {
+    number: mr.number,
+    title: mr.title,
+    state: mr.state,
+    description: mr.description,
+    source_branch: mr.source_branch,
+    target_branch: mr.target_branch,
+    source_sha: mr.source_sha,
+    head_sha: mr.head_sha,
+  };
+}
+
+function envelope<P>(kind: string, occurredAt: string, repo: EventRepo, payload: P, requestId: string | null): EventEnvelope<P> {
+  return {
+    id: randomUUID(),
+    kind,
+    occurred_at: occurredAt,
+    repository: { id: repo.id, owner: repo.owner, name: repo.name },
+    payload,
+    ...(requestId ? { request_id: requestId } : {}),
+  };
+}
+
+/**
+ * `merge_request` event for a lifecycle action: the seed's payload shape, `sender` the user who
+ * acted (BRIEF event conventions); `extra` says what changed (`changes` for edited, GitHub's
+ * `before`/`after` for synchronize).
+ */
+export function lifecycleEvent(
+  action: LifecycleAction,
+  mr: MergeRequest,
+  repo: EventRepo,
+  sender: string,
+  requestId: string | null,
+  extra: Record<string, unknown> = {},
+): EventEnvelope {
+  return envelope('merge_request', mr.updated_at, repo, {
+    event: 'merge_request',
+    action,
+    repository: repositoryOf(repo),
+    sender: { username: sender },
+    merge_request: mergeRequestFields(mr),
+    ...extra,
+  }, requestId);
+}
+
+/** `merge_request_comment` event (BRIEF event conventions). */
+export function commentEvent(comment: Comment, mr: MergeRequest, repo: EventRepo, sender: string, requestId: string | null): EventEnvelope {
+  return envelope('merge_request_comment', comment.created_at, repo, {
+    event: 'merge_request_comment',
+    action: 'created',
+    repository: repositoryOf(repo),
+    sender: { username: sender },
+    merge_request: { number: mr.number, title: mr.title, state: mr.state },
+    comment: { id: comment.id, body: comment.body, file_path: comment.file_path, line_number: comment.line_number, diff_side: comment.diff_side },
+  }, requestId);
+}
