@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Api } from './api.js';
+import { Api, createUser } from './api.js';
 import type { BenchContext } from './context.js';
 import { git } from './git.js';
 import { waitForQuiet } from './quiet.js';
@@ -29,6 +29,8 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
     const detail: Array<{ files: number; branch: string; svc?: Summary; svcError?: string; entries?: number; truncated?: boolean; rss?: string; raw: Summary }> = [];
     const svcMerge: Record<MergePair['kind'], number[]> = { ff: [], 'three-way': [] };
     const rawMerges: Record<MergePair['kind'], number[]> = { ff: [], 'three-way': [] };
+    const protectedMerges: number[] = [];
+    let hostedUrl = '';
     let mergeRss: string | undefined;
     let api: Api | undefined;
     let base = '';
@@ -45,6 +47,7 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
       anonBase = `${service.url}${base}`;
       rawRead = hostedRepoPath(service.dataDir, hosted.id, repo.path);
       await git(['push', '-q', hosted.url, 'refs/heads/bench/*:refs/heads/bench/*'], { cwd: fixtures, env: QUIET_GIT });
+      hostedUrl = hosted.url;
       const waited = await waitForQuiet(service.pid);
       if (waited > 1500) notes.push(`waited ${fmtMs(waited)} for the service to go idle (background work after the pushes) before measuring`);
       const probe = await api.request('GET', `${base}/merge-requests`);
@@ -104,6 +107,8 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
         }
       }
       mergeRss = fmtLargest(service.rss.read());
+      ctx.log(`merge-requests: ${merges} protected fast-forward merges through githost`);
+      protectedMerges.push(...(await benchProtectedMerges(api, new Api(service.url, service.adminToken), base, hostedUrl, fixtures, pairs.filter((p) => p.kind === 'ff'))));
     }
     for (const kind of ['ff', 'three-way'] as const) {
       for (const pair of pairs.filter((p) => p.kind === kind)) {
@@ -151,10 +156,15 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
       const r = summarize(rawMerges[kind]);
       return [label, String(rawMerges[kind].length), fmtMs(s?.p50), fmtMs(s?.p99), fmtMs(r.p50), fmtMs(r.p99), fmtRatio(s?.p50, r.p50), `< ${target} ms`, s ? verdict(s.p50 < target) : '—'];
     };
+    const protectedRow = (): string[] => {
+      const s = protectedMerges.length ? summarize(protectedMerges) : undefined;
+      const r = summarize(rawMerges.ff);
+      return ['fast-forward, protected (1 approval, 2 status checks)', String(protectedMerges.length), fmtMs(s?.p50), fmtMs(s?.p99), fmtMs(r.p50), fmtMs(r.p99), fmtRatio(s?.p50, r.p50), '< 100 ms', s ? verdict(s.p50 < 100) : '—'];
+    };
     const mergeTable: Table = {
       title: 'POST merge vs the same git commands run by hand',
       header: ['merge', 'merges', 'githost p50', 'githost p99', 'raw git p50', 'raw git p99', 'ratio p50', 'target p50', 'met'],
-      rows: [mergeRow('ff', 'fast-forward', 60), mergeRow('three-way', 'three-way (merge-tree)', 100)],
+      rows: [mergeRow('ff', 'fast-forward', 60), mergeRow('three-way', 'three-way (merge-tree)', 100), protectedRow()],
     };
     notes.push(
       'raw fast-forward: `rev-parse` both tips, `merge-base --is-ancestor`, `update-ref <ref> <new> <old>`; raw three-way adds `merge-tree --write-tree` and `commit-tree` (each a spawned git, as git-storage would run them)',
@@ -165,6 +175,32 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The same fast-forward pairs under `protected/`, whose rule requires one approval and two status
+ * checks: each merge request gets both statuses and a writer's approval first, then only the
+ * merge is timed (the gate reads the rule, the latest statuses and the reviews).
+ */
+async function benchProtectedMerges(api: Api, admin: Api, base: string, hostedUrl: string, fixtures: string, pairs: MergePair[]): Promise<number[]> {
+  await git(['push', '-q', hostedUrl, 'refs/heads/bench/ff-*:refs/heads/protected/ff-*'], { cwd: fixtures, env: QUIET_GIT });
+  const reviewer = await createUser(admin, `benchreviewer${Date.now().toString(36)}`);
+  const res = await api.request('PUT', `${base}/collaborators/${reviewer.username}`, { permission: 'write' });
+  if (res.status !== 204) throw new Error(`collaborator: HTTP ${res.status}`);
+  await api.expect(201, 'PUT', `${base}/branch-protections/${encodeURIComponent('protected/ff-target-*')}`, { required_approvals: 1, required_status_checks: ['ci/build', 'ci/test'] });
+  const times: number[] = [];
+  for (const pair of pairs) {
+    const source = pair.source.replace(/^bench\//, 'protected/');
+    const target = pair.target.replace(/^bench\//, 'protected/');
+    const mr = await api.expect<{ number: number; source_sha: string }>(201, 'POST', `${base}/merge-requests`, { title: `merge ${source}`, source_branch: source, target_branch: target });
+    for (const context of ['ci/build', 'ci/test']) await api.expect(201, 'POST', `${base}/statuses/${mr.source_sha}`, { state: 'success', context });
+    await reviewer.api.expect(201, 'POST', `${base}/merge-requests/${mr.number}/reviews`, { event: 'approve' });
+    const start = nowMs();
+    const merged = await api.request<{ strategy?: string }>('POST', `${base}/merge-requests/${mr.number}/merge`);
+    times.push(nowMs() - start);
+    if (merged.status !== 200 || merged.body.strategy !== 'fast-forward') throw new Error(`protected merge of ${source}: HTTP ${merged.status} ${JSON.stringify(merged.body)}`);
+  }
+  return times;
 }
 
 interface CompareRow {

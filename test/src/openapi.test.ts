@@ -44,6 +44,9 @@ describe('the OpenAPI checker every e2e answer goes through', () => {
     expect(openApiViolations('GET', '/api/repos/alice/demo/tree', 200, json, { ...tree, path: '' })).toEqual([]);
     expect(openApiViolations('DELETE', '/api/repos/alice/demo/webhooks/123', 204, null, null)).toEqual([]);
     expect(openApiViolations('GET', '/no/such/route', 404, json, { error: 'Not found' })).toEqual([]);
+    const combined = { state: 'pending', sha: 'a'.repeat(40), total_count: 0, statuses: [] };
+    expect(openApiViolations('GET', '/api/repos/alice/demo/commits/feature/x/status', 200, json, combined)).toEqual([]);
+    expect(openApiViolations('GET', '/api/repos/alice/demo/commits/feature/x/statuses', 200, json, [])).toEqual([]);
   });
 
   it('when a body breaks its schema, a status is not documented, or an unknown path answers other than 404, then each is reported', () => {

@@ -12,7 +12,12 @@ import type { Config } from './config.js';
 import { MIGRATIONS } from './db/migrations.js';
 import { PgMergeRequestStore } from './db/merge-request-store.js';
 import { subscribeToRepositoryEvents } from './consumer/event-consumer.js';
+import { PgReviewStore } from './db/review-store.js';
+import { PgStatusStore } from './db/status-store.js';
+import { AccountsRefPolicySource } from './clients/ref-policy.js';
+import { reviewRoutes } from './http/review-routes.js';
 import { mergeRequestRoutes } from './http/routes.js';
+import { statusRoutes } from './http/status-routes.js';
 import { mergeMetrics, outboxBacklogGauge } from './metrics.js';
 import { startRecoveryLoop, type RecoveryOptions } from './recovery-loop.js';
 
@@ -72,7 +77,11 @@ export function createServer(config: Config, deps: Deps = {}): Service {
         registry,
         ready: async () => (await database.ping()) && (await bus.ready()) && (await storage.ready()) && (await clientReady(accounts)),
       });
-      app.use(mergeRequestRoutes({ store, users, relay: outbox, metrics, gitFor: (requestId, shard) => mergeability.wrap(git.forRequest(requestId, shard)), usersFor: (requestId) => users.forRequest(requestId) }));
+      const workflow = { reviews: new PgReviewStore(database), statuses: new PgStatusStore(database), policy: new AccountsRefPolicySource(accounts, metrics.grpcClient) };
+      const gitFor = (requestId: string, shard: string) => mergeability.wrap(git.forRequest(requestId, shard));
+      app.use(reviewRoutes({ store, users, reviews: workflow.reviews, relay: outbox, gitFor }));
+      app.use(statusRoutes({ statuses: workflow.statuses, relay: outbox, gitFor }));
+      app.use(mergeRequestRoutes({ store, users, workflow, relay: outbox, metrics, gitFor, usersFor: (requestId) => users.forRequest(requestId) }));
       finish(app);
       listening = await listen(app, config.httpPort, config.bindHost);
       logger.info({ http_port: listening.port }, 'merge-requests listening');

@@ -29,7 +29,7 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'optio
  *  ref names, each with slashes allowed). */
 const REST_PARAMETERS = new Set(['ref_and_path', 'ref', 'pattern', 'basehead']);
 
-let loaded: { doc: OpenApiDocument; ajv: Ajv2020; templates: { template: string; pattern: RegExp; params: number }[] } | undefined;
+let loaded: { doc: OpenApiDocument; ajv: Ajv2020; templates: { template: string; pattern: RegExp; params: number; literal: number }[] } | undefined;
 
 function load() {
   if (loaded) return loaded;
@@ -38,9 +38,10 @@ function load() {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
   addFormats.default(ajv);
   ajv.addSchema(doc, DOC_ID);
-  const templates = Object.keys(doc.paths).map((template) => ({ template, pattern: templatePattern(template), params: (template.match(/\{/g) ?? []).length }));
-  // The most literal template wins when two match.
-  templates.sort((a, b) => a.params - b.params);
+  const templates = Object.keys(doc.paths).map((template) => ({ template, pattern: templatePattern(template), params: (template.match(/\{/g) ?? []).length, literal: template.replace(/\{[^}]+\}/g, '').length }));
+  // The most literal template wins when two match: fewer parameters, then more literal text
+  // (`commits/{ref}/status` over `commits/{ref}`).
+  templates.sort((a, b) => a.params - b.params || b.literal - a.literal);
   loaded = { doc, ajv, templates };
   return loaded;
 }
@@ -51,7 +52,9 @@ function templatePattern(template: string): RegExp {
     .map((part, i, parts) => {
       const param = /^\{([^}]+)\}$/.exec(part)?.[1];
       if (!param) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      return REST_PARAMETERS.has(param) && i === parts.length - 2 ? '.*' : '[^/]+';
+      if (!REST_PARAMETERS.has(param)) return '[^/]+';
+      // `commits/{ref}/statuses`: a ref with slashes followed by more path.
+      return i === parts.length - 2 ? '.*' : '.+';
     })
     .join('')
     // `/tree/{ref_and_path}` also matches `/tree` with nothing after it.

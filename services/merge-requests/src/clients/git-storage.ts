@@ -54,6 +54,21 @@ export class GitStorageClient implements GitPort {
     }
   }
 
+  async resolveRevision(repoId: string, revision: string): Promise<string | null> {
+    try {
+      const res = await callUnary<storage.ResolveRevisionRequest, storage.ResolveRevisionResponse__Output>(
+        this.client,
+        this.client.ResolveRevision,
+        { repository_id: repoId, revision },
+        this.opts(),
+      );
+      return res.oid || null;
+    } catch (err) {
+      if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return null;
+      throw err;
+    }
+  }
+
   async isAncestor(repoId: string, ancestor: string, descendant: string): Promise<boolean> {
     const res = await callUnary<storage.IsAncestorRequest, storage.IsAncestorResponse__Output>(
       this.client,

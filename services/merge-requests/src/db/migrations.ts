@@ -102,4 +102,49 @@ CREATE TABLE handled_events (
 CREATE INDEX handled_events_repo_idx ON handled_events (repo_id);
 `,
   },
+  // Versions 20 and up: reviews and commit statuses (README "Reviews", "Commit statuses").
+  {
+    version: 20,
+    name: 'reviews and commit statuses',
+    sql: `
+CREATE TABLE merge_request_reviews (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  seq bigint GENERATED ALWAYS AS IDENTITY,
+  mr_id uuid NOT NULL REFERENCES merge_requests (id) ON DELETE CASCADE,
+  author_id text,
+  state text NOT NULL CHECK (state IN ('approved', 'changes_requested', 'commented')),
+  body text NOT NULL,
+  commit_sha text NOT NULL,
+  -- the reviewer's access when the review was given: only write and admin count as approvals
+  reviewer_permission text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX merge_request_reviews_mr_idx ON merge_request_reviews (mr_id, seq);
+CREATE TABLE commit_statuses (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  seq bigint GENERATED ALWAYS AS IDENTITY,
+  repo_id text NOT NULL,
+  sha text NOT NULL,
+  context text NOT NULL,
+  state text NOT NULL CHECK (state IN ('pending', 'success', 'failure', 'error')),
+  description text,
+  target_url text,
+  creator_id text,
+  creator_username text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX commit_statuses_sha_idx ON commit_statuses (repo_id, sha, seq DESC);
+CREATE INDEX commit_statuses_context_idx ON commit_statuses (repo_id, sha, context, seq DESC);
+-- One row per (repository, sha, context), counted under its row lock: the 1,000 limit holds
+-- under concurrent posts.
+CREATE TABLE commit_status_counts (
+  repo_id text NOT NULL,
+  sha text NOT NULL,
+  context text NOT NULL,
+  count integer NOT NULL,
+  PRIMARY KEY (repo_id, sha, context)
+);
+`,
+  },
 ];

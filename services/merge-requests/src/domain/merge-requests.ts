@@ -6,6 +6,10 @@ import { commentEvent, lifecycleEvent } from './lifecycle-events.js';
 import type { EventRelay, GitPort, MergeRequestStore, UserDirectory } from './ports.js';
 import type { Activity, Caller, Comment, DiffEntry, MergeRequest, RepoRef } from './types.js';
 import { isValidBranchName, mrNotFound, parseNumber, stateFilter, validateComment, validateCreate } from './validate.js';
+import { workflowOf } from './merge-gate.js';
+import type { ReviewSummary } from './reviews.js';
+import type { CombinedStatus } from './statuses.js';
+import type { WorkflowPorts } from './workflow-ports.js';
 
 export interface Deps {
   store: MergeRequestStore;
@@ -13,6 +17,7 @@ export interface Deps {
   users: UserDirectory;
   /** Publishes the outbox soon after a write that enqueued an event. */
   relay?: EventRelay;
+  workflow?: WorkflowPorts;
 }
 
 export type WithAuthor<T> = T & { author_username: string | null };
@@ -25,6 +30,9 @@ export interface MergeRequestDetail extends Omit<WithAuthor<MergeRequest>, 'sour
   comments: WithAuthor<Comment>[];
   mergeable: boolean | null;
   conflicts?: string[];
+  /** README "Reviews" and "Commit statuses", about the current head. */
+  review_summary?: ReviewSummary;
+  status?: CombinedStatus;
 }
 
 /** A branch name git could never store does not exist either (seed §4 rule 3 message). */
@@ -76,12 +84,14 @@ export async function getMergeRequest(deps: Deps, repo: RepoRef | null, rawNumbe
   ]);
   const both = source !== null && target !== null;
   // CONTRACT §9: the diff is literally target tip -> source tip, no merge base.
-  const [diff, check, nameOf] = await Promise.all([
+  const [diff, check, nameOf, workflow] = await Promise.all([
     both
       ? deps.git.diff(r.id, target, source, { maxFiles: DIFF_MAX_FILES, maxPatchBytes: DIFF_MAX_PATCH_BYTES, maxTotalPatchBytes: DIFF_MAX_TOTAL_PATCH_BYTES })
       : { files: [], truncated: false },
     both ? deps.git.checkMerge(r.id, target, source) : null,
     usernamesOf(deps.users, [mr.author_id, ...comments.map((c) => c.author_id)]),
+    // The head as reviews see it: the live source tip, else the recorded one.
+    deps.workflow ? workflowOf(deps.workflow, r, mr, source ?? mr.head_sha) : null,
   ]);
   const { source_sha: _stored, ...record } = mr;
   return {
@@ -95,6 +105,7 @@ export async function getMergeRequest(deps: Deps, repo: RepoRef | null, rawNumbe
     comments: comments.map((c) => ({ ...c, author_username: nameOf(c.author_id) })),
     mergeable: check ? check.clean : null,
     ...(check && !check.clean ? { conflicts: check.conflicts } : {}),
+    ...(workflow ?? {}),
   };
 }
 

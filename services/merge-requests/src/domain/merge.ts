@@ -2,6 +2,7 @@ import { AppError, conflict, notFound, unavailable } from '@githost/errors';
 import { requireCaller, requireVisible, requireWrite } from './access.js';
 import { COMMITS_LIMIT } from './commits.js';
 import { commitMessage, validateMergeOptions, type MergeOptions } from './merge-options.js';
+import { assertMergeAllowed } from './merge-gate.js';
 import { mergeRequestEvent } from './merge-request-event.js';
 import type { Deps } from './merge-requests.js';
 import type { EventRelay, Signature } from './ports.js';
@@ -96,6 +97,7 @@ async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: Mer
   const [source, target] = await Promise.all([deps.git.resolveBranch(repo.id, mr.source_branch), deps.git.resolveBranch(repo.id, mr.target_branch)]);
   if (!source) throw notFound(`Source branch not found: ${mr.source_branch}`);
   if (!target) throw notFound(`Target branch not found: ${mr.target_branch}`);
+  await assertMergeAllowed(deps.workflow, repo, mr, source); // README "Merge gate"; the caller releases the claim
   if (options.sha !== undefined && options.sha !== source) throw conflict('Head branch was modified');
   // step 4 (nothing to merge when the tips are equal, whatever the strategy)
   const fastForward = target === source || (await deps.git.isAncestor(repo.id, target, source));

@@ -6,6 +6,8 @@ import type { Activity, Comment, Comparison, Diff, MergeIntent, MergeRequest, Me
 export interface GitPort {
   /** Current tip of `refs/heads/<branch>`, or null when the branch does not exist. */
   resolveBranch(repoId: string, branch: string): Promise<string | null>;
+  /** The commit a fully qualified ref or a hex id names (tags peeled), or null when none. */
+  resolveRevision(repoId: string, revision: string): Promise<string | null>;
   isAncestor(repoId: string, ancestor: string, descendant: string): Promise<boolean>;
   diff(repoId: string, from: string, to: string, limits: DiffLimits): Promise<Diff>;
   checkMerge(repoId: string, ours: string, theirs: string): Promise<{ clean: boolean; conflicts: string[] }>;

@@ -17,7 +17,7 @@ export interface RouteDeps extends Omit<Deps, 'git'> {
   metrics?: MergeMetrics;
 }
 
-function contextOf(res: Response) {
+export function contextOf(res: Response) {
   const identity: Identity = identityOf(res);
   const repo: RepoRef | null = identity.repo
     ? { id: identity.repo.id, owner: identity.repo.owner, name: identity.repo.name, shard: identity.repo.shard, private: identity.repo.private, permission: identity.repo.permission }

@@ -134,6 +134,7 @@ export class MemoryStore implements MergeRequestStore {
 /** A repository as refs plus a commit graph (child -> parents); enough for the merge rules. */
 export class FakeGit implements GitPort {
   branches = new Map<string, string>();
+  tags = new Map<string, string>();
   parents = new Map<string, string[]>();
   conflicts: string[] = [];
   /** Commit messages for compare(); a commit without one gets `commit <oid>`. */
@@ -153,6 +154,11 @@ export class FakeGit implements GitPort {
   }
   async resolveBranch(_repoId: string, branch: string) {
     return this.branches.get(branch) ?? null;
+  }
+  async resolveRevision(_repoId: string, revision: string) {
+    if (revision.startsWith('refs/heads/')) return this.branches.get(revision.slice('refs/heads/'.length)) ?? null;
+    if (revision.startsWith('refs/tags/')) return this.tags.get(revision.slice('refs/tags/'.length)) ?? null;
+    return this.parents.has(revision) ? revision : null;
   }
   async isAncestor(_repoId: string, ancestor: string, descendant: string): Promise<boolean> {
     if (ancestor === descendant) return true;

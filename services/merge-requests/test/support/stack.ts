@@ -14,12 +14,15 @@ export const USERS = [
   { id: 'u-bob', username: 'bob', email: 'bob@example.com', is_admin: false },
   { id: 'u-carol', username: 'carol', email: 'carol@example.com', is_admin: false },
 ];
+/** accounts' GetRefPolicy answers, by repository id; a repository not named has no rule. */
+export const POLICIES = new Map<string, accounts.GetRefPolicyResponse>();
 
 /** accounts' GetUsers over real gRPC, answering from a fixed list (the gateway e2e uses the real one). */
 export function startAccountsStub(): Promise<GrpcListening> {
   return startGrpcServer((server) => {
     server.addService(accountsProto().githost.accounts.v1.AccountsService.service, {
       GetUsers: unary(async (req: accounts.GetUsersRequest__Output) => ({ users: USERS.filter((u) => req.ids.includes(u.id) || req.usernames.includes(u.username)) })),
+      GetRefPolicy: unary(async (req: accounts.GetRefPolicyRequest__Output) => POLICIES.get(req.repository_id) ?? { default_branch: 'main', allow_tag_changes: false, protections: [] }),
     });
   }, 0, '127.0.0.1');
 }
