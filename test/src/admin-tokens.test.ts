@@ -162,5 +162,9 @@ describe('site admin control of users and tokens', () => {
     const status = await api(gh, 'POST', `/api/repos/cid/work/statuses/${sha}`, { token: ci.body.token, body: { state: 'success', context: 'ci/build' } });
     expect(status.status).toBe(201);
     expect(status.body).toMatchObject({ state: 'success', context: 'ci/build' });
+    const reader = await api(gh, 'POST', '/api/user/tokens', { token: cid.token, body: { name: 'viewer', scopes: ['read'] } });
+    expect(await api(gh, 'POST', `/api/repos/cid/work/statuses/${sha}`, { token: reader.body.token, body: { state: 'failure', context: 'ci/build' } })).toMatchObject({ status: 403, body: READ_ONLY });
+    const statuses = await api(gh, 'GET', `/api/repos/cid/work/commits/${sha}/statuses`, { token: reader.body.token });
+    expect([statuses.status, statuses.body.map((s: { state: string }) => s.state)]).toEqual([200, ['success']]);
   });
 });
