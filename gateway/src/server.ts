@@ -2,13 +2,14 @@ import { Agent, type IncomingMessage, type Server as HttpServer } from 'node:htt
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError, toAppError, tooLarge, unauthenticated, unavailable } from '@githost/errors';
 import { createHttpApp, finish, listen, type Listening } from '@githost/http';
-import { canRead, encodeIdentity, type Principal, type RepoContext } from '@githost/identity';
+import { canRead, encodeIdentity, type RepoContext } from '@githost/identity';
 import { createLogger, REQUEST_ID_HEADER, type Logger } from '@githost/logging';
 import type { Config, UpstreamName } from './config.js';
-import { grpcAccountsGateway, type AccountsGateway } from './clients/accounts.js';
+import { grpcAccountsGateway, type AccountsGateway, type Authentication } from './clients/accounts.js';
 import { cachedAccounts, DEFAULT_TTLS, isRejection, type CacheTtls } from './clients/cached-accounts.js';
 import { parseAuthorization, type Credential } from './credentials.js';
 import { denyAnonymous, denyRepository, type Denial } from './domain/access.js';
+import { capPermission, denyScope } from './domain/scopes.js';
 import { matchRoute, splitTarget, type RouteMatch } from './routes.js';
 import { declaredTooLarge, hasStreamedBody, limitStreamedBody } from './body-limit.js';
 import { upstreamProxy } from './proxy.js';
@@ -110,13 +111,14 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
     // CONTRACT §9 Access: a present but invalid credential is 401 everywhere, before any lookup.
     let invalidCredential: AppError | undefined;
     const credential = parseAuthorization(req.headers.authorization);
-    const principal = await authenticate(credential, requestId).catch((err: unknown) => {
+    const authentication = await authenticate(credential, requestId).catch((err: unknown) => {
       if (err instanceof AppError && err.kind === 'unauthenticated') {
         invalidCredential = err;
         return null;
       }
       throw err;
     });
+    const principal = authentication?.principal ?? null;
     // Counted before anything else is looked up; a bad credential counts against the address.
     const client: RateClient = principal && credential.kind === 'token' ? { token: credential.token } : { anonymous: true };
     if (!(await withinRateLimit(req, res, client))) return undefined;
@@ -124,17 +126,24 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
     if (!route) throw new AppError('not_found', 'Not found');
     const anonymousDenial = denyAnonymous(route, principal);
     if (anonymousDenial) refuse(anonymousDenial);
+    const scopeDenial = denyScope(route, req.method, authentication);
+    if (scopeDenial) refuse(scopeDenial);
     if (route.surface !== 'git' && declaredTooLarge(req)) throw tooLarge('Request body too large');
 
     let repo: RepoContext | null = null;
     if (route.repo) {
       const { owner, name } = route.repo;
       const lookup = (fresh: boolean) =>
-        accounts.authorize(principal, owner, name, requestId, fresh).catch((err: unknown) => {
-          // A name accounts rejects as malformed cannot exist either.
-          if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return null;
-          throw err;
-        });
+        accounts.authorize(principal, owner, name, requestId, fresh).then(
+          (found) => capPermission(found, authentication),
+          (err: unknown) => {
+            // A name accounts rejects as malformed cannot exist either.
+            if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return null;
+            // A user suspended since their token's answer was cached (README "Users and tokens").
+            if (err instanceof AppError && err.kind === 'unauthenticated') refuse({ error: unauthenticated(), challenge: route.surface === 'git' });
+            throw err;
+          },
+        );
       repo = await lookup(false);
       let repoDenial = denyRepository(route, principal, repo);
       // A cached answer may predate a grant (a collaborator just added): deny only on a fresh one.
@@ -155,7 +164,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
     return { route, repo };
   }
 
-  async function authenticate(credential: Credential, requestId: string): Promise<Principal | null> {
+  async function authenticate(credential: Credential, requestId: string): Promise<Authentication | null> {
     if (credential.kind === 'none') return null;
     if (credential.kind === 'malformed') throw unauthenticated();
     try {

@@ -9,14 +9,20 @@ const repo: RepoContext = { id: 'r1', owner: 'olga', name: 'demo', default_branc
 
 function recorder() {
   const forgotten: string[] = [];
-  const cache = { forgetRepository: (id: string) => forgotten.push(`repo ${id}`), forgetUser: (id: string) => forgotten.push(`user ${id}`) } as unknown as CachedAccountsGateway;
+  const cache = {
+    forgetRepository: (id: string) => forgotten.push(`repo ${id}`),
+    forgetUser: (id: string) => forgotten.push(`user ${id}`),
+    forgetUsername: (name: string) => forgotten.push(`username ${name}`),
+    forgetAuthentications: () => forgotten.push('all authentications'),
+  } as unknown as CachedAccountsGateway;
   return { forgotten, cache };
 }
 
 /** What a 2xx answer to `method path` drops from the gateway's accounts cache. */
-function afterSuccess(method: string, path: string): string[] {
+function afterSuccess(method: string, path: string, principal: Principal = owner): string[] {
   const { forgotten, cache } = recorder();
-  staleAccessAfter(method, path, matchRoute(method, path)!, owner, repo, cache)?.();
+  const route = matchRoute(method, path)!;
+  staleAccessAfter(method, path, route, principal, route.repo ? repo : null, cache)?.();
   return forgotten;
 }
 
@@ -31,5 +37,19 @@ describe('staleAccessAfter', () => {
   it('when a request only reads, then nothing is dropped', () => {
     expect(afterSuccess('GET', '/api/repos/olga/demo')).toEqual([]);
     expect(afterSuccess('GET', '/api/repos/olga/demo/collaborators')).toEqual([]);
+  });
+
+  it('when a site admin changes, suspends or deletes a user or revokes their token, then that user\'s cached answers are dropped', () => {
+    const root: Principal = { ...owner, user_id: 'u-root', username: 'root', is_admin: true };
+    expect(afterSuccess('PATCH', '/api/admin/users/b%6Fb', root)).toEqual(['username bob']);
+    expect(afterSuccess('DELETE', '/api/admin/users/bob', root)).toEqual(['username bob']);
+    expect(afterSuccess('DELETE', '/api/admin/users/bob/tokens/t1', root)).toEqual(['username bob']);
+    expect(afterSuccess('GET', '/api/admin/users/bob/tokens', root)).toEqual([]);
+    expect(afterSuccess('PATCH', '/api/admin/users/%ff', root)).toEqual([]);
+  });
+
+  it('when a token is revoked by its owner, then their answers go; by a site admin, then every cached authentication goes', () => {
+    expect(afterSuccess('DELETE', '/api/user/tokens/t1')).toEqual(['user u-olga']);
+    expect(afterSuccess('DELETE', '/api/user/tokens/t1', { ...owner, is_admin: true })).toEqual(['all authentications']);
   });
 });

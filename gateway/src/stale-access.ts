@@ -3,19 +3,37 @@ import type { CachedAccountsGateway } from './clients/cached-accounts.js';
 import type { RouteMatch } from './routes.js';
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
+const ADMIN_USER = /^\/api\/admin\/users\/([^/]+)(?:\/|$)/;
+
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * What a successful answer to this request makes stale in the gateway's accounts cache, as a
  * function to run once the answer is known to be 2xx; undefined when nothing can be.
  * Accounts owns repositories, collaborators and tokens, so only its writes matter: any change
  * to a repository (a collaborator removed, visibility or default branch changed, the repository
- * deleted) drops that repository's cached Authorize answers, and revoking a token drops the
- * caller's cached Authenticate answers.
+ * deleted) drops that repository's cached Authorize answers, revoking a token drops the
+ * caller's cached Authenticate answers, and a site admin's change to a user drops that user's.
  */
 export function staleAccessAfter(method: string, path: string, route: RouteMatch, principal: Principal | null, repo: RepoContext | null, cache: CachedAccountsGateway): (() => void) | undefined {
   if (route.upstream !== 'accounts' || READ_METHODS.has(method)) return undefined;
   if (repo) return () => cache.forgetRepository(repo.id);
+  // A site admin changed, suspended or deleted a user, or revoked one of their tokens: the
+  // user's cached answers go at once rather than when they expire.
+  const adminUser = ADMIN_USER.exec(path);
+  const username = adminUser && decoded(adminUser[1]!);
+  if (username) return () => cache.forgetUsername(username);
   const userId = principal?.user_id;
-  if (userId && path.startsWith('/api/user/tokens/')) return () => cache.forgetUser(userId);
+  if (path.startsWith('/api/user/tokens/')) {
+    // A site admin may revoke anyone's token here, and whose is not known at the edge.
+    if (principal?.is_admin) return () => cache.forgetAuthentications();
+    if (userId) return () => cache.forgetUser(userId);
+  }
   return undefined;
 }

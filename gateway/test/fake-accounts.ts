@@ -9,6 +9,10 @@ export interface FakeUser {
   username: string;
   token: string;
   is_admin?: boolean;
+  /** The token's scopes; default read and write, plus admin for site admins. */
+  scopes?: string[];
+  /** Suspended: Authorize answers UNAUTHENTICATED (as accounts does). */
+  suspended?: boolean;
 }
 
 export interface FakeRepo {
@@ -33,17 +37,21 @@ export async function startFakeAccounts(users: FakeUser[], repos: FakeRepo[], ad
   const handlers: Partial<AccountsServiceHandlers> = {
     Authenticate: unary(async (req) => {
       calls.authenticate++;
-      if (req.token === adminToken) return { bootstrap_admin: true };
+      if (req.token === adminToken) return { bootstrap_admin: true, scopes: ['read', 'write', 'admin'] };
       const user = users.find((u) => u.token === req.token);
       if (!user) throw unauthenticated('Invalid token');
-      return { user: { id: user.id, username: user.username, email: `${user.username}@example.com`, is_admin: !!user.is_admin } };
+      const scopes = user.scopes ?? (user.is_admin ? ['read', 'write', 'admin'] : ['read', 'write']);
+      return { user: { id: user.id, username: user.username, email: `${user.username}@example.com`, is_admin: !!user.is_admin }, scopes };
     }),
     Authorize: unary(async (req) => {
       calls.authorize++;
       const repo = repos.find((r) => r.owner === req.owner && r.name === req.name);
       if (!repo) throw notFound('Repository not found');
       const owner = users.find((u) => u.username === repo.owner);
-      const permission = req.bootstrap_admin || (owner && owner.id === req.user_id) ? 'admin' : (repo.collaborators[req.user_id] ?? (repo.private ? 'none' : 'read'));
+      const caller = users.find((u) => u.id === req.user_id);
+      if (caller?.suspended) throw unauthenticated();
+      const siteAdmin = !!caller?.is_admin && !req.without_site_admin;
+      const permission = req.bootstrap_admin || siteAdmin || (owner && owner.id === req.user_id) ? 'admin' : (repo.collaborators[req.user_id] ?? (repo.private ? 'none' : 'read'));
       return {
         repository: { id: repo.id, owner: repo.owner, name: repo.name, default_branch: 'main', private: repo.private, shard: 'default', description: '', owner_id: owner?.id ?? '', created_at: '' },
         permission,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { request as httpRequest } from 'node:http';
 import { createHash } from 'node:crypto';
 import { createServer, type Config, type Service } from '../src/index.js';
-import { startFakeAccounts, type FakeAccounts } from './fake-accounts.js';
+import { startFakeAccounts, type FakeAccounts, type FakeUser } from './fake-accounts.js';
 import { startEchoUpstream, type Seen } from './echo-upstream.js';
 
 const SECRET = 'gateway-test-internal-secret';
@@ -393,6 +393,79 @@ describe('gateway caching of repository access', () => {
     await call('GET', '/api/repos/alice/demo/branches', { headers: bearer(dave.token) });
     await call('GET', '/api/repos/alice/demo/tags', { headers: bearer(dave.token) });
     expect(accounts.calls.authorize - before).toBe(1);
+  });
+});
+
+describe('gateway token scopes', () => {
+  const SHA = '0123456789abcdef0123456789abcdef01234567';
+  const bobRead = { ...bob, token: 'bob-read-token-rrrrrrrrrrrrrrrr', scopes: ['read'] };
+  const bobCi = { ...bob, token: 'bob-ci-token-cccccccccccccccccc', scopes: ['read', 'write'] };
+  const root = { id: 'u-root', username: 'root', token: 'root-token-aaaaaaaaaaaaaaaaaa', is_admin: true };
+  const rootWrite = { ...root, token: 'root-write-token-wwwwwwwwwwwww', scopes: ['read', 'write'] };
+  const added: FakeUser[] = [bobRead, bobCi, root, rootWrite];
+  beforeAll(() => void accounts.users.push(...added));
+  afterAll(() => void accounts.users.splice(0, accounts.users.length, ...accounts.users.filter((u) => !added.includes(u))));
+
+  it('when a read token clones and browses, then it is forwarded with at most read permission', async () => {
+    expect((await call('GET', '/alice/demo.git/info/refs?service=git-upload-pack', { headers: basic('bob', bobRead.token) })).status).toBe(200);
+    expect(lastSeen().identity).toMatchObject({ principal: { user_id: 'u-bob' }, repo: { id: 'r-pub', permission: 'read' } });
+    expect((await call('GET', '/api/repos/alice/demo/tree/main', { headers: bearer(bobRead.token) })).status).toBe(200);
+    expect(lastSeen().identity).toMatchObject({ repo: { permission: 'read' } });
+  });
+
+  it('when a read token pushes or writes through the API, then 403 names the scope and nothing is forwarded', async () => {
+    const message = { error: 'This token has only the "read" scope: it can clone and browse, not push or change anything' };
+    const refs = await call('GET', '/alice/demo.git/info/refs?service=git-receive-pack', { headers: basic('bob', bobRead.token) });
+    expect([refs.status, refs.body]).toEqual([403, message]);
+    const pack = await call('POST', '/alice/demo.git/git-receive-pack', { headers: basic('bob', bobRead.token), body: 'x' });
+    expect([pack.status, pack.body]).toEqual([403, message]);
+    for (const [method, path] of [['POST', '/api/repos/alice/demo/merge-requests'], ['POST', '/api/repos/alice/demo/merge-requests/1/comments'], ['POST', `/api/repos/alice/demo/statuses/${SHA}`], ['POST', '/api/user/tokens'], ['DELETE', '/api/repos/alice/demo/webhooks/1']] as const) {
+      const res = await call(method, path, { headers: { ...bearer(bobRead.token), 'content-type': 'application/json' }, body: '{}' });
+      expect([method, path, res.status, res.body]).toEqual([method, path, 403, message]);
+    }
+    expect(seen()).toEqual([]);
+  });
+
+  it('when a write-scoped CI token posts a status, then it is forwarded with the collaborator\'s write permission', async () => {
+    const res = await call('POST', `/api/repos/alice/demo/statuses/${SHA}`, { headers: { ...bearer(bobCi.token), 'content-type': 'application/json' }, body: '{"state":"success"}' });
+    expect(res.status).toBe(200);
+    expect([lastSeen().upstream, lastSeen().identity]).toEqual(['merge-requests', expect.objectContaining({ repo: expect.objectContaining({ permission: 'write' }) })]);
+  });
+
+  it('when a site admin\'s token lacks the admin scope, then it is signed as a normal user and sees no private repository it has no part in', async () => {
+    expect((await call('GET', '/api/repos/alice/secret', { headers: bearer(root.token) })).status).toBe(200);
+    expect(lastSeen().identity).toMatchObject({ principal: { username: 'root', is_admin: true }, repo: { permission: 'admin' } });
+    const hidden = await call('GET', '/api/repos/alice/secret', { headers: bearer(rootWrite.token) });
+    expect([hidden.status, hidden.body]).toEqual([404, { error: 'Repository not found' }]);
+    expect((await call('GET', '/api/admin/users', { headers: bearer(rootWrite.token) })).status).toBe(200);
+    expect(lastSeen().identity).toMatchObject({ principal: { username: 'root', is_admin: false } });
+  });
+
+  it('when a site admin changes a user through the gateway, then that user\'s cached authentication is dropped at once', async () => {
+    const temp = { id: 'u-temp2', username: 'Temp2', token: 'temp2-token-tttttttttttttttttt' };
+    accounts.users.push(temp);
+    try {
+      expect((await call('GET', '/api/user', { headers: bearer(temp.token) })).status).toBe(200);
+      accounts.users.splice(accounts.users.indexOf(temp), 1);
+      expect((await call('PATCH', '/api/admin/users/temp2', { headers: { ...bearer(root.token), 'content-type': 'application/json' }, body: '{"suspended":true}' })).status).toBe(200);
+      const after = await call('GET', '/api/user', { headers: bearer(temp.token) });
+      expect([after.status, after.body]).toEqual([401, { error: 'Authentication required' }]);
+    } finally {
+      if (accounts.users.includes(temp)) accounts.users.splice(accounts.users.indexOf(temp), 1);
+    }
+  });
+
+  it('when a user is suspended while their authentication is cached, then Authorize\'s refusal is a 401 (git with the challenge)', async () => {
+    const temp = { id: 'u-temp3', username: 'temp3', token: 'temp3-token-tttttttttttttttttt', suspended: false };
+    accounts.users.push(temp);
+    try {
+      expect((await call('GET', '/api/user', { headers: bearer(temp.token) })).status).toBe(200);
+      temp.suspended = true;
+      const git = await call('GET', '/alice/demo.git/info/refs?service=git-upload-pack', { headers: basic('temp3', temp.token) });
+      expect([git.status, git.body, git.headers.get('www-authenticate')]).toEqual([401, { error: 'Authentication required' }, 'Basic realm="githost"']);
+    } finally {
+      accounts.users.splice(accounts.users.indexOf(temp), 1);
+    }
   });
 });
 

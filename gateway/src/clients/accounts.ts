@@ -2,11 +2,27 @@ import { createAccountsClient, type AccountsServiceClient, type accounts } from 
 import { callUnary, type GrpcMetrics } from '@githost/grpc';
 import type { Permission, Principal, RepoContext } from '@githost/identity';
 
+/** What a token may do (accounts README "Token scopes"); each includes the ones before it. */
+export type TokenScope = 'read' | 'write' | 'admin';
+const SCOPES: readonly TokenScope[] = ['read', 'write', 'admin'];
+
+/** Who a token is and what it may do. */
+export interface Authentication {
+  /** What the gateway signs: `is_admin` is true only for a site admin whose token has the admin scope. */
+  principal: Principal;
+  scopes: readonly TokenScope[];
+  /** Unix milliseconds when the token stops working; null when never. */
+  expiresAt: number | null;
+}
+
 /** What the gateway asks accounts; an interface so the access rules are testable alone. */
 export interface AccountsGateway {
-  /** The token's principal; rejects with `unauthenticated` for an unknown or revoked token. */
-  authenticate(token: string, requestId: string): Promise<Principal>;
-  /** The repository and the caller's permission; rejects with `not_found` when there is none.
+  /** The token's principal and scopes; rejects with `unauthenticated` for an unknown, revoked or
+   *  expired token or a suspended user. */
+  authenticate(token: string, requestId: string): Promise<Authentication>;
+  /** The repository and the caller's permission; rejects with `not_found` when there is none,
+   *  `unauthenticated` for a suspended user. A principal without `is_admin` is decided as for
+   *  any user, even when the user record says site admin (the token lacks the admin scope).
    *  `fresh` skips any cache. */
   authorize(principal: Principal | null, owner: string, name: string, requestId: string, fresh?: boolean): Promise<RepoContext>;
   /** True when the accounts server answers (readiness). */
@@ -19,9 +35,21 @@ const PERMISSIONS: readonly Permission[] = ['none', 'read', 'write', 'admin'];
 /** The bootstrap admin (GITHOST_ADMIN_TOKEN) has no user record (CONTRACT §2). */
 const BOOTSTRAP_PRINCIPAL: Principal = { user_id: null, username: 'admin', email: '', is_admin: true };
 
-export function principalOf(res: accounts.AuthenticateResponse__Output): Principal {
-  if (res.bootstrap_admin || !res.user) return BOOTSTRAP_PRINCIPAL;
-  return { user_id: res.user.id, username: res.user.username, email: res.user.email, is_admin: res.user.is_admin };
+/**
+ * Accounts' answer as the gateway uses it. Unknown scope names are dropped and no scopes at all
+ * is read only: an answer that says nothing grants nothing beyond reading.
+ */
+export function authenticationOf(res: accounts.AuthenticateResponse__Output): Authentication {
+  const scopes = SCOPES.filter((s) => (res.scopes ?? []).includes(s));
+  const expires = res.expires_at ? Date.parse(res.expires_at) : NaN;
+  const expiresAt = Number.isNaN(expires) ? null : expires;
+  if (res.bootstrap_admin || !res.user) return { principal: BOOTSTRAP_PRINCIPAL, scopes: SCOPES, expiresAt: null };
+  const u = res.user;
+  return {
+    principal: { user_id: u.id, username: u.username, email: u.email, is_admin: u.is_admin && scopes.includes('admin') },
+    scopes: scopes.length > 0 ? scopes : ['read'],
+    expiresAt,
+  };
 }
 
 export function repoContextOf(res: accounts.AuthorizeResponse__Output): RepoContext {
@@ -47,10 +75,16 @@ export function grpcAccountsGateway(address: string, metrics?: GrpcMetrics): Acc
   return {
     async authenticate(token, requestId) {
       const res = await callUnary<accounts.AuthenticateRequest, accounts.AuthenticateResponse__Output>(client, client.Authenticate, { token }, { requestId, timeoutMs: TIMEOUT_MS, metrics });
-      return principalOf(res);
+      return authenticationOf(res);
     },
     async authorize(principal, owner, name, requestId) {
-      const req = { user_id: principal?.user_id ?? '', bootstrap_admin: principal !== null && principal.user_id === null, owner, name };
+      const req = {
+        user_id: principal?.user_id ?? '',
+        bootstrap_admin: principal !== null && principal.user_id === null,
+        without_site_admin: principal !== null && !principal.is_admin,
+        owner,
+        name,
+      };
       return repoContextOf(await callUnary<accounts.AuthorizeRequest, accounts.AuthorizeResponse__Output>(client, client.Authorize, req, { requestId, timeoutMs: TIMEOUT_MS, metrics }));
     },
     reachable: () => new Promise((resolve) => client.waitForReady(Date.now() + 1_000, (err) => resolve(!err))),

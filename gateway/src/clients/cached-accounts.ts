@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { AppError } from '@githost/errors';
 import type { Principal, RepoContext } from '@githost/identity';
-import type { AccountsGateway } from './accounts.js';
+import type { AccountsGateway, Authentication } from './accounts.js';
 
 export interface CacheTtls {
-  /** A valid token's principal; short, so a revoked token stops working within seconds. */
+  /** A valid token's principal; short, so a revoked token or a suspended user stops working
+   *  within seconds (and never past the token's expiry). */
   authenticatedMs: number;
   /** An invalid token; shorter still, so a token just created is not refused for long. */
   rejectedMs: number;
@@ -17,7 +18,7 @@ export interface CacheTtls {
 
 export const DEFAULT_TTLS: CacheTtls = { authenticatedMs: 5_000, rejectedMs: 1_000, authorizedMs: 2_000 };
 
-type AuthAnswer = { principal: Principal } | { rejected: AppError };
+type AuthAnswer = { authentication: Authentication } | { rejected: AppError };
 
 /**
  * Accounts answers cached briefly: a git clone makes two or three requests and an API client
@@ -34,6 +35,12 @@ export interface CachedAccountsGateway extends AccountsGateway {
   /** Drops every cached Authenticate answer for the user: one of their tokens was revoked, and
    *  the cache is keyed by token hashes, so which one is not known here. */
   forgetUser(userId: string): void;
+  /** Drops every cached answer about the user (any letter case), and every cached refusal: a
+   *  site admin changed, suspended, unsuspended or deleted them, or revoked one of their tokens. */
+  forgetUsername(username: string): void;
+  /** Drops every cached Authenticate answer: a site admin revoked a token whose owner is not
+   *  known here. */
+  forgetAuthentications(): void;
 }
 
 export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT_TTLS, observe: CacheObserver = () => undefined): CachedAccountsGateway {
@@ -44,7 +51,7 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
   // call already asking (its answer is younger than any cached one they would have taken) instead
   // of sending accounts a burst of identical calls. Cleared by every forget, whose callers must
   // not get an answer asked for before it; `generation` keeps such an answer out of the cache.
-  const authenticating = new Map<string, Promise<Principal>>();
+  const authenticating = new Map<string, Promise<Authentication>>();
   const authorizing = new Map<string, Promise<RepoContext>>();
   let generation = 0;
 
@@ -63,13 +70,15 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
       observe('authenticate', hit ? 'hit' : 'miss');
       if (hit) {
         if ('rejected' in hit) throw hit.rejected;
-        return hit.principal;
+        return hit.authentication;
       }
       return authenticating.get(key) ?? shared(authenticating, key, async (asked) => {
         try {
-          const principal = await inner.authenticate(token, requestId);
-          if (!disabled(ttls.authenticatedMs) && asked === generation) auth.set(key, { principal });
-          return principal;
+          const authentication = await inner.authenticate(token, requestId);
+          // Never kept past the token's expiry: an expired token is refused at once.
+          const ttl = Math.min(ttls.authenticatedMs, authentication.expiresAt === null ? Infinity : authentication.expiresAt - Date.now());
+          if (!disabled(ttl) && asked === generation) auth.set(key, { authentication }, { ttl });
+          return authentication;
         } catch (err) {
           if (err instanceof AppError && isRejection(err) && !disabled(ttls.rejectedMs) && asked === generation) auth.set(key, { rejected: err }, { ttl: ttls.rejectedMs });
           throw err;
@@ -77,7 +86,7 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
       });
     },
     async authorize(principal, owner, name, requestId, fresh = false) {
-      const who = principal === null ? 'anonymous' : (principal.user_id ?? 'bootstrap-admin');
+      const who = whoOf(principal);
       const key = JSON.stringify([who, owner, name]);
       const hit = fresh ? undefined : repos.get(key);
       observe('authorize', hit ? 'hit' : 'miss');
@@ -98,11 +107,46 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
     forgetUser(userId) {
       generation++;
       authenticating.clear();
-      for (const [key, answer] of [...auth.entries()]) if ('principal' in answer && answer.principal.user_id === userId) auth.delete(key);
+      for (const [key, answer] of [...auth.entries()]) if ('authentication' in answer && answer.authentication.principal.user_id === userId) auth.delete(key);
+    },
+    forgetUsername(username) {
+      generation++;
+      authenticating.clear();
+      authorizing.clear();
+      const name = username.toLowerCase();
+      const ids = new Set<string>();
+      for (const [key, answer] of [...auth.entries()]) {
+        // Whose token a cached refusal was is not known: all go, so an unsuspended user's
+        // tokens work at once.
+        if ('rejected' in answer) {
+          auth.delete(key);
+          continue;
+        }
+        const principal = answer.authentication.principal;
+        if (principal.user_id && principal.username.toLowerCase() === name) {
+          ids.add(principal.user_id);
+          auth.delete(key);
+        }
+      }
+      // An admin flag just changed leaves Authorize answers of either kind stale.
+      for (const key of [...repos.keys()]) if (ids.has((JSON.parse(key) as string[])[0]!.split(':')[0]!)) repos.delete(key);
+    },
+    forgetAuthentications() {
+      generation++;
+      authenticating.clear();
+      auth.clear();
     },
     reachable: () => inner.reachable(),
     close: () => inner.close(),
   };
+}
+
+/** The Authorize cache's key for a caller: a site admin's answers differ with and without the
+ *  admin scope. */
+function whoOf(principal: Principal | null): string {
+  if (principal === null) return 'anonymous';
+  if (principal.user_id === null) return 'bootstrap-admin';
+  return `${principal.user_id}:${principal.is_admin ? 'admin' : 'user'}`;
 }
 
 /** Answers that say "this token is no good", as opposed to "accounts could not answer". */

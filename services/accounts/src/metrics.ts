@@ -4,7 +4,7 @@ import { grpcClientMetrics, grpcServerMetrics, type GrpcMetrics } from '@githost
 export interface AccountsMetrics {
   /** Authenticate outcomes: `user`, `bootstrap_admin`, `rejected`. A rise in rejections is a credential-stuffing signal. */
   authentications: client.Counter<'result'>;
-  /** Authorize outcomes by permission, `not_found` for unknown repositories. */
+  /** Authorize outcomes by permission, `not_found` for unknown repositories, `suspended` for refused callers. */
   authorizations: client.Counter<'permission'>;
   /** AccountsService calls answered, by method and code. */
   grpcServer: GrpcMetrics;

@@ -97,7 +97,7 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
 
     it('when the bootstrap admin token is presented, then Authenticate answers bootstrap_admin with no user', async () => {
       const res = await rpc(h.grpc).authenticate({ token: ADMIN_TOKEN });
-      expect(res).toEqual({ user: null, bootstrap_admin: true });
+      expect(res).toEqual({ user: null, bootstrap_admin: true, scopes: ['read', 'write', 'admin'], expires_at: '' });
     });
 
     it('when an unknown token is presented, then Authenticate fails with Authentication required', async () => {
@@ -108,7 +108,7 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
     it('when a user creates and revokes a token of their own, then the revoked token no longer authenticates', async () => {
       const created = await alice.request('POST', '/api/user/tokens', { name: 'laptop' });
       expect(created.status).toBe(201);
-      expect(created.body).toEqual({ id: expect.any(String), name: 'laptop', token: expect.stringMatching(/^ghs_[A-Za-z0-9_-]{43}$/), created_at: expect.any(String) });
+      expect(created.body).toEqual({ id: expect.any(String), name: 'laptop', token: expect.stringMatching(/^ghs_[A-Za-z0-9_-]{43}$/), scopes: ['read', 'write'], expires_at: null, created_at: expect.any(String) });
       issued.push(created.body.token);
       const laptop = new Client(h, created.body.token);
       expect((await laptop.request('GET', '/api/user')).body.username).toBe('alice');

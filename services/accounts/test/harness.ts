@@ -81,7 +81,8 @@ export class Client {
     const res = await rpc(this.h.grpc).authenticate({ token: this.token });
     if (res.bootstrap_admin) return { user_id: null, username: 'admin', email: '', is_admin: true };
     const u = res.user!;
-    return { user_id: u.id, username: u.username, email: u.email, is_admin: u.is_admin };
+    // As the gateway signs it: site-admin powers only with the token's admin scope.
+    return { user_id: u.id, username: u.username, email: u.email, is_admin: u.is_admin && res.scopes.includes('admin') };
   }
 
   async repoContext(principal: Principal | null, owner: string, name: string): Promise<RepoContext | null> {
@@ -89,6 +90,7 @@ export class Client {
       const res = await rpc(this.h.grpc).authorize({
         user_id: principal?.user_id ?? '',
         bootstrap_admin: principal !== null && principal.user_id === null,
+        without_site_admin: principal !== null && !principal.is_admin,
         owner,
         name,
       });

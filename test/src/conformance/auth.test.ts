@@ -226,10 +226,12 @@ describe('seed §5 authentication and CONTRACT §3 access, through the gateway',
       expect([again.status, again.body]).toEqual([409, { error: 'Username already taken' }]);
     });
 
-    it('when a user makes a token, then 201 with id, name, token, created_at and the token identifies them', async () => {
+    it('when a user makes a token, then 201 with id, name, token, created_at (and its scopes and expiry) and the token identifies them', async () => {
       const res = await api(gh, 'POST', '/api/user/tokens', { token: dave.token, body: { name: 'ci' } });
       expect(res.status).toBe(201);
-      expect(Object.keys(res.body).sort()).toEqual(['created_at', 'id', 'name', 'token']);
+      // CONTRACT §8's fields, plus the token's scopes (all the user has by default) and expiry.
+      expect(Object.keys(res.body).sort()).toEqual(['created_at', 'expires_at', 'id', 'name', 'scopes', 'token']);
+      expect([res.body.scopes, res.body.expires_at]).toEqual([['read', 'write'], null]);
       // CONTRACT §3: random, at least 32 bytes (43 characters even in base64url)
       expect(res.body.token.length).toBeGreaterThanOrEqual(43);
       const me = await api(gh, 'GET', '/api/user', { token: res.body.token });

@@ -83,4 +83,20 @@ CREATE TABLE branch_protections (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'suspension_token_scopes_and_expiry',
+    // README "Users and tokens": a suspended user's tokens stop working; tokens carry scopes
+    // (cumulative, stored closed: write includes read, admin includes write) and may expire.
+    // Tokens issued before scopes existed keep what they could do: a site admin's all three.
+    sql: `
+ALTER TABLE users ADD COLUMN suspended_at timestamptz;
+
+ALTER TABLE tokens ADD COLUMN scopes text[] NOT NULL DEFAULT '{read,write}';
+ALTER TABLE tokens ADD COLUMN expires_at timestamptz;
+UPDATE tokens SET scopes = '{read,write,admin}' WHERE user_id IN (SELECT id FROM users WHERE is_admin);
+ALTER TABLE tokens ALTER COLUMN scopes DROP DEFAULT;
+ALTER TABLE tokens ADD CONSTRAINT tokens_scopes_check CHECK (scopes <@ ARRAY['read', 'write', 'admin']::text[]);
+`,
+  },
 ];

@@ -3,6 +3,7 @@ import { offsetOf, type Page, type Paged } from '../domain/paging.js';
 import type { AccessFacts, Collaborator, RepositoryChanges, RepositoryStore } from '../domain/ports.js';
 import type { CollaboratorPermission, Repository } from '../domain/types.js';
 import { iso, uniquely } from './rows.js';
+import { withExistingUser } from './user-store.js';
 
 /** The domain record as Postgres returns it: timestamps arrive as Date. */
 type RepositoryRow = Omit<Repository, 'created_at'> & { created_at: Date };
@@ -35,7 +36,8 @@ export class PgRepositoryStore implements RepositoryStore {
   constructor(private readonly db: Database) {}
 
   insertWith(repo: Omit<Repository, 'created_at' | 'owner'>, during: () => Promise<void>): Promise<Repository> {
-    return uniquely('Repository already exists', () =>
+    // The owner may be deleted while this runs: then 404 `User not found`.
+    return uniquely('Repository already exists', () => withExistingUser(() =>
       this.db.transaction(async (tx) => {
         await tx.query(
           `INSERT INTO repositories (id, owner_id, name, private, default_branch, description, shard) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
@@ -44,7 +46,7 @@ export class PgRepositoryStore implements RepositoryStore {
         await during();
         return (await one(tx, 'r.id = $1', [repo.id])) as Repository;
       }),
-    );
+    ));
   }
 
   byId(id: string): Promise<Repository | null> {
@@ -52,9 +54,10 @@ export class PgRepositoryStore implements RepositoryStore {
   }
 
   async accessFacts(owner: string, name: string, userId: string | null): Promise<AccessFacts | null> {
-    const { rows } = await this.db.query<RepositoryRow & { collaborator: CollaboratorPermission | null; caller_id: string | null; caller_username: string | null; caller_is_admin: boolean | null }>(
+    const { rows } = await this.db.query<RepositoryRow & { collaborator: CollaboratorPermission | null; caller_id: string | null; caller_username: string | null; caller_is_admin: boolean | null; caller_suspended_at: Date | null }>(
       `SELECT r.id, r.owner_id, u.username AS owner, r.name, r.private, r.default_branch, r.description, r.allow_tag_changes, r.shard, r.created_at,
-              c.permission AS collaborator, cu.id AS caller_id, cu.username AS caller_username, cu.is_admin AS caller_is_admin
+              c.permission AS collaborator, cu.id AS caller_id, cu.username AS caller_username, cu.is_admin AS caller_is_admin,
+              cu.suspended_at AS caller_suspended_at
          FROM repositories r
          JOIN users u ON u.id = r.owner_id
          LEFT JOIN users cu ON cu.id = $3::text
@@ -66,17 +69,19 @@ export class PgRepositoryStore implements RepositoryStore {
     if (!row) return null;
     return {
       repository: toRepository(row),
-      caller: row.caller_id ? { id: row.caller_id, username: row.caller_username as string, is_admin: row.caller_is_admin === true } : null,
+      caller: row.caller_id
+        ? { id: row.caller_id, username: row.caller_username as string, is_admin: row.caller_is_admin === true, suspended_at: row.caller_suspended_at ? iso(row.caller_suspended_at) : null }
+        : null,
       collaborator: row.collaborator,
     };
   }
 
   async setCollaborator(repositoryId: string, userId: string, permission: CollaboratorPermission): Promise<void> {
-    await this.db.query(
+    await withExistingUser(() => this.db.query(
       `INSERT INTO collaborators (repository_id, user_id, permission) VALUES ($1, $2, $3)
        ON CONFLICT (repository_id, user_id) DO UPDATE SET permission = EXCLUDED.permission`,
       [repositoryId, userId, permission],
-    );
+    ));
   }
 
   async removeCollaborator(repositoryId: string, userId: string): Promise<void> {

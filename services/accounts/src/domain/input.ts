@@ -110,3 +110,31 @@ export function parseUpdateRepository(raw: unknown): RepositoryChanges {
   if (Object.keys(changes).length === 0) throw validation(`Nothing to change: give at least one of ${UPDATABLE.join(', ')}`);
   return changes;
 }
+
+/** PATCH /api/admin/users/{username}: fields a site admin may change; absent ones stay. */
+export interface UserChanges {
+  email?: string;
+  is_admin?: boolean;
+  suspended?: boolean;
+}
+
+const USER_UPDATABLE = ['email', 'is_admin', 'suspended'] as const;
+
+/** Each field optional (null is absent); unknown fields are ignored, as GitHub does; a body that
+ *  names none has nothing to change: 400. */
+export function parseUpdateUser(raw: unknown): UserChanges {
+  const body = asBody(raw);
+  const changes: UserChanges = {};
+  const email = optionalString(body, 'email', 1000);
+  if (email !== undefined) {
+    // Postgres refuses NUL in text; any control character is no part of an address either.
+    if ([...email].some((c) => c.charCodeAt(0) < 0x20 || c === '\u007f')) throw validation('email must look like an address (name@example.com)');
+    changes.email = checkEmail(email.trim());
+  }
+  const isAdmin = optionalBoolean(body, 'is_admin');
+  if (isAdmin !== undefined) changes.is_admin = isAdmin;
+  const suspended = optionalBoolean(body, 'suspended');
+  if (suspended !== undefined) changes.suspended = suspended;
+  if (Object.keys(changes).length === 0) throw validation(`Nothing to change: give at least one of ${USER_UPDATABLE.join(', ')}`);
+  return changes;
+}

@@ -1,40 +1,56 @@
 import type { BranchProtection, RefPolicy } from '@githost/ref-policy';
 import type { Page, Paged } from './paging.js';
-import type { CollaboratorPermission, Repository, User } from './types.js';
+import type { UserChanges } from './input.js';
+import type { CollaboratorPermission, Repository, TokenScope, User } from './types.js';
 
 /** Data access the domain needs; implemented in src/db over Postgres or PGlite. */
 export interface UserStore {
   /** Throws conflict `Username already taken` when the name exists in any letter case. */
-  insert(user: Omit<User, 'created_at'>): Promise<User>;
+  insert(user: Omit<User, 'created_at' | 'suspended_at'>): Promise<User>;
   byIds(ids: string[]): Promise<User[]>;
   /** Users with any of the ids or exactly one of the usernames, each once, by username. */
   find(ids: string[], usernames: string[]): Promise<User[]>;
   /** Case-insensitive. */
   byUsername(username: string): Promise<User | null>;
+  /** Every user, by username (any letter case). */
+  list(page: Page): Promise<Paged<User>>;
+  /** Applies the changes (`suspended` sets or clears `suspended_at`); null when no such user. */
+  update(id: string, changes: UserChanges): Promise<User | null>;
+  /**
+   * Deletes the user with their tokens and collaborations, unless they own a repository
+   * (checked under the row's lock, so a repository created meanwhile cannot be orphaned).
+   */
+  remove(id: string): Promise<'deleted' | 'owns_repositories' | 'not_found'>;
 }
 
 export interface TokenRecord {
   id: string;
   user_id: string;
   name: string | null;
+  /** Closed under implication (domain/scopes.ts). */
+  scopes: TokenScope[];
   created_at: string;
   last_used_at: string | null;
+  /** ISO 8601; null: never expires. */
+  expires_at: string | null;
 }
 
 export interface TokenStore {
-  insert(token: { id: string; user_id: string; name: string | null; token_hash: string }): Promise<TokenRecord>;
-  /** The token with this hash and its user, unless it is revoked. */
+  insert(token: { id: string; user_id: string; name: string | null; token_hash: string; scopes: TokenScope[]; expires_at: string | null }): Promise<TokenRecord>;
+  /** The token with this hash and its user, unless it is revoked or expired or the user is
+   *  suspended (the database's clock decides expiry). */
   findActive(tokenHash: string): Promise<{ token: TokenRecord; user: User } | null>;
   /** Sets last_used_at to now unless it was set within `minIntervalMs`. */
   touch(id: string, minIntervalMs: number): Promise<void>;
   /** Revokes one of the user's tokens (any user's when `userId` is null); false when none matched. */
   revoke(id: string, userId: string | null): Promise<boolean>;
+  /** The user's tokens that are not revoked (expired ones included), oldest first. */
   listForUser(userId: string): Promise<TokenRecord[]>;
 }
 
 export interface AccessFacts {
   repository: Repository;
-  caller: Pick<User, 'id' | 'username' | 'is_admin'> | null;
+  caller: Pick<User, 'id' | 'username' | 'is_admin' | 'suspended_at'> | null;
   collaborator: CollaboratorPermission | null;
 }
 

@@ -5,7 +5,7 @@ import type { RepositoryStorage, RepositoryStore, UserStore } from './ports.js';
 import type { Caller, Repository, User } from './types.js';
 import type { CreateRepositoryInput } from './input.js';
 
-const alice: User = { id: 'u1', username: 'alice', email: 'a@example.test', is_admin: false, created_at: '2026-01-01T00:00:00.000Z' };
+const alice: User = { id: 'u1', username: 'alice', email: 'a@example.test', is_admin: false, suspended_at: null, created_at: '2026-01-01T00:00:00.000Z' };
 const caller: Caller = { user_id: 'u1', username: 'alice', is_admin: false };
 const input: CreateRepositoryInput = { name: 'demo', private: false, default_branch: 'main', description: null, owner: undefined };
 
@@ -14,6 +14,9 @@ const users: UserStore = {
   byIds: async (ids) => (ids.includes('u1') ? [alice] : []),
   find: async (ids, names) => (ids.includes('u1') || names.includes('alice') ? [alice] : []),
   byUsername: async (name) => (name.toLowerCase() === 'alice' ? alice : null),
+  list: async () => ({ items: [alice], total: 1 }),
+  update: async () => alice,
+  remove: async () => 'deleted',
 };
 
 function storageLog(fail?: Error): RepositoryStorage & { calls: string[] } {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { forbidden, notFound, validation } from '@githost/errors';
+import { forbidden, notFound, unauthenticated, validation } from '@githost/errors';
 import { permissionFor } from './access.js';
 import type { Page, Paged } from './paging.js';
 import { manageableRepositoryId, readableRepositoryId, REPOSITORY_NOT_FOUND, writableRepositoryId, type RepoAccess } from './repo-access.js';
@@ -53,6 +53,8 @@ export class RepositoryService {
       if (!caller.user_id) throw validation('owner is required: the bootstrap admin has no user record to own the repository');
       const [self] = await this.users.byIds([caller.user_id]);
       if (!self) throw notFound('User not found');
+      // A principal signed before its user was suspended (README "Users and tokens").
+      if (self.suspended_at) throw unauthenticated();
       return self;
     }
     const user = NAME_SHAPE.test(owner) ? await this.users.byUsername(owner) : null;
@@ -75,16 +77,19 @@ export class RepositoryService {
 
   /**
    * The gateway's question: this repository and what this caller may do on it. The caller's
-   * admin flag is read from the user record, never taken from the request.
+   * admin flag is read from the user record, never taken from the request; the request can only
+   * give it up (`without_site_admin`: the token lacks the admin scope, README "Token scopes").
+   * A suspended user is refused outright (UNAUTHENTICATED), as their tokens are.
    */
-  async authorize(owner: string, name: string, who: { user_id: string; bootstrap_admin: boolean }): Promise<{ repository: Repository; permission: Permission }> {
+  async authorize(owner: string, name: string, who: { user_id: string; bootstrap_admin: boolean; without_site_admin?: boolean }): Promise<{ repository: Repository; permission: Permission }> {
     const userId = who.bootstrap_admin || !who.user_id ? null : who.user_id;
     const facts = NAME_SHAPE.test(owner) && NAME_SHAPE.test(name) ? await this.repos.accessFacts(owner, name, userId) : null;
     if (!facts) throw notFound(REPOSITORY_NOT_FOUND);
+    if (facts.caller?.suspended_at) throw unauthenticated();
     // An id that matches no user (deleted, or made up) is nobody in particular: anonymous.
     const caller: Caller | null = who.bootstrap_admin
       ? { user_id: null, username: '', is_admin: true }
-      : facts.caller && { user_id: facts.caller.id, username: facts.caller.username, is_admin: facts.caller.is_admin };
+      : facts.caller && { user_id: facts.caller.id, username: facts.caller.username, is_admin: facts.caller.is_admin && !who.without_site_admin };
     return { repository: facts.repository, permission: permissionFor(facts.repository, caller, facts.collaborator) };
   }
 

@@ -3,11 +3,13 @@ import type { ShardPlacement } from './placement.js';
 import { ProtectionService } from './protections.js';
 import { RepositoryService } from './repositories.js';
 import { TokenService } from './tokens.js';
+import { UserAdministration } from './user-admin.js';
 import { UserService } from './users.js';
 
 export interface AccountsServices {
   users: UserService;
   tokens: TokenService;
+  admin: UserAdministration;
   repositories: RepositoryService;
   protections: ProtectionService;
 }
@@ -26,6 +28,7 @@ export function createServices(deps: {
   return {
     users: new UserService(deps.users),
     tokens: new TokenService(deps.tokens, deps.adminToken),
+    admin: new UserAdministration(deps.users, deps.tokens),
     repositories: new RepositoryService(deps.repositories, deps.users, deps.storage, deps.placement, deps.onOrphan, deps.onHeadDrift),
     protections: new ProtectionService(deps.protections),
   };

@@ -3,7 +3,8 @@ import { generateToken, hashToken, sameSecret, TokenService } from './tokens.js'
 import type { TokenRecord, TokenStore } from './ports.js';
 import type { User } from './types.js';
 
-const alice: User = { id: 'u1', username: 'alice', email: 'a@example.test', is_admin: false, created_at: '2026-01-01T00:00:00.000Z' };
+const alice: User = { id: 'u1', username: 'alice', email: 'a@example.test', is_admin: false, suspended_at: null, created_at: '2026-01-01T00:00:00.000Z' };
+const noOptions = { name: null, scopes: undefined, expires_at: null };
 
 /** In-memory store, enough to exercise the service's rules. */
 function memoryStore(): TokenStore & { rows: Map<string, TokenRecord & { hash: string; revoked: boolean }>; touched: string[] } {
@@ -13,7 +14,7 @@ function memoryStore(): TokenStore & { rows: Map<string, TokenRecord & { hash: s
     rows,
     touched,
     async insert(t) {
-      const record = { id: t.id, user_id: t.user_id, name: t.name, created_at: '2026-01-01T00:00:00.000Z', last_used_at: null };
+      const record = { id: t.id, user_id: t.user_id, name: t.name, scopes: t.scopes, created_at: '2026-01-01T00:00:00.000Z', last_used_at: null, expires_at: t.expires_at };
       rows.set(t.id, { ...record, hash: t.token_hash, revoked: false });
       return record;
     },
@@ -58,17 +59,17 @@ describe('tokens', () => {
   it('when a token is issued, then only its hash is stored and it authenticates once shown', async () => {
     const store = memoryStore();
     const service = new TokenService(store, undefined);
-    const issued = await service.issue('u1', 'cli');
+    const issued = await service.issue({ id: 'u1', is_admin: false }, { ...noOptions, name: 'cli' });
     const stored = store.rows.get(issued.id)!;
     expect(stored.hash).toBe(hashToken(issued.token));
     expect(JSON.stringify(stored)).not.toContain(issued.token);
-    expect(await service.authenticate(issued.token)).toEqual({ kind: 'user', user: alice });
+    expect(await service.authenticate(issued.token)).toEqual({ kind: 'user', user: alice, scopes: ['read', 'write'], expires_at: null });
     expect(store.touched).toEqual([issued.id]);
   });
 
   it('when the admin token is configured, then it authenticates as the bootstrap admin and nothing else does', async () => {
     const service = new TokenService(memoryStore(), 'configured-admin-token');
-    expect(await service.authenticate('configured-admin-token')).toEqual({ kind: 'bootstrap_admin' });
+    expect(await service.authenticate('configured-admin-token')).toEqual({ kind: 'bootstrap_admin', scopes: ['read', 'write', 'admin'], expires_at: null });
     await expect(service.authenticate('configured-admin-token ')).rejects.toThrow('Authentication required');
     await expect(new TokenService(memoryStore(), undefined).authenticate('configured-admin-token')).rejects.toThrow('Authentication required');
   });
@@ -76,7 +77,7 @@ describe('tokens', () => {
   it('when a token is revoked by someone else, then it stays valid; by its owner, then it stops working', async () => {
     const store = memoryStore();
     const service = new TokenService(store, undefined);
-    const issued = await service.issue('u1', null);
+    const issued = await service.issue({ id: 'u1', is_admin: false }, noOptions);
     await expect(service.revoke({ user_id: 'u2', username: 'bob', is_admin: false }, issued.id)).rejects.toThrow('Token not found');
     await service.revoke({ user_id: 'u1', username: 'alice', is_admin: false }, issued.id);
     await expect(service.authenticate(issued.token)).rejects.toThrow('Authentication required');
@@ -85,5 +86,29 @@ describe('tokens', () => {
   it('when a token is absurdly long, then it is refused before any lookup', async () => {
     const store = memoryStore();
     await expect(new TokenService(store, undefined).authenticate('x'.repeat(10_000))).rejects.toThrow('Authentication required');
+  });
+
+  it('when no scopes are asked for, then the token gets all its holder has: admin only for site admins', async () => {
+    const service = new TokenService(memoryStore(), undefined);
+    expect((await service.issue({ id: 'u1', is_admin: false }, noOptions)).scopes).toEqual(['read', 'write']);
+    expect((await service.issue({ id: 'u1', is_admin: true }, noOptions)).scopes).toEqual(['read', 'write', 'admin']);
+  });
+
+  it('when scopes are asked for, then they are stored closed (write includes read) and expiry kept', async () => {
+    const store = memoryStore();
+    const service = new TokenService(store, undefined);
+    const issued = await service.issue({ id: 'u1', is_admin: false }, { name: 'ci', scopes: ['write'], expires_at: '2999-01-01T00:00:00.000Z' });
+    expect([issued.scopes, issued.expires_at]).toEqual([['read', 'write'], '2999-01-01T00:00:00.000Z']);
+    expect(store.rows.get(issued.id)!.scopes).toEqual(['read', 'write']);
+    expect(await service.authenticate(issued.token)).toEqual({ kind: 'user', user: alice, scopes: ['read', 'write'], expires_at: '2999-01-01T00:00:00.000Z' });
+    const admin = await service.issue({ id: 'u1', is_admin: true }, { ...noOptions, scopes: ['admin'] });
+    expect(admin.scopes).toEqual(['read', 'write', 'admin']);
+  });
+
+  it('when a user who is not a site admin asks for the admin scope, then 400 and nothing is stored', async () => {
+    const store = memoryStore();
+    const service = new TokenService(store, undefined);
+    await expect(service.issue({ id: 'u1', is_admin: false }, { ...noOptions, scopes: ['read', 'admin'] })).rejects.toThrow('The "admin" scope is only for site admins');
+    expect(store.rows.size).toBe(0);
   });
 });

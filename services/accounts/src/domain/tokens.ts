@@ -1,7 +1,9 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { notFound, unauthenticated, validation } from '@githost/errors';
-import type { TokenStore } from './ports.js';
-import type { Caller, IssuedToken, User } from './types.js';
+import type { TokenRecord, TokenStore } from './ports.js';
+import { grantScopes, TOKEN_SCOPES } from './scopes.js';
+import type { CreateTokenInput } from './token-input.js';
+import type { Caller, IssuedToken, TokenScope, User } from './types.js';
 
 /** Prefix so leaked tokens are recognisable by secret scanners. */
 export const TOKEN_PREFIX = 'ghs_';
@@ -28,7 +30,9 @@ export function sameSecret(given: string, secret: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-export type Authenticated = { kind: 'user'; user: User } | { kind: 'bootstrap_admin' };
+export type Authenticated =
+  | { kind: 'user'; user: User; scopes: TokenScope[]; expires_at: string | null }
+  | { kind: 'bootstrap_admin'; scopes: TokenScope[]; expires_at: null };
 
 export class TokenService {
   constructor(
@@ -36,20 +40,27 @@ export class TokenService {
     private readonly adminToken: string | undefined,
   ) {}
 
-  async issue(userId: string, name: string | null): Promise<IssuedToken> {
+  /**
+   * A new token for `holder` (README "Token scopes"): the requested scopes, or all the holder
+   * has; `admin` only when the holder is a site admin, as the request's principal says (so a
+   * token without the admin scope cannot mint one with it).
+   */
+  async issue(holder: { id: string; is_admin: boolean }, input: CreateTokenInput): Promise<IssuedToken> {
+    const scopes = grantScopes(holder, input.scopes);
     const token = generateToken();
-    const record = await this.store.insert({ id: randomUUID(), user_id: userId, name, token_hash: hashToken(token) });
-    return { id: record.id, name: record.name, token, created_at: record.created_at };
+    const record = await this.store.insert({ id: randomUUID(), user_id: holder.id, name: input.name, token_hash: hashToken(token), scopes, expires_at: input.expires_at });
+    return { id: record.id, name: record.name, token, scopes: record.scopes, expires_at: record.expires_at, created_at: record.created_at };
   }
 
-  /** Unknown, revoked and malformed tokens all answer the same `Authentication required`. */
+  /** Unknown, revoked, expired and malformed tokens, and those of suspended users, all answer
+   *  the same `Authentication required`: the answer tells a stolen token's holder nothing. */
   async authenticate(token: string): Promise<Authenticated> {
     if (!token || token.length > MAX_TOKEN_LENGTH) throw unauthenticated();
-    if (this.adminToken && sameSecret(token, this.adminToken)) return { kind: 'bootstrap_admin' };
+    if (this.adminToken && sameSecret(token, this.adminToken)) return { kind: 'bootstrap_admin', scopes: [...TOKEN_SCOPES], expires_at: null };
     const found = await this.store.findActive(hashToken(token));
     if (!found) throw unauthenticated();
     await this.store.touch(found.token.id, TOUCH_INTERVAL_MS);
-    return { kind: 'user', user: found.user };
+    return { kind: 'user', user: found.user, scopes: found.token.scopes, expires_at: found.token.expires_at };
   }
 
   /** A user revokes their own tokens; a site admin any token. */
@@ -58,7 +69,7 @@ export class TokenService {
     if (!revoked) throw notFound('Token not found');
   }
 
-  async list(caller: Caller) {
+  async list(caller: Caller): Promise<TokenRecord[]> {
     if (!caller.user_id) throw validation(NO_USER_RECORD);
     return this.store.listForUser(caller.user_id);
   }

@@ -7,6 +7,9 @@ export interface User {
   username: string;
   email: string;
   is_admin: boolean;
+  /** When a site admin suspended the user (ISO 8601); null when not suspended. A suspended
+   *  user's tokens do not authenticate and Authorize refuses them (README "Users and tokens"). */
+  suspended_at: string | null;
   /** ISO 8601. */
   created_at: string;
 }
@@ -39,10 +42,16 @@ export interface Caller {
   is_admin: boolean;
 }
 
+/** What a token may do (README "Token scopes"): cumulative, so stored closed under implication. */
+export type TokenScope = 'read' | 'write' | 'admin';
+
 export interface IssuedToken {
   id: string;
   name: string | null;
   /** The secret itself, shown once and never stored. */
   token: string;
+  scopes: TokenScope[];
+  /** ISO 8601; null when it never expires. */
+  expires_at: string | null;
   created_at: string;
 }

@@ -4,13 +4,15 @@ import type { TokenService } from '../domain/tokens.js';
 import type { AccountsMetrics } from '../metrics.js';
 import { userMessage } from './messages.js';
 
-/** Authenticate: UNAUTHENTICATED `Authentication required` for unknown or revoked tokens. */
+/** Authenticate: the principal with the token's scopes and expiry; UNAUTHENTICATED
+ *  `Authentication required` for unknown, revoked or expired tokens and suspended users. */
 export function authenticate(tokens: TokenService, metrics: AccountsMetrics) {
   return async (req: accounts.AuthenticateRequest__Output): Promise<accounts.AuthenticateResponse> => {
     try {
       const result = await tokens.authenticate(req.token);
       metrics.authentications.inc({ result: result.kind });
-      return result.kind === 'bootstrap_admin' ? { bootstrap_admin: true } : { user: userMessage(result.user), bootstrap_admin: false };
+      const token = { scopes: result.scopes, expires_at: result.expires_at ?? '' };
+      return result.kind === 'bootstrap_admin' ? { bootstrap_admin: true, ...token } : { user: userMessage(result.user), bootstrap_admin: false, ...token };
     } catch (err) {
       if (err instanceof AppError && err.kind === 'unauthenticated') metrics.authentications.inc({ result: 'rejected' });
       throw err;

@@ -5,9 +5,13 @@ import type { IssuedToken, Repository, User } from '../domain/types.js';
 
 export const userJson = (u: User) => ({ id: u.id, username: u.username, email: u.email, is_admin: u.is_admin, created_at: u.created_at });
 
-export const issuedTokenJson = (t: IssuedToken) => ({ id: t.id, name: t.name, token: t.token, created_at: t.created_at });
+/** The admin endpoints' view: the record with its suspension (GitHub's `suspended_at`). */
+export const adminUserJson = (u: User) => ({ ...userJson(u), suspended: u.suspended_at !== null, suspended_at: u.suspended_at });
 
-export const tokenJson = (t: TokenRecord) => ({ id: t.id, name: t.name, created_at: t.created_at, last_used_at: t.last_used_at });
+export const issuedTokenJson = (t: IssuedToken) => ({ id: t.id, name: t.name, token: t.token, scopes: t.scopes, expires_at: t.expires_at, created_at: t.created_at });
+
+/** Never the secret: it is not stored. */
+export const tokenJson = (t: TokenRecord) => ({ id: t.id, name: t.name, scopes: t.scopes, created_at: t.created_at, last_used_at: t.last_used_at, expires_at: t.expires_at });
 
 export function repositoryJson(r: Repository, publicUrl: string) {
   return {

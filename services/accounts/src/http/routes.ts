@@ -1,11 +1,13 @@
 import type { Express } from 'express';
-import { validation } from '@githost/errors';
+import { unauthenticated, validation } from '@githost/errors';
 import { identityOf, route } from '@githost/http';
-import { parseCreateRepository, parseCreateUser, parseTokenName } from '../domain/input.js';
+import { parseCreateRepository, parseCreateUser } from '../domain/input.js';
+import { parseCreateToken } from '../domain/token-input.js';
 import type { AccountsServices } from '../domain/services.js';
 import { NO_USER_RECORD } from '../domain/tokens.js';
 import { requireSiteAdmin } from '../domain/users.js';
 import { callerOf, repoAccessOf } from './caller.js';
+import { registerAdminRoutes } from './admin-routes.js';
 import { registerProtectionRoutes } from './protection-routes.js';
 import { registerRepositoryRoutes } from './repository-routes.js';
 import { issuedTokenJson, repositoryJson, tokenJson, userJson } from './present.js';
@@ -23,15 +25,17 @@ export function registerRoutes(app: Express, services: AccountsServices, publicU
 
   app.post('/api/admin/users/:username/tokens', route(async (req, res) => {
     requireSiteAdmin(callerOf(res));
-    const name = parseTokenName(req.body);
+    const input = parseCreateToken(req.body, Date.now());
     const user = await users.byUsername(String(req.params.username));
-    res.status(201).json(issuedTokenJson(await tokens.issue(user.id, name)));
+    res.status(201).json(issuedTokenJson(await tokens.issue(user, input)));
   }));
 
   app.get('/api/user', route(async (_req, res) => {
     const caller = callerOf(res);
     // The bootstrap admin has no record; it is described by what the gateway signed.
     const user = caller.user_id ? await users.byId(caller.user_id) : null;
+    // A principal signed before its user was suspended (README "Users and tokens").
+    if (user?.suspended_at) throw unauthenticated();
     if (user) res.json({ id: user.id, username: user.username, email: user.email, is_admin: user.is_admin });
     else res.json({ id: caller.user_id, username: caller.username, email: null, is_admin: caller.is_admin });
   }));
@@ -43,7 +47,10 @@ export function registerRoutes(app: Express, services: AccountsServices, publicU
   app.post('/api/user/tokens', route(async (req, res) => {
     const caller = callerOf(res);
     if (!caller.user_id) throw validation(NO_USER_RECORD);
-    res.status(201).json(issuedTokenJson(await tokens.issue(caller.user_id, parseTokenName(req.body))));
+    // The signed is_admin is false for a token without the admin scope, so no token mints a
+    // token with more than its own scopes (README "Token scopes").
+    const holder = { id: caller.user_id, is_admin: caller.is_admin };
+    res.status(201).json(issuedTokenJson(await tokens.issue(holder, parseCreateToken(req.body, Date.now()))));
   }));
 
   app.delete('/api/user/tokens/:id', route(async (req, res) => {
@@ -73,6 +80,7 @@ export function registerRoutes(app: Express, services: AccountsServices, publicU
     res.status(204).end();
   }));
 
+  registerAdminRoutes(app, services.admin, publicUrl);
   registerProtectionRoutes(app, services.protections);
   registerRepositoryRoutes(app, repositories, publicUrl);
 }

@@ -5,9 +5,13 @@ import type { User as _githost_accounts_v1_User, User__Output as _githost_accoun
 export interface AuthenticateResponse {
   'user'?: (_githost_accounts_v1_User | null);
   'bootstrap_admin'?: (boolean);
+  'scopes'?: (string)[];
+  'expires_at'?: (string);
 }
 
 export interface AuthenticateResponse__Output {
   'user': (_githost_accounts_v1_User__Output | null);
   'bootstrap_admin': (boolean);
+  'scopes': (string)[];
+  'expires_at': (string);
 }

@@ -6,6 +6,7 @@ export interface AuthorizeRequest {
   'bootstrap_admin'?: (boolean);
   'owner'?: (string);
   'name'?: (string);
+  'without_site_admin'?: (boolean);
 }
 
 export interface AuthorizeRequest__Output {
@@ -13,4 +14,5 @@ export interface AuthorizeRequest__Output {
   'bootstrap_admin': (boolean);
   'owner': (string);
   'name': (string);
+  'without_site_admin': (boolean);
 }

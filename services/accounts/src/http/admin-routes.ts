@@ -1,0 +1,52 @@
+import type { Express, Request } from 'express';
+import { notFound } from '@githost/errors';
+import { route } from '@githost/http';
+import { parsePage } from '../domain/paging.js';
+import type { UserAdministration } from '../domain/user-admin.js';
+import { callerOf } from './caller.js';
+import { sendPage } from './link-header.js';
+import { adminUserJson, tokenJson } from './present.js';
+
+// No capturing groups: the router would percent-decode them and answer a bad escape with a 500.
+const USER = /^\/api\/admin\/users\/[^/]+$/;
+const USER_TOKENS = /^\/api\/admin\/users\/[^/]+\/tokens$/;
+const USER_TOKEN = /^\/api\/admin\/users\/[^/]+\/tokens\/[^/]+$/;
+
+/** The path segment at `index` (0 is before the first slash), percent-decoded once. */
+function segment(req: Request, index: number, notFoundMessage: string): string {
+  try {
+    return decodeURIComponent(req.path.split('/')[index] ?? '');
+  } catch {
+    throw notFound(notFoundMessage);
+  }
+}
+
+const usernameOf = (req: Request) => segment(req, 4, 'User not found');
+
+/** README "Users and tokens": site-admin management of users and their tokens. */
+export function registerAdminRoutes(app: Express, admin: UserAdministration, publicUrl: string): void {
+  app.get('/api/admin/users', route(async (req, res) => {
+    const caller = callerOf(res);
+    const page = parsePage(req.query);
+    sendPage(req, res, publicUrl, page, await admin.list(caller, page), adminUserJson);
+  }));
+
+  app.patch(USER, route(async (req, res) => {
+    res.json(adminUserJson(await admin.update(callerOf(res), usernameOf(req), req.body)));
+  }));
+
+  app.delete(USER, route(async (req, res) => {
+    await admin.remove(callerOf(res), usernameOf(req));
+    res.status(204).end();
+  }));
+
+  app.get(USER_TOKENS, route(async (req, res) => {
+    res.json((await admin.listTokens(callerOf(res), usernameOf(req))).map(tokenJson));
+  }));
+
+  app.delete(USER_TOKEN, route(async (req, res) => {
+    const caller = callerOf(res);
+    await admin.revokeToken(caller, usernameOf(req), segment(req, 6, 'Token not found'));
+    res.status(204).end();
+  }));
+}
