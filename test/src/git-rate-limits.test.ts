@@ -9,7 +9,7 @@ beforeAll(async () => {
   gh = await startTestGithost({ rateLimits: 'default' });
   alice = await createUser(gh, 'alice');
   await createRepo(gh, alice.token, 'ci');
-}, 60_000);
+});
 
 afterAll(async () => {
   await gh?.stop();
