@@ -89,6 +89,8 @@ export class BenchContext {
       // the benches measure capacity, not the gateway's per-client limiter (0 turns it off)
       GITHOST_RATE_LIMIT_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
       GITHOST_RATE_LIMIT_ANON_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
+      GITHOST_GIT_RATE_LIMIT_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
+      GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
       GITHOST_PROCESS_PER_SERVICE: String(this.processPerService),
     };
     if (!this.embedded) {

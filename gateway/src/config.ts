@@ -21,6 +21,8 @@ const schema = z
     WEBHOOKS_URL: optionalUrl(),
     GITHOST_RATE_LIMIT_PER_MINUTE: env.int(600),
     GITHOST_RATE_LIMIT_ANON_PER_MINUTE: env.int(120),
+    GITHOST_GIT_RATE_LIMIT_PER_MINUTE: env.int(1200),
+    GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: env.int(600),
     GITHOST_TRUST_PROXY: z.string().default(''),
   })
   .transform((e) => {
@@ -40,7 +42,11 @@ const schema = z
       gitStorageShards,
       gitStorageGrpcShards: e.GIT_STORAGE_SHARDS || e.GIT_STORAGE_GRPC_ADDR ? grpcShardsOf(e) : undefined,
       edgeCacheEntries: e.GITHOST_EDGE_CACHE_ENTRIES,
-      rateLimits: { perTokenPerMinute: e.GITHOST_RATE_LIMIT_PER_MINUTE, anonymousPerMinute: e.GITHOST_RATE_LIMIT_ANON_PER_MINUTE },
+      rateLimits: {
+        perTokenPerMinute: e.GITHOST_RATE_LIMIT_PER_MINUTE,
+        anonymousPerMinute: e.GITHOST_RATE_LIMIT_ANON_PER_MINUTE,
+        git: { perTokenPerMinute: e.GITHOST_GIT_RATE_LIMIT_PER_MINUTE, perAddressPerMinute: e.GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE },
+      },
       trustProxy: trustProxyOf(e.GITHOST_TRUST_PROXY),
     };
   });
@@ -73,7 +79,8 @@ export interface Config {
   gitStorageGrpcShards?: ShardMap;
   /** Browse validators kept at the edge (GITHOST_EDGE_CACHE_ENTRIES, default 10,000; 0: none). */
   edgeCacheEntries?: number;
-  /** Per-minute budgets (GITHOST_RATE_LIMIT_PER_MINUTE, GITHOST_RATE_LIMIT_ANON_PER_MINUTE);
+  /** Per-minute budgets: REST API (GITHOST_RATE_LIMIT_PER_MINUTE, GITHOST_RATE_LIMIT_ANON_PER_MINUTE)
+   *  and git transport (GITHOST_GIT_RATE_LIMIT_PER_MINUTE, GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE);
    *  absent: no limits. */
   rateLimits?: RateLimits;
   /** Which proxies in front may name the client address in X-Forwarded-For (GITHOST_TRUST_PROXY):

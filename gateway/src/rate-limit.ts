@@ -3,17 +3,35 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 
 export interface RateLimits {
-  /** Requests per minute per token (hashed); 0 turns the limit off. */
+  /** REST API requests per minute per token (hashed); 0 turns the limit off. */
   perTokenPerMinute: number;
-  /** Requests per minute per anonymous client address; 0 turns the limit off. Requests with an
-   *  invalid credential count here too, so made-up tokens cannot dodge it. */
+  /** REST API requests per minute per anonymous client address; 0 turns the limit off. Requests
+   *  with an invalid credential count here too, so made-up tokens cannot dodge it. */
   anonymousPerMinute: number;
+  /** git transport's own budgets, apart from the REST API's (absent: no limit on git transport). */
+  git?: {
+    /** git requests per minute per token; 0 turns the limit off. */
+    perTokenPerMinute: number;
+    /** git requests per minute per client address without a valid token (anonymous clones,
+     *  invalid credentials); 0 turns the limit off. */
+    perAddressPerMinute: number;
+  };
 }
 
-/** Whom a request is counted against: a token that authenticated, or the client's address. */
-export type RateClient = { token: string } | { anonymous: true };
+/** Whom a request is counted against: a token that authenticated, or the client's address
+ *  (`credential`: whether the request carried one, valid or not). */
+export type RateClient = { token: string } | { anonymous: true; credential: boolean };
 
-export type RateLimitGate = (req: Request, res: Response, client: RateClient) => Promise<boolean>;
+export type RateSurface = 'api' | 'git';
+
+/** Whether this request is a git client's credential-less first leg, answered with the 401
+ *  challenge that makes it retry with its token (set by the gate, read when the answer is sent). */
+const CHALLENGED = 'rateLimitChallenged';
+export function markChallenged(res: Response): void {
+  res.locals[CHALLENGED] = true;
+}
+
+export type RateLimitGate = (req: Request, res: Response, client: RateClient, surface: RateSurface) => Promise<boolean>;
 
 const WINDOW_MS = 60_000;
 const KEY = 'rateLimitKey';
@@ -24,12 +42,22 @@ const KEY = 'rateLimitKey';
  * `429 {"error":"Rate limit exceeded"}` plus `Retry-After` once it is spent. Counts live in this
  * process (express-rate-limit's memory store), so with several gateway replicas the limit holds
  * per replica. The gate runs after authentication, which is what tells a token from an anonymous
- * caller; returns false when it has answered 429.
+ * caller; returns false when it has answered 429. git transport has budgets of its own (see
+ * `RateLimits.git`), so a CI machine cloning and pushing does not eat the REST API's.
  */
 export function createRateLimitGate(limits: RateLimits): RateLimitGate {
-  const byToken = limiter(limits.perTokenPerMinute, 'token');
-  const byAddress = limiter(limits.anonymousPerMinute, 'anonymous');
-  return async (req, res, client) => {
+  const budgets: Record<RateSurface, { byToken?: RequestHandler; byAddress?: RequestHandler }> = {
+    api: { byToken: limiter(limits.perTokenPerMinute, 'token'), byAddress: limiter(limits.anonymousPerMinute, 'anonymous') },
+    // A git client sends every operation's first request without credentials and repeats it with
+    // its token after the 401: those challenged first legs are given back (refunded once answered),
+    // so pushing with a token never spends an address's budget, and git never spends the REST one.
+    git: {
+      byToken: limiter(limits.git?.perTokenPerMinute ?? 0, 'git-token'),
+      byAddress: limiter(limits.git?.perAddressPerMinute ?? 0, 'git-anonymous', (_req, res) => !(res.statusCode === 401 && res.locals[CHALLENGED] === true)),
+    },
+  };
+  return async (req, res, client, surface) => {
+    const { byToken, byAddress } = budgets[surface];
     const handler = 'token' in client ? byToken : byAddress;
     if (!handler) return true;
     // Tokens are counted by their hash, so the limiter never holds a usable secret.
@@ -45,9 +73,10 @@ export function createRateLimitGate(limits: RateLimits): RateLimitGate {
   };
 }
 
-function limiter(perMinute: number, prefix: string): RequestHandler | undefined {
+function limiter(perMinute: number, prefix: string, counts?: (req: Request, res: Response) => boolean): RequestHandler | undefined {
   if (perMinute <= 0) return undefined;
   return rateLimit({
+    ...(counts ? { skipFailedRequests: true, requestWasSuccessful: counts } : {}),
     windowMs: WINDOW_MS,
     limit: perMinute,
     identifier: prefix,

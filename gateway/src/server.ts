@@ -21,7 +21,7 @@ import { createGatewayMetrics } from './metrics.js';
 import { stripInternalHeaders } from './strip-headers.js';
 import { staleAccessAfter } from './stale-access.js';
 import { adoptServer } from './adopt-server.js';
-import { createRateLimitGate, type RateClient } from './rate-limit.js';
+import { createRateLimitGate, markChallenged, type RateClient } from './rate-limit.js';
 import { OPENAPI_PATH, openApiHandler } from './openapi.js';
 
 export interface GatewayDeps {
@@ -102,15 +102,18 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
     const route = target && matchRoute(req.method, target.path, target.query);
     // Low-cardinality label for the shared HTTP latency histogram: which service, which surface.
     if (route) res.locals.routeLabel = `${route.upstream}/${route.surface}`;
-    const refuse = (denial: Denial): never => {
-      if (denial.challenge) res.setHeader('WWW-Authenticate', CHALLENGE);
-      throw denial.error;
-    };
     const requestId = String(req.headers[REQUEST_ID_HEADER]);
 
     // CONTRACT §9 Access: a present but invalid credential is 401 everywhere, before any lookup.
     let invalidCredential: AppError | undefined;
     const credential = parseAuthorization(req.headers.authorization);
+    const refuse = (denial: Denial): never => {
+      if (denial.challenge) res.setHeader('WWW-Authenticate', CHALLENGE);
+      // A git client's credential-less first leg: it comes back with its token, so the address's
+      // git budget gives this one back (README "Rate limits").
+      if (denial.challenge && credential.kind === 'none' && route?.surface === 'git') markChallenged(res);
+      throw denial.error;
+    };
     const authentication = await authenticate(credential, requestId).catch((err: unknown) => {
       if (err instanceof AppError && err.kind === 'unauthenticated') {
         invalidCredential = err;
@@ -120,8 +123,8 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
     });
     const principal = authentication?.principal ?? null;
     // Counted before anything else is looked up; a bad credential counts against the address.
-    const client: RateClient = principal && credential.kind === 'token' ? { token: credential.token } : { anonymous: true };
-    if (!(await withinRateLimit(req, res, client))) return undefined;
+    const client: RateClient = principal && credential.kind === 'token' ? { token: credential.token } : { anonymous: true, credential: credential.kind !== 'none' };
+    if (!(await withinRateLimit(req, res, client, route?.surface === 'git' ? 'git' : 'api'))) return undefined;
     if (invalidCredential) refuse({ error: invalidCredential, challenge: route?.surface === 'git' });
     if (!route) throw new AppError('not_found', 'Not found');
     const anonymousDenial = denyAnonymous(route, principal);

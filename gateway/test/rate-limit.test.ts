@@ -26,22 +26,22 @@ afterAll(async () => {
 });
 
 /** A gateway of its own per test, so budgets spent in one test do not leak into the next. */
-async function gatewayWith(perTokenPerMinute: number, anonymousPerMinute: number): Promise<string> {
+async function gatewayWith(perTokenPerMinute: number, anonymousPerMinute: number, git?: { perTokenPerMinute: number; perAddressPerMinute: number }): Promise<string> {
   const url = upstream.url;
   const config: Config = {
     port: 0,
     internalSecret: SECRET,
     accountsGrpcAddress: accounts.address,
     upstreams: { accounts: url, 'git-storage': url, browse: url, 'merge-requests': url, webhooks: url },
-    rateLimits: { perTokenPerMinute, anonymousPerMinute },
+    rateLimits: { perTokenPerMinute, anonymousPerMinute, git },
   };
   const gateway = createServer(config);
   gateways.push(gateway);
   return `http://127.0.0.1:${(await gateway.start()).httpPort}`;
 }
 
-async function get(base: string, path: string, token?: string) {
-  const res = await fetch(base + path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+async function get(base: string, path: string, token?: string, authorization = token ? `Bearer ${token}` : undefined) {
+  const res = await fetch(base + path, { headers: authorization ? { authorization } : {} });
   const text = await res.text();
   const header = (name: string) => res.headers.get(name);
   return { status: res.status, body: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text, header };
@@ -70,15 +70,59 @@ describe('gateway rate limiting', () => {
     expect([anonymous.status, anonymous.header('ratelimit-limit'), anonymous.header('ratelimit-remaining')]).toEqual([200, '5', '4']);
   });
 
-  it('when an anonymous address spends its budget, then git transport and the API are refused for it, but health and metrics still answer', async () => {
-    const base = await gatewayWith(100, 2);
-    expect((await get(base, '/alice/demo.git/info/refs?service=git-upload-pack')).status).toBe(200);
+  it('when an anonymous address spends its REST budget, then the API is refused for it, but git transport, health and metrics still answer', async () => {
+    const base = await gatewayWith(100, 2, { perTokenPerMinute: 100, perAddressPerMinute: 100 });
+    expect((await get(base, '/api/repos/alice/demo')).status).toBe(200);
     expect((await get(base, '/api/repos/alice/demo/tags')).status).toBe(200);
+    const api = await get(base, '/api/repos/alice/demo/branches');
+    expect([api.status, api.body]).toEqual([429, { error: 'Rate limit exceeded' }]);
     const clone = await get(base, '/alice/demo.git/info/refs?service=git-upload-pack');
-    expect([clone.status, clone.body]).toEqual([429, { error: 'Rate limit exceeded' }]);
+    expect([clone.status, clone.header('ratelimit-limit'), clone.header('ratelimit-remaining')]).toEqual([200, '100', '99']);
     expect((await get(base, '/healthz')).status).toBe(200);
     expect((await get(base, '/metrics')).status).toBe(200);
     expect((await get(base, '/api/repos/alice/demo', alice.token)).status).toBe(200);
+  });
+
+  it('when an anonymous address spends its git budget, then git transport is refused for it while the REST API goes on', async () => {
+    const base = await gatewayWith(100, 100, { perTokenPerMinute: 100, perAddressPerMinute: 2 });
+    expect((await get(base, '/alice/demo.git/info/refs?service=git-upload-pack')).status).toBe(200);
+    expect((await get(base, '/alice/demo.git/info/refs?service=git-upload-pack')).status).toBe(200);
+    const clone = await get(base, '/alice/demo.git/info/refs?service=git-upload-pack');
+    expect([clone.status, clone.body]).toEqual([429, { error: 'Rate limit exceeded' }]);
+    expect((await get(base, '/api/repos/alice/demo')).status).toBe(200);
+  });
+
+  it('when a git client sends its credential-less first leg and is challenged, then that leg is given back to the address', async () => {
+    const base = await gatewayWith(100, 1, { perTokenPerMinute: 100, perAddressPerMinute: 2 });
+    const basic = `Basic ${Buffer.from(`alice:${alice.token}`).toString('base64')}`;
+    const legs = [];
+    for (let i = 0; i < 5; i++) {
+      const first = await get(base, '/alice/demo.git/info/refs?service=git-receive-pack');
+      const second = await get(base, '/alice/demo.git/info/refs?service=git-receive-pack', undefined, basic);
+      legs.push([first.status, first.header('www-authenticate'), second.status]);
+    }
+    expect(legs).toEqual(Array.from({ length: 5 }, () => [401, 'Basic realm="githost"', 200]));
+    // Neither the address's git budget nor its REST budget was spent by the challenged legs.
+    const clone = await get(base, '/alice/demo.git/info/refs?service=git-upload-pack');
+    expect([clone.status, clone.header('ratelimit-remaining')]).toEqual([200, '1']);
+    expect((await get(base, '/api/repos/alice/demo')).status).toBe(200);
+  });
+
+  it('when made-up tokens are sent to git transport, then each counts against the address git budget', async () => {
+    const base = await gatewayWith(100, 100, { perTokenPerMinute: 100, perAddressPerMinute: 2 });
+    const made = (n: number) => `Basic ${Buffer.from(`x:made-up-git-token-${n}-aaaaaaaaaaaa`).toString('base64')}`;
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await get(base, '/alice/demo.git/info/refs?service=git-receive-pack', undefined, made(i))).status);
+    expect(statuses).toEqual([401, 401, 429]);
+  });
+
+  it('when a token spends its git budget, then its git requests are refused while its REST budget is untouched', async () => {
+    const base = await gatewayWith(100, 100, { perTokenPerMinute: 2, perAddressPerMinute: 100 });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await get(base, '/alice/demo.git/info/refs?service=git-upload-pack', alice.token)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    const api = await get(base, '/api/user', alice.token);
+    expect([api.status, api.header('ratelimit-remaining')]).toEqual([200, '99']);
   });
 
   it('when made-up tokens are sent, then each counts against the address, so rotating them does not dodge the limit', async () => {

@@ -28,15 +28,23 @@ export interface TestGithostOptions {
   /** Extra environment for every service. Webhook delivery to local receivers is allowed and
    *  retries are quick by default; override here. */
   env?: Record<string, string>;
+  /** `test` (default): limits far above what a test file sends. `default`: the services' own
+   *  defaults, for a test of the limits as a deployment gets them. */
+  rateLimits?: 'test' | 'default';
 }
 
 const TEST_ENV = {
   GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true',
   GITHOST_WEBHOOK_RETRY_BASE_MS: '50',
+};
+
+const TEST_RATE_LIMITS = {
   // Limits on, so every answer goes through the limiter and carries its headers, but far above
   // what a test file sends from its one address and handful of tokens.
   GITHOST_RATE_LIMIT_PER_MINUTE: '100000',
   GITHOST_RATE_LIMIT_ANON_PER_MINUTE: '100000',
+  GITHOST_GIT_RATE_LIMIT_PER_MINUTE: '100000',
+  GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: '100000',
 };
 
 /** The whole service in this process on a free port, in a temp data dir. */
@@ -59,6 +67,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
       amqpUrl,
       env: {
         ...TEST_ENV,
+        ...(opts.rateLimits === 'default' ? {} : TEST_RATE_LIMITS),
         // Unset unless real, so a developer's DATABASE_URL/AMQP_URL never leak into embedded runs.
         DATABASE_URL: '',
         AMQP_URL: '',

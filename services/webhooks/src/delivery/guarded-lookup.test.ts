@@ -33,6 +33,17 @@ describe('refuseLiteralAddress', () => {
     expect(refuseLiteralAddress('https://10.0.0.8/')).toBe('Refused to deliver to 10.0.0.8: private address not allowed');
   });
 
+  it.each([
+    ['http://[::ffff:0:7f00:1]/x', 'loopback'],
+    ['http://[2002:7f00:1::]/x', 'loopback'],
+    ['http://[64:ff9b::a00:1]/x', 'private'],
+    ['http://[64:ff9b:1::808:808]/x', 'translation'],
+    ['http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x', 'loopback'],
+    ['http://[::127.0.0.1]/x', 'loopback'],
+  ])('when the URL host %s wraps an IPv4 address in a translation prefix, then it is refused as %s', (url, cls) => {
+    expect(refuseLiteralAddress(url)).toMatch(new RegExp(`: ${cls} address not allowed$`));
+  });
+
   it('when the host is a public literal or a name, then the check is left to connect time', () => {
     expect(refuseLiteralAddress('https://8.8.8.8/hook')).toBeNull();
     expect(refuseLiteralAddress('https://hooks.example.com/hook')).toBeNull();

@@ -1,10 +1,12 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Which resolved addresses a webhook may connect to (CONTRACT §7 SSRF guard). Everything that is
  * not a public unicast address is refused: a webhook URL is user input, and letting it reach
  * loopback, the private network or a cloud metadata endpoint would turn the service into a proxy
- * into its own infrastructure.
+ * into its own infrastructure. Parsing and prefix matching are ipaddr.js's, so no hand-rolled
+ * IPv6 parser decides what is public; the named table below only chooses the message.
  */
 export type AddressClass =
   | 'public'
@@ -16,103 +18,122 @@ export type AddressClass =
   | 'multicast'
   | 'unspecified'
   | 'reserved'
+  | 'documentation'
+  | 'benchmarking'
   | 'unique-local'
+  | 'translation'
   | 'invalid';
 
-interface Range {
-  net: string;
-  prefix: number;
-  cls: Exclude<AddressClass, 'public' | 'invalid'>;
-}
+type Refused = Exclude<AddressClass, 'public' | 'invalid'>;
+type V4 = ipaddr.IPv4;
+type V6 = ipaddr.IPv6;
 
-// Most specific first: the first match names the class.
-const V4_RANGES: Range[] = [
-  { net: '169.254.169.254', prefix: 32, cls: 'metadata' },
-  { net: '0.0.0.0', prefix: 8, cls: 'unspecified' },
-  { net: '127.0.0.0', prefix: 8, cls: 'loopback' },
-  { net: '10.0.0.0', prefix: 8, cls: 'private' },
-  { net: '172.16.0.0', prefix: 12, cls: 'private' },
-  { net: '192.168.0.0', prefix: 16, cls: 'private' },
-  { net: '100.64.0.0', prefix: 10, cls: 'cgnat' },
-  { net: '169.254.0.0', prefix: 16, cls: 'link-local' },
-  { net: '192.0.0.0', prefix: 24, cls: 'reserved' }, // IETF protocol assignments
-  { net: '192.0.2.0', prefix: 24, cls: 'reserved' }, // documentation
-  { net: '198.18.0.0', prefix: 15, cls: 'reserved' }, // benchmarking
-  { net: '198.51.100.0', prefix: 24, cls: 'reserved' },
-  { net: '203.0.113.0', prefix: 24, cls: 'reserved' },
-  { net: '224.0.0.0', prefix: 4, cls: 'multicast' },
-  { net: '240.0.0.0', prefix: 4, cls: 'reserved' }, // includes 255.255.255.255
+const v4 = (cidr: string, cls: Refused) => ({ range: ipaddr.IPv4.parseCIDR(cidr), cls });
+const v6 = (cidr: string, cls: Refused) => ({ range: ipaddr.IPv6.parseCIDR(cidr), cls });
+
+// IANA IPv4 Special-Purpose Address Registry, most specific first: the first match names the class.
+const V4_RANGES = [
+  v4('169.254.169.254/32', 'metadata'),
+  v4('0.0.0.0/8', 'unspecified'),
+  v4('127.0.0.0/8', 'loopback'),
+  v4('10.0.0.0/8', 'private'),
+  v4('172.16.0.0/12', 'private'),
+  v4('192.168.0.0/16', 'private'),
+  v4('100.64.0.0/10', 'cgnat'),
+  v4('169.254.0.0/16', 'link-local'),
+  v4('192.0.0.0/24', 'reserved'), // IETF protocol assignments
+  v4('192.0.2.0/24', 'documentation'),
+  v4('198.51.100.0/24', 'documentation'),
+  v4('203.0.113.0/24', 'documentation'),
+  v4('198.18.0.0/15', 'benchmarking'),
+  v4('192.88.99.0/24', 'translation'), // 6to4 relay anycast
+  v4('224.0.0.0/4', 'multicast'),
+  v4('240.0.0.0/4', 'reserved'), // includes 255.255.255.255
 ];
 
-const V6_RANGES: Range[] = [
-  { net: 'fd00:ec2::254', prefix: 128, cls: 'metadata' }, // AWS IMDS over IPv6
-  { net: '::', prefix: 128, cls: 'unspecified' },
-  { net: '::1', prefix: 128, cls: 'loopback' },
-  { net: 'fc00::', prefix: 7, cls: 'unique-local' },
-  { net: 'fe80::', prefix: 10, cls: 'link-local' },
-  { net: 'fec0::', prefix: 10, cls: 'reserved' }, // deprecated site-local
-  { net: 'ff00::', prefix: 8, cls: 'multicast' },
-  { net: '2001:db8::', prefix: 32, cls: 'reserved' }, // documentation
-  { net: '100::', prefix: 64, cls: 'reserved' }, // discard
+// IANA IPv6 Special-Purpose Address Registry. The translation prefixes are handled before this
+// table (they carry an IPv4 address); what is left outside 2000::/3 is refused as reserved.
+const V6_RANGES = [
+  v6('fd00:ec2::254/128', 'metadata'), // AWS IMDS over IPv6
+  v6('::/128', 'unspecified'),
+  v6('::1/128', 'loopback'),
+  v6('fc00::/7', 'unique-local'),
+  v6('fe80::/10', 'link-local'),
+  v6('fec0::/10', 'reserved'), // deprecated site-local
+  v6('ff00::/8', 'multicast'),
+  v6('100::/64', 'reserved'), // discard-only
+  v6('2001:db8::/32', 'documentation'),
+  v6('3fff::/20', 'documentation'),
+  v6('2001:2::/48', 'benchmarking'),
+  v6('2001::/23', 'reserved'), // IETF protocol assignments (Teredo is handled before)
+  v6('5f00::/16', 'reserved'), // segment routing SIDs
 ];
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
-const lists = (ranges: Range[], family: 'ipv4' | 'ipv6') =>
-  ranges.map((r) => {
-    const list = new BlockList();
-    list.addSubnet(r.net, r.prefix, family);
-    return { list, cls: r.cls };
-  });
-const V4 = lists(V4_RANGES, 'ipv4');
-const V6 = lists(V6_RANGES, 'ipv6');
+// IPv6 prefixes that carry an IPv4 address. IPv4-mapped reaches the IPv4 host itself, so the IPv4
+// address decides. Every other one goes through a translator or relay whose reach the guard cannot
+// know ("exploitable wherever a translator exists"), so it is refused whatever it wraps; the class
+// names the wrapped IPv4 address when that one is special, so the refusal says what was aimed at.
+const MAPPED = ipaddr.IPv6.parseCIDR('::ffff:0:0/96');
+const TRANSLATION: { range: [V6, number]; embedded: (p: number[]) => V4 | null }[] = [
+  { range: ipaddr.IPv6.parseCIDR('64:ff9b::/96'), embedded: (p) => fromGroups(p[6]!, p[7]!) }, // NAT64 well-known (RFC 6052)
+  { range: ipaddr.IPv6.parseCIDR('64:ff9b:1::/48'), embedded: () => null }, // NAT64 local use (RFC 8215): layout is the operator's
+  { range: ipaddr.IPv6.parseCIDR('::ffff:0:0:0/96'), embedded: (p) => fromGroups(p[6]!, p[7]!) }, // IPv4-translated (RFC 6145)
+  { range: ipaddr.IPv6.parseCIDR('2002::/16'), embedded: (p) => fromGroups(p[1]!, p[2]!) }, // 6to4 (RFC 3056)
+  { range: ipaddr.IPv6.parseCIDR('2001::/32'), embedded: (p) => fromGroups(~p[6]! & 0xffff, ~p[7]! & 0xffff) }, // Teredo client, obfuscated (RFC 4380)
+  { range: ipaddr.IPv6.parseCIDR('::/96'), embedded: (p) => fromGroups(p[6]!, p[7]!) }, // IPv4-compatible, deprecated (RFC 4291)
+];
 
 export function classifyAddress(address: string): AddressClass {
   const family = isIP(address);
-  if (family === 4) return classifyV4(address);
-  if (family !== 6) return 'invalid';
-  // An IPv4 address carried inside IPv6 (mapped, compatible, NAT64) reaches that IPv4 host.
-  const embedded = embeddedV4(address);
-  if (embedded !== null) return classifyV4(embedded);
-  for (const { list, cls } of V6) if (list.check(address, 'ipv6')) return cls;
-  return 'public';
-}
-
-function classifyV4(address: string): AddressClass {
-  for (const { list, cls } of V4) if (list.check(address, 'ipv4')) return cls;
-  return 'public';
-}
-
-/** The IPv4 address inside `::ffff:a.b.c.d`, `::a.b.c.d` and `64:ff9b::/96` forms, else null. */
-function embeddedV4(address: string): string | null {
-  const groups = expandV6(address);
-  if (groups === null) return null;
-  const head = groups.slice(0, 6);
-  const zeros = (n: number) => head.slice(0, n).every((g) => g === 0);
-  const mapped = zeros(5) && head[5] === 0xffff;
-  const compatible = zeros(6) && (groups[6] !== 0 || (groups[7] ?? 0) > 1);
-  const nat64 = head[0] === 0x64 && head[1] === 0xff9b && head.slice(2).every((g) => g === 0);
-  if (!mapped && !compatible && !nat64) return null;
-  const hi = groups[6] ?? 0;
-  const lo = groups[7] ?? 0;
-  return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
-}
-
-/** Eight 16-bit groups of an IPv6 address (with an optional dotted IPv4 tail), or null. */
-function expandV6(address: string): number[] | null {
-  let text = address.toLowerCase();
-  const zone = text.indexOf('%');
-  if (zone >= 0) text = text.slice(0, zone);
-  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (tail) {
-    const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  if (family === 0) return 'invalid';
+  let parsed: V4 | V6;
+  try {
+    parsed = ipaddr.parse(family === 6 ? hexTail(address) : address);
+  } catch {
+    return 'invalid';
   }
-  const [left, right] = text.split('::') as [string, string | undefined];
-  const parse = (s: string) => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
-  const l = parse(left);
-  const r = right === undefined ? [] : parse(right);
-  const fill = right === undefined ? 0 : 8 - l.length - r.length;
-  const groups = [...l, ...new Array<number>(Math.max(0, fill)).fill(0), ...r];
-  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+  return parsed.kind() === 'ipv4' ? classifyV4(parsed as V4) : classifyV6(parsed as V6);
+}
+
+function classifyV4(address: V4): AddressClass {
+  for (const { range, cls } of V4_RANGES) if (address.match(range)) return cls;
+  // Anything else the library knows as special (AS112, AMT, broadcast...) is refused too.
+  return address.range() === 'unicast' ? 'public' : 'reserved';
+}
+
+function classifyV6(address: V6): AddressClass {
+  // `::` and `::1` sit inside `::/96`: name them before the translation prefixes.
+  if (address.match(V6_RANGES[1]!.range) || address.match(V6_RANGES[2]!.range)) return classifyNamedV6(address);
+  if (address.match(MAPPED)) return classifyV4(address.toIPv4Address());
+  for (const { range, embedded } of TRANSLATION) {
+    if (!address.match(range)) continue;
+    const inner = embedded(address.parts);
+    const cls = inner ? classifyV4(inner) : 'public';
+    return cls === 'public' ? 'translation' : cls;
+  }
+  return classifyNamedV6(address);
+}
+
+function classifyNamedV6(address: V6): AddressClass {
+  for (const { range, cls } of V6_RANGES) if (address.match(range)) return cls;
+  if (!address.match(GLOBAL_UNICAST_V6)) return 'reserved';
+  return address.range() === 'unicast' ? 'public' : 'reserved';
+}
+
+/** ipaddr.js reads the deprecated `::a.b.c.d` as IPv4-mapped, while the socket (and Node) dial
+ *  `::xxxx:xxxx`: writing a dotted tail in hex makes the guard judge what will be dialled. */
+function hexTail(address: string): string {
+  const zone = address.indexOf('%');
+  const addr = zone < 0 ? address : address.slice(0, zone);
+  const hex = addr.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_m, a: string, b: string, c: string, d: string) =>
+    `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
+  );
+  return zone < 0 ? hex : hex + address.slice(zone);
+}
+
+function fromGroups(hi: number, lo: number): V4 {
+  return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
 }
 
 /** The message recorded on a refused delivery. */
