@@ -73,13 +73,17 @@ function requestBody(req: Request, source: Readable): Readable {
  * has sent nothing for `PUSH_IDLE_TIMEOUT_MS`: a silent push would otherwise hold a receive-pack
  * and its quarantine forever.
  */
-function watchedBody(ctx: StorageContext, req: Request): Readable {
+function watchedBody(ctx: StorageContext, req: Request, res: Response): Readable {
   const cutoff = new IdleCutoff(ctx.pushLimits.idleTimeoutMs, () => {
     ctx.logger.warn({ idle_ms: ctx.pushLimits.idleTimeoutMs }, 'git transport: the client sent nothing for too long, cutting it off');
     cutoff.destroy(new Error('request body idle'));
     req.destroy();
   });
   req.on('error', (err) => cutoff.destroy(err));
+  // Whoever reads the body reports its errors; this listener only keeps a late one from crashing.
+  cutoff.on('error', () => {});
+  // An exchange that ended early (git refused the pack and stopped reading) stops the timer.
+  res.on('close', () => cutoff.destroy());
   return req.pipe(cutoff);
 }
 
@@ -121,7 +125,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const identity = identityOf(res);
       const repo = authorizeTransport(identity, params[0]!, params[1]!, service);
       const gitDir = await existingRepository(ctx, repo.id);
-      let body = requestBody(req, watchedBody(ctx, req));
+      let body = requestBody(req, watchedBody(ctx, req, res));
       const env = gitProtocolEnv(req);
       const pushLog = service === 'git-receive-pack' ? path.join(ctx.dataDir, 'tmp', `push-${randomUUID()}.log`) : undefined;
       if (pushLog) {
