@@ -15,6 +15,10 @@ describe('loadConfig', () => {
       ACCOUNTS_GRPC_ADDR: ACCOUNTS,
       AMQP_URL: undefined,
       GITHOST_EVENTS_EXCHANGE: 'githost.events',
+      PUSH_MAX_BYTES: 2147483648,
+      PUSH_MAX_FILE_BYTES: 104857600,
+      REPOSITORY_QUOTA_BYTES: undefined,
+      PUSH_IDLE_TIMEOUT_MS: 60000,
     });
   });
 
@@ -24,9 +28,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ GITHOST_INTERNAL_SECRET: SECRET, ACCOUNTS_GRPC_ADDR: 'accounts' })).toThrow(/ACCOUNTS_GRPC_ADDR/);
     expect(() => loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, GRPC_PORT: '70000' })).toThrow(/GRPC_PORT/);
     expect(() => loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, HTTP_PORT: 'abc' })).toThrow(/HTTP_PORT/);
+    expect(() => loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, PUSH_MAX_BYTES: '2G' })).toThrow(/PUSH_MAX_BYTES/);
+    expect(() => loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, PUSH_MAX_FILE_BYTES: '0' })).toThrow(/PUSH_MAX_FILE_BYTES/);
+    expect(() => loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, REPOSITORY_QUOTA_BYTES: '-1' })).toThrow(/REPOSITORY_QUOTA_BYTES/);
+    expect(() => loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, PUSH_IDLE_TIMEOUT_MS: '1.5' })).toThrow(/PUSH_IDLE_TIMEOUT_MS/);
   });
 
   it('when AMQP_URL is empty, then it counts as unset', () => {
     expect(loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, AMQP_URL: '' }).AMQP_URL).toBeUndefined();
+  });
+
+  it('when a repository quota is given, then it is read in bytes; empty counts as unset', () => {
+    expect(loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, REPOSITORY_QUOTA_BYTES: '1073741824' }).REPOSITORY_QUOTA_BYTES).toBe(1073741824);
+    expect(loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, REPOSITORY_QUOTA_BYTES: '' }).REPOSITORY_QUOTA_BYTES).toBeUndefined();
   });
 });

@@ -69,6 +69,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
     logger,
     policies: deps.refPolicies ?? new AccountsRefPolicies(accounts!, grpcClientMetrics(registry, 'git-storage')),
     hooksDir: path.join(dataDir, 'hooks'),
+    pushLimits: { maxBytes: config.PUSH_MAX_BYTES, maxFileBytes: config.PUSH_MAX_FILE_BYTES, quotaBytes: config.REPOSITORY_QUOTA_BYTES, idleTimeoutMs: config.PUSH_IDLE_TIMEOUT_MS },
   };
   let http: Listening | undefined;
   let grpcServer: GrpcListening | undefined;
@@ -88,6 +89,9 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       finish(app);
       grpcServer = await startGrpcServer((server) => registerStorageService(server, context, grpcInstruments), config.GRPC_PORT, config.BIND_HOST, ['githost.storage.v1.StorageService']);
       http = await listen(app, config.HTTP_PORT, config.BIND_HOST);
+      // A 2 GiB push may take longer than node's 5-minute whole-request limit; the transport's idle
+      // cut-off (PUSH_IDLE_TIMEOUT_MS) is what ends a client that stopped sending.
+      http.server.requestTimeout = 0;
       // Starting the relay also publishes events journaled before a crash or while the bus was down.
       if (bus) relay = startJournalRelay({ journal, bus, logger });
       else logger.warn('git-storage: no event bus configured (AMQP_URL unset); push events stay in the journal');

@@ -27,6 +27,19 @@ export interface StorageContext {
   policies: RefPolicySource;
   /** The service's hooks directory (protection, push log), given to every receive-pack. */
   hooksDir: string;
+  /** Bounds on every push (README "Push bounds"). */
+  pushLimits: PushLimits;
+}
+
+export interface PushLimits {
+  /** Largest pack, git's `receive.maxInputSize`. */
+  maxBytes: number;
+  /** Largest blob among the pushed objects. */
+  maxFileBytes: number;
+  /** Largest the repository's objects may grow to on disk; undefined: no quota. */
+  quotaBytes?: number;
+  /** Silence on the request body after which the push is cut off. */
+  idleTimeoutMs: number;
 }
 
 /** The on-disk path of an existing repository; NOT_FOUND when there is none. */

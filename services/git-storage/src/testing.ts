@@ -91,6 +91,11 @@ export interface TestStorageOptions {
   refsWatchHeartbeatMs?: number;
   /** A real accounts service's gRPC address; without it a FakeRefPolicies answers GetRefPolicy. */
   accountsGrpcAddress?: string;
+  /** Push bounds; unset ones take the configuration's defaults. */
+  pushMaxBytes?: number;
+  pushMaxFileBytes?: number;
+  repositoryQuotaBytes?: number;
+  pushIdleTimeoutMs?: number;
 }
 
 export async function startTestStorage(opts: TestStorageOptions = {}): Promise<TestStorage> {
@@ -108,6 +113,10 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
     GITHOST_EVENTS_EXCHANGE: 'githost.events',
     REFS_WATCH_ACK_TIMEOUT_MS: opts.refsWatchAckTimeoutMs,
     REFS_WATCH_HEARTBEAT_MS: opts.refsWatchHeartbeatMs,
+    PUSH_MAX_BYTES: opts.pushMaxBytes ?? 2 * 1024 ** 3,
+    PUSH_MAX_FILE_BYTES: opts.pushMaxFileBytes ?? 100 * 1024 ** 2,
+    REPOSITORY_QUOTA_BYTES: opts.repositoryQuotaBytes,
+    PUSH_IDLE_TIMEOUT_MS: opts.pushIdleTimeoutMs ?? 60_000,
   };
   const service = createServer(config, { bus: opts.bus, housekeeping: { delayMs: opts.housekeepingDelayMs ?? 60_000 } });
   const { httpPort, grpcPort } = await service.start();

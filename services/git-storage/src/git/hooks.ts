@@ -7,6 +7,43 @@ import { PUSH_VERDICTS_ENV } from '../hooks/push-check.js';
 /** Env var naming the file the post-receive hook appends `<old> <new> <ref>` lines to. */
 export const PUSH_LOG_ENV = 'GITHOST_PUSH_LOG';
 
+/** Env var with the largest blob a push may bring, in bytes (the pre-receive hook refuses larger). */
+export const MAX_FILE_ENV = 'GITHOST_MAX_FILE_BYTES';
+
+/** Env var with the repository's quota in bytes; unset: none. */
+export const QUOTA_ENV = 'GITHOST_QUOTA_BYTES';
+
+/**
+ * pre-receive's first step: the objects this push brings are exactly the quarantine's (git's
+ * GIT_QUARANTINE_PATH; listed without the repository's own objects, one cat-file). A blob over
+ * the limit refuses the push with GitHub's message, naming the file (its path found by walking
+ * only the new commits, and only then); a repository past its quota after this push refuses it.
+ * Skipped when git gave no quarantine (a push that only deletes brings no objects).
+ */
+const PUSH_BOUNDS = String.raw`if [ -n "$GIT_QUARANTINE_PATH" ] && { [ -n "$${MAX_FILE_ENV}" ] || [ -n "$${QUOTA_ENV}" ]; }; then
+  pushed=$(GIT_ALTERNATE_OBJECT_DIRECTORIES= git cat-file --batch-all-objects --batch-check='%(objectname) %(objecttype) %(objectsize)') || { echo 'error: push refused: the pushed objects could not be listed' >&2; exit 1; }
+  if [ -n "$${MAX_FILE_ENV}" ]; then
+    big=$(printf '%s\n' "$pushed" | awk -v max="$${MAX_FILE_ENV}" '$2 == "blob" && $3 + 0 > max + 0 { print $1, $3 }')
+    if [ -n "$big" ]; then
+      new=$(printf '%s\n' "$input" | awk '$2 !~ /^0+$/ { print $2 }')
+      { printf '%s\n--\n' "$big"; git rev-list --objects $new --not --all 2>/dev/null; } | awk -v max="$${MAX_FILE_ENV}" '
+        function mb(n) { return sprintf("%.2f", n / 1048576) }
+        !listed && $0 == "--" { listed = 1; next }
+        !listed { size[$1] = $2; next }
+        ($1 in size) && !($1 in named) && length($0) > 41 { named[$1] = 1; printf "error: File %s is %s MB; this exceeds the file size limit of %s MB\n", substr($0, 42), mb(size[$1]), mb(max) }
+        END { for (o in size) if (!(o in named)) printf "error: Object %s is %s MB; this exceeds the file size limit of %s MB\n", o, mb(size[o]), mb(max) }' >&2
+      exit 1
+    fi
+  fi
+  if [ -n "$${QUOTA_ENV}" ] && [ -n "$pushed" ]; then
+    kib=$(du -sk "$(dirname "$GIT_QUARANTINE_PATH")" | cut -f1)
+    if awk -v kib="$kib" -v max="$${QUOTA_ENV}" 'BEGIN { exit !(kib * 1024 > max + 0) }'; then
+      awk -v kib="$kib" -v max="$${QUOTA_ENV}" 'BEGIN { printf "error: push refused: the repository would take %.2f MB, over its quota of %.2f MB\n", kib / 1024, max / 1048576 }' >&2
+      exit 1
+    fi
+  fi
+fi`;
+
 /** The compiled pre-receive script; from the sources (under jest) it is the built one. */
 export function preReceiveScript(): string {
   for (const candidate of ['../hooks/pre-receive.js', '../../dist/hooks/pre-receive.js']) {
@@ -33,8 +70,9 @@ export async function installHooks(dataDir: string): Promise<string> {
     // git for ancestry inside the quarantine. Anything else goes to the Node hook, which decides
     // from git's own list. Messages are printed as data, never evaluated.
     'pre-receive': `#!/bin/sh
-# githost: branch and tag protection, decided by @githost/ref-policy
+# githost: push bounds, then branch and tag protection, decided by @githost/ref-policy
 input=$(cat)
+${PUSH_BOUNDS}
 if [ -n "$${PUSH_VERDICTS_ENV}" ] && [ "$(printf '%s\\n' "$${PUSH_VERDICTS_ENV}" | cut -d' ' -f1-3)" = "$input" ]; then
   status=0
   while read -r old new ref verdict message; do

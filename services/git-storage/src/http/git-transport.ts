@@ -10,8 +10,9 @@ import type { NextFunction } from '@githost/http';
 import type { Permission } from '@githost/identity';
 import { identityOf, route, type Express, type Request, type Response } from '@githost/http';
 import { spawnGit } from '../git/command.js';
-import { PUSH_LOG_ENV } from '../git/hooks.js';
+import { MAX_FILE_ENV, PUSH_LOG_ENV, QUOTA_ENV } from '../git/hooks.js';
 import { PUSH_POLICY_ENV, PUSH_VERDICTS_ENV, verdictTable, type PushPolicyInput } from '../hooks/push-check.js';
+import { IdleCutoff } from './idle-cutoff.js';
 import { peekCommands } from './receive-commands.js';
 import { parseRefUpdates } from '../events/push-events.js';
 import { POLICY_UNAVAILABLE } from '../clients/ref-policies.js';
@@ -56,11 +57,34 @@ function exited(child: ChildProcess): Promise<number> {
   });
 }
 
-function requestBody(req: Request): Readable {
+function requestBody(req: Request, source: Readable): Readable {
   const enc = (req.headers['content-encoding'] ?? '').toString().toLowerCase();
-  if (enc === 'gzip' || enc === 'x-gzip') return req.pipe(createGunzip());
+  if (enc === 'gzip' || enc === 'x-gzip') {
+    const gunzip = createGunzip();
+    source.on('error', (err) => gunzip.destroy(err));
+    return source.pipe(gunzip);
+  }
   if (enc !== '' && enc !== 'identity') throw validation(`Unsupported Content-Encoding: ${enc}`);
-  return req;
+  return source;
+}
+
+/**
+ * The request body, cut off (connection closed, git killed by the disconnect) once the client
+ * has sent nothing for `PUSH_IDLE_TIMEOUT_MS`: a silent push would otherwise hold a receive-pack
+ * and its quarantine forever.
+ */
+function watchedBody(ctx: StorageContext, req: Request, res: Response): Readable {
+  const cutoff = new IdleCutoff(ctx.pushLimits.idleTimeoutMs, () => {
+    ctx.logger.warn({ idle_ms: ctx.pushLimits.idleTimeoutMs }, 'git transport: the client sent nothing for too long, cutting it off');
+    cutoff.destroy(new Error('request body idle'));
+    req.destroy();
+  });
+  req.on('error', (err) => cutoff.destroy(err));
+  // Whoever reads the body reports its errors; this listener only keeps a late one from crashing.
+  cutoff.on('error', () => {});
+  // An exchange that ended early (git refused the pack and stopped reading) stops the timer.
+  res.on('close', () => cutoff.destroy());
+  return req.pipe(cutoff);
 }
 
 /**
@@ -101,11 +125,13 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const identity = identityOf(res);
       const repo = authorizeTransport(identity, params[0]!, params[1]!, service);
       const gitDir = await existingRepository(ctx, repo.id);
-      let body = requestBody(req);
+      let body = requestBody(req, watchedBody(ctx, req, res));
       const env = gitProtocolEnv(req);
       const pushLog = service === 'git-receive-pack' ? path.join(ctx.dataDir, 'tmp', `push-${randomUUID()}.log`) : undefined;
       if (pushLog) {
         env[PUSH_LOG_ENV] = pushLog;
+        env[MAX_FILE_ENV] = String(ctx.pushLimits.maxFileBytes);
+        if (ctx.pushLimits.quotaBytes !== undefined) env[QUOTA_ENV] = String(ctx.pushLimits.quotaBytes);
         const input = await pushPolicyInput(ctx, repo, identity.request_id);
         env[PUSH_POLICY_ENV] = JSON.stringify(input);
         const peeked = await peekCommands(body);
@@ -153,14 +179,19 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
 }
 
 /**
- * receive-pack runs the service's hooks (protection, push log) whatever the repository's own
- * config says, and leaves fast-forward checks to them: repositories created before protection
- * rules carry `receive.denyNonFastForwards=true`, which would refuse every force push.
+ * receive-pack runs the service's hooks (protection, push bounds, push log) whatever the
+ * repository's own config says, and leaves fast-forward checks to them: repositories created
+ * before protection rules carry `receive.denyNonFastForwards=true`, which would refuse every
+ * force push. git itself refuses a pack over `receive.maxInputSize` ("pack exceeds maximum
+ * allowed size") and, with `receive.fsckObjects`, objects failing its default checks (`.git` and
+ * `..` entries, malicious `.gitmodules`): both before any ref moves, so nothing is journaled.
  */
 function receiveConfig(ctx: StorageContext): Array<[string, string]> {
   return [
     ['core.hooksPath', ctx.hooksDir],
     ['receive.denyNonFastForwards', 'false'],
+    ['receive.maxInputSize', String(ctx.pushLimits.maxBytes)],
+    ['receive.fsckObjects', 'true'],
   ];
 }
 

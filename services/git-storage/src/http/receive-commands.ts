@@ -49,7 +49,12 @@ export function peekCommands(body: Readable): Promise<{ refs?: PushedRef[]; body
       body.off('error', onError);
       const out = new PassThrough();
       out.write(Buffer.concat(chunks));
-      if (err) out.destroy(err);
+      if (err) {
+        // Emitted on the next tick, before the caller can pipe `out`; the caller's pipeline still
+        // sees the stream errored and fails.
+        out.on('error', () => {});
+        out.destroy(err);
+      }
       else if (ended) out.end();
       else {
         body.on('error', (err) => out.destroy(err));
