@@ -10,7 +10,7 @@ let githost: RunningGithost;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'githost-launcher-'));
   githost = await startGithost({ port: 0, dataDir: path.join(dir, 'data'), env: { GITHOST_ADMIN_TOKEN: '', DATABASE_URL: '', AMQP_URL: '' } });
-});
+}, 120_000); // three embedded databases initialise first: ~25 s on an idle 2-core machine
 
 afterAll(async () => {
   await githost?.stop();
