@@ -26,7 +26,7 @@ const RULE = { allow_force_pushes: false, allow_deletions: false, required_appro
 export async function benchArchivePush(ctx: BenchContext): Promise<Section> {
   const repo = await ctx.repo();
   const skip = ctx.serviceUnavailable();
-  if (skip) return { name: 'archive-push', title: 'Archives and protected pushes (issue 10)', tables: [], notes: [], skipped: skip };
+  if (skip) return { name: 'archive-push', title: 'Archives and protected pushes', tables: [], notes: [], skipped: skip };
   const runs = Number(ctx.env.BENCH_ARCHIVE_RUNS ?? (ctx.quick ? 3 : 2));
   const notes: string[] = [`repository: ${repo.commits.toLocaleString('en-US')} commits, ${repo.files.toLocaleString('en-US')} files; medians of ${runs} runs, one after the other`];
   const service = await ctx.service();
@@ -58,7 +58,7 @@ export async function benchArchivePush(ctx: BenchContext): Promise<Section> {
   const hostRate = hostBytes / (hostMs / 1000);
   notes.push(`archive sizes: git archive | gzip -n ${fmtMiB(rawBytes)}, githost (git's own gzip, same level) ${fmtMiB(hostBytes)}; throughput is archive bytes per second, so the ratio compares the time to deliver the same tree`);
 
-  // Protected push: a fresh repository whose main carries a rule, pushed --mirror like issue 2's row.
+  // Protected push: a fresh repository whose main carries a rule, pushed --mirror like the clone-push part's row.
   const scratch = mkdtempSync(join(workDir('scratch'), 'archive-push-'));
   let rawPush: number | undefined;
   let hostPush: number | undefined;
@@ -77,7 +77,7 @@ export async function benchArchivePush(ctx: BenchContext): Promise<Section> {
 
   return {
     name: 'archive-push',
-    title: 'Archives and protected pushes (issue 10)',
+    title: 'Archives and protected pushes',
     tables: [
       {
         title: `archive .tar.gz of main's head (target: githost throughput >= ${ARCHIVE_TARGET} x git archive | gzip)`,

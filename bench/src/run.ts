@@ -14,7 +14,7 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
   browse: { title: 'Browse (issue 3)', run: benchBrowse },
   'merge-requests': { title: 'Merge requests (issue 4)', run: benchMergeRequests },
   webhooks: { title: 'Webhook deliveries (issue 5)', run: benchWebhooks },
-  'archive-push': { title: 'Archives and protected pushes (issue 10)', run: benchArchivePush },
+  'archive-push': { title: 'Archives and protected pushes', run: benchArchivePush },
 };
 
 async function main(): Promise<void> {
