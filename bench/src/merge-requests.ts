@@ -171,7 +171,7 @@ export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
       'githost merge time is the POST .../merge round trip through the gateway (auth, database transaction with the outbox row, git-storage)',
     );
     if (mergeRss !== undefined) notes.push(`service peak RSS during the merges (largest process): ${mergeRss}`);
-    return { name: 'merge-requests', title: 'Merge requests (issue 4)', tables: [detailTable, compareTable, mergeTable], notes };
+    return { name: 'merge-requests', title: 'Merge requests', tables: [detailTable, compareTable, mergeTable], notes };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

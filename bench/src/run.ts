@@ -12,7 +12,7 @@ import { benchWebhooks } from './webhooks.js';
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
   'clone-push': { title: 'Clone and push (issue 2)', run: benchClonePush },
   browse: { title: 'Browse (issue 3)', run: benchBrowse },
-  'merge-requests': { title: 'Merge requests (issue 4)', run: benchMergeRequests },
+  'merge-requests': { title: 'Merge requests', run: benchMergeRequests },
   webhooks: { title: 'Webhook deliveries (issue 5)', run: benchWebhooks },
   'archive-push': { title: 'Archives and protected pushes', run: benchArchivePush },
 };
