@@ -119,7 +119,17 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
     PUSH_IDLE_TIMEOUT_MS: opts.pushIdleTimeoutMs ?? 60_000,
   };
   const service = createServer(config, { bus: opts.bus, housekeeping: { delayMs: opts.housekeepingDelayMs ?? 60_000 } });
-  const { httpPort, grpcPort } = await service.start();
+  let ports: { httpPort: number; grpcPort: number };
+  try {
+    ports = await service.start();
+  } catch (err) {
+    // A failed start must not leave the fake policy server or half-started listeners holding jest open.
+    await service.stop().catch(() => undefined);
+    await policies?.close();
+    await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  const { httpPort, grpcPort } = ports;
   const grpcAddress = `127.0.0.1:${grpcPort}`;
   const client = createStorageClient(grpcAddress);
   return {
