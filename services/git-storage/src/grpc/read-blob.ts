@@ -1,9 +1,8 @@
-import { AppError, notFound, validation } from '@githost/errors';
+import { AppError, notFound } from '@githost/errors';
 import type { grpc } from '@githost/grpc';
 import type { storage } from '@githost/protos';
-import { findTreeEntry, withAnswer } from '../git/objects.js';
 import { validateOid, validatePath } from '../git/validate.js';
-import { existingRepository, type StorageContext } from '../storage-context.js';
+import { openRepository, type StorageContext } from '../storage-context.js';
 import { writeMessage } from './stream-write.js';
 
 const CHUNK = 64 * 1024;
@@ -22,27 +21,20 @@ export function readBlob(ctx: StorageContext) {
   return async (req: storage.ReadBlobRequest__Output, call: grpc.ServerWritableStream<storage.ReadBlobRequest__Output, storage.ReadBlobResponse>): Promise<void> => {
     const commit = validateOid(req.commit_oid, 'commit id');
     const path = validatePath(req.path);
-    const gitDir = await existingRepository(ctx, req.repository_id);
+    const repo = await openRepository(ctx, req.repository_id);
     const maxBytes = Number(req.max_bytes ?? 0);
-    const { entry, info } = await withAnswer(ctx.pool, gitDir, async (p) => {
-      const found = await findTreeEntry(p, ctx.cache, commit, path);
-      if (found.mode === '040000' || found.mode === '160000') throw validation(`Not a file: ${path}`);
-      p.send([['info', found.oid]]);
-      const header = await p.readHeader();
-      if (!header) throw notFound(`Path not found: ${path}`);
-      return { entry: found, info: header };
-    });
-    if (maxBytes > 0 && info.size > maxBytes) {
-      await writeMessage(call, { oid: info.oid, size: info.size, mode: entry.mode, too_large: true });
+    const blob = await repo.findBlob(commit, path);
+    if (maxBytes > 0 && blob.size > maxBytes) {
+      await writeMessage(call, { oid: blob.oid, size: blob.size, mode: blob.mode, too_large: true });
       return;
     }
-    const p = await ctx.pool.acquire(gitDir, { beyondRepositoryCap: info.size > LONG_HOLD_BYTES });
+    const p = await ctx.pool.acquire(repo.gitDir, { beyondRepositoryCap: blob.size > LONG_HOLD_BYTES });
     let clean = false;
     try {
-      p.send([['contents', entry.oid]]);
+      p.send([['contents', blob.oid]]);
       const h = await p.readHeader();
       if (!h) throw notFound(`Path not found: ${path}`);
-      await writeMessage(call, { oid: h.oid, size: h.size, mode: entry.mode });
+      await writeMessage(call, { oid: h.oid, size: h.size, mode: blob.mode });
       for await (const chunk of p.streamBody(h.size, CHUNK)) {
         if (call.cancelled) return;
         await writeMessage(call, { data: chunk });
