@@ -22,6 +22,7 @@ let first: string;
 let second: string;
 let unrelated: string;
 let tree: string;
+let withFiles: string;
 
 function git(...args: string[]): string {
   return execFileSync('git', [`--git-dir=${gitDir}`, ...args], { env }).toString().trim();
@@ -47,6 +48,10 @@ beforeAll(async () => {
   unrelated = git('commit-tree', empty, '-m', 'unrelated');
   tree = empty;
   git('update-ref', 'refs/heads/main', second);
+  const blob = execFileSync('git', [`--git-dir=${gitDir}`, 'hash-object', '-w', '--stdin'], { input: 'hello\n', env }).toString().trim();
+  const dir = execFileSync('git', [`--git-dir=${gitDir}`, 'mktree'], { input: `100644 blob ${blob}\tinner.txt\n`, env }).toString().trim();
+  const top = execFileSync('git', [`--git-dir=${gitDir}`, 'mktree'], { input: `100644 blob ${blob}\thello.txt\n040000 tree ${dir}\tdir\n`, env }).toString().trim();
+  withFiles = git('commit-tree', top, '-m', 'files');
   pool = new CatfilePool();
   repo = new LocalRepository(gitDir, { pool, refs: new RefsCache(), cache: new ReadCaches() });
 });
@@ -100,6 +105,19 @@ describe('LocalRepository reads', () => {
     expect(await refusal(repo.resolveRevision('refs/heads/nope'))).toEqual({ kind: 'not_found', message: 'Ref not found: refs/heads/nope' });
     expect(await refusal(repo.resolveRevision(MISSING))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
     expect(await refusal(repo.readCommit(MISSING))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
+  });
+});
+
+describe('LocalRepository blobs', () => {
+  it('when a path names a file, then findBlob gives its header and readBlob its bytes; a directory or missing path is refused', async () => {
+    const blob = await repo.findBlob(withFiles, 'dir/inner.txt');
+    expect({ size: blob.size, mode: blob.mode, path: blob.path }).toEqual({ size: 6, mode: '100644', path: 'dir/inner.txt' });
+    const chunks: Buffer[] = [];
+    for await (const chunk of repo.readBlob(blob, 4)) chunks.push(chunk);
+    expect(chunks.map((c) => c.toString())).toEqual(['hell', 'o\n']);
+    expect(await refusal(repo.findBlob(withFiles, 'dir'))).toEqual({ kind: 'validation', message: 'Not a file: dir' });
+    expect(await refusal(repo.findBlob(withFiles, 'nope.txt'))).toEqual({ kind: 'not_found', message: 'Path not found: nope.txt' });
+    expect(await refusal(repo.findBlob(MISSING, 'hello.txt'))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
   });
 });
 

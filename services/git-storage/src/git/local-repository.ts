@@ -1,4 +1,4 @@
-import { conflict, notFound, validation } from '@githost/errors';
+import { AppError, conflict, notFound, validation } from '@githost/errors';
 import { ReadCaches, type TreeListing } from '../cache/read-caches.js';
 import type { CatfilePool } from './catfile-pool.js';
 import { runGit } from './command.js';
@@ -27,7 +27,12 @@ export interface BlobHeader {
   oid: string;
   size: number;
   mode: string;
+  /** Where it was found, for the error should it vanish. */
+  path: string;
 }
+
+/** Larger blobs stream on a process outside the repository's cap: a slow client may hold it long. */
+const LONG_HOLD_BYTES = 1024 * 1024;
 
 /** A lock held by housekeeping (pack-refs) or a push is brief: a locked ref is tried again after these waits. */
 const LOCK_RETRY_MS = [25, 75, 200];
@@ -116,8 +121,33 @@ export class LocalRepository {
       p.send([['info', entry.oid]]);
       const header = await p.readHeader();
       if (!header) throw notFound(`Path not found: ${path}`);
-      return { oid: header.oid, size: header.size, mode: entry.mode };
+      return { oid: header.oid, size: header.size, mode: entry.mode, path };
     });
+  }
+
+  /**
+   * A blob's bytes in chunks of at most `chunkBytes`, straight from a cat-file process taken for
+   * this read (beyond the repository's process cap when the blob is large, so a few slow
+   * downloads cannot stall every other read), so a 200 MB blob never sits in memory. Stopping
+   * early leaves the process half-read, so it is killed instead of reused.
+   */
+  async *readBlob(blob: BlobHeader, chunkBytes: number): AsyncGenerator<Buffer, void, undefined> {
+    const { pool } = this.resources;
+    const p = await pool.acquire(this.gitDir, { beyondRepositoryCap: blob.size > LONG_HOLD_BYTES });
+    let clean = false;
+    try {
+      p.send([['contents', blob.oid]]);
+      const h = await p.readHeader();
+      if (!h) throw notFound(`Path not found: ${blob.path}`);
+      yield* p.streamBody(h.size, chunkBytes);
+      clean = true;
+    } catch (err) {
+      // A refusal (not found) is thrown only after its answer was read whole.
+      clean = err instanceof AppError;
+      throw err;
+    } finally {
+      pool.release(p, clean);
+    }
   }
 
   async isAncestor(ancestor: string, descendant: string, signal?: AbortSignal): Promise<boolean> {
