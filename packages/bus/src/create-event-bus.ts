@@ -1,6 +1,6 @@
 import type { Logger } from '@githost/logging';
 import { InProcessEventBus } from './in-process-bus.js';
-import type { EventBus } from './index.js';
+import type { EventBus } from './event-bus.js';
 import { RabbitMqEventBus, type RabbitMqBusOptions } from './rabbitmq-bus.js';
 
 export interface CreateEventBusOptions extends Partial<Omit<RabbitMqBusOptions, 'url'>> {

@@ -3,7 +3,7 @@ import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises
 import path from 'node:path';
 import { validation } from '@githost/errors';
 import type { Logger } from '@githost/logging';
-import type { EventEnvelope } from './index.js';
+import type { EventEnvelope } from './event-bus.js';
 
 /**
  * A durable journal of events for a producer without a database (git-storage, CONTRACT §1). Each

@@ -1,6 +1,6 @@
 import { unavailable } from '@githost/errors';
 import { createLogger, type Logger } from '@githost/logging';
-import type { EventBus, EventEnvelope, EventHandler, SubscribeOptions, Subscription } from './index.js';
+import type { EventBus, EventEnvelope, EventHandler, SubscribeOptions, Subscription } from './event-bus.js';
 import { eventLogFields } from './log-fields.js';
 
 /**

@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from '@githost/logging';
 import type { FileJournal } from './file-journal.js';
-import type { EventBus } from './index.js';
+import type { EventBus } from './event-bus.js';
 import { eventLogFields } from './log-fields.js';
 import { runRelayLoop, type Relay } from './relay-loop.js';
 

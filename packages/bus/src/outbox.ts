@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '@githost/db';
 import { createLogger, type Logger } from '@githost/logging';
-import type { EventBus, EventEnvelope } from './index.js';
+import type { EventBus, EventEnvelope } from './event-bus.js';
 import { eventLogFields } from './log-fields.js';
 import { runRelayLoop, type Relay } from './relay-loop.js';
 

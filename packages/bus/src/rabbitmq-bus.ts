@@ -2,7 +2,7 @@ import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
 import { unavailable } from '@githost/errors';
 import { createLogger, type Logger } from '@githost/logging';
 import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
-import type { EventBus, EventEnvelope, EventHandler, SubscribeOptions, Subscription } from './index.js';
+import type { EventBus, EventEnvelope, EventHandler, SubscribeOptions, Subscription } from './event-bus.js';
 import { RabbitMqSubscription } from './rabbitmq-subscription.js';
 
 /**

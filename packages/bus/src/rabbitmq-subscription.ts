@@ -1,7 +1,7 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from '@githost/logging';
 import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
-import type { EventEnvelope, EventHandler, Subscription } from './index.js';
+import type { EventEnvelope, EventHandler, Subscription } from './event-bus.js';
 import { eventLogFields } from './log-fields.js';
 
 /**

@@ -43,8 +43,6 @@ export interface Identity {
 
 export const IDENTITY_HEADER = 'x-githost-identity';
 export const SIGNATURE_HEADER = 'x-githost-identity-signature';
-/** Headers a client may never set; the gateway strips them before anything else. */
-export const INTERNAL_HEADERS = [IDENTITY_HEADER, SIGNATURE_HEADER] as const;
 
 /** Long enough for a slow 200 MB push to start, short enough that a leaked header soon expires. */
 const MAX_AGE_MS = 5 * 60_000;

@@ -3,6 +3,7 @@ import type { Logger } from '@githost/logging';
 import type { RefPolicySource } from './clients/ref-policies.js';
 import type { ReadCaches } from './cache/read-caches.js';
 import type { CatfilePool } from './git/catfile-pool.js';
+import { LocalRepository } from './git/local-repository.js';
 import type { RefsCache } from './git/refs-cache.js';
 import { repositoryExists } from './git/repository.js';
 import { validateRepositoryId } from './git/validate.js';
@@ -48,6 +49,11 @@ export async function existingRepository(ctx: StorageContext, repositoryId: stri
   if (!(await repositoryExists(gitDir))) throw notFound('Repository not found');
   if (!ctx.housekeeping.seen(gitDir)) ctx.housekeeping.onFirstUse(gitDir);
   return gitDir;
+}
+
+/** An existing repository to run git operations on; NOT_FOUND when there is none. */
+export async function openRepository(ctx: StorageContext, repositoryId: string): Promise<LocalRepository> {
+  return new LocalRepository(await existingRepository(ctx, repositoryId), ctx);
 }
 
 /**

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { buildArgv, runGit } from './command.js';
-import { classifyGitFailure, GitError, GitTimeoutError, NotFoundError, RefLockedError, RefMismatchError } from './errors.js';
+import { classifyGitFailure, GitCancelledError, GitError, GitTimeoutError, NotFoundError, RefLockedError, RefMismatchError } from './errors.js';
 
 describe('buildArgv', () => {
   it('when a request value is given, then it follows --end-of-options and paths follow --', () => {
@@ -66,5 +66,23 @@ describe('classifyGitFailure', () => {
     expect(classifyGitFailure('rev-list', 'fatal: bad object 1111111111111111111111111111111111111111', 128)).toBeInstanceOf(NotFoundError);
     expect(classifyGitFailure('merge-base', 'fatal: Not a valid commit name abc', 128)).toBeInstanceOf(NotFoundError);
     expect(classifyGitFailure('repack', 'fatal: out of memory', 128)).toBeInstanceOf(GitError);
+  });
+});
+
+describe('classifyGitFailure, the words of a missing commit', () => {
+  it('when an object is not a commit, or update-ref is given a non-commit, then NotFoundError; elsewhere update-ref words are not', () => {
+    expect(classifyGitFailure('rev-list', 'error: object 1111111111111111111111111111111111111111 is a tree, not a commit', 128)).toBeInstanceOf(NotFoundError);
+    expect(classifyGitFailure('update-ref', "fatal: update_ref failed for ref 'refs/heads/x': cannot update ref 'refs/heads/x': trying to write non-commit object 1111111111111111111111111111111111111111 to branch 'refs/heads/x'", 128)).toBeInstanceOf(NotFoundError);
+    expect(classifyGitFailure('commit-tree', 'fatal: trying to write non-commit object', 128)).not.toBeInstanceOf(NotFoundError);
+  });
+
+  it('when the caller aborts, then runGit fails with GitCancelledError', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'githost-cmd-'));
+    try {
+      await runGit({ name: 'init', flags: ['--bare', '-q'], args: [dir] });
+      await expect(runGit({ name: 'cat-file', flags: ['--batch'] }, { gitDir: dir, timeoutMs: 0, signal: AbortSignal.abort() })).rejects.toBeInstanceOf(GitCancelledError);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { classifyGitFailure, GitError, GitTimeoutError } from './errors.js';
+import { classifyGitFailure, GitCancelledError, GitError, GitTimeoutError } from './errors.js';
 
 /**
  * The ONE way this service runs git (Gitaly's internal/git/command.go habit). No shell; only
@@ -152,7 +152,7 @@ export function runGit(cmd: GitCommand, opts: GitRunOptions = {}): Promise<GitRe
       child.kill('SIGKILL');
     };
     const timer = timeoutMs > 0 ? setTimeout(() => kill(new GitTimeoutError(`git ${cmd.name} timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
-    const onAbort = () => kill(new GitTimeoutError(`git ${cmd.name} cancelled`));
+    const onAbort = () => kill(new GitCancelledError(`git ${cmd.name} cancelled`));
     if (opts.signal?.aborted) onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
 

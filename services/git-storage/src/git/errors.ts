@@ -28,9 +28,17 @@ export class NotFoundError extends GitError {
   override name = 'NotFoundError';
 }
 
-/** The command ran past its deadline or was cancelled. */
+/** The command was stopped before it finished: it ran past its deadline, or was cancelled. */
 export class GitTimeoutError extends GitError {
   override name = 'GitTimeoutError';
+}
+
+/**
+ * The caller's signal aborted the command (the caller went away). A timeout of the caller's own
+ * choosing, so it is one; callers sharing another caller's run tell it apart to try again.
+ */
+export class GitCancelledError extends GitTimeoutError {
+  override name = 'GitCancelledError';
 }
 
 /** Chooses the typed error for a failed command from what git printed. */
@@ -42,7 +50,11 @@ export function classifyGitFailure(subcommand: string, stderr: string, exitCode:
   if (/Unable to create '.*\.lock': File exists/i.test(stderr) || /cannot lock ref/i.test(stderr)) {
     return new RefLockedError(msg, stderr, exitCode);
   }
-  if (/(Not a valid (object name|commit name)|bad revision|unknown revision|bad object|not a tree object|not a valid object|Invalid revision range)/i.test(stderr)) {
+  if (/(Not a valid (object name|commit name)|bad revision|unknown revision|bad object|not a tree object|not a valid object|Invalid revision range|, not a commit)/i.test(stderr)) {
+    return new NotFoundError(msg, stderr, exitCode);
+  }
+  // update-ref's words for a new value that is missing or not a commit.
+  if (subcommand === 'update-ref' && /(not a valid SHA1|trying to write non-commit|does not point to a valid object)/i.test(stderr)) {
     return new NotFoundError(msg, stderr, exitCode);
   }
   return new GitError(msg, stderr, exitCode);

@@ -70,7 +70,9 @@ export async function installHooks(dataDir: string): Promise<string> {
     // git for ancestry inside the quarantine. Anything else goes to the Node hook, which decides
     // from git's own list. Messages are printed as data, never evaluated.
     'pre-receive': `#!/bin/sh
-# githost: push bounds, then branch and tag protection, decided by @githost/ref-policy
+# githost (written by services/git-storage/src/git/hooks.ts at start): push bounds, then branch and
+# tag protection: the verdicts in $${PUSH_VERDICTS_ENV} (src/hooks/push-check.ts), else the Node hook
+# run at the end (dist/hooks/pre-receive.js, built from src/hooks/pre-receive.ts).
 input=$(cat)
 ${PUSH_BOUNDS}
 if [ -n "$${PUSH_VERDICTS_ENV}" ] && [ "$(printf '%s\\n' "$${PUSH_VERDICTS_ENV}" | cut -d' ' -f1-3)" = "$input" ]; then
@@ -90,7 +92,9 @@ fi
 printf '%s\\n' "$input" | exec ${shellQuote(process.execPath)} ${shellQuote(preReceiveScript())}
 `,
     'post-receive': `#!/bin/sh
-# githost: record updated refs for push events
+# githost (written by services/git-storage/src/git/hooks.ts at start): appends the updated refs to
+# $${PUSH_LOG_ENV}, from which git-storage builds the push events once receive-pack exits
+# (src/http/git-transport.ts).
 if [ -n "$${PUSH_LOG_ENV}" ]; then cat >> "$${PUSH_LOG_ENV}"; else cat > /dev/null; fi
 exit 0
 `,

@@ -193,15 +193,3 @@ export function findEntry(raw: Buffer, name: Buffer): { mode: string; oid: strin
   }
   return undefined;
 }
-
-/** Parses ls-tree --long -z records back (for tests and readers). */
-export function parseLsTree(bytes: Buffer): Array<{ mode: string; type: string; oid: string; size: number | null; name: string }> {
-  const out: Array<{ mode: string; type: string; oid: string; size: number | null; name: string }> = [];
-  for (const rec of bytes.toString('utf8').split('\0')) {
-    if (rec === '') continue;
-    const tab = rec.indexOf('\t');
-    const [mode, type, oid, size] = rec.slice(0, tab).trim().split(/ +/);
-    out.push({ mode: mode!, type: type!, oid: oid!, size: size === '-' ? null : Number(size), name: rec.slice(tab + 1) });
-  }
-  return out;
-}

@@ -1,12 +1,9 @@
-import { notFound, validation } from '@githost/errors';
+import { validation } from '@githost/errors';
 import type { grpc } from '@githost/grpc';
 import type { storage } from '@githost/protos';
 import { signalOf } from './call-signal.js';
-import { compareCommits } from '../git/compare.js';
-import { NotFoundError } from '../git/errors.js';
-import { readCommitObjects } from '../git/objects.js';
 import { validateOid } from '../git/validate.js';
-import { existingRepository, type StorageContext } from '../storage-context.js';
+import { openRepository, type StorageContext } from '../storage-context.js';
 
 const DEFAULT_MAX_COMMITS = 250;
 
@@ -18,20 +15,13 @@ export function compare(ctx: StorageContext) {
     // proto3 has no presence for scalars: 0 means "not set", the default.
     const max = req.max_commits || DEFAULT_MAX_COMMITS;
     if (!Number.isInteger(max) || max < 1 || max > 1000) throw validation('max_commits must be between 1 and 1000');
-    const gitDir = await existingRepository(ctx, req.repository_id);
-    let result;
-    try {
-      result = await compareCommits(gitDir, base, head, max, signalOf(call));
-    } catch (err) {
-      if (err instanceof NotFoundError) throw notFound('Commit not found');
-      throw err;
-    }
-    const commits = await readCommitObjects(ctx.pool, gitDir, result.commitOids);
+    const repo = await openRepository(ctx, req.repository_id);
+    const result = await repo.compare(base, head, max, signalOf(call));
     return {
       merge_base: result.mergeBase,
       ahead_by: result.aheadBy,
       behind_by: result.behindBy,
-      commits: commits.map((c) => ({ oid: c.oid, raw: c.raw })),
+      commits: result.commits.map((c) => ({ oid: c.oid, raw: c.raw })),
     };
   };
 }

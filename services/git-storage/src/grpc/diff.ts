@@ -1,9 +1,8 @@
 import { validation } from '@githost/errors';
 import type { grpc } from '@githost/grpc';
 import type { storage } from '@githost/protos';
-import { streamDiff } from '../git/diff.js';
 import { validateOid } from '../git/validate.js';
-import { existingRepository, type StorageContext } from '../storage-context.js';
+import { openRepository, type StorageContext } from '../storage-context.js';
 import { writeMessage } from './stream-write.js';
 
 const DEFAULT_MAX_FILES = 3000;
@@ -17,8 +16,8 @@ export function diff(ctx: StorageContext) {
     const maxFiles = req.max_files || DEFAULT_MAX_FILES;
     const maxPatchBytes = Number(req.max_patch_bytes) || DEFAULT_MAX_PATCH_BYTES;
     if (maxFiles > 100_000 || maxPatchBytes > 64 * 1024 * 1024) throw validation('Diff limits too large');
-    const gitDir = await existingRepository(ctx, req.repository_id);
-    const files = streamDiff(gitDir, from, to, { maxFiles, maxPatchBytes });
+    const repo = await openRepository(ctx, req.repository_id);
+    const files = repo.diff(from, to, { maxFiles, maxPatchBytes });
     try {
       for (;;) {
         if (call.cancelled) return;

@@ -1,6 +1,6 @@
 import { validation } from '@githost/errors';
 import type { storage } from '@githost/protos';
-import { existingRepository, type StorageContext } from '../storage-context.js';
+import { openRepository, type StorageContext } from '../storage-context.js';
 
 const DEFAULT_PREFIXES = ['refs/heads/', 'refs/tags/'];
 
@@ -9,12 +9,8 @@ export function listRefs(ctx: StorageContext) {
   return async (req: storage.ListRefsRequest__Output): Promise<storage.ListRefsResponse> => {
     const prefixes = req.prefixes.length > 0 ? req.prefixes : DEFAULT_PREFIXES;
     for (const p of prefixes) if (!p.startsWith('refs/') || p.length > 1024) throw validation(`Invalid ref prefix: ${p.slice(0, 100)}`);
-    const gitDir = await existingRepository(ctx, req.repository_id);
-    const refs = await ctx.refs.list(gitDir);
-    return {
-      refs: refs
-        .filter((r) => prefixes.some((p) => r.name.startsWith(p)))
-        .map((r) => ({ name: r.name, target: r.target, peeled: r.type === 'tag' ? r.peeled : '' })),
-    };
+    const repo = await openRepository(ctx, req.repository_id);
+    const refs = await repo.listRefs(prefixes);
+    return { refs: refs.map((r) => ({ name: r.name, target: r.target, peeled: r.type === 'tag' ? r.peeled : '' })) };
   };
 }

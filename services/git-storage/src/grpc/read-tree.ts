@@ -1,14 +1,13 @@
 import type { storage } from '@githost/protos';
-import { readTreeListing } from '../git/objects.js';
 import { validateOid, validatePath } from '../git/validate.js';
-import { existingRepository, type StorageContext } from '../storage-context.js';
+import { openRepository, type StorageContext } from '../storage-context.js';
 
 export function readTree(ctx: StorageContext) {
   return async (req: storage.ReadTreeRequest__Output): Promise<storage.ReadTreeResponse> => {
     const commit = validateOid(req.commit_oid, 'commit id');
     const path = validatePath(req.path, { allowEmpty: true });
-    const gitDir = await existingRepository(ctx, req.repository_id);
-    const listing = await readTreeListing(ctx.pool, ctx.cache, gitDir, commit, path);
+    const repo = await openRepository(ctx, req.repository_id);
+    const listing = await repo.readTree(commit, path);
     return { tree_oid: listing.treeOid, entries: listing.entries, count: listing.count };
   };
 }

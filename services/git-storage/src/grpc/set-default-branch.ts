@@ -1,7 +1,6 @@
 import type { storage } from '@githost/protos';
-import { runGit } from '../git/command.js';
 import { validateBranchName } from '../git/validate.js';
-import { existingRepository, type StorageContext } from '../storage-context.js';
+import { openRepository, type StorageContext } from '../storage-context.js';
 
 /**
  * SetDefaultBranch: HEAD becomes a symbolic ref to refs/heads/<branch>, so a clone checks that
@@ -11,9 +10,8 @@ import { existingRepository, type StorageContext } from '../storage-context.js';
 export function setDefaultBranch(ctx: StorageContext) {
   return async (req: storage.SetDefaultBranchRequest__Output): Promise<storage.SetDefaultBranchResponse> => {
     const branch = validateBranchName(req.branch);
-    const gitDir = await existingRepository(ctx, req.repository_id);
-    await runGit({ name: 'symbolic-ref', args: ['HEAD', `refs/heads/${branch}`] }, { gitDir });
-    ctx.refs.invalidate(gitDir);
+    const repo = await openRepository(ctx, req.repository_id);
+    await repo.setDefaultBranch(branch);
     await ctx.watchers.notify(req.repository_id);
     return {};
   };

@@ -2,7 +2,6 @@ import { validation } from '@githost/errors';
 
 /** Event kinds delivered to webhooks (CONTRACT §9, the bus's routing keys). */
 export const EVENT_KINDS = ['push', 'merge_request', 'merge_request_review', 'merge_request_comment', 'status'] as const;
-export type EventKind = (typeof EVENT_KINDS)[number];
 
 /** merge_request lifecycle actions a webhook can ask for by name (`merge_request.<action>`). */
 export const MERGE_REQUEST_ACTIONS = ['opened', 'edited', 'closed', 'reopened', 'synchronize', 'merged'] as const;

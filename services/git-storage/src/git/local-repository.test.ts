@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { AppError } from '@githost/errors';
+import { ReadCaches } from '../cache/read-caches.js';
+import { CatfilePool } from './catfile-pool.js';
+import { GitCancelledError, GitTimeoutError } from './errors.js';
+import { LocalRepository } from './local-repository.js';
+import { RefsCache } from './refs-cache.js';
+import { ZERO_OID } from './validate.js';
+
+const MISSING = 'd'.repeat(40);
+const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+
+let root: string;
+let gitDir: string;
+let pool: CatfilePool;
+let repo: LocalRepository;
+let first: string;
+let second: string;
+let unrelated: string;
+let tree: string;
+let withFiles: string;
+
+function git(...args: string[]): string {
+  return execFileSync('git', [`--git-dir=${gitDir}`, ...args], { env }).toString().trim();
+}
+
+/** The AppError kind and message a promise rejects with. */
+async function refusal(p: Promise<unknown>): Promise<{ kind: string; message: string }> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof AppError)) throw new Error(`expected an AppError, got ${String(err)}`);
+  return { kind: err.kind, message: err.message };
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'githost-localrepo-'));
+  gitDir = path.join(root, 'r.git');
+  execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', gitDir], { env });
+  const empty = execFileSync('git', [`--git-dir=${gitDir}`, 'mktree'], { input: '', env }).toString().trim();
+  first = git('commit-tree', empty, '-m', 'first');
+  second = git('commit-tree', empty, '-p', first, '-m', 'second');
+  unrelated = git('commit-tree', empty, '-m', 'unrelated');
+  tree = empty;
+  git('update-ref', 'refs/heads/main', second);
+  const blob = execFileSync('git', [`--git-dir=${gitDir}`, 'hash-object', '-w', '--stdin'], { input: 'hello\n', env }).toString().trim();
+  const dir = execFileSync('git', [`--git-dir=${gitDir}`, 'mktree'], { input: `100644 blob ${blob}\tinner.txt\n`, env }).toString().trim();
+  const top = execFileSync('git', [`--git-dir=${gitDir}`, 'mktree'], { input: `100644 blob ${blob}\thello.txt\n040000 tree ${dir}\tdir\n`, env }).toString().trim();
+  withFiles = git('commit-tree', top, '-m', 'files');
+  pool = new CatfilePool();
+  repo = new LocalRepository(gitDir, { pool, refs: new RefsCache(), cache: new ReadCaches() });
+});
+
+afterAll(async () => {
+  pool.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('LocalRepository reads', () => {
+  it('when a commit exists, then listCommits pages its log; when it does not, then not_found names it', async () => {
+    expect((await repo.listCommits(second, 10, 0)).map((c) => c.oid)).toEqual([second, first]);
+    expect((await repo.listCommits(second, 10, 1)).map((c) => c.oid)).toEqual([first]);
+    expect(await refusal(repo.listCommits(MISSING, 10, 0))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
+  });
+
+  it('when the caller cancels, then listCommits fails with a cancellation, which is also a timeout', async () => {
+    const err = await repo.listCommits(first, 5, 0, AbortSignal.abort()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GitCancelledError);
+    expect(err).toBeInstanceOf(GitTimeoutError);
+  });
+
+  it('when a caller joined a page load that its starter cancelled, then it asks again and gets the page', async () => {
+    const starter = new AbortController();
+    const cancelled = repo.listCommits(second, 7, 0, starter.signal).catch((e: unknown) => e);
+    const joined = repo.listCommits(second, 7, 0);
+    starter.abort();
+    expect(await cancelled).toBeInstanceOf(GitCancelledError);
+    expect((await joined).map((c) => c.oid)).toEqual([second, first]);
+  });
+
+  it('when a commit is missing, then ancestry, merge base and compare answer not_found; unrelated histories have no merge base', async () => {
+    expect(await repo.isAncestor(first, second)).toBe(true);
+    expect(await repo.isAncestor(second, first)).toBe(false);
+    expect(await refusal(repo.isAncestor(MISSING, second))).toEqual({ kind: 'not_found', message: 'Commit not found' });
+    expect(await repo.mergeBase(first, second)).toBe(first);
+    expect(await repo.mergeBase(second, unrelated)).toBe('');
+    expect(await refusal(repo.mergeBase(second, MISSING))).toEqual({ kind: 'not_found', message: 'Commit not found' });
+    expect(await refusal(repo.compare(MISSING, second, 10))).toEqual({ kind: 'not_found', message: 'Commit not found' });
+    const cmp = await repo.compare(first, second, 10);
+    expect({ mergeBase: cmp.mergeBase, aheadBy: cmp.aheadBy, behindBy: cmp.behindBy, commits: cmp.commits.map((c) => c.oid) }).toEqual({
+      mergeBase: first,
+      aheadBy: 1,
+      behindBy: 0,
+      commits: [second],
+    });
+  });
+
+  it('when a revision is missing, then resolveRevision and readCommit say which', async () => {
+    expect(await repo.resolveRevision('refs/heads/main')).toBe(second);
+    expect(await refusal(repo.resolveRevision('refs/heads/nope'))).toEqual({ kind: 'not_found', message: 'Ref not found: refs/heads/nope' });
+    expect(await refusal(repo.resolveRevision(MISSING))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
+    expect(await refusal(repo.readCommit(MISSING))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
+  });
+});
+
+describe('LocalRepository blobs', () => {
+  it('when a path names a file, then findBlob gives its header and readBlob its bytes; a directory or missing path is refused', async () => {
+    const blob = await repo.findBlob(withFiles, 'dir/inner.txt');
+    expect({ size: blob.size, mode: blob.mode, path: blob.path }).toEqual({ size: 6, mode: '100644', path: 'dir/inner.txt' });
+    const chunks: Buffer[] = [];
+    for await (const chunk of repo.readBlob(blob, 4)) chunks.push(chunk);
+    expect(chunks.map((c) => c.toString())).toEqual(['hell', 'o\n']);
+    expect(await refusal(repo.findBlob(withFiles, 'dir'))).toEqual({ kind: 'validation', message: 'Not a file: dir' });
+    expect(await refusal(repo.findBlob(withFiles, 'nope.txt'))).toEqual({ kind: 'not_found', message: 'Path not found: nope.txt' });
+    expect(await refusal(repo.findBlob(MISSING, 'hello.txt'))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
+  });
+});
+
+describe('LocalRepository.updateRef', () => {
+  it('when the ref is at the old value, then it moves; when it moved meanwhile, then a conflict', async () => {
+    await repo.updateRef('refs/heads/topic', first, ZERO_OID);
+    expect(git('rev-parse', 'refs/heads/topic')).toBe(first);
+    expect(await refusal(repo.updateRef('refs/heads/topic', second, unrelated))).toEqual({ kind: 'conflict', message: `Ref changed: refs/heads/topic is no longer at ${unrelated}` });
+    expect(await repo.refValue('refs/heads/topic')).toBe(first);
+    await repo.updateRef('refs/heads/topic', ZERO_OID, first);
+    expect(await repo.refValue('refs/heads/topic')).toBe(ZERO_OID);
+  });
+
+  it('when another writer holds the lock for good, then a conflict saying it is being updated', async () => {
+    git('update-ref', 'refs/heads/held', first);
+    const lock = path.join(gitDir, 'refs', 'heads', 'held.lock');
+    await writeFile(lock, '');
+    try {
+      expect(await refusal(repo.updateRef('refs/heads/held', second, first))).toEqual({ kind: 'conflict', message: 'Ref changed: refs/heads/held is being updated' });
+    } finally {
+      await rm(lock, { force: true });
+    }
+    expect(git('rev-parse', 'refs/heads/held')).toBe(first);
+  });
+
+  it('when the new value is not a commit, then not_found names it and the ref stays', async () => {
+    expect(await refusal(repo.updateRef('refs/heads/main', tree, second))).toEqual({ kind: 'not_found', message: `Commit not found: ${tree}` });
+    expect(git('rev-parse', 'refs/heads/main')).toBe(second);
+  });
+
+  it('when a move is asked about, then isForced tells a rewrite from a fast-forward, and an unknown id is not forced', async () => {
+    expect(await repo.isForced(first, second)).toBe(false);
+    expect(await repo.isForced(second, first)).toBe(true);
+    expect(await repo.isForced(MISSING, second)).toBe(false);
+    expect(await repo.isForced(ZERO_OID, second)).toBe(false);
+  });
+});

@@ -1,0 +1,262 @@
+import { AppError, conflict, notFound, validation } from '@githost/errors';
+import { ReadCaches, type TreeListing } from '../cache/read-caches.js';
+import type { CatfilePool } from './catfile-pool.js';
+import { runGit } from './command.js';
+import { compareCommits, type Comparison } from './compare.js';
+import { streamDiff, type DiffFileOut, type DiffLimits } from './diff.js';
+import { GitCancelledError, NotFoundError, RefLockedError, RefMismatchError } from './errors.js';
+import { commitMerge, mergeTree, type MergeTreeResult, type Signature } from './merge.js';
+import { findTreeEntry, readCommitObject, readCommitObjects, readTreeListing, resolveCommitOid, withAnswer } from './objects.js';
+import type { CachedRef, RefsCache } from './refs-cache.js';
+import { ZERO_OID } from './validate.js';
+
+/** What every repository shares: the cat-file processes, the refs cache and the read caches. */
+export interface RepositoryResources {
+  pool: CatfilePool;
+  refs: RefsCache;
+  cache: ReadCaches;
+}
+
+export interface RawCommit {
+  oid: string;
+  raw: Buffer;
+}
+
+export interface BlobHeader {
+  /** The blob's id, size in bytes, and its tree entry's mode as ls-tree prints it. */
+  oid: string;
+  size: number;
+  mode: string;
+  /** Where it was found, for the error should it vanish. */
+  path: string;
+}
+
+/** Larger blobs stream on a process outside the repository's cap: a slow client may hold it long. */
+const LONG_HOLD_BYTES = 1024 * 1024;
+
+/** A lock held by housekeeping (pack-refs) or a push is brief: a locked ref is tried again after these waits. */
+const LOCK_RETRY_MS = [25, 75, 200];
+
+/**
+ * One existing repository and the git operations on it (Gitaly's `localrepo`): the gRPC handlers
+ * call these instead of running git. Arguments were validated by the caller (validate.ts); git's
+ * failures are classified here, so a caller sees an AppError with the CONTRACT §4 message (not
+ * found, conflict), a GitTimeoutError, or an unexpected GitError — never stderr to match.
+ */
+export class LocalRepository {
+  constructor(
+    readonly gitDir: string,
+    private readonly resources: RepositoryResources,
+  ) {}
+
+  /** Refs under any of `prefixes`, sorted by name, from the refs cache. */
+  async listRefs(prefixes: string[]): Promise<CachedRef[]> {
+    const refs = await this.resources.refs.list(this.gitDir);
+    return refs.filter((r) => prefixes.some((p) => r.name.startsWith(p)));
+  }
+
+  /** The value of a ref, or ZERO_OID when there is none. */
+  async refValue(ref: string): Promise<string> {
+    const { stdout, exitCode } = await runGit({ name: 'rev-parse', flags: ['--verify', '--quiet'], args: [ref] }, { gitDir: this.gitDir, okExitCodes: [1] });
+    return exitCode === 0 ? stdout.toString('utf8').trim() : ZERO_OID;
+  }
+
+  /** The commit a full ref name or a hex id names. Refs come from the refs cache; ids (and annotated tags) are peeled by the cat-file pool. */
+  async resolveRevision(revision: string): Promise<string> {
+    if (revision.startsWith('refs/')) {
+      const ref = await this.resources.refs.get(this.gitDir, revision);
+      if (!ref) throw notFound(`Ref not found: ${revision}`);
+      if (ref.type === 'commit') return ref.target;
+      const oid = ref.type === 'tag' ? await resolveCommitOid(this.resources.pool, this.gitDir, ref.target) : null;
+      if (!oid) throw notFound(`Ref not found: ${revision}`);
+      return oid;
+    }
+    const oid = await resolveCommitOid(this.resources.pool, this.gitDir, revision);
+    if (!oid) throw notFound(`Commit not found: ${revision}`);
+    return oid;
+  }
+
+  async readCommit(revision: string): Promise<RawCommit> {
+    const commit = await readCommitObject(this.resources.pool, this.gitDir, revision);
+    if (!commit) throw notFound(`Commit not found: ${revision}`);
+    return commit;
+  }
+
+  /**
+   * A page of the log below `commit` (git log's default order): ids from `rev-list`, objects from
+   * the cat-file pool. The ids below a commit id never change, so the page is cached and callers
+   * asking for it at once share one rev-list.
+   */
+  async listCommits(commit: string, limit: number, offset: number, signal?: AbortSignal): Promise<RawCommit[]> {
+    const page = () => this.resources.cache.logs.fetch(ReadCaches.key(this.gitDir, commit, limit, offset), () => this.revList(commit, limit, offset, signal));
+    let oids: string[];
+    try {
+      oids = await page().catch((err: unknown) => {
+        // The shared load this call joined was cancelled by the caller that started it: ask again.
+        if (err instanceof GitCancelledError && !signal?.aborted) return page();
+        throw err;
+      });
+    } catch (err) {
+      if (err instanceof NotFoundError) throw notFound(`Commit not found: ${commit}`);
+      throw err;
+    }
+    return readCommitObjects(this.resources.pool, this.gitDir, oids);
+  }
+
+  private async revList(commit: string, limit: number, offset: number, signal?: AbortSignal): Promise<string[]> {
+    const { stdout } = await runGit({ name: 'rev-list', flags: [`--max-count=${limit}`, `--skip=${offset}`], args: [commit] }, { gitDir: this.gitDir, timeoutMs: 30_000, signal });
+    return stdout.toString('latin1').split('\n').filter(Boolean);
+  }
+
+  /** The tree at `path` under a commit, in ls-tree --long -z format (cached by tree id). */
+  readTree(commit: string, path: string): Promise<TreeListing> {
+    return readTreeListing(this.resources.pool, this.resources.cache, this.gitDir, commit, path);
+  }
+
+  /** The blob at `path` under a commit: its id, size and mode; a directory or submodule is refused. */
+  findBlob(commit: string, path: string): Promise<BlobHeader> {
+    return withAnswer(this.resources.pool, this.gitDir, async (p) => {
+      const entry = await findTreeEntry(p, this.resources.cache, commit, path);
+      if (entry.mode === '040000' || entry.mode === '160000') throw validation(`Not a file: ${path}`);
+      p.send([['info', entry.oid]]);
+      const header = await p.readHeader();
+      if (!header) throw notFound(`Path not found: ${path}`);
+      return { oid: header.oid, size: header.size, mode: entry.mode, path };
+    });
+  }
+
+  /**
+   * A blob's bytes in chunks of at most `chunkBytes`, straight from a cat-file process taken for
+   * this read (beyond the repository's process cap when the blob is large, so a few slow
+   * downloads cannot stall every other read), so a 200 MB blob never sits in memory. Stopping
+   * early leaves the process half-read, so it is killed instead of reused.
+   */
+  async *readBlob(blob: BlobHeader, chunkBytes: number): AsyncGenerator<Buffer, void, undefined> {
+    const { pool } = this.resources;
+    const p = await pool.acquire(this.gitDir, { beyondRepositoryCap: blob.size > LONG_HOLD_BYTES });
+    let clean = false;
+    try {
+      p.send([['contents', blob.oid]]);
+      const h = await p.readHeader();
+      if (!h) throw notFound(`Path not found: ${blob.path}`);
+      yield* p.streamBody(h.size, chunkBytes);
+      clean = true;
+    } catch (err) {
+      // A refusal (not found) is thrown only after its answer was read whole.
+      clean = err instanceof AppError;
+      throw err;
+    } finally {
+      pool.release(p, clean);
+    }
+  }
+
+  async isAncestor(ancestor: string, descendant: string, signal?: AbortSignal): Promise<boolean> {
+    try {
+      // Exit 1 is the answer "no", not a failure.
+      const { exitCode } = await runGit({ name: 'merge-base', flags: ['--is-ancestor'], args: [ancestor, descendant] }, { gitDir: this.gitDir, okExitCodes: [1], signal });
+      return exitCode === 0;
+    } catch (err) {
+      if (err instanceof NotFoundError) throw notFound('Commit not found');
+      throw err;
+    }
+  }
+
+  /** The best common ancestor; '' for unrelated histories. */
+  async mergeBase(left: string, right: string, signal?: AbortSignal): Promise<string> {
+    try {
+      // Exit 1 with no output: unrelated histories.
+      const { stdout } = await runGit({ name: 'merge-base', args: [left, right] }, { gitDir: this.gitDir, okExitCodes: [1], signal });
+      return stdout.toString('utf8').trim();
+    } catch (err) {
+      if (err instanceof NotFoundError) throw notFound('Commit not found');
+      throw err;
+    }
+  }
+
+  /** Three-dot compare: merge base, ahead/behind counts and head's first `maxCommits` commits, oldest first. */
+  async compare(base: string, head: string, maxCommits: number, signal?: AbortSignal): Promise<Omit<Comparison, 'commitOids'> & { commits: RawCommit[] }> {
+    let result: Comparison;
+    try {
+      result = await compareCommits(this.gitDir, base, head, maxCommits, signal);
+    } catch (err) {
+      if (err instanceof NotFoundError) throw notFound('Commit not found');
+      throw err;
+    }
+    const { commitOids, ...counts } = result;
+    return { ...counts, commits: await readCommitObjects(this.resources.pool, this.gitDir, commitOids) };
+  }
+
+  /** The three-way merge of two commits, written as a tree only (CONTRACT §6). */
+  checkMerge(ours: string, theirs: string, signal?: AbortSignal): Promise<MergeTreeResult> {
+    return mergeTree(this.gitDir, ours, theirs, signal);
+  }
+
+  /**
+   * Writes the merge commit (parents ours, theirs) or the squash commit (ours alone: the merged
+   * tree without the source's history, README "Merge options"). A conflict writes nothing.
+   */
+  async writeMerge(
+    ours: string,
+    theirs: string,
+    commit: { squash: boolean; author: Signature | null | undefined; committer: Signature | null | undefined; message: string },
+    signal?: AbortSignal,
+  ): Promise<{ commit: string; tree: string }> {
+    const r = await mergeTree(this.gitDir, ours, theirs, signal);
+    if (r.unrelated) throw conflict('Refusing to merge unrelated histories', { conflicts: [] });
+    // CONTRACT §6: a conflicting merge is refused with the paths, and nothing is written.
+    if (!r.clean) throw conflict('Merge conflict', { conflicts: r.conflicts });
+    const parents = commit.squash ? [ours] : [ours, theirs];
+    return { commit: await commitMerge(this.gitDir, r.tree, parents, commit.author, commit.committer, commit.message), tree: r.tree };
+  }
+
+  /** The changed files between two commits, one at a time (CONTRACT §5 limits); returning early kills git. */
+  diff(from: string, to: string, limits: DiffLimits): AsyncGenerator<DiffFileOut, { truncated: boolean }> {
+    return streamDiff(this.gitDir, from, to, limits);
+  }
+
+  /**
+   * Whether moving a ref from `before` to `after` rewrites history: both ids set and `before` not
+   * an ancestor of `after`. An id git cannot read is left to the compare-and-swap to refuse (not
+   * found, or changed), so it counts as not forced.
+   */
+  async isForced(before: string, after: string, signal?: AbortSignal): Promise<boolean> {
+    if (before === ZERO_OID || after === ZERO_OID) return false;
+    try {
+      const { exitCode } = await runGit({ name: 'merge-base', flags: ['--is-ancestor'], args: [before, after] }, { gitDir: this.gitDir, okExitCodes: [1], signal });
+      return exitCode === 1;
+    } catch (err) {
+      if (err instanceof NotFoundError) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Compare-and-swap: moves `ref` from `oldOid` to `newOid` (ZERO_OID: create, or delete). A ref
+   * that moved meanwhile is a conflict at once; a locked one is tried again a few times first.
+   */
+  async updateRef(ref: string, newOid: string, oldOid: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (newOid === ZERO_OID) await runGit({ name: 'update-ref', flags: ['-d'], args: [ref, oldOid] }, { gitDir: this.gitDir });
+        else await runGit({ name: 'update-ref', args: [ref, newOid, oldOid] }, { gitDir: this.gitDir });
+        return;
+      } catch (err) {
+        const wait = LOCK_RETRY_MS[attempt];
+        if (err instanceof RefLockedError && wait !== undefined) {
+          await new Promise((r) => setTimeout(r, wait));
+          continue;
+        }
+        if (err instanceof RefMismatchError) throw conflict(`Ref changed: ${ref} is no longer at ${oldOid}`);
+        if (err instanceof RefLockedError) throw conflict(`Ref changed: ${ref} is being updated`);
+        if (err instanceof NotFoundError) throw notFound(`Commit not found: ${newOid}`);
+        throw err;
+      }
+    }
+  }
+
+  /** HEAD becomes a symbolic ref to refs/heads/<branch>, which need not exist yet. */
+  async setDefaultBranch(branch: string): Promise<void> {
+    await runGit({ name: 'symbolic-ref', args: ['HEAD', `refs/heads/${branch}`] }, { gitDir: this.gitDir });
+    this.resources.refs.invalidate(this.gitDir);
+  }
+}
