@@ -54,7 +54,7 @@ export function classifyGitFailure(subcommand: string, stderr: string, exitCode:
     return new NotFoundError(msg, stderr, exitCode);
   }
   // update-ref's words for a new value that is missing or not a commit.
-  if (subcommand === 'update-ref' && /(not a valid SHA1|trying to write non-commit|does not point to a valid object)/i.test(stderr)) {
+  if (subcommand === 'update-ref' && /(not a valid SHA1|trying to write non-commit|does not point to a valid object|with nonexistent object)/i.test(stderr)) {
     return new NotFoundError(msg, stderr, exitCode);
   }
   return new GitError(msg, stderr, exitCode);

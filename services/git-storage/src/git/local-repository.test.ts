@@ -148,6 +148,11 @@ describe('LocalRepository.updateRef', () => {
     expect(git('rev-parse', 'refs/heads/main')).toBe(second);
   });
 
+  it('when the new value names no object at all, then not_found names it and the ref stays', async () => {
+    expect(await refusal(repo.updateRef('refs/heads/main', MISSING, second))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
+    expect(git('rev-parse', 'refs/heads/main')).toBe(second);
+  });
+
   it('when a move is asked about, then isForced tells a rewrite from a fast-forward, and an unknown id is not forced', async () => {
     expect(await repo.isForced(first, second)).toBe(false);
     expect(await repo.isForced(second, first)).toBe(true);
