@@ -4,6 +4,7 @@ import { AppError, toAppError, tooLarge, unauthenticated, unavailable } from '@g
 import { createHttpApp, finish, listen, type Listening } from '@githost/http';
 import { canRead, encodeIdentity, type RepoContext } from '@githost/identity';
 import { createLogger, REQUEST_ID_HEADER, type Logger } from '@githost/logging';
+import type { Service } from '@githost/runtime';
 import type { Config, UpstreamName } from './config.js';
 import { grpcAccountsGateway, type AccountsGateway, type Authentication } from './clients/accounts.js';
 import { cachedAccounts, DEFAULT_TTLS, isRejection, type CacheTtls } from './clients/cached-accounts.js';
@@ -37,15 +38,10 @@ export interface GatewayDeps {
   refVersions?: RefVersions;
 }
 
-export interface Service {
-  start(): Promise<{ httpPort: number }>;
-  stop(): Promise<void>;
-}
-
 const CHALLENGE = 'Basic realm="githost"';
 const API_TIMEOUT_MS = 120_000;
 
-export function createServer(config: Config, deps: GatewayDeps = {}): Service {
+export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ httpPort: number }> {
   const logger = deps.logger ?? createLogger('gateway');
   const metrics = createGatewayMetrics();
   const accounts = cachedAccounts(deps.accounts ?? grpcAccountsGateway(config.accountsGrpcAddress, metrics.grpcClient), { ...DEFAULT_TTLS, ...deps.cacheTtls }, (cache, result) =>

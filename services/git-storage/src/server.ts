@@ -4,6 +4,7 @@ import { createEventBus, FileJournal, startJournalRelay, type EventBus, type Rel
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { grpcClientMetrics, grpcServerMetrics, startGrpcServer, type GrpcListening } from '@githost/grpc';
 import { createLogger, type Logger } from '@githost/logging';
+import type { Service } from '@githost/runtime';
 import { createAccountsClient } from '@githost/protos';
 import { AccountsRefPolicies, type RefPolicySource } from './clients/ref-policies.js';
 import type { Config } from './config.js';
@@ -36,9 +37,7 @@ export interface ServerDeps {
   refPolicies?: RefPolicySource;
 }
 
-export interface Service {
-  start(): Promise<{ httpPort: number; grpcPort: number }>;
-  stop(): Promise<void>;
+export interface GitStorageService extends Service<{ httpPort: number; grpcPort: number }> {
   /** Internals for tests and the testing helpers. */
   readonly context: StorageContext;
   readonly journal: FileJournal;
@@ -46,7 +45,7 @@ export interface Service {
   relay(): Relay | undefined;
 }
 
-export function createServer(config: Config, deps: ServerDeps = {}): Service {
+export function createServer(config: Config, deps: ServerDeps = {}): GitStorageService {
   const logger = deps.logger ?? createLogger('git-storage');
   const dataDir = path.resolve(config.DATA_DIR);
   const registry = createRegistry('git-storage');

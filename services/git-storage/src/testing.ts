@@ -14,7 +14,7 @@ import { accountsProto, createStorageClient, type AccountsServiceHandlers, type 
 import type { RefPolicy } from '@githost/ref-policy';
 import type { Config } from './config.js';
 import { repositoryPath } from './repository-path.js';
-import { createServer, type Service } from './server.js';
+import { createServer, type GitStorageService } from './server.js';
 import { refsChanged } from './storage-context.js';
 
 export interface TestStorage {
@@ -25,7 +25,7 @@ export interface TestStorage {
   config: Config;
   /** The secret smart HTTP requests must be signed with (`encodeIdentity`). */
   secret: string;
-  service: Service;
+  service: GitStorageService;
   /** The fake accounts answering GetRefPolicy (absent when started with accountsGrpcAddress). */
   policies?: FakeRefPolicies;
   /** A ready storage client. */

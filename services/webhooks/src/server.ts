@@ -3,6 +3,7 @@ import type { EventBus, Subscription } from '@githost/bus';
 import { migrate, openDatabase, type Database } from '@githost/db';
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
+import type { Service } from '@githost/runtime';
 import type { Config } from './config.js';
 import { MIGRATIONS } from './db/migrations.js';
 import { WebhookRepository } from './db/webhook-repository.js';
@@ -18,18 +19,13 @@ export interface ServerDeps {
   logger?: Logger;
 }
 
-export interface Service {
-  start(): Promise<{ httpPort?: number; grpcPort?: number }>;
-  stop(): Promise<void>;
-}
-
 const SERVICE = 'webhooks';
 
 /**
  * The webhooks service: management API, event consumer and delivery worker over one database.
  * Nothing is opened until start(), so building it has no side effects.
  */
-export function createServer(config: Config, deps: ServerDeps = {}): Service {
+export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number }> {
   const logger = deps.logger ?? createLogger(SERVICE);
   let db: Database | undefined;
   let bus: EventBus | undefined;
