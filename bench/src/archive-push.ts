@@ -19,7 +19,7 @@ const PUSH_TARGET = 1.3;
 const RULE = { allow_force_pushes: false, allow_deletions: false, required_approvals: 1, required_status_checks: ['ci/build', 'ci/test'], push: 'write' };
 
 /**
- * Issue 10: the `.tar.gz` archive of the bench repository's head through the gateway vs
+ * The `.tar.gz` archive of the bench repository's head through the gateway vs
  * `git archive --format=tar | gzip -n` run directly in the same run (throughput), and a push with
  * protection checks (a rule on the pushed branch) vs the same push over `file://`.
  */

@@ -19,7 +19,7 @@ interface Probe {
   conditional?: boolean;
   /** Sent with the user's bearer token (the gateway authenticates every request). */
   authenticated?: boolean;
-  /** Targets from issue 3, checked against the measured row. */
+  /** Targets (README "Performance"), checked against the measured row. */
   check?: (m: Measured) => boolean;
   target: string;
 }
@@ -39,7 +39,7 @@ interface Measured {
 
 const MiB = 1024 * 1024;
 
-/** Issue 3: browse endpoints under load, beside the same reads done on git directly. */
+/** Browse endpoints under load, beside the same reads done on git directly. */
 export async function benchBrowse(ctx: BenchContext): Promise<Section> {
   const repo = await ctx.repo();
   const k = repo.known;
@@ -168,7 +168,7 @@ export async function benchBrowse(ctx: BenchContext): Promise<Section> {
   if (statuses.length) notes.push(`HTTP statuses under load: ${probes.map((p) => `${p.name}: ${JSON.stringify(measured.get(p)?.load?.statuses ?? {})}`).join('; ')}`);
   return {
     name: 'browse',
-    title: 'Browse (issue 3)',
+    title: 'Browse',
     tables: [
       {
         title: 'Browse endpoints through the gateway vs git on the same objects',

@@ -14,7 +14,7 @@ const QUIET_GIT = { GIT_TERMINAL_PROMPT: '0' };
 const TARGET_RATIO = 1.3;
 const TARGET_RSS = 200 * 1024 * 1024;
 
-/** Issue 2: push and clone of the generated repository through the gateway vs `file://`. */
+/** Push and clone of the generated repository through the gateway vs `file://`. */
 export async function benchClonePush(ctx: BenchContext): Promise<Section> {
   const repo = await ctx.repo();
   await warmPageCache(repo.path);
@@ -62,7 +62,7 @@ export async function benchClonePush(ctx: BenchContext): Promise<Section> {
     ];
     return {
       name: 'clone-push',
-      title: 'Clone and push (issue 2)',
+      title: 'Clone and push',
       tables: [
         {
           title: `git over the gateway vs file:// (targets: ratio <= ${TARGET_RATIO}, service RSS < 200 MiB)`,

@@ -14,7 +14,7 @@ import { fmtMs, fmtRatio, nowMs, summarize, verdict, type Summary } from './stat
 
 const QUIET_GIT = { GIT_TERMINAL_PROMPT: '0' };
 
-/** Issue 4: merge request detail by diff size, and merge latency beside the bare git commands. */
+/** Merge request detail by diff size, and merge latency beside the bare git commands. */
 export async function benchMergeRequests(ctx: BenchContext): Promise<Section> {
   const repo = await ctx.repo();
   const quick = ctx.quick;

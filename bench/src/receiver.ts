@@ -15,7 +15,7 @@ export interface DeliveryRecord {
 
 /**
  * A local webhook target: records every attempt by `X-Githost-Delivery`, answers 200, or 500 to
- * the first attempt of every `failEvery`-th new delivery (the retry phase of issue 5).
+ * the first attempt of every `failEvery`-th new delivery (the retry phase of the webhook bench).
  */
 export class WebhookReceiver {
   readonly deliveries = new Map<string, DeliveryRecord>();

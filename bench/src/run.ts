@@ -10,10 +10,10 @@ import { benchWebhooks } from './webhooks.js';
 
 /** `npm run bench [-- clone-push browse merge-requests webhooks archive-push]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
-  'clone-push': { title: 'Clone and push (issue 2)', run: benchClonePush },
-  browse: { title: 'Browse (issue 3)', run: benchBrowse },
+  'clone-push': { title: 'Clone and push', run: benchClonePush },
+  browse: { title: 'Browse', run: benchBrowse },
   'merge-requests': { title: 'Merge requests', run: benchMergeRequests },
-  webhooks: { title: 'Webhook deliveries (issue 5)', run: benchWebhooks },
+  webhooks: { title: 'Webhook deliveries', run: benchWebhooks },
   'archive-push': { title: 'Archives and protected pushes', run: benchArchivePush },
 };
 

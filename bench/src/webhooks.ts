@@ -39,11 +39,11 @@ interface PhaseResult {
 }
 
 /**
- * Issue 5: push events through the real RabbitMQ to a local receiver. Each pushed ref is one
+ * Push events through the real RabbitMQ to a local receiver. Each pushed ref is one
  * `push` event (CONTRACT §9), so pushes of many refs at once make the 10,000 events; latency runs
  * from the moment the push that changed the ref returned to the receiver's arrival.
  */
-const TITLE = 'Webhook deliveries (issue 5)';
+const TITLE = 'Webhook deliveries';
 const skipped = (why: string): Section => ({ name: 'webhooks', title: TITLE, tables: [], notes: [], skipped: why });
 
 export async function benchWebhooks(ctx: BenchContext): Promise<Section> {

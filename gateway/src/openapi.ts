@@ -15,7 +15,7 @@ export function findOpenApiDocument(): string | undefined {
   return CANDIDATES.map((u) => fileURLToPath(u)).find((file) => existsSync(file));
 }
 
-/** The OpenAPI document as JSON, parsed once at start (issue 6 part 5); no authentication. */
+/** The OpenAPI document as JSON, parsed once at start (README "API description"); no authentication. */
 export function openApiHandler(logger: Logger, file = findOpenApiDocument()): RequestHandler {
   if (!file) {
     logger.warn({ candidates: CANDIDATES.map((u) => fileURLToPath(u)) }, 'openapi.yaml not found: GET /api/openapi.json answers 404');

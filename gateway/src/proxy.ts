@@ -41,6 +41,11 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Request
         res.on('close', () => {
           if (!res.writableFinished) proxyRes.destroy();
         });
+        // And an upstream that dies mid-answer (a killed git-storage) must end the client's answer:
+        // pipe() never ends the destination of a source that broke, so the client would hang.
+        proxyRes.on('close', () => {
+          if (!proxyRes.complete && !res.writableEnded) res.destroy();
+        });
       },
       error: (err, _req, res) => {
         opts.logger.warn({ upstream: name, err }, 'upstream request failed');

@@ -123,7 +123,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
       }));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
-      // Every shard runs before the services that route to them are configured (issue 6 part 3).
+      // Every shard runs before the services that route to them are configured.
       if (stage.some((e) => e.name === 'git-storage')) Object.assign(env, await startExtraShards(shards, env, (name, shardEnv) => startOne(name, 'git-storage', index, shardEnv)));
     }
     await runner.start('gateway', 'gateway', STAGES.length, env, publicServer);

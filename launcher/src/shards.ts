@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Ports } from './processes.js';
 
 /**
- * `shards` git-storage services (issue 6 part 3). The first is the one the
+ * `shards` git-storage services. The first is the one the
  * start stages already run, shard `default` on DATA_DIR itself, so data from before shards keeps
  * working; the others are `shard-1`, `shard-2`, ... on `DATA_DIR/shards/<name>`.
  */

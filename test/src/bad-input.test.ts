@@ -5,7 +5,7 @@ import {
   type TestGithost, type TestUser,
 } from './support/index.js';
 
-/** Issue 2 "Bad input": each one through the gateway, on the embedded defaults. */
+/** Bad input (CONTRACT §4): each one through the gateway, on the embedded defaults. */
 let gh: TestGithost;
 let alice: TestUser;
 

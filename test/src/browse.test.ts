@@ -5,7 +5,7 @@ import {
   type TestGithost, type TestUser,
 } from './support/index.js';
 
-/** Issue 3 through the gateway: repositories pushed with the real git client, answers compared with git. */
+/** Browsing (seed §5) through the gateway: repositories pushed with the real git client, answers compared with git. */
 let gh: TestGithost;
 let alice: TestUser;
 let bob: TestUser;

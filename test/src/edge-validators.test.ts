@@ -3,7 +3,7 @@ import { setLogSink } from '@githost/logging';
 import { addCollaborator, api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, sample, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
 /**
- * Issue 3: the gateway answers a conditional browse read 304 itself while git-storage's ref watch
+ * README "Architecture": the gateway answers a conditional browse read 304 itself while git-storage's ref watch
  * says the repository's refs are unchanged, and never once a push or a lost grant changed the answer.
  */
 

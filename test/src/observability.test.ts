@@ -6,7 +6,7 @@ import { setLogSink } from '@githost/logging';
 import { api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, sample, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
 /**
- * Issue 6 part 4 through the gateway: traffic of every kind, then every service's /metrics shows
+ * Observability (CONTRACT §8) through the gateway: traffic of every kind, then every service's /metrics shows
  * it, and one request id is followed from the gateway into the services, over gRPC and the bus.
  */
 

@@ -8,7 +8,7 @@ import {
 } from './support/index.js';
 
 /**
- * Issue 2's walk-through, exactly as a new user does it, through the gateway with the real git
+ * The README's walk-through, exactly as a new user does it, through the gateway with the real git
  * client: on the embedded defaults (PGlite, in-process bus) and on real Postgres + RabbitMQ.
  */
 describe.each([['embedded' as const], ['real' as const]])('walk-through on the %s backend', (backend) => {

@@ -5,7 +5,7 @@ import { eventually, makeEvent } from './events.js';
 import { AMQP_URL, openAdmin, uniqueName } from './rabbitmq.js';
 import { startTcpProxy } from './tcp-proxy.js';
 
-// "Never lose an event" (issue 5): the broker goes away for longer than publish() waits.
+// "Never lose an event" (CONTRACT §7): the broker goes away for longer than publish() waits.
 describe('outbox and RabbitMQ through a broker outage', () => {
   const exchange = uniqueName('outage');
   const queue = uniqueName('outage-q');

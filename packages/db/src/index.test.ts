@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { createTestDatabase, migrate, openDatabase, splitStatements, type Database } from './index.js';
+
+const execFileAsync = promisify(execFile);
 
 const migrations = [
   { version: 1, name: 'counters', sql: 'CREATE TABLE counters (name text PRIMARY KEY, value integer NOT NULL);\nINSERT INTO counters VALUES (\'a\', 0);' },
@@ -72,5 +77,40 @@ for (const kind of ['postgres', 'pglite'] as const) {
 describe('splitStatements', () => {
   it('when a migration has comments and several statements, then each statement stands alone', () => {
     expect(splitStatements('-- a comment\nCREATE TABLE a (x int);\n\nCREATE INDEX i ON a (x);\n')).toEqual(['CREATE TABLE a (x int)', 'CREATE INDEX i ON a (x)']);
+  });
+});
+
+// In its own process: an unhandled pg 'error' event would end that process, which jest would not notice.
+const SCENARIO = `
+import { openDatabase } from '@githost/db';
+const db = await openDatabase({ url: process.env.URL, schema: 'svc', poolSize: 2 });
+const killer = await openDatabase({ url: process.env.URL, schema: 'svc', poolSize: 1 });
+await db.query('CREATE TABLE IF NOT EXISTS notes (id serial PRIMARY KEY, body text NOT NULL)');
+const outcome = await db.transaction(async (tx) => {
+  const { rows } = await tx.query('SELECT pg_backend_pid() AS pid');
+  await tx.query("INSERT INTO notes (body) VALUES ('lost')");
+  await killer.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+  await new Promise((r) => setTimeout(r, 200));
+  await tx.query('SELECT 1');
+}).then(() => 'committed', (err) => err.kind ?? err.message);
+await db.transaction((tx) => tx.query("INSERT INTO notes (body) VALUES ('kept')"));
+const bodies = (await db.query('SELECT body FROM notes ORDER BY id')).rows.map((r) => r.body);
+console.log(JSON.stringify({ outcome, bodies }));
+await killer.close();
+await db.close();
+`;
+
+describe('a Postgres connection ended inside a transaction', () => {
+  it('when Postgres terminates the backend mid-transaction, then the transaction fails as unavailable, the process lives, and the next one commits', async () => {
+    const t = await createTestDatabase();
+    try {
+      const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', SCENARIO], {
+        env: { ...process.env, URL: t.url, NODE_OPTIONS: '' },
+        cwd: path.dirname(fileURLToPath(import.meta.url)),
+      });
+      expect(JSON.parse(stdout)).toEqual({ outcome: 'unavailable', bodies: ['kept'] });
+    } finally {
+      await t.drop();
+    }
   });
 });

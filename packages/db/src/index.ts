@@ -86,16 +86,27 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
       const client = await pool.connect().catch((err) => {
         throw wrapConnectionError(err);
       });
+      // A checked-out client has no pool listener: without this one, a connection that Postgres
+      // ends mid-transaction (restart, terminated backend) would be an unhandled 'error' and kill
+      // the process. The broken client is destroyed instead of going back to the pool.
+      let broken: Error | undefined;
+      const onError = (err: Error) => {
+        broken = err;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn({ query: (sql, params) => run(client, sql, params) });
         await client.query('COMMIT');
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
+        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+          broken ??= rollbackErr;
+        });
+        throw broken ? unavailable('Database unavailable', err) : wrapConnectionError(err);
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(broken ?? false);
       }
     },
     ping: () => pool.query('SELECT 1').then(() => true, () => false),

@@ -3,7 +3,7 @@ import { ADMIN_TOKEN, Client, startAccounts, type Harness } from './harness.js';
 import { startFakeStorage, type FakeStorage } from './fake-storage.js';
 import { rpc } from './rpc.js';
 
-/** issue 6 part 3: new repositories go to the shard with the fewest, counted from accounts' table. */
+/** Placement (README "Operating"): new repositories go to the shard with the fewest, counted from accounts' table. */
 describe('placing repositories on git-storage shards', () => {
   let a: FakeStorage;
   let b: FakeStorage;

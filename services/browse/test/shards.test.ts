@@ -5,7 +5,7 @@ import { encodeIdentity } from '@githost/identity';
 import { createServer, loadConfig, type BrowseService } from '../src/index.js';
 import { repoContext } from './support/harness.js';
 
-/** issue 6 part 3: browse reads each repository from the shard its record names. */
+/** Sharded storage (README "Operating"): browse reads each repository from the shard its record names. */
 describe('browsing repositories on two git-storage shards', () => {
   const secret = randomBytes(16).toString('hex');
   let a: TestStorage;

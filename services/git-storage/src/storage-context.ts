@@ -46,7 +46,7 @@ export interface PushLimits {
 export async function existingRepository(ctx: StorageContext, repositoryId: string): Promise<string> {
   const gitDir = repositoryPath(ctx.dataDir, validateRepositoryId(repositoryId));
   if (!(await repositoryExists(gitDir))) throw notFound('Repository not found');
-  if (!ctx.housekeeping.seen(gitDir)) ctx.housekeeping.scheduleIfNoCommitGraph(gitDir);
+  if (!ctx.housekeeping.seen(gitDir)) ctx.housekeeping.onFirstUse(gitDir);
   return gitDir;
 }
 

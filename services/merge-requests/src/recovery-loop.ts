@@ -1,17 +1,21 @@
 import type { Logger } from '@githost/logging';
 import type { MergeMetrics } from './metrics.js';
 import { reconcileMergeIntents, type ReconcileDeps } from './domain/reconcile.js';
+import { INTENT_HEARTBEAT_MS } from './db/merge-request-store.js';
 
 export interface RecoveryOptions {
-  /** Intents idle this long belong to a merge that died: a live one plans within a few gRPC
-   *  deadlines of its claim and moves the ref within one deadline (30 s) of planning. */
+  /** Intents idle this long belong to a merge that died: a live merge refreshes its intent every
+   *  INTENT_HEARTBEAT_MS (the store's heartbeat), so five missed beats mean its process is gone. */
   graceMs?: number;
   intervalMs?: number;
 }
 
+const DEFAULT_GRACE_MS = 5 * INTENT_HEARTBEAT_MS;
+const DEFAULT_INTERVAL_MS = 2_000;
+
 /** Runs merge recovery at start-up and then periodically, one pass at a time. */
 export function startRecoveryLoop(deps: ReconcileDeps, logger: Logger, opts: RecoveryOptions = {}, metrics?: MergeMetrics) {
-  const graceMs = opts.graceMs ?? 120_000;
+  const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
   let running: Promise<void> | null = null;
   const pass = () => {
     running ??= reconcileMergeIntents(deps, graceMs)
@@ -25,7 +29,7 @@ export function startRecoveryLoop(deps: ReconcileDeps, logger: Logger, opts: Rec
       });
     return running;
   };
-  const timer = setInterval(() => void pass(), opts.intervalMs ?? 15_000);
+  const timer = setInterval(() => void pass(), opts.intervalMs ?? DEFAULT_INTERVAL_MS);
   timer.unref();
   return {
     /** The start-up pass; awaited so a restarted service has finished old merges before serving. */

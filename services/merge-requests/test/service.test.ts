@@ -248,6 +248,31 @@ describe('merge-requests service on Postgres and git-storage', () => {
     await stack.restart();
   });
 
+  it('when the process that held a merge died, then with default recovery settings the merge request is mergeable again within seconds of the restart', async () => {
+    const r = await makeRepo();
+    const created = await open(r);
+    const db = await openDatabase({ url: stack.config.databaseUrl, schema: 'merge_requests' });
+    // The dead process: claimed and planned, then gone without a heartbeat.
+    const store = new PgMergeRequestStore(db, { heartbeatMs: 3_600_000 });
+    await store.claimMerge({ mr_id: created.body.id as string, repo: { id: r.id, owner: 'alice', name: 'proj', shard: 'default' }, merger_id: 'u-bob', request_id: null });
+    await store.planMerge(created.body.id as string, { target_ref: 'refs/heads/main', old_oid: r.base, new_oid: await tip(r, 'feature'), strategy: 'fast-forward' });
+    await db.close();
+    await stack.restart({ recovery: {} });
+    try {
+      let last = 0;
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline) {
+        last = (await call(r, 'POST', '/merge-requests/1/merge')).status;
+        if (last === 200) break;
+        await new Promise((res) => setTimeout(res, 500));
+      }
+      expect(last).toBe(200);
+      expect((await call(r, 'GET', '/merge-requests/1')).body).toMatchObject({ state: 'merged', merged_sha: await tip(r, 'feature') });
+    } finally {
+      await stack.restart();
+    }
+  });
+
   it('when probed, then ready with its database, bus, git-storage and accounts, and merges are counted in /metrics', async () => {
     const r = await makeRepo();
     await open(r);

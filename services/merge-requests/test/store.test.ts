@@ -90,6 +90,23 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
     expect(await store.completeMerge({ mr_id: mr.id, merged_sha: 'c'.repeat(40), merged_by: 'u9', event: (m) => mergeRequestEvent(m, repo, null) })).toBeNull();
   });
 
+  it('when a live merge holds its intent, then its heartbeat keeps it out of recovery; a dead process\'s intent goes stale', async () => {
+    const live = new PgMergeRequestStore(db, { heartbeatMs: 50 });
+    const dead = new PgMergeRequestStore(db, { heartbeatMs: 3_600_000 }); // claims, then never beats again
+    const mrLive = await store.create(newMr('held by a live merge', 'repo-heartbeat'));
+    const mrDead = await store.create(newMr('held by a dead process', 'repo-heartbeat'));
+    expect(await live.claimMerge({ mr_id: mrLive.id, repo, merger_id: 'u9', request_id: null })).toBe('claimed');
+    expect(await dead.claimMerge({ mr_id: mrDead.id, repo, merger_id: 'u9', request_id: null })).toBe('claimed');
+    await new Promise((r) => setTimeout(r, 1_500));
+    const stale = (await store.staleIntents(1_000)).map((i) => i.mr_id);
+    expect(stale).toContain(mrDead.id);
+    expect(stale).not.toContain(mrLive.id);
+    await live.releaseMerge(mrLive.id);
+    await dead.releaseMerge(mrDead.id);
+    const left = (await store.staleIntents(0)).map((i) => i.mr_id);
+    expect([left.includes(mrLive.id), left.includes(mrDead.id)]).toEqual([false, false]);
+  });
+
   it('when a claim is released, then the merge request can be claimed again', async () => {
     const mr = await store.create(newMr('second'));
     expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: null, request_id: null })).toBe('claimed');

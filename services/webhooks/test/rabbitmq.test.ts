@@ -6,7 +6,7 @@ import { Receiver } from './support/receiver.js';
 import { AMQP_URL, closeConnectionsNamed, deleteTopology, uniqueName } from './support/rabbitmq.js';
 
 /**
- * Never lose an event (issue 5), against the real broker: the service builds its RabbitMQ bus from
+ * Never lose an event (CONTRACT §7), against the real broker: the service builds its RabbitMQ bus from
  * AMQP_URL as in production; a second bus in this process plays the producers.
  */
 describe('webhooks over the real RabbitMQ', () => {

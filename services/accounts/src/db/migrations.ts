@@ -56,7 +56,7 @@ CREATE INDEX collaborators_user_id_idx ON collaborators (user_id);
   {
     version: 2,
     name: 'repositories_shard_index',
-    // Placement counts repositories per shard on every creation (issue 6 part 3).
+    // Placement counts repositories per shard on every creation (README "Operating").
     sql: `CREATE INDEX repositories_shard_idx ON repositories (shard);`,
   },
   {

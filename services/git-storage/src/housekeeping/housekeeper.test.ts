@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,13 +56,13 @@ describe('Housekeeper', () => {
     execFileSync('git', ['clone', '-q', '--bare', repo, fresh], { env });
     const hk = new Housekeeper(createLogger('test'), { delayMs: 10 });
     expect(hk.seen(fresh)).toBe(false);
-    hk.scheduleIfNoCommitGraph(fresh);
+    hk.onFirstUse(fresh);
     expect(hk.seen(fresh)).toBe(true);
     await new Promise((r) => setTimeout(r, 150));
     await hk.whenIdle(fresh);
     expect(existsSync(path.join(fresh, 'objects', 'info', 'commit-graphs', 'commit-graph-chain'))).toBe(true);
     const again = new Housekeeper(createLogger('test'), { delayMs: 10 });
-    again.scheduleIfNoCommitGraph(fresh);
+    again.onFirstUse(fresh);
     await new Promise((r) => setTimeout(r, 150));
     expect(again.runs.get(fresh)).toBeUndefined();
     await hk.stop();
@@ -84,6 +84,29 @@ describe('Housekeeper', () => {
     const second = hk.runNow(repo);
     await Promise.all([first, second]);
     expect(hk.runs.get(repo)).toBe(2);
+    await hk.stop();
+  });
+
+  it('when a killed process left a push quarantine and a temporary pack, then first use removes them and keeps a live push\'s', async () => {
+    const objects = path.join(repo, 'objects');
+    const dead = path.join(objects, 'tmp_objdir-incoming-dead01');
+    mkdirSync(path.join(dead, 'pack'), { recursive: true });
+    writeFileSync(path.join(dead, 'pack', 'tmp_pack_x'), 'half a pack');
+    const deadPack = path.join(objects, 'pack', 'tmp_pack_dead02');
+    writeFileSync(deadPack, 'half a pack');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(dead, hourAgo, hourAgo);
+    utimesSync(deadPack, hourAgo, hourAgo);
+    const hk = new Housekeeper(createLogger('test'), { delayMs: 60_000 });
+    const live = path.join(objects, 'tmp_objdir-incoming-live03');
+    mkdirSync(live);
+    const removed = await hk.pruneAbandonedPushes(repo);
+    expect(removed.sort()).toEqual([deadPack, dead].sort());
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(deadPack)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    expect(g('rev-parse', 'refs/heads/b4')).toMatch(/^[0-9a-f]{40}$/);
+    await rm(live, { recursive: true });
     await hk.stop();
   });
 });

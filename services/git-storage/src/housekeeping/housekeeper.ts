@@ -1,4 +1,4 @@
-import { access, readdir } from 'node:fs/promises';
+import { access, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '@githost/logging';
 import { runGit } from '../git/command.js';
@@ -38,25 +38,49 @@ export class Housekeeper {
   }
 
   private readonly checked = new Set<string>();
+  /** Leftovers older than this process belong to a push that a killed process never finished; the
+   *  margin covers file systems whose timestamps run behind the wall clock by a few ticks. */
+  private readonly abandonedBeforeMs = Date.now() - 2_000;
 
-  /** Whether this process already looked at the repository's commit-graph. */
+  /** Whether this process already looked at the repository. */
   seen(gitDir: string): boolean {
     return this.checked.has(gitDir);
   }
 
   /**
-   * First use of a repository in this process: one that reached the disk some other way (restored,
-   * imported, pushed over file://) gets its commit-graph written soon instead of after its next push.
+   * First use of a repository in this process. One that reached the disk some other way (restored,
+   * imported, pushed over file://) gets its commit-graph written soon instead of after its next
+   * push; the quarantine and temporary packs of a push that a killed process left behind are
+   * removed (git removes its own only when it exits normally).
    */
-  scheduleIfNoCommitGraph(gitDir: string): void {
+  onFirstUse(gitDir: string): void {
     if (this.checked.has(gitDir)) return;
     this.checked.add(gitDir);
+    this.pruneAbandonedPushes(gitDir).catch((err: unknown) => this.logger.warn({ err, git_dir: gitDir }, 'removing an abandoned push failed'));
     const info = path.join(gitDir, 'objects', 'info');
     void Promise.all([access(path.join(info, 'commit-graph')), access(path.join(info, 'commit-graphs', 'commit-graph-chain'))].map((p) => p.then(() => true, () => false))).then(
       ([single, chain]) => {
         if (!single && !chain) this.schedule(gitDir);
       },
     );
+  }
+
+  /** Removes `objects/tmp_objdir-*` quarantines and `tmp_*` packs last written before this process started. */
+  async pruneAbandonedPushes(gitDir: string): Promise<string[]> {
+    const objects = path.join(gitDir, 'objects');
+    const candidates = [
+      ...(await namesIn(objects)).filter((n) => n.startsWith('tmp_objdir-')).map((n) => path.join(objects, n)),
+      ...(await namesIn(path.join(objects, 'pack'))).filter((n) => n.startsWith('tmp_')).map((n) => path.join(objects, 'pack', n)),
+    ];
+    const removed: string[] = [];
+    for (const p of candidates) {
+      const s = await stat(p).catch(() => undefined);
+      if (!s || s.mtimeMs >= this.abandonedBeforeMs) continue;
+      await rm(p, { recursive: true, force: true });
+      removed.push(p);
+    }
+    if (removed.length > 0) this.logger.info({ git_dir: gitDir, removed: removed.length }, 'removed what killed pushes left behind');
+    return removed;
   }
 
   /** The repository was removed: a new one at the same path is looked at afresh. */
@@ -150,4 +174,8 @@ async function countLooseRefs(dir: string): Promise<number> {
   }
   for (const e of entries) n += e.isDirectory() ? await countLooseRefs(path.join(dir, e.name)) : 1;
   return n;
+}
+
+async function namesIn(dir: string): Promise<string[]> {
+  return readdir(dir).catch(() => []);
 }

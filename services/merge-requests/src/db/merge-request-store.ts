@@ -8,13 +8,47 @@ import { COMMENT_COLUMNS, MR_COLUMNS, toActivity, toComment, toIntent, toMergeRe
 
 type Row = Record<string, unknown>;
 
+/** How often a live merge refreshes its intent; recovery's grace (recovery-loop.ts) is several beats. */
+export const INTENT_HEARTBEAT_MS = 2_000;
+
 async function logActivity(tx: Queryable, repoId: string, userId: string | null, action: string, data: Record<string, unknown>): Promise<void> {
   await tx.query('INSERT INTO activity (repo_id, user_id, action, data) VALUES ($1, $2, $3, $4::jsonb)', [repoId, userId, action, JSON.stringify(data)]);
 }
 
 /** MergeRequestStore on Postgres or PGlite (schema `merge_requests`). */
 export class PgMergeRequestStore implements MergeRequestStore {
-  constructor(private readonly db: Database) {}
+  /** Merge intents this process holds. While a merge runs its intent's `updated_at` is refreshed
+   *  every `heartbeatMs`, so recovery (which takes intents idle for its grace) never takes a live
+   *  merge's intent and takes a dead process's within seconds. */
+  private readonly held = new Set<string>();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private readonly heartbeatMs: number;
+
+  constructor(
+    private readonly db: Database,
+    opts: { heartbeatMs?: number } = {},
+  ) {
+    this.heartbeatMs = opts.heartbeatMs ?? INTENT_HEARTBEAT_MS;
+  }
+
+  private hold(mrId: string): void {
+    this.held.add(mrId);
+    this.heartbeat ??= setInterval(() => {
+      if (this.held.size === 0) return;
+      this.db
+        .query('UPDATE merge_intents SET updated_at = clock_timestamp() WHERE mr_id = ANY($1::uuid[])', [[...this.held]])
+        .catch(() => undefined); // the next beat retries; recovery's grace is several beats long
+    }, this.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  private letGo(mrId: string): void {
+    this.held.delete(mrId);
+    if (this.held.size === 0 && this.heartbeat) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+    }
+  }
 
   async create(input: NewMergeRequest, opts: { shard?: string; event?: EventOf<MergeRequest> } = {}): Promise<MergeRequest> {
     return this.db.transaction(async (tx) => {
@@ -84,7 +118,7 @@ export class PgMergeRequestStore implements MergeRequestStore {
   }
 
   async claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'>): Promise<ClaimResult> {
-    return this.db.transaction(async (tx) => {
+    const result: ClaimResult = await this.db.transaction(async (tx) => {
       const mr = await tx.query<{ state: string }>('SELECT state FROM merge_requests WHERE id = $1 FOR UPDATE', [intent.mr_id]);
       if (mr.rows[0]?.state !== 'open') return 'not_open';
       const claimed = await tx.query(
@@ -94,6 +128,8 @@ export class PgMergeRequestStore implements MergeRequestStore {
       );
       return claimed.rows.length === 1 ? 'claimed' : 'not_open';
     });
+    if (result === 'claimed') this.hold(intent.mr_id);
+    return result;
   }
 
   async planMerge(mrId: string, plan: { target_ref: string; old_oid: string; new_oid: string; strategy: MergeStrategy }): Promise<boolean> {
@@ -105,10 +141,12 @@ export class PgMergeRequestStore implements MergeRequestStore {
   }
 
   async releaseMerge(mrId: string): Promise<void> {
+    this.letGo(mrId);
     await this.db.query('DELETE FROM merge_intents WHERE mr_id = $1', [mrId]);
   }
 
   async completeMerge(c: MergeCompletion): Promise<MergeRequest | null> {
+    this.letGo(c.mr_id);
     return this.db.transaction(async (tx) => {
       const updated = await tx.query<Row>(
         `UPDATE merge_requests SET state = 'merged', merged_sha = $2, merged_by = $3, updated_at = clock_timestamp()

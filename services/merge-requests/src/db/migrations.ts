@@ -70,7 +70,7 @@ CREATE TABLE merge_intents (
 `,
   },
   { version: 2, name: 'event outbox', sql: OUTBOX_MIGRATION_SQL },
-  // Recovery finishes a merge on the repository's git-storage shard (issue 6 part 3); intents
+  // Recovery finishes a merge on the repository's git-storage shard (README "Operating"); intents
   // written before shards existed were all on `default`.
   { version: 3, name: 'merge intent shard', sql: `ALTER TABLE merge_intents ADD COLUMN repo_shard text NOT NULL DEFAULT 'default';` },
   // A merge request follows its source branch (README "Decisions"): `head_sha` is the source tip

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { parseRetryAfter, type AttemptOutcome } from '../domain/retry-policy.js';
 import { guardedLookup, REFUSED_CODE, refuseLiteralAddress } from './guarded-lookup.js';
 
-/** How much of a receiver's answer is kept (issue 5): enough to debug, never a whole download. */
+/** How much of a receiver's answer is kept (CONTRACT §7): enough to debug, never a whole download. */
 export const MAX_RESPONSE_BODY_BYTES = 4096;
 
 export interface SendOptions {

@@ -1,5 +1,5 @@
 /**
- * A webhook whose deliveries have failed this many times in a row is switched off (issue 5), so a
+ * A webhook whose deliveries have failed this many times in a row is switched off (CONTRACT §7), so a
  * receiver that is gone for good stops collecting work; the flag shows in the webhook list.
  */
 export const DEACTIVATE_AFTER_CONSECUTIVE_FAILURES = 20;

@@ -1,7 +1,7 @@
 import { validation } from '@githost/errors';
 import { parseEvents } from './events.js';
 
-/** Longest delivery URL accepted; longer ones are refused rather than stored (issue 5, bad input). */
+/** Longest delivery URL accepted; longer ones are refused rather than stored (CONTRACT §7). */
 export const MAX_URL_LENGTH = 2048;
 
 export interface NewWebhook {

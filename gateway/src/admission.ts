@@ -1,0 +1,118 @@
+import type { Request, Response } from 'express';
+import { AppError, tooLarge, unauthenticated } from '@githost/errors';
+import type { Principal, RepoContext } from '@githost/identity';
+import { REQUEST_ID_HEADER } from '@githost/logging';
+import type { Authentication } from './clients/accounts.js';
+import { isRejection, type CachedAccountsGateway } from './clients/cached-accounts.js';
+import { parseAuthorization, type Credential } from './credentials.js';
+import { denyAnonymous, denyRepository, type Denial } from './domain/access.js';
+import { capPermission, denyScope } from './domain/scopes.js';
+import { declaredTooLarge } from './body-limit.js';
+import { markChallenged, type RateClient, type RateLimitGate } from './rate-limit.js';
+import { matchRoute, splitTarget, type RouteMatch } from './routes.js';
+import { staleAccessAfter } from './stale-access.js';
+import type { Admission } from './request-state.js';
+
+const CHALLENGE = 'Basic realm="githost"';
+
+export interface AdmissionDeps {
+  accounts: CachedAccountsGateway;
+  withinRateLimit: RateLimitGate;
+}
+
+/** Resolves to what the request was admitted as, or undefined when it has been answered already
+ *  (429); every refusal rejects with an AppError. */
+export type Admit = (req: Request, res: Response) => Promise<Admission | undefined>;
+
+/**
+ * Decides whether a request gets in and as whom, in the order README "What it does to a request"
+ * gives: authentication, rate limit, route, credential and scope checks, declared body size,
+ * repository access. Changes nothing on the request but the challenge header; forwarding signs it.
+ */
+export function createAdmission({ accounts, withinRateLimit }: AdmissionDeps): Admit {
+  return async (req, res) => {
+    const target = splitTarget(req.url);
+    const route = target && matchRoute(req.method, target.path, target.query);
+    // Low-cardinality label for the shared HTTP latency histogram: which service, which surface.
+    if (route) res.locals.routeLabel = `${route.upstream}/${route.surface}`;
+    const requestId = String(req.headers[REQUEST_ID_HEADER]);
+
+    // CONTRACT §9 Access: a present but invalid credential is 401 everywhere, before any lookup.
+    let invalidCredential: AppError | undefined;
+    const credential = parseAuthorization(req.headers.authorization);
+    const refuse = (denial: Denial): never => {
+      if (denial.challenge) res.setHeader('WWW-Authenticate', CHALLENGE);
+      // A git client's credential-less first leg: it comes back with its token, so the address's
+      // git budget gives this one back (README "Rate limits").
+      if (denial.challenge && credential.kind === 'none' && route?.surface === 'git') markChallenged(res);
+      throw denial.error;
+    };
+    const authentication = await authenticate(accounts, credential, requestId).catch((err: unknown) => {
+      if (err instanceof AppError && err.kind === 'unauthenticated') {
+        invalidCredential = err;
+        return null;
+      }
+      throw err;
+    });
+    const principal = authentication?.principal ?? null;
+    // Counted before anything else is looked up; a bad credential counts against the address.
+    const client: RateClient = principal && credential.kind === 'token' ? { token: credential.token } : { anonymous: true, credential: credential.kind !== 'none' };
+    if (!(await withinRateLimit(req, res, client, route?.surface === 'git' ? 'git' : 'api'))) return undefined;
+    if (invalidCredential) refuse({ error: invalidCredential, challenge: route?.surface === 'git' });
+    if (!route) throw new AppError('not_found', 'Not found');
+    const anonymousDenial = denyAnonymous(route, principal);
+    if (anonymousDenial) refuse(anonymousDenial);
+    const scopeDenial = denyScope(route, req.method, authentication);
+    if (scopeDenial) refuse(scopeDenial);
+    if (route.surface !== 'git' && declaredTooLarge(req)) throw tooLarge('Request body too large');
+
+    const repo = route.repo ? await repositoryAccess(accounts, route, principal, authentication, requestId, refuse) : null;
+    const staleOnSuccess = staleAccessAfter(req.method, target!.path, route, principal, repo, accounts);
+    return { route, principal, repo, requestId, ...(staleOnSuccess ? { staleOnSuccess } : {}) };
+  };
+}
+
+async function authenticate(accounts: CachedAccountsGateway, credential: Credential, requestId: string): Promise<Authentication | null> {
+  if (credential.kind === 'none') return null;
+  if (credential.kind === 'malformed') throw unauthenticated();
+  try {
+    return await accounts.authenticate(credential.token, requestId);
+  } catch (err) {
+    if (err instanceof AppError && isRejection(err)) throw unauthenticated();
+    throw err;
+  }
+}
+
+/** The repository the route names with the caller's (capped) permission; refuses when the caller
+ *  may not have it. */
+async function repositoryAccess(
+  accounts: CachedAccountsGateway,
+  route: RouteMatch,
+  principal: Principal | null,
+  authentication: Authentication | null,
+  requestId: string,
+  refuse: (denial: Denial) => never,
+): Promise<RepoContext | null> {
+  const { owner, name } = route.repo!;
+  const lookup = (fresh: boolean) =>
+    accounts.authorize(principal, owner, name, requestId, fresh).then(
+      (found) => capPermission(found, authentication),
+      (err: unknown) => {
+        // A name accounts rejects as malformed cannot exist either.
+        if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return null;
+        // A user suspended since their token's answer was cached (README "Users and tokens").
+        if (err instanceof AppError && err.kind === 'unauthenticated') refuse({ error: unauthenticated(), challenge: route.surface === 'git' });
+        throw err;
+      },
+    );
+  let repo = await lookup(false);
+  let repoDenial = denyRepository(route, principal, repo);
+  // A cached answer may predate a grant (a collaborator just added): deny only on a fresh one.
+  // Not-found answers are never cached, so they are fresh already.
+  if (repoDenial && repo !== null) {
+    repo = await lookup(true);
+    repoDenial = denyRepository(route, principal, repo);
+  }
+  if (repoDenial) refuse(repoDenial);
+  return repo;
+}

@@ -1,0 +1,45 @@
+import type { IncomingMessage } from 'node:http';
+import type { Principal, RepoContext } from '@githost/identity';
+import type { UpstreamName } from './config.js';
+import type { Pending } from './edge-validators.js';
+import type { RouteMatch } from './routes.js';
+
+/** What admission decided about a request: where it goes and as whom. */
+export interface Admission {
+  route: RouteMatch;
+  /** The caller a valid credential names; null when anonymous. */
+  principal: Principal | null;
+  /** The repository the route names, with the caller's permission; null on routes without one. */
+  repo: RepoContext | null;
+  requestId: string;
+  /** Drops the cached access this request's success makes stale; run once a 2xx answer arrives. */
+  staleOnSuccess?: () => void;
+}
+
+/**
+ * Everything the gateway knows about one admitted request, read again when the upstream answers
+ * (the proxy's shard router and answer hook see only the request) and when the answer is counted.
+ */
+export interface RequestState extends Admission {
+  /** A browse read whose 200 answer's validators the edge keeps, with the refs version read before forwarding. */
+  edgePending?: Pending;
+  /** Set when the request is handed to its upstream's proxy. */
+  forwardedTo?: UpstreamName;
+  /** Answered 304 by the edge itself. */
+  answeredAtEdge?: boolean;
+}
+
+// Keyed by the request object, so the state goes with it; never exposed as a header or a field a
+// client could set.
+const states = new WeakMap<IncomingMessage, RequestState>();
+
+export function attachState(req: IncomingMessage, admission: Admission): RequestState {
+  const state: RequestState = { ...admission };
+  states.set(req, state);
+  return state;
+}
+
+/** The request's state; undefined until it is admitted (refused requests have none). */
+export function stateOf(req: IncomingMessage): RequestState | undefined {
+  return states.get(req);
+}
