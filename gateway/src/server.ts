@@ -3,6 +3,7 @@ import type { ErrorRequestHandler } from 'express';
 import { toAppError, unavailable } from '@githost/errors';
 import { createHttpApp, finish, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
+import type { Service } from '@githost/runtime';
 import type { Config } from './config.js';
 import { grpcAccountsGateway, type AccountsGateway } from './clients/accounts.js';
 import { cachedAccounts, DEFAULT_TTLS, type CacheTtls } from './clients/cached-accounts.js';
@@ -32,12 +33,7 @@ export interface GatewayDeps {
   refVersions?: RefVersions;
 }
 
-export interface Service {
-  start(): Promise<{ httpPort: number }>;
-  stop(): Promise<void>;
-}
-
-export function createServer(config: Config, deps: GatewayDeps = {}): Service {
+export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ httpPort: number }> {
   const logger = deps.logger ?? createLogger('gateway');
   const metrics = createGatewayMetrics();
   const accounts = cachedAccounts(deps.accounts ?? grpcAccountsGateway(config.accountsGrpcAddress, metrics.grpcClient), { ...DEFAULT_TTLS, ...deps.cacheTtls }, (cache, result) =>

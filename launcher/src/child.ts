@@ -1,9 +1,10 @@
-import { createServer as createHttpServer } from 'node:http';
-import type { Server } from 'node:net';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { Server as NetServer } from 'node:net';
 import { ConfigError } from '@githost/config';
 import { createLogger } from '@githost/logging';
 import { PUBLIC_SERVER_MESSAGE, type ChildMessage } from './processes.js';
-import { asServiceModule, loadService, type RunnableService } from './services.js';
+import type { Service } from '@githost/runtime';
+import { loadService, type LaunchDeps } from './services.js';
 
 /**
  * One service in its own process (GITHOST_PROCESS_PER_SERVICE), forked by the launcher:
@@ -58,16 +59,15 @@ function publicServer(): Promise<Server> {
       process.off('message', onMessage);
       const server = createHttpServer();
       server.once('error', reject);
-      server.listen(handle as Server, () => resolve(server));
+      server.listen(handle as NetServer, () => resolve(server));
     };
     process.on('message', onMessage);
   });
 }
 
-async function start(): Promise<RunnableService | undefined> {
-  const mod = asServiceModule(await loadService(moduleName));
-  if (!mod) return undefined;
-  const deps: Record<string, unknown> = { logger };
+async function start(): Promise<Service> {
+  const mod = await loadService(moduleName);
+  const deps: LaunchDeps = { logger };
   if (moduleName === 'gateway') deps.server = await publicServer();
   const service = mod.createServer(mod.loadConfig(process.env), deps);
   const ports = await service.start();
@@ -80,10 +80,7 @@ process.on('SIGTERM', () => void stop('SIGTERM'));
 process.on('SIGINT', () => void stop('SIGINT'));
 process.on('disconnect', () => void stop('the launcher is gone (IPC channel closed)'));
 try {
-  if (!(await starting)) {
-    await report({ type: 'skipped' });
-    process.exit(0);
-  }
+  await starting;
 } catch (err) {
   const config = err instanceof ConfigError;
   if (!config) logger.fatal({ err }, `${name} could not start`);

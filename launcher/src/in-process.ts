@@ -2,14 +2,15 @@ import type { Server } from 'node:http';
 import type { EventBus } from '@githost/bus';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Ports, ServiceProcess } from './processes.js';
-import { asServiceModule, loadService, type RunnableService } from './services.js';
+import type { Service } from '@githost/runtime';
+import { loadService, type LaunchDeps, type LaunchedModule } from './services.js';
 
 /**
  * Every service in the launcher's process (the default, CONTRACT §2 embedded mode), sharing one
  * event bus: the in-process one unless AMQP_URL is set.
  */
 export class InProcessServices {
-  private readonly running: { name: string; service: RunnableService }[] = [];
+  private readonly running: { name: string; service: Service }[] = [];
   private busP: Promise<EventBus> | undefined;
   private stopping: Promise<void> | undefined;
   /** Nothing runs apart from the launcher, so nothing can die on its own. */
@@ -19,16 +20,16 @@ export class InProcessServices {
     private readonly amqpUrl: string | undefined,
     private readonly exchange: string | undefined,
     private readonly logger: Logger,
+    private readonly load: (module: string) => Promise<LaunchedModule> = loadService,
   ) {}
 
   list(): ServiceProcess[] {
     return [];
   }
 
-  async start(name: string, module: string, _stage: number, env: NodeJS.ProcessEnv, publicServer?: Server): Promise<Ports | undefined> {
-    const mod = asServiceModule(await loadService(module));
-    if (!mod) return undefined;
-    const deps: Record<string, unknown> = { logger: createLogger(module) };
+  async start(name: string, module: string, _stage: number, env: NodeJS.ProcessEnv, publicServer?: Server): Promise<Ports> {
+    const mod = await this.load(module);
+    const deps: LaunchDeps = { logger: createLogger(module) };
     if (publicServer) deps.server = publicServer;
     else deps.bus = await this.bus();
     const service = mod.createServer(mod.loadConfig(env), deps);

@@ -37,7 +37,7 @@ export interface RunningGithost {
   port: number;
   adminToken: string;
   dataDir: string;
-  /** Names of the services running behind the gateway (those implemented so far). */
+  /** Names of the services running behind the gateway. */
   services: string[];
   /** The launcher, then each service's child process when processPerService. */
   processes: ServiceProcess[];
@@ -107,10 +107,9 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   };
 
   const started: string[] = [];
-  const startOne = async (name: string, module: string, stage: number, startEnv: NodeJS.ProcessEnv): Promise<Ports | undefined> => {
+  const startOne = async (name: string, module: string, stage: number, startEnv: NodeJS.ProcessEnv): Promise<Ports> => {
     const ports = await runner.start(name, module, stage, startEnv);
-    if (ports) started.push(name);
-    else logger.warn({ service: name }, 'service not implemented yet: skipped');
+    started.push(name);
     return ports;
   };
   try {
@@ -120,7 +119,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
         const port = reserved.get(entry.name);
         await port?.release();
         const ports = await startOne(entry.name, entry.name, index, port ? { ...stageEnv, GRPC_PORT: String(port.port) } : stageEnv);
-        if (ports) Object.assign(env, entry.exports(ports));
+        Object.assign(env, entry.exports(ports));
       }));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;

@@ -4,16 +4,13 @@ import type { Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, env, loadConfig, z } from '@githost/config';
 import type { Logger } from '@githost/logging';
+import type { ServicePorts } from '@githost/runtime';
 
-export interface Ports {
-  httpPort?: number;
-  grpcPort?: number;
-}
+export type Ports = ServicePorts;
 
 /** What a service child tells the launcher over IPC, once. */
 export type ChildMessage =
   | { type: 'started'; ports: Ports }
-  | { type: 'skipped' }
   | { type: 'failed'; message: string; config: boolean };
 
 /** Sent to the gateway child with the public server's handle, which it serves on. */
@@ -91,18 +88,18 @@ export class ServiceProcesses {
 
   /**
    * Forks `module` (a STAGES name, or `gateway`) as `name` with `env` as its whole environment;
-   * resolves with its ports once it serves, undefined when its package exports no server yet.
+   * resolves with its ports once it serves.
    * `publicServer` goes to the gateway, which serves on that already bound port.
    */
-  start(name: string, module: string, stage: number, childEnv: NodeJS.ProcessEnv, publicServer?: Server): Promise<Ports | undefined> {
+  start(name: string, module: string, stage: number, childEnv: NodeJS.ProcessEnv, publicServer?: Server): Promise<Ports> {
     if (this.stopping) return Promise.reject(new Error(`githost is stopping: ${name} not started`));
     const proc = fork(this.entry, [module, name], { env: childEnv, detached: true });
     let settle: ((err: Error | undefined, ports?: Ports) => void) | undefined;
-    const started = new Promise<Ports | undefined>((resolve, reject) => {
+    const started = new Promise<Ports>((resolve, reject) => {
       settle = (err, ports) => {
         settle = undefined;
         if (err) reject(err);
-        else resolve(ports);
+        else resolve(ports ?? {});
       };
     });
     const child: Child = {
@@ -124,8 +121,7 @@ export class ServiceProcesses {
       if (message.type === 'started') {
         child.running = true;
         settle?.(undefined, message.ports);
-      } else if (message.type === 'skipped') settle?.(undefined, undefined);
-      else if (message.type === 'failed') settle?.(message.config ? new ConfigError(message.message) : new Error(`${name} could not start: ${message.message}`));
+      } else if (message.type === 'failed') settle?.(message.config ? new ConfigError(message.message) : new Error(`${name} could not start: ${message.message}`));
     });
     if (publicServer) proc.send(PUBLIC_SERVER_MESSAGE, publicServer);
     return started;

@@ -1,16 +1,33 @@
 import { describe, expect, it } from '@jest/globals';
-import { asServiceModule, STAGES } from './services.js';
+import { createLogger } from '@githost/logging';
+import { InProcessServices } from './in-process.js';
+import { asServiceModule, loadService, STAGES } from './services.js';
 
 describe('service modules', () => {
-  it('when a package does not export createServer and loadConfig yet, then it is not runnable', () => {
-    expect(asServiceModule({})).toBeUndefined();
-    expect(asServiceModule({ loadConfig: () => ({}) })).toBeUndefined();
-    expect(asServiceModule(undefined)).toBeUndefined();
+  it('when a package does not export createServer and loadConfig, then it is no service and says which is missing', () => {
+    expect(() => asServiceModule('browse', {})).toThrow('browse: its package exports no loadConfig and no createServer function: it cannot be started');
+    expect(() => asServiceModule('browse', { loadConfig: () => ({}) })).toThrow('browse: its package exports no createServer function: it cannot be started');
+    expect(() => asServiceModule('browse', undefined)).toThrow(/browse: its package exports no loadConfig/);
   });
 
   it('when it does, then it is used as is', () => {
     const mod = { loadConfig: () => ({}), createServer: () => ({ start: async () => ({}), stop: async () => undefined }) };
-    expect(asServiceModule(mod)).toBe(mod);
+    expect(asServiceModule('browse', mod)).toBe(mod);
+  });
+
+  it('when every package is loaded, then each one is a service', async () => {
+    for (const name of [...STAGES.flat().map((s) => s.name), 'gateway']) {
+      const mod = await loadService(name);
+      expect([name, typeof mod.loadConfig, typeof mod.createServer]).toEqual([name, 'function', 'function']);
+    }
+    await expect(loadService('nothing')).rejects.toThrow('no service named "nothing"');
+  });
+
+  it('when a service package has a broken export, then starting it fails instead of skipping it', async () => {
+    const broken = async () => ({ loadConfig: () => ({}), createServer: 'not a function' });
+    const services = new InProcessServices(undefined, undefined, createLogger('launcher-test'), (module) => loadService(module, broken));
+    await expect(services.start('webhooks', 'webhooks', 2, {})).rejects.toThrow('webhooks: its package exports no createServer function: it cannot be started');
+    await services.stop();
   });
 
   it('when services start, then each stage only needs addresses from the stages before it', () => {

@@ -1,23 +1,28 @@
+import type { Server } from 'node:http';
+import type { EventBus } from '@githost/bus';
+import type { Logger } from '@githost/logging';
+import type { ServiceModule } from '@githost/runtime';
+
 /**
  * The services the launcher runs, in start order: each one's addresses go into the environment
  * the later ones are configured from (accounts needs git-storage's gRPC address; the gateway
  * needs everybody). The one address needed the other way round (git-storage -> accounts) is a
- * reserved port (`reserveGrpcPort`). A package whose index does not export `createServer` yet is skipped, so the
- * launcher runs whatever has landed.
+ * reserved port (`reserveGrpcPort`). Every package's index is a `ServiceModule`.
  */
-export interface RunnableService {
-  start(): Promise<{ httpPort?: number; grpcPort?: number }>;
-  stop(): Promise<void>;
+
+/** What the launcher hands every service: its logger, and the shared bus (the services) or the
+ *  already bound public server (the gateway). */
+export interface LaunchDeps {
+  logger: Logger;
+  bus?: EventBus;
+  server?: Server;
 }
 
-export interface ServiceModule {
-  loadConfig(env: NodeJS.ProcessEnv): unknown;
-  createServer(config: unknown, deps?: Record<string, unknown>): RunnableService;
-}
+export type LaunchedModule = ServiceModule<unknown, LaunchDeps>;
 
 export interface ServiceEntry {
   name: string;
-  load(): Promise<unknown>;
+  load(): Promise<LaunchedModule>;
   /** Environment variables other services read to reach this one. */
   exports(ports: { httpPort?: number; grpcPort?: number }): Record<string, string>;
   /** An earlier stage needs this service's gRPC address too (git-storage reads accounts' protection
@@ -57,15 +62,24 @@ export const STAGES: ServiceEntry[][] = [
   ],
 ];
 
-export function asServiceModule(mod: unknown): ServiceModule | undefined {
-  const m = mod as Partial<ServiceModule> | undefined;
-  return typeof m?.createServer === 'function' && typeof m.loadConfig === 'function' ? (m as ServiceModule) : undefined;
+/** The types check every package at build time; this checks what was really loaded (a stale or
+ *  broken build), so a service that cannot run fails the start instead of being left out. */
+export function asServiceModule(name: string, mod: unknown): LaunchedModule {
+  const m = mod as Partial<LaunchedModule> | undefined;
+  const missing = (['loadConfig', 'createServer'] as const).filter((f) => typeof m?.[f] !== 'function');
+  if (missing.length > 0) throw new Error(`${name}: its package exports no ${missing.join(' and no ')} function: it cannot be started`);
+  return m as LaunchedModule;
 }
 
 /** A STAGES service's package, or the gateway's (started last, by name). */
-export function loadService(module: string): Promise<unknown> {
+function importPackage(module: string): Promise<LaunchedModule> {
   if (module === 'gateway') return import('@githost/gateway');
   const entry = STAGES.flat().find((e) => e.name === module);
   if (!entry) return Promise.reject(new Error(`no service named ${JSON.stringify(module)}`));
   return entry.load();
+}
+
+/** `module`'s package, checked to be a service. */
+export async function loadService(module: string, load: (module: string) => Promise<unknown> = importPackage): Promise<LaunchedModule> {
+  return asServiceModule(module, await load(module));
 }

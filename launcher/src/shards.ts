@@ -44,11 +44,10 @@ export function shardEnv(shards: ShardAddresses[]): Record<string, string> {
  * after the other through `start` (in this process or as child processes), and returns the
  * variables that wire all of them into the later services.
  */
-export async function startExtraShards(count: number, env: NodeJS.ProcessEnv, start: (name: string, env: NodeJS.ProcessEnv) => Promise<Ports | undefined>): Promise<Record<string, string>> {
+export async function startExtraShards(count: number, env: NodeJS.ProcessEnv, start: (name: string, env: NodeJS.ProcessEnv) => Promise<Ports>): Promise<Record<string, string>> {
   const shards: ShardAddresses[] = [{ name: 'default', grpc: env.GIT_STORAGE_GRPC_ADDR as string, http: env.GIT_STORAGE_HTTP_URL }];
   for (const name of extraShardNames(count)) {
     const ports = await start(`git-storage ${name}`, { ...env, DATA_DIR: shardDataDir(env.DATA_DIR as string, name) });
-    if (!ports) throw new Error('git-storage is not available: cannot start more than one shard');
     shards.push({ name, grpc: `127.0.0.1:${ports.grpcPort}`, http: ports.httpPort ? `http://127.0.0.1:${ports.httpPort}` : undefined });
   }
   return shardEnv(shards);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, env, loadConfig, z } from './index.js';
+import { ConfigError, env, loadConfig, unlessBlank, z } from './index.js';
 
 const schema = z.object({ PORT: env.port(3000), FLAG: env.bool(false), ADDR: env.address().optional() });
 
@@ -24,5 +24,59 @@ describe('env.bindHost', () => {
   });
   it('when it is not a host, then start-up stops', () => {
     expect(() => loadConfig('t', s, { BIND_HOST: 'a b;rm' })).toThrow(/BIND_HOST/);
+  });
+});
+
+describe('unlessBlank', () => {
+  const s = z.object({ NAME: unlessBlank(z.string().default('fallback')), LIMIT: unlessBlank(z.coerce.number().int().optional()) });
+  it('when a variable is empty or only spaces, then it counts as unset and gets its default', () => {
+    expect(loadConfig('t', s, { NAME: '', LIMIT: '  ' })).toEqual({ NAME: 'fallback', LIMIT: undefined });
+  });
+  it('when it has a value, then the value is validated as given', () => {
+    expect(loadConfig('t', s, { NAME: 'x', LIMIT: '5' })).toEqual({ NAME: 'x', LIMIT: 5 });
+    expect(() => loadConfig('t', s, { LIMIT: 'five' })).toThrow(/LIMIT/);
+  });
+});
+
+describe('env.databaseUrl', () => {
+  const s = z.object({ DATABASE_URL: env.databaseUrl() });
+  it('when unset or blank, then there is none (PGlite)', () => {
+    expect(loadConfig('t', s, {}).DATABASE_URL).toBeUndefined();
+    expect(loadConfig('t', s, { DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
+  });
+  it('when it is a postgres URL, then it is used as is', () => {
+    expect(loadConfig('t', s, { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/githost' }).DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/githost');
+    expect(loadConfig('t', s, { DATABASE_URL: 'postgresql://db/githost' }).DATABASE_URL).toBe('postgresql://db/githost');
+  });
+  it('when it is any other URL, then start-up stops naming it', () => {
+    expect(() => loadConfig('svc', s, { DATABASE_URL: 'mysql://h/db' })).toThrow('svc: invalid configuration:\n  DATABASE_URL: expected a postgres:// URL');
+  });
+});
+
+describe('env.amqpUrl', () => {
+  const s = z.object({ AMQP_URL: env.amqpUrl() });
+  it('when unset or blank, then there is none (in-process bus)', () => {
+    expect(loadConfig('t', s, {}).AMQP_URL).toBeUndefined();
+    expect(loadConfig('t', s, { AMQP_URL: ' ' }).AMQP_URL).toBeUndefined();
+  });
+  it('when it is an amqp URL, then it is used as is', () => {
+    expect(loadConfig('t', s, { AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672' }).AMQP_URL).toBe('amqp://guest:guest@127.0.0.1:5672');
+    expect(loadConfig('t', s, { AMQP_URL: 'amqps://mq.example.com' }).AMQP_URL).toBe('amqps://mq.example.com');
+  });
+  it('when it is not, then start-up stops naming it', () => {
+    expect(() => loadConfig('svc', s, { AMQP_URL: 'rabbit:5672' })).toThrow('AMQP_URL: expected an amqp:// URL');
+  });
+});
+
+describe('env.optionalUrl, env.dataDir, env.eventsExchange, env.name', () => {
+  const s = z.object({ URL: env.optionalUrl(), DATA_DIR: env.dataDir(), EXCHANGE: env.eventsExchange(), QUEUE: env.name('githost.q') });
+  it('when unset, then the documented defaults apply', () => {
+    expect(loadConfig('t', s, { URL: '' })).toEqual({ URL: undefined, DATA_DIR: './data', EXCHANGE: 'githost.events', QUEUE: 'githost.q' });
+  });
+  it('when set, then the values are used', () => {
+    expect(loadConfig('t', s, { URL: 'http://h:1', DATA_DIR: '/srv', EXCHANGE: 'x', QUEUE: 'q' })).toEqual({ URL: 'http://h:1', DATA_DIR: '/srv', EXCHANGE: 'x', QUEUE: 'q' });
+  });
+  it('when a value is empty or not a URL, then start-up stops naming each', () => {
+    expect(() => loadConfig('t', s, { URL: 'not a url', DATA_DIR: '', EXCHANGE: '', QUEUE: '' })).toThrow(/URL[\s\S]*DATA_DIR[\s\S]*EXCHANGE[\s\S]*QUEUE/);
   });
 });

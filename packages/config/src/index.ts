@@ -19,7 +19,23 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Common variable shapes, so every service spells them the same way. */
+/**
+ * Blank means unset: an empty or all-space value (`FOO=` in a .env file, an empty value in a
+ * manifest) is read as absent, so it gets the default instead of failing validation.
+ */
+export function unlessBlank<T extends z.ZodType>(schema: T) {
+  return z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
+}
+
+/** A variable that may be left unset (or blank). */
+function optional<T extends z.ZodType>(schema: T) {
+  return unlessBlank(schema.optional());
+}
+
+/**
+ * Common variable shapes, so every service spells them the same way. A service's schema reads the
+ * variables with these and transforms them into its camelCase `Config`.
+ */
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   bool: (fallback: boolean) =>
@@ -28,13 +44,19 @@ export const env = {
       .default(fallback ? 'true' : 'false')
       .transform((v) => v === 'true' || v === '1' || v === 'yes'),
   int: (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback),
+  optional,
+  /** A non-empty name: an exchange, a queue. */
+  name: (fallback: string) => z.string().min(1).default(fallback),
   url: () => z.string().url(),
-  optionalUrl: () =>
-    z
-      .string()
-      .optional()
-      .transform((v) => (v === '' ? undefined : v))
-      .pipe(z.string().url().optional()),
+  optionalUrl: () => optional(z.string().url()),
+  /** DATA_DIR: repositories, the event journal, embedded (PGlite) databases. */
+  dataDir: () => z.string().min(1).default('./data'),
+  /** DATABASE_URL: a real Postgres; unset means PGlite under DATA_DIR. */
+  databaseUrl: () => optional(z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL')),
+  /** AMQP_URL: RabbitMQ; unset means the in-process bus. */
+  amqpUrl: () => optional(z.string().regex(/^amqps?:\/\//, 'expected an amqp:// URL')),
+  /** GITHOST_EVENTS_EXCHANGE: the topic exchange every event goes through. */
+  eventsExchange: () => env.name('githost.events'),
   /** Interface to listen on: 0.0.0.0 standalone; the launcher binds internal services to 127.0.0.1
    *  because their gRPC ports trust every caller. */
   bindHost: () => z.string().regex(/^[\w.:-]+$/, 'expected an IP address or host name').default('0.0.0.0'),

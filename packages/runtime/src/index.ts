@@ -1,6 +1,8 @@
 import { ConfigError } from '@githost/config';
 import { createLogger, type Logger } from '@githost/logging';
 
+export type { Service, ServiceModule, ServicePorts } from './service.js';
+
 export interface Stoppable {
   stop(): Promise<void>;
 }

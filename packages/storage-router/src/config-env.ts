@@ -6,10 +6,7 @@ import { parseShardList, SHARD_NAME, singleShard, type ShardKind, type ShardMap 
  * way: spread `grpcShardEnv` into the object, pass it through `requireGrpcShards`, and build the
  * map with `grpcShardsOf` in the transform.
  */
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+const optionalString = env.optional(z.string().trim());
 
 export function shardListEnv(kind: ShardKind) {
   return optionalString.transform((value, ctx): ShardMap | undefined => {

@@ -1,22 +1,17 @@
 import path from 'node:path';
 import { env, loadConfig as load, z } from '@githost/config';
-import { grpcShardEnv, grpcShardsOf, requireGrpcShards, shardNameEnv, type ShardMap } from '@githost/storage-router';
-
-const optional = z
-  .string()
-  .optional()
-  .transform((v) => (v === '' ? undefined : v));
+import { grpcShardEnv, grpcShardsOf, requireGrpcShards, shardNameEnv } from '@githost/storage-router';
 
 const fields = z
   .object({
-    DATA_DIR: z.string().min(1).default('./data'),
-    DATABASE_URL: optional.pipe(z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional()),
+    DATA_DIR: env.dataDir(),
+    DATABASE_URL: env.databaseUrl(),
     HTTP_PORT: env.port(3201),
     GRPC_PORT: env.port(3202),
     BIND_HOST: env.bindHost(),
     GITHOST_INTERNAL_SECRET: env.internalSecret(),
     // A short bootstrap token would be guessable; it grants site admin.
-    GITHOST_ADMIN_TOKEN: optional.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+    GITHOST_ADMIN_TOKEN: env.optional(z.string().min(16, 'must be at least 16 characters')),
     ...grpcShardEnv,
     GIT_STORAGE_DEFAULT_SHARD: shardNameEnv(),
     PUBLIC_URL: z.string().url().default('http://localhost:3000'),
@@ -28,35 +23,24 @@ const schema = requireGrpcShards(fields)
     message: 'names no shard of GIT_STORAGE_SHARDS',
   })
   .transform((e) => ({
+    /** PGlite lives under `<dataDir>/db/accounts` when no databaseUrl is given. */
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     httpPort: e.HTTP_PORT,
     grpcPort: e.GRPC_PORT,
+    /** Interface both ports listen on. */
     bindHost: e.BIND_HOST,
     internalSecret: e.GITHOST_INTERNAL_SECRET,
     adminToken: e.GITHOST_ADMIN_TOKEN,
+    /** git-storage shards, name -> `host:port` (GIT_STORAGE_SHARDS, or GIT_STORAGE_GRPC_ADDR as `default`). */
     storageShards: grpcShardsOf(e),
+    /** GIT_STORAGE_DEFAULT_SHARD: where new repositories go; unset, the shard with the fewest. */
     defaultShard: e.GIT_STORAGE_DEFAULT_SHARD,
+    /** Base of clone URLs, without a trailing slash. */
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
   }));
 
-export interface Config {
-  /** PGlite lives under `<dataDir>/db/accounts` when no databaseUrl is given. */
-  dataDir: string;
-  databaseUrl: string | undefined;
-  httpPort: number;
-  grpcPort: number;
-  /** Interface both ports listen on. */
-  bindHost: string;
-  internalSecret: string;
-  adminToken: string | undefined;
-  /** git-storage shards, name -> `host:port` (GIT_STORAGE_SHARDS, or GIT_STORAGE_GRPC_ADDR as `default`). */
-  storageShards: ShardMap;
-  /** GIT_STORAGE_DEFAULT_SHARD: where new repositories go; unset, the shard with the fewest. */
-  defaultShard: string | undefined;
-  /** Base of clone URLs, without a trailing slash. */
-  publicUrl: string;
-}
+export type Config = z.output<typeof schema>;
 
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
   return load('accounts', schema, environment);

@@ -2,6 +2,7 @@ import type { Database } from '@githost/db';
 import { startGrpcServer, type GrpcListening } from '@githost/grpc';
 import { createRegistry, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
+import type { Service } from '@githost/runtime';
 import { GrpcRepositoryStorage } from './clients/storage.js';
 import { pgliteDir, type Config } from './config.js';
 import { openAccountsDatabase } from './db/open.js';
@@ -21,12 +22,7 @@ export interface ServerDeps {
   storage?: RepositoryStorage & { ready?(): Promise<boolean>; close?(): void };
 }
 
-export interface Service {
-  start(): Promise<{ httpPort: number; grpcPort: number }>;
-  stop(): Promise<void>;
-}
-
-export function createServer(config: Config, deps: ServerDeps = {}): Service {
+export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; grpcPort: number }> {
   const logger = deps.logger ?? createLogger('accounts');
   let db: Database | undefined;
   let storage: ServerDeps['storage'];

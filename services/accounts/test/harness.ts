@@ -7,7 +7,8 @@ import { rpc } from './rpc.js';
 import { encodeIdentity, type Principal, type RepoContext } from '@githost/identity';
 import { createAccountsClient, type AccountsServiceClient } from '@githost/protos';
 import { singleShard, type ShardMap } from '@githost/storage-router';
-import { createServer, type Service } from '../src/server.js';
+import type { Service } from '@githost/runtime';
+import { createServer } from '../src/server.js';
 import type { Config } from '../src/config.js';
 
 export type Backend = 'postgres' | 'pglite';

@@ -1,2 +1,3 @@
 export { loadConfig, type Config } from './config.js';
-export { createServer, type Deps, type Service } from './server.js';
+export { createServer, type BrowseService, type Deps } from './server.js';
+export type { Service } from '@githost/runtime';

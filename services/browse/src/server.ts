@@ -2,6 +2,7 @@ import client from 'prom-client';
 import { grpcClientMetrics } from '@githost/grpc';
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
+import type { Service } from '@githost/runtime';
 import { createRefsWatch } from '@githost/refs-watch';
 import { createStorageRouter, type StorageRouter } from '@githost/storage-router';
 import { StorageReader } from './clients/storage-reader.js';
@@ -17,15 +18,13 @@ export interface Deps {
   storage?: StorageRouter;
 }
 
-export interface Service {
-  start(): Promise<{ httpPort: number }>;
-  stop(): Promise<void>;
+export interface BrowseService extends Service<{ httpPort: number }> {
   /** Resolves true once the ref watch of every shard is live (ref snapshots in use), false after `timeoutMs`. */
   refsWatchReady(timeoutMs?: number): Promise<boolean>;
 }
 
 /** Stateless: everything it knows comes from git-storage, so any number of copies can run. */
-export function createServer(config: Config, deps: Deps = {}): Service {
+export function createServer(config: Config, deps: Deps = {}): BrowseService {
   const logger = deps.logger ?? createLogger('browse');
   const ownsClient = !deps.storage;
   const storage = deps.storage ?? createStorageRouter(config.storageShards);

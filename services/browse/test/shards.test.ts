@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { commitAll, createTestRepository, makeWorkdir, pushTo, startTestStorage, cleanupWorkdirs, type TestStorage } from '@githost/git-storage/testing';
 import { encodeIdentity } from '@githost/identity';
-import { createServer, loadConfig, type Service } from '../src/index.js';
+import { createServer, loadConfig, type BrowseService } from '../src/index.js';
 import { repoContext } from './support/harness.js';
 
 /** Sharded storage (README "Operating"): browse reads each repository from the shard its record names. */
@@ -10,7 +10,7 @@ describe('browsing repositories on two git-storage shards', () => {
   const secret = randomBytes(16).toString('hex');
   let a: TestStorage;
   let b: TestStorage;
-  let browse: Service;
+  let browse: BrowseService;
   let base: string;
   const tips: Record<string, string> = {};
 

@@ -7,18 +7,18 @@ const ACCOUNTS = '127.0.0.1:3002';
 describe('loadConfig', () => {
   it('when only the secret and the accounts address are set, then the documented defaults apply', () => {
     expect(loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET })).toEqual({
-      DATA_DIR: './data',
-      HTTP_PORT: 3101,
-      GRPC_PORT: 3102,
-      BIND_HOST: '0.0.0.0',
-      GITHOST_INTERNAL_SECRET: SECRET,
-      ACCOUNTS_GRPC_ADDR: ACCOUNTS,
-      AMQP_URL: undefined,
-      GITHOST_EVENTS_EXCHANGE: 'githost.events',
-      PUSH_MAX_BYTES: 2147483648,
-      PUSH_MAX_FILE_BYTES: 104857600,
-      REPOSITORY_QUOTA_BYTES: undefined,
-      PUSH_IDLE_TIMEOUT_MS: 60000,
+      dataDir: './data',
+      httpPort: 3101,
+      grpcPort: 3102,
+      bindHost: '0.0.0.0',
+      internalSecret: SECRET,
+      accountsGrpcAddress: ACCOUNTS,
+      amqpUrl: undefined,
+      eventsExchange: 'githost.events',
+      pushMaxBytes: 2147483648,
+      pushMaxFileBytes: 104857600,
+      repositoryQuotaBytes: undefined,
+      pushIdleTimeoutMs: 60000,
     });
   });
 
@@ -35,11 +35,11 @@ describe('loadConfig', () => {
   });
 
   it('when AMQP_URL is empty, then it counts as unset', () => {
-    expect(loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, AMQP_URL: '' }).AMQP_URL).toBeUndefined();
+    expect(loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, AMQP_URL: '' }).amqpUrl).toBeUndefined();
   });
 
   it('when a repository quota is given, then it is read in bytes; empty counts as unset', () => {
-    expect(loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, REPOSITORY_QUOTA_BYTES: '1073741824' }).REPOSITORY_QUOTA_BYTES).toBe(1073741824);
-    expect(loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, REPOSITORY_QUOTA_BYTES: '' }).REPOSITORY_QUOTA_BYTES).toBeUndefined();
+    expect(loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, REPOSITORY_QUOTA_BYTES: '1073741824' }).repositoryQuotaBytes).toBe(1073741824);
+    expect(loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, REPOSITORY_QUOTA_BYTES: '' }).repositoryQuotaBytes).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 export { loadConfig, type Config } from './config.js';
-export { createServer, type Service, type ServerDeps } from './server.js';
+export { createServer, type GitStorageService, type ServerDeps } from './server.js';
+export type { Service } from '@githost/runtime';
 export { repositoryPath } from './repository-path.js';
 export { parseCommit, type ParsedCommit, type Person } from './git/commit-parse.js';
 export type { PushPayload, RepositoryDeletedPayload } from './events/push-events.js';

@@ -4,6 +4,7 @@ import { createEventBus, FileJournal, startJournalRelay, type EventBus, type Rel
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { grpcClientMetrics, grpcServerMetrics, startGrpcServer, type GrpcListening } from '@githost/grpc';
 import { createLogger, type Logger } from '@githost/logging';
+import type { Service } from '@githost/runtime';
 import { createAccountsClient } from '@githost/protos';
 import { AccountsRefPolicies, type RefPolicySource } from './clients/ref-policies.js';
 import type { Config } from './config.js';
@@ -36,9 +37,7 @@ export interface ServerDeps {
   refPolicies?: RefPolicySource;
 }
 
-export interface Service {
-  start(): Promise<{ httpPort: number; grpcPort: number }>;
-  stop(): Promise<void>;
+export interface GitStorageService extends Service<{ httpPort: number; grpcPort: number }> {
   /** Internals for tests and the testing helpers. */
   readonly context: StorageContext;
   readonly journal: FileJournal;
@@ -46,18 +45,18 @@ export interface Service {
   relay(): Relay | undefined;
 }
 
-export function createServer(config: Config, deps: ServerDeps = {}): Service {
+export function createServer(config: Config, deps: ServerDeps = {}): GitStorageService {
   const logger = deps.logger ?? createLogger('git-storage');
-  const dataDir = path.resolve(config.DATA_DIR);
+  const dataDir = path.resolve(config.dataDir);
   const registry = createRegistry('git-storage');
   const pool = new CatfilePool({ registry, ...deps.catfile });
   const journal = new FileJournal(path.join(dataDir, 'journal'), logger);
   journalBacklogGauge(registry, journal);
   const grpcInstruments = { metrics: grpcServerMetrics(registry, 'git-storage') };
-  const ownBus = !deps.bus && config.AMQP_URL ? createEventBus({ amqpUrl: config.AMQP_URL, exchange: config.GITHOST_EVENTS_EXCHANGE, logger }) : undefined;
+  const ownBus = !deps.bus && config.amqpUrl ? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger }) : undefined;
   const bus = deps.bus ?? ownBus;
   let relay: Relay | undefined;
-  const accounts = deps.refPolicies ? undefined : createAccountsClient(config.ACCOUNTS_GRPC_ADDR);
+  const accounts = deps.refPolicies ? undefined : createAccountsClient(config.accountsGrpcAddress);
   const context: StorageContext = {
     dataDir,
     pool,
@@ -65,11 +64,11 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
     cache: new ReadCaches({ registry, ...deps.readCache }),
     events: new PushEventRecorder(pool, journal, () => relay, logger),
     housekeeping: new Housekeeper(logger, deps.housekeeping),
-    watchers: new RefWatchers({ ackTimeoutMs: config.REFS_WATCH_ACK_TIMEOUT_MS, heartbeatMs: config.REFS_WATCH_HEARTBEAT_MS, logger }),
+    watchers: new RefWatchers({ ackTimeoutMs: config.refsWatchAckTimeoutMs, heartbeatMs: config.refsWatchHeartbeatMs, logger }),
     logger,
     policies: deps.refPolicies ?? new AccountsRefPolicies(accounts!, grpcClientMetrics(registry, 'git-storage')),
     hooksDir: path.join(dataDir, 'hooks'),
-    pushLimits: { maxBytes: config.PUSH_MAX_BYTES, maxFileBytes: config.PUSH_MAX_FILE_BYTES, quotaBytes: config.REPOSITORY_QUOTA_BYTES, idleTimeoutMs: config.PUSH_IDLE_TIMEOUT_MS },
+    pushLimits: { maxBytes: config.pushMaxBytes, maxFileBytes: config.pushMaxFileBytes, quotaBytes: config.repositoryQuotaBytes, idleTimeoutMs: config.pushIdleTimeoutMs },
   };
   let http: Listening | undefined;
   let grpcServer: GrpcListening | undefined;
@@ -83,12 +82,12 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       await mkdir(path.join(dataDir, 'repos'), { recursive: true });
       await mkdir(path.join(dataDir, 'tmp'), { recursive: true });
       await installHooks(dataDir);
-      const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.GITHOST_INTERNAL_SECRET, json: false, registry });
+      const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.internalSecret, json: false, registry });
       mountGitTransport(app, context);
       mountArchives(app, context);
       finish(app);
-      grpcServer = await startGrpcServer((server) => registerStorageService(server, context, grpcInstruments), config.GRPC_PORT, config.BIND_HOST, ['githost.storage.v1.StorageService']);
-      http = await listen(app, config.HTTP_PORT, config.BIND_HOST);
+      grpcServer = await startGrpcServer((server) => registerStorageService(server, context, grpcInstruments), config.grpcPort, config.bindHost, ['githost.storage.v1.StorageService']);
+      http = await listen(app, config.httpPort, config.bindHost);
       // A 2 GiB push may take longer than node's 5-minute whole-request limit; the transport's idle
       // cut-off (PUSH_IDLE_TIMEOUT_MS) is what ends a client that stopped sending.
       http.server.requestTimeout = 0;

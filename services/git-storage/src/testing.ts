@@ -14,7 +14,7 @@ import { accountsProto, createStorageClient, type AccountsServiceHandlers, type 
 import type { RefPolicy } from '@githost/ref-policy';
 import type { Config } from './config.js';
 import { repositoryPath } from './repository-path.js';
-import { createServer, type Service } from './server.js';
+import { createServer, type GitStorageService } from './server.js';
 import { refsChanged } from './storage-context.js';
 
 export interface TestStorage {
@@ -25,7 +25,7 @@ export interface TestStorage {
   config: Config;
   /** The secret smart HTTP requests must be signed with (`encodeIdentity`). */
   secret: string;
-  service: Service;
+  service: GitStorageService;
   /** The fake accounts answering GetRefPolicy (absent when started with accountsGrpcAddress). */
   policies?: FakeRefPolicies;
   /** A ready storage client. */
@@ -103,20 +103,20 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
   const secret = `test-secret-${randomBytes(12).toString('hex')}`;
   const policies = opts.accountsGrpcAddress ? undefined : await startFakeRefPolicies();
   const config: Config = {
-    DATA_DIR: dataDir,
-    HTTP_PORT: 0,
-    GRPC_PORT: 0,
-    BIND_HOST: '127.0.0.1',
-    GITHOST_INTERNAL_SECRET: secret,
-    AMQP_URL: undefined,
-    ACCOUNTS_GRPC_ADDR: opts.accountsGrpcAddress ?? policies!.address,
-    GITHOST_EVENTS_EXCHANGE: 'githost.events',
-    REFS_WATCH_ACK_TIMEOUT_MS: opts.refsWatchAckTimeoutMs,
-    REFS_WATCH_HEARTBEAT_MS: opts.refsWatchHeartbeatMs,
-    PUSH_MAX_BYTES: opts.pushMaxBytes ?? 2 * 1024 ** 3,
-    PUSH_MAX_FILE_BYTES: opts.pushMaxFileBytes ?? 100 * 1024 ** 2,
-    REPOSITORY_QUOTA_BYTES: opts.repositoryQuotaBytes,
-    PUSH_IDLE_TIMEOUT_MS: opts.pushIdleTimeoutMs ?? 60_000,
+    dataDir,
+    httpPort: 0,
+    grpcPort: 0,
+    bindHost: '127.0.0.1',
+    internalSecret: secret,
+    amqpUrl: undefined,
+    accountsGrpcAddress: opts.accountsGrpcAddress ?? policies!.address,
+    eventsExchange: 'githost.events',
+    refsWatchAckTimeoutMs: opts.refsWatchAckTimeoutMs,
+    refsWatchHeartbeatMs: opts.refsWatchHeartbeatMs,
+    pushMaxBytes: opts.pushMaxBytes ?? 2 * 1024 ** 3,
+    pushMaxFileBytes: opts.pushMaxFileBytes ?? 100 * 1024 ** 2,
+    repositoryQuotaBytes: opts.repositoryQuotaBytes,
+    pushIdleTimeoutMs: opts.pushIdleTimeoutMs ?? 60_000,
   };
   const service = createServer(config, { bus: opts.bus, housekeeping: { delayMs: opts.housekeepingDelayMs ?? 60_000 } });
   let ports: { httpPort: number; grpcPort: number };

@@ -3,6 +3,7 @@ import { createEventBus, startOutboxRelay, type EventBus, type Relay, type Subsc
 import { migrate, openDatabase, type Database } from '@githost/db';
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
+import type { Service } from '@githost/runtime';
 import { createAccountsClient, type AccountsServiceClient } from '@githost/protos';
 import { createStorageRouter, type StorageRouter } from '@githost/storage-router';
 import { AccountsUserDirectory } from './clients/accounts.js';
@@ -31,12 +32,7 @@ export interface Deps {
   recovery?: RecoveryOptions;
 }
 
-export interface Service {
-  start(): Promise<{ httpPort: number }>;
-  stop(): Promise<void>;
-}
-
-export function createServer(config: Config, deps: Deps = {}): Service {
+export function createServer(config: Config, deps: Deps = {}): Service<{ httpPort: number }> {
   const logger = deps.logger ?? createLogger('merge-requests');
   const storage = deps.storage ?? createStorageRouter(config.gitStorageShards);
   const accounts = deps.accounts ?? createAccountsClient(config.accountsAddr);

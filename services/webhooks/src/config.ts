@@ -1,25 +1,48 @@
 import { env, loadConfig as load, z } from '@githost/config';
 
-const schema = z.object({
-  DATA_DIR: z.string().default('./data'),
-  DATABASE_URL: env.optionalUrl(),
-  HTTP_PORT: env.port(3501),
-  BIND_HOST: env.bindHost(),
-  GITHOST_INTERNAL_SECRET: env.internalSecret(),
-  AMQP_URL: env.optionalUrl(),
-  GITHOST_EVENTS_EXCHANGE: z.string().min(1).default('githost.events'),
-  GITHOST_WEBHOOKS_QUEUE: z.string().min(1).default('githost.webhooks'),
-  GITHOST_WEBHOOK_ALLOW_PRIVATE: env.bool(false),
-  GITHOST_WEBHOOK_MAX_ATTEMPTS: env.int(6, 1),
-  GITHOST_WEBHOOK_RETRY_BASE_MS: env.int(10_000, 1),
-  GITHOST_WEBHOOK_TIMEOUT_MS: env.int(10_000, 1),
-  /** Deliveries sent at once by one process (sending waits on receivers, not on the CPU). */
-  GITHOST_WEBHOOK_CONCURRENCY: env.int(64, 1),
-  /** How often due retries are looked for when nothing woke the worker sooner. */
-  GITHOST_WEBHOOK_POLL_MS: env.int(1000, 10),
-});
+const schema = z
+  .object({
+    DATA_DIR: env.dataDir(),
+    DATABASE_URL: env.databaseUrl(),
+    HTTP_PORT: env.port(3501),
+    BIND_HOST: env.bindHost(),
+    GITHOST_INTERNAL_SECRET: env.internalSecret(),
+    AMQP_URL: env.amqpUrl(),
+    GITHOST_EVENTS_EXCHANGE: env.eventsExchange(),
+    GITHOST_WEBHOOKS_QUEUE: env.name('githost.webhooks'),
+    GITHOST_WEBHOOK_ALLOW_PRIVATE: env.bool(false),
+    GITHOST_WEBHOOK_MAX_ATTEMPTS: env.int(6, 1),
+    GITHOST_WEBHOOK_RETRY_BASE_MS: env.int(10_000, 1),
+    GITHOST_WEBHOOK_TIMEOUT_MS: env.int(10_000, 1),
+    GITHOST_WEBHOOK_CONCURRENCY: env.int(64, 1),
+    GITHOST_WEBHOOK_POLL_MS: env.int(1000, 10),
+  })
+  .transform((e) => ({
+    dataDir: e.DATA_DIR,
+    /** postgres:// URL; unset means PGlite under `DATA_DIR/db/webhooks`. */
+    databaseUrl: e.DATABASE_URL,
+    httpPort: e.HTTP_PORT,
+    bindHost: e.BIND_HOST,
+    internalSecret: e.GITHOST_INTERNAL_SECRET,
+    /** Unset means the in-process bus. */
+    amqpUrl: e.AMQP_URL,
+    eventsExchange: e.GITHOST_EVENTS_EXCHANGE,
+    /** Durable queue of the events this service delivers. */
+    eventsQueue: e.GITHOST_WEBHOOKS_QUEUE,
+    /** Deliveries to loopback and private addresses are allowed (tests, trusted networks). */
+    allowPrivate: e.GITHOST_WEBHOOK_ALLOW_PRIVATE,
+    maxAttempts: e.GITHOST_WEBHOOK_MAX_ATTEMPTS,
+    /** First retry delay; later ones grow exponentially, jittered. */
+    retryBaseMs: e.GITHOST_WEBHOOK_RETRY_BASE_MS,
+    /** Per attempt. */
+    timeoutMs: e.GITHOST_WEBHOOK_TIMEOUT_MS,
+    /** Deliveries sent at once by one process (sending waits on receivers, not on the CPU). */
+    concurrency: e.GITHOST_WEBHOOK_CONCURRENCY,
+    /** How often due retries are looked for when nothing woke the worker sooner. */
+    pollMs: e.GITHOST_WEBHOOK_POLL_MS,
+  }));
 
-export type Config = z.infer<typeof schema>;
+export type Config = z.output<typeof schema>;
 
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
   return load('webhooks', schema, environment);

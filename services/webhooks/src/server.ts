@@ -3,6 +3,7 @@ import type { EventBus, Subscription } from '@githost/bus';
 import { migrate, openDatabase, type Database } from '@githost/db';
 import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
+import type { Service } from '@githost/runtime';
 import type { Config } from './config.js';
 import { MIGRATIONS } from './db/migrations.js';
 import { WebhookRepository } from './db/webhook-repository.js';
@@ -18,18 +19,13 @@ export interface ServerDeps {
   logger?: Logger;
 }
 
-export interface Service {
-  start(): Promise<{ httpPort?: number; grpcPort?: number }>;
-  stop(): Promise<void>;
-}
-
 const SERVICE = 'webhooks';
 
 /**
  * The webhooks service: management API, event consumer and delivery worker over one database.
  * Nothing is opened until start(), so building it has no side effects.
  */
-export function createServer(config: Config, deps: ServerDeps = {}): Service {
+export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number }> {
   const logger = deps.logger ?? createLogger(SERVICE);
   let db: Database | undefined;
   let bus: EventBus | undefined;
@@ -40,7 +36,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
 
   return {
     async start() {
-      db = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : join(config.DATA_DIR, 'db', SERVICE), schema: SERVICE });
+      db = await openDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'db', SERVICE), schema: SERVICE });
       await migrate(db, MIGRATIONS);
       const webhooks = new WebhookRepository(db);
       const deliveries = new DeliveryRepository(db);
@@ -50,11 +46,11 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
       worker = new DeliveryWorker(
         deliveries,
         {
-          timeoutMs: config.GITHOST_WEBHOOK_TIMEOUT_MS,
-          allowPrivate: config.GITHOST_WEBHOOK_ALLOW_PRIVATE,
-          retry: { maxAttempts: config.GITHOST_WEBHOOK_MAX_ATTEMPTS, baseDelayMs: config.GITHOST_WEBHOOK_RETRY_BASE_MS },
-          concurrency: config.GITHOST_WEBHOOK_CONCURRENCY,
-          pollMs: config.GITHOST_WEBHOOK_POLL_MS,
+          timeoutMs: config.timeoutMs,
+          allowPrivate: config.allowPrivate,
+          retry: { maxAttempts: config.maxAttempts, baseDelayMs: config.retryBaseMs },
+          concurrency: config.concurrency,
+          pollMs: config.pollMs,
         },
         logger,
         metrics,
@@ -72,14 +68,14 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service {
         service: SERVICE,
         logger,
         registry,
-        internalSecret: config.GITHOST_INTERNAL_SECRET,
+        internalSecret: config.internalSecret,
         ready: async () => (await database.ping()) && (await eventBus.ready()),
       });
       app.use(webhookRoutes({ webhooks, deliveries, onQueued: wake }));
       finish(app);
 
-      http = await listen(app, config.HTTP_PORT, config.BIND_HOST);
-      subscription = await subscribeToEvents(eventBus, deliveries, webhooks, logger, { queue: config.GITHOST_WEBHOOKS_QUEUE, onRecorded: wake, metrics });
+      http = await listen(app, config.httpPort, config.bindHost);
+      subscription = await subscribeToEvents(eventBus, deliveries, webhooks, logger, { queue: config.eventsQueue, onRecorded: wake, metrics });
       worker.start();
       logger.info({ http_port: http.port }, 'webhooks service started');
       return { httpPort: http.port };

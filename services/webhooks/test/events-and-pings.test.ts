@@ -21,7 +21,7 @@ describe('event selection, pings and repository purge (real Postgres)', () => {
   beforeAll(async () => {
     h = await startHarness();
     receiver = await new Receiver('ping-secret').start();
-    db = await openDatabase({ url: h.config.DATABASE_URL, schema: 'webhooks' });
+    db = await openDatabase({ url: h.config.databaseUrl, schema: 'webhooks' });
   });
   afterAll(async () => {
     await db.close();

@@ -6,7 +6,7 @@ import { cleanupWorkdirs, createTestRepository, git as gitIn, pushTo, startTestS
 import { encodeIdentity, type Identity, type Permission, type RepoContext } from '@githost/identity';
 import { createStorageRouter, singleShard } from '@githost/storage-router';
 import type { StorageServiceClient } from '@githost/protos';
-import { createServer, type Service } from '../../src/index.js';
+import { createServer, type BrowseService } from '../../src/index.js';
 import { writeFixtureHistory } from './fixture.js';
 import { git } from './git.js';
 
@@ -32,7 +32,7 @@ export interface RequestOptions {
 
 export interface Harness {
   storage: TestStorage;
-  browse: Service;
+  browse: BrowseService;
   port: number;
   /** Bare repository holding exactly what was pushed: ask git itself here. */
   source: string;

@@ -6,7 +6,8 @@ import { createLogger } from '@githost/logging';
 import { accountsProto, type accounts, type StorageServiceClient } from '@githost/protos';
 import { cleanupWorkdirs, startTestStorage, type TestStorage } from '@githost/git-storage/testing';
 import { createStorageRouter, singleShard, type StorageRouter } from '@githost/storage-router';
-import { createServer, type Deps, type Service } from '../../src/server.js';
+import type { Service } from '@githost/runtime';
+import { createServer, type Deps } from '../../src/server.js';
 import type { Config } from '../../src/config.js';
 import { SECRET } from './identity.js';
 
