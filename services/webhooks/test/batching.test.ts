@@ -4,7 +4,8 @@ import { createEventBus, type EventBus, type EventEnvelope, type Subscription } 
 import { createTestDatabase, migrate, openDatabase, type Database } from '@githost/db';
 import { createLogger } from '@githost/logging';
 import { MIGRATIONS } from '../src/db/migrations.js';
-import { DeliveryRepository, type ClaimedDelivery } from '../src/db/delivery-repository.js';
+import { DeliveryRepository } from '../src/db/delivery-repository.js';
+import type { ClaimedDelivery } from '../src/domain/types.js';
 import { WebhookRepository } from '../src/db/webhook-repository.js';
 import { subscribeToEvents } from '../src/consumer/event-consumer.js';
 import { createHook, eventually, settledDeliveries, startHarness, type Harness } from './support/service.js';
