@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { request } from 'node:http';
 import {
-  api, cloneUrl, commitFiles, createRepo, createUser, git, gitResult, makeWorkdir, pushUrl, startTestGithost,
+  api, cloneUrl, commitFiles, createRepo, createUser, git, gitResult, makeWorkdir, pushUrl, rawGet, startTestGithost,
   type TestGithost, type TestUser,
 } from './support/index.js';
 
@@ -21,20 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gh?.stop();
 });
-
-/** A request whose path is sent exactly as written (fetch would resolve `..` segments). */
-function rawGet(path: string): Promise<{ status: number; body: unknown }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: gh.port, path, method: 'GET' }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('names that break the rules (CONTRACT §8)', () => {
   it.each([['.hidden'], ['-dash'], ['demo.git'], ['has space'], ['a/b'], ['x'.repeat(101)], ['']])('when a repository is named %j, then 400 with a message', async (name) => {
@@ -123,12 +108,12 @@ describe('request bodies', () => {
 
 describe('refs and paths that try to escape', () => {
   it('when a ref looks like an option, then it is an unknown ref, never a git option', async () => {
-    const res = await rawGet('/api/repos/alice/demo/commits/--output=%2Ftmp%2Fgithost-pwned');
+    const res = await rawGet(gh, '/api/repos/alice/demo/commits/--output=%2Ftmp%2Fgithost-pwned');
     expect([res.status, res.body]).toEqual([404, { error: 'Ref not found: --output=/tmp/githost-pwned' }]);
   });
 
   it('when a path climbs out with .., then nothing outside the repository is read', async () => {
-    const res = await rawGet('/api/repos/alice/demo/blob/main/../../../../etc/passwd');
+    const res = await rawGet(gh, '/api/repos/alice/demo/blob/main/../../../../etc/passwd');
     expect(res.status).toBe(404);
     expect(JSON.stringify(res.body)).not.toContain('root:');
   });

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { request } from 'node:http';
 import {
-  addCollaborator, api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost,
+  addCollaborator, api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, rawGet, startTestGithost,
   type TestGithost, type TestUser,
 } from './support/index.js';
 
@@ -137,20 +136,6 @@ describe('conditional requests through the gateway', () => {
   });
 });
 
-/** A request whose path is sent exactly as written (fetch would resolve `..` segments). */
-function rawGet(path: string): Promise<{ status: number; body: unknown }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: gh.port, path, method: 'GET' }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 describe('bad input through the gateway', () => {
   it.each([
     ['blob/main/src/../../etc/passwd', 404, 'Path not found: src/../../etc/passwd'],
@@ -159,12 +144,12 @@ describe('bad input through the gateway', () => {
     ['commits/--output=%2Ftmp%2Fx', 404, 'Ref not found: --output=/tmp/x'],
     ['commit/not-hex', 404, 'Commit not found: not-hex'],
   ])('when asking %s, then %i %s', async (endpoint, status, message) => {
-    const res = await rawGet(`/api/repos/alice/demo/${endpoint}`);
+    const res = await rawGet(gh, `/api/repos/alice/demo/${endpoint}`);
     expect([res.status, res.body]).toEqual([status, { error: message }]);
   });
 
   it.each(['blob/main/%2e%2e/%2e%2e/etc/passwd', 'blob/main/../../../../etc/passwd'])('when a path climbs out (%s), then a 404 JSON answer and nothing outside the repository', async (endpoint) => {
-    const res = await rawGet(`/api/repos/alice/demo/${endpoint}`);
+    const res = await rawGet(gh, `/api/repos/alice/demo/${endpoint}`);
     expect(res.status).toBe(404);
     expect(JSON.stringify(res.body)).not.toContain('root:');
   });

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { addCollaborator, api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+import { addCollaborator, api, commitFiles, createRepo, createUser, git, gitResult, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+
+/** Whether `commit` is in the history of `tip` (git exits 1 when not, other codes are errors). */
+async function isAncestor(wd: string, commit: string, tip: string): Promise<boolean> {
+  const r = await gitResult(wd, 'merge-base', '--is-ancestor', commit, tip);
+  if (r.code > 1) throw new Error(`git merge-base failed: ${r.stderr}`);
+  return r.code === 0;
+}
 
 /**
  * Merge requests through the gateway (seed §4 "Merge requests" rules 1-8 and the merge
@@ -280,8 +287,8 @@ describe.each([['embedded' as const], ['real' as const]])('merge requests end to
       ]);
       const main = await remoteTip(r, 'main');
       await git(r.wd, 'fetch', '-q', r.remote, 'main');
-      if (push === 'ok') expect(await git(r.wd, 'merge-base', '--is-ancestor', pushed, main).then(() => true)).toBe(true);
-      if (merge.status === 200) expect(await git(r.wd, 'merge-base', '--is-ancestor', merge.body.sha, main).then(() => true)).toBe(true);
+      if (push === 'ok') expect(await isAncestor(r.wd, pushed, main)).toBe(true);
+      if (merge.status === 200) expect(await isAncestor(r.wd, merge.body.sha, main)).toBe(true);
       else expect(merge.body.error).toBe('Target branch changed; retry the merge');
       expect(push === 'ok' || merge.status === 200).toBe(true);
     });

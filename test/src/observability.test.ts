@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setLogSink } from '@githost/logging';
-import { api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, sample, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+import { api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, sample, startReceiver, startTestGithost, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * Observability (CONTRACT §8) through the gateway: traffic of every kind, then every service's /metrics shows
@@ -15,8 +13,7 @@ type LogLine = Record<string, unknown> & { service?: string; msg?: string; reque
 describe('observability end to end', () => {
   const lines: LogLine[] = [];
   const metricsUrl: Record<string, string> = {};
-  const received: { event: string; delivery: string }[] = [];
-  let receiver: Server;
+  let receiver: Receiver;
   let gh: TestGithost;
   let alice: TestUser;
   const browseId = `obs-browse-${randomUUID()}`;
@@ -31,20 +28,13 @@ describe('observability end to end', () => {
       if (typeof line.http_port === 'number' && line.service) metricsUrl[line.service] = `http://127.0.0.1:${line.http_port}/metrics`;
     }
     metricsUrl.gateway = `${gh.url}/metrics`;
-    receiver = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        received.push({ event: String(req.headers['x-githost-event']), delivery: String(req.headers['x-githost-delivery']) });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    receiver = await startReceiver();
 
     alice = await createUser(gh, 'alice');
     await createRepo(gh, alice.token, 'watched');
     const hook = await api(gh, 'POST', '/api/repos/alice/watched/webhooks', {
       token: alice.token,
-      body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: '*' },
+      body: { url: `${receiver.url}/hook`, events: '*' },
     });
     expect(hook.status).toBe(201);
     const work = makeWorkdir();
@@ -69,14 +59,14 @@ describe('observability end to end', () => {
     expect([merged.status, merged.headers.get('x-request-id')]).toEqual([200, mergeId]);
     // three pushes, the merge and the push the merge makes (CONTRACT §9); under `*` the merge
     // request's `opened` comes beside its `merged`
-    const count = (event: string) => received.filter((r) => r.event === event).length;
+    const count = (event: string) => receiver.received.filter((r) => r.event === event).length;
     await eventually(() => (count('merge_request') === 2 && count('push') === 4 ? true : undefined));
   });
 
   afterAll(async () => {
     setLogSink(undefined);
     await gh?.stop();
-    await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
+    await receiver?.close();
   });
 
   const scrape = async (service: string) => {
@@ -146,8 +136,8 @@ describe('observability end to end', () => {
     await eventually(async () => (sample(await scrape('merge-requests'), 'githost_merge_requests_outbox_backlog_events') === 0 ? true : undefined));
 
     const hooks = await scrape('webhooks');
-    expect(sample(hooks, 'githost_webhooks_delivery_attempts_total', { outcome: 'delivered' })).toBe(received.length);
-    expect(sample(hooks, 'githost_webhooks_event_lag_seconds_count')).toBe(received.length);
+    expect(sample(hooks, 'githost_webhooks_delivery_attempts_total', { outcome: 'delivered' })).toBe(receiver.received.length);
+    expect(sample(hooks, 'githost_webhooks_event_lag_seconds_count')).toBe(receiver.received.length);
     await eventually(async () => (sample(await scrape('webhooks'), 'githost_webhooks_deliveries_pending') === 0 ? true : undefined));
   });
 
@@ -167,6 +157,6 @@ describe('observability end to end', () => {
     expect(mine.filter((l) => l.service === 'git-storage' && l.msg === 'grpc call').map((l) => l.method)).toEqual(expect.arrayContaining(['WriteMerge', 'UpdateRef']));
     expect(mine.filter((l) => l.service === 'webhooks').map((l) => l.msg)).toEqual(expect.arrayContaining(['event recorded', 'webhook delivery attempt']));
     const attempt = mine.find((l) => l.msg === 'webhook delivery attempt');
-    expect(received.map((r) => r.delivery)).toContain(attempt?.delivery_id);
+    expect(receiver.received.map((r) => r.headers['x-githost-delivery'])).toContain(attempt?.delivery_id);
   });
 });

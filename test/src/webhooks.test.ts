@@ -1,35 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { verify } from '@octokit/webhooks-methods';
-import { addCollaborator, api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
-
-interface Delivered {
-  headers: IncomingHttpHeaders;
-  body: Record<string, unknown>;
-  signatureValid: boolean;
-}
+import { addCollaborator, api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
 const SECRET = 'e2e-webhook-secret';
 const ZERO = '0'.repeat(40);
-
-/** A real receiver that checks X-Hub-Signature-256 with @octokit/webhooks-methods. */
-async function startReceiver(): Promise<{ url: string; received: Delivered[]; server: Server }> {
-  const received: Delivered[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      void verify(SECRET, raw, String(req.headers['x-hub-signature-256'] ?? '')).then((signatureValid) => {
-        received.push({ headers: req.headers, body: JSON.parse(raw) as Record<string, unknown>, signatureValid });
-        res.writeHead(204).end();
-      });
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, server };
-}
 
 /** Webhooks through the gateway: the seed's rules, then real deliveries for `git push` and a merge. */
 describe.each([['embedded' as const], ['real' as const]])('webhooks end to end on the %s backend', (backend) => {
@@ -37,7 +10,7 @@ describe.each([['embedded' as const], ['real' as const]])('webhooks end to end o
   let alice: TestUser;
   let bob: TestUser;
   let carol: TestUser;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Receiver;
   let work: string;
   const hooks = '/api/repos/alice/hooked/webhooks';
 
@@ -50,10 +23,10 @@ describe.each([['embedded' as const], ['real' as const]])('webhooks end to end o
     await createRepo(gh, alice.token, 'other');
     await addCollaborator(gh, alice.token, 'alice', 'hooked', 'bob', 'write');
     await addCollaborator(gh, alice.token, 'alice', 'hooked', 'carol', 'read');
-    receiver = await startReceiver();
+    receiver = await startReceiver(undefined, SECRET);
   });
   afterAll(async () => {
-    receiver?.server.close();
+    await receiver?.close();
     await gh?.stop();
   });
 

@@ -12,12 +12,3 @@ export function makeEvent(n: number, kind = 'push', requestId = `req-${n}`): Eve
     request_id: requestId,
   };
 }
-
-/** Resolves once `check()` is true (polling), or fails with `what` after `ms`. */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

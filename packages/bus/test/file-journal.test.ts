@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FileJournal, InProcessEventBus, startJournalRelay, type EventEnvelope } from '../src/index.js';
-import { eventually, makeEvent } from './events.js';
+import { waitFor } from '@githost/test-support';
+import { makeEvent } from './events.js';
 
 describe('file journal', () => {
   let dir: string;
@@ -103,12 +104,12 @@ describe('file journal', () => {
 
     const relay = startJournalRelay({ journal, bus, intervalMs: 20, batchSize: 2 });
     try {
-      await eventually(() => failures >= 2, 'failed attempts');
+      await waitFor(() => failures >= 2, 'failed attempts');
       expect(await relay.backlog()).toBe(3);
       expect(await new FileJournal(dir).pending()).toEqual(events);
       down = false;
       relay.kick();
-      await eventually(async () => (await relay.backlog()) === 0, 'journal emptied');
+      await waitFor(async () => (await relay.backlog()) === 0, 'journal emptied');
     } finally {
       await relay.stop();
     }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { migrate, openDatabase, type Database } from '@githost/db';
 import { OUTBOX_MIGRATION_SQL, RabbitMqEventBus, enqueueEvent, startOutboxRelay, type EventEnvelope } from '../src/index.js';
-import { eventually, makeEvent } from './events.js';
+import { waitFor } from '@githost/test-support';
+import { makeEvent } from './events.js';
 import { AMQP_URL, openAdmin, uniqueName } from './rabbitmq.js';
 import { startTcpProxy } from './tcp-proxy.js';
 
@@ -49,12 +50,12 @@ describe('outbox and RabbitMQ through a broker outage', () => {
       // A second consumer that has run before (its durable queue exists) and is stopped now.
       await (await consumer.subscribe(lateQueue, ['push'], async () => undefined)).close();
       const first = await enqueue(1);
-      await eventually(() => received.has(first.id), 'the event before the outage');
+      await waitFor(() => received.has(first.id), 'the event before the outage');
 
       proxy.cut();
-      await eventually(async () => !(await publisher.ready()) && !(await consumer.ready()), 'both buses to notice the outage');
+      await waitFor(async () => !(await publisher.ready()) && !(await consumer.ready()), 'both buses to notice the outage');
       const during = [await enqueue(2), await enqueue(3)];
-      await eventually(async () => {
+      await waitFor(async () => {
         const { rows } = await db.query<{ attempts: number }>('SELECT attempts FROM outbox WHERE id = $1', [during[0]!.id]);
         return rows[0]!.attempts >= 2;
       }, 'failed publish attempts');
@@ -66,8 +67,8 @@ describe('outbox and RabbitMQ through a broker outage', () => {
       await consumer.subscribe(lateQueue, ['push'], async (e) => void lateReceived.add(e.id));
 
       proxy.restore();
-      await eventually(async () => (await relay.backlog()) === 0, 'the outbox to drain');
-      await eventually(() => received.size === 3 && lateReceived.size === 3, 'every event delivered').catch((err) => {
+      await waitFor(async () => (await relay.backlog()) === 0, 'the outbox to drain');
+      await waitFor(() => received.size === 3 && lateReceived.size === 3, 'every event delivered').catch((err) => {
         throw new Error(`${String(err)}: received ${received.size}, late ${lateReceived.size}`);
       });
       expect([...received.values()].sort((a, b) => a.occurred_at.localeCompare(b.occurred_at))).toEqual([first, ...during]);

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, migrate, openDatabase, type Database } from '@githost/db';
 import { InProcessEventBus, OUTBOX_MIGRATION_SQL, enqueueEvent, startOutboxRelay, type Relay } from '../src/index.js';
-import { eventually, makeEvent } from './events.js';
+import { waitFor } from '@githost/test-support';
+import { makeEvent } from './events.js';
 
 // The same outbox SQL on real Postgres and on PGlite (CONTRACT §2).
 for (const kind of ['postgres', 'pglite'] as const) {
@@ -61,10 +62,10 @@ for (const kind of ['postgres', 'pglite'] as const) {
       const relay = startOutboxRelay({ db, bus, intervalMs: 50, batchSize: 2 });
       try {
         relay.kick();
-        await eventually(async () => (await relay.backlog()) === 0, 'outbox drained');
+        await waitFor(async () => (await relay.backlog()) === 0, 'outbox drained');
         relay.kick();
         relay.kick();
-        await eventually(() => got.length >= 5, 'five events');
+        await waitFor(() => got.length >= 5, 'five events');
       } finally {
         await relay.stop();
       }
@@ -84,7 +85,7 @@ for (const kind of ['postgres', 'pglite'] as const) {
       });
       const relay = startOutboxRelay({ db, bus, intervalMs: 20 });
       try {
-        await eventually(async () => {
+        await waitFor(async () => {
           const { rows } = await db.query<{ attempts: number }>('SELECT attempts FROM outbox ORDER BY seq LIMIT 1');
           return (rows[0]?.attempts ?? 0) >= 2;
         }, 'two failed attempts');
@@ -95,7 +96,7 @@ for (const kind of ['postgres', 'pglite'] as const) {
         expect(got).toEqual([]);
         down = false;
         relay.kick();
-        await eventually(async () => (await relay.backlog()) === 0, 'outbox drained');
+        await waitFor(async () => (await relay.backlog()) === 0, 'outbox drained');
       } finally {
         await relay.stop();
       }
@@ -111,7 +112,7 @@ for (const kind of ['postgres', 'pglite'] as const) {
       });
       const relays: Relay[] = [startOutboxRelay({ db, bus, intervalMs: 10, batchSize: 3 }), startOutboxRelay({ db, bus, intervalMs: 10, batchSize: 3 })];
       try {
-        await eventually(async () => (await relays[0]!.backlog()) === 0, 'outbox drained');
+        await waitFor(async () => (await relays[0]!.backlog()) === 0, 'outbox drained');
       } finally {
         await Promise.all(relays.map((r) => r.stop()));
       }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Channel, ChannelModel, GetMessage } from 'amqplib';
 import { createEventBus, InProcessEventBus, RabbitMqEventBus, type EventBus, type EventEnvelope } from '../src/index.js';
-import { eventually, makeEvent } from './events.js';
+import { waitFor } from '@githost/test-support';
+import { makeEvent } from './events.js';
 import { AMQP_URL, closeConnectionsNamed, openAdmin, uniqueName } from './rabbitmq.js';
 
 describe('RabbitMQ event bus', () => {
@@ -49,7 +50,7 @@ describe('RabbitMQ event bus', () => {
     const event = makeEvent(1, 'push', 'req-abc');
     await bus.publish(event);
     await bus.publish(makeEvent(2, 'merge_request'));
-    await eventually(() => got.length === 1, 'the push event');
+    await waitFor(() => got.length === 1, 'the push event');
     expect(got).toEqual([event]);
 
     const [raw] = await drainQueue(probe);
@@ -65,7 +66,7 @@ describe('RabbitMQ event bus', () => {
     await bus.subscribe(queue, ['push'], async (e) => void got.push(e));
     const { request_id: _dropped, ...bare } = makeEvent(3, 'push', 'req-body');
     admin.ch.publish(exchange, 'push', Buffer.from(JSON.stringify(bare)), { headers: { 'x-request-id': 'req-header' } });
-    await eventually(() => got.length === 1, 'the header-only event');
+    await waitFor(() => got.length === 1, 'the header-only event');
     expect(got[0]).toEqual({ ...bare, request_id: 'req-header' });
   });
 
@@ -81,10 +82,10 @@ describe('RabbitMQ event bus', () => {
     });
     const event = makeEvent(5);
     await bus.publish(event);
-    await eventually(() => handled.length === 1, 'the third delivery');
+    await waitFor(() => handled.length === 1, 'the third delivery');
     expect(attempts).toEqual([event.id, event.id, event.id]);
     expect(handled).toEqual([event]);
-    await eventually(async () => (await admin.ch.checkQueue(queue)).messageCount === 0, 'queue empty');
+    await waitFor(async () => (await admin.ch.checkQueue(queue)).messageCount === 0, 'queue empty');
   });
 
   it('when a message keeps failing or is not JSON, then it lands in the dead-letter queue and later messages still flow', async () => {
@@ -109,10 +110,10 @@ describe('RabbitMQ event bus', () => {
     await bus.publish(poison);
     for (let n = 1; n <= 5; n++) await bus.publish(makeEvent(n));
 
-    await eventually(() => handled.length === 5, 'the good events');
+    await waitFor(() => handled.length === 5, 'the good events');
     expect(handled.sort()).toEqual([1, 2, 3, 4, 5]);
     const dead: GetMessage[] = [];
-    await eventually(async () => {
+    await waitFor(async () => {
       dead.push(...(await drainQueue(`${queue}.dead`)));
       return dead.length === 2;
     }, 'two dead letters');
@@ -137,7 +138,7 @@ describe('RabbitMQ event bus', () => {
       sent.push(e.id);
     };
     for (let n = 1; n <= 5; n++) await send(n);
-    await eventually(() => received.size === 5, 'events before the cut');
+    await waitFor(() => received.size === 5, 'events before the cut');
 
     // Twenty publishes in flight while the broker cuts both connections, then five more while
     // they come back: every publish resolves (waiting for the reconnect) and every event arrives.
@@ -146,7 +147,7 @@ describe('RabbitMQ event bus', () => {
     expect(await closeConnectionsNamed(consumerName)).toBe(1);
     for (let n = 26; n <= 30; n++) await send(n);
     await Promise.all(inFlight);
-    await eventually(() => received.size === 30, 'every event after the reconnect');
+    await waitFor(() => received.size === 30, 'every event after the reconnect');
     expect([...received].sort()).toEqual([...sent].sort());
     expect(await publisher.ready()).toBe(true);
     expect(await consumer.ready()).toBe(true);
@@ -169,9 +170,9 @@ describe('RabbitMQ event bus', () => {
       await ch.close().catch(() => undefined);
       return found;
     };
-    await eventually(exists, 'the queue to be declared again with its consumer');
+    await waitFor(exists, 'the queue to be declared again with its consumer');
     await bus.publish(makeEvent(8));
-    await eventually(() => got.length === 1, 'the event after the queue came back');
+    await waitFor(() => got.length === 1, 'the event after the queue came back');
     expect(got).toEqual([8]);
   });
 
@@ -181,10 +182,10 @@ describe('RabbitMQ event bus', () => {
     const got: EventEnvelope[] = [];
     const sub = await bus.subscribe(queue, ['push'], async (e) => void got.push(e));
     await bus.publish(makeEvent(1));
-    await eventually(() => got.length === 1, 'the first event');
+    await waitFor(() => got.length === 1, 'the first event');
     await sub.close();
     await bus.publish(makeEvent(2));
-    await eventually(async () => (await admin.ch.checkQueue(queue)).messageCount === 1, 'the event to wait in the queue');
+    await waitFor(async () => (await admin.ch.checkQueue(queue)).messageCount === 1, 'the event to wait in the queue');
     expect(got.length).toBe(1);
   });
 });
@@ -209,7 +210,7 @@ describe('createEventBus', () => {
     try {
       expect(local).toBeInstanceOf(InProcessEventBus);
       expect(remote).toBeInstanceOf(RabbitMqEventBus);
-      await eventually(() => remote.ready(), 'the broker connection');
+      await waitFor(() => remote.ready(), 'the broker connection');
     } finally {
       await local.close();
       await remote.close();

@@ -1,20 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { encodeIdentity } from '@githost/identity';
+import { sample } from '@githost/test-support';
 import { cleanupWorkdirs, commitAll, createTestRepository, git, makeWorkdir, rpc, startTestStorage, writeFiles, type TestStorage } from '../src/testing.js';
 
 const ID = 'repo-metrics';
 let s: TestStorage;
-
-/** The value of the sample of `name` whose labels include `labels` (Prometheus text format). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
 
 beforeAll(async () => {
   // No bus: pushed events stay in the journal, which is what the backlog gauge reports.

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { waitFor } from '@githost/test-support';
 import { randomUUID } from 'node:crypto';
 import { createEventBus, type EventBus, type EventEnvelope } from '@githost/bus';
 import { openDatabase } from '@githost/db';
@@ -88,14 +89,6 @@ async function pushCommit(r: Repo, branch: string, file: string, opts: { force?:
 }
 
 const eventsOf = (r: Repo) => stack.events.filter((e) => e.repository.id === r.id).map((e) => (e.payload as { action: string }).action);
-
-async function waitFor(cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('merge request lifecycle on Postgres', () => {
   it('when closed, listed, edited and reopened, then each is stored, listed by state, recorded and emitted once', async () => {

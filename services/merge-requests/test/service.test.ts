@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { waitFor } from '@githost/test-support';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { openDatabase } from '@githost/db';
@@ -293,11 +294,3 @@ describe('merge-requests service on Postgres and git-storage', () => {
     expect(backlog).toMatch(/^githost_merge_requests_outbox_backlog_events\{[^}]*\} 0$/m);
   });
 });
-
-async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { waitFor } from '@githost/test-support';
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
 import { commitAll, createTestRepository, git, makeWorkdir, pushTo, writeFiles } from '@githost/git-storage/testing';
@@ -60,13 +61,6 @@ const tip = async (r: Repo, ref: string) => (await git(r.bare, 'rev-parse', ref)
 const openMr = (r: Repo) => call(r, alice, 'POST', '/merge-requests', { title: 'Feature', source_branch: 'feature/x', target_branch: 'main' });
 const protect = (r: Repo, rule: Partial<BranchProtection>) =>
   POLICIES.set(r.id, { default_branch: 'main', allow_tag_changes: false, protections: [{ ...RULE_DEFAULTS, pattern: 'main', ...rule }] });
-
-async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
-  for (const end = Date.now() + ms; !cond(); ) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('reviews', () => {
   it('when a writer approves, then 201 on the live head, the event is published, and the detail counts it until a push makes it stale', async () => {

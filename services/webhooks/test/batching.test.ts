@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually, startReceiver, type Receiver } from '@githost/test-support';
 import { randomUUID } from 'node:crypto';
 import { createEventBus, type EventBus, type EventEnvelope, type Subscription } from '@githost/bus';
 import { createTestDatabase, migrate, openDatabase, type Database } from '@githost/db';
 import { createLogger } from '@githost/logging';
 import { MIGRATIONS } from '../src/db/migrations.js';
-import { DeliveryRepository, type ClaimedDelivery } from '../src/db/delivery-repository.js';
+import { DeliveryRepository } from '../src/db/delivery-repository.js';
+import type { ClaimedDelivery } from '../src/domain/types.js';
 import { WebhookRepository } from '../src/db/webhook-repository.js';
 import { subscribeToEvents } from '../src/consumer/event-consumer.js';
-import { createHook, eventually, settledDeliveries, startHarness, type Harness } from './support/service.js';
-import { Receiver } from './support/receiver.js';
+import { createHook, settledDeliveries, startHarness, type Harness } from './support/service.js';
 import { AMQP_URL, closeConnectionsNamed, deleteTopology, uniqueName } from './support/rabbitmq.js';
 
 const push = (n: number) => ({ event: 'push', ref: `refs/heads/b${n}` });
@@ -20,11 +21,11 @@ describe('events recorded in batches (real Postgres)', () => {
   let receiver: Receiver;
   beforeAll(async () => {
     h = await startHarness();
-    receiver = await new Receiver().start();
+    receiver = await startReceiver();
   });
   afterAll(async () => {
     await h.close();
-    await receiver.stop();
+    await receiver.close();
   });
 
   it('when events arrive together, then their deliveries are recorded in one transaction', async () => {
@@ -53,11 +54,11 @@ describe('the worker woken by the consumer', () => {
   beforeAll(async () => {
     // The fallback poll is longer than the test may wait: only the wake-up can deliver in time.
     h = await startHarness({ env: { GITHOST_WEBHOOK_POLL_MS: '600000' } });
-    receiver = await new Receiver().start();
+    receiver = await startReceiver();
   });
   afterAll(async () => {
     await h.close();
-    await receiver.stop();
+    await receiver.close();
   });
 
   it('when deliveries are recorded, then the worker sends them without waiting for its poll', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startReceiver, type Answer, type Receiver } from '@githost/test-support';
 import { randomUUID } from 'node:crypto';
 import { createHook, deliveriesOf, deliveryDetail, hooksPath, settledDeliveries, startHarness, type Harness } from './support/service.js';
-import { Receiver } from './support/receiver.js';
 import { createServer } from '../src/index.js';
 
 const pushPayload = (n = 1) => ({
@@ -19,8 +19,8 @@ const pushPayload = (n = 1) => ({
 describe('webhook delivery to a real receiver', () => {
   let h: Harness;
   const receivers: Receiver[] = [];
-  const receiver = async (secret: string | null = null, behaviour?: ConstructorParameters<typeof Receiver>[1]) => {
-    const r = await new Receiver(secret, behaviour).start();
+  const receiver = async (secret: string | null = null, answer?: Answer) => {
+    const r = await startReceiver({ secret, answer });
     receivers.push(r);
     return r;
   };
@@ -30,7 +30,7 @@ describe('webhook delivery to a real receiver', () => {
   });
   afterAll(async () => {
     await h.close();
-    await Promise.all(receivers.map((r) => r.stop()));
+    await Promise.all(receivers.map((r) => r.close()));
   });
 
   it('when an event arrives, then the receiver gets the payload with headers and a signature @octokit/webhooks-methods verifies', async () => {
@@ -43,8 +43,8 @@ describe('webhook delivery to a real receiver', () => {
     expect(r.received).toHaveLength(1);
     const got = r.received[0]!;
     expect(got.signatureValid).toBe(true);
-    expect(JSON.parse(got.body)).toEqual(payload);
-    expect(got.body).toBe(JSON.stringify(payload));
+    expect(JSON.parse(got.text)).toEqual(payload);
+    expect(got.text).toBe(JSON.stringify(payload));
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.headers['user-agent']).toBe('githost-hookshot/0.1.0');
     expect(got.headers['x-githost-event']).toBe('push');
@@ -204,11 +204,11 @@ describe('webhook delivery limits', () => {
   });
   afterAll(async () => {
     await h.close();
-    await Promise.all(receivers.map((r) => r.stop()));
+    await Promise.all(receivers.map((r) => r.close()));
   });
 
   it('when the receiver never answers, then each attempt times out and it fails after the configured attempts', async () => {
-    const r = await new Receiver(null, () => undefined).start();
+    const r = await startReceiver({ answer: () => undefined });
     receivers.push(r);
     const hookId = await createHook(h, { url: r.url });
     await h.publish('push', pushPayload());
@@ -221,10 +221,12 @@ describe('webhook delivery limits', () => {
   });
 
   it('when the receiver answers 200 but never finishes the body, then the read stops at the timeout', async () => {
-    const r = await new Receiver(null, (_n, res) => {
-      res.writeHead(200);
-      res.write('partial');
-    }).start();
+    const r = await startReceiver({
+      answer: (_n, res) => {
+        res.writeHead(200);
+        res.write('partial');
+      },
+    });
     receivers.push(r);
     const hookId = await createHook(h, { url: r.url });
     await h.publish('push', pushPayload());
@@ -234,9 +236,9 @@ describe('webhook delivery limits', () => {
   });
 
   it('when the receiver cannot be reached, then the network error is recorded and retried', async () => {
-    const r = await new Receiver().start();
+    const r = await startReceiver();
     const url = r.url;
-    await r.stop();
+    await r.close();
     const hookId = await createHook(h, { url });
     await h.publish('push', pushPayload());
     const [delivery] = await settledDeliveries(h, hookId);
@@ -250,11 +252,11 @@ describe('SSRF guard', () => {
   let r: Receiver;
   beforeAll(async () => {
     h = await startHarness({ env: { GITHOST_WEBHOOK_ALLOW_PRIVATE: 'false' } });
-    r = await new Receiver().start();
+    r = await startReceiver();
   });
   afterAll(async () => {
     await h.close();
-    await r.stop();
+    await r.close();
   });
 
   it('when the target is the literal 127.0.0.1, then the delivery fails at once with the reason and nothing is sent', async () => {
@@ -288,11 +290,11 @@ describe('two replicas on one database', () => {
   let r: Receiver;
   beforeAll(async () => {
     h = await startHarness();
-    r = await new Receiver().start();
+    r = await startReceiver();
   });
   afterAll(async () => {
     await h.close();
-    await r.stop();
+    await r.close();
   });
 
   it('when two replicas consume and deliver side by side, then every delivery is sent exactly once', async () => {
@@ -317,11 +319,11 @@ describe('webhook delivery on PGlite', () => {
   let r: Receiver;
   beforeAll(async () => {
     h = await startHarness({ database: 'pglite' });
-    r = await new Receiver('pglite-secret', (n, res) => void res.writeHead(n === 0 ? 503 : 200).end()).start();
+    r = await startReceiver({ secret: 'pglite-secret', answer: (n, res) => void res.writeHead(n === 0 ? 503 : 200).end() });
   });
   afterAll(async () => {
     await h.close();
-    await r.stop();
+    await r.close();
   });
 
   it('when an event arrives on embedded Postgres, then it is recorded, retried and delivered signed', async () => {
@@ -331,7 +333,7 @@ describe('webhook delivery on PGlite', () => {
     const [delivery] = await settledDeliveries(h, hookId);
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 2, response_status: 200 });
     expect(r.received.map((x) => x.signatureValid)).toEqual([true, true]);
-    expect(r.received[1]!.body).toBe(JSON.stringify(payload));
+    expect(r.received[1]!.text).toBe(JSON.stringify(payload));
     const detail = await deliveryDetail(h, hookId, delivery!.id);
     expect(detail.attempt_log.map((a) => a.response_status)).toEqual([503, 200]);
   });
@@ -342,11 +344,11 @@ describe('a poison event', () => {
   let r: Receiver;
   beforeAll(async () => {
     h = await startHarness();
-    r = await new Receiver().start();
+    r = await startReceiver();
   });
   afterAll(async () => {
     await h.close();
-    await r.stop();
+    await r.close();
   });
 
   it('when an event cannot become deliveries, then its handler refuses it and later events still flow', async () => {

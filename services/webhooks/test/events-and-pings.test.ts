@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually, startReceiver, type Receiver } from '@githost/test-support';
 import { randomUUID } from 'node:crypto';
 import { openDatabase, type Database } from '@githost/db';
-import { deliveriesOf, eventually, hooksPath, settledDeliveries, startHarness, type Harness } from './support/service.js';
-import { Receiver } from './support/receiver.js';
+import { deliveriesOf, hooksPath, settledDeliveries, startHarness, type Harness } from './support/service.js';
 
 const repository = { owner: 'alice', name: 'project', full_name: 'alice/project' };
 const mergeRequestEvent = (action: string) => ({ event: 'merge_request', action, repository, sender: { username: 'bob' }, merge_request: { number: 1, title: 'T', state: action === 'merged' ? 'merged' : 'open' } });
@@ -20,13 +20,13 @@ describe('event selection, pings and repository purge (real Postgres)', () => {
 
   beforeAll(async () => {
     h = await startHarness();
-    receiver = await new Receiver('ping-secret').start();
+    receiver = await startReceiver({ secret: 'ping-secret' });
     db = await openDatabase({ url: h.config.databaseUrl, schema: 'webhooks' });
   });
   afterAll(async () => {
     await db.close();
     await h.close();
-    await receiver.stop();
+    await receiver.close();
   });
 
   describe('selection by name (CONTRACT §9)', () => {
@@ -88,7 +88,7 @@ describe('event selection, pings and repository purge (real Postgres)', () => {
       const got = receiver.received.slice(before).find((r) => r.headers['x-githost-delivery'] === delivery!.id)!;
       expect(got.headers['x-githost-event']).toBe('ping');
       expect(got.signatureValid).toBe(true);
-      expect(JSON.parse(got.body)).toEqual({ event: 'ping', hook_id: hookId, repository, sender: { username: 'alice' } });
+      expect(JSON.parse(got.text)).toEqual({ event: 'ping', hook_id: hookId, repository, sender: { username: 'alice' } });
     });
 
     it('when the webhook is unknown, malformed or another repository’s, then 404 Webhook not found and nothing is recorded', async () => {

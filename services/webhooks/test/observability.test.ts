@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually, sample, startReceiver, type Receiver } from '@githost/test-support';
 import { randomUUID } from 'node:crypto';
 import { setLogSink } from '@githost/logging';
-import { createHook, deliveriesOf, eventually, startHarness, type Harness } from './support/service.js';
-import { Receiver } from './support/receiver.js';
-
-/** The value of one sample line of the Prometheus text format, e.g. `name{labels}` or `name`. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
+import { createHook, deliveriesOf, startHarness, type Harness } from './support/service.js';
 
 describe('webhooks observability', () => {
   const lines: Record<string, unknown>[] = [];
@@ -23,12 +17,12 @@ describe('webhooks observability', () => {
   afterAll(async () => {
     setLogSink(undefined);
     await h.close();
-    await Promise.all(receivers.map((r) => r.stop()));
+    await Promise.all(receivers.map((r) => r.close()));
   });
 
   it('when an event with a request id is delivered, then logs carry the id, the queue lag is observed and pending deliveries are counted', async () => {
-    const good = await new Receiver().start();
-    const bad = await new Receiver(null, (_n, res) => void res.writeHead(500).end('no')).start();
+    const good = await startReceiver();
+    const bad = await startReceiver({ answer: (_n, res) => void res.writeHead(500).end('no') });
     receivers.push(good, bad);
     const goodHook = await createHook(h, { url: good.url });
     const badHook = await createHook(h, { url: bad.url });
@@ -45,8 +39,8 @@ describe('webhooks observability', () => {
     await eventually(async () => ((await deliveriesOf(h, badHook))[0]?.attempts === 1 ? true : undefined));
 
     const metrics = await (await fetch(`${h.base}/metrics`)).text();
-    expect(sample(metrics, 'githost_webhooks_event_lag_seconds_count{service="webhooks"}')).toBe(1);
-    expect(sample(metrics, 'githost_webhooks_deliveries_pending{service="webhooks"}')).toBe(1);
+    expect(sample(metrics, 'githost_webhooks_event_lag_seconds_count', { service: 'webhooks' })).toBe(1);
+    expect(sample(metrics, 'githost_webhooks_deliveries_pending', { service: 'webhooks' })).toBe(1);
 
     const mine = lines.filter((l) => l.request_id === requestId);
     expect(mine.filter((l) => l.msg === 'event recorded').map((l) => [l.service, l.recorded])).toEqual([['webhooks', 2]]);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually, startReceiver, type Receiver } from '@githost/test-support';
 import { randomUUID } from 'node:crypto';
 import { createEventBus, type EventBus, type EventEnvelope } from '@githost/bus';
-import { createHook, eventually, settledDeliveries, startHarness, type Harness } from './support/service.js';
-import { Receiver } from './support/receiver.js';
+import { createHook, settledDeliveries, startHarness, type Harness } from './support/service.js';
 import { AMQP_URL, closeConnectionsNamed, deleteTopology, uniqueName } from './support/rabbitmq.js';
 
 /**
@@ -27,18 +27,18 @@ describe('webhooks over the real RabbitMQ', () => {
     repository: { id: h.repoId, owner: 'alice', name: 'project' },
     payload: { event: 'push', ref: `refs/heads/b${n}` },
   });
-  const refsReceived = () => receiver.received.map((r) => (JSON.parse(r.body) as { ref: string }).ref);
+  const refsReceived = () => receiver.received.map((r) => (JSON.parse(r.text) as { ref: string }).ref);
 
   beforeAll(async () => {
     h = await startHarness({ bus: 'from-config', env: { AMQP_URL, GITHOST_EVENTS_EXCHANGE: exchange, GITHOST_WEBHOOKS_QUEUE: queue } });
     publisher = createEventBus({ amqpUrl: AMQP_URL, exchange, connectionName: publisherName });
-    receiver = await new Receiver().start();
+    receiver = await startReceiver();
     hookId = await createHook(h, { url: receiver.url });
   });
   afterAll(async () => {
     await h.close();
     await publisher.close();
-    await receiver.stop();
+    await receiver.close();
     await deleteTopology(exchange, queue);
   });
 

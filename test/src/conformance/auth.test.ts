@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { addCollaborator, api, cloneUrl, createRepo, createUser, eventually, git, gitResult, makeWorkdir, pushUrl, type TestGithost, type TestUser } from '../support/index.js';
 import { History } from './history.js';
-import { pushHistory, startConformanceGithost } from './setup.js';
+import { addCastCollaborators, createCast, pushHistory, startConformanceGithost } from './setup.js';
 
 /**
  * Seed §5 (required vs optional identity, authorization levels), §7, and CONTRACT §3/§4/§8/§9
@@ -47,10 +47,7 @@ describe('seed §5 authentication and CONTRACT §3 access, through the gateway',
 
   beforeAll(async () => {
     gh = await startConformanceGithost();
-    alice = await createUser(gh, 'alice');
-    bob = await createUser(gh, 'bob');
-    carol = await createUser(gh, 'carol');
-    dave = await createUser(gh, 'dave');
+    ({ alice, bob, carol, dave } = await createCast(gh));
     root = await createUser(gh, 'root', { admin: true });
     for (const [name, isPrivate] of [['pub', false], ['priv', true]] as const) {
       await createRepo(gh, alice.token, name, { private: isPrivate });
@@ -62,8 +59,7 @@ describe('seed §5 authentication and CONTRACT §3 access, through the gateway',
       const mr = await api(gh, 'POST', `/api/repos/alice/${name}/merge-requests`, { token: alice.token, body: { title: 'first', source_branch: 'feature', target_branch: 'main' } });
       if (mr.status !== 201) throw new Error(`mr on ${name}: ${mr.status}`);
     }
-    await addCollaborator(gh, alice.token, 'alice', 'priv', 'bob', 'write');
-    await addCollaborator(gh, alice.token, 'alice', 'priv', 'carol', 'read');
+    await addCastCollaborators(gh, alice, 'priv');
   }, 120_000);
   afterAll(async () => {
     await gh?.stop();

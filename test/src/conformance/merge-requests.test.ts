@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { addCollaborator, api, createRepo, createUser, eventually, git, gitResult, type TestGithost, type TestUser } from '../support/index.js';
+import { api, createRepo, eventually, git, gitResult, type TestGithost, type TestUser } from '../support/index.js';
 import { History } from './history.js';
-import { fetchAll, pushHistory, startConformanceGithost } from './setup.js';
+import { addCastCollaborators, createCast, fetchAll, pushHistory, startConformanceGithost } from './setup.js';
 
 /**
  * Seed §2 (merge request and comment fields), §3 (states), §4 merge request rules 1-8 and the merge
@@ -37,13 +37,9 @@ describe('seed §4 merge requests, through the gateway', () => {
 
   beforeAll(async () => {
     gh = await startConformanceGithost();
-    alice = await createUser(gh, 'alice');
-    bob = await createUser(gh, 'bob');
-    carol = await createUser(gh, 'carol');
-    dave = await createUser(gh, 'dave');
+    ({ alice, bob, carol, dave } = await createCast(gh));
     repoId = (await createRepo(gh, alice.token, 'mr')).id;
-    await addCollaborator(gh, alice.token, 'alice', 'mr', 'bob', 'write');
-    await addCollaborator(gh, alice.token, 'alice', 'mr', 'carol', 'read');
+    await addCastCollaborators(gh, alice, 'mr');
 
     const h = new History();
     const c0 = h.commit({ ref: 'refs/heads/main', message: 'base\n', date: T0, files: { 'base.txt': 'one\ntwo\nthree\nfour\nfive\n', 'conflict.txt': 'original\n' } });

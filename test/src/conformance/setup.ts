@@ -1,4 +1,4 @@
-import { git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from '../support/index.js';
+import { addCollaborator, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from '../support/index.js';
 import type { History } from './history.js';
 
 /** Imports `history` into a fresh local repository and pushes every branch and tag to
@@ -36,4 +36,23 @@ export async function commitRecord(work: string, sha: string): Promise<Record<st
  *  CONFORMANCE_BACKEND=real (the same rules must hold on both). */
 export function startConformanceGithost(): Promise<TestGithost> {
   return startTestGithost({ backend: process.env.CONFORMANCE_BACKEND === 'real' ? 'real' : 'embedded' });
+}
+
+/** The users every suite asks as: alice owns, bob writes, carol reads, dave is signed in with no
+ *  relation to the repository. */
+export interface Cast {
+  alice: TestUser;
+  bob: TestUser;
+  carol: TestUser;
+  dave: TestUser;
+}
+
+export async function createCast(gh: TestGithost): Promise<Cast> {
+  return { alice: await createUser(gh, 'alice'), bob: await createUser(gh, 'bob'), carol: await createUser(gh, 'carol'), dave: await createUser(gh, 'dave') };
+}
+
+/** Gives bob write and carol read access to alice's `repo`. */
+export async function addCastCollaborators(gh: TestGithost, alice: TestUser, repo: string): Promise<void> {
+  await addCollaborator(gh, alice.token, 'alice', repo, 'bob', 'write');
+  await addCollaborator(gh, alice.token, 'alice', repo, 'carol', 'read');
 }

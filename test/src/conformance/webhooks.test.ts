@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHmac } from 'node:crypto';
-import { addCollaborator, api, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, startReceiver, type Delivery, type Receiver, type TestGithost, type TestUser } from '../support/index.js';
+import { api, createRepo, eventually, git, makeWorkdir, pushUrl, startReceiver, type Delivery, type Receiver, type TestGithost, type TestUser } from '../support/index.js';
 import { History } from './history.js';
-import { startConformanceGithost } from './setup.js';
+import { addCastCollaborators, createCast, startConformanceGithost } from './setup.js';
 
 /**
  * Seed §2 (webhook fields), §4 webhook rules 1-4, §5, §6 (merge_request payload), §7, and
@@ -32,15 +32,11 @@ describe('seed §4 webhooks and §6 events, through the gateway', () => {
 
   beforeAll(async () => {
     gh = await startConformanceGithost();
-    alice = await createUser(gh, 'alice');
-    bob = await createUser(gh, 'bob');
-    carol = await createUser(gh, 'carol');
-    dave = await createUser(gh, 'dave');
+    ({ alice, bob, carol, dave } = await createCast(gh));
     repoId = (await createRepo(gh, alice.token, 'hooks')).id;
     await createRepo(gh, alice.token, 'other');
     await createRepo(gh, alice.token, 'secret-repo', { private: true });
-    await addCollaborator(gh, alice.token, 'alice', 'hooks', 'bob', 'write');
-    await addCollaborator(gh, alice.token, 'alice', 'hooks', 'carol', 'read');
+    await addCastCollaborators(gh, alice, 'hooks');
     receiver = await startReceiver((path) => (path === '/gone' ? 410 : path === '/broken' ? 500 : 204));
   }, 120_000);
   afterAll(async () => {

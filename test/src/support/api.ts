@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import type { TestGithost } from './githost.js';
 import { assertMatchesOpenApi } from './openapi.js';
 
@@ -75,4 +76,19 @@ export async function createRepo(gh: TestGithost, token: string, name: string, o
 export async function addCollaborator(gh: TestGithost, token: string, owner: string, repo: string, username: string, permission: 'read' | 'write'): Promise<void> {
   const res = await api(gh, 'PUT', `/api/repos/${owner}/${repo}/collaborators/${username}`, { token, body: { permission } });
   if (res.status !== 204) throw new Error(`addCollaborator ${username}: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** A GET with the path sent exactly as written (fetch would normalise `..` and `%2e` away), JSON
+ *  answer; not checked against the OpenAPI document. */
+export function rawGet(gh: Pick<TestGithost, 'port'>, path: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: gh.port, path, method: 'GET' }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

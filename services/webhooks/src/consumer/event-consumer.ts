@@ -1,9 +1,8 @@
 import type { EventBus, EventEnvelope, Subscription } from '@githost/bus';
 import type { Logger } from '@githost/logging';
-import type { DeliveryRepository } from '../db/delivery-repository.js';
 import { validation } from '@githost/errors';
 import { EVENT_KINDS } from '../domain/events.js';
-import type { WebhookStore } from '../domain/ports.js';
+import type { DeliveryStore, WebhookStore } from '../domain/ports.js';
 import { forgetRepository } from '../domain/repository-purge.js';
 import { envelopeProblem } from '../domain/event-envelope.js';
 import { GroupCommit } from '../group-commit.js';
@@ -39,7 +38,7 @@ export const DEFAULT_MAX_BATCH = 128;
  */
 export function subscribeToEvents(
   bus: EventBus,
-  deliveries: Pick<DeliveryRepository, 'recordEvents'>,
+  deliveries: Pick<DeliveryStore, 'recordEvents'>,
   webhooks: Pick<WebhookStore, 'deleteForRepository'>,
   logger: Logger,
   opts: ConsumerOptions,

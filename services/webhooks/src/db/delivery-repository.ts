@@ -2,65 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '@githost/db';
 import type { EventEnvelope } from '@githost/bus';
 import { actionOf, selectsEvent } from '../domain/events.js';
-import type { DeliveryStore, DirectDelivery } from '../domain/ports.js';
+import type { DeliveryQueue, DeliveryStore, DirectDelivery } from '../domain/ports.js';
+import type { AttemptResult, ClaimedDelivery, Delivery, DeliveryAttempt } from '../domain/types.js';
 import { afterDelivery, sameHealth, type WebhookHealth } from '../domain/webhook-health.js';
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-
-export interface DeliveryRow {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event: string;
-  payload: unknown;
-  status: DeliveryStatus;
-  attempts: number;
-  response_status: number | null;
-  error: string | null;
-  duration_ms: number | null;
-  created_at: Date;
-  delivered_at: Date | null;
-  next_attempt_at: Date;
-}
-
-export interface AttemptRow {
-  number: number;
-  status: 'succeeded' | 'failed';
-  error: string | null;
-  duration_ms: number;
-  response_status: number | null;
-  response_body: string | null;
-  created_at: Date;
-}
-
-/** A pending delivery this process has leased and is about to send. */
-export interface ClaimedDelivery {
-  id: string;
-  webhook_id: string;
-  event: string;
-  payload: unknown;
-  attempts: number;
-  round_start: number;
-  url: string;
-  secret: string | null;
-  /** Request id of the change behind the event, for logs (null for events without one). */
-  request_id: string | null;
-}
-
-export interface AttemptResult {
-  /** What the delivery becomes: still pending (a retry is scheduled), delivered or failed. */
-  status: DeliveryStatus;
-  retryInMs?: number;
-  responseStatus: number | null;
-  responseBody: string | null;
-  error: string | null;
-  durationMs: number;
-}
 
 const COLUMNS =
   'id, webhook_id, event_id, event, payload, status, attempts, response_status, error, duration_ms, created_at, delivered_at, next_attempt_at';
 
-export class DeliveryRepository implements DeliveryStore {
+export class DeliveryRepository implements DeliveryStore, DeliveryQueue {
   constructor(private readonly db: Database) {}
 
   /**
@@ -133,21 +82,21 @@ export class DeliveryRepository implements DeliveryStore {
   }
 
   /** Newest first (CONTRACT §7). */
-  async listForWebhook(webhookId: string, limit: number): Promise<DeliveryRow[]> {
-    const { rows } = await this.db.query<DeliveryRow>(
+  async listForWebhook(webhookId: string, limit: number): Promise<Delivery[]> {
+    const { rows } = await this.db.query<Delivery>(
       `SELECT ${COLUMNS} FROM deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`,
       [webhookId, limit],
     );
     return rows;
   }
 
-  async find(webhookId: string, id: string): Promise<DeliveryRow | null> {
-    const { rows } = await this.db.query<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE id = $1 AND webhook_id = $2`, [id, webhookId]);
+  async find(webhookId: string, id: string): Promise<Delivery | null> {
+    const { rows } = await this.db.query<Delivery>(`SELECT ${COLUMNS} FROM deliveries WHERE id = $1 AND webhook_id = $2`, [id, webhookId]);
     return rows[0] ?? null;
   }
 
-  async attempts(deliveryId: string): Promise<AttemptRow[]> {
-    const { rows } = await this.db.query<AttemptRow>(
+  async attempts(deliveryId: string): Promise<DeliveryAttempt[]> {
+    const { rows } = await this.db.query<DeliveryAttempt>(
       'SELECT number, status, error, duration_ms, response_status, response_body, created_at FROM delivery_attempts WHERE delivery_id = $1 ORDER BY number',
       [deliveryId],
     );
@@ -159,8 +108,8 @@ export class DeliveryRepository implements DeliveryStore {
    * X-Githost-Delivery value) stays, so receivers see the same delivery again. Null when the
    * delivery is unknown or still pending.
    */
-  async redeliver(webhookId: string, id: string): Promise<DeliveryRow | null> {
-    const { rows } = await this.db.query<DeliveryRow>(
+  async redeliver(webhookId: string, id: string): Promise<Delivery | null> {
+    const { rows } = await this.db.query<Delivery>(
       `UPDATE deliveries SET status = 'pending', round_start = attempts, next_attempt_at = now(), delivered_at = NULL
        WHERE id = $1 AND webhook_id = $2 AND status <> 'pending' RETURNING ${COLUMNS}`,
       [id, webhookId],

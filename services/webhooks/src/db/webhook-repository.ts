@@ -2,39 +2,29 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '@githost/db';
 import type { WebhookStore } from '../domain/ports.js';
 import type { NewWebhook } from '../domain/webhook-input.js';
-
-export interface WebhookRow {
-  id: string;
-  repo_id: string;
-  url: string;
-  secret: string | null;
-  events: string;
-  is_active: boolean;
-  consecutive_failures: number;
-  created_at: Date;
-}
+import type { Webhook } from '../domain/types.js';
 
 const COLUMNS = 'id, repo_id, url, secret, events, is_active, consecutive_failures, created_at';
 
 export class WebhookRepository implements WebhookStore {
   constructor(private readonly db: Queryable) {}
 
-  async create(repoId: string, input: NewWebhook): Promise<WebhookRow> {
-    const { rows } = await this.db.query<WebhookRow>(
+  async create(repoId: string, input: NewWebhook): Promise<Webhook> {
+    const { rows } = await this.db.query<Webhook>(
       `INSERT INTO webhooks (id, repo_id, url, secret, events) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
       [randomUUID(), repoId, input.url, input.secret, input.events],
     );
     return rows[0]!;
   }
 
-  async list(repoId: string): Promise<WebhookRow[]> {
-    const { rows } = await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE repo_id = $1 ORDER BY created_at, seq`, [repoId]);
+  async list(repoId: string): Promise<Webhook[]> {
+    const { rows } = await this.db.query<Webhook>(`SELECT ${COLUMNS} FROM webhooks WHERE repo_id = $1 ORDER BY created_at, seq`, [repoId]);
     return rows;
   }
 
   /** Only a webhook of this repository (seed §4 webhooks rule 4); `id` must already be a uuid. */
-  async find(repoId: string, id: string): Promise<WebhookRow | null> {
-    const { rows } = await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE id = $1 AND repo_id = $2`, [id, repoId]);
+  async find(repoId: string, id: string): Promise<Webhook | null> {
+    const { rows } = await this.db.query<Webhook>(`SELECT ${COLUMNS} FROM webhooks WHERE id = $1 AND repo_id = $2`, [id, repoId]);
     return rows[0] ?? null;
   }
 

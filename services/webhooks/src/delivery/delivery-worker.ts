@@ -1,7 +1,8 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Logger } from '@githost/logging';
-import type { AttemptResult, ClaimedDelivery, DeliveryRepository } from '../db/delivery-repository.js';
+import type { DeliveryQueue } from '../domain/ports.js';
+import type { AttemptResult, ClaimedDelivery } from '../domain/types.js';
 import { GroupCommit } from '../group-commit.js';
 import { decideNext, type AttemptOutcome, type RetryPolicy } from '../domain/retry-policy.js';
 import { deliveryHeaders } from '../domain/signing.js';
@@ -44,7 +45,7 @@ export class DeliveryWorker {
   private readonly recorder: GroupCommit<{ claim: ClaimedDelivery; result: AttemptResult }, boolean>;
 
   constructor(
-    private readonly deliveries: Pick<DeliveryRepository, 'claimDue' | 'recordAttempts'>,
+    private readonly deliveries: DeliveryQueue,
     private readonly opts: WorkerOptions,
     private readonly logger: Logger,
     private readonly metrics?: DeliveryMetrics,

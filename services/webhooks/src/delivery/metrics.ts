@@ -1,11 +1,11 @@
 import client from 'prom-client';
 import type { ConsumerMetrics } from '../consumer/event-consumer.js';
-import type { DeliveryRepository } from '../db/delivery-repository.js';
+import type { DeliveryStore } from '../domain/ports.js';
 import type { DeliveryMetrics } from './delivery-worker.js';
 
 export type WebhooksMetrics = DeliveryMetrics & ConsumerMetrics;
 
-export function deliveryMetrics(registry: client.Registry, deliveries?: Pick<DeliveryRepository, 'countPending'>): WebhooksMetrics {
+export function deliveryMetrics(registry: client.Registry, deliveries?: Pick<DeliveryStore, 'countPending'>): WebhooksMetrics {
   const attempts = new client.Counter({
     name: 'githost_webhooks_delivery_attempts_total',
     help: 'Webhook delivery attempts by what followed them',

@@ -3,8 +3,9 @@ import type { DeliveryStore, WebhookStore } from './ports.js';
 import { isRecordId } from './webhook-input.js';
 
 export interface PingPorts {
-  webhooks: Pick<WebhookStore, 'find'>;
-  deliveries: DeliveryStore;
+  /** Only the webhook's id is needed. */
+  webhooks: { find(...args: Parameters<WebhookStore['find']>): Promise<{ id: string } | null> };
+  deliveries: Pick<DeliveryStore, 'recordDirect'>;
 }
 
 export interface PingRequest {

@@ -1,8 +1,17 @@
+import type { EventEnvelope } from '@githost/bus';
+import type { NewWebhook } from './webhook-input.js';
+import type { AttemptResult, ClaimedDelivery, Delivery, DeliveryAttempt, Webhook } from './types.js';
+
 /** What the webhook use cases need from storage; db/ implements them. */
 
 export interface WebhookStore {
+  create(repoId: string, input: NewWebhook): Promise<Webhook>;
+  /** Oldest first. */
+  list(repoId: string): Promise<Webhook[]>;
   /** The webhook `id` of repository `repoId`, or null (another repository's counts as absent). */
-  find(repoId: string, id: string): Promise<{ id: string } | null>;
+  find(repoId: string, id: string): Promise<Webhook | null>;
+  /** Only when both the id and the repository match (seed §4 webhooks rule 4); whether one went. */
+  delete(repoId: string, id: string): Promise<boolean>;
   /** Deletes every webhook of the repository with its deliveries and their attempts; how many webhooks went. */
   deleteForRepository(repoId: string): Promise<number>;
 }
@@ -16,6 +25,24 @@ export interface DirectDelivery {
 }
 
 export interface DeliveryStore {
+  /** One pending delivery per webhook that selects each event, durably; the count recorded per event. */
+  recordEvents(events: EventEnvelope[]): Promise<number[]>;
   /** Records one pending delivery outside event selection (a ping); its id. */
   recordDirect(delivery: DirectDelivery): Promise<string>;
+  /** Newest first (CONTRACT §7). */
+  listForWebhook(webhookId: string, limit: number): Promise<Delivery[]>;
+  find(webhookId: string, id: string): Promise<Delivery | null>;
+  attempts(deliveryId: string): Promise<DeliveryAttempt[]>;
+  /** Queues a finished delivery again under the same id; null when unknown or still pending. */
+  redeliver(webhookId: string, id: string): Promise<Delivery | null>;
+  /** Deliveries not finished yet. */
+  countPending(): Promise<number>;
+}
+
+/** What the delivery worker needs: leases on due deliveries and a place to record attempts. */
+export interface DeliveryQueue {
+  /** Leases up to `limit` due deliveries for `leaseMs`. */
+  claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+  /** Records each attempt in one transaction; false for one whose lease was taken over. */
+  recordAttempts(attempts: Array<{ claim: ClaimedDelivery; result: AttemptResult }>): Promise<boolean[]>;
 }

@@ -1,64 +1,52 @@
 import { express, identityOf, route, type Request, type Response } from '@githost/http';
-import { conflict, notFound } from '@githost/errors';
-import type { WebhookRepository } from '../db/webhook-repository.js';
-import type { DeliveryRepository } from '../db/delivery-repository.js';
-import { pingWebhook } from '../domain/ping.js';
-import { isRecordId, parseNewWebhook } from '../domain/webhook-input.js';
-import { requireWritableRepo } from './access.js';
+import type { Requester } from '../domain/access.js';
+import { createWebhook, deleteWebhook, getDelivery, listDeliveries, listWebhooks, pingOnRequest, redeliver, type WebhookPorts } from '../domain/webhooks.js';
 import { deliveryDetailJson, deliveryJson, webhookJson } from './serialize.js';
 
-export interface RouteDeps {
-  webhooks: WebhookRepository;
-  deliveries: DeliveryRepository;
-  /** Called after a redelivery is queued, so the worker picks it up now rather than at its next poll. */
+export interface RouteDeps extends WebhookPorts {
+  /** Called after a delivery is queued, so the worker picks it up now rather than at its next poll. */
   onQueued?: () => void;
 }
 
 const BASE = '/api/repos/:owner/:repo/webhooks';
-const DEFAULT_DELIVERY_PAGE = 50;
-const MAX_DELIVERY_PAGE = 100;
 
 const param = (req: Request, name: string) => String(req.params[name] ?? '');
 
+function requesterOf(res: Response): Requester {
+  const identity = identityOf(res);
+  return { username: identity.principal?.username ?? null, repo: identity.repo ?? null, requestId: identity.request_id };
+}
+
+/** The gateway forwards these paths unchanged; the repository comes from the signed identity. */
 export function webhookRoutes(deps: RouteDeps): express.Router {
   const router = express.Router();
 
-  // seed §4 webhooks: POST, rules 1-3
   router.post(
     BASE,
     route(async (req, res) => {
-      const repo = requireWritableRepo(res);
-      const input = parseNewWebhook(req.body);
-      res.status(201).json(webhookJson(await deps.webhooks.create(repo.id, input)));
+      res.status(201).json(webhookJson(await createWebhook(deps, requesterOf(res), req.body)));
     }),
   );
 
   router.get(
     BASE,
     route(async (_req, res) => {
-      const repo = requireWritableRepo(res);
-      res.json((await deps.webhooks.list(repo.id)).map(webhookJson));
+      res.json((await listWebhooks(deps, requesterOf(res))).map(webhookJson));
     }),
   );
 
-  // seed §4 webhooks rule 4: 204 whether or not a webhook of this repository had that id
   router.delete(
     `${BASE}/:id`,
     route(async (req, res) => {
-      const repo = requireWritableRepo(res);
-      const id = param(req, 'id');
-      if (isRecordId(id)) await deps.webhooks.delete(repo.id, id);
+      await deleteWebhook(deps, requesterOf(res), param(req, 'id'));
       res.status(204).end();
     }),
   );
 
-  // CONTRACT §9: a ping on request, to this webhook only
   router.post(
     `${BASE}/:id/pings`,
     route(async (req, res) => {
-      const repo = requireWritableRepo(res);
-      const identity = identityOf(res);
-      await pingWebhook(deps, { repo, hookId: param(req, 'id'), sender: identity.principal?.username ?? '', requestId: identity.request_id });
+      await pingOnRequest(deps, requesterOf(res), param(req, 'id'));
       deps.onQueued?.();
       res.status(204).end();
     }),
@@ -67,53 +55,26 @@ export function webhookRoutes(deps: RouteDeps): express.Router {
   router.get(
     `${BASE}/:id/deliveries`,
     route(async (req, res) => {
-      const hookId = await ownWebhook(req, res, deps);
-      res.json((await deps.deliveries.listForWebhook(hookId, pageSize(req.query.limit))).map(deliveryJson));
+      res.json((await listDeliveries(deps, requesterOf(res), param(req, 'id'), req.query.limit)).map(deliveryJson));
     }),
   );
 
   router.get(
     `${BASE}/:id/deliveries/:delivery_id`,
     route(async (req, res) => {
-      const hookId = await ownWebhook(req, res, deps);
-      const delivery = await findDelivery(req, hookId, deps);
-      res.json(deliveryDetailJson(delivery, await deps.deliveries.attempts(delivery.id)));
+      const { delivery, attempts } = await getDelivery(deps, requesterOf(res), param(req, 'id'), param(req, 'delivery_id'));
+      res.json(deliveryDetailJson(delivery, attempts));
     }),
   );
 
   router.post(
     `${BASE}/:id/deliveries/:delivery_id/redeliver`,
     route(async (req, res) => {
-      const hookId = await ownWebhook(req, res, deps);
-      const delivery = await findDelivery(req, hookId, deps);
-      const queued = await deps.deliveries.redeliver(hookId, delivery.id);
-      if (!queued) throw conflict('Delivery is still pending');
+      const queued = await redeliver(deps, requesterOf(res), param(req, 'id'), param(req, 'delivery_id'));
       deps.onQueued?.();
       res.status(202).json(deliveryJson(queued));
     }),
   );
 
   return router;
-}
-
-/** The webhook named in the path, only when it belongs to this repository. */
-async function ownWebhook(req: Request, res: Response, deps: RouteDeps): Promise<string> {
-  const repo = requireWritableRepo(res);
-  const id = param(req, 'id');
-  const hook = isRecordId(id) ? await deps.webhooks.find(repo.id, id) : null;
-  if (!hook) throw notFound('Webhook not found');
-  return hook.id;
-}
-
-async function findDelivery(req: Request, hookId: string, deps: RouteDeps) {
-  const id = param(req, 'delivery_id');
-  const delivery = isRecordId(id) ? await deps.deliveries.find(hookId, id) : null;
-  if (!delivery) throw notFound('Delivery not found');
-  return delivery;
-}
-
-function pageSize(raw: unknown): number {
-  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < 1) return DEFAULT_DELIVERY_PAGE;
-  return Math.min(n, MAX_DELIVERY_PAGE);
 }

@@ -1,15 +1,14 @@
-import type { WebhookRow } from '../db/webhook-repository.js';
-import type { AttemptRow, DeliveryRow } from '../db/delivery-repository.js';
+import type { Delivery, DeliveryAttempt, Webhook } from '../domain/types.js';
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 /** seed §2: webhook responses carry exactly these fields; the secret never leaves the store. */
-export function webhookJson(w: WebhookRow) {
+export function webhookJson(w: Webhook) {
   return { id: w.id, repo_id: w.repo_id, url: w.url, events: w.events, is_active: w.is_active, created_at: iso(w.created_at) };
 }
 
 /** CONTRACT §7 delivery list element. */
-export function deliveryJson(d: DeliveryRow) {
+export function deliveryJson(d: Delivery) {
   return {
     id: d.id,
     event: d.event,
@@ -24,7 +23,7 @@ export function deliveryJson(d: DeliveryRow) {
 }
 
 /** One delivery with what was sent and every attempt (CONTRACT §9). */
-export function deliveryDetailJson(d: DeliveryRow, attempts: AttemptRow[]) {
+export function deliveryDetailJson(d: Delivery, attempts: DeliveryAttempt[]) {
   return {
     ...deliveryJson(d),
     webhook_id: d.webhook_id,

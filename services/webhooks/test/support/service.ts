@@ -6,6 +6,7 @@ import { InProcessEventBus, type EventBus, type EventEnvelope } from '@githost/b
 import { createTestDatabase } from '@githost/db';
 import { encodeIdentity, type Identity, type Permission } from '@githost/identity';
 import { createServer, loadConfig, type Config } from '../../src/index.js';
+import { eventually } from '@githost/test-support';
 
 export const SECRET = 'test-internal-secret-0123456789';
 
@@ -131,18 +132,6 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
   };
   return harness;
-}
-
-/** Waits until `check` returns a value (not undefined); fails with the last value seen after `ms`. */
-// Generous: under a loaded CI machine a poll cycle can take seconds; a passing test returns at once.
-export async function eventually<T>(check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 export const hooksPath = '/api/repos/alice/project/webhooks';

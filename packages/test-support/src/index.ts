@@ -1,0 +1,4 @@
+/** What tests of every workspace share (a devDependency only). */
+export { eventually, waitFor } from './eventually.js';
+export { sample } from './prometheus.js';
+export { startReceiver, statusByPath, type Answer, type Receiver, type ReceivedDelivery, type ReceiverOptions } from './receiver.js';

@@ -1,0 +1,64 @@
+/** The records the webhook use cases work with; db/ stores them, http/ serialises them. */
+
+export interface Webhook {
+  id: string;
+  repo_id: string;
+  url: string;
+  secret: string | null;
+  events: string;
+  is_active: boolean;
+  consecutive_failures: number;
+  created_at: Date;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface Delivery {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event: string;
+  payload: unknown;
+  status: DeliveryStatus;
+  attempts: number;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  created_at: Date;
+  delivered_at: Date | null;
+  next_attempt_at: Date;
+}
+
+export interface DeliveryAttempt {
+  number: number;
+  status: 'succeeded' | 'failed';
+  error: string | null;
+  duration_ms: number;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: Date;
+}
+
+/** A pending delivery this process has leased and is about to send. */
+export interface ClaimedDelivery {
+  id: string;
+  webhook_id: string;
+  event: string;
+  payload: unknown;
+  attempts: number;
+  round_start: number;
+  url: string;
+  secret: string | null;
+  /** Request id of the change behind the event, for logs (null for events without one). */
+  request_id: string | null;
+}
+
+export interface AttemptResult {
+  /** What the delivery becomes: still pending (a retry is scheduled), delivered or failed. */
+  status: DeliveryStatus;
+  retryInMs?: number;
+  responseStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+  durationMs: number;
+}
