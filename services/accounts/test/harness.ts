@@ -49,7 +49,7 @@ export async function startAccounts(backend: Backend, storage: string | ShardMap
   };
   const service = createServer(config);
   const { httpPort, grpcPort } = await service.start();
-  const grpc = createAccountsClient(`127.0.0.1:${grpcPort}`);
+  const grpc = createAccountsClient(`127.0.0.1:${grpcPort}`, SECRET);
   const harness: Harness = {
     config,
     base: `http://127.0.0.1:${httpPort}`,
