@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import { createLogger, type Logger } from '@githost/logging';
+import { privateFileModes } from '@githost/runtime';
 import { ensureAdminToken } from './admin-token.js';
 import { InProcessServices } from './in-process.js';
 import { childEntry, processPerService, requireBrokerForProcesses, ServiceProcesses, type Ports, type ServiceProcess } from './processes.js';
@@ -59,6 +61,10 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   const base: NodeJS.ProcessEnv = { ...process.env, ...opts.env };
   const logger = opts.logger ?? createLogger('launcher');
   const dataDir = path.resolve(opts.dataDir ?? nonEmpty(base.DATA_DIR) ?? './data');
+  // Embedded, every service shares this process: DATA_DIR and all under it for its user alone.
+  privateFileModes();
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
   const databaseUrl = opts.databaseUrl ?? nonEmpty(base.DATABASE_URL);
   const amqpUrl = opts.amqpUrl ?? nonEmpty(base.AMQP_URL);
   const shards = shardCount(opts.shards, base.GITHOST_SHARDS);
@@ -83,7 +89,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     GITHOST_INTERNAL_SECRET: randomBytes(32).toString('hex'),
     GITHOST_ADMIN_TOKEN: adminToken,
     PUBLIC_URL: nonEmpty(base.PUBLIC_URL) ?? `http://localhost:${port}`,
-    // Internal services trust their callers (gRPC has no credentials): loopback only.
+    // Internal services: loopback only; their gRPC calls are signed with the secret above.
     BIND_HOST: '127.0.0.1',
     HTTP_PORT: '0',
     GRPC_PORT: '0',

@@ -115,7 +115,7 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
 }
 
 async function openPglite(dataDir: string | undefined, schema: string): Promise<Database> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = new PGlite(dataDir);
   await db.waitReady;
   await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema};`);

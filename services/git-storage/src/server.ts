@@ -79,8 +79,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
     relay: () => relay,
     async start() {
       await ensureGitHome();
-      await mkdir(path.join(dataDir, 'repos'), { recursive: true });
-      await mkdir(path.join(dataDir, 'tmp'), { recursive: true });
+      await mkdir(path.join(dataDir, 'repos'), { recursive: true, mode: 0o700 });
+      await mkdir(path.join(dataDir, 'tmp'), { recursive: true, mode: 0o700 });
       await installHooks(dataDir);
       const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.internalSecret, json: false, registry });
       mountGitTransport(app, context);

@@ -29,7 +29,7 @@ export async function repositoryExists(gitDir: string): Promise<boolean> {
  */
 export async function createBareRepository(gitDir: string, defaultBranch: string): Promise<void> {
   if (await repositoryExists(gitDir)) throw conflict('Repository already exists');
-  await mkdir(path.dirname(gitDir), { recursive: true });
+  await mkdir(path.dirname(gitDir), { recursive: true, mode: 0o700 });
   const scratch = `${gitDir}.tmp-${randomBytes(6).toString('hex')}`;
   try {
     await runGit({ name: 'init', flags: ['--bare', '--quiet', '--template=', `--initial-branch=${defaultBranch}`], args: [scratch] });
