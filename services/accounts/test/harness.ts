@@ -21,6 +21,8 @@ export interface Harness {
   config: Config;
   base: string;
   grpc: AccountsServiceClient;
+  /** host:port of the service's gRPC server. */
+  grpcAddress: string;
   /** Opens the database directly (for inspecting what is stored). */
   databaseUrl: string | undefined;
   dataDir: string;
@@ -54,6 +56,7 @@ export async function startAccounts(backend: Backend, storage: string | ShardMap
     config,
     base: `http://127.0.0.1:${httpPort}`,
     grpc,
+    grpcAddress: `127.0.0.1:${grpcPort}`,
     databaseUrl: database?.url,
     dataDir,
     service,

@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 describe('files under DATA_DIR', () => {
-  it('when a repository is created and pushed to over HTTP and housekept, then every directory is 0700, every file 0600 or read-only 0400, hooks 0700', async () => {
+  it('when a repository is created and pushed to over HTTP (loose and packed objects), then every directory is 0700, every file 0600 or read-only 0400, hooks 0700', async () => {
     await createTestRepository(s, ID);
     const work = await makeWorkdir();
     // Enough objects that receive-pack keeps a pack (with its index) rather than loose objects.
