@@ -45,6 +45,8 @@ export interface RunningGithost {
   processes: ServiceProcess[];
   /** Settles when a service process died on its own and the others were stopped (processPerService). */
   crashed: Promise<Error>;
+  /** Loopback gRPC addresses of the internal services (`GIT_STORAGE_GRPC_ADDR`, `ACCOUNTS_GRPC_ADDR`). */
+  grpcAddresses: { gitStorage: string; accounts: string };
   stop(): Promise<void>;
 }
 
@@ -154,6 +156,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     services: started,
     processes,
     crashed: runner.crashed,
+    grpcAddresses: { gitStorage: env.GIT_STORAGE_GRPC_ADDR as string, accounts: env.ACCOUNTS_GRPC_ADDR as string },
     stop: () => (stopped ??= stopAll()),
   };
 }
