@@ -35,7 +35,7 @@ afterAll(async () => {
   process.umask(umask);
 });
 
-const branches = async () => (await api<{ name: string }[]>(gh, 'GET', '/api/repos/alice/hidden/branches', { token: alice.token })).body.map((b) => b.name);
+const branches = async () => (await api<{ branches: { name: string }[] }>(gh, 'GET', '/api/repos/alice/hidden/branches', { token: alice.token })).body.branches.map((b) => b.name);
 
 describe('internal gRPC ports reached directly, without a credential', () => {
   it('when git-storage is asked to create a branch, read a blob or remove the repository, then each is UNAUTHENTICATED and the repository is unchanged', async () => {
