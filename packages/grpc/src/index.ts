@@ -6,7 +6,6 @@ import { internalCallCheck } from './internal-call.js';
 import { codeName, metricsInterceptor, methodOfPath, secondsSince, type GrpcMetrics } from './metrics.js';
 
 export { grpc };
-export { internalCallCheck, UNSIGNED_SERVICES } from './internal-call.js';
 export { grpcServerMetrics, grpcClientMetrics, metricsInterceptor, type GrpcMetrics } from './metrics.js';
 
 /** Metadata key carrying the request id from the gateway through every gRPC hop. */
