@@ -63,16 +63,17 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   const base: NodeJS.ProcessEnv = { ...process.env, ...opts.env };
   const logger = opts.logger ?? createLogger('launcher');
   const dataDir = path.resolve(opts.dataDir ?? nonEmpty(base.DATA_DIR) ?? './data');
-  // Embedded, every service shares this process: DATA_DIR and all under it for its user alone.
-  privateFileModes();
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  chmodSync(dataDir, 0o700);
   const databaseUrl = opts.databaseUrl ?? nonEmpty(base.DATABASE_URL);
   const amqpUrl = opts.amqpUrl ?? nonEmpty(base.AMQP_URL);
   const shards = shardCount(opts.shards, base.GITHOST_SHARDS);
   const split = processPerService(opts.processPerService, base.GITHOST_PROCESS_PER_SERVICE);
   if (split) requireBrokerForProcesses(amqpUrl);
   const childFile = split ? childEntry() : undefined;
+  // Embedded, every service shares this process: DATA_DIR and all under it for its user alone
+  // (child processes inherit the umask). Made only once the configuration is known to be good.
+  privateFileModes();
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
   let adminToken = opts.adminToken ?? nonEmpty(base.GITHOST_ADMIN_TOKEN);
   if (!adminToken) {
     const generated = ensureAdminToken(dataDir);
