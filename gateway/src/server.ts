@@ -36,7 +36,7 @@ export interface GatewayDeps {
 export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ httpPort: number }> {
   const logger = deps.logger ?? createLogger('gateway');
   const metrics = createGatewayMetrics();
-  const accounts = cachedAccounts(deps.accounts ?? grpcAccountsGateway(config.accountsGrpcAddress, metrics.grpcClient), { ...DEFAULT_TTLS, ...deps.cacheTtls }, (cache, result) =>
+  const accounts = cachedAccounts(deps.accounts ?? grpcAccountsGateway(config.accountsGrpcAddress, config.internalSecret, metrics.grpcClient), { ...DEFAULT_TTLS, ...deps.cacheTtls }, (cache, result) =>
     metrics.accountsCache.inc({ cache, result }),
   );
   const agent = new Agent({ keepAlive: true, maxFreeSockets: 64 });
@@ -45,7 +45,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   let storageRouter: StorageRouter | undefined;
   let refsWatch: RefsWatch | undefined;
   if (!deps.refVersions && edgeEntries > 0 && config.gitStorageGrpcShards) {
-    storageRouter = createStorageRouter(config.gitStorageGrpcShards);
+    storageRouter = createStorageRouter(config.gitStorageGrpcShards, config.internalSecret);
     refsWatch = createRefsWatch(storageRouter, { logger });
   }
   const refVersions = deps.refVersions ?? refsWatch;

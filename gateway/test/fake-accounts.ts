@@ -32,7 +32,8 @@ export interface FakeAccounts {
   close(): Promise<void>;
 }
 
-export async function startFakeAccounts(users: FakeUser[], repos: FakeRepo[], adminToken = 'bootstrap-admin-token-123'): Promise<FakeAccounts> {
+/** `secret`: the internal secret the gateway under test signs its calls with. */
+export async function startFakeAccounts(users: FakeUser[], repos: FakeRepo[], secret: string, adminToken = 'bootstrap-admin-token-123'): Promise<FakeAccounts> {
   const calls = { authenticate: 0, authorize: 0 };
   const handlers: Partial<AccountsServiceHandlers> = {
     Authenticate: unary(async (req) => {
@@ -60,6 +61,6 @@ export async function startFakeAccounts(users: FakeUser[], repos: FakeRepo[], ad
   };
   const listening: GrpcListening = await startGrpcServer((server: grpc.Server) => {
     server.addService(accountsProto().githost.accounts.v1.AccountsService.service, handlers as grpc.UntypedServiceImplementation);
-  }, 0, '127.0.0.1');
+  }, 0, '127.0.0.1', [], secret);
   return { address: `127.0.0.1:${listening.port}`, calls, users, repos, close: () => listening.close(100) };
 }

@@ -81,7 +81,7 @@ beforeAll(async () => {
     { id: 'r-pub', owner: 'alice', name: 'demo', private: false, collaborators: {} },
     { id: 'r-priv', owner: 'alice', name: 'secret', private: true, collaborators: { [bob.id]: 'read' } },
     { id: 'r-cold', owner: 'alice', name: 'cold', private: false, collaborators: {} },
-  ]);
+  ], SECRET);
   browse = await startFakeBrowse(SECRET);
   versions.set('default/r-pub', '0');
   versions.set('default/r-priv', '0');

@@ -41,7 +41,7 @@ beforeAll(async () => {
   accounts = await startFakeAccounts([alice, bob, carol, dave], [
     { id: 'r-pub', owner: 'alice', name: 'demo', private: false, collaborators: { [bob.id]: 'write' } },
     { id: 'r-priv', owner: 'alice', name: 'secret', private: true, collaborators: { [bob.id]: 'read' } },
-  ]);
+  ], SECRET);
   upstreams = await Promise.all(['accounts', 'git-storage', 'browse', 'merge-requests'].map((n) => startEchoUpstream(n, SECRET)));
   const [acc, git, browse, mr] = upstreams.map((u) => u.url);
   const config: Config = {

@@ -12,7 +12,7 @@ let upstream: Awaited<ReturnType<typeof startEchoUpstream>>;
 const gateways: Service[] = [];
 
 beforeAll(async () => {
-  accounts = await startFakeAccounts([alice, bob], [{ id: 'r-pub', owner: 'alice', name: 'demo', private: false, collaborators: {} }]);
+  accounts = await startFakeAccounts([alice, bob], [{ id: 'r-pub', owner: 'alice', name: 'demo', private: false, collaborators: {} }], SECRET);
   upstream = await startEchoUpstream('any', SECRET);
 });
 

@@ -17,7 +17,7 @@ export function ensureAdminToken(dataDir: string): { token: string; file: string
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const token = randomBytes(32).toString('base64url');
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   chmodSync(file, 0o600); // the mode above is masked by umask; the token must not be group-readable

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import { createLogger, type Logger } from '@githost/logging';
+import { privateFileModes } from '@githost/runtime';
 import { ensureAdminToken } from './admin-token.js';
 import { InProcessServices } from './in-process.js';
 import { childEntry, processPerService, requireBrokerForProcesses, ServiceProcesses, type Ports, type ServiceProcess } from './processes.js';
@@ -43,6 +45,8 @@ export interface RunningGithost {
   processes: ServiceProcess[];
   /** Settles when a service process died on its own and the others were stopped (processPerService). */
   crashed: Promise<Error>;
+  /** Loopback gRPC addresses of the internal services (`GIT_STORAGE_GRPC_ADDR`, `ACCOUNTS_GRPC_ADDR`). */
+  grpcAddresses: { gitStorage: string; accounts: string };
   stop(): Promise<void>;
 }
 
@@ -65,6 +69,11 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   const split = processPerService(opts.processPerService, base.GITHOST_PROCESS_PER_SERVICE);
   if (split) requireBrokerForProcesses(amqpUrl);
   const childFile = split ? childEntry() : undefined;
+  // Embedded, every service shares this process: DATA_DIR and all under it for its user alone
+  // (child processes inherit the umask). Made only once the configuration is known to be good.
+  privateFileModes();
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
   let adminToken = opts.adminToken ?? nonEmpty(base.GITHOST_ADMIN_TOKEN);
   if (!adminToken) {
     const generated = ensureAdminToken(dataDir);
@@ -83,7 +92,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     GITHOST_INTERNAL_SECRET: randomBytes(32).toString('hex'),
     GITHOST_ADMIN_TOKEN: adminToken,
     PUBLIC_URL: nonEmpty(base.PUBLIC_URL) ?? `http://localhost:${port}`,
-    // Internal services trust their callers (gRPC has no credentials): loopback only.
+    // Internal services: loopback only; their gRPC calls are signed with the secret above.
     BIND_HOST: '127.0.0.1',
     HTTP_PORT: '0',
     GRPC_PORT: '0',
@@ -148,6 +157,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     services: started,
     processes,
     crashed: runner.crashed,
+    grpcAddresses: { gitStorage: env.GIT_STORAGE_GRPC_ADDR as string, accounts: env.ACCOUNTS_GRPC_ADDR as string },
     stop: () => (stopped ??= stopAll()),
   };
 }

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { ProtoGrpcType as StorageGrpc } from './generated/storage.js';
 import type { ProtoGrpcType as AccountsGrpc } from './generated/accounts.js';
+import { signedClientOptions } from './internal-call.js';
 
 export type { StorageServiceClient, StorageServiceHandlers } from './generated/githost/storage/v1/StorageService.js';
 export type { AccountsServiceClient, AccountsServiceHandlers } from './generated/githost/accounts/v1/AccountsService.js';
@@ -40,12 +41,13 @@ const CLIENT_OPTIONS: grpc.ClientOptions = {
   'grpc.enable_channelz': 0,
 };
 
-/** A storage client for `host:port`; use with `callUnary` / `collectStream` from @githost/grpc. */
-export function createStorageClient(address: string): StorageServiceClient {
-  return new (storageProto().githost.storage.v1.StorageService)(address, grpc.credentials.createInsecure(), CLIENT_OPTIONS);
+/** A storage client for `host:port`, signing every call with `internalSecret` (GITHOST_INTERNAL_SECRET);
+ *  use with `callUnary` / `collectStream` from @githost/grpc. */
+export function createStorageClient(address: string, internalSecret: string): StorageServiceClient {
+  return new (storageProto().githost.storage.v1.StorageService)(address, grpc.credentials.createInsecure(), signedClientOptions(CLIENT_OPTIONS, internalSecret));
 }
 
-/** An accounts client for `host:port`. */
-export function createAccountsClient(address: string): AccountsServiceClient {
-  return new (accountsProto().githost.accounts.v1.AccountsService)(address, grpc.credentials.createInsecure(), CLIENT_OPTIONS);
+/** An accounts client for `host:port`, signing every call with `internalSecret`. */
+export function createAccountsClient(address: string, internalSecret: string): AccountsServiceClient {
+  return new (accountsProto().githost.accounts.v1.AccountsService)(address, grpc.credentials.createInsecure(), signedClientOptions(CLIENT_OPTIONS, internalSecret));
 }

@@ -70,8 +70,8 @@ export function repoContextOf(res: accounts.AuthorizeResponse__Output): RepoCont
 
 const TIMEOUT_MS = 5_000;
 
-export function grpcAccountsGateway(address: string, metrics?: GrpcMetrics): AccountsGateway {
-  const client: AccountsServiceClient = createAccountsClient(address);
+export function grpcAccountsGateway(address: string, internalSecret: string, metrics?: GrpcMetrics): AccountsGateway {
+  const client: AccountsServiceClient = createAccountsClient(address, internalSecret);
   return {
     async authenticate(token, requestId) {
       const res = await callUnary<accounts.AuthenticateRequest, accounts.AuthenticateResponse__Output>(client, client.Authenticate, { token }, { requestId, timeoutMs: TIMEOUT_MS, metrics });

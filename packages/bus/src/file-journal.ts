@@ -159,7 +159,7 @@ export class FileJournal {
 
   private init(): Promise<void> {
     this.ready ??= (async () => {
-      await mkdir(this.dir, { recursive: true });
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
       for (const name of await readdir(this.dir)) {
         if (name.startsWith('.tmp-')) await unlink(path.join(this.dir, name)).catch(ignoreMissing);
         const seq = ENTRY.exec(name)?.[1] ?? BATCH.exec(name)?.[1];

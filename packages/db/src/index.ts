@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { mkdirSync } from 'node:fs';
+import { chmod, readdir } from 'node:fs/promises';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { unavailable } from '@githost/errors';
 
@@ -114,10 +116,25 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
   };
 }
 
+/**
+ * PGlite unpacks its initial data directory with the archive's modes (0666 files), whatever the
+ * umask: they are narrowed to the owner (0700 directories, 0600 files; README "Files under
+ * DATA_DIR"). Files Postgres creates later get its own 0600.
+ */
+async function ownerOnly(dir: string): Promise<void> {
+  await chmod(dir, 0o700);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) await ownerOnly(full);
+    else if (entry.isFile()) await chmod(full, 0o600);
+  }
+}
+
 async function openPglite(dataDir: string | undefined, schema: string): Promise<Database> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = new PGlite(dataDir);
   await db.waitReady;
+  if (dataDir) await ownerOnly(dataDir);
   await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema};`);
   // PGlite is one connection: serialise top-level work so a transaction never interleaves with
   // another caller's statements.

@@ -2,6 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { AppError, conflict, notFound } from '@githost/errors';
 import { fromServiceError, grpc, toServiceError } from './index.js';
 
+const SECRET = 'grpc-test-internal-secret';
+
 describe('gRPC error edges', () => {
   it('when an AppError crosses the wire, then kind, message and details survive', () => {
     const status = toServiceError(conflict('Merge conflict', { conflicts: ['a.txt'] }));
@@ -33,8 +35,8 @@ describe('serverStream over a real connection', () => {
           throw notFound('Path not found: x');
         }),
       });
-    }, 0, '127.0.0.1');
-    const client = createStorageClient(`127.0.0.1:${server.port}`);
+    }, 0, '127.0.0.1', [], SECRET);
+    const client = createStorageClient(`127.0.0.1:${server.port}`, SECRET);
     try {
       const got: string[] = [];
       const status = await new Promise<{ code: number; details: string }>((resolve) => {
@@ -56,7 +58,7 @@ describe('startGrpcServer health', () => {
     const { startGrpcServer } = await import('./index.js');
     const protoLoader = await import('@grpc/proto-loader');
     const { protoPath } = await import('grpc-health-check');
-    const listening = await startGrpcServer(() => undefined, 0, '127.0.0.1', ['githost.storage.v1.StorageService']);
+    const listening = await startGrpcServer(() => undefined, 0, '127.0.0.1', ['githost.storage.v1.StorageService'], SECRET);
     const def = grpc.loadPackageDefinition(protoLoader.loadSync(protoPath, { enums: String })) as unknown as { grpc: { health: { v1: { Health: new (addr: string, creds: grpc.ChannelCredentials) => grpc.Client & { Check: (req: { service: string }, cb: (err: grpc.ServiceError | null, res?: { status: string }) => void) => void } } } } };
     const client = new def.grpc.health.v1.Health(`127.0.0.1:${listening.port}`, grpc.credentials.createInsecure());
     const check = (service: string) => new Promise<string>((resolve, reject) => client.Check({ service }, (err, res) => (err ? reject(err) : resolve(res!.status))));

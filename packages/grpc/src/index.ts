@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { AppError, grpcCodeOf, kindOfGrpcCode, toAppError, unavailable } from '@githost/errors';
 import type { Logger } from '@githost/logging';
+import { internalCallCheck } from './internal-call.js';
 import { codeName, metricsInterceptor, methodOfPath, secondsSince, type GrpcMetrics } from './metrics.js';
 
 export { grpc };
@@ -173,10 +174,12 @@ export interface GrpcListening {
 /**
  * Binds a server with the given services plus the standard `grpc.health.v1.Health` service
  * (what Kubernetes gRPC probes and grpc_health_probe speak), SERVING for '' and `healthNames`
- * until close(). `port` 0 picks a free port.
+ * until close(). `port` 0 picks a free port. Every call but health checks must be signed with
+ * `internalSecret` (GITHOST_INTERNAL_SECRET); others get UNAUTHENTICATED before any handler runs.
  */
-export function startGrpcServer(register: (server: grpc.Server) => void, port: number, host = '0.0.0.0', healthNames: string[] = []): Promise<GrpcListening> {
+export function startGrpcServer(register: (server: grpc.Server) => void, port: number, host: string, healthNames: string[], internalSecret: string): Promise<GrpcListening> {
   const server = new grpc.Server({
+    interceptors: [internalCallCheck(internalSecret)],
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
     'grpc.max_send_message_length': 64 * 1024 * 1024,
     // Nothing reads channelz; with it on, every call pays for its counters and timestamps.

@@ -6,6 +6,8 @@ import { notFound } from '@githost/errors';
 import { createStorageClient, storageProto, type storage } from '@githost/protos';
 import { callOptions, callUnary, collectStream, grpc, grpcClientMetrics, grpcServerMetrics, instrumentUnary, metadataFor, serverStream, startGrpcServer, unary } from './index.js';
 
+const SECRET = 'metrics-test-internal-secret';
+
 /** Values of one histogram's `_count` series, keyed `method code`. */
 async function counts(registry: client.Registry, name: string): Promise<Record<string, number>> {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
@@ -36,8 +38,8 @@ describe('gRPC metrics and request ids over a real connection', () => {
           call.write({ oid: 'abc' });
         }, logger, instruments),
       });
-    }, 0, '127.0.0.1');
-    const storageClient = createStorageClient(`127.0.0.1:${server.port}`);
+    }, 0, '127.0.0.1', [], SECRET);
+    const storageClient = createStorageClient(`127.0.0.1:${server.port}`, SECRET);
     const metrics = grpcClientMetrics(clientRegistry, 'browse');
     try {
       await callUnary(storageClient, storageClient.ListRefs, { repository_id: 'r' }, { requestId: 'req-1', metrics });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { canRead, canWrite, decodeIdentity, encodeIdentity, IDENTITY_HEADER, SIGNATURE_HEADER, type Identity } from './index.js';
+import { canRead, canWrite, decodeIdentity, encodeIdentity, IDENTITY_HEADER, SIGNATURE_HEADER, signInternalCall, verifyInternalCall, type Identity } from './index.js';
 
 const secret = 'a-very-long-internal-secret';
 const identity: Identity = {
@@ -27,5 +27,23 @@ describe('identity headers', () => {
   it('when permissions are compared, then write implies read', () => {
     expect([canRead('none'), canRead('read'), canRead('write'), canRead('admin')]).toEqual([false, true, true, true]);
     expect([canWrite('read'), canWrite('write'), canWrite('admin')]).toEqual([false, true, true]);
+  });
+});
+
+describe('internal call credential', () => {
+  const method = '/githost.storage.v1.StorageService/UpdateRef';
+  it('when signed for the method within the window, then it verifies', () => {
+    expect(() => verifyInternalCall(method, signInternalCall(method, secret, 1_000_000), secret, 1_000_000 + 59_000)).not.toThrow();
+    expect(() => verifyInternalCall(method, signInternalCall(method, secret, 1_000_000), secret, 1_000_000 - 59_000)).not.toThrow();
+  });
+  it('when missing, forged, expired or signed for another method, then it is refused', () => {
+    expect(() => verifyInternalCall(method, undefined, secret)).toThrow('Missing internal call credential');
+    expect(() => verifyInternalCall(method, signInternalCall(method, 'another-secret-of-length', 1_000_000), secret, 1_000_000)).toThrow('Invalid internal call credential');
+    expect(() => verifyInternalCall(method, signInternalCall(method, secret, 1_000_000), secret, 1_000_000 + 61_000)).toThrow('Expired internal call credential');
+    expect(() => verifyInternalCall(method, signInternalCall('/githost.storage.v1.StorageService/ReadBlob', secret, 1_000_000), secret, 1_000_000)).toThrow('Invalid internal call credential');
+    // The timestamp is part of what is signed: moving it forward breaks the signature.
+    const [, mac] = signInternalCall(method, secret, 1_000_000).split('.');
+    expect(() => verifyInternalCall(method, `2000000.${mac}`, secret, 2_000_000)).toThrow('Invalid internal call credential');
+    expect(() => verifyInternalCall(method, 'garbage', secret)).toThrow('Invalid internal call credential');
   });
 });

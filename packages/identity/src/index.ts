@@ -74,3 +74,34 @@ export function canRead(p: Permission | undefined): boolean {
 export function canWrite(p: Permission | undefined): boolean {
   return p === 'write' || p === 'admin';
 }
+
+/**
+ * Internal gRPC calls carry their own credential in metadata: an HMAC with the shared internal
+ * secret over the full method path and the time of the call. Bound to the method, so a captured
+ * credential cannot call another one; short-lived, so it soon stops working at all (README,
+ * "Internal calls").
+ */
+export const INTERNAL_CALL_METADATA = 'x-githost-internal-call';
+
+/** How long a signed call stays valid either side of its timestamp (covers clock skew). */
+export const INTERNAL_CALL_MAX_AGE_MS = 60_000;
+
+const signCall = (method: string, timestamp: string, secret: string) => createHmac('sha256', secret).update(`grpc\n${method}\n${timestamp}`).digest('hex');
+
+/** The metadata value for a call to `method` (`/package.Service/Method`) made at `now`. */
+export function signInternalCall(method: string, secret: string, now = Date.now()): string {
+  const timestamp = String(now);
+  return `${timestamp}.${signCall(method, timestamp, secret)}`;
+}
+
+/** Throws `unauthenticated` unless `value` was signed with `secret` for `method` within the window. */
+export function verifyInternalCall(method: string, value: unknown, secret: string, now = Date.now()): void {
+  if (typeof value !== 'string' || value === '') throw unauthenticated('Missing internal call credential');
+  const dot = value.indexOf('.');
+  const timestamp = value.slice(0, dot);
+  if (dot < 0 || !/^\d{1,15}$/.test(timestamp)) throw unauthenticated('Invalid internal call credential');
+  const expected = Buffer.from(signCall(method, timestamp, secret), 'hex');
+  const given = Buffer.from(value.slice(dot + 1), 'hex');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthenticated('Invalid internal call credential');
+  if (Math.abs(now - Number(timestamp)) > INTERNAL_CALL_MAX_AGE_MS) throw unauthenticated('Expired internal call credential');
+}

@@ -23,7 +23,7 @@ const until = async (cond: () => boolean, ms = 5000): Promise<void> => {
 
 beforeAll(async () => {
   s = await startTestStorage();
-  router = createStorageRouter(singleShard(s.grpcAddress));
+  router = createStorageRouter(singleShard(s.grpcAddress), s.secret);
 });
 
 afterEach(() => {
@@ -90,7 +90,7 @@ describe('refs watch on a silent connection', () => {
   beforeAll(async () => {
     // git-storage's heartbeats far apart: the watch hears nothing after `ready`.
     quiet = await startTestStorage({ refsWatchHeartbeatMs: 60_000 });
-    quietRouter = createStorageRouter(singleShard(quiet.grpcAddress));
+    quietRouter = createStorageRouter(singleShard(quiet.grpcAddress), quiet.secret);
   });
   afterAll(async () => {
     quietRouter.close();
@@ -113,7 +113,7 @@ describe('refs watch on a silent connection', () => {
 
   it('when heartbeats keep coming, then the watch stays live past staleAfterMs', async () => {
     const beating = await startTestStorage({ refsWatchHeartbeatMs: 20 });
-    const r = createStorageRouter(singleShard(beating.grpcAddress));
+    const r = createStorageRouter(singleShard(beating.grpcAddress), beating.secret);
     const w = createRefsWatch(r, { staleAfterMs: 200 });
     try {
       await w.ready();

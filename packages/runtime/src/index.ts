@@ -3,6 +3,14 @@ import { createLogger, type Logger } from '@githost/logging';
 
 export type { Service, ServiceModule, ServicePorts } from './service.js';
 
+/**
+ * Whatever this process and its children (git, PGlite) create is the service user's alone:
+ * directories 0700, files 0600 (README, "Security"). Child processes inherit the umask.
+ */
+export function privateFileModes(): void {
+  process.umask(0o077);
+}
+
 export interface Stoppable {
   stop(): Promise<void>;
 }
@@ -14,6 +22,7 @@ export interface Stoppable {
  * logged as fatal (exit 1).
  */
 export async function runUntilSignalled(name: string, boot: (logger: Logger) => Promise<Stoppable>, logger: Logger = createLogger(name)): Promise<void> {
+  privateFileModes();
   // Handlers go in before boot: a signal that arrives while starting stops the process as soon as
   // it has started, instead of killing it half-started.
   let running: Stoppable | undefined;

@@ -4,6 +4,8 @@ import { startGrpcServer, type GrpcListening } from '@githost/grpc';
 import { createStorageClient } from '@githost/protos';
 import { createStorageRouter } from './router.js';
 
+const SECRET = 'router-test-internal-secret';
+
 describe('routing calls to shards', () => {
   it('when a shard is asked for twice, then one client is made for it and reused', () => {
     const made: string[] = [];
@@ -12,10 +14,11 @@ describe('routing calls to shards', () => {
         ['default', 'a:1'],
         ['b', 'b:2'],
       ]),
+      SECRET,
       {
         createClient: (address) => {
           made.push(address);
-          return createStorageClient(address);
+          return createStorageClient(address, SECRET);
         },
       },
     );
@@ -30,7 +33,7 @@ describe('routing calls to shards', () => {
   });
 
   it('when a shard is not configured, then the call fails as unavailable naming the shard and the known ones', () => {
-    const router = createStorageRouter(new Map([['default', 'a:1']]));
+    const router = createStorageRouter(new Map([['default', 'a:1']]), SECRET);
     let caught: unknown;
     try {
       router.client('shard-9');
@@ -46,15 +49,15 @@ describe('readiness over shards', () => {
   let up: GrpcListening;
   let downAddress: string;
   beforeAll(async () => {
-    up = await startGrpcServer(() => undefined, 0, '127.0.0.1');
-    const gone = await startGrpcServer(() => undefined, 0, '127.0.0.1');
+    up = await startGrpcServer(() => undefined, 0, '127.0.0.1', [], SECRET);
+    const gone = await startGrpcServer(() => undefined, 0, '127.0.0.1', [], SECRET);
     downAddress = `127.0.0.1:${gone.port}`;
     await gone.close(0);
   });
   afterAll(() => up.close(0));
 
   it('when every shard is down, then the router is not ready', async () => {
-    const router = createStorageRouter(new Map([['default', downAddress]]));
+    const router = createStorageRouter(new Map([['default', downAddress]]), SECRET);
     expect(await router.ready(300)).toBe(false);
     router.close();
   });
@@ -65,6 +68,7 @@ describe('readiness over shards', () => {
         ['default', downAddress],
         ['b', `127.0.0.1:${up.port}`],
       ]),
+      SECRET,
     );
     expect(await router.ready(2000)).toBe(true);
     router.close();

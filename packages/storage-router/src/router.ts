@@ -23,8 +23,9 @@ export interface StorageRouterOptions {
   createClient?: (address: string) => StorageServiceClient;
 }
 
-export function createStorageRouter(shards: ShardMap, opts: StorageRouterOptions = {}): StorageRouter {
-  const make = opts.createClient ?? createStorageClient;
+/** Clients sign every call with `internalSecret` (GITHOST_INTERNAL_SECRET). */
+export function createStorageRouter(shards: ShardMap, internalSecret: string, opts: StorageRouterOptions = {}): StorageRouter {
+  const make = opts.createClient ?? ((address: string) => createStorageClient(address, internalSecret));
   const clients = new Map<string, StorageServiceClient>();
   const client = (shard: string): StorageServiceClient => {
     const name = shard || DEFAULT_SHARD;

@@ -34,7 +34,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       db = await openAccountsDatabase({ url: config.databaseUrl, pgliteDir: pgliteDir(config) });
       const registry = createRegistry('accounts');
       const metrics = createMetrics(registry);
-      storage = deps.storage ?? new GrpcRepositoryStorage(config.storageShards, metrics.grpcClient);
+      storage = deps.storage ?? new GrpcRepositoryStorage(config.storageShards, config.internalSecret, metrics.grpcClient);
       const database = db;
       const store = storage;
       const services = createServices({
@@ -50,7 +50,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       });
       const ready = async () => (await database.ping()) && (store.ready ? await store.ready() : true);
       const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services, registry });
-      grpc = await startGrpcServer((server) => registerAccountsService(server, services, metrics, logger), config.grpcPort, config.bindHost, ['githost.accounts.v1.AccountsService']);
+      grpc = await startGrpcServer((server) => registerAccountsService(server, services, metrics, logger), config.grpcPort, config.bindHost, ['githost.accounts.v1.AccountsService'], config.internalSecret);
       http = await listen(app, config.httpPort, config.bindHost);
       logger.info({ http_port: http.port, grpc_port: grpc.port, database: database.kind }, 'accounts started');
       return { httpPort: http.port, grpcPort: grpc.port };

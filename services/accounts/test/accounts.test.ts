@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rpc } from './rpc.js';
-import { ADMIN_TOKEN, Client, PUBLIC_URL, startAccounts, type Backend, type Harness } from './harness.js';
+import { ADMIN_TOKEN, Client, PUBLIC_URL, SECRET, startAccounts, type Backend, type Harness } from './harness.js';
 import { git, startTestStorage, type TestStorage } from '@githost/git-storage/testing';
 import { openAccountsDatabase } from '../src/db/open.js';
 import { pgliteDir } from '../src/config.js';
@@ -32,7 +32,7 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
   }
 
   beforeAll(async () => {
-    storage = await startTestStorage();
+    storage = await startTestStorage({ secret: SECRET });
     h = await startAccounts(backend, storage.grpcAddress);
     admin = new Client(h, ADMIN_TOKEN);
     anonymous = new Client(h, null);
@@ -349,7 +349,7 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
       const { grpcPort } = await again.start();
       h.service = again;
       const { createAccountsClient } = await import('@githost/protos');
-      const client = createAccountsClient(`127.0.0.1:${grpcPort}`);
+      const client = createAccountsClient(`127.0.0.1:${grpcPort}`, SECRET);
       try {
         const res = await rpc(client).authenticate({ token: issued[0]! });
         expect(res.user?.username).toBe('alice');

@@ -22,7 +22,7 @@ describe.each<Backend>(['postgres', 'pglite'])('user and token administration on
   }
 
   beforeAll(async () => {
-    storage = await startTestStorage();
+    storage = await startTestStorage({ secret: SECRET });
     h = await startAccounts(backend, storage.grpcAddress);
     admin = new Client(h, ADMIN_TOKEN);
   }, 60_000);

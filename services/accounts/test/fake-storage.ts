@@ -1,6 +1,7 @@
 import { AppError, unavailable } from '@githost/errors';
 import { startGrpcServer, unary, type GrpcListening } from '@githost/grpc';
 import { storageProto, type storage } from '@githost/protos';
+import { SECRET } from './harness.js';
 
 /**
  * A small real gRPC git-storage stand-in that records CreateRepository/RemoveRepository calls and
@@ -48,7 +49,7 @@ export async function startFakeStorage(): Promise<FakeStorage> {
       ListRefs: unary(async () => ({ refs: [] })),
       SetDefaultBranch: unary(async () => ({})),
     });
-  }, 0, '127.0.0.1');
+  }, 0, '127.0.0.1', [], SECRET);
   return {
     address: `127.0.0.1:${server.port}`,
     created,

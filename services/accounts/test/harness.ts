@@ -21,6 +21,8 @@ export interface Harness {
   config: Config;
   base: string;
   grpc: AccountsServiceClient;
+  /** host:port of the service's gRPC server. */
+  grpcAddress: string;
   /** Opens the database directly (for inspecting what is stored). */
   databaseUrl: string | undefined;
   dataDir: string;
@@ -49,11 +51,12 @@ export async function startAccounts(backend: Backend, storage: string | ShardMap
   };
   const service = createServer(config);
   const { httpPort, grpcPort } = await service.start();
-  const grpc = createAccountsClient(`127.0.0.1:${grpcPort}`);
+  const grpc = createAccountsClient(`127.0.0.1:${grpcPort}`, SECRET);
   const harness: Harness = {
     config,
     base: `http://127.0.0.1:${httpPort}`,
     grpc,
+    grpcAddress: `127.0.0.1:${grpcPort}`,
     databaseUrl: database?.url,
     dataDir,
     service,

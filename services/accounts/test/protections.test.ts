@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestStorage, type TestStorage } from '@githost/git-storage/testing';
 import { RULE_DEFAULTS } from '@githost/ref-policy';
-import { ADMIN_TOKEN, Client, startAccounts, type Backend, type Harness } from './harness.js';
+import { ADMIN_TOKEN, Client, SECRET, startAccounts, type Backend, type Harness } from './harness.js';
 import { refPolicyOf, rpc } from './rpc.js';
 
 /** README "Branch and tag protection": the rules' REST endpoints and GetRefPolicy, on the real service. */
@@ -22,7 +22,7 @@ describe.each<Backend>(['postgres', 'pglite'])('branch protections on %s', (back
   }
 
   beforeAll(async () => {
-    storage = await startTestStorage();
+    storage = await startTestStorage({ secret: SECRET });
     h = await startAccounts(backend, storage.grpcAddress);
     admin = new Client(h, ADMIN_TOKEN);
     owner = await user('olive');

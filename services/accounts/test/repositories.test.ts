@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { cleanupWorkdirs, commitAll, git, makeWorkdir, pushTo, startTestStorage, writeFiles, type TestStorage } from '@githost/git-storage/testing';
-import { ADMIN_TOKEN, Client, PUBLIC_URL, startAccounts, type Backend, type Harness } from './harness.js';
+import { ADMIN_TOKEN, Client, PUBLIC_URL, SECRET, startAccounts, type Backend, type Harness } from './harness.js';
 import { startFakeStorage, type FakeStorage } from './fake-storage.js';
 import { refPolicyOf, rpc } from './rpc.js';
 
@@ -24,7 +24,7 @@ describe.each<Backend>(['postgres', 'pglite'])('repository management on %s', (b
   const headOf = async (id: string) => (await git(storage.repoPath(id), 'symbolic-ref', 'HEAD')).trim();
 
   beforeAll(async () => {
-    storage = await startTestStorage();
+    storage = await startTestStorage({ secret: SECRET });
     h = await startAccounts(backend, storage.grpcAddress);
     admin = new Client(h, ADMIN_TOKEN);
     anonymous = new Client(h, null);

@@ -27,7 +27,7 @@ export interface BrowseService extends Service<{ httpPort: number }> {
 export function createServer(config: Config, deps: Deps = {}): BrowseService {
   const logger = deps.logger ?? createLogger('browse');
   const ownsClient = !deps.storage;
-  const storage = deps.storage ?? createStorageRouter(config.storageShards);
+  const storage = deps.storage ?? createStorageRouter(config.storageShards, config.internalSecret);
   const registry = createRegistry('browse');
   const reader: RepositoryReader = new StorageReader(storage, grpcClientMetrics(registry, 'browse'));
   const lookups = new client.Counter({ name: 'githost_browse_cache_lookups_total', help: 'Object cache lookups by result', labelNames: ['result'], registers: [registry] });

@@ -15,7 +15,7 @@ describe('browsing repositories on two git-storage shards', () => {
   const tips: Record<string, string> = {};
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([startTestStorage(), startTestStorage()]);
+    [a, b] = await Promise.all([startTestStorage({ secret }), startTestStorage({ secret })]);
     // The same repository id on both shards with different histories: only the record's shard
     // decides which one is read.
     for (const [name, storage] of [['shard-a', a], ['shard-b', b]] as const) {

@@ -56,7 +56,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
   const ownBus = !deps.bus && config.amqpUrl ? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger }) : undefined;
   const bus = deps.bus ?? ownBus;
   let relay: Relay | undefined;
-  const accounts = deps.refPolicies ? undefined : createAccountsClient(config.accountsGrpcAddress);
+  const accounts = deps.refPolicies ? undefined : createAccountsClient(config.accountsGrpcAddress, config.internalSecret);
   const context: StorageContext = {
     dataDir,
     pool,
@@ -79,14 +79,14 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
     relay: () => relay,
     async start() {
       await ensureGitHome();
-      await mkdir(path.join(dataDir, 'repos'), { recursive: true });
-      await mkdir(path.join(dataDir, 'tmp'), { recursive: true });
+      await mkdir(path.join(dataDir, 'repos'), { recursive: true, mode: 0o700 });
+      await mkdir(path.join(dataDir, 'tmp'), { recursive: true, mode: 0o700 });
       await installHooks(dataDir);
       const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.internalSecret, json: false, registry });
       mountGitTransport(app, context);
       mountArchives(app, context);
       finish(app);
-      grpcServer = await startGrpcServer((server) => registerStorageService(server, context, grpcInstruments), config.grpcPort, config.bindHost, ['githost.storage.v1.StorageService']);
+      grpcServer = await startGrpcServer((server) => registerStorageService(server, context, grpcInstruments), config.grpcPort, config.bindHost, ['githost.storage.v1.StorageService'], config.internalSecret);
       http = await listen(app, config.httpPort, config.bindHost);
       // A 2 GiB push may take longer than node's 5-minute whole-request limit; the transport's idle
       // cut-off (PUSH_IDLE_TIMEOUT_MS) is what ends a client that stopped sending.

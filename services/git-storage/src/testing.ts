@@ -62,7 +62,8 @@ export interface FakeRefPolicies {
 /** What a repository without set() gets: default branch `main`, no rules, existing tags fixed. */
 export const DEFAULT_TEST_POLICY: RefPolicy = { default_branch: 'main', allow_tag_changes: false, protections: [] };
 
-export async function startFakeRefPolicies(): Promise<FakeRefPolicies> {
+/** `secret`: the internal secret callers sign with (the storage under test's). */
+export async function startFakeRefPolicies(secret: string): Promise<FakeRefPolicies> {
   const table = new Map<string, Partial<RefPolicy> | 'unavailable'>();
   let calls = 0;
   const handlers: Partial<AccountsServiceHandlers> = {
@@ -75,7 +76,7 @@ export async function startFakeRefPolicies(): Promise<FakeRefPolicies> {
   };
   const listening = await startGrpcServer((server: grpc.Server) => {
     server.addService(accountsProto().githost.accounts.v1.AccountsService.service, handlers as grpc.UntypedServiceImplementation);
-  }, 0, '127.0.0.1');
+  }, 0, '127.0.0.1', [], secret);
   return {
     address: `127.0.0.1:${listening.port}`,
     calls: () => calls,
@@ -91,6 +92,8 @@ export interface TestStorageOptions {
   refsWatchHeartbeatMs?: number;
   /** A real accounts service's gRPC address; without it a FakeRefPolicies answers GetRefPolicy. */
   accountsGrpcAddress?: string;
+  /** GITHOST_INTERNAL_SECRET, shared with that accounts service; default a random one. */
+  secret?: string;
   /** Push bounds; unset ones take the configuration's defaults. */
   pushMaxBytes?: number;
   pushMaxFileBytes?: number;
@@ -100,8 +103,8 @@ export interface TestStorageOptions {
 
 export async function startTestStorage(opts: TestStorageOptions = {}): Promise<TestStorage> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'githost-storage-'));
-  const secret = `test-secret-${randomBytes(12).toString('hex')}`;
-  const policies = opts.accountsGrpcAddress ? undefined : await startFakeRefPolicies();
+  const secret = opts.secret ?? `test-secret-${randomBytes(12).toString('hex')}`;
+  const policies = opts.accountsGrpcAddress ? undefined : await startFakeRefPolicies(secret);
   const config: Config = {
     dataDir,
     httpPort: 0,
@@ -131,7 +134,7 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
   }
   const { httpPort, grpcPort } = ports;
   const grpcAddress = `127.0.0.1:${grpcPort}`;
-  const client = createStorageClient(grpcAddress);
+  const client = createStorageClient(grpcAddress, secret);
   return {
     grpcAddress,
     httpPort,

@@ -34,8 +34,8 @@ export interface Deps {
 
 export function createServer(config: Config, deps: Deps = {}): Service<{ httpPort: number }> {
   const logger = deps.logger ?? createLogger('merge-requests');
-  const storage = deps.storage ?? createStorageRouter(config.gitStorageShards);
-  const accounts = deps.accounts ?? createAccountsClient(config.accountsAddr);
+  const storage = deps.storage ?? createStorageRouter(config.gitStorageShards, config.internalSecret);
+  const accounts = deps.accounts ?? createAccountsClient(config.accountsAddr, config.internalSecret);
   const bus = deps.bus ?? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger });
   const registry = createRegistry('merge-requests');
   const metrics = mergeMetrics(registry);

@@ -13,6 +13,8 @@ export interface TestGithost {
   port: number;
   adminToken: string;
   dataDir: string;
+  /** Loopback gRPC addresses of git-storage and accounts, for tests that call them directly. */
+  grpcAddresses: { gitStorage: string; accounts: string };
   backend: 'embedded' | 'postgres+rabbitmq';
   /** Events exchange of this run (unique per run on RabbitMQ). */
   exchange: string;
@@ -82,6 +84,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
       port: githost.port,
       adminToken,
       dataDir,
+      grpcAddresses: githost.grpcAddresses,
       backend: real ? 'postgres+rabbitmq' : 'embedded',
       exchange,
       async stop() {

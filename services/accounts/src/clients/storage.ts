@@ -15,9 +15,10 @@ export class GrpcRepositoryStorage implements RepositoryStorage {
 
   constructor(
     shards: ShardMap,
+    internalSecret: string,
     private readonly metrics?: GrpcMetrics,
   ) {
-    this.router = createStorageRouter(shards);
+    this.router = createStorageRouter(shards, internalSecret);
   }
 
   async createRepository(shard: string, repositoryId: string, defaultBranch: string, ctx: CallContext = {}): Promise<void> {

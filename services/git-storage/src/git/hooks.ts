@@ -63,7 +63,7 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  */
 export async function installHooks(dataDir: string): Promise<string> {
   const dir = path.join(dataDir, 'hooks');
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const hooks: Record<string, string> = {
     // Fast path: the service's verdicts (GITHOST_PUSH_VERDICTS, computed by @githost/ref-policy
     // from the commands in the request) apply when git hands over exactly those refs; `ff` asks
@@ -73,6 +73,7 @@ export async function installHooks(dataDir: string): Promise<string> {
 # githost (written by services/git-storage/src/git/hooks.ts at start): push bounds, then branch and
 # tag protection: the verdicts in $${PUSH_VERDICTS_ENV} (src/hooks/push-check.ts), else the Node hook
 # run at the end (dist/hooks/pre-receive.js, built from src/hooks/pre-receive.ts).
+umask 077
 input=$(cat)
 ${PUSH_BOUNDS}
 if [ -n "$${PUSH_VERDICTS_ENV}" ] && [ "$(printf '%s\\n' "$${PUSH_VERDICTS_ENV}" | cut -d' ' -f1-3)" = "$input" ]; then
@@ -95,6 +96,7 @@ printf '%s\\n' "$input" | exec ${shellQuote(process.execPath)} ${shellQuote(preR
 # githost (written by services/git-storage/src/git/hooks.ts at start): appends the updated refs to
 # $${PUSH_LOG_ENV}, from which git-storage builds the push events once receive-pack exits
 # (src/http/git-transport.ts).
+umask 077
 if [ -n "$${PUSH_LOG_ENV}" ]; then cat >> "$${PUSH_LOG_ENV}"; else cat > /dev/null; fi
 exit 0
 `,
@@ -103,7 +105,7 @@ exit 0
     // Written aside and renamed: a push running while the service restarts never sees half a hook.
     const file = path.join(dir, name);
     await writeFile(`${file}.tmp`, text);
-    await chmod(`${file}.tmp`, 0o755);
+    await chmod(`${file}.tmp`, 0o700); // run by git as the service user alone
     await rename(`${file}.tmp`, file);
   }
   return dir;

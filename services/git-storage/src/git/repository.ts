@@ -29,11 +29,14 @@ export async function repositoryExists(gitDir: string): Promise<boolean> {
  */
 export async function createBareRepository(gitDir: string, defaultBranch: string): Promise<void> {
   if (await repositoryExists(gitDir)) throw conflict('Repository already exists');
-  await mkdir(path.dirname(gitDir), { recursive: true });
+  await mkdir(path.dirname(gitDir), { recursive: true, mode: 0o700 });
   const scratch = `${gitDir}.tmp-${randomBytes(6).toString('hex')}`;
   try {
     await runGit({ name: 'init', flags: ['--bare', '--quiet', '--template=', `--initial-branch=${defaultBranch}`], args: [scratch] });
     for (const [key, value] of CONFIG) await runGit({ name: 'config', flags: ['--local'], args: [key, value] }, { gitDir: scratch });
+    // init under core.sharedRepository (gitEnv) also writes receive.denyNonFastForwards=true;
+    // force pushes are for the ref policy to decide (README "Branch and tag protection").
+    await runGit({ name: 'config', flags: ['--local', '--unset'], args: ['receive.denyNonFastForwards'] }, { gitDir: scratch });
     try {
       await rename(scratch, gitDir);
     } catch (err) {

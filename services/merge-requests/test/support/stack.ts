@@ -25,7 +25,7 @@ export function startAccountsStub(): Promise<GrpcListening> {
       GetUsers: unary(async (req: accounts.GetUsersRequest__Output) => ({ users: USERS.filter((u) => req.ids.includes(u.id) || req.usernames.includes(u.username)) })),
       GetRefPolicy: unary(async (req: accounts.GetRefPolicyRequest__Output) => POLICIES.get(req.repository_id) ?? { default_branch: 'main', allow_tag_changes: false, protections: [] }),
     });
-  }, 0, '127.0.0.1');
+  }, 0, '127.0.0.1', [], SECRET);
 }
 
 export interface Stack {
@@ -43,7 +43,7 @@ export interface Stack {
 }
 
 export async function startStack(deps: Partial<Deps> = {}, overrides: Partial<Config> = {}): Promise<Stack> {
-  const storage = await startTestStorage();
+  const storage = await startTestStorage({ secret: SECRET });
   const accounts = await startAccountsStub();
   const db = await createTestDatabase('githost_mr_svc');
   const bus = new InProcessEventBus();
@@ -107,5 +107,5 @@ export function interceptUpdateRef(client: StorageServiceClient, before: () => P
       };
     },
   });
-  return createStorageRouter(singleShard('default:0'), { createClient: () => intercepted });
+  return createStorageRouter(singleShard('default:0'), SECRET, { createClient: () => intercepted });
 }
