@@ -13,7 +13,7 @@ export default {
   },
   testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
-  testTimeout: 30000,
+  testTimeout: 60000,
   // A handle left open after a failed start-up must fail that suite, not hang the whole run until
   // CI's time runs out; `--detectOpenHandles` still finds such leaks locally.
   forceExit: true,

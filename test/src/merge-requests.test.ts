@@ -24,7 +24,7 @@ describe.each([['embedded' as const], ['real' as const]])('merge requests end to
     alice = await createUser(gh, 'alice');
     bob = await createUser(gh, 'bob');
     carol = await createUser(gh, 'carol');
-  }, 60_000);
+  });
   afterAll(async () => gh?.stop());
 
   interface Repo {

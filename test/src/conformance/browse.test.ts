@@ -456,7 +456,7 @@ describe('seed §4 browsing, through the gateway', () => {
       h.commit({ ref: 'refs/heads/main', message: 'secret\n', date: T0, files: { 'a.txt': 'secret\n', 'src/b.txt': 'b\n' } });
       const w = await pushHistory(gh, alice, 'alice', 'hidden', h);
       privateSha = await git(w, 'rev-parse', 'HEAD');
-    }, 60_000);
+    });
 
     it('when an anonymous caller browses a private repository, then 404 Not found on every browse endpoint', async () => {
       for (const p of [...paths, `commit/${privateSha}`]) {

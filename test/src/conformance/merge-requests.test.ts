@@ -192,7 +192,7 @@ describe('seed §4 merge requests, through the gateway', () => {
       const c = h.commit({ ref: 'refs/heads/main', message: 'm\n', date: T0, files: { 'a.txt': 'a\n' } });
       h.commit({ ref: 'refs/heads/topic', from: c, message: 't\n', date: T0 + 1, files: { 'b.txt': 'b\n' } });
       await pushHistory(gh, alice, 'alice', 'seq', h);
-    }, 60_000);
+    });
 
     it('when merge requests are created one after another, then numbers start at 1 and go up by one', async () => {
       const numbers: number[] = [];

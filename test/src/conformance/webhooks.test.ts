@@ -185,7 +185,7 @@ describe('seed §4 webhooks and §6 events, through the gateway', () => {
       manyShas.push(...(await git(work, 'rev-list', '--reverse', `${mainSha}..refs/heads/many`)).split('\n'));
       await git(work, 'remote', 'add', 'origin', pushUrl(gh, 'alice', alice.token, 'alice', 'hooks'));
       await git(work, 'push', '-q', 'origin', 'main');
-    }, 60_000);
+    });
 
     const pushOf = (path: string, ref: string, after?: string) => eventually(() => at(path).find((d) => d.body.event === 'push' && d.body.ref === ref && (after === undefined || d.body.after === after)));
 
