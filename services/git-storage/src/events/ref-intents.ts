@@ -127,6 +127,13 @@ export class RefIntents {
     return { id, file };
   }
 
+  /** The environment receive-pack's reference-transaction hook needs for this record. */
+  hookEnv(intent: RefIntent): Record<string, string> {
+    // git gets a clean environment; the fault-injection point passes through only when set.
+    const pause = process.env[TEST_PAUSE_ENV];
+    return { [REF_INTENT_ENV]: intent.file, ...(pause ? { [TEST_PAUSE_ENV]: pause } : {}) };
+  }
+
   /** Confirms updates this process made itself (UpdateRef); receive-pack's hook writes its own. */
   async confirm(intent: RefIntent, updates: RefUpdate[]): Promise<void> {
     await appendFile(intent.file, updates.map((u) => `C ${u.before} ${u.after} ${u.ref}\n`).join(''));

@@ -11,7 +11,7 @@ import { MAX_FILE_ENV, QUOTA_ENV } from '../git/hooks.js';
 import { PUSH_POLICY_ENV, PUSH_VERDICTS_ENV, verdictTable, type PushPolicyInput } from '../hooks/push-check.js';
 import { IdleCutoff } from './idle-cutoff.js';
 import { peekCommands } from './receive-commands.js';
-import { REF_INTENT_ENV, type RefIntent } from '../events/ref-intents.js';
+import type { RefIntent } from '../events/ref-intents.js';
 import { POLICY_UNAVAILABLE } from '../clients/ref-policies.js';
 import { existingRepository, refsChanged, type StorageContext } from '../storage-context.js';
 import { authorizeTransport, type GitService } from './transport-access.js';
@@ -138,7 +138,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
         // Last before git starts, so a request refused earlier leaves no record behind.
         const pusher = identity.principal?.username ?? 'unknown';
         intent = await ctx.intents.prepare(gitDir, { repository: { id: repo.id, owner: repo.owner, name: repo.name }, pusher, requestId: identity.request_id });
-        env[REF_INTENT_ENV] = intent.file;
+        Object.assign(env, ctx.intents.hookEnv(intent));
       }
       const child = spawnGit({ config: intent ? receiveConfig(ctx) : undefined, name: service.slice(4), flags: transportFlags(service, '--stateless-rpc'), args: [gitDir] }, { env });
       killOnDisconnect(res, child);
