@@ -182,7 +182,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
 }
 
 /**
- * receive-pack runs the service's hooks (protection, push bounds, push log) whatever the
+ * receive-pack runs the service's hooks (protection, push bounds, ref intents) whatever the
  * repository's own config says, and leaves fast-forward checks to them: repositories created
  * before protection rules carry `receive.denyNonFastForwards=true`, which would refuse every
  * force push. git itself refuses a pack over `receive.maxInputSize` ("pack exceeds maximum
