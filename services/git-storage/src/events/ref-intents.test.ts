@@ -38,8 +38,11 @@ describe('parseIntentRecord and happenedUpdates', () => {
   });
 
   it('when git reports one deletion twice (loose and packed), then it is one update, the one with the old value', () => {
-    const r = parseIntentRecord('id', `${header}\nP ${A} ${ZERO_OID} refs/heads/x\nP ${ZERO_OID} ${ZERO_OID} refs/heads/x\nC ${A} ${ZERO_OID} refs/heads/x\nC ${ZERO_OID} ${ZERO_OID} refs/heads/x\n`);
+    // The order git 2.39 writes them in: the packed-refs side (zero to zero) first.
+    const r = parseIntentRecord('id', `${header}\nP ${ZERO_OID} ${ZERO_OID} refs/heads/x\nP ${A} ${ZERO_OID} refs/heads/x\nC ${ZERO_OID} ${ZERO_OID} refs/heads/x\nC ${A} ${ZERO_OID} refs/heads/x\n`);
     expect(happenedUpdates(r, () => ZERO_OID)).toEqual([{ before: A, after: ZERO_OID, ref: 'refs/heads/x' }]);
+    const unconfirmed = parseIntentRecord('id', `${header}\nP ${ZERO_OID} ${ZERO_OID} refs/heads/x\nP ${A} ${ZERO_OID} refs/heads/x\n`);
+    expect(happenedUpdates(unconfirmed, () => ZERO_OID)).toEqual([{ before: A, after: ZERO_OID, ref: 'refs/heads/x' }]);
   });
 
   it('when the header was cut by a kill, then there is no header and garbage lines are ignored', () => {

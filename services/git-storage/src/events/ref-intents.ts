@@ -75,17 +75,14 @@ export function unsettled(record: IntentRecord): RefUpdate[] {
 /**
  * The updates that happened, one per ref in the order they were prepared: confirmed ones, and
  * unsettled ones whose ref is now at the new value (`refValue`: the value on disk, ZERO_OID when
- * absent). A ref appearing twice (git also runs the hook for the packed-refs side of a deletion)
- * is one update.
+ * absent), one per ref.
  */
 export function happenedUpdates(record: IntentRecord, refValue: (ref: string) => string): RefUpdate[] {
   const open = unsettled(record);
-  const happened = [...record.committed, ...open.filter((u) => refValue(u.ref) === u.after)];
+  // git 2.39 also reports a deletion's packed-refs side, as a zero-to-zero no-op: not a change.
+  const happened = [...record.committed, ...open.filter((u) => refValue(u.ref) === u.after)].filter((u) => u.before !== u.after);
   const byRef = new Map<string, RefUpdate>();
-  for (const u of happened) {
-    const seen = byRef.get(u.ref);
-    if (!seen || (seen.before === ZERO_OID && u.before !== ZERO_OID && seen.after === u.after)) byRef.set(u.ref, u);
-  }
+  for (const u of happened) if (!byRef.has(u.ref)) byRef.set(u.ref, u);
   const order = [...record.prepared, ...record.committed].map((u) => u.ref);
   return [...byRef.values()].sort((a, b) => order.indexOf(a.ref) - order.indexOf(b.ref));
 }
