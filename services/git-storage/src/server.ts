@@ -10,6 +10,7 @@ import { AccountsRefPolicies, type RefPolicySource } from './clients/ref-policie
 import type { Config } from './config.js';
 import { journalBacklogGauge } from './events/journal-metrics.js';
 import { PushEventRecorder } from './events/push-events.js';
+import { RefIntents } from './events/ref-intents.js';
 import { ReadCaches, type ReadCacheOptions } from './cache/read-caches.js';
 import { CatfilePool, type CatfilePoolOptions } from './git/catfile-pool.js';
 import { ensureGitHome } from './git/command.js';
@@ -57,12 +58,14 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
   const bus = deps.bus ?? ownBus;
   let relay: Relay | undefined;
   const accounts = deps.refPolicies ? undefined : createAccountsClient(config.accountsGrpcAddress, config.internalSecret);
+  const events = new PushEventRecorder(pool, journal, () => relay, logger);
   const context: StorageContext = {
     dataDir,
     pool,
     refs: new RefsCache(),
     cache: new ReadCaches({ registry, ...deps.readCache }),
-    events: new PushEventRecorder(pool, journal, () => relay, logger),
+    events,
+    intents: new RefIntents(path.join(dataDir, 'pending'), events, logger),
     housekeeping: new Housekeeper(logger, deps.housekeeping),
     watchers: new RefWatchers({ ackTimeoutMs: config.refsWatchAckTimeoutMs, heartbeatMs: config.refsWatchHeartbeatMs, logger }),
     logger,
@@ -82,6 +85,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
       await mkdir(path.join(dataDir, 'repos'), { recursive: true, mode: 0o700 });
       await mkdir(path.join(dataDir, 'tmp'), { recursive: true, mode: 0o700 });
       await installHooks(dataDir);
+      await context.intents.reconcile();
       const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.internalSecret, json: false, registry });
       mountGitTransport(app, context);
       mountArchives(app, context);

@@ -9,6 +9,7 @@ import { repositoryExists } from './git/repository.js';
 import { validateRepositoryId } from './git/validate.js';
 import type { Housekeeper } from './housekeeping/housekeeper.js';
 import type { PushEventRecorder } from './events/push-events.js';
+import type { RefIntents } from './events/ref-intents.js';
 import { repositoryPath } from './repository-path.js';
 import type { RefWatchers } from './watch/ref-watchers.js';
 
@@ -20,13 +21,15 @@ export interface StorageContext {
   /** Tree listings and log pages, which never change for the ids they are keyed by. */
   cache: ReadCaches;
   events: PushEventRecorder;
+  /** Write-ahead records of ref changes, settled into push events (README "Push events survive a kill"). */
+  intents: RefIntents;
   housekeeping: Housekeeper;
   /** Readers caching ref lists; every ref change awaits their acks before it is acknowledged. */
   watchers: RefWatchers;
   logger: Logger;
   /** Branch and tag protection, read from accounts for every push and UpdateRef. */
   policies: RefPolicySource;
-  /** The service's hooks directory (protection, push log), given to every receive-pack. */
+  /** The service's hooks directory (protection, ref intent record), given to every receive-pack. */
   hooksDir: string;
   /** Bounds on every push (README "Push bounds"). */
   pushLimits: PushLimits;

@@ -57,7 +57,8 @@ export class PushEventRecorder {
     private readonly logger: Logger,
   ) {}
 
-  async record(gitDir: string, ctx: PushContext, updates: RefUpdate[]): Promise<EventEnvelope<PushPayload>[]> {
+  /** `idOf`: the event id of an update (a ref intent's, stable across a replay); default random. */
+  async record(gitDir: string, ctx: PushContext, updates: RefUpdate[], idOf: (u: RefUpdate) => string = () => randomUUID()): Promise<EventEnvelope<PushPayload>[]> {
     if (updates.length === 0) return [];
     const excluded = await refsBefore(gitDir, updates);
     const tips = [...new Set(updates.map((u) => u.after).filter((oid) => oid !== ZERO_OID))];
@@ -71,7 +72,7 @@ export class PushEventRecorder {
       const forced = u.forced ?? (await this.isForced(gitDir, u));
       const commits = u.after === ZERO_OID ? [] : commitsOf.get(u.after)!;
       envelopes.push({
-        id: randomUUID(),
+        id: idOf(u),
         kind: 'push',
         occurred_at: new Date().toISOString(),
         repository: ctx.repository,
@@ -168,14 +169,4 @@ async function refsBefore(gitDir: string, updates: RefUpdate[]): Promise<string[
   }
   for (const u of updates) if (u.before !== ZERO_OID) values.add(u.before);
   return [...values];
-}
-
-/** Parses the post-receive hook's `<old> <new> <ref>` lines. */
-export function parseRefUpdates(text: string): RefUpdate[] {
-  const out: RefUpdate[] = [];
-  for (const line of text.split('\n')) {
-    const m = /^([0-9a-f]{40}) ([0-9a-f]{40}) (refs\/\S.*)$/.exec(line);
-    if (m) out.push({ before: m[1]!, after: m[2]!, ref: m[3]! });
-  }
-  return out;
 }

@@ -1,11 +1,9 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REF_INTENT_ENV, TEST_PAUSE_ENV } from '../events/ref-intents.js';
 import { PUSH_VERDICTS_ENV } from '../hooks/push-check.js';
-
-/** Env var naming the file the post-receive hook appends `<old> <new> <ref>` lines to. */
-export const PUSH_LOG_ENV = 'GITHOST_PUSH_LOG';
 
 /** Env var with the largest blob a push may bring, in bytes (the pre-receive hook refuses larger). */
 export const MAX_FILE_ENV = 'GITHOST_MAX_FILE_BYTES';
@@ -58,8 +56,8 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /**
  * The service's own hooks directory, given to every receive-pack with `-c core.hooksPath`, so
  * repositories created before it existed are protected the same way and no repository carries
- * a hook of its own. post-receive only records; push events are built by the service after
- * receive-pack exits.
+ * a hook of its own. reference-transaction only records; push events are built by the service
+ * after receive-pack exits, or at the next start after a kill.
  */
 export async function installHooks(dataDir: string): Promise<string> {
   const dir = path.join(dataDir, 'hooks');
@@ -92,12 +90,32 @@ GITHOST_VERDICTS
 fi
 printf '%s\\n' "$input" | exec ${shellQuote(process.execPath)} ${shellQuote(preReceiveScript())}
 `,
-    'post-receive': `#!/bin/sh
-# githost (written by services/git-storage/src/git/hooks.ts at start): appends the updated refs to
-# $${PUSH_LOG_ENV}, from which git-storage builds the push events once receive-pack exits
-# (src/http/git-transport.ts).
-umask 077
-if [ -n "$${PUSH_LOG_ENV}" ]; then cat >> "$${PUSH_LOG_ENV}"; else cat > /dev/null; fi
+    // Keep it a few file appends: it runs inside receive-pack's ref transaction.
+    'reference-transaction': `#!/bin/sh
+# githost (written by services/git-storage/src/git/hooks.ts at start): the write-ahead record of a
+# push's ref changes in $${REF_INTENT_ENV} (src/events/ref-intents.ts). prepared: appended and
+# fsynced before any ref moves (a failure refuses the push); committed / aborted: confirmed or
+# dropped. Outside the service's receive-pack (variable unset) it does nothing.
+input=$(cat)
+f=$${REF_INTENT_ENV}
+[ -n "$f" ] || exit 0
+pause() {
+  case "$${TEST_PAUSE_ENV}" in "$1 "*)
+    hold=$${'{'}${TEST_PAUSE_ENV}#* }; echo $$ > "$hold"
+    while [ -e "$hold" ]; do sleep 0.05; done ;;
+  esac
+}
+case "$1" in
+  prepared)
+    printf '%s\\n' "$input" | sed -n 's/^/P /p' >> "$f" && sync "$f" || { echo 'error: push refused: its ref changes could not be recorded' >&2; exit 1; }
+    pause prepared ;;
+  committed)
+    pause committed
+    # A record the service already settled (receive-pack outliving it) is not recreated.
+    [ -f "$f" ] && printf '%s\\n' "$input" | sed -n 's/^/C /p' >> "$f" ;;
+  aborted)
+    [ -f "$f" ] && printf '%s\\n' "$input" | sed -n 's/^/A /p' >> "$f" ;;
+esac
 exit 0
 `,
   };
@@ -108,5 +126,7 @@ exit 0
     await chmod(`${file}.tmp`, 0o700); // run by git as the service user alone
     await rename(`${file}.tmp`, file);
   }
+  // Written by earlier versions, whose push log the reference-transaction record replaced.
+  await rm(path.join(dir, 'post-receive'), { force: true });
   return dir;
 }

@@ -7,7 +7,7 @@ import { validateOid, validateRefName } from '../git/validate.js';
 import { openRepository, refsChanged, type StorageContext } from '../storage-context.js';
 
 /**
- * Compare-and-swap ref move (`update-ref <ref> <new> <old>`), then the push event (CONTRACT §9:
+ * Compare-and-swap ref move (`update-ref <ref> <new> <old>`) and its push event (CONTRACT §9:
  * every ref change, a merge's included, emits one). The event context is required so no event
  * goes out without a repository name.
  */
@@ -30,17 +30,23 @@ export function updateRef(ctx: StorageContext) {
       if ((await repo.refValue(ref)) !== oldOid) throw conflict(`Ref changed: ${ref} is no longer at ${oldOid}`);
       throw forbidden(refusal);
     }
-    await repo.updateRef(ref, newOid, oldOid);
+    // Recorded before the move, settled after it: a kill in between loses no event (README "Push
+    // events survive a kill").
+    const update = { ref, before: oldOid, after: newOid, forced };
+    const intent = await ctx.intents.prepare(repo.gitDir, { repository: { id: req.repository_id, owner: ec.owner, name: ec.name }, pusher: ec.pusher || 'unknown', requestId }, [update]);
+    try {
+      await repo.updateRef(ref, newOid, oldOid);
+    } catch (err) {
+      await ctx.intents.drop(intent);
+      throw err;
+    }
     await refsChanged(ctx, repo.gitDir, req.repository_id);
     try {
-      await ctx.events.record(
-        repo.gitDir,
-        { repository: { id: req.repository_id, owner: ec.owner, name: ec.name }, pusher: ec.pusher || 'unknown', requestId },
-        [{ ref, before: oldOid, after: newOid, forced }],
-      );
+      await ctx.intents.confirm(intent, [update]);
+      await ctx.intents.settle(intent, [update]);
     } catch (err) {
       // The ref has moved; failing the call now would make the caller believe it had not.
-      ctx.logger.error({ err, ref }, 'UpdateRef: could not journal the push event');
+      ctx.logger.error({ err, ref }, 'UpdateRef: could not journal the push event; it is journaled at the next start');
     }
     return {};
   };

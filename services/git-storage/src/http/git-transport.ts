@@ -1,6 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
-import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
@@ -10,11 +7,11 @@ import type { NextFunction } from '@githost/http';
 import type { Permission } from '@githost/identity';
 import { identityOf, route, type Express, type Request, type Response } from '@githost/http';
 import { spawnGit } from '../git/command.js';
-import { MAX_FILE_ENV, PUSH_LOG_ENV, QUOTA_ENV } from '../git/hooks.js';
+import { MAX_FILE_ENV, QUOTA_ENV } from '../git/hooks.js';
 import { PUSH_POLICY_ENV, PUSH_VERDICTS_ENV, verdictTable, type PushPolicyInput } from '../hooks/push-check.js';
 import { IdleCutoff } from './idle-cutoff.js';
 import { peekCommands } from './receive-commands.js';
-import { parseRefUpdates } from '../events/push-events.js';
+import type { RefIntent } from '../events/ref-intents.js';
 import { POLICY_UNAVAILABLE } from '../clients/ref-policies.js';
 import { existingRepository, refsChanged, type StorageContext } from '../storage-context.js';
 import { authorizeTransport, type GitService } from './transport-access.js';
@@ -90,7 +87,8 @@ function watchedBody(ctx: StorageContext, req: Request, res: Response): Readable
 /**
  * Git smart HTTP (`info/refs`, `git-upload-pack`, `git-receive-pack`), `--stateless-rpc`, streamed
  * end to end in both directions with backpressure (pipe), so a 200 MB push or clone never sits
- * in memory. After receive-pack, the push events are journaled before the response ends.
+ * in memory. The push's ref changes are recorded before they happen (README "Push events survive a
+ * kill"); after receive-pack, the push events are journaled before the response ends.
  */
 export function mountGitTransport(app: Express, ctx: StorageContext): void {
   app.get(
@@ -127,9 +125,8 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const gitDir = await existingRepository(ctx, repo.id);
       let body = requestBody(req, watchedBody(ctx, req, res));
       const env = gitProtocolEnv(req);
-      const pushLog = service === 'git-receive-pack' ? path.join(ctx.dataDir, 'tmp', `push-${randomUUID()}.log`) : undefined;
-      if (pushLog) {
-        env[PUSH_LOG_ENV] = pushLog;
+      let intent: RefIntent | undefined;
+      if (service === 'git-receive-pack') {
         env[MAX_FILE_ENV] = String(ctx.pushLimits.maxFileBytes);
         if (ctx.pushLimits.quotaBytes !== undefined) env[QUOTA_ENV] = String(ctx.pushLimits.quotaBytes);
         const input = await pushPolicyInput(ctx, repo, identity.request_id);
@@ -138,8 +135,12 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
         body = peeked.body;
         const verdicts = 'policy' in input && peeked.refs ? verdictTable(input.policy, input.permission, peeked.refs) : undefined;
         if (verdicts) env[PUSH_VERDICTS_ENV] = verdicts;
+        // Last before git starts, so a request refused earlier leaves no record behind.
+        const pusher = identity.principal?.username ?? 'unknown';
+        intent = await ctx.intents.prepare(gitDir, { repository: { id: repo.id, owner: repo.owner, name: repo.name }, pusher, requestId: identity.request_id });
+        Object.assign(env, ctx.intents.hookEnv(intent));
       }
-      const child = spawnGit({ config: pushLog ? receiveConfig(ctx) : undefined, name: service.slice(4), flags: transportFlags(service, '--stateless-rpc'), args: [gitDir] }, { env });
+      const child = spawnGit({ config: intent ? receiveConfig(ctx) : undefined, name: service.slice(4), flags: transportFlags(service, '--stateless-rpc'), args: [gitDir] }, { env });
       killOnDisconnect(res, child);
       let stderr = '';
       child.stderr!.on('data', (b: Buffer) => {
@@ -152,7 +153,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
         ctx.logger.warn({ err }, 'git transport: request body ended early');
         child.kill('SIGKILL');
       });
-      if (!pushLog) {
+      if (!intent) {
         await pipeline(child.stdout!, res);
         await input;
         await exited(child);
@@ -162,9 +163,11 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       child.stdout!.pipe(res, { end: false });
       const [code] = await Promise.all([exited(child), input, new Promise((r) => child.stdout!.once('close', r))]);
       try {
-        await recordPush(ctx, gitDir, pushLog, { id: repo.id, owner: repo.owner, name: repo.name }, identity.principal?.username ?? 'unknown', identity.request_id);
+        // Before the response ends: once git hears "done", no watcher answers from older refs.
+        await refsChanged(ctx, gitDir, repo.id);
+        await ctx.intents.settle(intent);
       } catch (err) {
-        ctx.logger.error({ err }, 'git transport: could not record push events');
+        ctx.logger.error({ err }, 'git transport: could not record push events; they are journaled at the next start');
       }
       if (code !== 0) ctx.logger.warn({ exit_code: code, stderr: stderr.slice(0, 2000) }, 'git receive-pack failed');
       res.end();
@@ -179,7 +182,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
 }
 
 /**
- * receive-pack runs the service's hooks (protection, push bounds, push log) whatever the
+ * receive-pack runs the service's hooks (protection, push bounds, ref intents) whatever the
  * repository's own config says, and leaves fast-forward checks to them: repositories created
  * before protection rules carry `receive.denyNonFastForwards=true`, which would refuse every
  * force push. git itself refuses a pack over `receive.maxInputSize` ("pack exceeds maximum
@@ -203,20 +206,4 @@ async function pushPolicyInput(ctx: StorageContext, repo: { id: string; permissi
     ctx.logger.warn({ err, repository_id: repo.id }, 'git transport: no ref policy, the push will be refused');
     return { error: `push refused: ${POLICY_UNAVAILABLE}` };
   }
-}
-
-async function recordPush(ctx: StorageContext, gitDir: string, pushLog: string, repository: { id: string; owner: string; name: string }, pusher: string, requestId: string): Promise<void> {
-  let text = '';
-  try {
-    text = await readFile(pushLog, 'utf8');
-  } catch {
-    // No ref was updated (the hook never ran); still told, like the refs cache, in case one was.
-  } finally {
-    await rm(pushLog, { force: true });
-  }
-  // Before the response ends: once git hears "done", no watcher answers from older refs.
-  await refsChanged(ctx, gitDir, repository.id);
-  const updates = parseRefUpdates(text);
-  if (updates.length === 0) return;
-  await ctx.events.record(gitDir, { repository, pusher, requestId }, updates);
 }

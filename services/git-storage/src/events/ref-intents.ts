@@ -1,0 +1,209 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from '@githost/logging';
+import { runGit } from '../git/command.js';
+import { ZERO_OID } from '../git/validate.js';
+import type { PushContext, PushEventRecorder, RefUpdate } from './push-events.js';
+
+/**
+ * Write-ahead records of ref changes (README "Push events survive a kill"). Before any ref moves,
+ * a record file in `DATA_DIR/pending` holds, fsynced, who changes what (`P <old> <new> <ref>`
+ * lines, written by git's reference-transaction hook in its `prepared` phase for pushes, or by
+ * UpdateRef itself); `C` lines confirm, `A` lines drop. Once the events are journaled the record
+ * goes. A record left by a kill is settled at start: confirmed lines, and prepared lines whose
+ * ref is now at the new value, become events; the rest never happened. Event ids derive from the
+ * record, so settling again after a kill between journaling and removal repeats the same ids
+ * (the webhooks consumer records one delivery per event id).
+ */
+
+/** Env var naming the record file receive-pack's reference-transaction hook appends to. */
+export const REF_INTENT_ENV = 'GITHOST_REF_INTENT';
+
+/**
+ * Test fault-injection point, never set in production: `<phase> <file>` makes the
+ * reference-transaction hook write its pid to `<file>` in that phase (after `prepared` is
+ * fsynced, before `committed` is written) and wait while the file exists, so a test can kill
+ * the service at that instant.
+ */
+export const TEST_PAUSE_ENV = 'GITHOST_TEST_PAUSE_REF_TRANSACTION';
+
+interface Header {
+  gitDir: string;
+  context: PushContext;
+}
+
+export interface IntentRecord {
+  id: string;
+  header?: Header;
+  prepared: RefUpdate[];
+  committed: RefUpdate[];
+  aborted: RefUpdate[];
+}
+
+const LINE = /^([PCA]) ([0-9a-f]{40}) ([0-9a-f]{40}) (refs\/\S.*)$/;
+const RECORD = /^([0-9a-f-]{36})\.intent$/;
+
+/** A record file's text: a JSON header line, then `P|C|A <old> <new> <ref>` lines. */
+export function parseIntentRecord(id: string, text: string): IntentRecord {
+  const [first = '', ...lines] = text.split('\n');
+  let header: Header | undefined;
+  try {
+    const h = JSON.parse(first) as Header;
+    if (typeof h?.gitDir === 'string' && typeof h.context?.repository?.id === 'string') header = h;
+  } catch {
+    // A header cut by a kill while it was written: no ref moved yet (the header is fsynced first).
+  }
+  const record: IntentRecord = { id, header, prepared: [], committed: [], aborted: [] };
+  for (const line of lines) {
+    const m = LINE.exec(line);
+    if (!m) continue;
+    const u = { before: m[2]!, after: m[3]!, ref: m[4]! };
+    (m[1] === 'P' ? record.prepared : m[1] === 'C' ? record.committed : record.aborted).push(u);
+  }
+  return record;
+}
+
+const same = (a: RefUpdate, b: RefUpdate) => a.ref === b.ref && a.before === b.before && a.after === b.after;
+
+/** Prepared updates neither confirmed nor dropped: only the refs on disk can tell what happened. */
+export function unsettled(record: IntentRecord): RefUpdate[] {
+  return record.prepared.filter((p) => !record.committed.some((c) => same(c, p)) && !record.aborted.some((a) => same(a, p)));
+}
+
+/**
+ * The updates that happened, one per ref in the order they were prepared: confirmed ones, and
+ * unsettled ones whose ref is now at the new value (`refValue`: the value on disk, ZERO_OID when
+ * absent), one per ref.
+ */
+export function happenedUpdates(record: IntentRecord, refValue: (ref: string) => string): RefUpdate[] {
+  const open = unsettled(record);
+  // git 2.39 also reports a deletion's packed-refs side, as a zero-to-zero no-op: not a change.
+  const happened = [...record.committed, ...open.filter((u) => refValue(u.ref) === u.after)].filter((u) => u.before !== u.after);
+  const byRef = new Map<string, RefUpdate>();
+  for (const u of happened) if (!byRef.has(u.ref)) byRef.set(u.ref, u);
+  const order = [...record.prepared, ...record.committed].map((u) => u.ref);
+  return [...byRef.values()].sort((a, b) => order.indexOf(a.ref) - order.indexOf(b.ref));
+}
+
+/** A stable event id (UUID-shaped) for one update of one record. */
+export function eventIdOf(recordId: string, u: RefUpdate): string {
+  const h = createHash('sha256').update(`${recordId}\0${u.ref}\0${u.before}\0${u.after}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+export interface RefIntent {
+  id: string;
+  file: string;
+}
+
+export class RefIntents {
+  private ready: Promise<void> | null = null;
+
+  constructor(
+    readonly dir: string,
+    private readonly recorder: PushEventRecorder,
+    private readonly logger: Logger,
+  ) {}
+
+  /** A new record (mode 0600, fsynced with its directory) for changes about to be made. */
+  async prepare(gitDir: string, context: PushContext, updates: RefUpdate[] = []): Promise<RefIntent> {
+    await this.init();
+    const id = randomUUID();
+    const file = path.join(this.dir, `${id}.intent`);
+    const text = [JSON.stringify({ gitDir, context }), ...updates.map((u) => `P ${u.before} ${u.after} ${u.ref}`)].join('\n') + '\n';
+    const fh = await open(file, 'wx', 0o600);
+    try {
+      await fh.writeFile(text);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await syncDir(this.dir);
+    return { id, file };
+  }
+
+  /** The environment receive-pack's reference-transaction hook needs for this record. */
+  hookEnv(intent: RefIntent): Record<string, string> {
+    // git gets a clean environment; the fault-injection point passes through only when set.
+    const pause = process.env[TEST_PAUSE_ENV];
+    return { [REF_INTENT_ENV]: intent.file, ...(pause ? { [TEST_PAUSE_ENV]: pause } : {}) };
+  }
+
+  /** Confirms updates this process made itself (UpdateRef); receive-pack's hook writes its own. */
+  async confirm(intent: RefIntent, updates: RefUpdate[]): Promise<void> {
+    await appendFile(intent.file, updates.map((u) => `C ${u.before} ${u.after} ${u.ref}\n`).join(''));
+  }
+
+  /** Drops a record whose changes did not happen. */
+  async drop(intent: RefIntent): Promise<void> {
+    await rm(intent.file, { force: true });
+  }
+
+  /**
+   * Journals the events of what happened, then removes the record. `forced` is taken from
+   * `known` when the caller computed it. Throws (leaving the record for the next start) when the
+   * journal refused.
+   */
+  async settle(intent: RefIntent, known: RefUpdate[] = []): Promise<RefUpdate[]> {
+    let text: string;
+    try {
+      text = await readFile(intent.file, 'utf8');
+    } catch {
+      return [];
+    }
+    const record = parseIntentRecord(intent.id, text);
+    if (!record.header || !existsSync(record.header.gitDir)) {
+      await rm(intent.file, { force: true });
+      return [];
+    }
+    const { gitDir, context } = record.header;
+    const refs = unsettled(record).length > 0 ? await refValues(gitDir) : new Map<string, string>();
+    const updates = happenedUpdates(record, (ref) => refs.get(ref) ?? ZERO_OID).map((u) => ({ ...u, forced: known.find((k) => same(k, u))?.forced }));
+    if (updates.length > 0) await this.recorder.record(gitDir, context, updates, (u) => eventIdOf(record.id, u));
+    await rm(intent.file, { force: true });
+    return updates;
+  }
+
+  /** At start, before serving: settles every record a killed process left. */
+  async reconcile(): Promise<void> {
+    await this.init();
+    for (const name of await readdir(this.dir)) {
+      const m = RECORD.exec(name);
+      if (!m) continue;
+      const intent = { id: m[1]!, file: path.join(this.dir, name) };
+      try {
+        const updates = await this.settle(intent);
+        this.logger.info({ record: intent.id, refs: updates.map((u) => u.ref) }, 'ref intents: settled a record left by an earlier process');
+      } catch (err) {
+        this.logger.error({ err, record: intent.id }, 'ref intents: could not settle a record; kept for the next start');
+      }
+    }
+  }
+
+  private init(): Promise<void> {
+    this.ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() => undefined);
+    return this.ready;
+  }
+}
+
+/** Every ref's value on disk. */
+async function refValues(gitDir: string): Promise<Map<string, string>> {
+  const { stdout } = await runGit({ name: 'for-each-ref', flags: ['--format=%(objectname) %(refname)'] }, { gitDir });
+  const values = new Map<string, string>();
+  for (const line of stdout.toString('utf8').split('\n')) {
+    const sp = line.indexOf(' ');
+    if (sp > 0) values.set(line.slice(sp + 1), line.slice(0, sp));
+  }
+  return values;
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}

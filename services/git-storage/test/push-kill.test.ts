@@ -1,0 +1,170 @@
+/**
+ * git-storage as its own process (dist/main.js), killed with SIGKILL at the worst instants of a
+ * push: after the ref moved but before the push was confirmed and journaled, and after the push
+ * was prepared but before the ref moved. Restarted on the same DATA_DIR, it journals the first
+ * push's event exactly once and none for the second (README "Push events survive a kill").
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FileJournal } from '@githost/bus';
+import { callUnary } from '@githost/grpc';
+import { encodeIdentity, type Identity } from '@githost/identity';
+import { createStorageClient } from '@githost/protos';
+import { TEST_PAUSE_ENV } from '../src/events/ref-intents.js';
+import { ZERO_OID } from '../src/git/validate.js';
+import { repositoryPath } from '../src/repository-path.js';
+import { cleanupWorkdirs, commitAll, git, makeWorkdir, startFakeRefPolicies, writeFiles, type FakeRefPolicies } from '../src/testing.js';
+
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const ID = 'repo-kill';
+const secret = `test-secret-${randomBytes(12).toString('hex')}`;
+let dataDir: string;
+let policies: FakeRefPolicies;
+let ports: { http: number; grpc: number };
+let running: ChildProcess | undefined;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+async function until<T>(probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Starts dist/main.js on DATA_DIR; resolves once it serves HTTP. */
+async function startStorage(extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH,
+      DATA_DIR: dataDir,
+      HTTP_PORT: String(ports.http),
+      GRPC_PORT: String(ports.grpc),
+      BIND_HOST: '127.0.0.1',
+      GITHOST_INTERNAL_SECRET: secret,
+      ACCOUNTS_GRPC_ADDR: policies.address,
+      LOG_LEVEL: 'warn',
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  running = child;
+  await until(async () => {
+    if (child.exitCode !== null) throw new Error(`git-storage exited with ${child.exitCode}`);
+    try {
+      return (await fetch(`http://127.0.0.1:${ports.http}/healthz`)).ok ? true : undefined;
+    } catch {
+      return undefined;
+    }
+  });
+  return child;
+}
+
+async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(signal);
+  await exited;
+}
+
+function headerArgs(): string[] {
+  const identity: Identity = {
+    principal: { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false },
+    repo: { id: ID, owner: 'alice', name: 'demo', default_branch: 'main', private: false, shard: 'default', permission: 'write', owner_id: 'u-alice' },
+    request_id: 'req-kill',
+    issued_at: Date.now(),
+  };
+  return Object.entries(encodeIdentity(identity, secret)).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
+}
+
+/**
+ * Pushes `main` while git-storage runs with the hook pausing in `phase`; once paused, kills
+ * git-storage (SIGKILL), then the paused hook, and waits until receive-pack has let go of the ref.
+ */
+async function pushKilledAt(phase: 'prepared' | 'committed', work: string): Promise<void> {
+  const hold = path.join(dataDir, `..`, `hold-${phase}-${randomBytes(4).toString('hex')}`);
+  const child = await startStorage({ [TEST_PAUSE_ENV]: `${phase} ${hold}` });
+  const push = git(work, ...headerArgs(), 'push', `http://127.0.0.1:${ports.http}/alice/demo.git`, 'main').then(
+    () => 'pushed',
+    () => 'failed',
+  );
+  const hookPid = await until(async () => {
+    const text = existsSync(hold) ? (await readFile(hold, 'utf8')).trim() : '';
+    return /^\d+$/.test(text) ? Number(text) : undefined;
+  });
+  await kill(child, 'SIGKILL');
+  process.kill(hookPid, 'SIGKILL');
+  await rm(hold, { force: true });
+  expect(await push).toBe('failed');
+  await until(() => (existsSync(path.join(repositoryPath(dataDir, ID), 'refs/heads/main.lock')) ? undefined : true));
+}
+
+async function journaled(): Promise<Array<{ id: string; kind: string; payload: Record<string, unknown> }>> {
+  return (await new FileJournal(path.join(dataDir, 'journal')).pending()) as never;
+}
+
+beforeAll(async () => {
+  dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'githost-kill-')), 'data');
+  policies = await startFakeRefPolicies();
+  ports = { http: await freePort(), grpc: await freePort() };
+  await startStorage();
+  const client = createStorageClient(`127.0.0.1:${ports.grpc}`);
+  await callUnary(client, client.CreateRepository, { repository_id: ID, default_branch: 'main' });
+  client.close();
+  await kill(running!, 'SIGTERM');
+});
+
+afterAll(async () => {
+  if (running) await kill(running, 'SIGKILL');
+  await policies.close();
+  await rm(path.dirname(dataDir), { recursive: true, force: true });
+  await cleanupWorkdirs();
+});
+
+describe('git-storage killed mid-push', () => {
+  it('when killed after the ref moved but before the push was confirmed, then after a restart the push event is journaled exactly once; when killed after the push was prepared, then no event', async () => {
+    const work = await makeWorkdir();
+    await writeFiles(work, { 'a.txt': 'one\n' });
+    const c1 = await commitAll(work, 'first\n');
+    const bare = repositoryPath(dataDir, ID);
+
+    await pushKilledAt('committed', work);
+    expect((await git(bare, 'rev-parse', 'refs/heads/main')).trim()).toBe(c1);
+    expect(await journaled()).toEqual([]);
+    expect(await readdir(path.join(dataDir, 'pending'))).toHaveLength(1);
+
+    // The restart settles the record; it also runs the next push, killed before its ref moved.
+    await writeFiles(work, { 'b.txt': 'two\n' });
+    const c2 = await commitAll(work, 'second\n');
+    await pushKilledAt('prepared', work);
+    expect((await git(bare, 'rev-parse', 'refs/heads/main')).trim()).toBe(c1);
+    expect(await readdir(path.join(dataDir, 'pending'))).toHaveLength(1);
+
+    await kill(await startStorage(), 'SIGTERM');
+    const events = await journaled();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      kind: 'push',
+      payload: { event: 'push', ref: 'refs/heads/main', before: ZERO_OID, after: c1, created: true, deleted: false, forced: false, sender: { username: 'alice' } },
+    });
+    expect((events[0]!.payload.commits as Array<{ id: string }>).map((c) => c.id)).toEqual([c1]);
+    expect(events.some((e) => e.payload.after === c2)).toBe(false);
+    expect(await readdir(path.join(dataDir, 'pending'))).toEqual([]);
+  });
+});
