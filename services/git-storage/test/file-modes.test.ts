@@ -57,7 +57,7 @@ describe('files under DATA_DIR', () => {
     const modes = await modesUnder(s.dataDir);
     const repo = path.relative(s.dataDir, s.repoPath(ID));
     // What the walk must have seen, so the assertions below are about real files.
-    expect([...modes.keys()]).toEqual(expect.arrayContaining(['hooks/', 'hooks/pre-receive', 'hooks/post-receive', 'repos/', 'journal/', `${repo}/`, `${repo}/HEAD`, `${repo}/config`, `${repo}/objects/`]));
+    expect([...modes.keys()]).toEqual(expect.arrayContaining(['hooks/', 'hooks/pre-receive', 'hooks/reference-transaction', 'repos/', 'journal/', 'pending/', `${repo}/`, `${repo}/HEAD`, `${repo}/config`, `${repo}/objects/`]));
     expect([...modes.keys()].some((k) => k.startsWith('journal/') && k !== 'journal/')).toBe(true);
     expect([...modes.keys()].some((k) => /objects\/pack\/pack-[0-9a-f]+\.pack$/.test(k))).toBe(true);
     expect([...modes.keys()].some((k) => /objects\/[0-9a-f]{2}\/[0-9a-f]{38}$/.test(k))).toBe(true);

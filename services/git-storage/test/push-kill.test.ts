@@ -121,10 +121,10 @@ async function journaled(): Promise<Array<{ id: string; kind: string; payload: R
 
 beforeAll(async () => {
   dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'githost-kill-')), 'data');
-  policies = await startFakeRefPolicies();
+  policies = await startFakeRefPolicies(secret);
   ports = { http: await freePort(), grpc: await freePort() };
   await startStorage();
-  const client = createStorageClient(`127.0.0.1:${ports.grpc}`);
+  const client = createStorageClient(`127.0.0.1:${ports.grpc}`, secret);
   await callUnary(client, client.CreateRepository, { repository_id: ID, default_branch: 'main' });
   client.close();
   await kill(running!, 'SIGTERM');
