@@ -22,7 +22,10 @@ import { stripInternalHeaders } from './strip-headers.js';
 import { staleAccessAfter } from './stale-access.js';
 import { adoptServer } from './adopt-server.js';
 import { createRateLimitGate, markChallenged, type RateClient } from './rate-limit.js';
-import { OPENAPI_PATH, openApiHandler } from './openapi.js';
+import { findOpenApiDocument, OPENAPI_PATH, openApiHandler } from './openapi.js';
+import { refuseMalformedTarget } from './request-target.js';
+import { refuseUndecodableBody } from './body-encoding.js';
+import { answerOversizedRequests } from './oversized-requests.js';
 
 export interface GatewayDeps {
   logger?: Logger;
@@ -91,6 +94,8 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
   const app = createHttpApp({ service: 'gateway', logger, ready: () => accounts.reachable(), json: false, registry: metrics.registry });
   app.set('trust proxy', config.trustProxy ?? false);
   app.use(stripInternalHeaders);
+  app.use(refuseMalformedTarget(findOpenApiDocument()));
+  app.use(refuseUndecodableBody);
   app.get(OPENAPI_PATH, openapi);
   app.use(gate);
   app.use(normaliseErrors);
@@ -224,6 +229,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service {
   return {
     async start() {
       listening = deps.server ? adoptServer(deps.server, app) : await listen(app, config.port);
+      answerOversizedRequests(listening.server);
       // A large push or clone may take longer than node's default 5-minute request timeout.
       listening.server.requestTimeout = 0;
       logger.info({ port: listening.port }, 'gateway listening');
