@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { parse as parseContentType, type ContentType } from 'content-type';
+import { parse as parseContentType } from 'content-type';
 import { unsupportedMediaType } from '@githost/errors';
 
 const GIT_TRANSPORT = /^\/[^/]+\/[^/]+\.git\//;
@@ -14,7 +14,7 @@ function hasBody(req: Request): boolean {
 /**
  * Refuses a request body no service can decode (415) before it is forwarded: a content coding
  * other than the ones above (`br`, `zstd`, a chain of codings), a JSON body in a charset other
- * than UTF-8 (RFC 8259 §8.1), a Content-Type that does not parse.
+ * than UTF-8 (RFC 8259 §8.1).
  */
 export function refuseUndecodableBody(req: Request, _res: Response, next: NextFunction): void {
   if (!hasBody(req)) return next();
@@ -23,12 +23,7 @@ export function refuseUndecodableBody(req: Request, _res: Response, next: NextFu
   if (!(git ? GIT_ENCODINGS : API_ENCODINGS).has(encoding)) return next(unsupportedMediaType(`Unsupported Content-Encoding: ${encoding}`));
   const header = req.headers['content-type'];
   if (git || header === undefined) return next();
-  let parsed: ContentType;
-  try {
-    parsed = parseContentType(header);
-  } catch {
-    return next(unsupportedMediaType('Malformed Content-Type'));
-  }
+  const parsed = parseContentType(header);
   const charset = parsed.parameters.charset?.toLowerCase();
   const json = parsed.type === 'application/json' || parsed.type.endsWith('+json');
   if (json && charset !== undefined && charset !== 'utf-8') return next(unsupportedMediaType(`Unsupported charset "${charset.toUpperCase()}"`));

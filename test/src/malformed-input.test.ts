@@ -7,7 +7,7 @@ import {
 } from './support/index.js';
 
 /**
- * Malformed input answers a 4xx JSON error and changes nothing (README "Security"): percent-
+ * Malformed input answers a 4xx JSON error and changes nothing (README "Malformed requests"): percent-
  * encoding that does not decode, NUL characters, encodings we cannot decode, over-long URLs.
  * Requests are written byte for byte with node:http, so nothing normalises them on the way.
  */
