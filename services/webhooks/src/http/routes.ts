@@ -20,6 +20,14 @@ const MAX_DELIVERY_PAGE = 100;
 
 const param = (req: Request, name: string) => String(req.params[name] ?? '');
 
+function decodedOrEmpty(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
+}
+
 export function webhookRoutes(deps: RouteDeps): express.Router {
   const router = express.Router();
 
@@ -41,12 +49,15 @@ export function webhookRoutes(deps: RouteDeps): express.Router {
     }),
   );
 
-  // seed §4 webhooks rule 4: 204 whether or not a webhook of this repository had that id
+  // seed §4 webhooks rule 4: 204 whether or not a webhook of this repository had that id, even
+  // one that does not percent-decode (CONTRACT §9): matched without parameters, which the router
+  // would decode and refuse, and decoded here.
   router.delete(
-    `${BASE}/:id`,
+    /^\/api\/repos\/[^/]+\/[^/]+\/webhooks\/[^/]+$/,
     route(async (req, res) => {
+      res.locals.routeLabel = `${BASE}/:id`;
       const repo = requireWritableRepo(res);
-      const id = param(req, 'id');
+      const id = decodedOrEmpty(req.path.slice(req.path.lastIndexOf('/') + 1));
       if (isRecordId(id)) await deps.webhooks.delete(repo.id, id);
       res.status(204).end();
     }),
