@@ -16,7 +16,7 @@ import {
  * body, and a refused write changes nothing the API shows. Bounded in time; the seed is printed
  * on failure (rerun with GITHOST_FUZZ_SEED=<seed>).
  */
-const TIME_BUDGET_MS = 25_000;
+const TIME_BUDGET_MS = 20_000;
 const SEED = process.env.GITHOST_FUZZ_SEED ? Number(process.env.GITHOST_FUZZ_SEED) : Date.now() % 2 ** 31;
 
 interface Operation {
