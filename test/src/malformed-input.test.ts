@@ -45,6 +45,7 @@ function raw(method: string, path: string, opts: { token?: string; basic?: strin
       });
     });
     req.on('error', reject);
+    req.setTimeout(20_000, () => req.destroy(new Error(`no answer to ${method} ${path.slice(0, 100)}`)));
     req.end(opts.body);
   });
 }
