@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import {
   api, cloneUrl, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost,
@@ -9,7 +8,7 @@ import {
 /**
  * Malformed input answers a 4xx JSON error and changes nothing (README "Malformed requests"): percent-
  * encoding that does not decode, NUL characters, encodings we cannot decode, over-long URLs.
- * Requests are written byte for byte with node:http, so nothing normalises them on the way.
+ * fetch sends a path's percent escapes exactly as written.
  */
 let gh: TestGithost;
 let alice: TestUser;
@@ -21,33 +20,21 @@ interface Raw {
   body: unknown;
 }
 
-function raw(method: string, path: string, opts: { token?: string; basic?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    if (opts.basic) headers.authorization = `Basic ${Buffer.from(`x:${opts.basic}`).toString('base64')}`;
-    if (opts.body !== undefined) {
-      headers['content-type'] ??= 'application/json';
-      headers['content-length'] = String(Buffer.byteLength(opts.body));
-    }
-    const req = request({ host: '127.0.0.1', port: gh.port, path, method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown = text === '' ? null : text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // kept as text so a failing assertion shows it
-        }
-        resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body });
-      });
-    });
-    req.on('error', reject);
-    req.setTimeout(20_000, () => req.destroy(new Error(`no answer to ${method} ${path.slice(0, 100)}`)));
-    req.end(opts.body);
-  });
+async function raw(method: string, path: string, opts: { token?: string; basic?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Raw> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.basic) headers.authorization = `Basic ${Buffer.from(`x:${opts.basic}`).toString('base64')}`;
+  if (opts.body !== undefined) headers['content-type'] ??= 'application/json';
+  // fetch keeps percent escapes as written, valid or not; a request without an answer fails.
+  const res = await fetch(`${gh.url}${path}`, { method, headers, body: opts.body, signal: AbortSignal.timeout(20_000) });
+  const text = await res.text();
+  let body: unknown = text === '' ? null : text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // kept as text so a failing assertion shows it
+  }
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', body };
 }
 
 const json = (value: unknown) => JSON.stringify(value);
