@@ -14,11 +14,14 @@ import { createGatewayMetrics } from './metrics.js';
 import { stripInternalHeaders } from './strip-headers.js';
 import { adoptServer } from './adopt-server.js';
 import { createRateLimitGate } from './rate-limit.js';
-import { OPENAPI_PATH, openApiHandler } from './openapi.js';
+import { findOpenApiDocument, OPENAPI_PATH, openApiHandler } from './openapi.js';
 import { createAdmission } from './admission.js';
 import { createUpstreamProxies } from './upstreams.js';
 import { createForwarding } from './forward.js';
 import { createGate } from './gate.js';
+import { refuseMalformedTarget } from './request-target.js';
+import { refuseUndecodableBody } from './body-encoding.js';
+import { answerOversizedRequests } from './oversized-requests.js';
 
 export interface GatewayDeps {
   logger?: Logger;
@@ -58,6 +61,8 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   const app = createHttpApp({ service: 'gateway', logger, ready: () => accounts.reachable(), json: false, registry: metrics.registry });
   app.set('trust proxy', config.trustProxy ?? false);
   app.use(stripInternalHeaders);
+  app.use(refuseMalformedTarget(findOpenApiDocument()));
+  app.use(refuseUndecodableBody);
   app.get(OPENAPI_PATH, openApiHandler(logger));
   app.use(createGate(admit, forward, metrics));
   app.use(normaliseErrors);
@@ -67,6 +72,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   return {
     async start() {
       listening = deps.server ? adoptServer(deps.server, app) : await listen(app, config.port);
+      answerOversizedRequests(listening.server);
       // A large push or clone may take longer than node's default 5-minute request timeout.
       listening.server.requestTimeout = 0;
       logger.info({ port: listening.port }, 'gateway listening');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { AppError, conflict, errorBody, grpcCodeOf, httpStatusOf, kindOfGrpcCode, toAppError, validation } from './index.js';
+import { AppError, conflict, errorBody, GrpcCode, grpcCodeOf, httpStatusOf, kindOfGrpcCode, kindOfHttpStatus, toAppError, validation } from './index.js';
 
 describe('error table', () => {
   it('when a kind is mapped, then HTTP status and gRPC code agree with CONTRACT §4', () => {
@@ -8,9 +8,16 @@ describe('error table', () => {
     expect(httpStatusOf('conflict')).toBe(409);
     expect(httpStatusOf('unauthenticated')).toBe(401);
     expect(httpStatusOf('unavailable')).toBe(503);
+    expect([httpStatusOf('uri_too_long'), httpStatusOf('headers_too_large'), httpStatusOf('unsupported_media_type')]).toEqual([414, 431, 415]);
+    expect([grpcCodeOf('uri_too_long'), grpcCodeOf('unsupported_media_type')]).toEqual([GrpcCode.INVALID_ARGUMENT, GrpcCode.INVALID_ARGUMENT]);
     for (const kind of ['validation', 'not_found', 'conflict', 'unauthenticated', 'forbidden', 'too_large', 'unavailable', 'internal'] as const) {
       expect(kindOfGrpcCode(grpcCodeOf(kind))).toBe(kind);
     }
+  });
+
+  it('when an HTTP library reports a 4xx status, then it reads as the kind with that status; other statuses as none', () => {
+    expect([kindOfHttpStatus(400), kindOfHttpStatus(413), kindOfHttpStatus(415), kindOfHttpStatus(414)]).toEqual(['validation', 'too_large', 'unsupported_media_type', 'uri_too_long']);
+    expect([kindOfHttpStatus(500), kindOfHttpStatus(418)]).toEqual([undefined, undefined]);
   });
 
   it('when an error has details, then the body carries them beside the message', () => {

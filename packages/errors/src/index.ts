@@ -10,6 +10,9 @@ export type ErrorKind =
   | 'unauthenticated'
   | 'forbidden'
   | 'too_large'
+  | 'uri_too_long'
+  | 'headers_too_large'
+  | 'unsupported_media_type'
   | 'unavailable'
   | 'internal';
 
@@ -32,6 +35,9 @@ export const conflict = (message: string, details?: Record<string, unknown>) => 
 export const unauthenticated = (message = 'Authentication required') => new AppError('unauthenticated', message);
 export const forbidden = (message = 'Forbidden') => new AppError('forbidden', message);
 export const tooLarge = (message: string) => new AppError('too_large', message);
+export const uriTooLong = (message = 'URI too long') => new AppError('uri_too_long', message);
+export const headersTooLarge = (message = 'Request header fields too large') => new AppError('headers_too_large', message);
+export const unsupportedMediaType = (message: string) => new AppError('unsupported_media_type', message);
 export const unavailable = (message: string, cause?: unknown) => new AppError('unavailable', message, undefined, { cause });
 
 /** gRPC status codes (numeric, as in grpc.status) so this package needs no grpc dependency. */
@@ -63,6 +69,10 @@ export const ERROR_TABLE: Record<ErrorKind, { http: number; grpc: number }> = {
   unauthenticated: { http: 401, grpc: GrpcCode.UNAUTHENTICATED },
   forbidden: { http: 403, grpc: GrpcCode.PERMISSION_DENIED },
   too_large: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED },
+  // Edge refusals of a request's form: a gRPC caller never sends one, so they read back as validation.
+  uri_too_long: { http: 414, grpc: GrpcCode.INVALID_ARGUMENT },
+  headers_too_large: { http: 431, grpc: GrpcCode.INVALID_ARGUMENT },
+  unsupported_media_type: { http: 415, grpc: GrpcCode.INVALID_ARGUMENT },
   unavailable: { http: 503, grpc: GrpcCode.UNAVAILABLE },
   internal: { http: 500, grpc: GrpcCode.INTERNAL },
 };
@@ -100,6 +110,12 @@ export function kindOfGrpcCode(code: number): ErrorKind {
     default:
       return 'internal';
   }
+}
+
+/** The kind of a 4xx status that an HTTP library (body parser, router) reports, if it is one of ours. */
+export function kindOfHttpStatus(status: number): ErrorKind | undefined {
+  const found = (Object.entries(ERROR_TABLE) as [ErrorKind, { http: number }][]).find(([, v]) => v.http === status);
+  return found && status >= 400 && status < 500 ? found[0] : undefined;
 }
 
 /** Anything thrown, as an AppError; unknown errors become `internal` and keep their cause. */

@@ -57,6 +57,28 @@ describe('createHttpApp', () => {
     const big = await fetch(`${base}/echo`, { method: 'POST', headers: signed({ 'content-type': 'application/json' }), body: JSON.stringify({ a: 'x'.repeat(1_100_000) }) });
     expect(big.status).toBe(413);
   });
+  it('when a JSON string or key holds a NUL, then 400 naming the field and the handler never runs', async () => {
+    const post = (body: string) => fetch(`${base}/echo`, { method: 'POST', headers: signed({ 'content-type': 'application/json' }), body });
+    const title = await post('{"title":"a\\u0000b"}');
+    expect([title.status, await title.json()]).toEqual([400, { error: 'title must not contain NUL characters' }]);
+    const nested = await post('{"files":[{"path":"ok"},{"path":"x\\u0000"}]}');
+    expect([nested.status, await nested.json()]).toEqual([400, { error: 'files[1].path must not contain NUL characters' }]);
+    const fine = await post('{"title":"a\\u0001b"}');
+    expect(fine.status).toBe(200);
+  });
+
+  it('when the body cannot be decoded or a path parameter does not decode, then 415 / 400 JSON, never 500', async () => {
+    const post = (headers: Record<string, string>, body: string | Buffer) => fetch(`${base}/echo`, { method: 'POST', headers: signed({ 'content-type': 'application/json', ...headers }), body });
+    const charset = await post({ 'content-type': 'application/json; charset=utf-99' }, '{}');
+    expect([charset.status, await charset.json()]).toEqual([415, { error: 'Unsupported charset "UTF-99"' }]);
+    const encoding = await post({ 'content-encoding': 'compress' }, '{}');
+    expect([encoding.status, await encoding.json()]).toEqual([415, { error: 'Unsupported Content-Encoding: compress' }]);
+    const gzip = await post({ 'content-encoding': 'gzip' }, Buffer.from('not gzip'));
+    expect([gzip.status, await gzip.json()]).toEqual([400, { error: 'Malformed compressed request body (Content-Encoding)' }]);
+    const param = await fetch(`${base}/api/things/%ff`, { headers: signed() });
+    expect([param.status, await param.json()]).toEqual([400, { error: 'Malformed percent-encoding in the path' }]);
+  });
+
   it('when a handler throws an AppError or anything else, then the table decides and nothing leaks', async () => {
     const c = await fetch(`${base}/conflict`, { headers: signed() });
     expect([c.status, await c.json()]).toEqual([409, { error: 'Merge conflict', conflicts: ['a'] }]);

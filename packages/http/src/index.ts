@@ -1,13 +1,18 @@
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
-import { AppError, errorBody, httpStatusOf, notFound, toAppError } from '@githost/errors';
+import { AppError, errorBody, httpStatusOf, kindOfHttpStatus, notFound, toAppError } from '@githost/errors';
+import { refuseNulInBody } from './nul.js';
 import { decodeIdentity, type Identity } from '@githost/identity';
 import { httpLogger, type Logger } from '@githost/logging';
 
 export { express };
+export { fieldWithNul, refuseNulInBody } from './nul.js';
 export type { Express, Request, Response, NextFunction };
+
+/** What a service's HTTP parser reads of a request line and headers (node's default is 16 KiB). */
+export const SERVICE_HEADER_LIMIT = 64 * 1024;
 
 /** 1 MiB for API JSON (CONTRACT §4). */
 export const JSON_LIMIT = '1mb';
@@ -77,7 +82,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
       }
     });
   }
-  if (opts.json !== false) app.use(express.json({ limit: JSON_LIMIT }));
+  if (opts.json !== false) app.use(express.json({ limit: JSON_LIMIT }), refuseNulInBody);
   return app;
 }
 
@@ -107,11 +112,7 @@ export function route(handler: (req: Request, res: Response) => Promise<unknown>
 
 /** The one HTTP error handler: AppError kinds through the table, body-parser errors as CONTRACT §4 says. */
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next: NextFunction) => {
-  let appError: AppError;
-  const e = err as { type?: string; status?: number };
-  if (e?.type === 'entity.parse.failed') appError = new AppError('validation', 'Invalid JSON body');
-  else if (e?.type === 'entity.too.large') appError = new AppError('too_large', 'Request body too large');
-  else appError = toAppError(err);
+  const appError = libraryError(err) ?? toAppError(err);
   if (appError.kind === 'internal' || appError.kind === 'unavailable') {
     (req as Request & { log?: Logger }).log?.error({ err: (appError.cause as Error | undefined) ?? appError }, 'request failed');
   }
@@ -121,6 +122,29 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next:
   }
   res.status(httpStatusOf(appError.kind)).json(errorBody(appError));
 };
+
+/** What the body parser and the router report (http-errors with a 4xx status) as an AppError. */
+function libraryError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return undefined;
+  const e = err as { type?: string; status?: number; code?: unknown; charset?: string; encoding?: string } | undefined;
+  const kind = typeof e?.status === 'number' ? kindOfHttpStatus(e.status) : undefined;
+  if (!e || !kind) return undefined;
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return new AppError('validation', 'Invalid JSON body');
+    case 'entity.too.large':
+      return new AppError('too_large', 'Request body too large');
+    case 'charset.unsupported':
+      return new AppError('unsupported_media_type', `Unsupported charset "${String(e.charset).toUpperCase()}"`);
+    case 'encoding.unsupported':
+      return new AppError('unsupported_media_type', `Unsupported Content-Encoding: ${String(e.encoding)}`);
+  }
+  // The router could not decode a path parameter.
+  if (err instanceof URIError) return new AppError('validation', 'Malformed percent-encoding in the path');
+  // zlib on a body that claims gzip or deflate and is not.
+  if (typeof e.code === 'string' && e.code.startsWith('Z_')) return new AppError('validation', 'Malformed compressed request body (Content-Encoding)');
+  return new AppError(kind, kind === 'validation' ? 'Invalid request' : 'Request refused');
+}
 
 /** Adds the JSON 404 for unknown routes and the error handler; call after all routes. */
 export function finish(app: Express): Express {
@@ -138,7 +162,8 @@ export interface Listening {
 
 export function listen(app: Express | ((req: never, res: never) => void), port: number, host = '0.0.0.0'): Promise<Listening> {
   return new Promise((resolve, reject) => {
-    const server: Server = (app as Express).listen(port, host);
+    // The gateway admits a 16 KiB URL and 16 KiB of header fields, then adds the signed identity.
+    const server: Server = createServer({ maxHeaderSize: SERVICE_HEADER_LIMIT }, app as Express).listen(port, host);
     server.once('error', reject);
     server.once('listening', () => resolve(listening(server)));
   });

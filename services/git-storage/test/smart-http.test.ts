@@ -154,6 +154,29 @@ describe('git smart HTTP', () => {
     expect(bytes.includes(Buffer.from('PACK'))).toBe(true);
   });
 
+  it('when a push or fetch body is malformed gzip, then 400 JSON before git runs, nothing moves and the service keeps serving', async () => {
+    const refsBefore = bareGit('for-each-ref');
+    for (const [service, permission] of [['git-receive-pack', 'write'], ['git-upload-pack', 'read']] as const) {
+      for (const body of [Buffer.from('0000 not gzip'), Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0xff])]) {
+        const res = await fetch(`${base}/${service}`, {
+          method: 'POST',
+          headers: { ...encodeIdentity(identity(permission), s.secret), 'content-type': `application/x-${service}-request`, 'content-encoding': 'gzip' },
+          body,
+        });
+        expect([service, res.status, await res.json()]).toEqual([service, 400, { error: 'Malformed gzip request body' }]);
+      }
+    }
+    const br = await fetch(`${base}/git-upload-pack`, {
+      method: 'POST',
+      headers: { ...encodeIdentity(identity('read'), s.secret), 'content-type': 'application/x-git-upload-pack-request', 'content-encoding': 'br' },
+      body: 'x',
+    });
+    expect([br.status, await br.json()]).toEqual([415, { error: 'Unsupported Content-Encoding: br' }]);
+    expect(bareGit('for-each-ref')).toBe(refsBefore);
+    const refs = await fetch(`${base}/info/refs?service=git-upload-pack`, { headers: encodeIdentity(identity('read'), s.secret) });
+    expect(refs.status).toBe(200);
+  });
+
   it('when a branch is deleted over HTTP, then the event says deleted with no commits', async () => {
     await git(work, 'branch', '-f', 'topic', 'HEAD~1');
     await git(work, ...headerArgs('write'), 'push', '-q', base, 'topic');

@@ -131,6 +131,8 @@ describe('webhooks API on Postgres', () => {
   it('when deleting an id that does not exist or is malformed, then 204 (CONTRACT §9)', async () => {
     expect((await h.call('DELETE', `${hooksPath}/${randomUUID()}`)).status).toBe(204);
     expect((await h.call('DELETE', `${hooksPath}/not-a-uuid'--`)).status).toBe(204);
+    expect((await h.call('DELETE', `${hooksPath}/%ff`)).status).toBe(204);
+    expect((await h.call('DELETE', `${hooksPath}/%00`)).status).toBe(204);
   });
 
   it('when asking for deliveries of another repository\'s webhook, then 404 Webhook not found', async () => {

@@ -22,6 +22,8 @@ interface OpenApiDocument {
 }
 
 const DOC_ID = 'githost-openapi';
+/** Statuses any operation may answer for a malformed request (the document's description). */
+const EDGE_REFUSALS = new Set([400, 414, 415, 431]);
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 /** Path parameters that take the rest of the path, slashes included, or nothing (seed §4:
  *  `{ref_and_path}` and the `{ref}` after `commits/` may contain slashes and may be empty; a
@@ -87,6 +89,8 @@ export function openApiViolations(method: string, url: string, status: number, c
 
   const responses = operation.responses ?? {};
   const code = [String(status), `${String(status)[0]}XX`, 'default'].find((c) => c in responses);
+  // The document's blanket rule for malformed requests (its description): any operation, an error body.
+  if (!code && EDGE_REFUSALS.has(status)) return validator(ajv, '/components/schemas/Error')(body) ? [] : [`${where}: the body is not an error body`];
   if (!code) return [`${where}: status not documented for ${verb.toUpperCase()} ${template} (documented: ${Object.keys(responses).join(', ')})`];
   let responsePointer = pointer('paths', template!, verb, 'responses', code);
   let response = responses[code]!;

@@ -1,8 +1,8 @@
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
-import { AppError, validation } from '@githost/errors';
+import { AppError, unsupportedMediaType, validation } from '@githost/errors';
 import type { NextFunction } from '@githost/http';
 import type { Permission } from '@githost/identity';
 import { identityOf, route, type Express, type Request, type Response } from '@githost/http';
@@ -54,15 +54,48 @@ function exited(child: ChildProcess): Promise<number> {
   });
 }
 
-function requestBody(req: Request, source: Readable): Readable {
+/**
+ * The request body as git reads it: gunzipped when the client compressed it (git does for large
+ * negotiations). A body that does not even start as gzip is refused (400) before git runs; one
+ * that breaks later fails git's read like a cut-off upload.
+ */
+async function requestBody(req: Request, source: Readable): Promise<Readable> {
   const enc = (req.headers['content-encoding'] ?? '').toString().toLowerCase();
-  if (enc === 'gzip' || enc === 'x-gzip') {
-    const gunzip = createGunzip();
-    source.on('error', (err) => gunzip.destroy(err));
-    return source.pipe(gunzip);
-  }
-  if (enc !== '' && enc !== 'identity') throw validation(`Unsupported Content-Encoding: ${enc}`);
-  return source;
+  if (enc === '' || enc === 'identity') return source;
+  if (enc !== 'gzip' && enc !== 'x-gzip') throw unsupportedMediaType(`Unsupported Content-Encoding: ${enc}`);
+  const gunzip = createGunzip();
+  source.on('error', (err) => gunzip.destroy(err));
+  source.pipe(gunzip);
+  return firstChunkRead(gunzip);
+}
+
+/** Resolves once `body` yields its first chunk (kept in the stream) or ends; its error is a 400. */
+function firstChunkRead(body: Readable): Promise<Readable> {
+  return new Promise((resolve, reject) => {
+    const settle = () => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      settle();
+      body.pause();
+      body.unshift(chunk);
+      resolve(body);
+    };
+    const onEnd = () => {
+      settle();
+      resolve(Readable.from([]));
+    };
+    const onError = () => {
+      settle();
+      body.on('error', () => {}); // a later error of the abandoned stream must not crash the process
+      reject(validation('Malformed gzip request body'));
+    };
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onError);
+  });
 }
 
 /**
@@ -123,7 +156,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const identity = identityOf(res);
       const repo = authorizeTransport(identity, params[0]!, params[1]!, service);
       const gitDir = await existingRepository(ctx, repo.id);
-      let body = requestBody(req, watchedBody(ctx, req, res));
+      let body = await requestBody(req, watchedBody(ctx, req, res));
       const env = gitProtocolEnv(req);
       let intent: RefIntent | undefined;
       if (service === 'git-receive-pack') {

@@ -17,6 +17,14 @@ function requesterOf(res: Response): Requester {
   return { username: identity.principal?.username ?? null, repo: identity.repo ?? null, requestId: identity.request_id };
 }
 
+function decodedOrEmpty(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
+}
+
 /** The gateway forwards these paths unchanged; the repository comes from the signed identity. */
 export function webhookRoutes(deps: RouteDeps): express.Router {
   const router = express.Router();
@@ -35,10 +43,14 @@ export function webhookRoutes(deps: RouteDeps): express.Router {
     }),
   );
 
+  // seed §4 webhooks rule 4: 204 whether or not a webhook of this repository had that id, even
+  // one that does not percent-decode (CONTRACT §9): matched without parameters, which the router
+  // would decode and refuse, and decoded here.
   router.delete(
-    `${BASE}/:id`,
+    /^\/api\/repos\/[^/]+\/[^/]+\/webhooks\/[^/]+$/,
     route(async (req, res) => {
-      await deleteWebhook(deps, requesterOf(res), param(req, 'id'));
+      res.locals.routeLabel = `${BASE}/:id`;
+      await deleteWebhook(deps, requesterOf(res), decodedOrEmpty(req.path.slice(req.path.lastIndexOf('/') + 1)));
       res.status(204).end();
     }),
   );
