@@ -87,6 +87,7 @@ beforeAll(async () => {
   versions.set('default/r-priv', '0');
   const config: Config = {
     port: 0,
+    metricsPort: 0,
     internalSecret: SECRET,
     accountsGrpcAddress: accounts.address,
     upstreams: { accounts: undefined, 'git-storage': undefined, browse: browse.url, 'merge-requests': undefined, webhooks: undefined },

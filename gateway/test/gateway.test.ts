@@ -46,6 +46,7 @@ beforeAll(async () => {
   const [acc, git, browse, mr] = upstreams.map((u) => u.url);
   const config: Config = {
     port: 0,
+    metricsPort: 0,
     internalSecret: SECRET,
     accountsGrpcAddress: accounts.address,
     // webhooks points at a port nobody listens on: an upstream that is down.
@@ -323,7 +324,7 @@ function chunkedPost(path: string, headers: Record<string, string>, chunks: numb
 
 describe('gateway when accounts is down', () => {
   it('when accounts cannot be reached, then 503 Service unavailable and /readyz is 503', async () => {
-    const down = createServer({ port: 0, internalSecret: SECRET, accountsGrpcAddress: '127.0.0.1:9', upstreams: { accounts: upstreams[0]!.url, 'git-storage': undefined, browse: undefined, 'merge-requests': undefined, webhooks: undefined } });
+    const down = createServer({ port: 0, metricsPort: 0, internalSecret: SECRET, accountsGrpcAddress: '127.0.0.1:9', upstreams: { accounts: upstreams[0]!.url, 'git-storage': undefined, browse: undefined, 'merge-requests': undefined, webhooks: undefined } });
     const port = (await down.start()).httpPort;
     try {
       const res = await fetch(`http://127.0.0.1:${port}/api/user`, { headers: bearer(alice.token) });

@@ -30,6 +30,7 @@ async function gatewayWith(perTokenPerMinute: number, anonymousPerMinute: number
   const url = upstream.url;
   const config: Config = {
     port: 0,
+    metricsPort: 0,
     internalSecret: SECRET,
     accountsGrpcAddress: accounts.address,
     upstreams: { accounts: url, 'git-storage': url, browse: url, 'merge-requests': url, webhooks: url },

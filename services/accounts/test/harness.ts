@@ -41,6 +41,7 @@ export async function startAccounts(backend: Backend, storage: string | ShardMap
     dataDir,
     databaseUrl: database?.url,
     httpPort: 0,
+    metricsPort: 0,
     grpcPort: 0,
     bindHost: '127.0.0.1',
     internalSecret: SECRET,

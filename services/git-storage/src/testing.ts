@@ -108,6 +108,7 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
   const config: Config = {
     dataDir,
     httpPort: 0,
+    metricsPort: 0,
     grpcPort: 0,
     bindHost: '127.0.0.1',
     internalSecret: secret,

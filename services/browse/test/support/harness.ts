@@ -72,7 +72,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   await createTestRepository(storage, EMPTY_REPO, 'trunk');
   const client = opts.wrapStorageClient ? opts.wrapStorageClient(storage.client) : storage.client;
   const browse = createServer(
-    { httpPort: 0, bindHost: '127.0.0.1', internalSecret: storage.secret, storageShards: singleShard(storage.grpcAddress), maxBlobBytes: TEST_MAX_BLOB_BYTES, cacheBytes: 8 * 1024 * 1024 },
+    { httpPort: 0, metricsPort: 0, bindHost: '127.0.0.1', internalSecret: storage.secret, storageShards: singleShard(storage.grpcAddress), maxBlobBytes: TEST_MAX_BLOB_BYTES, cacheBytes: 8 * 1024 * 1024 },
     { storage: createStorageRouter(singleShard(storage.grpcAddress), storage.secret, { createClient: () => client }) },
   );
   const { httpPort } = await browse.start();

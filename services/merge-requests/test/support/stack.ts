@@ -53,6 +53,7 @@ export async function startStack(deps: Partial<Deps> = {}, overrides: Partial<Co
     dataDir: storage.dataDir,
     databaseUrl: db.url,
     httpPort: 0,
+    metricsPort: 0,
     bindHost: '127.0.0.1',
     internalSecret: SECRET,
     gitStorageShards: singleShard(storage.grpcAddress),
