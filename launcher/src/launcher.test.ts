@@ -9,7 +9,7 @@ let githost: RunningGithost;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'githost-launcher-'));
-  githost = await startGithost({ port: 0, dataDir: path.join(dir, 'data'), env: { GITHOST_ADMIN_TOKEN: '', DATABASE_URL: '', AMQP_URL: '' } });
+  githost = await startGithost({ port: 0, metricsPort: 0, dataDir: path.join(dir, 'data'), env: { GITHOST_ADMIN_TOKEN: '', DATABASE_URL: '', AMQP_URL: '' } });
 }, 120_000); // three embedded databases initialise first: ~25 s on an idle 2-core machine
 
 afterAll(async () => {
@@ -48,7 +48,7 @@ describe('launcher', () => {
   it('when the public port is already taken, then start fails with EADDRINUSE before any service runs', async () => {
     const other = mkdtempSync(path.join(tmpdir(), 'githost-launcher-'));
     try {
-      await expect(startGithost({ port: githost.port, dataDir: path.join(other, 'data'), adminToken: 'launcher-test-admin-token' })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      await expect(startGithost({ port: githost.port, metricsPort: 0, dataDir: path.join(other, 'data'), adminToken: 'launcher-test-admin-token' })).rejects.toMatchObject({ code: 'EADDRINUSE' });
     } finally {
       rmSync(other, { recursive: true, force: true });
     }

@@ -30,6 +30,7 @@ describe('two git-storage shards behind one gateway', () => {
     const adminToken = `e2e-admin-${randomBytes(16).toString('hex')}`;
     githost = await startGithost({
       port: 0,
+      metricsPort: 0,
       dataDir,
       adminToken,
       shards: 2,
