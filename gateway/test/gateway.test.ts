@@ -15,6 +15,7 @@ let accounts: FakeAccounts;
 let upstreams: Awaited<ReturnType<typeof startEchoUpstream>>[];
 let gateway: Service;
 let base: string;
+let metricsBase: string;
 
 const seen = (): Seen[] => upstreams.flatMap((u) => u.seen);
 const lastSeen = (): Seen => {
@@ -53,7 +54,9 @@ beforeAll(async () => {
     upstreams: { accounts: acc, 'git-storage': git, browse, 'merge-requests': mr, webhooks: 'http://127.0.0.1:9' },
   };
   gateway = createServer(config);
-  base = `http://127.0.0.1:${(await gateway.start()).httpPort}`;
+  const ports = await gateway.start();
+  base = `http://127.0.0.1:${ports.httpPort}`;
+  metricsBase = `http://127.0.0.1:${ports.metricsPort}`;
 });
 
 afterAll(async () => {
@@ -138,10 +141,16 @@ describe('gateway routing and identity', () => {
     expect(seen()).toEqual([]);
   });
 
-  it('when the gateway is asked for health, then healthz, readyz and metrics answer', async () => {
+  it('when the gateway is asked for health, then healthz and readyz answer on the public port, and metrics on the metrics port only', async () => {
     expect((await call('GET', '/healthz')).body).toEqual({ status: 'ok' });
     expect((await call('GET', '/readyz')).body).toEqual({ status: 'ready' });
-    const metrics = String((await call('GET', '/metrics')).body);
+    // CONTRACT §8: the public port serves no metrics, and asks no upstream for them
+    const onPublic = await call('GET', '/metrics');
+    expect([onPublic.status, onPublic.body]).toEqual([404, { error: 'Not found' }]);
+    expect(seen()).toEqual([]);
+    const res = await fetch(`${metricsBase}/metrics`);
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/plain; version=0.0.4; charset=utf-8']);
+    const metrics = await res.text();
     expect(metrics).toContain('githost_gateway_http_request_duration_seconds');
     expect(metrics).toMatch(/githost_gateway_http_request_duration_seconds_count\{service="gateway",method="GET",route="browse\/browse",status="200"\} \d+/);
     expect(metrics).toMatch(/githost_gateway_forwarded_requests_total\{upstream="browse",status="200",service="gateway"\} \d+/);
