@@ -130,6 +130,16 @@ describe('one process per service', () => {
     }
   }, 60_000);
 
+  it('when metrics are scraped, then each process serves its own service\'s on a metrics port of its own', async () => {
+    const names = ['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'webhooks'];
+    expect([Object.keys(githost.metricsPorts).sort(), new Set(Object.values(githost.metricsPorts)).size]).toEqual([names, 6]);
+    for (const name of names) {
+      const text = await (await fetch(`http://127.0.0.1:${githost.metricsPorts[name]}/metrics`)).text();
+      const families = new Set([...text.matchAll(/^# TYPE githost_([a-z]+(?:_storage|_requests)?)_/gm)].map((m) => m[1]));
+      expect([name, [...families]]).toEqual([name, [name.replace(/-/g, '_')]]);
+    }
+  });
+
   it('when stopped, then no service process is left running', async () => {
     await githost.stop();
     expect(await gone(childPids)).toEqual([]);
