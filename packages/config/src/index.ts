@@ -45,7 +45,7 @@ export const env = {
       .transform((v) => v === 'true' || v === '1' || v === 'yes'),
   /** METRICS_PORT: Prometheus `GET /metrics` on a listener of its own, never the public port
    *  (CONTRACT §8); 0 picks a free one. 9464 is the usual Prometheus exporter port. */
-  metricsPort: () => env.port(9464),
+  metricsPort: () => unlessBlank(env.port(9464)),
   int: (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback),
   optional,
   /** A non-empty name: an exchange, a queue. */
