@@ -153,7 +153,7 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
       const metrics = await (await fetch(h.metricsUrl)).text();
       expect(metrics).toMatch(/githost_accounts_authentications_total\{result="rejected",service="accounts"\} [1-9]/);
       expect(metrics).toMatch(/githost_accounts_authentications_total\{result="user",service="accounts"\} [1-9]/);
-      expect((await fetch(`${h.base}/metrics`)).status).toBe(401); // the HTTP port: an identity-checked route like any other, and none
+      expect((await fetch(`${h.base}/metrics`)).status).toBe(401); // not served on the HTTP port: an unknown route behind the identity check
     });
   });
 
