@@ -37,7 +37,7 @@ export async function startService(env: Record<string, string>): Promise<Running
   const log = createWriteStream(logFile);
   const child = spawn(process.execPath, [LAUNCHER_MAIN], {
     cwd: dataDir,
-    env: { ...process.env, NODE_ENV: 'production', PORT: String(port), DATA_DIR: dataDir, INIT_CWD: dataDir, GITHOST_ADMIN_TOKEN: adminToken, ...env },
+    env: { ...process.env, NODE_ENV: 'production', PORT: String(port), METRICS_PORT: '0', DATA_DIR: dataDir, INIT_CWD: dataDir, GITHOST_ADMIN_TOKEN: adminToken, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const started = watchStartup(child);

@@ -121,6 +121,28 @@ for (const overlay of ['dev', 'production']) {
         .flatMap((r) => r.from.map((f) => f.podSelector?.matchLabels['app.kubernetes.io/name']));
       expect(accountsPeers.sort()).toEqual(['gateway', 'git-storage', 'merge-requests', 'webhooks']);
     });
+
+    it('when rendered, then every workload exposes METRICS_PORT for scraping and scrapers reach that port alone, the gateway\'s public port serving no metrics', () => {
+      const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'githost-config')!;
+      const port = Number(config.data!.METRICS_PORT);
+      expect(port).toBe(9464);
+      for (const w of workloads(objects)) {
+        const template = podSpecOf(w) as { metadata: { annotations?: Record<string, string> }; spec: { containers: Array<{ ports?: Array<{ name: string; containerPort: number }> }> } };
+        expect([w.metadata.name, template.metadata.annotations]).toEqual([w.metadata.name, { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' }]);
+        expect([w.metadata.name, template.spec.containers[0]!.ports!.find((p) => p.name === 'metrics')?.containerPort]).toEqual([w.metadata.name, port]);
+      }
+      type Rule = { from?: Array<{ namespaceSelector?: { matchLabels: Record<string, string> } }>; ports: Array<{ port: number }> };
+      const scraperPorts = (name: string) =>
+        objects
+          .filter((o) => o.kind === 'NetworkPolicy' && (o.spec as { podSelector: { matchLabels?: Record<string, string> } }).podSelector.matchLabels?.['app.kubernetes.io/name'] === name)
+          .flatMap((p) => (p.spec as { ingress: Rule[] }).ingress)
+          .filter((r) => r.from?.some((f) => f.namespaceSelector?.matchLabels['githost.io/metrics-scraper'] === 'true'))
+          .flatMap((r) => r.ports.map((p) => p.port));
+      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks']) expect([name, scraperPorts(name)]).toEqual([name, [port]]);
+      const open = objects.find((o) => o.metadata.name === 'gateway-from-anywhere')!;
+      const publicPorts = (open.spec as { ingress: Rule[] }).ingress.filter((r) => r.from === undefined).flatMap((r) => r.ports.map((p) => p.port));
+      expect(publicPorts).toEqual([3000]);
+    });
   });
 }
 

@@ -8,6 +8,7 @@ const optionalUrl = env.optionalUrl;
 const schema = z
   .object({
     PORT: env.port(3000),
+    METRICS_PORT: env.metricsPort(),
     GITHOST_INTERNAL_SECRET: env.internalSecret(),
     ACCOUNTS_GRPC_ADDR: env.address(),
     ACCOUNTS_HTTP_URL: optionalUrl(),
@@ -29,6 +30,7 @@ const schema = z
     const gitStorageShards = httpShardsOf(e);
     return {
       port: e.PORT,
+      metricsPort: e.METRICS_PORT,
       internalSecret: e.GITHOST_INTERNAL_SECRET,
       accountsGrpcAddress: e.ACCOUNTS_GRPC_ADDR,
       upstreams: {
@@ -65,6 +67,8 @@ export type UpstreamName = 'accounts' | 'git-storage' | 'browse' | 'merge-reques
 
 export interface Config {
   port: number;
+  /** Prometheus `GET /metrics` (METRICS_PORT): never the public port (CONTRACT §8). */
+  metricsPort: number;
   internalSecret: string;
   /** `host:port` of the accounts gRPC server (Authenticate, Authorize). */
   accountsGrpcAddress: string;

@@ -1,7 +1,7 @@
 import { Agent, type Server as HttpServer } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import { toAppError, unavailable } from '@githost/errors';
-import { createHttpApp, finish, listen, type Listening } from '@githost/http';
+import { createHttpApp, finish, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import type { Config } from './config.js';
@@ -25,6 +25,8 @@ import { answerOversizedRequests } from './oversized-requests.js';
 
 export interface GatewayDeps {
   logger?: Logger;
+  /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
+  metricsEndpoint?: MetricsEndpoint;
   /** Replaces the gRPC accounts client (it is still wrapped in the cache). */
   accounts?: AccountsGateway;
   cacheTtls?: Partial<CacheTtls>;
@@ -36,7 +38,7 @@ export interface GatewayDeps {
   refVersions?: RefVersions;
 }
 
-export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ httpPort: number }> {
+export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger('gateway');
   const metrics = createGatewayMetrics();
   const accounts = cachedAccounts(deps.accounts ?? grpcAccountsGateway(config.accountsGrpcAddress, config.internalSecret, metrics.grpcClient), { ...DEFAULT_TTLS, ...deps.cacheTtls }, (cache, result) =>
@@ -69,17 +71,20 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   finish(app);
 
   let listening: Listening | undefined;
+  let metricsListening: MetricsListening | undefined;
   return {
     async start() {
       listening = deps.server ? adoptServer(deps.server, app) : await listen(app, config.port);
       answerOversizedRequests(listening.server);
       // A large push or clone may take longer than node's default 5-minute request timeout.
       listening.server.requestTimeout = 0;
+      // Never on the public port (CONTRACT §8).
+      metricsListening = await serveMetrics(metrics.registry, config.metricsPort, undefined, deps.metricsEndpoint);
       logger.info({ port: listening.port }, 'gateway listening');
-      return { httpPort: listening.port };
+      return { httpPort: listening.port, metricsPort: metricsListening.port };
     },
     async stop() {
-      await listening?.close();
+      await Promise.all([listening?.close(), metricsListening?.close()]);
       listening = undefined;
       accounts.close();
       refsWatch?.close();

@@ -27,7 +27,7 @@ async function call(method: string, p: string, token?: string, body?: unknown) {
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'githost-gateway-'));
-  const env = { DATA_DIR: dir, HTTP_PORT: '0', GRPC_PORT: '0', GITHOST_INTERNAL_SECRET: SECRET, GITHOST_ADMIN_TOKEN: ADMIN, DATABASE_URL: '', AMQP_URL: '' };
+  const env = { DATA_DIR: dir, HTTP_PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', GITHOST_INTERNAL_SECRET: SECRET, GITHOST_ADMIN_TOKEN: ADMIN, DATABASE_URL: '', AMQP_URL: '' };
   // Nothing is pushed here, so git-storage never asks accounts for protection rules.
   storage = storageService.createServer(storageService.loadConfig({ ...env, ACCOUNTS_GRPC_ADDR: '127.0.0.1:1' }));
   const s = await storage.start();
@@ -35,6 +35,7 @@ beforeAll(async () => {
   const a = await accounts.start();
   gateway = createServer(loadConfig({
     PORT: '0',
+    METRICS_PORT: '0',
     GITHOST_INTERNAL_SECRET: SECRET,
     ACCOUNTS_GRPC_ADDR: `127.0.0.1:${a.grpcPort}`,
     ACCOUNTS_HTTP_URL: `http://127.0.0.1:${a.httpPort}`,

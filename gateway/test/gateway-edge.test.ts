@@ -56,6 +56,7 @@ let accounts: FakeAccounts;
 let browse: Awaited<ReturnType<typeof startFakeBrowse>>;
 let gateway: Service;
 let base: string;
+let metricsBase: string;
 const versions = new Map<string, string>();
 const refVersions: RefVersions = { version: (shard, repoId) => versions.get(`${shard}/${repoId}`) };
 
@@ -71,7 +72,7 @@ async function get(path: string, headers: Record<string, string> = {}, method = 
 }
 
 async function metric(name: string, labels: string): Promise<number> {
-  const text = await (await fetch(`${base}/metrics`)).text();
+  const text = await (await fetch(`${metricsBase}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
   return line ? Number(line.split(' ').pop()) : 0;
 }
@@ -87,13 +88,16 @@ beforeAll(async () => {
   versions.set('default/r-priv', '0');
   const config: Config = {
     port: 0,
+    metricsPort: 0,
     internalSecret: SECRET,
     accountsGrpcAddress: accounts.address,
     upstreams: { accounts: undefined, 'git-storage': undefined, browse: browse.url, 'merge-requests': undefined, webhooks: undefined },
   };
   // Access answers not cached: a revoked collaborator is refused on the very next request.
   gateway = createServer(config, { refVersions, cacheTtls: { authorizedMs: 0 } });
-  base = `http://127.0.0.1:${(await gateway.start()).httpPort}`;
+  const ports = await gateway.start();
+  base = `http://127.0.0.1:${ports.httpPort}`;
+  metricsBase = `http://127.0.0.1:${ports.metricsPort}`;
 });
 
 afterAll(async () => {

@@ -15,6 +15,7 @@ let accounts: FakeAccounts;
 let upstreams: Awaited<ReturnType<typeof startEchoUpstream>>[];
 let gateway: Service;
 let base: string;
+let metricsBase: string;
 
 const seen = (): Seen[] => upstreams.flatMap((u) => u.seen);
 const lastSeen = (): Seen => {
@@ -46,13 +47,16 @@ beforeAll(async () => {
   const [acc, git, browse, mr] = upstreams.map((u) => u.url);
   const config: Config = {
     port: 0,
+    metricsPort: 0,
     internalSecret: SECRET,
     accountsGrpcAddress: accounts.address,
     // webhooks points at a port nobody listens on: an upstream that is down.
     upstreams: { accounts: acc, 'git-storage': git, browse, 'merge-requests': mr, webhooks: 'http://127.0.0.1:9' },
   };
   gateway = createServer(config);
-  base = `http://127.0.0.1:${(await gateway.start()).httpPort}`;
+  const ports = await gateway.start();
+  base = `http://127.0.0.1:${ports.httpPort}`;
+  metricsBase = `http://127.0.0.1:${ports.metricsPort}`;
 });
 
 afterAll(async () => {
@@ -137,10 +141,16 @@ describe('gateway routing and identity', () => {
     expect(seen()).toEqual([]);
   });
 
-  it('when the gateway is asked for health, then healthz, readyz and metrics answer', async () => {
+  it('when the gateway is asked for health, then healthz and readyz answer on the public port, and metrics on the metrics port only', async () => {
     expect((await call('GET', '/healthz')).body).toEqual({ status: 'ok' });
     expect((await call('GET', '/readyz')).body).toEqual({ status: 'ready' });
-    const metrics = String((await call('GET', '/metrics')).body);
+    // CONTRACT §8: the public port serves no metrics, and asks no upstream for them
+    const onPublic = await call('GET', '/metrics');
+    expect([onPublic.status, onPublic.body]).toEqual([404, { error: 'Not found' }]);
+    expect(seen()).toEqual([]);
+    const res = await fetch(`${metricsBase}/metrics`);
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/plain; version=0.0.4; charset=utf-8']);
+    const metrics = await res.text();
     expect(metrics).toContain('githost_gateway_http_request_duration_seconds');
     expect(metrics).toMatch(/githost_gateway_http_request_duration_seconds_count\{service="gateway",method="GET",route="browse\/browse",status="200"\} \d+/);
     expect(metrics).toMatch(/githost_gateway_forwarded_requests_total\{upstream="browse",status="200",service="gateway"\} \d+/);
@@ -323,7 +333,7 @@ function chunkedPost(path: string, headers: Record<string, string>, chunks: numb
 
 describe('gateway when accounts is down', () => {
   it('when accounts cannot be reached, then 503 Service unavailable and /readyz is 503', async () => {
-    const down = createServer({ port: 0, internalSecret: SECRET, accountsGrpcAddress: '127.0.0.1:9', upstreams: { accounts: upstreams[0]!.url, 'git-storage': undefined, browse: undefined, 'merge-requests': undefined, webhooks: undefined } });
+    const down = createServer({ port: 0, metricsPort: 0, internalSecret: SECRET, accountsGrpcAddress: '127.0.0.1:9', upstreams: { accounts: upstreams[0]!.url, 'git-storage': undefined, browse: undefined, 'merge-requests': undefined, webhooks: undefined } });
     const port = (await down.start()).httpPort;
     try {
       const res = await fetch(`http://127.0.0.1:${port}/api/user`, { headers: bearer(alice.token) });

@@ -31,6 +31,7 @@ describe('git transport over two git-storage shards', () => {
     [shardDefault, shardOne] = await Promise.all([startEchoUpstream('git-storage default', SECRET), startEchoUpstream('git-storage shard-1', SECRET)]);
     const config = loadConfig({
       PORT: '0',
+      METRICS_PORT: '0',
       GITHOST_INTERNAL_SECRET: SECRET,
       ACCOUNTS_GRPC_ADDR: '127.0.0.1:1',
       GIT_STORAGE_HTTP_SHARDS: `default=${shardDefault.url},shard-1=${shardOne.url}`,

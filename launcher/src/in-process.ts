@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { EventBus } from '@githost/bus';
+import type { MetricsEndpoint } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Ports, ServiceProcess } from './processes.js';
 import type { Service } from '@githost/runtime';
@@ -7,7 +8,7 @@ import { loadService, type LaunchDeps, type LaunchedModule } from './services.js
 
 /**
  * Every service in the launcher's process (the default, CONTRACT §2 embedded mode), sharing one
- * event bus: the in-process one unless AMQP_URL is set.
+ * event bus (the in-process one unless AMQP_URL is set) and one /metrics listener.
  */
 export class InProcessServices {
   private readonly running: { name: string; service: Service }[] = [];
@@ -20,6 +21,7 @@ export class InProcessServices {
     private readonly amqpUrl: string | undefined,
     private readonly exchange: string | undefined,
     private readonly logger: Logger,
+    private readonly metricsEndpoint: MetricsEndpoint | undefined,
     private readonly load: (module: string) => Promise<LaunchedModule> = loadService,
   ) {}
 
@@ -29,7 +31,7 @@ export class InProcessServices {
 
   async start(name: string, module: string, _stage: number, env: NodeJS.ProcessEnv, publicServer?: Server): Promise<Ports> {
     const mod = await this.load(module);
-    const deps: LaunchDeps = { logger: createLogger(module) };
+    const deps: LaunchDeps = { logger: createLogger(module), metricsEndpoint: this.metricsEndpoint };
     if (publicServer) deps.server = publicServer;
     else deps.bus = await this.bus();
     const service = mod.createServer(mod.loadConfig(env), deps);
@@ -47,6 +49,7 @@ export class InProcessServices {
       await service.stop().catch((err: unknown) => this.logger.error({ err, service: name }, 'service did not stop cleanly'));
     }
     this.running.length = 0;
+    await this.metricsEndpoint?.close();
     const bus = await this.busP?.catch(() => undefined);
     await bus?.close().catch((err: unknown) => this.logger.error({ err }, 'event bus did not close cleanly'));
   }

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
+import { env as envShapes, loadConfig, z } from '@githost/config';
+import { MetricsEndpoint } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import { privateFileModes } from '@githost/runtime';
 import { ensureAdminToken } from './admin-token.js';
@@ -14,6 +16,10 @@ import { shardCount, startExtraShards } from './shards.js';
 export interface StartOptions {
   /** Public port of the gateway; default PORT or 3000; 0 picks a free one. */
   port?: number;
+  /** Prometheus `GET /metrics` (never the public port, CONTRACT §8); default METRICS_PORT or 9464;
+   *  0 picks a free one. In one process, every service's metrics on this one port; with
+   *  processPerService, each child gets its own: this port, then the next ones in start order. */
+  metricsPort?: number;
   /** Default DATA_DIR or `./data`. */
   dataDir?: string;
   /** Real Postgres; default DATABASE_URL, else PGlite under the data dir. */
@@ -41,6 +47,9 @@ export interface RunningGithost {
   dataDir: string;
   /** Names of the services running behind the gateway. */
   services: string[];
+  /** Each service's (and each shard's) metrics port, by the names in `services` and `gateway`;
+   *  in one process they are all the same port. */
+  metricsPorts: Record<string, number>;
   /** The launcher, then each service's child process when processPerService. */
   processes: ServiceProcess[];
   /** Settles when a service process died on its own and the others were stopped (processPerService). */
@@ -80,6 +89,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     adminToken = generated.token;
     logger.info({ file: generated.file, created: generated.created }, 'no GITHOST_ADMIN_TOKEN set: the bootstrap admin token is in this file');
   }
+  const metricsPort = opts.metricsPort ?? loadConfig('launcher', z.object({ METRICS_PORT: envShapes.metricsPort() }), { METRICS_PORT: nonEmpty(base.METRICS_PORT) }).METRICS_PORT;
   const publicServer = await bindPublicPort(opts.port ?? (nonEmpty(base.PORT) !== undefined ? Number(base.PORT) : 3000));
   const port = boundPort(publicServer);
 
@@ -107,7 +117,16 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   }
   const releaseReserved = () => Promise.all([...reserved.values()].map((r) => r.release()));
 
-  const runner = split ? new ServiceProcesses(logger, childFile) : new InProcessServices(amqpUrl, nonEmpty(base.GITHOST_EVENTS_EXCHANGE), logger);
+  // One process: one metrics listener, on loopback like the internal ports, for every service.
+  let metricsEndpoint: MetricsEndpoint | undefined;
+  if (!split) {
+    metricsEndpoint = new MetricsEndpoint();
+    await metricsEndpoint.listen(metricsPort, '127.0.0.1').catch(async (err: unknown) => {
+      await Promise.all([releaseReserved(), closeServer(publicServer)]);
+      throw err;
+    });
+  }
+  const runner = split ? new ServiceProcesses(logger, childFile) : new InProcessServices(amqpUrl, nonEmpty(base.GITHOST_EVENTS_EXCHANGE), logger, metricsEndpoint);
   const stopAll = async () => {
     await runner.stop();
     await releaseReserved();
@@ -116,9 +135,14 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   };
 
   const started: string[] = [];
-  const startOne = async (name: string, module: string, stage: number, startEnv: NodeJS.ProcessEnv): Promise<Ports> => {
-    const ports = await runner.start(name, module, stage, startEnv);
-    started.push(name);
+  const metricsPorts: Record<string, number> = {};
+  // processPerService: each child its own metrics port, in start order (all free ones for 0).
+  let children = 0;
+  const withMetricsPort = (startEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv => (split ? { ...startEnv, METRICS_PORT: String(metricsPort === 0 ? 0 : metricsPort + children++) } : startEnv);
+  const startOne = async (name: string, module: string, stage: number, startEnv: NodeJS.ProcessEnv, server?: Server): Promise<Ports> => {
+    const ports = await runner.start(name, module, stage, withMetricsPort(startEnv), server);
+    if (ports.metricsPort !== undefined) metricsPorts[name] = ports.metricsPort;
+    if (name !== 'gateway') started.push(name);
     return ports;
   };
   try {
@@ -135,7 +159,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
       // Every shard runs before the services that route to them are configured.
       if (stage.some((e) => e.name === 'git-storage')) Object.assign(env, await startExtraShards(shards, env, (name, shardEnv) => startOne(name, 'git-storage', index, shardEnv)));
     }
-    await runner.start('gateway', 'gateway', STAGES.length, env, publicServer);
+    await startOne('gateway', 'gateway', STAGES.length, env, publicServer);
     // The gateway child serves on its own copy of the listening socket: ours would answer 503.
     if (split) await closeServer(publicServer);
   } catch (err) {
@@ -145,7 +169,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
 
   const processes = [{ name: 'launcher', pid: process.pid }, ...runner.list()];
   logger.info(
-    { port, data_dir: dataDir, database: databaseUrl ? 'postgres' : 'pglite', bus: amqpUrl ? 'rabbitmq' : 'in-process', mode: split ? 'process-per-service' : 'one-process', services: started, processes },
+    { port, metrics_ports: metricsPorts, data_dir: dataDir, database: databaseUrl ? 'postgres' : 'pglite', bus: amqpUrl ? 'rabbitmq' : 'in-process', mode: split ? 'process-per-service' : 'one-process', services: started, processes },
     'githost started',
   );
   let stopped: Promise<void> | undefined;
@@ -155,6 +179,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     adminToken,
     dataDir,
     services: started,
+    metricsPorts,
     processes,
     crashed: runner.crashed,
     grpcAddresses: { gitStorage: env.GIT_STORAGE_GRPC_ADDR as string, accounts: env.ACCOUNTS_GRPC_ADDR as string },

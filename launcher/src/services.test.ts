@@ -25,7 +25,7 @@ describe('service modules', () => {
 
   it('when a service package has a broken export, then starting it fails instead of skipping it', async () => {
     const broken = async () => ({ loadConfig: () => ({}), createServer: 'not a function' });
-    const services = new InProcessServices(undefined, undefined, createLogger('launcher-test'), (module) => loadService(module, broken));
+    const services = new InProcessServices(undefined, undefined, createLogger('launcher-test'), undefined, (module) => loadService(module, broken));
     await expect(services.start('webhooks', 'webhooks', 2, {})).rejects.toThrow('webhooks: its package exports no createServer function: it cannot be started');
     await services.stop();
   });

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { EventBus } from '@githost/bus';
+import type { MetricsEndpoint } from '@githost/http';
 import type { Logger } from '@githost/logging';
 import type { ServiceModule } from '@githost/runtime';
 
@@ -11,11 +12,12 @@ import type { ServiceModule } from '@githost/runtime';
  */
 
 /** What the launcher hands every service: its logger, and the shared bus (the services) or the
- *  already bound public server (the gateway). */
+ *  already bound public server (the gateway); in one process, the one /metrics listener. */
 export interface LaunchDeps {
   logger: Logger;
   bus?: EventBus;
   server?: Server;
+  metricsEndpoint?: MetricsEndpoint;
 }
 
 export type LaunchedModule = ServiceModule<unknown, LaunchDeps>;

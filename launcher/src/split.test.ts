@@ -72,7 +72,7 @@ describe('one process per service', () => {
   let childPids: number[];
 
   beforeAll(async () => {
-    githost = await startGithost({ port: 0, amqpUrl: TEST_AMQP_URL, processPerService: true, ...(await options()) });
+    githost = await startGithost({ port: 0, metricsPort: 0, amqpUrl: TEST_AMQP_URL, processPerService: true, ...(await options()) });
     childPids = children(githost.processes).map((p) => p.pid);
   }, 90_000);
 
@@ -130,6 +130,16 @@ describe('one process per service', () => {
     }
   }, 60_000);
 
+  it('when metrics are scraped, then each process serves its own service\'s on a metrics port of its own', async () => {
+    const names = ['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'webhooks'];
+    expect([Object.keys(githost.metricsPorts).sort(), new Set(Object.values(githost.metricsPorts)).size]).toEqual([names, 6]);
+    for (const name of names) {
+      const text = await (await fetch(`http://127.0.0.1:${githost.metricsPorts[name]}/metrics`)).text();
+      const families = new Set([...text.matchAll(/^# TYPE githost_([a-z]+(?:_storage|_requests)?)_/gm)].map((m) => m[1]));
+      expect([name, [...families]]).toEqual([name, [name.replace(/-/g, '_')]]);
+    }
+  });
+
   it('when stopped, then no service process is left running', async () => {
     await githost.stop();
     expect(await gone(childPids)).toEqual([]);
@@ -138,7 +148,7 @@ describe('one process per service', () => {
 
 describe('one process per service, when a service process dies', () => {
   it('then the others are stopped and the launcher reports which one died', async () => {
-    const githost = await startGithost({ port: 0, amqpUrl: TEST_AMQP_URL, processPerService: true, ...(await options()) });
+    const githost = await startGithost({ port: 0, metricsPort: 0, amqpUrl: TEST_AMQP_URL, processPerService: true, ...(await options()) });
     try {
       const browse = githost.processes.find((p) => p.name === 'browse')!;
       process.kill(browse.pid, 'SIGKILL');
@@ -154,7 +164,7 @@ describe('one process per service, when the launcher itself is killed', () => {
   it('then its service processes notice and exit', async () => {
     const opts = await options();
     const launcher = spawn(process.execPath, [path.join(LAUNCHER_DIR, 'dist', 'main.js')], {
-      env: { ...process.env, ...opts.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: '0', DATA_DIR: opts.dataDir, DATABASE_URL: opts.databaseUrl, AMQP_URL: TEST_AMQP_URL, GITHOST_PROCESS_PER_SERVICE: 'true', GITHOST_ADMIN_TOKEN: randomBytes(16).toString('hex') },
+      env: { ...process.env, ...opts.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: '0', METRICS_PORT: '0', DATA_DIR: opts.dataDir, DATABASE_URL: opts.databaseUrl, AMQP_URL: TEST_AMQP_URL, GITHOST_PROCESS_PER_SERVICE: 'true', GITHOST_ADMIN_TOKEN: randomBytes(16).toString('hex') },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const started = await new Promise<{ processes: ServiceProcess[] }>((resolve, reject) => {
@@ -178,7 +188,7 @@ describe('one process per service without RabbitMQ', () => {
   it('when AMQP_URL is unset, then start is refused before anything runs, naming AMQP_URL', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'githost-split-'));
     dirs.push(dir);
-    const attempt = startGithost({ port: 0, dataDir: path.join(dir, 'data'), env: { GITHOST_PROCESS_PER_SERVICE: 'true', AMQP_URL: '', GITHOST_ADMIN_TOKEN: '' } });
+    const attempt = startGithost({ port: 0, metricsPort: 0, dataDir: path.join(dir, 'data'), env: { GITHOST_PROCESS_PER_SERVICE: 'true', AMQP_URL: '', GITHOST_ADMIN_TOKEN: '' } });
     await expect(attempt).rejects.toThrow(ConfigError);
     await expect(attempt).rejects.toThrow(/needs AMQP_URL: the in-process event bus cannot carry events between processes/);
     expect(existsSync(path.join(dir, 'data'))).toBe(false); // not even the admin token was written

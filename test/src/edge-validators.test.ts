@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { setLogSink } from '@githost/logging';
 import { addCollaborator, api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, sample, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * README "Architecture": the gateway answers a conditional browse read 304 itself while git-storage's ref watch
  * says the repository's refs are unchanged, and never once a push or a lost grant changed the answer.
  */
-
-type LogLine = { service?: string; http_port?: number };
 
 let gh: TestGithost;
 let alice: TestUser;
@@ -22,7 +19,7 @@ async function scrape(url: string, name: string, labels: Record<string, string>)
 
 /** Requests browse itself answered on the tree endpoint. */
 const browseTreeRequests = () => scrape(browseMetrics, 'githost_browse_http_request_duration_seconds_count', { route: '/api/repos/:owner/:repo/tree' });
-const edgeHits = () => scrape(`${gh.url}/metrics`, 'githost_gateway_edge_validators_total', { result: 'hit' });
+const edgeHits = () => scrape(gh.metricsUrl, 'githost_gateway_edge_validators_total', { result: 'hit' });
 
 async function get(path: string, headers: Record<string, string> = {}) {
   const res = await api(gh, 'GET', path, { headers });
@@ -43,11 +40,8 @@ async function firstEdgeAnswer(path: string, headers: Record<string, string> = {
 }
 
 beforeAll(async () => {
-  const lines: LogLine[] = [];
-  setLogSink({ destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) }, level: 'info' });
   gh = await startTestGithost();
-  const browse = lines.find((l) => l.service === 'browse' && typeof l.http_port === 'number');
-  browseMetrics = `http://127.0.0.1:${browse!.http_port}/metrics`;
+  browseMetrics = gh.metricsUrl;
   alice = await createUser(gh, 'alice');
   carol = await createUser(gh, 'carol');
   await createRepo(gh, alice.token, 'demo');

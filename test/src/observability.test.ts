@@ -4,15 +4,15 @@ import { setLogSink } from '@githost/logging';
 import { api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, sample, startReceiver, startTestGithost, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
 /**
- * Observability (CONTRACT §8) through the gateway: traffic of every kind, then every service's /metrics shows
- * it, and one request id is followed from the gateway into the services, over gRPC and the bus.
+ * Observability (CONTRACT §8) through the gateway: traffic of every kind, then every service's metrics on the
+ * metrics port (one listener for all of them in embedded mode, never the public port) show it, and one
+ * request id is followed from the gateway into the services, over gRPC and the bus.
  */
 
 type LogLine = Record<string, unknown> & { service?: string; msg?: string; request_id?: string };
 
 describe('observability end to end', () => {
   const lines: LogLine[] = [];
-  const metricsUrl: Record<string, string> = {};
   let receiver: Receiver;
   let gh: TestGithost;
   let alice: TestUser;
@@ -23,11 +23,6 @@ describe('observability end to end', () => {
     // Every service's logger is made by the launcher after this, so all their lines land here.
     setLogSink({ destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) }, level: 'info' });
     gh = await startTestGithost();
-    // The launcher keeps internal ports to itself; each service logs its own on start.
-    for (const line of lines) {
-      if (typeof line.http_port === 'number' && line.service) metricsUrl[line.service] = `http://127.0.0.1:${line.http_port}/metrics`;
-    }
-    metricsUrl.gateway = `${gh.url}/metrics`;
     receiver = await startReceiver();
 
     alice = await createUser(gh, 'alice');
@@ -69,15 +64,26 @@ describe('observability end to end', () => {
     await receiver?.close();
   });
 
+  /** The metrics port's text, which in embedded mode holds every service's metrics: `service`'s are
+   *  the `githost_<service>_*` families, each once. */
   const scrape = async (service: string) => {
-    expect(metricsUrl[service]).toBeDefined();
-    const res = await fetch(metricsUrl[service]!);
+    const res = await fetch(gh.metricsUrl);
     expect(res.status).toBe(200);
-    return res.text();
+    const text = await res.text();
+    expect(text).toContain(`# TYPE githost_${service.replace(/-/g, '_')}_http_request_duration_seconds histogram`);
+    return text;
   };
 
+  it('when the public port is asked for /metrics, then 404: metrics are on the metrics port only', async () => {
+    const res = await fetch(`${gh.url}/metrics`);
+    expect([res.status, await res.json()]).toEqual([404, { error: 'Not found' }]);
+  });
+
   it('when traffic went through, then every service answers /metrics with its HTTP requests by route and status', async () => {
-    expect(Object.keys(metricsUrl).sort()).toEqual(['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'webhooks']);
+    const text = await scrape('gateway');
+    const services = new Set([...text.matchAll(/^githost_\w+\{[^}]*service="([\w-]+)"/gm)].map((m) => m[1]));
+    expect([...services].sort()).toEqual(['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'webhooks']);
+    for (const family of new Set([...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]))) expect(text.split(`# TYPE ${family} `)).toHaveLength(2);
     const browse = await scrape('browse');
     const browsed = (endpoint: string, status: string) => sample(browse, 'githost_browse_http_request_duration_seconds_count', { method: 'GET', route: `/api/repos/:owner/:repo/${endpoint}`, status });
     expect([browsed('tree', '200'), browsed('raw', '200'), browsed('tree', '404')]).toEqual([1, 1, 1]);

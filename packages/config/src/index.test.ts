@@ -27,6 +27,14 @@ describe('env.bindHost', () => {
   });
 });
 
+describe('env.metricsPort', () => {
+  const s = z.object({ METRICS_PORT: env.metricsPort() });
+  it('when unset or blank, then 9464; when 0, then a free port is asked for; when not a port, then start-up stops', () => {
+    expect([loadConfig('t', s, {}), loadConfig('t', s, { METRICS_PORT: '' }), loadConfig('t', s, { METRICS_PORT: '0' })]).toEqual([{ METRICS_PORT: 9464 }, { METRICS_PORT: 9464 }, { METRICS_PORT: 0 }]);
+    expect(() => loadConfig('svc', s, { METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
+  });
+});
+
 describe('unlessBlank', () => {
   const s = z.object({ NAME: unlessBlank(z.string().default('fallback')), LIMIT: unlessBlank(z.coerce.number().int().optional()) });
   it('when a variable is empty or only spaces, then it counts as unset and gets its default', () => {

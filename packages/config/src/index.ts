@@ -43,6 +43,9 @@ export const env = {
       .enum(['true', 'false', '1', '0', 'yes', 'no'])
       .default(fallback ? 'true' : 'false')
       .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  /** METRICS_PORT: Prometheus `GET /metrics` on a listener of its own, never the public port
+   *  (CONTRACT §8); 0 picks a free one. 9464 is the usual Prometheus exporter port. */
+  metricsPort: () => unlessBlank(env.port(9464)),
   int: (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback),
   optional,
   /** A non-empty name: an exchange, a queue. */

@@ -2,15 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { encodeIdentity } from '@githost/identity';
 import { createLogger } from '@githost/logging';
 import { conflict } from '@githost/errors';
-import { createHttpApp, express, finish, identityOf, listen, route, type Listening } from './index.js';
+import client from 'prom-client';
+import { createHttpApp, createRegistry, express, finish, identityOf, listen, MetricsEndpoint, route, serveMetrics, type Listening, type MetricsListening } from './index.js';
 
 const secret = 'test-internal-secret-123';
 let server: Listening;
 let base: string;
+let metricsServer: MetricsListening;
+let metricsBase: string;
 
 beforeAll(async () => {
   let ready = false;
-  const app = createHttpApp({ service: 'demo', logger: createLogger('demo', 'silent'), internalSecret: secret, ready: async () => ready });
+  const registry = createRegistry('demo');
+  const app = createHttpApp({ service: 'demo', logger: createLogger('demo', 'silent'), internalSecret: secret, ready: async () => ready, registry });
   app.post('/echo', route((req, res) => res.json({ body: req.body as unknown, user: identityOf(res).principal?.username })));
   app.get('/conflict', route(() => {
     throw conflict('Merge conflict', { conflicts: ['a'] });
@@ -32,8 +36,10 @@ beforeAll(async () => {
   });
   server = await listen(finish(app), 0, '127.0.0.1');
   base = `http://127.0.0.1:${server.port}`;
+  metricsServer = await serveMetrics(registry, 0, '127.0.0.1');
+  metricsBase = `http://127.0.0.1:${metricsServer.port}`;
 });
-afterAll(() => server.close());
+afterAll(() => Promise.all([server.close(), metricsServer.close()]));
 
 const signed = (extra: Record<string, string> = {}) => ({
   ...encodeIdentity({ principal: { user_id: 'u1', username: 'alice', email: 'a@x', is_admin: false }, repo: null, request_id: 'r', issued_at: Date.now() }, secret),
@@ -92,7 +98,7 @@ describe('createHttpApp', () => {
     expect((await fetch(`${base}/readyz`)).status).toBe(503);
     await fetch(`${base}/ready`, { method: 'POST', headers: signed() });
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const metrics = await (await fetch(`${metricsBase}/metrics`)).text();
     expect(metrics).toContain('githost_demo_http_request_duration_seconds_count');
   });
   it('when requests hit a route of a mounted router, a plain route, a self-named handler and no route, then the histogram labels them by pattern and status', async () => {
@@ -101,10 +107,45 @@ describe('createHttpApp', () => {
     await fetch(`${base}/conflict`, { headers: signed() });
     await fetch(`${base}/nowhere/else`, { headers: signed() });
     await fetch(`${base}/self/x`, { headers: signed() });
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const metrics = await (await fetch(`${metricsBase}/metrics`)).text();
     const count = (route: string, status: string) =>
       metrics.split('\n').find((l) => l.startsWith('githost_demo_http_request_duration_seconds_count{') && l.includes(`method="GET",route="${route}",status="${status}"`))?.split(' ')[1];
     expect([count('/api/things/:id', '200'), count('/conflict', '409'), count('unmatched', '404'), count('/self/:name', '200')]).toEqual(['2', '2', '2', '1']);
     expect(metrics).not.toContain('/api/things/42');
+  });
+});
+
+describe('serveMetrics', () => {
+  it('when the metrics port is asked, then it serves the registry as Prometheus text and nothing else; the main port serves no metrics', async () => {
+    expect(metricsServer.port).not.toBe(server.port);
+    const res = await fetch(`${metricsBase}/metrics`);
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/plain; version=0.0.4; charset=utf-8']);
+    expect(await res.text()).toContain('# TYPE githost_demo_http_request_duration_seconds histogram');
+    const other = await fetch(`${metricsBase}/healthz`);
+    expect([other.status, await other.json()]).toEqual([404, { error: 'Not found' }]);
+    const main = await fetch(`${base}/metrics`, { headers: signed() });
+    expect([main.status, await main.json()]).toEqual([404, { error: 'Not found' }]);
+  });
+});
+
+describe('MetricsEndpoint', () => {
+  it('when several registries share one endpoint, then one scrape has each family once, equal series added up, and a closed one is gone', async () => {
+    const endpoint = new MetricsEndpoint();
+    await endpoint.listen(0, '127.0.0.1');
+    try {
+      const registries = [createRegistry('alpha'), createRegistry('beta'), createRegistry('beta')];
+      new client.Counter({ name: 'githost_alpha_things_total', help: 'things', registers: [registries[0]!] }).inc(2);
+      for (const registry of registries.slice(1)) new client.Counter({ name: 'githost_beta_things_total', help: 'things', registers: [registry] }).inc(3);
+      const served = await Promise.all(registries.map((r) => serveMetrics(r, 1, '127.0.0.1', endpoint)));
+      expect(new Set(served.map((s) => s.port)).size).toBe(1);
+      const scrape = async () => (await fetch(`http://127.0.0.1:${served[0]!.port}/metrics`)).text();
+      const text = await scrape();
+      expect(text.split('\n').filter((l) => l.startsWith('githost_'))).toEqual(['githost_alpha_things_total{service="alpha"} 2', 'githost_beta_things_total{service="beta"} 6']);
+      expect(text.match(/# TYPE githost_beta_things_total/g)).toHaveLength(1);
+      await served[0]!.close();
+      expect(await scrape()).not.toContain('githost_alpha');
+    } finally {
+      await endpoint.close();
+    }
   });
 });

@@ -20,7 +20,7 @@ export const JSON_LIMIT = '1mb';
 export interface HttpAppOptions {
   service: string;
   logger: Logger;
-  /** Verifies the gateway's signed identity on every route except health and metrics. */
+  /** Verifies the gateway's signed identity on every route except health. */
   internalSecret?: string;
   /** Reports whether dependencies answer; /readyz is 503 until it resolves true. */
   ready?: () => Promise<boolean>;
@@ -37,8 +37,9 @@ export function createRegistry(service: string): client.Registry {
 }
 
 /**
- * An express app with the shared edges: request ids and JSON logs, health, metrics, identity,
- * JSON parsing with CONTRACT §4 errors. Add routes, then call `finish(app)`.
+ * An express app with the shared edges: request ids and JSON logs, health, request metrics,
+ * identity, JSON parsing with CONTRACT §4 errors. Add routes, then call `finish(app)`. The
+ * metrics themselves are served on the metrics port (`serveMetrics`), never here (CONTRACT §8).
  */
 export function createHttpApp(opts: HttpAppOptions): Express {
   const app = express();
@@ -60,10 +61,6 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     const ok = opts.ready ? await opts.ready().catch(() => false) : true;
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'unavailable' });
   });
-  app.get('/metrics', async (_req, res) => {
-    res.type(registry.contentType).send(await registry.metrics());
-  });
-
   app.use(httpLogger(opts.logger));
   app.use((req, res, next) => {
     const end = duration.startTimer({ method: req.method });
@@ -187,4 +184,65 @@ export function listening(server: Server): Listening {
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * Several registries as one exposition, one family per metric name. Names differ by service
+ * (`githost_<service>_*`); series that are the same in two registries (git-storage shards run in
+ * one process) are added up.
+ */
+export async function metricsText(registries: readonly client.Registry[]): Promise<string> {
+  if (registries.length === 1) return registries[0]!.metrics();
+  const merged = client.AggregatorRegistry.aggregate(await Promise.all(registries.map((r) => r.getMetricsAsJSON())));
+  return merged.metrics();
+}
+
+/** GET /metrics of the registries; anything else is a JSON 404. */
+function metricsApp(registries: () => readonly client.Registry[]): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/metrics', route(async (_req, res) => {
+    res.type(client.Registry.PROMETHEUS_CONTENT_TYPE).send(await metricsText(registries()));
+  }));
+  return finish(app);
+}
+
+/**
+ * One /metrics listener on the metrics port that the services of one process share (the
+ * launcher's embedded mode): each service adds its registry while it runs.
+ */
+export class MetricsEndpoint {
+  private readonly registries = new Set<client.Registry>();
+  private listening: Listening | undefined;
+
+  async listen(port: number, host = '0.0.0.0'): Promise<Listening> {
+    this.listening = await listen(metricsApp(() => [...this.registries]), port, host);
+    return this.listening;
+  }
+
+  /** Serves `registry` until the returned `close()`. */
+  add(registry: client.Registry): MetricsListening {
+    if (!this.listening) throw new Error('the metrics endpoint is not listening');
+    this.registries.add(registry);
+    return { port: this.listening.port, close: async () => void this.registries.delete(registry) };
+  }
+
+  close(): Promise<void> {
+    return this.listening?.close(1_000) ?? Promise.resolve();
+  }
+}
+
+export interface MetricsListening {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `registry` at GET /metrics on the metrics port, a listener of its own: never the public
+ * port (CONTRACT §8). With a shared endpoint (embedded mode), adds the registry to it instead.
+ */
+export async function serveMetrics(registry: client.Registry, port: number, host = '0.0.0.0', shared?: MetricsEndpoint): Promise<MetricsListening> {
+  if (shared) return shared.add(registry);
+  const listening = await listen(metricsApp(() => [registry]), port, host);
+  return { port: listening.port, close: () => listening.close(1_000) };
 }

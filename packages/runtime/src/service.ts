@@ -2,6 +2,8 @@
 export interface ServicePorts {
   httpPort?: number;
   grpcPort?: number;
+  /** Where `GET /metrics` is served (METRICS_PORT). */
+  metricsPort?: number;
 }
 
 /**

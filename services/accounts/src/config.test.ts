@@ -10,6 +10,7 @@ describe('config', () => {
       dataDir: './data',
       databaseUrl: undefined,
       httpPort: 3201,
+      metricsPort: 9464,
       grpcPort: 3202,
       bindHost: '0.0.0.0',
       internalSecret: 'a-secret-of-16-chars',

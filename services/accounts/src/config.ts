@@ -7,6 +7,7 @@ const fields = z
     DATA_DIR: env.dataDir(),
     DATABASE_URL: env.databaseUrl(),
     HTTP_PORT: env.port(3201),
+    METRICS_PORT: env.metricsPort(),
     GRPC_PORT: env.port(3202),
     BIND_HOST: env.bindHost(),
     GITHOST_INTERNAL_SECRET: env.internalSecret(),
@@ -27,6 +28,7 @@ const schema = requireGrpcShards(fields)
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     httpPort: e.HTTP_PORT,
+    metricsPort: e.METRICS_PORT,
     grpcPort: e.GRPC_PORT,
     /** Interface both ports listen on. */
     bindHost: e.BIND_HOST,

@@ -1,6 +1,6 @@
 import type { Database } from '@githost/db';
 import { startGrpcServer, type GrpcListening } from '@githost/grpc';
-import { createRegistry, listen, type Listening } from '@githost/http';
+import { createRegistry, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import { GrpcRepositoryStorage } from './clients/storage.js';
@@ -18,16 +18,19 @@ import { createMetrics } from './metrics.js';
 
 export interface ServerDeps {
   logger?: Logger;
+  /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
+  metricsEndpoint?: MetricsEndpoint;
   /** git-storage; built from `config.storageShards` when absent. */
   storage?: RepositoryStorage & { ready?(): Promise<boolean>; close?(): void };
 }
 
-export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; grpcPort: number }> {
+export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; grpcPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger('accounts');
   let db: Database | undefined;
   let storage: ServerDeps['storage'];
   let http: Listening | undefined;
   let grpc: GrpcListening | undefined;
+  let metricsListening: MetricsListening | undefined;
 
   return {
     async start() {
@@ -52,12 +55,13 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services, registry });
       grpc = await startGrpcServer((server) => registerAccountsService(server, services, metrics, logger), config.grpcPort, config.bindHost, ['githost.accounts.v1.AccountsService'], config.internalSecret);
       http = await listen(app, config.httpPort, config.bindHost);
+      metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
       logger.info({ http_port: http.port, grpc_port: grpc.port, database: database.kind }, 'accounts started');
-      return { httpPort: http.port, grpcPort: grpc.port };
+      return { httpPort: http.port, grpcPort: grpc.port, metricsPort: metricsListening.port };
     },
 
     async stop() {
-      await Promise.all([http?.close(), grpc?.close()]);
+      await Promise.all([http?.close(), grpc?.close(), metricsListening?.close()]);
       if (!deps.storage) storage?.close?.();
       await db?.close();
       http = grpc = db = storage = undefined;

@@ -145,14 +145,15 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
   });
 
   describe('operations', () => {
-    it('when health, readiness and metrics are asked for, then they answer without an identity', async () => {
+    it('when health, readiness and metrics are asked for, then they answer without an identity, metrics on the metrics port only', async () => {
       expect((await fetch(`${h.base}/healthz`)).status).toBe(200);
       const ready = await fetch(`${h.base}/readyz`);
       expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready' }]);
       await rpc(h.grpc).authenticate({ token: 'ghs_wrong' }).catch(() => undefined);
-      const metrics = await (await fetch(`${h.base}/metrics`)).text();
+      const metrics = await (await fetch(h.metricsUrl)).text();
       expect(metrics).toMatch(/githost_accounts_authentications_total\{result="rejected",service="accounts"\} [1-9]/);
       expect(metrics).toMatch(/githost_accounts_authentications_total\{result="user",service="accounts"\} [1-9]/);
+      expect((await fetch(`${h.base}/metrics`)).status).toBe(401); // not served on the HTTP port: an unknown route behind the identity check
     });
   });
 

@@ -20,6 +20,8 @@ export const PUBLIC_URL = 'http://git.example.test';
 export interface Harness {
   config: Config;
   base: string;
+  /** `GET /metrics` on the metrics port. */
+  metricsUrl: string;
   grpc: AccountsServiceClient;
   /** host:port of the service's gRPC server. */
   grpcAddress: string;
@@ -41,6 +43,7 @@ export async function startAccounts(backend: Backend, storage: string | ShardMap
     dataDir,
     databaseUrl: database?.url,
     httpPort: 0,
+    metricsPort: 0,
     grpcPort: 0,
     bindHost: '127.0.0.1',
     internalSecret: SECRET,
@@ -50,11 +53,12 @@ export async function startAccounts(backend: Backend, storage: string | ShardMap
     publicUrl: PUBLIC_URL,
   };
   const service = createServer(config);
-  const { httpPort, grpcPort } = await service.start();
+  const { httpPort, grpcPort, metricsPort } = await service.start();
   const grpc = createAccountsClient(`127.0.0.1:${grpcPort}`, SECRET);
   const harness: Harness = {
     config,
     base: `http://127.0.0.1:${httpPort}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     grpc,
     grpcAddress: `127.0.0.1:${grpcPort}`,
     databaseUrl: database?.url,

@@ -7,6 +7,7 @@ describe('loadConfig', () => {
   it('when only the required variables are set, then the documented defaults apply', () => {
     expect(loadConfig(base)).toEqual({
       httpPort: 3301,
+      metricsPort: 9464,
       bindHost: '0.0.0.0',
       internalSecret: 'a-secret-of-16-chars',
       storageShards: new Map([['default', '127.0.0.1:3102']]),

@@ -4,6 +4,7 @@ import { grpcShardEnv, grpcShardsOf, requireGrpcShards } from '@githost/storage-
 const schema = requireGrpcShards(
   z.object({
     HTTP_PORT: env.port(3301),
+    METRICS_PORT: env.metricsPort(),
     BIND_HOST: env.bindHost(),
     GITHOST_INTERNAL_SECRET: env.internalSecret(),
     ...grpcShardEnv,
@@ -13,6 +14,7 @@ const schema = requireGrpcShards(
 )
   .transform((e) => ({
     httpPort: e.HTTP_PORT,
+    metricsPort: e.METRICS_PORT,
     bindHost: e.BIND_HOST,
     internalSecret: e.GITHOST_INTERNAL_SECRET,
     /** name -> `host:port` (GIT_STORAGE_SHARDS, or GIT_STORAGE_GRPC_ADDR as `default`). */

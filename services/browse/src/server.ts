@@ -1,6 +1,6 @@
 import client from 'prom-client';
 import { grpcClientMetrics } from '@githost/grpc';
-import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
+import { createHttpApp, createRegistry, finish, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import { createRefsWatch } from '@githost/refs-watch';
@@ -14,11 +14,13 @@ import { browseRoutes } from './http/routes.js';
 
 export interface Deps {
   logger?: Logger;
+  /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
+  metricsEndpoint?: MetricsEndpoint;
   /** Shared git-storage clients by shard; built from the configured shards when absent. */
   storage?: StorageRouter;
 }
 
-export interface BrowseService extends Service<{ httpPort: number }> {
+export interface BrowseService extends Service<{ httpPort: number; metricsPort: number }> {
   /** Resolves true once the ref watch of every shard is live (ref snapshots in use), false after `timeoutMs`. */
   refsWatchReady(timeoutMs?: number): Promise<boolean>;
 }
@@ -49,15 +51,17 @@ export function createServer(config: Config, deps: Deps = {}): BrowseService {
   app.use('/api/repos', browseRoutes(browser));
   finish(app);
   let listening: Listening | undefined;
+  let metricsListening: MetricsListening | undefined;
   return {
     async start() {
       listening = await listen(app, config.httpPort, config.bindHost);
+      metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
       logger.info({ http_port: listening.port }, 'browse listening');
-      return { httpPort: listening.port };
+      return { httpPort: listening.port, metricsPort: metricsListening.port };
     },
     refsWatchReady: (timeoutMs) => refsWatch.ready(timeoutMs),
     async stop() {
-      await listening?.close();
+      await Promise.all([listening?.close(), metricsListening?.close()]);
       listening = undefined;
       refsWatch.close();
       if (ownsClient) storage.close();

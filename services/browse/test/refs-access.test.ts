@@ -152,7 +152,7 @@ describe('operations', () => {
   it('when trees are read twice, then /metrics counts cache hits and the bytes held', async () => {
     await h.get(`${API}/tree/main/bin`);
     await h.get(`${API}/tree/main/bin`);
-    const text = (await h.get('/metrics', { unsigned: true })).body.toString();
+    const text = await h.metrics();
     expect(text).toMatch(/githost_browse_cache_lookups_total\{result="hit"[^}]*\} [1-9]/);
     expect(text).toMatch(/githost_browse_cache_bytes\{[^}]*\} [1-9]/);
   });
@@ -160,7 +160,7 @@ describe('operations', () => {
   it('when a file is read and a missing tree is asked for, then /metrics counts the gRPC calls to git-storage by method and code', async () => {
     expect((await h.get(`${API}/raw/main/empty.txt`)).status).toBe(200);
     expect((await h.get(`${API}/tree/main/no-such-dir`)).status).toBe(404);
-    const text = (await h.get('/metrics', { unsigned: true })).body.toString();
+    const text = await h.metrics();
     const calls = (method: string, code: string) => new RegExp(`^githost_browse_grpc_client_handled_seconds_count\\{[^}]*method="${method}",code="${code}"[^}]*\\} [1-9]`, 'm');
     expect(text).toMatch(calls('ReadBlob', 'OK'));
     expect(text).toMatch(calls('ReadTree', 'NOT_FOUND'));

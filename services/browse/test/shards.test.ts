@@ -24,7 +24,7 @@ describe('browsing repositories on two git-storage shards', () => {
       tips[name] = await commitAll(work, `only on ${name}`);
       await pushTo(storage, 'repo-1', work, 'main');
     }
-    const config = loadConfig({ GITHOST_INTERNAL_SECRET: secret, HTTP_PORT: '0', BIND_HOST: '127.0.0.1', GIT_STORAGE_SHARDS: `shard-a=${a.grpcAddress},shard-b=${b.grpcAddress}` });
+    const config = loadConfig({ GITHOST_INTERNAL_SECRET: secret, HTTP_PORT: '0', METRICS_PORT: '0', BIND_HOST: '127.0.0.1', GIT_STORAGE_SHARDS: `shard-a=${a.grpcAddress},shard-b=${b.grpcAddress}` });
     browse = createServer(config);
     base = `http://127.0.0.1:${(await browse.start()).httpPort}`;
   });

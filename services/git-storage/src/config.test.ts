@@ -9,6 +9,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET })).toEqual({
       dataDir: './data',
       httpPort: 3101,
+      metricsPort: 9464,
       grpcPort: 3102,
       bindHost: '0.0.0.0',
       internalSecret: SECRET,

@@ -4,6 +4,7 @@ const schema = z
   .object({
     DATA_DIR: env.dataDir(),
     HTTP_PORT: env.port(3101),
+    METRICS_PORT: env.metricsPort(),
     GRPC_PORT: env.port(3102),
     BIND_HOST: env.bindHost(),
     GITHOST_INTERNAL_SECRET: env.internalSecret(),
@@ -20,6 +21,7 @@ const schema = z
   .transform((e) => ({
     dataDir: e.DATA_DIR,
     httpPort: e.HTTP_PORT,
+    metricsPort: e.METRICS_PORT,
     grpcPort: e.GRPC_PORT,
     bindHost: e.BIND_HOST,
     internalSecret: e.GITHOST_INTERNAL_SECRET,

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createEventBus, FileJournal, startJournalRelay, type EventBus, type Relay } from '@githost/bus';
-import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
+import { createHttpApp, createRegistry, finish, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
 import { grpcClientMetrics, grpcServerMetrics, startGrpcServer, type GrpcListening } from '@githost/grpc';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
@@ -30,6 +30,8 @@ export interface ServerDeps {
    */
   bus?: EventBus;
   logger?: Logger;
+  /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
+  metricsEndpoint?: MetricsEndpoint;
   housekeeping?: HousekeepingOptions;
   catfile?: CatfilePoolOptions;
   /** Byte budgets of the tree listing and log page caches. */
@@ -38,7 +40,7 @@ export interface ServerDeps {
   refPolicies?: RefPolicySource;
 }
 
-export interface GitStorageService extends Service<{ httpPort: number; grpcPort: number }> {
+export interface GitStorageService extends Service<{ httpPort: number; grpcPort: number; metricsPort: number }> {
   /** Internals for tests and the testing helpers. */
   readonly context: StorageContext;
   readonly journal: FileJournal;
@@ -75,6 +77,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
   };
   let http: Listening | undefined;
   let grpcServer: GrpcListening | undefined;
+  let metricsListening: MetricsListening | undefined;
 
   return {
     context,
@@ -92,6 +95,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
       finish(app);
       grpcServer = await startGrpcServer((server) => registerStorageService(server, context, grpcInstruments), config.grpcPort, config.bindHost, ['githost.storage.v1.StorageService'], config.internalSecret);
       http = await listen(app, config.httpPort, config.bindHost);
+      metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
       // A 2 GiB push may take longer than node's 5-minute whole-request limit; the transport's idle
       // cut-off (PUSH_IDLE_TIMEOUT_MS) is what ends a client that stopped sending.
       http.server.requestTimeout = 0;
@@ -99,11 +103,11 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
       if (bus) relay = startJournalRelay({ journal, bus, logger });
       else logger.warn('git-storage: no event bus configured (AMQP_URL unset); push events stay in the journal');
       logger.info({ http_port: http.port, grpc_port: grpcServer.port, data_dir: dataDir }, 'git-storage listening');
-      return { httpPort: http.port, grpcPort: grpcServer.port };
+      return { httpPort: http.port, grpcPort: grpcServer.port, metricsPort: metricsListening.port };
     },
     async stop() {
       context.watchers.close();
-      await Promise.all([http?.close(), grpcServer?.close()]);
+      await Promise.all([http?.close(), grpcServer?.close(), metricsListening?.close()]);
       await context.housekeeping.stop();
       await relay?.stop();
       relay = undefined;

@@ -21,6 +21,8 @@ export interface TestStorage {
   /** `127.0.0.1:<port>` of the gRPC server. */
   grpcAddress: string;
   httpPort: number;
+  /** Where `GET /metrics` is served. */
+  metricsPort: number;
   dataDir: string;
   config: Config;
   /** The secret smart HTTP requests must be signed with (`encodeIdentity`). */
@@ -108,6 +110,7 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
   const config: Config = {
     dataDir,
     httpPort: 0,
+    metricsPort: 0,
     grpcPort: 0,
     bindHost: '127.0.0.1',
     internalSecret: secret,
@@ -122,7 +125,7 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
     pushIdleTimeoutMs: opts.pushIdleTimeoutMs ?? 60_000,
   };
   const service = createServer(config, { bus: opts.bus, housekeeping: { delayMs: opts.housekeepingDelayMs ?? 60_000 } });
-  let ports: { httpPort: number; grpcPort: number };
+  let ports: { httpPort: number; grpcPort: number; metricsPort: number };
   try {
     ports = await service.start();
   } catch (err) {
@@ -132,12 +135,13 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
     await rm(dataDir, { recursive: true, force: true });
     throw err;
   }
-  const { httpPort, grpcPort } = ports;
+  const { httpPort, grpcPort, metricsPort } = ports;
   const grpcAddress = `127.0.0.1:${grpcPort}`;
   const client = createStorageClient(grpcAddress, secret);
   return {
     grpcAddress,
     httpPort,
+    metricsPort,
     dataDir,
     config,
     secret,

@@ -30,7 +30,7 @@ describe('git-storage metrics', () => {
     await expect(rpc(s.client, s.client.ListRefs, { repository_id: 'missing' })).rejects.toMatchObject({ kind: 'not_found' });
     await expect(rpc(s.client, s.client.CreateRepository, { repository_id: ID, default_branch: 'main' })).rejects.toMatchObject({ kind: 'conflict' });
 
-    const text = await (await fetch(`http://127.0.0.1:${s.httpPort}/metrics`)).text();
+    const text = await (await fetch(`http://127.0.0.1:${s.metricsPort}/metrics`)).text();
     const calls = (method: string, code: string) => sample(text, 'githost_git_storage_grpc_server_handled_seconds_count', { method, code });
     expect([calls('ListRefs', 'OK'), calls('ListRefs', 'NOT_FOUND'), calls('CreateRepository', 'OK'), calls('CreateRepository', 'ALREADY_EXISTS')]).toEqual([1, 1, 1, 1]);
     expect(sample(text, 'githost_git_storage_journal_backlog_events')).toBe(1);

@@ -9,6 +9,7 @@ describe('loadConfig', () => {
       dataDir: './data',
       databaseUrl: undefined,
       httpPort: 3401,
+      metricsPort: 9464,
       bindHost: '0.0.0.0',
       internalSecret: 'x'.repeat(16),
       gitStorageShards: new Map([['default', '127.0.0.1:9001']]),

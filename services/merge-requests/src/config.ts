@@ -6,6 +6,7 @@ const schema = requireGrpcShards(
     DATA_DIR: env.dataDir(),
     DATABASE_URL: env.databaseUrl(),
     HTTP_PORT: env.port(3401),
+    METRICS_PORT: env.metricsPort(),
     BIND_HOST: env.bindHost(),
     GITHOST_INTERNAL_SECRET: env.internalSecret(),
     ...grpcShardEnv,
@@ -19,6 +20,7 @@ const schema = requireGrpcShards(
   /** postgres:// URL; unset means PGlite under `DATA_DIR/db/merge-requests`. */
   databaseUrl: e.DATABASE_URL,
   httpPort: e.HTTP_PORT,
+  metricsPort: e.METRICS_PORT,
   bindHost: e.BIND_HOST,
   internalSecret: e.GITHOST_INTERNAL_SECRET,
   /** git-storage shards, name -> `host:port` (GIT_STORAGE_SHARDS, or GIT_STORAGE_GRPC_ADDR as `default`). */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createEventBus, startOutboxRelay, type EventBus, type Relay, type Subscription } from '@githost/bus';
 import { migrate, openDatabase, type Database } from '@githost/db';
-import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
+import { createHttpApp, createRegistry, finish, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import { createAccountsClient, type AccountsServiceClient } from '@githost/protos';
@@ -26,13 +26,15 @@ export interface Deps {
   /** A shared bus (the launcher's in-process one); built from AMQP_URL when absent. */
   bus?: EventBus;
   logger?: Logger;
+  /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
+  metricsEndpoint?: MetricsEndpoint;
   /** git-storage clients by shard; built from the configured shards when absent. */
   storage?: StorageRouter;
   accounts?: AccountsServiceClient;
   recovery?: RecoveryOptions;
 }
 
-export function createServer(config: Config, deps: Deps = {}): Service<{ httpPort: number }> {
+export function createServer(config: Config, deps: Deps = {}): Service<{ httpPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger('merge-requests');
   const storage = deps.storage ?? createStorageRouter(config.gitStorageShards, config.internalSecret);
   const accounts = deps.accounts ?? createAccountsClient(config.accountsAddr, config.internalSecret);
@@ -47,6 +49,7 @@ export function createServer(config: Config, deps: Deps = {}): Service<{ httpPor
   outboxBacklogGauge(registry, { backlog: async () => (relay ? relay.backlog() : 0) });
   let recovery: ReturnType<typeof startRecoveryLoop> | undefined;
   let listening: Listening | undefined;
+  let metricsListening: MetricsListening | undefined;
   let subscription: Subscription | undefined;
 
   return {
@@ -80,11 +83,12 @@ export function createServer(config: Config, deps: Deps = {}): Service<{ httpPor
       app.use(mergeRequestRoutes({ store, users, workflow, relay: outbox, metrics, gitFor, usersFor: (requestId) => users.forRequest(requestId) }));
       finish(app);
       listening = await listen(app, config.httpPort, config.bindHost);
+      metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
       logger.info({ http_port: listening.port }, 'merge-requests listening');
-      return { httpPort: listening.port };
+      return { httpPort: listening.port, metricsPort: metricsListening.port };
     },
     async stop() {
-      await listening?.close();
+      await Promise.all([listening?.close(), metricsListening?.close()]);
       listening = undefined;
       await subscription?.close();
       subscription = undefined;

@@ -280,7 +280,7 @@ describe('merge-requests service on Postgres and git-storage', () => {
     expect((await call(r, 'POST', '/merge-requests/1/merge')).status).toBe(200);
     expect(await call(r, 'POST', '/merge-requests/1/merge')).toMatchObject({ status: 409 });
     expect((await fetch(`${stack.baseUrl}/readyz`)).status).toBe(200);
-    const metrics = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+    const metrics = await (await fetch(stack.metricsUrl)).text();
     expect(metrics).toMatch(/githost_merge_requests_merges_total\{outcome="fast-forward",service="merge-requests"\} [1-9]/);
     expect(metrics).toMatch(/githost_merge_requests_merges_total\{outcome="conflict",service="merge-requests"\} [1-9]/);
     // gRPC calls to git-storage by method and code; the outbox drained by the relay
@@ -289,7 +289,7 @@ describe('merge-requests service on Postgres and git-storage', () => {
     let backlog = metrics;
     for (let i = 0; i < 200 && !/^githost_merge_requests_outbox_backlog_events\{[^}]*\} 0$/m.test(backlog); i++) {
       await new Promise((r) => setTimeout(r, 25));
-      backlog = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+      backlog = await (await fetch(stack.metricsUrl)).text();
     }
     expect(backlog).toMatch(/^githost_merge_requests_outbox_backlog_events\{[^}]*\} 0$/m);
   });

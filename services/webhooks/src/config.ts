@@ -5,6 +5,7 @@ const schema = z
     DATA_DIR: env.dataDir(),
     DATABASE_URL: env.databaseUrl(),
     HTTP_PORT: env.port(3501),
+    METRICS_PORT: env.metricsPort(),
     BIND_HOST: env.bindHost(),
     GITHOST_INTERNAL_SECRET: env.internalSecret(),
     AMQP_URL: env.amqpUrl(),
@@ -22,6 +23,7 @@ const schema = z
     /** postgres:// URL; unset means PGlite under `DATA_DIR/db/webhooks`. */
     databaseUrl: e.DATABASE_URL,
     httpPort: e.HTTP_PORT,
+    metricsPort: e.METRICS_PORT,
     bindHost: e.BIND_HOST,
     internalSecret: e.GITHOST_INTERNAL_SECRET,
     /** Unset means the in-process bus. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { EventBus, Subscription } from '@githost/bus';
 import { migrate, openDatabase, type Database } from '@githost/db';
-import { createHttpApp, createRegistry, finish, listen, type Listening } from '@githost/http';
+import { createHttpApp, createRegistry, finish, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import type { Config } from './config.js';
@@ -17,6 +17,8 @@ import { createEventBus } from './clients/event-bus.js';
 export interface ServerDeps {
   bus?: EventBus;
   logger?: Logger;
+  /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
+  metricsEndpoint?: MetricsEndpoint;
 }
 
 const SERVICE = 'webhooks';
@@ -25,12 +27,13 @@ const SERVICE = 'webhooks';
  * The webhooks service: management API, event consumer and delivery worker over one database.
  * Nothing is opened until start(), so building it has no side effects.
  */
-export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number }> {
+export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger(SERVICE);
   let db: Database | undefined;
   let bus: EventBus | undefined;
   let ownsBus = false;
   let http: Listening | undefined;
+  let metricsListening: MetricsListening | undefined;
   let subscription: Subscription | undefined;
   let worker: DeliveryWorker | undefined;
 
@@ -75,15 +78,16 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       finish(app);
 
       http = await listen(app, config.httpPort, config.bindHost);
+      metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
       subscription = await subscribeToEvents(eventBus, deliveries, webhooks, logger, { queue: config.eventsQueue, onRecorded: wake, metrics });
       worker.start();
       logger.info({ http_port: http.port }, 'webhooks service started');
-      return { httpPort: http.port };
+      return { httpPort: http.port, metricsPort: metricsListening.port };
     },
 
     async stop() {
       await subscription?.close();
-      await http?.close();
+      await Promise.all([http?.close(), metricsListening?.close()]);
       await worker?.stop();
       if (ownsBus) await bus?.close();
       await db?.close();

@@ -55,7 +55,7 @@ describe('webhook delivery to a real receiver', () => {
     const detail = await deliveryDetail(h, hookId, delivery!.id);
     expect(detail.payload).toEqual(payload);
     expect(detail.attempt_log).toEqual([expect.objectContaining({ number: 1, status: 'succeeded', response_status: 200, error: null, response_body: 'ok' })]);
-    const metrics = await (await fetch(`${h.base}/metrics`)).text();
+    const metrics = await (await fetch(h.metricsUrl)).text();
     expect(metrics).toMatch(/^githost_webhooks_delivery_attempts_total\{outcome="delivered",service="webhooks"\} [1-9]/m);
   });
 

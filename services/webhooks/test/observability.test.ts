@@ -38,7 +38,7 @@ describe('webhooks observability', () => {
     await eventually(async () => ((await deliveriesOf(h, goodHook))[0]?.status === 'delivered' ? true : undefined));
     await eventually(async () => ((await deliveriesOf(h, badHook))[0]?.attempts === 1 ? true : undefined));
 
-    const metrics = await (await fetch(`${h.base}/metrics`)).text();
+    const metrics = await (await fetch(h.metricsUrl)).text();
     expect(sample(metrics, 'githost_webhooks_event_lag_seconds_count', { service: 'webhooks' })).toBe(1);
     expect(sample(metrics, 'githost_webhooks_deliveries_pending', { service: 'webhooks' })).toBe(1);
 

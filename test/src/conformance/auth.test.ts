@@ -283,11 +283,13 @@ describe('seed §5 authentication and CONTRACT §3 access, through the gateway',
       expect([after.status, after.body]).toEqual([404, REPO_404]);
     });
 
-    it('when health, readiness and metrics are asked at the gateway, then they answer', async () => {
+    it('when health and readiness are asked at the gateway, then they answer; metrics only on the metrics port (CONTRACT §8)', async () => {
       expect((await fetch(`${gh.url}/healthz`)).status).toBe(200);
       expect((await fetch(`${gh.url}/readyz`)).status).toBe(200);
-      const metrics = await fetch(`${gh.url}/metrics`);
-      expect([metrics.status, (await metrics.text()).includes('# HELP')]).toEqual([200, true]);
+      const onPublic = await fetch(`${gh.url}/metrics`);
+      expect([onPublic.status, await onPublic.json()]).toEqual([404, { error: 'Not found' }]);
+      const metrics = await fetch(gh.metricsUrl);
+      expect([metrics.status, (await metrics.text()).includes('# HELP githost_gateway_')]).toEqual([200, true]);
     });
   });
 

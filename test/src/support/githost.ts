@@ -11,6 +11,8 @@ export interface TestGithost {
   /** `http://127.0.0.1:<port>` (IPv4 literal: the gateway listens on IPv4). */
   url: string;
   port: number;
+  /** `GET /metrics` of every service (one listener, embedded mode): never the public port. */
+  metricsUrl: string;
   adminToken: string;
   dataDir: string;
   /** Loopback gRPC addresses of git-storage and accounts, for tests that call them directly. */
@@ -63,6 +65,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
   try {
     const githost = await startGithost({
       port: 0,
+      metricsPort: 0,
       dataDir,
       adminToken,
       databaseUrl: database?.url,
@@ -82,6 +85,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
     return {
       url: `http://127.0.0.1:${githost.port}`,
       port: githost.port,
+      metricsUrl: `http://127.0.0.1:${githost.metricsPorts.gateway}/metrics`,
       adminToken,
       dataDir,
       grpcAddresses: githost.grpcAddresses,

@@ -34,6 +34,8 @@ export interface Harness {
   storage: TestStorage;
   browse: BrowseService;
   port: number;
+  /** The metrics port's text (`GET /metrics`). */
+  metrics(): Promise<string>;
   /** Bare repository holding exactly what was pushed: ask git itself here. */
   source: string;
   /** GET a path as given, byte for byte (no URL normalisation of `..` or `%2e`). */
@@ -72,15 +74,16 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   await createTestRepository(storage, EMPTY_REPO, 'trunk');
   const client = opts.wrapStorageClient ? opts.wrapStorageClient(storage.client) : storage.client;
   const browse = createServer(
-    { httpPort: 0, bindHost: '127.0.0.1', internalSecret: storage.secret, storageShards: singleShard(storage.grpcAddress), maxBlobBytes: TEST_MAX_BLOB_BYTES, cacheBytes: 8 * 1024 * 1024 },
+    { httpPort: 0, metricsPort: 0, bindHost: '127.0.0.1', internalSecret: storage.secret, storageShards: singleShard(storage.grpcAddress), maxBlobBytes: TEST_MAX_BLOB_BYTES, cacheBytes: 8 * 1024 * 1024 },
     { storage: createStorageRouter(singleShard(storage.grpcAddress), storage.secret, { createClient: () => client }) },
   );
-  const { httpPort } = await browse.start();
+  const { httpPort, metricsPort } = await browse.start();
   if (!(await browse.refsWatchReady())) throw new Error('browse: the refs watch did not become live');
   return {
     storage,
     browse,
     port: httpPort,
+    metrics: async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(),
     source,
     get: (rawPath, opts = {}) => send(httpPort, storage.secret, rawPath, opts),
     git: (...args) => git(source, ...args),

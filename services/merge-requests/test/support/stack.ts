@@ -37,6 +37,8 @@ export interface Stack {
   dropDb(): Promise<void>;
   service: Service;
   baseUrl: string;
+  /** `GET /metrics` on the metrics port. */
+  metricsUrl: string;
   /** Restarts the merge-requests service on the same database (a crash and restart). */
   restart(deps?: Partial<Deps>): Promise<void>;
   stop(): Promise<void>;
@@ -53,6 +55,7 @@ export async function startStack(deps: Partial<Deps> = {}, overrides: Partial<Co
     dataDir: storage.dataDir,
     databaseUrl: db.url,
     httpPort: 0,
+    metricsPort: 0,
     bindHost: '127.0.0.1',
     internalSecret: SECRET,
     gitStorageShards: singleShard(storage.grpcAddress),
@@ -73,11 +76,13 @@ export async function startStack(deps: Partial<Deps> = {}, overrides: Partial<Co
     dropDb: db.drop,
     service: build({}),
     baseUrl: '',
+    metricsUrl: '',
     async restart(extra = {}) {
       await stack.service.stop();
       stack.service = build(extra);
-      const { httpPort } = await stack.service.start();
+      const { httpPort, metricsPort } = await stack.service.start();
       stack.baseUrl = `http://127.0.0.1:${httpPort}`;
+      stack.metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
     },
     async stop() {
       await stack.service.stop();
@@ -88,8 +93,9 @@ export async function startStack(deps: Partial<Deps> = {}, overrides: Partial<Co
       await cleanupWorkdirs();
     },
   };
-  const { httpPort } = await stack.service.start();
+  const { httpPort, metricsPort } = await stack.service.start();
   stack.baseUrl = `http://127.0.0.1:${httpPort}`;
+  stack.metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   return stack;
 }
 

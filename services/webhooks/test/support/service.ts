@@ -21,6 +21,8 @@ export interface Harness {
   config: Config;
   bus: EventBus;
   base: string;
+  /** `GET /metrics` on the metrics port. */
+  metricsUrl: string;
   repoId: string;
   call(method: string, path: string, body?: unknown, caller?: Caller): Promise<{ status: number; body: unknown; text: string }>;
   /** Publishes an event (default: about the harness repository, happening now, with a new id). */
@@ -50,6 +52,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const config = loadConfig({
     DATA_DIR: dataDir,
     HTTP_PORT: '0',
+    METRICS_PORT: '0',
     GITHOST_INTERNAL_SECRET: SECRET,
     GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true',
     GITHOST_WEBHOOK_RETRY_BASE_MS: '20',
@@ -62,7 +65,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const serviceDeps = opts.bus === 'from-config' ? {} : { bus };
   const repoId = randomUUID();
   let service = createServer(config, serviceDeps);
-  let base = `http://127.0.0.1:${(await service.start()).httpPort}`;
+  let ports = await service.start();
+  let base = `http://127.0.0.1:${ports.httpPort}`;
   let running = true;
 
   const identity = (caller: Caller): Identity => ({
@@ -87,6 +91,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     repoId,
     get base() {
       return base;
+    },
+    get metricsUrl() {
+      return `http://127.0.0.1:${ports.metricsPort}/metrics`;
     },
     async call(method, path, body, caller = {}) {
       const res = await fetch(`${base}${path}`, {
@@ -117,7 +124,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     async restart() {
       if (running) await service.stop();
       service = createServer(config, serviceDeps);
-      base = `http://127.0.0.1:${(await service.start()).httpPort}`;
+      ports = await service.start();
+      base = `http://127.0.0.1:${ports.httpPort}`;
       running = true;
     },
     async stop() {
