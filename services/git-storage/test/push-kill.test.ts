@@ -56,6 +56,7 @@ async function startStorage(extraEnv: Record<string, string> = {}): Promise<Chil
       DATA_DIR: dataDir,
       HTTP_PORT: String(ports.http),
       GRPC_PORT: String(ports.grpc),
+      METRICS_PORT: '0',
       BIND_HOST: '127.0.0.1',
       GITHOST_INTERNAL_SECRET: secret,
       ACCOUNTS_GRPC_ADDR: policies.address,
