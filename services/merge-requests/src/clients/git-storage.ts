@@ -4,7 +4,7 @@ import type { StorageServiceClient, storage } from '@githost/protos';
 import type { StorageRouter } from '@githost/storage-router';
 import type { DiffLimits, GitPort, UpdateRefInput, WriteMergeInput } from '../domain/ports.js';
 import type { Comparison, Diff, DiffEntry } from '../domain/types.js';
-import { parseCommit } from './commit-parse.js';
+import { parseCommit } from '@githost/commit-record';
 
 const TIMEOUT_MS = 30_000;
 const ZERO_OID = '0'.repeat(40);
