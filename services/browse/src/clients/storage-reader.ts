@@ -4,7 +4,7 @@ import type { storage } from '@githost/protos';
 import type { StorageRouter } from '@githost/storage-router';
 import type { BlobStream, Comparison, Diff, DiffLimits, RawCommit, ReadContext, RepositoryReader } from '../domain/ports.js';
 import type { RawRef } from '../domain/refs.js';
-import { DiffCollector } from './diff-collector.js';
+import { DiffCollector } from '@githost/git-records';
 
 /** Unary reads are small; a slow one means git-storage is in trouble, not that the repo is big. */
 const UNARY_TIMEOUT_MS = 15_000;

@@ -1,6 +1,6 @@
 import { AppError, notFound, tooLarge, validation } from '@githost/errors';
 import { encodeBlobContent, MODE_SUBMODULE, MODE_TREE } from './blob.js';
-import { parseCommit } from '@githost/commit-record';
+import { parseCommit } from '@githost/git-records';
 import { COMPARE_MAX_COMMITS, compareFields, DIFF_LIMITS, parseCompareSpec } from './compare.js';
 import { etagOf } from './etag.js';
 import { parseLimit } from './limit.js';

@@ -1,3 +1,4 @@
+import type { Diff, DiffEntry } from '@githost/git-records';
 import type { RawRef } from './refs.js';
 
 /** Which repository a read is for, and the request id to carry along for tracing. */
@@ -24,26 +25,8 @@ export interface BlobStream {
   cancel(): void;
 }
 
-/** CONTRACT §5 diff element. */
-export interface DiffEntry {
-  path: string;
-  old_path: string;
-  status: 'added' | 'deleted' | 'modified' | 'renamed' | 'type_changed';
-  old_mode: string | null;
-  new_mode: string | null;
-  old_sha: string | null;
-  new_sha: string | null;
-  additions: number;
-  deletions: number;
-  binary: boolean;
-  patch: string | null;
-}
-
-export interface Diff {
-  files: DiffEntry[];
-  /** Files or patches were left out by the limits. */
-  truncated: boolean;
-}
+/** CONTRACT §5 diff: one definition, shared with the client that builds it. */
+export type { Diff, DiffEntry };
 
 export interface DiffLimits {
   maxFiles: number;

@@ -1,3 +1,5 @@
+import type { Diff, DiffEntry } from '@githost/git-records';
+
 /** The stored merge request record (seed §2 "Merge request"), as the create response returns it. */
 export interface MergeRequest {
   id: string;
@@ -40,25 +42,8 @@ export interface Activity {
   created_at: string;
 }
 
-/** CONTRACT §5 diff element. */
-export interface DiffEntry {
-  path: string;
-  old_path: string;
-  status: 'added' | 'deleted' | 'modified' | 'renamed' | 'type_changed';
-  old_mode: string | null;
-  new_mode: string | null;
-  old_sha: string | null;
-  new_sha: string | null;
-  additions: number;
-  deletions: number;
-  binary: boolean;
-  patch: string | null;
-}
-
-export interface Diff {
-  files: DiffEntry[];
-  truncated: boolean;
-}
+/** CONTRACT §5 diff: one definition, shared with the client that builds it. */
+export type { Diff, DiffEntry };
 
 /** The repository as the gateway resolved it (a subset of @githost/identity's RepoContext). */
 export interface RepoRef {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { formatGitDate, parseCommit, parseSignature } from './index.js';
+import { formatGitDate, parseCommit, parseSignature } from './commit.js';
 
 const TREE = 't'.repeat(40);
 const P1 = '1'.repeat(40);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { storage } from '@githost/protos';
-import { DiffCollector, toDiffEntry } from './git-storage.js';
+import { DiffCollector, toDiffEntry } from './diff.js';
 
 const file = (over: Partial<storage.DiffFile__Output> = {}): storage.DiffFile__Output => ({
   path: 'a.txt',

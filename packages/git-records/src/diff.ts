@@ -1,5 +1,25 @@
 import type { storage } from '@githost/protos';
-import type { Diff, DiffEntry } from '../domain/ports.js';
+
+/** CONTRACT §5 diff element. */
+export interface DiffEntry {
+  path: string;
+  old_path: string;
+  status: 'added' | 'deleted' | 'modified' | 'renamed' | 'type_changed';
+  old_mode: string | null;
+  new_mode: string | null;
+  old_sha: string | null;
+  new_sha: string | null;
+  additions: number;
+  deletions: number;
+  binary: boolean;
+  patch: string | null;
+}
+
+export interface Diff {
+  files: DiffEntry[];
+  /** Files or patches were left out by the limits. */
+  truncated: boolean;
+}
 
 /** CONTRACT §5 diff element; git-storage's empty strings become nulls, dropped patches null. */
 export function toDiffEntry(f: storage.DiffFile__Output): DiffEntry {
@@ -19,9 +39,8 @@ export function toDiffEntry(f: storage.DiffFile__Output): DiffEntry {
 }
 
 /**
- * Builds a diff from git-storage's stream, as the merge-request detail does: patches beyond the
- * response's total budget are dropped (patch null, truncated), like the per-file cut git-storage
- * already applies.
+ * Builds a diff from git-storage's stream. Patches beyond the response's total budget are dropped
+ * (patch null, truncated), like the per-file cut git-storage already applies.
  */
 export class DiffCollector {
   private readonly files: DiffEntry[] = [];
