@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, env, loadConfig, unlessBlank, z } from './index.js';
+import { ConfigError, env, loadConfig, serviceListenEnv, serviceListenFields, unlessBlank, z } from './index.js';
 
 const schema = z.object({ PORT: env.port(3000), FLAG: env.bool(false), ADDR: env.address().optional() });
 
@@ -86,5 +86,18 @@ describe('env.optionalUrl, env.dataDir, env.eventsExchange, env.name', () => {
   });
   it('when a value is empty or not a URL, then start-up stops naming each', () => {
     expect(() => loadConfig('t', s, { URL: 'not a url', DATA_DIR: '', EXCHANGE: '', QUEUE: '' })).toThrow(/URL[\s\S]*DATA_DIR[\s\S]*EXCHANGE[\s\S]*QUEUE/);
+  });
+});
+
+describe('serviceListenEnv / serviceListenFields', () => {
+  const schema = z.object(serviceListenEnv(3501)).transform(serviceListenFields);
+
+  it('when only the secret is set, then the service\'s own HTTP port, metrics on 9464, all interfaces', () => {
+    expect(schema.parse({ GITHOST_INTERNAL_SECRET: 's'.repeat(16) })).toEqual({ httpPort: 3501, metricsPort: 9464, bindHost: '0.0.0.0', internalSecret: 's'.repeat(16) });
+  });
+
+  it('when set, then each variable lands in its field; a short secret is refused', () => {
+    expect(schema.parse({ HTTP_PORT: '0', METRICS_PORT: '0', BIND_HOST: '127.0.0.1', GITHOST_INTERNAL_SECRET: 'x'.repeat(20) })).toEqual({ httpPort: 0, metricsPort: 0, bindHost: '127.0.0.1', internalSecret: 'x'.repeat(20) });
+    expect(schema.safeParse({ GITHOST_INTERNAL_SECRET: 'short' }).success).toBe(false);
   });
 });

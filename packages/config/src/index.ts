@@ -68,3 +68,13 @@ export const env = {
   /** The secret shared by the gateway and the services to sign forwarded identities. */
   internalSecret: () => z.string().min(16, 'must be at least 16 characters'),
 };
+
+/** The listening and trust variables every service reads alike, with `defaultHttpPort` its own. */
+export function serviceListenEnv(defaultHttpPort: number) {
+  return { HTTP_PORT: env.port(defaultHttpPort), METRICS_PORT: env.metricsPort(), BIND_HOST: env.bindHost(), GITHOST_INTERNAL_SECRET: env.internalSecret() };
+}
+
+/** serviceListenEnv's variables as the camelCase fields of a service's Config. */
+export function serviceListenFields(e: { HTTP_PORT: number; METRICS_PORT: number; BIND_HOST: string; GITHOST_INTERNAL_SECRET: string }) {
+  return { httpPort: e.HTTP_PORT, metricsPort: e.METRICS_PORT, bindHost: e.BIND_HOST, internalSecret: e.GITHOST_INTERNAL_SECRET };
+}

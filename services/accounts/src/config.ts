@@ -1,16 +1,13 @@
 import path from 'node:path';
-import { env, loadConfig as load, z } from '@githost/config';
+import { env, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
 import { grpcShardEnv, grpcShardsOf, requireGrpcShards, shardNameEnv } from '@githost/storage-router';
 
 const fields = z
   .object({
     DATA_DIR: env.dataDir(),
     DATABASE_URL: env.databaseUrl(),
-    HTTP_PORT: env.port(3201),
-    METRICS_PORT: env.metricsPort(),
+    ...serviceListenEnv(3201),
     GRPC_PORT: env.port(3202),
-    BIND_HOST: env.bindHost(),
-    GITHOST_INTERNAL_SECRET: env.internalSecret(),
     // A short bootstrap token would be guessable; it grants site admin.
     GITHOST_ADMIN_TOKEN: env.optional(z.string().min(16, 'must be at least 16 characters')),
     ...grpcShardEnv,
@@ -27,12 +24,8 @@ const schema = requireGrpcShards(fields)
     /** PGlite lives under `<dataDir>/db/accounts` when no databaseUrl is given. */
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
-    httpPort: e.HTTP_PORT,
-    metricsPort: e.METRICS_PORT,
+    ...serviceListenFields(e),
     grpcPort: e.GRPC_PORT,
-    /** Interface both ports listen on. */
-    bindHost: e.BIND_HOST,
-    internalSecret: e.GITHOST_INTERNAL_SECRET,
     adminToken: e.GITHOST_ADMIN_TOKEN,
     /** git-storage shards, name -> `host:port` (GIT_STORAGE_SHARDS, or GIT_STORAGE_GRPC_ADDR as `default`). */
     storageShards: grpcShardsOf(e),

@@ -1,22 +1,16 @@
-import { env, loadConfig as load, z } from '@githost/config';
+import { env, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
 import { grpcShardEnv, grpcShardsOf, requireGrpcShards } from '@githost/storage-router';
 
 const schema = requireGrpcShards(
   z.object({
-    HTTP_PORT: env.port(3301),
-    METRICS_PORT: env.metricsPort(),
-    BIND_HOST: env.bindHost(),
-    GITHOST_INTERNAL_SECRET: env.internalSecret(),
+    ...serviceListenEnv(3301),
     ...grpcShardEnv,
     BROWSE_MAX_BLOB_BYTES: env.int(10 * 1024 * 1024, 1),
     BROWSE_CACHE_BYTES: env.int(64 * 1024 * 1024, 0),
   }),
 )
   .transform((e) => ({
-    httpPort: e.HTTP_PORT,
-    metricsPort: e.METRICS_PORT,
-    bindHost: e.BIND_HOST,
-    internalSecret: e.GITHOST_INTERNAL_SECRET,
+    ...serviceListenFields(e),
     /** name -> `host:port` (GIT_STORAGE_SHARDS, or GIT_STORAGE_GRPC_ADDR as `default`). */
     storageShards: grpcShardsOf(e),
     maxBlobBytes: e.BROWSE_MAX_BLOB_BYTES,

@@ -1,13 +1,10 @@
-import { env, loadConfig as load, unlessBlank, z } from '@githost/config';
+import { env, loadConfig as load, serviceListenEnv, serviceListenFields, unlessBlank, z } from '@githost/config';
 
 const schema = z
   .object({
     DATA_DIR: env.dataDir(),
-    HTTP_PORT: env.port(3101),
-    METRICS_PORT: env.metricsPort(),
+    ...serviceListenEnv(3101),
     GRPC_PORT: env.port(3102),
-    BIND_HOST: env.bindHost(),
-    GITHOST_INTERNAL_SECRET: env.internalSecret(),
     AMQP_URL: env.amqpUrl(),
     ACCOUNTS_GRPC_ADDR: env.address(),
     GITHOST_EVENTS_EXCHANGE: env.eventsExchange(),
@@ -20,11 +17,8 @@ const schema = z
   })
   .transform((e) => ({
     dataDir: e.DATA_DIR,
-    httpPort: e.HTTP_PORT,
-    metricsPort: e.METRICS_PORT,
+    ...serviceListenFields(e),
     grpcPort: e.GRPC_PORT,
-    bindHost: e.BIND_HOST,
-    internalSecret: e.GITHOST_INTERNAL_SECRET,
     /** Unset: events stay in the journal until a bus is configured (or the launcher hands one in). */
     amqpUrl: e.AMQP_URL,
     /** accounts' gRPC address: every push and UpdateRef reads the repository's protection rules there. */

@@ -1,14 +1,11 @@
-import { env, loadConfig as load, z } from '@githost/config';
+import { env, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
 import { grpcShardEnv, grpcShardsOf, requireGrpcShards } from '@githost/storage-router';
 
 const schema = requireGrpcShards(
   z.object({
     DATA_DIR: env.dataDir(),
     DATABASE_URL: env.databaseUrl(),
-    HTTP_PORT: env.port(3401),
-    METRICS_PORT: env.metricsPort(),
-    BIND_HOST: env.bindHost(),
-    GITHOST_INTERNAL_SECRET: env.internalSecret(),
+    ...serviceListenEnv(3401),
     ...grpcShardEnv,
     ACCOUNTS_GRPC_ADDR: env.address(),
     AMQP_URL: env.amqpUrl(),
@@ -19,10 +16,7 @@ const schema = requireGrpcShards(
   dataDir: e.DATA_DIR,
   /** postgres:// URL; unset means PGlite under `DATA_DIR/db/merge-requests`. */
   databaseUrl: e.DATABASE_URL,
-  httpPort: e.HTTP_PORT,
-  metricsPort: e.METRICS_PORT,
-  bindHost: e.BIND_HOST,
-  internalSecret: e.GITHOST_INTERNAL_SECRET,
+  ...serviceListenFields(e),
   /** git-storage shards, name -> `host:port` (GIT_STORAGE_SHARDS, or GIT_STORAGE_GRPC_ADDR as `default`). */
   gitStorageShards: grpcShardsOf(e),
   accountsAddr: e.ACCOUNTS_GRPC_ADDR,

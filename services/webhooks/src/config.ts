@@ -1,13 +1,10 @@
-import { env, loadConfig as load, z } from '@githost/config';
+import { env, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
 
 const schema = z
   .object({
     DATA_DIR: env.dataDir(),
     DATABASE_URL: env.databaseUrl(),
-    HTTP_PORT: env.port(3501),
-    METRICS_PORT: env.metricsPort(),
-    BIND_HOST: env.bindHost(),
-    GITHOST_INTERNAL_SECRET: env.internalSecret(),
+    ...serviceListenEnv(3501),
     AMQP_URL: env.amqpUrl(),
     GITHOST_EVENTS_EXCHANGE: env.eventsExchange(),
     GITHOST_WEBHOOKS_QUEUE: env.name('githost.webhooks'),
@@ -22,10 +19,7 @@ const schema = z
     dataDir: e.DATA_DIR,
     /** postgres:// URL; unset means PGlite under `DATA_DIR/db/webhooks`. */
     databaseUrl: e.DATABASE_URL,
-    httpPort: e.HTTP_PORT,
-    metricsPort: e.METRICS_PORT,
-    bindHost: e.BIND_HOST,
-    internalSecret: e.GITHOST_INTERNAL_SECRET,
+    ...serviceListenFields(e),
     /** Unset means the in-process bus. */
     amqpUrl: e.AMQP_URL,
     eventsExchange: e.GITHOST_EVENTS_EXCHANGE,
