@@ -139,7 +139,7 @@ describe('conditional requests through the gateway', () => {
 describe('bad input through the gateway', () => {
   it.each([
     ['blob/main/src/../../etc/passwd', 404, 'Path not found: src/../../etc/passwd'],
-    ['blob/main/README.md%00', 400, 'Invalid path'],
+    ['blob/main/README.md%00', 400, 'Path parameter "ref_and_path" must not contain NUL characters'],
     ['tree/main~1', 404, 'Ref not found: main~1'],
     ['commits/--output=%2Ftmp%2Fx', 404, 'Ref not found: --output=/tmp/x'],
     ['commit/not-hex', 404, 'Commit not found: not-hex'],
