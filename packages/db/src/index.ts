@@ -72,6 +72,13 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
   }
   const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema}` });
   pool.on('error', () => undefined); // an idle client's broken connection is replaced on next use
+  // Every client listens for its own 'error' from birth: a connection that Postgres ends (restart,
+  // terminated backend) while a client is checked out, or just after it was released broken,
+  // would otherwise be an unhandled 'error' and end the process. What it heard marks it broken.
+  const brokenClients = new WeakMap<pg.PoolClient, Error>();
+  pool.on('connect', (client) => {
+    client.on('error', (err) => brokenClients.set(client as pg.PoolClient, err));
+  });
   const run = async <T>(q: pg.Pool | pg.PoolClient, sql: string, params?: unknown[]): Promise<QueryResult<T>> => {
     try {
       const r = await q.query(sql, params as unknown[]);
@@ -88,14 +95,7 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
       const client = await pool.connect().catch((err) => {
         throw wrapConnectionError(err);
       });
-      // A checked-out client has no pool listener: without this one, a connection that Postgres
-      // ends mid-transaction (restart, terminated backend) would be an unhandled 'error' and kill
-      // the process. The broken client is destroyed instead of going back to the pool.
-      let broken: Error | undefined;
-      const onError = (err: Error) => {
-        broken = err;
-      };
-      client.on('error', onError);
+      let rollbackFailed: Error | undefined;
       try {
         await client.query('BEGIN');
         const result = await fn({ query: (sql, params) => run(client, sql, params) });
@@ -103,12 +103,12 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch((rollbackErr: Error) => {
-          broken ??= rollbackErr;
+          rollbackFailed = rollbackErr;
         });
-        throw broken ? unavailable('Database unavailable', err) : wrapConnectionError(err);
+        throw brokenClients.has(client) || rollbackFailed ? unavailable('Database unavailable', err) : wrapConnectionError(err);
       } finally {
-        client.off('error', onError);
-        client.release(broken ?? false);
+        // A broken client is destroyed instead of going back to the pool.
+        client.release(brokenClients.get(client) ?? rollbackFailed ?? false);
       }
     },
     ping: () => pool.query('SELECT 1').then(() => true, () => false),

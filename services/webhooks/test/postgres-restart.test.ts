@@ -79,7 +79,7 @@ beforeAll(async () => {
       DATABASE_URL: db.url,
       GITHOST_INTERNAL_SECRET: SECRET,
       GITHOST_WEBHOOK_POLL_MS: '20',
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: process.env.DEBUG_LOG_LEVEL ?? 'silent',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
