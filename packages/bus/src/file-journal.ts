@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { validation } from '@githost/errors';
 import type { Logger } from '@githost/logging';
+import { createFileDurably, syncDirectory } from './durable-file.js';
 import type { EventEnvelope } from './event-bus.js';
 
 /**
@@ -100,7 +101,7 @@ export class FileJournal {
       this.batchIds.set(name, rest.map((e) => e.id));
       await this.writeDurably(name, JSON.stringify(rest), false);
     }
-    if (changed) await syncDir(this.dir);
+    if (changed) await syncDirectory(this.dir);
   }
 
   /** Number of pending events. */
@@ -144,17 +145,11 @@ export class FileJournal {
   }
 
   /** Temp file, fsync, rename into place; the directory fsync can be left to the caller. */
-  private async writeDurably(name: string, content: string, syncDirectory = true): Promise<void> {
+  private async writeDurably(name: string, content: string, thenSyncDir = true): Promise<void> {
     const tmp = path.join(this.dir, `.tmp-${name}-${randomBytes(6).toString('hex')}`);
-    const file = await open(tmp, 'wx', 0o600);
-    try {
-      await file.writeFile(content);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
+    await createFileDurably(tmp, content);
     await rename(tmp, path.join(this.dir, name));
-    if (syncDirectory) await syncDir(this.dir);
+    if (thenSyncDir) await syncDirectory(this.dir);
   }
 
   private init(): Promise<void> {
@@ -173,15 +168,6 @@ export class FileJournal {
 function checkId(id: string): void {
   // The id becomes part of a file name: nothing that could be a path.
   if (typeof id !== 'string' || !SAFE_ID.test(id)) throw validation(`Invalid event id: ${String(id).slice(0, 64)}`);
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 function ignoreMissing(err: NodeJS.ErrnoException): void {

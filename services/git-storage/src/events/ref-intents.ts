@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { createFileDurably, syncDirectory } from '@githost/bus';
 import type { Logger } from '@githost/logging';
 import { runGit } from '../git/command.js';
 import { ZERO_OID } from '../git/validate.js';
@@ -113,14 +114,8 @@ export class RefIntents {
     const id = randomUUID();
     const file = path.join(this.dir, `${id}.intent`);
     const text = [JSON.stringify({ gitDir, context }), ...updates.map((u) => `P ${u.before} ${u.after} ${u.ref}`)].join('\n') + '\n';
-    const fh = await open(file, 'wx', 0o600);
-    try {
-      await fh.writeFile(text);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await syncDir(this.dir);
+    await createFileDurably(file, text);
+    await syncDirectory(this.dir);
     return { id, file };
   }
 
@@ -197,13 +192,4 @@ async function refValues(gitDir: string): Promise<Map<string, string>> {
     if (sp > 0) values.set(line.slice(sp + 1), line.slice(0, sp));
   }
   return values;
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
 }
