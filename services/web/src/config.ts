@@ -1,13 +1,15 @@
-import { env, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
+import { loadConfig as load, serviceListenEnv, serviceListenFields, unlessBlank, z } from '@githost/config';
+
+const httpUrl = (fallback: string) => unlessBlank(z.string().url().regex(/^https?:\/\//, 'expected an http:// or https:// URL').default(fallback));
 
 const schema = z
   .object({
     ...serviceListenEnv(3601),
     /** Where the web reaches the public REST API: the gateway, never a service directly, so
      *  every page is bound by the same access rules as the API (README "The web"). */
-    GATEWAY_URL: env.url().default('http://127.0.0.1:3000'),
+    GATEWAY_URL: httpUrl('http://127.0.0.1:3000'),
     /** What the browser sees: decides the cookie's `Secure` flag and the clone URLs. */
-    PUBLIC_URL: env.url().default('http://localhost:3000'),
+    PUBLIC_URL: httpUrl('http://localhost:3000'),
   })
   .transform((e) => ({
     ...serviceListenFields(e),

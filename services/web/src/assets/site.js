@@ -1,3 +1,4 @@
+/* global document, window, navigator, location, history, setTimeout, URL */
 // githost's only script: progressive enhancement. Every page works without it.
 (function () {
   'use strict';

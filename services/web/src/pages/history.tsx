@@ -2,7 +2,7 @@ import { repoApiPath, encodePath } from '../clients/api.js';
 import type { Commit, Commits, Comparison } from '../clients/types.js';
 import { CommitRow, Notice, RefSwitcher, shortSha, subjectOf, Time } from '../views/components.js';
 import { DiffView, type DiffViewMode } from '../views/diff.js';
-import { repoPages, repoUrl } from './paths.js';
+import { repoPages } from './paths.js';
 import { loadRepo } from './repo-data.js';
 import { page, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
