@@ -64,7 +64,8 @@ export function renderMarkdown(source: string, base: MarkdownBase): string {
         const external = href !== undefined && SCHEME.test(href);
         return { tagName, attribs: { ...attribs, ...(href !== undefined ? { href } : {}), ...(external ? { rel: 'nofollow noopener noreferrer' } : {}) } };
       },
-      img: (tagName, attribs) => ({ tagName, attribs: { ...attribs, ...(attribs.src !== undefined ? { src: resolveRelative(attribs.src, base, 'image') } : {}) } }),
+      // An image its author left without alt text is read as decorative rather than as its URL.
+      img: (tagName, attribs) => ({ tagName, attribs: { alt: '', ...attribs, ...(attribs.src !== undefined ? { src: resolveRelative(attribs.src, base, 'image') } : {}) } }),
       // Task list boxes only: a form control of any other kind has no place in a README.
       input: (tagName, attribs) => (attribs.type === 'checkbox' ? { tagName, attribs: { type: 'checkbox', disabled: '', ...(attribs.checked !== undefined ? { checked: '' } : {}) } } : { tagName: 'span', attribs: {} }),
     },

@@ -5,7 +5,8 @@
  */
 export function CodeView({ lines, label }: { lines: string[]; label: string }) {
   return (
-    <div class="code-wrap">
+    // Focusable: a region that scrolls sideways must be reachable from the keyboard.
+    <div class="code-wrap" tabIndex={0} role="group" aria-label={label}>
       <table class="code" data-lines={String(lines.length)}>
         <caption class="visually-hidden">{label}</caption>
         <tbody>

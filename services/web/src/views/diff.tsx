@@ -172,10 +172,11 @@ export function DiffView({ files, mode, truncated, toggleHref }: { files: DiffFi
             ) : f.patch === null ? (
               <p class="muted">{f.additions + f.deletions > 0 ? 'Changes not shown: too large.' : 'No changes to show.'}</p>
             ) : (
-              <>
+              // Focusable: a region that scrolls sideways must be reachable from the keyboard.
+              <div class="diff-scroll" tabIndex={0} role="group" aria-label={label}>
                 <UnifiedTable lines={lines} label={label} />
                 <SplitTable lines={lines} label={label} />
-              </>
+              </div>
             )}
           </article>
         );
