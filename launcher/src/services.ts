@@ -32,6 +32,11 @@ export interface ServiceEntry {
   reserveGrpcPort?: boolean;
 }
 
+// Named through a variable so the compiler does not follow it: the web's JSX types (preact) bring
+// the DOM's declarations, which would change `fetch` and friends for every workspace that compiles
+// the launcher. asServiceModule checks what is loaded, as for every package.
+const WEB_PACKAGE: string = '@githost/web';
+
 const local = (port: number | undefined, scheme = '') => (port ? `${scheme}127.0.0.1:${port}` : undefined);
 
 function defined(vars: Record<string, string | undefined>): Record<string, string> {
@@ -62,7 +67,7 @@ export const STAGES: ServiceEntry[][] = [
     { name: 'merge-requests', load: () => import('@githost/merge-requests'), exports: (p) => defined({ MERGE_REQUESTS_URL: local(p.httpPort, 'http://') }) },
     { name: 'webhooks', load: () => import('@githost/webhooks'), exports: (p) => defined({ WEBHOOKS_URL: local(p.httpPort, 'http://') }) },
     // The pages call the API through the gateway (GATEWAY_URL), at request time only.
-    { name: 'web', load: () => import('@githost/web'), exports: (p) => defined({ WEB_URL: local(p.httpPort, 'http://') }) },
+    { name: 'web', load: () => import(WEB_PACKAGE), exports: (p) => defined({ WEB_URL: local(p.httpPort, 'http://') }) },
   ],
 ];
 

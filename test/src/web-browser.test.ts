@@ -81,7 +81,7 @@ describe('every page in a browser', () => {
             const status = await visit(page, path);
             expect([path, status]).toEqual([path, path === '/alice/secret' ? 404 : 200]);
             expect([path, await seriousAxeViolations(page)]).toEqual([path, []]);
-            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
             expect([path, overflow <= 1]).toEqual([path, true]);
           }
           expect(incidents).toEqual({ dialogs: [], errors: [] });
@@ -132,12 +132,12 @@ describe('the small script', () => {
       await visit(page, '/alice/demo');
       expect(await page.locator('.clone-box button.copy').count()).toBe(1);
       await visit(page, `/alice/demo/-/commit/${head}`);
-      await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+      await page.evaluate('window.marker = 1');
       await page.locator('a[data-diff-view=split]').click();
       expect(await page.locator('section.diffs').getAttribute('data-view')).toBe('split');
       expect(await page.locator('table.diff-split').first().isVisible()).toBe(true);
       expect(await page.locator('table.diff-unified').first().isVisible()).toBe(false);
-      expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+      expect(await page.evaluate<number>('window.marker')).toBe(1);
       expect(page.url()).toContain('view=split');
     } finally {
       await context.close();
