@@ -134,6 +134,15 @@ describe('admission', () => {
     expect(calls.authorize).toEqual([]);
   });
 
+  it('when a web upstream is configured, then a page path is admitted for the web without any credential check or lookup; the API still is not', async () => {
+    const { accounts, calls } = fakeAccounts();
+    const admit = createAdmission({ accounts, withinRateLimit: createRateLimitGate(NO_LIMITS), site: true });
+    const home = await attempt(admit, 'GET', '/alice/demo/-/tree/main', bearer('made-up'));
+    expect([home.admitted?.route, home.admitted?.principal]).toEqual([{ upstream: 'web', auth: 'optional', surface: 'web' }, null]);
+    expect(refusal(await attempt(admit, 'GET', '/api/nothing'))).toEqual(['not_found', 'Not found', null]);
+    expect([calls.authenticate, calls.authorize]).toEqual([[], []]);
+  });
+
   it('when a read-only token writes, then 403 before the repository is looked up; when it reads, then its permission is capped to read', async () => {
     const { accounts, calls } = fakeAccounts();
     const admit = admission(accounts);

@@ -18,6 +18,9 @@ const CHALLENGE = 'Basic realm="githost"';
 export interface AdmissionDeps {
   accounts: CachedAccountsGateway;
   withinRateLimit: RateLimitGate;
+  /** A web upstream is configured: paths outside the API and git are its pages (README "The web");
+   *  without one, they have no route, as before the site existed. */
+  site?: boolean;
 }
 
 /** Resolves to what the request was admitted as, or undefined when it has been answered already
@@ -29,10 +32,10 @@ export type Admit = (req: Request, res: Response) => Promise<Admission | undefin
  * gives: authentication, rate limit, route, credential and scope checks, declared body size,
  * repository access. Changes nothing on the request but the challenge header; forwarding signs it.
  */
-export function createAdmission({ accounts, withinRateLimit }: AdmissionDeps): Admit {
+export function createAdmission({ accounts, withinRateLimit, site = false }: AdmissionDeps): Admit {
   return async (req, res) => {
     const target = splitTarget(req.url);
-    const route = target && (matchRoute(req.method, target.path, target.query) ?? matchSiteRoute(req.method, target.path));
+    const route = target && (matchRoute(req.method, target.path, target.query) ?? (site ? matchSiteRoute(req.method, target.path) : undefined));
     // Low-cardinality label for the shared HTTP latency histogram: which service, which surface.
     if (route) res.locals.routeLabel = `${route.upstream}/${route.surface}`;
     const requestId = String(req.headers[REQUEST_ID_HEADER]);

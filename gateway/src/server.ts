@@ -56,7 +56,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   const refVersions = deps.refVersions ?? refsWatch;
   const edge = refVersions ? createEdgeValidators(refVersions, edgeEntries) : undefined;
 
-  const admit = createAdmission({ accounts, withinRateLimit: createRateLimitGate(config.rateLimits ?? { perTokenPerMinute: 0, anonymousPerMinute: 0 }) });
+  const admit = createAdmission({ accounts, withinRateLimit: createRateLimitGate(config.rateLimits ?? { perTokenPerMinute: 0, anonymousPerMinute: 0 }), site: Boolean(config.upstreams.web) });
   const proxies = createUpstreamProxies(config, { agent, logger, edge });
   const forward = createForwarding({ proxies, edge, metrics, internalSecret: config.internalSecret });
 
