@@ -1,0 +1,244 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import type { Service } from '@githost/runtime';
+import { createServer, loadConfig } from '../src/index.js';
+import { startContractApi, type ContractApi } from './support/contract-api.js';
+
+/** Sign-in, sign-out, settings and home against the sign-in contract (README "The web"). */
+let api: ContractApi;
+let web: Service<{ httpPort: number; metricsPort: number }>;
+let base: string;
+
+beforeAll(async () => {
+  api = await startContractApi();
+  const config = loadConfig({ GITHOST_INTERNAL_SECRET: 'web-test-secret-0123456789', GATEWAY_URL: api.url, HTTP_PORT: '0', METRICS_PORT: '0', BIND_HOST: '127.0.0.1' });
+  web = createServer(config);
+  base = `http://127.0.0.1:${(await web.start()).httpPort}`;
+});
+
+afterAll(async () => {
+  await web?.stop();
+  await api?.close();
+});
+
+beforeEach(() => {
+  api.calls.length = 0;
+});
+
+interface Answer {
+  status: number;
+  html: string;
+  location: string | null;
+  cookies: string[];
+}
+
+async function get(path: string, cookie = ''): Promise<Answer> {
+  const res = await fetch(base + path, { headers: cookie ? { cookie } : {}, redirect: 'manual' });
+  return { status: res.status, html: await res.text(), location: res.headers.get('location'), cookies: res.headers.getSetCookie() };
+}
+
+async function post(path: string, form: Record<string, string | string[]>, cookie = ''): Promise<Answer> {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(form)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
+  const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) }, body: body.toString(), redirect: 'manual' });
+  return { status: res.status, html: await res.text(), location: res.headers.get('location'), cookies: res.headers.getSetCookie() };
+}
+
+const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+const cookiePair = (setCookie: string) => setCookie.split(';', 1)[0]!;
+
+/** Signs alice in as a browser does; returns her cookie header. */
+async function signIn(): Promise<string> {
+  const form = await get('/-/sign-in');
+  const pre = cookiePair(form.cookies.find((c) => c.startsWith('githost_presession='))!);
+  const res = await post('/-/sign-in', { csrf: csrfOf(form.html), username: 'alice', password: api.passwords.get('alice')!, next: '/-/settings' }, pre);
+  expect([res.status, res.location]).toEqual([303, '/-/settings']);
+  return cookiePair(res.cookies.find((c) => c.startsWith('githost_session='))!);
+}
+
+describe('sign in and out', () => {
+  it('when the password is right, then the session secret is kept in an HttpOnly, SameSite=Lax cookie and the person lands where they were going', async () => {
+    const form = await get('/-/sign-in?next=%2F-%2Fsettings');
+    expect(form.status).toBe(200);
+    expect(form.html).toContain('name="next" value="/-/settings"');
+    const pre = cookiePair(form.cookies.find((c) => c.startsWith('githost_presession='))!);
+    const res = await post('/-/sign-in', { csrf: csrfOf(form.html), username: 'alice', password: 'correct horse battery', next: '/-/settings' }, pre);
+    expect([res.status, res.location]).toEqual([303, '/-/settings']);
+    const session = res.cookies.find((c) => c.startsWith('githost_session='))!;
+    expect(session).toMatch(/^githost_session=s_[0-9a-f]{48}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
+    expect(api.sessions.has(decodeURIComponent(cookiePair(session).slice('githost_session='.length)))).toBe(true);
+    const settings = await get('/-/settings', cookiePair(session));
+    expect(settings.status).toBe(200);
+    expect(settings.html).toContain('Signed in as <strong>alice</strong>');
+  });
+
+  it('when the password is wrong, then the form says so and no session is made', async () => {
+    const form = await get('/-/sign-in');
+    const pre = cookiePair(form.cookies.find((c) => c.startsWith('githost_presession='))!);
+    const res = await post('/-/sign-in', { csrf: csrfOf(form.html), username: 'alice', password: 'nope' }, pre);
+    expect(res.status).toBe(401);
+    expect(res.html).toContain('Invalid username or password.');
+    expect(res.html).toContain('value="alice"');
+    expect(res.cookies.some((c) => c.startsWith('githost_session='))).toBe(false);
+  });
+
+  it('when the sign-in form comes without the token of this browser, then it is refused before the API is asked', async () => {
+    const form = await get('/-/sign-in');
+    const res = await post('/-/sign-in', { csrf: csrfOf(form.html), username: 'alice', password: 'correct horse battery' }, 'githost_presession=another-browser');
+    expect(res.status).toBe(403);
+    expect(api.calls.filter((c) => c.path === '/api/sessions')).toEqual([]);
+  });
+
+  it('when the next page is another site, then sign-in goes home instead', async () => {
+    const form = await get('/-/sign-in');
+    const pre = cookiePair(form.cookies.find((c) => c.startsWith('githost_presession='))!);
+    const res = await post('/-/sign-in', { csrf: csrfOf(form.html), username: 'alice', password: 'correct horse battery', next: '//evil.example/x' }, pre);
+    expect([res.status, res.location]).toEqual([303, '/']);
+  });
+
+  it('when signing out, then the session ends on the server and the cookie is cleared', async () => {
+    const cookie = await signIn();
+    const page = await get('/', cookie);
+    const res = await post('/-/sign-out', { csrf: csrfOf(page.html) }, cookie);
+    expect([res.status, res.location]).toEqual([303, '/']);
+    expect(res.cookies).toContain('githost_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0');
+    expect(api.calls.filter((c) => c.method === 'DELETE').map((c) => c.path)).toEqual(['/api/user/sessions/current']);
+    expect(api.sessions.has(decodeURIComponent(cookie.slice('githost_session='.length)))).toBe(false);
+  });
+
+  it('when the session is no longer accepted, then the page is shown anonymously and the cookie dropped', async () => {
+    const res = await get('/', 'githost_session=expired-secret');
+    expect(res.status).toBe(200);
+    expect(res.html).toContain('href="/-/sign-in"');
+    expect(res.cookies).toContain('githost_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0');
+  });
+});
+
+describe('account settings', () => {
+  it('when a token is created with a name, scopes and an expiry, then it is shown once and listed afterwards without its secret', async () => {
+    const cookie = await signIn();
+    const page = await get('/-/settings/tokens', cookie);
+    expect(page.html).not.toContain('value="admin"');
+    const res = await post('/-/settings/tokens', { csrf: csrfOf(page.html), name: 'ci <bot>', scopes: ['read', 'write'], expires_in_days: '30' }, cookie);
+    expect(res.status).toBe(200);
+    const secret = /id="new-token" type="text" readonly value="(ght_[0-9a-f]+)"/.exec(res.html)?.[1];
+    expect(secret).toBeDefined();
+    expect(res.html).toContain('ci &lt;bot>');
+    const created = api.calls.find((c) => c.method === 'POST' && c.path === '/api/user/tokens')!.body as { name: string; scopes: string[]; expires_at: string };
+    expect([created.name, created.scopes]).toEqual(['ci <bot>', ['read', 'write']]);
+    expect(Math.round((Date.parse(created.expires_at) - Date.now()) / 86_400_000)).toBe(30);
+    const later = await get('/-/settings/tokens', cookie);
+    expect(later.html).not.toContain(secret!);
+    expect(later.html).toContain('read, write');
+  });
+
+  it('when a token form has no scope or an expiry not offered, then it is refused with a message and nothing is made', async () => {
+    const cookie = await signIn();
+    const csrf = csrfOf((await get('/-/settings/tokens', cookie)).html);
+    const none = await post('/-/settings/tokens', { csrf, name: 'x', expires_in_days: '30' }, cookie);
+    const odd = await post('/-/settings/tokens', { csrf, name: 'x', scopes: 'read', expires_in_days: '9999' }, cookie);
+    expect([none.status, odd.status]).toEqual([400, 400]);
+    expect(none.html).toContain('Choose at least one scope.');
+    expect(api.calls.filter((c) => c.method === 'POST' && c.path === '/api/user/tokens')).toEqual([]);
+  });
+
+  it('when a token is revoked, then the API is told and the page says so', async () => {
+    const cookie = await signIn();
+    const csrf = csrfOf((await get('/-/settings/tokens', cookie)).html);
+    await post('/-/settings/tokens', { csrf, name: 'gone', scopes: 'read', expires_in_days: 'never' }, cookie);
+    const id = api.tokens.find((t) => t.name === 'gone')!.id;
+    const res = await post(`/-/settings/tokens/${id}/revoke`, { csrf }, cookie);
+    expect([res.status, res.location]).toEqual([303, '/-/settings/tokens?done=token-revoked']);
+    expect(api.tokens.some((t) => t.id === id)).toBe(false);
+    expect((await get(res.location!, cookie)).html).toContain('The token has been revoked.');
+  });
+
+  it('when another session is listed and revoked, then it ends; this browser is marked and keeps its own', async () => {
+    const other = await signIn();
+    const cookie = await signIn();
+    const page = await get('/-/settings/sessions', cookie);
+    expect(page.html).toContain('this browser');
+    expect(page.html).toContain('Firefox &lt;script>');
+    const otherId = api.sessions.get(decodeURIComponent(other.slice('githost_session='.length)))!.id;
+    const res = await post(`/-/settings/sessions/${otherId}/revoke`, { csrf: csrfOf(page.html) }, cookie);
+    expect([res.status, res.location]).toEqual([303, '/-/settings/sessions?done=session-revoked']);
+    expect((await get('/', other)).html).toContain('href="/-/sign-in"');
+    expect((await get('/', cookie)).html).toContain('Your repositories');
+  });
+
+  it('when the password is changed, then the new ones must match and the API decides on the current one', async () => {
+    const cookie = await signIn();
+    const csrf = csrfOf((await get('/-/settings', cookie)).html);
+    const mismatch = await post('/-/settings/password', { csrf, current_password: 'correct horse battery', password: 'new password 1', confirm: 'new password 2' }, cookie);
+    expect([mismatch.status, mismatch.html.includes('The new passwords do not match.')]).toEqual([400, true]);
+    const wrong = await post('/-/settings/password', { csrf, current_password: 'nope', password: 'new password 1', confirm: 'new password 1' }, cookie);
+    expect([wrong.status, wrong.html.includes('Current password is wrong')]).toEqual([400, true]);
+    const ok = await post('/-/settings/password', { csrf, current_password: 'correct horse battery', password: 'new password 1', confirm: 'new password 1' }, cookie);
+    expect([ok.status, ok.location]).toEqual([303, '/-/settings?done=password']);
+    expect(api.passwords.get('alice')).toBe('new password 1');
+    api.passwords.set('alice', 'correct horse battery');
+  });
+
+  it('when a form carries the token of another session, then it is refused and nothing changes', async () => {
+    const a = await signIn();
+    const b = await signIn();
+    const csrfOfA = csrfOf((await get('/-/settings/tokens', a)).html);
+    const res = await post('/-/settings/tokens', { csrf: csrfOfA, name: 'x', scopes: 'read', expires_in_days: '7' }, b);
+    expect(res.status).toBe(403);
+    expect(res.html).toContain('This form has expired.');
+    expect(api.calls.filter((c) => c.path === '/api/user/tokens')).toEqual([]);
+  });
+
+  it('when a form is larger than the limit, then it is refused with a page, not an error trace', async () => {
+    const cookie = await signIn();
+    const res = await post('/-/new', { csrf: 'x', name: 'x'.repeat(70 * 1024) }, cookie);
+    expect(res.status).toBe(413);
+    expect(res.html).toContain('The form is too large.');
+  });
+});
+
+describe('home and new repository', () => {
+  it('when signed in, then home lists own and shared repositories and recent activity, escaped', async () => {
+    const cookie = await signIn();
+    const res = await get('/', cookie);
+    expect(res.status).toBe(200);
+    expect(res.html).toContain('href="/alice/demo"');
+    expect(res.html).toContain('href="/bob/shared"');
+    expect(res.html).toContain('Mine &lt;b>');
+    expect(res.html).toContain('Merge request opened');
+    expect(res.html).toContain('“Fix &lt;script>”');
+  });
+
+  it('when a repository is created, then the person is taken to it; when the name is taken, then the form says so', async () => {
+    const cookie = await signIn();
+    const csrf = csrfOf((await get('/-/new', cookie)).html);
+    const made = await post('/-/new', { csrf, name: 'fresh', description: '', default_branch: 'main' }, cookie);
+    expect([made.status, made.location]).toEqual([303, '/alice/fresh']);
+    expect(api.calls.find((c) => c.method === 'POST' && c.path === '/api/repos')!.body).toEqual({ name: 'fresh', private: false, default_branch: 'main' });
+    const taken = await post('/-/new', { csrf, name: 'taken', private: 'true' }, cookie);
+    expect(taken.status).toBe(409);
+    expect(taken.html).toContain('Repository already exists');
+    expect(taken.html).toMatch(/name="private" value="true" checked/);
+  });
+});
+
+describe('cookies on an https site', () => {
+  it('when PUBLIC_URL is https, then the session cookie is Secure', async () => {
+    const config = loadConfig({ GITHOST_INTERNAL_SECRET: 'web-test-secret-0123456789', GATEWAY_URL: api.url, PUBLIC_URL: 'https://git.example.com', HTTP_PORT: '0', METRICS_PORT: '0', BIND_HOST: '127.0.0.1' });
+    const secure = createServer(config);
+    const port = (await secure.start()).httpPort;
+    try {
+      const form = await fetch(`http://127.0.0.1:${port}/-/sign-in`);
+      const pre = form.headers.getSetCookie().find((c) => c.startsWith('githost_presession='))!;
+      expect(pre).toMatch(/; Secure$/);
+      const res = await fetch(`http://127.0.0.1:${port}/-/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookiePair(pre) },
+        body: new URLSearchParams({ csrf: csrfOf(await form.text()), username: 'alice', password: 'correct horse battery' }).toString(),
+      });
+      expect(res.headers.getSetCookie().find((c) => c.startsWith('githost_session='))).toMatch(/; Secure$/);
+    } finally {
+      await secure.stop();
+    }
+  });
+});
