@@ -11,10 +11,13 @@ let alice: TestUser;
 let work: string;
 let head: string;
 
+const BROWSE_LIMIT = 64 * 1024;
+const BIG = 'x'.repeat(BROWSE_LIMIT + 10) + '\n';
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 beforeAll(async () => {
-  gh = await startTestGithost();
+  // A small browse limit, so a file over it is cheap to make.
+  gh = await startTestGithost({ env: { BROWSE_MAX_BLOB_BYTES: String(BROWSE_LIMIT) } });
   alice = await createUser(gh, 'alice');
   await createRepo(gh, alice.token, 'demo', { description: 'A <b>demo</b>' });
   await createRepo(gh, alice.token, 'secret', { private: true });
@@ -27,6 +30,8 @@ beforeAll(async () => {
       'docs/guide.md': 'guide\n',
       'img/logo.png': PNG,
       'src/main.ts': 'export function add(a: number, b: number): number {\n  return a + b;\n}\n',
+      'data/big.txt': BIG,
+      'data/blob.bin': Buffer.from([0, 1, 2, 3, 255]),
     },
     'First commit',
   );
@@ -37,7 +42,14 @@ beforeAll(async () => {
   for (const repo of ['demo', 'secret']) {
     await git(work, 'push', '-q', pushUrl(gh, 'alice', alice.token, 'alice', repo), 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*');
   }
-}, 120_000);
+  await createRepo(gh, alice.token, 'long');
+  const long = makeWorkdir();
+  await commitFiles(long, { 'n.txt': '0\n' }, 'Commit 0');
+  for (let i = 1; i < LONG_COMMITS; i++) await git(long, 'commit', '-q', '--allow-empty', '-m', `Commit ${i}`);
+  await git(long, 'push', '-q', pushUrl(gh, 'alice', alice.token, 'alice', 'long'), 'main');
+}, 180_000);
+
+const LONG_COMMITS = 35;
 
 afterAll(async () => {
   await gh?.stop();
@@ -127,6 +139,25 @@ describe('repository code', () => {
     expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
   });
 
+  it('when a file is over the browse limit, then the page says so with a raw link, and the raw link has its bytes', async () => {
+    const res = await webGet(gh, '/alice/demo/-/blob/feature/x/data/big.txt');
+    expect(res.status).toBe(200);
+    expect(textOf(res.html)).toContain('This file is too large to show here.');
+    expect(res.html).toContain('href="/alice/demo/-/raw/feature/x/data/big.txt"');
+    expect(await (await fetch(`${gh.url}/alice/demo/-/raw/feature/x/data/big.txt`)).text()).toBe(BIG);
+  });
+
+  it('when a binary file is read, then it is named as binary with raw and download links', async () => {
+    const res = await webGet(gh, '/alice/demo/-/blob/main/data/blob.bin');
+    expect(textOf(res.html)).toContain('This is a binary file (5 B).');
+    expect(res.html).toContain('href="/alice/demo/-/raw/main/data/blob.bin?download=1"');
+  });
+
+  it('when a directory is asked for as a file or a file as a directory, then the page it is goes instead', async () => {
+    expect((await webGet(gh, '/alice/demo/-/blob/main/src')).headers.get('location')).toBe('/alice/demo/-/tree/main/src');
+    expect((await webGet(gh, '/alice/demo/-/tree/main/notes.txt')).headers.get('location')).toBe('/alice/demo/-/blob/main/notes.txt');
+  });
+
   it('when an empty repository is read, then it says so with push instructions', async () => {
     const res = await webGet(gh, '/alice/empty');
     expect(res.status).toBe(200);
@@ -142,6 +173,18 @@ describe('history', () => {
     expect(text.indexOf('Second <b>commit</b>')).toBeLessThan(text.indexOf('First commit'));
     expect(res.html).toContain(`href="/alice/demo/-/commit/${head}"`);
     expect(res.html).not.toContain('<b>commit</b>');
+  });
+
+  it('when history is longer than a page, then pages follow one another by the next commit, and every commit is listed once', async () => {
+    const first = await webGet(gh, '/alice/long/-/commits/main');
+    const next = /href="(\/alice\/long\/-\/commits\/main\?after=[0-9a-f]{40})" rel="next"/.exec(first.html)?.[1];
+    expect(next).toBeDefined();
+    const second = await webGet(gh, next!);
+    const subjects = (html: string) => [...html.matchAll(/class="subject">Commit (\d+)</g)].map((m) => Number(m[1]));
+    expect(subjects(first.html)).toEqual(Array.from({ length: 30 }, (_, i) => LONG_COMMITS - 1 - i));
+    expect(subjects(second.html)).toEqual([4, 3, 2, 1, 0]);
+    expect(second.html).not.toContain('rel="next"');
+    expect(second.html).toContain('href="/alice/long/-/commits/main">Newest</a>');
   });
 
   it('when a commit is read, then its message, author, parent and diff show', async () => {
