@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
-import { launchBrowser, seriousAxeViolations, watchIncidents, type Browser, type Page } from './support/browser.js';
+import { launchBrowser, seriousAxeViolations, watchIncidents, type Browser, type Page } from '@githost/test-support/browser';
 
 /**
  * The site in a real browser (Debian's chromium through playwright-core): accessibility (axe,

@@ -1,3 +1,4 @@
+/** The browser for page tests: Debian's chromium driven by playwright-core, axe-core, and a watch for what a page must not do (import from `@githost/test-support/browser`; kept out of the main entry so other tests never load playwright). */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';

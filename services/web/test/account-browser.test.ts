@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Service } from '@githost/runtime';
+import { launchBrowser, seriousAxeViolations, watchIncidents, type Browser, type Page } from '@githost/test-support/browser';
+import { createServer, loadConfig } from '../src/index.js';
+import { startContractApi, type ContractApi } from './support/contract-api.js';
+
+/** The signed-in pages in Debian's chromium, against the sign-in contract: signing in with the
+ *  form, accessibility at 375 and 1440 px in light and dark mode, a token shown once. */
+let api: ContractApi;
+let web: Service<{ httpPort: number; metricsPort: number }>;
+let base: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  api = await startContractApi();
+  web = createServer(loadConfig({ GITHOST_INTERNAL_SECRET: 'web-test-secret-0123456789', GATEWAY_URL: api.url, HTTP_PORT: '0', METRICS_PORT: '0', BIND_HOST: '127.0.0.1' }));
+  base = `http://127.0.0.1:${(await web.start()).httpPort}`;
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await web?.stop();
+  await api?.close();
+});
+
+async function signIn(page: Page): Promise<void> {
+  await page.goto(`${base}/-/settings/tokens`);
+  expect(new URL(page.url()).pathname).toBe('/-/sign-in');
+  await page.getByLabel('Username').fill('alice');
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}/-/settings/tokens`);
+}
+
+describe('signed-in pages in a browser', () => {
+  for (const width of [375, 1440]) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      it(`when read at ${width} px in ${colorScheme} mode, then axe finds no serious or critical violation and nothing runs that should not`, async () => {
+        const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
+        const page = await context.newPage();
+        const incidents = watchIncidents(page);
+        try {
+          await signIn(page);
+          for (const path of ['/', '/-/new', '/-/settings', '/-/settings/sessions', '/-/settings/tokens', '/-/sign-in']) {
+            await page.goto(base + path);
+            expect([path, await seriousAxeViolations(page)]).toEqual([path, []]);
+            const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+            expect([path, overflow <= 1]).toEqual([path, true]);
+          }
+          expect(incidents).toEqual({ dialogs: [], errors: [] });
+        } finally {
+          await context.close();
+        }
+      }, 120_000);
+    }
+  }
+
+  it('when a token is created in the browser, then it is shown once with a copy button, and signing out ends the session', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await signIn(page);
+      await page.getByLabel('Name').fill('laptop');
+      await page.getByRole('button', { name: 'Create token' }).click();
+      await page.waitForLoadState('load');
+      const token = await page.locator('#new-token').inputValue();
+      expect(token).toMatch(/^ght_[0-9a-f]{32}$/);
+      expect(await page.getByRole('button', { name: 'Copy to clipboard' }).count()).toBe(1);
+      await page.goto(`${base}/-/settings/tokens`);
+      expect(await page.locator('#new-token').count()).toBe(0);
+      expect(await page.content()).not.toContain(token);
+      const sessions = api.sessions.size;
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(`${base}/`);
+      expect(await page.getByRole('link', { name: 'Sign in' }).count()).toBeGreaterThan(0);
+      expect(api.sessions.size).toBe(sessions - 1);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
