@@ -2,7 +2,7 @@ import client from 'prom-client';
 import { grpcClientMetrics, grpcServerMetrics, type GrpcMetrics } from '@githost/grpc';
 
 export interface AccountsMetrics {
-  /** Authenticate outcomes: `user`, `bootstrap_admin`, `rejected`. A rise in rejections is a credential-stuffing signal. */
+  /** Authenticate outcomes: `user`, `bootstrap_admin`, `session`, `rejected`. A rise in rejections is a credential-stuffing signal. */
   authentications: client.Counter<'result'>;
   /** Authorize outcomes by permission, `not_found` for unknown repositories, `suspended` for refused callers. */
   authorizations: client.Counter<'permission'>;

@@ -8,6 +8,8 @@ import { pgliteDir, type Config } from './config.js';
 import { openAccountsDatabase } from './db/open.js';
 import { PgProtectionStore } from './db/protection-store.js';
 import { PgRepositoryStore } from './db/repository-store.js';
+import { PgSessionStore } from './db/session-store.js';
+import { argon2Hasher } from './crypto/argon2.js';
 import { PgTokenStore } from './db/token-store.js';
 import { PgUserStore } from './db/user-store.js';
 import type { RepositoryStorage } from './domain/ports.js';
@@ -22,6 +24,8 @@ export interface ServerDeps {
   metricsEndpoint?: MetricsEndpoint;
   /** git-storage; built from `config.storageShards` when absent. */
   storage?: RepositoryStorage & { ready?(): Promise<boolean>; close?(): void };
+  /** Milliseconds since the epoch for session expiry and sign-in limits; tests move it. */
+  clock?: () => number;
 }
 
 export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; grpcPort: number; metricsPort: number }> {
@@ -45,6 +49,10 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         tokens: new PgTokenStore(database),
         repositories: new PgRepositoryStore(database),
         protections: new PgProtectionStore(database),
+        sessions: new PgSessionStore(database),
+        hasher: argon2Hasher,
+        sessionSettings: config.sessions,
+        clock: deps.clock,
         storage: store,
         placement: { shards: [...config.storageShards.keys()], defaultShard: config.defaultShard },
         adminToken: config.adminToken,
