@@ -85,7 +85,12 @@ export class SessionService {
     private readonly hasher: PasswordHasher,
     private readonly settings: SessionSettings = DEFAULT_SESSION_SETTINGS,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    // Made before the first sign-in, so an unknown user's first attempt costs what any other does.
+    void this.dummy().catch(() => {
+      this.dummyHash = undefined;
+    });
+  }
 
   /**
    * POST /api/sessions. Unknown user, suspended user, no password set and wrong password all
