@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestStorage, type TestStorage } from '@githost/git-storage/testing';
 import { rpc } from './rpc.js';
 import { ADMIN_TOKEN, Client, SECRET, startAccounts, type Backend, type Harness } from './harness.js';
+import { pgliteDir } from '../src/config.js';
+import { openAccountsDatabase } from '../src/db/open.js';
+import { createServer } from '../src/server.js';
 
 const DAY = 24 * 3600_000;
 const INVALID = { status: 401, body: { error: 'Invalid username or password' } };
@@ -210,5 +213,30 @@ describe.each<Backend>(['postgres', 'pglite'])('passwords and sessions on %s', (
     for (let i = 0; i < 10; i++) expect((await wes.request('PUT', '/api/user/password', { current_password: `guess ${i} pw`, password: 'new password' })).status).toBe(403);
     expect((await wes.requestWithHeaders('PUT', '/api/user/password', { current_password: 'wes password', password: 'new password' })).status).toBe(429);
     expect((await signIn('wes', 'wes password', { address: '192.0.2.200', user_agent: 'x' })).status).toBe(429);
+  });
+
+  it('when the database is read, then it holds argon2id hashes and secret hashes only, and failures older than a day are swept by the next failure', async () => {
+    await createUser('stored', 'stored password');
+    const { client } = await session('stored', 'stored password');
+    expect((await signIn('stored', 'wrong password')).status).toBe(401);
+    now += DAY + 60_000;
+    expect((await signIn('someone-else', 'wrong password', { address: '192.0.2.250', user_agent: 'x' })).status).toBe(401);
+    await h.service.stop();
+    const db = await openAccountsDatabase({ url: h.databaseUrl, pgliteDir: pgliteDir(h.config) });
+    try {
+      const users = await db.query<{ password_hash: string | null }>("SELECT password_hash FROM users WHERE username = 'stored'");
+      expect(users.rows[0]!.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+      const sessions = await db.query('SELECT * FROM sessions');
+      const dump = JSON.stringify(sessions.rows) + JSON.stringify(users.rows);
+      expect(dump).not.toContain(client.token!);
+      expect(dump).not.toContain('stored password');
+      const failures = await db.query<{ kind: string; key: string }>('SELECT kind, key FROM sign_in_failures ORDER BY kind, key');
+      expect(failures.rows).toEqual([{ kind: 'account', key: 'someone-else' }, { kind: 'address', key: '192.0.2.250' }]);
+    } finally {
+      await db.close();
+    }
+    h.service = createServer(h.config, { clock: () => now });
+    const { httpPort } = await h.service.start();
+    h.base = `http://127.0.0.1:${httpPort}`;
   });
 });

@@ -127,6 +127,8 @@ CREATE TABLE sign_in_failures (
   failed_at timestamptz NOT NULL
 );
 CREATE INDEX sign_in_failures_key_idx ON sign_in_failures (kind, key, failed_at);
+-- Old failures are swept by age, whoever's they were.
+CREATE INDEX sign_in_failures_failed_at_idx ON sign_in_failures (failed_at);
 `,
   },
 ];

@@ -110,9 +110,10 @@ export class PgSessionStore implements SessionStore {
 
   async recordFailures(keys: { kind: 'account' | 'address'; key: string }[], at: Date): Promise<void> {
     await this.db.transaction(async (tx) => {
+      // Rows older than a day count for no window this service allows (config.ts caps it), so
+      // each failure sweeps them, whoever's they were: made-up names cannot grow the table forever.
+      await tx.query("DELETE FROM sign_in_failures WHERE failed_at < $1::timestamptz - interval '1 day'", [at.toISOString()]);
       for (const { kind, key } of keys) {
-        // Rows older than a day count for no window this service allows; the key's own are swept here.
-        await tx.query("DELETE FROM sign_in_failures WHERE kind = $1 AND key = $2 AND failed_at < $3::timestamptz - interval '1 day'", [kind, key, at.toISOString()]);
         await tx.query('INSERT INTO sign_in_failures (kind, key, failed_at) VALUES ($1, $2, $3::timestamptz)', [kind, key, at.toISOString()]);
       }
     });
