@@ -193,6 +193,9 @@ describe.each<Backend>(['postgres', 'pglite'])('passwords and sessions on %s', (
     now = start + 60_000;
     const refused = await signIn('LOCKED', 'locked password');
     expect({ status: refused.status, body: refused.body, retryAfter: refused.headers.get('retry-after') }).toEqual({ status: 429, body: { error: 'Too many failed sign-in attempts; try again later' }, retryAfter: String(15 * 60 - 60) });
+    const metrics = await (await fetch(h.metricsUrl)).text();
+    expect(metrics).toContain('githost_accounts_sign_ins_total{result="throttled",service="accounts"} 1');
+    expect(metrics).toMatch(/githost_accounts_sign_ins_total\{result="refused",service="accounts"\} \d+/);
     now = start + 15 * 60_000 + 1;
     expect((await signIn('locked', 'locked password')).status).toBe(201);
   });

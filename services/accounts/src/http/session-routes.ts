@@ -1,5 +1,5 @@
 import type { Express, Request, Response } from 'express';
-import { notFound } from '@githost/errors';
+import { AppError, notFound } from '@githost/errors';
 import { route } from '@githost/http';
 import type { SessionRecord } from '../domain/ports.js';
 import { isThrottled, type SessionService, type Throttled } from '../domain/sessions.js';
@@ -34,10 +34,16 @@ export const sessionJson = (s: SessionRecord, currentId: string | undefined) => 
   current: s.id === currentId,
 });
 
+export type SignInObserver = (result: 'signed_in' | 'refused' | 'throttled') => void;
+
 /** README "Sessions": sign-in, the caller's sessions, and passwords. */
-export function registerSessionRoutes(app: Express, sessions: SessionService): void {
+export function registerSessionRoutes(app: Express, sessions: SessionService, onSignIn: SignInObserver = () => undefined): void {
   app.post('/api/sessions', route(async (req, res) => {
-    const result = await sessions.signIn(req.body, clientOf(res));
+    const result = await sessions.signIn(req.body, clientOf(res)).catch((err: unknown) => {
+      if (err instanceof AppError && err.kind === 'unauthenticated') onSignIn('refused');
+      throw err;
+    });
+    onSignIn(isThrottled(result) ? 'throttled' : 'signed_in');
     if (isThrottled(result)) return tooManyFailures(res, result);
     res.status(201).json({ id: result.id, secret: result.secret, expires_at: result.expires_at, idle_expires_at: result.idle_expires_at });
   }));
