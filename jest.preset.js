@@ -6,12 +6,14 @@ export default {
   reporters: ['default', summaryReporter],
   testEnvironment: 'node',
   testEnvironmentOptions: { customExportConditions: ['development', 'node', 'node-addons'] },
-  extensionsToTreatAsEsm: ['.ts'],
+  extensionsToTreatAsEsm: ['.ts', '.tsx'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
+    // The web's templates (JSX, preact's automatic runtime); any workspace that loads the web needs it.
+    '^.+\\.tsx$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript', tsx: true }, target: 'es2022', transform: { react: { runtime: 'automatic', importSource: 'preact' } } }, module: { type: 'es6' } }],
   },
-  testMatch: ['**/*.test.ts'],
+  testMatch: ['**/*.test.ts', '**/*.test.tsx'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 60000,
   // A handle left open after a failed start-up must fail that suite, not hang the whole run until

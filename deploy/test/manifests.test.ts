@@ -56,12 +56,12 @@ for (const overlay of ['dev', 'production']) {
     });
 
     it('when rendered, then each service has a workload, a Service, a ServiceAccount and a PodDisruptionBudget', () => {
-      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks']) {
+      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web']) {
         const kinds = objects.filter((o) => o.metadata.name === name).map((o) => o.kind);
         expect(kinds).toEqual(expect.arrayContaining(['Service', 'ServiceAccount', 'PodDisruptionBudget', name === 'git-storage' ? 'StatefulSet' : 'Deployment']));
       }
       const hpas = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler').map((o) => o.metadata.name).sort();
-      expect(hpas).toEqual(['browse', 'gateway']);
+      expect(hpas).toEqual(['browse', 'gateway', 'web']);
       const sts = objects.find((o) => o.kind === 'StatefulSet')!;
       expect((sts.spec as { volumeClaimTemplates: unknown[] }).volumeClaimTemplates).toHaveLength(1);
     });
@@ -138,7 +138,7 @@ for (const overlay of ['dev', 'production']) {
           .flatMap((p) => (p.spec as { ingress: Rule[] }).ingress)
           .filter((r) => r.from?.some((f) => f.namespaceSelector?.matchLabels['githost.io/metrics-scraper'] === 'true'))
           .flatMap((r) => r.ports.map((p) => p.port));
-      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks']) expect([name, scraperPorts(name)]).toEqual([name, [port]]);
+      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web']) expect([name, scraperPorts(name)]).toEqual([name, [port]]);
       const open = objects.find((o) => o.metadata.name === 'gateway-from-anywhere')!;
       const publicPorts = (open.spec as { ingress: Rule[] }).ingress.filter((r) => r.from === undefined).flatMap((r) => r.ports.map((p) => p.port));
       expect(publicPorts).toEqual([3000]);
@@ -165,12 +165,12 @@ describe('Dockerfile', () => {
   });
 
   it('when read, then every entry point it can start is a build output of a workspace that exists', () => {
-    const services = ['accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks'];
+    const services = ['accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web'];
     expect(dockerfile).toContain('exec node services/$SERVICE/dist/main.js');
     expect(dockerfile).toContain('exec node gateway/dist/main.js');
     for (const s of services) {
       const pkg = JSON.parse(readFileSync(path.join(here, '..', '..', 'services', s, 'package.json'), 'utf8')) as { name: string; scripts: Record<string, string> };
-      expect([pkg.name, pkg.scripts.build]).toEqual([`@githost/${s}`, 'tsc -p tsconfig.build.json']);
+      expect([pkg.name, pkg.scripts.build?.startsWith('tsc -p tsconfig.build.json')]).toEqual([`@githost/${s}`, true]);
       expect(readFileSync(path.join(here, '..', '..', 'services', s, 'tsconfig.build.json'), 'utf8')).toContain('"outDir": "dist"');
       expect(existsSync(path.join(here, '..', '..', 'services', s, 'src', 'main.ts'))).toBe(true);
     }

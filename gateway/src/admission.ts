@@ -9,7 +9,7 @@ import { denyAnonymous, denyRepository, type Denial } from './domain/access.js';
 import { capPermission, denyScope } from './domain/scopes.js';
 import { declaredTooLarge } from './body-limit.js';
 import { markChallenged, type RateClient, type RateLimitGate } from './rate-limit.js';
-import { matchRoute, splitTarget, type RouteMatch } from './routes.js';
+import { matchRoute, matchSiteRoute, splitTarget, type RouteMatch } from './routes.js';
 import { staleAccessAfter } from './stale-access.js';
 import type { Admission } from './request-state.js';
 
@@ -32,10 +32,13 @@ export type Admit = (req: Request, res: Response) => Promise<Admission | undefin
 export function createAdmission({ accounts, withinRateLimit }: AdmissionDeps): Admit {
   return async (req, res) => {
     const target = splitTarget(req.url);
-    const route = target && matchRoute(req.method, target.path, target.query);
+    const route = target && (matchRoute(req.method, target.path, target.query) ?? matchSiteRoute(req.method, target.path));
     // Low-cardinality label for the shared HTTP latency histogram: which service, which surface.
     if (route) res.locals.routeLabel = `${route.upstream}/${route.surface}`;
     const requestId = String(req.headers[REQUEST_ID_HEADER]);
+    // A page is not an API call: the web signs in through the API with the browser's session, and
+    // each API call it makes is authenticated and counted there (README "The web").
+    if (route?.surface === 'web') return { route, principal: null, repo: null, requestId };
 
     // CONTRACT §9 Access: a present but invalid credential is 401 everywhere, before any lookup.
     let invalidCredential: AppError | undefined;

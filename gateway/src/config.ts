@@ -20,6 +20,7 @@ const schema = z
     BROWSE_URL: optionalUrl(),
     MERGE_REQUESTS_URL: optionalUrl(),
     WEBHOOKS_URL: optionalUrl(),
+    WEB_URL: optionalUrl(),
     GITHOST_RATE_LIMIT_PER_MINUTE: env.int(600),
     GITHOST_RATE_LIMIT_ANON_PER_MINUTE: env.int(120),
     GITHOST_GIT_RATE_LIMIT_PER_MINUTE: env.int(1200),
@@ -40,6 +41,7 @@ const schema = z
         browse: e.BROWSE_URL,
         'merge-requests': e.MERGE_REQUESTS_URL,
         webhooks: e.WEBHOOKS_URL,
+        web: e.WEB_URL,
       },
       gitStorageShards,
       gitStorageGrpcShards: e.GIT_STORAGE_SHARDS || e.GIT_STORAGE_GRPC_ADDR ? grpcShardsOf(e) : undefined,
@@ -63,7 +65,7 @@ function trustProxyOf(value: string): boolean | number | string {
   return v;
 }
 
-export type UpstreamName = 'accounts' | 'git-storage' | 'browse' | 'merge-requests' | 'webhooks';
+export type UpstreamName = 'accounts' | 'git-storage' | 'browse' | 'merge-requests' | 'webhooks' | 'web';
 
 export interface Config {
   port: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { matchRoute, splitTarget } from './routes.js';
+import { matchRoute, matchSiteRoute, splitTarget } from './routes.js';
 
 describe('route table', () => {
   it('when a browse path has slashes in ref and path, then browse answers with optional auth', () => {
@@ -72,5 +72,20 @@ describe('request target', () => {
   });
   it('when a path holds .. segments, then it is routed as written, so it matches nothing a service serves', () => {
     expect(matchRoute('GET', '/api/repos/alice/secret/../demo/branches')).toBeUndefined();
+  });
+});
+
+describe('site routes (README "The web")', () => {
+  it('when a path is a page (home, a user, a repository, its files, the site own /-/ pages), then web answers it', () => {
+    for (const p of ['/', '/alice', '/alice/demo', '/alice/demo/-/tree/feature/x/src', '/-/sign-in', '/-/static/site.css']) {
+      expect(matchSiteRoute('GET', p)).toEqual({ upstream: 'web', auth: 'optional', surface: 'web' });
+    }
+    expect(matchSiteRoute('POST', '/-/sign-in')?.upstream).toBe('web');
+  });
+  it('when a path is the API, git, health or metrics, then it is no page', () => {
+    for (const p of ['/api', '/api/nothing', '/api/repos/a/b/nothing', '/alice/demo.git', '/alice/demo.git/objects/info/packs', '/healthz', '/readyz', '/metrics']) {
+      expect([p, matchSiteRoute('GET', p)]).toEqual([p, undefined]);
+    }
+    expect(matchSiteRoute('DELETE', '/alice/demo')).toBeUndefined();
   });
 });

@@ -7,8 +7,9 @@ import type { UpstreamName } from './config.js';
 export type AuthMode = 'required' | 'optional';
 
 /** How a denial is worded: browse endpoints answer `Not found` (seed §4 browsing rule 1), git
- *  transport prompts for credentials, everything else says `Repository not found`. */
-export type Surface = 'api' | 'browse' | 'git';
+ *  transport prompts for credentials, everything else says `Repository not found`. `web`: the
+ *  site's pages, which authenticate through the API themselves. */
+export type Surface = 'api' | 'browse' | 'git' | 'web';
 
 export interface RouteMatch {
   upstream: UpstreamName;
@@ -101,4 +102,18 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
   // seed §5: all webhook endpoints require an identity, reads included.
   if (rest === '/webhooks' || rest.startsWith('/webhooks/')) return { upstream: 'webhooks', auth: 'required', surface: 'api', repo };
   return undefined;
+}
+
+// Everything under a `{owner}/{repo}.git` path is git's, served or not, never a page.
+const GIT_REPO_PATH = /^\/[^/]+\/[^/]+\.git(?:\/|$)/;
+const EDGE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * The site (README "The web"): every path that is not the REST API, not git transport and not a
+ * health or metrics path is a page of the web service. Asked only when `matchRoute` found nothing.
+ */
+export function matchSiteRoute(method: string, path: string): RouteMatch | undefined {
+  if (path === '/api' || path.startsWith('/api/') || GIT_REPO_PATH.test(path) || EDGE_PATHS.has(path)) return undefined;
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return undefined;
+  return { upstream: 'web', auth: 'optional', surface: 'web' };
 }

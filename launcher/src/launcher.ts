@@ -107,6 +107,8 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     HTTP_PORT: '0',
     GRPC_PORT: '0',
     PORT: String(port),
+    // The web renders pages from the public API: through the gateway, like any client.
+    GATEWAY_URL: nonEmpty(base.GATEWAY_URL) ?? `http://127.0.0.1:${port}`,
   };
 
   const reserved = new Map<string, ReservedPort>();

@@ -61,6 +61,8 @@ export const STAGES: ServiceEntry[][] = [
     { name: 'browse', load: () => import('@githost/browse'), exports: (p) => defined({ BROWSE_URL: local(p.httpPort, 'http://') }) },
     { name: 'merge-requests', load: () => import('@githost/merge-requests'), exports: (p) => defined({ MERGE_REQUESTS_URL: local(p.httpPort, 'http://') }) },
     { name: 'webhooks', load: () => import('@githost/webhooks'), exports: (p) => defined({ WEBHOOKS_URL: local(p.httpPort, 'http://') }) },
+    // The pages call the API through the gateway (GATEWAY_URL), at request time only.
+    { name: 'web', load: () => import('@githost/web'), exports: (p) => defined({ WEB_URL: local(p.httpPort, 'http://') }) },
   ],
 ];
 

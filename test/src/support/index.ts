@@ -16,4 +16,5 @@ export { api, rawGet, createUser, createRepo, addCollaborator, type ApiOptions, 
 export { makeWorkdir, removeWorkdirs, git, gitResult, gitResultWithEnv, gitWithInput, commitFiles, pushUrl, cloneUrl, type GitResult } from './git.js';
 export { openApiViolations, assertMatchesOpenApi, OPENAPI_FILE } from './openapi.js';
 export { startReceiver } from './receiver.js';
+export { webGet, webPost, textOf, type WebPage } from './web.js';
 export { eventually, sample, type ReceivedDelivery as Delivery, type Receiver } from '@githost/test-support';

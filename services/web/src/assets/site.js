@@ -1,0 +1,92 @@
+/* global document, window, navigator, location, history, setTimeout, URL */
+// githost's only script: progressive enhancement. Every page works without it.
+(function () {
+  'use strict';
+
+  // Copy buttons next to read-only fields (clone URL, a new token).
+  function addCopyButtons() {
+    var fields = document.querySelectorAll('input[data-copy]');
+    for (var i = 0; i < fields.length; i++) {
+      (function (input) {
+        if (!navigator.clipboard) return;
+        var button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'copy';
+        button.textContent = 'Copy';
+        button.setAttribute('aria-label', 'Copy to clipboard');
+        button.addEventListener('click', function () {
+          navigator.clipboard.writeText(input.value).then(function () {
+            button.textContent = 'Copied';
+            setTimeout(function () { button.textContent = 'Copy'; }, 1500);
+          });
+        });
+        input.insertAdjacentElement('afterend', button);
+      })(fields[i]);
+    }
+  }
+
+  // #L10-L20 marks a range of lines; shift-click on a line number extends the range.
+  var anchor = 0;
+  function markLines() {
+    var marked = document.querySelectorAll('table.code tr.selected');
+    for (var i = 0; i < marked.length; i++) marked[i].classList.remove('selected');
+    var m = /^#L(\d+)(?:-L(\d+))?$/.exec(location.hash);
+    if (!m) return;
+    var from = Number(m[1]);
+    var to = Number(m[2] || m[1]);
+    if (to < from) { var t = from; from = to; to = t; }
+    for (var n = from; n <= to; n++) {
+      var row = document.getElementById('L' + n);
+      if (row) row.classList.add('selected');
+    }
+    var first = document.getElementById('L' + from);
+    if (first && m[2]) first.scrollIntoView({ block: 'center' });
+  }
+  function lineClicks() {
+    var table = document.querySelector('table.code');
+    if (!table) return;
+    table.addEventListener('click', function (event) {
+      var link = event.target.closest && event.target.closest('td.ln a');
+      if (!link) return;
+      var n = Number(link.getAttribute('href').slice(2));
+      if (event.shiftKey && anchor) {
+        event.preventDefault();
+        var from = Math.min(anchor, n);
+        var to = Math.max(anchor, n);
+        history.replaceState(null, '', '#L' + from + (to !== from ? '-L' + to : ''));
+        markLines();
+      } else {
+        anchor = n;
+      }
+    });
+  }
+
+  // Unified or split diff without a reload; the links still work without this.
+  function diffToggle() {
+    var section = document.querySelector('section.diffs');
+    if (!section) return;
+    var links = section.querySelectorAll('a[data-diff-view]');
+    for (var i = 0; i < links.length; i++) {
+      links[i].addEventListener('click', function (event) {
+        event.preventDefault();
+        var mode = this.getAttribute('data-diff-view');
+        section.setAttribute('data-view', mode);
+        for (var k = 0; k < links.length; k++) {
+          if (links[k].getAttribute('data-diff-view') === mode) links[k].setAttribute('aria-current', 'true');
+          else links[k].removeAttribute('aria-current');
+        }
+        var url = new URL(location.href);
+        url.searchParams.set('view', mode);
+        history.replaceState(null, '', url.toString());
+      });
+    }
+  }
+
+  document.addEventListener('DOMContentLoaded', function () {
+    addCopyButtons();
+    markLines();
+    lineClicks();
+    diffToggle();
+  });
+  window.addEventListener('hashchange', markLines);
+})();

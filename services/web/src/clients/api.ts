@@ -1,0 +1,93 @@
+import { AppError, type ErrorKind } from '@githost/errors';
+
+/** Who the web is calling for: the signed-in person's session secret (absent: anonymous), and
+ *  the browser's request id so the API's log lines join the page's. */
+export interface ApiCaller {
+  credential?: string;
+  requestId?: string;
+  /** Extra headers for every call (the signed client forwarding, once the gateway reads it). */
+  headers?: Record<string, string>;
+}
+
+const TIMEOUT_MS = 30_000;
+
+// The API's statuses as the kinds the page error handler knows; 429 keeps its status in details.
+const KIND_OF_STATUS: Record<number, ErrorKind> = { 400: 'validation', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 413: 'too_large', 414: 'uri_too_long', 415: 'unsupported_media_type' };
+
+/** An API answer that was not 2xx, as an AppError carrying the API's own message and status. */
+export function apiError(status: number, message: string | undefined): AppError {
+  if (status === 429) return new AppError('unavailable', 'Too many requests: try again in a minute', { status });
+  const kind = KIND_OF_STATUS[status] ?? (status >= 500 ? 'unavailable' : 'validation');
+  return new AppError(kind, message || `The API answered ${status}`, { status });
+}
+
+/**
+ * The public REST API through the gateway, as the signed-in person (README "The web"): the web
+ * holds no privileges of its own, so a page can never show what the API would refuse.
+ */
+export class GatewayApi {
+  constructor(
+    private readonly base: string,
+    private readonly caller: ApiCaller,
+  ) {}
+
+  get signedIn(): boolean {
+    return this.caller.credential !== undefined;
+  }
+
+  get<T>(path: string): Promise<T> {
+    return this.call<T>('GET', path);
+  }
+
+  /** A JSON call; resolves undefined for 204. */
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await this.request(method, path, body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    if (res.status === 204) return undefined as T;
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (!res.ok) throw apiError(res.status, (parsed as { error?: unknown } | undefined)?.error?.toString());
+    return parsed as T;
+  }
+
+  /** The answer as it came (raw files and archives are streamed, not parsed); non-2xx throws. */
+  async stream(path: string, headers: Record<string, string> = {}): Promise<Response> {
+    const res = await this.request('GET', path, { headers });
+    if (!res.ok && res.status !== 304) {
+      const text = await res.text().catch(() => '');
+      let message: string | undefined;
+      try {
+        message = (JSON.parse(text) as { error?: string }).error;
+      } catch {
+        message = undefined;
+      }
+      throw apiError(res.status, message);
+    }
+    return res;
+  }
+
+  private async request(method: string, path: string, init: { body?: string; headers?: Record<string, string> }): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json', ...this.caller.headers, ...init.headers };
+    if (this.caller.credential) headers.authorization = `Bearer ${this.caller.credential}`;
+    if (this.caller.requestId) headers['x-request-id'] = this.caller.requestId;
+    try {
+      return await fetch(this.base + path, { method, headers, body: init.body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+    } catch (err) {
+      throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
+    }
+  }
+}
+
+/** `/api/repos/{owner}/{repo}` with each name percent-encoded. */
+export function repoApiPath(owner: string, repo: string, rest = ''): string {
+  return `/api/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}${rest}`;
+}
+
+/** A ref or path that may hold slashes: each segment encoded, the slashes kept. */
+export function encodePath(value: string): string {
+  return value.split('/').map(encodeURIComponent).join('/');
+}

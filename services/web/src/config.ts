@@ -1,0 +1,25 @@
+import { loadConfig as load, serviceListenEnv, serviceListenFields, unlessBlank, z } from '@githost/config';
+
+const httpUrl = (fallback: string) => unlessBlank(z.string().url().regex(/^https?:\/\//, 'expected an http:// or https:// URL').default(fallback));
+
+const schema = z
+  .object({
+    ...serviceListenEnv(3601),
+    /** Where the web reaches the public REST API: the gateway, never a service directly, so
+     *  every page is bound by the same access rules as the API (README "The web"). */
+    GATEWAY_URL: httpUrl('http://127.0.0.1:3000'),
+    /** What the browser sees: decides the cookie's `Secure` flag and the clone URLs. */
+    PUBLIC_URL: httpUrl('http://localhost:3000'),
+  })
+  .transform((e) => ({
+    ...serviceListenFields(e),
+    gatewayUrl: e.GATEWAY_URL.replace(/\/+$/, ''),
+    publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
+  }));
+
+export type Config = z.output<typeof schema>;
+
+/** Validated at boot: a bad value stops the process with a message naming the variable. */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
+  return load('web', schema, environment);
+}

@@ -1,0 +1,296 @@
+import { AppError } from '@githost/errors';
+import { appendCookie, cookieHeader, SESSION_COOKIE } from '../http/session.js';
+import type { IssuedSession, IssuedToken, SessionInfo, TokenInfo, TokenScope } from '../clients/types.js';
+import { Notice, Time } from '../views/components.js';
+import { clearSessionCookie } from './router.js';
+import { safeNext, site } from './paths.js';
+import { field, fields, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
+
+function CsrfField({ token }: { token: string }) {
+  return <input type="hidden" name="csrf" value={token} />;
+}
+
+function SignInForm({ ctx, next, error, username }: { ctx: PageContext; next: string; error?: string | undefined; username?: string }) {
+  return (
+    <section class="narrow">
+      <h1 class="page-title">Sign in to githost</h1>
+      {error && <Notice kind="error">{error}</Notice>}
+      <form method="post" action={site.signIn()} class="stack">
+        <CsrfField token={ctx.csrf} />
+        <input type="hidden" name="next" value={next} />
+        <label for="username">Username</label>
+        <input id="username" name="username" type="text" autocomplete="username" required value={username ?? ''} />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <button type="submit" class="primary">Sign in</button>
+      </form>
+    </section>
+  );
+}
+
+async function signIn(ctx: PageContext): Promise<PageResult> {
+  const username = field(ctx.form, 'username').trim();
+  const password = field(ctx.form, 'password');
+  const next = safeNext(field(ctx.form, 'next'));
+  if (!username || !password) return page('Sign in', <SignInForm ctx={ctx} next={next} username={username} error="Enter your username and password." />, { status: 400 });
+  let session: IssuedSession;
+  try {
+    session = await ctx.api.call<IssuedSession>('POST', '/api/sessions', { username, password });
+  } catch (err) {
+    if (err instanceof AppError && (err.kind === 'unauthenticated' || err.kind === 'validation')) {
+      return page('Sign in', <SignInForm ctx={ctx} next={next} username={username} error="Invalid username or password." />, { status: 401 });
+    }
+    if (err instanceof AppError && err.details?.status === 429) {
+      return page('Sign in', <SignInForm ctx={ctx} next={next} username={username} error="Too many attempts. Wait a minute and try again." />, { status: 429 });
+    }
+    throw err;
+  }
+  const secure = ctx.config.publicUrl.startsWith('https:');
+  const maxAge = Math.max(0, Math.floor((Date.parse(session.expires_at) - Date.now()) / 1000));
+  appendCookie(ctx.res, cookieHeader(SESSION_COOKIE, session.secret, { secure, ...(Number.isFinite(maxAge) ? { maxAgeSeconds: maxAge } : {}) }));
+  return redirect(next);
+}
+
+async function signOut(ctx: PageContext): Promise<PageResult> {
+  if (ctx.viewer) {
+    // The session ends on the server too, not only in this browser.
+    await ctx.api.call('DELETE', '/api/user/sessions/current').catch((err: unknown) => {
+      if (!(err instanceof AppError && err.kind === 'unauthenticated')) throw err;
+    });
+  }
+  clearSessionCookie(ctx.res, ctx.config.publicUrl.startsWith('https:'));
+  return redirect(site.home());
+}
+
+function SettingsNav({ current }: { current: 'password' | 'sessions' | 'tokens' }) {
+  const items = [
+    { id: 'password', label: 'Password', href: site.settings() },
+    { id: 'sessions', label: 'Sessions', href: site.sessions() },
+    { id: 'tokens', label: 'Access tokens', href: site.tokens() },
+  ];
+  return (
+    <nav aria-label="Settings" class="tabs">
+      {items.map((i) => (
+        <a href={i.href} aria-current={i.id === current ? 'page' : undefined}>
+          {i.label}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+// Messages after a redirect are chosen by key: nothing from the URL is echoed into the page.
+const DONE: Record<string, string> = {
+  password: 'Your password has been changed.',
+  'session-revoked': 'The session has been signed out.',
+  'token-revoked': 'The token has been revoked.',
+};
+
+function done(ctx: PageContext) {
+  const key = typeof ctx.req.query.done === 'string' ? ctx.req.query.done : '';
+  const message = DONE[key];
+  return message ? <Notice kind="info">{message}</Notice> : null;
+}
+
+function passwordPage(ctx: PageContext, error?: string, status = 200): PageResult {
+  return page(
+    'Settings',
+    <>
+      <h1 class="page-title">Settings</h1>
+      <SettingsNav current="password" />
+      <p>
+        Signed in as <strong>{ctx.viewer!.username}</strong>
+        {ctx.viewer!.email && <> ({ctx.viewer!.email})</>}.
+      </p>
+      {done(ctx)}
+      {error && <Notice kind="error">{error}</Notice>}
+      <form method="post" action={`${site.settings()}/password`} class="stack narrow">
+        <h2>Change password</h2>
+        <CsrfField token={ctx.csrf} />
+        <label for="current_password">Current password</label>
+        <input id="current_password" name="current_password" type="password" autocomplete="current-password" required />
+        <label for="new_password">New password</label>
+        <input id="new_password" name="password" type="password" autocomplete="new-password" required />
+        <label for="confirm_password">Repeat the new password</label>
+        <input id="confirm_password" name="confirm" type="password" autocomplete="new-password" required />
+        <button type="submit" class="primary">Change password</button>
+      </form>
+    </>,
+    { status },
+  );
+}
+
+async function changePassword(ctx: PageContext): Promise<PageResult> {
+  const current = field(ctx.form, 'current_password');
+  const password = field(ctx.form, 'password');
+  if (password !== field(ctx.form, 'confirm')) return passwordPage(ctx, 'The new passwords do not match.', 400);
+  try {
+    await ctx.api.call('PUT', '/api/user/password', { current_password: current, password });
+  } catch (err) {
+    if (err instanceof AppError && (err.kind === 'validation' || err.kind === 'forbidden')) return passwordPage(ctx, err.message, 400);
+    throw err;
+  }
+  return redirect(`${site.settings()}?done=password`);
+}
+
+async function sessionsPage(ctx: PageContext): Promise<PageResult> {
+  const sessions = await ctx.api.get<SessionInfo[]>('/api/user/sessions');
+  return page(
+    'Sessions',
+    <>
+      <h1 class="page-title">Settings</h1>
+      <SettingsNav current="sessions" />
+      {done(ctx)}
+      <h2>Where you are signed in</h2>
+      <ul class="item-list">
+        {sessions.map((s) => (
+          <li>
+            <div>
+              <strong>{s.user_agent || 'Unknown browser'}</strong> {s.current && <span class="badge">this browser</span>}
+              <p class="muted">
+                {s.address && <>{s.address} · </>}
+                {s.created_at && <>signed in <Time iso={s.created_at} /></>}
+                {s.last_used_at && <> · last used <Time iso={s.last_used_at} /></>}
+              </p>
+            </div>
+            {!s.current && (
+              <form method="post" action={`${site.sessions()}/${encodeURIComponent(s.id)}/revoke`} class="inline">
+                <CsrfField token={ctx.csrf} />
+                <button type="submit" class="danger">Sign out</button>
+              </form>
+            )}
+          </li>
+        ))}
+      </ul>
+    </>,
+  );
+}
+
+async function revokeSession(ctx: PageContext, id: string): Promise<PageResult> {
+  await ctx.api.call('DELETE', `/api/user/sessions/${encodeURIComponent(id)}`);
+  return redirect(`${site.sessions()}?done=session-revoked`);
+}
+
+const SCOPES: { id: TokenScope; label: string }[] = [
+  { id: 'read', label: 'read: read repositories and your account' },
+  { id: 'write', label: 'write: push, merge, change settings' },
+  { id: 'admin', label: 'admin: site administration' },
+];
+const EXPIRY_DAYS = ['7', '30', '90', '365', 'never'] as const;
+
+function tokensView(ctx: PageContext, tokens: TokenInfo[], opts: { issued?: IssuedToken; error?: string; status?: number } = {}): PageResult {
+  return page(
+    'Access tokens',
+    <>
+      <h1 class="page-title">Settings</h1>
+      <SettingsNav current="tokens" />
+      {done(ctx)}
+      {opts.issued && (
+        <div class="notice notice-info" role="status">
+          <p>
+            Your new token <strong>{opts.issued.name ?? ''}</strong>. Copy it now: it will not be shown again.
+          </p>
+          <p class="clone-box">
+            <label for="new-token">Token</label>
+            <input id="new-token" type="text" readonly value={opts.issued.token} data-copy="" />
+          </p>
+        </div>
+      )}
+      <h2>Personal access tokens</h2>
+      {tokens.length === 0 ? (
+        <p>You have no tokens.</p>
+      ) : (
+        <ul class="item-list">
+          {tokens.map((t) => (
+            <li>
+              <div>
+                <strong>{t.name ?? '(no name)'}</strong> <span class="muted">{t.scopes.join(', ')}</span>
+                <p class="muted">
+                  created <Time iso={t.created_at} />
+                  {t.expires_at ? <> · expires <Time iso={t.expires_at} /></> : ' · never expires'}
+                  {t.last_used_at ? <> · last used <Time iso={t.last_used_at} /></> : ' · never used'}
+                </p>
+              </div>
+              <form method="post" action={`${site.tokens()}/${encodeURIComponent(t.id)}/revoke`} class="inline">
+                <CsrfField token={ctx.csrf} />
+                <button type="submit" class="danger">Revoke</button>
+              </form>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form method="post" action={site.tokens()} class="stack narrow">
+        <h2>New token</h2>
+        {opts.error && <Notice kind="error">{opts.error}</Notice>}
+        <CsrfField token={ctx.csrf} />
+        <label for="token-name">Name</label>
+        <input id="token-name" name="name" type="text" maxLength={100} required />
+        <fieldset>
+          <legend>Scopes</legend>
+          {SCOPES.filter((s) => s.id !== 'admin' || ctx.viewer?.is_admin).map((s) => (
+            <label class="check">
+              <input type="checkbox" name="scopes" value={s.id} checked={s.id !== 'admin'} /> {s.label}
+            </label>
+          ))}
+        </fieldset>
+        <label for="token-expiry">Expires</label>
+        <select id="token-expiry" name="expires_in_days">
+          {EXPIRY_DAYS.map((d) => (
+            <option value={d} selected={d === '30'}>
+              {d === 'never' ? 'Never' : `In ${d} days`}
+            </option>
+          ))}
+        </select>
+        <button type="submit" class="primary">Create token</button>
+      </form>
+    </>,
+    { status: opts.status ?? 200 },
+  );
+}
+
+async function tokensPage(ctx: PageContext): Promise<PageResult> {
+  return tokensView(ctx, await ctx.api.get<TokenInfo[]>('/api/user/tokens'));
+}
+
+async function createToken(ctx: PageContext): Promise<PageResult> {
+  const name = field(ctx.form, 'name').trim();
+  const scopes = fields(ctx.form, 'scopes').filter((s): s is TokenScope => s === 'read' || s === 'write' || s === 'admin');
+  const days = field(ctx.form, 'expires_in_days');
+  const list = () => ctx.api.get<TokenInfo[]>('/api/user/tokens');
+  if (!name) return tokensView(ctx, await list(), { error: 'Give the token a name.', status: 400 });
+  if (scopes.length === 0) return tokensView(ctx, await list(), { error: 'Choose at least one scope.', status: 400 });
+  if (!(EXPIRY_DAYS as readonly string[]).includes(days)) return tokensView(ctx, await list(), { error: 'Choose when the token expires.', status: 400 });
+  const body: Record<string, unknown> = { name, scopes };
+  if (days !== 'never') body.expires_at = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
+  let issued: IssuedToken;
+  try {
+    issued = await ctx.api.call<IssuedToken>('POST', '/api/user/tokens', body);
+  } catch (err) {
+    if (err instanceof AppError && err.kind === 'validation') return tokensView(ctx, await list(), { error: err.message, status: 400 });
+    throw err;
+  }
+  // Shown in this answer only; a reload does not post again without a fresh form.
+  return tokensView(ctx, await list(), { issued });
+}
+
+async function revokeToken(ctx: PageContext, id: string): Promise<PageResult> {
+  await ctx.api.call('DELETE', `/api/user/tokens/${encodeURIComponent(id)}`);
+  return redirect(`${site.tokens()}?done=token-revoked`);
+}
+
+export const accountPages: PageDefinition[] = [
+  {
+    method: 'GET',
+    path: '/-/sign-in',
+    handle: async (ctx) => (ctx.viewer ? redirect(safeNext(ctx.req.query.next), 302) : page('Sign in', <SignInForm ctx={ctx} next={safeNext(ctx.req.query.next)} />)),
+  },
+  { method: 'POST', path: '/-/sign-in', handle: signIn },
+  { method: 'POST', path: '/-/sign-out', handle: signOut },
+  { method: 'GET', path: '/-/settings', signedIn: true, handle: async (ctx) => passwordPage(ctx) },
+  { method: 'POST', path: '/-/settings/password', signedIn: true, handle: changePassword },
+  { method: 'GET', path: '/-/settings/sessions', signedIn: true, handle: sessionsPage },
+  { method: 'POST', path: '/-/settings/sessions/:id/revoke', signedIn: true, handle: (ctx, p) => revokeSession(ctx, p.id!) },
+  { method: 'GET', path: '/-/settings/tokens', signedIn: true, handle: tokensPage },
+  { method: 'POST', path: '/-/settings/tokens', signedIn: true, handle: createToken },
+  { method: 'POST', path: '/-/settings/tokens/:id/revoke', signedIn: true, handle: (ctx, p) => revokeToken(ctx, p.id!) },
+];

@@ -1,0 +1,174 @@
+import { repoApiPath, encodePath } from '../clients/api.js';
+import type { Commit, Commits, Comparison } from '../clients/types.js';
+import { CommitRow, Notice, RefSwitcher, shortSha, subjectOf, Time } from '../views/components.js';
+import { DiffView, type DiffViewMode } from '../views/diff.js';
+import { repoPages } from './paths.js';
+import { loadRepo } from './repo-data.js';
+import { page, type PageContext, type PageDefinition, type PageResult } from './registry.js';
+
+/** Commits per page of history. */
+export const COMMITS_PER_PAGE = 30;
+const SHA = /^[0-9a-f]{40}$/;
+
+/**
+ * History of a ref, a page at a time. The API has no offset, only a start and a limit, so a page
+ * asks for one commit more than it shows: that one starts the next page (`?after=<sha>`), and
+ * the ref's name stays in the URL for the tabs and the ref switcher.
+ */
+async function commitsPage(ctx: PageContext, owner: string, name: string, refParam: string): Promise<PageResult> {
+  const view = await loadRepo(ctx.api, owner, name);
+  const { repo } = view;
+  const gitRef = refParam || repo.default_branch;
+  const after = typeof ctx.req.query.after === 'string' && SHA.test(ctx.req.query.after) ? ctx.req.query.after : undefined;
+  const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'commits', ref: gitRef };
+  if (view.branches.branches.length === 0 && view.tags.length === 0) {
+    return page(`Commits · ${repo.full_name}`, <Notice kind="info">This repository has no commits yet.</Notice>, { repo: chrome });
+  }
+  const log = await ctx.api.get<Commits>(repoApiPath(owner, name, `/commits/${encodePath(after ?? gitRef)}?limit=${COMMITS_PER_PAGE + 1}`));
+  const shown = log.commits.slice(0, COMMITS_PER_PAGE);
+  const next = log.commits[COMMITS_PER_PAGE];
+  const here = repoPages.commits(owner, name, gitRef);
+  return page(
+    `Commits at ${gitRef} · ${repo.full_name}`,
+    <>
+      <div class="repo-top">
+        <RefSwitcher owner={owner} repo={name} current={gitRef} path="" branches={view.branches.branches} tags={view.tags} view="commits" />
+        <h1 class="page-title">Commits</h1>
+      </div>
+      <ol class="commit-list">
+        {shown.map((c) => (
+          <CommitRow owner={owner} repo={name} commit={c} />
+        ))}
+      </ol>
+      <nav class="pager" aria-label="Pages">
+        {after && <a href={here}>Newest</a>}
+        {next && <a href={`${here}?after=${next.sha}`} rel="next">Older</a>}
+      </nav>
+    </>,
+    { repo: chrome },
+  );
+}
+
+function Person({ label, who }: { label: string; who: Commit['author'] }) {
+  return (
+    <p>
+      <span class="muted">{label}:</span> {who.name} &lt;{who.email}&gt; · <Time iso={who.date} />
+    </p>
+  );
+}
+
+/** A commit: its message, people, parents and its diff against its first parent. */
+async function commitPage(ctx: PageContext, owner: string, name: string, sha: string): Promise<PageResult> {
+  const view = await loadRepo(ctx.api, owner, name);
+  const { repo } = view;
+  const commit = await ctx.api.get<Commit>(repoApiPath(owner, name, `/commit/${encodeURIComponent(sha)}`));
+  const parent = commit.parents[0];
+  // The diff against the first parent is a three-dot compare of the parent and the commit: their
+  // merge base is the parent itself. A root commit has nothing to compare against.
+  const comparison = parent ? await ctx.api.get<Comparison>(repoApiPath(owner, name, `/compare/${parent}...${commit.sha}`)) : undefined;
+  const mode: DiffViewMode = ctx.req.query.view === 'split' ? 'split' : 'unified';
+  const here = repoPages.commit(owner, name, commit.sha);
+  const [subject, ...rest] = commit.message.split('\n');
+  const body = rest.join('\n').trim();
+  return page(
+    `${subjectOf(commit.message)} · ${shortSha(commit.sha)} · ${repo.full_name}`,
+    <>
+      <article class="commit">
+        <h1 class="page-title">{subject}</h1>
+        {body && <pre class="commit-body">{body}</pre>}
+        <Person label="Author" who={commit.author} />
+        {(commit.committer.name !== commit.author.name || commit.committer.email !== commit.author.email) && <Person label="Committer" who={commit.committer} />}
+        <p>
+          <span class="muted">Commit:</span> <code>{commit.sha}</code>
+        </p>
+        <p>
+          <span class="muted">{commit.parents.length === 1 ? 'Parent' : 'Parents'}:</span>{' '}
+          {commit.parents.length === 0
+            ? 'none (root commit)'
+            : commit.parents.map((p, i) => (
+                <>
+                  {i > 0 && ', '}
+                  <a href={repoPages.commit(owner, name, p)}>
+                    <code>{shortSha(p)}</code>
+                  </a>
+                </>
+              ))}
+        </p>
+        <p>
+          <a href={repoPages.tree(owner, name, commit.sha)}>Browse files at this commit</a>
+        </p>
+      </article>
+      {comparison ? (
+        <DiffView files={comparison.diff} mode={mode} truncated={comparison.diff_truncated} toggleHref={(m) => `${here}?view=${m}`} />
+      ) : (
+        <Notice kind="info">This is the first commit: every file in it is new.</Notice>
+      )}
+    </>,
+    { repo: { owner: repo.owner, name: repo.name, private: repo.private, tab: 'commits' } },
+  );
+}
+
+async function branchesPage(ctx: PageContext, owner: string, name: string): Promise<PageResult> {
+  const view = await loadRepo(ctx.api, owner, name);
+  const { repo, branches } = view;
+  const sorted = [...branches.branches].sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || a.name.localeCompare(b.name));
+  return page(
+    `Branches · ${repo.full_name}`,
+    <>
+      <h1 class="page-title">Branches</h1>
+      {sorted.length === 0 ? (
+        <p>No branches yet.</p>
+      ) : (
+        <ul class="ref-list">
+          {sorted.map((b) => (
+            <li>
+              <a href={repoPages.tree(owner, name, b.name)}>{b.name}</a>
+              {b.isDefault && <span class="badge">default</span>}
+              <a href={repoPages.commit(owner, name, b.sha)} class="muted">
+                <code>{shortSha(b.sha)}</code>
+              </a>
+              <a href={repoPages.commits(owner, name, b.name)}>History</a>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>,
+    { repo: { owner: repo.owner, name: repo.name, private: repo.private, tab: 'branches' } },
+  );
+}
+
+async function tagsPage(ctx: PageContext, owner: string, name: string): Promise<PageResult> {
+  const view = await loadRepo(ctx.api, owner, name);
+  const { repo, tags } = view;
+  return page(
+    `Tags · ${repo.full_name}`,
+    <>
+      <h1 class="page-title">Tags</h1>
+      {tags.length === 0 ? (
+        <p>No tags yet.</p>
+      ) : (
+        <ul class="ref-list">
+          {tags.map((t) => (
+            <li>
+              <a href={repoPages.tree(owner, name, t.name)}>{t.name}</a>
+              <a href={repoPages.commit(owner, name, t.sha)} class="muted">
+                <code>{shortSha(t.sha)}</code>
+              </a>
+              <a href={repoPages.archive(owner, name, t.name, 'zip')}>zip</a>
+              <a href={repoPages.archive(owner, name, t.name, 'tar.gz')}>tar.gz</a>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>,
+    { repo: { owner: repo.owner, name: repo.name, private: repo.private, tab: 'tags' } },
+  );
+}
+
+export const historyPages: PageDefinition[] = [
+  { method: 'GET', path: '/:owner/:repo/-/commits{/*rest}', handle: (ctx, p) => commitsPage(ctx, p.owner!, p.repo!, p.rest ?? '') },
+  { method: 'GET', path: '/:owner/:repo/-/commit/:sha', handle: (ctx, p) => commitPage(ctx, p.owner!, p.repo!, p.sha!) },
+  { method: 'GET', path: '/:owner/:repo/-/branches', handle: (ctx, p) => branchesPage(ctx, p.owner!, p.repo!) },
+  { method: 'GET', path: '/:owner/:repo/-/tags', handle: (ctx, p) => tagsPage(ctx, p.owner!, p.repo!) },
+];
+

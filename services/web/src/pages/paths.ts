@@ -1,0 +1,37 @@
+import { encodePath } from '../clients/api.js';
+
+/** The site's URLs in one place (README "The web": site map). Everything of the site's own is
+ *  under `/-/`, which no user or repository name can be (names never start with `-`). */
+export const site = {
+  home: () => '/',
+  signIn: (next?: string) => (next && next !== '/' ? `/-/sign-in?next=${encodeURIComponent(next)}` : '/-/sign-in'),
+  signOut: () => '/-/sign-out',
+  newRepo: () => '/-/new',
+  settings: () => '/-/settings',
+  sessions: () => '/-/settings/sessions',
+  tokens: () => '/-/settings/tokens',
+  asset: (name: string) => `/-/static/${name}`,
+  user: (username: string) => `/${encodeURIComponent(username)}`,
+};
+
+export function repoUrl(owner: string, name: string, rest = ''): string {
+  return `/${encodeURIComponent(owner)}/${encodeURIComponent(name)}${rest}`;
+}
+
+const withPath = (ref: string, path: string) => encodePath(ref) + (path ? `/${encodePath(path)}` : '');
+
+export const repoPages = {
+  tree: (o: string, r: string, ref: string, path = '') => repoUrl(o, r, `/-/tree/${withPath(ref, path)}`),
+  blob: (o: string, r: string, ref: string, path: string) => repoUrl(o, r, `/-/blob/${withPath(ref, path)}`),
+  raw: (o: string, r: string, ref: string, path: string) => repoUrl(o, r, `/-/raw/${withPath(ref, path)}`),
+  commits: (o: string, r: string, ref: string) => repoUrl(o, r, `/-/commits/${encodePath(ref)}`),
+  commit: (o: string, r: string, sha: string) => repoUrl(o, r, `/-/commit/${encodeURIComponent(sha)}`),
+  branches: (o: string, r: string) => repoUrl(o, r, '/-/branches'),
+  tags: (o: string, r: string) => repoUrl(o, r, '/-/tags'),
+  archive: (o: string, r: string, ref: string, format: 'tar.gz' | 'zip') => repoUrl(o, r, `/-/archive/${encodePath(ref)}.${format}`),
+};
+
+/** A `next=` target is only ever a path of this site (no open redirect). */
+export function safeNext(next: unknown): string {
+  return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}

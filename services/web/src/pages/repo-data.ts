@@ -1,0 +1,26 @@
+import { AppError } from '@githost/errors';
+import { encodePath, repoApiPath, type GatewayApi } from '../clients/api.js';
+import type { Branches, Repository, Tag } from '../clients/types.js';
+
+/** The repository, its branches and tags: what the chrome and the ref switcher need. */
+export interface RepoView {
+  repo: Repository;
+  branches: Branches;
+  tags: Tag[];
+}
+
+export async function loadRepo(api: GatewayApi, owner: string, name: string): Promise<RepoView> {
+  const repo = await api.get<Repository>(repoApiPath(owner, name));
+  const [branches, tags] = await Promise.all([api.get<Branches>(repoApiPath(owner, name, '/branches')), api.get<{ tags: Tag[] }>(repoApiPath(owner, name, '/tags'))]);
+  return { repo, branches, tags: tags.tags };
+}
+
+/** A browse path for the API: `tree/` or `blob/` + the ref and path as the page got them. */
+export function browseApiPath(owner: string, name: string, kind: 'tree' | 'blob' | 'raw' | 'commits', refAndPath: string, query = ''): string {
+  return repoApiPath(owner, name, `/${kind}/${encodePath(refAndPath)}${query}`);
+}
+
+/** Whether an API error is the given refusal (e.g. `Not a directory: ...`). */
+export function isApiError(err: unknown, kind: AppError['kind'], prefix: string): boolean {
+  return err instanceof AppError && err.kind === kind && err.message.startsWith(prefix);
+}

@@ -1,0 +1,204 @@
+import { Readable } from 'node:stream';
+import { notFound } from '@githost/errors';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { repoApiPath, encodePath } from '../clients/api.js';
+import type { Blob, Tree, TreeEntry } from '../clients/types.js';
+import { RAW_CONTENT_SECURITY_POLICY } from '../http/security-headers.js';
+import { highlightLines } from '../render/highlight.js';
+import { renderMarkdown } from '../render/markdown.js';
+import { CodeView } from '../views/code.js';
+import { Breadcrumbs, CloneBox, formatBytes, Notice, RefSwitcher, shortSha, TreeTable } from '../views/components.js';
+import { repoPages, repoUrl } from './paths.js';
+import { browseApiPath, isApiError, loadRepo, type RepoView } from './repo-data.js';
+import { page, redirect, sent, type PageContext, type PageDefinition, type PageResult } from './registry.js';
+
+const README = /^readme(\.(md|markdown|mdown|txt|rst))?$/i;
+const MARKDOWN = /\.(md|markdown|mdown)$/i;
+const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', ico: 'image/x-icon', bmp: 'image/bmp', avif: 'image/avif', svg: 'image/svg+xml' };
+
+function imageTypeOf(path: string): string | undefined {
+  const dot = path.lastIndexOf('.');
+  return dot < 0 ? undefined : IMAGE_TYPES[path.slice(dot + 1).toLowerCase()];
+}
+
+function RepoTop({ view, gitRef, path, kind }: { view: RepoView; gitRef: string; path: string; kind: 'tree' | 'blob' }) {
+  const { repo, branches, tags } = view;
+  return (
+    <div class="repo-top">
+      <RefSwitcher owner={repo.owner} repo={repo.name} current={gitRef} path={path} branches={branches.branches} tags={tags} view={kind} />
+      <Breadcrumbs owner={repo.owner} repo={repo.name} gitRef={gitRef} path={path} />
+    </div>
+  );
+}
+
+function EmptyRepository({ view }: { view: RepoView }) {
+  const { repo } = view;
+  return (
+    <section>
+      {repo.description && <p class="description">{repo.description}</p>}
+      <CloneBox url={repo.clone_url} />
+      <h2>This repository is empty</h2>
+      <p>Push a branch to it to get started:</p>
+      <pre class="snippet">
+        <code>{`git remote add origin ${repo.clone_url}\ngit push -u origin ${repo.default_branch}`}</code>
+      </pre>
+    </section>
+  );
+}
+
+async function readme(ctx: PageContext, view: RepoView, tree: Tree) {
+  const entry = tree.entries.find((e: TreeEntry) => e.type === 'blob' && README.test(e.name));
+  if (!entry) return undefined;
+  const { owner, name } = view.repo;
+  try {
+    const blob = await ctx.api.get<Blob>(browseApiPath(owner, name, 'blob', `${tree.commit}/${entry.path}`));
+    if (blob.encoding !== 'utf-8') return undefined;
+    const html = MARKDOWN.test(entry.name)
+      ? renderMarkdown(blob.content, { blobBase: repoUrl(owner, name, `/-/blob/${encodePath(tree.ref)}`), rawBase: repoUrl(owner, name, `/-/raw/${encodePath(tree.ref)}`), dir: tree.path })
+      : undefined;
+    return (
+      <section class="readme" aria-labelledby="readme-title">
+        <h2 id="readme-title" class="readme-title">
+          {entry.name}
+        </h2>
+        {html !== undefined ? <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} /> : <pre class="plain">{blob.content}</pre>}
+      </section>
+    );
+  } catch {
+    // A README too large to read is simply not shown under the listing.
+    return undefined;
+  }
+}
+
+async function treePage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
+  const view = await loadRepo(ctx.api, owner, name);
+  const { repo } = view;
+  const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'code' };
+  if (view.branches.branches.length === 0 && view.tags.length === 0) return page(repo.full_name, <EmptyRepository view={view} />, { repo: chrome });
+  let tree: Tree;
+  try {
+    tree = await ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath));
+  } catch (err) {
+    if (isApiError(err, 'validation', 'Not a directory')) return redirect(repoUrl(owner, name, `/-/blob/${encodePath(refAndPath)}`), 302);
+    throw err;
+  }
+  const parent = tree.path === '' ? undefined : tree.path.split('/').slice(0, -1).join('/');
+  const isHome = refAndPath === '';
+  return page(
+    tree.path ? `${tree.path} at ${tree.ref} · ${repo.full_name}` : repo.full_name,
+    <>
+      {isHome && repo.description && <p class="description">{repo.description}</p>}
+      <div class="repo-actions">
+        <CloneBox url={repo.clone_url} />
+        <p class="downloads">
+          Download: <a href={repoPages.archive(owner, name, tree.ref, 'zip')}>zip</a> · <a href={repoPages.archive(owner, name, tree.ref, 'tar.gz')}>tar.gz</a>
+        </p>
+      </div>
+      <RepoTop view={view} gitRef={tree.ref} path={tree.path} kind="tree" />
+      <p class="muted">
+        At commit <a href={repoPages.commit(owner, name, tree.commit)}><code>{shortSha(tree.commit)}</code></a> · <a href={repoPages.commits(owner, name, tree.ref)}>History</a>
+      </p>
+      <TreeTable owner={owner} repo={name} gitRef={tree.ref} entries={tree.entries} parentPath={parent} />
+      {await readme(ctx, view, tree)}
+    </>,
+    { repo: { ...chrome, ref: tree.ref } },
+  );
+}
+
+async function blobPage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
+  const view = await loadRepo(ctx.api, owner, name);
+  const { repo } = view;
+  let blob: Blob | undefined;
+  let tooLarge = false;
+  try {
+    blob = await ctx.api.get<Blob>(browseApiPath(owner, name, 'blob', refAndPath));
+  } catch (err) {
+    if (isApiError(err, 'validation', 'Not a file')) return redirect(repoUrl(owner, name, `/-/tree/${encodePath(refAndPath)}`), 302);
+    if (!isApiError(err, 'too_large', '')) throw err;
+    tooLarge = true;
+  }
+  // Over the browse limit the API names no ref or path: the listing of the parent tells them.
+  let gitRef = blob?.ref ?? '';
+  let path = blob?.path ?? '';
+  if (!blob) {
+    const cut = refAndPath.lastIndexOf('/');
+    const parent = await ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath.slice(0, Math.max(cut, 0))));
+    gitRef = parent.ref;
+    path = [parent.path, refAndPath.slice(cut + 1)].filter(Boolean).join('/');
+  }
+  const raw = repoPages.raw(owner, name, gitRef, path);
+  const fileName = path.slice(path.lastIndexOf('/') + 1);
+  const image = imageTypeOf(path);
+  let content;
+  if (!blob) content = <Notice kind="info">This file is too large to show here. <a href={raw}>View it raw</a>.</Notice>;
+  else if (image) content = <p class="image-view"><img src={raw} alt={fileName} /></p>;
+  else if (blob.encoding === 'base64') content = <Notice kind="info">This is a binary file ({formatBytes(blob.size)}). <a href={raw}>View it raw</a> or <a href={`${raw}?download=1`}>download it</a>.</Notice>;
+  else content = <CodeView lines={highlightLines(blob.content, path)} label={path} />;
+  return page(
+    `${path} at ${gitRef} · ${repo.full_name}`,
+    <>
+      <RepoTop view={view} gitRef={gitRef} path={path} kind="blob" />
+      <div class="file-header">
+        <p>
+          {blob ? formatBytes(blob.size) : tooLarge ? 'Large file' : ''}
+          {blob && blob.encoding === 'utf-8' && ` · ${blob.content.split('\n').length - (blob.content.endsWith('\n') ? 1 : 0)} lines`}
+        </p>
+        <p class="file-actions">
+          <a href={raw}>Raw</a> <a href={`${raw}?download=1`}>Download</a> <a href={repoPages.commits(owner, name, gitRef)}>History</a>
+        </p>
+      </div>
+      {content}
+    </>,
+    { repo: { owner: repo.owner, name: repo.name, private: repo.private, tab: 'code', ref: gitRef } },
+  );
+}
+
+/** Streams an API answer (raw file, archive) to the browser with the headers that matter. */
+async function passThrough(ctx: PageContext, apiPath: string, headers: Record<string, string>): Promise<PageResult> {
+  const conditional: Record<string, string> = {};
+  const inm = ctx.req.headers['if-none-match'];
+  if (typeof inm === 'string') conditional['if-none-match'] = inm;
+  const upstream = await ctx.api.stream(apiPath, conditional);
+  const { res } = ctx;
+  res.status(upstream.status);
+  for (const name of ['content-type', 'content-length', 'etag', 'cache-control', 'content-disposition']) {
+    const value = upstream.headers.get(name);
+    if (value) res.setHeader(name, value);
+  }
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  if (!upstream.body || upstream.status === 304) {
+    res.end();
+    return sent;
+  }
+  const body = Readable.fromWeb(upstream.body as unknown as WebReadableStream);
+  res.on('close', () => body.destroy());
+  body.pipe(res);
+  return sent;
+}
+
+async function rawPage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
+  const fileName = refAndPath.slice(refAndPath.lastIndexOf('/') + 1).replace(/["\\\r\n]/g, '_');
+  const download = ctx.req.query.download !== undefined;
+  const image = imageTypeOf(refAndPath);
+  const headers: Record<string, string> = {
+    // Raw bytes are the repository's, never a page of this site.
+    'Content-Security-Policy': RAW_CONTENT_SECURITY_POLICY,
+    'Content-Disposition': `${download ? 'attachment' : 'inline'}; filename="${fileName}"`,
+  };
+  if (image && !download) headers['Content-Type'] = image;
+  return passThrough(ctx, repoApiPath(owner, name, `/raw/${encodePath(refAndPath)}`), headers);
+}
+
+async function archivePage(ctx: PageContext, owner: string, name: string, refAndFormat: string): Promise<PageResult> {
+  const m = /^(.+)\.(tar\.gz|zip)$/.exec(refAndFormat);
+  if (!m) throw notFound('Not found');
+  return passThrough(ctx, repoApiPath(owner, name, `/archive/${encodePath(m[1]!)}.${m[2]!}`), {});
+}
+
+export const repositoryPages: PageDefinition[] = [
+  { method: 'GET', path: '/:owner/:repo', handle: (ctx, p) => treePage(ctx, p.owner!, p.repo!, '') },
+  { method: 'GET', path: '/:owner/:repo/-/tree{/*rest}', handle: (ctx, p) => treePage(ctx, p.owner!, p.repo!, p.rest ?? '') },
+  { method: 'GET', path: '/:owner/:repo/-/blob/*rest', handle: (ctx, p) => blobPage(ctx, p.owner!, p.repo!, p.rest!) },
+  { method: 'GET', path: '/:owner/:repo/-/raw/*rest', handle: (ctx, p) => rawPage(ctx, p.owner!, p.repo!, p.rest!) },
+  { method: 'GET', path: '/:owner/:repo/-/archive/*rest', handle: (ctx, p) => archivePage(ctx, p.owner!, p.repo!, p.rest!) },
+];

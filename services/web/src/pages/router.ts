@@ -1,0 +1,158 @@
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { express } from '@githost/http';
+import { AppError, httpStatusOf, toAppError } from '@githost/errors';
+import { REQUEST_ID_HEADER, type Logger } from '@githost/logging';
+import { GatewayApi } from '../clients/api.js';
+import type { Viewer } from '../clients/types.js';
+import type { Config } from '../config.js';
+import { appendCookie, cookieHeader, CsrfTokens, newPreSession, PRE_SESSION_COOKIE, readCookies, SESSION_COOKIE, type CsrfBinding } from '../http/session.js';
+import { ErrorPage, NotFoundPage } from '../views/errors.js';
+import { renderDocument } from '../views/render.js';
+import { site } from './paths.js';
+import { pageParams, type PageContext, type PageDefinition, type PageResult } from './registry.js';
+
+/** Largest form body a page accepts (a token name, a password, a comment). */
+export const FORM_LIMIT = '64kb';
+
+export interface RouterDeps {
+  config: Config;
+  logger: Logger;
+  /** Extra headers for the web's API calls, per request (the signed client forwarding). */
+  forwardingHeaders?: (req: Request) => Record<string, string>;
+}
+
+interface RequestSession {
+  /** The session secret from the cookie, if any. */
+  secret?: string;
+  binding: CsrfBinding;
+}
+
+/** What the web knows of this browser: its session cookie, or a pre-session for the sign-in form. */
+function sessionOf(req: Request, res: Response, secure: boolean): RequestSession {
+  const cookies = readCookies(req);
+  const secret = cookies.get(SESSION_COOKIE);
+  if (secret) return { secret, binding: { kind: 'session', value: secret } };
+  let pre = cookies.get(PRE_SESSION_COOKIE);
+  if (!pre) {
+    pre = newPreSession();
+    appendCookie(res, cookieHeader(PRE_SESSION_COOKIE, pre, { secure }));
+  }
+  return { binding: { kind: 'pre-session', value: pre } };
+}
+
+export function clearSessionCookie(res: Response, secure: boolean): void {
+  appendCookie(res, cookieHeader(SESSION_COOKIE, '', { secure, maxAgeSeconds: 0 }));
+}
+
+/**
+ * Mounts every page: builds its context (API client as the caller, viewer, anti-CSRF token),
+ * checks forms (bounded body, token), renders the result in the layout. Errors become pages.
+ */
+export function pageRouter(definitions: readonly PageDefinition[], deps: RouterDeps): { router: express.Router; errors: ErrorRequestHandler; notFound: RequestHandler } {
+  const { config } = deps;
+  const secure = config.publicUrl.startsWith('https:');
+  const csrf = new CsrfTokens(config.internalSecret);
+  const router = express.Router();
+  const forms = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 200 });
+
+  const contextOf = async (req: Request, res: Response, session: RequestSession): Promise<PageContext> => {
+    const api = new GatewayApi(config.gatewayUrl, {
+      ...(session.secret ? { credential: session.secret } : {}),
+      requestId: String(req.headers[REQUEST_ID_HEADER] ?? ''),
+      headers: deps.forwardingHeaders?.(req) ?? {},
+    });
+    let viewer: Viewer | null = null;
+    if (session.secret) {
+      try {
+        viewer = await api.get<Viewer>('/api/user');
+      } catch (err) {
+        // An expired or revoked session: forget it and go on as anonymous.
+        if (!(err instanceof AppError && err.kind === 'unauthenticated')) throw err;
+        clearSessionCookie(res, secure);
+        const fresh: RequestSession = { binding: { kind: 'pre-session', value: newPreSession() } };
+        appendCookie(res, cookieHeader(PRE_SESSION_COOKIE, fresh.binding.value, { secure }));
+        return contextOf(req, res, fresh);
+      }
+    }
+    const form = (req.body ?? {}) as PageContext['form'];
+    return { req, res, config, api: viewer ? api : new GatewayApi(config.gatewayUrl, { requestId: String(req.headers[REQUEST_ID_HEADER] ?? ''), headers: deps.forwardingHeaders?.(req) ?? {} }), viewer, csrf: csrf.tokenFor(session.binding), form };
+  };
+
+  const send = (ctx: PageContext, result: PageResult) => {
+    const { res } = ctx;
+    if (result.kind === 'sent') return;
+    if (result.kind === 'redirect') {
+      res.redirect(result.status ?? 303, result.to);
+      return;
+    }
+    res.status(result.status ?? 200);
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-store');
+    res.send(renderDocument({ title: result.title, viewer: ctx.viewer, csrf: ctx.csrf, repo: result.repo, children: result.body }));
+  };
+
+  for (const def of definitions) {
+    const handler: RequestHandler = (req, res, next) => {
+      const session = sessionOf(req, res, secure);
+      if (def.method === 'POST' && !csrf.verify(session.binding, (req.body as Record<string, unknown> | undefined)?.csrf)) {
+        next(new AppError('forbidden', 'This form has expired. Go back, reload the page and try again.'));
+        return;
+      }
+      contextOf(req, res, session)
+        .then(async (ctx) => {
+          res.locals.pageContext = ctx;
+          if (def.signedIn && !ctx.viewer) {
+            res.redirect(303, site.signIn(req.originalUrl));
+            return;
+          }
+          send(ctx, await def.handle(ctx, pageParams(req.params as Record<string, string | string[]>)));
+        })
+        .catch(next);
+    };
+    if (def.method === 'GET') router.get(def.path, handler);
+    else router.post(def.path, forms, handler);
+  }
+
+  const errorPage = (req: Request, res: Response, status: number, body: ReturnType<typeof NotFoundPage>, title: string) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const ctx = res.locals.pageContext as PageContext | undefined;
+    res.status(status);
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-store');
+    res.send(renderDocument({ title, viewer: ctx?.viewer ?? null, csrf: ctx?.csrf ?? '', children: body }));
+    void req;
+  };
+
+  const notFound: RequestHandler = (req, res) => errorPage(req, res, 404, NotFoundPage(), 'Page not found');
+
+  const errors: ErrorRequestHandler = (err: unknown, req, res, _next) => {
+    const e = formError(err) ?? toAppError(err);
+    if (e.kind === 'not_found') return notFound(req, res, () => undefined);
+    if (e.kind === 'unauthenticated') {
+      clearSessionCookie(res, secure);
+      if (!res.headersSent) res.redirect(303, site.signIn(req.method === 'GET' ? req.originalUrl : undefined));
+      return;
+    }
+    const status = typeof e.details?.status === 'number' ? e.details.status : httpStatusOf(e.kind);
+    if (status >= 500) (req as Request & { log?: Logger }).log?.error({ err: (e.cause as Error | undefined) ?? e }, 'page failed');
+    // 500 without internals; an unreachable dependency says only that.
+    let message = e.message;
+    if (e.kind === 'internal' || (status >= 500 && e.kind !== 'unavailable')) message = 'The page could not be shown.';
+    else if (e.kind === 'unavailable' && status !== 429) message = 'The service is unavailable right now. Try again shortly.';
+    const requestId = String(req.headers[REQUEST_ID_HEADER] ?? '') || undefined;
+    errorPage(req, res, status, ErrorPage({ status, message, requestId }), 'Error');
+  };
+  return { router, errors, notFound };
+}
+
+/** The form parser's own refusals (too large, bad charset) as AppErrors. */
+function formError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return undefined;
+  const e = err as { type?: string; status?: number } | undefined;
+  if (e?.type === 'entity.too.large') return new AppError('too_large', 'The form is too large.');
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new AppError('validation', 'The form could not be read.');
+  return undefined;
+}

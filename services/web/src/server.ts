@@ -1,0 +1,52 @@
+import { fileURLToPath } from 'node:url';
+import type { Request } from 'express';
+import { createHttpApp, createRegistry, express, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
+import { createLogger, type Logger } from '@githost/logging';
+import type { Service } from '@githost/runtime';
+import type { Config } from './config.js';
+import { securityHeaders } from './http/security-headers.js';
+import { ALL_PAGES } from './pages/index.js';
+import { pageRouter } from './pages/router.js';
+
+export interface Deps {
+  logger?: Logger;
+  /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
+  metricsEndpoint?: MetricsEndpoint;
+  /** Extra headers on the web's API calls for one page request (the signed client forwarding). */
+  forwardingHeaders?: (req: Request) => Record<string, string>;
+}
+
+const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
+
+/**
+ * Stateless: every page is rendered from the public REST API, called through the gateway as the
+ * person asking, so any number of copies can run (README "The web").
+ */
+export function createServer(config: Config, deps: Deps = {}): Service<{ httpPort: number; metricsPort: number }> {
+  const logger = deps.logger ?? createLogger('web');
+  const registry = createRegistry('web');
+  // Ready when the API it renders from answers.
+  const ready = async () => (await fetch(`${config.gatewayUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
+  const app = createHttpApp({ service: 'web', logger, ready, registry, json: false });
+  app.use(securityHeaders);
+  app.use('/-/static', express.static(ASSETS, { index: false, fallthrough: true, maxAge: '5m', dotfiles: 'ignore' }));
+  const pages = pageRouter(ALL_PAGES, { config, logger, ...(deps.forwardingHeaders ? { forwardingHeaders: deps.forwardingHeaders } : {}) });
+  app.use(pages.router);
+  app.use(pages.notFound);
+  app.use(pages.errors);
+
+  let listening: Listening | undefined;
+  let metricsListening: MetricsListening | undefined;
+  return {
+    async start() {
+      listening = await listen(app, config.httpPort, config.bindHost);
+      metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
+      logger.info({ http_port: listening.port }, 'web listening');
+      return { httpPort: listening.port, metricsPort: metricsListening.port };
+    },
+    async stop() {
+      await Promise.all([listening?.close(), metricsListening?.close()]);
+      listening = undefined;
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import type { ComponentChildren } from 'preact';
+import type { Branch, Commit, Tag, TreeEntry } from '../clients/types.js';
+import { repoPages } from '../pages/paths.js';
+
+/** A timestamp people read, with the exact one for machines and on hover. */
+export function Time({ iso }: { iso: string }) {
+  const date = new Date(iso);
+  const text = Number.isNaN(date.getTime()) ? iso : date.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+  return <time datetime={iso}>{text}</time>;
+}
+
+export function shortSha(sha: string): string {
+  return sha.slice(0, 8);
+}
+
+/** The first line of a commit message. */
+export function subjectOf(message: string): string {
+  return message.split('\n', 1)[0] ?? '';
+}
+
+/** `repo / dir / file`, each part a link to that directory at the ref. */
+export function Breadcrumbs({ owner, repo, gitRef, path }: { owner: string; repo: string; gitRef: string; path: string }) {
+  const parts = path.split('/').filter(Boolean);
+  return (
+    <nav aria-label="Path" class="breadcrumbs">
+      <a href={repoPages.tree(owner, repo, gitRef)}>{repo}</a>
+      {parts.map((part, i) => (
+        <>
+          <span aria-hidden="true">/</span>
+          {i === parts.length - 1 ? <span aria-current="page">{part}</span> : <a href={repoPages.tree(owner, repo, gitRef, parts.slice(0, i + 1).join('/'))}>{part}</a>}
+        </>
+      ))}
+    </nav>
+  );
+}
+
+/**
+ * Branches and tags as plain links in a disclosure (no script needed); a ref's name may hold
+ * slashes, so each link names the ref and the current path, and the API splits them again.
+ */
+export function RefSwitcher({ owner, repo, current, path, branches, tags, view }: { owner: string; repo: string; current: string; path: string; branches: Branch[]; tags: Tag[]; view: 'tree' | 'blob' | 'commits' }) {
+  const link = (ref: string) => (view === 'commits' ? repoPages.commits(owner, repo, ref) : view === 'blob' ? repoPages.blob(owner, repo, ref, path) : repoPages.tree(owner, repo, ref, path));
+  return (
+    <details class="ref-switcher">
+      <summary>
+        <span class="muted">ref:</span> <strong>{/^[0-9a-f]{40}$/.test(current) ? shortSha(current) : current}</strong>
+      </summary>
+      <div class="menu">
+        <p class="menu-title">Branches</p>
+        <ul>
+          {branches.map((b) => (
+            <li>
+              <a href={link(b.name)} aria-current={b.name === current ? 'true' : undefined}>
+                {b.name}
+              </a>
+              {b.isDefault && <span class="badge">default</span>}
+            </li>
+          ))}
+        </ul>
+        {tags.length > 0 && (
+          <>
+            <p class="menu-title">Tags</p>
+            <ul>
+              {tags.map((t) => (
+                <li>
+                  <a href={link(t.name)} aria-current={t.name === current ? 'true' : undefined}>
+                    {t.name}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </div>
+    </details>
+  );
+}
+
+/** The clone URL, selectable without script; site.js adds a copy button. */
+export function CloneBox({ url }: { url: string }) {
+  return (
+    <div class="clone-box">
+      <label for="clone-url">Clone</label>
+      <input id="clone-url" type="text" readonly value={url} data-copy="" />
+    </div>
+  );
+}
+
+/** A directory listing: folders first as git lists them, each a link. */
+export function TreeTable({ owner, repo, gitRef, entries, parentPath }: { owner: string; repo: string; gitRef: string; entries: TreeEntry[]; parentPath: string | undefined }) {
+  const sorted = [...entries].sort((a, b) => (a.type === b.type ? 0 : a.type === 'tree' ? -1 : b.type === 'tree' ? 1 : 0));
+  return (
+    <table class="tree">
+      <caption class="visually-hidden">Files</caption>
+      <thead class="visually-hidden">
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Size</th>
+        </tr>
+      </thead>
+      <tbody>
+        {parentPath !== undefined && (
+          <tr>
+            <td>
+              <a href={repoPages.tree(owner, repo, gitRef, parentPath)}>..</a>
+            </td>
+            <td></td>
+          </tr>
+        )}
+        {sorted.map((e) => (
+          <tr>
+            <td>
+              <span class={`icon icon-${e.type}`} aria-hidden="true"></span>
+              {e.type === 'tree' ? (
+                <a href={repoPages.tree(owner, repo, gitRef, e.path)}>{e.name}/</a>
+              ) : e.type === 'commit' ? (
+                <span title="Submodule">
+                  {e.name} @ {shortSha(e.sha)}
+                </span>
+              ) : (
+                <a href={repoPages.blob(owner, repo, gitRef, e.path)}>{e.name}</a>
+              )}
+            </td>
+            <td class="num muted">{e.size === null ? '' : formatBytes(e.size)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** One commit in a list: subject linked to its page, author, date, short sha. */
+export function CommitRow({ owner, repo, commit }: { owner: string; repo: string; commit: Commit }) {
+  return (
+    <li class="commit-row">
+      <a href={repoPages.commit(owner, repo, commit.sha)} class="subject">
+        {subjectOf(commit.message)}
+      </a>
+      <span class="muted">
+        {commit.author.name} · <Time iso={commit.author.date} />
+      </span>
+      <code>
+        <a href={repoPages.commit(owner, repo, commit.sha)}>{shortSha(commit.sha)}</a>
+      </code>
+    </li>
+  );
+}
+
+/** A form error or notice above a form. */
+export function Notice({ kind, children }: { kind: 'error' | 'info'; children: ComponentChildren }) {
+  return (
+    <p class={`notice notice-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {children}
+    </p>
+  );
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from '@jest/globals';
+import { renderToString } from 'preact-render-to-string';
+import { DiffView, parsePatch, splitRows } from './diff.js';
+
+const PATCH = '@@ -1,3 +1,3 @@\n a\n-b\n+B <script>\n c\n\\ No newline at end of file\n';
+
+describe('diff renderer', () => {
+  it('when a hunk is parsed, then old and new line numbers follow it', () => {
+    expect(parsePatch(PATCH)).toEqual([
+      { kind: 'hunk', text: '@@ -1,3 +1,3 @@' },
+      { kind: 'context', old: 1, new: 1, text: 'a' },
+      { kind: 'del', old: 2, text: 'b' },
+      { kind: 'add', new: 2, text: 'B <script>' },
+      { kind: 'context', old: 3, new: 3, text: 'c' },
+      { kind: 'note', text: '\\ No newline at end of file' },
+    ]);
+  });
+
+  it('when shown side by side, then a deletion faces the addition that replaced it', () => {
+    const rows = splitRows(parsePatch(PATCH));
+    expect(rows[2]).toEqual({ left: { kind: 'del', old: 2, text: 'b' }, right: { kind: 'add', new: 2, text: 'B <script>' } });
+  });
+
+  it('when rendered, then the repository text is escaped and the view is the one asked for', () => {
+    const html = renderToString(
+      <DiffView
+        files={[{ path: '"><img src=x onerror=alert(1)>', old_path: null, status: 'modified', old_mode: null, new_mode: null, old_sha: null, new_sha: null, additions: 1, deletions: 1, binary: false, patch: PATCH }]}
+        mode="split"
+        truncated={false}
+        toggleHref={(m) => `?view=${m}`}
+      />,
+    );
+    expect(html).toContain('data-view="split"');
+    expect(html).not.toMatch(/<script|<img/);
+    expect(html).toContain('B &lt;script>');
+  });
+});

@@ -1,0 +1,186 @@
+import type { DiffFile } from '../clients/types.js';
+
+export type DiffViewMode = 'unified' | 'split';
+
+export interface DiffLine {
+  kind: 'context' | 'add' | 'del' | 'hunk' | 'note';
+  old?: number;
+  new?: number;
+  text: string;
+}
+
+/** A unified-diff hunk text (the API's `patch`) as numbered lines. */
+export function parsePatch(patch: string): DiffLine[] {
+  const out: DiffLine[] = [];
+  let oldNo = 0;
+  let newNo = 0;
+  const lines = patch.endsWith('\n') ? patch.slice(0, -1).split('\n') : patch.split('\n');
+  for (const line of lines) {
+    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+    if (hunk) {
+      oldNo = Number(hunk[1]);
+      newNo = Number(hunk[2]);
+      out.push({ kind: 'hunk', text: line });
+    } else if (line.startsWith('+')) out.push({ kind: 'add', new: newNo++, text: line.slice(1) });
+    else if (line.startsWith('-')) out.push({ kind: 'del', old: oldNo++, text: line.slice(1) });
+    else if (line.startsWith('\\')) out.push({ kind: 'note', text: line });
+    else if (line.startsWith('diff ') || line.startsWith('index ') || line.startsWith('--- ') || line.startsWith('+++ ')) continue;
+    else out.push({ kind: 'context', old: oldNo++, new: newNo++, text: line.slice(1) });
+  }
+  return out;
+}
+
+interface SplitRow {
+  left?: DiffLine | undefined;
+  right?: DiffLine | undefined;
+  full?: DiffLine;
+}
+
+/** Side by side: each run of deletions faces the run of additions that follows it. */
+export function splitRows(lines: DiffLine[]): SplitRow[] {
+  const rows: SplitRow[] = [];
+  for (let i = 0; i < lines.length; ) {
+    const line = lines[i]!;
+    if (line.kind === 'hunk' || line.kind === 'note') {
+      rows.push({ full: line });
+      i++;
+    } else if (line.kind === 'context') {
+      rows.push({ left: line, right: line });
+      i++;
+    } else {
+      const dels: DiffLine[] = [];
+      const adds: DiffLine[] = [];
+      while (i < lines.length && lines[i]!.kind === 'del') dels.push(lines[i++]!);
+      while (i < lines.length && lines[i]!.kind === 'add') adds.push(lines[i++]!);
+      for (let k = 0; k < Math.max(dels.length, adds.length); k++) rows.push({ left: dels[k], right: adds[k] });
+    }
+  }
+  return rows;
+}
+
+const SIGN = { add: '+', del: '-', context: ' ', hunk: '', note: '' } as const;
+
+/** Stable id of a file's block, for links from the file list. */
+export function diffAnchor(index: number): string {
+  return `diff-${index + 1}`;
+}
+
+function UnifiedTable({ lines, label }: { lines: DiffLine[]; label: string }) {
+  return (
+    <table class="diff diff-unified">
+      <caption class="visually-hidden">{`${label} (unified)`}</caption>
+      <tbody>
+        {lines.map((l) =>
+          l.kind === 'hunk' || l.kind === 'note' ? (
+            <tr class={`d-${l.kind}`}>
+              <td class="ln"></td>
+              <td class="ln"></td>
+              <td class="dl">{l.text}</td>
+            </tr>
+          ) : (
+            <tr class={`d-${l.kind}`}>
+              <td class="ln">{l.old ?? ''}</td>
+              <td class="ln">{l.new ?? ''}</td>
+              <td class="dl">
+                <span class="sign" aria-hidden="true">{SIGN[l.kind]}</span>
+                {l.text}
+              </td>
+            </tr>
+          ),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+function Side({ line, side }: { line: DiffLine | undefined; side: 'old' | 'new' }) {
+  if (!line) return <><td class="ln d-empty"></td><td class="dl d-empty"></td></>;
+  const kind = line.kind === 'context' ? 'context' : line.kind;
+  return (
+    <>
+      <td class={`ln d-${kind}`}>{side === 'old' ? line.old : line.new}</td>
+      <td class={`dl d-${kind}`}>{line.text}</td>
+    </>
+  );
+}
+
+function SplitTable({ lines, label }: { lines: DiffLine[]; label: string }) {
+  return (
+    <table class="diff diff-split">
+      <caption class="visually-hidden">{`${label} (side by side)`}</caption>
+      <tbody>
+        {splitRows(lines).map((row) =>
+          row.full ? (
+            <tr class={`d-${row.full.kind}`}>
+              <td colSpan={4} class="dl">
+                {row.full.text}
+              </td>
+            </tr>
+          ) : (
+            <tr>
+              <Side line={row.left} side="old" />
+              <Side line={row.right} side="new" />
+            </tr>
+          ),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+/**
+ * The diff renderer every diff page uses (commit, compare, merge request): a file list, then
+ * each file's changes, unified or side by side. Both tables are rendered; the container's
+ * `data-view` picks one (a `?view=` link without script, an instant toggle with site.js).
+ */
+export function DiffView({ files, mode, truncated, toggleHref }: { files: DiffFile[]; mode: DiffViewMode; truncated: boolean; toggleHref: (mode: DiffViewMode) => string }) {
+  const additions = files.reduce((n, f) => n + f.additions, 0);
+  const deletions = files.reduce((n, f) => n + f.deletions, 0);
+  return (
+    <section class="diffs" data-view={mode} aria-label="Changes">
+      <div class="diff-toolbar">
+        <p>
+          {files.length} {files.length === 1 ? 'file' : 'files'} changed, <span class="add">+{additions}</span> <span class="del">−{deletions}</span>
+        </p>
+        <p class="view-toggle">
+          <a href={toggleHref('unified')} data-diff-view="unified" aria-current={mode === 'unified' ? 'true' : undefined}>
+            Unified
+          </a>
+          <a href={toggleHref('split')} data-diff-view="split" aria-current={mode === 'split' ? 'true' : undefined}>
+            Split
+          </a>
+        </p>
+      </div>
+      {truncated && <p class="notice notice-info">This diff is too large to show in full; some files are listed without their changes.</p>}
+      <ol class="diff-files">
+        {files.map((f, i) => (
+          <li>
+            <a href={`#${diffAnchor(i)}`}>{f.path}</a> <span class="add">+{f.additions}</span> <span class="del">−{f.deletions}</span>
+          </li>
+        ))}
+      </ol>
+      {files.map((f, i) => {
+        const label = f.old_path && f.old_path !== f.path ? `${f.old_path} → ${f.path}` : f.path;
+        const lines = f.patch ? parsePatch(f.patch) : [];
+        return (
+          <article class="diff-file" id={diffAnchor(i)}>
+            <h3 class="diff-file-header">
+              <span class={`status status-${f.status}`}>{f.status}</span> {label}
+            </h3>
+            {f.binary ? (
+              <p class="muted">Binary file not shown.</p>
+            ) : f.patch === null ? (
+              <p class="muted">{f.additions + f.deletions > 0 ? 'Changes not shown: too large.' : 'No changes to show.'}</p>
+            ) : (
+              // Focusable: a region that scrolls sideways must be reachable from the keyboard.
+              <div class="diff-scroll" tabIndex={0} role="group" aria-label={label}>
+                <UnifiedTable lines={lines} label={label} />
+                <SplitTable lines={lines} label={label} />
+              </div>
+            )}
+          </article>
+        );
+      })}
+    </section>
+  );
+}
