@@ -4,6 +4,7 @@ import { canRead, encodeIdentity } from '@githost/identity';
 import { DEFAULT_SHARD } from '@githost/storage-router';
 import type { UpstreamName } from './config.js';
 import { hasStreamedBody, limitStreamedBody } from './body-limit.js';
+import { clientOf } from './client-forwarding.js';
 import type { EdgeRequest, EdgeValidators } from './edge-validators.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { RequestState } from './request-state.js';
@@ -27,7 +28,7 @@ export function createForwarding({ proxies, edge, metrics, internalSecret }: For
     const { route, repo } = state;
     // Services trust the signed identity alone; the raw token goes no further than the edge.
     delete req.headers.authorization;
-    Object.assign(req.headers, encodeIdentity({ principal: state.principal, repo, request_id: state.requestId, issued_at: Date.now() }, internalSecret));
+    Object.assign(req.headers, encodeIdentity({ principal: state.principal, repo, request_id: state.requestId, issued_at: Date.now(), client: clientOf(req) }, internalSecret));
     const proxy = proxies.get(route.upstream);
     if (!proxy) throw unavailable('Service unavailable');
     if (edge && route.upstream === 'browse' && repo && canRead(repo.permission)) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { clientOf } from './client-forwarding.js';
 
 export interface RateLimits {
   /** REST API requests per minute per token (hashed); 0 turns the limit off. */
@@ -60,8 +61,9 @@ export function createRateLimitGate(limits: RateLimits): RateLimitGate {
     const { byToken, byAddress } = budgets[surface];
     const handler = 'token' in client ? byToken : byAddress;
     if (!handler) return true;
-    // Tokens are counted by their hash, so the limiter never holds a usable secret.
-    res.locals[KEY] = 'token' in client ? `token:${createHash('sha256').update(client.token).digest('hex')}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
+    // Tokens are counted by their hash, so the limiter never holds a usable secret. An address is
+    // the one the web service vouched for when it calls for a browser (client-forwarding.ts).
+    res.locals[KEY] = 'token' in client ? `token:${createHash('sha256').update(client.token).digest('hex')}` : `ip:${ipKeyGenerator(clientOf(req).address)}`;
     let passed = false;
     let failure: unknown;
     await handler(req, res, (err?: unknown) => {

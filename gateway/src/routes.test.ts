@@ -44,6 +44,9 @@ describe('route table', () => {
   it('when repositories, collaborators or protections are managed, then accounts answers', () => {
     expect(matchRoute('GET', '/api/users/alice/repos')).toEqual({ upstream: 'accounts', auth: 'optional', surface: 'api' });
     expect(matchRoute('GET', '/api/user/repos')).toMatchObject({ upstream: 'accounts', auth: 'required' });
+    expect(matchRoute('POST', '/api/sessions')).toEqual({ upstream: 'accounts', auth: 'optional', surface: 'api' });
+    expect(matchRoute('GET', '/api/sessions')).toBeUndefined();
+    expect(matchRoute('DELETE', '/api/user/sessions/current')).toEqual({ upstream: 'accounts', auth: 'required', surface: 'api' });
     expect(matchRoute('PATCH', '/api/repos/a/b')).toMatchObject({ upstream: 'accounts', auth: 'required' });
     expect(matchRoute('DELETE', '/api/repos/a/b')).toMatchObject({ upstream: 'accounts', auth: 'required' });
     expect(matchRoute('GET', '/api/repos/a/b/collaborators')).toMatchObject({ upstream: 'accounts', auth: 'required' });

@@ -72,6 +72,8 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
 
   if (path === '/api/admin' || path.startsWith('/api/admin/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
   if (path === '/api/user' || path.startsWith('/api/user/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
+  // accounts README "Sessions": signing in needs no credential (it is how one gets one).
+  if (path === '/api/sessions') return method === 'POST' ? { upstream: 'accounts', auth: 'optional', surface: 'api' } : undefined;
   if (path === '/api/repos') return method === 'POST' ? { upstream: 'accounts', auth: 'required', surface: 'api' } : undefined;
   const userRepos = USER_REPOS.exec(path);
   if (userRepos) return read && decodeSegment(userRepos[1]!) ? { upstream: 'accounts', auth: 'optional', surface: 'api' } : undefined;

@@ -12,6 +12,7 @@ import { createRefsWatch, type RefsWatch } from '@githost/refs-watch';
 import { createEdgeValidators, DEFAULT_EDGE_ENTRIES, type RefVersions } from './edge-validators.js';
 import { createGatewayMetrics } from './metrics.js';
 import { stripInternalHeaders } from './strip-headers.js';
+import { acceptClientForwarding } from './client-forwarding.js';
 import { adoptServer } from './adopt-server.js';
 import { createRateLimitGate } from './rate-limit.js';
 import { findOpenApiDocument, OPENAPI_PATH, openApiHandler } from './openapi.js';
@@ -62,6 +63,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
 
   const app = createHttpApp({ service: 'gateway', logger, ready: () => accounts.reachable(), json: false, registry: metrics.registry });
   app.set('trust proxy', config.trustProxy ?? false);
+  app.use(acceptClientForwarding(config.internalSecret));
   app.use(stripInternalHeaders);
   app.use(refuseMalformedTarget(findOpenApiDocument()));
   app.use(refuseUndecodableBody);

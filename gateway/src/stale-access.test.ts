@@ -52,4 +52,13 @@ describe('staleAccessAfter', () => {
     expect(afterSuccess('DELETE', '/api/user/tokens/t1')).toEqual(['user u-olga']);
     expect(afterSuccess('DELETE', '/api/user/tokens/t1', { ...owner, is_admin: true })).toEqual(['all authentications']);
   });
+
+  it('when a user signs a session out or changes her password, then her cached answers go, so an ended session stops working at once', () => {
+    expect(afterSuccess('DELETE', '/api/user/sessions/current')).toEqual(['user u-olga']);
+    expect(afterSuccess('DELETE', '/api/user/sessions/s-1')).toEqual(['user u-olga']);
+    expect(afterSuccess('PUT', '/api/user/password')).toEqual(['user u-olga']);
+    expect(afterSuccess('PUT', '/api/admin/users/bob/password', { ...owner, is_admin: true })).toEqual(['username bob']);
+    expect(afterSuccess('GET', '/api/user/sessions')).toEqual([]);
+    expect(afterSuccess('POST', '/api/sessions', owner)).toEqual([]);
+  });
 });

@@ -30,6 +30,9 @@ export function staleAccessAfter(method: string, path: string, route: RouteMatch
   const username = adminUser && decoded(adminUser[1]!);
   if (username) return () => cache.forgetUsername(username);
   const userId = principal?.user_id;
+  // Signing out a session or changing the password (which ends the other sessions): the
+  // caller's cached answers go, so an ended session stops working at once, not in 5 s.
+  if (userId && (path.startsWith('/api/user/sessions/') || path === '/api/user/password')) return () => cache.forgetUser(userId);
   if (path.startsWith('/api/user/tokens/')) {
     // A site admin may revoke anyone's token here, and whose is not known at the edge.
     if (principal?.is_admin) return () => cache.forgetAuthentications();

@@ -26,7 +26,7 @@ async function raw(method: string, path: string, opts: { token?: string; basic?:
   if (opts.basic) headers.authorization = `Basic ${Buffer.from(`x:${opts.basic}`).toString('base64')}`;
   if (opts.body !== undefined) headers['content-type'] ??= 'application/json';
   // fetch keeps percent escapes as written, valid or not; a request without an answer fails.
-  const res = await fetch(`${gh.url}${path}`, { method, headers, body: opts.body, signal: AbortSignal.timeout(20_000) });
+  const res = await fetch(`${gh.url}${path}`, { method, headers, body: typeof opts.body === 'string' || opts.body === undefined ? opts.body : new Uint8Array(opts.body), signal: AbortSignal.timeout(20_000) });
   const text = await res.text();
   let body: unknown = text === '' ? null : text;
   try {

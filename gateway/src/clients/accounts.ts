@@ -46,7 +46,7 @@ export function authenticationOf(res: accounts.AuthenticateResponse__Output): Au
   if (res.bootstrap_admin || !res.user) return { principal: BOOTSTRAP_PRINCIPAL, scopes: SCOPES, expiresAt: null };
   const u = res.user;
   return {
-    principal: { user_id: u.id, username: u.username, email: u.email, is_admin: u.is_admin && scopes.includes('admin') },
+    principal: { user_id: u.id, username: u.username, email: u.email, is_admin: u.is_admin && scopes.includes('admin'), ...(res.session_id ? { session_id: res.session_id } : {}) },
     scopes: scopes.length > 0 ? scopes : ['read'],
     expiresAt,
   };

@@ -58,13 +58,15 @@ describe('token scopes at the edge', () => {
 
   it('when accounts answers, then is_admin needs the admin scope, no scopes is read only and expiry is parsed', () => {
     const answer = (over: Partial<accounts.AuthenticateResponse__Output>): accounts.AuthenticateResponse__Output => ({
-      user: { id: 'u9', username: 'root', email: 'r@example.com', is_admin: true }, bootstrap_admin: false, scopes: ['read', 'write', 'admin'], expires_at: '', ...over,
+      user: { id: 'u9', username: 'root', email: 'r@example.com', is_admin: true }, bootstrap_admin: false, scopes: ['read', 'write', 'admin'], expires_at: '', session_id: '', ...over,
     });
     expect(authenticationOf(answer({}))).toEqual({ principal: { user_id: 'u9', username: 'root', email: 'r@example.com', is_admin: true }, scopes: ['read', 'write', 'admin'], expiresAt: null });
     expect(authenticationOf(answer({ scopes: ['read', 'write'] })).principal.is_admin).toBe(false);
     expect(authenticationOf(answer({ scopes: [] })).scopes).toEqual(['read']);
     expect(authenticationOf(answer({ scopes: ['read', 'bogus'] })).scopes).toEqual(['read']);
     expect(authenticationOf(answer({ expires_at: '2030-01-01T00:00:00.000Z' })).expiresAt).toBe(Date.parse('2030-01-01T00:00:00.000Z'));
+    expect(authenticationOf(answer({ session_id: 's-1' })).principal.session_id).toBe('s-1');
+    expect(authenticationOf(answer({})).principal).not.toHaveProperty('session_id');
     const bootstrap = authenticationOf(answer({ user: null, bootstrap_admin: true, scopes: [] }));
     expect([bootstrap.principal.user_id, bootstrap.principal.is_admin, bootstrap.scopes]).toEqual([null, true, ['read', 'write', 'admin']]);
   });

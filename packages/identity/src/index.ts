@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
 import { unauthenticated } from '@githost/errors';
 
 /**
@@ -15,6 +16,9 @@ export interface Principal {
   username: string;
   email: string;
   is_admin: boolean;
+  /** Public id of the sign-in session whose secret authenticated the request; absent for tokens
+   *  (README "Sessions"). */
+  session_id?: string;
 }
 
 export interface RepoContext {
@@ -39,6 +43,14 @@ export interface Identity {
   request_id: string;
   /** Unix milliseconds when the gateway signed it. */
   issued_at: number;
+  /** The client as the gateway saw it, or as the web service vouched for it with a signed
+   *  forwarding (README "Internal calls"); absent when not known. */
+  client?: ClientInfo;
+}
+
+export interface ClientInfo {
+  address: string;
+  user_agent: string | null;
 }
 
 export const IDENTITY_HEADER = 'x-githost-identity';
@@ -104,4 +116,57 @@ export function verifyInternalCall(method: string, value: unknown, secret: strin
   const given = Buffer.from(value.slice(dot + 1), 'hex');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthenticated('Invalid internal call credential');
   if (Math.abs(now - Number(timestamp)) > INTERNAL_CALL_MAX_AGE_MS) throw unauthenticated('Expired internal call credential');
+}
+
+/**
+ * Client forwarding (README "Internal calls"): the web service calls the gateway on behalf of a
+ * browser, so the gateway would see the web's address for everyone. The web vouches for the
+ * browser's address and user agent with an HMAC over both and the time; the gateway takes them
+ * only when the signature is valid and fresh, and strips them otherwise like any client
+ * `x-githost-*` header.
+ */
+export const CLIENT_ADDRESS_HEADER = 'x-githost-client-address';
+export const CLIENT_USER_AGENT_HEADER = 'x-githost-client-user-agent';
+export const CLIENT_SIGNATURE_HEADER = 'x-githost-client-signature';
+
+/** Same window as an internal gRPC call: a captured header set is worth a minute at most. */
+export const CLIENT_FORWARDING_MAX_AGE_MS = INTERNAL_CALL_MAX_AGE_MS;
+
+/** Longest user agent carried; longer ones are cut (it is only shown in a session list). */
+export const MAX_USER_AGENT_LENGTH = 512;
+
+// JSON keeps the fields apart whatever they contain (no separator can be smuggled in).
+const signClient = (address: string, userAgent: string, timestamp: string, secret: string) =>
+  createHmac('sha256', secret).update(JSON.stringify(['client', address, userAgent, timestamp])).digest('hex');
+
+/** The headers the web service adds to a call it makes for a browser at `address`. */
+export function signClientForwarding(secret: string, client: { address: string; userAgent: string | null }, now = Date.now()): Record<string, string> {
+  const timestamp = String(now);
+  const userAgent = (client.userAgent ?? '').slice(0, MAX_USER_AGENT_LENGTH);
+  return {
+    [CLIENT_ADDRESS_HEADER]: client.address,
+    [CLIENT_USER_AGENT_HEADER]: userAgent,
+    [CLIENT_SIGNATURE_HEADER]: `${timestamp}.${signClient(client.address, userAgent, timestamp, secret)}`,
+  };
+}
+
+/**
+ * The forwarded client when the three headers are present and signed with `secret` within the
+ * window; null otherwise (absent, forged, expired, or malformed: the caller then uses the
+ * connection's own address). An empty user agent is null.
+ */
+export function verifyClientForwarding(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>, secret: string, now = Date.now()): ClientInfo | null {
+  const address = headers[CLIENT_ADDRESS_HEADER];
+  const userAgent = headers[CLIENT_USER_AGENT_HEADER] ?? '';
+  const value = headers[CLIENT_SIGNATURE_HEADER];
+  if (typeof address !== 'string' || typeof userAgent !== 'string' || typeof value !== 'string') return null;
+  if (isIP(address) === 0 || userAgent.length > MAX_USER_AGENT_LENGTH) return null;
+  const dot = value.indexOf('.');
+  const timestamp = value.slice(0, dot);
+  if (dot < 0 || !/^\d{1,15}$/.test(timestamp)) return null;
+  const expected = Buffer.from(signClient(address, userAgent, timestamp, secret), 'hex');
+  const given = Buffer.from(value.slice(dot + 1), 'hex');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  if (Math.abs(now - Number(timestamp)) > CLIENT_FORWARDING_MAX_AGE_MS) return null;
+  return { address, user_agent: userAgent === '' ? null : userAgent };
 }

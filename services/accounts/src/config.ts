@@ -13,6 +13,13 @@ const fields = z
     ...grpcShardEnv,
     GIT_STORAGE_DEFAULT_SHARD: shardNameEnv(),
     PUBLIC_URL: z.string().url().default('http://localhost:3000'),
+    // README "Sessions".
+    GITHOST_SESSION_IDLE_TIMEOUT_SECONDS: env.int(14 * 24 * 3600, 60),
+    GITHOST_SESSION_MAX_AGE_SECONDS: env.int(30 * 24 * 3600, 60),
+    GITHOST_SIGN_IN_FAILURES_PER_ACCOUNT: env.int(10),
+    GITHOST_SIGN_IN_FAILURES_PER_ADDRESS: env.int(30),
+    // Failures older than a day are swept (db/session-store.ts), so no window may be longer.
+    GITHOST_SIGN_IN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(24 * 3600).default(15 * 60),
   });
 
 const schema = requireGrpcShards(fields)
@@ -33,6 +40,14 @@ const schema = requireGrpcShards(fields)
     defaultShard: e.GIT_STORAGE_DEFAULT_SHARD,
     /** Base of clone URLs, without a trailing slash. */
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
+    /** Session expiry and sign-in failure limits (0 turns a limit off). */
+    sessions: {
+      idleTimeoutMs: e.GITHOST_SESSION_IDLE_TIMEOUT_SECONDS * 1000,
+      maxAgeMs: e.GITHOST_SESSION_MAX_AGE_SECONDS * 1000,
+      failuresPerAccount: e.GITHOST_SIGN_IN_FAILURES_PER_ACCOUNT,
+      failuresPerAddress: e.GITHOST_SIGN_IN_FAILURES_PER_ADDRESS,
+      failureWindowMs: e.GITHOST_SIGN_IN_FAILURE_WINDOW_SECONDS * 1000,
+    },
   }));
 
 export type Config = z.output<typeof schema>;

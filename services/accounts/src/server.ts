@@ -8,6 +8,8 @@ import { pgliteDir, type Config } from './config.js';
 import { openAccountsDatabase } from './db/open.js';
 import { PgProtectionStore } from './db/protection-store.js';
 import { PgRepositoryStore } from './db/repository-store.js';
+import { PgSessionStore } from './db/session-store.js';
+import { argon2Hasher } from './crypto/argon2.js';
 import { PgTokenStore } from './db/token-store.js';
 import { PgUserStore } from './db/user-store.js';
 import type { RepositoryStorage } from './domain/ports.js';
@@ -22,6 +24,8 @@ export interface ServerDeps {
   metricsEndpoint?: MetricsEndpoint;
   /** git-storage; built from `config.storageShards` when absent. */
   storage?: RepositoryStorage & { ready?(): Promise<boolean>; close?(): void };
+  /** Milliseconds since the epoch for session expiry and sign-in limits; tests move it. */
+  clock?: () => number;
 }
 
 export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; grpcPort: number; metricsPort: number }> {
@@ -45,6 +49,10 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         tokens: new PgTokenStore(database),
         repositories: new PgRepositoryStore(database),
         protections: new PgProtectionStore(database),
+        sessions: new PgSessionStore(database),
+        hasher: argon2Hasher,
+        sessionSettings: config.sessions,
+        clock: deps.clock,
         storage: store,
         placement: { shards: [...config.storageShards.keys()], defaultShard: config.defaultShard },
         adminToken: config.adminToken,
@@ -52,7 +60,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         onHeadDrift: (repository_id, err) => logger.error({ err, repository_id }, 'could not point HEAD back at the default branch after a failed change'),
       });
       const ready = async () => (await database.ping()) && (store.ready ? await store.ready() : true);
-      const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services, registry });
+      const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services, registry, onSignIn: (result) => metrics.signIns.inc({ result }) });
       grpc = await startGrpcServer((server) => registerAccountsService(server, services, metrics, logger), config.grpcPort, config.bindHost, ['githost.accounts.v1.AccountsService'], config.internalSecret);
       http = await listen(app, config.httpPort, config.bindHost);
       metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);

@@ -97,7 +97,7 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
 
     it('when the bootstrap admin token is presented, then Authenticate answers bootstrap_admin with no user', async () => {
       const res = await rpc(h.grpc).authenticate({ token: ADMIN_TOKEN });
-      expect(res).toEqual({ user: null, bootstrap_admin: true, scopes: ['read', 'write', 'admin'], expires_at: '' });
+      expect(res).toEqual({ user: null, bootstrap_admin: true, scopes: ['read', 'write', 'admin'], expires_at: '', session_id: '' });
     });
 
     it('when an unknown token is presented, then Authenticate fails with Authentication required', async () => {

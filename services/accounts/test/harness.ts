@@ -4,12 +4,13 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase } from '@githost/db';
 import { rpc } from './rpc.js';
-import { encodeIdentity, type Principal, type RepoContext } from '@githost/identity';
+import { encodeIdentity, type ClientInfo, type Principal, type RepoContext } from '@githost/identity';
 import { createAccountsClient, type AccountsServiceClient } from '@githost/protos';
 import { singleShard, type ShardMap } from '@githost/storage-router';
 import type { Service } from '@githost/runtime';
 import { createServer } from '../src/server.js';
 import type { Config } from '../src/config.js';
+import { DEFAULT_SESSION_SETTINGS, type SessionSettings } from '../src/domain/sessions.js';
 
 export type Backend = 'postgres' | 'pglite';
 
@@ -36,7 +37,7 @@ export interface Harness {
 
 /** Starts the real accounts service on port 0 against real Postgres or PGlite in a temp dir;
  *  `storage` is one git-storage address (shard `default`) or several shards by name. */
-export async function startAccounts(backend: Backend, storage: string | ShardMap, opts: { defaultShard?: string } = {}): Promise<Harness> {
+export async function startAccounts(backend: Backend, storage: string | ShardMap, opts: { defaultShard?: string; sessions?: Partial<SessionSettings>; clock?: () => number } = {}): Promise<Harness> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'githost-accounts-'));
   const database = backend === 'postgres' ? await createTestDatabase('githost_accounts') : undefined;
   const config: Config = {
@@ -51,8 +52,9 @@ export async function startAccounts(backend: Backend, storage: string | ShardMap
     storageShards: typeof storage === 'string' ? singleShard(storage) : storage,
     defaultShard: opts.defaultShard,
     publicUrl: PUBLIC_URL,
+    sessions: { ...DEFAULT_SESSION_SETTINGS, ...opts.sessions },
   };
-  const service = createServer(config);
+  const service = createServer(config, { clock: opts.clock });
   const { httpPort, grpcPort, metricsPort } = await service.start();
   const grpc = createAccountsClient(`127.0.0.1:${grpcPort}`, SECRET);
   const harness: Harness = {
@@ -82,6 +84,8 @@ export class Client {
   constructor(
     private readonly h: Harness,
     readonly token: string | null,
+    /** The client address and user agent the gateway would sign. */
+    readonly client?: ClientInfo,
   ) {}
 
   async principal(): Promise<Principal | null> {
@@ -90,7 +94,7 @@ export class Client {
     if (res.bootstrap_admin) return { user_id: null, username: 'admin', email: '', is_admin: true };
     const u = res.user!;
     // As the gateway signs it: site-admin powers only with the token's admin scope.
-    return { user_id: u.id, username: u.username, email: u.email, is_admin: u.is_admin && res.scopes.includes('admin') };
+    return { user_id: u.id, username: u.username, email: u.email, is_admin: u.is_admin && res.scopes.includes('admin'), ...(res.session_id ? { session_id: res.session_id } : {}) };
   }
 
   async repoContext(principal: Principal | null, owner: string, name: string): Promise<RepoContext | null> {
@@ -122,7 +126,7 @@ export class Client {
     const m = /^\/api\/repos\/([^/]+)\/([^/]+)/.exec(urlPath);
     const repo = m ? await this.repoContext(principal, decodeURIComponent(m[1]!), decodeURIComponent(m[2]!)) : null;
     const headers: Record<string, string> = {
-      ...encodeIdentity({ principal, repo, request_id: 'test', issued_at: Date.now() }, SECRET),
+      ...encodeIdentity({ principal, repo, request_id: 'test', issued_at: Date.now(), ...(this.client ? { client: this.client } : {}) }, SECRET),
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(this.h.base + urlPath, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });

@@ -21,9 +21,10 @@ export interface ApiOptions {
 export async function api<B = any>(gh: Pick<TestGithost, 'url'>, method: string, path: string, opts: ApiOptions = {}): Promise<ApiResponse<B>> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  let body: string | Buffer | undefined;
+  // A copy as a plain Uint8Array: the DOM typings that playwright-core brings in refuse a Buffer.
+  let body: string | Uint8Array<ArrayBuffer> | undefined;
   if (opts.body !== undefined) {
-    body = typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
+    body = typeof opts.body === 'string' ? opts.body : Buffer.isBuffer(opts.body) ? new Uint8Array(opts.body) : JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
   const res = await fetch(gh.url + path, { method, headers, body });

@@ -99,4 +99,36 @@ ALTER TABLE tokens ALTER COLUMN scopes DROP DEFAULT;
 ALTER TABLE tokens ADD CONSTRAINT tokens_scopes_check CHECK (scopes <@ ARRAY['read', 'write', 'admin']::text[]);
 `,
   },
+  {
+    version: 5,
+    name: 'passwords_sessions_sign_in_failures',
+    // README "Sessions": an optional argon2id password per user; sign-in sessions stored by the
+    // sha256 of their secret (never the secret), ended by deleting the row; failed sign-ins kept
+    // for the rate limit's window. Times are written by the service (its clock decides expiry).
+    sql: `
+ALTER TABLE users ADD COLUMN password_hash text;
+
+CREATE TABLE sessions (
+  id text PRIMARY KEY,
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  secret_hash text NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL,
+  last_used_at timestamptz NOT NULL,
+  idle_expires_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  user_agent text,
+  address text
+);
+CREATE INDEX sessions_user_id_idx ON sessions (user_id);
+
+CREATE TABLE sign_in_failures (
+  kind text NOT NULL CHECK (kind IN ('account', 'address')),
+  key text NOT NULL,
+  failed_at timestamptz NOT NULL
+);
+CREATE INDEX sign_in_failures_key_idx ON sign_in_failures (kind, key, failed_at);
+-- Old failures are swept by age, whoever's they were.
+CREATE INDEX sign_in_failures_failed_at_idx ON sign_in_failures (failed_at);
+`,
+  },
 ];

@@ -39,11 +39,11 @@ export async function withExistingUser<T>(fn: () => Promise<T>): Promise<T> {
 export class PgUserStore implements UserStore {
   constructor(private readonly db: Database) {}
 
-  insert(user: Omit<User, 'created_at' | 'suspended_at'>): Promise<User> {
+  insert(user: Omit<User, 'created_at' | 'suspended_at'>, passwordHash?: string): Promise<User> {
     return uniquely('Username already taken', async () => {
       const { rows } = await this.db.query<UserRow>(
-        `INSERT INTO users (id, username, email, is_admin) VALUES ($1, $2, $3, $4) RETURNING ${USER_COLUMNS}`,
-        [user.id, user.username, user.email, user.is_admin],
+        `INSERT INTO users (id, username, email, is_admin, password_hash) VALUES ($1, $2, $3, $4, $5) RETURNING ${USER_COLUMNS}`,
+        [user.id, user.username, user.email, user.is_admin, passwordHash ?? null],
       );
       return toUser(rows[0] as UserRow);
     });
@@ -103,7 +103,7 @@ export class PgUserStore implements UserStore {
       if (locked.length === 0) return 'not_found';
       const { rows: owned } = await tx.query('SELECT 1 FROM repositories WHERE owner_id = $1 LIMIT 1', [id]);
       if (owned.length > 0) return 'owns_repositories';
-      // Tokens and collaborations go with the row (ON DELETE CASCADE).
+      // Tokens, sessions and collaborations go with the row (ON DELETE CASCADE).
       await tx.query('DELETE FROM users WHERE id = $1', [id]);
       return 'deleted';
     });

@@ -6,7 +6,7 @@ import type { CollaboratorPermission, Repository, TokenScope, User } from './typ
 /** Data access the domain needs; implemented in src/db over Postgres or PGlite. */
 export interface UserStore {
   /** Throws conflict `Username already taken` when the name exists in any letter case. */
-  insert(user: Omit<User, 'created_at' | 'suspended_at'>): Promise<User>;
+  insert(user: Omit<User, 'created_at' | 'suspended_at'>, passwordHash?: string): Promise<User>;
   byIds(ids: string[]): Promise<User[]>;
   /** Users with any of the ids or exactly one of the usernames, each once, by username. */
   find(ids: string[], usernames: string[]): Promise<User[]>;
@@ -46,6 +46,40 @@ export interface TokenStore {
   revoke(id: string, userId: string | null): Promise<boolean>;
   /** The user's tokens that are not revoked (expired ones included), oldest first. */
   listForUser(userId: string): Promise<TokenRecord[]>;
+}
+
+/** A sign-in session as stored (README "Sessions"); times ISO 8601. */
+export interface SessionRecord {
+  id: string;
+  user_id: string;
+  created_at: string;
+  last_used_at: string;
+  /** When it ends unless used again (never after `expires_at`). */
+  idle_expires_at: string;
+  expires_at: string;
+  user_agent: string | null;
+  address: string | null;
+}
+
+export interface SessionStore {
+  /** The user (any letter case) with their password hash (null when none is set). */
+  credentialsOf(username: string): Promise<{ user: User; password_hash: string | null } | null>;
+  /** Sets the user's password hash and ends their sessions but `keepSessionId`, together; false
+   *  when the user is gone. */
+  setPassword(userId: string, passwordHash: string, keepSessionId: string | null): Promise<boolean>;
+  insert(session: SessionRecord & { secret_hash: string }): Promise<SessionRecord>;
+  /** The session with this secret hash and its user, unless it has ended by `now` (idle or
+   *  absolute) or the user is suspended. */
+  findActive(secretHash: string, now: Date): Promise<{ session: SessionRecord; user: User } | null>;
+  touch(id: string, now: Date, idleExpiresAt: string): Promise<void>;
+  /** The user's sessions that have not ended by `now`, newest first. */
+  listForUser(userId: string, now: Date): Promise<SessionRecord[]>;
+  /** Ends one of the user's sessions; false when none matched. */
+  remove(id: string, userId: string): Promise<boolean>;
+  removeAllOf(userId: string): Promise<void>;
+  /** Failed sign-ins recorded for the key since `since`, and the oldest of them. */
+  failures(kind: 'account' | 'address', key: string, since: Date): Promise<{ count: number; oldest: string | null }>;
+  recordFailures(keys: { kind: 'account' | 'address'; key: string }[], at: Date): Promise<void>;
 }
 
 export interface AccessFacts {

@@ -17,6 +17,8 @@ export class UserAdministration {
   constructor(
     private readonly users: UserStore,
     private readonly tokens: TokenStore,
+    /** Ends every session of a user (README "Sessions"); suspension calls it. */
+    private readonly endSessions: (userId: string) => Promise<void> = async () => undefined,
   ) {}
 
   async list(caller: Caller, page: Page): Promise<Paged<User>> {
@@ -33,6 +35,9 @@ export class UserAdministration {
     if (user.id === caller.user_id && changes.is_admin === false) throw validation('You cannot remove your own site admin rights');
     const updated = await this.users.update(user.id, changes);
     if (!updated) throw notFound('User not found');
+    // A suspended user's sessions stop authenticating at once anyway (the lookup checks
+    // suspension); ending them means unsuspending does not bring them back.
+    if (changes.suspended === true) await this.endSessions(user.id);
     return updated;
   }
 

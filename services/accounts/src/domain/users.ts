@@ -12,9 +12,10 @@ export function requireSiteAdmin(caller: Caller): void {
 export class UserService {
   constructor(private readonly store: UserStore) {}
 
-  async create(caller: Caller, input: CreateUserInput): Promise<User> {
+  /** `passwordHash`: the hash of the optional initial password (README "Sessions"). */
+  async create(caller: Caller, input: CreateUserInput, passwordHash?: string): Promise<User> {
     requireSiteAdmin(caller);
-    return this.store.insert({ id: randomUUID(), ...input });
+    return this.store.insert({ id: randomUUID(), ...input }, passwordHash);
   }
 
   async byUsername(username: string): Promise<User> {

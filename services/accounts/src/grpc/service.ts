@@ -13,7 +13,7 @@ import { getUsers } from './get-users.js';
 export function registerAccountsService(server: grpc.Server, services: AccountsServices, metrics: AccountsMetrics, logger: Logger): void {
   const instruments = { metrics: metrics.grpcServer };
   const handlers: AccountsServiceHandlers = {
-    Authenticate: unary(authenticate(services.tokens, metrics), logger, instruments),
+    Authenticate: unary(authenticate(services.tokens, services.sessions, metrics), logger, instruments),
     Authorize: unary(authorize(services.repositories, metrics), logger, instruments),
     GetUsers: unary(getUsers(services.users), logger, instruments),
     GetRepository: unary(getRepository(services.repositories), logger, instruments),

@@ -12,8 +12,10 @@ export function createAccountsApp(opts: {
   ready: () => Promise<boolean>;
   services: AccountsServices;
   registry: Registry;
+  /** Counts sign-in outcomes (README "Operating"). */
+  onSignIn?: (result: 'signed_in' | 'refused' | 'throttled') => void;
 }): Express {
   const app = createHttpApp({ service: 'accounts', logger: opts.logger, internalSecret: opts.internalSecret, ready: opts.ready, registry: opts.registry });
-  registerRoutes(app, opts.services, opts.publicUrl);
+  registerRoutes(app, opts.services, opts.publicUrl, opts.onSignIn);
   return finish(app);
 }

@@ -23,3 +23,14 @@ export function repoAccessOf(res: Response): RepoAccess | null {
   const repo = identityOf(res).repo;
   return repo ? { id: repo.id, permission: repo.permission } : null;
 }
+
+/** The sign-in session whose secret authenticated the request; undefined for tokens. */
+export function sessionIdOf(res: Response): string | undefined {
+  return identityOf(res).principal?.session_id || undefined;
+}
+
+/** The client's address and user agent as the gateway signed them (README "Internal calls"). */
+export function clientOf(res: Response): { address: string | null; user_agent: string | null } {
+  const client = identityOf(res).client;
+  return { address: client?.address ?? null, user_agent: client?.user_agent ?? null };
+}

@@ -10,16 +10,20 @@ import { callerOf, repoAccessOf } from './caller.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { registerProtectionRoutes } from './protection-routes.js';
 import { registerRepositoryRoutes } from './repository-routes.js';
+import { registerSessionRoutes, type SignInObserver } from './session-routes.js';
+import { optionalPassword } from '../domain/passwords.js';
 import { issuedTokenJson, repositoryJson, tokenJson, userJson } from './present.js';
 
 /** CONTRACT §8 accounts endpoints; the gateway forwards these paths unchanged. */
-export function registerRoutes(app: Express, services: AccountsServices, publicUrl: string): void {
+export function registerRoutes(app: Express, services: AccountsServices, publicUrl: string, onSignIn?: SignInObserver): void {
   const { users, tokens, repositories } = services;
 
   app.post('/api/admin/users', route(async (req, res) => {
     const caller = callerOf(res);
     requireSiteAdmin(caller);
-    const user = await users.create(caller, parseCreateUser(req.body));
+    const input = parseCreateUser(req.body);
+    const password = optionalPassword(req.body);
+    const user = await users.create(caller, input, password === undefined ? undefined : await services.sessions.hashNewPassword(password));
     res.status(201).json(userJson(user));
   }));
 
@@ -81,6 +85,7 @@ export function registerRoutes(app: Express, services: AccountsServices, publicU
   }));
 
   registerAdminRoutes(app, services.admin, publicUrl);
+  registerSessionRoutes(app, services.sessions, onSignIn);
   registerProtectionRoutes(app, services.protections);
   registerRepositoryRoutes(app, repositories, publicUrl);
 }

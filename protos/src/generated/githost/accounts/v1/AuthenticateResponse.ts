@@ -7,6 +7,7 @@ export interface AuthenticateResponse {
   'bootstrap_admin'?: (boolean);
   'scopes'?: (string)[];
   'expires_at'?: (string);
+  'session_id'?: (string);
 }
 
 export interface AuthenticateResponse__Output {
@@ -14,4 +15,5 @@ export interface AuthenticateResponse__Output {
   'bootstrap_admin': (boolean);
   'scopes': (string)[];
   'expires_at': (string);
+  'session_id': (string);
 }

@@ -1,0 +1,38 @@
+import { validation } from '@githost/errors';
+
+/** README "Sessions": passwords are 8 to 1024 characters (code points), any characters but NUL. */
+export const MIN_PASSWORD_LENGTH = 8;
+/** Long passphrases are welcome; the cap only bounds the hashing work one request can ask for. */
+export const MAX_PASSWORD_LENGTH = 1024;
+
+/** Hashes and checks passwords (argon2id in production, src/crypto/argon2.ts). */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** False for a wrong password and for a hash it cannot read; never throws for either. */
+  verify(hash: string, password: string): Promise<boolean>;
+}
+
+/** The password in `field` of a request body, checked against the policy. The message never
+ *  repeats the value. */
+export function checkPassword(value: unknown, field = 'password'): string {
+  if (value === undefined || value === null || value === '') throw validation(`${field} is required`);
+  if (typeof value !== 'string') throw validation(`${field} must be a string`);
+  const length = [...value].length;
+  if (length < MIN_PASSWORD_LENGTH || length > MAX_PASSWORD_LENGTH) throw validation(`${field} must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
+  return value;
+}
+
+/** A password that is only compared, never stored (sign-in, the current password): any string
+ *  within the cap; the policy is not applied, so a password set under an older policy still works. */
+export function givenPassword(value: unknown, field: string): string {
+  if (value === undefined || value === null || value === '') throw validation(`${field} is required`);
+  if (typeof value !== 'string') throw validation(`${field} must be a string`);
+  if ([...value].length > MAX_PASSWORD_LENGTH) throw validation(`${field} must be at most ${MAX_PASSWORD_LENGTH} characters`);
+  return value;
+}
+
+/** The optional `password` of POST /api/admin/users; undefined when absent. */
+export function optionalPassword(body: unknown): string | undefined {
+  const value = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).password : undefined;
+  return value === undefined || value === null ? undefined : checkPassword(value);
+}
