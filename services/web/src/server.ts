@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import type { Request } from 'express';
 import { createHttpApp, createRegistry, express, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
@@ -12,8 +11,6 @@ export interface Deps {
   logger?: Logger;
   /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
   metricsEndpoint?: MetricsEndpoint;
-  /** Extra headers on the web's API calls for one page request (the signed client forwarding). */
-  forwardingHeaders?: (req: Request) => Record<string, string>;
 }
 
 const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
@@ -30,7 +27,7 @@ export function createServer(config: Config, deps: Deps = {}): Service<{ httpPor
   const app = createHttpApp({ service: 'web', logger, ready, registry, json: false });
   app.use(securityHeaders);
   app.use('/-/static', express.static(ASSETS, { index: false, fallthrough: true, maxAge: '5m', dotfiles: 'ignore' }));
-  const pages = pageRouter(ALL_PAGES, { config, logger, ...(deps.forwardingHeaders ? { forwardingHeaders: deps.forwardingHeaders } : {}) });
+  const pages = pageRouter(ALL_PAGES, { config, logger });
   app.use(pages.router);
   app.use(pages.notFound);
   app.use(pages.errors);

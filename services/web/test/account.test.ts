@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Service } from '@githost/runtime';
+import { encodeIdentity, verifyClientForwarding } from '@githost/identity';
 import { createServer, loadConfig } from '../src/index.js';
 import { startContractApi, type ContractApi } from './support/contract-api.js';
 
@@ -7,10 +8,11 @@ import { startContractApi, type ContractApi } from './support/contract-api.js';
 let api: ContractApi;
 let web: Service<{ httpPort: number; metricsPort: number }>;
 let base: string;
+const SECRET = 'web-test-secret-0123456789';
 
 beforeAll(async () => {
   api = await startContractApi();
-  const config = loadConfig({ GITHOST_INTERNAL_SECRET: 'web-test-secret-0123456789', GATEWAY_URL: api.url, HTTP_PORT: '0', METRICS_PORT: '0', BIND_HOST: '127.0.0.1' });
+  const config = loadConfig({ GITHOST_INTERNAL_SECRET: SECRET, GATEWAY_URL: api.url, HTTP_PORT: '0', METRICS_PORT: '0', BIND_HOST: '127.0.0.1' });
   web = createServer(config);
   base = `http://127.0.0.1:${(await web.start()).httpPort}`;
 });
@@ -218,6 +220,26 @@ describe('home and new repository', () => {
     expect(taken.status).toBe(409);
     expect(taken.html).toContain('Repository already exists');
     expect(taken.html).toMatch(/name="private" value="true" checked/);
+  });
+});
+
+describe('client forwarding', () => {
+  it('when the gateway signed the browser into the page request, then every API call vouches for that browser; a request from elsewhere vouches for no one', async () => {
+    const identity = encodeIdentity({ principal: null, repo: null, request_id: 'r1', issued_at: Date.now(), client: { address: '203.0.113.9', user_agent: 'Browser/1.0' } }, SECRET);
+    await fetch(`${base}/-/sign-in`, { headers: identity });
+    const form = await fetch(`${base}/-/sign-in`, { headers: identity });
+    const pre = cookiePair(form.headers.getSetCookie().find((c) => c.startsWith('githost_presession='))!);
+    await fetch(`${base}/-/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...identity, 'content-type': 'application/x-www-form-urlencoded', cookie: pre },
+      body: new URLSearchParams({ csrf: csrfOf(await form.text()), username: 'alice', password: 'correct horse battery' }).toString(),
+    });
+    const signInCall = api.calls.find((c) => c.path === '/api/sessions')!;
+    expect(verifyClientForwarding(signInCall.headers, SECRET)).toEqual({ address: '203.0.113.9', user_agent: 'Browser/1.0' });
+    api.calls.length = 0;
+    await get('/', await signIn());
+    expect(api.calls.map((c) => c.headers['x-githost-client-signature'])).toEqual(api.calls.map(() => undefined));
   });
 });
 

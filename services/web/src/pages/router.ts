@@ -5,6 +5,7 @@ import { REQUEST_ID_HEADER, type Logger } from '@githost/logging';
 import { GatewayApi } from '../clients/api.js';
 import type { Viewer } from '../clients/types.js';
 import type { Config } from '../config.js';
+import { clientForwardingHeaders } from '../http/client-forwarding.js';
 import { appendCookie, cookieHeader, CsrfTokens, newPreSession, PRE_SESSION_COOKIE, readCookies, SESSION_COOKIE, type CsrfBinding } from '../http/session.js';
 import { ErrorPage, NotFoundPage } from '../views/errors.js';
 import { renderDocument } from '../views/render.js';
@@ -17,8 +18,6 @@ export const FORM_LIMIT = '64kb';
 export interface RouterDeps {
   config: Config;
   logger: Logger;
-  /** Extra headers for the web's API calls, per request (the signed client forwarding). */
-  forwardingHeaders?: (req: Request) => Record<string, string>;
 }
 
 interface RequestSession {
@@ -56,11 +55,8 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
   const forms = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 200 });
 
   const contextOf = async (req: Request, res: Response, session: RequestSession): Promise<PageContext> => {
-    const api = new GatewayApi(config.gatewayUrl, {
-      ...(session.secret ? { credential: session.secret } : {}),
-      requestId: String(req.headers[REQUEST_ID_HEADER] ?? ''),
-      headers: deps.forwardingHeaders?.(req) ?? {},
-    });
+    const caller = { requestId: String(req.headers[REQUEST_ID_HEADER] ?? ''), headers: clientForwardingHeaders(req, config.internalSecret) };
+    const api = new GatewayApi(config.gatewayUrl, { ...caller, ...(session.secret ? { credential: session.secret } : {}) });
     let viewer: Viewer | null = null;
     if (session.secret) {
       try {
@@ -75,7 +71,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
       }
     }
     const form = (req.body ?? {}) as PageContext['form'];
-    return { req, res, config, api: viewer ? api : new GatewayApi(config.gatewayUrl, { requestId: String(req.headers[REQUEST_ID_HEADER] ?? ''), headers: deps.forwardingHeaders?.(req) ?? {} }), viewer, csrf: csrf.tokenFor(session.binding), form };
+    return { req, res, config, api: viewer ? api : new GatewayApi(config.gatewayUrl, caller), viewer, csrf: csrf.tokenFor(session.binding), form };
   };
 
   const send = (ctx: PageContext, result: PageResult) => {

@@ -13,7 +13,7 @@ import express from 'express';
 export interface ContractApi {
   url: string;
   /** Every call as `METHOD path` with the bearer credential it carried. */
-  calls: { method: string; path: string; credential: string | undefined; body: unknown }[];
+  calls: { method: string; path: string; credential: string | undefined; body: unknown; headers: Record<string, string | string[] | undefined> }[];
   sessions: Map<string, { id: string; username: string; created_at: string }>;
   tokens: { id: string; name: string; scopes: string[]; expires_at: string | null; created_at: string }[];
   passwords: Map<string, string>;
@@ -26,7 +26,7 @@ export async function startContractApi(): Promise<ContractApi> {
   const api: Omit<ContractApi, 'url' | 'close'> = { calls: [], sessions: new Map(), tokens: [], passwords: new Map([['alice', 'correct horse battery']]) };
   const credentialOf = (req: express.Request) => /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
   app.use((req, _res, next) => {
-    api.calls.push({ method: req.method, path: req.path, credential: credentialOf(req), body: req.body });
+    api.calls.push({ method: req.method, path: req.path, credential: credentialOf(req), body: req.body, headers: req.headers });
     next();
   });
   const session = (req: express.Request) => api.sessions.get(credentialOf(req) ?? '');
