@@ -223,6 +223,22 @@ describe('home and new repository', () => {
   });
 });
 
+describe('errors as pages', () => {
+  it('when the API fails inside, then the page is a 500 that names no internals; when it is unavailable, then a 503 that says so', async () => {
+    const broken = await get('/broken');
+    expect([broken.status, broken.html.includes('Something went wrong'), broken.html.includes('10.0.0.7'), broken.html.includes('pg:')]).toEqual([500, true, false, false]);
+    const down = await get('/down');
+    expect([down.status, down.html.includes('The service is unavailable right now. Try again shortly.')]).toEqual([503, true]);
+  });
+
+  it('when a user or path does not exist, then the one 404 page answers, as HTML with the security headers', async () => {
+    const res = await fetch(`${base}/nobody`);
+    expect([res.status, res.headers.get('content-type'), res.headers.get('x-content-type-options')]).toEqual([404, 'text/html; charset=utf-8', 'nosniff']);
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(await res.text()).toContain('There is nothing here, or you do not have access to it.');
+  });
+});
+
 describe('client forwarding', () => {
   it('when the gateway signed the browser into the page request, then every API call vouches for that browser; a request from elsewhere vouches for no one', async () => {
     const identity = encodeIdentity({ principal: null, repo: null, request_id: 'r1', issued_at: Date.now(), client: { address: '203.0.113.9', user_agent: 'Browser/1.0' } }, SECRET);

@@ -90,6 +90,9 @@ export async function startContractApi(): Promise<ContractApi> {
     if (name === 'taken') return void res.status(409).json({ error: 'Repository already exists' });
     res.status(201).json({ id: 'r3', owner: session(req)!.username, name, full_name: `${session(req)!.username}/${name}`, private: false, default_branch: 'main', clone_url: 'x', created_at: '2026-01-01T00:00:00Z' });
   });
+  // A dependency failing inside the API, its message naming internals no page may show.
+  app.get('/api/users/broken/repos', (_req, res) => void res.status(500).json({ error: 'pg: connection to 10.0.0.7:5432 refused' }));
+  app.get('/api/users/down/repos', (_req, res) => void res.status(503).json({ error: 'Service unavailable' }));
   app.use((_req, res) => void res.status(404).json({ error: 'Not found' }));
 
   const server: Server = await new Promise((resolve) => {
