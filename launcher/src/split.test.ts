@@ -81,11 +81,11 @@ describe('one process per service', () => {
   });
 
   it('when started, then the gateway and every service run in processes of their own', () => {
-    expect(githost.processes.map((p) => p.name).sort()).toEqual(['accounts', 'browse', 'gateway', 'git-storage', 'launcher', 'merge-requests', 'webhooks']);
+    expect(githost.processes.map((p) => p.name).sort()).toEqual(['accounts', 'browse', 'gateway', 'git-storage', 'launcher', 'merge-requests', 'web', 'webhooks']);
     expect(githost.processes.find((p) => p.name === 'launcher')?.pid).toBe(process.pid);
-    expect(new Set(githost.processes.map((p) => p.pid)).size).toBe(7);
+    expect(new Set(githost.processes.map((p) => p.pid)).size).toBe(8);
     expect(childPids.every(isRunning)).toBe(true);
-    expect(githost.services).toEqual(expect.arrayContaining(['git-storage', 'accounts', 'browse', 'merge-requests', 'webhooks']));
+    expect(githost.services).toEqual(expect.arrayContaining(['git-storage', 'accounts', 'browse', 'merge-requests', 'webhooks', 'web']));
   });
 
   it('when a user pushes with git, then browse shows the commit and the push event reaches her webhook across processes', async () => {
@@ -121,6 +121,9 @@ describe('one process per service', () => {
       const branches = await fetch(`${githost.url}/api/repos/splituser/split/branches`);
       expect(branches.status).toBe(200);
       expect(((await branches.json()) as { branches: { name: string; sha: string }[] }).branches).toEqual([expect.objectContaining({ name: 'main', sha })]);
+      // The site, from its own process, through the gateway's.
+      const page = await fetch(`${githost.url}/splituser/split/-/commits/main`);
+      expect([page.status, (await page.text()).includes(`/splituser/split/-/commit/${sha}`)]).toEqual([200, true]);
 
       const deadline = Date.now() + 20_000;
       while (!deliveries.some((d) => d.body.includes(sha)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -131,8 +134,8 @@ describe('one process per service', () => {
   }, 60_000);
 
   it('when metrics are scraped, then each process serves its own service\'s on a metrics port of its own', async () => {
-    const names = ['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'webhooks'];
-    expect([Object.keys(githost.metricsPorts).sort(), new Set(Object.values(githost.metricsPorts)).size]).toEqual([names, 6]);
+    const names = ['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'web', 'webhooks'];
+    expect([Object.keys(githost.metricsPorts).sort(), new Set(Object.values(githost.metricsPorts)).size]).toEqual([names, 7]);
     for (const name of names) {
       const text = await (await fetch(`http://127.0.0.1:${githost.metricsPorts[name]}/metrics`)).text();
       const families = new Set([...text.matchAll(/^# TYPE githost_([a-z]+(?:_storage|_requests)?)_/gm)].map((m) => m[1]));
@@ -178,7 +181,7 @@ describe('one process per service, when the launcher itself is killed', () => {
     });
     launcher.stdout.resume();
     const pids = children(started.processes).map((p) => p.pid);
-    expect(pids).toHaveLength(6);
+    expect(pids).toHaveLength(7);
     launcher.kill('SIGKILL');
     expect(await gone(pids)).toEqual([]);
   }, 90_000);
