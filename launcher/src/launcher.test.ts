@@ -56,15 +56,17 @@ describe('launcher', () => {
 
   it('when metrics are scraped, then every service\'s are on the one metrics port, and none on the public port (CONTRACT §8)', async () => {
     const ports = new Set(Object.values(githost.metricsPorts));
-    expect([Object.keys(githost.metricsPorts).sort(), ports.size, ports.has(githost.port)]).toEqual([['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'webhooks'], 1, false]);
+    expect([Object.keys(githost.metricsPorts).sort(), ports.size, ports.has(githost.port)]).toEqual([['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'web', 'webhooks'], 1, false]);
     const text = await (await fetch(`http://127.0.0.1:${[...ports][0]}/metrics`)).text();
     for (const service of ['accounts', 'browse', 'gateway', 'git_storage', 'merge_requests', 'webhooks']) expect(text).toContain(`# TYPE githost_${service}_http_request_duration_seconds histogram`);
     const onPublic = await fetch(`${githost.url}/metrics`);
     expect([onPublic.status, await onPublic.json()]).toEqual([404, { error: 'Not found' }]);
   });
 
-  it('when an unknown route is called, then 404 JSON', async () => {
-    const res = await fetch(`${githost.url}/no/such/route`);
+  it('when an unknown API route is called, then 404 JSON; when an unknown page is, then the site\'s 404 page', async () => {
+    const res = await fetch(`${githost.url}/api/no/such/route`);
     expect([res.status, await res.json()]).toEqual([404, { error: 'Not found' }]);
+    const page = await fetch(`${githost.url}/no/such/route`);
+    expect([page.status, page.headers.get('content-type'), (await page.text()).includes('Page not found')]).toEqual([404, 'text/html; charset=utf-8', true]);
   });
 });
