@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+import { api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 import { launchBrowser, seriousAxeViolations, watchIncidents, type Browser, type Page } from '@githost/test-support/browser';
 
 /**
@@ -14,12 +14,14 @@ let browser: Browser;
 let head: string;
 let first: string;
 
+const ALICE_PASSWORD = 'alice has a long password';
 const XSS_BRANCH = 'xss/"><img-src=x-onerror=alert(5)>';
 const XSS_FILE = '"><img src=x onerror=alert(1)>.txt';
 
 beforeAll(async () => {
   gh = await startTestGithost();
   alice = await createUser(gh, 'alice');
+  await api(gh, 'PUT', '/api/admin/users/alice/password', { token: gh.adminToken, body: { password: ALICE_PASSWORD } });
   await createRepo(gh, alice.token, 'demo', { description: '<script>alert(8)</script>' });
   await createRepo(gh, alice.token, 'secret', { private: true });
   const work = makeWorkdir();
@@ -156,6 +158,33 @@ describe('the small script', () => {
       await page.locator('a[data-diff-view=split]').click();
       await page.waitForLoadState('load');
       expect(await page.locator('section.diffs').getAttribute('data-view')).toBe('split');
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
+
+describe('signed in, in a browser', () => {
+  it('when alice signs in with the form, then her private repository reads, the signed-in pages pass axe, and signing out hides it again', async () => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 900 }, colorScheme: 'dark' });
+    const page = await context.newPage();
+    const incidents = watchIncidents(page);
+    try {
+      expect(await visit(page, '/alice/secret')).toBe(404);
+      await visit(page, '/-/sign-in?next=%2Falice%2Fsecret');
+      await page.getByLabel('Username').fill('alice');
+      await page.getByLabel('Password').fill(ALICE_PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`${gh.url}/alice/secret`);
+      expect(await page.locator('.repo-title .badge').textContent()).toBe('Private');
+      for (const path of ['/', '/alice/secret', '/-/settings', '/-/settings/sessions', '/-/settings/tokens', '/-/new']) {
+        expect([path, await visit(page, path)]).toEqual([path, 200]);
+        expect([path, await seriousAxeViolations(page)]).toEqual([path, []]);
+      }
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(`${gh.url}/`);
+      expect(await visit(page, '/alice/secret')).toBe(404);
+      expect(incidents).toEqual({ dialogs: [], errors: [] });
     } finally {
       await context.close();
     }
