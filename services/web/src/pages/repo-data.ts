@@ -10,8 +10,12 @@ export interface RepoView {
 }
 
 export async function loadRepo(api: GatewayApi, owner: string, name: string): Promise<RepoView> {
-  const repo = await api.get<Repository>(repoApiPath(owner, name));
-  const [branches, tags] = await Promise.all([api.get<Branches>(repoApiPath(owner, name, '/branches')), api.get<{ tags: Tag[] }>(repoApiPath(owner, name, '/tags'))]);
+  // Together: each answers 404 alike for a repository the caller may not see.
+  const [repo, branches, tags] = await Promise.all([
+    api.get<Repository>(repoApiPath(owner, name)),
+    api.get<Branches>(repoApiPath(owner, name, '/branches')),
+    api.get<{ tags: Tag[] }>(repoApiPath(owner, name, '/tags')),
+  ]);
   return { repo, branches, tags: tags.tags };
 }
 

@@ -109,7 +109,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
     else router.post(def.path, forms, handler);
   }
 
-  const errorPage = (req: Request, res: Response, status: number, body: ReturnType<typeof NotFoundPage>, title: string) => {
+  const errorPage = (res: Response, status: number, body: ReturnType<typeof NotFoundPage>, title: string) => {
     if (res.headersSent) {
       res.destroy();
       return;
@@ -119,10 +119,9 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.setHeader('Cache-Control', 'no-store');
     res.send(renderDocument({ title, viewer: ctx?.viewer ?? null, csrf: ctx?.csrf ?? '', children: body }));
-    void req;
   };
 
-  const notFound: RequestHandler = (req, res) => errorPage(req, res, 404, NotFoundPage(), 'Page not found');
+  const notFound: RequestHandler = (_req, res) => errorPage(res, 404, NotFoundPage(), 'Page not found');
 
   const errors: ErrorRequestHandler = (err: unknown, req, res, _next) => {
     const e = formError(err) ?? toAppError(err);
@@ -139,7 +138,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
     if (e.kind === 'internal' || (status >= 500 && e.kind !== 'unavailable')) message = 'The page could not be shown.';
     else if (e.kind === 'unavailable' && status !== 429) message = 'The service is unavailable right now. Try again shortly.';
     const requestId = String(req.headers[REQUEST_ID_HEADER] ?? '') || undefined;
-    errorPage(req, res, status, ErrorPage({ status, message, requestId }), 'Error');
+    errorPage(res, status, ErrorPage({ status, message, requestId }), 'Error');
   };
   return { router, errors, notFound };
 }
