@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { DiffFile } from '../clients/types.js';
 
 export type DiffViewMode = 'unified' | 'split';
@@ -65,7 +66,39 @@ export function diffAnchor(index: number): string {
   return `diff-${index + 1}`;
 }
 
-function UnifiedTable({ lines, label }: { lines: DiffLine[]; label: string }) {
+/**
+ * Comments on diff lines (merge requests): each line number links to the page with that line's
+ * comment form open (works without script), and a line's comments show in a row under it.
+ */
+export interface InlineComments {
+  href(path: string, side: 'old' | 'new', line: number): string;
+  /** What shows under a line in the given table (comments, the open form); null: nothing. */
+  below(path: string, side: 'old' | 'new', line: number, table: DiffViewMode): ComponentChildren | null;
+}
+
+function LineNo({ n, side, path, inline }: { n: number | undefined; side: 'old' | 'new'; path: string; inline: InlineComments | undefined }) {
+  if (n === undefined) return <>{''}</>;
+  if (!inline) return <>{n}</>;
+  return (
+    <a href={inline.href(path, side, n)} class="comment-link" aria-label={`Comment on line ${n} (${side})`} rel="nofollow">
+      {n}
+    </a>
+  );
+}
+
+/** The rows under a line: old side then new side (a context line can have both). */
+function belowRows(inline: InlineComments | undefined, path: string, table: DiffViewMode, colSpan: number, old: number | undefined, neu: number | undefined) {
+  if (!inline) return null;
+  const parts = [old !== undefined ? inline.below(path, 'old', old, table) : null, neu !== undefined ? inline.below(path, 'new', neu, table) : null].filter((p) => p !== null && p !== undefined);
+  if (parts.length === 0) return null;
+  return (
+    <tr class="d-comments">
+      <td colSpan={colSpan}>{parts}</td>
+    </tr>
+  );
+}
+
+function UnifiedTable({ lines, label, path, inline }: { lines: DiffLine[]; label: string; path: string; inline?: InlineComments | undefined }) {
   return (
     <table class="diff diff-unified">
       <caption class="visually-hidden">{`${label} (unified)`}</caption>
@@ -78,14 +111,21 @@ function UnifiedTable({ lines, label }: { lines: DiffLine[]; label: string }) {
               <td class="dl">{l.text}</td>
             </tr>
           ) : (
-            <tr class={`d-${l.kind}`}>
-              <td class="ln">{l.old ?? ''}</td>
-              <td class="ln">{l.new ?? ''}</td>
-              <td class="dl">
-                <span class="sign" aria-hidden="true">{SIGN[l.kind]}</span>
-                {l.text}
-              </td>
-            </tr>
+            <>
+              <tr class={`d-${l.kind}`}>
+                <td class="ln">
+                  <LineNo n={l.old} side="old" path={path} inline={inline} />
+                </td>
+                <td class="ln">
+                  <LineNo n={l.new} side="new" path={path} inline={inline} />
+                </td>
+                <td class="dl">
+                  <span class="sign" aria-hidden="true">{SIGN[l.kind]}</span>
+                  {l.text}
+                </td>
+              </tr>
+              {belowRows(inline, path, 'unified', 3, l.old, l.new)}
+            </>
           ),
         )}
       </tbody>
@@ -93,18 +133,20 @@ function UnifiedTable({ lines, label }: { lines: DiffLine[]; label: string }) {
   );
 }
 
-function Side({ line, side }: { line: DiffLine | undefined; side: 'old' | 'new' }) {
+function Side({ line, side, path, inline }: { line: DiffLine | undefined; side: 'old' | 'new'; path: string; inline: InlineComments | undefined }) {
   if (!line) return <><td class="ln d-empty"></td><td class="dl d-empty"></td></>;
   const kind = line.kind === 'context' ? 'context' : line.kind;
   return (
     <>
-      <td class={`ln d-${kind}`}>{side === 'old' ? line.old : line.new}</td>
+      <td class={`ln d-${kind}`}>
+        <LineNo n={side === 'old' ? line.old : line.new} side={side} path={path} inline={inline} />
+      </td>
       <td class={`dl d-${kind}`}>{line.text}</td>
     </>
   );
 }
 
-function SplitTable({ lines, label }: { lines: DiffLine[]; label: string }) {
+function SplitTable({ lines, label, path, inline }: { lines: DiffLine[]; label: string; path: string; inline?: InlineComments | undefined }) {
   return (
     <table class="diff diff-split">
       <caption class="visually-hidden">{`${label} (side by side)`}</caption>
@@ -117,10 +159,13 @@ function SplitTable({ lines, label }: { lines: DiffLine[]; label: string }) {
               </td>
             </tr>
           ) : (
-            <tr>
-              <Side line={row.left} side="old" />
-              <Side line={row.right} side="new" />
-            </tr>
+            <>
+              <tr>
+                <Side line={row.left} side="old" path={path} inline={inline} />
+                <Side line={row.right} side="new" path={path} inline={inline} />
+              </tr>
+              {belowRows(inline, path, 'split', 4, row.left?.old, row.right?.new)}
+            </>
           ),
         )}
       </tbody>
@@ -133,7 +178,7 @@ function SplitTable({ lines, label }: { lines: DiffLine[]; label: string }) {
  * each file's changes, unified or side by side. Both tables are rendered; the container's
  * `data-view` picks one (a `?view=` link without script, an instant toggle with site.js).
  */
-export function DiffView({ files, mode, truncated, toggleHref }: { files: DiffFile[]; mode: DiffViewMode; truncated: boolean; toggleHref: (mode: DiffViewMode) => string }) {
+export function DiffView({ files, mode, truncated, toggleHref, inline }: { files: DiffFile[]; mode: DiffViewMode; truncated: boolean; toggleHref: (mode: DiffViewMode) => string; inline?: InlineComments }) {
   const additions = files.reduce((n, f) => n + f.additions, 0);
   const deletions = files.reduce((n, f) => n + f.deletions, 0);
   return (
@@ -174,8 +219,8 @@ export function DiffView({ files, mode, truncated, toggleHref }: { files: DiffFi
             ) : (
               // Focusable: a region that scrolls sideways must be reachable from the keyboard.
               <div class="diff-scroll" tabIndex={0} role="group" aria-label={label}>
-                <UnifiedTable lines={lines} label={label} />
-                <SplitTable lines={lines} label={label} />
+                <UnifiedTable lines={lines} label={label} path={f.path} inline={inline} />
+                <SplitTable lines={lines} label={label} path={f.path} inline={inline} />
               </div>
             )}
           </article>
