@@ -77,6 +77,7 @@ async function comparePage(ctx: PageContext, owner: string, name: string, opts: 
         <BranchPicker id="compare-head" label="Head" name="head" value={head} view={view} />
         <button type="submit">Compare</button>
       </form>
+      <ErrorNotice error={opts.error} />
       {refusal && <Notice kind="error">{refusal}</Notice>}
       {comparison && (
         <>
@@ -91,7 +92,6 @@ async function comparePage(ctx: PageContext, owner: string, name: string, opts: 
               {ctx.viewer && isBranch(base) && isBranch(head) ? (
                 <form method="post" action={mrPages.create(owner, name)} class="stack mr-form">
                   <h2>Open a merge request</h2>
-                  <ErrorNotice error={opts.error} />
                   <CsrfField token={ctx.csrf} />
                   <input type="hidden" name="source_branch" value={head} />
                   <input type="hidden" name="target_branch" value={base} />
