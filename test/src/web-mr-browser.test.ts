@@ -102,7 +102,7 @@ async function visit(page: Page, path: string): Promise<number> {
 describe('the merge request, settings and admin pages in a browser', () => {
   for (const width of [375, 1440]) {
     for (const colorScheme of ['light', 'dark'] as const) {
-      it(`when read at ${width} px in ${colorScheme} mode by a site admin, then axe finds no serious or critical violation and nothing runs that should not`, async () => {
+      it(`when read at ${width} px in ${colorScheme} mode by a site admin, then axe finds no serious or critical violation, nothing runs that should not, and nothing overflows the width`, async () => {
         const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
         const page = await context.newPage();
         const incidents = watchIncidents(page);
@@ -113,6 +113,8 @@ describe('the merge request, settings and admin pages in a browser', () => {
             // The delivery log is read with its details open.
             for (const d of await page.locator('details:not(.ref-switcher)').all()) await d.evaluate((el) => el.setAttribute('open', ''));
             expect([path, await seriousAxeViolations(page)]).toEqual([path, []]);
+            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            expect([path, overflow <= 1]).toEqual([path, true]);
           }
           expect(incidents).toEqual({ dialogs: [], errors: [] });
         } finally {
