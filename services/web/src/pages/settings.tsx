@@ -3,7 +3,7 @@ import { AppError } from '@githost/errors';
 import { repoApiPath } from '../clients/api.js';
 import type { Branches, Repository } from '../clients/types.js';
 import type { BranchProtection, Collaborator, Delivery, DeliveryDetail, Webhook } from '../clients/mr-types.js';
-import { Notice, Time } from '../views/components.js';
+import { Time } from '../views/components.js';
 import { attempt, CsrfField, ErrorNotice, Flash, PostButton } from '../views/forms.js';
 import { mrPages } from './mr-paths.js';
 import { field, fields, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
