@@ -189,6 +189,13 @@ describe('without script', () => {
       await submit(p, '.merge-box button:text("Close merge request")');
       expect(await p.locator('p.notice').textContent()).toBe('The merge request has been closed.');
       expect(await p.locator('.mr-header .badge').first().textContent()).toBe('closed');
+      await submit(p, '.mr-header a:text("Edit")');
+      await p.fill('#edit-title', 'Abandoned for now');
+      await p.fill('#edit-description', 'Superseded by **#1**.');
+      await submit(p, 'form button.primary:text("Save")');
+      expect(await p.locator('p.notice').textContent()).toBe('The merge request has been changed.');
+      expect(await p.locator('h1 .mr-title').textContent()).toBe('Abandoned for now');
+      expect(await p.locator('.mr-description strong').textContent()).toBe('#1');
     } finally {
       await owner.close();
     }
@@ -224,6 +231,16 @@ describe('forms and refusals through the gateway', () => {
     expect(textOf(same.html)).toContain('Source and target branches must be different');
     const comment = await webPost(gh, '/alice/demo/-/merge-requests/1/comments', { csrf, body: 'plain comment' }, { cookie: cookies.bob });
     expect([comment.status, comment.headers.get('location')]).toEqual([303, '/alice/demo/-/merge-requests/1?done=commented']);
+    const review = await webPost(gh, '/alice/demo/-/merge-requests/1/reviews', { csrf, event: 'request_changes', body: 'Please rename b.' }, { cookie: cookies.bob });
+    expect([review.status, review.headers.get('location')]).toEqual([303, '/alice/demo/-/merge-requests/1?done=reviewed']);
+    const blank = await webPost(gh, '/alice/demo/-/merge-requests/1/reviews', { csrf, event: 'request_changes', body: ' ' }, { cookie: cookies.bob });
+    expect(blank.status).toBe(400);
+    const after = await webGet(gh, '/alice/demo/-/merge-requests/1');
+    expect(after.status).toBe(200);
+    expect(textOf(after.html)).toContain('bob requested changes');
+    expect(textOf(after.html)).toContain('Please rename b.');
+    expect(textOf(after.html)).toContain('Sign in to comment or review.');
+    expect(after.html).not.toContain('class="stack merge-form"');
     const admin = await webGet(gh, '/-/admin/users/bob', { cookie: cookies.root });
     const short = await webPost(gh, '/-/admin/users/bob/password', { csrf: csrfOf(admin.html), password: 'short' }, { cookie: cookies.root });
     expect(short.status).toBe(400);
