@@ -159,6 +159,32 @@ describe('XSS probes', () => {
   }, 120_000);
 });
 
+describe('the small script', () => {
+  it('when a line number is clicked, then the comment form opens in place without a reload, and the comment lands under that line', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const incidents = watchIncidents(page);
+    try {
+      await signInPage(page, gh, 'alice', PASSWORD);
+      await visit(page, '/alice/demo/-/merge-requests/1');
+      await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+      await page.click('article.diff-file:has-text("src/app.ts") table.diff-unified a[aria-label="Comment on line 3 (new)"]');
+      const form = page.locator('tr.d-comment-form form.line-comment-form');
+      expect(await form.count()).toBe(1);
+      expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+      expect(new URL(page.url()).search).toBe('');
+      expect(await form.locator('input[name=line_number]').inputValue()).toBe('3');
+      await form.locator('textarea').fill('third line, in place');
+      await submit(page, 'tr.d-comment-form button[type=submit]');
+      expect(new URL(page.url()).search).toBe('?done=commented');
+      expect(await page.locator('article.diff-file:has-text("src/app.ts") table.diff-unified tr.d-comments .comment-body').allTextContents()).toContain('third line, in place');
+      expect(incidents).toEqual({ dialogs: [], errors: [] });
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
+
 describe('without script', () => {
   it('when a line number is followed, then the comment form opens under that line and the comment lands there; close and reopen are plain forms', async () => {
     const context = await browser.newContext({ javaScriptEnabled: false });

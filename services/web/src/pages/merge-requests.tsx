@@ -224,17 +224,18 @@ function MergeBox({ ctx, owner, name, mr }: { ctx: PageContext; owner: string; n
   );
 }
 
-function LineCommentForm({ ctx, action, open }: { ctx: PageContext; action: string; open: OpenLine }) {
+function LineCommentForm({ ctx, action, open }: { ctx: PageContext; action: string; open: OpenLine | undefined }) {
+  // Without `open`: the template site.js clones under a clicked line (its own ids, so a form
+  // already open on the page keeps its own).
+  const id = open ? 'line-comment-body' : 'line-comment-body-js';
   return (
-    <form method="post" action={action} class="stack line-comment-form" id="new-comment">
+    <form method="post" action={action} class="stack line-comment-form" id={open ? 'new-comment' : undefined}>
       <CsrfField token={ctx.csrf} />
-      <input type="hidden" name="file_path" value={open.path} />
-      <input type="hidden" name="line_number" value={String(open.line)} />
-      <input type="hidden" name="diff_side" value={open.side} />
-      <label for="line-comment-body">
-        Comment on {open.path} line {open.line} ({open.side})
-      </label>
-      <textarea id="line-comment-body" name="body" rows={3} required></textarea>
+      <input type="hidden" name="file_path" value={open?.path ?? ''} />
+      <input type="hidden" name="line_number" value={open ? String(open.line) : ''} />
+      <input type="hidden" name="diff_side" value={open?.side ?? ''} />
+      <label for={id}>{open ? `Comment on ${open.path} line ${open.line} (${open.side})` : 'Comment on this line'}</label>
+      <textarea id={id} name="body" rows={3} required></textarea>
       <button type="submit" class="primary">
         Add comment
       </button>
@@ -331,6 +332,11 @@ async function detailPage(ctx: PageContext, owner: string, name: string, raw: st
         )}
       </section>
       <h2>Changes</h2>
+      {ctx.viewer && (
+        <template id="line-comment-template">
+          <LineCommentForm ctx={ctx} action={commentAction} open={undefined} />
+        </template>
+      )}
       {mr.diff.length === 0 ? <p class="muted">No changes to show.</p> : <DiffView files={mr.diff} mode={mode} truncated={mr.diff_truncated ?? false} toggleHref={(m) => `${here}?view=${m}`} inline={inline} />}
       <section aria-labelledby="mr-conversation" class="conversation">
         <h2 id="mr-conversation">Conversation</h2>
