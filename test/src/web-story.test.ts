@@ -109,9 +109,9 @@ describe('the story of a merge request, in a browser', () => {
       const bobIncidents = watchIncidents(b);
       await signInPage(b, gh, 'bob', BOB_PASSWORD);
       await b.goto(`${gh.url}/alice/story/-/merge-requests/1`);
-      await submit(b, 'table.diff-unified a[aria-label="Comment on line 2 (new)"]');
-      await b.fill('#line-comment-body', 'Nice template literal.');
-      await submit(b, 'form.line-comment-form button[type=submit]');
+      await b.click('table.diff-unified a[aria-label="Comment on line 2 (new)"]');
+      await b.fill('tr.d-comment-form textarea', 'Nice template literal.');
+      await submit(b, 'tr.d-comment-form button[type=submit]');
       expect(await b.locator('p.notice').textContent()).toBe('Your comment has been added.');
       expect(await b.locator('table.diff-unified tr.d-comments .comment-body').textContent()).toBe('Nice template literal.');
       await b.check('input[name=event][value=approve]');
