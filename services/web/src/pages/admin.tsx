@@ -107,12 +107,21 @@ async function createUser(ctx: PageContext): Promise<PageResult> {
   return redirect(`${adminPages.user(result.value.username)}?done=created`);
 }
 
+/** One user from the paged list (by username), page by page until found. */
+async function findUser(ctx: PageContext, username: string): Promise<AdminUser> {
+  for (let pageNo = 1; pageNo <= 1000; pageNo++) {
+    const users = await ctx.api.get<AdminUser[]>(`/api/admin/users?per_page=100&page=${pageNo}`).catch(hidden);
+    const user = users.find((u) => u.username === username);
+    if (user) return user;
+    if (users.length < 100) break;
+  }
+  throw new AppError('not_found', 'Not found');
+}
+
 async function userPage(ctx: PageContext, username: string, opts: ViewOpts = {}): Promise<PageResult> {
   requireAdmin(ctx);
   // No single-user read: the list (by username) holds them; a user not in it is a 404.
-  const [users, tokens] = await Promise.all([ctx.api.get<AdminUser[]>('/api/admin/users?per_page=100').catch(hidden), ctx.api.get<TokenInfo[]>(api(username, '/tokens')).catch(hidden)]);
-  const user = users.find((u) => u.username === username);
-  if (!user) throw new AppError('not_found', 'Not found');
+  const [user, tokens] = await Promise.all([findUser(ctx, username), ctx.api.get<TokenInfo[]>(api(username, '/tokens')).catch(hidden)]);
   const here = adminPages.user(username);
   return page(
     `${username} · Site admin`,
