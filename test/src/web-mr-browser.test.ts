@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { addCollaborator, api, commitFiles, createRepo, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, textOf, webGet, webPost, type Receiver, type TestGithost } from './support/index.js';
+import { addCollaborator, api, commitFiles, createRepo, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, textOf, webGet, webPost, type Receiver, type TestGithost } from './support/index.js';
 import { launchBrowser, seriousAxeViolations, watchIncidents, type Browser, type Page } from './support/browser.js';
 import { signInPage, submit } from './support/web-session.js';
 
@@ -271,6 +271,28 @@ describe('forms and refusals through the gateway', () => {
     const short = await webPost(gh, '/-/admin/users/bob/password', { csrf: csrfOf(admin.html), password: 'short' }, { cookie: cookies.root });
     expect(short.status).toBe(400);
     expect(textOf(short.html)).toMatch(/password/i);
+  });
+
+  it('when the owner redelivers a delivery from the settings page, then it is sent again and the log shows both attempts', async () => {
+    const hookApi = `/api/repos/alice/demo/webhooks/${hookId}/deliveries`;
+    const before = await eventually(async () => {
+      const list = await api(gh, 'GET', hookApi, { token: aliceToken });
+      return list.body.length > 0 && list.body.every((d: { status: string }) => d.status !== 'pending') ? (list.body as { id: string; event: string }[]) : undefined;
+    }, 30_000);
+    const page = await webGet(gh, `/alice/demo/-/settings/webhooks/${hookId}`, { cookie: cookies.alice });
+    const action = `/alice/demo/-/settings/webhooks/${hookId}/deliveries/${before[0]!.id}/redeliver`;
+    expect(page.html).toContain(`action="${action}"`);
+    const sentBefore = receiver.received.length;
+    const res = await webPost(gh, action, { csrf: csrfOf(page.html) }, { cookie: cookies.alice });
+    expect([res.status, res.headers.get('location')]).toEqual([303, `/alice/demo/-/settings/webhooks/${hookId}?done=redelivered`]);
+    await eventually(() => (receiver.received.length > sentBefore ? true : undefined), 30_000);
+    // A redelivery is another attempt of the same delivery: its log shows both answers.
+    const after = await eventually(async () => {
+      const res = await webGet(gh, `/alice/demo/-/settings/webhooks/${hookId}?done=redelivered`, { cookie: cookies.alice });
+      return /Attempt 2: /.test(textOf(res.html)) ? textOf(res.html) : undefined;
+    }, 30_000);
+    expect(after).toContain('The delivery has been queued again.');
+    expect([after.includes('Attempt 1: succeeded'), after.includes('Attempt 2: succeeded'), after.match(/HTTP 204/g)?.length]).toEqual([true, true, 3]);
   });
 
   it('when a page is hidden from the caller, then it is the same 404 page as one that does not exist', async () => {
