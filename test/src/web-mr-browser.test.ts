@@ -295,6 +295,51 @@ describe('forms and refusals through the gateway', () => {
     expect([after.includes('Attempt 1: succeeded'), after.includes('Attempt 2: succeeded'), after.match(/HTTP 204/g)?.length]).toEqual([true, true, 3]);
   });
 
+  it('when the owner changes visibility, default branch and protection on the settings pages, then the API has them; a bad value is shown, not saved', async () => {
+    const general = await webGet(gh, '/alice/demo/-/settings', { cookie: cookies.alice });
+    const csrf = csrfOf(general.html);
+    const save = (form: Record<string, string>) => webPost(gh, '/alice/demo/-/settings', { csrf, ...form }, { cookie: cookies.alice });
+    const saved = await save({ description: 'Demo <b>repo</b>', default_branch: 'feature', visibility: 'private' });
+    expect([saved.status, saved.headers.get('location')]).toEqual([303, '/alice/demo/-/settings?done=saved']);
+    const repo = await api(gh, 'GET', '/api/repos/alice/demo', { token: aliceToken });
+    expect([repo.body.private, repo.body.default_branch, repo.body.description]).toEqual([true, 'feature', 'Demo <b>repo</b>']);
+    const bad = await save({ description: '', default_branch: 'no-such-branch', visibility: 'public' });
+    expect(bad.status).toBe(400);
+    expect(textOf(bad.html)).toContain('no-such-branch');
+    expect((await save({ description: '', default_branch: 'main', visibility: 'public' })).status).toBe(303);
+    const back = await api(gh, 'GET', '/api/repos/alice/demo', { token: aliceToken });
+    expect([back.body.private, back.body.default_branch, back.body.description ?? null]).toEqual([false, 'main', null]);
+
+    const rule = await webPost(gh, '/alice/demo/-/settings/branches', { csrf, pattern: 'release/*', required_approvals: '2', required_status_checks: 'ci/a, ci/b', push: 'nobody', options: 'allow_deletions' }, { cookie: cookies.alice });
+    expect([rule.status, rule.headers.get('location')]).toEqual([303, '/alice/demo/-/settings/branches?done=protection-saved']);
+    const stored = await api(gh, 'GET', `/api/repos/alice/demo/branch-protections/${encodeURIComponent('release/*')}`, { token: aliceToken });
+    expect([stored.body.required_approvals, stored.body.required_status_checks, stored.body.push, stored.body.allow_deletions, stored.body.dismiss_stale_approvals]).toEqual([2, ['ci/a', 'ci/b'], 'nobody', true, false]);
+    const tooMany = await webPost(gh, '/alice/demo/-/settings/branches', { csrf, pattern: 'x', required_approvals: '11' }, { cookie: cookies.alice });
+    expect([tooMany.status, textOf(tooMany.html).includes('from 0 to 10')]).toEqual([400, true]);
+    const removed = await webPost(gh, '/alice/demo/-/settings/branches/delete', { csrf, pattern: 'release/*' }, { cookie: cookies.alice });
+    expect(removed.status).toBe(303);
+    expect((await api(gh, 'GET', `/api/repos/alice/demo/branch-protections/${encodeURIComponent('release/*')}`, { token: aliceToken })).status).toBe(404);
+  });
+
+  it('when a site admin creates a user on the admin page and suspends her, then she cannot sign in until unsuspended', async () => {
+    const list = await webGet(gh, '/-/admin/users', { cookie: cookies.root });
+    const csrf = csrfOf(list.html);
+    const created = await webPost(gh, '/-/admin/users', { csrf, username: 'carol', email: 'carol@example.com', password: PASSWORD }, { cookie: cookies.root });
+    expect([created.status, created.headers.get('location')]).toEqual([303, '/-/admin/users/carol?done=created']);
+    const dup = await webPost(gh, '/-/admin/users', { csrf, username: 'carol', email: 'carol2@example.com' }, { cookie: cookies.root });
+    expect(dup.status).toBe(409);
+    expect(textOf(dup.html)).toContain('carol');
+    expect((await api(gh, 'POST', '/api/sessions', { body: { username: 'carol', password: PASSWORD } })).status).toBe(201);
+    const suspended = await webPost(gh, '/-/admin/users/carol/suspend', { csrf, suspended: 'true' }, { cookie: cookies.root });
+    expect([suspended.status, suspended.headers.get('location')]).toEqual([303, '/-/admin/users/carol?done=suspended']);
+    expect((await api(gh, 'POST', '/api/sessions', { body: { username: 'carol', password: PASSWORD } })).status).toBe(401);
+    const shown = await webGet(gh, '/-/admin/users/carol?done=suspended', { cookie: cookies.root });
+    expect(textOf(shown.html)).toContain('The user has been suspended.');
+    expect(shown.html).toContain('>Unsuspend</button>');
+    expect((await webPost(gh, '/-/admin/users/carol/suspend', { csrf, suspended: 'false' }, { cookie: cookies.root })).status).toBe(303);
+    expect((await api(gh, 'POST', '/api/sessions', { body: { username: 'carol', password: PASSWORD } })).status).toBe(201);
+  });
+
   it('when a page is hidden from the caller, then it is the same 404 page as one that does not exist', async () => {
     const missing = await webGet(gh, '/alice/nothing/-/merge-requests', { cookie: cookies.bob });
     expect(missing.status).toBe(404);
