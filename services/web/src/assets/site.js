@@ -82,11 +82,45 @@
     }
   }
 
+  // A merge request's line comment form opens in place under the line; without script the
+  // line number is a link to the page with the form open there.
+  function lineCommentForms() {
+    var template = document.getElementById('line-comment-template');
+    var section = document.querySelector('section.diffs');
+    if (!template || !section || !template.content) return;
+    section.addEventListener('click', function (event) {
+      var link = event.target.closest && event.target.closest('a.comment-link');
+      if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+      var url = new URL(link.href);
+      var m = /^(old|new):(\d+)$/.exec(url.searchParams.get('comment') || '');
+      var path = url.searchParams.get('path');
+      if (!m || !path) return;
+      event.preventDefault();
+      var open = document.querySelectorAll('tr.d-comment-form');
+      for (var i = 0; i < open.length; i++) open[i].parentNode.removeChild(open[i]);
+      var row = link.closest('tr');
+      var form = template.content.firstElementChild.cloneNode(true);
+      form.querySelector('input[name=file_path]').value = path;
+      form.querySelector('input[name=line_number]').value = m[2];
+      form.querySelector('input[name=diff_side]').value = m[1];
+      form.querySelector('label').textContent = 'Comment on ' + path + ' line ' + m[2] + ' (' + m[1] + ')';
+      var tr = document.createElement('tr');
+      tr.className = 'd-comments d-comment-form';
+      var td = document.createElement('td');
+      td.colSpan = row.children.length;
+      td.appendChild(form);
+      tr.appendChild(td);
+      row.parentNode.insertBefore(tr, row.nextSibling);
+      form.querySelector('textarea').focus();
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     addCopyButtons();
     markLines();
     lineClicks();
     diffToggle();
+    lineCommentForms();
   });
   window.addEventListener('hashchange', markLines);
 })();

@@ -1,11 +1,15 @@
 import { accountPages } from './account.js';
+import { adminSitePages } from './admin.js';
+import { comparePages } from './compare.js';
 import { historyPages } from './history.js';
 import { homePages, userPages } from './home.js';
+import { mergeRequestPages } from './merge-requests.js';
 import type { PageDefinition } from './registry.js';
 import { repositoryPages } from './repository.js';
+import { settingsPages } from './settings.js';
 
 /**
  * Every page, in match order: the site's own (`/-/...`) first, then users and repositories.
  * A new page module adds its list here (merge requests, repository settings, site admin).
  */
-export const ALL_PAGES: readonly PageDefinition[] = [...homePages, ...accountPages, ...userPages, ...historyPages, ...repositoryPages];
+export const ALL_PAGES: readonly PageDefinition[] = [...homePages, ...accountPages, ...adminSitePages, ...userPages, ...historyPages, ...comparePages, ...mergeRequestPages, ...settingsPages, ...repositoryPages];

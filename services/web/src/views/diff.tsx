@@ -1,3 +1,5 @@
+import type { ComponentChildren } from 'preact';
+import { renderToString } from 'preact-render-to-string';
 import type { DiffFile } from '../clients/types.js';
 
 export type DiffViewMode = 'unified' | 'split';
@@ -65,65 +67,83 @@ export function diffAnchor(index: number): string {
   return `diff-${index + 1}`;
 }
 
-function UnifiedTable({ lines, label }: { lines: DiffLine[]; label: string }) {
+/**
+ * Comments on diff lines (merge requests): each line number links to the page with that line's
+ * comment form open (works without script), and a line's comments show in a row under it.
+ */
+export interface InlineComments {
+  href(path: string, side: 'old' | 'new', line: number): string;
+  /** What shows under a line in the given table (comments, the open form); null: nothing. */
+  below(path: string, side: 'old' | 'new', line: number, table: DiffViewMode): ComponentChildren | null;
+}
+
+/** Text for HTML: `&`, `<` and `"` escaped, as preact escapes text and attribute values. */
+function esc(s: string): string {
+  return s.replace(/[&<"]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&quot;'));
+}
+
+function lineNo(n: number | undefined, side: 'old' | 'new', path: string, inline: InlineComments | undefined): string {
+  if (n === undefined) return '';
+  if (!inline) return String(n);
+  return `<a href="${esc(inline.href(path, side, n))}" class="comment-link" aria-label="Comment on line ${n} (${side})" rel="nofollow">${n}</a>`;
+}
+
+/** The row under a line: old side then new side (a context line can have both). */
+function belowRow(inline: InlineComments | undefined, path: string, table: DiffViewMode, colSpan: number, old: number | undefined, neu: number | undefined): string {
+  if (!inline) return '';
+  const parts = [old !== undefined ? inline.below(path, 'old', old, table) : null, neu !== undefined ? inline.below(path, 'new', neu, table) : null].filter((p) => p !== null && p !== undefined);
+  if (parts.length === 0) return '';
+  return `<tr class="d-comments"><td colspan="${colSpan}">${renderToString(<>{parts}</>)}</td></tr>`;
+}
+
+// The rows of a file's tables are built as strings: a diff of thousands of lines rendered as a
+// vnode per cell is the slowest part of a merge request page (bench "Web pages"). Every piece of
+// repository text goes through esc().
+function unifiedRows(lines: DiffLine[], path: string, inline: InlineComments | undefined): string {
+  let out = '';
+  for (const l of lines) {
+    if (l.kind === 'hunk' || l.kind === 'note') {
+      out += `<tr class="d-${l.kind}"><td class="ln"></td><td class="ln"></td><td class="dl">${esc(l.text)}</td></tr>`;
+      continue;
+    }
+    out += `<tr class="d-${l.kind}"><td class="ln">${lineNo(l.old, 'old', path, inline)}</td><td class="ln">${lineNo(l.new, 'new', path, inline)}</td><td class="dl"><span class="sign" aria-hidden="true">${SIGN[l.kind]}</span>${esc(l.text)}</td></tr>`;
+    out += belowRow(inline, path, 'unified', 3, l.old, l.new);
+  }
+  return out;
+}
+
+function side(line: DiffLine | undefined, which: 'old' | 'new', path: string, inline: InlineComments | undefined): string {
+  if (!line) return '<td class="ln d-empty"></td><td class="dl d-empty"></td>';
+  return `<td class="ln d-${line.kind}">${lineNo(which === 'old' ? line.old : line.new, which, path, inline)}</td><td class="dl d-${line.kind}">${esc(line.text)}</td>`;
+}
+
+function splitRowsHtml(lines: DiffLine[], path: string, inline: InlineComments | undefined): string {
+  let out = '';
+  for (const row of splitRows(lines)) {
+    if (row.full) {
+      out += `<tr class="d-${row.full.kind}"><td colspan="4" class="dl">${esc(row.full.text)}</td></tr>`;
+      continue;
+    }
+    out += `<tr>${side(row.left, 'old', path, inline)}${side(row.right, 'new', path, inline)}</tr>`;
+    out += belowRow(inline, path, 'split', 4, row.left?.old, row.right?.new);
+  }
+  return out;
+}
+
+function UnifiedTable({ lines, label, path, inline }: { lines: DiffLine[]; label: string; path: string; inline?: InlineComments | undefined }) {
   return (
     <table class="diff diff-unified">
       <caption class="visually-hidden">{`${label} (unified)`}</caption>
-      <tbody>
-        {lines.map((l) =>
-          l.kind === 'hunk' || l.kind === 'note' ? (
-            <tr class={`d-${l.kind}`}>
-              <td class="ln"></td>
-              <td class="ln"></td>
-              <td class="dl">{l.text}</td>
-            </tr>
-          ) : (
-            <tr class={`d-${l.kind}`}>
-              <td class="ln">{l.old ?? ''}</td>
-              <td class="ln">{l.new ?? ''}</td>
-              <td class="dl">
-                <span class="sign" aria-hidden="true">{SIGN[l.kind]}</span>
-                {l.text}
-              </td>
-            </tr>
-          ),
-        )}
-      </tbody>
+      <tbody dangerouslySetInnerHTML={{ __html: unifiedRows(lines, path, inline) }} />
     </table>
   );
 }
 
-function Side({ line, side }: { line: DiffLine | undefined; side: 'old' | 'new' }) {
-  if (!line) return <><td class="ln d-empty"></td><td class="dl d-empty"></td></>;
-  const kind = line.kind === 'context' ? 'context' : line.kind;
-  return (
-    <>
-      <td class={`ln d-${kind}`}>{side === 'old' ? line.old : line.new}</td>
-      <td class={`dl d-${kind}`}>{line.text}</td>
-    </>
-  );
-}
-
-function SplitTable({ lines, label }: { lines: DiffLine[]; label: string }) {
+function SplitTable({ lines, label, path, inline }: { lines: DiffLine[]; label: string; path: string; inline?: InlineComments | undefined }) {
   return (
     <table class="diff diff-split">
       <caption class="visually-hidden">{`${label} (side by side)`}</caption>
-      <tbody>
-        {splitRows(lines).map((row) =>
-          row.full ? (
-            <tr class={`d-${row.full.kind}`}>
-              <td colSpan={4} class="dl">
-                {row.full.text}
-              </td>
-            </tr>
-          ) : (
-            <tr>
-              <Side line={row.left} side="old" />
-              <Side line={row.right} side="new" />
-            </tr>
-          ),
-        )}
-      </tbody>
+      <tbody dangerouslySetInnerHTML={{ __html: splitRowsHtml(lines, path, inline) }} />
     </table>
   );
 }
@@ -133,7 +153,7 @@ function SplitTable({ lines, label }: { lines: DiffLine[]; label: string }) {
  * each file's changes, unified or side by side. Both tables are rendered; the container's
  * `data-view` picks one (a `?view=` link without script, an instant toggle with site.js).
  */
-export function DiffView({ files, mode, truncated, toggleHref }: { files: DiffFile[]; mode: DiffViewMode; truncated: boolean; toggleHref: (mode: DiffViewMode) => string }) {
+export function DiffView({ files, mode, truncated, toggleHref, inline }: { files: DiffFile[]; mode: DiffViewMode; truncated: boolean; toggleHref: (mode: DiffViewMode) => string; inline?: InlineComments }) {
   const additions = files.reduce((n, f) => n + f.additions, 0);
   const deletions = files.reduce((n, f) => n + f.deletions, 0);
   return (
@@ -174,8 +194,8 @@ export function DiffView({ files, mode, truncated, toggleHref }: { files: DiffFi
             ) : (
               // Focusable: a region that scrolls sideways must be reachable from the keyboard.
               <div class="diff-scroll" tabIndex={0} role="group" aria-label={label}>
-                <UnifiedTable lines={lines} label={label} />
-                <SplitTable lines={lines} label={label} />
+                <UnifiedTable lines={lines} label={label} path={f.path} inline={inline} />
+                <SplitTable lines={lines} label={label} path={f.path} inline={inline} />
               </div>
             )}
           </article>

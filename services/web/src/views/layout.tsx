@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { Viewer } from '../clients/types.js';
+import { adminPages, mrPages } from '../pages/mr-paths.js';
 import { repoPages, repoUrl, site } from '../pages/paths.js';
 import type { RepoChrome } from '../pages/registry.js';
 
@@ -32,6 +33,7 @@ export function Layout({ title, viewer, csrf, repo, children }: LayoutProps) {
             {viewer ? (
               <>
                 <a href={site.newRepo()}>New repository</a>
+                {viewer.is_admin && <a href={adminPages.users()}>Site admin</a>}
                 <a href={site.settings()}>{viewer.username}</a>
                 <form method="post" action={site.signOut()} class="inline">
                   <input type="hidden" name="csrf" value={csrf} />
@@ -43,7 +45,7 @@ export function Layout({ title, viewer, csrf, repo, children }: LayoutProps) {
             )}
           </nav>
         </header>
-        {repo && <RepoHeader repo={repo} />}
+        {repo && <RepoHeader repo={repo} viewer={viewer} />}
         <main id="main">{children}</main>
         <footer class="site-footer">githost</footer>
       </body>
@@ -51,14 +53,17 @@ export function Layout({ title, viewer, csrf, repo, children }: LayoutProps) {
   );
 }
 
-function RepoHeader({ repo }: { repo: RepoChrome }) {
+function RepoHeader({ repo, viewer }: { repo: RepoChrome; viewer: Viewer | null }) {
   const { owner, name, ref } = repo;
   const tabs: { id: string; label: string; href: string }[] = [
     { id: 'code', label: 'Code', href: ref ? repoPages.tree(owner, name, ref) : repoUrl(owner, name) },
     { id: 'commits', label: 'Commits', href: ref ? repoPages.commits(owner, name, ref) : repoUrl(owner, name, '/-/commits') },
     { id: 'branches', label: 'Branches', href: repoPages.branches(owner, name) },
     { id: 'tags', label: 'Tags', href: repoPages.tags(owner, name) },
+    { id: 'merge-requests', label: 'Merge requests', href: mrPages.list(owner, name) },
   ];
+  // Settings are the owner's and a site admin's (the API's rule), so only they see the tab.
+  if (viewer && (viewer.username === owner || viewer.is_admin)) tabs.push({ id: 'settings', label: 'Settings', href: mrPages.settings(owner, name) });
   return (
     <div class="repo-header">
       <p class="repo-title">

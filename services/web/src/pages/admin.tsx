@@ -1,0 +1,224 @@
+import { AppError } from '@githost/errors';
+import type { IssuedToken, TokenInfo } from '../clients/types.js';
+import type { AdminUser } from '../clients/mr-types.js';
+import { Time } from '../views/components.js';
+import { attempt, CsrfField, ErrorNotice, Flash, PostButton } from '../views/forms.js';
+import { adminPages } from './mr-paths.js';
+import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
+
+/** Site administration is for site admins only; anyone else gets the 404 page (the API says
+ *  403, and the web never tells that a page exists to someone it refuses). */
+function requireAdmin(ctx: PageContext): void {
+  if (!ctx.viewer?.is_admin) throw new AppError('not_found', 'Not found');
+}
+
+/** The API's 403 (e.g. a token without the admin scope) as the same 404. */
+function hidden(err: unknown): never {
+  if (err instanceof AppError && err.kind === 'forbidden') throw new AppError('not_found', 'Not found');
+  throw err;
+}
+
+const DONE: Record<string, string> = {
+  created: 'The user has been created.',
+  password: 'The password has been set; the user has been signed out everywhere.',
+  suspended: 'The user has been suspended.',
+  unsuspended: 'The user can sign in again.',
+  'token-revoked': 'The token has been revoked.',
+};
+
+const api = (u: string, rest = '') => `/api/admin/users/${encodeURIComponent(u)}${rest}`;
+
+interface ViewOpts {
+  error?: string;
+  status?: number;
+  values?: Record<string, string>;
+  issued?: IssuedToken;
+}
+
+async function usersPage(ctx: PageContext, opts: ViewOpts = {}): Promise<PageResult> {
+  requireAdmin(ctx);
+  const users = await ctx.api.get<AdminUser[]>('/api/admin/users?per_page=100').catch(hidden);
+  return page(
+    'Users · Site admin',
+    <>
+      <h1 class="page-title">Site admin: users</h1>
+      <Flash ctx={ctx} messages={DONE} />
+      <table class="admin-users">
+        <caption class="visually-hidden">Users</caption>
+        <thead>
+          <tr>
+            <th scope="col">Username</th>
+            <th scope="col">Email</th>
+            <th scope="col">Role</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {users.map((u) => (
+            <tr>
+              <td>
+                <a href={adminPages.user(u.username)}>{u.username}</a>
+              </td>
+              <td>{u.email}</td>
+              <td>
+                {u.is_admin ? 'admin' : 'user'}
+                {u.suspended && <span class="badge">suspended</span>}
+              </td>
+              <td>
+                <Time iso={u.created_at} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form method="post" action={adminPages.users()} class="stack narrow">
+        <h2>Create a user</h2>
+        <ErrorNotice error={opts.error} />
+        <CsrfField token={ctx.csrf} />
+        <label for="new-username">Username</label>
+        <input id="new-username" name="username" type="text" required value={opts.values?.username ?? ''} />
+        <label for="new-email">Email</label>
+        <input id="new-email" name="email" type="email" required value={opts.values?.email ?? ''} />
+        <label for="new-password">Password (8 characters or more; optional, can be set later)</label>
+        <input id="new-password" name="password" type="password" autocomplete="new-password" />
+        <label class="check">
+          <input type="checkbox" name="is_admin" value="1" /> Site admin
+        </label>
+        <button type="submit" class="primary">
+          Create user
+        </button>
+      </form>
+    </>,
+    opts.status ? { status: opts.status } : {},
+  );
+}
+
+async function createUser(ctx: PageContext): Promise<PageResult> {
+  requireAdmin(ctx);
+  const values = { username: field(ctx.form, 'username').trim(), email: field(ctx.form, 'email').trim() };
+  const password = field(ctx.form, 'password');
+  const body: Record<string, unknown> = { ...values, is_admin: field(ctx.form, 'is_admin') === '1' };
+  if (password) body.password = password;
+  const result = await attempt(
+    () => ctx.api.call<AdminUser>('POST', '/api/admin/users', body).catch(hidden),
+    (message, status) => usersPage(ctx, { error: message, status, values }),
+  );
+  if (!result.ok) return result.result;
+  return redirect(`${adminPages.user(result.value.username)}?done=created`);
+}
+
+/** One user from the paged list (by username), page by page until found. */
+async function findUser(ctx: PageContext, username: string): Promise<AdminUser> {
+  for (let pageNo = 1; pageNo <= 1000; pageNo++) {
+    const users = await ctx.api.get<AdminUser[]>(`/api/admin/users?per_page=100&page=${pageNo}`).catch(hidden);
+    const user = users.find((u) => u.username === username);
+    if (user) return user;
+    if (users.length < 100) break;
+  }
+  throw new AppError('not_found', 'Not found');
+}
+
+async function userPage(ctx: PageContext, username: string, opts: ViewOpts = {}): Promise<PageResult> {
+  requireAdmin(ctx);
+  // No single-user read: the list (by username) holds them; a user not in it is a 404.
+  const [user, tokens] = await Promise.all([findUser(ctx, username), ctx.api.get<TokenInfo[]>(api(username, '/tokens')).catch(hidden)]);
+  const here = adminPages.user(username);
+  return page(
+    `${username} · Site admin`,
+    <>
+      <p>
+        <a href={adminPages.users()}>All users</a>
+      </p>
+      <h1 class="page-title">{user.username}</h1>
+      <p>
+        {user.email} · {user.is_admin ? 'site admin' : 'user'} · created <Time iso={user.created_at} />
+        {user.suspended && (
+          <>
+            {' '}
+            · <span class="badge">suspended</span>
+            {user.suspended_at && (
+              <>
+                {' '}
+                since <Time iso={user.suspended_at} />
+              </>
+            )}
+          </>
+        )}
+      </p>
+      <Flash ctx={ctx} messages={DONE} />
+      <ErrorNotice error={opts.error} />
+      <form method="post" action={`${here}/password`} class="stack narrow">
+        <h2>Set password</h2>
+        <CsrfField token={ctx.csrf} />
+        <label for="set-password">New password</label>
+        <input id="set-password" name="password" type="password" autocomplete="new-password" required />
+        <button type="submit" class="primary">
+          Set password
+        </button>
+      </form>
+      <h2>Suspension</h2>
+      <p>{user.suspended ? 'The user cannot sign in, and their tokens answer 401.' : 'A suspended user cannot sign in, and their tokens stop working.'}</p>
+      <PostButton ctx={ctx} action={`${here}/suspend`} fields={{ suspended: user.suspended ? 'false' : 'true' }} label={user.suspended ? 'Unsuspend' : 'Suspend'} kind={user.suspended ? undefined : 'danger'} />
+      <h2>Tokens</h2>
+      {tokens.length === 0 ? (
+        <p>No tokens.</p>
+      ) : (
+        <ul class="item-list">
+          {tokens.map((t) => (
+            <li>
+              <div>
+                <strong>{t.name ?? '(no name)'}</strong> <span class="muted">{t.scopes.join(', ')}</span>
+                <p class="muted">
+                  created <Time iso={t.created_at} />
+                  {t.expires_at ? <> · expires <Time iso={t.expires_at} /></> : ' · never expires'}
+                  {t.last_used_at ? <> · last used <Time iso={t.last_used_at} /></> : ' · never used'}
+                </p>
+              </div>
+              <PostButton ctx={ctx} action={`${here}/tokens/${encodeURIComponent(t.id)}/revoke`} label="Revoke" kind="danger" />
+            </li>
+          ))}
+        </ul>
+      )}
+    </>,
+    opts.status ? { status: opts.status } : {},
+  );
+}
+
+async function userChange(ctx: PageContext, username: string, run: () => Promise<unknown>, done: string): Promise<PageResult> {
+  requireAdmin(ctx);
+  const result = await attempt(
+    () => run().catch(hidden),
+    (message, status) => userPage(ctx, username, { error: message, status }),
+  );
+  if (!result.ok) return result.result;
+  return redirect(`${adminPages.user(username)}?done=${done}`);
+}
+
+const U = '/-/admin/users/:username';
+export const adminSitePages: PageDefinition[] = [
+  { method: 'GET', path: '/-/admin', signedIn: true, handle: async (ctx) => (requireAdmin(ctx), redirect(adminPages.users(), 302)) },
+  { method: 'GET', path: '/-/admin/users', signedIn: true, handle: (ctx) => usersPage(ctx) },
+  { method: 'POST', path: '/-/admin/users', signedIn: true, handle: createUser },
+  { method: 'GET', path: U, signedIn: true, handle: (ctx, p) => userPage(ctx, p.username!) },
+  {
+    method: 'POST',
+    path: `${U}/password`,
+    signedIn: true,
+    handle: (ctx, p) => userChange(ctx, p.username!, () => ctx.api.call('PUT', api(p.username!, '/password'), { password: field(ctx.form, 'password') }), 'password'),
+  },
+  {
+    method: 'POST',
+    path: `${U}/suspend`,
+    signedIn: true,
+    handle: (ctx, p) => {
+      const suspended = field(ctx.form, 'suspended') === 'true';
+      return userChange(ctx, p.username!, () => ctx.api.call('PATCH', api(p.username!), { suspended }), suspended ? 'suspended' : 'unsuspended');
+    },
+  },
+  {
+    method: 'POST',
+    path: `${U}/tokens/:id/revoke`,
+    signedIn: true,
+    handle: (ctx, p) => userChange(ctx, p.username!, () => ctx.api.call('DELETE', api(p.username!, `/tokens/${encodeURIComponent(p.id!)}`)), 'token-revoked'),
+  },
+];

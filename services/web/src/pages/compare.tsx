@@ -1,0 +1,149 @@
+import { repoApiPath } from '../clients/api.js';
+import type { Comparison, MergeRequest } from '../clients/mr-types.js';
+import { CommitRow, Notice, subjectOf } from '../views/components.js';
+import { DiffView, type DiffViewMode } from '../views/diff.js';
+import { attempt, CsrfField, ErrorNotice } from '../views/forms.js';
+import { mrPages } from './mr-paths.js';
+import { loadRepo, type RepoView } from './repo-data.js';
+import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
+import { AppError } from '@githost/errors';
+
+/** The query's base and head (a branch, a tag or a commit id); absent base: the default branch. */
+function pickedRefs(ctx: PageContext, view: RepoView): { base: string; head: string } {
+  const q = (name: string) => (typeof ctx.req.query[name] === 'string' ? (ctx.req.query[name] as string) : '');
+  return { base: q('base') || view.repo.default_branch, head: q('head') };
+}
+
+function BranchPicker({ id, label, name, value, view }: { id: string; label: string; name: string; value: string; view: RepoView }) {
+  const names = view.branches.branches.map((b) => b.name);
+  // A ref from the URL that is not a branch (a tag, a commit id) stays choosable.
+  const options = value && !names.includes(value) ? [value, ...names] : names;
+  return (
+    <p class="picker">
+      <label for={id}>{label}</label>
+      <select id={id} name={name}>
+        {name === 'head' && !value && <option value="">Choose a branch</option>}
+        {options.map((n) => (
+          <option value={n} selected={n === value}>
+            {n}
+          </option>
+        ))}
+      </select>
+    </p>
+  );
+}
+
+interface FormValues {
+  title: string;
+  description: string;
+}
+
+/**
+ * Compare view and the new merge request form (README "The web"): the branch pickers are a GET
+ * form, the diff from the merge base to head is previewed, and the form below posts the merge
+ * request with the anti-CSRF token.
+ */
+async function comparePage(ctx: PageContext, owner: string, name: string, opts: { error?: string; status?: number; values?: FormValues; refs?: { base: string; head: string } } = {}): Promise<PageResult> {
+  const view = await loadRepo(ctx.api, owner, name);
+  const { repo } = view;
+  const { base, head } = opts.refs ?? pickedRefs(ctx, view);
+  const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'merge-requests' };
+  let comparison: Comparison | undefined;
+  let refusal: string | undefined;
+  let status = opts.status ?? 200;
+  if (head) {
+    try {
+      comparison = await ctx.api.get<Comparison>(repoApiPath(owner, name, `/compare/${encodeURIComponent(base)}...${encodeURIComponent(head)}`));
+    } catch (err) {
+      // The repository is readable (loadRepo passed): a missing ref or unrelated histories are
+      // the person's choice to correct, said on the page.
+      if (!(err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation'))) throw err;
+      refusal = err.message;
+      status = err.kind === 'not_found' ? 404 : 400;
+    }
+  }
+  const mode: DiffViewMode = ctx.req.query.view === 'split' ? 'split' : 'unified';
+  const here = mrPages.compare(owner, name, base, head);
+  const defaultTitle = comparison && comparison.commits.length === 1 ? subjectOf(comparison.commits[0]!.message) : head;
+  const isBranch = (ref: string) => view.branches.branches.some((b) => b.name === ref);
+  return page(
+    `Compare · ${repo.full_name}`,
+    <>
+      <h1 class="page-title">Compare changes</h1>
+      <p class="muted">Choose the branch to merge into (base) and the branch with the changes (head).</p>
+      <form method="get" action={mrPages.compare(owner, name)} class="compare-pickers">
+        <BranchPicker id="compare-base" label="Base" name="base" value={base} view={view} />
+        <span aria-hidden="true">←</span>
+        <BranchPicker id="compare-head" label="Head" name="head" value={head} view={view} />
+        <button type="submit">Compare</button>
+      </form>
+      <ErrorNotice error={opts.error} />
+      {refusal && <Notice kind="error">{refusal}</Notice>}
+      {comparison && (
+        <>
+          {comparison.status === 'identical' || comparison.ahead_by === 0 ? (
+            <Notice kind="info">There is nothing to compare: {head} has no commits that {base} does not have.</Notice>
+          ) : (
+            <>
+              <p>
+                {comparison.ahead_by} {comparison.ahead_by === 1 ? 'commit' : 'commits'} of <strong>{head}</strong> not in <strong>{base}</strong>
+                {comparison.behind_by > 0 && <> ({comparison.behind_by} behind)</>}.
+              </p>
+              {ctx.viewer && isBranch(base) && isBranch(head) ? (
+                <form method="post" action={mrPages.create(owner, name)} class="stack mr-form">
+                  <h2>Open a merge request</h2>
+                  <CsrfField token={ctx.csrf} />
+                  <input type="hidden" name="source_branch" value={head} />
+                  <input type="hidden" name="target_branch" value={base} />
+                  <label for="mr-title">Title</label>
+                  <input id="mr-title" name="title" type="text" required maxLength={255} value={opts.values?.title ?? defaultTitle} />
+                  <label for="mr-description">Description (Markdown)</label>
+                  <textarea id="mr-description" name="description" rows={6}>
+                    {opts.values?.description ?? ''}
+                  </textarea>
+                  <button type="submit" class="primary">
+                    Create merge request
+                  </button>
+                </form>
+              ) : ctx.viewer ? (
+                <Notice kind="info">A merge request is between two branches.</Notice>
+              ) : (
+                <Notice kind="info">Sign in to open a merge request.</Notice>
+              )}
+              <h2>Commits</h2>
+              <ol class="commit-list">
+                {comparison.commits.map((c) => (
+                  <CommitRow owner={owner} repo={name} commit={c} />
+                ))}
+              </ol>
+              <DiffView files={comparison.diff} mode={mode} truncated={comparison.diff_truncated} toggleHref={(m) => `${here}&view=${m}`} />
+            </>
+          )}
+        </>
+      )}
+    </>,
+    { repo: chrome, status },
+  );
+}
+
+async function createMergeRequest(ctx: PageContext, owner: string, name: string): Promise<PageResult> {
+  const values = { title: field(ctx.form, 'title').trim(), description: field(ctx.form, 'description') };
+  const source = field(ctx.form, 'source_branch');
+  const target = field(ctx.form, 'target_branch');
+  // On a refusal the compare page is rendered again for this base and head, with what was typed.
+  const refs = { base: target, head: source };
+  if (!values.title) return comparePage(ctx, owner, name, { error: 'Give the merge request a title.', status: 400, values, refs });
+  const body: Record<string, unknown> = { title: values.title, source_branch: source, target_branch: target };
+  if (values.description.trim()) body.description = values.description;
+  const done = await attempt(
+    () => ctx.api.call<MergeRequest>('POST', repoApiPath(owner, name, '/merge-requests'), body),
+    (message, status) => comparePage(ctx, owner, name, { error: message, status, values, refs }),
+  );
+  if (!done.ok) return done.result;
+  return redirect(`${mrPages.show(owner, name, done.value.number)}?done=created`);
+}
+
+export const comparePages: PageDefinition[] = [
+  { method: 'GET', path: '/:owner/:repo/-/compare', handle: (ctx, p) => comparePage(ctx, p.owner!, p.repo!) },
+  { method: 'POST', path: '/:owner/:repo/-/merge-requests', signedIn: true, handle: (ctx, p) => createMergeRequest(ctx, p.owner!, p.repo!) },
+];

@@ -1,0 +1,492 @@
+import { encodePath, repoApiPath } from '../clients/api.js';
+import type { Commit, Repository } from '../clients/types.js';
+import type { CommitStatus, DiffSide, MergeRequest, MergeRequestDetail, MrComment, Review } from '../clients/mr-types.js';
+import { renderMarkdown } from '../render/markdown.js';
+import { CommitRow, Notice, shortSha, Time } from '../views/components.js';
+import { DiffView, parsePatch, type DiffViewMode, type InlineComments } from '../views/diff.js';
+import { attempt, CsrfField, ErrorNotice, Flash, PostButton } from '../views/forms.js';
+import { mrPages } from './mr-paths.js';
+import { repoPages, repoUrl } from './paths.js';
+import { field, page, redirect, type PageContext, type PageDefinition, type PageResult, type RepoChrome } from './registry.js';
+import { AppError } from '@githost/errors';
+
+const STATES = [
+  { id: 'open', label: 'Open' },
+  { id: 'closed', label: 'Closed' },
+  { id: 'merged', label: 'Merged' },
+] as const;
+
+const chromeOf = (repo: Repository): RepoChrome => ({ owner: repo.owner, name: repo.name, private: repo.private, tab: 'merge-requests' });
+
+/** A merge request number from the path: digits only, else the page does not exist. */
+function numberOf(raw: string): number {
+  if (!/^[1-9][0-9]{0,9}$/.test(raw)) throw new AppError('not_found', 'Not found');
+  return Number(raw);
+}
+
+function StateBadge({ state }: { state: string }) {
+  return <span class={`badge state state-${state === 'open' || state === 'closed' || state === 'merged' ? state : 'other'}`}>{state}</span>;
+}
+
+async function listPage(ctx: PageContext, owner: string, name: string): Promise<PageResult> {
+  const state = STATES.find((s) => s.id === ctx.req.query.state)?.id ?? 'open';
+  const [repo, list] = await Promise.all([
+    ctx.api.get<Repository>(repoApiPath(owner, name)),
+    ctx.api.get<MergeRequest[]>(repoApiPath(owner, name, `/merge-requests?state=${state}`)),
+  ]);
+  return page(
+    `Merge requests · ${repo.full_name}`,
+    <>
+      <div class="repo-top">
+        <h1 class="page-title">Merge requests</h1>
+        <p class="repo-actions">
+          <a class="button primary" href={mrPages.compare(owner, name)}>
+            New merge request
+          </a>
+        </p>
+      </div>
+      <nav aria-label="Merge request state" class="tabs">
+        {STATES.map((s) => (
+          <a href={mrPages.list(owner, name, s.id)} aria-current={s.id === state ? 'page' : undefined}>
+            {s.label}
+          </a>
+        ))}
+      </nav>
+      {list.length === 0 ? (
+        <p>There are no {state} merge requests.</p>
+      ) : (
+        <ul class="item-list mr-list">
+          {list.map((mr) => (
+            <li>
+              <div>
+                <a href={mrPages.show(owner, name, mr.number)} class="subject">
+                  {mr.title}
+                </a>
+                <p class="muted">
+                  #{mr.number} · {mr.author_username ?? 'unknown'} · {mr.source_branch} → {mr.target_branch} · opened <Time iso={mr.created_at} />
+                </p>
+              </div>
+              <StateBadge state={mr.state} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </>,
+    { repo: chromeOf(repo) },
+  );
+}
+
+/** Which line's comment form is open (`?comment=<side>:<line>&path=<file>`), if any. */
+interface OpenLine {
+  path: string;
+  side: DiffSide;
+  line: number;
+}
+
+function openLineOf(ctx: PageContext): OpenLine | undefined {
+  const m = typeof ctx.req.query.comment === 'string' ? /^(old|new):([1-9][0-9]{0,8})$/.exec(ctx.req.query.comment) : null;
+  const path = typeof ctx.req.query.path === 'string' ? ctx.req.query.path : '';
+  return m && path ? { path, side: m[1] as DiffSide, line: Number(m[2]) } : undefined;
+}
+
+const lineKey = (path: string, side: string, line: number) => `${side}:${line}:${path}`;
+
+function CommentView({ c }: { c: MrComment }) {
+  return (
+    <article class="comment">
+      <p class="comment-meta">
+        <strong>{c.author_username ?? 'unknown'}</strong> · <Time iso={c.created_at} />
+        {c.file_path && (
+          <span class="muted">
+            {' '}
+            on {c.file_path}
+            {c.line_number !== null && `:${c.line_number}`}
+            {c.diff_side && ` (${c.diff_side})`}
+          </span>
+        )}
+      </p>
+      <pre class="plain comment-body">{c.body}</pre>
+    </article>
+  );
+}
+
+const REVIEW_LABEL: Record<Review['state'], string> = { approved: 'approved', changes_requested: 'requested changes', commented: 'reviewed' };
+const STATUS_LABEL: Record<CommitStatus['state'], string> = { pending: 'pending', success: 'passed', failure: 'failed', error: 'error' };
+
+function StatusList({ statuses }: { statuses: CommitStatus[] }) {
+  return (
+    <ul class="status-list">
+      {statuses.map((s) => (
+        <li>
+          <span class={`badge ci ci-${s.state}`}>{STATUS_LABEL[s.state]}</span> <strong>{s.context}</strong>
+          {s.description && <span class="muted"> {s.description}</span>}
+          {s.target_url && /^https?:\/\//i.test(s.target_url) && (
+            <>
+              {' '}
+              <a href={s.target_url} rel="nofollow noopener noreferrer">
+                Details
+              </a>
+            </>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+const DONE: Record<string, string> = {
+  created: 'The merge request has been opened.',
+  commented: 'Your comment has been added.',
+  reviewed: 'Your review has been submitted.',
+  merged: 'The merge request has been merged.',
+  closed: 'The merge request has been closed.',
+  reopened: 'The merge request has been reopened.',
+  edited: 'The merge request has been changed.',
+};
+
+const STRATEGIES = [
+  { id: 'default', label: 'Merge (fast-forward when possible)' },
+  { id: 'merge-commit', label: 'Create a merge commit' },
+  { id: 'squash', label: 'Squash and merge' },
+  { id: 'fast-forward-only', label: 'Fast-forward only' },
+] as const;
+
+function MergeBox({ ctx, owner, name, mr }: { ctx: PageContext; owner: string; name: string; mr: MergeRequestDetail }) {
+  const act = (a: string) => mrPages.action(owner, name, mr.number, a);
+  const summary = mr.review_summary;
+  return (
+    <section class="merge-box" aria-labelledby="merge-box-title">
+      <h2 id="merge-box-title">Checks and merge</h2>
+      {mr.status && (
+        <div class="ci-status">
+          <p>
+            CI on <code>{shortSha(mr.status.sha)}</code>: <span class={`badge ci ci-${mr.status.state}`}>{mr.status.total_count === 0 ? 'no statuses' : STATUS_LABEL[mr.status.state]}</span>
+          </p>
+          <StatusList statuses={mr.status.statuses} />
+        </div>
+      )}
+      {summary && (
+        <p class="review-summary">
+          {summary.approvals} {summary.approvals === 1 ? 'approval' : 'approvals'}, {summary.changes_requested} {summary.changes_requested === 1 ? 'change request' : 'change requests'}
+        </p>
+      )}
+      {mr.state === 'merged' ? (
+        <p>
+          Merged{mr.merged_sha && <> as <a href={repoPages.commit(owner, name, mr.merged_sha)}>{shortSha(mr.merged_sha)}</a></>}.
+        </p>
+      ) : mr.state === 'closed' ? (
+        <>
+          <p>This merge request is closed.</p>
+          {ctx.viewer && <PostButton ctx={ctx} action={act('state')} fields={{ state: 'open' }} label="Reopen" />}
+        </>
+      ) : (
+        <>
+          {mr.mergeable === false ? (
+            <div class="notice notice-error" role="status">
+              <p>This merge request has conflicts that must be resolved:</p>
+              <ul class="conflicts">
+                {(mr.conflicts ?? []).map((p) => (
+                  <li>
+                    <code>{p}</code>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : mr.mergeable === true ? (
+            <p class="mergeable">No conflicts with {mr.target_branch}.</p>
+          ) : (
+            <p class="muted">Whether it merges cleanly is not known yet.</p>
+          )}
+          {ctx.viewer && mr.source_sha && mr.target_sha && (
+            <form method="post" action={act('merge')} class="stack merge-form">
+              <CsrfField token={ctx.csrf} />
+              <input type="hidden" name="sha" value={mr.source_sha} />
+              <fieldset>
+                <legend>Merge strategy</legend>
+                {STRATEGIES.map((s) => (
+                  <label class="check">
+                    <input type="radio" name="strategy" value={s.id} checked={s.id === 'default'} /> {s.label}
+                  </label>
+                ))}
+              </fieldset>
+              <label class="check">
+                <input type="checkbox" name="delete_source_branch" value="1" /> Delete the source branch after merging
+              </label>
+              <button type="submit" class="primary">
+                Merge
+              </button>
+            </form>
+          )}
+          {ctx.viewer && <PostButton ctx={ctx} action={act('state')} fields={{ state: 'closed' }} label="Close merge request" kind="danger" />}
+        </>
+      )}
+    </section>
+  );
+}
+
+function LineCommentForm({ ctx, action, open }: { ctx: PageContext; action: string; open: OpenLine | undefined }) {
+  // Without `open`: the template site.js clones under a clicked line (its own ids, so a form
+  // already open on the page keeps its own).
+  const id = open ? 'line-comment-body' : 'line-comment-body-js';
+  return (
+    <form method="post" action={action} class="stack line-comment-form" id={open ? 'new-comment' : undefined}>
+      <CsrfField token={ctx.csrf} />
+      <input type="hidden" name="file_path" value={open?.path ?? ''} />
+      <input type="hidden" name="line_number" value={open ? String(open.line) : ''} />
+      <input type="hidden" name="diff_side" value={open?.side ?? ''} />
+      <label for={id}>{open ? `Comment on ${open.path} line ${open.line} (${open.side})` : 'Comment on this line'}</label>
+      <textarea id={id} name="body" rows={3} required></textarea>
+      <button type="submit" class="primary">
+        Add comment
+      </button>
+    </form>
+  );
+}
+
+interface DetailOptions {
+  error?: string;
+  status?: number;
+}
+
+async function detailPage(ctx: PageContext, owner: string, name: string, raw: string, opts: DetailOptions = {}): Promise<PageResult> {
+  const number = numberOf(raw);
+  const base = repoApiPath(owner, name, `/merge-requests/${number}`);
+  const [repo, mr, commits, reviews] = await Promise.all([
+    ctx.api.get<Repository>(repoApiPath(owner, name)),
+    ctx.api.get<MergeRequestDetail>(base),
+    ctx.api.get<Commit[]>(`${base}/commits`),
+    ctx.api.get<Review[]>(`${base}/reviews`),
+  ]);
+  const mode: DiffViewMode = ctx.req.query.view === 'split' ? 'split' : 'unified';
+  const here = mrPages.show(owner, name, number);
+  const open = ctx.viewer ? openLineOf(ctx) : undefined;
+  const commentAction = mrPages.action(owner, name, number, 'comments');
+
+  // Comments on a line of the diff show under it; the rest (general ones, and lines the current
+  // diff no longer has) show in the conversation.
+  const lines = new Set<string>();
+  for (const f of mr.diff) {
+    if (!f.patch) continue;
+    for (const l of parsePatch(f.patch)) {
+      if (l.old !== undefined) lines.add(lineKey(f.path, 'old', l.old));
+      if (l.new !== undefined) lines.add(lineKey(f.path, 'new', l.new));
+    }
+  }
+  const onLine = new Map<string, MrComment[]>();
+  const general: MrComment[] = [];
+  for (const c of mr.comments) {
+    const key = c.file_path && c.line_number !== null && c.diff_side ? lineKey(c.file_path, c.diff_side, c.line_number) : undefined;
+    if (key && lines.has(key)) onLine.set(key, [...(onLine.get(key) ?? []), c]);
+    else general.push(c);
+  }
+  const inline: InlineComments = {
+    href: (path, side, line) => `${here}?${new URLSearchParams({ ...(mode === 'split' ? { view: 'split' } : {}), comment: `${side}:${line}`, path }).toString()}#new-comment`,
+    below: (path, side, line, table) => {
+      const key = lineKey(path, side, line);
+      const list = onLine.get(key);
+      const formHere = open && table === mode && lineKey(open.path, open.side, open.line) === key;
+      if (!list && !formHere) return null;
+      return (
+        <div class="line-comments">
+          {list?.map((c) => <CommentView c={c} />)}
+          {formHere && <LineCommentForm ctx={ctx} action={commentAction} open={open} />}
+        </div>
+      );
+    },
+  };
+  const markdownBase = { blobBase: repoUrl(owner, name, `/-/blob/${encodePath(mr.source_branch)}`), rawBase: repoUrl(owner, name, `/-/raw/${encodePath(mr.source_branch)}`), dir: '' };
+  const timeline: { at: string; comment?: MrComment; review?: Review }[] = [...general.map((c) => ({ at: c.created_at, comment: c })), ...reviews.map((r) => ({ at: r.created_at, review: r }))].sort((a, b) => a.at.localeCompare(b.at));
+  return page(
+    `${mr.title} · Merge request #${number} · ${repo.full_name}`,
+    <>
+      <div class="mr-header">
+        <h1 class="page-title">
+          <span class="mr-title">{mr.title}</span> <span class="muted">#{number}</span>
+        </h1>
+        <p>
+          <StateBadge state={mr.state} /> <strong>{mr.author_username ?? 'unknown'}</strong> wants to merge <code class="branch">{mr.source_branch}</code> into <code class="branch">{mr.target_branch}</code> · opened <Time iso={mr.created_at} />
+          {ctx.viewer && (
+            <>
+              {' '}
+              · <a href={mrPages.action(owner, name, number, 'edit')}>Edit</a>
+            </>
+          )}
+        </p>
+      </div>
+      <Flash ctx={ctx} messages={DONE} />
+      <ErrorNotice error={opts.error} />
+      <section class="mr-description" aria-label="Description">
+        {mr.description ? <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(mr.description, markdownBase) }} /> : <p class="muted">No description.</p>}
+      </section>
+      <MergeBox ctx={ctx} owner={owner} name={name} mr={mr} />
+      <section aria-labelledby="mr-commits">
+        <h2 id="mr-commits">Commits ({commits.length})</h2>
+        {commits.length === 0 ? (
+          <p class="muted">No commits to show (a branch is gone, or there is nothing to merge).</p>
+        ) : (
+          <ol class="commit-list">
+            {commits.map((c) => (
+              <CommitRow owner={owner} repo={name} commit={c} />
+            ))}
+          </ol>
+        )}
+      </section>
+      <h2>Changes</h2>
+      {ctx.viewer && (
+        <template id="line-comment-template">
+          <LineCommentForm ctx={ctx} action={commentAction} open={undefined} />
+        </template>
+      )}
+      {mr.diff.length === 0 ? <p class="muted">No changes to show.</p> : <DiffView files={mr.diff} mode={mode} truncated={mr.diff_truncated ?? false} toggleHref={(m) => `${here}?view=${m}`} inline={inline} />}
+      <section aria-labelledby="mr-conversation" class="conversation">
+        <h2 id="mr-conversation">Conversation</h2>
+        {timeline.length === 0 && <p class="muted">No comments yet.</p>}
+        {timeline.map((item) =>
+          item.comment ? (
+            <CommentView c={item.comment} />
+          ) : (
+            <article class={`comment review review-${item.review!.state}`}>
+              <p class="comment-meta">
+                <strong>{item.review!.author_username ?? 'unknown'}</strong> {REVIEW_LABEL[item.review!.state]} · <Time iso={item.review!.created_at} /> <span class="muted">on {shortSha(item.review!.commit_sha)}</span>
+                {item.review!.stale && <span class="badge">outdated</span>}
+              </p>
+              {item.review!.body && <pre class="plain comment-body">{item.review!.body}</pre>}
+            </article>
+          ),
+        )}
+        {ctx.viewer ? (
+          <>
+            <form method="post" action={commentAction} class="stack">
+              <CsrfField token={ctx.csrf} />
+              <label for="comment-body">Add a comment</label>
+              <textarea id="comment-body" name="body" rows={4} required></textarea>
+              <button type="submit">Comment</button>
+            </form>
+            <form method="post" action={mrPages.action(owner, name, number, 'reviews')} class="stack review-form">
+              <CsrfField token={ctx.csrf} />
+              <fieldset>
+                <legend>Review</legend>
+                <label class="check">
+                  <input type="radio" name="event" value="approve" checked /> Approve
+                </label>
+                <label class="check">
+                  <input type="radio" name="event" value="request_changes" /> Request changes
+                </label>
+                <label class="check">
+                  <input type="radio" name="event" value="comment" /> Comment only
+                </label>
+              </fieldset>
+              <label for="review-body">Review comment</label>
+              <textarea id="review-body" name="body" rows={3}></textarea>
+              <button type="submit">Submit review</button>
+            </form>
+          </>
+        ) : (
+          <Notice kind="info">Sign in to comment or review.</Notice>
+        )}
+      </section>
+    </>,
+    { repo: chromeOf(repo), ...(opts.status ? { status: opts.status } : {}) },
+  );
+}
+
+/** A change posted from the merge request page: done, back to the page with a notice (303);
+ *  refused, the page again with the API's message. */
+async function change(ctx: PageContext, owner: string, name: string, raw: string, run: (base: string) => Promise<unknown>, done: string, anchor = ''): Promise<PageResult> {
+  const number = numberOf(raw);
+  const result = await attempt(
+    () => run(repoApiPath(owner, name, `/merge-requests/${number}`)),
+    (message, status) => detailPage(ctx, owner, name, raw, { error: message, status }),
+  );
+  if (!result.ok) return result.result;
+  return redirect(`${mrPages.show(owner, name, number)}?done=${done}${anchor}`);
+}
+
+function addComment(ctx: PageContext, owner: string, name: string, raw: string): Promise<PageResult> {
+  const body: Record<string, unknown> = { body: field(ctx.form, 'body') };
+  const path = field(ctx.form, 'file_path');
+  if (path) {
+    const line = Number(field(ctx.form, 'line_number'));
+    const side = field(ctx.form, 'diff_side');
+    body.file_path = path;
+    if (Number.isInteger(line) && line > 0) body.line_number = line;
+    if (side === 'old' || side === 'new') body.diff_side = side;
+  }
+  if (!String(body.body).trim()) return detailPage(ctx, owner, name, raw, { error: 'Write something to comment.', status: 400 });
+  return change(ctx, owner, name, raw, (base) => ctx.api.call('POST', `${base}/comments`, body), 'commented');
+}
+
+function addReview(ctx: PageContext, owner: string, name: string, raw: string): Promise<PageResult> {
+  const event = field(ctx.form, 'event');
+  const text = field(ctx.form, 'body');
+  if (event !== 'approve' && event !== 'request_changes' && event !== 'comment') return detailPage(ctx, owner, name, raw, { error: 'Choose how to review.', status: 400 });
+  return change(ctx, owner, name, raw, (base) => ctx.api.call('POST', `${base}/reviews`, { event, ...(text.trim() ? { body: text } : {}) }), 'reviewed');
+}
+
+function merge(ctx: PageContext, owner: string, name: string, raw: string): Promise<PageResult> {
+  const strategy = field(ctx.form, 'strategy');
+  const sha = field(ctx.form, 'sha');
+  const body: Record<string, unknown> = {};
+  if (strategy === 'merge-commit' || strategy === 'squash' || strategy === 'fast-forward-only') body.strategy = strategy;
+  // The head the person saw: a push since then is refused (409 `Head branch was modified`).
+  if (/^[0-9a-f]{40}$/.test(sha)) body.sha = sha;
+  if (field(ctx.form, 'delete_source_branch')) body.delete_source_branch = true;
+  return change(ctx, owner, name, raw, (base) => ctx.api.call('POST', `${base}/merge`, body), 'merged');
+}
+
+function setState(ctx: PageContext, owner: string, name: string, raw: string): Promise<PageResult> {
+  const state = field(ctx.form, 'state');
+  if (state !== 'open' && state !== 'closed') return detailPage(ctx, owner, name, raw, { error: 'Unknown state.', status: 400 });
+  return change(ctx, owner, name, raw, (base) => ctx.api.call('PATCH', base, { state }), state === 'open' ? 'reopened' : 'closed');
+}
+
+async function editPage(ctx: PageContext, owner: string, name: string, raw: string, opts: { error?: string; status?: number; values?: { title: string; description: string } } = {}): Promise<PageResult> {
+  const number = numberOf(raw);
+  const [repo, mr] = await Promise.all([ctx.api.get<Repository>(repoApiPath(owner, name)), ctx.api.get<MergeRequestDetail>(repoApiPath(owner, name, `/merge-requests/${number}`))]);
+  const values = opts.values ?? { title: mr.title, description: mr.description ?? '' };
+  return page(
+    `Edit #${number} · ${repo.full_name}`,
+    <>
+      <h1 class="page-title">Edit merge request #{number}</h1>
+      <ErrorNotice error={opts.error} />
+      <form method="post" action={mrPages.action(owner, name, number, 'edit')} class="stack">
+        <CsrfField token={ctx.csrf} />
+        <label for="edit-title">Title</label>
+        <input id="edit-title" name="title" type="text" required maxLength={255} value={values.title} />
+        <label for="edit-description">Description (Markdown)</label>
+        <textarea id="edit-description" name="description" rows={10}>
+          {values.description}
+        </textarea>
+        <button type="submit" class="primary">
+          Save
+        </button>
+        <a href={mrPages.show(owner, name, number)}>Cancel</a>
+      </form>
+    </>,
+    { repo: chromeOf(repo), ...(opts.status ? { status: opts.status } : {}) },
+  );
+}
+
+async function saveEdit(ctx: PageContext, owner: string, name: string, raw: string): Promise<PageResult> {
+  const number = numberOf(raw);
+  const values = { title: field(ctx.form, 'title').trim(), description: field(ctx.form, 'description') };
+  if (!values.title) return editPage(ctx, owner, name, raw, { error: 'The title cannot be empty.', status: 400, values });
+  const result = await attempt(
+    () => ctx.api.call('PATCH', repoApiPath(owner, name, `/merge-requests/${number}`), { title: values.title, description: values.description.trim() ? values.description : null }),
+    (message, status) => editPage(ctx, owner, name, raw, { error: message, status, values }),
+  );
+  if (!result.ok) return result.result;
+  return redirect(`${mrPages.show(owner, name, number)}?done=edited`);
+}
+
+const MR = '/:owner/:repo/-/merge-requests/:number';
+export const mergeRequestPages: PageDefinition[] = [
+  { method: 'GET', path: '/:owner/:repo/-/merge-requests', handle: (ctx, p) => listPage(ctx, p.owner!, p.repo!) },
+  { method: 'GET', path: MR, handle: (ctx, p) => detailPage(ctx, p.owner!, p.repo!, p.number!) },
+  { method: 'GET', path: `${MR}/edit`, signedIn: true, handle: (ctx, p) => editPage(ctx, p.owner!, p.repo!, p.number!) },
+  { method: 'POST', path: `${MR}/edit`, signedIn: true, handle: (ctx, p) => saveEdit(ctx, p.owner!, p.repo!, p.number!) },
+  { method: 'POST', path: `${MR}/comments`, signedIn: true, handle: (ctx, p) => addComment(ctx, p.owner!, p.repo!, p.number!) },
+  { method: 'POST', path: `${MR}/reviews`, signedIn: true, handle: (ctx, p) => addReview(ctx, p.owner!, p.repo!, p.number!) },
+  { method: 'POST', path: `${MR}/merge`, signedIn: true, handle: (ctx, p) => merge(ctx, p.owner!, p.repo!, p.number!) },
+  { method: 'POST', path: `${MR}/state`, signedIn: true, handle: (ctx, p) => setState(ctx, p.owner!, p.repo!, p.number!) },
+];

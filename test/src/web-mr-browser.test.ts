@@ -1,0 +1,365 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { addCollaborator, api, commitFiles, createRepo, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, textOf, webGet, webPost, type Receiver, type TestGithost } from './support/index.js';
+import { launchBrowser, seriousAxeViolations, watchIncidents, type Browser, type Page } from './support/browser.js';
+import { signInPage, submit } from './support/web-session.js';
+
+/**
+ * The merge request, compare, repository settings and site admin pages in a real browser
+ * (README "The web"): axe (no serious or critical violation) at 375 and 1440 px, light and dark;
+ * markup in titles, comments, branch names and webhook URLs executes nothing; forms carry the
+ * anti-CSRF token, redirect with a notice or show the API's refusal; what the API refuses is the
+ * same 404 page as what does not exist; the inline comment form works without script.
+ */
+let gh: TestGithost;
+let browser: Browser;
+let receiver: Receiver;
+let aliceToken: string;
+const cookies: Record<string, string> = {};
+let hookId: string;
+
+const XSS_TITLE = '<script>alert(1)</script> "><img src=x onerror=alert(2)>';
+const XSS_BRANCH = 'xss/"><img-src=x-onerror=alert(5)>';
+const XSS_COMMENT = '"><img src=x onerror=alert(3)> <script>alert(4)</script>';
+const XSS_HOOK = 'https://example.invalid/"><img src=x onerror=alert(6)>';
+const PASSWORD = 'a-good-password-1';
+
+async function userWithPassword(username: string, isAdmin = false): Promise<string> {
+  const res = await api(gh, 'POST', '/api/admin/users', { token: gh.adminToken, body: { username, email: `${username}@example.com`, is_admin: isAdmin, password: PASSWORD } });
+  if (res.status !== 201) throw new Error(`user ${username}: ${res.status}`);
+  const session = await api(gh, 'POST', '/api/sessions', { body: { username, password: PASSWORD } });
+  cookies[username] = `githost_session=${encodeURIComponent(session.body.secret as string)}`;
+  const token = await api(gh, 'POST', '/api/user/tokens', { token: session.body.secret as string, body: { name: 'e2e', scopes: isAdmin ? ['read', 'write', 'admin'] : ['read', 'write'] } });
+  return token.body.token as string;
+}
+
+beforeAll(async () => {
+  gh = await startTestGithost();
+  receiver = await startReceiver();
+  await userWithPassword('root', true);
+  aliceToken = await userWithPassword('alice');
+  await userWithPassword('bob');
+  await createRepo(gh, aliceToken, 'demo');
+  await createRepo(gh, aliceToken, 'secret', { private: true });
+  await addCollaborator(gh, aliceToken, 'alice', 'demo', 'bob', 'read');
+  const work = makeWorkdir();
+  await commitFiles(work, { 'src/app.ts': 'export const a = 1;\nexport const b = 2;\nexport const c = 3;\n', 'notes.txt': 'base\n' }, 'First commit');
+  await git(work, 'checkout', '-q', '-b', 'feature');
+  await commitFiles(work, { 'src/app.ts': 'export const a = 1;\nexport const b = 20;\nexport const c = 3;\n' }, 'Change b');
+  await git(work, 'checkout', '-q', 'main');
+  await git(work, 'checkout', '-q', '-b', XSS_BRANCH);
+  await commitFiles(work, { 'notes.txt': 'xss\n' }, 'Branch notes');
+  await git(work, 'checkout', '-q', 'main');
+  await commitFiles(work, { 'notes.txt': 'main\n' }, 'Main notes');
+  for (const repo of ['demo', 'secret']) await git(work, 'push', '-q', pushUrl(gh, 'alice', aliceToken, 'alice', repo), 'refs/heads/*:refs/heads/*');
+  const mr = (body: Record<string, unknown>) => api(gh, 'POST', '/api/repos/alice/demo/merge-requests', { token: aliceToken, body });
+  expect((await mr({ title: XSS_TITLE, description: `# Plan\n\n${XSS_COMMENT}\n\n[x](javascript:alert(7))`, source_branch: 'feature', target_branch: 'main' })).status).toBe(201);
+  expect((await mr({ title: 'Conflicting notes', source_branch: XSS_BRANCH, target_branch: 'main' })).status).toBe(201);
+  expect((await mr({ title: 'Abandoned', source_branch: 'feature', target_branch: 'main' })).status).toBe(201);
+  expect((await api(gh, 'PATCH', '/api/repos/alice/demo/merge-requests/3', { token: aliceToken, body: { state: 'closed' } })).status).toBe(200);
+  const comment = (body: Record<string, unknown>) => api(gh, 'POST', '/api/repos/alice/demo/merge-requests/1/comments', { token: aliceToken, body });
+  expect((await comment({ body: XSS_COMMENT, file_path: 'src/app.ts', line_number: 2, diff_side: 'new' })).status).toBe(201);
+  expect((await comment({ body: `general ${XSS_COMMENT}` })).status).toBe(201);
+  expect((await comment({ body: 'on the old side', file_path: 'src/app.ts', line_number: 2, diff_side: 'old' })).status).toBe(201);
+  const hook = await api(gh, 'POST', '/api/repos/alice/demo/webhooks', { token: aliceToken, body: { url: `${receiver.url}/demo`, events: '*' } });
+  hookId = hook.body.id as string;
+  await api(gh, 'POST', '/api/repos/alice/demo/webhooks', { token: aliceToken, body: { url: XSS_HOOK } });
+  expect((await api(gh, 'POST', `/api/repos/alice/demo/webhooks/${hookId}/pings`, { token: aliceToken })).status).toBe(204);
+  await api(gh, 'PUT', '/api/repos/alice/demo/branch-protections/main', { token: aliceToken, body: { required_approvals: 1, required_status_checks: ['ci/test'] } });
+  browser = await launchBrowser();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await gh?.stop();
+});
+
+const enc = encodeURIComponent;
+const PAGES = () => [
+  '/alice/demo/-/merge-requests',
+  '/alice/demo/-/merge-requests?state=closed',
+  '/alice/demo/-/merge-requests/1',
+  '/alice/demo/-/merge-requests/1?view=split',
+  '/alice/demo/-/merge-requests/1?comment=new:3&path=src/app.ts',
+  '/alice/demo/-/merge-requests/2',
+  '/alice/demo/-/merge-requests/1/edit',
+  '/alice/demo/-/compare?base=main&head=feature',
+  `/alice/demo/-/compare?base=main&head=${enc(XSS_BRANCH)}`,
+  '/alice/demo/-/settings',
+  '/alice/demo/-/settings/collaborators',
+  '/alice/demo/-/settings/branches',
+  '/alice/demo/-/settings/webhooks',
+  `/alice/demo/-/settings/webhooks/${hookId}`,
+  '/-/admin/users',
+  '/-/admin/users/bob',
+];
+
+async function visit(page: Page, path: string): Promise<number> {
+  const res = await page.goto(gh.url + path, { waitUntil: 'load' });
+  return res?.status() ?? 0;
+}
+
+describe('the merge request, settings and admin pages in a browser', () => {
+  for (const width of [375, 1440]) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      it(`when read at ${width} px in ${colorScheme} mode by a site admin, then axe finds no serious or critical violation, nothing runs that should not, and nothing overflows the width`, async () => {
+        const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
+        const page = await context.newPage();
+        const incidents = watchIncidents(page);
+        try {
+          await signInPage(page, gh, 'root', PASSWORD);
+          for (const path of PAGES()) {
+            expect([path, await visit(page, path)]).toEqual([path, 200]);
+            // The delivery log is read with its details open.
+            for (const d of await page.locator('details:not(.ref-switcher)').all()) await d.evaluate((el) => el.setAttribute('open', ''));
+            expect([path, await seriousAxeViolations(page)]).toEqual([path, []]);
+            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            expect([path, overflow <= 1]).toEqual([path, true]);
+          }
+          expect(incidents).toEqual({ dialogs: [], errors: [] });
+        } finally {
+          await context.close();
+        }
+      }, 300_000);
+    }
+  }
+});
+
+describe('XSS probes', () => {
+  it('when titles, descriptions, comments, branch names and webhook URLs carry markup, then it shows as text and nothing executes', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const incidents = watchIncidents(page);
+    try {
+      await signInPage(page, gh, 'alice', PASSWORD);
+      await visit(page, '/alice/demo/-/merge-requests');
+      expect(await page.locator('.mr-list a.subject').allTextContents()).toEqual(['Conflicting notes', XSS_TITLE]);
+      await visit(page, '/alice/demo/-/merge-requests/1');
+      expect(await page.locator('h1 .mr-title').textContent()).toBe(XSS_TITLE);
+      expect(await page.locator('.mr-description h1').textContent()).toBe('Plan');
+      expect(await page.locator('.mr-description a', { hasText: 'x' }).getAttribute('href')).toBeNull();
+      expect(await page.locator('table.diff-unified tr.d-comments .comment-body').allTextContents()).toEqual(['on the old side', XSS_COMMENT]);
+      expect(await page.locator('.conversation .comment-body').allTextContents()).toEqual([`general ${XSS_COMMENT}`]);
+      // The description's Markdown keeps a plain image and drops its handler (render/markdown.ts).
+      expect(await page.locator('.mr-description img').count()).toBe(1);
+      expect(await page.locator('img[onerror]').count()).toBe(0);
+      expect(await page.locator('main img').count()).toBe(1);
+      await visit(page, '/alice/demo/-/merge-requests/2');
+      expect(await page.locator('.mr-header code.branch').first().textContent()).toBe(XSS_BRANCH);
+      expect(await page.locator('ul.conflicts code').allTextContents()).toEqual(['notes.txt']);
+      await visit(page, `/alice/demo/-/compare?base=main&head=${enc(XSS_BRANCH)}`);
+      expect(await page.locator('#compare-head option[selected]').textContent()).toBe(XSS_BRANCH);
+      await visit(page, '/alice/demo/-/settings/webhooks');
+      expect(await page.locator('a.webhook-url').allTextContents()).toContain(XSS_HOOK);
+      expect(await page.locator('img').count()).toBe(0);
+      expect(incidents).toEqual({ dialogs: [], errors: [] });
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
+
+describe('the small script', () => {
+  it('when a line number is clicked, then the comment form opens in place without a reload, and the comment lands under that line', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const incidents = watchIncidents(page);
+    try {
+      await signInPage(page, gh, 'alice', PASSWORD);
+      await visit(page, '/alice/demo/-/merge-requests/1');
+      await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+      await page.click('article.diff-file:has-text("src/app.ts") table.diff-unified a[aria-label="Comment on line 3 (new)"]');
+      const form = page.locator('tr.d-comment-form form.line-comment-form');
+      expect(await form.count()).toBe(1);
+      expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+      expect(new URL(page.url()).search).toBe('');
+      expect(await form.locator('input[name=line_number]').inputValue()).toBe('3');
+      await form.locator('textarea').fill('third line, in place');
+      await submit(page, 'tr.d-comment-form button[type=submit]');
+      expect(new URL(page.url()).search).toBe('?done=commented');
+      expect(await page.locator('article.diff-file:has-text("src/app.ts") table.diff-unified tr.d-comments .comment-body').allTextContents()).toContain('third line, in place');
+      expect(incidents).toEqual({ dialogs: [], errors: [] });
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
+
+describe('without script', () => {
+  it('when a line number is followed, then the comment form opens under that line and the comment lands there; close and reopen are plain forms', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    try {
+      await signInPage(page, gh, 'bob', PASSWORD);
+      await visit(page, '/alice/demo/-/merge-requests/1?view=split');
+      await submit(page, 'article.diff-file:has-text("src/app.ts") table.diff-split a[aria-label="Comment on line 1 (new)"]');
+      expect(await page.locator('table.diff-split form.line-comment-form').count()).toBe(1);
+      expect(await page.locator('table.diff-unified form.line-comment-form').count()).toBe(0);
+      await page.fill('#line-comment-body', 'first line, new side');
+      await submit(page, 'form.line-comment-form button[type=submit]');
+      expect(new URL(page.url()).search).toBe('?done=commented');
+      expect(await page.locator('table.diff-unified tr.d-comments .comment-body').allTextContents()).toContain('first line, new side');
+      const comments = await api(gh, 'GET', '/api/repos/alice/demo/merge-requests/1');
+      const mine = (comments.body.comments as { body: string; file_path: string; line_number: number; diff_side: string }[]).find((c) => c.body === 'first line, new side');
+      expect(mine && { file_path: mine.file_path, line_number: mine.line_number, diff_side: mine.diff_side }).toEqual({ file_path: 'src/app.ts', line_number: 1, diff_side: 'new' });
+    } finally {
+      await context.close();
+    }
+    const owner = await browser.newContext({ javaScriptEnabled: false });
+    const p = await owner.newPage();
+    try {
+      await signInPage(p, gh, 'alice', PASSWORD);
+      await visit(p, '/alice/demo/-/merge-requests/3');
+      await submit(p, '.merge-box button:text("Reopen")');
+      expect(await p.locator('p.notice').textContent()).toBe('The merge request has been reopened.');
+      await submit(p, '.merge-box button:text("Close merge request")');
+      expect(await p.locator('p.notice').textContent()).toBe('The merge request has been closed.');
+      expect(await p.locator('.mr-header .badge').first().textContent()).toBe('closed');
+      await submit(p, '.mr-header a:text("Edit")');
+      await p.fill('#edit-title', 'Abandoned for now');
+      await p.fill('#edit-description', 'Superseded by **#1**.');
+      await submit(p, 'form button.primary:text("Save")');
+      expect(await p.locator('p.notice').textContent()).toBe('The merge request has been changed.');
+      expect(await p.locator('h1 .mr-title').textContent()).toBe('Abandoned for now');
+      expect(await p.locator('.mr-description strong').textContent()).toBe('#1');
+    } finally {
+      await owner.close();
+    }
+  }, 120_000);
+});
+
+describe('forms and refusals through the gateway', () => {
+  const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+
+  it('when each page is asked for, then it carries the security headers', async () => {
+    for (const path of PAGES()) {
+      const res = await webGet(gh, path, { cookie: cookies.root });
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect([path, res.status, csp.includes("script-src 'self'"), csp.includes('unsafe-inline'), res.headers.get('x-content-type-options'), res.headers.get('cache-control')]).toEqual([path, 200, true, false, 'nosniff', 'no-store']);
+    }
+  });
+
+  it('when a form is posted without its anti-CSRF token, then it is refused and nothing changes', async () => {
+    const res = await webPost(gh, '/alice/demo/-/merge-requests/1/state', { state: 'closed' }, { cookie: cookies.alice });
+    expect(res.status).toBe(403);
+    const mr = await api(gh, 'GET', '/api/repos/alice/demo/merge-requests/1');
+    expect(mr.body.state).toBe('open');
+  });
+
+  it('when the API refuses a change, then the page shows its message; when it allows one, then 303 back with a notice', async () => {
+    const page = await webGet(gh, '/alice/demo/-/merge-requests/1', { cookie: cookies.bob });
+    const csrf = csrfOf(page.html);
+    const merge = await webPost(gh, '/alice/demo/-/merge-requests/1/merge', { csrf, strategy: 'default' }, { cookie: cookies.bob });
+    expect(merge.status).toBe(400);
+    expect(textOf(merge.html)).toContain('You do not have write access to this repository');
+    const same = await webPost(gh, '/alice/demo/-/merge-requests', { csrf, title: 'Same', source_branch: 'main', target_branch: 'main' }, { cookie: cookies.bob });
+    expect(same.status).toBe(400);
+    expect(textOf(same.html)).toContain('Source and target branches must be different');
+    const comment = await webPost(gh, '/alice/demo/-/merge-requests/1/comments', { csrf, body: 'plain comment' }, { cookie: cookies.bob });
+    expect([comment.status, comment.headers.get('location')]).toEqual([303, '/alice/demo/-/merge-requests/1?done=commented']);
+    const review = await webPost(gh, '/alice/demo/-/merge-requests/1/reviews', { csrf, event: 'request_changes', body: 'Please rename b.' }, { cookie: cookies.bob });
+    expect([review.status, review.headers.get('location')]).toEqual([303, '/alice/demo/-/merge-requests/1?done=reviewed']);
+    const blank = await webPost(gh, '/alice/demo/-/merge-requests/1/reviews', { csrf, event: 'request_changes', body: ' ' }, { cookie: cookies.bob });
+    expect(blank.status).toBe(400);
+    const after = await webGet(gh, '/alice/demo/-/merge-requests/1');
+    expect(after.status).toBe(200);
+    expect(textOf(after.html)).toContain('bob requested changes');
+    expect(textOf(after.html)).toContain('Please rename b.');
+    expect(textOf(after.html)).toContain('Sign in to comment or review.');
+    expect(after.html).not.toContain('class="stack merge-form"');
+    const admin = await webGet(gh, '/-/admin/users/bob', { cookie: cookies.root });
+    const short = await webPost(gh, '/-/admin/users/bob/password', { csrf: csrfOf(admin.html), password: 'short' }, { cookie: cookies.root });
+    expect(short.status).toBe(400);
+    expect(textOf(short.html)).toMatch(/password/i);
+  });
+
+  it('when the owner redelivers a delivery from the settings page, then it is sent again and the log shows both attempts', async () => {
+    const hookApi = `/api/repos/alice/demo/webhooks/${hookId}/deliveries`;
+    const before = await eventually(async () => {
+      const list = await api(gh, 'GET', hookApi, { token: aliceToken });
+      return list.body.length > 0 && list.body.every((d: { status: string }) => d.status !== 'pending') ? (list.body as { id: string; event: string }[]) : undefined;
+    }, 30_000);
+    const page = await webGet(gh, `/alice/demo/-/settings/webhooks/${hookId}`, { cookie: cookies.alice });
+    const action = `/alice/demo/-/settings/webhooks/${hookId}/deliveries/${before[0]!.id}/redeliver`;
+    expect(page.html).toContain(`action="${action}"`);
+    const sentBefore = receiver.received.length;
+    const res = await webPost(gh, action, { csrf: csrfOf(page.html) }, { cookie: cookies.alice });
+    expect([res.status, res.headers.get('location')]).toEqual([303, `/alice/demo/-/settings/webhooks/${hookId}?done=redelivered`]);
+    await eventually(() => (receiver.received.length > sentBefore ? true : undefined), 30_000);
+    // A redelivery is another attempt of the same delivery: its log shows both answers.
+    const after = await eventually(async () => {
+      const res = await webGet(gh, `/alice/demo/-/settings/webhooks/${hookId}?done=redelivered`, { cookie: cookies.alice });
+      return /Attempt 2: /.test(textOf(res.html)) ? textOf(res.html) : undefined;
+    }, 30_000);
+    expect(after).toContain('The delivery has been queued again.');
+    expect([after.includes('Attempt 1: succeeded'), after.includes('Attempt 2: succeeded')]).toEqual([true, true]);
+    const detail = await api(gh, 'GET', `${hookApi}/${before[0]!.id}`, { token: aliceToken });
+    expect(detail.body.attempt_log.map((a: { status: string; response_status: number }) => [a.status, a.response_status])).toEqual([['succeeded', 204], ['succeeded', 204]]);
+  });
+
+  it('when the owner changes visibility, default branch and protection on the settings pages, then the API has them; a bad value is shown, not saved', async () => {
+    const general = await webGet(gh, '/alice/demo/-/settings', { cookie: cookies.alice });
+    const csrf = csrfOf(general.html);
+    const save = (form: Record<string, string>) => webPost(gh, '/alice/demo/-/settings', { csrf, ...form }, { cookie: cookies.alice });
+    const saved = await save({ description: 'Demo <b>repo</b>', default_branch: 'feature', visibility: 'private' });
+    expect([saved.status, saved.headers.get('location')]).toEqual([303, '/alice/demo/-/settings?done=saved']);
+    const repo = await api(gh, 'GET', '/api/repos/alice/demo', { token: aliceToken });
+    expect([repo.body.private, repo.body.default_branch, repo.body.description]).toEqual([true, 'feature', 'Demo <b>repo</b>']);
+    const bad = await save({ description: '', default_branch: 'no-such-branch', visibility: 'public' });
+    expect(bad.status).toBe(400);
+    expect(textOf(bad.html)).toContain('no-such-branch');
+    expect((await save({ description: '', default_branch: 'main', visibility: 'public' })).status).toBe(303);
+    const back = await api(gh, 'GET', '/api/repos/alice/demo', { token: aliceToken });
+    expect([back.body.private, back.body.default_branch, back.body.description ?? null]).toEqual([false, 'main', null]);
+
+    const rule = await webPost(gh, '/alice/demo/-/settings/branches', { csrf, pattern: 'release/*', required_approvals: '2', required_status_checks: 'ci/a, ci/b', push: 'nobody', options: 'allow_deletions' }, { cookie: cookies.alice });
+    expect([rule.status, rule.headers.get('location')]).toEqual([303, '/alice/demo/-/settings/branches?done=protection-saved']);
+    const stored = await api(gh, 'GET', `/api/repos/alice/demo/branch-protections/${encodeURIComponent('release/*')}`, { token: aliceToken });
+    expect([stored.body.required_approvals, stored.body.required_status_checks, stored.body.push, stored.body.allow_deletions, stored.body.dismiss_stale_approvals]).toEqual([2, ['ci/a', 'ci/b'], 'nobody', true, false]);
+    const tooMany = await webPost(gh, '/alice/demo/-/settings/branches', { csrf, pattern: 'x', required_approvals: '11' }, { cookie: cookies.alice });
+    expect([tooMany.status, textOf(tooMany.html).includes('from 0 to 10')]).toEqual([400, true]);
+    const removed = await webPost(gh, '/alice/demo/-/settings/branches/delete', { csrf, pattern: 'release/*' }, { cookie: cookies.alice });
+    expect(removed.status).toBe(303);
+    expect((await api(gh, 'GET', `/api/repos/alice/demo/branch-protections/${encodeURIComponent('release/*')}`, { token: aliceToken })).status).toBe(404);
+  });
+
+  it('when a site admin creates a user on the admin page and suspends her, then she cannot sign in until unsuspended', async () => {
+    const list = await webGet(gh, '/-/admin/users', { cookie: cookies.root });
+    const csrf = csrfOf(list.html);
+    const created = await webPost(gh, '/-/admin/users', { csrf, username: 'carol', email: 'carol@example.com', password: PASSWORD }, { cookie: cookies.root });
+    expect([created.status, created.headers.get('location')]).toEqual([303, '/-/admin/users/carol?done=created']);
+    const dup = await webPost(gh, '/-/admin/users', { csrf, username: 'carol', email: 'carol2@example.com' }, { cookie: cookies.root });
+    expect(dup.status).toBe(409);
+    expect(textOf(dup.html)).toContain('carol');
+    expect((await api(gh, 'POST', '/api/sessions', { body: { username: 'carol', password: PASSWORD } })).status).toBe(201);
+    const suspended = await webPost(gh, '/-/admin/users/carol/suspend', { csrf, suspended: 'true' }, { cookie: cookies.root });
+    expect([suspended.status, suspended.headers.get('location')]).toEqual([303, '/-/admin/users/carol?done=suspended']);
+    expect((await api(gh, 'POST', '/api/sessions', { body: { username: 'carol', password: PASSWORD } })).status).toBe(401);
+    const shown = await webGet(gh, '/-/admin/users/carol?done=suspended', { cookie: cookies.root });
+    expect(textOf(shown.html)).toContain('The user has been suspended.');
+    expect(shown.html).toContain('>Unsuspend</button>');
+    expect((await webPost(gh, '/-/admin/users/carol/suspend', { csrf, suspended: 'false' }, { cookie: cookies.root })).status).toBe(303);
+    expect((await api(gh, 'POST', '/api/sessions', { body: { username: 'carol', password: PASSWORD } })).status).toBe(201);
+  });
+
+  it('when a page is hidden from the caller, then it is the same 404 page as one that does not exist', async () => {
+    const missing = await webGet(gh, '/alice/nothing/-/merge-requests', { cookie: cookies.bob });
+    expect(missing.status).toBe(404);
+    const cases: [string, string | undefined][] = [
+      ['/alice/secret/-/merge-requests', cookies.bob],
+      ['/alice/secret/-/merge-requests/1', undefined],
+      ['/alice/secret/-/compare?base=main&head=feature', cookies.bob],
+      ['/alice/demo/-/settings', cookies.bob],
+      ['/alice/demo/-/settings/webhooks', cookies.bob],
+      ['/alice/demo/-/merge-requests/99', cookies.bob],
+      ['/alice/demo/-/merge-requests/abc', cookies.bob],
+      ['/-/admin/users', cookies.alice],
+      ['/-/admin/users/bob', cookies.bob],
+    ];
+    const main = (html: string) => /<main[^>]*>([\s\S]*)<\/main>/.exec(html)![1];
+    for (const [path, cookie] of cases) {
+      const res = await webGet(gh, path, cookie ? { cookie } : {});
+      expect([path, res.status, main(res.html)]).toEqual([path, 404, main(missing.html)]);
+    }
+  });
+});
