@@ -11,14 +11,25 @@ export interface EventRepo {
   name: string;
 }
 
-const repositoryOf = (repo: EventRepo) => ({ owner: repo.owner, name: repo.name, full_name: `${repo.owner}/${repo.name}` });
+/** What a payload about one merge request carries (seed §6), before its kind's own fields. */
+export interface MergeRequestPayloadBase<E extends string, A extends string> {
+  event: E;
+  action: A;
+  repository: { owner: string; name: string; full_name: string };
+  sender: { username: string };
+  merge_request: { number: number; title: string; state: string };
+}
+
+/** The `repository` of every payload (seed §6). */
+export const repositoryOf = (repo: EventRepo) => ({ owner: repo.owner, name: repo.name, full_name: `${repo.owner}/${repo.name}` });
+
+/** The seed's `merge_request` fields (seed §6), the whole of it for every kind but lifecycle actions. */
+export const mergeRequestSummary = (mr: MergeRequest) => ({ number: mr.number, title: mr.title, state: mr.state });
 
 /** The seed's three fields first, then what a receiver acting on the action needs. */
 function mergeRequestFields(mr: MergeRequest) {
   return {
-    number: mr.number,
-    title: mr.title,
-    state: mr.state,
+    ...mergeRequestSummary(mr),
     description: mr.description,
     source_branch: mr.source_branch,
     target_branch: mr.target_branch,
@@ -27,7 +38,8 @@ function mergeRequestFields(mr: MergeRequest) {
   };
 }
 
-function envelope<P>(kind: string, occurredAt: string, repo: EventRepo, payload: P, requestId: string | null): EventEnvelope<P> {
+/** One event of this service: a fresh id, the repository addressed by id for consumers. */
+export function envelope<P>(kind: string, occurredAt: string, repo: EventRepo, payload: P, requestId: string | null): EventEnvelope<P> {
   return {
     id: randomUUID(),
     kind,
@@ -68,7 +80,7 @@ export function commentEvent(comment: Comment, mr: MergeRequest, repo: EventRepo
     action: 'created',
     repository: repositoryOf(repo),
     sender: { username: sender },
-    merge_request: { number: mr.number, title: mr.title, state: mr.state },
+    merge_request: mergeRequestSummary(mr),
     comment: { id: comment.id, body: comment.body, file_path: comment.file_path, line_number: comment.line_number, diff_side: comment.diff_side },
   }, requestId);
 }
