@@ -26,6 +26,11 @@ export const repositoryOf = (repo: EventRepo) => ({ owner: repo.owner, name: rep
 /** The seed's `merge_request` fields (seed §6), the whole of it for every kind but lifecycle actions. */
 export const mergeRequestSummary = (mr: MergeRequest) => ({ number: mr.number, title: mr.title, state: mr.state });
 
+/** The fields every payload about one merge request starts with, in the seed's order (seed §6). */
+export function payloadBase<E extends string, A extends string>(event: E, action: A, repo: EventRepo, sender: string, mr: MergeRequest): MergeRequestPayloadBase<E, A> {
+  return { event, action, repository: repositoryOf(repo), sender: { username: sender }, merge_request: mergeRequestSummary(mr) };
+}
+
 /** The seed's three fields first, then what a receiver acting on the action needs. */
 function mergeRequestFields(mr: MergeRequest) {
   return {
@@ -63,24 +68,14 @@ export function lifecycleEvent(
   requestId: string | null,
   extra: Record<string, unknown> = {},
 ): EventEnvelope {
-  return envelope('merge_request', mr.updated_at, repo, {
-    event: 'merge_request',
-    action,
-    repository: repositoryOf(repo),
-    sender: { username: sender },
-    merge_request: mergeRequestFields(mr),
-    ...extra,
-  }, requestId);
+  // merge_request keeps its place in the key order, with the lifecycle's wider fields.
+  return envelope('merge_request', mr.updated_at, repo, { ...payloadBase('merge_request', action, repo, sender, mr), merge_request: mergeRequestFields(mr), ...extra }, requestId);
 }
 
 /** `merge_request_comment` event (BRIEF event conventions). */
 export function commentEvent(comment: Comment, mr: MergeRequest, repo: EventRepo, sender: string, requestId: string | null): EventEnvelope {
   return envelope('merge_request_comment', comment.created_at, repo, {
-    event: 'merge_request_comment',
-    action: 'created',
-    repository: repositoryOf(repo),
-    sender: { username: sender },
-    merge_request: mergeRequestSummary(mr),
+    ...payloadBase('merge_request_comment', 'created', repo, sender, mr),
     comment: { id: comment.id, body: comment.body, file_path: comment.file_path, line_number: comment.line_number, diff_side: comment.diff_side },
   }, requestId);
 }

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@githost/bus';
-import { envelope, mergeRequestSummary, repositoryOf, type MergeRequestPayloadBase } from './lifecycle-events.js';
+import { envelope, payloadBase, type MergeRequestPayloadBase } from './lifecycle-events.js';
 import type { MergeRequest } from './types.js';
 
 export type MergeRequestPayload = MergeRequestPayloadBase<'merge_request', 'merged'>;
@@ -13,11 +13,5 @@ export function mergeRequestEvent(
   repo: { id: string; owner: string; name: string },
   requestId: string | null,
 ): EventEnvelope<MergeRequestPayload> {
-  return envelope('merge_request', merged.updated_at, repo, {
-    event: 'merge_request' as const,
-    action: 'merged' as const,
-    repository: repositoryOf(repo),
-    sender: { username: repo.owner },
-    merge_request: mergeRequestSummary(merged),
-  }, requestId);
+  return envelope('merge_request', merged.updated_at, repo, payloadBase('merge_request', 'merged', repo, repo.owner, merged), requestId);
 }

@@ -1,4 +1,4 @@
-import { envelope, mergeRequestSummary, repositoryOf, type MergeRequestPayloadBase } from './lifecycle-events.js';
+import { envelope, payloadBase, type MergeRequestPayloadBase } from './lifecycle-events.js';
 import type { EventEnvelope } from '@githost/bus';
 import { conflict, validation } from '@githost/errors';
 import { canWrite } from '@githost/identity';
@@ -129,11 +129,7 @@ export function summarizeReviews(reviews: Review[], head: string, dismissStale: 
 /** CONTRACT §9 `merge_request_review` payload; sender is the reviewer. */
 export function reviewEvent(review: Review, mr: MergeRequest, repo: RepoRef, sender: Caller, requestId: string | null): EventEnvelope<ReviewPayload> {
   return envelope('merge_request_review', review.created_at, repo, {
-    event: 'merge_request_review' as const,
-    action: 'submitted' as const,
-    repository: repositoryOf(repo),
-    sender: { username: sender.username },
-    merge_request: mergeRequestSummary(mr),
+    ...payloadBase('merge_request_review', 'submitted', repo, sender.username, mr),
     review: { id: review.id, state: review.state, body: review.body, commit_sha: review.commit_sha },
   }, requestId);
 }
