@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { gzipSync } from 'node:zlib';
 import {
-  api, cloneUrl, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost,
+  api, cloneUrl, createBranchedRepo, createUser, git, makeWorkdir, startTestGithost,
   type TestGithost, type TestUser,
 } from './support/index.js';
 
@@ -59,13 +59,7 @@ beforeAll(async () => {
   gh = await startTestGithost();
   alice = await createUser(gh, 'alice');
   await createUser(gh, 'bob');
-  await createRepo(gh, alice.token, 'demo');
-  const wd = makeWorkdir();
-  await commitFiles(wd, { 'README.md': '# demo\n' }, 'first');
-  await git(wd, 'push', '-q', pushUrl(gh, 'alice', alice.token, 'alice', 'demo'), 'main');
-  await git(wd, 'checkout', '-q', '-b', 'feature');
-  await commitFiles(wd, { 'f.txt': 'f\n' }, 'feature');
-  await git(wd, 'push', '-q', pushUrl(gh, 'alice', alice.token, 'alice', 'demo'), 'feature');
+  await createBranchedRepo(gh, alice, 'demo', { mainFiles: { 'README.md': '# demo\n' }, branch: 'feature', branchFiles: { 'f.txt': 'f\n' } });
   const mr = await api(gh, 'POST', '/api/repos/alice/demo/merge-requests', { token: alice.token, body: { title: 'MR', source_branch: 'feature', target_branch: 'main' } });
   expect(mr.status).toBe(201);
   const hook = await api(gh, 'POST', '/api/repos/alice/demo/webhooks', { token: alice.token, body: { url: 'http://127.0.0.1:9/hook', events: 'push' } });
@@ -187,7 +181,7 @@ describe('bodies we cannot decode', () => {
     expectJsonError(upload, 400, /gzip/i);
     const dir = makeWorkdir();
     await git(dir, 'clone', '-q', cloneUrl(gh, 'alice', 'demo'), 'demo');
-    expect(await git(`${dir}/demo`, 'log', '--format=%s')).toBe('first');
+    expect(await git(`${dir}/demo`, 'log', '--format=%s')).toBe('initial');
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { addCollaborator, api, commitFiles, createRepo, createUser, git, gitResult, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+import { api, commitFiles, createBranchedRepo, createUsers, git, gitResult, startTestGithost, type BranchedRepo, type TestGithost, type TestUser } from './support/index.js';
 
 /** Whether `commit` is in the history of `tip` (git exits 1 when not, other codes are errors). */
 async function isAncestor(wd: string, commit: string, tip: string): Promise<boolean> {
@@ -21,33 +21,23 @@ describe.each([['embedded' as const], ['real' as const]])('merge requests end to
 
   beforeAll(async () => {
     gh = await startTestGithost({ backend });
-    alice = await createUser(gh, 'alice');
-    bob = await createUser(gh, 'bob');
-    carol = await createUser(gh, 'carol');
+    [alice, bob, carol] = await createUsers(gh, 'alice', 'bob', 'carol');
   });
   afterAll(async () => gh?.stop());
 
-  interface Repo {
-    name: string;
-    path: string;
-    wd: string;
-    base: string;
-    remote: string;
-  }
+  type Repo = BranchedRepo;
 
   /** alice/<name>: main (README, a.txt) and feature one commit ahead (a.txt changed, new.txt). */
   async function repo(opts: { private?: boolean } = {}): Promise<Repo> {
-    const name = `r${++counter}`;
-    await createRepo(gh, alice.token, name, opts);
-    await addCollaborator(gh, alice.token, 'alice', name, 'carol', 'write');
-    const wd = makeWorkdir();
-    const base = await commitFiles(wd, { 'README.md': 'hello\n', 'a.txt': 'one\ntwo\nthree\n' }, 'initial');
-    await git(wd, 'checkout', '-q', '-b', 'feature');
-    await commitFiles(wd, { 'a.txt': 'one\ntwo\nthree\nfour\n', 'new.txt': 'new\n' }, 'feature work');
-    await git(wd, 'checkout', '-q', 'main');
-    const remote = pushUrl(gh, 'alice', alice.token, 'alice', name);
-    await git(wd, 'push', '-q', remote, 'main', 'feature');
-    return { name, path: `/api/repos/alice/${name}`, wd, base, remote };
+    const r = await createBranchedRepo(gh, alice, `r${++counter}`, {
+      private: opts.private,
+      collaborators: { carol: 'write' },
+      mainFiles: { 'README.md': 'hello\n', 'a.txt': 'one\ntwo\nthree\n' },
+      branch: 'feature',
+      branchFiles: { 'a.txt': 'one\ntwo\nthree\nfour\n', 'new.txt': 'new\n' },
+    });
+    await git(r.wd, 'checkout', '-q', 'main');
+    return r;
   }
 
   async function advanceMain(r: Repo, files: Record<string, string>): Promise<string> {

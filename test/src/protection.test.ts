@@ -1,40 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { addCollaborator, api, commitFiles, createRepo, createUser, eventually, git, gitResult, makeWorkdir, pushUrl, startReceiver, startTestGithost, type Receiver, type TestGithost, type TestUser } from './support/index.js';
+import type { PushPayload } from '@githost/git-storage';
+import { addCollaborator, api, commitFiles, createRepo, createUser, git, gitResult, startTestGithost, watchPushes, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
 /** Branch and tag protection through the gateway with the real git client (README "Branch and tag protection"). */
-interface PushBody {
-  event: string;
-  ref: string;
-  before: string;
-  after: string;
-  created: boolean;
-  deleted: boolean;
-  forced: boolean;
-  sender: { username: string };
-  commits: Array<{ id: string; message: string }>;
-}
 
 let gh: TestGithost;
 let alice: TestUser;
 let bob: TestUser;
-let receiver: Receiver<PushBody>;
+let receiver: Receiver<PushPayload>;
 let work: string;
 let origin: string;
-let seen = 0;
+let eventsUntilMarker: () => Promise<PushPayload[]>;
 
 const ZERO = '0'.repeat(40);
 const remoteRefs = async () => (await git(work, 'ls-remote', origin)).split('\n').filter((l) => !l.endsWith('\tHEAD')).sort().join('\n');
-
-/** Events delivered since the last call, waiting until a push of the `marker` branch arrives, so
- *  "no event" means nothing came before an event that did. */
-async function eventsUntilMarker(): Promise<PushBody[]> {
-  const marker = `marker-${seen}`;
-  await git(work, 'push', '-q', origin, `HEAD:refs/heads/${marker}`);
-  await eventually(() => (receiver.received.some((d) => d.body.ref === `refs/heads/${marker}`) ? true : undefined));
-  const fresh = receiver.received.slice(seen).map((d) => d.body);
-  seen = receiver.received.length;
-  return fresh.filter((e) => !e.ref.startsWith('refs/heads/marker-'));
-}
 
 beforeAll(async () => {
   gh = await startTestGithost();
@@ -42,15 +21,7 @@ beforeAll(async () => {
   bob = await createUser(gh, 'bob');
   await createRepo(gh, alice.token, 'prot');
   await addCollaborator(gh, alice.token, 'alice', 'prot', 'bob', 'write');
-  receiver = await startReceiver<PushBody>();
-  const hook = await api(gh, 'POST', '/api/repos/alice/prot/webhooks', { token: alice.token, body: { url: `${receiver.url}/prot`, events: 'push' } });
-  expect(hook.status).toBe(201);
-  origin = pushUrl(gh, 'bob', bob.token, 'alice', 'prot');
-  work = makeWorkdir();
-  await commitFiles(work, { 'README.md': '# prot\n' }, 'base');
-  await git(work, 'tag', 'v1');
-  await git(work, 'push', '-q', origin, 'main', 'v1');
-  await eventsUntilMarker();
+  ({ receiver, work, origin, eventsUntilMarker } = await watchPushes<PushPayload>(gh, alice, 'prot', { pusher: bob, tags: ['v1'] }));
 }, 120_000);
 
 afterAll(async () => {

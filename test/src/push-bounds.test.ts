@@ -1,45 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { api, commitFiles, createRepo, createUser, eventually, git, gitResult, gitWithInput, makeWorkdir, pushUrl, startReceiver, startTestGithost, type Receiver, type TestGithost, type TestUser } from './support/index.js';
+import type { PushPayload } from '@githost/git-storage';
+import { api, commitFiles, createRepo, createUser, git, gitResult, gitWithInput, startTestGithost, watchPushes, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
 /** Push bounds through the gateway with the real git client, default settings (git-storage README "Push bounds"). */
-interface PushBody {
-  event: string;
-  ref: string;
-  after: string;
-}
 
 let gh: TestGithost;
 let alice: TestUser;
-let receiver: Receiver<PushBody>;
+let receiver: Receiver<PushPayload>;
 let work: string;
 let origin: string;
-let seen = 0;
+let eventsUntilMarker: () => Promise<PushPayload[]>;
 
 const remoteRefs = async () => (await git(work, 'ls-remote', origin)).split('\n').sort().join('\n');
-
-/** Events delivered since the last call, waiting until a push of a marker branch arrives, so "no
- *  event" means nothing came before an event that did. */
-async function eventsUntilMarker(): Promise<PushBody[]> {
-  const marker = `marker-${seen}`;
-  await git(work, 'push', '-q', origin, `HEAD:refs/heads/${marker}`);
-  await eventually(() => (receiver.received.some((d) => d.body.ref === `refs/heads/${marker}`) ? true : undefined));
-  const fresh = receiver.received.slice(seen).map((d) => d.body);
-  seen = receiver.received.length;
-  return fresh.filter((e) => !e.ref.startsWith('refs/heads/marker-'));
-}
 
 beforeAll(async () => {
   gh = await startTestGithost();
   alice = await createUser(gh, 'alice');
   await createRepo(gh, alice.token, 'bounds');
-  receiver = await startReceiver<PushBody>();
-  const hook = await api(gh, 'POST', '/api/repos/alice/bounds/webhooks', { token: alice.token, body: { url: `${receiver.url}/bounds`, events: 'push' } });
-  expect(hook.status).toBe(201);
-  origin = pushUrl(gh, 'alice', alice.token, 'alice', 'bounds');
-  work = makeWorkdir();
-  await commitFiles(work, { 'README.md': '# bounds\n' }, 'base');
-  await git(work, 'push', '-q', origin, 'main');
-  await eventsUntilMarker();
+  ({ receiver, work, origin, eventsUntilMarker } = await watchPushes<PushPayload>(gh, alice, 'bounds'));
 }, 120_000);
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { addCollaborator, api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+import { api, commitFiles, createBranchedRepo, createUsers, eventually, git, startReceiver, startTestGithost, type BranchedRepo, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * Reviews, commit statuses and the protected merge through the gateway (README "Reviews",
@@ -17,39 +17,24 @@ describe.each([['embedded' as const], ['real' as const]])('reviews and commit st
 
   beforeAll(async () => {
     gh = await startTestGithost({ backend });
-    alice = await createUser(gh, 'alice');
-    bob = await createUser(gh, 'bob');
-    carol = await createUser(gh, 'carol');
-    rita = await createUser(gh, 'rita');
-    ci = await createUser(gh, 'ci-bot');
-    eve = await createUser(gh, 'eve');
+    [alice, bob, carol, rita, ci, eve] = await createUsers(gh, 'alice', 'bob', 'carol', 'rita', 'ci-bot', 'eve');
   }, 240_000);
   afterAll(async () => gh?.stop());
 
-  interface Repo {
-    path: string;
-    wd: string;
-    remote: string;
-  }
+  type Repo = BranchedRepo;
 
   /** alice/<name>: main and feature/x one commit ahead; bob has opened merge request #1. */
   async function repo(opts: { private?: boolean } = {}): Promise<Repo> {
-    const name = `rs${++counter}`;
-    await createRepo(gh, alice.token, name, opts);
-    await addCollaborator(gh, alice.token, 'alice', name, 'bob', 'write');
-    await addCollaborator(gh, alice.token, 'alice', name, 'carol', 'write');
-    await addCollaborator(gh, alice.token, 'alice', name, 'ci-bot', 'write');
-    await addCollaborator(gh, alice.token, 'alice', name, 'rita', 'read');
-    const wd = makeWorkdir();
-    await commitFiles(wd, { 'README.md': 'hello\n' }, 'initial');
-    await git(wd, 'checkout', '-q', '-b', 'feature/x');
-    await commitFiles(wd, { 'a.txt': 'one\n' }, 'feature work');
-    const remote = pushUrl(gh, 'alice', alice.token, 'alice', name);
-    await git(wd, 'push', '-q', remote, 'main', 'feature/x');
-    const path = `/api/repos/alice/${name}`;
-    const mr = await api(gh, 'POST', `${path}/merge-requests`, { token: bob.token, body: { title: 'Add a', source_branch: 'feature/x', target_branch: 'main' } });
+    const r = await createBranchedRepo(gh, alice, `rs${++counter}`, {
+      private: opts.private,
+      collaborators: { bob: 'write', carol: 'write', 'ci-bot': 'write', rita: 'read' },
+      mainFiles: { 'README.md': 'hello\n' },
+      branch: 'feature/x',
+      branchFiles: { 'a.txt': 'one\n' },
+    });
+    const mr = await api(gh, 'POST', `${r.path}/merge-requests`, { token: bob.token, body: { title: 'Add a', source_branch: 'feature/x', target_branch: 'main' } });
     expect(mr.status).toBe(201);
-    return { path, wd, remote };
+    return r;
   }
 
   const tip = async (r: Repo, ref: string) => (await git(r.wd, 'ls-remote', r.remote, ref)).split('\t')[0] ?? '';

@@ -1,6 +1,6 @@
 import { createAccountsClient, type AccountsServiceClient, type accounts } from '@githost/protos';
 import { callUnary, type GrpcMetrics } from '@githost/grpc';
-import type { Permission, Principal, RepoContext } from '@githost/identity';
+import { repoFieldsOf, type Permission, type Principal, type RepoContext } from '@githost/identity';
 
 /** What a token may do (accounts README "Token scopes"); each includes the ones before it. */
 export type TokenScope = 'read' | 'write' | 'admin';
@@ -56,16 +56,7 @@ export function repoContextOf(res: accounts.AuthorizeResponse__Output): RepoCont
   const r = res.repository;
   if (!r) throw new Error('accounts Authorize answered without a repository');
   const permission = PERMISSIONS.includes(res.permission as Permission) ? (res.permission as Permission) : 'none';
-  return {
-    id: r.id,
-    owner: r.owner,
-    name: r.name,
-    default_branch: r.default_branch,
-    private: r.private,
-    shard: r.shard || 'default',
-    permission,
-    owner_id: r.owner_id,
-  };
+  return { ...repoFieldsOf({ ...r, shard: r.shard || 'default' }), permission };
 }
 
 const TIMEOUT_MS = 5_000;

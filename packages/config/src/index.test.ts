@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, env, loadConfig, serviceListenEnv, serviceListenFields, unlessBlank, z } from './index.js';
+import { ConfigError, databaseEnv, databaseFields, env, eventBusEnv, eventBusFields, loadConfig, serviceListenEnv, serviceListenFields, unlessBlank, z } from './index.js';
 
 const schema = z.object({ PORT: env.port(3000), FLAG: env.bool(false), ADDR: env.address().optional() });
 
@@ -99,5 +99,19 @@ describe('serviceListenEnv / serviceListenFields', () => {
   it('when set, then each variable lands in its field; a short secret is refused', () => {
     expect(schema.parse({ HTTP_PORT: '0', METRICS_PORT: '0', BIND_HOST: '127.0.0.1', GITHOST_INTERNAL_SECRET: 'x'.repeat(20) })).toEqual({ httpPort: 0, metricsPort: 0, bindHost: '127.0.0.1', internalSecret: 'x'.repeat(20) });
     expect(schema.safeParse({ GITHOST_INTERNAL_SECRET: 'short' }).success).toBe(false);
+  });
+});
+
+describe('databaseEnv / eventBusEnv and their fields', () => {
+  const schema = z.object({ ...databaseEnv(), ...eventBusEnv() }).transform((e) => ({ ...databaseFields(e), ...eventBusFields(e) }));
+
+  it('when nothing is set, then ./data, PGlite, the in-process bus and the githost.events exchange', () => {
+    expect(schema.parse({})).toEqual({ dataDir: './data', databaseUrl: undefined, amqpUrl: undefined, eventsExchange: 'githost.events' });
+  });
+
+  it('when set, then each variable lands in its field; a URL of the wrong scheme is refused', () => {
+    expect(schema.parse({ DATA_DIR: '/srv', DATABASE_URL: 'postgres://h/db', AMQP_URL: 'amqp://h', GITHOST_EVENTS_EXCHANGE: 'x' })).toEqual({ dataDir: '/srv', databaseUrl: 'postgres://h/db', amqpUrl: 'amqp://h', eventsExchange: 'x' });
+    expect(schema.safeParse({ DATABASE_URL: 'mysql://h/db' }).success).toBe(false);
+    expect(schema.safeParse({ AMQP_URL: 'http://h' }).success).toBe(false);
   });
 });

@@ -78,3 +78,23 @@ export function serviceListenEnv(defaultHttpPort: number) {
 export function serviceListenFields(e: { HTTP_PORT: number; METRICS_PORT: number; BIND_HOST: string; GITHOST_INTERNAL_SECRET: string }) {
   return { httpPort: e.HTTP_PORT, metricsPort: e.METRICS_PORT, bindHost: e.BIND_HOST, internalSecret: e.GITHOST_INTERNAL_SECRET };
 }
+
+/** Where a service with a database keeps it: DATA_DIR and DATABASE_URL. */
+export function databaseEnv() {
+  return { DATA_DIR: env.dataDir(), DATABASE_URL: env.databaseUrl() };
+}
+
+/** databaseEnv's variables as Config fields; `databaseUrl` unset means PGlite under `DATA_DIR/db/<service>`. */
+export function databaseFields(e: { DATA_DIR: string; DATABASE_URL?: string | undefined }) {
+  return { dataDir: e.DATA_DIR, databaseUrl: e.DATABASE_URL };
+}
+
+/** The event bus a service publishes to or consumes from: AMQP_URL and GITHOST_EVENTS_EXCHANGE. */
+export function eventBusEnv() {
+  return { AMQP_URL: env.amqpUrl(), GITHOST_EVENTS_EXCHANGE: env.eventsExchange() };
+}
+
+/** eventBusEnv's variables as Config fields; `amqpUrl` unset means the in-process bus. */
+export function eventBusFields(e: { AMQP_URL?: string | undefined; GITHOST_EVENTS_EXCHANGE: string }) {
+  return { amqpUrl: e.AMQP_URL, eventsExchange: e.GITHOST_EVENTS_EXCHANGE };
+}

@@ -1,4 +1,5 @@
-import type { storage } from '@githost/protos';
+import { callOptions, fromServiceError, metadataFor, type ClientCallOptions } from '@githost/grpc';
+import type { StorageServiceClient, storage } from '@githost/protos';
 
 /** CONTRACT §5 diff element. */
 export interface DiffEntry {
@@ -13,6 +14,14 @@ export interface DiffEntry {
   deletions: number;
   binary: boolean;
   patch: string | null;
+}
+
+export interface DiffLimits {
+  maxFiles: number;
+  /** Per file: a larger patch is dropped (patch null). */
+  maxPatchBytes: number;
+  /** Per response: patches beyond this total are dropped. */
+  maxTotalPatchBytes: number;
 }
 
 export interface Diff {
@@ -66,4 +75,21 @@ export class DiffCollector {
   result(): Diff {
     return { files: this.files, truncated: this.truncated };
   }
+}
+
+/** git-storage's Diff from `from` to `to` under `limits`, consumed file by file so only what the
+ *  response keeps is ever held; a failed stream is an AppError. */
+export async function readDiff(client: StorageServiceClient, repoId: string, from: string, to: string, limits: DiffLimits, opts: ClientCallOptions): Promise<Diff> {
+  const call = client.Diff(
+    { repository_id: repoId, from_oid: from, to_oid: to, max_files: limits.maxFiles, max_patch_bytes: limits.maxPatchBytes },
+    metadataFor(opts.requestId),
+    callOptions(opts),
+  );
+  const collector = new DiffCollector(limits.maxTotalPatchBytes);
+  try {
+    for await (const message of call as AsyncIterable<storage.DiffResponse__Output>) collector.add(message);
+  } catch (err) {
+    throw fromServiceError(err);
+  }
+  return collector.result();
 }

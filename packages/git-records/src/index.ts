@@ -1,2 +1,2 @@
 export { formatGitDate, parseCommit, parseSignature, type CommitRecord, type Signature } from './commit.js';
-export { DiffCollector, toDiffEntry, type Diff, type DiffEntry } from './diff.js';
+export { DiffCollector, readDiff, toDiffEntry, type Diff, type DiffEntry, type DiffLimits } from './diff.js';

@@ -35,6 +35,15 @@ export interface RepoContext {
   owner_id: string;
 }
 
+/** A repository as every service addresses it: RepoContext without the caller's permission. */
+export type RepoFields = Omit<RepoContext, 'permission'>;
+
+/** RepoFields picked from any record that has them (accounts' row, its gRPC message), so what
+ *  accounts answers and what the gateway signs name the same fields. */
+export function repoFieldsOf(r: RepoFields): RepoFields {
+  return { id: r.id, owner: r.owner, name: r.name, default_branch: r.default_branch, private: r.private, shard: r.shard, owner_id: r.owner_id };
+}
+
 export interface Identity {
   /** null when the caller is anonymous. */
   principal: Principal | null;

@@ -1,11 +1,10 @@
 import path from 'node:path';
-import { env, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
+import { databaseEnv, databaseFields, env, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
 import { grpcShardEnv, grpcShardsOf, requireGrpcShards, shardNameEnv } from '@githost/storage-router';
 
 const fields = z
   .object({
-    DATA_DIR: env.dataDir(),
-    DATABASE_URL: env.databaseUrl(),
+    ...databaseEnv(),
     ...serviceListenEnv(3201),
     GRPC_PORT: env.port(3202),
     // A short bootstrap token would be guessable; it grants site admin.
@@ -28,9 +27,7 @@ const schema = requireGrpcShards(fields)
     message: 'names no shard of GIT_STORAGE_SHARDS',
   })
   .transform((e) => ({
-    /** PGlite lives under `<dataDir>/db/accounts` when no databaseUrl is given. */
-    dataDir: e.DATA_DIR,
-    databaseUrl: e.DATABASE_URL,
+    ...databaseFields(e),
     ...serviceListenFields(e),
     grpcPort: e.GRPC_PORT,
     adminToken: e.GITHOST_ADMIN_TOKEN,

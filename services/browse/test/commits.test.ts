@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { CommitRecord } from '@githost/git-records';
 import { API, EMPTY_REPO, startHarness, type Harness } from './support/harness.js';
 
 let h: Harness;
@@ -9,14 +10,7 @@ afterAll(async () => {
   await h.stop();
 });
 
-interface CommitBody {
-  sha: string;
-  tree: string;
-  parents: string[];
-  author: { name: string; email: string; date: string };
-  committer: { name: string; email: string; date: string };
-  message: string;
-}
+type CommitBody = CommitRecord;
 
 const revParse = async (rev: string) => (await h.git('rev-parse', '--verify', '--end-of-options', rev)).trim();
 const log = async (rev: string, n: number) => (await h.git('log', '--format=%H', `-n${n}`, '--end-of-options', rev)).split('\n').filter(Boolean);

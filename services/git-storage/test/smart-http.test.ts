@@ -216,6 +216,23 @@ describe('git smart HTTP', () => {
     expect(again.map((e) => (e.payload as { commits: unknown[] }).commits)).toEqual([[], []]);
     for (const e of again) await s.service.journal.remove(e.id);
   });
+
+  it('when one push moves more refs than rev-list is told to exclude by name, then the new commits are still exactly the new ones', async () => {
+    for (const e of await s.service.journal.pending()) await s.service.journal.remove(e.id);
+    const old = bareGit('rev-parse', 'refs/heads/main').trim();
+    await writeFiles(work, { 'wide.txt': 'wide\n' });
+    const fresh = await commitAll(work, 'wide push');
+    // 70 refs on an existing commit and one on a new commit: past the 64 refs named to --exclude
+    const specs = [...Array.from({ length: 70 }, (_, i) => `${old}:refs/heads/wide/old-${i}`), `${fresh}:refs/heads/wide/new`];
+    await git(work, ...headerArgs('write'), 'push', '-q', base, ...specs);
+    const events = await s.service.journal.pending();
+    expect(events).toHaveLength(71);
+    const commitsOf = (ref: string) => (events.find((e) => (e.payload as { ref: string }).ref === ref)!.payload as { commits: Array<{ id: string }> }).commits.map((c) => c.id);
+    expect(commitsOf('refs/heads/wide/new')).toEqual([fresh]);
+    expect(commitsOf('refs/heads/wide/old-0')).toEqual([]);
+    expect(commitsOf('refs/heads/wide/old-69')).toEqual([]);
+    for (const e of events) await s.service.journal.remove(e.id);
+  });
 });
 
 describe('git smart HTTP on an empty repository and a larger file', () => {

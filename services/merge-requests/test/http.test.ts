@@ -2,13 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { createHttpApp, finish, listen, type Listening } from '@githost/http';
 import { createLogger } from '@githost/logging';
 import { mergeRequestRoutes } from '../src/http/routes.js';
-import { FakeGit, FakeUsers, MemoryStore } from './support/in-memory.js';
+import { BASE, FakeUsers, gitWithFeature, MemoryStore, SRC, type FakeGit } from './support/in-memory.js';
 import { identityHeaders, SECRET, user, type RepoSpec } from './support/identity.js';
 
 // The HTTP edge with in-memory ports: statuses, JSON bodies and the identity rules. The real
 // database and git-storage are exercised in service.test.ts.
-const BASE = 'b'.repeat(40);
-const SRC = 's'.repeat(40);
 const bob = user('u-bob', 'bob');
 const repo: RepoSpec = { id: 'r1' };
 let store: MemoryStore;
@@ -20,10 +18,7 @@ let gitShards: string[];
 
 beforeEach(async () => {
   store = new MemoryStore();
-  git = new FakeGit();
-  git.commit(BASE);
-  git.commit(SRC, BASE);
-  git.branches.set('main', BASE).set('feature', SRC);
+  git = gitWithFeature();
   gitShards = [];
   const app = createHttpApp({ service: 'merge-requests', logger: createLogger('merge-requests', 'silent'), internalSecret: SECRET });
   const users = new FakeUsers([{ id: 'u-bob', username: 'bob', email: 'bob@example.com' }]);

@@ -1,12 +1,10 @@
-import { env, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
+import { databaseEnv, databaseFields, env, eventBusEnv, eventBusFields, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
 
 const schema = z
   .object({
-    DATA_DIR: env.dataDir(),
-    DATABASE_URL: env.databaseUrl(),
+    ...databaseEnv(),
     ...serviceListenEnv(3501),
-    AMQP_URL: env.amqpUrl(),
-    GITHOST_EVENTS_EXCHANGE: env.eventsExchange(),
+    ...eventBusEnv(),
     GITHOST_WEBHOOKS_QUEUE: env.name('githost.webhooks'),
     GITHOST_WEBHOOK_ALLOW_PRIVATE: env.bool(false),
     GITHOST_WEBHOOK_MAX_ATTEMPTS: env.int(6, 1),
@@ -16,13 +14,9 @@ const schema = z
     GITHOST_WEBHOOK_POLL_MS: env.int(1000, 10),
   })
   .transform((e) => ({
-    dataDir: e.DATA_DIR,
-    /** postgres:// URL; unset means PGlite under `DATA_DIR/db/webhooks`. */
-    databaseUrl: e.DATABASE_URL,
+    ...databaseFields(e),
     ...serviceListenFields(e),
-    /** Unset means the in-process bus. */
-    amqpUrl: e.AMQP_URL,
-    eventsExchange: e.GITHOST_EVENTS_EXCHANGE,
+    ...eventBusFields(e),
     /** Durable queue of the events this service delivers. */
     eventsQueue: e.GITHOST_WEBHOOKS_QUEUE,
     /** Deliveries to loopback and private addresses are allowed (tests, trusted networks). */

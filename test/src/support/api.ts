@@ -56,6 +56,13 @@ export async function createUser(gh: TestGithost, username: string, opts: { admi
   return { id: user.body.id, username, token: token.body.token };
 }
 
+/** createUser for each name, in order. */
+export async function createUsers<const N extends readonly string[]>(gh: TestGithost, ...usernames: N): Promise<{ -readonly [K in keyof N]: TestUser }> {
+  const users: TestUser[] = [];
+  for (const username of usernames) users.push(await createUser(gh, username));
+  return users as { -readonly [K in keyof N]: TestUser };
+}
+
 export interface TestRepo {
   id: string;
   owner: string;

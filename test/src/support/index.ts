@@ -12,9 +12,10 @@
  *   await gh.stop();
  */
 export { startTestGithost, type TestGithost, type TestGithostOptions } from './githost.js';
-export { api, rawGet, createUser, createRepo, addCollaborator, type ApiOptions, type ApiResponse, type TestUser, type TestRepo } from './api.js';
+export { api, rawGet, createUser, createUsers, createRepo, addCollaborator, type ApiOptions, type ApiResponse, type TestUser, type TestRepo } from './api.js';
 export { makeWorkdir, removeWorkdirs, git, gitResult, gitResultWithEnv, gitWithInput, commitFiles, pushUrl, cloneUrl, type GitResult } from './git.js';
 export { openApiViolations, assertMatchesOpenApi, OPENAPI_FILE } from './openapi.js';
 export { startReceiver } from './receiver.js';
 export { webGet, webPost, textOf, type WebPage } from './web.js';
+export { createBranchedRepo, watchPushes, type BranchedRepo, type WatchedPushes } from './scenarios.js';
 export { eventually, sample, type ReceivedDelivery as Delivery, type Receiver } from '@githost/test-support';

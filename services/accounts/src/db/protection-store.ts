@@ -1,32 +1,19 @@
 import { validation } from '@githost/errors';
 import type { Database, Queryable } from '@githost/db';
-import type { BranchProtection, PushRestriction, RefPolicy } from '@githost/ref-policy';
+import type { BranchProtection, RefPolicy } from '@githost/ref-policy';
 import type { ProtectionStore, StoredProtection } from '../domain/ports.js';
 import { iso } from './rows.js';
 
-interface ProtectionRow {
-  pattern: string;
-  allow_force_pushes: boolean;
-  allow_deletions: boolean;
-  required_approvals: number;
-  required_status_checks: string[];
-  dismiss_stale_approvals: boolean;
-  push: PushRestriction;
-  created_at: Date;
-  updated_at: Date;
-}
+type ProtectionRow = BranchProtection & { created_at: Date; updated_at: Date };
 
 const COLUMNS = 'pattern, allow_force_pushes, allow_deletions, required_approvals, required_status_checks, dismiss_stale_approvals, push, created_at, updated_at';
 
+// The row holds exactly COLUMNS; only the types pg hands back differently are converted.
 function toProtection(row: ProtectionRow): StoredProtection {
   return {
-    pattern: row.pattern,
-    allow_force_pushes: row.allow_force_pushes,
-    allow_deletions: row.allow_deletions,
+    ...row,
     required_approvals: Number(row.required_approvals),
     required_status_checks: [...row.required_status_checks],
-    dismiss_stale_approvals: row.dismiss_stale_approvals,
-    push: row.push,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };

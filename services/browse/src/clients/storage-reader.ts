@@ -4,7 +4,7 @@ import type { storage } from '@githost/protos';
 import type { StorageRouter } from '@githost/storage-router';
 import type { BlobStream, Comparison, Diff, DiffLimits, RawCommit, ReadContext, RepositoryReader } from '../domain/ports.js';
 import type { RawRef } from '../domain/refs.js';
-import { DiffCollector } from '@githost/git-records';
+import { readDiff } from '@githost/git-records';
 
 /** Unary reads are small; a slow one means git-storage is in trouble, not that the repo is big. */
 const UNARY_TIMEOUT_MS = 15_000;
@@ -90,20 +90,8 @@ export class StorageReader implements RepositoryReader {
     return { mergeBase: res.merge_base, aheadBy: res.ahead_by, behindBy: res.behind_by, commits: res.commits.map((c) => ({ oid: c.oid, raw: c.raw })) };
   }
 
-  async diff(ctx: ReadContext, from: string, to: string, limits: DiffLimits): Promise<Diff> {
-    const client = this.router.client(ctx.shard);
-    const call = client.Diff(
-      { repository_id: ctx.repoId, from_oid: from, to_oid: to, max_files: limits.maxFiles, max_patch_bytes: limits.maxPatchBytes },
-      metadataFor(ctx.requestId),
-      callOptions({ timeoutMs: HISTORY_TIMEOUT_MS, metrics: this.metrics }),
-    );
-    const collector = new DiffCollector(limits.maxTotalPatchBytes);
-    try {
-      for await (const message of call as AsyncIterable<storage.DiffResponse__Output>) collector.add(message);
-    } catch (err) {
-      throw fromServiceError(err);
-    }
-    return collector.result();
+  diff(ctx: ReadContext, from: string, to: string, limits: DiffLimits): Promise<Diff> {
+    return readDiff(this.router.client(ctx.shard), ctx.repoId, from, to, limits, { requestId: ctx.requestId, timeoutMs: HISTORY_TIMEOUT_MS, metrics: this.metrics });
   }
 
   async openBlob(ctx: ReadContext, commit: string, path: string, maxBytes: number): Promise<BlobStream> {

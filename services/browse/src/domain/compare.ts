@@ -1,5 +1,6 @@
 import { validation } from '@githost/errors';
 import type { Comparison, Diff, DiffEntry } from './ports.js';
+import { decodePathOnce } from './ref-and-path.js';
 
 /** At most this many commits in a compare (as GitHub's compare API lists). */
 export const COMPARE_MAX_COMMITS = 250;
@@ -20,14 +21,7 @@ export type CompareStatus = 'ahead' | 'behind' | 'diverged' | 'identical';
  * is a whole ref name (slashes allowed, empty segments ignored) or a 40-hex id.
  */
 export function parseCompareSpec(raw: string): { base: string; head: string } {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(raw);
-  } catch {
-    throw validation('Invalid path encoding');
-  }
-  // A NUL can name nothing in git and would truncate C strings downstream.
-  if (decoded.includes('\0')) throw validation('Invalid path');
+  const decoded = decodePathOnce(raw);
   const at = decoded.indexOf('...');
   if (at === -1) throw validation('Compare must be written {base}...{head}');
   const side = (s: string) => s.split('/').filter((segment) => segment !== '').join('/');

@@ -1,4 +1,4 @@
-import type { Diff, DiffEntry } from '@githost/git-records';
+import type { Diff, DiffEntry, DiffLimits } from '@githost/git-records';
 import type { RawRef } from './refs.js';
 
 /** Which repository a read is for, and the request id to carry along for tracing. */
@@ -26,15 +26,8 @@ export interface BlobStream {
 }
 
 /** CONTRACT §5 diff: one definition, shared with the client that builds it. */
-export type { Diff, DiffEntry };
+export type { Diff, DiffEntry, DiffLimits };
 
-export interface DiffLimits {
-  maxFiles: number;
-  /** Per file: a larger patch is dropped (patch null). */
-  maxPatchBytes: number;
-  /** Per response: patches beyond this total are dropped. */
-  maxTotalPatchBytes: number;
-}
 
 /** A three-dot compare as git-storage computes it. */
 export interface Comparison {

@@ -19,11 +19,8 @@ export interface RefAndPath {
 
 const FULL_SHA = /^[0-9a-f]{40}$/;
 
-/**
- * CONTRACT §9: the remainder is percent-decoded exactly once, then split on `/`; empty segments
- * (leading, doubled or trailing slashes) are ignored.
- */
-export function decodeSegments(raw: string): string[] {
+/** CONTRACT §9: a path remainder is percent-decoded exactly once. */
+export function decodePathOnce(raw: string): string {
   let decoded: string;
   try {
     decoded = decodeURIComponent(raw);
@@ -32,7 +29,15 @@ export function decodeSegments(raw: string): string[] {
   }
   // A NUL can name nothing in git and would truncate C strings downstream.
   if (decoded.includes('\0')) throw validation('Invalid path');
-  return decoded.split('/').filter((s) => s !== '');
+  return decoded;
+}
+
+/**
+ * CONTRACT §9: the remainder is percent-decoded exactly once, then split on `/`; empty segments
+ * (leading, doubled or trailing slashes) are ignored.
+ */
+export function decodeSegments(raw: string): string[] {
+  return decodePathOnce(raw).split('/').filter((s) => s !== '');
 }
 
 /**

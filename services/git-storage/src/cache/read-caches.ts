@@ -15,13 +15,16 @@ export interface ReadCacheOptions {
   largeTreeBytes?: number;
   /** Budget for log pages (commit ids rev-list gave for a start commit, limit and offset; default 2 MiB). */
   logBytes?: number;
+  /** Budget for ancestry answers (is A an ancestor of B; default 256 KiB, about 1,500 answers). */
+  ancestryBytes?: number;
   registry?: client.Registry;
 }
 
 /**
  * Answers that cannot change, kept in memory: a tree id always lists the same entries and blob
  * sizes (and a large directory's raw object is the same bytes), and the log below a commit id is
- * fixed by that commit (replace refs and grafts are off, see gitEnv). Keys start with the repository's directory, so a removed repository's entries go
+ * fixed by that commit (replace refs and grafts are off, see gitEnv), and so is whether one commit
+ * is an ancestor of another (a merge asks it, then its UpdateRef asks it again for the same pair). Keys start with the repository's directory, so a removed repository's entries go
  * with it (`forget`) and one repository never answers from another's objects.
  *
  * The budgets are small on purpose: every git this process starts is forked from it, and fork
@@ -33,12 +36,13 @@ export class ReadCaches {
   readonly trees: ByteLru<TreeListing>;
   readonly logs: ByteLru<string[]>;
   readonly largeTrees: ByteLru<Buffer>;
+  readonly ancestry: ByteLru<boolean>;
 
   constructor(opts: ReadCacheOptions = {}) {
     const registers = opts.registry ? [opts.registry] : [];
     const lookups = new client.Counter({
       name: 'githost_git_storage_read_cache_lookups_total',
-      help: 'Tree listing, large tree and log page cache lookups by cache and result',
+      help: 'Tree listing, large tree, log page and ancestry cache lookups by cache and result',
       labelNames: ['cache', 'result'],
       registers,
     });
@@ -46,18 +50,21 @@ export class ReadCaches {
     this.trees = new ByteLru<TreeListing>({ maxBytes: opts.treeBytes ?? 32 * 1024 * 1024, sizeOf: (t) => t.entries.length + 128, onLookup: count('tree') });
     this.logs = new ByteLru<string[]>({ maxBytes: opts.logBytes ?? 2 * 1024 * 1024, sizeOf: (oids) => oids.length * 48 + 128, onLookup: count('log') });
     this.largeTrees = new ByteLru<Buffer>({ maxBytes: opts.largeTreeBytes ?? 16 * 1024 * 1024, sizeOf: (raw) => raw.length + 128, onLookup: count('large_tree') });
+    this.ancestry = new ByteLru<boolean>({ maxBytes: opts.ancestryBytes ?? 256 * 1024, sizeOf: () => 176, onLookup: count('ancestry') });
     const trees = this.trees;
     const logs = this.logs;
     const largeTrees = this.largeTrees;
+    const ancestry = this.ancestry;
     new client.Gauge({
       name: 'githost_git_storage_read_cache_bytes',
-      help: 'Bytes held by the tree listing, large tree and log page caches',
+      help: 'Bytes held by the tree listing, large tree, log page and ancestry caches',
       labelNames: ['cache'],
       registers,
       collect() {
         this.set({ cache: 'tree' }, trees.bytes);
         this.set({ cache: 'log' }, logs.bytes);
         this.set({ cache: 'large_tree' }, largeTrees.bytes);
+        this.set({ cache: 'ancestry' }, ancestry.bytes);
       },
     });
   }
@@ -70,5 +77,6 @@ export class ReadCaches {
     this.trees.deletePrefix(`${gitDir}\0`);
     this.logs.deletePrefix(`${gitDir}\0`);
     this.largeTrees.deletePrefix(`${gitDir}\0`);
+    this.ancestry.deletePrefix(`${gitDir}\0`);
   }
 }

@@ -60,7 +60,7 @@ export class PushEventRecorder {
   /** `idOf`: the event id of an update (a ref intent's, stable across a replay); default random. */
   async record(gitDir: string, ctx: PushContext, updates: RefUpdate[], idOf: (u: RefUpdate) => string = () => randomUUID()): Promise<EventEnvelope<PushPayload>[]> {
     if (updates.length === 0) return [];
-    const excluded = await refsBefore(gitDir, updates);
+    const excluded = await exclusionBefore(gitDir, updates);
     const tips = [...new Set(updates.map((u) => u.after).filter((oid) => oid !== ZERO_OID))];
     // Refs sharing a tip share their commits; and when no tip brings anything new (refs created
     // on existing commits, as in a push of many branches), one rev-list answers for all of them.
@@ -127,10 +127,10 @@ export class PushEventRecorder {
 
   /** Whether any of `tips` reaches a commit outside `excluded`; true when git cannot tell (a tip
    *  that is not a commit), so the per-tip walk decides. */
-  private async anyNew(gitDir: string, tips: string[], excluded: string[]): Promise<boolean> {
+  private async anyNew(gitDir: string, tips: string[], excluded: Exclusion): Promise<boolean> {
     try {
-      const stdin = `${tips.join('\n')}\n${excluded.map((o) => `^${o}`).join('\n')}\n`;
-      const { stdout } = await runGit({ name: 'rev-list', flags: ['--max-count=1', '--stdin'] }, { gitDir, stdin });
+      const stdin = `${tips.join('\n')}\n${excluded.negatives.map((o) => `^${o}`).join('\n')}\n`;
+      const { stdout } = await runGit({ name: 'rev-list', flags: [...excluded.flags, '--max-count=1', '--stdin'] }, { gitDir, stdin });
       return stdout.length > 0;
     } catch {
       return true;
@@ -138,12 +138,11 @@ export class PushEventRecorder {
   }
 
   /** CONTRACT §9: the commits new to the repository, the 20 newest, oldest first. */
-  private async newCommits(gitDir: string, tip: string, excluded: string[]): Promise<PushPayload['commits']> {
+  private async newCommits(gitDir: string, tip: string, excluded: Exclusion): Promise<PushPayload['commits']> {
     let oids: string[];
     try {
-      // Exclusions go through stdin: a repository may have more refs than an argv holds.
-      const stdin = `${tip}\n${excluded.map((o) => `^${o}`).join('\n')}\n`;
-      const { stdout } = await runGit({ name: 'rev-list', flags: [`--max-count=${MAX_COMMITS}`, '--stdin'] }, { gitDir, stdin });
+      const stdin = `${tip}\n${excluded.negatives.map((o) => `^${o}`).join('\n')}\n`;
+      const { stdout } = await runGit({ name: 'rev-list', flags: [...excluded.flags, `--max-count=${MAX_COMMITS}`, '--stdin'] }, { gitDir, stdin });
       oids = stdout.toString('utf8').split('\n').filter(Boolean).reverse();
     } catch (err) {
       // A tag pointing at a tree or blob has no commits; the event still goes out.
@@ -156,6 +155,32 @@ export class PushEventRecorder {
       return { id: oid, message: c.message, author: { name: c.author.name, email: c.author.email }, timestamp: c.author.date };
     });
   }
+}
+
+/** What rev-list leaves out so that only commits new to the repository remain: the refs as they
+ *  were before `updates`, as rev-list flags and `^` lines for its stdin. */
+interface Exclusion {
+  flags: string[];
+  negatives: string[];
+}
+
+/** Updated refs named to rev-list's `--exclude` at most; more go through one for-each-ref. */
+const EXCLUDES_IN_ARGV = 64;
+
+/**
+ * Every ref value as it was before `updates` (read after them, with their old values put back).
+ * For a few updated refs (an UpdateRef, most pushes) rev-list reads the refs itself: `--all`
+ * without the updated refs and without HEAD (which may point at one of them), plus their old
+ * values; ref names cannot hold glob characters, so each `--exclude` names exactly its ref. That is
+ * one git instead of two on every merge (bench/RESULTS.md "Merge requests"). Many updated refs go
+ * through stdin instead, where a repository's refs always fit.
+ */
+async function exclusionBefore(gitDir: string, updates: RefUpdate[]): Promise<Exclusion> {
+  const olds = [...new Set(updates.filter((u) => u.before !== ZERO_OID).map((u) => u.before))];
+  if (updates.length <= EXCLUDES_IN_ARGV) {
+    return { flags: [...updates.map((u) => `--exclude=${u.ref}`), '--exclude=HEAD', '--not', '--all', '--not'], negatives: olds };
+  }
+  return { flags: [], negatives: await refsBefore(gitDir, updates) };
 }
 
 /** Every ref value as it was before `updates` (read after them, with their old values put back). */

@@ -6,6 +6,7 @@ import { compareCommits, type Comparison } from './compare.js';
 import { streamDiff, type DiffFileOut, type DiffLimits } from './diff.js';
 import { GitCancelledError, NotFoundError, RefLockedError, RefMismatchError } from './errors.js';
 import { commitMerge, mergeTree, type MergeTreeResult, type Signature } from './merge.js';
+import { parseCommit } from './commit-parse.js';
 import { findTreeEntry, readCommitObject, readCommitObjects, readTreeListing, resolveCommitOid, withAnswer } from './objects.js';
 import type { CachedRef, RefsCache } from './refs-cache.js';
 import { ZERO_OID } from './validate.js';
@@ -152,13 +153,27 @@ export class LocalRepository {
 
   async isAncestor(ancestor: string, descendant: string, signal?: AbortSignal): Promise<boolean> {
     try {
-      // Exit 1 is the answer "no", not a failure.
-      const { exitCode } = await runGit({ name: 'merge-base', flags: ['--is-ancestor'], args: [ancestor, descendant] }, { gitDir: this.gitDir, okExitCodes: [1], signal });
-      return exitCode === 0;
+      return await this.ancestry(ancestor, descendant, signal);
     } catch (err) {
       if (err instanceof NotFoundError) throw notFound('Commit not found');
       throw err;
     }
+  }
+
+  /**
+   * Whether `ancestor` is reachable from `descendant`, as `merge-base --is-ancestor` says. The
+   * answer never changes for two ids, so it is cached (a merge asks IsAncestor, then its UpdateRef
+   * asks the same pair); a direct parent is read from the commit through the cat-file pool (a merge
+   * commit's first parent is the target it moves from), and only then is git started.
+   */
+  private ancestry(ancestor: string, descendant: string, signal?: AbortSignal): Promise<boolean> {
+    return this.resources.cache.ancestry.fetch(ReadCaches.key(this.gitDir, ancestor, descendant), async () => {
+      const commit = await readCommitObject(this.resources.pool, this.gitDir, descendant).catch(() => null);
+      if (commit && parseCommit(commit.raw).parents.includes(ancestor)) return true;
+      // Exit 1 is the answer "no", not a failure.
+      const { exitCode } = await runGit({ name: 'merge-base', flags: ['--is-ancestor'], args: [ancestor, descendant] }, { gitDir: this.gitDir, okExitCodes: [1], signal });
+      return exitCode === 0;
+    });
   }
 
   /** The best common ancestor; '' for unrelated histories. */
@@ -222,8 +237,7 @@ export class LocalRepository {
   async isForced(before: string, after: string, signal?: AbortSignal): Promise<boolean> {
     if (before === ZERO_OID || after === ZERO_OID) return false;
     try {
-      const { exitCode } = await runGit({ name: 'merge-base', flags: ['--is-ancestor'], args: [before, after] }, { gitDir: this.gitDir, okExitCodes: [1], signal });
-      return exitCode === 1;
+      return !(await this.ancestry(before, after, signal));
     } catch (err) {
       if (err instanceof NotFoundError) return false;
       throw err;

@@ -20,20 +20,32 @@ export function updateRef(ctx: StorageContext) {
     if (!ec || !ec.owner || !ec.name) throw validation('context.owner and context.name are required');
     const repo = await openRepository(ctx, req.repository_id);
     const requestId = ec.request_id || requestIdOfCall(call);
-    const forced = await repo.isForced(oldOid, newOid, signalOf(call));
-    // README "Branch and tag protection": every ref move a service asks for obeys the same rules
-    // as a push, under `merge` (a rule's push restriction is for direct pushes only).
-    const policy = await ctx.policies.policyOf(req.repository_id, requestId);
-    const refusal = refusalOf(policy, { ref, before: oldOid, after: newOid, forced }, { permission: 'write', via: 'merge' });
-    if (refusal !== null) {
-      // A caller working from a stale value hears that first: its request was about history that is gone.
-      if ((await repo.refValue(ref)) !== oldOid) throw conflict(`Ref changed: ${ref} is no longer at ${oldOid}`);
-      throw forbidden(refusal);
+    const context = { repository: { id: req.repository_id, owner: ec.owner, name: ec.name }, pusher: ec.pusher || 'unknown', requestId };
+    // The three waits before the move are independent, so they overlap (bench/RESULTS.md "Merge
+    // requests"): whether the move rewrites history, the repository's rules (README "Branch and
+    // tag protection": every ref move a service asks for obeys the same rules as a push, under
+    // `merge`), and the fsynced intent record. The record holds only what is about to change; a
+    // refused move drops it before anything moved (README "Push events survive a kill").
+    const prepared = ctx.intents.prepare(repo.gitDir, context, [{ ref, before: oldOid, after: newOid }]);
+    const checked = Promise.all([repo.isForced(oldOid, newOid, signalOf(call)), ctx.policies.policyOf(req.repository_id, requestId)]);
+    let intent: Awaited<typeof prepared>;
+    let forced: boolean;
+    try {
+      const [[isForced, policy], record] = await Promise.all([checked, prepared]);
+      intent = record;
+      forced = isForced;
+      const refusal = refusalOf(policy, { ref, before: oldOid, after: newOid, forced }, { permission: 'write', via: 'merge' });
+      if (refusal !== null) {
+        // A caller working from a stale value hears that first: its request was about history that is gone.
+        if ((await repo.refValue(ref)) !== oldOid) throw conflict(`Ref changed: ${ref} is no longer at ${oldOid}`);
+        throw forbidden(refusal);
+      }
+    } catch (err) {
+      // Refused, or a wait failed: the record (if it was written) goes, nothing moved.
+      await prepared.then((record) => ctx.intents.drop(record), () => undefined);
+      throw err;
     }
-    // Recorded before the move, settled after it: a kill in between loses no event (README "Push
-    // events survive a kill").
     const update = { ref, before: oldOid, after: newOid, forced };
-    const intent = await ctx.intents.prepare(repo.gitDir, { repository: { id: req.repository_id, owner: ec.owner, name: ec.name }, pusher: ec.pusher || 'unknown', requestId }, [update]);
     try {
       await repo.updateRef(ref, newOid, oldOid);
     } catch (err) {

@@ -1,10 +1,10 @@
 import { AppError } from '@githost/errors';
-import { callOptions, callUnary, fromServiceError, metadataFor, type GrpcMetrics } from '@githost/grpc';
+import { callUnary, type GrpcMetrics } from '@githost/grpc';
 import type { StorageServiceClient, storage } from '@githost/protos';
 import type { StorageRouter } from '@githost/storage-router';
 import type { DiffLimits, GitPort, UpdateRefInput, WriteMergeInput } from '../domain/ports.js';
 import type { Comparison, Diff } from '../domain/types.js';
-import { DiffCollector, parseCommit } from '@githost/git-records';
+import { parseCommit, readDiff } from '@githost/git-records';
 
 const TIMEOUT_MS = 30_000;
 const ZERO_OID = '0'.repeat(40);
@@ -79,20 +79,8 @@ export class GitStorageClient implements GitPort {
     return res.is_ancestor;
   }
 
-  /** Consumes the stream file by file, so only what the response keeps is ever held. */
-  async diff(repoId: string, from: string, to: string, limits: DiffLimits): Promise<Diff> {
-    const call = this.client.Diff(
-      { repository_id: repoId, from_oid: from, to_oid: to, max_files: limits.maxFiles, max_patch_bytes: limits.maxPatchBytes },
-      metadataFor(this.requestId),
-      callOptions({ timeoutMs: TIMEOUT_MS, metrics: this.metrics }),
-    );
-    const collector = new DiffCollector(limits.maxTotalPatchBytes);
-    try {
-      for await (const message of call as AsyncIterable<storage.DiffResponse__Output>) collector.add(message);
-    } catch (err) {
-      throw fromServiceError(err);
-    }
-    return collector.result();
+  diff(repoId: string, from: string, to: string, limits: DiffLimits): Promise<Diff> {
+    return readDiff(this.client, repoId, from, to, limits, { requestId: this.requestId, timeoutMs: TIMEOUT_MS, metrics: this.metrics });
   }
 
   async checkMerge(repoId: string, ours: string, theirs: string): Promise<{ clean: boolean; conflicts: string[] }> {

@@ -11,14 +11,30 @@ export interface EventRepo {
   name: string;
 }
 
-const repositoryOf = (repo: EventRepo) => ({ owner: repo.owner, name: repo.name, full_name: `${repo.owner}/${repo.name}` });
+/** What a payload about one merge request carries (seed §6), before its kind's own fields. */
+export interface MergeRequestPayloadBase<E extends string, A extends string> {
+  event: E;
+  action: A;
+  repository: { owner: string; name: string; full_name: string };
+  sender: { username: string };
+  merge_request: { number: number; title: string; state: string };
+}
+
+/** The `repository` of every payload (seed §6). */
+export const repositoryOf = (repo: EventRepo) => ({ owner: repo.owner, name: repo.name, full_name: `${repo.owner}/${repo.name}` });
+
+/** The seed's `merge_request` fields (seed §6), the whole of it for every kind but lifecycle actions. */
+export const mergeRequestSummary = (mr: MergeRequest) => ({ number: mr.number, title: mr.title, state: mr.state });
+
+/** The fields every payload about one merge request starts with, in the seed's order (seed §6). */
+export function payloadBase<E extends string, A extends string>(event: E, action: A, repo: EventRepo, sender: string, mr: MergeRequest): MergeRequestPayloadBase<E, A> {
+  return { event, action, repository: repositoryOf(repo), sender: { username: sender }, merge_request: mergeRequestSummary(mr) };
+}
 
 /** The seed's three fields first, then what a receiver acting on the action needs. */
 function mergeRequestFields(mr: MergeRequest) {
   return {
-    number: mr.number,
-    title: mr.title,
-    state: mr.state,
+    ...mergeRequestSummary(mr),
     description: mr.description,
     source_branch: mr.source_branch,
     target_branch: mr.target_branch,
@@ -27,7 +43,8 @@ function mergeRequestFields(mr: MergeRequest) {
   };
 }
 
-function envelope<P>(kind: string, occurredAt: string, repo: EventRepo, payload: P, requestId: string | null): EventEnvelope<P> {
+/** One event of this service: a fresh id, the repository addressed by id for consumers. */
+export function envelope<P>(kind: string, occurredAt: string, repo: EventRepo, payload: P, requestId: string | null): EventEnvelope<P> {
   return {
     id: randomUUID(),
     kind,
@@ -51,24 +68,14 @@ export function lifecycleEvent(
   requestId: string | null,
   extra: Record<string, unknown> = {},
 ): EventEnvelope {
-  return envelope('merge_request', mr.updated_at, repo, {
-    event: 'merge_request',
-    action,
-    repository: repositoryOf(repo),
-    sender: { username: sender },
-    merge_request: mergeRequestFields(mr),
-    ...extra,
-  }, requestId);
+  // merge_request keeps its place in the key order, with the lifecycle's wider fields.
+  return envelope('merge_request', mr.updated_at, repo, { ...payloadBase('merge_request', action, repo, sender, mr), merge_request: mergeRequestFields(mr), ...extra }, requestId);
 }
 
 /** `merge_request_comment` event (BRIEF event conventions). */
 export function commentEvent(comment: Comment, mr: MergeRequest, repo: EventRepo, sender: string, requestId: string | null): EventEnvelope {
   return envelope('merge_request_comment', comment.created_at, repo, {
-    event: 'merge_request_comment',
-    action: 'created',
-    repository: repositoryOf(repo),
-    sender: { username: sender },
-    merge_request: { number: mr.number, title: mr.title, state: mr.state },
+    ...payloadBase('merge_request_comment', 'created', repo, sender, mr),
     comment: { id: comment.id, body: comment.body, file_path: comment.file_path, line_number: comment.line_number, diff_side: comment.diff_side },
   }, requestId);
 }

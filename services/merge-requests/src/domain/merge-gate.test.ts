@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { AppError } from '@githost/errors';
-import { FakeGit, FakeUsers, MemoryStore } from '../../test/support/in-memory.js';
+import { FakeUsers, gitWithFeature, MemoryStore, SRC, type FakeGit } from '../../test/support/in-memory.js';
 import { memoryWorkflow } from '../../test/support/in-memory-workflow.js';
 import { mergeMergeRequest, type MergeContext, type MergeDeps } from './merge.js';
 import { createMergeRequest, getMergeRequest } from './merge-requests.js';
@@ -8,8 +8,6 @@ import { submitReview } from './reviews.js';
 import { createStatus } from './statuses.js';
 import type { Caller, RepoRef } from './types.js';
 
-const BASE = 'b'.repeat(40);
-const SRC = 'e'.repeat(40);
 const SRC2 = 'c'.repeat(40);
 const repo: RepoRef = { id: 'r1', owner: 'alice', name: 'proj', shard: 'default', private: false, permission: 'write' };
 const author: Caller = { user_id: 'u-alice', username: 'alice' };
@@ -32,10 +30,7 @@ const push = (sha: string, parent: string) => {
 
 beforeEach(async () => {
   store = new MemoryStore();
-  git = new FakeGit();
-  git.commit(BASE);
-  git.commit(SRC, BASE);
-  git.branches.set('main', BASE).set('feature', SRC);
+  git = gitWithFeature();
   workflow = memoryWorkflow();
   const users = new FakeUsers([{ id: 'u-bob', username: 'bob', email: 'bob@example.com' }]);
   deps = { store, git, users, workflow, relay: { kick: () => undefined }, now: () => 1_700_000_000_000 };

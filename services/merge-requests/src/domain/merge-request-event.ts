@@ -1,14 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
+import { envelope, payloadBase, type MergeRequestPayloadBase } from './lifecycle-events.js';
 import type { MergeRequest } from './types.js';
 
-export interface MergeRequestPayload {
-  event: 'merge_request';
-  action: 'merged';
-  repository: { owner: string; name: string; full_name: string };
-  sender: { username: string };
-  merge_request: { number: number; title: string; state: string };
-}
+export type MergeRequestPayload = MergeRequestPayloadBase<'merge_request', 'merged'>;
 
 /**
  * seed §6 payload, exactly. `sender` is the repository owner's name, not the merging user: the
@@ -19,18 +13,5 @@ export function mergeRequestEvent(
   repo: { id: string; owner: string; name: string },
   requestId: string | null,
 ): EventEnvelope<MergeRequestPayload> {
-  return {
-    id: randomUUID(),
-    kind: 'merge_request',
-    occurred_at: merged.updated_at,
-    repository: { id: repo.id, owner: repo.owner, name: repo.name },
-    payload: {
-      event: 'merge_request',
-      action: 'merged',
-      repository: { owner: repo.owner, name: repo.name, full_name: `${repo.owner}/${repo.name}` },
-      sender: { username: repo.owner },
-      merge_request: { number: merged.number, title: merged.title, state: merged.state },
-    },
-    ...(requestId ? { request_id: requestId } : {}),
-  };
+  return envelope('merge_request', merged.updated_at, repo, payloadBase('merge_request', 'merged', repo, repo.owner, merged), requestId);
 }

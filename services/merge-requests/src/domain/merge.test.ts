@@ -1,12 +1,10 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { AppError } from '@githost/errors';
-import { FakeGit, FakeUsers, MemoryStore } from '../../test/support/in-memory.js';
+import { BASE, FakeUsers, gitWithFeature, MemoryStore, SRC, type FakeGit } from '../../test/support/in-memory.js';
 import { mergeMergeRequest, type MergeContext, type MergeDeps } from './merge.js';
 import { createMergeRequest } from './merge-requests.js';
 import type { RepoRef } from './types.js';
 
-const BASE = 'b'.repeat(40);
-const SRC = 's'.repeat(40);
 const TGT = 't'.repeat(40);
 const repo: RepoRef = { id: 'r1', owner: 'alice', name: 'proj', shard: 'default', private: false, permission: 'write' };
 const ctx: MergeContext = { repo, caller: { user_id: 'u-bob', username: 'bob' }, requestId: 'req-1' };
@@ -19,10 +17,7 @@ const rejection = (p: Promise<unknown>) => p.then(() => null, (e: AppError) => (
 
 beforeEach(async () => {
   store = new MemoryStore();
-  git = new FakeGit();
-  git.commit(BASE);
-  git.commit(SRC, BASE);
-  git.branches.set('main', BASE).set('feature', SRC);
+  git = gitWithFeature();
   kicks = 0;
   deps = { store, git, users: new FakeUsers([{ id: 'u-bob', username: 'bob', email: 'bob@example.com' }]), relay: { kick: () => void kicks++ }, now: () => 1_700_000_000_500 };
   await createMergeRequest(deps, repo, ctx.caller, { title: 'Feature', source_branch: 'feature', target_branch: 'main' });

@@ -97,10 +97,14 @@ async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: Mer
   const [source, target] = await Promise.all([deps.git.resolveBranch(repo.id, mr.source_branch), deps.git.resolveBranch(repo.id, mr.target_branch)]);
   if (!source) throw notFound(`Source branch not found: ${mr.source_branch}`);
   if (!target) throw notFound(`Target branch not found: ${mr.target_branch}`);
+  // step 4's question is asked while the gate reads rules, reviews and statuses (bench/RESULTS.md
+  // "Merge requests"); its answer is used only once the gate and the head check have passed.
+  const ancestry = target === source ? Promise.resolve(true) : deps.git.isAncestor(repo.id, target, source);
+  ancestry.catch(() => undefined); // a refusal below is the answer; this one is then not awaited
   await assertMergeAllowed(deps.workflow, repo, mr, source); // README "Merge gate"; the caller releases the claim
   if (options.sha !== undefined && options.sha !== source) throw conflict('Head branch was modified');
   // step 4 (nothing to merge when the tips are equal, whatever the strategy)
-  const fastForward = target === source || (await deps.git.isAncestor(repo.id, target, source));
+  const fastForward = await ancestry;
   if (target === source || (fastForward && (options.strategy === undefined || options.strategy === 'fast-forward-only'))) {
     return { target, source, sha: source, strategy: 'fast-forward' };
   }

@@ -1,6 +1,9 @@
 import type { EventEnvelope } from '@githost/bus';
+import type { DiffLimits } from '@githost/git-records';
 import type { LifecycleStore } from './lifecycle-ports.js';
 import type { Activity, Comment, Comparison, Diff, MergeIntent, MergeRequest, MergeStrategy, UserRecord } from './types.js';
+
+export type { DiffLimits };
 
 /** What the domain needs from git-storage. Branch names are without `refs/heads/`. */
 export interface GitPort {
@@ -19,11 +22,6 @@ export interface GitPort {
   compare(repoId: string, base: string, head: string, maxCommits: number): Promise<Comparison>;
 }
 
-export interface DiffLimits {
-  maxFiles: number;
-  maxPatchBytes: number;
-  maxTotalPatchBytes: number;
-}
 
 export interface Signature {
   name: string;

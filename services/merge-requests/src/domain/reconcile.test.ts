@@ -1,11 +1,9 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { FakeGit, FakeUsers, MemoryStore } from '../../test/support/in-memory.js';
+import { BASE, FakeUsers, gitWithFeature, MemoryStore, SRC, type FakeGit } from '../../test/support/in-memory.js';
 import { createMergeRequest } from './merge-requests.js';
 import type { Deps } from './merge-requests.js';
 import { reconcileMergeIntents, type ReconcileDeps } from './reconcile.js';
 
-const BASE = 'b'.repeat(40);
-const SRC = 's'.repeat(40);
 const LATER = 'l'.repeat(40);
 const repo = { id: 'r1', owner: 'alice', name: 'proj', shard: 'shard-1', private: false, permission: 'write' as const };
 
@@ -16,11 +14,8 @@ let shardsAsked: string[];
 
 beforeEach(async () => {
   store = new MemoryStore();
-  git = new FakeGit();
-  git.commit(BASE);
-  git.commit(SRC, BASE);
+  git = gitWithFeature();
   git.commit(LATER, SRC);
-  git.branches.set('main', BASE).set('feature', SRC);
   shardsAsked = [];
   const gitOn = (shard: string) => {
     shardsAsked.push(shard);

@@ -1,14 +1,12 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import type { AppError } from '@githost/errors';
-import { FakeGit, FakeUsers, MemoryStore } from '../../test/support/in-memory.js';
+import { BASE, FakeUsers, gitWithFeature, MemoryStore, SRC, type FakeGit } from '../../test/support/in-memory.js';
 import { MemoryReviews } from '../../test/support/in-memory-workflow.js';
 import { createMergeRequest } from './merge-requests.js';
 import { listReviews, submitReview, summarizeReviews, validateReview, type ReviewDeps } from './reviews.js';
 import type { Caller, RepoRef } from './types.js';
 import type { Review } from './workflow-ports.js';
 
-const BASE = 'b'.repeat(40);
-const SRC = 's'.repeat(40);
 const SRC2 = 'c'.repeat(40);
 const repo: RepoRef = { id: 'r1', owner: 'alice', name: 'proj', shard: 'default', private: false, permission: 'write' };
 const author: Caller = { user_id: 'u-alice', username: 'alice' };
@@ -23,10 +21,7 @@ const rejection = (p: Promise<unknown>) => p.then(() => null, (e: AppError) => (
 
 beforeEach(async () => {
   store = new MemoryStore();
-  git = new FakeGit();
-  git.commit(BASE);
-  git.commit(SRC, BASE);
-  git.branches.set('main', BASE).set('feature', SRC);
+  git = gitWithFeature();
   reviews = new MemoryReviews();
   kicks = 0;
   const users = new FakeUsers([

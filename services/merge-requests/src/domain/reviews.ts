@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { envelope, payloadBase, type MergeRequestPayloadBase } from './lifecycle-events.js';
 import type { EventEnvelope } from '@githost/bus';
 import { conflict, validation } from '@githost/errors';
 import { canWrite } from '@githost/identity';
@@ -33,12 +33,7 @@ export interface ReviewSummary {
   changes_requested: number;
 }
 
-export interface ReviewPayload {
-  event: 'merge_request_review';
-  action: 'submitted';
-  repository: { owner: string; name: string; full_name: string };
-  sender: { username: string };
-  merge_request: { number: number; title: string; state: string };
+export interface ReviewPayload extends MergeRequestPayloadBase<'merge_request_review', 'submitted'> {
   review: { id: string; state: ReviewState; body: string; commit_sha: string };
 }
 
@@ -133,19 +128,8 @@ export function summarizeReviews(reviews: Review[], head: string, dismissStale: 
 
 /** CONTRACT §9 `merge_request_review` payload; sender is the reviewer. */
 export function reviewEvent(review: Review, mr: MergeRequest, repo: RepoRef, sender: Caller, requestId: string | null): EventEnvelope<ReviewPayload> {
-  return {
-    id: randomUUID(),
-    kind: 'merge_request_review',
-    occurred_at: review.created_at,
-    repository: { id: repo.id, owner: repo.owner, name: repo.name },
-    payload: {
-      event: 'merge_request_review',
-      action: 'submitted',
-      repository: { owner: repo.owner, name: repo.name, full_name: `${repo.owner}/${repo.name}` },
-      sender: { username: sender.username },
-      merge_request: { number: mr.number, title: mr.title, state: mr.state },
-      review: { id: review.id, state: review.state, body: review.body, commit_sha: review.commit_sha },
-    },
-    ...(requestId ? { request_id: requestId } : {}),
-  };
+  return envelope('merge_request_review', review.created_at, repo, {
+    ...payloadBase('merge_request_review', 'submitted', repo, sender.username, mr),
+    review: { id: review.id, state: review.state, body: review.body, commit_sha: review.commit_sha },
+  }, requestId);
 }

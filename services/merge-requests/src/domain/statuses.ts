@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { envelope, repositoryOf } from './lifecycle-events.js';
 import type { EventEnvelope } from '@githost/bus';
 import { notFound, validation } from '@githost/errors';
 import { requireCaller, requireVisible, requireWrite } from './access.js';
@@ -164,21 +164,14 @@ export function combine(latest: Pick<CommitStatus, 'state'>[]): CombinedStatus['
 
 /** CONTRACT §9 `status` event; the sender is whoever posted it (the CI token's user). */
 export function statusEvent(s: CommitStatus, repo: RepoRef, sender: Caller, requestId: string | null): EventEnvelope<StatusPayload> {
-  return {
-    id: randomUUID(),
-    kind: 'status',
-    occurred_at: s.created_at,
-    repository: { id: repo.id, owner: repo.owner, name: repo.name },
-    payload: {
-      event: 'status',
-      sha: s.sha,
-      state: s.state,
-      context: s.context,
-      description: s.description,
-      target_url: s.target_url,
-      repository: { owner: repo.owner, name: repo.name, full_name: `${repo.owner}/${repo.name}` },
-      sender: { username: sender.username },
-    },
-    ...(requestId ? { request_id: requestId } : {}),
-  };
+  return envelope('status', s.created_at, repo, {
+    event: 'status' as const,
+    sha: s.sha,
+    state: s.state,
+    context: s.context,
+    description: s.description,
+    target_url: s.target_url,
+    repository: repositoryOf(repo),
+    sender: { username: sender.username },
+  }, requestId);
 }

@@ -1,4 +1,4 @@
-import type { Diff, DiffEntry } from '@githost/git-records';
+import type { CommitRecord, Diff, DiffEntry } from '@githost/git-records';
 
 /** The stored merge request record (seed §2 "Merge request"), as the create response returns it. */
 export interface MergeRequest {
@@ -85,15 +85,8 @@ export interface MergeIntent {
   strategy: MergeStrategy | null;
 }
 
-/** CONTRACT §5 commit record. */
-export interface CommitRecord {
-  sha: string;
-  tree: string;
-  parents: string[];
-  author: { name: string; email: string; date: string };
-  committer: { name: string; email: string; date: string };
-  message: string;
-}
+/** CONTRACT §5 commit record, as browse shows it too. */
+export type { CommitRecord };
 
 /** How head relates to base (git-storage Compare). */
 export interface Comparison {

@@ -219,6 +219,20 @@ export class FakeGit implements GitPort {
   }
 }
 
+/** The commits most domain tests start from: main at BASE and feature one commit ahead at SRC
+ *  (hex, so a status can be posted on them). */
+export const BASE = 'b'.repeat(40);
+export const SRC = 'e'.repeat(40);
+
+/** A FakeGit holding BASE and SRC, main at BASE and feature at SRC. */
+export function gitWithFeature(): FakeGit {
+  const git = new FakeGit();
+  git.commit(BASE);
+  git.commit(SRC, BASE);
+  git.branches.set('main', BASE).set('feature', SRC);
+  return git;
+}
+
 export class FakeUsers implements UserDirectory {
   constructor(public users: UserRecord[] = []) {}
   async getUsers(ids: string[]) {
