@@ -17,6 +17,18 @@ export interface GatewayMetrics {
   grpcClient: GrpcMetrics;
 }
 
+/** The bytes the edge's kept answers hold, read at scrape time. */
+export function gaugeEdgeAnswerBytes(metrics: GatewayMetrics, bytes: () => number): void {
+  new client.Gauge({
+    name: 'githost_gateway_edge_answers_bytes',
+    help: 'Bytes held by the browse answers kept at the edge (bodies, keys, headers)',
+    registers: [metrics.registry],
+    collect() {
+      this.set(bytes());
+    },
+  });
+}
+
 export function createGatewayMetrics(): GatewayMetrics {
   const registry = createRegistry('gateway');
   return {

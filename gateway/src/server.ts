@@ -11,7 +11,7 @@ import { createStorageRouter, type StorageRouter } from '@githost/storage-router
 import { createRefsWatch, type RefsWatch } from '@githost/refs-watch';
 import { createEdgeValidators, DEFAULT_EDGE_ENTRIES, type RefVersions } from './edge-validators.js';
 import { createEdgeAnswers, DEFAULT_EDGE_CACHE_BYTES } from './edge-answers.js';
-import { createGatewayMetrics } from './metrics.js';
+import { createGatewayMetrics, gaugeEdgeAnswerBytes } from './metrics.js';
 import { stripInternalHeaders } from './strip-headers.js';
 import { adoptServer } from './adopt-server.js';
 import { createRateLimitGate } from './rate-limit.js';
@@ -59,6 +59,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   const edge = refVersions ? createEdgeValidators(refVersions, edgeEntries) : undefined;
   // Without a watch, only answers that can never change (immutable) are kept.
   const answers = edgeBytes > 0 ? createEdgeAnswers(refVersions ?? { version: () => undefined }, edgeBytes) : undefined;
+  if (answers) gaugeEdgeAnswerBytes(metrics, () => answers.bytes);
 
   const admit = createAdmission({ accounts, withinRateLimit: createRateLimitGate(config.rateLimits ?? { perTokenPerMinute: 0, anonymousPerMinute: 0 }) });
   const proxies = createUpstreamProxies(config, { agent, logger, edge, answers });

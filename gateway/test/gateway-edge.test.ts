@@ -201,6 +201,7 @@ describe('gateway edge answers', () => {
     expect(await full(path, { 'if-none-match': '"stale"' })).toEqual(first);
     expect(browse.requests()).toBe(before);
     expect(await metric('githost_gateway_edge_answers_total', 'result="hit"')).toBe(hitsBefore + 3);
+    expect(await metric('githost_gateway_edge_answers_bytes', '')).toBeGreaterThan(first.body.length);
   });
 
   it('when a push moved the refs, then the next read goes to browse and shows the new head', async () => {
