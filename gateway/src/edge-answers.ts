@@ -31,7 +31,12 @@ export interface StoredAnswer {
   headers: ReadonlyArray<readonly [string, string | string[]]>;
   etag: string;
   cacheControl: string;
-  body: Buffer;
+  /**
+   * The body's bytes, one latin1 character each (lossless for any bytes): node writes a latin1
+   * string body together with the headers in one write, where a Buffer body costs a second
+   * chunk and a writev, which was a fifth of the gateway's CPU on a warm read.
+   */
+  body: string;
 }
 
 /** What to store an answer under: its key and the refs version before it was forwarded (undefined: watch not live). */
@@ -114,7 +119,7 @@ export function createEdgeAnswers(versions: RefVersions, maxBytes = DEFAULT_EDGE
       // Without a live watch only what can never change may be kept.
       if (!immutable && pending.version === undefined) return false;
       if (body.length + pending.key.length + OVERHEAD_BYTES > maxEntryBytes) return false;
-      cache.set(pending.key, { headers: kept, etag, cacheControl, body, version: immutable ? undefined : pending.version });
+      cache.set(pending.key, { headers: kept, etag, cacheControl, body: body.toString('latin1'), version: immutable ? undefined : pending.version });
       return true;
     },
     maxEntryBytes,
@@ -163,5 +168,5 @@ export function answerFromEdge(method: string, ifNoneMatch: string | undefined, 
   for (const [name, value] of answer.headers) res.setHeader(name, value);
   res.setHeader('Content-Length', answer.body.length);
   if (method === 'HEAD') res.end();
-  else res.end(answer.body);
+  else res.end(answer.body, 'latin1');
 }

@@ -27,9 +27,6 @@ export type Forward = (req: Request, res: Response, next: NextFunction, state: R
 export function createForwarding({ proxies, edge, answers, metrics, internalSecret }: ForwardDeps): Forward {
   return (req, res, next, state) => {
     const { route, repo } = state;
-    // Services trust the signed identity alone; the raw token goes no further than the edge.
-    delete req.headers.authorization;
-    Object.assign(req.headers, encodeIdentity({ principal: state.principal, repo, request_id: state.requestId, issued_at: Date.now() }, internalSecret));
     const proxy = proxies.get(route.upstream);
     if (!proxy) throw unavailable('Service unavailable');
     if ((edge || answers) && route.upstream === 'browse' && repo && canRead(repo.permission)) {
@@ -55,6 +52,10 @@ export function createForwarding({ proxies, edge, answers, metrics, internalSecr
       state.edgePending = edge?.pending(request);
       if (answers && req.method === 'GET') state.answerPending = answers.pending(request);
     }
+    // Signed only now: an answer from the edge goes nowhere. Services trust the signed identity
+    // alone; the raw token goes no further than the edge.
+    delete req.headers.authorization;
+    Object.assign(req.headers, encodeIdentity({ principal: state.principal, repo, request_id: state.requestId, issued_at: Date.now() }, internalSecret));
     state.forwardedTo = route.upstream;
     if (route.surface !== 'git' && hasStreamedBody(req)) {
       limitStreamedBody(req, () => {
