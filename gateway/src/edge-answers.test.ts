@@ -100,7 +100,14 @@ describe('edge answers: bytes', () => {
     const bytes = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.from('é ✓ 𝄞')]);
     keep({}, headers({ 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) }), bytes);
     const found = answers.lookup(req())!;
-    expect([found.body.length, Buffer.from(found.body, 'latin1').equals(bytes)]).toEqual([bytes.length, true]);
+    expect([typeof found.body, found.body.length, Buffer.from(found.body as string, 'latin1').equals(bytes)]).toEqual(['string', bytes.length, true]);
+  });
+
+  it('when the body is 16 KiB or more, then it is kept as the bytes that came', () => {
+    const { answers, keep } = setup();
+    const bytes = Buffer.alloc(16 * 1024, 7);
+    keep({}, headers({ 'content-length': String(bytes.length) }), bytes);
+    expect(answers.lookup(req())!.body).toEqual(bytes);
   });
 });
 

@@ -40,7 +40,8 @@ async function startFakeBrowse(secret: string) {
     // Headers a cached answer must carry exactly as browse sent them.
     res.setHeader('Link', '</next>; rel="next"');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.end(JSON.stringify({ head: heads.get(repo.id) ?? 0, default_branch: repo.default_branch, url: req.url }));
+    const filler = req.url?.includes('/big') ? 'é'.repeat(20_000) : '';
+    res.end(JSON.stringify({ head: heads.get(repo.id) ?? 0, default_branch: repo.default_branch, url: req.url, filler }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -202,6 +203,15 @@ describe('gateway edge answers', () => {
     expect(browse.requests()).toBe(before);
     expect(await metric('githost_gateway_edge_answers_total', 'result="hit"')).toBe(hitsBefore + 3);
     expect(await metric('githost_gateway_edge_answers_bytes', '')).toBeGreaterThan(first.body.length);
+  });
+
+  it('when the answer is large, then the kept one is the same bytes', async () => {
+    const path = '/api/repos/alice/kept/blob/main/big.txt';
+    const first = await full(path);
+    expect(first.body.length).toBeGreaterThan(20_000);
+    const before = browse.requests();
+    expect(await full(path)).toEqual(first);
+    expect(browse.requests()).toBe(before);
   });
 
   it('when a push moved the refs, then the next read goes to browse and shows the new head', async () => {
