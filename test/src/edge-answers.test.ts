@@ -83,6 +83,27 @@ describe('read-your-writes with answers kept at the edge', () => {
   }, 120_000);
 });
 
+describe('what a kept answer looks like', () => {
+  it('when raw and blob are read warm, then the gateway answers with the headers and bytes browse sent', async () => {
+    for (const path of ['/api/repos/alice/busy/raw/main/README.md', '/api/repos/alice/busy/blob/main/README.md']) {
+      const read = async () => {
+        const res = await fetch(gh.url + path);
+        const headers: Record<string, string> = {};
+        res.headers.forEach((value, name) => {
+          // The gateway's own, per request: Date, X-Request-Id, its rate-limit budget.
+          if (!['date', 'x-request-id', 'connection', 'keep-alive'].includes(name) && !name.startsWith('ratelimit-')) headers[name] = value;
+        });
+        return { status: res.status, headers, body: Buffer.from(await res.arrayBuffer()).toString('base64') };
+      };
+      const first = await read();
+      await keptAtEdge(path);
+      const hits = await answerHits();
+      expect(await read()).toEqual(first);
+      expect(await answerHits()).toBe(hits + 1);
+    }
+  });
+});
+
 describe('access and default branch with answers kept at the edge', () => {
   it('when a public repository turns private, then an anonymous reader gets 404, never the kept body', async () => {
     const path = '/api/repos/alice/vis/blob/main/README.md';
