@@ -1,10 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { CatFileBatch } from './catfile.js';
 import type { BenchContext } from './context.js';
 import { git } from './git.js';
 import { waitForQuiet } from './quiet.js';
 import { hostedRepoPath } from './hosted-path.js';
 import { fetchOnce, loadTest, sequentialLatency, type LoadResult } from './load.js';
-import type { Section } from './report.js';
+import type { Section, Table } from './report.js';
 import { fmtLargest, type RssSampler } from './rss.js';
 import { fmtMiB, fmtMs, fmtNum, fmtRatio, nowMs, summarize, verdict, type Summary } from './stats.js';
 
@@ -22,10 +23,17 @@ interface Probe {
   /** Targets (README "Performance"), checked against the measured row. */
   check?: (m: Measured) => boolean;
   target: string;
+  /** A warm read the edge target (README "Performance") compares with `GET /healthz` through the same gateway. */
+  warmRead?: string;
 }
 
 interface Measured {
   load?: LoadResult;
+  /** `GET /healthz` through the same gateway at the same load, in slices alternating with this row's. */
+  healthz?: LoadResult;
+  /** githost CPU µs per answer, this endpoint and `GET /healthz`. */
+  cpuPerRequest?: number;
+  healthzCpuPerRequest?: number;
   unloaded?: Summary;
   catFile?: Summary;
   spawned?: Summary;
@@ -59,14 +67,16 @@ export async function benchBrowse(ctx: BenchContext): Promise<Section> {
   };
   const fast = (m: Measured): boolean => (m.load?.rps ?? 0) >= 1500 && (m.load?.p99 ?? Infinity) < 60 && (m.unloaded?.p50 ?? Infinity) < 3;
   const probes: Probe[] = [
-    { name: `tree, ${repo.params.smallEntries} entries`, path: `/tree/main/${k.smallDir}`, catFile: (c) => c.read(`main:${k.smallDir}`).then(), spawn: ['ls-tree', '-l', '--end-of-options', `main:${k.smallDir}`], check: fast, target: '>= 1,500/s, p99 < 60 ms, unloaded p50 < 3 ms' },
+    { name: `tree, ${repo.params.smallEntries} entries`, path: `/tree/main/${k.smallDir}`, catFile: (c) => c.read(`main:${k.smallDir}`).then(), spawn: ['ls-tree', '-l', '--end-of-options', `main:${k.smallDir}`], check: fast, target: '>= 1,500/s, p99 < 60 ms, unloaded p50 < 3 ms', warmRead: 'tree' },
     { name: `tree, ${repo.params.wideEntries} entries`, path: `/tree/main/${k.wideDir}`, catFile: (c) => c.read(`main:${k.wideDir}`).then(), spawn: ['ls-tree', '-l', '--end-of-options', `main:${k.wideDir}`], check: (m) => (m.load?.rps ?? 0) >= 600, target: '>= 600/s' },
     { name: `tree, ${repo.params.depth} deep`, path: `/tree/main/${k.deepDir}`, catFile: (c) => c.read(`main:${k.deepDir}`).then(), spawn: ['ls-tree', '-l', '--end-of-options', `main:${k.deepDir}`], target: '—' },
-    { name: 'blob, 10 KiB', path: `/blob/main/${k.blob10k}`, catFile: (c) => c.read(`main:${k.blob10k}`).then(), spawn: ['cat-file', '-p', `main:${k.blob10k}`], check: fast, target: '>= 1,500/s, p99 < 60 ms, unloaded p50 < 3 ms' },
+    { name: 'blob, 10 KiB', path: `/blob/main/${k.blob10k}`, catFile: (c) => c.read(`main:${k.blob10k}`).then(), spawn: ['cat-file', '-p', `main:${k.blob10k}`], check: fast, target: '>= 1,500/s, p99 < 60 ms, unloaded p50 < 3 ms', warmRead: 'blob' },
+    { name: 'raw, 10 KiB', path: `/raw/main/${k.blob10k}`, catFile: (c) => c.read(`main:${k.blob10k}`).then(), spawn: ['cat-file', '-p', `main:${k.blob10k}`], target: '>= blob, 10 KiB', warmRead: 'raw' },
     { name: 'blob, 1 MiB', path: `/blob/main/${k.blob1m}`, catFile: (c) => c.read(`main:${k.blob1m}`).then(), spawn: ['cat-file', '-p', `main:${k.blob1m}`], target: '—' },
-    { name: 'commits?limit=100', path: '/commits/main?limit=100', catFile: walk(100), spawn: ['log', '-n', '100', '--end-of-options', 'refs/heads/main'], check: (m) => (m.unloaded?.p50 ?? Infinity) < 20 && (m.unloaded?.p50 ?? Infinity) <= 1.5 * (m.spawned?.p50 ?? 0), target: 'unloaded p50 < 20 ms and <= 1.5× git log' },
-    { name: 'commit', path: `/commit/${repo.head}`, catFile: (c) => c.read(repo.head).then(), spawn: ['cat-file', '-p', repo.head], target: '—' },
-    { name: 'branches', path: '/branches', spawn: ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/'], check: (m) => (m.unloaded?.p50 ?? Infinity) < 10, target: 'unloaded p50 < 10 ms' },
+    { name: 'commits?limit=100', path: '/commits/main?limit=100', catFile: walk(100), spawn: ['log', '-n', '100', '--end-of-options', 'refs/heads/main'], check: (m) => (m.unloaded?.p50 ?? Infinity) < 20 && (m.unloaded?.p50 ?? Infinity) <= 1.5 * (m.spawned?.p50 ?? 0), target: 'unloaded p50 < 20 ms and <= 1.5× git log', warmRead: 'commits' },
+    { name: 'commit', path: `/commit/${repo.head}`, catFile: (c) => c.read(repo.head).then(), spawn: ['cat-file', '-p', repo.head], target: '—', warmRead: 'commit' },
+    { name: 'branches', path: '/branches', spawn: ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/'], check: (m) => (m.unloaded?.p50 ?? Infinity) < 10, target: 'unloaded p50 < 10 ms', warmRead: 'branches' },
+    { name: 'tags', path: '/tags', spawn: ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/tags/'], target: '—', warmRead: 'tags' },
     { name: `tree, ${repo.params.smallEntries} entries, with a token`, path: `/tree/main/${k.smallDir}`, authenticated: true, target: '—' },
     { name: `304 (tree, ${repo.params.smallEntries} entries)`, path: `/tree/main/${k.smallDir}`, conditional: true, check: (m) => (m.load?.rps ?? 0) >= 3000, target: '>= 3,000/s' },
   ];
@@ -100,7 +110,7 @@ export async function benchBrowse(ctx: BenchContext): Promise<Section> {
       for (const probe of probes) {
         ctx.log(`browse: ${probe.name}`);
         const auth: Record<string, string> = probe.authenticated ? { authorization: `Bearer ${user.token}` } : {};
-        measured.set(probe, await measureService(`${base}${probe.path}`, probe, { seconds, sequential, rss: service.rss, auth }));
+        measured.set(probe, await measureService(`${base}${probe.path}`, probe, { seconds, sequential, rss: service.rss, auth, healthz: `${service.url}/healthz`, pids: service.processes.map((p) => p.pid) }));
       }
       notes.push(`largest githost process high-water mark since start (VmHWM): ${fmtMiB(service.rss.highWaterMark())}`);
     }
@@ -148,6 +158,10 @@ export async function benchBrowse(ctx: BenchContext): Promise<Section> {
       m.error ?? fmtNum(m.load?.rps),
       fmtMs(m.load?.p50),
       fmtMs(m.load?.p99),
+      fmtNum(m.healthz?.rps),
+      fmtRatio(m.load?.rps, m.healthz?.rps),
+      fmtNum(m.cpuPerRequest),
+      fmtRatio(m.healthzCpuPerRequest, m.cpuPerRequest),
       fmtMs(m.unloaded?.p50),
       m.rssRootLabel ?? '—',
       fmtMiB(m.rssChild),
@@ -160,7 +174,7 @@ export async function benchBrowse(ctx: BenchContext): Promise<Section> {
     ];
   });
   notes.push(
-    `load: autocannon, 50 connections, ${seconds} s per endpoint, anonymous reads of a public repository (one row with a bearer token); "unloaded p50": ${sequential} sequential requests on one keep-alive connection`,
+    `load: autocannon, 50 connections, ${seconds} s per endpoint in one-second slices alternating with as many of \`GET /healthz\` through the same gateway (the ratio columns compare figures from the same moments); "githost CPU µs / answer": user + system time of every githost process over those slices, per answer (robust to other load on the machine); anonymous reads of a public repository (one row with a bearer token); "unloaded p50": ${sequential} sequential requests on one keep-alive connection`,
     `cat-file: one long-lived \`git cat-file --batch\`, time per read (commits: a walk of 100 commits by first parent); spawn: \`git <cmd>\` spawned ${spawns} times`,
     'every process under 300 MiB, and only 200 (304) answers without errors under load, are part of each "met" verdict; the gateway\'s rate limits are off for the run',
   );
@@ -172,15 +186,35 @@ export async function benchBrowse(ctx: BenchContext): Promise<Section> {
     tables: [
       {
         title: 'Browse endpoints through the gateway vs git on the same objects',
-        header: ['endpoint', 'req/s (50 conn)', 'p50', 'p99', 'unloaded p50', 'service peak RSS', 'largest git child', 'cat-file read', 'git spawn p50', 'unloaded / cat-file', 'unloaded / spawn', 'target', 'met'],
+        header: ['endpoint', 'req/s (50 conn)', 'p50', 'p99', 'GET /healthz through the same gateway, req/s', 'req/s ÷ healthz', 'githost CPU µs / answer', 'healthz CPU ÷ this CPU', 'unloaded p50', 'service peak RSS', 'largest git child', 'cat-file read', 'git spawn p50', 'unloaded / cat-file', 'unloaded / spawn', 'target', 'met'],
         rows,
       },
+      edgeTargets(probes, measured),
     ],
     notes,
   };
 }
 
-async function measureService(url: string, probe: Probe, opts: { seconds: number; sequential: number; rss: RssSampler; auth: Record<string, string> }): Promise<Measured> {
+/** README "Performance": a warm read costs what the gateway hop costs, and raw is as fast as blob. */
+function edgeTargets(probes: readonly Probe[], measured: Map<Probe, Measured>): Table {
+  const rows: string[][] = [];
+  for (const p of probes) {
+    if (!p.warmRead) continue;
+    const m = measured.get(p);
+    const ratio = m?.load && m.healthz ? m.load.rps / m.healthz.rps : undefined;
+    rows.push([`${p.name}: warm read >= 0.8× GET /healthz`, fmtNum(m?.load?.rps), fmtNum(m?.healthz?.rps), fmtRatio(m?.load?.rps, m?.healthz?.rps), fmtRatio(m?.healthzCpuPerRequest, m?.cpuPerRequest), verdict(ratio === undefined ? undefined : ratio >= 0.8)]);
+  }
+  const raw = probes.find((p) => p.warmRead === 'raw');
+  const blob = probes.find((p) => p.warmRead === 'blob');
+  const rawRps = raw && measured.get(raw)?.load?.rps;
+  const blobRps = blob && measured.get(blob)?.load?.rps;
+  const rawCpu = raw && measured.get(raw)?.cpuPerRequest;
+  const blobCpu = blob && measured.get(blob)?.cpuPerRequest;
+  rows.push(['raw, 10 KiB >= blob, 10 KiB (JSON)', fmtNum(rawRps), fmtNum(blobRps), fmtRatio(rawRps, blobRps), fmtRatio(blobCpu, rawCpu), verdict(rawRps === undefined || blobRps === undefined ? undefined : rawRps >= blobRps)]);
+  return { title: 'Edge targets: warm reads against GET /healthz through the same gateway (same run)', header: ['target', 'req/s', 'baseline req/s', 'req/s ratio', 'CPU-per-answer ratio (baseline ÷ this)', 'met (req/s ratio)'], rows };
+}
+
+async function measureService(url: string, probe: Probe, opts: { seconds: number; sequential: number; rss: RssSampler; auth: Record<string, string>; healthz: string; pids: number[] }): Promise<Measured> {
   const headers: Record<string, string> = { ...opts.auth };
   const first = await fetchOnce(url, headers);
   if (first.status !== 200) return { error: `HTTP ${first.status}` };
@@ -195,7 +229,72 @@ async function measureService(url: string, probe: Probe, opts: { seconds: number
   await loadTest(url, { connections: 10, seconds: 1, headers });
   const unloaded = await sequentialLatency(url, opts.sequential, headers);
   opts.rss.reset();
-  const load = await loadTest(url, { connections: 50, seconds: opts.seconds, headers });
+  // The endpoint and `GET /healthz` through the same gateway in alternating one-second slices: the
+  // machine is shared, so only figures taken in the same moments make a fair ratio.
+  const endpoint: Slices = { loads: [], cpuMs: 0 };
+  const healthz: Slices = { loads: [], cpuMs: 0 };
+  for (let i = 0; i < opts.seconds; i++) {
+    await slice(endpoint, url, headers, opts.pids);
+    await slice(healthz, opts.healthz, {}, opts.pids);
+  }
   const peaks = opts.rss.read();
-  return { load, unloaded: unloaded.summary, rssRoot: peaks.rootBytes, rssRootLabel: fmtLargest(peaks), rssChild: Math.max(0, ...Object.values(peaks.childByCommand)) };
+  return {
+    load: merged(endpoint.loads),
+    healthz: merged(healthz.loads),
+    cpuPerRequest: perRequest(endpoint),
+    healthzCpuPerRequest: perRequest(healthz),
+    unloaded: unloaded.summary,
+    rssRoot: peaks.rootBytes,
+    rssRootLabel: fmtLargest(peaks),
+    rssChild: Math.max(0, ...Object.values(peaks.childByCommand)),
+  };
+}
+
+interface Slices {
+  loads: LoadResult[];
+  /** CPU time githost's processes spent during the slices. */
+  cpuMs: number;
+}
+
+async function slice(into: Slices, url: string, headers: Record<string, string>, pids: number[]): Promise<void> {
+  const before = cpuMs(pids);
+  into.loads.push(await loadTest(url, { connections: 50, seconds: 1, headers }));
+  into.cpuMs += cpuMs(pids) - before;
+}
+
+/** githost's CPU time (user + system) per answer, in microseconds: what a request costs, whatever else loads the machine. */
+function perRequest(s: Slices): number | undefined {
+  const requests = s.loads.reduce((n, l) => n + l.rps, 0);
+  return requests > 0 ? (s.cpuMs * 1000) / requests : undefined;
+}
+
+/** Slices of equal length as one run: mean rate, median p50, worst p99, statuses and errors summed. */
+function merged(loads: LoadResult[]): LoadResult {
+  const statuses: Record<string, number> = {};
+  for (const l of loads) for (const [code, n] of Object.entries(l.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  const p50s = loads.map((l) => l.p50).sort((a, b) => a - b);
+  return {
+    rps: loads.reduce((n, l) => n + l.rps, 0) / loads.length,
+    p50: p50s[Math.floor(p50s.length / 2)]!,
+    p99: Math.max(...loads.map((l) => l.p99)),
+    statuses,
+    errors: loads.reduce((n, l) => n + l.errors, 0),
+  };
+}
+
+const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
+
+/** utime + stime of the processes (fields 14 and 15 of /proc/<pid>/stat), in milliseconds. */
+function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks * TICK_MS;
 }

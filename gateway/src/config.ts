@@ -1,5 +1,6 @@
 import { env, loadConfig as load, z } from '@githost/config';
 import { grpcShardEnv, grpcShardsOf, httpShardsOf, shardListEnv, type ShardMap } from '@githost/storage-router';
+import { DEFAULT_EDGE_CACHE_BYTES } from './edge-answers.js';
 import { DEFAULT_EDGE_ENTRIES } from './edge-validators.js';
 import type { RateLimits } from './rate-limit.js';
 
@@ -17,6 +18,7 @@ const schema = z
     // Optional here: only the ref watch behind the edge's 304s needs git-storage's gRPC.
     ...grpcShardEnv,
     GITHOST_EDGE_CACHE_ENTRIES: env.int(DEFAULT_EDGE_ENTRIES),
+    GITHOST_EDGE_CACHE_BYTES: env.int(DEFAULT_EDGE_CACHE_BYTES, 0),
     BROWSE_URL: optionalUrl(),
     MERGE_REQUESTS_URL: optionalUrl(),
     WEBHOOKS_URL: optionalUrl(),
@@ -46,6 +48,7 @@ const schema = z
       gitStorageShards,
       gitStorageGrpcShards: e.GIT_STORAGE_SHARDS || e.GIT_STORAGE_GRPC_ADDR ? grpcShardsOf(e) : undefined,
       edgeCacheEntries: e.GITHOST_EDGE_CACHE_ENTRIES,
+      edgeCacheBytes: e.GITHOST_EDGE_CACHE_BYTES,
       rateLimits: {
         perTokenPerMinute: e.GITHOST_RATE_LIMIT_PER_MINUTE,
         anonymousPerMinute: e.GITHOST_RATE_LIMIT_ANON_PER_MINUTE,
@@ -88,6 +91,8 @@ export interface Config {
   gitStorageGrpcShards?: ShardMap;
   /** Browse validators kept at the edge (GITHOST_EDGE_CACHE_ENTRIES, default 10,000; 0: none). */
   edgeCacheEntries?: number;
+  /** Whole browse answers kept at the edge, in bytes (GITHOST_EDGE_CACHE_BYTES, default 32 MiB; 0: none). */
+  edgeCacheBytes?: number;
   /** Per-minute budgets: REST API (GITHOST_RATE_LIMIT_PER_MINUTE, GITHOST_RATE_LIMIT_ANON_PER_MINUTE)
    *  and git transport (GITHOST_GIT_RATE_LIMIT_PER_MINUTE, GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE);
    *  absent: no limits. */

@@ -11,8 +11,22 @@ export interface GatewayMetrics {
   accountsCache: client.Counter<'cache' | 'result'>;
   /** Conditional browse reads answered 304 by the gateway (hit) or forwarded (miss). */
   edgeValidators: client.Counter<'result'>;
+  /** Browse reads answered from a kept answer (hit) or forwarded to browse (miss). */
+  edgeAnswers: client.Counter<'result'>;
   /** Authenticate/Authorize calls to accounts by method and code (cache misses only). */
   grpcClient: GrpcMetrics;
+}
+
+/** The bytes the edge's kept answers hold, read at scrape time. */
+export function gaugeEdgeAnswerBytes(metrics: GatewayMetrics, bytes: () => number): void {
+  new client.Gauge({
+    name: 'githost_gateway_edge_answers_bytes',
+    help: 'Bytes held by the browse answers kept at the edge (bodies, keys, headers)',
+    registers: [metrics.registry],
+    collect() {
+      this.set(bytes());
+    },
+  });
 }
 
 export function createGatewayMetrics(): GatewayMetrics {
@@ -23,6 +37,7 @@ export function createGatewayMetrics(): GatewayMetrics {
     refused: new client.Counter({ name: 'githost_gateway_refused_requests_total', help: 'Requests answered by the gateway itself (401, 403, 404, 413, 503)', labelNames: ['status'], registers: [registry] }),
     accountsCache: new client.Counter({ name: 'githost_gateway_accounts_cache_total', help: 'Authenticate and Authorize answers served from the cache or asked of accounts', labelNames: ['cache', 'result'], registers: [registry] }),
     edgeValidators: new client.Counter({ name: 'githost_gateway_edge_validators_total', help: 'Conditional browse reads answered 304 at the edge (hit) or forwarded to browse (miss)', labelNames: ['result'], registers: [registry] }),
+    edgeAnswers: new client.Counter({ name: 'githost_gateway_edge_answers_total', help: 'Browse reads answered from an answer kept at the edge (hit) or forwarded to browse (miss)', labelNames: ['result'], registers: [registry] }),
     grpcClient: grpcClientMetrics(registry, 'gateway'),
   };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Principal, RepoContext } from '@githost/identity';
 import type { UpstreamName } from './config.js';
+import type { AnswerPending } from './edge-answers.js';
 import type { Pending } from './edge-validators.js';
 import type { RouteMatch } from './routes.js';
 
@@ -23,9 +24,11 @@ export interface Admission {
 export interface RequestState extends Admission {
   /** A browse read whose 200 answer's validators the edge keeps, with the refs version read before forwarding. */
   edgePending?: Pending;
+  /** A browse GET whose whole 200 answer the edge keeps (edge-answers.ts). */
+  answerPending?: AnswerPending;
   /** Set when the request is handed to its upstream's proxy. */
   forwardedTo?: UpstreamName;
-  /** Answered 304 by the edge itself. */
+  /** Answered by the edge itself (a 304, or a kept browse answer). */
   answeredAtEdge?: boolean;
 }
 

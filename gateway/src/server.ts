@@ -10,7 +10,8 @@ import { cachedAccounts, DEFAULT_TTLS, type CacheTtls } from './clients/cached-a
 import { createStorageRouter, type StorageRouter } from '@githost/storage-router';
 import { createRefsWatch, type RefsWatch } from '@githost/refs-watch';
 import { createEdgeValidators, DEFAULT_EDGE_ENTRIES, type RefVersions } from './edge-validators.js';
-import { createGatewayMetrics } from './metrics.js';
+import { createEdgeAnswers, DEFAULT_EDGE_CACHE_BYTES } from './edge-answers.js';
+import { createGatewayMetrics, gaugeEdgeAnswerBytes } from './metrics.js';
 import { stripInternalHeaders } from './strip-headers.js';
 import { acceptClientForwarding } from './client-forwarding.js';
 import { adoptServer } from './adopt-server.js';
@@ -47,19 +48,23 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   );
   const agent = new Agent({ keepAlive: true, maxFreeSockets: 64 });
   const edgeEntries = config.edgeCacheEntries ?? DEFAULT_EDGE_ENTRIES;
+  const edgeBytes = config.edgeCacheBytes ?? DEFAULT_EDGE_CACHE_BYTES;
   // The watch streams every ref change of every shard: not kept when the edge keeps nothing.
   let storageRouter: StorageRouter | undefined;
   let refsWatch: RefsWatch | undefined;
-  if (!deps.refVersions && edgeEntries > 0 && config.gitStorageGrpcShards) {
+  if (!deps.refVersions && (edgeEntries > 0 || edgeBytes > 0) && config.gitStorageGrpcShards) {
     storageRouter = createStorageRouter(config.gitStorageGrpcShards, config.internalSecret);
     refsWatch = createRefsWatch(storageRouter, { logger });
   }
   const refVersions = deps.refVersions ?? refsWatch;
   const edge = refVersions ? createEdgeValidators(refVersions, edgeEntries) : undefined;
+  // Without a watch, only answers that can never change (immutable) are kept.
+  const answers = edgeBytes > 0 ? createEdgeAnswers(refVersions ?? { version: () => undefined }, edgeBytes) : undefined;
+  if (answers) gaugeEdgeAnswerBytes(metrics, () => answers.bytes);
 
   const admit = createAdmission({ accounts, withinRateLimit: createRateLimitGate(config.rateLimits ?? { perTokenPerMinute: 0, anonymousPerMinute: 0 }), site: Boolean(config.upstreams.web) });
-  const proxies = createUpstreamProxies(config, { agent, logger, edge });
-  const forward = createForwarding({ proxies, edge, metrics, internalSecret: config.internalSecret });
+  const proxies = createUpstreamProxies(config, { agent, logger, edge, answers });
+  const forward = createForwarding({ proxies, edge, answers, metrics, internalSecret: config.internalSecret });
 
   const app = createHttpApp({ service: 'gateway', logger, ready: () => accounts.reachable(), json: false, registry: metrics.registry });
   app.set('trust proxy', config.trustProxy ?? false);

@@ -20,6 +20,8 @@ export interface FakeRepo {
   owner: string;
   name: string;
   private: boolean;
+  /** Default `main`. */
+  defaultBranch?: string;
   /** user id -> permission; the owner gets `admin`. */
   collaborators: Record<string, 'read' | 'write'>;
 }
@@ -54,7 +56,7 @@ export async function startFakeAccounts(users: FakeUser[], repos: FakeRepo[], se
       const siteAdmin = !!caller?.is_admin && !req.without_site_admin;
       const permission = req.bootstrap_admin || siteAdmin || (owner && owner.id === req.user_id) ? 'admin' : (repo.collaborators[req.user_id] ?? (repo.private ? 'none' : 'read'));
       return {
-        repository: { id: repo.id, owner: repo.owner, name: repo.name, default_branch: 'main', private: repo.private, shard: 'default', description: '', owner_id: owner?.id ?? '', created_at: '' },
+        repository: { id: repo.id, owner: repo.owner, name: repo.name, default_branch: repo.defaultBranch ?? 'main', private: repo.private, shard: 'default', description: '', owner_id: owner?.id ?? '', created_at: '' },
         permission,
       };
     }),

@@ -27,15 +27,21 @@ async function startFakeBrowse(secret: string) {
       res.end('{"error":"Not found"}');
       return;
     }
+    const immutable = /\/[0-9a-f]{40}(?:\/|$)/.test(req.url ?? '');
+    const scope = repo.private ? 'private' : 'public';
     res.setHeader('ETag', etag);
-    res.setHeader('Cache-Control', repo.private ? 'private, no-cache' : 'no-cache');
+    res.setHeader('Cache-Control', immutable ? `${scope}, max-age=31536000, immutable` : repo.private ? 'private, no-cache' : 'no-cache');
     if (req.headers['if-none-match'] === etag) {
       res.statusCode = 304;
       res.end();
       return;
     }
     res.setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify({ head: heads.get(repo.id) ?? 0 }));
+    // Headers a cached answer must carry exactly as browse sent them.
+    res.setHeader('Link', '</next>; rel="next"');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    const filler = req.url?.includes('/big') ? 'é'.repeat(20_000) : '';
+    res.end(JSON.stringify({ head: heads.get(repo.id) ?? 0, default_branch: repo.default_branch, url: req.url, filler }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -82,10 +88,15 @@ beforeAll(async () => {
     { id: 'r-pub', owner: 'alice', name: 'demo', private: false, collaborators: {} },
     { id: 'r-priv', owner: 'alice', name: 'secret', private: true, collaborators: { [bob.id]: 'read' } },
     { id: 'r-cold', owner: 'alice', name: 'cold', private: false, collaborators: {} },
+    { id: 'r-kept', owner: 'alice', name: 'kept', private: false, collaborators: {} },
+    { id: 'r-vis', owner: 'alice', name: 'vis', private: false, collaborators: {} },
+    { id: 'r-team', owner: 'alice', name: 'team', private: true, collaborators: { [bob.id]: 'read' } },
+    { id: 'r-dflt', owner: 'alice', name: 'dflt', private: false, collaborators: {} },
   ], SECRET);
   browse = await startFakeBrowse(SECRET);
   versions.set('default/r-pub', '0');
   versions.set('default/r-priv', '0');
+  for (const id of ['r-kept', 'r-vis', 'r-team', 'r-dflt']) versions.set(`default/${id}`, '0');
   const config: Config = {
     port: 0,
     metricsPort: 0,
@@ -161,5 +172,112 @@ describe('gateway edge validators', () => {
     expect((await get(path, { 'if-none-match': first.etag! })).status).toBe(404);
     delete accounts.repos.find((r) => r.id === 'r-priv')!.collaborators[bob.id];
     expect((await get(path, { ...auth, 'if-none-match': first.etag! })).status).toBe(404);
+  });
+});
+
+/** Everything but what belongs to one connection or one answer (Date, X-Request-Id). */
+async function full(path: string, headers: Record<string, string> = {}, method = 'GET') {
+  const res = await fetch(base + path, { method, headers });
+  const body = await res.text();
+  const kept: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (!['date', 'x-request-id', 'connection', 'keep-alive'].includes(name)) kept[name] = value;
+  });
+  return { status: res.status, headers: kept, body };
+}
+
+const repoOf = (id: string) => accounts.repos.find((r) => r.id === id)!;
+
+describe('gateway edge answers', () => {
+  it('when a browse read was answered 200, then the same read is answered by the gateway alone with the same status, headers and body', async () => {
+    const path = '/api/repos/alice/kept/tree/main';
+    const first = await full(path);
+    expect(first).toMatchObject({ status: 200, headers: { link: '</next>; rel="next"', 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' } });
+    const before = browse.requests();
+    const hitsBefore = await metric('githost_gateway_edge_answers_total', 'result="hit"');
+    expect(await full(path)).toEqual(first);
+    expect(await full(path, {}, 'HEAD')).toEqual({ ...first, body: '' });
+    // A client holding the ETag still gets the 304 browse would send.
+    expect(await get(path, { 'if-none-match': first.headers.etag! })).toEqual({ status: 304, etag: first.headers.etag, cacheControl: 'no-cache' });
+    expect(await full(path, { 'if-none-match': '"stale"' })).toEqual(first);
+    expect(browse.requests()).toBe(before);
+    expect(await metric('githost_gateway_edge_answers_total', 'result="hit"')).toBe(hitsBefore + 3);
+    expect(await metric('githost_gateway_edge_answers_bytes', '')).toBeGreaterThan(first.body.length);
+  });
+
+  it('when the answer is large, then the kept one is the same bytes', async () => {
+    const path = '/api/repos/alice/kept/blob/main/big.txt';
+    const first = await full(path);
+    expect(first.body.length).toBeGreaterThan(20_000);
+    const before = browse.requests();
+    expect(await full(path)).toEqual(first);
+    expect(browse.requests()).toBe(before);
+  });
+
+  it('when a push moved the refs, then the next read goes to browse and shows the new head', async () => {
+    const path = '/api/repos/alice/kept/commits/main';
+    expect(JSON.parse((await full(path)).body)).toMatchObject({ head: 0 });
+    push('r-kept');
+    const before = browse.requests();
+    expect(JSON.parse((await full(path)).body)).toMatchObject({ head: 1 });
+    expect(browse.requests()).toBe(before + 1);
+    expect(JSON.parse((await full(path)).body)).toMatchObject({ head: 1 });
+    expect(browse.requests()).toBe(before + 1);
+  });
+
+  it('when the URL names a full commit id, then the answer outlives ref changes and an unlive watch', async () => {
+    const path = `/api/repos/alice/kept/tree/${'c'.repeat(40)}/src`;
+    const first = await full(path);
+    expect(first.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    push('r-kept');
+    const before = browse.requests();
+    expect(await full(path)).toEqual(first);
+    const version = versions.get('default/r-kept')!;
+    versions.delete('default/r-kept');
+    try {
+      expect(await full(path)).toEqual(first);
+    } finally {
+      versions.set('default/r-kept', version);
+    }
+    expect(browse.requests()).toBe(before);
+  });
+
+  it('when a repository turns private, then a caller who could read it before gets 404, never the kept body', async () => {
+    const path = '/api/repos/alice/vis/tree/main';
+    expect((await full(path)).status).toBe(200);
+    expect((await full(path)).status).toBe(200);
+    repoOf('r-vis').private = true;
+    try {
+      expect(await full(path)).toMatchObject({ status: 404, body: JSON.stringify({ error: 'Not found' }) });
+      // The owner reads it with the private scope: a different entry from the public one.
+      const owner = await full(path, { authorization: `Bearer ${alice.token}` });
+      expect(owner).toMatchObject({ status: 200, headers: { 'cache-control': 'private, no-cache' } });
+    } finally {
+      repoOf('r-vis').private = false;
+    }
+  });
+
+  it('when a collaborator is removed, then their next read is 404 although the answer they read is kept', async () => {
+    const path = '/api/repos/alice/team/blob/main/README.md';
+    const auth = { authorization: `Bearer ${bob.token}` };
+    const first = await full(path, auth);
+    expect(first).toMatchObject({ status: 200, headers: { 'cache-control': 'private, no-cache' } });
+    const before = browse.requests();
+    expect(await full(path, auth)).toEqual(first);
+    expect(browse.requests()).toBe(before);
+    expect((await full(path)).status).toBe(404);
+    delete repoOf('r-team').collaborators[bob.id];
+    expect(await full(path, auth)).toMatchObject({ status: 404, body: JSON.stringify({ error: 'Not found' }) });
+    // The owner still reads the kept answer.
+    expect(await full(path, { authorization: `Bearer ${alice.token}` })).toMatchObject({ status: 200 });
+  });
+
+  it('when the default branch changes, then a read without a ref is answered for the new branch', async () => {
+    const path = '/api/repos/alice/dflt/tree/';
+    expect(JSON.parse((await full(path)).body)).toMatchObject({ default_branch: 'main' });
+    repoOf('r-dflt').defaultBranch = 'trunk';
+    const before = browse.requests();
+    expect(JSON.parse((await full(path)).body)).toMatchObject({ default_branch: 'trunk' });
+    expect(browse.requests()).toBe(before + 1);
   });
 });

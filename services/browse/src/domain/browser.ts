@@ -11,7 +11,7 @@ import type { BlobStream, ReadContext, RefVersions, RepositoryReader } from './p
 import { RefSnapshots, type RefLookup } from './ref-snapshots.js';
 import { prefixesOfName, refPrefixes, resolveCommitsRef, resolveRefName, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
 import { branchList, buildRefSet, tagList, type RefSet } from './refs.js';
-import { openRaw, type RawBlob } from './raw.js';
+import { openRaw, rawFromBytes, type RawBlob } from './raw.js';
 import { parseTreeRecords } from './tree.js';
 
 /** The repository as the gateway resolved it. */
@@ -100,7 +100,11 @@ export class Browser {
     };
   }
 
-  /** CONTRACT §8 raw: the bytes, streamed whatever their size. */
+  /**
+   * CONTRACT §8 raw: the bytes. A blob the object cache can keep is read once and then served
+   * from memory, as `blob` is (without it every raw read was a ReadBlob stream and two cat-file
+   * round trips in git-storage); a larger one is streamed, whatever its size, never held whole.
+   */
   async raw(repo: RepoRef, refAndPath: string): Promise<Prepared<RawBlob>> {
     const { ref, path } = await this.split(repo, refAndPath);
     if (path === '') throw validation('Path required');
@@ -108,7 +112,24 @@ export class Browser {
     return {
       etag: etagOf('raw', commit, path),
       immutable: ref.kind === 'sha',
-      body: async () => openRaw(await this.openFile(repo, commit, path, 0)),
+      body: async () => {
+        const keepBelow = this.cache.maxEntryBytes;
+        if (keepBelow > 0) {
+          // Its own key: the blob endpoint keeps JSON, this the bytes themselves.
+          const bytes = await this.cache.getOrLoadRaw(`raw\0${commit}\0${path}`, async () => {
+            const stream = await this.openFile(repo, commit, path, keepBelow);
+            if (stream.tooLarge) {
+              stream.cancel();
+              return undefined;
+            }
+            const chunks: Buffer[] = [];
+            for await (const chunk of stream.chunks) chunks.push(chunk);
+            return Buffer.concat(chunks);
+          });
+          if (bytes) return rawFromBytes(bytes);
+        }
+        return openRaw(await this.openFile(repo, commit, path, 0));
+      },
     };
   }
 

@@ -41,4 +41,30 @@ describe('ObjectCache', () => {
     expect(c).toBe(a);
     expect(cache.sizeBytes).toBe(a.length + 1);
   });
+
+  it('when raw bytes are loaded, then the same buffer is kept and concurrent misses share one load', async () => {
+    const cache = new ObjectCache(1 << 20);
+    let loads = 0;
+    const bytes = Buffer.from([0, 1, 2]);
+    const load = async () => {
+      loads++;
+      return bytes;
+    };
+    const [a, b] = await Promise.all([cache.getOrLoadRaw('raw', load), cache.getOrLoadRaw('raw', load)]);
+    expect([a, b, await cache.getOrLoadRaw('raw', load), loads]).toEqual([bytes, bytes, bytes, 1]);
+  });
+
+  it('when a raw load finds the value too large to keep, then nothing is kept and the next caller loads again', async () => {
+    const cache = new ObjectCache(1 << 20);
+    let loads = 0;
+    const load = async () => {
+      loads++;
+      return undefined;
+    };
+    expect([await cache.getOrLoadRaw('raw', load), await cache.getOrLoadRaw('raw', load), loads, cache.sizeBytes]).toEqual([undefined, undefined, 2, 0]);
+  });
+
+  it('when the budget is set, then the per-entry limit is a quarter of it, and 0 keeps nothing', () => {
+    expect([new ObjectCache(4096).maxEntryBytes, new ObjectCache(0).maxEntryBytes]).toEqual([1024, 0]);
+  });
 });

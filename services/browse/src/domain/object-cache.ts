@@ -12,7 +12,9 @@ export interface ObjectCacheOptions {
  */
 export class ObjectCache {
   private readonly lru: LRUCache<string, string | Buffer> | undefined;
-  private readonly inFlight = new Map<string, Promise<string | Buffer>>();
+  private readonly inFlight = new Map<string, Promise<string | Buffer | undefined>>();
+  /** The largest value kept; 0 when nothing is. */
+  readonly maxEntryBytes: number;
 
   constructor(
     maxBytes: number,
@@ -20,10 +22,8 @@ export class ObjectCache {
   ) {
     // V8 keeps JSON of ASCII text one byte per character, so length approximates memory.
     // One entry may take at most a quarter of the budget, so a few huge trees cannot flush it.
-    this.lru =
-      maxBytes > 0
-        ? new LRUCache<string, string | Buffer>({ maxSize: maxBytes, maxEntrySize: Math.max(1, Math.floor(maxBytes / 4)), sizeCalculation: (v, k) => v.length + k.length })
-        : undefined;
+    this.maxEntryBytes = maxBytes > 0 ? Math.max(1, Math.floor(maxBytes / 4)) : 0;
+    this.lru = maxBytes > 0 ? new LRUCache<string, string | Buffer>({ maxSize: maxBytes, maxEntrySize: this.maxEntryBytes, sizeCalculation: (v, k) => v.length + k.length }) : undefined;
   }
 
   get(key: string): string | undefined {
@@ -54,14 +54,22 @@ export class ObjectCache {
     return this.shared(key, () => load().then((json) => Buffer.from(json))) as Promise<Buffer>;
   }
 
-  private shared(key: string, load: () => Promise<string | Buffer>): Promise<string | Buffer> {
+  /**
+   * Bytes kept as they are (a raw blob's content), or undefined when `load` found the value too
+   * large to keep: then every caller, those that joined the load included, reads it themselves.
+   */
+  getOrLoadRaw(key: string, load: () => Promise<Buffer | undefined>): Promise<Buffer | undefined> {
+    return this.shared(key, load) as Promise<Buffer | undefined>;
+  }
+
+  private shared(key: string, load: () => Promise<string | Buffer | undefined>): Promise<string | Buffer | undefined> {
     const hit = this.lookup(key);
     if (hit !== undefined) return Promise.resolve(hit);
     const pending = this.inFlight.get(key);
     if (pending) return pending;
     const loading = load()
       .then((value) => {
-        this.lru?.set(key, value);
+        if (value !== undefined) this.lru?.set(key, value);
         return value;
       })
       .finally(() => this.inFlight.delete(key));

@@ -29,3 +29,10 @@ export async function openRaw(stream: BlobStream): Promise<RawBlob> {
   const head = Buffer.concat(parts);
   return { size: stream.size, contentType: rawContentType(classifyBlob(head)), head, rest: iterator, cancel: () => stream.cancel() };
 }
+
+const NOTHING_MORE: AsyncIterator<Buffer> = { next: () => Promise.resolve({ done: true, value: undefined }) };
+
+/** A blob already in memory (the object cache): all of it is the head. */
+export function rawFromBytes(bytes: Buffer): RawBlob {
+  return { size: bytes.length, contentType: rawContentType(classifyBlob(bytes)), head: bytes, rest: NOTHING_MORE, cancel: () => undefined };
+}

@@ -112,6 +112,11 @@ async function sendRaw(req: Request, res: Response, prepared: Prepared<RawBlob>)
     res.end();
     return;
   }
+  // Whole already (the object cache): one write with the headers, no stream to wait on.
+  if (blob.head.length === blob.size) {
+    res.end(blob.head);
+    return;
+  }
   try {
     if (blob.head.length > 0 && !res.write(blob.head)) await drained(res);
     for (;;) {

@@ -61,6 +61,8 @@ export function repoContext(overrides: Partial<RepoContext> = {}): RepoContext {
 export interface HarnessOptions {
   /** Wraps browse's git-storage client (e.g. to hold answers back). */
   wrapStorageClient?: (client: StorageServiceClient) => StorageServiceClient;
+  /** BROWSE_CACHE_BYTES (default 8 MiB). */
+  cacheBytes?: number;
 }
 
 /** A real git-storage with the fixture pushed by the real git client, and browse in front of it. */
@@ -74,7 +76,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   await createTestRepository(storage, EMPTY_REPO, 'trunk');
   const client = opts.wrapStorageClient ? opts.wrapStorageClient(storage.client) : storage.client;
   const browse = createServer(
-    { httpPort: 0, metricsPort: 0, bindHost: '127.0.0.1', internalSecret: storage.secret, storageShards: singleShard(storage.grpcAddress), maxBlobBytes: TEST_MAX_BLOB_BYTES, cacheBytes: 8 * 1024 * 1024 },
+    { httpPort: 0, metricsPort: 0, bindHost: '127.0.0.1', internalSecret: storage.secret, storageShards: singleShard(storage.grpcAddress), maxBlobBytes: TEST_MAX_BLOB_BYTES, cacheBytes: opts.cacheBytes ?? 8 * 1024 * 1024 },
     { storage: createStorageRouter(singleShard(storage.grpcAddress), storage.secret, { createClient: () => client }) },
   );
   const { httpPort, metricsPort } = await browse.start();
