@@ -82,7 +82,7 @@ describe('one embedded database shared by two services', () => {
     const browse = await openDatabase({ dataDir: path.join(root, 'db', 'browse'), schema: 'browse' });
     await browse.close();
     expect(await webhooks.ping()).toBe(true);
-    await expect(openDatabase({ schema: 'webhooks' })).rejects.toThrow('already open');
+    await expect(openDatabase({ dataDir: path.join(root, 'db', 'webhooks-again'), schema: 'webhooks' })).rejects.toThrow('already open');
   });
 });
 

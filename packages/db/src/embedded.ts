@@ -138,29 +138,34 @@ export class EmbeddedPostgres {
 }
 
 /**
- * The embedded mode's one database for every service in the process (README "Performance"):
- * while shared, openDatabase() without a URL opens the service's schema on it instead of a
- * PGlite of its own. A service directory that already holds a database of its own (made before
- * the shared one existed) keeps being opened as it is, so its data is never left behind.
+ * The embedded mode's one database for every service in the process (README "Performance"),
+ * e.g. `<DATA_DIR>/db/shared`: while it is shared, openDatabase() without a URL for a service
+ * directory next to it (`<DATA_DIR>/db/accounts`) opens the service's schema on it instead of a
+ * PGlite of its own, and nothing is made in that directory. A service directory that already
+ * holds a database of its own (made before the shared one existed) keeps being opened as it is,
+ * so its data is never left behind. Keyed by the parent directory, so two embedded githosts in
+ * one process (tests) each share their own.
  */
-let shared: { dataDir: string; instance: Promise<EmbeddedPostgres> } | undefined;
+const shared = new Map<string, Promise<EmbeddedPostgres>>();
 
 export function shareEmbeddedDatabase(dataDir: string): { dataDir: string; close(): Promise<void> } {
-  if (shared) throw new Error(`an embedded database is already shared (${shared.dataDir})`);
-  const current = { dataDir, instance: EmbeddedPostgres.open(dataDir) };
-  shared = current;
+  const dir = path.resolve(dataDir);
+  const parent = path.dirname(dir);
+  if (shared.has(parent)) throw new Error(`an embedded database is already shared in ${parent}`);
+  const instance = EmbeddedPostgres.open(dir);
+  shared.set(parent, instance);
   // Until the first service opens it, a failed open is reported there, not as an unhandled rejection.
-  current.instance.catch(() => undefined);
+  instance.catch(() => undefined);
   return {
-    dataDir,
+    dataDir: dir,
     async close() {
-      if (shared === current) shared = undefined;
-      const instance = await current.instance.catch(() => undefined);
-      await instance?.close();
+      if (shared.get(parent) === instance) shared.delete(parent);
+      await (await instance.catch(() => undefined))?.close();
     },
   };
 }
 
-export function sharedEmbeddedDatabase(): Promise<EmbeddedPostgres> | undefined {
-  return shared?.instance;
+/** The shared database a service directory belongs to, if any. */
+export function sharedEmbeddedDatabase(serviceDir: string): Promise<EmbeddedPostgres> | undefined {
+  return shared.get(path.dirname(path.resolve(serviceDir)));
 }

@@ -118,11 +118,12 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
 
 /**
  * PGlite: the embedded database shared by every service of the process when there is one
- * (shareEmbeddedDatabase, the launcher's embedded mode), else one of its own in `dataDir`.
+ * (shareEmbeddedDatabase next to `dataDir`, the launcher's embedded mode), else one of its own in
+ * `dataDir` (in memory without one).
  */
 async function openPglite(dataDir: string | undefined, schema: string): Promise<Database> {
-  const sharedInstance = sharedEmbeddedDatabase();
-  if (sharedInstance && !(dataDir && holdsDatabase(dataDir))) return (await sharedInstance).database(schema);
+  const sharedInstance = dataDir && !holdsDatabase(dataDir) ? sharedEmbeddedDatabase(dataDir) : undefined;
+  if (sharedInstance) return (await sharedInstance).database(schema);
   const own = await EmbeddedPostgres.open(dataDir);
   try {
     return await own.database(schema, () => own.close());
