@@ -3,6 +3,7 @@
 // and no nested npm for the whole run (README "Performance").
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
