@@ -3,13 +3,14 @@ import { benchArchivePush } from './archive-push.js';
 import { benchBrowse } from './browse.js';
 import { benchClonePush } from './clone-push.js';
 import { BenchContext } from './context.js';
+import { benchFootprint } from './footprint.js';
 import { benchMergeRequests } from './merge-requests.js';
 import { BENCH_DIR } from './paths.js';
 import { printTable, processPeaksTable, writeResults, type Section } from './report.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchWeb } from './web.js';
 
-/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web]`; BENCH_QUICK=1 for a small repository. */
+/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web footprint]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
   'clone-push': { title: 'Clone and push', run: benchClonePush },
   browse: { title: 'Browse', run: benchBrowse },
@@ -17,6 +18,7 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
   webhooks: { title: 'Webhook deliveries', run: benchWebhooks },
   'archive-push': { title: 'Archives and protected pushes', run: benchArchivePush },
   web: { title: 'Web pages', run: benchWeb },
+  footprint: { title: 'Footprint (npm start, embedded)', run: benchFootprint },
 };
 
 async function main(): Promise<void> {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import { env as envShapes, loadConfig, z } from '@githost/config';
+import { holdsDatabase, shareEmbeddedDatabase } from '@githost/db';
 import { MetricsEndpoint } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import { privateFileModes } from '@githost/runtime';
@@ -128,9 +129,14 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
       throw err;
     });
   }
+  // Embedded: one PGlite for every service, a schema each (README "Performance"), opened while
+  // the first services start.
+  const embeddedDb = !split && !databaseUrl ? shareEmbeddedDatabase(path.join(dataDir, 'db', SHARED_DB)) : undefined;
+  if (embeddedDb) warnOwnDatabases(path.join(dataDir, 'db'), logger);
   const runner = split ? new ServiceProcesses(logger, childFile) : new InProcessServices(amqpUrl, nonEmpty(base.GITHOST_EVENTS_EXCHANGE), logger, metricsEndpoint);
   const stopAll = async () => {
     await runner.stop();
+    await embeddedDb?.close();
     await releaseReserved();
     // Closed by the gateway (or, split, by us) once it took it over; before that, still ours to release.
     if (publicServer.listening) await closeServer(publicServer);
@@ -187,6 +193,17 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     grpcAddresses: { gitStorage: env.GIT_STORAGE_GRPC_ADDR as string, accounts: env.ACCOUNTS_GRPC_ADDR as string },
     stop: () => (stopped ??= stopAll()),
   };
+}
+
+/** `<DATA_DIR>/db/shared`: the embedded database; its siblings are the services' own from before. */
+const SHARED_DB = 'shared';
+
+/** Service databases from before the shared one are still used as they are (never left behind),
+ *  each its own PGlite: said once at start, with how to keep the footprint small. */
+function warnOwnDatabases(dbDir: string, logger: Logger): void {
+  if (!existsSync(dbDir)) return;
+  const own = readdirSync(dbDir).filter((name) => name !== SHARED_DB && holdsDatabase(path.join(dbDir, name)));
+  if (own.length > 0) logger.warn({ databases: own.map((name) => path.join(dbDir, name)) }, 'these services keep an embedded database of their own from an earlier version: each costs ~150 MiB more memory (README "Performance")');
 }
 
 function closeServer(server: Server): Promise<void> {

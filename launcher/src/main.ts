@@ -4,10 +4,10 @@ import { runUntilSignalled } from '@githost/runtime';
 import { startGithost } from './launcher.js';
 
 /**
- * `npm start`: the whole service in this process (GITHOST_PROCESS_PER_SERVICE=true: one child process per service). Root `npm start` runs this through turbo and
- * `npm run` in the launcher package's folder, so a relative DATA_DIR (default `./data`) is taken
- * from the project root npm reports (npm_config_local_prefix; INIT_CWD is the launcher folder by
- * then), which is where a user expects `./data`. Run with plain node, it is the working directory.
+ * `npm start`: the whole service in this process (GITHOST_PROCESS_PER_SERVICE=true: one child process per service). Root `npm start` imports this from
+ * scripts/start.mjs; `npm start` in the launcher package's folder runs it too, so a relative
+ * DATA_DIR (default `./data`) is taken from the project root npm reports (npm_config_local_prefix),
+ * which is where a user expects `./data`. Run with plain node, it is the working directory.
  */
 const logger = createLogger('launcher');
 const cwd = process.env.npm_config_local_prefix || process.cwd();

@@ -1,15 +1,15 @@
 import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
-import { mkdirSync } from 'node:fs';
-import { chmod, readdir } from 'node:fs/promises';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { unavailable } from '@githost/errors';
+import { EmbeddedPostgres, holdsDatabase, sharedEmbeddedDatabase } from './embedded.js';
+
+export { EmbeddedPostgres, holdsDatabase, shareEmbeddedDatabase } from './embedded.js';
 
 /**
  * One small interface over real Postgres (`pg`) and embedded Postgres (PGlite), so every service
  * runs the same SQL on both. Each service owns one schema (CONTRACT §1: no service reads
- * another's tables); the schema is the search_path, so SQL stays unqualified.
+ * another's tables); the schema is the search_path, so SQL stays unqualified. In the embedded mode
+ * every service's schema lives in one PGlite (./embedded.ts).
  */
 export interface QueryResult<T> {
   rows: T[];
@@ -117,45 +117,20 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
 }
 
 /**
- * PGlite unpacks its initial data directory with the archive's modes (0666 files), whatever the
- * umask: they are narrowed to the owner (0700 directories, 0600 files; README "Files under
- * DATA_DIR"). Files Postgres creates later get its own 0600.
+ * PGlite: the embedded database shared by every service of the process when there is one
+ * (shareEmbeddedDatabase next to `dataDir`, the launcher's embedded mode), else one of its own in
+ * `dataDir` (in memory without one).
  */
-async function ownerOnly(dir: string): Promise<void> {
-  await chmod(dir, 0o700);
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) await ownerOnly(full);
-    else if (entry.isFile()) await chmod(full, 0o600);
-  }
-}
-
 async function openPglite(dataDir: string | undefined, schema: string): Promise<Database> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new PGlite(dataDir);
-  await db.waitReady;
-  if (dataDir) await ownerOnly(dataDir);
-  await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema};`);
-  // PGlite is one connection: serialise top-level work so a transaction never interleaves with
-  // another caller's statements.
-  let tail: Promise<unknown> = Promise.resolve();
-  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
-    const next = tail.then(fn, fn);
-    tail = next.catch(() => undefined);
-    return next;
-  };
-  const run = async <T>(q: Pick<PGlite, 'query'>, sql: string, params?: unknown[]): Promise<QueryResult<T>> => {
-    const r = await q.query<T>(sql, params);
-    return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
-  };
-  return {
-    kind: 'pglite',
-    schema,
-    query: (sql, params) => exclusive(() => run(db, sql, params)),
-    transaction: (fn) => exclusive(() => db.transaction((tx) => fn({ query: (sql, params) => run(tx, sql, params) }))),
-    ping: () => exclusive(() => db.query('SELECT 1')).then(() => true, () => false),
-    close: () => exclusive(() => db.close()),
-  };
+  const sharedInstance = dataDir && !holdsDatabase(dataDir) ? sharedEmbeddedDatabase(dataDir) : undefined;
+  if (sharedInstance) return (await sharedInstance).database(schema);
+  const own = await EmbeddedPostgres.open(dataDir);
+  try {
+    return await own.database(schema, () => own.close());
+  } catch (err) {
+    await own.close();
+    throw err;
+  }
 }
 
 export interface Migration {

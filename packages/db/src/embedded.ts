@@ -1,0 +1,171 @@
+import { PGlite } from '@electric-sql/pglite';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { chmod, readdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import type { Database, QueryResult, Queryable } from './index.js';
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Embedded Postgres (PGlite) sized for a laptop (README "Performance"): Postgres' server defaults
+ * (128 MB shared buffers) live in WASM memory, which never shrinks, for a database of a few MB.
+ */
+const LAPTOP_SETTINGS = ['shared_buffers=16MB', 'temp_buffers=2MB', 'work_mem=2MB', 'maintenance_work_mem=16MB', 'wal_buffers=1MB'];
+const START_PARAMS = [...PGlite.defaultStartParams, ...LAPTOP_SETTINGS.flatMap((s) => ['-c', s])];
+
+/** True when `dir` already holds an initialised Postgres data directory. */
+export function holdsDatabase(dir: string): boolean {
+  return existsSync(path.join(dir, 'PG_VERSION'));
+}
+
+/**
+ * PGlite unpacks its initial data directory with the archive's modes (0666 files), whatever the
+ * umask: they are narrowed to the owner (0700 directories, 0600 files; README "Files under
+ * DATA_DIR"). Files Postgres creates later get its own 0600.
+ */
+async function ownerOnly(dir: string): Promise<void> {
+  await chmod(dir, 0o700);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) await ownerOnly(full);
+    else if (entry.isFile()) await chmod(full, 0o600);
+  }
+}
+
+/** Run by `node --input-type=module -e` with argv [pglite module URL, data dir, start params JSON]. */
+const INITDB_SCRIPT = `
+const [url, dir, params] = process.argv.slice(1);
+const { PGlite } = await import(url);
+const db = new PGlite(dir, { startParams: JSON.parse(params) });
+await db.waitReady;
+await db.close();
+`;
+
+/**
+ * initdb runs a second WASM Postgres next to the first and leaves ~770 MiB of WASM memory behind
+ * that is never returned: it runs in a short-lived child process, and the long-lived process
+ * only opens the initialised directory.
+ */
+async function initialise(dir: string): Promise<void> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (holdsDatabase(dir)) return;
+  const pglite = pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href;
+  try {
+    await execFileAsync(process.execPath, ['--input-type=module', '-e', INITDB_SCRIPT, pglite, dir, JSON.stringify(START_PARAMS)], { maxBuffer: 16 * 1024 * 1024 });
+  } catch (err) {
+    const stderr = (err as { stderr?: string }).stderr ?? '';
+    throw new Error(`embedded database: initdb in ${dir} failed: ${stderr.trim() || (err as Error).message}`);
+  }
+  if (!holdsDatabase(dir)) throw new Error(`embedded database: initdb left no database in ${dir}`);
+}
+
+/**
+ * One PGlite instance that several services share, each in its own schema, as on Postgres
+ * (CONTRACT §1). PGlite is one connection, so:
+ * - all work is serialised: a transaction never interleaves with another caller's statements,
+ *   whichever service it comes from;
+ * - the connection's search_path is the schema of the service whose turn it is, set before its
+ *   work (never inside a transaction, where a rollback would undo it), so unqualified SQL always
+ *   resolves in the caller's own schema and never in the previous caller's.
+ * A transaction must not wait for another service's database work (e.g. a call into a service
+ * that queries its own schema): that work queues behind the transaction and never runs.
+ */
+export class EmbeddedPostgres {
+  private tail: Promise<unknown> = Promise.resolve();
+  private searchPath: string | undefined;
+  private readonly schemas = new Set<string>();
+  private closed: Promise<void> | undefined;
+
+  private constructor(private readonly db: PGlite) {}
+
+  /** Opens (initialising first when needed) the database in `dataDir`; in memory without one. */
+  static async open(dataDir?: string): Promise<EmbeddedPostgres> {
+    if (dataDir) {
+      await initialise(dataDir);
+      await ownerOnly(dataDir);
+    }
+    const db = new PGlite(dataDir, { startParams: START_PARAMS });
+    await db.waitReady;
+    return new EmbeddedPostgres(db);
+  }
+
+  /** `schema` (created when missing) as one service's database; its close() leaves the instance open. */
+  async database(schema: string, onClose: () => Promise<void> = async () => undefined): Promise<Database> {
+    if (this.schemas.has(schema)) throw new Error(`schema ${schema} is already open on this embedded database`);
+    this.schemas.add(schema);
+    await this.exclusive(undefined, () => this.db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}`));
+    const run = async <T>(q: Pick<PGlite, 'query'>, sql: string, params?: unknown[]): Promise<QueryResult<T>> => {
+      const r = await q.query<T>(sql, params);
+      return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+    };
+    let closed = false;
+    return {
+      kind: 'pglite',
+      schema,
+      query: (sql, params) => this.exclusive(schema, () => run(this.db, sql, params)),
+      transaction: (fn) => this.exclusive(schema, () => this.db.transaction((tx) => fn({ query: (sql, params) => run(tx, sql, params) } satisfies Queryable))),
+      ping: () => this.exclusive(schema, () => this.db.query('SELECT 1')).then(() => true, () => false),
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        this.schemas.delete(schema);
+        await onClose();
+      },
+    };
+  }
+
+  close(): Promise<void> {
+    return (this.closed ??= this.exclusive(undefined, () => this.db.close()));
+  }
+
+  /** Runs `fn` alone on the connection, with `schema` (if any) as the search_path. */
+  private exclusive<T>(schema: string | undefined, fn: () => Promise<T>): Promise<T> {
+    const turn = async () => {
+      if (schema !== undefined && this.searchPath !== schema) {
+        await this.db.exec(`SET search_path TO ${schema}`);
+        this.searchPath = schema;
+      }
+      return fn();
+    };
+    const next = this.tail.then(turn, turn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/**
+ * The embedded mode's one database for every service in the process (README "Performance"),
+ * e.g. `<DATA_DIR>/db/shared`: while it is shared, openDatabase() without a URL for a service
+ * directory next to it (`<DATA_DIR>/db/accounts`) opens the service's schema on it instead of a
+ * PGlite of its own, and nothing is made in that directory. A service directory that already
+ * holds a database of its own (made before the shared one existed) keeps being opened as it is,
+ * so its data is never left behind. Keyed by the parent directory, so two embedded githosts in
+ * one process (tests) each share their own.
+ */
+const shared = new Map<string, Promise<EmbeddedPostgres>>();
+
+export function shareEmbeddedDatabase(dataDir: string): { dataDir: string; close(): Promise<void> } {
+  const dir = path.resolve(dataDir);
+  const parent = path.dirname(dir);
+  if (shared.has(parent)) throw new Error(`an embedded database is already shared in ${parent}`);
+  const instance = EmbeddedPostgres.open(dir);
+  shared.set(parent, instance);
+  // Until the first service opens it, a failed open is reported there, not as an unhandled rejection.
+  instance.catch(() => undefined);
+  return {
+    dataDir: dir,
+    async close() {
+      if (shared.get(parent) === instance) shared.delete(parent);
+      await (await instance.catch(() => undefined))?.close();
+    },
+  };
+}
+
+/** The shared database a service directory belongs to, if any. */
+export function sharedEmbeddedDatabase(serviceDir: string): Promise<EmbeddedPostgres> | undefined {
+  return shared.get(path.dirname(path.resolve(serviceDir)));
+}
