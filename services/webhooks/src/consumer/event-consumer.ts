@@ -26,8 +26,8 @@ export interface ConsumerMetrics {
 /** git-storage's event for a removed repository: not delivered, it purges the repository's webhooks. */
 export const REPOSITORY_DELETED = 'repository_deleted';
 
-export const DEFAULT_PREFETCH = 256;
-export const DEFAULT_MAX_BATCH = 128;
+export const DEFAULT_PREFETCH = 1024;
+export const DEFAULT_MAX_BATCH = 512;
 
 /**
  * Turns events into pending deliveries. The handler resolves only after the deliveries are

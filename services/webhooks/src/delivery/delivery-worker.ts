@@ -144,7 +144,7 @@ export class DeliveryWorker {
   }
 
   private async attempt(claim: ClaimedDelivery): Promise<void> {
-    const body = JSON.stringify(claim.payload);
+    const body = claim.body;
     const headers = deliveryHeaders({
       deliveryId: claim.id,
       event: claim.event,
