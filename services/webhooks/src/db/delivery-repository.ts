@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '@githost/db';
 import type { EventEnvelope } from '@githost/bus';
 import { actionOf, selectsEvent } from '../domain/events.js';
-import type { DeliveryQueue, DeliveryStore, DirectDelivery } from '../domain/ports.js';
+import type { DeliveryHandoff, DeliveryQueue, DeliveryStore, DirectDelivery } from '../domain/ports.js';
 import type { AttemptResult, ClaimedDelivery, Delivery, DeliveryAttempt } from '../domain/types.js';
 import { afterDelivery, sameHealth, type WebhookHealth } from '../domain/webhook-health.js';
 
@@ -24,40 +24,62 @@ export class DeliveryRepository implements DeliveryStore, DeliveryQueue {
    * batch is durable together when it returns (README "Performance": BEGIN and COMMIT were two of
    * four round trips per batch). The webhook lookup before it needs no snapshot shared with it: a
    * webhook deleted in between fails the INSERT on its foreign key, and the batch is retried.
+   *
+   * With a `handoff`, as many rows as the worker has room for are written leased to it and handed
+   * over once durable (see DeliveryHandoff); the others are due now.
    */
-  async recordEvents(events: EventEnvelope[]): Promise<number[]> {
+  async recordEvents(events: EventEnvelope[], handoff?: DeliveryHandoff): Promise<number[]> {
     if (events.length === 0) return [];
     // The creation-time comparison stays in SQL: created_at has microseconds a JS Date would drop.
-    const { rows: hooks } = await this.db.query<{ i: number; id: string; events: string }>(
-      `SELECT e.i::int AS i, w.id, w.events
+    const { rows: hooks } = await this.db.query<{ i: number; id: string; events: string; url: string; secret: string | null }>(
+      `SELECT e.i::int AS i, w.id, w.events, w.url, w.secret
          FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS e(repo_id, occurred_at, i)
          JOIN webhooks w ON w.repo_id = e.repo_id AND w.is_active AND w.created_at <= e.occurred_at`,
       [events.map((e) => e.repository.id), events.map((e) => e.occurred_at)],
     );
-    const rows = new Map<string, { webhookId: string; event: EventEnvelope }>();
+    const rows = new Map<string, { webhookId: string; url: string; secret: string | null; event: EventEnvelope }>();
     for (const hook of hooks) {
       const event = events[hook.i - 1]!;
-      if (selectsEvent(hook.events, event.kind, actionOf(event.payload))) rows.set(`${hook.id}\n${event.id}`, { webhookId: hook.id, event });
+      if (selectsEvent(hook.events, event.kind, actionOf(event.payload))) rows.set(`${hook.id}\n${event.id}`, { webhookId: hook.id, url: hook.url, secret: hook.secret, event });
     }
     const recorded = new Map<string, number>();
     if (rows.size > 0) {
       // One order for every writer, so two statements inserting the same keys cannot deadlock.
-      const sorted = [...rows.entries()].sort(([a], [b]) => byCodeUnits(a, b)).map(([, r]) => r);
-      // The rows go as one JSON document: a text[] of payloads costs the driver an escaping pass
-      // over every character, JSON.stringify is native. A json column keeps the payload's bytes.
-      const inserted = await this.db.query<{ event_id: string }>(
-        `INSERT INTO deliveries (id, webhook_id, event_id, event, payload, request_id)
-         SELECT r.id, r.webhook_id, r.event_id, r.event, r.payload, r.request_id
-           FROM json_to_recordset($1::json) AS r(id uuid, webhook_id uuid, event_id text, event text, payload json, request_id text)
-         ON CONFLICT (webhook_id, event_id) DO NOTHING
-         RETURNING event_id`,
-        [
-          JSON.stringify(
-            sorted.map((r) => ({ id: randomUUID(), webhook_id: r.webhookId, event_id: r.event.id, event: r.event.kind, payload: r.event.payload ?? null, request_id: r.event.request_id ?? null })),
-          ),
-        ],
-      );
-      for (const { event_id } of inserted.rows) recorded.set(event_id, (recorded.get(event_id) ?? 0) + 1);
+      const sorted = [...rows.entries()].sort(([a], [b]) => byCodeUnits(a, b)).map(([, r]) => ({ ...r, id: randomUUID() as string }));
+      const reserved = handoff ? handoff.reserve(sorted.length) : 0;
+      let inserted: { id: string; event_id: string; body: string }[];
+      try {
+        // The rows go as one JSON document: a text[] of payloads costs the driver an escaping pass
+        // over every character, JSON.stringify is native. A json column keeps the payload's bytes.
+        ({ rows: inserted } = await this.db.query<{ id: string; event_id: string; body: string }>(
+          `INSERT INTO deliveries (id, webhook_id, event_id, event, payload, request_id, next_attempt_at)
+           SELECT r.id, r.webhook_id, r.event_id, r.event, r.payload, r.request_id,
+                  CASE WHEN r.leased THEN now() + $2::double precision * interval '1 millisecond' ELSE now() END
+             FROM json_to_recordset($1::json) AS r(id uuid, webhook_id uuid, event_id text, event text, payload json, request_id text, leased boolean)
+           ON CONFLICT (webhook_id, event_id) DO NOTHING
+           RETURNING id, event_id, CASE WHEN next_attempt_at > now() THEN payload::text END AS body`,
+          [
+            JSON.stringify(
+              sorted.map((r, i) => ({ id: r.id, webhook_id: r.webhookId, event_id: r.event.id, event: r.event.kind, payload: r.event.payload ?? null, request_id: r.event.request_id ?? null, leased: i < reserved })),
+            ),
+            handoff?.leaseMs ?? 0,
+          ],
+        ));
+      } catch (err) {
+        handoff?.deliver([], reserved, 0);
+        throw err;
+      }
+      for (const { event_id } of inserted) recorded.set(event_id, (recorded.get(event_id) ?? 0) + 1);
+      if (handoff) {
+        const byId = new Map(sorted.map((r) => [r.id, r]));
+        const claims: ClaimedDelivery[] = [];
+        for (const row of inserted) {
+          const r = byId.get(row.id)!;
+          if (row.body === null) continue;
+          claims.push({ id: r.id, webhook_id: r.webhookId, event: r.event.kind, body: row.body, attempts: 0, round_start: 0, request_id: r.event.request_id ?? null, url: r.url, secret: r.secret });
+        }
+        handoff.deliver(claims, reserved - claims.length, inserted.length - claims.length);
+      }
     }
     const counted = new Set<string>();
     return events.map((e) => {
