@@ -161,7 +161,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       `for at most ${pushBudgetS(ctx)} s of producing per phase (events: the number actually produced; ${events} asked); RabbitMQ exchange \`${ctx.exchange}\`; GITHOST_WEBHOOK_RETRY_BASE_MS=${process.env.BENCH_WEBHOOK_RETRY_BASE_MS ?? '50'}`,
       `not delivered: events with no successful delivery when the wait ended (nothing new for 30 s, or ${drainBudgetS(ctx)} s after the last push): lost, or still queued when delivery is slower than production`,
       `before the phases, a warm-up of ${warmUp} events (one round of pushes) through the same path, not measured: the service's first deliveries compile its code and open its connections`,
-      'max queue depth: most messages waiting in the webhooks queue (a deep queue: the consumer is the bottleneck; an empty one: events reach the broker slowly)',
+      'max queue depth: most messages waiting (ready, not yet sent to the consumer) in the webhooks queue (a deep queue: the consumer is the bottleneck; an empty one: events reach the broker slowly, or the consumer holds them: up to its prefetch, 1,024, are in flight unacked and not counted)',
       'deliveries/s: unique deliveries over the time from the first event produced to the last delivery arriving; latency: from the push returning (or the publish) to the successful attempt arriving; first-attempt: to the first attempt arriving',
       ...stageNotes,
       ...phases.filter((p) => p.early > 0).map((p) => `${p.label}: ${p.early} deliveries arrived before their push had returned to the client (counted as 0 ms)`),
