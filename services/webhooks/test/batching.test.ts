@@ -180,3 +180,90 @@ describe('a crash between recording and acking (real RabbitMQ and Postgres)', ()
     expect(rows.sort()).toEqual([...ids].sort());
   });
 });
+
+describe('fresh deliveries handed to the worker with their lease (real Postgres)', () => {
+  let db: Database;
+  let drop: () => Promise<void>;
+  let deliveries: DeliveryRepository;
+  let webhooks: WebhookRepository;
+  beforeAll(async () => {
+    const testDb = await createTestDatabase('githost_webhooks');
+    drop = testDb.drop;
+    db = await openDatabase({ url: testDb.url, schema: 'webhooks' });
+    await migrate(db, MIGRATIONS);
+    deliveries = new DeliveryRepository(db);
+    webhooks = new WebhookRepository(db);
+  });
+  afterAll(async () => {
+    await db.close();
+    await drop();
+  });
+
+  /** A worker with `room` free slots that records what it is given and sends nothing (a process that dies right after the commit). */
+  const handoff = (room: number, leaseMs: number) => {
+    const given: { claims: ClaimedDelivery[]; unused: number; dueNow: number }[] = [];
+    let free = room;
+    return {
+      given,
+      leaseMs,
+      reserve(max: number) {
+        const n = Math.min(max, free);
+        free -= n;
+        return n;
+      },
+      deliver(claims: ClaimedDelivery[], unused: number, dueNow: number) {
+        given.push({ claims, unused, dueNow });
+      },
+    };
+  };
+  const event = (repoId: string, payload: unknown): EventEnvelope => ({ id: randomUUID(), kind: 'push', occurred_at: new Date(Date.now() + 1000).toISOString(), repository: { id: repoId, owner: 'a', name: 'b' }, payload, request_id: 'req-1' });
+  const claimedFor = async (hookId: string) => (await deliveries.claimDue(100, 60_000)).filter((c) => c.webhook_id === hookId);
+
+  it('when the worker has room for two of three deliveries, then two are written leased and handed over with the stored bytes, and the third is left due for the poll', async () => {
+    const repoId = randomUUID();
+    const hook = await webhooks.create(repoId, { url: 'http://127.0.0.1:9/hook', secret: 's3cret', events: 'push' });
+    // quotes, backslashes, control characters and non-ASCII: the JSON document the rows travel in must not change a byte
+    const payloads = [{ ref: 'refs/heads/a', note: 'say "hi"\\n\tüñí 😀' }, { ref: 'refs/heads/b', list: [1, 2.5, null, true] }, { ref: 'refs/heads/c', z: 1, a: 2 }];
+    const worker = handoff(2, 60_000);
+    const events = payloads.map((p) => event(repoId, p));
+    expect(await deliveries.recordEvents(events, worker)).toEqual([1, 1, 1]);
+    expect(worker.given).toHaveLength(1);
+    const { claims, unused, dueNow } = worker.given[0]!;
+    expect([claims.length, unused, dueNow]).toEqual([2, 0, 1]);
+    const sent = new Map(claims.map((c) => [c.body, c]));
+    for (const c of claims) expect(c).toMatchObject({ webhook_id: hook.id, event: 'push', attempts: 0, round_start: 0, url: 'http://127.0.0.1:9/hook', secret: 's3cret', request_id: 'req-1' });
+    expect(payloads.filter((p) => sent.has(JSON.stringify(p)))).toHaveLength(2);
+    // the third was written due now, so the poll finds it; the two leased ones it does not
+    const polled = await claimedFor(hook.id);
+    expect(polled).toHaveLength(1);
+    expect(claims.map((c) => c.id)).not.toContain(polled[0]!.id);
+    expect(payloads.map((p) => JSON.stringify(p))).toContain(polled[0]!.body);
+  });
+
+  it('when the process holding fresh deliveries dies before sending them, then any worker claims them once their lease has run out', async () => {
+    const repoId = randomUUID();
+    const hook = await webhooks.create(repoId, { url: 'http://127.0.0.1:9/hook', secret: null, events: 'push' });
+    const worker = handoff(10, 400);
+    expect(await deliveries.recordEvents([event(repoId, { ref: 'refs/heads/x' }), event(repoId, { ref: 'refs/heads/y' })], worker)).toEqual([1, 1]);
+    const handed = worker.given[0]!.claims.map((c) => c.id).sort();
+    expect(handed).toHaveLength(2);
+    // the worker "died": nothing recorded an attempt. Within the lease nobody else sends them...
+    expect(await claimedFor(hook.id)).toEqual([]);
+    // ...and after it they are claimed like any delivery whose attempt never recorded.
+    const reclaimed = await eventually(async () => {
+      const c = await claimedFor(hook.id);
+      return c.length === 2 ? c : undefined;
+    });
+    expect(reclaimed.map((c) => c.id).sort()).toEqual(handed);
+  });
+
+  it('when an event comes again, then nothing new is recorded or handed over and the reserved slots are given back', async () => {
+    const repoId = randomUUID();
+    await webhooks.create(repoId, { url: 'http://127.0.0.1:9/hook', secret: null, events: 'push' });
+    const e = event(repoId, { ref: 'refs/heads/again' });
+    expect(await deliveries.recordEvents([e], handoff(5, 60_000))).toEqual([1]);
+    const second = handoff(5, 60_000);
+    expect(await deliveries.recordEvents([e], second)).toEqual([0]);
+    expect(second.given).toEqual([{ claims: [], unused: 1, dueNow: 0 }]);
+  });
+});

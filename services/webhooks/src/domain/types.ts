@@ -44,7 +44,8 @@ export interface ClaimedDelivery {
   id: string;
   webhook_id: string;
   event: string;
-  payload: unknown;
+  /** The stored payload's JSON text, sent as is: every attempt sends (and signs) the same bytes. */
+  body: string;
   attempts: number;
   round_start: number;
   url: string;
