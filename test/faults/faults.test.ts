@@ -125,14 +125,12 @@ async function scenario(name: string, fault: (w: Workload) => Promise<Fault>, tr
   const ready = await cluster.waitAllReady(60_000);
   const recoveredAt = Date.now();
   await running;
-  const stale = await stuck;
-  if (stale !== 0) (f.problems ??= []).push(`${stale} open merge requests held a merge intent not refreshed for 3 s, ${MERGE_RECOVERY_MS / 1000} s after the fault ended`);
-  const figures = await verify(name, w, f, ready, recoveredAt);
+  const figures = await verify(name, w, f, ready, recoveredAt, stuck);
   results.push(figures);
   return figures;
 }
 
-async function verify(name: string, w: Workload, f: Fault, notReady: string[], recoveredAt: number): Promise<Figures> {
+async function verify(name: string, w: Workload, f: Fault, notReady: string[], recoveredAt: number, stuck: Promise<number>): Promise<Figures> {
   const problems = [...w.violations, ...(f.problems ?? [])];
   if (notReady.length) problems.push(`not ready by itself within 60 s: ${notReady.join(', ')}`);
   const key = (ref: string, sha: string) => `${ref} ${sha}`;
@@ -182,6 +180,8 @@ async function verify(name: string, w: Workload, f: Fault, notReady: string[], r
     const now = await w.call<{ state: string }>('GET', `/api/repos/${user.username}/${w.mergeRepo}/merge-requests/${m.number}`);
     if ((now.body.state === 'merged') !== contained) problems.push(`!${m.number} reads ${now.body.state} but main ${contained ? 'contains' : 'lacks'} its source tip`);
   }
+  const stale = await stuck;
+  if (stale !== 0) problems.push(`${stale} open merge requests held a merge intent not refreshed for 3 s, ${MERGE_RECOVERY_MS / 1000} s after the fault ended`);
   const intentsLeft = await staleOpenIntents(0);
   if (intentsLeft !== 0) problems.push(`${intentsLeft} open merge requests still hold a merge intent at the end`);
   problems.push(...(await fsckAll()));
