@@ -52,6 +52,8 @@ interface Figures {
   /** From the end of the fault (restart begun, broker or database back) to every service ready. */
   recoveryMs: number;
   fiveXx: number;
+  /** The 5xx by status and what was asked, e.g. `503 GET /api/repos/...: 12`. */
+  fiveXxByKind: Record<string, number>;
   /** From the first to the last answer >= 500 a client got. */
   fiveXxWindowMs: number;
   /** The last answer >= 500, counted from the end of the fault (negative: before it ended). */
@@ -197,6 +199,7 @@ async function verify(name: string, w: Workload, f: Fault, notReady: string[], r
     redeliveries,
     recoveryMs: recoveredAt - f.end,
     fiveXx: fiveXx.length,
+    fiveXxByKind: fiveXx.reduce<Record<string, number>>((m, a) => ({ ...m, [`${a.status} ${a.what}`]: (m[`${a.status} ${a.what}`] ?? 0) + 1 }), {}),
     fiveXxWindowMs: fiveXx.length ? fiveXx[fiveXx.length - 1]!.at - fiveXx[0]!.at : 0,
     last5xxAfterEndMs: fiveXx.length ? fiveXx[fiveXx.length - 1]!.at - f.end : null,
     clientErrors: w.answers.filter((a) => a.status === 0 && a.at >= f.at).length,
@@ -271,7 +274,8 @@ function printTable(rows: Figures[]): void {
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   const out = [`fault injection, mode ${MODE} (${SIZE.pushes} pushes, ${SIZE.merges} merges per scenario)`, fmt(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)];
-  for (const r of rows) for (const p of r.problems) out.push(`  ${r.scenario}: ${p}`);
+  for (const r of rows) if (r.fiveXx) out.push(`  ${r.scenario}: 5xx ${Object.entries(r.fiveXxByKind).map(([k, n]) => `${k} x${n}`).join(', ')}`);
+  for (const r of rows) for (const p of new Set(r.problems)) out.push(`  ${r.scenario}: ${p}`);
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
