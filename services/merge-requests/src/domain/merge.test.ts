@@ -178,6 +178,14 @@ describe('merge procedure (seed §4)', () => {
     expect(store.mrs[0]!.state).toBe('merged');
   });
 
+  it('when UpdateRef fails and the branch cannot be read either, then 503 and the intent is left to recovery, no longer refreshed', async () => {
+    git.updateFailure = new AppError('unavailable', 'upstream unavailable');
+    // git-storage gone from the ref move on: the move's outcome cannot be read.
+    git.beforeUpdate = () => void (git.resolveBranch = () => Promise.reject(new AppError('unavailable', 'upstream unavailable')));
+    expect(await rejection(mergeMergeRequest(deps, ctx, '1'))).toMatchObject({ kind: 'unavailable', message: 'Merge outcome unknown; it will be completed or undone shortly' });
+    expect([[...store.intents.keys()], [...store.leftForRecovery]]).toEqual([[store.mrs[0]!.id], [store.mrs[0]!.id]]);
+  });
+
   it('when UpdateRef fails and the ref did not move, then the error is returned and the claim released', async () => {
     git.updateFailure = new AppError('unavailable', 'upstream unavailable');
     expect((await rejection(mergeMergeRequest(deps, ctx, '1')))?.kind).toBe('unavailable');

@@ -207,7 +207,11 @@ async function moveTarget(
   } catch (err) {
     // The move may or may not have happened (timeout, storage restart): the ref tells the truth.
     const tip = await deps.git.resolveBranch(repo.id, mr.target_branch).catch(() => undefined);
-    if (tip === undefined) throw unavailable('Merge outcome unknown; it will be completed or undone shortly', err); // intent kept for reconcile
+    if (tip === undefined) {
+      // Kept for recovery, and no longer refreshed: a refreshed intent is never recovered.
+      deps.store.leaveForRecovery(mr.id);
+      throw unavailable('Merge outcome unknown; it will be completed or undone shortly', err);
+    }
     if (tip === plan.sha) return;
     await deps.store.releaseMerge(mr.id);
     throw err instanceof AppError ? err : unavailable('git-storage failed to move the target branch', err);
