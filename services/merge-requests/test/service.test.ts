@@ -224,7 +224,9 @@ describe('merge-requests service on Postgres and git-storage', () => {
     await store.planMerge(created.body.id as string, { target_ref: 'refs/heads/main', old_oid: r.base, new_oid: source, strategy: 'fast-forward' });
     await git(r.bare, 'update-ref', 'refs/heads/main', source, r.base);
     stack.storage.service.context.refs.invalidate(r.bare);
-    expect(await call(r, 'POST', '/merge-requests/1/merge')).toEqual({ status: 409, body: { error: 'Merge request is not open' } });
+    // It still reads open: the answer names the merge in progress, not "not open".
+    expect(await call(r, 'POST', '/merge-requests/1/merge')).toEqual({ status: 409, body: { error: 'A merge of this merge request is in progress; retry shortly' } });
+    expect((await call(r, 'GET', '/merge-requests/1')).body).toMatchObject({ state: 'open' });
 
     await stack.restart({ recovery: { graceMs: 0, intervalMs: 3600_000 } });
     await stack.restart();

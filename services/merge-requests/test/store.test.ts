@@ -107,6 +107,16 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
     expect([left.includes(mrLive.id), left.includes(mrDead.id)]).toEqual([false, false]);
   });
 
+  it('when a merge is left to recovery, then its intent stays but is no longer refreshed, and goes stale', async () => {
+    const merging = new PgMergeRequestStore(db, { heartbeatMs: 50 });
+    const mr = await store.create(newMr('outcome unknown', 'repo-left'));
+    expect(await merging.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: null })).toBe('claimed');
+    merging.leaveForRecovery(mr.id);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await store.staleIntents(1_000)).map((i) => i.mr_id)).toContain(mr.id);
+    await store.releaseMerge(mr.id);
+  });
+
   it('when a claim is released, then the merge request can be claimed again', async () => {
     const mr = await store.create(newMr('second'));
     expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: null, request_id: null })).toBe('claimed');

@@ -83,6 +83,35 @@ export class Housekeeper {
     return removed;
   }
 
+  private readonly pushing = new Map<string, number>();
+
+  /**
+   * A receive-pack starts on `gitDir`; call the returned function once it ended with its stdio
+   * closed (so no child of it still writes). git removes its quarantine only when it ends on its
+   * own: one stopped because its client went away, or whose unpacker was cut off mid-object,
+   * leaves `objects/tmp_objdir-*` behind in a service that keeps running. Once no other push is in
+   * flight on the repository (one process serves a repository), any quarantine in it is abandoned.
+   */
+  pushStarted(gitDir: string): (succeeded: boolean) => Promise<string[]> {
+    this.pushing.set(gitDir, (this.pushing.get(gitDir) ?? 0) + 1);
+    let ended = false;
+    return async (succeeded) => {
+      if (ended) return [];
+      ended = true;
+      const left = (this.pushing.get(gitDir) ?? 1) - 1;
+      if (left > 0) this.pushing.set(gitDir, left);
+      else this.pushing.delete(gitDir);
+      if (succeeded || left > 0) return [];
+      const objects = path.join(gitDir, 'objects');
+      const removed = (await namesIn(objects)).filter((n) => n.startsWith('tmp_objdir-')).map((n) => path.join(objects, n));
+      // Another push may have started meanwhile: only what is still unclaimed goes.
+      if (this.pushing.has(gitDir)) return [];
+      await Promise.all(removed.map((p) => rm(p, { recursive: true, force: true })));
+      if (removed.length > 0) this.logger.info({ git_dir: gitDir, removed: removed.length }, 'removed the quarantine of a push that did not finish');
+      return removed;
+    };
+  }
+
   /** The repository was removed: a new one at the same path is looked at afresh. */
   forget(gitDir: string): void {
     this.checked.delete(gitDir);

@@ -40,10 +40,25 @@ function pktLine(s: string): string {
   return (s.length + 4).toString(16).padStart(4, '0') + s;
 }
 
-/** Kills git when the client goes away before the exchange finished. */
+/** A stopped git gets this long to clean up before it is killed outright. */
+const STOP_GRACE_MS = 5_000;
+
+/** Stops git: SIGTERM first, so git removes its lock files itself, SIGKILL if it is still
+ *  running after STOP_GRACE_MS. A push's quarantine is removed once it ended (pushStarted). */
+function stopGit(child: ChildProcess): void {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }, STOP_GRACE_MS);
+  timer.unref();
+  child.once('exit', () => clearTimeout(timer));
+}
+
+/** Stops git when the client goes away before the exchange finished. */
 function killOnDisconnect(res: Response, child: ChildProcess): void {
   res.on('close', () => {
-    if (!res.writableFinished && child.exitCode === null) child.kill('SIGKILL');
+    if (!res.writableFinished) stopGit(child);
   });
 }
 
@@ -173,6 +188,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
         intent = await ctx.intents.prepare(gitDir, { repository: { id: repo.id, owner: repo.owner, name: repo.name }, pusher, requestId: identity.request_id });
         Object.assign(env, ctx.intents.hookEnv(intent));
       }
+      const pushEnded = intent ? ctx.housekeeping.pushStarted(gitDir) : undefined;
       const child = spawnGit({ config: intent ? receiveConfig(ctx) : undefined, name: service.slice(4), flags: transportFlags(service, '--stateless-rpc'), args: [gitDir] }, { env });
       killOnDisconnect(res, child);
       let stderr = '';
@@ -184,7 +200,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const input = pipeline(body, child.stdin!).catch((err: unknown) => {
         // A client that stops sending mid-body: git sees EOF and fails on its own.
         ctx.logger.warn({ err }, 'git transport: request body ended early');
-        child.kill('SIGKILL');
+        stopGit(child);
       });
       if (!intent) {
         await pipeline(child.stdout!, res);
@@ -195,6 +211,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       // receive-pack: keep the response open until the push events are durable (CONTRACT §1).
       child.stdout!.pipe(res, { end: false });
       const [code] = await Promise.all([exited(child), input, new Promise((r) => child.stdout!.once('close', r))]);
+      await pushEnded!(code === 0).catch((err: unknown) => ctx.logger.warn({ err }, 'git transport: could not remove the quarantine of a push that did not finish'));
       try {
         // Before the response ends: once git hears "done", no watcher answers from older refs.
         await refsChanged(ctx, gitDir, repo.id);

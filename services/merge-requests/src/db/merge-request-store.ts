@@ -140,6 +140,10 @@ export class PgMergeRequestStore implements MergeRequestStore {
     return r.rows.length === 1;
   }
 
+  leaveForRecovery(mrId: string): void {
+    this.letGo(mrId);
+  }
+
   async releaseMerge(mrId: string): Promise<void> {
     this.letGo(mrId);
     await this.db.query('DELETE FROM merge_intents WHERE mr_id = $1', [mrId]);

@@ -141,6 +141,20 @@ describe('merge procedure (seed §4)', () => {
     expect(git.updates).toHaveLength(1);
   });
 
+  it('when a merge whose process died still holds the claim, then a merge is a 409 naming the merge in progress, never `not open` while it reads open', async () => {
+    await store.claimMerge({ mr_id: store.mrs[0]!.id, repo, merger_id: 'u-dead', request_id: 'req-dead' });
+    expect(await rejection(mergeMergeRequest(deps, ctx, '1'))).toEqual({ kind: 'conflict', message: 'A merge of this merge request is in progress; retry shortly' });
+    expect([store.mrs[0]!.state, git.updates]).toEqual(['open', []]);
+  });
+
+  it('when the merge holding the claim completes while another waits, then the other sees `Merge request is not open`', async () => {
+    await store.claimMerge({ mr_id: store.mrs[0]!.id, repo, merger_id: 'u-other', request_id: 'req-other' });
+    const loser = rejection(mergeMergeRequest(deps, ctx, '1'));
+    await new Promise((r) => setTimeout(r, 150));
+    await store.completeMerge({ mr_id: store.mrs[0]!.id, merged_sha: SRC, merged_by: 'u-other', event: () => ({}) as never });
+    expect(await loser).toEqual({ kind: 'conflict', message: 'Merge request is not open' });
+  });
+
   it('when recovery dropped the claim while the merge was being computed, then the ref does not move', async () => {
     const realPlan = store.planMerge.bind(store);
     store.planMerge = async (id, plan) => {
@@ -157,6 +171,14 @@ describe('merge procedure (seed §4)', () => {
     git.beforeUpdate = () => void git.branches.set('main', SRC);
     expect(await mergeMergeRequest(deps, ctx, '1')).toEqual({ merged: true, sha: SRC, strategy: 'fast-forward' });
     expect(store.mrs[0]!.state).toBe('merged');
+  });
+
+  it('when UpdateRef fails and the branch cannot be read either, then 503 and the intent is left to recovery, no longer refreshed', async () => {
+    git.updateFailure = new AppError('unavailable', 'upstream unavailable');
+    // git-storage gone from the ref move on: the move's outcome cannot be read.
+    git.beforeUpdate = () => void (git.resolveBranch = () => Promise.reject(new AppError('unavailable', 'upstream unavailable')));
+    expect(await rejection(mergeMergeRequest(deps, ctx, '1'))).toMatchObject({ kind: 'unavailable', message: 'Merge outcome unknown; it will be completed or undone shortly' });
+    expect([[...store.intents.keys()], [...store.leftForRecovery]]).toEqual([[store.mrs[0]!.id], [store.mrs[0]!.id]]);
   });
 
   it('when UpdateRef fails and the ref did not move, then the error is returned and the claim released', async () => {

@@ -33,6 +33,28 @@ export interface MergeResult {
 
 const notOpen = () => conflict('Merge request is not open');
 
+/** How long the loser of a claim waits for the merge in flight before answering. A live merge
+ *  ends well within it; an intent whose process died waits for recovery (README "Failure and
+ *  recovery"), far longer. */
+export const CLAIM_WAIT_MS = 3_000;
+const CLAIM_POLL_MS = 100;
+
+/**
+ * Another merge of this merge request is in flight. Once it ended, the loser gets the seed's
+ * "not open" (CONTRACT §6); while the merge request still reads `open` (a merge whose process died
+ * is being recovered), "not open" would contradict what every read says, so the answer is a 409
+ * naming the merge in progress instead.
+ */
+async function claimLost(deps: MergeDeps, repoId: string, number: number): Promise<AppError> {
+  const deadline = Date.now() + CLAIM_WAIT_MS;
+  for (;;) {
+    const now = await deps.store.findByNumber(repoId, number);
+    if (now?.state !== 'open') return notOpen();
+    if (Date.now() >= deadline) return conflict('A merge of this merge request is in progress; retry shortly');
+    await new Promise((r) => setTimeout(r, CLAIM_POLL_MS));
+  }
+}
+
 /**
  * seed §4 merge procedure, steps 1-8 in order, with CONTRACT §6 (three-way merge, conflicts,
  * compare-and-swap) and the crash-safety of a written intent (see reconcile.ts).
@@ -53,7 +75,7 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
     merger_id: caller.user_id,
     request_id: ctx.requestId,
   });
-  if (claim === 'not_open') throw notOpen();
+  if (claim === 'not_open') throw await claimLost(deps, repo.id, mr.number);
 
   let plan: Plan;
   try {
@@ -189,7 +211,11 @@ async function moveTarget(
   } catch (err) {
     // The move may or may not have happened (timeout, storage restart): the ref tells the truth.
     const tip = await deps.git.resolveBranch(repo.id, mr.target_branch).catch(() => undefined);
-    if (tip === undefined) throw unavailable('Merge outcome unknown; it will be completed or undone shortly', err); // intent kept for reconcile
+    if (tip === undefined) {
+      // Kept for recovery, and no longer refreshed: a refreshed intent is never recovered.
+      deps.store.leaveForRecovery(mr.id);
+      throw unavailable('Merge outcome unknown; it will be completed or undone shortly', err);
+    }
     if (tip === plan.sha) return;
     await deps.store.releaseMerge(mr.id);
     throw err instanceof AppError ? err : unavailable('git-storage failed to move the target branch', err);

@@ -52,6 +52,11 @@ export class MemoryStore implements MergeRequestStore {
       .slice(0, limit)
       .map(({ repo_id: _r, ...a }) => a);
   }
+  /** Intents left to recovery (no longer refreshed by this process). */
+  leftForRecovery = new Set<string>();
+  leaveForRecovery(mrId: string): void {
+    this.leftForRecovery.add(mrId);
+  }
   async claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'>): Promise<ClaimResult> {
     const mr = await this.findById(intent.mr_id);
     if (!mr || mr.state !== 'open' || this.intents.has(intent.mr_id)) return 'not_open';
