@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addCollaborator, api, commitFiles, createRepo, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, textOf, webGet, webPost, type Receiver, type TestGithost } from './support/index.js';
-import { launchBrowser, seriousAxeViolations, watchIncidents, type Browser, type Page } from './support/browser.js';
+import { launchBrowser, seriousAxeViolations, watchIncidents, type Browser, type Page } from '@githost/test-support/browser';
 import { signInPage, submit } from './support/web-session.js';
 
 /**
@@ -111,9 +111,9 @@ describe('the merge request, settings and admin pages in a browser', () => {
           for (const path of PAGES()) {
             expect([path, await visit(page, path)]).toEqual([path, 200]);
             // The delivery log is read with its details open.
-            for (const d of await page.locator('details:not(.ref-switcher)').all()) await d.evaluate((el) => el.setAttribute('open', ''));
+            for (const d of await page.locator('details:not(.ref-switcher)').all()) await d.evaluate((el: { setAttribute(name: string, value: string): void }) => el.setAttribute('open', ''));
             expect([path, await seriousAxeViolations(page)]).toEqual([path, []]);
-            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
             expect([path, overflow <= 1]).toEqual([path, true]);
           }
           expect(incidents).toEqual({ dialogs: [], errors: [] });
@@ -167,11 +167,11 @@ describe('the small script', () => {
     try {
       await signInPage(page, gh, 'alice', PASSWORD);
       await visit(page, '/alice/demo/-/merge-requests/1');
-      await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+      await page.evaluate('window.marker = 1');
       await page.click('article.diff-file:has-text("src/app.ts") table.diff-unified a[aria-label="Comment on line 3 (new)"]');
       const form = page.locator('tr.d-comment-form form.line-comment-form');
       expect(await form.count()).toBe(1);
-      expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+      expect(await page.evaluate<number>('window.marker')).toBe(1);
       expect(new URL(page.url()).search).toBe('');
       expect(await form.locator('input[name=line_number]').inputValue()).toBe('3');
       await form.locator('textarea').fill('third line, in place');

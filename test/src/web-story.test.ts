@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, commitFiles, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, type Receiver, type TestGithost } from './support/index.js';
-import { launchBrowser, watchIncidents, type Browser } from './support/browser.js';
+import { launchBrowser, watchIncidents, type Browser } from '@githost/test-support/browser';
 import { signInPage, submit } from './support/web-session.js';
 
 /**
