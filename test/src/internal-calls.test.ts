@@ -81,9 +81,9 @@ describe('DATA_DIR after a push', () => {
     walk(gh.dataDir);
     const names = modes.map(([n]) => n);
     // The walk saw the repositories, the hooks, the embedded databases and the admin token's neighbours.
-    expect(names).toEqual(expect.arrayContaining(['repos/', 'hooks/', 'hooks/pre-receive', 'db/', 'db/accounts/']));
+    expect(names).toEqual(expect.arrayContaining(['repos/', 'hooks/', 'hooks/pre-receive', 'db/', 'db/shared/']));
     expect(names.some((n) => /^repos\/@hashed\/.+\.git\/objects\/[0-9a-f]{2}\/[0-9a-f]{38}$/.test(n))).toBe(true);
-    expect(names.some((n) => n.startsWith('db/accounts/') && !n.endsWith('/'))).toBe(true);
+    expect(names.some((n) => n.startsWith('db/shared/') && !n.endsWith('/'))).toBe(true);
     const wrong = modes.filter(([name, mode]) => (name.endsWith('/') || name.startsWith('hooks/') ? mode !== 0o700 : mode !== 0o600 && mode !== 0o400));
     expect(wrong.map(([name, mode]) => `${name} ${mode.toString(8)}`)).toEqual([]);
   });

@@ -79,7 +79,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
 
       http = await listen(app, config.httpPort, config.bindHost);
       metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
-      subscription = await subscribeToEvents(eventBus, deliveries, webhooks, logger, { queue: config.eventsQueue, handoff: worker, metrics });
+      subscription = await subscribeToEvents(eventBus, deliveries, webhooks, logger, { queue: config.eventsQueue, onRecorded: wake, metrics });
       worker.start();
       logger.info({ http_port: http.port }, 'webhooks service started');
       return { httpPort: http.port, metricsPort: metricsListening.port };

@@ -99,6 +99,7 @@ describe('Housekeeper', () => {
     utimesSync(deadPack, hourAgo, hourAgo);
     const hk = new Housekeeper(createLogger('test'), { delayMs: 60_000 });
     const live = path.join(objects, 'tmp_objdir-incoming-live03');
+    const pushEnded = hk.pushStarted(repo);
     mkdirSync(live);
     const removed = await hk.pruneAbandonedPushes(repo);
     expect(removed.sort()).toEqual([deadPack, dead].sort());
@@ -106,7 +107,22 @@ describe('Housekeeper', () => {
     expect(existsSync(deadPack)).toBe(false);
     expect(existsSync(live)).toBe(true);
     expect(g('rev-parse', 'refs/heads/b4')).toMatch(/^[0-9a-f]{40}$/);
+    // Still in flight when looked at again: kept.
+    await new Promise((r) => setTimeout(r, 5_500));
+    expect(existsSync(live)).toBe(true);
     await rm(live, { recursive: true });
+    await pushEnded(true);
+    await hk.stop();
+  });
+
+  it('when a quarantine was written after the start by no push of this process (a killed process\'s receive-pack outlived it), then it is removed on a second look', async () => {
+    const orphan = path.join(repo, 'objects', 'tmp_objdir-incoming-orphan04');
+    const hk = new Housekeeper(createLogger('test'), { delayMs: 60_000 });
+    mkdirSync(orphan);
+    expect(await hk.pruneAbandonedPushes(repo)).toEqual([]);
+    expect(existsSync(orphan)).toBe(true);
+    await new Promise((r) => setTimeout(r, 5_500));
+    expect(existsSync(orphan)).toBe(false);
     await hk.stop();
   });
 });

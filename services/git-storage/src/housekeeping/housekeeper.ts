@@ -3,6 +3,9 @@ import path from 'node:path';
 import type { Logger } from '@githost/logging';
 import { runGit } from '../git/command.js';
 
+/** How long after a first look a quarantine written since the start is looked at again. */
+const ORPHAN_RECHECK_MS = 5_000;
+
 export interface HousekeepingOptions {
   /** Quiet time after the last ref update before housekeeping runs (debounce). */
   delayMs?: number;
@@ -73,13 +76,31 @@ export class Housekeeper {
       ...(await namesIn(path.join(objects, 'pack'))).filter((n) => n.startsWith('tmp_')).map((n) => path.join(objects, 'pack', n)),
     ];
     const removed: string[] = [];
+    const later: string[] = [];
     for (const p of candidates) {
       const s = await stat(p).catch(() => undefined);
-      if (!s || s.mtimeMs >= this.abandonedBeforeMs) continue;
+      if (!s) continue;
+      if (s.mtimeMs >= this.abandonedBeforeMs) {
+        // Only receive-pack makes quarantines; a temporary pack may be a running repack's.
+        if (path.basename(p).startsWith('tmp_objdir-')) later.push(p);
+        continue;
+      }
       await rm(p, { recursive: true, force: true });
       removed.push(p);
     }
     if (removed.length > 0) this.logger.info({ git_dir: gitDir, removed: removed.length }, 'removed what killed pushes left behind');
+    // Written since this process started: a push of ours, or a receive-pack of the killed process
+    // that outlived it for a moment. Looked at again later: if no push of ours is in flight then,
+    // nothing that existed now can still belong to a live push.
+    if (later.length > 0 && !this.stopped) {
+      const t = setTimeout(() => {
+        if (this.pushing.has(gitDir)) return;
+        Promise.all(later.map((p) => rm(p, { recursive: true, force: true })))
+          .then(() => this.logger.info({ git_dir: gitDir, removed: later.length }, 'removed what a killed process\'s pushes left behind'))
+          .catch((err: unknown) => this.logger.warn({ err, git_dir: gitDir }, 'removing an abandoned push failed'));
+      }, ORPHAN_RECHECK_MS);
+      t.unref();
+    }
     return removed;
   }
 
