@@ -90,6 +90,8 @@ export class EmbeddedPostgres {
     }
     const db = new PGlite(dataDir, { startParams: START_PARAMS });
     await db.waitReady;
+    // Opening writes its relation cache files (`pg_internal.init`) with the FS layer's 0644.
+    if (dataDir) await ownerOnly(dataDir);
     return new EmbeddedPostgres(db);
   }
 
