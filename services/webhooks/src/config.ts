@@ -10,7 +10,7 @@ const schema = z
     GITHOST_WEBHOOK_MAX_ATTEMPTS: env.int(6, 1),
     GITHOST_WEBHOOK_RETRY_BASE_MS: env.int(10_000, 1),
     GITHOST_WEBHOOK_TIMEOUT_MS: env.int(10_000, 1),
-    GITHOST_WEBHOOK_CONCURRENCY: env.int(256, 1),
+    GITHOST_WEBHOOK_CONCURRENCY: env.int(64, 1),
     GITHOST_WEBHOOK_POLL_MS: env.int(1000, 10),
   })
   .transform((e) => ({

@@ -2,7 +2,7 @@ import type { EventBus, EventEnvelope, Subscription } from '@githost/bus';
 import type { Logger } from '@githost/logging';
 import { validation } from '@githost/errors';
 import { EVENT_KINDS } from '../domain/events.js';
-import type { DeliveryHandoff, DeliveryStore, WebhookStore } from '../domain/ports.js';
+import type { DeliveryStore, WebhookStore } from '../domain/ports.js';
 import { forgetRepository } from '../domain/repository-purge.js';
 import { envelopeProblem } from '../domain/event-envelope.js';
 import { GroupCommit } from '../group-commit.js';
@@ -15,8 +15,6 @@ export interface ConsumerOptions {
   maxBatch?: number;
   /** Called after deliveries were recorded, so the worker sends them now. */
   onRecorded?: () => void;
-  /** The worker taking fresh deliveries without a claim query (then onRecorded is not needed). */
-  handoff?: DeliveryHandoff;
   metrics?: ConsumerMetrics;
 }
 
@@ -28,8 +26,8 @@ export interface ConsumerMetrics {
 /** git-storage's event for a removed repository: not delivered, it purges the repository's webhooks. */
 export const REPOSITORY_DELETED = 'repository_deleted';
 
-export const DEFAULT_PREFETCH = 1024;
-export const DEFAULT_MAX_BATCH = 512;
+export const DEFAULT_PREFETCH = 256;
+export const DEFAULT_MAX_BATCH = 128;
 
 /**
  * Turns events into pending deliveries. The handler resolves only after the deliveries are
@@ -46,7 +44,7 @@ export function subscribeToEvents(
   opts: ConsumerOptions,
 ): Promise<Subscription> {
   const recorder = new GroupCommit<EventEnvelope, number>({
-    writeBatch: (events) => deliveries.recordEvents(events, opts.handoff),
+    writeBatch: (events) => deliveries.recordEvents(events),
     maxBatch: opts.maxBatch ?? DEFAULT_MAX_BATCH,
     onBatchFailed: (err, size) => logger.warn({ err, size }, 'recording a batch of events failed; recording them one by one'),
   });
@@ -66,7 +64,7 @@ export function subscribeToEvents(
     const lagSeconds = Math.max(0, (Date.now() - Date.parse(event.occurred_at)) / 1000);
     if (Number.isFinite(lagSeconds)) opts.metrics?.eventRecorded(lagSeconds);
     logger.info({ event_id: event.id, kind: event.kind, repo_id: event.repository.id, recorded, request_id: event.request_id, lag_ms: Math.round(lagSeconds * 1000) }, 'event recorded');
-    if (recorded > 0 && !opts.handoff) opts.onRecorded?.();
+    if (recorded > 0) opts.onRecorded?.();
   };
   return bus.subscribe(opts.queue, [...EVENT_KINDS, REPOSITORY_DELETED], handler, { prefetch: opts.prefetch ?? DEFAULT_PREFETCH });
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '@githost/db';
 import type { EventEnvelope } from '@githost/bus';
 import { actionOf, selectsEvent } from '../domain/events.js';
-import type { DeliveryHandoff, DeliveryQueue, DeliveryStore, DirectDelivery } from '../domain/ports.js';
+import type { DeliveryQueue, DeliveryStore, DirectDelivery } from '../domain/ports.js';
 import type { AttemptResult, ClaimedDelivery, Delivery, DeliveryAttempt } from '../domain/types.js';
 import { afterDelivery, sameHealth, type WebhookHealth } from '../domain/webhook-health.js';
 
@@ -13,79 +13,55 @@ export class DeliveryRepository implements DeliveryStore, DeliveryQueue {
   constructor(private readonly db: Database) {}
 
   /**
-   * Records one pending delivery per webhook that wants each event (the consumer's group commit),
-   * so the consumer acks the messages only once they are all durable. A webhook gets an event
-   * when it is active, selects its kind and action (CONTRACT §9) and existed when the event
-   * happened (CONTRACT §9). An event that comes again records nothing new (UNIQUE
+   * Records one pending delivery per webhook that wants each event, all in one transaction (the
+   * consumer's group commit), so the consumer acks the messages only once they are all durable.
+   * A webhook gets an event when it is active, selects its kind and action (CONTRACT §9) and existed when the
+   * event happened (CONTRACT §9). An event that comes again records nothing new (UNIQUE
    * (webhook_id, event_id)). Returns the deliveries recorded for each event, in order; an event id
    * given twice counts its deliveries once.
-   *
-   * Two statements and no explicit transaction: the INSERT is one statement, so every row of the
-   * batch is durable together when it returns (README "Performance": BEGIN and COMMIT were two of
-   * four round trips per batch). The webhook lookup before it needs no snapshot shared with it: a
-   * webhook deleted in between fails the INSERT on its foreign key, and the batch is retried.
-   *
-   * With a `handoff`, as many rows as the worker has room for are written leased to it and handed
-   * over once durable (see DeliveryHandoff); the others are due now.
    */
-  async recordEvents(events: EventEnvelope[], handoff?: DeliveryHandoff): Promise<number[]> {
+  async recordEvents(events: EventEnvelope[]): Promise<number[]> {
     if (events.length === 0) return [];
-    // The creation-time comparison stays in SQL: created_at has microseconds a JS Date would drop.
-    const { rows: hooks } = await this.db.query<{ i: number; id: string; events: string; url: string; secret: string | null }>(
-      `SELECT e.i::int AS i, w.id, w.events, w.url, w.secret
-         FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS e(repo_id, occurred_at, i)
-         JOIN webhooks w ON w.repo_id = e.repo_id AND w.is_active AND w.created_at <= e.occurred_at`,
-      [events.map((e) => e.repository.id), events.map((e) => e.occurred_at)],
-    );
-    const rows = new Map<string, { webhookId: string; url: string; secret: string | null; event: EventEnvelope }>();
-    for (const hook of hooks) {
-      const event = events[hook.i - 1]!;
-      if (selectsEvent(hook.events, event.kind, actionOf(event.payload))) rows.set(`${hook.id}\n${event.id}`, { webhookId: hook.id, url: hook.url, secret: hook.secret, event });
-    }
-    const recorded = new Map<string, number>();
-    if (rows.size > 0) {
-      // One order for every writer, so two statements inserting the same keys cannot deadlock.
-      const sorted = [...rows.entries()].sort(([a], [b]) => byCodeUnits(a, b)).map(([, r]) => ({ ...r, id: randomUUID() as string }));
-      const reserved = handoff ? handoff.reserve(sorted.length) : 0;
-      let inserted: { id: string; event_id: string; body: string }[];
-      try {
-        // The rows go as one JSON document: a text[] of payloads costs the driver an escaping pass
-        // over every character, JSON.stringify is native. A json column keeps the payload's bytes.
-        ({ rows: inserted } = await this.db.query<{ id: string; event_id: string; body: string }>(
-          `INSERT INTO deliveries (id, webhook_id, event_id, event, payload, request_id, next_attempt_at)
-           SELECT r.id, r.webhook_id, r.event_id, r.event, r.payload, r.request_id,
-                  CASE WHEN r.leased THEN now() + $2::double precision * interval '1 millisecond' ELSE now() END
-             FROM json_to_recordset($1::json) AS r(id uuid, webhook_id uuid, event_id text, event text, payload json, request_id text, leased boolean)
+    return this.db.transaction(async (tx) => {
+      // The creation-time comparison stays in SQL: created_at has microseconds a JS Date would drop.
+      const { rows: hooks } = await tx.query<{ i: number; id: string; events: string }>(
+        `SELECT e.i::int AS i, w.id, w.events
+           FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS e(repo_id, occurred_at, i)
+           JOIN webhooks w ON w.repo_id = e.repo_id AND w.is_active AND w.created_at <= e.occurred_at`,
+        [events.map((e) => e.repository.id), events.map((e) => e.occurred_at)],
+      );
+      const rows = new Map<string, { webhookId: string; event: EventEnvelope }>();
+      for (const hook of hooks) {
+        const event = events[hook.i - 1]!;
+        if (selectsEvent(hook.events, event.kind, actionOf(event.payload))) rows.set(`${hook.id}\n${event.id}`, { webhookId: hook.id, event });
+      }
+      const recorded = new Map<string, number>();
+      if (rows.size > 0) {
+        // One order for every writer, so two transactions inserting the same keys cannot deadlock.
+        const sorted = [...rows.entries()].sort(([a], [b]) => byCodeUnits(a, b)).map(([, r]) => r);
+        const inserted = await tx.query<{ event_id: string }>(
+          `INSERT INTO deliveries (id, webhook_id, event_id, event, payload, request_id)
+           SELECT id, webhook_id, event_id, event, payload::json, request_id
+             FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS r(id, webhook_id, event_id, event, payload, request_id)
            ON CONFLICT (webhook_id, event_id) DO NOTHING
-           RETURNING id, event_id, CASE WHEN next_attempt_at > now() THEN payload::text END AS body`,
+           RETURNING event_id`,
           [
-            JSON.stringify(
-              sorted.map((r, i) => ({ id: r.id, webhook_id: r.webhookId, event_id: r.event.id, event: r.event.kind, payload: r.event.payload ?? null, request_id: r.event.request_id ?? null, leased: i < reserved })),
-            ),
-            handoff?.leaseMs ?? 0,
+            sorted.map(() => randomUUID()),
+            sorted.map((r) => r.webhookId),
+            sorted.map((r) => r.event.id),
+            sorted.map((r) => r.event.kind),
+            sorted.map((r) => JSON.stringify(r.event.payload)),
+            sorted.map((r) => r.event.request_id ?? null),
           ],
-        ));
-      } catch (err) {
-        handoff?.deliver([], reserved, 0);
-        throw err;
+        );
+        for (const { event_id } of inserted.rows) recorded.set(event_id, (recorded.get(event_id) ?? 0) + 1);
       }
-      for (const { event_id } of inserted) recorded.set(event_id, (recorded.get(event_id) ?? 0) + 1);
-      if (handoff) {
-        const byId = new Map(sorted.map((r) => [r.id, r]));
-        const claims: ClaimedDelivery[] = [];
-        for (const row of inserted) {
-          const r = byId.get(row.id)!;
-          if (row.body === null) continue;
-          claims.push({ id: r.id, webhook_id: r.webhookId, event: r.event.kind, body: row.body, attempts: 0, round_start: 0, request_id: r.event.request_id ?? null, url: r.url, secret: r.secret });
-        }
-        handoff.deliver(claims, reserved - claims.length, inserted.length - claims.length);
-      }
-    }
-    const counted = new Set<string>();
-    return events.map((e) => {
-      if (counted.has(e.id)) return 0;
-      counted.add(e.id);
-      return recorded.get(e.id) ?? 0;
+      const counted = new Set<string>();
+      return events.map((e) => {
+        if (counted.has(e.id)) return 0;
+        counted.add(e.id);
+        return recorded.get(e.id) ?? 0;
+      });
     });
   }
 
@@ -155,7 +131,7 @@ export class DeliveryRepository implements DeliveryStore, DeliveryQueue {
        UPDATE deliveries d SET next_attempt_at = now() + $2::double precision * interval '1 millisecond'
        FROM due, webhooks w
        WHERE d.id = due.id AND w.id = d.webhook_id
-       RETURNING d.id, d.webhook_id, d.event, d.payload::text AS body, d.attempts, d.round_start, d.request_id, w.url, w.secret`,
+       RETURNING d.id, d.webhook_id, d.event, d.payload, d.attempts, d.round_start, d.request_id, w.url, w.secret`,
       [limit, leaseMs],
     );
     return rows;
@@ -172,58 +148,55 @@ export class DeliveryRepository implements DeliveryStore, DeliveryQueue {
     // One order for every writer (row locks are taken in it), so two transactions cannot deadlock.
     const sorted = [...attempts].sort((a, b) => byCodeUnits(a.claim.id, b.claim.id));
     return this.db.transaction(async (tx) => {
-      // One statement for the state and the attempt log (README "Performance": one round trip per
-      // batch instead of one per step), returning each winner's webhook health as read at its start.
       // `id = ANY` as well as the join: a table whose statistics lag a burst (a fresh one, or 7
       // pending rows known where there are 10,000) is otherwise joined by scanning every pending row per attempt.
-      const { rows: won } = await tx.query<{ id: string; webhook_id: string; consecutive_failures: number; is_active: boolean }>(
-        `WITH r AS (
-           SELECT * FROM json_to_recordset($1::json)
-             AS r(id uuid, number int, status text, retry_ms double precision, response_status int, error text, duration_ms int, seen_attempts int, response_body text)
-         ), updated AS (
-           UPDATE deliveries d SET attempts = r.number, status = r.status,
-             next_attempt_at = CASE WHEN r.status = 'pending' THEN now() + r.retry_ms * interval '1 millisecond' ELSE d.next_attempt_at END,
-             response_status = r.response_status, error = r.error, duration_ms = r.duration_ms,
-             delivered_at = CASE WHEN r.status = 'delivered' THEN now() ELSE NULL END
-           FROM r
-           WHERE d.id = ANY($2::uuid[]) AND d.id = r.id AND d.attempts = r.seen_attempts AND d.status = 'pending'
-           RETURNING d.id, d.webhook_id
-         ), logged AS (
-           INSERT INTO delivery_attempts (delivery_id, number, status, error, duration_ms, response_status, response_body)
-           SELECT r.id, r.number, CASE WHEN r.status = 'delivered' THEN 'succeeded' ELSE 'failed' END, r.error, r.duration_ms, r.response_status, r.response_body
-             FROM r JOIN updated USING (id)
-             ORDER BY r.id
-         )
-         SELECT u.id, u.webhook_id, w.consecutive_failures, w.is_active FROM updated u JOIN webhooks w ON w.id = u.webhook_id`,
+      const updated = await tx.query<{ id: string }>(
+        `UPDATE deliveries d SET attempts = r.number, status = r.status,
+           next_attempt_at = CASE WHEN r.status = 'pending' THEN now() + r.retry_ms * interval '1 millisecond' ELSE d.next_attempt_at END,
+           response_status = r.response_status, error = r.error, duration_ms = r.duration_ms,
+           delivered_at = CASE WHEN r.status = 'delivered' THEN now() ELSE NULL END
+         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::double precision[], $5::int[], $6::text[], $7::int[], $8::int[])
+           AS r(id, number, status, retry_ms, response_status, error, duration_ms, seen_attempts)
+         WHERE d.id = ANY($1::uuid[]) AND d.id = r.id AND d.attempts = r.seen_attempts AND d.status = 'pending'
+         RETURNING d.id`,
         [
-          JSON.stringify(
-            sorted.map((a) => ({
-              id: a.claim.id,
-              number: a.claim.attempts + 1,
-              status: a.result.status,
-              retry_ms: a.result.retryInMs ?? 0,
-              response_status: a.result.responseStatus,
-              error: a.result.error,
-              duration_ms: a.result.durationMs,
-              seen_attempts: a.claim.attempts,
-              response_body: a.result.responseBody,
-            })),
-          ),
           sorted.map((a) => a.claim.id),
+          sorted.map((a) => a.claim.attempts + 1),
+          sorted.map((a) => a.result.status),
+          sorted.map((a) => a.result.retryInMs ?? 0),
+          sorted.map((a) => a.result.responseStatus),
+          sorted.map((a) => a.result.error),
+          sorted.map((a) => a.result.durationMs),
+          sorted.map((a) => a.claim.attempts),
         ],
       );
-      const winners = new Set(won.map((r) => r.id));
-      const seen = new Map(won.map((r) => [r.webhook_id, { consecutive_failures: r.consecutive_failures, is_active: r.is_active }]));
+      const won = new Set(updated.rows.map((r) => r.id));
+      const recorded = sorted.filter((a) => won.has(a.claim.id));
+      if (recorded.length > 0) {
+        await tx.query(
+          `INSERT INTO delivery_attempts (delivery_id, number, status, error, duration_ms, response_status, response_body)
+           SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::text[])`,
+          [
+            recorded.map((a) => a.claim.id),
+            recorded.map((a) => a.claim.attempts + 1),
+            recorded.map((a) => (a.result.status === 'delivered' ? 'succeeded' : 'failed')),
+            recorded.map((a) => a.result.error),
+            recorded.map((a) => a.result.durationMs),
+            recorded.map((a) => a.result.responseStatus),
+            recorded.map((a) => a.result.responseBody),
+          ],
+        );
+      }
       // Finished deliveries move their webhook's failure streak, in the order they are given.
       const finished = new Map<string, boolean[]>();
       for (const a of attempts) {
-        if (!winners.has(a.claim.id) || a.result.status === 'pending') continue;
+        if (!won.has(a.claim.id) || a.result.status === 'pending') continue;
         const outcomes = finished.get(a.claim.webhook_id) ?? [];
         outcomes.push(a.result.status === 'delivered');
         finished.set(a.claim.webhook_id, outcomes);
       }
-      for (const webhookId of [...finished.keys()].sort()) await updateHealth(tx, webhookId, finished.get(webhookId)!, seen.get(webhookId));
-      return attempts.map((a) => winners.has(a.claim.id));
+      for (const webhookId of [...finished.keys()].sort()) await updateHealth(tx, webhookId, finished.get(webhookId)!);
+      return attempts.map((a) => won.has(a.claim.id));
     });
   }
 }
@@ -233,12 +206,12 @@ function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** `seen`: the webhook's health read without a lock by the statement that recorded the attempts. */
-async function updateHealth(tx: Pick<Database, 'query'>, webhookId: string, outcomes: boolean[], seen: WebhookHealth | undefined): Promise<void> {
+async function updateHealth(tx: Pick<Database, 'query'>, webhookId: string, outcomes: boolean[]): Promise<void> {
   const fold = (start: WebhookHealth) => outcomes.reduce((health, delivered) => afterDelivery(health, delivered), start);
   // Read without a lock first: successes on a healthy webhook change nothing, and locking the one
   // row every delivery of a webhook shares would serialise all of them.
-  if (!seen || sameHealth(seen, fold(seen))) return;
+  const { rows: seen } = await tx.query<WebhookHealth>('SELECT consecutive_failures, is_active FROM webhooks WHERE id = $1', [webhookId]);
+  if (!seen[0] || sameHealth(seen[0], fold(seen[0]))) return;
   const { rows } = await tx.query<WebhookHealth>('SELECT consecutive_failures, is_active FROM webhooks WHERE id = $1 FOR UPDATE', [webhookId]);
   if (!rows[0]) return;
   const next = fold(rows[0]);

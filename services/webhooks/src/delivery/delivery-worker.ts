@@ -1,7 +1,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Logger } from '@githost/logging';
-import type { DeliveryHandoff, DeliveryQueue } from '../domain/ports.js';
+import type { DeliveryQueue } from '../domain/ports.js';
 import type { AttemptResult, ClaimedDelivery } from '../domain/types.js';
 import { GroupCommit } from '../group-commit.js';
 import { decideNext, type AttemptOutcome, type RetryPolicy } from '../domain/retry-policy.js';
@@ -30,17 +30,15 @@ export interface DeliveryMetrics {
  * Concurrency is bounded; a wake() from the consumer or the API starts work at once, a timer
  * covers retries that come due.
  */
-export class DeliveryWorker implements DeliveryHandoff {
+export class DeliveryWorker {
   private inFlight = 0;
-  /** Slots promised to rows the consumer is writing leased to this worker. */
-  private reserved = 0;
   private polling = false;
   private pollAgain = false;
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = 0;
   private readonly running = new Set<Promise<void>>();
-  readonly leaseMs: number;
+  private readonly leaseMs: number;
   private readonly claimBatch: number;
   private readonly agent: { http: HttpAgent; https: HttpsAgent };
   /** Attempts that end together are recorded in one transaction. */
@@ -83,21 +81,6 @@ export class DeliveryWorker implements DeliveryHandoff {
     this.agent.https.destroy();
   }
 
-  reserve(max: number): number {
-    if (this.stopped) return 0;
-    const n = Math.max(0, Math.min(max, this.opts.concurrency - this.inFlight - this.reserved));
-    this.reserved += n;
-    return n;
-  }
-
-  deliver(claims: ClaimedDelivery[], unused: number, dueNow: number): void {
-    this.reserved -= claims.length + unused;
-    // Rows leased to this worker are sent even when it is stopping: stop() waits for them, and
-    // a crash leaves them to the lease like any claimed row.
-    for (const claim of claims) this.launch(claim);
-    if (dueNow > 0) this.wake();
-  }
-
   wake(): void {
     if (this.stopped) return;
     if (this.polling) {
@@ -112,7 +95,7 @@ export class DeliveryWorker implements DeliveryHandoff {
     try {
       do {
         this.pollAgain = false;
-        const room = this.opts.concurrency - this.inFlight - this.reserved;
+        const room = this.opts.concurrency - this.inFlight;
         if (room <= 0 || this.stopped) break;
         const claimed = await this.deliveries.claimDue(room, this.leaseMs);
         for (const claim of claimed) this.launch(claim);
@@ -154,14 +137,14 @@ export class DeliveryWorker implements DeliveryHandoff {
         this.running.delete(run);
         // Claiming a few at a time instead of one per finished attempt saves a query per delivery
         // under load; a free slot waits at most CLAIM_DELAY_MS for company.
-        if (this.opts.concurrency - this.inFlight - this.reserved >= this.claimBatch) this.wake();
+        if (this.opts.concurrency - this.inFlight >= this.claimBatch) this.wake();
         else this.schedule(CLAIM_DELAY_MS);
       });
     this.running.add(run);
   }
 
   private async attempt(claim: ClaimedDelivery): Promise<void> {
-    const body = claim.body;
+    const body = JSON.stringify(claim.payload);
     const headers = deliveryHeaders({
       deliveryId: claim.id,
       event: claim.event,

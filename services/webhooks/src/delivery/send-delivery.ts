@@ -1,5 +1,4 @@
-import http, { type Agent as HttpAgent, type IncomingMessage } from 'node:http';
-import https, { type Agent as HttpsAgent } from 'node:https';
+import got, { type Agents } from 'got';
 import { performance } from 'node:perf_hooks';
 import { parseRetryAfter, type AttemptOutcome } from '../domain/retry-policy.js';
 import { guardedLookup, REFUSED_CODE, refuseLiteralAddress } from './guarded-lookup.js';
@@ -12,7 +11,7 @@ export interface SendOptions {
   allowPrivate: boolean;
   /** The worker's own agents: webhook sockets are never shared with other clients in the process
    *  (the embedded mode runs every service in one), and their number stays bounded. */
-  agent?: { http?: HttpAgent; https?: HttpsAgent };
+  agent?: Agents;
 }
 
 export interface SendResult {
@@ -22,29 +21,28 @@ export interface SendResult {
 }
 
 /**
- * One POST to a receiver, with node's own http client (README "Performance": got's option
- * handling cost more CPU per delivery than the request itself). Never throws: every way it can
- * end is an outcome for the retry policy. Redirects are not followed and bodies not decompressed
- * (node's client does neither). The body is read only up to MAX_RESPONSE_BODY_BYTES and the whole
- * exchange is bounded by the timeout, so a receiver that streams forever or never answers cannot
- * hold a worker slot. The SSRF guard is the socket's `lookup`: every new connection is checked on
- * the addresses it dials; a kept-alive socket was checked when it connected.
+ * One POST to a receiver. Never throws: every way it can end is an outcome for the retry policy.
+ * The body is read only up to MAX_RESPONSE_BODY_BYTES and the whole exchange is bounded by the
+ * timeout, so a receiver that streams forever or never answers cannot hold a worker slot.
  */
 export async function sendDelivery(url: string, headers: Record<string, string>, body: string, opts: SendOptions): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    return { outcome: { kind: 'network', error: `Invalid URL: ${url}` }, responseBody: null, durationMs: elapsed() };
-  }
   if (!opts.allowPrivate) {
     const refused = refuseLiteralAddress(url);
     if (refused) return { outcome: { kind: 'refused', error: refused }, responseBody: null, durationMs: elapsed() };
   }
-  const secure = target.protocol === 'https:';
-  const payload = Buffer.from(body, 'utf8');
+  const stream = got.stream.post(url, {
+    body,
+    headers,
+    timeout: { request: opts.timeoutMs },
+    followRedirect: false,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    decompress: false,
+    ...(opts.agent ? { agent: opts.agent } : {}),
+    ...(opts.allowPrivate ? {} : { dnsLookup: guardedLookup }),
+  });
 
   return new Promise<SendResult>((resolve) => {
     let status: number | undefined;
@@ -52,14 +50,11 @@ export async function sendDelivery(url: string, headers: Record<string, string>,
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    let req: http.ClientRequest | undefined;
 
-    const finish = (error?: Error & { code?: string }, drop = false) => {
+    const finish = (error?: Error & { code?: string }) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      // A body cut short (size cap, timeout) leaves the socket mid-response: it cannot be reused.
-      if (drop) req?.destroy();
+      stream.destroy();
       const responseBody = status === undefined ? null : decodeBody(Buffer.concat(chunks));
       let outcome: AttemptOutcome;
       if (status !== undefined) {
@@ -72,41 +67,22 @@ export async function sendDelivery(url: string, headers: Record<string, string>,
       }
       resolve({ outcome, responseBody, durationMs: elapsed() });
     };
-    // The message names the limit as got did, so logs and attempt records read the same as before.
-    const timer = setTimeout(() => finish(Object.assign(new Error(`Timeout awaiting 'request' for ${opts.timeoutMs}ms`), { code: 'ETIMEDOUT' }), true), opts.timeoutMs);
 
-    const onResponse = (res: IncomingMessage) => {
+    stream.on('response', (res: { statusCode: number; headers: Record<string, string | string[] | undefined> }) => {
       status = res.statusCode;
       retryAfterSeconds = parseRetryAfter(res.headers['retry-after']);
-      res.on('data', (chunk: Buffer) => {
-        const room = MAX_RESPONSE_BODY_BYTES - size;
-        if (room > 0) {
-          const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-          chunks.push(part);
-          size += part.length;
-        }
-        if (size >= MAX_RESPONSE_BODY_BYTES) finish(undefined, true);
-      });
-      res.on('end', () => finish());
-      res.on('aborted', () => finish(undefined, true));
-      res.on('error', (err: Error) => finish(err, true));
-      res.on('close', () => finish(undefined, true));
-    };
-    try {
-      const options: https.RequestOptions = {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(payload.length) },
-        ...(opts.allowPrivate ? {} : { lookup: guardedLookup }),
-      };
-      const agent = secure ? opts.agent?.https : opts.agent?.http;
-      if (agent) options.agent = agent;
-      req = secure ? https.request(target, options, onResponse) : http.request(target, options, onResponse);
-    } catch (err) {
-      finish(err as Error);
-      return;
-    }
-    req.on('error', (err: Error) => finish(err, true));
-    req.end(payload);
+    });
+    stream.on('data', (chunk: Buffer) => {
+      const room = MAX_RESPONSE_BODY_BYTES - size;
+      if (room > 0) {
+        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        chunks.push(part);
+        size += part.length;
+      }
+      if (size >= MAX_RESPONSE_BODY_BYTES) finish();
+    });
+    stream.on('end', () => finish());
+    stream.on('error', (err: Error) => finish(err));
   });
 }
 

@@ -24,24 +24,9 @@ export interface DirectDelivery {
   requestId?: string;
 }
 
-/**
- * A worker taking fresh deliveries straight from the consumer: rows it reserved room for are
- * written already leased to it (next_attempt_at = now + leaseMs), so they are sent without a claim
- * query; if this process dies, the lease runs out and any worker's poll claims them (README
- * "Performance"). The rest are written due now, for the poll.
- */
-export interface DeliveryHandoff {
-  readonly leaseMs: number;
-  /** Reserves up to `max` delivery slots; how many it got. */
-  reserve(max: number): number;
-  /** After the rows are durable: sends `claims` (taking their reserved slots), gives back `unused`
-   *  slots, and looks for `dueNow` rows written unleased. */
-  deliver(claims: ClaimedDelivery[], unused: number, dueNow: number): void;
-}
-
 export interface DeliveryStore {
   /** One pending delivery per webhook that selects each event, durably; the count recorded per event. */
-  recordEvents(events: EventEnvelope[], handoff?: DeliveryHandoff): Promise<number[]>;
+  recordEvents(events: EventEnvelope[]): Promise<number[]>;
   /** Records one pending delivery outside event selection (a ping); its id. */
   recordDirect(delivery: DirectDelivery): Promise<string>;
   /** Newest first (CONTRACT §7). */

@@ -44,8 +44,7 @@ export interface ClaimedDelivery {
   id: string;
   webhook_id: string;
   event: string;
-  /** The stored payload's JSON text, sent as is: every attempt sends (and signs) the same bytes. */
-  body: string;
+  payload: unknown;
   attempts: number;
   round_start: number;
   url: string;
