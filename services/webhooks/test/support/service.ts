@@ -7,6 +7,7 @@ import { createTestDatabase } from '@githost/db';
 import { encodeIdentity, type Identity, type Permission } from '@githost/identity';
 import { createServer, loadConfig, type Config } from '../../src/index.js';
 import { eventually } from '@githost/test-support';
+import { createLogger, setLogSink } from '@githost/logging';
 
 export const SECRET = 'test-internal-secret-0123456789';
 
@@ -27,6 +28,8 @@ export interface Harness {
   call(method: string, path: string, body?: unknown, caller?: Caller): Promise<{ status: number; body: unknown; text: string }>;
   /** Publishes an event (default: about the harness repository, happening now, with a new id). */
   publish(kind: string, payload: unknown, opts?: PublishOptions): Promise<EventEnvelope>;
+  /** The service's warning and error log lines so far (a failing wait prints the last ones). */
+  warnings(): string[];
   restart(): Promise<void>;
   stop(): Promise<void>;
   close(): Promise<void>;
@@ -62,7 +65,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...opts.env,
   });
   const bus = opts.bus === undefined || opts.bus === 'from-config' ? new InProcessEventBus() : opts.bus;
-  const serviceDeps = opts.bus === 'from-config' ? {} : { bus };
+  const warnings: string[] = [];
+  setLogSink({ destination: { write: (line: string) => void warnings.push(line.trimEnd()) }, level: 'warn' });
+  const logger = createLogger('webhooks');
+  setLogSink(undefined);
+  const serviceDeps = opts.bus === 'from-config' ? { logger } : { bus, logger };
   const repoId = randomUUID();
   let service = createServer(config, serviceDeps);
   let ports = await service.start();
@@ -110,6 +117,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       }
       return { status: res.status, body: parsed, text };
     },
+    warnings: () => [...warnings],
     async publish(kind, payload, p = {}) {
       const event: EventEnvelope = {
         id: p.id ?? randomUUID(),
@@ -154,6 +162,7 @@ export interface DeliveryJson {
   duration_ms: number | null;
   created_at: string;
   delivered_at: string | null;
+  next_attempt_at: string | null;
 }
 
 export interface DeliveryDetailJson extends DeliveryJson {
@@ -177,15 +186,21 @@ export async function deliveryDetail(h: Harness, hookId: string, id: string): Pr
   return (await h.call('GET', `${hooksPath}/${hookId}/deliveries/${id}`)).body as DeliveryDetailJson;
 }
 
-/** Waits until the webhook has `count` deliveries and none is pending. */
-/** Past one lease (the harness's attempt timeout + 30 s): an attempt whose record did not land is
- *  sent again once its lease runs out, and must still settle (seen on loaded CI runs; the cause of
- *  the lost record is not yet known). */
+/** Past one lease (the harness's attempt timeout + 30 s), so a test also settles when an attempt's
+ *  record is lost and the delivery is sent again once its lease runs out. */
 const SETTLE_MS = 45_000;
 
-export function settledDeliveries(h: Harness, hookId: string, count = 1, repoId?: string): Promise<DeliveryJson[]> {
-  return eventually(async () => {
-    const list = await deliveriesOf(h, hookId, repoId);
-    return list.length === count && list.every((d) => d.status !== 'pending') ? list : undefined;
-  }, SETTLE_MS);
+/** Waits until the webhook has `count` deliveries and none is pending; when it gives up, the error
+ *  names what it last saw, so a failure says whether a delivery was missing, unclaimed or stuck. */
+export async function settledDeliveries(h: Harness, hookId: string, count = 1, repoId?: string): Promise<DeliveryJson[]> {
+  let last: DeliveryJson[] = [];
+  try {
+    return await eventually(async () => {
+      last = await deliveriesOf(h, hookId, repoId);
+      return last.length === count && last.every((d) => d.status !== 'pending') ? last : undefined;
+    }, SETTLE_MS);
+  } catch {
+    const seen = last.map((d) => ({ status: d.status, attempts: d.attempts, error: d.error, created_at: d.created_at, next_attempt_at: d.next_attempt_at }));
+    throw new Error(`expected ${count} settled deliveries at ${new Date().toISOString()}, saw ${last.length}: ${JSON.stringify(seen)}; last warnings: ${h.warnings().slice(-5).join('\n') || 'none'}`);
+  }
 }
