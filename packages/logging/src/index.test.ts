@@ -16,15 +16,18 @@ describe('requestIdOf', () => {
 
 describe('setLogSink', () => {
   it('when a sink is set, then loggers created afterwards write their JSON lines there at its level, and unsetting it restores the default', async () => {
-    const { createLogger, setLogSink } = await import('./index.js');
+    const { createLogger, currentLogSink, setLogSink } = await import('./index.js');
     const lines: string[] = [];
-    setLogSink({ destination: { write: (line: string) => void lines.push(line) }, level: 'info' });
+    const sink = { destination: { write: (line: string) => void lines.push(line) }, level: 'info' };
+    setLogSink(sink);
     try {
+      expect(currentLogSink()).toBe(sink);
       createLogger('browse').info({ request_id: 'r-1' }, 'hello');
       createLogger('browse').debug('below the level');
     } finally {
       setLogSink(undefined);
     }
+    expect(currentLogSink()).toBeUndefined();
     createLogger('browse').info('not captured');
     expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>).map((l) => [l.service, l.request_id, l.msg])).toEqual([['browse', 'r-1', 'hello']]);
   });

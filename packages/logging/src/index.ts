@@ -23,6 +23,11 @@ export function setLogSink(next: LogSink | undefined): void {
   sink = next;
 }
 
+/** The sink loggers created now would write to (undefined: stdout). */
+export function currentLogSink(): LogSink | undefined {
+  return sink;
+}
+
 let stdout: pino.DestinationStream | undefined;
 
 /**

@@ -7,7 +7,7 @@ import { createTestDatabase } from '@githost/db';
 import { encodeIdentity, type Identity, type Permission } from '@githost/identity';
 import { createServer, loadConfig, type Config } from '../../src/index.js';
 import { eventually } from '@githost/test-support';
-import { createLogger, setLogSink } from '@githost/logging';
+import { createLogger, currentLogSink, setLogSink } from '@githost/logging';
 
 export const SECRET = 'test-internal-secret-0123456789';
 
@@ -65,10 +65,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...opts.env,
   });
   const bus = opts.bus === undefined || opts.bus === 'from-config' ? new InProcessEventBus() : opts.bus;
+  // The service's warnings are kept for a failing wait to print, unless the test collects the
+  // log lines itself through a sink of its own.
   const warnings: string[] = [];
-  setLogSink({ destination: { write: (line: string) => void warnings.push(line.trimEnd()) }, level: 'warn' });
+  const testSink = currentLogSink();
+  if (!testSink) setLogSink({ destination: { write: (line: string) => void warnings.push(line.trimEnd()) }, level: 'warn' });
   const logger = createLogger('webhooks');
-  setLogSink(undefined);
+  if (!testSink) setLogSink(undefined);
   const serviceDeps = opts.bus === 'from-config' ? { logger } : { bus, logger };
   const repoId = randomUUID();
   let service = createServer(config, serviceDeps);
