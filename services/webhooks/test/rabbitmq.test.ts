@@ -47,7 +47,7 @@ describe('webhooks over the real RabbitMQ', () => {
     for (let i = 0; i < 15; i++) await publisher.publish(event(i));
     await h.restart();
     const list = await settledDeliveries(h, hookId, 15);
-    expect(list.every((d) => d.status === 'delivered')).toBe(true);
+    expect(list.map((d) => d.status)).toEqual(list.map(() => 'delivered'));
     expect(refsReceived().sort()).toEqual(Array.from({ length: 15 }, (_, i) => `refs/heads/b${i}`).sort());
   });
 
@@ -63,7 +63,7 @@ describe('webhooks over the real RabbitMQ', () => {
     }
     await Promise.all(published);
     const list = await settledDeliveries(h, hookId, 45, undefined);
-    expect(list.every((d) => d.status === 'delivered')).toBe(true);
+    expect(list.map((d) => d.status)).toEqual(list.map(() => 'delivered'));
     const refs = await eventually(async () => (new Set(refsReceived()).size === 30 ? refsReceived() : undefined));
     expect(new Set(refs)).toEqual(new Set(Array.from({ length: 30 }, (_, i) => `refs/heads/b${100 + i}`)));
   });
