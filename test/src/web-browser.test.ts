@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 import { atViewport, launchBrowser, readingProblems, seriousAxeViolations, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
+import { visitPage } from './support/web-session.js';
 
 /**
  * The site in a real browser (Debian's chromium through playwright-core): accessibility (axe,
@@ -66,10 +67,7 @@ const PAGES = () => [
   '/alice/secret',
 ];
 
-async function visit(page: Page, path: string): Promise<number> {
-  const res = await page.goto(gh.url + path, { waitUntil: 'load' });
-  return res?.status() ?? 0;
-}
+const visit = (page: Page, path: string) => visitPage(page, gh, path);
 
 describe('every page in a browser', () => {
   for (const viewport of VIEWPORTS) {

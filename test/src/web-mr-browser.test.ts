@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addCollaborator, api, commitFiles, createRepo, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, textOf, webGet, webPost, type Receiver, type TestGithost } from './support/index.js';
 import { atViewport, launchBrowser, readingProblems, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
-import { signInPage, submit } from './support/web-session.js';
+import { signInPage, submit, visitPage } from './support/web-session.js';
 
 /**
  * The merge request, compare, repository settings and site admin pages in a real browser
@@ -94,10 +94,7 @@ const PAGES = () => [
   '/-/admin/users/bob',
 ];
 
-async function visit(page: Page, path: string): Promise<number> {
-  const res = await page.goto(gh.url + path, { waitUntil: 'load' });
-  return res?.status() ?? 0;
-}
+const visit = (page: Page, path: string) => visitPage(page, gh, path);
 
 describe('the merge request, settings and admin pages in a browser', () => {
   for (const viewport of VIEWPORTS) {
