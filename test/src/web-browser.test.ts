@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
-import { atViewport, launchBrowser, readingProblems, seriousAxeViolations, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
+import { atViewport, launchBrowser, readPages, seriousAxeViolations, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
 import { visitPage } from './support/web-session.js';
 
 /**
@@ -71,15 +71,11 @@ const visit = (page: Page, path: string) => visitPage(page, gh, path);
 
 describe('every page in a browser', () => {
   for (const viewport of VIEWPORTS) {
-    it(`when read at ${viewport.width} px in ${viewport.colorScheme} mode, then axe finds no serious or critical violation, nothing runs that should not, and nothing overflows the width`, () =>
-      withPage(browser, atViewport(viewport), async (page, incidents) => {
-        for (const path of PAGES()) {
-          const status = await visit(page, path);
-          expect([path, status]).toEqual([path, path === '/alice/secret' ? 404 : 200]);
-          expect([path, await readingProblems(page)]).toEqual([path, { violations: [], overflows: false }]);
-        }
-        expect(incidents).toEqual({ dialogs: [], errors: [] });
-      }), 180_000);
+    it(`when read at ${viewport.width} px in ${viewport.colorScheme} mode, then axe finds no serious or critical violation, nothing runs that should not, and nothing overflows the width`, async () => {
+      const { readings, incidents } = await readPages(browser, viewport, PAGES(), { open: visit });
+      expect(readings).toEqual(PAGES().map((path) => ({ path, status: path === '/alice/secret' ? 404 : 200, violations: [], overflows: false })));
+      expect(incidents).toEqual({ dialogs: [], errors: [] });
+    }, 180_000);
   }
 });
 

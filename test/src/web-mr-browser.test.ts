@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addCollaborator, api, commitFiles, createRepo, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, textOf, webGet, webPost, type Receiver, type TestGithost } from './support/index.js';
-import { atViewport, launchBrowser, readingProblems, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
+import { launchBrowser, readPages, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
 import { signInPage, submit, visitPage } from './support/web-session.js';
 
 /**
@@ -98,17 +98,18 @@ const visit = (page: Page, path: string) => visitPage(page, gh, path);
 
 describe('the merge request, settings and admin pages in a browser', () => {
   for (const viewport of VIEWPORTS) {
-    it(`when read at ${viewport.width} px in ${viewport.colorScheme} mode by a site admin, then axe finds no serious or critical violation, nothing runs that should not, and nothing overflows the width`, () =>
-      withPage(browser, atViewport(viewport), async (page, incidents) => {
-        await signInPage(page, gh, 'root', PASSWORD);
-        for (const path of PAGES()) {
-          expect([path, await visit(page, path)]).toEqual([path, 200]);
-          // The delivery log is read with its details open.
+    it(`when read at ${viewport.width} px in ${viewport.colorScheme} mode by a site admin, then axe finds no serious or critical violation, nothing runs that should not, and nothing overflows the width`, async () => {
+      const { readings, incidents } = await readPages(browser, viewport, PAGES(), {
+        prepare: (page) => signInPage(page, gh, 'root', PASSWORD),
+        open: visit,
+        // The delivery log is read with its details open.
+        settle: async (page) => {
           for (const d of await page.locator('details:not(.ref-switcher)').all()) await d.evaluate((el: { setAttribute(name: string, value: string): void }) => el.setAttribute('open', ''));
-          expect([path, await readingProblems(page)]).toEqual([path, { violations: [], overflows: false }]);
-        }
-        expect(incidents).toEqual({ dialogs: [], errors: [] });
-      }), 300_000);
+        },
+      });
+      expect(readings).toEqual(PAGES().map((path) => ({ path, status: 200, violations: [], overflows: false })));
+      expect(incidents).toEqual({ dialogs: [], errors: [] });
+    }, 300_000);
   }
 });
 

@@ -91,4 +91,36 @@ export async function withPage<T>(browser: Browser, options: BrowserContextOptio
   }
 }
 
+export interface PageReading extends ReadingProblems {
+  path: string;
+  /** What `open` said the page answered. */
+  status: number;
+}
+
+export interface ReadPagesOptions {
+  /** Opens a path in the page; the status it answered. */
+  open(page: Page, path: string): Promise<number>;
+  /** Runs once before the first page (signing in). */
+  prepare?(page: Page): Promise<void>;
+  /** Runs on each page before it is read (opening what is folded). */
+  settle?(page: Page): Promise<void>;
+}
+
+/**
+ * Reads every path at one viewport, in order, in one fresh page as a visitor would: for each,
+ * the status and what a reader meets on it; and what the pages did that they must not.
+ */
+export function readPages(browser: Browser, viewport: Viewport, paths: readonly string[], options: ReadPagesOptions): Promise<{ readings: PageReading[]; incidents: PageIncidents }> {
+  return withPage(browser, atViewport(viewport), async (page, incidents) => {
+    await options.prepare?.(page);
+    const readings: PageReading[] = [];
+    for (const path of paths) {
+      const status = await options.open(page, path);
+      await options.settle?.(page);
+      readings.push({ path, status, ...(await readingProblems(page)) });
+    }
+    return { readings, incidents };
+  });
+}
+
 export type { Browser, BrowserContext, BrowserContextOptions, Page };

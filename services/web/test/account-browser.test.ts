@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Service } from '@githost/runtime';
-import { atViewport, launchBrowser, readingProblems, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
+import { launchBrowser, readPages, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
 import { createServer, loadConfig } from '../src/index.js';
 import { startContractApi, type ContractApi } from './support/contract-api.js';
 
@@ -35,15 +35,12 @@ async function signIn(page: Page): Promise<void> {
 
 describe('signed-in pages in a browser', () => {
   for (const viewport of VIEWPORTS) {
-    it(`when read at ${viewport.width} px in ${viewport.colorScheme} mode, then axe finds no serious or critical violation and nothing runs that should not`, () =>
-      withPage(browser, atViewport(viewport), async (page, incidents) => {
-        await signIn(page);
-        for (const path of ['/', '/-/new', '/-/settings', '/-/settings/sessions', '/-/settings/tokens', '/-/sign-in']) {
-          await page.goto(base + path);
-          expect([path, await readingProblems(page)]).toEqual([path, { violations: [], overflows: false }]);
-        }
-        expect(incidents).toEqual({ dialogs: [], errors: [] });
-      }), 120_000);
+    it(`when read at ${viewport.width} px in ${viewport.colorScheme} mode, then axe finds no serious or critical violation and nothing runs that should not`, async () => {
+      const paths = ['/', '/-/new', '/-/settings', '/-/settings/sessions', '/-/settings/tokens', '/-/sign-in'];
+      const { readings, incidents } = await readPages(browser, viewport, paths, { prepare: signIn, open: async (page, path) => (await page.goto(base + path))?.status() ?? 0 });
+      expect(readings.map(({ path, violations, overflows }) => ({ path, violations, overflows }))).toEqual(paths.map((path) => ({ path, violations: [], overflows: false })));
+      expect(incidents).toEqual({ dialogs: [], errors: [] });
+    }, 120_000);
   }
 
   it('when a token is created in the browser, then it is shown once with a copy button, and signing out ends the session', () =>
