@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { freePort } from '@githost/test-support';
 import { Api, createRepo, createUser, gitUrl } from './api.js';
 import type { BenchContext } from './context.js';
 import { git } from './git.js';
@@ -10,7 +11,6 @@ import { ROOT_DIR, workDir } from './paths.js';
 import { waitForQuiet } from './quiet.js';
 import type { Section } from './report.js';
 import { RssSampler } from './rss.js';
-import { freePort } from './service.js';
 import { fmtMiB, nowMs } from './stats.js';
 
 const MiB = 1024 * 1024;

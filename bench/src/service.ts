@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '@githost/test-support';
 import { ROOT_DIR, workDir } from './paths.js';
 import { githostDescendants, RssSampler, type NamedProcess } from './rss.js';
 
@@ -129,16 +129,4 @@ async function waitReady(url: string, exited: Promise<number>, logFile: string, 
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`githost did not answer /healthz and log "githost started" within 90 s; see ${logFile}`);
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -1,55 +1,23 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { signClientForwarding, type Identity } from '@githost/identity';
-import { createServer, type Config, type Service } from '../src/index.js';
-import { startFakeAccounts, type FakeAccounts } from './fake-accounts.js';
-import { startEchoUpstream } from './echo-upstream.js';
+import { gatewaysPerTest } from './support/gateways-per-test.js';
 
 const SECRET = 'gateway-client-forwarding-secret';
 const alice = { id: 'u-alice', username: 'alice', token: 'alice-token-aaaaaaaaaaaaaaaa' };
 
-let accounts: FakeAccounts;
-let upstream: Awaited<ReturnType<typeof startEchoUpstream>>;
-const gateways: Service[] = [];
-
-beforeAll(async () => {
-  accounts = await startFakeAccounts([alice], [{ id: 'r-pub', owner: 'alice', name: 'demo', private: false, collaborators: {} }], SECRET);
-  upstream = await startEchoUpstream('any', SECRET);
-});
-
-afterEach(async () => {
-  await Promise.all(gateways.splice(0).map((g) => g.stop()));
-});
-
-afterAll(async () => {
-  await upstream.close();
-  await accounts.close();
-});
-
 /** A gateway of its own per test, so budgets spent in one test do not leak into the next. */
-async function gatewayWith(anonymousPerMinute: number): Promise<string> {
-  const url = upstream.url;
-  const config: Config = {
-    port: 0,
-    metricsPort: 0,
-    internalSecret: SECRET,
-    accountsGrpcAddress: accounts.address,
-    upstreams: { accounts: url, 'git-storage': url, browse: url, 'merge-requests': url, webhooks: url },
-    rateLimits: { perTokenPerMinute: 0, anonymousPerMinute },
-  };
-  const gateway = createServer(config);
-  gateways.push(gateway);
-  return `http://127.0.0.1:${(await gateway.start()).httpPort}`;
-}
+const { upstream, gatewayWith: limited } = gatewaysPerTest(SECRET, [alice]);
+const gatewayWith = (anonymousPerMinute: number) => limited({ perTokenPerMinute: 0, anonymousPerMinute });
 
 const browserA = { address: '203.0.113.10', userAgent: 'Mozilla/5.0 Firefox/133.0' };
 const browserB = { address: '2001:db8::b', userAgent: 'Mozilla/5.0 Safari/18.0' };
 
 /** Sends a request as the web service does for a browser, and returns what the upstream saw. */
 async function call(base: string, path: string, headers: Record<string, string>, init: RequestInit = {}) {
-  const before = upstream.seen.length;
+  const before = upstream().seen.length;
   const res = await fetch(base + path, { ...init, headers: { 'user-agent': 'githost-web/0.1', ...headers, ...(init.headers as Record<string, string>) } });
   const body = await res.text();
-  const seen = upstream.seen.slice(before).at(-1);
+  const seen = upstream().seen.slice(before).at(-1);
   return { status: res.status, body, seen, identity: seen?.identity as Identity | undefined };
 }
 

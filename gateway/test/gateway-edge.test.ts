@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { decodeIdentity } from '@githost/identity';
 import { createServer, type Config, type Service } from '../src/index.js';
 import type { RefVersions } from '../src/edge-validators.js';
-import { startFakeAccounts, type FakeAccounts } from './fake-accounts.js';
+import { startFakeAccounts, type FakeAccounts } from './support/fake-accounts.js';
 
 const SECRET = 'gateway-edge-test-internal-secret';
 const alice = { id: 'u-alice', username: 'alice', token: 'alice-token-aaaaaaaaaaaaaaaa' };

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { request as httpRequest } from 'node:http';
 import { createHash } from 'node:crypto';
 import { createServer, type Config, type Service } from '../src/index.js';
-import { startFakeAccounts, type FakeAccounts, type FakeUser } from './fake-accounts.js';
-import { startEchoUpstream, type Seen } from './echo-upstream.js';
+import { startFakeAccounts, type FakeAccounts, type FakeUser } from './support/fake-accounts.js';
+import { startEchoUpstream, type Seen } from './support/echo-upstream.js';
 
 const SECRET = 'gateway-test-internal-secret';
 const alice = { id: 'u-alice', username: 'alice', token: 'alice-token-aaaaaaaaaaaaaaaa' };

@@ -1,45 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type Config, type Service } from '../src/index.js';
-import { startFakeAccounts, type FakeAccounts } from './fake-accounts.js';
-import { startEchoUpstream } from './echo-upstream.js';
+import { describe, expect, it } from '@jest/globals';
+import { gatewaysPerTest, type RateLimits } from './support/gateways-per-test.js';
 
 const SECRET = 'gateway-rate-limit-test-secret';
 const alice = { id: 'u-alice', username: 'alice', token: 'alice-token-aaaaaaaaaaaaaaaa' };
 const bob = { id: 'u-bob', username: 'bob', token: 'bob-token-bbbbbbbbbbbbbbbbbbbb' };
 
-let accounts: FakeAccounts;
-let upstream: Awaited<ReturnType<typeof startEchoUpstream>>;
-const gateways: Service[] = [];
-
-beforeAll(async () => {
-  accounts = await startFakeAccounts([alice, bob], [{ id: 'r-pub', owner: 'alice', name: 'demo', private: false, collaborators: {} }], SECRET);
-  upstream = await startEchoUpstream('any', SECRET);
-});
-
-afterEach(async () => {
-  await Promise.all(gateways.splice(0).map((g) => g.stop()));
-});
-
-afterAll(async () => {
-  await upstream.close();
-  await accounts.close();
-});
-
 /** A gateway of its own per test, so budgets spent in one test do not leak into the next. */
-async function gatewayWith(perTokenPerMinute: number, anonymousPerMinute: number, git?: { perTokenPerMinute: number; perAddressPerMinute: number }): Promise<string> {
-  const url = upstream.url;
-  const config: Config = {
-    port: 0,
-    metricsPort: 0,
-    internalSecret: SECRET,
-    accountsGrpcAddress: accounts.address,
-    upstreams: { accounts: url, 'git-storage': url, browse: url, 'merge-requests': url, webhooks: url },
-    rateLimits: { perTokenPerMinute, anonymousPerMinute, git },
-  };
-  const gateway = createServer(config);
-  gateways.push(gateway);
-  return `http://127.0.0.1:${(await gateway.start()).httpPort}`;
-}
+const { gatewayWith: limited } = gatewaysPerTest(SECRET, [alice, bob]);
+const gatewayWith = (perTokenPerMinute: number, anonymousPerMinute: number, git?: RateLimits['git']) => limited({ perTokenPerMinute, anonymousPerMinute, git });
 
 async function get(base: string, path: string, token?: string, authorization = token ? `Bearer ${token}` : undefined) {
   const res = await fetch(base + path, { headers: authorization ? { authorization } : {} });

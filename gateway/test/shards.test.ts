@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { RepoContext } from '@githost/identity';
 import { createServer, loadConfig, type Service } from '../src/index.js';
 import type { AccountsGateway } from '../src/clients/accounts.js';
-import { startEchoUpstream } from './echo-upstream.js';
+import { startEchoUpstream } from './support/echo-upstream.js';
 
 const SECRET = 'gateway-shards-test-secret';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
-import { launchBrowser, seriousAxeViolations, watchIncidents, type Browser, type Page } from '@githost/test-support/browser';
+import { atViewport, launchBrowser, readPages, seriousAxeViolations, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
+import { visitPage } from './support/web-session.js';
 
 /**
  * The site in a real browser (Debian's chromium through playwright-core): accessibility (axe,
@@ -66,41 +67,21 @@ const PAGES = () => [
   '/alice/secret',
 ];
 
-async function visit(page: Page, path: string): Promise<number> {
-  const res = await page.goto(gh.url + path, { waitUntil: 'load' });
-  return res?.status() ?? 0;
-}
+const visit = (page: Page, path: string) => visitPage(page, gh, path);
 
 describe('every page in a browser', () => {
-  for (const width of [375, 1440]) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      it(`when read at ${width} px in ${colorScheme} mode, then axe finds no serious or critical violation, nothing runs that should not, and nothing overflows the width`, async () => {
-        const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-        const page = await context.newPage();
-        const incidents = watchIncidents(page);
-        try {
-          for (const path of PAGES()) {
-            const status = await visit(page, path);
-            expect([path, status]).toEqual([path, path === '/alice/secret' ? 404 : 200]);
-            expect([path, await seriousAxeViolations(page)]).toEqual([path, []]);
-            const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-            expect([path, overflow <= 1]).toEqual([path, true]);
-          }
-          expect(incidents).toEqual({ dialogs: [], errors: [] });
-        } finally {
-          await context.close();
-        }
-      }, 180_000);
-    }
+  for (const viewport of VIEWPORTS) {
+    it(`when read at ${viewport.width} px in ${viewport.colorScheme} mode, then axe finds no serious or critical violation, nothing runs that should not, and nothing overflows the width`, async () => {
+      const { readings, incidents } = await readPages(browser, viewport, PAGES(), { open: visit });
+      expect(readings).toEqual(PAGES().map((path) => ({ path, status: path === '/alice/secret' ? 404 : 200, violations: [], overflows: false })));
+      expect(incidents).toEqual({ dialogs: [], errors: [] });
+    }, 180_000);
   }
 });
 
 describe('XSS probes', () => {
-  it('when names, contents, the README, branches and messages carry markup, then it shows as text and nothing executes', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const incidents = watchIncidents(page);
-    try {
+  it('when names, contents, the README, branches and messages carry markup, then it shows as text and nothing executes', () =>
+    withPage(browser, {}, async (page, incidents) => {
       await visit(page, '/alice/demo');
       expect((await page.locator('.readme h1').textContent())?.trim()).toBe('Demo');
       expect(await page.locator('p.description').textContent()).toBe('<script>alert(8)</script>');
@@ -117,17 +98,12 @@ describe('XSS probes', () => {
       expect(await page.locator('h1.page-title').textContent()).toBe('<script>alert(7)</script> "><img src=x onerror=alert(9)>');
       expect(await page.locator('img').count()).toBe(0);
       expect(incidents).toEqual({ dialogs: [], errors: [] });
-    } finally {
-      await context.close();
-    }
-  }, 120_000);
+    }), 120_000);
 });
 
 describe('the small script', () => {
-  it('when a line range is linked, then its lines are marked; when the diff view is toggled, then it changes without a reload', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    try {
+  it('when a line range is linked, then its lines are marked; when the diff view is toggled, then it changes without a reload', () =>
+    withPage(browser, {}, async (page) => {
       await visit(page, `/alice/demo/-/blob/${first}/src/main.ts#L2-L4`);
       expect(await page.locator('table.code tr.selected').evaluateAll((rows) => rows.map((r) => r.id))).toEqual(['L2', 'L3', 'L4']);
       expect(await page.locator('.clone-box button.copy').count()).toBe(0);
@@ -141,15 +117,10 @@ describe('the small script', () => {
       expect(await page.locator('table.diff-unified').first().isVisible()).toBe(false);
       expect(await page.evaluate<number>('window.marker')).toBe(1);
       expect(page.url()).toContain('view=split');
-    } finally {
-      await context.close();
-    }
-  }, 120_000);
+    }), 120_000);
 
-  it('when script is off, then reading works and the diff toggle is a plain link', async () => {
-    const context = await browser.newContext({ javaScriptEnabled: false });
-    const page = await context.newPage();
-    try {
+  it('when script is off, then reading works and the diff toggle is a plain link', () =>
+    withPage(browser, { javaScriptEnabled: false }, async (page) => {
       await visit(page, '/alice/demo');
       await page.locator('table.tree a', { hasText: 'src/' }).click();
       await page.locator('table.tree a', { hasText: 'main.ts' }).click();
@@ -158,18 +129,12 @@ describe('the small script', () => {
       await page.locator('a[data-diff-view=split]').click();
       await page.waitForLoadState('load');
       expect(await page.locator('section.diffs').getAttribute('data-view')).toBe('split');
-    } finally {
-      await context.close();
-    }
-  }, 120_000);
+    }), 120_000);
 });
 
 describe('signed in, in a browser', () => {
-  it('when alice signs in with the form, then her private repository reads, the signed-in pages pass axe, and signing out hides it again', async () => {
-    const context = await browser.newContext({ viewport: { width: 375, height: 900 }, colorScheme: 'dark' });
-    const page = await context.newPage();
-    const incidents = watchIncidents(page);
-    try {
+  it('when alice signs in with the form, then her private repository reads, the signed-in pages pass axe, and signing out hides it again', () =>
+    withPage(browser, atViewport({ width: 375, colorScheme: 'dark' }), async (page, incidents) => {
       expect(await visit(page, '/alice/secret')).toBe(404);
       await visit(page, '/-/sign-in?next=%2Falice%2Fsecret');
       await page.getByLabel('Username').fill('alice');
@@ -185,8 +150,5 @@ describe('signed in, in a browser', () => {
       await page.waitForURL(`${gh.url}/`);
       expect(await visit(page, '/alice/secret')).toBe(404);
       expect(incidents).toEqual({ dialogs: [], errors: [] });
-    } finally {
-      await context.close();
-    }
-  }, 120_000);
+    }), 120_000);
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addCollaborator, api, commitFiles, createRepo, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, textOf, webGet, webPost, type Receiver, type TestGithost } from './support/index.js';
-import { launchBrowser, seriousAxeViolations, watchIncidents, type Browser, type Page } from '@githost/test-support/browser';
-import { signInPage, submit } from './support/web-session.js';
+import { launchBrowser, readPages, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
+import { signInPage, submit, visitPage } from './support/web-session.js';
 
 /**
  * The merge request, compare, repository settings and site admin pages in a real browser
@@ -94,43 +94,28 @@ const PAGES = () => [
   '/-/admin/users/bob',
 ];
 
-async function visit(page: Page, path: string): Promise<number> {
-  const res = await page.goto(gh.url + path, { waitUntil: 'load' });
-  return res?.status() ?? 0;
-}
+const visit = (page: Page, path: string) => visitPage(page, gh, path);
 
 describe('the merge request, settings and admin pages in a browser', () => {
-  for (const width of [375, 1440]) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      it(`when read at ${width} px in ${colorScheme} mode by a site admin, then axe finds no serious or critical violation, nothing runs that should not, and nothing overflows the width`, async () => {
-        const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-        const page = await context.newPage();
-        const incidents = watchIncidents(page);
-        try {
-          await signInPage(page, gh, 'root', PASSWORD);
-          for (const path of PAGES()) {
-            expect([path, await visit(page, path)]).toEqual([path, 200]);
-            // The delivery log is read with its details open.
-            for (const d of await page.locator('details:not(.ref-switcher)').all()) await d.evaluate((el: { setAttribute(name: string, value: string): void }) => el.setAttribute('open', ''));
-            expect([path, await seriousAxeViolations(page)]).toEqual([path, []]);
-            const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-            expect([path, overflow <= 1]).toEqual([path, true]);
-          }
-          expect(incidents).toEqual({ dialogs: [], errors: [] });
-        } finally {
-          await context.close();
-        }
-      }, 300_000);
-    }
+  for (const viewport of VIEWPORTS) {
+    it(`when read at ${viewport.width} px in ${viewport.colorScheme} mode by a site admin, then axe finds no serious or critical violation, nothing runs that should not, and nothing overflows the width`, async () => {
+      const { readings, incidents } = await readPages(browser, viewport, PAGES(), {
+        prepare: (page) => signInPage(page, gh, 'root', PASSWORD),
+        open: visit,
+        // The delivery log is read with its details open.
+        settle: async (page) => {
+          for (const d of await page.locator('details:not(.ref-switcher)').all()) await d.evaluate((el: { setAttribute(name: string, value: string): void }) => el.setAttribute('open', ''));
+        },
+      });
+      expect(readings).toEqual(PAGES().map((path) => ({ path, status: 200, violations: [], overflows: false })));
+      expect(incidents).toEqual({ dialogs: [], errors: [] });
+    }, 300_000);
   }
 });
 
 describe('XSS probes', () => {
-  it('when titles, descriptions, comments, branch names and webhook URLs carry markup, then it shows as text and nothing executes', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const incidents = watchIncidents(page);
-    try {
+  it('when titles, descriptions, comments, branch names and webhook URLs carry markup, then it shows as text and nothing executes', () =>
+    withPage(browser, {}, async (page, incidents) => {
       await signInPage(page, gh, 'alice', PASSWORD);
       await visit(page, '/alice/demo/-/merge-requests');
       expect(await page.locator('.mr-list a.subject').allTextContents()).toEqual(['Conflicting notes', XSS_TITLE]);
@@ -153,18 +138,12 @@ describe('XSS probes', () => {
       expect(await page.locator('a.webhook-url').allTextContents()).toContain(XSS_HOOK);
       expect(await page.locator('img').count()).toBe(0);
       expect(incidents).toEqual({ dialogs: [], errors: [] });
-    } finally {
-      await context.close();
-    }
-  }, 120_000);
+    }), 120_000);
 });
 
 describe('the small script', () => {
-  it('when a line number is clicked, then the comment form opens in place without a reload, and the comment lands under that line', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const incidents = watchIncidents(page);
-    try {
+  it('when a line number is clicked, then the comment form opens in place without a reload, and the comment lands under that line', () =>
+    withPage(browser, {}, async (page, incidents) => {
       await signInPage(page, gh, 'alice', PASSWORD);
       await visit(page, '/alice/demo/-/merge-requests/1');
       await page.evaluate('window.marker = 1');
@@ -179,17 +158,12 @@ describe('the small script', () => {
       expect(new URL(page.url()).search).toBe('?done=commented');
       expect(await page.locator('article.diff-file:has-text("src/app.ts") table.diff-unified tr.d-comments .comment-body').allTextContents()).toContain('third line, in place');
       expect(incidents).toEqual({ dialogs: [], errors: [] });
-    } finally {
-      await context.close();
-    }
-  }, 120_000);
+    }), 120_000);
 });
 
 describe('without script', () => {
   it('when a line number is followed, then the comment form opens under that line and the comment lands there; close and reopen are plain forms', async () => {
-    const context = await browser.newContext({ javaScriptEnabled: false });
-    const page = await context.newPage();
-    try {
+    await withPage(browser, { javaScriptEnabled: false }, async (page) => {
       await signInPage(page, gh, 'bob', PASSWORD);
       await visit(page, '/alice/demo/-/merge-requests/1?view=split');
       await submit(page, 'article.diff-file:has-text("src/app.ts") table.diff-split a[aria-label="Comment on line 1 (new)"]');
@@ -202,29 +176,23 @@ describe('without script', () => {
       const comments = await api(gh, 'GET', '/api/repos/alice/demo/merge-requests/1');
       const mine = (comments.body.comments as { body: string; file_path: string; line_number: number; diff_side: string }[]).find((c) => c.body === 'first line, new side');
       expect(mine && { file_path: mine.file_path, line_number: mine.line_number, diff_side: mine.diff_side }).toEqual({ file_path: 'src/app.ts', line_number: 1, diff_side: 'new' });
-    } finally {
-      await context.close();
-    }
-    const owner = await browser.newContext({ javaScriptEnabled: false });
-    const p = await owner.newPage();
-    try {
-      await signInPage(p, gh, 'alice', PASSWORD);
-      await visit(p, '/alice/demo/-/merge-requests/3');
-      await submit(p, '.merge-box button:text("Reopen")');
-      expect(await p.locator('p.notice').textContent()).toBe('The merge request has been reopened.');
-      await submit(p, '.merge-box button:text("Close merge request")');
-      expect(await p.locator('p.notice').textContent()).toBe('The merge request has been closed.');
-      expect(await p.locator('.mr-header .badge').first().textContent()).toBe('closed');
-      await submit(p, '.mr-header a:text("Edit")');
-      await p.fill('#edit-title', 'Abandoned for now');
-      await p.fill('#edit-description', 'Superseded by **#1**.');
-      await submit(p, 'form button.primary:text("Save")');
-      expect(await p.locator('p.notice').textContent()).toBe('The merge request has been changed.');
-      expect(await p.locator('h1 .mr-title').textContent()).toBe('Abandoned for now');
-      expect(await p.locator('.mr-description strong').textContent()).toBe('#1');
-    } finally {
-      await owner.close();
-    }
+    });
+    await withPage(browser, { javaScriptEnabled: false }, async (page) => {
+      await signInPage(page, gh, 'alice', PASSWORD);
+      await visit(page, '/alice/demo/-/merge-requests/3');
+      await submit(page, '.merge-box button:text("Reopen")');
+      expect(await page.locator('p.notice').textContent()).toBe('The merge request has been reopened.');
+      await submit(page, '.merge-box button:text("Close merge request")');
+      expect(await page.locator('p.notice').textContent()).toBe('The merge request has been closed.');
+      expect(await page.locator('.mr-header .badge').first().textContent()).toBe('closed');
+      await submit(page, '.mr-header a:text("Edit")');
+      await page.fill('#edit-title', 'Abandoned for now');
+      await page.fill('#edit-description', 'Superseded by **#1**.');
+      await submit(page, 'form button.primary:text("Save")');
+      expect(await page.locator('p.notice').textContent()).toBe('The merge request has been changed.');
+      expect(await page.locator('h1 .mr-title').textContent()).toBe('Abandoned for now');
+      expect(await page.locator('.mr-description strong').textContent()).toBe('#1');
+    });
   }, 120_000);
 });
 

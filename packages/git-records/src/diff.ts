@@ -4,7 +4,8 @@ import type { StorageServiceClient, storage } from '@githost/protos';
 /** CONTRACT §5 diff element. */
 export interface DiffEntry {
   path: string;
-  old_path: string;
+  /** Nullable in the API's schema (openapi.yaml); `toDiffEntry` always fills it. */
+  old_path: string | null;
   status: 'added' | 'deleted' | 'modified' | 'renamed' | 'type_changed';
   old_mode: string | null;
   new_mode: string | null;

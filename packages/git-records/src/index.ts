@@ -1,2 +1,3 @@
 export { formatGitDate, parseCommit, parseSignature, type CommitRecord, type Signature } from './commit.js';
+export type { TreeEntry } from './tree.js';
 export { DiffCollector, readDiff, toDiffEntry, type Diff, type DiffEntry, type DiffLimits } from './diff.js';

@@ -3,7 +3,7 @@ import { encodeIdentity } from '@githost/identity';
 import { createLogger } from '@githost/logging';
 import { conflict } from '@githost/errors';
 import client from 'prom-client';
-import { createHttpApp, createRegistry, express, finish, identityOf, listen, MetricsEndpoint, route, serveMetrics, type Listening, type MetricsListening } from './index.js';
+import { createHttpApp, createRegistry, express, finish, identityOf, listen, MetricsEndpoint, route, serveHttp, serveMetrics, type Listening, type MetricsListening } from './index.js';
 
 const secret = 'test-internal-secret-123';
 let server: Listening;
@@ -125,6 +125,23 @@ describe('serveMetrics', () => {
     expect([other.status, await other.json()]).toEqual([404, { error: 'Not found' }]);
     const main = await fetch(`${base}/metrics`, { headers: signed() });
     expect([main.status, await main.json()]).toEqual([404, { error: 'Not found' }]);
+  });
+});
+
+describe('serveHttp', () => {
+  it('when a service starts, then its app answers on one port and its registry on another, until it is closed', async () => {
+    const registry = createRegistry('gamma');
+    new client.Counter({ name: 'githost_gamma_things_total', help: 'things', registers: [registry] }).inc(4);
+    const app = express();
+    app.get('/hello', (_req, res) => void res.json({ hello: 'world' }));
+    const serving = await serveHttp(app, registry, { httpPort: 0, metricsPort: 0, bindHost: '127.0.0.1' }, { service: 'gamma', logger: createLogger('gamma') });
+    const { httpPort, metricsPort } = serving.ports;
+    expect(httpPort).not.toBe(metricsPort);
+    expect(await (await fetch(`http://127.0.0.1:${httpPort}/hello`)).json()).toEqual({ hello: 'world' });
+    expect(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()).toContain('githost_gamma_things_total{service="gamma"} 4');
+    await serving.close();
+    const refused = await Promise.all([httpPort, metricsPort].map((port) => fetch(`http://127.0.0.1:${port}/hello`).then(() => 'answered', () => 'refused')));
+    expect(refused).toEqual(['refused', 'refused']);
   });
 });
 

@@ -246,3 +246,34 @@ export async function serveMetrics(registry: client.Registry, port: number, host
   const listening = await listen(metricsApp(() => [registry]), port, host);
   return { port: listening.port, close: () => listening.close(1_000) };
 }
+
+export interface ServingHttp {
+  ports: { httpPort: number; metricsPort: number };
+  /** Closes both listeners; requests in flight finish first. */
+  close(): Promise<void>;
+}
+
+/**
+ * A service's HTTP side started: its app on the public port and its registry at /metrics on the
+ * metrics port (or the shared endpoint, embedded mode), logged as `<service> listening`.
+ */
+export async function serveHttp(
+  app: Express,
+  registry: client.Registry,
+  config: { httpPort: number; metricsPort: number; bindHost?: string },
+  options: { service: string; logger: Logger; metricsEndpoint?: MetricsEndpoint | undefined },
+): Promise<ServingHttp> {
+  const http = await listen(app, config.httpPort, config.bindHost);
+  let metrics: MetricsListening;
+  try {
+    metrics = await serveMetrics(registry, config.metricsPort, config.bindHost, options.metricsEndpoint);
+  } catch (err) {
+    await http.close();
+    throw err;
+  }
+  options.logger.info({ http_port: http.port }, `${options.service} listening`);
+  return {
+    ports: { httpPort: http.port, metricsPort: metrics.port },
+    close: async () => void (await Promise.all([http.close(), metrics.close()])),
+  };
+}

@@ -1,7 +1,7 @@
 /** The browser for page tests: Debian's chromium driven by playwright-core, axe-core, and a watch for what a page must not do (import from `@githost/test-support/browser`; kept out of the main entry so other tests never load playwright). */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 
 /** Debian's chromium (`.ci/run` installs it); playwright-core never downloads a browser. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -54,4 +54,73 @@ export function watchIncidents(page: Page): PageIncidents {
   return incidents;
 }
 
-export type { Browser, BrowserContext, Page };
+/** The ways every page is read (README "The web"): a phone's and a desktop's width, light and dark. */
+export interface Viewport {
+  width: number;
+  colorScheme: 'light' | 'dark';
+}
+export const VIEWPORTS: readonly Viewport[] = [375, 1440].flatMap((width) => (['light', 'dark'] as const).map((colorScheme) => ({ width, colorScheme })));
+
+/** The context options that read a page at a viewport. */
+export function atViewport({ width, colorScheme }: Viewport): BrowserContextOptions {
+  return { viewport: { width, height: 900 }, colorScheme };
+}
+
+/** What a reader meets on the page as it is: axe's serious and critical violations, and whether
+ *  the page is wider than the window (a pixel of rounding allowed). */
+export interface ReadingProblems {
+  violations: AxeViolation[];
+  overflows: boolean;
+}
+
+export async function readingProblems(page: Page): Promise<ReadingProblems> {
+  const violations = await seriousAxeViolations(page);
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+  return { violations, overflows: overflow > 1 };
+}
+
+/** Runs `use` with a page in a fresh context (its incidents watched) and closes the context
+ *  whatever happens, so a failed test leaves no page open for the next. */
+export async function withPage<T>(browser: Browser, options: BrowserContextOptions, use: (page: Page, incidents: PageIncidents) => Promise<T>): Promise<T> {
+  const context = await browser.newContext(options);
+  try {
+    const page = await context.newPage();
+    return await use(page, watchIncidents(page));
+  } finally {
+    await context.close();
+  }
+}
+
+export interface PageReading extends ReadingProblems {
+  path: string;
+  /** What `open` said the page answered. */
+  status: number;
+}
+
+export interface ReadPagesOptions {
+  /** Opens a path in the page; the status it answered. */
+  open(page: Page, path: string): Promise<number>;
+  /** Runs once before the first page (signing in). */
+  prepare?(page: Page): Promise<void>;
+  /** Runs on each page before it is read (opening what is folded). */
+  settle?(page: Page): Promise<void>;
+}
+
+/**
+ * Reads every path at one viewport, in order, in one fresh page as a visitor would: for each,
+ * the status and what a reader meets on it; and what the pages did that they must not.
+ */
+export function readPages(browser: Browser, viewport: Viewport, paths: readonly string[], options: ReadPagesOptions): Promise<{ readings: PageReading[]; incidents: PageIncidents }> {
+  return withPage(browser, atViewport(viewport), async (page, incidents) => {
+    await options.prepare?.(page);
+    const readings: PageReading[] = [];
+    for (const path of paths) {
+      const status = await options.open(page, path);
+      await options.settle?.(page);
+      readings.push({ path, status, ...(await readingProblems(page)) });
+    }
+    return { readings, incidents };
+  });
+}
+
+export type { Browser, BrowserContext, BrowserContextOptions, Page };

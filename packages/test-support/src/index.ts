@@ -1,4 +1,5 @@
 /** What tests of every workspace share (a devDependency only). */
 export { eventually, waitFor } from './eventually.js';
+export { freePort } from './ports.js';
 export { sample } from './prometheus.js';
 export { startReceiver, statusByPath, type Answer, type Receiver, type ReceivedDelivery, type ReceiverOptions } from './receiver.js';

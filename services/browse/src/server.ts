@@ -1,6 +1,6 @@
 import client from 'prom-client';
 import { grpcClientMetrics } from '@githost/grpc';
-import { createHttpApp, createRegistry, finish, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
+import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import { createRefsWatch } from '@githost/refs-watch';
@@ -50,19 +50,16 @@ export function createServer(config: Config, deps: Deps = {}): BrowseService {
   const app = createHttpApp({ service: 'browse', logger, internalSecret: config.internalSecret, ready: () => storage.ready(), registry, json: false });
   app.use('/api/repos', browseRoutes(browser));
   finish(app);
-  let listening: Listening | undefined;
-  let metricsListening: MetricsListening | undefined;
+  let serving: ServingHttp | undefined;
   return {
     async start() {
-      listening = await listen(app, config.httpPort, config.bindHost);
-      metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
-      logger.info({ http_port: listening.port }, 'browse listening');
-      return { httpPort: listening.port, metricsPort: metricsListening.port };
+      serving = await serveHttp(app, registry, config, { service: 'browse', logger, metricsEndpoint: deps.metricsEndpoint });
+      return serving.ports;
     },
     refsWatchReady: (timeoutMs) => refsWatch.ready(timeoutMs),
     async stop() {
-      await Promise.all([listening?.close(), metricsListening?.close()]);
-      listening = undefined;
+      await serving?.close();
+      serving = undefined;
       refsWatch.close();
       if (ownsClient) storage.close();
     },

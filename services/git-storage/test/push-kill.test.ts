@@ -9,7 +9,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +16,7 @@ import { FileJournal } from '@githost/bus';
 import { callUnary } from '@githost/grpc';
 import { encodeIdentity, type Identity } from '@githost/identity';
 import { createStorageClient } from '@githost/protos';
+import { freePort } from '@githost/test-support';
 import { TEST_PAUSE_ENV } from '../src/events/ref-intents.js';
 import { ZERO_OID } from '../src/git/validate.js';
 import { repositoryPath } from '../src/repository-path.js';
@@ -29,16 +29,6 @@ let dataDir: string;
 let policies: FakeRefPolicies;
 let ports: { http: number; grpc: number };
 let running: ChildProcess | undefined;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 async function until<T>(probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
   for (;;) {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createEventBus, startOutboxRelay, type EventBus, type Relay, type Subscription } from '@githost/bus';
 import { migrate, openDatabase, type Database } from '@githost/db';
-import { createHttpApp, createRegistry, finish, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
+import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import { createAccountsClient, type AccountsServiceClient } from '@githost/protos';
@@ -48,8 +48,7 @@ export function createServer(config: Config, deps: Deps = {}): Service<{ httpPor
   // Registered once; reads whichever relay is running at scrape time (none before start()).
   outboxBacklogGauge(registry, { backlog: async () => (relay ? relay.backlog() : 0) });
   let recovery: ReturnType<typeof startRecoveryLoop> | undefined;
-  let listening: Listening | undefined;
-  let metricsListening: MetricsListening | undefined;
+  let serving: ServingHttp | undefined;
   let subscription: Subscription | undefined;
 
   return {
@@ -82,14 +81,12 @@ export function createServer(config: Config, deps: Deps = {}): Service<{ httpPor
       app.use(statusRoutes({ statuses: workflow.statuses, relay: outbox, gitFor }));
       app.use(mergeRequestRoutes({ store, users, workflow, relay: outbox, metrics, gitFor, usersFor: (requestId) => users.forRequest(requestId) }));
       finish(app);
-      listening = await listen(app, config.httpPort, config.bindHost);
-      metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
-      logger.info({ http_port: listening.port }, 'merge-requests listening');
-      return { httpPort: listening.port, metricsPort: metricsListening.port };
+      serving = await serveHttp(app, registry, config, { service: 'merge-requests', logger, metricsEndpoint: deps.metricsEndpoint });
+      return serving.ports;
     },
     async stop() {
-      await Promise.all([listening?.close(), metricsListening?.close()]);
-      listening = undefined;
+      await serving?.close();
+      serving = undefined;
       await subscription?.close();
       subscription = undefined;
       await recovery?.stop();

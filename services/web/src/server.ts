@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { createHttpApp, createRegistry, express, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
+import { createHttpApp, createRegistry, express, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import type { Config } from './config.js';
@@ -32,18 +32,15 @@ export function createServer(config: Config, deps: Deps = {}): Service<{ httpPor
   app.use(pages.notFound);
   app.use(pages.errors);
 
-  let listening: Listening | undefined;
-  let metricsListening: MetricsListening | undefined;
+  let serving: ServingHttp | undefined;
   return {
     async start() {
-      listening = await listen(app, config.httpPort, config.bindHost);
-      metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
-      logger.info({ http_port: listening.port }, 'web listening');
-      return { httpPort: listening.port, metricsPort: metricsListening.port };
+      serving = await serveHttp(app, registry, config, { service: 'web', logger, metricsEndpoint: deps.metricsEndpoint });
+      return serving.ports;
     },
     async stop() {
-      await Promise.all([listening?.close(), metricsListening?.close()]);
-      listening = undefined;
+      await serving?.close();
+      serving = undefined;
     },
   };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Service } from '@githost/runtime';
-import { launchBrowser, seriousAxeViolations, watchIncidents, type Browser, type Page } from '@githost/test-support/browser';
+import { launchBrowser, readPages, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
 import { createServer, loadConfig } from '../src/index.js';
 import { startContractApi, type ContractApi } from './support/contract-api.js';
 
@@ -34,32 +34,17 @@ async function signIn(page: Page): Promise<void> {
 }
 
 describe('signed-in pages in a browser', () => {
-  for (const width of [375, 1440]) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      it(`when read at ${width} px in ${colorScheme} mode, then axe finds no serious or critical violation and nothing runs that should not`, async () => {
-        const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-        const page = await context.newPage();
-        const incidents = watchIncidents(page);
-        try {
-          await signIn(page);
-          for (const path of ['/', '/-/new', '/-/settings', '/-/settings/sessions', '/-/settings/tokens', '/-/sign-in']) {
-            await page.goto(base + path);
-            expect([path, await seriousAxeViolations(page)]).toEqual([path, []]);
-            const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-            expect([path, overflow <= 1]).toEqual([path, true]);
-          }
-          expect(incidents).toEqual({ dialogs: [], errors: [] });
-        } finally {
-          await context.close();
-        }
-      }, 120_000);
-    }
+  for (const viewport of VIEWPORTS) {
+    it(`when read at ${viewport.width} px in ${viewport.colorScheme} mode, then axe finds no serious or critical violation and nothing runs that should not`, async () => {
+      const paths = ['/', '/-/new', '/-/settings', '/-/settings/sessions', '/-/settings/tokens', '/-/sign-in'];
+      const { readings, incidents } = await readPages(browser, viewport, paths, { prepare: signIn, open: async (page, path) => (await page.goto(base + path))?.status() ?? 0 });
+      expect(readings.map(({ path, violations, overflows }) => ({ path, violations, overflows }))).toEqual(paths.map((path) => ({ path, violations: [], overflows: false })));
+      expect(incidents).toEqual({ dialogs: [], errors: [] });
+    }, 120_000);
   }
 
-  it('when a token is created in the browser, then it is shown once with a copy button, and signing out ends the session', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    try {
+  it('when a token is created in the browser, then it is shown once with a copy button, and signing out ends the session', () =>
+    withPage(browser, {}, async (page) => {
       await signIn(page);
       await page.getByLabel('Name').fill('laptop');
       await page.getByRole('button', { name: 'Create token' }).click();
@@ -75,8 +60,5 @@ describe('signed-in pages in a browser', () => {
       await page.waitForURL(`${base}/`);
       expect(await page.getByRole('link', { name: 'Sign in' }).count()).toBeGreaterThan(0);
       expect(api.sessions.size).toBe(sessions - 1);
-    } finally {
-      await context.close();
-    }
-  }, 120_000);
+    }), 120_000);
 });

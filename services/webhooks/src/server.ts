@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { EventBus, Subscription } from '@githost/bus';
 import { migrate, openDatabase, type Database } from '@githost/db';
-import { createHttpApp, createRegistry, finish, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
+import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import type { Config } from './config.js';
@@ -32,8 +32,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   let db: Database | undefined;
   let bus: EventBus | undefined;
   let ownsBus = false;
-  let http: Listening | undefined;
-  let metricsListening: MetricsListening | undefined;
+  let serving: ServingHttp | undefined;
   let subscription: Subscription | undefined;
   let worker: DeliveryWorker | undefined;
 
@@ -77,22 +76,20 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       app.use(webhookRoutes({ webhooks, deliveries, onQueued: wake }));
       finish(app);
 
-      http = await listen(app, config.httpPort, config.bindHost);
-      metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
+      serving = await serveHttp(app, registry, config, { service: SERVICE, logger, metricsEndpoint: deps.metricsEndpoint });
       subscription = await subscribeToEvents(eventBus, deliveries, webhooks, logger, { queue: config.eventsQueue, onRecorded: wake, metrics });
       worker.start();
-      logger.info({ http_port: http.port }, 'webhooks service started');
-      return { httpPort: http.port, metricsPort: metricsListening.port };
+      return serving.ports;
     },
 
     async stop() {
       await subscription?.close();
-      await Promise.all([http?.close(), metricsListening?.close()]);
+      await serving?.close();
       await worker?.stop();
       if (ownsBus) await bus?.close();
       await db?.close();
       subscription = undefined;
-      http = undefined;
+      serving = undefined;
       worker = undefined;
       db = undefined;
     },

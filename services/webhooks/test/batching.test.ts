@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { eventually, startReceiver, type Receiver } from '@githost/test-support';
+import { eventually } from '@githost/test-support';
 import { randomUUID } from 'node:crypto';
 import { createEventBus, type EventBus, type EventEnvelope, type Subscription } from '@githost/bus';
 import { createTestDatabase, migrate, openDatabase, type Database } from '@githost/db';
@@ -9,7 +9,7 @@ import { DeliveryRepository } from '../src/db/delivery-repository.js';
 import type { ClaimedDelivery } from '../src/domain/types.js';
 import { WebhookRepository } from '../src/db/webhook-repository.js';
 import { subscribeToEvents } from '../src/consumer/event-consumer.js';
-import { createHook, settledDeliveries, startHarness, type Harness } from './support/service.js';
+import { createHook, harnessWithReceiver, settledDeliveries } from './support/service.js';
 import { AMQP_URL, closeConnectionsNamed, deleteTopology, uniqueName } from './support/rabbitmq.js';
 
 const push = (n: number) => ({ event: 'push', ref: `refs/heads/b${n}` });
@@ -17,18 +17,10 @@ const push = (n: number) => ({ event: 'push', ref: `refs/heads/b${n}` });
 const IMPOSSIBLE_DATE = '2026-02-30T00:00:00Z';
 
 describe('events recorded in batches (real Postgres)', () => {
-  let h: Harness;
-  let receiver: Receiver;
-  beforeAll(async () => {
-    h = await startHarness();
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await h.close();
-    await receiver.close();
-  });
+  const started = harnessWithReceiver();
 
   it('when events arrive together, then their deliveries are recorded in one transaction', async () => {
+    const { harness: h, receiver } = started;
     const repoId = randomUUID();
     const hook = (await h.call('POST', '/api/repos/alice/project/webhooks', { url: receiver.url }, { repoId })).body as { id: string };
     await Promise.all(Array.from({ length: 20 }, (_, i) => h.publish('push', push(i), { repoId })));
@@ -38,6 +30,7 @@ describe('events recorded in batches (real Postgres)', () => {
   });
 
   it('when one event of a batch cannot be recorded, then it alone fails and the rest of its batch is recorded and delivered', async () => {
+    const { harness: h, receiver } = started;
     const hookId = await createHook(h, { url: receiver.url });
     const results = await Promise.allSettled(
       Array.from({ length: 10 }, (_, i) => h.publish('push', push(100 + i), i === 4 ? { occurredAt: IMPOSSIBLE_DATE } : {})),
@@ -49,19 +42,11 @@ describe('events recorded in batches (real Postgres)', () => {
 });
 
 describe('the worker woken by the consumer', () => {
-  let h: Harness;
-  let receiver: Receiver;
-  beforeAll(async () => {
-    // The fallback poll is longer than the test may wait: only the wake-up can deliver in time.
-    h = await startHarness({ env: { GITHOST_WEBHOOK_POLL_MS: '600000' } });
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await h.close();
-    await receiver.close();
-  });
+  // The fallback poll is longer than the test may wait: only the wake-up can deliver in time.
+  const started = harnessWithReceiver({ env: { GITHOST_WEBHOOK_POLL_MS: '600000' } });
 
   it('when deliveries are recorded, then the worker sends them without waiting for its poll', async () => {
+    const { harness: h, receiver } = started;
     const hookId = await createHook(h, { url: receiver.url });
     await h.publish('push', push(1));
     await settledDeliveries(h, hookId);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startReceiver, type Answer, type Receiver } from '@githost/test-support';
 import { randomUUID } from 'node:crypto';
-import { createHook, deliveriesOf, deliveryDetail, hooksPath, settledDeliveries, startHarness, type Harness } from './support/service.js';
+import { createHook, deliveriesOf, deliveryDetail, harnessWithReceiver, hooksPath, settledDeliveries, startHarness, type Harness } from './support/service.js';
 import { createServer } from '../src/index.js';
 
 const pushPayload = (n = 1) => ({
@@ -248,18 +248,10 @@ describe('webhook delivery limits', () => {
 });
 
 describe('SSRF guard', () => {
-  let h: Harness;
-  let r: Receiver;
-  beforeAll(async () => {
-    h = await startHarness({ env: { GITHOST_WEBHOOK_ALLOW_PRIVATE: 'false' } });
-    r = await startReceiver();
-  });
-  afterAll(async () => {
-    await h.close();
-    await r.close();
-  });
+  const started = harnessWithReceiver({ env: { GITHOST_WEBHOOK_ALLOW_PRIVATE: 'false' } });
 
   it('when the target is the literal 127.0.0.1, then the delivery fails at once with the reason and nothing is sent', async () => {
+    const { harness: h, receiver: r } = started;
     const hookId = await createHook(h, { url: r.url });
     await h.publish('push', pushPayload());
     const [delivery] = await settledDeliveries(h, hookId);
@@ -269,6 +261,7 @@ describe('SSRF guard', () => {
   });
 
   it('when the target name resolves to loopback at connect time, then it is refused', async () => {
+    const { harness: h, receiver: r } = started;
     const hookId = await createHook(h, { url: r.url.replace('127.0.0.1', 'localhost') });
     await h.publish('push', pushPayload());
     const [delivery] = await settledDeliveries(h, hookId);
@@ -278,6 +271,7 @@ describe('SSRF guard', () => {
   });
 
   it('when the target is the metadata address, then it is refused without a connection', async () => {
+    const { harness: h } = started;
     const hookId = await createHook(h, { url: 'http://169.254.169.254/latest/meta-data/' });
     await h.publish('push', pushPayload());
     const [delivery] = await settledDeliveries(h, hookId);
@@ -286,19 +280,11 @@ describe('SSRF guard', () => {
 });
 
 describe('two replicas on one database', () => {
-  let h: Harness;
-  let r: Receiver;
-  beforeAll(async () => {
-    // The default attempt timeout: a slow answer on a loaded machine must not read as a second send.
-    h = await startHarness({ env: { GITHOST_WEBHOOK_TIMEOUT_MS: '10000' } });
-    r = await startReceiver();
-  });
-  afterAll(async () => {
-    await h.close();
-    await r.close();
-  });
+  // The default attempt timeout: a slow answer on a loaded machine must not read as a second send.
+  const started = harnessWithReceiver({ env: { GITHOST_WEBHOOK_TIMEOUT_MS: '10000' } });
 
   it('when two replicas consume and deliver side by side, then every delivery is sent exactly once', async () => {
+    const { harness: h, receiver: r } = started;
     const second = createServer(h.config, { bus: h.bus });
     await second.start();
     try {
@@ -316,18 +302,10 @@ describe('two replicas on one database', () => {
 });
 
 describe('webhook delivery on PGlite', () => {
-  let h: Harness;
-  let r: Receiver;
-  beforeAll(async () => {
-    h = await startHarness({ database: 'pglite' });
-    r = await startReceiver({ secret: 'pglite-secret', answer: (n, res) => void res.writeHead(n === 0 ? 503 : 200).end() });
-  });
-  afterAll(async () => {
-    await h.close();
-    await r.close();
-  });
+  const started = harnessWithReceiver({ database: 'pglite' }, { secret: 'pglite-secret', answer: (n, res) => void res.writeHead(n === 0 ? 503 : 200).end() });
 
   it('when an event arrives on embedded Postgres, then it is recorded, retried and delivered signed', async () => {
+    const { harness: h, receiver: r } = started;
     const hookId = await createHook(h, { url: r.url, secret: 'pglite-secret' });
     const payload = pushPayload();
     await h.publish('push', payload);
@@ -341,18 +319,10 @@ describe('webhook delivery on PGlite', () => {
 });
 
 describe('a poison event', () => {
-  let h: Harness;
-  let r: Receiver;
-  beforeAll(async () => {
-    h = await startHarness();
-    r = await startReceiver();
-  });
-  afterAll(async () => {
-    await h.close();
-    await r.close();
-  });
+  const started = harnessWithReceiver();
 
   it('when an event cannot become deliveries, then its handler refuses it and later events still flow', async () => {
+    const { harness: h, receiver: r } = started;
     const hookId = await createHook(h, { url: r.url });
     const poison = { id: randomUUID(), kind: 'push', occurred_at: 'not a time', repository: { id: h.repoId, owner: 'alice', name: 'project' }, payload: {} };
     await expect(h.bus.publish(poison)).rejects.toThrow('Unusable event: event has no valid occurred_at');

@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, openDatabase } from '@githost/db';
 import { encodeIdentity, type Identity } from '@githost/identity';
-import { eventually } from '@githost/test-support';
+import { eventually, freePort } from '@githost/test-support';
 
 /**
  * The service as its own process (dist/main.js), on real Postgres: connections that Postgres ends
@@ -23,14 +22,6 @@ let exited: number | null | undefined;
 let base: string;
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let dataDir: string;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 function identity(): Identity {
   return {

@@ -1,12 +1,4 @@
-/** CONTRACT §5 tree entry. */
-export interface TreeEntry {
-  name: string;
-  path: string;
-  type: 'blob' | 'tree' | 'commit';
-  mode: string;
-  sha: string;
-  size: number | null;
-}
+import type { TreeEntry } from '@githost/git-records';
 
 /**
  * Walks `git ls-tree --long -z` records (`<mode> SP <type> SP <oid> SP+ <size> TAB <name> NUL`;

@@ -2,6 +2,8 @@
 // the source of truth).
 import type { Commit, DiffFile } from './types.js';
 
+export type { BranchProtection } from '@githost/ref-policy';
+
 export interface Comparison {
   base: string;
   head: string;
@@ -88,16 +90,6 @@ export interface Review {
 export interface Collaborator {
   username: string;
   permission: 'read' | 'write';
-}
-
-export interface BranchProtection {
-  pattern: string;
-  allow_force_pushes: boolean;
-  allow_deletions: boolean;
-  required_approvals: number;
-  required_status_checks: string[];
-  dismiss_stale_approvals: boolean;
-  push: 'write' | 'admin' | 'nobody';
 }
 
 export interface Webhook {

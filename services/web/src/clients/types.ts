@@ -1,4 +1,11 @@
-// The API's answers as the pages read them (openapi/openapi.yaml is the source of truth).
+// The API's answers as the pages read them (openapi/openapi.yaml is the source of truth). Where
+// a shared package already declares the JSON shape (git-records: CONTRACT §5 git data), it is
+// imported, never restated.
+import type { CommitRecord, DiffEntry, TreeEntry } from '@githost/git-records';
+
+export type { TreeEntry };
+export type Commit = CommitRecord;
+export type DiffFile = DiffEntry;
 
 export interface Viewer {
   id: string | null;
@@ -19,15 +26,6 @@ export interface Repository {
   created_at: string;
 }
 
-export interface TreeEntry {
-  name: string;
-  path: string;
-  type: 'blob' | 'tree' | 'commit';
-  mode: string;
-  sha: string;
-  size: number | null;
-}
-
 export interface Tree {
   ref: string;
   commit: string;
@@ -43,21 +41,6 @@ export interface Blob {
   size: number;
   content: string;
   encoding: 'utf-8' | 'base64';
-}
-
-export interface Signature {
-  name: string;
-  email: string;
-  date: string;
-}
-
-export interface Commit {
-  sha: string;
-  tree: string;
-  parents: string[];
-  author: Signature;
-  committer: Signature;
-  message: string;
 }
 
 export interface Commits {
@@ -80,20 +63,6 @@ export interface Tag {
   name: string;
   sha: string;
   tag_sha?: string;
-}
-
-export interface DiffFile {
-  path: string;
-  old_path: string | null;
-  status: 'added' | 'deleted' | 'modified' | 'renamed' | 'type_changed';
-  old_mode: string | null;
-  new_mode: string | null;
-  old_sha: string | null;
-  new_sha: string | null;
-  additions: number;
-  deletions: number;
-  binary: boolean;
-  patch: string | null;
 }
 
 export interface Comparison {

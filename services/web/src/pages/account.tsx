@@ -2,13 +2,11 @@ import { AppError } from '@githost/errors';
 import { appendCookie, cookieHeader, SESSION_COOKIE } from '../http/session.js';
 import type { IssuedSession, IssuedToken, SessionInfo, TokenInfo, TokenScope } from '../clients/types.js';
 import { Notice, Time } from '../views/components.js';
+import { CsrfField, Flash } from '../views/forms.js';
+import { TokenList } from '../views/tokens.js';
 import { clearSessionCookie } from './router.js';
 import { safeNext, site } from './paths.js';
 import { field, fields, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
-
-function CsrfField({ token }: { token: string }) {
-  return <input type="hidden" name="csrf" value={token} />;
-}
 
 function SignInForm({ ctx, next, error, username }: { ctx: PageContext; next: string; error?: string | undefined; username?: string }) {
   return (
@@ -86,12 +84,6 @@ const DONE: Record<string, string> = {
   'token-revoked': 'The token has been revoked.',
 };
 
-function done(ctx: PageContext) {
-  const key = typeof ctx.req.query.done === 'string' ? ctx.req.query.done : '';
-  const message = DONE[key];
-  return message ? <Notice kind="info">{message}</Notice> : null;
-}
-
 function passwordPage(ctx: PageContext, error?: string, status = 200): PageResult {
   return page(
     'Settings',
@@ -102,7 +94,7 @@ function passwordPage(ctx: PageContext, error?: string, status = 200): PageResul
         Signed in as <strong>{ctx.viewer!.username}</strong>
         {ctx.viewer!.email && <> ({ctx.viewer!.email})</>}.
       </p>
-      {done(ctx)}
+      <Flash ctx={ctx} messages={DONE} />
       {error && <Notice kind="error">{error}</Notice>}
       <form method="post" action={`${site.settings()}/password`} class="stack narrow">
         <h2>Change password</h2>
@@ -140,7 +132,7 @@ async function sessionsPage(ctx: PageContext): Promise<PageResult> {
     <>
       <h1 class="page-title">Settings</h1>
       <SettingsNav current="sessions" />
-      {done(ctx)}
+      <Flash ctx={ctx} messages={DONE} />
       <h2>Where you are signed in</h2>
       <ul class="item-list">
         {sessions.map((s) => (
@@ -184,7 +176,7 @@ function tokensView(ctx: PageContext, tokens: TokenInfo[], opts: { issued?: Issu
     <>
       <h1 class="page-title">Settings</h1>
       <SettingsNav current="tokens" />
-      {done(ctx)}
+      <Flash ctx={ctx} messages={DONE} />
       {opts.issued && (
         <div class="notice notice-info" role="status">
           <p>
@@ -197,28 +189,7 @@ function tokensView(ctx: PageContext, tokens: TokenInfo[], opts: { issued?: Issu
         </div>
       )}
       <h2>Personal access tokens</h2>
-      {tokens.length === 0 ? (
-        <p>You have no tokens.</p>
-      ) : (
-        <ul class="item-list">
-          {tokens.map((t) => (
-            <li>
-              <div>
-                <strong>{t.name ?? '(no name)'}</strong> <span class="muted">{t.scopes.join(', ')}</span>
-                <p class="muted">
-                  created <Time iso={t.created_at} />
-                  {t.expires_at ? <> · expires <Time iso={t.expires_at} /></> : ' · never expires'}
-                  {t.last_used_at ? <> · last used <Time iso={t.last_used_at} /></> : ' · never used'}
-                </p>
-              </div>
-              <form method="post" action={`${site.tokens()}/${encodeURIComponent(t.id)}/revoke`} class="inline">
-                <CsrfField token={ctx.csrf} />
-                <button type="submit" class="danger">Revoke</button>
-              </form>
-            </li>
-          ))}
-        </ul>
-      )}
+      <TokenList ctx={ctx} tokens={tokens} revokeAction={(id) => `${site.tokens()}/${encodeURIComponent(id)}/revoke`} empty="You have no tokens." />
       <form method="post" action={site.tokens()} class="stack narrow">
         <h2>New token</h2>
         {opts.error && <Notice kind="error">{opts.error}</Notice>}

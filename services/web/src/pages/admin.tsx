@@ -3,6 +3,7 @@ import type { IssuedToken, TokenInfo } from '../clients/types.js';
 import type { AdminUser } from '../clients/mr-types.js';
 import { Time } from '../views/components.js';
 import { attempt, CsrfField, ErrorNotice, Flash, PostButton } from '../views/forms.js';
+import { TokenList } from '../views/tokens.js';
 import { adminPages } from './mr-paths.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
@@ -160,25 +161,7 @@ async function userPage(ctx: PageContext, username: string, opts: ViewOpts = {})
       <p>{user.suspended ? 'The user cannot sign in, and their tokens answer 401.' : 'A suspended user cannot sign in, and their tokens stop working.'}</p>
       <PostButton ctx={ctx} action={`${here}/suspend`} fields={{ suspended: user.suspended ? 'false' : 'true' }} label={user.suspended ? 'Unsuspend' : 'Suspend'} kind={user.suspended ? undefined : 'danger'} />
       <h2>Tokens</h2>
-      {tokens.length === 0 ? (
-        <p>No tokens.</p>
-      ) : (
-        <ul class="item-list">
-          {tokens.map((t) => (
-            <li>
-              <div>
-                <strong>{t.name ?? '(no name)'}</strong> <span class="muted">{t.scopes.join(', ')}</span>
-                <p class="muted">
-                  created <Time iso={t.created_at} />
-                  {t.expires_at ? <> · expires <Time iso={t.expires_at} /></> : ' · never expires'}
-                  {t.last_used_at ? <> · last used <Time iso={t.last_used_at} /></> : ' · never used'}
-                </p>
-              </div>
-              <PostButton ctx={ctx} action={`${here}/tokens/${encodeURIComponent(t.id)}/revoke`} label="Revoke" kind="danger" />
-            </li>
-          ))}
-        </ul>
-      )}
+      <TokenList ctx={ctx} tokens={tokens} revokeAction={(id) => `${here}/tokens/${encodeURIComponent(id)}/revoke`} empty="No tokens." />
     </>,
     opts.status ? { status: opts.status } : {},
   );

@@ -6,7 +6,8 @@ import { InProcessEventBus, type EventBus, type EventEnvelope } from '@githost/b
 import { createTestDatabase } from '@githost/db';
 import { encodeIdentity, type Identity, type Permission } from '@githost/identity';
 import { createServer, loadConfig, type Config } from '../../src/index.js';
-import { eventually } from '@githost/test-support';
+import { afterAll, beforeAll } from '@jest/globals';
+import { eventually, startReceiver, type Receiver, type ReceiverOptions } from '@githost/test-support';
 import { createLogger, currentLogSink, setLogSink } from '@githost/logging';
 
 export const SECRET = 'test-internal-secret-0123456789';
@@ -151,6 +152,21 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
   };
   return harness;
+}
+
+/** A harness and a receiver for the tests of one describe block: started before them, closed
+ *  after. Read them inside a test, once the block's hooks have run. */
+export function harnessWithReceiver(harness: HarnessOptions = {}, receiver: ReceiverOptions = {}): { harness: Harness; receiver: Receiver } {
+  const started = {} as { harness: Harness; receiver: Receiver };
+  beforeAll(async () => {
+    started.harness = await startHarness(harness);
+    started.receiver = await startReceiver(receiver);
+  });
+  afterAll(async () => {
+    await started.harness?.close();
+    await started.receiver?.close();
+  });
+  return started;
 }
 
 export const hooksPath = '/api/repos/alice/project/webhooks';

@@ -1,0 +1,52 @@
+import { afterAll, afterEach, beforeAll } from '@jest/globals';
+import { createServer, type Config, type Service } from '../../src/index.js';
+import { startEchoUpstream } from './echo-upstream.js';
+import { startFakeAccounts, type FakeUser } from './fake-accounts.js';
+
+export type EchoUpstream = Awaited<ReturnType<typeof startEchoUpstream>>;
+export type RateLimits = NonNullable<Config['rateLimits']>;
+
+/**
+ * Fake accounts (the users given, alice's public `demo`) and one echo upstream behind every
+ * route, for tests that start a gateway of their own per test so that budgets spent in one
+ * test do not leak into the next. Call at a test file's top level: it registers the hooks that
+ * start the fakes, stop each test's gateways after it, and stop the fakes at the end.
+ */
+export function gatewaysPerTest(secret: string, users: FakeUser[]): { upstream(): EchoUpstream; gatewayWith(rateLimits: RateLimits): Promise<string> } {
+  let accounts: Awaited<ReturnType<typeof startFakeAccounts>>;
+  let upstream: EchoUpstream;
+  const gateways: Service[] = [];
+
+  beforeAll(async () => {
+    accounts = await startFakeAccounts(users, [{ id: 'r-pub', owner: 'alice', name: 'demo', private: false, collaborators: {} }], secret);
+    upstream = await startEchoUpstream('any', secret);
+  });
+
+  afterEach(async () => {
+    await Promise.all(gateways.splice(0).map((g) => g.stop()));
+  });
+
+  afterAll(async () => {
+    await upstream.close();
+    await accounts.close();
+  });
+
+  return {
+    upstream: () => upstream,
+    /** A gateway with these limits; its base URL. */
+    async gatewayWith(rateLimits) {
+      const url = upstream.url;
+      const config: Config = {
+        port: 0,
+        metricsPort: 0,
+        internalSecret: secret,
+        accountsGrpcAddress: accounts.address,
+        upstreams: { accounts: url, 'git-storage': url, browse: url, 'merge-requests': url, webhooks: url },
+        rateLimits,
+      };
+      const gateway = createServer(config);
+      gateways.push(gateway);
+      return `http://127.0.0.1:${(await gateway.start()).httpPort}`;
+    },
+  };
+}
