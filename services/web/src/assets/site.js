@@ -64,7 +64,8 @@
   // Unified or split diff without a reload; the links still work without this.
   function diffToggle() {
     var section = document.querySelector('section.diffs');
-    if (!section) return;
+    // A large diff carries only the table shown: its links load the other one.
+    if (!section || section.getAttribute('data-tables') === 'one') return;
     var links = section.querySelectorAll('a[data-diff-view]');
     for (var i = 0; i < links.length; i++) {
       links[i].addEventListener('click', function (event) {

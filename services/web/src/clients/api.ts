@@ -7,6 +7,9 @@ export interface ApiCaller {
   requestId?: string;
   /** Extra headers for every call (the signed client forwarding, once the gateway reads it). */
   headers?: Record<string, string>;
+  /** Settled before any answer is handed back: the viewer check a page's calls run beside
+   *  (pages/router.ts), so code after a call's await always knows who is asking. */
+  gate?: Promise<unknown>;
 }
 
 const TIMEOUT_MS = 30_000;
@@ -42,8 +45,9 @@ export class GatewayApi {
   /** A JSON call; resolves undefined for 204. */
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await this.request(method, path, body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const text = res.status === 204 ? '' : await res.text();
+    await this.caller.gate;
     if (res.status === 204) return undefined as T;
-    const text = await res.text();
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
@@ -57,6 +61,12 @@ export class GatewayApi {
   /** The answer as it came (raw files and archives are streamed, not parsed); non-2xx throws. */
   async stream(path: string, headers: Record<string, string> = {}): Promise<Response> {
     const res = await this.request('GET', path, { headers });
+    try {
+      await this.caller.gate;
+    } catch (err) {
+      await res.body?.cancel().catch(() => undefined);
+      throw err;
+    }
     if (!res.ok && res.status !== 304) {
       const text = await res.text().catch(() => '');
       let message: string | undefined;

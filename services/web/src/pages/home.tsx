@@ -161,7 +161,7 @@ async function userPage(ctx: PageContext, username: string): Promise<PageResult>
 }
 
 export const homePages: PageDefinition[] = [
-  { method: 'GET', path: '/', handle: homePage },
+  { method: 'GET', path: '/', readsViewerFirst: true, handle: homePage },
   { method: 'GET', path: '/-/new', signedIn: true, handle: async (ctx) => page('New repository', <NewRepoForm ctx={ctx} />) },
   { method: 'POST', path: '/-/new', signedIn: true, handle: createRepo },
 ];

@@ -4,12 +4,12 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { repoApiPath, encodePath } from '../clients/api.js';
 import type { Blob, Tree, TreeEntry } from '../clients/types.js';
 import { RAW_CONTENT_SECURITY_POLICY } from '../http/security-headers.js';
-import { highlightLines } from '../render/highlight.js';
+import { highlightBlob } from '../render/highlight.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { CodeView } from '../views/code.js';
 import { Breadcrumbs, CloneBox, formatBytes, Notice, RefSwitcher, shortSha, TreeTable } from '../views/components.js';
 import { repoPages, repoUrl } from './paths.js';
-import { browseApiPath, isApiError, loadRepo, type RepoView } from './repo-data.js';
+import { browseApiPath, isApiError, loadRepo, settle, type RepoView } from './repo-data.js';
 import { page, redirect, sent, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
 const README = /^readme(\.(md|markdown|mdown|txt|rst))?$/i;
@@ -71,17 +71,17 @@ async function readme(ctx: PageContext, view: RepoView, tree: Tree) {
 }
 
 async function treePage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
-  const view = await loadRepo(ctx.api, owner, name);
+  // The listing is asked for beside the repository, not after it: an empty repository's refusal
+  // is not used, and any other refusal is the repository's own 404 alike.
+  const [view, listing] = await Promise.all([loadRepo(ctx.api, owner, name), settle(ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath)))]);
   const { repo } = view;
   const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'code' };
   if (view.branches.branches.length === 0 && view.tags.length === 0) return page(repo.full_name, <EmptyRepository view={view} />, { repo: chrome });
-  let tree: Tree;
-  try {
-    tree = await ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath));
-  } catch (err) {
-    if (isApiError(err, 'validation', 'Not a directory')) return redirect(repoUrl(owner, name, `/-/blob/${encodePath(refAndPath)}`), 302);
-    throw err;
+  if (!listing.ok) {
+    if (isApiError(listing.error, 'validation', 'Not a directory')) return redirect(repoUrl(owner, name, `/-/blob/${encodePath(refAndPath)}`), 302);
+    throw listing.error;
   }
+  const tree = listing.value;
   const parent = tree.path === '' ? undefined : tree.path.split('/').slice(0, -1).join('/');
   const isHome = refAndPath === '';
   return page(
@@ -106,15 +106,14 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
 }
 
 async function blobPage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
-  const view = await loadRepo(ctx.api, owner, name);
+  const [view, file] = await Promise.all([loadRepo(ctx.api, owner, name), settle(ctx.api.get<Blob>(browseApiPath(owner, name, 'blob', refAndPath)))]);
   const { repo } = view;
   let blob: Blob | undefined;
   let tooLarge = false;
-  try {
-    blob = await ctx.api.get<Blob>(browseApiPath(owner, name, 'blob', refAndPath));
-  } catch (err) {
-    if (isApiError(err, 'validation', 'Not a file')) return redirect(repoUrl(owner, name, `/-/tree/${encodePath(refAndPath)}`), 302);
-    if (!isApiError(err, 'too_large', '')) throw err;
+  if (file.ok) blob = file.value;
+  else {
+    if (isApiError(file.error, 'validation', 'Not a file')) return redirect(repoUrl(owner, name, `/-/tree/${encodePath(refAndPath)}`), 302);
+    if (!isApiError(file.error, 'too_large', '')) throw file.error;
     tooLarge = true;
   }
   // Over the browse limit the API names no ref or path: the listing of the parent tells them.
@@ -133,7 +132,7 @@ async function blobPage(ctx: PageContext, owner: string, name: string, refAndPat
   if (!blob) content = <Notice kind="info">This file is too large to show here. <a href={raw}>View it raw</a>.</Notice>;
   else if (image) content = <p class="image-view"><img src={raw} alt={fileName} /></p>;
   else if (blob.encoding === 'base64') content = <Notice kind="info">This is a binary file ({formatBytes(blob.size)}). <a href={raw}>View it raw</a> or <a href={`${raw}?download=1`}>download it</a>.</Notice>;
-  else content = <CodeView lines={highlightLines(blob.content, path)} label={path} />;
+  else content = <CodeView lines={highlightBlob(blob.sha, blob.content, path)} label={path} />;
   return page(
     `${path} at ${gitRef} · ${repo.full_name}`,
     <>
