@@ -1,4 +1,5 @@
 import { AppError, type ErrorKind } from '@githost/errors';
+import { requestWhole, type WholeAnswer } from './keep-alive.js';
 
 /** Who the web is calling for: the signed-in person's session secret (absent: anonymous), and
  *  the browser's request id so the API's log lines join the page's. */
@@ -44,17 +45,22 @@ export class GatewayApi {
 
   /** A JSON call; resolves undefined for 204. */
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await this.request(method, path, body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    const text = res.status === 204 ? '' : await res.text();
+    const headers = this.headers(body === undefined ? {} : { 'content-type': 'application/json' });
+    let res: WholeAnswer;
+    try {
+      res = await requestWhole(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS });
+    } catch (err) {
+      throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
+    }
     await this.caller.gate;
     if (res.status === 204) return undefined as T;
     let parsed: unknown;
     try {
-      parsed = text === '' ? undefined : JSON.parse(text);
+      parsed = res.text === '' ? undefined : JSON.parse(res.text);
     } catch {
       parsed = undefined;
     }
-    if (!res.ok) throw apiError(res.status, (parsed as { error?: unknown } | undefined)?.error?.toString());
+    if (res.status < 200 || res.status > 299) throw apiError(res.status, (parsed as { error?: unknown } | undefined)?.error?.toString());
     return parsed as T;
   }
 
@@ -80,12 +86,16 @@ export class GatewayApi {
     return res;
   }
 
-  private async request(method: string, path: string, init: { body?: string; headers?: Record<string, string> }): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json', ...this.caller.headers, ...init.headers };
+  private headers(extra: Record<string, string>): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json', ...this.caller.headers, ...extra };
     if (this.caller.credential) headers.authorization = `Bearer ${this.caller.credential}`;
     if (this.caller.requestId) headers['x-request-id'] = this.caller.requestId;
+    return headers;
+  }
+
+  private async request(method: string, path: string, init: { headers?: Record<string, string> }): Promise<Response> {
     try {
-      return await fetch(this.base + path, { method, headers, body: init.body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+      return await fetch(this.base + path, { method, headers: this.headers(init.headers ?? {}), redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
     } catch (err) {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }
