@@ -1,5 +1,6 @@
 import { AppError, type ErrorKind } from '@githost/errors';
 import { requestWhole, type WholeAnswer } from './keep-alive.js';
+import { RecentAnswers, recentAnswers } from './recent-answers.js';
 
 /** Who the web is calling for: the signed-in person's session secret (absent: anonymous), and
  *  the browser's request id so the API's log lines join the page's. */
@@ -46,9 +47,21 @@ export class GatewayApi {
   /** A JSON call; resolves undefined for 204. */
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers = this.headers(body === undefined ? {} : { 'content-type': 'application/json' });
+    const credential = this.caller.credential ?? '';
+    const ask = () => requestWhole(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS });
     let res: WholeAnswer;
     try {
-      res = await requestWhole(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS });
+      if (RecentAnswers.reusable(method, path)) res = await recentAnswers.get(credential, path, ask);
+      else if (method === 'GET') res = await ask();
+      else {
+        // Before and after: a reusable GET answered while the change was under way is not kept.
+        recentAnswers.changed(credential);
+        try {
+          res = await ask();
+        } finally {
+          recentAnswers.changed(credential);
+        }
+      }
     } catch (err) {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }
