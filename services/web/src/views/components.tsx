@@ -181,3 +181,28 @@ export function Notice({ kind, children }: { kind: 'error' | 'info'; children: C
     </p>
   );
 }
+
+/** Previous and next links of a paged list (`?page=`); a full page means there may be more. */
+export function Pager({ href, page, full, label }: { href: (page: number) => string; page: number; full: boolean; label: string }) {
+  if (page <= 1 && !full) return null;
+  return (
+    <nav class="pager" aria-label={label}>
+      {page > 1 && (
+        <a href={href(page - 1)} rel="prev">
+          Previous page
+        </a>
+      )}{' '}
+      {full && (
+        <a href={href(page + 1)} rel="next">
+          Next page
+        </a>
+      )}
+    </nav>
+  );
+}
+
+/** The `?page=` of a paged list: a positive integer, else 1. */
+export function pageNumber(raw: unknown): number {
+  const n = typeof raw === 'string' && /^[1-9][0-9]{0,5}$/.test(raw) ? Number(raw) : 1;
+  return n;
+}
