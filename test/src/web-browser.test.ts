@@ -64,6 +64,7 @@ const PAGES = () => [
   `/alice/demo/-/commit/${head}?view=split`,
   '/alice/demo/-/branches',
   '/alice/demo/-/tags',
+  '/alice/demo/-/refs?view=blob&ref=main&path=src%2Fmain.ts',
   '/alice/secret',
 ];
 
@@ -119,12 +120,28 @@ describe('the small script', () => {
       expect(page.url()).toContain('view=split');
     }), 120_000);
 
+  it('when the ref switcher of a file is opened, then its branches and tags are loaded into it and lead to the same file at that ref', () =>
+    withPage(browser, {}, async (page, incidents) => {
+      await visit(page, '/alice/demo/-/blob/main/src/main.ts');
+      await page.locator('.ref-switcher summary').click();
+      const branch = page.locator('.ref-switcher .ref-menu a', { hasText: 'xss/' });
+      expect(await branch.textContent()).toBe(XSS_BRANCH);
+      expect(await page.locator('.ref-switcher .ref-menu a[aria-current=true]').textContent()).toBe('main');
+      expect(await branch.getAttribute('href')).toBe(`/alice/demo/-/blob/${enc(XSS_BRANCH)}/src/main.ts`);
+      expect(incidents).toEqual({ dialogs: [], errors: [] });
+    }), 120_000);
+
   it('when script is off, then reading works and the diff toggle is a plain link', () =>
     withPage(browser, { javaScriptEnabled: false }, async (page) => {
       await visit(page, '/alice/demo');
       await page.locator('table.tree a', { hasText: 'src/' }).click();
       await page.locator('table.tree a', { hasText: 'main.ts' }).click();
       expect(await page.locator('#L1 td.line').textContent()).toContain('export const changed = 1;');
+      await page.locator('.ref-switcher summary').click();
+      await page.locator('.ref-switcher a', { hasText: 'Switch branch or tag' }).click();
+      await page.locator('.ref-menu a', { hasText: 'xss/' }).click();
+      expect(await page.locator('.ref-switcher summary strong').textContent()).toBe(XSS_BRANCH);
+      expect(await page.locator('nav.breadcrumbs [aria-current=page]').textContent()).toBe('main.ts');
       await visit(page, `/alice/demo/-/commit/${head}`);
       await page.locator('a[data-diff-view=split]').click();
       await page.waitForLoadState('load');

@@ -105,7 +105,12 @@ describe('repository code', () => {
     expect(res.status).toBe(200);
     expect(res.html).toContain('href="/alice/demo/-/blob/feature/x/src/main.ts"');
     expect(textOf(res.html)).toContain('ref: feature/x');
-    expect(res.html).toContain('href="/alice/demo/-/tree/v1.0/src"');
+    // The switcher's branches and tags are the refs page's (loaded into it by site.js).
+    expect(res.html).toContain('href="/alice/demo/-/refs?view=tree&amp;ref=feature%2Fx&amp;path=src"');
+    const refs = await webGet(gh, '/alice/demo/-/refs?view=tree&ref=feature%2Fx&path=src');
+    expect(refs.status).toBe(200);
+    expect(refs.html).toContain('href="/alice/demo/-/tree/v1.0/src"');
+    expect(refs.html).toContain('<a href="/alice/demo/-/tree/feature/x/src" aria-current="true">feature/x</a>');
   });
 
   it('when a file is read, then it is highlighted on the server with numbered, linkable lines and raw links', async () => {

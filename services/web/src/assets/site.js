@@ -1,4 +1,4 @@
-/* global document, window, navigator, location, history, setTimeout, URL */
+/* global document, window, navigator, location, history, setTimeout, URL, fetch, DOMParser */
 // githost's only script: progressive enhancement. Every page works without it.
 (function () {
   'use strict';
@@ -64,7 +64,8 @@
   // Unified or split diff without a reload; the links still work without this.
   function diffToggle() {
     var section = document.querySelector('section.diffs');
-    if (!section) return;
+    // A large diff carries only the table shown: its links load the other one.
+    if (!section || section.getAttribute('data-tables') === 'one') return;
     var links = section.querySelectorAll('a[data-diff-view]');
     for (var i = 0; i < links.length; i++) {
       links[i].addEventListener('click', function (event) {
@@ -115,7 +116,31 @@
     });
   }
 
+  // The tree and file pages do not list branches and tags: the switcher's menu is the refs
+  // page's, fetched when it is first opened (its link still leads there if this fails).
+  function lazyRefMenus() {
+    var switchers = document.querySelectorAll('details.ref-switcher[data-refs]');
+    for (var i = 0; i < switchers.length; i++) {
+      (function (details) {
+        var asked = false;
+        details.addEventListener('toggle', function () {
+          if (!details.open || asked) return;
+          asked = true;
+          fetch(details.getAttribute('data-refs'), { credentials: 'same-origin' })
+            .then(function (res) { return res.ok ? res.text() : Promise.reject(new Error(String(res.status))); })
+            .then(function (html) {
+              var menu = new DOMParser().parseFromString(html, 'text/html').querySelector('.ref-menu');
+              var here = details.querySelector('.ref-menu');
+              if (menu && here) here.parentNode.replaceChild(document.importNode(menu, true), here);
+            })
+            .catch(function () { asked = false; });
+        });
+      })(switchers[i]);
+    }
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
+    lazyRefMenus();
     addCopyButtons();
     markLines();
     lineClicks();

@@ -1,4 +1,6 @@
 import { AppError, type ErrorKind } from '@githost/errors';
+import { requestWhole, type WholeAnswer } from './keep-alive.js';
+import { RecentAnswers, recentAnswers } from './recent-answers.js';
 
 /** Who the web is calling for: the signed-in person's session secret (absent: anonymous), and
  *  the browser's request id so the API's log lines join the page's. */
@@ -7,6 +9,9 @@ export interface ApiCaller {
   requestId?: string;
   /** Extra headers for every call (the signed client forwarding, once the gateway reads it). */
   headers?: Record<string, string>;
+  /** Settled before any answer is handed back: the viewer check a page's calls run beside
+   *  (pages/router.ts), so code after a call's await always knows who is asking. */
+  gate?: Promise<unknown>;
 }
 
 const TIMEOUT_MS = 30_000;
@@ -41,22 +46,46 @@ export class GatewayApi {
 
   /** A JSON call; resolves undefined for 204. */
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await this.request(method, path, body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const headers = this.headers(body === undefined ? {} : { 'content-type': 'application/json' });
+    const credential = this.caller.credential ?? '';
+    const ask = () => requestWhole(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS });
+    let res: WholeAnswer;
+    try {
+      if (RecentAnswers.reusable(method, path)) res = await recentAnswers.get(credential, path, ask);
+      else if (method === 'GET') res = await ask();
+      else {
+        // Before and after: a reusable GET answered while the change was under way is not kept.
+        recentAnswers.changed(credential);
+        try {
+          res = await ask();
+        } finally {
+          recentAnswers.changed(credential);
+        }
+      }
+    } catch (err) {
+      throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
+    }
+    await this.caller.gate;
     if (res.status === 204) return undefined as T;
-    const text = await res.text();
     let parsed: unknown;
     try {
-      parsed = text === '' ? undefined : JSON.parse(text);
+      parsed = res.text === '' ? undefined : JSON.parse(res.text);
     } catch {
       parsed = undefined;
     }
-    if (!res.ok) throw apiError(res.status, (parsed as { error?: unknown } | undefined)?.error?.toString());
+    if (res.status < 200 || res.status > 299) throw apiError(res.status, (parsed as { error?: unknown } | undefined)?.error?.toString());
     return parsed as T;
   }
 
   /** The answer as it came (raw files and archives are streamed, not parsed); non-2xx throws. */
   async stream(path: string, headers: Record<string, string> = {}): Promise<Response> {
     const res = await this.request('GET', path, { headers });
+    try {
+      await this.caller.gate;
+    } catch (err) {
+      await res.body?.cancel().catch(() => undefined);
+      throw err;
+    }
     if (!res.ok && res.status !== 304) {
       const text = await res.text().catch(() => '');
       let message: string | undefined;
@@ -70,12 +99,16 @@ export class GatewayApi {
     return res;
   }
 
-  private async request(method: string, path: string, init: { body?: string; headers?: Record<string, string> }): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json', ...this.caller.headers, ...init.headers };
+  private headers(extra: Record<string, string>): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json', ...this.caller.headers, ...extra };
     if (this.caller.credential) headers.authorization = `Bearer ${this.caller.credential}`;
     if (this.caller.requestId) headers['x-request-id'] = this.caller.requestId;
+    return headers;
+  }
+
+  private async request(method: string, path: string, init: { headers?: Record<string, string> }): Promise<Response> {
     try {
-      return await fetch(this.base + path, { method, headers, body: init.body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+      return await fetch(this.base + path, { method, headers: this.headers(init.headers ?? {}), redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
     } catch (err) {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }

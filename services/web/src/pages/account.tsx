@@ -253,6 +253,7 @@ export const accountPages: PageDefinition[] = [
   {
     method: 'GET',
     path: '/-/sign-in',
+    readsViewerFirst: true,
     handle: async (ctx) => (ctx.viewer ? redirect(safeNext(ctx.req.query.next), 302) : page('Sign in', <SignInForm ctx={ctx} next={safeNext(ctx.req.query.next)} />)),
   },
   { method: 'POST', path: '/-/sign-in', handle: signIn },

@@ -32,7 +32,7 @@ async function commitsPage(ctx: PageContext, owner: string, name: string, refPar
     `Commits at ${gitRef} · ${repo.full_name}`,
     <>
       <div class="repo-top">
-        <RefSwitcher owner={owner} repo={name} current={gitRef} path="" branches={view.branches.branches} tags={view.tags} view="commits" />
+        <RefSwitcher owner={owner} repo={name} current={gitRef} path="" refs={{ branches: view.branches.branches, tags: view.tags }} view="commits" />
         <h1 class="page-title">Commits</h1>
       </div>
       <ol class="commit-list">

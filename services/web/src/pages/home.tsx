@@ -1,9 +1,12 @@
 import { AppError } from '@githost/errors';
 import { repoApiPath } from '../clients/api.js';
 import type { Activity, Repository, Viewer } from '../clients/types.js';
-import { Notice, Time } from '../views/components.js';
+import { Notice, pageNumber, Pager, Time } from '../views/components.js';
 import { repoUrl, site } from './paths.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
+
+/** Repositories per page of a list (the API's most). */
+const REPOS_PER_PAGE = 100;
 
 /** How many repositories' activity the home page reads (one API call each). */
 const ACTIVITY_REPOS = 10;
@@ -70,7 +73,8 @@ async function homePage(ctx: PageContext): Promise<PageResult> {
     );
   }
   const viewer: Viewer = ctx.viewer;
-  const repos = await ctx.api.get<Repository[]>('/api/user/repos?per_page=100');
+  const pageNo = pageNumber(ctx.req.query.page);
+  const repos = await ctx.api.get<Repository[]>(`/api/user/repos?per_page=${REPOS_PER_PAGE}&page=${pageNo}`);
   const own = repos.filter((r) => r.owner === viewer.username);
   const shared = repos.filter((r) => r.owner !== viewer.username);
   const activity = await recentActivity(ctx, repos);
@@ -89,6 +93,7 @@ async function homePage(ctx: PageContext): Promise<PageResult> {
         <RepoList repos={own} empty="You have no repositories yet." />
         <h2>Repositories you collaborate on</h2>
         <RepoList repos={shared} empty="None yet." />
+        <Pager href={(n) => `${site.home()}?page=${n}`} page={pageNo} full={repos.length === REPOS_PER_PAGE} label="Repository pages" />
       </section>
       <section aria-labelledby="activity-title">
         <h2 id="activity-title">Recent activity</h2>
@@ -149,19 +154,21 @@ async function createRepo(ctx: PageContext): Promise<PageResult> {
 }
 
 async function userPage(ctx: PageContext, username: string): Promise<PageResult> {
-  const repos = await ctx.api.get<Repository[]>(`/api/users/${encodeURIComponent(username)}/repos?per_page=100`);
+  const pageNo = pageNumber(ctx.req.query.page);
+  const repos = await ctx.api.get<Repository[]>(`/api/users/${encodeURIComponent(username)}/repos?per_page=${REPOS_PER_PAGE}&page=${pageNo}`);
   return page(
     username,
     <section>
       <h1 class="page-title">{username}</h1>
       <h2>Repositories</h2>
       <RepoList repos={repos} empty="No repositories you can see." />
+      <Pager href={(n) => `${site.user(username)}?page=${n}`} page={pageNo} full={repos.length === REPOS_PER_PAGE} label="Repository pages" />
     </section>,
   );
 }
 
 export const homePages: PageDefinition[] = [
-  { method: 'GET', path: '/', handle: homePage },
+  { method: 'GET', path: '/', readsViewerFirst: true, handle: homePage },
   { method: 'GET', path: '/-/new', signedIn: true, handle: async (ctx) => page('New repository', <NewRepoForm ctx={ctx} />) },
   { method: 'POST', path: '/-/new', signedIn: true, handle: createRepo },
 ];

@@ -1,10 +1,11 @@
 import { encodePath, repoApiPath } from '../clients/api.js';
-import type { Commit, Repository } from '../clients/types.js';
+import type { Repository } from '../clients/types.js';
 import type { CommitStatus, DiffSide, MergeRequest, MergeRequestDetail, MrComment, Review } from '../clients/mr-types.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { CommitRow, Notice, shortSha, Time } from '../views/components.js';
 import { DiffView, parsePatch, type DiffViewMode, type InlineComments } from '../views/diff.js';
 import { attempt, CsrfField, ErrorNotice, Flash, PostButton } from '../views/forms.js';
+import { detailAndCommits } from './mr-commits.js';
 import { mrPages } from './mr-paths.js';
 import { repoPages, repoUrl } from './paths.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult, type RepoChrome } from './registry.js';
@@ -251,10 +252,9 @@ interface DetailOptions {
 async function detailPage(ctx: PageContext, owner: string, name: string, raw: string, opts: DetailOptions = {}): Promise<PageResult> {
   const number = numberOf(raw);
   const base = repoApiPath(owner, name, `/merge-requests/${number}`);
-  const [repo, mr, commits, reviews] = await Promise.all([
+  const [repo, { mr, commits }, reviews] = await Promise.all([
     ctx.api.get<Repository>(repoApiPath(owner, name)),
-    ctx.api.get<MergeRequestDetail>(base),
-    ctx.api.get<Commit[]>(`${base}/commits`),
+    detailAndCommits(ctx.api, `${owner}/${name}#${number}`, base),
     ctx.api.get<Review[]>(`${base}/reviews`),
   ]);
   const mode: DiffViewMode = ctx.req.query.view === 'split' ? 'split' : 'unified';

@@ -28,6 +28,8 @@ export const repoPages = {
   commit: (o: string, r: string, sha: string) => repoUrl(o, r, `/-/commit/${encodeURIComponent(sha)}`),
   branches: (o: string, r: string) => repoUrl(o, r, '/-/branches'),
   tags: (o: string, r: string) => repoUrl(o, r, '/-/tags'),
+  /** The branches and tags to switch to from a view (the ref switcher's menu on its own). */
+  refs: (o: string, r: string, view: 'tree' | 'blob' | 'commits', ref: string, path = '') => repoUrl(o, r, `/-/refs?${new URLSearchParams({ view, ref, ...(path ? { path } : {}) }).toString()}`),
   archive: (o: string, r: string, ref: string, format: 'tar.gz' | 'zip') => repoUrl(o, r, `/-/archive/${encodePath(ref)}.${format}`),
 };
 

@@ -45,6 +45,9 @@ export interface PageDefinition {
   path: string;
   /** Anonymous callers are sent to the sign-in page first. */
   signedIn?: boolean;
+  /** The handler reads `ctx.viewer` before its first API call, so the viewer is looked up first
+   *  (otherwise a GET page's calls run beside that look-up: pages/router.ts). */
+  readsViewerFirst?: boolean;
   handle(ctx: PageContext, params: PageParams): Promise<PageResult>;
 }
 

@@ -28,3 +28,12 @@ export function browseApiPath(owner: string, name: string, kind: 'tree' | 'blob'
 export function isApiError(err: unknown, kind: AppError['kind'], prefix: string): boolean {
   return err instanceof AppError && err.kind === kind && err.message.startsWith(prefix);
 }
+
+/** A call's outcome as a value, so it can run beside others and be judged after them. */
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+export function settle<T>(work: Promise<T>): Promise<Settled<T>> {
+  return work.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+}

@@ -2,14 +2,14 @@ import { Readable } from 'node:stream';
 import { notFound } from '@githost/errors';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { repoApiPath, encodePath } from '../clients/api.js';
-import type { Blob, Tree, TreeEntry } from '../clients/types.js';
+import type { Blob, Repository, Tree, TreeEntry } from '../clients/types.js';
 import { RAW_CONTENT_SECURITY_POLICY } from '../http/security-headers.js';
-import { highlightLines } from '../render/highlight.js';
+import { highlightBlob } from '../render/highlight.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { CodeView } from '../views/code.js';
-import { Breadcrumbs, CloneBox, formatBytes, Notice, RefSwitcher, shortSha, TreeTable } from '../views/components.js';
+import { Breadcrumbs, CloneBox, formatBytes, Notice, RefMenu, RefSwitcher, shortSha, TreeTable } from '../views/components.js';
 import { repoPages, repoUrl } from './paths.js';
-import { browseApiPath, isApiError, loadRepo, type RepoView } from './repo-data.js';
+import { browseApiPath, isApiError, loadRepo, settle, type RepoView } from './repo-data.js';
 import { page, redirect, sent, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
 const README = /^readme(\.(md|markdown|mdown|txt|rst))?$/i;
@@ -21,11 +21,10 @@ function imageTypeOf(path: string): string | undefined {
   return dot < 0 ? undefined : IMAGE_TYPES[path.slice(dot + 1).toLowerCase()];
 }
 
-function RepoTop({ view, gitRef, path, kind }: { view: RepoView; gitRef: string; path: string; kind: 'tree' | 'blob' }) {
-  const { repo, branches, tags } = view;
+function RepoTop({ repo, gitRef, path, kind }: { repo: Repository; gitRef: string; path: string; kind: 'tree' | 'blob' }) {
   return (
     <div class="repo-top">
-      <RefSwitcher owner={repo.owner} repo={repo.name} current={gitRef} path={path} branches={branches.branches} tags={tags} view={kind} />
+      <RefSwitcher owner={repo.owner} repo={repo.name} current={gitRef} path={path} view={kind} />
       <Breadcrumbs owner={repo.owner} repo={repo.name} gitRef={gitRef} path={path} />
     </div>
   );
@@ -46,10 +45,10 @@ function EmptyRepository({ view }: { view: RepoView }) {
   );
 }
 
-async function readme(ctx: PageContext, view: RepoView, tree: Tree) {
+async function readme(ctx: PageContext, repo: Repository, tree: Tree) {
   const entry = tree.entries.find((e: TreeEntry) => e.type === 'blob' && README.test(e.name));
   if (!entry) return undefined;
-  const { owner, name } = view.repo;
+  const { owner, name } = repo;
   try {
     const blob = await ctx.api.get<Blob>(browseApiPath(owner, name, 'blob', `${tree.commit}/${entry.path}`));
     if (blob.encoding !== 'utf-8') return undefined;
@@ -71,17 +70,17 @@ async function readme(ctx: PageContext, view: RepoView, tree: Tree) {
 }
 
 async function treePage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
-  const view = await loadRepo(ctx.api, owner, name);
-  const { repo } = view;
+  // The listing is asked for beside the repository, not after it; branches and tags only when
+  // it is refused, to tell an empty repository (its own page) from any other refusal.
+  const [repo, listing] = await Promise.all([ctx.api.get<Repository>(repoApiPath(owner, name)), settle(ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath)))]);
   const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'code' };
-  if (view.branches.branches.length === 0 && view.tags.length === 0) return page(repo.full_name, <EmptyRepository view={view} />, { repo: chrome });
-  let tree: Tree;
-  try {
-    tree = await ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath));
-  } catch (err) {
-    if (isApiError(err, 'validation', 'Not a directory')) return redirect(repoUrl(owner, name, `/-/blob/${encodePath(refAndPath)}`), 302);
-    throw err;
+  if (!listing.ok) {
+    const view = await loadRepo(ctx.api, owner, name);
+    if (view.branches.branches.length === 0 && view.tags.length === 0) return page(repo.full_name, <EmptyRepository view={view} />, { repo: chrome });
+    if (isApiError(listing.error, 'validation', 'Not a directory')) return redirect(repoUrl(owner, name, `/-/blob/${encodePath(refAndPath)}`), 302);
+    throw listing.error;
   }
+  const tree = listing.value;
   const parent = tree.path === '' ? undefined : tree.path.split('/').slice(0, -1).join('/');
   const isHome = refAndPath === '';
   return page(
@@ -94,27 +93,25 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
           Download: <a href={repoPages.archive(owner, name, tree.ref, 'zip')}>zip</a> · <a href={repoPages.archive(owner, name, tree.ref, 'tar.gz')}>tar.gz</a>
         </p>
       </div>
-      <RepoTop view={view} gitRef={tree.ref} path={tree.path} kind="tree" />
+      <RepoTop repo={repo} gitRef={tree.ref} path={tree.path} kind="tree" />
       <p class="muted">
         At commit <a href={repoPages.commit(owner, name, tree.commit)}><code>{shortSha(tree.commit)}</code></a> · <a href={repoPages.commits(owner, name, tree.ref)}>History</a>
       </p>
       <TreeTable owner={owner} repo={name} gitRef={tree.ref} entries={tree.entries} parentPath={parent} />
-      {await readme(ctx, view, tree)}
+      {await readme(ctx, repo, tree)}
     </>,
     { repo: { ...chrome, ref: tree.ref } },
   );
 }
 
 async function blobPage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
-  const view = await loadRepo(ctx.api, owner, name);
-  const { repo } = view;
+  const [repo, file] = await Promise.all([ctx.api.get<Repository>(repoApiPath(owner, name)), settle(ctx.api.get<Blob>(browseApiPath(owner, name, 'blob', refAndPath)))]);
   let blob: Blob | undefined;
   let tooLarge = false;
-  try {
-    blob = await ctx.api.get<Blob>(browseApiPath(owner, name, 'blob', refAndPath));
-  } catch (err) {
-    if (isApiError(err, 'validation', 'Not a file')) return redirect(repoUrl(owner, name, `/-/tree/${encodePath(refAndPath)}`), 302);
-    if (!isApiError(err, 'too_large', '')) throw err;
+  if (file.ok) blob = file.value;
+  else {
+    if (isApiError(file.error, 'validation', 'Not a file')) return redirect(repoUrl(owner, name, `/-/tree/${encodePath(refAndPath)}`), 302);
+    if (!isApiError(file.error, 'too_large', '')) throw file.error;
     tooLarge = true;
   }
   // Over the browse limit the API names no ref or path: the listing of the parent tells them.
@@ -133,11 +130,11 @@ async function blobPage(ctx: PageContext, owner: string, name: string, refAndPat
   if (!blob) content = <Notice kind="info">This file is too large to show here. <a href={raw}>View it raw</a>.</Notice>;
   else if (image) content = <p class="image-view"><img src={raw} alt={fileName} /></p>;
   else if (blob.encoding === 'base64') content = <Notice kind="info">This is a binary file ({formatBytes(blob.size)}). <a href={raw}>View it raw</a> or <a href={`${raw}?download=1`}>download it</a>.</Notice>;
-  else content = <CodeView lines={highlightLines(blob.content, path)} label={path} />;
+  else content = <CodeView lines={highlightBlob(blob.sha, blob.content, path)} label={path} />;
   return page(
     `${path} at ${gitRef} · ${repo.full_name}`,
     <>
-      <RepoTop view={view} gitRef={gitRef} path={path} kind="blob" />
+      <RepoTop repo={repo} gitRef={gitRef} path={path} kind="blob" />
       <div class="file-header">
         <p>
           {blob ? formatBytes(blob.size) : tooLarge ? 'Large file' : ''}
@@ -195,7 +192,26 @@ async function archivePage(ctx: PageContext, owner: string, name: string, refAnd
   return passThrough(ctx, repoApiPath(owner, name, `/archive/${encodePath(m[1]!)}.${m[2]!}`), {});
 }
 
+const REF_VIEWS = ['tree', 'blob', 'commits'] as const;
+
+/** The ref switcher's menu as a page: its link without script, its contents with site.js. */
+async function refsPage(ctx: PageContext, owner: string, name: string): Promise<PageResult> {
+  const query = (key: string) => (typeof ctx.req.query[key] === 'string' ? (ctx.req.query[key] as string) : '');
+  const view = REF_VIEWS.find((v) => v === query('view')) ?? 'tree';
+  const { repo, branches, tags } = await loadRepo(ctx.api, owner, name);
+  const current = query('ref') || repo.default_branch;
+  return page(
+    `Switch branch or tag · ${repo.full_name}`,
+    <>
+      <h1 class="page-title">Switch branch or tag</h1>
+      <RefMenu owner={repo.owner} repo={repo.name} current={current} path={query('path')} branches={branches.branches} tags={tags} view={view} />
+    </>,
+    { repo: { owner: repo.owner, name: repo.name, private: repo.private, tab: view === 'commits' ? 'commits' : 'code', ref: current } },
+  );
+}
+
 export const repositoryPages: PageDefinition[] = [
+  { method: 'GET', path: '/:owner/:repo/-/refs', handle: (ctx, p) => refsPage(ctx, p.owner!, p.repo!) },
   { method: 'GET', path: '/:owner/:repo', handle: (ctx, p) => treePage(ctx, p.owner!, p.repo!, '') },
   { method: 'GET', path: '/:owner/:repo/-/tree{/*rest}', handle: (ctx, p) => treePage(ctx, p.owner!, p.repo!, p.rest ?? '') },
   { method: 'GET', path: '/:owner/:repo/-/blob/*rest', handle: (ctx, p) => blobPage(ctx, p.owner!, p.repo!, p.rest!) },

@@ -54,24 +54,80 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
   const router = express.Router();
   const forms = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 200 });
 
-  const contextOf = async (req: Request, res: Response, session: RequestSession): Promise<PageContext> => {
-    const caller = { requestId: String(req.headers[REQUEST_ID_HEADER] ?? ''), headers: clientForwardingHeaders(req, config.internalSecret) };
-    const api = new GatewayApi(config.gatewayUrl, { ...caller, ...(session.secret ? { credential: session.secret } : {}) });
-    let viewer: Viewer | null = null;
-    if (session.secret) {
-      try {
-        viewer = await api.get<Viewer>('/api/user');
-      } catch (err) {
-        // An expired or revoked session: forget it and go on as anonymous.
-        if (!(err instanceof AppError && err.kind === 'unauthenticated')) throw err;
-        clearSessionCookie(res, secure);
-        const fresh: RequestSession = { binding: { kind: 'pre-session', value: newPreSession() } };
-        appendCookie(res, cookieHeader(PRE_SESSION_COOKIE, fresh.binding.value, { secure }));
-        return contextOf(req, res, fresh);
-      }
-    }
+  const callerOf = (req: Request) => ({ requestId: String(req.headers[REQUEST_ID_HEADER] ?? ''), headers: clientForwardingHeaders(req, config.internalSecret) });
+  const contextOf = (req: Request, res: Response, session: RequestSession, api: GatewayApi, viewer: () => Viewer | null): PageContext => {
     const form = (req.body ?? {}) as PageContext['form'];
-    return { req, res, config, api: viewer ? api : new GatewayApi(config.gatewayUrl, caller), viewer, csrf: csrf.tokenFor(session.binding), form };
+    return {
+      req,
+      res,
+      config,
+      api,
+      get viewer() {
+        return viewer();
+      },
+      csrf: csrf.tokenFor(session.binding),
+      form,
+    };
+  };
+  const anonymous = (req: Request, res: Response, session: RequestSession) => contextOf(req, res, session, new GatewayApi(config.gatewayUrl, callerOf(req)), () => null);
+  // An expired or revoked session: forget it and go on as anonymous.
+  const forgetSession = (res: Response): RequestSession => {
+    clearSessionCookie(res, secure);
+    const fresh: RequestSession = { binding: { kind: 'pre-session', value: newPreSession() } };
+    appendCookie(res, cookieHeader(PRE_SESSION_COOKIE, fresh.binding.value, { secure }));
+    return fresh;
+  };
+  const isUnauthenticated = (err: unknown) => err instanceof AppError && err.kind === 'unauthenticated';
+
+  /**
+   * The page's result for this request. Who is asking (`GET /api/user`) is looked up beside the
+   * page's own calls, not before them, for a GET page that does not read the viewer first: every
+   * call carries the same credential and hands its answer back only once the viewer is known
+   * (the API client's gate), so what the page shows is still only what the API gave this person.
+   * A session the API refuses throws that work away and renders the page anonymously.
+   */
+  const resultOf = async (def: PageDefinition, req: Request, res: Response, session: RequestSession): Promise<{ ctx: PageContext; result: PageResult | undefined }> => {
+    const params = pageParams(req.params as Record<string, string | string[]>);
+    const run = async (ctx: PageContext) => {
+      res.locals.pageContext = ctx;
+      if (def.signedIn && !ctx.viewer) {
+        res.redirect(303, site.signIn(req.originalUrl));
+        return { ctx, result: undefined };
+      }
+      return { ctx, result: await def.handle(ctx, params) };
+    };
+    if (!session.secret) return run(anonymous(req, res, session));
+    const caller = { ...callerOf(req), credential: session.secret };
+    const lookup = new GatewayApi(config.gatewayUrl, caller).get<Viewer>('/api/user');
+    if (def.method !== 'GET' || def.signedIn || def.readsViewerFirst) {
+      let viewer: Viewer;
+      try {
+        viewer = await lookup;
+      } catch (err) {
+        if (!isUnauthenticated(err)) throw err;
+        return run(anonymous(req, res, forgetSession(res)));
+      }
+      return run(contextOf(req, res, session, new GatewayApi(config.gatewayUrl, caller), () => viewer));
+    }
+    let viewer: Viewer | undefined;
+    const known = lookup.then((v) => {
+      viewer = v;
+    });
+    const ctx = contextOf(req, res, session, new GatewayApi(config.gatewayUrl, { ...caller, gate: known }), () => {
+      if (viewer === undefined) throw new AppError('internal', 'The page read the viewer before its first API call: mark it readsViewerFirst');
+      return viewer;
+    });
+    const page = def.handle(ctx, params);
+    // Marked handled now: the page may fail while the viewer is still being looked up.
+    page.catch(() => undefined);
+    try {
+      await known;
+    } catch (err) {
+      if (!isUnauthenticated(err)) throw err;
+      return run(anonymous(req, res, forgetSession(res)));
+    }
+    res.locals.pageContext = ctx;
+    return { ctx, result: await page };
   };
 
   const send = (ctx: PageContext, result: PageResult) => {
@@ -94,14 +150,9 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
         next(new AppError('forbidden', 'This form has expired. Go back, reload the page and try again.'));
         return;
       }
-      contextOf(req, res, session)
-        .then(async (ctx) => {
-          res.locals.pageContext = ctx;
-          if (def.signedIn && !ctx.viewer) {
-            res.redirect(303, site.signIn(req.originalUrl));
-            return;
-          }
-          send(ctx, await def.handle(ctx, pageParams(req.params as Record<string, string | string[]>)));
+      resultOf(def, req, res, session)
+        .then(({ ctx, result }) => {
+          if (result) send(ctx, result);
         })
         .catch(next);
     };

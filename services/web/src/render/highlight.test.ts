@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { highlightLines, languageOf, splitHighlighted } from './highlight.js';
+import { highlightBlob, highlightLines, languageOf, splitHighlighted } from './highlight.js';
 
 describe('server-side highlighting', () => {
   it('when a span crosses line ends, then each line closes it and the next opens it again', () => {
@@ -16,5 +16,13 @@ describe('server-side highlighting', () => {
     expect(lines).toHaveLength(2);
     expect(lines.join('\n')).not.toMatch(/<img|<script/);
     expect(lines[0]).toContain('<span class="hljs-keyword">const</span>');
+  });
+
+  it('when a blob is shown again, then its highlighted lines are the ones kept for its sha; another name is highlighted for its own language', () => {
+    const code = 'const a = 1;\n';
+    const first = highlightBlob('a'.repeat(40), code, 'src/a.ts');
+    expect(first).toEqual(highlightLines(code, 'src/a.ts'));
+    expect(highlightBlob('a'.repeat(40), code, 'other/b.ts')).toBe(first);
+    expect(highlightBlob('a'.repeat(40), code, 'notes.unknownext')).toEqual(['const a = 1;']);
   });
 });

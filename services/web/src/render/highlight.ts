@@ -1,4 +1,5 @@
 import hljs from 'highlight.js';
+import { LRUCache } from 'lru-cache';
 
 /** Larger files are shown without colours: highlighting is CPU per request. */
 export const HIGHLIGHT_MAX_BYTES = 512 * 1024;
@@ -32,6 +33,25 @@ export function highlightLines(code: string, path: string): string[] {
   if (!language) return text.split('\n').map(escapeHtml);
   const html = hljs.highlight(text, { language, ignoreIllegals: true }).value;
   return splitHighlighted(html);
+}
+
+/** Highlighted files kept, by size of their HTML: a blob's content never changes for its sha. */
+const CACHE_BYTES = 16 * 1024 * 1024;
+const highlighted = new LRUCache<string, string[]>({ maxSize: CACHE_BYTES, sizeCalculation: (lines) => lines.reduce((n, l) => n + l.length + 16, 64) });
+
+/**
+ * highlightLines for a blob known by its sha (immutable), kept between requests. The key holds
+ * the path's language, so the same content under another name is highlighted anew. The cache
+ * keeps only HTML made from content the API already gave someone; each page still asks the API
+ * for the blob as the person asking, so nothing shows without that answer.
+ */
+export function highlightBlob(sha: string, code: string, path: string): string[] {
+  const key = `${sha}\0${languageOf(path) ?? ''}`;
+  const hit = highlighted.get(key);
+  if (hit) return hit;
+  const lines = highlightLines(code, path);
+  highlighted.set(key, lines);
+  return lines;
 }
 
 /** Splits highlight.js output into lines, balancing the spans on each one. */

@@ -34,44 +34,65 @@ export function Breadcrumbs({ owner, repo, gitRef, path }: { owner: string; repo
   );
 }
 
+export type RefView = 'tree' | 'blob' | 'commits';
+
+/** The branches and tags to switch to, each a link to the same view and path at that ref. */
+export function RefMenu({ owner, repo, current, path, branches, tags, view }: { owner: string; repo: string; current: string; path: string; branches: Branch[]; tags: Tag[]; view: RefView }) {
+  const link = (ref: string) => (view === 'commits' ? repoPages.commits(owner, repo, ref) : view === 'blob' ? repoPages.blob(owner, repo, ref, path) : repoPages.tree(owner, repo, ref, path));
+  return (
+    <div class="menu ref-menu">
+      <p class="menu-title">Branches</p>
+      <ul>
+        {branches.map((b) => (
+          <li>
+            <a href={link(b.name)} aria-current={b.name === current ? 'true' : undefined}>
+              {b.name}
+            </a>
+            {b.isDefault && <span class="badge">default</span>}
+          </li>
+        ))}
+      </ul>
+      {tags.length > 0 && (
+        <>
+          <p class="menu-title">Tags</p>
+          <ul>
+            {tags.map((t) => (
+              <li>
+                <a href={link(t.name)} aria-current={t.name === current ? 'true' : undefined}>
+                  {t.name}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}
+
 /**
  * Branches and tags as plain links in a disclosure (no script needed); a ref's name may hold
  * slashes, so each link names the ref and the current path, and the API splits them again.
+ * Without `refs` the page did not ask for them (tree and file pages: two API calls fewer per
+ * page, bench "Web pages"): the disclosure links to the refs page, whose menu site.js loads
+ * into it when opened.
  */
-export function RefSwitcher({ owner, repo, current, path, branches, tags, view }: { owner: string; repo: string; current: string; path: string; branches: Branch[]; tags: Tag[]; view: 'tree' | 'blob' | 'commits' }) {
-  const link = (ref: string) => (view === 'commits' ? repoPages.commits(owner, repo, ref) : view === 'blob' ? repoPages.blob(owner, repo, ref, path) : repoPages.tree(owner, repo, ref, path));
+export function RefSwitcher({ owner, repo, current, path, refs, view }: { owner: string; repo: string; current: string; path: string; refs?: { branches: Branch[]; tags: Tag[] } | undefined; view: RefView }) {
+  const menuUrl = repoPages.refs(owner, repo, view, current, path);
   return (
-    <details class="ref-switcher">
+    <details class="ref-switcher" data-refs={refs ? undefined : menuUrl}>
       <summary>
         <span class="muted">ref:</span> <strong>{/^[0-9a-f]{40}$/.test(current) ? shortSha(current) : current}</strong>
       </summary>
-      <div class="menu">
-        <p class="menu-title">Branches</p>
-        <ul>
-          {branches.map((b) => (
-            <li>
-              <a href={link(b.name)} aria-current={b.name === current ? 'true' : undefined}>
-                {b.name}
-              </a>
-              {b.isDefault && <span class="badge">default</span>}
-            </li>
-          ))}
-        </ul>
-        {tags.length > 0 && (
-          <>
-            <p class="menu-title">Tags</p>
-            <ul>
-              {tags.map((t) => (
-                <li>
-                  <a href={link(t.name)} aria-current={t.name === current ? 'true' : undefined}>
-                    {t.name}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          </>
-        )}
-      </div>
+      {refs ? (
+        <RefMenu owner={owner} repo={repo} current={current} path={path} branches={refs.branches} tags={refs.tags} view={view} />
+      ) : (
+        <div class="menu ref-menu">
+          <p>
+            <a href={menuUrl}>Switch branch or tag</a>
+          </p>
+        </div>
+      )}
     </details>
   );
 }
@@ -159,4 +180,29 @@ export function Notice({ kind, children }: { kind: 'error' | 'info'; children: C
       {children}
     </p>
   );
+}
+
+/** Previous and next links of a paged list (`?page=`); a full page means there may be more. */
+export function Pager({ href, page, full, label }: { href: (page: number) => string; page: number; full: boolean; label: string }) {
+  if (page <= 1 && !full) return null;
+  return (
+    <nav class="pager" aria-label={label}>
+      {page > 1 && (
+        <a href={href(page - 1)} rel="prev">
+          Previous page
+        </a>
+      )}{' '}
+      {full && (
+        <a href={href(page + 1)} rel="next">
+          Next page
+        </a>
+      )}
+    </nav>
+  );
+}
+
+/** The `?page=` of a paged list: a positive integer, else 1. */
+export function pageNumber(raw: unknown): number {
+  const n = typeof raw === 'string' && /^[1-9][0-9]{0,5}$/.test(raw) ? Number(raw) : 1;
+  return n;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { renderToString } from 'preact-render-to-string';
-import { DiffView, parsePatch, splitRows } from './diff.js';
+import { BOTH_TABLES_MAX_LINES, DiffView, parsePatch, splitRows } from './diff.js';
 
 const PATCH = '@@ -1,3 +1,3 @@\n a\n-b\n+B <script>\n c\n\\ No newline at end of file\n';
 
@@ -33,5 +33,17 @@ describe('diff renderer', () => {
     expect(html).toContain('data-view="split"');
     expect(html).not.toMatch(/<script|<img/);
     expect(html).toContain('B &lt;script>');
+  });
+
+  it('when a diff is small, then both tables are sent for an instant toggle; when large, then only the one asked for', () => {
+    const file = (patch: string) => ({ path: 'a.txt', old_path: null, status: 'modified' as const, old_mode: null, new_mode: null, old_sha: null, new_sha: null, additions: 1, deletions: 1, binary: false, patch });
+    const big = '@@ -1,1 +1,' + BOTH_TABLES_MAX_LINES + ' @@\n' + Array.from({ length: BOTH_TABLES_MAX_LINES }, (_, i) => `+line ${i}`).join('\n') + '\n';
+    const render = (patch: string, mode: 'unified' | 'split') => renderToString(<DiffView files={[file(patch)]} mode={mode} truncated={false} toggleHref={(m) => `?view=${m}`} />);
+    const small = render(PATCH, 'unified');
+    expect([small.includes('data-tables="both"'), small.includes('diff-unified'), small.includes('diff-split')]).toEqual([true, true, true]);
+    const unified = render(big, 'unified');
+    expect([unified.includes('data-tables="one"'), unified.includes('diff-unified'), unified.includes('diff-split')]).toEqual([true, true, false]);
+    const split = render(big, 'split');
+    expect([split.includes('diff-unified'), split.includes('diff-split'), split.includes('href="?view=unified"')]).toEqual([false, true, true]);
   });
 });

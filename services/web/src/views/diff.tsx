@@ -148,16 +148,23 @@ function SplitTable({ lines, label, path, inline }: { lines: DiffLine[]; label: 
   );
 }
 
+/** Up to this many diff lines both tables are sent, for an instant toggle; above, only the one
+ *  asked for (half the HTML and half the rendering), and the toggle loads the other. */
+export const BOTH_TABLES_MAX_LINES = 500;
+
 /**
  * The diff renderer every diff page uses (commit, compare, merge request): a file list, then
- * each file's changes, unified or side by side. Both tables are rendered; the container's
- * `data-view` picks one (a `?view=` link without script, an instant toggle with site.js).
+ * each file's changes, unified or side by side. A small diff has both tables and the container's
+ * `data-view` picks one (a `?view=` link without script, an instant toggle with site.js); a
+ * large one has only the table of `mode` (`data-tables="one"`: the toggle is then a link).
  */
 export function DiffView({ files, mode, truncated, toggleHref, inline }: { files: DiffFile[]; mode: DiffViewMode; truncated: boolean; toggleHref: (mode: DiffViewMode) => string; inline?: InlineComments }) {
   const additions = files.reduce((n, f) => n + f.additions, 0);
   const deletions = files.reduce((n, f) => n + f.deletions, 0);
+  const parsed = files.map((f) => (f.patch ? parsePatch(f.patch) : []));
+  const both = parsed.reduce((n, lines) => n + lines.length, 0) <= BOTH_TABLES_MAX_LINES;
   return (
-    <section class="diffs" data-view={mode} aria-label="Changes">
+    <section class="diffs" data-view={mode} data-tables={both ? 'both' : 'one'} aria-label="Changes">
       <div class="diff-toolbar">
         <p>
           {files.length} {files.length === 1 ? 'file' : 'files'} changed, <span class="add">+{additions}</span> <span class="del">−{deletions}</span>
@@ -181,7 +188,7 @@ export function DiffView({ files, mode, truncated, toggleHref, inline }: { files
       </ol>
       {files.map((f, i) => {
         const label = f.old_path && f.old_path !== f.path ? `${f.old_path} → ${f.path}` : f.path;
-        const lines = f.patch ? parsePatch(f.patch) : [];
+        const lines = parsed[i]!;
         return (
           <article class="diff-file" id={diffAnchor(i)}>
             <h3 class="diff-file-header">
@@ -194,8 +201,8 @@ export function DiffView({ files, mode, truncated, toggleHref, inline }: { files
             ) : (
               // Focusable: a region that scrolls sideways must be reachable from the keyboard.
               <div class="diff-scroll" tabIndex={0} role="group" aria-label={label}>
-                <UnifiedTable lines={lines} label={label} path={f.path} inline={inline} />
-                <SplitTable lines={lines} label={label} path={f.path} inline={inline} />
+                {(both || mode === 'unified') && <UnifiedTable lines={lines} label={label} path={f.path} inline={inline} />}
+                {(both || mode === 'split') && <SplitTable lines={lines} label={label} path={f.path} inline={inline} />}
               </div>
             )}
           </article>

@@ -19,7 +19,7 @@ describe('templates escape what users and repositories write', () => {
       <>
         <TreeTable owner="alice" repo="demo" gitRef={EVIL} entries={[{ name: EVIL, path: `dir/${EVIL}`, type: 'blob', mode: '100644', sha: 'a'.repeat(40), size: 3 }]} parentPath="" />
         <Breadcrumbs owner="alice" repo="demo" gitRef={EVIL} path={`dir/${EVIL}`} />
-        <RefSwitcher owner="alice" repo="demo" current={EVIL} path="" branches={[{ name: EVIL, sha: 'b'.repeat(40), isDefault: true }]} tags={[]} view="tree" />
+        <RefSwitcher owner="alice" repo="demo" current={EVIL} path="" refs={{ branches: [{ name: EVIL, sha: 'b'.repeat(40), isDefault: true }], tags: [] }} view="tree" />
         <ul>
           <CommitRow owner="alice" repo="demo" commit={{ sha: 'c'.repeat(40), tree: 'd'.repeat(40), parents: [], author: { name: EVIL, email: 'e@x', date: '2026-01-01T00:00:00+00:00' }, committer: { name: 'x', email: 'e@x', date: '2026-01-01T00:00:00+00:00' }, message: `${EVIL}\n\nbody` }} />
         </ul>
