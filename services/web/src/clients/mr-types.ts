@@ -3,9 +3,9 @@
 import type { MergeRequestDetail as ApiMergeRequestDetail, MergeRequestWithAuthor } from '@githost/api-types';
 import type { DiffFile } from './types.js';
 
-export type { BranchProtection } from '@githost/ref-policy';
 export type {
   AdminUser,
+  BranchProtection,
   Collaborator,
   CombinedStatus,
   CommentWithAuthor as MrComment,
