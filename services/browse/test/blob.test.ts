@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
+import type { Blob } from '@githost/api-types';
 import { encodeIdentity } from '@githost/identity';
 import { API, repoContext, startHarness, type Harness } from './support/harness.js';
 import { BIG_FILE_BYTES, FILES } from './support/fixture.js';
@@ -13,23 +14,13 @@ afterAll(async () => {
   await h.stop();
 });
 
-interface BlobBody {
-  ref: string;
-  commit: string;
-  path: string;
-  sha: string;
-  size: number;
-  content: string;
-  encoding: string;
-}
-
 const revParse = async (rev: string) => (await h.git('rev-parse', '--verify', '--end-of-options', rev)).trim();
 const catBlob = (rev: string) => gitBytes(h.source, 'cat-file', 'blob', rev);
 
-async function blob(refAndPath: string): Promise<BlobBody> {
+async function blob(refAndPath: string): Promise<Blob> {
   const res = await h.get(`${API}/blob/${refAndPath}`);
   expect(res.status).toBe(200);
-  return res.json() as BlobBody;
+  return res.json() as Blob;
 }
 
 describe('GET blob', () => {

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import type { Repository } from '@githost/api-types';
 import type { TestGithost } from './githost.js';
 import { assertMatchesOpenApi } from './openapi.js';
 
@@ -63,15 +64,8 @@ export async function createUsers<const N extends readonly string[]>(gh: TestGit
   return users as { -readonly [K in keyof N]: TestUser };
 }
 
-export interface TestRepo {
-  id: string;
-  owner: string;
-  name: string;
-  full_name: string;
-  private: boolean;
-  default_branch: string;
-  clone_url: string;
-}
+/** A repository as the API answers it (openapi/openapi.yaml `Repository`). */
+export type TestRepo = Repository;
 
 /** A repository owned by the token's user (POST /api/repos). */
 export async function createRepo(gh: TestGithost, token: string, name: string, opts: { private?: boolean; default_branch?: string; description?: string } = {}): Promise<TestRepo> {

@@ -33,14 +33,9 @@ export interface Comment {
   created_at: string;
 }
 
-/** CONTRACT §8 activity entry. */
-export interface Activity {
-  id: string;
-  action: string;
-  user_id: string | null;
-  data: Record<string, unknown>;
-  created_at: string;
-}
+/** CONTRACT §8 activity entry: `GET .../activity` answers the entries as they are kept, so their
+ *  type is the API document's, and the compiler holds the service to it. */
+export type { Activity } from '@githost/api-types';
 
 /** CONTRACT §5 diff: one definition, shared with the client that builds it. */
 export type { Diff, DiffEntry };

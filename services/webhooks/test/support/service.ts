@@ -9,6 +9,7 @@ import { createServer, loadConfig, type Config } from '../../src/index.js';
 import { afterAll, beforeAll } from '@jest/globals';
 import { eventually, startReceiver, type Receiver, type ReceiverOptions } from '@githost/test-support';
 import { createLogger, currentLogSink, setLogSink } from '@githost/logging';
+import type { Delivery, DeliveryDetail } from '@githost/api-types';
 
 export const SECRET = 'test-internal-secret-0123456789';
 
@@ -171,38 +172,20 @@ export function harnessWithReceiver(harness: HarnessOptions = {}, receiver: Rece
 
 export const hooksPath = '/api/repos/alice/project/webhooks';
 
-export interface DeliveryJson {
-  id: string;
-  event: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  response_status: number | null;
-  error: string | null;
-  duration_ms: number | null;
-  created_at: string;
-  delivered_at: string | null;
-  next_attempt_at: string | null;
-}
-
-export interface DeliveryDetailJson extends DeliveryJson {
-  payload: unknown;
-  attempt_log: { number: number; status: string; response_status: number | null; error: string | null; duration_ms: number; response_body: string | null }[];
-}
-
 export async function createHook(h: Harness, body: Record<string, unknown>): Promise<string> {
   const res = await h.call('POST', hooksPath, body);
   if (res.status !== 201) throw new Error(`create webhook: ${res.status} ${res.text}`);
   return (res.body as { id: string }).id;
 }
 
-export async function deliveriesOf(h: Harness, hookId: string, repoId?: string): Promise<DeliveryJson[]> {
+export async function deliveriesOf(h: Harness, hookId: string, repoId?: string): Promise<Delivery[]> {
   const res = await h.call('GET', `${hooksPath}/${hookId}/deliveries`, undefined, repoId ? { repoId } : {});
   if (res.status !== 200) throw new Error(`list deliveries: ${res.status} ${res.text}`);
-  return res.body as DeliveryJson[];
+  return res.body as Delivery[];
 }
 
-export async function deliveryDetail(h: Harness, hookId: string, id: string): Promise<DeliveryDetailJson> {
-  return (await h.call('GET', `${hooksPath}/${hookId}/deliveries/${id}`)).body as DeliveryDetailJson;
+export async function deliveryDetail(h: Harness, hookId: string, id: string): Promise<DeliveryDetail> {
+  return (await h.call('GET', `${hooksPath}/${hookId}/deliveries/${id}`)).body as DeliveryDetail;
 }
 
 /** Past one lease (the harness's attempt timeout + 30 s), so a test also settles when an attempt's
@@ -211,15 +194,15 @@ const SETTLE_MS = 45_000;
 
 /** Waits until the webhook has `count` deliveries and none is pending; when it gives up, the error
  *  names what it last saw, so a failure says whether a delivery was missing, unclaimed or stuck. */
-export async function settledDeliveries(h: Harness, hookId: string, count = 1, repoId?: string): Promise<DeliveryJson[]> {
-  let last: DeliveryJson[] = [];
+export async function settledDeliveries(h: Harness, hookId: string, count = 1, repoId?: string): Promise<Delivery[]> {
+  let last: Delivery[] = [];
   try {
     return await eventually(async () => {
       last = await deliveriesOf(h, hookId, repoId);
       return last.length === count && last.every((d) => d.status !== 'pending') ? last : undefined;
     }, SETTLE_MS);
   } catch {
-    const seen = last.map((d) => ({ status: d.status, attempts: d.attempts, error: d.error, created_at: d.created_at, next_attempt_at: d.next_attempt_at }));
+    const seen = last.map((d) => ({ status: d.status, attempts: d.attempts, error: d.error, created_at: d.created_at }));
     throw new Error(`expected ${count} settled deliveries at ${new Date().toISOString()}, saw ${last.length}: ${JSON.stringify(seen)}; last warnings: ${h.warnings().slice(-5).join('\n') || 'none'}`);
   }
 }

@@ -1,0 +1,89 @@
+// The public REST API's JSON shapes, named. Everything here comes from openapi/openapi.yaml
+// through the generated `openapi.ts`; nothing restates a shape by hand except the delivery detail
+// fields below, which the document does not describe yet (README "What the document lacks").
+import type { components, operations } from './openapi.js';
+
+export type { components, operations, paths } from './openapi.js';
+
+type Schemas = components['schemas'];
+
+/** The JSON body of an operation's answer with the given status. */
+export type ResponseBody<Op extends keyof operations, Status extends number = 200> = operations[Op]['responses'] extends Record<
+  Status,
+  { content: { 'application/json': infer Body } }
+>
+  ? Body
+  : never;
+
+/** The JSON body an operation takes. */
+export type RequestBody<Op extends keyof operations> = operations[Op]['requestBody'] extends
+  | { content: { 'application/json': infer Body } }
+  | undefined
+  ? Body
+  : never;
+
+type ElementOf<T> = T extends readonly (infer E)[] ? E : never;
+
+export type ApiError = Schemas['Error'];
+export type Sha = Schemas['Sha'];
+export type Timestamp = Schemas['Timestamp'];
+export type User = Schemas['User'];
+export type AdminUser = Schemas['AdminUser'];
+export type TokenScope = Schemas['TokenScope'];
+export type TokenRequest = Schemas['TokenRequest'];
+/** A token as issued: its secret is shown once. */
+export type Token = Schemas['Token'];
+export type TokenInfo = Schemas['TokenInfo'];
+export type SessionInfo = Schemas['SessionInfo'];
+export type Repository = Schemas['Repository'];
+export type Collaborator = Schemas['Collaborator'];
+export type BranchProtection = Schemas['BranchProtection'];
+export type BranchProtectionInput = Schemas['BranchProtectionInput'];
+export type Webhook = Schemas['Webhook'];
+export type Delivery = Schemas['Delivery'];
+export type MergeRequest = Schemas['MergeRequest'];
+export type MergeRequestWithAuthor = Schemas['MergeRequestWithAuthor'];
+export type MergeRequestDetail = Schemas['MergeRequestDetail'];
+export type DiffFile = Schemas['DiffFile'];
+export type Comment = Schemas['Comment'];
+export type CommentWithAuthor = Schemas['CommentWithAuthor'];
+export type Review = Schemas['Review'];
+export type ReviewSummary = Schemas['ReviewSummary'];
+export type CommitStatus = Schemas['CommitStatus'];
+export type CombinedStatus = Schemas['CombinedStatus'];
+export type TreeEntry = Schemas['TreeEntry'];
+export type Signature = Schemas['Signature'];
+export type Commit = Schemas['Commit'];
+
+// Answers the document declares inline, named after what they are.
+export type Blob = ResponseBody<'getBlob'>;
+export type Tree = ResponseBody<'getTree'>;
+/** One entry of the repository's activity log (`GET .../activity`). */
+export type Activity = ElementOf<ResponseBody<'listActivity'>>;
+export type Commits = ResponseBody<'listCommits'>;
+export type Comparison = ResponseBody<'compareRefs'>;
+export type Branches = ResponseBody<'listBranches'>;
+export type Branch = ElementOf<Branches['branches']>;
+export type Tags = ResponseBody<'listTags'>;
+export type Tag = ElementOf<Tags['tags']>;
+
+/** One attempt of a delivery, as `GET .../deliveries/{delivery_id}` lists it (CONTRACT §9). */
+export interface DeliveryAttempt {
+  number: number;
+  status: string;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  response_body: string | null;
+  created_at: string;
+}
+
+/** `GET .../deliveries/{delivery_id}`: the document declares a Delivery; the service also sends
+ *  what was sent and every attempt (CONTRACT §9), which the document does not describe yet. */
+export type DeliveryDetail = ResponseBody<'getDelivery'> & {
+  webhook_id: string;
+  event_id: string;
+  next_attempt_at: string | null;
+  payload: unknown;
+  attempt_log: DeliveryAttempt[];
+};
