@@ -72,9 +72,9 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
 
   it('when two merges claim one merge request, then one wins; completing writes state, activity, outbox and frees the slot', async () => {
     const mr = (await store.findByNumber(repo.id, 1))!;
-    const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: 'req' })));
+    const plan = { target_ref: 'refs/heads/main', old_oid: SHA, new_oid: 'b'.repeat(40), strategy: 'merge-commit' as const };
+    const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: 'req', plan })));
     expect(claims.filter((c) => c === 'claimed')).toHaveLength(1);
-    expect(await store.planMerge(mr.id, { target_ref: 'refs/heads/main', old_oid: SHA, new_oid: 'b'.repeat(40), strategy: 'merge-commit' })).toBe(true);
     expect(await store.staleIntents(0)).toEqual([
       { mr_id: mr.id, repo, merger_id: 'u9', request_id: 'req', target_ref: 'refs/heads/main', old_oid: SHA, new_oid: 'b'.repeat(40), strategy: 'merge-commit' },
     ]);
@@ -88,6 +88,18 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
     expect(await store.staleIntents(0)).toEqual([]);
     expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: null })).toBe('not_open');
     expect(await store.completeMerge({ mr_id: mr.id, merged_sha: 'c'.repeat(40), merged_by: 'u9', event: (m) => mergeRequestEvent(m, repo, null) })).toBeNull();
+  });
+
+  it('when a claim waits on a completion of the same merge request, then it sees the merged row and claims nothing', async () => {
+    const mr = await store.create(newMr('raced', 'repo-raced'));
+    let claim: Promise<string> | undefined;
+    await db.transaction(async (tx) => {
+      await tx.query(`UPDATE merge_requests SET state = 'merged' WHERE id = $1`, [mr.id]);
+      claim = store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: null });
+      await new Promise((r) => setTimeout(r, 200)); // the claim now waits on the row lock (PGlite: on the transaction)
+    });
+    expect(await claim).toBe('not_open');
+    expect((await store.staleIntents(0)).map((i) => i.mr_id)).not.toContain(mr.id);
   });
 
   it('when a live merge holds its intent, then its heartbeat keeps it out of recovery; a dead process\'s intent goes stale', async () => {
@@ -121,7 +133,7 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
     const mr = await store.create(newMr('second'));
     expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: null, request_id: null })).toBe('claimed');
     await store.releaseMerge(mr.id);
-    expect(await store.planMerge(mr.id, { target_ref: 'refs/heads/main', old_oid: SHA, new_oid: SHA, strategy: 'fast-forward' })).toBe(false);
+    expect(await store.staleIntents(0)).toEqual([]);
     expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: null, request_id: null })).toBe('claimed');
   });
 

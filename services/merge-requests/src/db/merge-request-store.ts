@@ -1,8 +1,8 @@
 import type { Database, Queryable } from '@githost/db';
 import { enqueueEvent } from '@githost/bus';
 import type { MergeRequestChange } from '../domain/lifecycle-ports.js';
-import type { ClaimResult, EventOf, MergeCompletion, MergeRequestStore, NewComment, NewMergeRequest } from '../domain/ports.js';
-import type { Activity, Comment, MergeIntent, MergeRequest, MergeStrategy } from '../domain/types.js';
+import type { ClaimResult, EventOf, MergeCompletion, MergePlan, MergeRequestStore, NewComment, NewMergeRequest } from '../domain/ports.js';
+import type { Activity, Comment, MergeIntent, MergeRequest } from '../domain/types.js';
 import * as lifecycle from './lifecycle-queries.js';
 import { COMMENT_COLUMNS, MR_COLUMNS, toActivity, toComment, toIntent, toMergeRequest } from './rows.js';
 
@@ -117,27 +117,33 @@ export class PgMergeRequestStore implements MergeRequestStore {
     return r.rows.map(toActivity);
   }
 
-  async claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'>): Promise<ClaimResult> {
-    const result: ClaimResult = await this.db.transaction(async (tx) => {
-      const mr = await tx.query<{ state: string }>('SELECT state FROM merge_requests WHERE id = $1 FOR UPDATE', [intent.mr_id]);
-      if (mr.rows[0]?.state !== 'open') return 'not_open';
-      const claimed = await tx.query(
-        `INSERT INTO merge_intents (mr_id, repo_id, repo_owner, repo_name, repo_shard, merger_id, request_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (mr_id) DO NOTHING RETURNING mr_id`,
-        [intent.mr_id, intent.repo.id, intent.repo.owner, intent.repo.name, intent.repo.shard, intent.merger_id, intent.request_id],
-      );
-      return claimed.rows.length === 1 ? 'claimed' : 'not_open';
-    });
-    if (result === 'claimed') this.hold(intent.mr_id);
-    return result;
-  }
-
-  async planMerge(mrId: string, plan: { target_ref: string; old_oid: string; new_oid: string; strategy: MergeStrategy }): Promise<boolean> {
-    const r = await this.db.query(
-      `UPDATE merge_intents SET target_ref = $2, old_oid = $3, new_oid = $4, strategy = $5, updated_at = clock_timestamp() WHERE mr_id = $1 RETURNING mr_id`,
-      [mrId, plan.target_ref, plan.old_oid, plan.new_oid, plan.strategy],
+  async claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'> & { plan?: MergePlan }): Promise<ClaimResult> {
+    // One statement, one commit: the row lock orders the claim with the completion and with
+    // lifecycle changes (which lock it too), and a row that changed while this waited for the
+    // lock is checked again as it is now (READ COMMITTED), so a merged one is not claimed.
+    const plan = intent.plan;
+    const claimed = await this.db.query(
+      `WITH mr AS (SELECT id FROM merge_requests WHERE id = $1 AND state = 'open' FOR UPDATE)
+       INSERT INTO merge_intents (mr_id, repo_id, repo_owner, repo_name, repo_shard, merger_id, request_id, target_ref, old_oid, new_oid, strategy)
+       SELECT id, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM mr
+       ON CONFLICT (mr_id) DO NOTHING RETURNING mr_id`,
+      [
+        intent.mr_id,
+        intent.repo.id,
+        intent.repo.owner,
+        intent.repo.name,
+        intent.repo.shard,
+        intent.merger_id,
+        intent.request_id,
+        plan?.target_ref ?? null,
+        plan?.old_oid ?? null,
+        plan?.new_oid ?? null,
+        plan?.strategy ?? null,
+      ],
     );
-    return r.rows.length === 1;
+    if (claimed.rows.length !== 1) return 'not_open';
+    this.hold(intent.mr_id);
+    return 'claimed';
   }
 
   leaveForRecovery(mrId: string): void {

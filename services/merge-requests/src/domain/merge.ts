@@ -1,4 +1,5 @@
 import { AppError, conflict, notFound, unavailable } from '@githost/errors';
+import type { RefPolicy } from '@githost/ref-policy';
 import { requireCaller, requireVisible, requireWrite } from './access.js';
 import { COMMITS_LIMIT } from './commits.js';
 import { commitMessage, validateMergeOptions, type MergeOptions } from './merge-options.js';
@@ -64,28 +65,25 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
   const repo = requireVisible(ctx.repo);
   requireWrite(repo); // step 1
   const options = validateMergeOptions(body);
+  // The target's rules are read while the merge request and the tips are (bench/RESULTS.md
+  // "Merge requests"); this request's own read, so a changed rule governs the very next merge.
+  const policy = deps.workflow?.policy.getRefPolicy(repo.id);
+  policy?.catch(() => undefined); // a refusal before the gate is the answer; this one is then not awaited
   const mr = await deps.store.findByNumber(repo.id, parseNumber(rawNumber)); // step 2
   if (!mr) throw mrNotFound(rawNumber);
   if (mr.state !== 'open') throw notOpen();
-  // The claim makes concurrent merges of one merge request exclusive before git is touched:
-  // the losers see the seed's "not open" conflict (CONTRACT §6).
+  const plan = await planMerge(deps, repo, caller, mr, options, policy);
+  // The claim makes concurrent merges of one merge request exclusive before the ref moves (the
+  // losers see the seed's "not open" conflict, CONTRACT §6), and records the planned move in the
+  // same write, before it happens: recovery relies on it (reconcile.ts).
   const claim = await deps.store.claimMerge({
     mr_id: mr.id,
     repo: { id: repo.id, owner: repo.owner, name: repo.name, shard: repo.shard },
     merger_id: caller.user_id,
     request_id: ctx.requestId,
+    plan: { target_ref: `refs/heads/${mr.target_branch}`, old_oid: plan.target, new_oid: plan.sha, strategy: plan.strategy },
   });
   if (claim === 'not_open') throw await claimLost(deps, repo.id, mr.number);
-
-  let plan: Plan;
-  try {
-    plan = await planMerge(deps, repo, caller, mr, options);
-    const planned = await deps.store.planMerge(mr.id, { target_ref: `refs/heads/${mr.target_branch}`, old_oid: plan.target, new_oid: plan.sha, strategy: plan.strategy });
-    if (!planned) throw unavailable('The merge took too long and was abandoned; retry the merge');
-  } catch (err) {
-    await deps.store.releaseMerge(mr.id);
-    throw err;
-  }
   await moveTarget(deps, repo, caller, mr, plan, ctx.requestId);
 
   // steps 7 and 8: one transaction; the relay publishes after commit, the response does not wait.
@@ -114,7 +112,7 @@ interface Plan {
  * `merge-commit` always writes a merge commit (GitHub's "Create a merge commit"),
  * `fast-forward-only` refuses anything else.
  */
-async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: MergeRequest, options: MergeOptions): Promise<Plan> {
+async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: MergeRequest, options: MergeOptions, policy?: Promise<RefPolicy>): Promise<Plan> {
   // Both looked up at once; the source is still reported first, as step 3 lists it.
   const [source, target] = await Promise.all([deps.git.resolveBranch(repo.id, mr.source_branch), deps.git.resolveBranch(repo.id, mr.target_branch)]);
   if (!source) throw notFound(`Source branch not found: ${mr.source_branch}`);
@@ -123,7 +121,7 @@ async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: Mer
   // "Merge requests"); its answer is used only once the gate and the head check have passed.
   const ancestry = target === source ? Promise.resolve(true) : deps.git.isAncestor(repo.id, target, source);
   ancestry.catch(() => undefined); // a refusal below is the answer; this one is then not awaited
-  await assertMergeAllowed(deps.workflow, repo, mr, source); // README "Merge gate"; the caller releases the claim
+  await assertMergeAllowed(deps.workflow, repo, mr, source, policy); // README "Merge gate"
   if (options.sha !== undefined && options.sha !== source) throw conflict('Head branch was modified');
   // step 4 (nothing to merge when the tips are equal, whatever the strategy)
   const fastForward = await ancestry;
