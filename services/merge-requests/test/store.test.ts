@@ -3,6 +3,7 @@ import { createTestDatabase, migrate, openDatabase, type Database } from '@githo
 import { MIGRATIONS } from '../src/db/migrations.js';
 import { PgMergeRequestStore } from '../src/db/merge-request-store.js';
 import { mergeRequestEvent } from '../src/domain/merge-request-event.js';
+import type { MergeRequest } from '../src/domain/types.js';
 
 const SHA = 'a'.repeat(40);
 const repo = { id: 'repo-1', owner: 'alice', name: 'proj', shard: 'shard-2' };
@@ -100,6 +101,25 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
     });
     expect(await claim).toBe('not_open');
     expect((await store.staleIntents(0)).map((i) => i.mr_id)).not.toContain(mr.id);
+  });
+
+  it('when a merge completes while its ref moves, then nothing shows until the move is known: a failed move leaves the claim as it was, a done one commits', async () => {
+    const mr = await store.create(newMr('moving', 'repo-moving'));
+    const plan = { target_ref: 'refs/heads/main', old_oid: SHA, new_oid: 'c'.repeat(40), strategy: 'fast-forward' as const };
+    expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: null, plan })).toBe('claimed');
+    const completion = { mr_id: mr.id, merged_sha: 'c'.repeat(40), merged_by: 'u9', event: (m: MergeRequest) => mergeRequestEvent(m, repo, null) };
+    const intentsOfRepo = async () => (await store.staleIntents(0)).filter((i) => i.mr_id === mr.id).map((i) => i.new_oid);
+    const outboxOfRepo = async () => (await db.query(`SELECT id FROM outbox WHERE envelope->'payload'->'merge_request'->>'title' = 'moving'`)).rows.length;
+    let settle!: (moved: boolean) => void;
+    const failed = store.completeMergeOnMove(completion, new Promise<boolean>((r) => (settle = r)));
+    await new Promise((r) => setTimeout(r, 100)); // on Postgres the writes are made by now, not committed
+    expect([(await store.findById(mr.id))!.state, await intentsOfRepo(), await outboxOfRepo()]).toEqual(['open', ['c'.repeat(40)], 0]);
+    settle(false);
+    expect(await failed).toBe('not_moved');
+    expect([(await store.findById(mr.id))!.state, await intentsOfRepo(), await outboxOfRepo()]).toEqual(['open', ['c'.repeat(40)], 0]);
+    expect(await store.completeMergeOnMove(completion, Promise.resolve(true))).toMatchObject({ state: 'merged', merged_sha: 'c'.repeat(40), merged_by: 'u9' });
+    expect([(await store.findById(mr.id))!.state, await intentsOfRepo(), await outboxOfRepo()]).toEqual(['merged', [], 1]);
+    expect((await store.listActivity('repo-moving', 10)).map((a) => a.action)).toEqual(['merge_mr', 'create_mr']);
   });
 
   it('when a live merge holds its intent, then its heartbeat keeps it out of recovery; a dead process\'s intent goes stale', async () => {

@@ -15,6 +15,23 @@ async function logActivity(tx: Queryable, repoId: string, userId: string | null,
   await tx.query('INSERT INTO activity (repo_id, user_id, action, data) VALUES ($1, $2, $3, $4::jsonb)', [repoId, userId, action, JSON.stringify(data)]);
 }
 
+/** seed §4 merge procedure steps 7 and 8 inside `tx`: null when the merge request was not open. */
+async function completeIn(tx: Queryable, c: MergeCompletion): Promise<MergeRequest | null> {
+  const updated = await tx.query<Row>(
+    `UPDATE merge_requests SET state = 'merged', merged_sha = $2, merged_by = $3, updated_at = clock_timestamp()
+      WHERE id = $1 AND state = 'open' RETURNING ${MR_COLUMNS}`,
+    [c.mr_id, c.merged_sha, c.merged_by],
+  );
+  await tx.query('DELETE FROM merge_intents WHERE mr_id = $1', [c.mr_id]);
+  const row = updated.rows[0];
+  if (!row) return null;
+  const merged = toMergeRequest(row);
+  // Activity and the webhook event, committed together with the state.
+  await logActivity(tx, merged.repo_id, c.merged_by, 'merge_mr', { mr_number: merged.number, mr_title: merged.title, merged_sha: c.merged_sha });
+  await enqueueEvent(tx, c.event(merged));
+  return merged;
+}
+
 /** MergeRequestStore on Postgres or PGlite (schema `merge_requests`). */
 export class PgMergeRequestStore implements MergeRequestStore {
   /** Merge intents this process holds. While a merge runs its intent's `updated_at` is refreshed
@@ -157,21 +174,32 @@ export class PgMergeRequestStore implements MergeRequestStore {
 
   async completeMerge(c: MergeCompletion): Promise<MergeRequest | null> {
     this.letGo(c.mr_id);
-    return this.db.transaction(async (tx) => {
-      const updated = await tx.query<Row>(
-        `UPDATE merge_requests SET state = 'merged', merged_sha = $2, merged_by = $3, updated_at = clock_timestamp()
-          WHERE id = $1 AND state = 'open' RETURNING ${MR_COLUMNS}`,
-        [c.mr_id, c.merged_sha, c.merged_by],
-      );
-      await tx.query('DELETE FROM merge_intents WHERE mr_id = $1', [c.mr_id]);
-      const row = updated.rows[0];
-      if (!row) return null;
-      const merged = toMergeRequest(row);
-      // seed §4 merge procedure step 8: activity and the webhook event, committed together.
-      await logActivity(tx, merged.repo_id, c.merged_by, 'merge_mr', { mr_number: merged.number, mr_title: merged.title, merged_sha: c.merged_sha });
-      await enqueueEvent(tx, c.event(merged));
-      return merged;
-    });
+    return this.db.transaction((tx) => completeIn(tx, c));
+  }
+
+  async completeMergeOnMove(c: MergeCompletion, moved: Promise<boolean>): Promise<MergeRequest | null | 'not_moved'> {
+    // No refresh from here on: the transaction's delete holds the intent's row until it ends, and
+    // recovery, should it look meanwhile, waits on that row and on the merge request's.
+    this.letGo(c.mr_id);
+    if (this.db.kind !== 'postgres') {
+      // PGlite runs one transaction at a time for every service of the process: one held open
+      // across the move would hold up the services the move calls (accounts for the rules).
+      return (await moved) ? this.db.transaction((tx) => completeIn(tx, c)) : 'not_moved';
+    }
+    let notMoved = false;
+    try {
+      return await this.db.transaction(async (tx) => {
+        const merged = await completeIn(tx, c);
+        if (!(await moved)) {
+          notMoved = true;
+          throw new Error('the ref did not move: rolled back');
+        }
+        return merged;
+      });
+    } catch (err) {
+      if (notMoved) return 'not_moved';
+      throw err;
+    }
   }
 
   async staleIntents(olderThanMs: number): Promise<MergeIntent[]> {

@@ -102,6 +102,10 @@ export interface MergeRequestStore extends LifecycleStore {
   /** In ONE transaction: state merged, merged_sha, merged_by, updated_at, `merge_mr` activity,
    *  the event's outbox row, the intent removed. Null when the merge request was not open. */
   completeMerge(completion: MergeCompletion): Promise<MergeRequest | null>;
+  /** completeMerge for a merge whose ref is moving: its writes may be made meanwhile, but nothing
+   *  is committed or visible before `moved` resolves true; on false it is all undone (the intent
+   *  stays) and the answer is 'not_moved'. */
+  completeMergeOnMove(completion: MergeCompletion, moved: Promise<boolean>): Promise<MergeRequest | null | 'not_moved'>;
   /** Intents not touched for `olderThanMs`: candidates for recovery. */
   staleIntents(olderThanMs: number): Promise<MergeIntent[]>;
   findById(mrId: string): Promise<MergeRequest | null>;

@@ -67,6 +67,10 @@ export class MemoryStore implements MergeRequestStore {
   async releaseMerge(mrId: string) {
     this.intents.delete(mrId);
   }
+  async completeMergeOnMove(c: MergeCompletion, moved: Promise<boolean>) {
+    if (!(await moved)) return 'not_moved' as const;
+    return this.completeMerge(c);
+  }
   async completeMerge(c: MergeCompletion) {
     const mr = await this.findById(c.mr_id);
     this.intents.delete(c.mr_id);
