@@ -60,9 +60,12 @@ export function updateRef(ctx: StorageContext) {
       await ctx.intents.drop(intent);
       throw err;
     }
+    // The C line is written while the watchers ack; the event is journaled only once they have.
+    const confirmed = ctx.intents.confirm(intent, [update]);
+    confirmed.catch(() => undefined); // its failure is handled below
     await refsChanged(ctx, repo.gitDir, req.repository_id);
     try {
-      await ctx.intents.confirm(intent, [update]);
+      await confirmed;
       await ctx.intents.settleConfirmed(intent, repo.gitDir, context, [update], refsBefore);
     } catch (err) {
       // The ref has moved; failing the call now would make the caller believe it had not.
