@@ -231,6 +231,35 @@ describe('UpdateRef', () => {
     expect([ff, target]).toContain(bareGit('rev-parse', 'refs/heads/created').trim());
   });
 
+  it('when a branch moves to a tip, a merge commit, then a new chain, then each push event lists exactly the commits new to the repository (as rev-list --not --all would)', async () => {
+    // The relay was stopped above: events stay in the journal, in order.
+    const commitsOfLastEvent = async () => {
+      const events = (await s.service.journal.pending()) as EventEnvelope<PushPayload>[];
+      return events.at(-1)!.payload.commits.map((c) => [c.id, c.message]);
+    };
+    const move = (oldOid: string, newOid: string) => rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/merged', new_oid: newOid, old_oid: oldOid, context: ctx });
+    // A tip another branch holds brings nothing new.
+    await move(ZERO, ff);
+    expect(await commitsOfLastEvent()).toEqual([]);
+    // A merge commit of the old value and another branch's tip is the one new commit.
+    const sig = { name: 'bob', email: 'bob@example.com', timestamp: 1_700_000_000 };
+    const merge = (await rpc(s.client, s.client.WriteMerge, { repository_id: ID, ours_oid: ff, theirs_oid: source, author: sig, committer: sig, message: 'Merge feature\n' })).commit_oid;
+    await move(ff, merge);
+    expect(await commitsOfLastEvent()).toEqual([[merge, 'Merge feature\n']]);
+    // A chain whose parent no ref held: every new commit, oldest first.
+    const tree = bareGit('rev-parse', `${merge}^{tree}`).trim();
+    const env = { ...process.env, GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@x', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@x' };
+    const commitTree = (parent: string, message: string) =>
+      execFileSync('git', [`--git-dir=${s.repoPath(ID)}`, 'commit-tree', tree, '-p', parent, '-m', message], { env }).toString().trim();
+    const one = commitTree(merge, 'one');
+    const two = commitTree(one, 'two');
+    await move(merge, two);
+    expect(await commitsOfLastEvent()).toEqual([
+      [one, 'one\n'],
+      [two, 'two\n'],
+    ]);
+  });
+
   it.each([
     ['a leading dash', '-refs/heads/x'],
     ['..', 'refs/heads/a..b'],

@@ -220,8 +220,13 @@ describe('merge-requests service on Postgres and git-storage', () => {
     // The crash, simulated: claim and plan written, ref moved, transaction never run.
     const db = await openDatabase({ url: stack.config.databaseUrl, schema: 'merge_requests' });
     const store = new PgMergeRequestStore(db);
-    await store.claimMerge({ mr_id: created.body.id as string, repo: { id: r.id, owner: 'alice', name: 'proj', shard: 'default' }, merger_id: 'u-bob', request_id: 'crashed' });
-    await store.planMerge(created.body.id as string, { target_ref: 'refs/heads/main', old_oid: r.base, new_oid: source, strategy: 'fast-forward' });
+    await store.claimMerge({
+      mr_id: created.body.id as string,
+      repo: { id: r.id, owner: 'alice', name: 'proj', shard: 'default' },
+      merger_id: 'u-bob',
+      request_id: 'crashed',
+      plan: { target_ref: 'refs/heads/main', old_oid: r.base, new_oid: source, strategy: 'fast-forward' },
+    });
     await git(r.bare, 'update-ref', 'refs/heads/main', source, r.base);
     stack.storage.service.context.refs.invalidate(r.bare);
     // It still reads open: the answer names the merge in progress, not "not open".
@@ -242,8 +247,13 @@ describe('merge-requests service on Postgres and git-storage', () => {
     const created = await open(r);
     const db = await openDatabase({ url: stack.config.databaseUrl, schema: 'merge_requests' });
     const store = new PgMergeRequestStore(db);
-    await store.claimMerge({ mr_id: created.body.id as string, repo: { id: r.id, owner: 'alice', name: 'proj', shard: 'default' }, merger_id: 'u-bob', request_id: null });
-    await store.planMerge(created.body.id as string, { target_ref: 'refs/heads/main', old_oid: r.base, new_oid: await tip(r, 'feature'), strategy: 'fast-forward' });
+    await store.claimMerge({
+      mr_id: created.body.id as string,
+      repo: { id: r.id, owner: 'alice', name: 'proj', shard: 'default' },
+      merger_id: 'u-bob',
+      request_id: null,
+      plan: { target_ref: 'refs/heads/main', old_oid: r.base, new_oid: await tip(r, 'feature'), strategy: 'fast-forward' },
+    });
     await db.close();
     await stack.restart({ recovery: { graceMs: 0, intervalMs: 3600_000 } });
     expect((await call(r, 'GET', '/merge-requests/1')).body.state).toBe('open');
@@ -257,8 +267,13 @@ describe('merge-requests service on Postgres and git-storage', () => {
     const db = await openDatabase({ url: stack.config.databaseUrl, schema: 'merge_requests' });
     // The dead process: claimed and planned, then gone without a heartbeat.
     const store = new PgMergeRequestStore(db, { heartbeatMs: 3_600_000 });
-    await store.claimMerge({ mr_id: created.body.id as string, repo: { id: r.id, owner: 'alice', name: 'proj', shard: 'default' }, merger_id: 'u-bob', request_id: null });
-    await store.planMerge(created.body.id as string, { target_ref: 'refs/heads/main', old_oid: r.base, new_oid: await tip(r, 'feature'), strategy: 'fast-forward' });
+    await store.claimMerge({
+      mr_id: created.body.id as string,
+      repo: { id: r.id, owner: 'alice', name: 'proj', shard: 'default' },
+      merger_id: 'u-bob',
+      request_id: null,
+      plan: { target_ref: 'refs/heads/main', old_oid: r.base, new_oid: await tip(r, 'feature'), strategy: 'fast-forward' },
+    });
     await db.close();
     await stack.restart({ recovery: {} });
     try {

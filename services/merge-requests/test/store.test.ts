@@ -3,6 +3,7 @@ import { createTestDatabase, migrate, openDatabase, type Database } from '@githo
 import { MIGRATIONS } from '../src/db/migrations.js';
 import { PgMergeRequestStore } from '../src/db/merge-request-store.js';
 import { mergeRequestEvent } from '../src/domain/merge-request-event.js';
+import type { MergeRequest } from '../src/domain/types.js';
 
 const SHA = 'a'.repeat(40);
 const repo = { id: 'repo-1', owner: 'alice', name: 'proj', shard: 'shard-2' };
@@ -72,9 +73,9 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
 
   it('when two merges claim one merge request, then one wins; completing writes state, activity, outbox and frees the slot', async () => {
     const mr = (await store.findByNumber(repo.id, 1))!;
-    const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: 'req' })));
+    const plan = { target_ref: 'refs/heads/main', old_oid: SHA, new_oid: 'b'.repeat(40), strategy: 'merge-commit' as const };
+    const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: 'req', plan })));
     expect(claims.filter((c) => c === 'claimed')).toHaveLength(1);
-    expect(await store.planMerge(mr.id, { target_ref: 'refs/heads/main', old_oid: SHA, new_oid: 'b'.repeat(40), strategy: 'merge-commit' })).toBe(true);
     expect(await store.staleIntents(0)).toEqual([
       { mr_id: mr.id, repo, merger_id: 'u9', request_id: 'req', target_ref: 'refs/heads/main', old_oid: SHA, new_oid: 'b'.repeat(40), strategy: 'merge-commit' },
     ]);
@@ -88,6 +89,37 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
     expect(await store.staleIntents(0)).toEqual([]);
     expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: null })).toBe('not_open');
     expect(await store.completeMerge({ mr_id: mr.id, merged_sha: 'c'.repeat(40), merged_by: 'u9', event: (m) => mergeRequestEvent(m, repo, null) })).toBeNull();
+  });
+
+  it('when a claim waits on a completion of the same merge request, then it sees the merged row and claims nothing', async () => {
+    const mr = await store.create(newMr('raced', 'repo-raced'));
+    let claim: Promise<string> | undefined;
+    await db.transaction(async (tx) => {
+      await tx.query(`UPDATE merge_requests SET state = 'merged' WHERE id = $1`, [mr.id]);
+      claim = store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: null });
+      await new Promise((r) => setTimeout(r, 200)); // the claim now waits on the row lock (PGlite: on the transaction)
+    });
+    expect(await claim).toBe('not_open');
+    expect((await store.staleIntents(0)).map((i) => i.mr_id)).not.toContain(mr.id);
+  });
+
+  it('when a merge completes while its ref moves, then nothing shows until the move is known: a failed move leaves the claim as it was, a done one commits', async () => {
+    const mr = await store.create(newMr('moving', 'repo-moving'));
+    const plan = { target_ref: 'refs/heads/main', old_oid: SHA, new_oid: 'c'.repeat(40), strategy: 'fast-forward' as const };
+    expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: null, plan })).toBe('claimed');
+    const completion = { mr_id: mr.id, merged_sha: 'c'.repeat(40), merged_by: 'u9', event: (m: MergeRequest) => mergeRequestEvent(m, repo, null) };
+    const intentsOfRepo = async () => (await store.staleIntents(0)).filter((i) => i.mr_id === mr.id).map((i) => i.new_oid);
+    const outboxOfRepo = async () => (await db.query(`SELECT id FROM outbox WHERE envelope->'payload'->'merge_request'->>'title' = 'moving'`)).rows.length;
+    let settle!: (moved: boolean) => void;
+    const failed = store.completeMergeOnMove(completion, new Promise<boolean>((r) => (settle = r)));
+    await new Promise((r) => setTimeout(r, 100)); // on Postgres the writes are made by now, not committed
+    expect([(await store.findById(mr.id))!.state, await intentsOfRepo(), await outboxOfRepo()]).toEqual(['open', ['c'.repeat(40)], 0]);
+    settle(false);
+    expect(await failed).toBe('not_moved');
+    expect([(await store.findById(mr.id))!.state, await intentsOfRepo(), await outboxOfRepo()]).toEqual(['open', ['c'.repeat(40)], 0]);
+    expect(await store.completeMergeOnMove(completion, Promise.resolve(true))).toMatchObject({ state: 'merged', merged_sha: 'c'.repeat(40), merged_by: 'u9' });
+    expect([(await store.findById(mr.id))!.state, await intentsOfRepo(), await outboxOfRepo()]).toEqual(['merged', [], 1]);
+    expect((await store.listActivity('repo-moving', 10)).map((a) => a.action)).toEqual(['merge_mr', 'create_mr']);
   });
 
   it('when a live merge holds its intent, then its heartbeat keeps it out of recovery; a dead process\'s intent goes stale', async () => {
@@ -121,7 +153,7 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
     const mr = await store.create(newMr('second'));
     expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: null, request_id: null })).toBe('claimed');
     await store.releaseMerge(mr.id);
-    expect(await store.planMerge(mr.id, { target_ref: 'refs/heads/main', old_oid: SHA, new_oid: SHA, strategy: 'fast-forward' })).toBe(false);
+    expect(await store.staleIntents(0)).toEqual([]);
     expect(await store.claimMerge({ mr_id: mr.id, repo, merger_id: null, request_id: null })).toBe('claimed');
   });
 

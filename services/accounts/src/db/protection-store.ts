@@ -71,10 +71,14 @@ export class PgProtectionStore implements ProtectionStore {
   }
 
   async refPolicy(repositoryId: string): Promise<RefPolicy | null> {
-    const { rows } = await this.db.query<{ default_branch: string; allow_tag_changes: boolean }>('SELECT default_branch, allow_tag_changes FROM repositories WHERE id = $1', [repositoryId]);
+    // Both reads at once: every push and every merge waits for this answer (bench/RESULTS.md "Merge requests").
+    const [{ rows }, rules] = await Promise.all([
+      this.db.query<{ default_branch: string; allow_tag_changes: boolean }>('SELECT default_branch, allow_tag_changes FROM repositories WHERE id = $1', [repositoryId]),
+      listIn(this.db, repositoryId),
+    ]);
     const repo = rows[0];
     if (!repo) return null;
-    const protections = (await listIn(this.db, repositoryId)).map(({ created_at: _c, updated_at: _u, ...rule }) => rule);
+    const protections = rules.map(({ created_at: _c, updated_at: _u, ...rule }) => rule);
     return { default_branch: repo.default_branch, allow_tag_changes: repo.allow_tag_changes, protections };
   }
 }

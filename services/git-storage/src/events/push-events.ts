@@ -4,7 +4,7 @@ import type { Logger } from '@githost/logging';
 import type { CatfilePool } from '../git/catfile-pool.js';
 import { runGit } from '../git/command.js';
 import { parseCommit } from '../git/commit-parse.js';
-import { readCommitObjects } from '../git/objects.js';
+import { readCommitObject, readCommitObjects } from '../git/objects.js';
 import { ZERO_OID } from '../git/validate.js';
 
 export interface RefUpdate {
@@ -57,16 +57,28 @@ export class PushEventRecorder {
     private readonly logger: Logger,
   ) {}
 
-  /** `idOf`: the event id of an update (a ref intent's, stable across a replay); default random. */
-  async record(gitDir: string, ctx: PushContext, updates: RefUpdate[], idOf: (u: RefUpdate) => string = () => randomUUID()): Promise<EventEnvelope<PushPayload>[]> {
+  /**
+   * `idOf`: the event id of an update (a ref intent's, stable across a replay); default random.
+   * `refsBefore`: when the caller knows them, the values every ref had before `updates` (the
+   * updated refs' old values included), which often answer which commits are new without a walk.
+   */
+  async record(
+    gitDir: string,
+    ctx: PushContext,
+    updates: RefUpdate[],
+    idOf: (u: RefUpdate) => string = () => randomUUID(),
+    refsBefore?: ReadonlySet<string>,
+  ): Promise<EventEnvelope<PushPayload>[]> {
     if (updates.length === 0) return [];
     const excluded = await exclusionBefore(gitDir, updates);
     const tips = [...new Set(updates.map((u) => u.after).filter((oid) => oid !== ZERO_OID))];
     // Refs sharing a tip share their commits; and when no tip brings anything new (refs created
     // on existing commits, as in a push of many branches), one rev-list answers for all of them.
     const commitsOf = new Map<string, PushPayload['commits']>();
-    if (tips.length > 1 && !(await this.anyNew(gitDir, tips, excluded))) for (const tip of tips) commitsOf.set(tip, []);
-    for (const tip of tips) if (!commitsOf.has(tip)) commitsOf.set(tip, await this.newCommits(gitDir, tip, excluded));
+    if (refsBefore) for (const tip of tips) await this.newCommitsWithoutWalk(gitDir, tip, refsBefore).then((c) => c && commitsOf.set(tip, c));
+    const unknown = tips.filter((tip) => !commitsOf.has(tip));
+    if (unknown.length > 1 && !(await this.anyNew(gitDir, unknown, excluded))) for (const tip of unknown) commitsOf.set(tip, []);
+    for (const tip of unknown) if (!commitsOf.has(tip)) commitsOf.set(tip, await this.newCommits(gitDir, tip, excluded));
     const envelopes: EventEnvelope<PushPayload>[] = [];
     for (const u of updates) {
       const forced = u.forced ?? (await this.isForced(gitDir, u));
@@ -135,6 +147,22 @@ export class PushEventRecorder {
     } catch {
       return true;
     }
+  }
+
+  /**
+   * The new commits of `tip` when they follow from the refs before the update alone, as they do
+   * for a merge (bench/RESULTS.md "Merge requests"): none when a ref already held `tip` (a
+   * fast-forward to the source branch), `tip` alone when each of its parents was a ref's value (a
+   * merge commit of the target and the source). What rev-list would list, without starting it;
+   * undefined when only a walk can tell.
+   */
+  private async newCommitsWithoutWalk(gitDir: string, tip: string, refsBefore: ReadonlySet<string>): Promise<PushPayload['commits'] | undefined> {
+    if (refsBefore.has(tip)) return [];
+    const commit = await readCommitObject(this.pool, gitDir, tip).catch(() => null);
+    if (!commit || commit.oid !== tip) return undefined; // not a commit (a tag peeled to one): the walk decides
+    const c = parseCommit(commit.raw);
+    if (!c.parents.every((p) => refsBefore.has(p))) return undefined;
+    return [{ id: tip, message: c.message, author: { name: c.author.name, email: c.author.email }, timestamp: c.author.date }];
   }
 
   /** CONTRACT §9: the commits new to the repository, the 20 newest, oldest first. */

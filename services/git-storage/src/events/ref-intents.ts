@@ -161,6 +161,16 @@ export class RefIntents {
     return updates;
   }
 
+  /**
+   * `settle` for a record whose only changes this process made and confirmed (UpdateRef): what
+   * happened is `updates`, so the record is not read back. `refsBefore` as the recorder takes it.
+   */
+  async settleConfirmed(intent: RefIntent, gitDir: string, context: PushContext, updates: RefUpdate[], refsBefore?: ReadonlySet<string>): Promise<void> {
+    const happened = updates.filter((u) => u.before !== u.after);
+    if (happened.length > 0 && existsSync(gitDir)) await this.recorder.record(gitDir, context, happened, (u) => eventIdOf(intent.id, u), refsBefore);
+    await rm(intent.file, { force: true });
+  }
+
   /** At start, before serving: settles every record a killed process left. */
   async reconcile(): Promise<void> {
     await this.init();

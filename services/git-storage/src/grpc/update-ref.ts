@@ -28,11 +28,19 @@ export function updateRef(ctx: StorageContext) {
     // refused move drops it before anything moved (README "Push events survive a kill").
     const prepared = ctx.intents.prepare(repo.gitDir, context, [{ ref, before: oldOid, after: newOid }]);
     const checked = Promise.all([repo.isForced(oldOid, newOid, signalOf(call)), ctx.policies.policyOf(req.repository_id, requestId)]);
+    // Every ref's value before the move (read whole before it), from the refs cache: the push
+    // event's new commits usually follow from them without a rev-list (PushEventRecorder.record).
+    const valuesBefore = repo.listRefs(['refs/']).then(
+      (refs) => new Set([...refs.flatMap((r) => (r.peeled ? [r.target, r.peeled] : [r.target])), oldOid]),
+      () => undefined,
+    );
     let intent: Awaited<typeof prepared>;
     let forced: boolean;
+    let refsBefore: Awaited<typeof valuesBefore>;
     try {
-      const [[isForced, policy], record] = await Promise.all([checked, prepared]);
+      const [[isForced, policy], record, values] = await Promise.all([checked, prepared, valuesBefore]);
       intent = record;
+      refsBefore = values;
       forced = isForced;
       const refusal = refusalOf(policy, { ref, before: oldOid, after: newOid, forced }, { permission: 'write', via: 'merge' });
       if (refusal !== null) {
@@ -52,10 +60,13 @@ export function updateRef(ctx: StorageContext) {
       await ctx.intents.drop(intent);
       throw err;
     }
+    // The C line is written while the watchers ack; the event is journaled only once they have.
+    const confirmed = ctx.intents.confirm(intent, [update]);
+    confirmed.catch(() => undefined); // its failure is handled below
     await refsChanged(ctx, repo.gitDir, req.repository_id);
     try {
-      await ctx.intents.confirm(intent, [update]);
-      await ctx.intents.settle(intent, [update]);
+      await confirmed;
+      await ctx.intents.settleConfirmed(intent, repo.gitDir, context, [update], refsBefore);
     } catch (err) {
       // The ref has moved; failing the call now would make the caller believe it had not.
       ctx.logger.error({ err, ref }, 'UpdateRef: could not journal the push event; it is journaled at the next start');

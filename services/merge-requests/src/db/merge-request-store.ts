@@ -1,8 +1,8 @@
 import type { Database, Queryable } from '@githost/db';
 import { enqueueEvent } from '@githost/bus';
 import type { MergeRequestChange } from '../domain/lifecycle-ports.js';
-import type { ClaimResult, EventOf, MergeCompletion, MergeRequestStore, NewComment, NewMergeRequest } from '../domain/ports.js';
-import type { Activity, Comment, MergeIntent, MergeRequest, MergeStrategy } from '../domain/types.js';
+import type { ClaimResult, EventOf, MergeCompletion, MergePlan, MergeRequestStore, NewComment, NewMergeRequest } from '../domain/ports.js';
+import type { Activity, Comment, MergeIntent, MergeRequest } from '../domain/types.js';
 import * as lifecycle from './lifecycle-queries.js';
 import { COMMENT_COLUMNS, MR_COLUMNS, toActivity, toComment, toIntent, toMergeRequest } from './rows.js';
 
@@ -13,6 +13,23 @@ export const INTENT_HEARTBEAT_MS = 2_000;
 
 async function logActivity(tx: Queryable, repoId: string, userId: string | null, action: string, data: Record<string, unknown>): Promise<void> {
   await tx.query('INSERT INTO activity (repo_id, user_id, action, data) VALUES ($1, $2, $3, $4::jsonb)', [repoId, userId, action, JSON.stringify(data)]);
+}
+
+/** seed §4 merge procedure steps 7 and 8 inside `tx`: null when the merge request was not open. */
+async function completeIn(tx: Queryable, c: MergeCompletion): Promise<MergeRequest | null> {
+  const updated = await tx.query<Row>(
+    `UPDATE merge_requests SET state = 'merged', merged_sha = $2, merged_by = $3, updated_at = clock_timestamp()
+      WHERE id = $1 AND state = 'open' RETURNING ${MR_COLUMNS}`,
+    [c.mr_id, c.merged_sha, c.merged_by],
+  );
+  await tx.query('DELETE FROM merge_intents WHERE mr_id = $1', [c.mr_id]);
+  const row = updated.rows[0];
+  if (!row) return null;
+  const merged = toMergeRequest(row);
+  // Activity and the webhook event, committed together with the state.
+  await logActivity(tx, merged.repo_id, c.merged_by, 'merge_mr', { mr_number: merged.number, mr_title: merged.title, merged_sha: c.merged_sha });
+  await enqueueEvent(tx, c.event(merged));
+  return merged;
 }
 
 /** MergeRequestStore on Postgres or PGlite (schema `merge_requests`). */
@@ -117,27 +134,33 @@ export class PgMergeRequestStore implements MergeRequestStore {
     return r.rows.map(toActivity);
   }
 
-  async claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'>): Promise<ClaimResult> {
-    const result: ClaimResult = await this.db.transaction(async (tx) => {
-      const mr = await tx.query<{ state: string }>('SELECT state FROM merge_requests WHERE id = $1 FOR UPDATE', [intent.mr_id]);
-      if (mr.rows[0]?.state !== 'open') return 'not_open';
-      const claimed = await tx.query(
-        `INSERT INTO merge_intents (mr_id, repo_id, repo_owner, repo_name, repo_shard, merger_id, request_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (mr_id) DO NOTHING RETURNING mr_id`,
-        [intent.mr_id, intent.repo.id, intent.repo.owner, intent.repo.name, intent.repo.shard, intent.merger_id, intent.request_id],
-      );
-      return claimed.rows.length === 1 ? 'claimed' : 'not_open';
-    });
-    if (result === 'claimed') this.hold(intent.mr_id);
-    return result;
-  }
-
-  async planMerge(mrId: string, plan: { target_ref: string; old_oid: string; new_oid: string; strategy: MergeStrategy }): Promise<boolean> {
-    const r = await this.db.query(
-      `UPDATE merge_intents SET target_ref = $2, old_oid = $3, new_oid = $4, strategy = $5, updated_at = clock_timestamp() WHERE mr_id = $1 RETURNING mr_id`,
-      [mrId, plan.target_ref, plan.old_oid, plan.new_oid, plan.strategy],
+  async claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'> & { plan?: MergePlan }): Promise<ClaimResult> {
+    // One statement, one commit: the row lock orders the claim with the completion and with
+    // lifecycle changes (which lock it too), and a row that changed while this waited for the
+    // lock is checked again as it is now (READ COMMITTED), so a merged one is not claimed.
+    const plan = intent.plan;
+    const claimed = await this.db.query(
+      `WITH mr AS (SELECT id FROM merge_requests WHERE id = $1 AND state = 'open' FOR UPDATE)
+       INSERT INTO merge_intents (mr_id, repo_id, repo_owner, repo_name, repo_shard, merger_id, request_id, target_ref, old_oid, new_oid, strategy)
+       SELECT id, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM mr
+       ON CONFLICT (mr_id) DO NOTHING RETURNING mr_id`,
+      [
+        intent.mr_id,
+        intent.repo.id,
+        intent.repo.owner,
+        intent.repo.name,
+        intent.repo.shard,
+        intent.merger_id,
+        intent.request_id,
+        plan?.target_ref ?? null,
+        plan?.old_oid ?? null,
+        plan?.new_oid ?? null,
+        plan?.strategy ?? null,
+      ],
     );
-    return r.rows.length === 1;
+    if (claimed.rows.length !== 1) return 'not_open';
+    this.hold(intent.mr_id);
+    return 'claimed';
   }
 
   leaveForRecovery(mrId: string): void {
@@ -151,21 +174,32 @@ export class PgMergeRequestStore implements MergeRequestStore {
 
   async completeMerge(c: MergeCompletion): Promise<MergeRequest | null> {
     this.letGo(c.mr_id);
-    return this.db.transaction(async (tx) => {
-      const updated = await tx.query<Row>(
-        `UPDATE merge_requests SET state = 'merged', merged_sha = $2, merged_by = $3, updated_at = clock_timestamp()
-          WHERE id = $1 AND state = 'open' RETURNING ${MR_COLUMNS}`,
-        [c.mr_id, c.merged_sha, c.merged_by],
-      );
-      await tx.query('DELETE FROM merge_intents WHERE mr_id = $1', [c.mr_id]);
-      const row = updated.rows[0];
-      if (!row) return null;
-      const merged = toMergeRequest(row);
-      // seed §4 merge procedure step 8: activity and the webhook event, committed together.
-      await logActivity(tx, merged.repo_id, c.merged_by, 'merge_mr', { mr_number: merged.number, mr_title: merged.title, merged_sha: c.merged_sha });
-      await enqueueEvent(tx, c.event(merged));
-      return merged;
-    });
+    return this.db.transaction((tx) => completeIn(tx, c));
+  }
+
+  async completeMergeOnMove(c: MergeCompletion, moved: Promise<boolean>): Promise<MergeRequest | null | 'not_moved'> {
+    // No refresh from here on: the transaction's delete holds the intent's row until it ends, and
+    // recovery, should it look meanwhile, waits on that row and on the merge request's.
+    this.letGo(c.mr_id);
+    if (this.db.kind !== 'postgres') {
+      // PGlite runs one transaction at a time for every service of the process: one held open
+      // across the move would hold up the services the move calls (accounts for the rules).
+      return (await moved) ? this.db.transaction((tx) => completeIn(tx, c)) : 'not_moved';
+    }
+    let notMoved = false;
+    try {
+      return await this.db.transaction(async (tx) => {
+        const merged = await completeIn(tx, c);
+        if (!(await moved)) {
+          notMoved = true;
+          throw new Error('the ref did not move: rolled back');
+        }
+        return merged;
+      });
+    } catch (err) {
+      if (notMoved) return 'not_moved';
+      throw err;
+    }
   }
 
   async staleIntents(olderThanMs: number): Promise<MergeIntent[]> {

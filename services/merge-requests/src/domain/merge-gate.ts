@@ -1,5 +1,5 @@
 import { conflict } from '@githost/errors';
-import { protectionFor, RULE_DEFAULTS } from '@githost/ref-policy';
+import { protectionFor, RULE_DEFAULTS, type RefPolicy } from '@githost/ref-policy';
 import { summarizeReviews, type ReviewSummary } from './reviews.js';
 import { combinedStatusOf, type CombinedStatus } from './statuses.js';
 import type { MergeRequest, RepoRef } from './types.js';
@@ -14,11 +14,12 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
  * enough current approvals by writers and no current change request by a writer (GitHub blocks a
  * protected merge on a change request once reviews are required). Applies to admins as well:
  * there is no bypass. Without a rule (or without the workflow ports) nothing is checked: the
- * seed's merge.
+ * seed's merge. `policy`: the repository's rules when the caller asked for them already (read
+ * during this request, so a changed rule still governs the very next merge).
  */
-export async function assertMergeAllowed(workflow: WorkflowPorts | undefined, repo: RepoRef, mr: MergeRequest, head: string): Promise<void> {
+export async function assertMergeAllowed(workflow: WorkflowPorts | undefined, repo: RepoRef, mr: MergeRequest, head: string, policy?: Promise<RefPolicy>): Promise<void> {
   if (!workflow) return;
-  const rule = protectionFor(await workflow.policy.getRefPolicy(repo.id), mr.target_branch);
+  const rule = protectionFor(await (policy ?? workflow.policy.getRefPolicy(repo.id)), mr.target_branch);
   if (!rule) return;
   if (rule.required_status_checks.length > 0) {
     const latest = await workflow.statuses.latestPerContext(repo.id, head);

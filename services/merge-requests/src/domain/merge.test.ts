@@ -155,15 +155,16 @@ describe('merge procedure (seed §4)', () => {
     expect(await loser).toEqual({ kind: 'conflict', message: 'Merge request is not open' });
   });
 
-  it('when recovery dropped the claim while the merge was being computed, then the ref does not move', async () => {
-    const realPlan = store.planMerge.bind(store);
-    store.planMerge = async (id, plan) => {
-      await store.releaseMerge(id);
-      return realPlan(id, plan);
+  it('when the ref moves, then the claim already holds the planned move recovery relies on, and nothing was claimed while planning', async () => {
+    const intents: unknown[] = [];
+    const realIsAncestor = git.isAncestor.bind(git);
+    git.isAncestor = async (...args) => {
+      intents.push(store.intents.size);
+      return realIsAncestor(...args);
     };
-    expect((await rejection(mergeMergeRequest(deps, ctx, '1')))?.kind).toBe('unavailable');
-    expect(git.updates).toEqual([]);
-    expect(store.mrs[0]!.state).toBe('open');
+    git.beforeUpdate = () => void intents.push({ ...store.intents.get(store.mrs[0]!.id) });
+    expect(await mergeMergeRequest(deps, ctx, '1')).toEqual({ merged: true, sha: SRC, strategy: 'fast-forward' });
+    expect(intents).toEqual([0, expect.objectContaining({ target_ref: 'refs/heads/main', old_oid: BASE, new_oid: SRC, strategy: 'fast-forward', merger_id: 'u-bob', request_id: 'req-1' })]);
   });
 
   it('when UpdateRef fails but the ref did move, then the merge completes', async () => {

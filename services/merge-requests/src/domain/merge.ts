@@ -1,4 +1,5 @@
 import { AppError, conflict, notFound, unavailable } from '@githost/errors';
+import type { RefPolicy } from '@githost/ref-policy';
 import { requireCaller, requireVisible, requireWrite } from './access.js';
 import { COMMITS_LIMIT } from './commits.js';
 import { commitMessage, validateMergeOptions, type MergeOptions } from './merge-options.js';
@@ -64,37 +65,47 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
   const repo = requireVisible(ctx.repo);
   requireWrite(repo); // step 1
   const options = validateMergeOptions(body);
+  // The target's rules are read while the merge request and the tips are (bench/RESULTS.md
+  // "Merge requests"); this request's own read, so a changed rule governs the very next merge.
+  const policy = deps.workflow?.policy.getRefPolicy(repo.id);
+  policy?.catch(() => undefined); // a refusal before the gate is the answer; this one is then not awaited
   const mr = await deps.store.findByNumber(repo.id, parseNumber(rawNumber)); // step 2
   if (!mr) throw mrNotFound(rawNumber);
   if (mr.state !== 'open') throw notOpen();
-  // The claim makes concurrent merges of one merge request exclusive before git is touched:
-  // the losers see the seed's "not open" conflict (CONTRACT §6).
+  const plan = await planMerge(deps, repo, caller, mr, options, policy);
+  // The claim makes concurrent merges of one merge request exclusive before the ref moves (the
+  // losers see the seed's "not open" conflict, CONTRACT §6), and records the planned move in the
+  // same write, before it happens: recovery relies on it (reconcile.ts).
   const claim = await deps.store.claimMerge({
     mr_id: mr.id,
     repo: { id: repo.id, owner: repo.owner, name: repo.name, shard: repo.shard },
     merger_id: caller.user_id,
     request_id: ctx.requestId,
+    plan: { target_ref: `refs/heads/${mr.target_branch}`, old_oid: plan.target, new_oid: plan.sha, strategy: plan.strategy },
   });
   if (claim === 'not_open') throw await claimLost(deps, repo.id, mr.number);
-
-  let plan: Plan;
-  try {
-    plan = await planMerge(deps, repo, caller, mr, options);
-    const planned = await deps.store.planMerge(mr.id, { target_ref: `refs/heads/${mr.target_branch}`, old_oid: plan.target, new_oid: plan.sha, strategy: plan.strategy });
-    if (!planned) throw unavailable('The merge took too long and was abandoned; retry the merge');
-  } catch (err) {
-    await deps.store.releaseMerge(mr.id);
-    throw err;
+  const moving = moveTarget(deps, repo, caller, mr, plan, ctx.requestId);
+  // steps 7 and 8: one transaction, written while the ref moves and committed only once it has
+  // (bench/RESULTS.md "Merge requests"); the relay publishes after commit, the response does not wait.
+  const completing = deps.store.completeMergeOnMove(
+    {
+      mr_id: mr.id,
+      merged_sha: plan.sha,
+      merged_by: caller.user_id,
+      event: (record: MergeRequest) => mergeRequestEvent(record, repo, ctx.requestId),
+    },
+    moving.then((m) => m.moved),
+  );
+  completing.catch(() => undefined); // awaited below, after the move's own outcome
+  const move = await moving;
+  if (!move.moved) {
+    // Rolled back first: its hold on the intent ends before the claim is released.
+    await completing.catch(() => undefined);
+    if (move.release) await deps.store.releaseMerge(mr.id);
+    else deps.store.leaveForRecovery(mr.id);
+    throw move.error;
   }
-  await moveTarget(deps, repo, caller, mr, plan, ctx.requestId);
-
-  // steps 7 and 8: one transaction; the relay publishes after commit, the response does not wait.
-  const merged = await deps.store.completeMerge({
-    mr_id: mr.id,
-    merged_sha: plan.sha,
-    merged_by: caller.user_id,
-    event: (record: MergeRequest) => mergeRequestEvent(record, repo, ctx.requestId),
-  });
+  const merged = await completing;
   if (merged) deps.relay.kick();
   const result: MergeResult = { merged: true, sha: plan.sha, strategy: plan.strategy };
   if (options.delete_source_branch) result.source_branch_deleted = await deleteSource(deps, repo, caller, mr, plan.source, ctx.requestId);
@@ -114,7 +125,7 @@ interface Plan {
  * `merge-commit` always writes a merge commit (GitHub's "Create a merge commit"),
  * `fast-forward-only` refuses anything else.
  */
-async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: MergeRequest, options: MergeOptions): Promise<Plan> {
+async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: MergeRequest, options: MergeOptions, policy?: Promise<RefPolicy>): Promise<Plan> {
   // Both looked up at once; the source is still reported first, as step 3 lists it.
   const [source, target] = await Promise.all([deps.git.resolveBranch(repo.id, mr.source_branch), deps.git.resolveBranch(repo.id, mr.target_branch)]);
   if (!source) throw notFound(`Source branch not found: ${mr.source_branch}`);
@@ -123,7 +134,10 @@ async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: Mer
   // "Merge requests"); its answer is used only once the gate and the head check have passed.
   const ancestry = target === source ? Promise.resolve(true) : deps.git.isAncestor(repo.id, target, source);
   ancestry.catch(() => undefined); // a refusal below is the answer; this one is then not awaited
-  await assertMergeAllowed(deps.workflow, repo, mr, source); // README "Merge gate"; the caller releases the claim
+  // A merge commit's committer is looked up meanwhile too, in case the answer is "not a fast-forward".
+  const committerOf = target === source || options.strategy === 'fast-forward-only' ? undefined : signatureOf(deps, caller.user_id);
+  committerOf?.catch(() => undefined);
+  await assertMergeAllowed(deps.workflow, repo, mr, source, policy); // README "Merge gate"
   if (options.sha !== undefined && options.sha !== source) throw conflict('Head branch was modified');
   // step 4 (nothing to merge when the tips are equal, whatever the strategy)
   const fastForward = await ancestry;
@@ -132,7 +146,7 @@ async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: Mer
   }
   if (options.strategy === 'fast-forward-only') throw conflict('Fast-forward merge is not possible');
   // step 5, with CONTRACT §6: the merged tree of a real three-way merge
-  const committer = await signatureOf(deps, caller.user_id);
+  const committer = await (committerOf ?? signatureOf(deps, caller.user_id));
   const squash = options.strategy === 'squash';
   const message = squash
     ? commitMessage(options.commit_title ?? `${mr.title} (#${mr.number})`, options.commit_message ?? (await squashedSubjects(deps, repo, target, source)))
@@ -189,7 +203,10 @@ async function deleteSource(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: 
   }
 }
 
-/** Step 6: compare-and-swap from the tip the merge was computed on. */
+/** How step 6 ended: moved, or not moved (the claim is released), or unknown (left to recovery). */
+type MoveOutcome = { moved: true } | { moved: false; release: boolean; error: AppError };
+
+/** Step 6: compare-and-swap from the tip the merge was computed on. Never throws. */
 async function moveTarget(
   deps: MergeDeps,
   repo: RepoRef,
@@ -197,9 +214,9 @@ async function moveTarget(
   mr: MergeRequest,
   plan: Plan,
   requestId: string | null,
-): Promise<void> {
+): Promise<MoveOutcome> {
   // Target already at the result (target == source): nothing to move, no empty push event.
-  if (plan.sha === plan.target) return;
+  if (plan.sha === plan.target) return { moved: true };
   let outcome: 'ok' | 'mismatch';
   try {
     outcome = await deps.git.updateRef(repo.id, {
@@ -211,17 +228,11 @@ async function moveTarget(
   } catch (err) {
     // The move may or may not have happened (timeout, storage restart): the ref tells the truth.
     const tip = await deps.git.resolveBranch(repo.id, mr.target_branch).catch(() => undefined);
-    if (tip === undefined) {
-      // Kept for recovery, and no longer refreshed: a refreshed intent is never recovered.
-      deps.store.leaveForRecovery(mr.id);
-      throw unavailable('Merge outcome unknown; it will be completed or undone shortly', err);
-    }
-    if (tip === plan.sha) return;
-    await deps.store.releaseMerge(mr.id);
-    throw err instanceof AppError ? err : unavailable('git-storage failed to move the target branch', err);
+    // Unknown: kept for recovery, and no longer refreshed (a refreshed intent is never recovered).
+    if (tip === undefined) return { moved: false, release: false, error: unavailable('Merge outcome unknown; it will be completed or undone shortly', err) };
+    if (tip === plan.sha) return { moved: true };
+    return { moved: false, release: true, error: err instanceof AppError ? err : unavailable('git-storage failed to move the target branch', err) };
   }
-  if (outcome === 'mismatch') {
-    await deps.store.releaseMerge(mr.id);
-    throw conflict('Target branch changed; retry the merge');
-  }
+  if (outcome === 'mismatch') return { moved: false, release: true, error: conflict('Target branch changed; retry the merge') };
+  return { moved: true };
 }

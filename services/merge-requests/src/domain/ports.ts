@@ -64,6 +64,14 @@ export type NewComment = Omit<Comment, 'id' | 'created_at'>;
 
 export type ClaimResult = 'claimed' | 'not_open';
 
+/** The ref move a merge is about to make. */
+export interface MergePlan {
+  target_ref: string;
+  old_oid: string;
+  new_oid: string;
+  strategy: MergeStrategy;
+}
+
 export interface MergeCompletion {
   mr_id: string;
   merged_sha: string;
@@ -83,11 +91,9 @@ export interface MergeRequestStore extends LifecycleStore {
   addComment(input: NewComment, event?: EventOf<Comment>): Promise<Comment>;
   listActivity(repoId: string, limit: number): Promise<Activity[]>;
 
-  /** Takes the one merge slot of an open merge request, or answers why not. */
-  claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'>): Promise<ClaimResult>;
-  /** Records the planned ref move before it happens (recovery relies on it); false when the
-   *  claim is gone (recovery judged this merge dead), so the ref must not move. */
-  planMerge(mrId: string, plan: { target_ref: string; old_oid: string; new_oid: string; strategy: MergeStrategy }): Promise<boolean>;
+  /** Takes the one merge slot of an open merge request, or answers why not, in one write that
+   *  also records the planned ref move before it happens (recovery relies on it). */
+  claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'> & { plan?: MergePlan }): Promise<ClaimResult>;
   /** Gives the slot back; nothing was changed in git. */
   releaseMerge(mrId: string): Promise<void>;
   /** Keeps the intent but stops refreshing it: this process cannot tell whether the ref moved,
@@ -96,6 +102,10 @@ export interface MergeRequestStore extends LifecycleStore {
   /** In ONE transaction: state merged, merged_sha, merged_by, updated_at, `merge_mr` activity,
    *  the event's outbox row, the intent removed. Null when the merge request was not open. */
   completeMerge(completion: MergeCompletion): Promise<MergeRequest | null>;
+  /** completeMerge for a merge whose ref is moving: its writes may be made meanwhile, but nothing
+   *  is committed or visible before `moved` resolves true; on false it is all undone (the intent
+   *  stays) and the answer is 'not_moved'. */
+  completeMergeOnMove(completion: MergeCompletion, moved: Promise<boolean>): Promise<MergeRequest | null | 'not_moved'>;
   /** Intents not touched for `olderThanMs`: candidates for recovery. */
   staleIntents(olderThanMs: number): Promise<MergeIntent[]>;
   findById(mrId: string): Promise<MergeRequest | null>;

@@ -26,7 +26,11 @@ beforeEach(async () => {
   await store.claimMerge({ mr_id: mr.id, repo, merger_id: 'u1', request_id: 'r' });
 });
 
-const plan = () => store.planMerge(store.mrs[0]!.id, { target_ref: 'refs/heads/main', old_oid: BASE, new_oid: SRC, strategy: 'fast-forward' });
+/** The claim as a merge makes it: with the planned move. */
+const plan = async () => {
+  await store.releaseMerge(store.mrs[0]!.id);
+  await store.claimMerge({ mr_id: store.mrs[0]!.id, repo, merger_id: 'u1', request_id: 'r', plan: { target_ref: 'refs/heads/main', old_oid: BASE, new_oid: SRC, strategy: 'fast-forward' } });
+};
 
 describe('reconcileMergeIntents', () => {
   it('when the ref moved to the result but the transaction never ran, then the merge is completed with its event', async () => {

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
 import { conflict } from '@githost/errors';
 import type { MergeRequestChange } from '../../src/domain/lifecycle-ports.js';
-import type { ClaimResult, EventOf, GitPort, MergeCompletion, MergeRequestStore, NewComment, NewMergeRequest, UpdateRefInput, UserDirectory, WriteMergeInput } from '../../src/domain/ports.js';
-import type { Activity, CommitRecord, Comment, Comparison, Diff, MergeIntent, MergeRequest, MergeStrategy, UserRecord } from '../../src/domain/types.js';
+import type { ClaimResult, EventOf, GitPort, MergeCompletion, MergePlan, MergeRequestStore, NewComment, NewMergeRequest, UpdateRefInput, UserDirectory, WriteMergeInput } from '../../src/domain/ports.js';
+import type { Activity, CommitRecord, Comment, Comparison, Diff, MergeIntent, MergeRequest, UserRecord } from '../../src/domain/types.js';
 
 /** In-memory ports for domain unit tests: the same contracts as the Postgres store and gRPC. */
 export class MemoryStore implements MergeRequestStore {
@@ -57,19 +57,19 @@ export class MemoryStore implements MergeRequestStore {
   leaveForRecovery(mrId: string): void {
     this.leftForRecovery.add(mrId);
   }
-  async claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'>): Promise<ClaimResult> {
+  async claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'> & { plan?: MergePlan }): Promise<ClaimResult> {
     const mr = await this.findById(intent.mr_id);
     if (!mr || mr.state !== 'open' || this.intents.has(intent.mr_id)) return 'not_open';
-    this.intents.set(intent.mr_id, { ...intent, target_ref: null, old_oid: null, new_oid: null, strategy: null, touched: Date.now() });
+    const { plan, ...claim } = intent;
+    this.intents.set(intent.mr_id, { ...claim, target_ref: null, old_oid: null, new_oid: null, strategy: null, ...plan, touched: Date.now() });
     return 'claimed';
-  }
-  async planMerge(mrId: string, plan: { target_ref: string; old_oid: string; new_oid: string; strategy: MergeStrategy }) {
-    const i = this.intents.get(mrId);
-    if (i) Object.assign(i, plan, { touched: Date.now() });
-    return i !== undefined;
   }
   async releaseMerge(mrId: string) {
     this.intents.delete(mrId);
+  }
+  async completeMergeOnMove(c: MergeCompletion, moved: Promise<boolean>) {
+    if (!(await moved)) return 'not_moved' as const;
+    return this.completeMerge(c);
   }
   async completeMerge(c: MergeCompletion) {
     const mr = await this.findById(c.mr_id);
