@@ -202,7 +202,13 @@ export async function settledDeliveries(h: Harness, hookId: string, count = 1, r
       return last.length === count && last.every((d) => d.status !== 'pending') ? last : undefined;
     }, SETTLE_MS);
   } catch {
-    const seen = last.map((d) => ({ status: d.status, attempts: d.attempts, error: d.error, created_at: d.created_at }));
+    // The list does not carry next_attempt_at; a pending delivery's detail does.
+    const seen = await Promise.all(
+      last.map(async (d) => {
+        const detail = d.status === 'pending' ? ((await h.call('GET', `${hooksPath}/${hookId}/deliveries/${d.id}`, undefined, repoId ? { repoId } : {})).body as DeliveryDetail) : undefined;
+        return { status: d.status, attempts: d.attempts, error: d.error, created_at: d.created_at, next_attempt_at: detail?.next_attempt_at };
+      }),
+    );
     throw new Error(`expected ${count} settled deliveries at ${new Date().toISOString()}, saw ${last.length}: ${JSON.stringify(seen)}; last warnings: ${h.warnings().slice(-5).join('\n') || 'none'}`);
   }
 }
