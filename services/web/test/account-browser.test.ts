@@ -1,20 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Service } from '@githost/runtime';
 import { launchBrowser, readPages, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
-import { createServer, loadConfig } from '../src/index.js';
 import { startContractApi, type ContractApi } from './support/contract-api.js';
+import { startWeb, type RunningWeb } from './support/web.js';
 
 /** The signed-in pages in Debian's chromium, against the sign-in contract: signing in with the
  *  form, accessibility at 375 and 1440 px in light and dark mode, a token shown once. */
 let api: ContractApi;
-let web: Service<{ httpPort: number; metricsPort: number }>;
+let web: RunningWeb['web'];
 let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
   api = await startContractApi();
-  web = createServer(loadConfig({ GITHOST_INTERNAL_SECRET: 'web-test-secret-0123456789', GATEWAY_URL: api.url, HTTP_PORT: '0', METRICS_PORT: '0', BIND_HOST: '127.0.0.1' }));
-  base = `http://127.0.0.1:${(await web.start()).httpPort}`;
+  ({ web, base } = await startWeb(api.url));
   browser = await launchBrowser();
 }, 60_000);
 

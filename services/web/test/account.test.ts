@@ -1,20 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import type { Service } from '@githost/runtime';
 import { encodeIdentity, verifyClientForwarding } from '@githost/identity';
-import { createServer, loadConfig } from '../src/index.js';
 import { startContractApi, type ContractApi } from './support/contract-api.js';
+import { SECRET, startWeb, type RunningWeb } from './support/web.js';
 
 /** Sign-in, sign-out, settings and home against the sign-in contract (README "The web"). */
 let api: ContractApi;
-let web: Service<{ httpPort: number; metricsPort: number }>;
+let web: RunningWeb['web'];
 let base: string;
-const SECRET = 'web-test-secret-0123456789';
 
 beforeAll(async () => {
   api = await startContractApi();
-  const config = loadConfig({ GITHOST_INTERNAL_SECRET: SECRET, GATEWAY_URL: api.url, HTTP_PORT: '0', METRICS_PORT: '0', BIND_HOST: '127.0.0.1' });
-  web = createServer(config);
-  base = `http://127.0.0.1:${(await web.start()).httpPort}`;
+  ({ web, base } = await startWeb(api.url));
 });
 
 afterAll(async () => {
@@ -261,14 +257,12 @@ describe('client forwarding', () => {
 
 describe('cookies on an https site', () => {
   it('when PUBLIC_URL is https, then the session cookie is Secure', async () => {
-    const config = loadConfig({ GITHOST_INTERNAL_SECRET: 'web-test-secret-0123456789', GATEWAY_URL: api.url, PUBLIC_URL: 'https://git.example.com', HTTP_PORT: '0', METRICS_PORT: '0', BIND_HOST: '127.0.0.1' });
-    const secure = createServer(config);
-    const port = (await secure.start()).httpPort;
+    const secure = await startWeb(api.url, { PUBLIC_URL: 'https://git.example.com' });
     try {
-      const form = await fetch(`http://127.0.0.1:${port}/-/sign-in`);
+      const form = await fetch(`${secure.base}/-/sign-in`);
       const pre = form.headers.getSetCookie().find((c) => c.startsWith('githost_presession='))!;
       expect(pre).toMatch(/; Secure$/);
-      const res = await fetch(`http://127.0.0.1:${port}/-/sign-in`, {
+      const res = await fetch(`${secure.base}/-/sign-in`, {
         method: 'POST',
         redirect: 'manual',
         headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookiePair(pre) },
@@ -276,7 +270,7 @@ describe('cookies on an https site', () => {
       });
       expect(res.headers.getSetCookie().find((c) => c.startsWith('githost_session='))).toMatch(/; Secure$/);
     } finally {
-      await secure.stop();
+      await secure.web.stop();
     }
   });
 });

@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
-import type { Service } from '@githost/runtime';
-import { createServer, loadConfig } from '../src/index.js';
+import { listenAsApi, repositoryJson, startWeb, type RunningWeb } from './support/web.js';
 
 /** A list longer than one page of the API reads on, page by page (README "The web"). */
 let server: Server;
-let web: Service<{ httpPort: number; metricsPort: number }>;
+let web: RunningWeb['web'];
 let base: string;
 const asked: string[] = [];
 
@@ -20,15 +18,11 @@ beforeAll(async () => {
     const pageNo = Number(req.query.page ?? 1);
     const all = Array.from({ length: 130 }, (_, i) => `repo-${String(i + 1).padStart(3, '0')}`);
     const names = all.slice((pageNo - 1) * perPage, pageNo * perPage);
-    res.json(names.map((name) => ({ id: name, owner: req.params.user, name, full_name: `${req.params.user}/${name}`, private: false, default_branch: 'main', description: null, clone_url: 'x', created_at: '2026-01-01T00:00:00Z' })));
+    res.json(names.map((name) => repositoryJson(req.params.user, name)));
   });
-  app.use((_req, res) => void res.status(404).json({ error: 'Not found' }));
-  server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const config = loadConfig({ GITHOST_INTERNAL_SECRET: 'web-test-secret-0123456789', GATEWAY_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, HTTP_PORT: '0', METRICS_PORT: '0', BIND_HOST: '127.0.0.1' });
-  web = createServer(config);
-  base = `http://127.0.0.1:${(await web.start()).httpPort}`;
+  const api = await listenAsApi(app);
+  server = api.server;
+  ({ web, base } = await startWeb(api.url));
 });
 
 afterAll(async () => {

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
-import type { Service } from '@githost/runtime';
-import { createServer, loadConfig } from '../src/index.js';
+import { listenAsApi, repositoryJson, startWeb, type RunningWeb } from './support/web.js';
 
 /**
  * A GET page's own calls run beside the viewer look-up (pages/router.ts): the stand-in API
@@ -12,7 +10,7 @@ import { createServer, loadConfig } from '../src/index.js';
  */
 const SESSION = 'ghsess_valid';
 let server: Server;
-let web: Service<{ httpPort: number; metricsPort: number }>;
+let web: RunningWeb['web'];
 let base: string;
 const calls: { path: string; credential: string | undefined }[] = [];
 let pageCallArrived: () => void = () => undefined;
@@ -38,15 +36,11 @@ beforeAll(async () => {
     // A revoked session is refused on every call, as the gateway does.
     if (credentialOf(req) !== undefined && credentialOf(req) !== SESSION) return void res.status(401).json({ error: 'Authentication required' });
     const names = credentialOf(req) === SESSION ? ['public-one', 'secret-one'] : ['public-one'];
-    res.json(names.map((name, i) => ({ id: `r${i}`, owner: req.params.user, name, full_name: `${req.params.user}/${name}`, private: name.startsWith('secret'), default_branch: 'main', description: null, clone_url: 'x', created_at: '2026-01-01T00:00:00Z' })));
+    res.json(names.map((name) => repositoryJson(req.params.user, name, name.startsWith('secret'))));
   });
-  app.use((_req, res) => void res.status(404).json({ error: 'Not found' }));
-  server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const config = loadConfig({ GITHOST_INTERNAL_SECRET: 'web-test-secret-0123456789', GATEWAY_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, HTTP_PORT: '0', METRICS_PORT: '0', BIND_HOST: '127.0.0.1' });
-  web = createServer(config);
-  base = `http://127.0.0.1:${(await web.start()).httpPort}`;
+  const api = await listenAsApi(app);
+  server = api.server;
+  ({ web, base } = await startWeb(api.url));
 });
 
 afterAll(async () => {
