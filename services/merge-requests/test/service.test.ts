@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { waitFor } from '@githost/test-support';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { openDatabase } from '@githost/db';
+import { openDatabase, type Database } from '@githost/db';
 import { commitAll, createTestRepository, git, makeWorkdir, pushTo, writeFiles } from '@githost/git-storage/testing';
 import { PgMergeRequestStore } from '../src/db/merge-request-store.js';
 import { identityHeaders, user } from './support/identity.js';
@@ -61,6 +61,20 @@ async function call(r: Repo, method: string, path: string, body?: unknown, opts:
 }
 const open = (r: Repo, title = 'Feature') => call(r, 'POST', '/merge-requests', { title, source_branch: 'feature', target_branch: 'main' });
 const tip = async (r: Repo, branch: string) => (await git(r.bare, 'rev-parse', `refs/heads/${branch}`)).trim();
+
+/** What a process that died mid-merge left: bob's claim of a fast-forward of main to `newOid`,
+ *  written straight to the store. The caller closes the database it returns. */
+async function claimFastForward(mrId: string, r: Repo, newOid: string, requestId: string | null, storeOptions?: { heartbeatMs: number }): Promise<Database> {
+  const db = await openDatabase({ url: stack.config.databaseUrl, schema: 'merge_requests' });
+  await new PgMergeRequestStore(db, storeOptions).claimMerge({
+    mr_id: mrId,
+    repo: { id: r.id, owner: 'alice', name: 'proj', shard: 'default' },
+    merger_id: 'u-bob',
+    request_id: requestId,
+    plan: { target_ref: 'refs/heads/main', old_oid: r.base, new_oid: newOid, strategy: 'fast-forward' },
+  });
+  return db;
+}
 
 describe('merge-requests service on Postgres and git-storage', () => {
   it('when a merge request is created, then it records the real source tip and numbers from 1', async () => {
@@ -218,15 +232,7 @@ describe('merge-requests service on Postgres and git-storage', () => {
     const created = await open(r);
     const source = await tip(r, 'feature');
     // The crash, simulated: claim and plan written, ref moved, transaction never run.
-    const db = await openDatabase({ url: stack.config.databaseUrl, schema: 'merge_requests' });
-    const store = new PgMergeRequestStore(db);
-    await store.claimMerge({
-      mr_id: created.body.id as string,
-      repo: { id: r.id, owner: 'alice', name: 'proj', shard: 'default' },
-      merger_id: 'u-bob',
-      request_id: 'crashed',
-      plan: { target_ref: 'refs/heads/main', old_oid: r.base, new_oid: source, strategy: 'fast-forward' },
-    });
+    const db = await claimFastForward(created.body.id as string, r, source, 'crashed');
     await git(r.bare, 'update-ref', 'refs/heads/main', source, r.base);
     stack.storage.service.context.refs.invalidate(r.bare);
     // It still reads open: the answer names the merge in progress, not "not open".
@@ -245,15 +251,7 @@ describe('merge-requests service on Postgres and git-storage', () => {
   it('when the process died before the ref move, then a restart drops the claim and the merge can be retried', async () => {
     const r = await makeRepo();
     const created = await open(r);
-    const db = await openDatabase({ url: stack.config.databaseUrl, schema: 'merge_requests' });
-    const store = new PgMergeRequestStore(db);
-    await store.claimMerge({
-      mr_id: created.body.id as string,
-      repo: { id: r.id, owner: 'alice', name: 'proj', shard: 'default' },
-      merger_id: 'u-bob',
-      request_id: null,
-      plan: { target_ref: 'refs/heads/main', old_oid: r.base, new_oid: await tip(r, 'feature'), strategy: 'fast-forward' },
-    });
+    const db = await claimFastForward(created.body.id as string, r, await tip(r, 'feature'), null);
     await db.close();
     await stack.restart({ recovery: { graceMs: 0, intervalMs: 3600_000 } });
     expect((await call(r, 'GET', '/merge-requests/1')).body.state).toBe('open');
@@ -264,16 +262,8 @@ describe('merge-requests service on Postgres and git-storage', () => {
   it('when the process that held a merge died, then with default recovery settings the merge request is mergeable again within seconds of the restart', async () => {
     const r = await makeRepo();
     const created = await open(r);
-    const db = await openDatabase({ url: stack.config.databaseUrl, schema: 'merge_requests' });
     // The dead process: claimed and planned, then gone without a heartbeat.
-    const store = new PgMergeRequestStore(db, { heartbeatMs: 3_600_000 });
-    await store.claimMerge({
-      mr_id: created.body.id as string,
-      repo: { id: r.id, owner: 'alice', name: 'proj', shard: 'default' },
-      merger_id: 'u-bob',
-      request_id: null,
-      plan: { target_ref: 'refs/heads/main', old_oid: r.base, new_oid: await tip(r, 'feature'), strategy: 'fast-forward' },
-    });
+    const db = await claimFastForward(created.body.id as string, r, await tip(r, 'feature'), null, { heartbeatMs: 3_600_000 });
     await db.close();
     await stack.restart({ recovery: {} });
     try {
