@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Server } from 'node:http';
 import express from 'express';
-import { listenAsApi, repositoryJson, startWeb, type RunningWeb } from './support/web.js';
+import { repositoryJson, startWebBefore } from './support/web.js';
 
 /** A list longer than one page of the API reads on, page by page (README "The web"). */
-let server: Server;
-let web: RunningWeb['web'];
+let running: Awaited<ReturnType<typeof startWebBefore>> | undefined;
 let base: string;
 const asked: string[] = [];
 
@@ -20,15 +18,11 @@ beforeAll(async () => {
     const names = all.slice((pageNo - 1) * perPage, pageNo * perPage);
     res.json(names.map((name) => repositoryJson(req.params.user, name)));
   });
-  const api = await listenAsApi(app);
-  server = api.server;
-  ({ web, base } = await startWeb(api.url));
+  running = await startWebBefore(app);
+  base = running.base;
 });
 
-afterAll(async () => {
-  await web?.stop();
-  await new Promise((resolve) => server?.close(resolve));
-});
+afterAll(() => running?.close());
 
 const namesOn = (html: string) => [...html.matchAll(/>bob\/(repo-\d+)</g)].map((m) => m[1]);
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import type { Server } from 'node:http';
 import express from 'express';
-import { listenAsApi, repositoryJson, startWeb, type RunningWeb } from './support/web.js';
+import { repositoryJson, startWebBefore } from './support/web.js';
 
 /**
  * A GET page's own calls run beside the viewer look-up (pages/router.ts): the stand-in API
@@ -9,8 +8,7 @@ import { listenAsApi, repositoryJson, startWeb, type RunningWeb } from './suppor
  * viewer first would never get it (and the page would fail).
  */
 const SESSION = 'ghsess_valid';
-let server: Server;
-let web: RunningWeb['web'];
+let running: Awaited<ReturnType<typeof startWebBefore>> | undefined;
 let base: string;
 const calls: { path: string; credential: string | undefined }[] = [];
 let pageCallArrived: () => void = () => undefined;
@@ -38,15 +36,11 @@ beforeAll(async () => {
     const names = credentialOf(req) === SESSION ? ['public-one', 'secret-one'] : ['public-one'];
     res.json(names.map((name) => repositoryJson(req.params.user, name, name.startsWith('secret'))));
   });
-  const api = await listenAsApi(app);
-  server = api.server;
-  ({ web, base } = await startWeb(api.url));
+  running = await startWebBefore(app);
+  base = running.base;
 });
 
-afterAll(async () => {
-  await web?.stop();
-  await new Promise((resolve) => server?.close(resolve));
-});
+afterAll(() => running?.close());
 
 beforeEach(() => {
   calls.length = 0;

@@ -20,7 +20,7 @@ export async function startWeb(gatewayUrl: string, env: Record<string, string> =
 }
 
 /** A stand-in API on a free loopback port; what it does not route answers the API's JSON 404. */
-export async function listenAsApi(app: Express): Promise<{ server: Server; url: string }> {
+async function listenAsApi(app: Express): Promise<{ server: Server; url: string }> {
   app.use((_req, res) => void res.status(404).json({ error: 'Not found' }));
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -31,4 +31,17 @@ export async function listenAsApi(app: Express): Promise<{ server: Server; url: 
 /** A repository as `GET /api/users/{user}/repos` lists it. */
 export function repositoryJson(owner: string, name: string, isPrivate = false): Repository {
   return { id: `${owner}/${name}`, owner, name, full_name: `${owner}/${name}`, private: isPrivate, default_branch: 'main', description: null, clone_url: 'x', created_at: '2026-01-01T00:00:00Z' };
+}
+
+/** The web in front of `app` as its stand-in API; close() stops both. */
+export async function startWebBefore(app: Express, env: Record<string, string> = {}): Promise<RunningWeb & { close(): Promise<void> }> {
+  const api = await listenAsApi(app);
+  const running = await startWeb(api.url, env);
+  return {
+    ...running,
+    async close() {
+      await running.web.stop();
+      await new Promise((resolve) => api.server.close(resolve));
+    },
+  };
 }
