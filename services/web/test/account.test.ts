@@ -44,11 +44,11 @@ async function post(path: string, form: Record<string, string | string[]>, cooki
 const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 const cookiePair = (setCookie: string) => setCookie.split(';', 1)[0]!;
 
-/** Signs alice in as a browser does; returns her cookie header. */
-async function signIn(): Promise<string> {
+/** Signs alice (or another) in as a browser does; returns the cookie header. */
+async function signIn(username = 'alice'): Promise<string> {
   const form = await get('/-/sign-in');
   const pre = cookiePair(form.cookies.find((c) => c.startsWith('githost_presession='))!);
-  const res = await post('/-/sign-in', { csrf: csrfOf(form.html), username: 'alice', password: api.passwords.get('alice')!, next: '/-/settings' }, pre);
+  const res = await post('/-/sign-in', { csrf: csrfOf(form.html), username, password: api.passwords.get(username)!, next: '/-/settings' }, pre);
   expect([res.status, res.location]).toEqual([303, '/-/settings']);
   return cookiePair(res.cookies.find((c) => c.startsWith('githost_session='))!);
 }
@@ -191,6 +191,61 @@ describe('account settings', () => {
     const res = await post('/-/new', { csrf: 'x', name: 'x'.repeat(70 * 1024) }, cookie);
     expect(res.status).toBe(413);
     expect(res.html).toContain('The form is too large.');
+  });
+});
+
+describe('site admin: a user\'s tokens', () => {
+  const issued = () => api.calls.filter((c) => c.method === 'POST' && c.path.startsWith('/api/admin/users/'));
+
+  it('when a site admin issues a token for a user, then the API is asked with the form\'s fields and the secret is shown once, then only listed', async () => {
+    const cookie = await signIn('root');
+    const page = await get('/-/admin/users/alice', cookie);
+    expect(page.status).toBe(200);
+    // alice is no site admin: the API would refuse her the admin scope, so it is not offered.
+    expect(page.html).toContain('action="/-/admin/users/alice/tokens"');
+    expect(page.html).not.toContain('value="admin"');
+    expect((await get('/-/admin/users/root', cookie)).html).toContain('name="scopes" value="admin"');
+    const res = await post('/-/admin/users/alice/tokens', { csrf: csrfOf(page.html), name: 'deploy <key>', scopes: ['read', 'write'], expires_in_days: '90' }, cookie);
+    expect(res.status).toBe(200);
+    const secret = /id="new-token" type="text" readonly value="(ght_[0-9a-f]+)"/.exec(res.html)?.[1];
+    expect(secret).toBeDefined();
+    expect(res.html).toContain('The new token of <strong>alice</strong> <strong>deploy &lt;key></strong>. Copy it now');
+    const [call] = issued();
+    const body = call!.body as { name: string; scopes: string[]; expires_at: string };
+    expect([call!.path, call!.credential === undefined, body.name, body.scopes]).toEqual(['/api/admin/users/alice/tokens', false, 'deploy <key>', ['read', 'write']]);
+    expect(Math.round((Date.parse(body.expires_at) - Date.now()) / 86_400_000)).toBe(90);
+    expect(api.issuedFor.get('alice')!.map((t) => [t.name, t.scopes])).toEqual([['deploy <key>', ['read', 'write']]]);
+    const later = await get('/-/admin/users/alice', cookie);
+    expect(later.html).not.toContain(secret!);
+    expect(later.html).toContain('deploy &lt;key>');
+  });
+
+  it('when the form is incomplete or the API refuses it, then the page says why and keeps what was typed; an unknown user is the 404 page', async () => {
+    const cookie = await signIn('root');
+    const csrf = csrfOf((await get('/-/admin/users/alice', cookie)).html);
+    const none = await post('/-/admin/users/alice/tokens', { csrf, name: 'ci', expires_in_days: '7' }, cookie);
+    expect([none.status, none.html.includes('Choose at least one scope.'), issued()]).toEqual([400, true, []]);
+    // The admin scope posted for a user who is no site admin: the API's 400, shown in the form.
+    const refused = await post('/-/admin/users/alice/tokens', { csrf, name: 'too much', scopes: 'admin', expires_in_days: 'never' }, cookie);
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('The &quot;admin&quot; scope is only for site admins');
+    expect(refused.html).toContain('id="token-name" name="name" type="text" maxlength="100" required value="too much"');
+    expect(refused.html).toContain('<option value="never" selected>');
+    const missing = await post('/-/admin/users/nobody/tokens', { csrf, name: 'x', scopes: 'read', expires_in_days: '7' }, cookie);
+    expect(missing.status).toBe(404);
+    expect(missing.html).toContain('There is nothing here, or you do not have access to it.');
+    expect(issued().map((c) => c.path)).toEqual(['/api/admin/users/alice/tokens', '/api/admin/users/nobody/tokens']);
+    expect(api.issuedFor.has('nobody')).toBe(false);
+  });
+
+  it('when someone who is no site admin posts the form, or a form without this session\'s token, then nothing is issued', async () => {
+    const alice = await signIn();
+    const root = await signIn('root');
+    const asAlice = await post('/-/admin/users/alice/tokens', { csrf: csrfOf((await get('/-/settings/tokens', alice)).html), name: 'x', scopes: 'read', expires_in_days: '7' }, alice);
+    expect(asAlice.status).toBe(404);
+    const foreign = await post('/-/admin/users/alice/tokens', { csrf: csrfOf((await get('/-/settings/tokens', alice)).html), name: 'x', scopes: 'read', expires_in_days: '7' }, root);
+    expect([foreign.status, foreign.html.includes('This form has expired.')]).toEqual([403, true]);
+    expect(issued()).toEqual([]);
   });
 });
 

@@ -1,12 +1,13 @@
 import { AppError } from '@githost/errors';
 import { appendCookie, cookieHeader, SESSION_COOKIE } from '../http/session.js';
-import type { IssuedSession, IssuedToken, SessionInfo, TokenInfo, TokenScope } from '../clients/types.js';
+import type { IssuedSession, IssuedToken, SessionInfo, TokenInfo } from '../clients/types.js';
 import { Notice, Time } from '../views/components.js';
 import { CsrfField, Flash } from '../views/forms.js';
-import { TokenList } from '../views/tokens.js';
+import { IssuedTokenNotice, NewTokenForm, TokenList, type TokenFormValues } from '../views/tokens.js';
+import { tokenRequestOf } from './token-request.js';
 import { clearSessionCookie } from './router.js';
 import { safeNext, site } from './paths.js';
-import { field, fields, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
+import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
 function SignInForm({ ctx, next, error, username }: { ctx: PageContext; next: string; error?: string | undefined; username?: string }) {
   return (
@@ -163,57 +164,17 @@ async function revokeSession(ctx: PageContext, id: string): Promise<PageResult> 
   return redirect(`${site.sessions()}?done=session-revoked`);
 }
 
-const SCOPES: { id: TokenScope; label: string }[] = [
-  { id: 'read', label: 'read: read repositories and your account' },
-  { id: 'write', label: 'write: push, merge, change settings' },
-  { id: 'admin', label: 'admin: site administration' },
-];
-const EXPIRY_DAYS = ['7', '30', '90', '365', 'never'] as const;
-
-function tokensView(ctx: PageContext, tokens: TokenInfo[], opts: { issued?: IssuedToken; error?: string; status?: number } = {}): PageResult {
+function tokensView(ctx: PageContext, tokens: TokenInfo[], opts: { issued?: IssuedToken; error?: string; values?: TokenFormValues; status?: number } = {}): PageResult {
   return page(
     'Access tokens',
     <>
       <h1 class="page-title">Settings</h1>
       <SettingsNav current="tokens" />
       <Flash ctx={ctx} messages={DONE} />
-      {opts.issued && (
-        <div class="notice notice-info" role="status">
-          <p>
-            Your new token <strong>{opts.issued.name ?? ''}</strong>. Copy it now: it will not be shown again.
-          </p>
-          <p class="clone-box">
-            <label for="new-token">Token</label>
-            <input id="new-token" type="text" readonly value={opts.issued.token} data-copy="" />
-          </p>
-        </div>
-      )}
+      {opts.issued && <IssuedTokenNotice issued={opts.issued} />}
       <h2>Personal access tokens</h2>
       <TokenList ctx={ctx} tokens={tokens} revokeAction={(id) => `${site.tokens()}/${encodeURIComponent(id)}/revoke`} empty="You have no tokens." />
-      <form method="post" action={site.tokens()} class="stack narrow">
-        <h2>New token</h2>
-        {opts.error && <Notice kind="error">{opts.error}</Notice>}
-        <CsrfField token={ctx.csrf} />
-        <label for="token-name">Name</label>
-        <input id="token-name" name="name" type="text" maxLength={100} required />
-        <fieldset>
-          <legend>Scopes</legend>
-          {SCOPES.filter((s) => s.id !== 'admin' || ctx.viewer?.is_admin).map((s) => (
-            <label class="check">
-              <input type="checkbox" name="scopes" value={s.id} checked={s.id !== 'admin'} /> {s.label}
-            </label>
-          ))}
-        </fieldset>
-        <label for="token-expiry">Expires</label>
-        <select id="token-expiry" name="expires_in_days">
-          {EXPIRY_DAYS.map((d) => (
-            <option value={d} selected={d === '30'}>
-              {d === 'never' ? 'Never' : `In ${d} days`}
-            </option>
-          ))}
-        </select>
-        <button type="submit" class="primary">Create token</button>
-      </form>
+      <NewTokenForm ctx={ctx} action={site.tokens()} offerAdmin={ctx.viewer?.is_admin === true} error={opts.error} values={opts.values} />
     </>,
     { status: opts.status ?? 200 },
   );
@@ -224,20 +185,14 @@ async function tokensPage(ctx: PageContext): Promise<PageResult> {
 }
 
 async function createToken(ctx: PageContext): Promise<PageResult> {
-  const name = field(ctx.form, 'name').trim();
-  const scopes = fields(ctx.form, 'scopes').filter((s): s is TokenScope => s === 'read' || s === 'write' || s === 'admin');
-  const days = field(ctx.form, 'expires_in_days');
   const list = () => ctx.api.get<TokenInfo[]>('/api/user/tokens');
-  if (!name) return tokensView(ctx, await list(), { error: 'Give the token a name.', status: 400 });
-  if (scopes.length === 0) return tokensView(ctx, await list(), { error: 'Choose at least one scope.', status: 400 });
-  if (!(EXPIRY_DAYS as readonly string[]).includes(days)) return tokensView(ctx, await list(), { error: 'Choose when the token expires.', status: 400 });
-  const body: Record<string, unknown> = { name, scopes };
-  if (days !== 'never') body.expires_at = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
+  const request = tokenRequestOf(ctx.form);
+  if ('error' in request) return tokensView(ctx, await list(), { error: request.error, values: request.values, status: 400 });
   let issued: IssuedToken;
   try {
-    issued = await ctx.api.call<IssuedToken>('POST', '/api/user/tokens', body);
+    issued = await ctx.api.call<IssuedToken>('POST', '/api/user/tokens', request.body);
   } catch (err) {
-    if (err instanceof AppError && err.kind === 'validation') return tokensView(ctx, await list(), { error: err.message, status: 400 });
+    if (err instanceof AppError && err.kind === 'validation') return tokensView(ctx, await list(), { error: err.message, values: request.values, status: 400 });
     throw err;
   }
   // Shown in this answer only; a reload does not post again without a fresh form.

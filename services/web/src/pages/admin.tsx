@@ -3,8 +3,9 @@ import type { IssuedToken, TokenInfo } from '../clients/types.js';
 import type { AdminUser } from '../clients/mr-types.js';
 import { Time } from '../views/components.js';
 import { attempt, CsrfField, ErrorNotice, Flash, PostButton } from '../views/forms.js';
-import { TokenList } from '../views/tokens.js';
+import { IssuedTokenNotice, NewTokenForm, TokenList, type TokenFormValues } from '../views/tokens.js';
 import { adminPages } from './mr-paths.js';
+import { tokenRequestOf } from './token-request.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
 /** Site administration is for site admins only; anyone else gets the 404 page (the API says
@@ -33,6 +34,8 @@ interface ViewOpts {
   error?: string;
   status?: number;
   values?: Record<string, string>;
+  /** A refusal of the token form, shown in that form with what was sent. */
+  token?: { error: string; values: TokenFormValues };
   issued?: IssuedToken;
 }
 
@@ -161,7 +164,10 @@ async function userPage(ctx: PageContext, username: string, opts: ViewOpts = {})
       <p>{user.suspended ? 'The user cannot sign in, and their tokens answer 401.' : 'A suspended user cannot sign in, and their tokens stop working.'}</p>
       <PostButton ctx={ctx} action={`${here}/suspend`} fields={{ suspended: user.suspended ? 'false' : 'true' }} label={user.suspended ? 'Unsuspend' : 'Suspend'} kind={user.suspended ? undefined : 'danger'} />
       <h2>Tokens</h2>
+      {opts.issued && <IssuedTokenNotice issued={opts.issued} owner={user.username} />}
       <TokenList ctx={ctx} tokens={tokens} revokeAction={(id) => `${here}/tokens/${encodeURIComponent(id)}/revoke`} empty="No tokens." />
+      {/* The API grants the admin scope only to a site admin's token (openapi TokenRequest). */}
+      <NewTokenForm ctx={ctx} action={`${here}/tokens`} offerAdmin={user.is_admin} error={opts.token?.error} values={opts.token?.values} />
     </>,
     opts.status ? { status: opts.status } : {},
   );
@@ -175,6 +181,19 @@ async function userChange(ctx: PageContext, username: string, run: () => Promise
   );
   if (!result.ok) return result.result;
   return redirect(`${adminPages.user(username)}?done=${done}`);
+}
+
+/** `POST /api/admin/users/{username}/tokens`: the secret is in this answer only (docs/contract.md §8). */
+async function issueToken(ctx: PageContext, username: string): Promise<PageResult> {
+  requireAdmin(ctx);
+  const request = tokenRequestOf(ctx.form);
+  if ('error' in request) return userPage(ctx, username, { token: { error: request.error, values: request.values }, status: 400 });
+  const result = await attempt(
+    () => ctx.api.call<IssuedToken>('POST', api(username, '/tokens'), request.body).catch(hidden),
+    (error, status) => userPage(ctx, username, { token: { error, values: request.values }, status }),
+  );
+  if (!result.ok) return result.result;
+  return userPage(ctx, username, { issued: result.value });
 }
 
 const U = '/-/admin/users/:username';
@@ -198,6 +217,7 @@ export const adminSitePages: PageDefinition[] = [
       return userChange(ctx, p.username!, () => ctx.api.call('PATCH', api(p.username!), { suspended }), suspended ? 'suspended' : 'unsuspended');
     },
   },
+  { method: 'POST', path: `${U}/tokens`, signedIn: true, handle: (ctx, p) => issueToken(ctx, p.username!) },
   {
     method: 'POST',
     path: `${U}/tokens/:id/revoke`,

@@ -7,23 +7,60 @@ import express from 'express';
  * A stand-in for the gateway that answers the sign-in and account endpoints exactly as the
  * `web-auth` contract gives them (POST /api/sessions, /api/user/sessions, /api/user/password)
  * plus the token and repository endpoints of openapi/openapi.yaml the settings and home pages
- * use. It exists until accounts serves sessions on main; the end-to-end tests in test/ run the
- * reading pages against the real services.
+ * use, and the site admin's user and token endpoints (`root` is the site admin). It exists
+ * until accounts serves sessions on main; the end-to-end tests in test/ run the reading pages
+ * against the real services.
  */
 export interface ContractApi {
   url: string;
   /** Every call as `METHOD path` with the bearer credential it carried. */
   calls: { method: string; path: string; credential: string | undefined; body: unknown; headers: Record<string, string | string[] | undefined> }[];
   sessions: Map<string, { id: string; username: string; created_at: string }>;
-  tokens: { id: string; name: string; scopes: string[]; expires_at: string | null; created_at: string }[];
+  tokens: { id: string; name: string | null; scopes: string[]; expires_at: string | null; created_at: string }[];
   passwords: Map<string, string>;
+  users: Map<string, { id: string; email: string; is_admin: boolean }>;
+  /** Tokens a site admin issued for a user (`POST /api/admin/users/{username}/tokens`), by username. */
+  issuedFor: Map<string, TokenRecord[]>;
   close(): Promise<void>;
+}
+
+type TokenRecord = ContractApi['tokens'][number];
+const SCOPE_ORDER = ['read', 'write', 'admin'];
+
+/** `{name?, scopes?, expires_at?}` checked as accounts checks it (openapi TokenRequest). */
+function tokenRequest(raw: unknown, isAdmin: boolean): { error: string } | { name: string | null; scopes: string[]; expires_at: string | null } {
+  const body = (raw ?? {}) as { name?: unknown; scopes?: unknown; expires_at?: unknown };
+  if (body.name !== undefined && (typeof body.name !== 'string' || body.name.length > 100)) return { error: 'name must be a string of at most 100 characters' };
+  let scopes = isAdmin ? SCOPE_ORDER : SCOPE_ORDER.slice(0, 2);
+  if (body.scopes !== undefined) {
+    if (!Array.isArray(body.scopes) || !body.scopes.every((s) => SCOPE_ORDER.includes(s as string))) return { error: 'scopes must be an array of "read", "write" and "admin"' };
+    if (body.scopes.length === 0) return { error: 'scopes must not be empty' };
+    // Each scope includes the ones before it.
+    scopes = SCOPE_ORDER.slice(0, Math.max(...body.scopes.map((s) => SCOPE_ORDER.indexOf(s as string))) + 1);
+  }
+  if (body.expires_at !== undefined && !(typeof body.expires_at === 'string' && Date.parse(body.expires_at) > Date.now())) return { error: 'expires_at must be in the future' };
+  if (scopes.includes('admin') && !isAdmin) return { error: 'The "admin" scope is only for site admins' };
+  const name = typeof body.name === 'string' && body.name.trim() ? body.name.trim() : null;
+  return { name, scopes, expires_at: typeof body.expires_at === 'string' ? new Date(body.expires_at).toISOString() : null };
 }
 
 export async function startContractApi(): Promise<ContractApi> {
   const app = express();
   app.use(express.json());
-  const api: Omit<ContractApi, 'url' | 'close'> = { calls: [], sessions: new Map(), tokens: [], passwords: new Map([['alice', 'correct horse battery']]) };
+  const api: Omit<ContractApi, 'url' | 'close'> = {
+    calls: [],
+    sessions: new Map(),
+    tokens: [],
+    passwords: new Map([
+      ['alice', 'correct horse battery'],
+      ['root', 'root horse battery'],
+    ]),
+    users: new Map([
+      ['alice', { id: 'u1', email: 'alice@example.com', is_admin: false }],
+      ['root', { id: 'u0', email: 'root@example.com', is_admin: true }],
+    ]),
+    issuedFor: new Map(),
+  };
   const credentialOf = (req: express.Request) => /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
   app.use((req, _res, next) => {
     api.calls.push({ method: req.method, path: req.path, credential: credentialOf(req), body: req.body, headers: req.headers });
@@ -31,6 +68,7 @@ export async function startContractApi(): Promise<ContractApi> {
   });
   const session = (req: express.Request) => api.sessions.get(credentialOf(req) ?? '');
   const signedIn: express.RequestHandler = (req, res, next) => (session(req) ? next() : void res.status(401).json({ error: 'Authentication required' }));
+  const siteAdmin: express.RequestHandler = (req, res, next) => (api.users.get(session(req)!.username)?.is_admin ? next() : void res.status(403).json({ error: 'Forbidden' }));
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.post('/api/sessions', (req, res) => {
@@ -41,7 +79,11 @@ export async function startContractApi(): Promise<ContractApi> {
     api.sessions.set(secret, { id, username, created_at: new Date().toISOString() });
     res.status(201).json({ id, secret, expires_at: new Date(Date.now() + 86_400_000).toISOString(), idle_expires_at: new Date(Date.now() + 3_600_000).toISOString() });
   });
-  app.get('/api/user', signedIn, (req, res) => void res.json({ id: 'u1', username: session(req)!.username, email: 'alice@example.com', is_admin: false }));
+  app.get('/api/user', signedIn, (req, res) => {
+    const username = session(req)!.username;
+    const user = api.users.get(username)!;
+    res.json({ id: user.id, username, email: user.email, is_admin: user.is_admin });
+  });
   app.get('/api/user/sessions', signedIn, (req, res) => {
     const current = credentialOf(req);
     res.json([...api.sessions.entries()].map(([secret, s]) => ({ id: s.id, current: secret === current, created_at: s.created_at, last_used_at: null, user_agent: 'Firefox <script>', address: '127.0.0.1' })));
@@ -75,6 +117,24 @@ export async function startContractApi(): Promise<ContractApi> {
     if (i < 0) return void res.status(404).json({ error: 'Token not found' });
     api.tokens.splice(i, 1);
     res.status(204).end();
+  });
+  app.get('/api/admin/users', signedIn, siteAdmin, (_req, res) =>
+    void res.json([...api.users].map(([username, u]) => ({ ...u, username, created_at: '2026-01-01T00:00:00Z', suspended: false, suspended_at: null }))),
+  );
+  app.get('/api/admin/users/:username/tokens', signedIn, siteAdmin, (req, res) => {
+    if (!api.users.has(req.params.username!)) return void res.status(404).json({ error: 'User not found' });
+    res.json((api.issuedFor.get(req.params.username!) ?? []).map((t) => ({ ...t, last_used_at: null })));
+  });
+  // As accounts answers it: the body is checked before the user is looked up.
+  app.post('/api/admin/users/:username/tokens', signedIn, siteAdmin, (req, res) => {
+    const user = api.users.get(req.params.username!);
+    const checked = tokenRequest(req.body, user?.is_admin ?? true);
+    if ('error' in checked) return void res.status(400).json({ error: checked.error });
+    if (!user) return void res.status(404).json({ error: 'User not found' });
+    const list = api.issuedFor.get(req.params.username!) ?? [];
+    const token = { id: `a${list.length + 1}`, name: checked.name, scopes: checked.scopes, expires_at: checked.expires_at, created_at: new Date().toISOString() };
+    api.issuedFor.set(req.params.username!, [...list, token]);
+    res.status(201).json({ ...token, token: `ght_${randomBytes(16).toString('hex')}` });
   });
   app.get('/api/user/repos', signedIn, (_req, res) =>
     void res.json([
