@@ -310,6 +310,32 @@ describe('forms and refusals through the gateway', () => {
     expect((await api(gh, 'POST', '/api/sessions', { body: { username: 'carol', password: PASSWORD } })).status).toBe(201);
   });
 
+  it('when a site admin issues a token for a user on the admin page, then it works as that user; what the API refuses is shown or the 404 page', async () => {
+    const page = await webGet(gh, '/-/admin/users/bob', { cookie: cookies.root });
+    const csrf = csrfOf(page.html);
+    // bob is no site admin: the admin scope is not offered, and posted anyway the API's 400 shows.
+    expect(page.html).not.toContain('name="scopes" value="admin"');
+    const refused = await webPost(gh, '/-/admin/users/bob/tokens', { csrf, name: 'too much', scopes: 'admin', expires_in_days: '7' }, { cookie: cookies.root });
+    expect([refused.status, textOf(refused.html).includes('The "admin" scope is only for site admins')]).toEqual([400, true]);
+    const res = await webPost(gh, '/-/admin/users/bob/tokens', { csrf, name: 'reader', scopes: 'read', expires_in_days: '30' }, { cookie: cookies.root });
+    expect(res.status).toBe(200);
+    const token = /id="new-token" type="text" readonly value="([^"]+)"/.exec(res.html)![1]!;
+    const me = await api(gh, 'GET', '/api/user', { token });
+    expect([me.status, me.body.username]).toEqual([200, 'bob']);
+    const listed = await api(gh, 'GET', '/api/admin/users/bob/tokens', { token: gh.adminToken });
+    const reader = (listed.body as { name: string; scopes: string[]; expires_at: string }[]).find((t) => t.name === 'reader')!;
+    expect(reader.scopes).toEqual(['read']);
+    expect(Math.round((Date.parse(reader.expires_at) - Date.now()) / 86_400_000)).toBe(30);
+    expect((await webGet(gh, '/-/admin/users/bob', { cookie: cookies.root })).html).not.toContain(token);
+    const missing = await webPost(gh, '/-/admin/users/nobody/tokens', { csrf, name: 'x', scopes: 'read', expires_in_days: '7' }, { cookie: cookies.root });
+    expect(missing.status).toBe(404);
+    const asBob = await webGet(gh, '/-/settings/tokens', { cookie: cookies.bob });
+    const byBob = await webPost(gh, '/-/admin/users/bob/tokens', { csrf: csrfOf(asBob.html), name: 'mine', scopes: 'read', expires_in_days: '7' }, { cookie: cookies.bob });
+    expect(byBob.status).toBe(404);
+    const after = await api(gh, 'GET', '/api/admin/users/bob/tokens', { token: gh.adminToken });
+    expect((after.body as { name: string }[]).map((t) => t.name).sort()).toEqual(['e2e', 'reader']);
+  });
+
   it('when a page is hidden from the caller, then it is the same 404 page as one that does not exist', async () => {
     const missing = await webGet(gh, '/alice/nothing/-/merge-requests', { cookie: cookies.bob });
     expect(missing.status).toBe(404);

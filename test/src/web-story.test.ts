@@ -5,10 +5,11 @@ import { signInPage, submit } from './support/web-session.js';
 
 /**
  * The end-to-end story through the whole stack in a real browser (README "The web"): the admin
- * creates a user and sets her password on the admin pages, she signs in, creates a repository,
- * makes a token and pushes with the real git client, reads the code, adds a webhook, opens a
- * merge request from the compare view; a second user comments on a line and approves; CI posts
- * a status with a token; she merges on the page and the webhook delivery shows in settings.
+ * creates a user, sets her password and issues her a token for CI on the admin pages; she signs
+ * in, creates a repository, makes a token and pushes with the real git client, reads the code,
+ * adds a webhook, opens a merge request from the compare view; a second user comments on a line
+ * and approves; CI posts a status with the admin's token; she merges on the page and the webhook
+ * delivery shows in settings.
  */
 let gh: TestGithost;
 let browser: Browser;
@@ -53,6 +54,17 @@ describe('the story of a merge request, in a browser', () => {
       await a.fill('#set-password', ALICE_PASSWORD);
       await submit(a, 'form[action="/-/admin/users/alice/password"] button[type=submit]');
       expect(await a.locator('p.notice').textContent()).toContain('The password has been set');
+      await a.fill('#token-name', 'ci');
+      await a.selectOption('#token-expiry', '7');
+      await submit(a, 'form[action="/-/admin/users/alice/tokens"] button[type=submit]');
+      const ciToken = await a.locator('#new-token').inputValue();
+      expect(await a.locator('.item-list li strong').first().textContent()).toBe('ci');
+      const ciUser = await api(gh, 'GET', '/api/user', { token: ciToken });
+      expect([ciUser.status, ciUser.body.username, ciUser.body.is_admin]).toEqual([200, 'alice', false]);
+      const ciTokens = await api(gh, 'GET', '/api/admin/users/alice/tokens', { token: gh.adminToken });
+      expect(ciTokens.body.map((t: { name: string; scopes: string[] }) => [t.name, t.scopes])).toEqual([['ci', ['read', 'write']]]);
+      await a.reload();
+      expect(await a.locator('#new-token').count()).toBe(0);
 
       // She signs in, creates a repository and a token, and pushes with git.
       const p = await alice.newPage();
@@ -119,9 +131,9 @@ describe('the story of a merge request, in a browser', () => {
       expect(await b.locator('.review-approved').count()).toBe(1);
       expect(await b.locator('.review-summary').textContent()).toContain('1 approval');
 
-      // CI reports a status on the head with alice's token.
+      // CI reports a status on the head with the token the admin issued for alice.
       const head = (await git(work, 'rev-parse', 'HEAD')).trim();
-      const status = await api(gh, 'POST', `/api/repos/alice/story/statuses/${head}`, { token, body: { state: 'success', context: 'ci/test', description: 'all green' } });
+      const status = await api(gh, 'POST', `/api/repos/alice/story/statuses/${head}`, { token: ciToken, body: { state: 'success', context: 'ci/test', description: 'all green' } });
       expect(status.status).toBe(201);
 
       // She sees the check and the approval and merges on the page.
