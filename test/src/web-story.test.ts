@@ -63,7 +63,7 @@ describe('the story of a merge request, in a browser', () => {
       expect([ciUser.status, ciUser.body.username, ciUser.body.is_admin]).toEqual([200, 'alice', false]);
       const ciTokens = await api(gh, 'GET', '/api/admin/users/alice/tokens', { token: gh.adminToken });
       expect(ciTokens.body.map((t: { name: string; scopes: string[] }) => [t.name, t.scopes])).toEqual([['ci', ['read', 'write']]]);
-      await a.reload();
+      await a.goto(`${gh.url}/-/admin/users/alice`);
       expect(await a.locator('#new-token').count()).toBe(0);
 
       // She signs in, creates a repository and a token, and pushes with git.

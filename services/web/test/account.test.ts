@@ -209,12 +209,14 @@ describe('site admin: a user\'s tokens', () => {
     expect(res.status).toBe(200);
     const secret = /id="new-token" type="text" readonly value="(ght_[0-9a-f]+)"/.exec(res.html)?.[1];
     expect(secret).toBeDefined();
-    expect(res.html).toContain('The new token of <strong>alice</strong> <strong>deploy &lt;key></strong>. Copy it now');
+    expect(res.html).toContain('The new token <strong>deploy &lt;key></strong> of <strong>alice</strong>. Copy it now');
     const [call] = issued();
     const body = call!.body as { name: string; scopes: string[]; expires_at: string };
     expect([call!.path, call!.credential === undefined, body.name, body.scopes]).toEqual(['/api/admin/users/alice/tokens', false, 'deploy <key>', ['read', 'write']]);
     expect(Math.round((Date.parse(body.expires_at) - Date.now()) / 86_400_000)).toBe(90);
     expect(api.issuedFor.get('alice')!.map((t) => [t.name, t.scopes])).toEqual([['deploy <key>', ['read', 'write']]]);
+    const reopened = await get('/-/admin/users/alice/tokens', cookie);
+    expect([reopened.status, reopened.location]).toEqual([302, '/-/admin/users/alice']);
     const later = await get('/-/admin/users/alice', cookie);
     expect(later.html).not.toContain(secret!);
     expect(later.html).toContain('deploy &lt;key>');

@@ -218,6 +218,8 @@ export const adminSitePages: PageDefinition[] = [
     },
   },
   { method: 'POST', path: `${U}/tokens`, signedIn: true, handle: (ctx, p) => issueToken(ctx, p.username!) },
+  // The address the issued secret was answered at, opened again: the user's page, without it.
+  { method: 'GET', path: `${U}/tokens`, signedIn: true, handle: async (ctx, p) => (requireAdmin(ctx), redirect(adminPages.user(p.username!), 302)) },
   {
     method: 'POST',
     path: `${U}/tokens/:id/revoke`,

@@ -81,7 +81,14 @@ export function IssuedTokenNotice({ issued, owner }: { issued: IssuedToken; owne
   return (
     <div class="notice notice-info" role="status">
       <p>
-        {owner === undefined ? 'Your new token' : <>The new token of <strong>{owner}</strong></>} <strong>{issued.name ?? ''}</strong>. Copy it now: it will not be shown again.
+        {owner === undefined ? 'Your new token' : 'The new token'} <strong>{issued.name ?? ''}</strong>
+        {owner !== undefined && (
+          <>
+            {' '}
+            of <strong>{owner}</strong>
+          </>
+        )}
+        . Copy it now: it will not be shown again.
       </p>
       <p class="clone-box">
         <label for="new-token">Token</label>

@@ -122,18 +122,20 @@ export async function startContractApi(): Promise<ContractApi> {
     void res.json([...api.users].map(([username, u]) => ({ ...u, username, created_at: '2026-01-01T00:00:00Z', suspended: false, suspended_at: null }))),
   );
   app.get('/api/admin/users/:username/tokens', signedIn, siteAdmin, (req, res) => {
-    if (!api.users.has(req.params.username!)) return void res.status(404).json({ error: 'User not found' });
-    res.json((api.issuedFor.get(req.params.username!) ?? []).map((t) => ({ ...t, last_used_at: null })));
+    const username = String(req.params.username);
+    if (!api.users.has(username)) return void res.status(404).json({ error: 'User not found' });
+    res.json((api.issuedFor.get(username) ?? []).map((t) => ({ ...t, last_used_at: null })));
   });
   // As accounts answers it: the body is checked before the user is looked up.
   app.post('/api/admin/users/:username/tokens', signedIn, siteAdmin, (req, res) => {
-    const user = api.users.get(req.params.username!);
+    const username = String(req.params.username);
+    const user = api.users.get(username);
     const checked = tokenRequest(req.body, user?.is_admin ?? true);
     if ('error' in checked) return void res.status(400).json({ error: checked.error });
     if (!user) return void res.status(404).json({ error: 'User not found' });
-    const list = api.issuedFor.get(req.params.username!) ?? [];
+    const list = api.issuedFor.get(username) ?? [];
     const token = { id: `a${list.length + 1}`, name: checked.name, scopes: checked.scopes, expires_at: checked.expires_at, created_at: new Date().toISOString() };
-    api.issuedFor.set(req.params.username!, [...list, token]);
+    api.issuedFor.set(username, [...list, token]);
     res.status(201).json({ ...token, token: `ght_${randomBytes(16).toString('hex')}` });
   });
   app.get('/api/user/repos', signedIn, (_req, res) =>
