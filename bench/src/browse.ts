@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { CatFileBatch } from './catfile.js';
 import type { BenchContext } from './context.js';
+import { cpuMs } from './cpu.js';
 import { git } from './git.js';
 import { waitForQuiet } from './quiet.js';
 import { hostedRepoPath } from './hosted-path.js';
@@ -282,19 +282,3 @@ function merged(loads: LoadResult[]): LoadResult {
   };
 }
 
-const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
-
-/** utime + stime of the processes (fields 14 and 15 of /proc/<pid>/stat), in milliseconds. */
-function cpuMs(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone
-    }
-  }
-  return ticks * TICK_MS;
-}

@@ -35,7 +35,10 @@ export async function startService(env: Record<string, string>): Promise<Running
   const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
   const logFile = join(dataDir, 'service.log');
   const log = createWriteStream(logFile);
-  const child = spawn(process.execPath, [LAUNCHER_MAIN], {
+  // BENCH_CPU_PROF=<dir>: githost's processes (the launcher's children inherit its flags) write
+  // V8 CPU profiles there when they stop, to see where a figure's time goes.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, LAUNCHER_MAIN], {
     cwd: dataDir,
     env: { ...process.env, NODE_ENV: 'production', PORT: String(port), METRICS_PORT: '0', DATA_DIR: dataDir, INIT_CWD: dataDir, GITHOST_ADMIN_TOKEN: adminToken, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

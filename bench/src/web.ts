@@ -4,10 +4,12 @@ import { gzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { Api } from './api.js';
 import type { BenchContext } from './context.js';
+import { cpuMs } from './cpu.js';
 import { git } from './git.js';
-import { fetchOnce, loadTest, sequentialLatency } from './load.js';
+import { fetchOnce, loadTest, sequentialLatency, type LoadResult } from './load.js';
 import { workDir } from './paths.js';
 import type { Section, Table } from './report.js';
+import type { NamedProcess } from './rss.js';
 import { fmtMiB, fmtMs, fmtNum, fmtRatio, verdict } from './stats.js';
 
 const QUIET_GIT = { GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@bench.example', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@bench.example' };
@@ -90,8 +92,8 @@ export async function benchWeb(ctx: BenchContext): Promise<Section> {
 
   ctx.log('web: tree page under 50 connections');
   const seconds = quick ? 5 : 15;
-  const loaded = await loadTest(service.url + pages[0]!.page, { connections: 50, seconds, headers: cookie });
-  const apiLoaded = await loadTest(service.url + pages[0]!.api, { connections: 50, seconds, headers: bearer });
+  const [loaded, pageCpu] = await withCpu(service.processes, () => loadTest(service.url + pages[0]!.page, { connections: 50, seconds, headers: cookie }));
+  const [apiLoaded, apiCpu] = await withCpu(service.processes, () => loadTest(service.url + pages[0]!.api, { connections: 50, seconds, headers: bearer }));
   const ok = loaded.statuses['200'] ?? 0;
   const load: Table = {
     title: `Tree page under 50 connections for ${seconds} s (vs its API call under the same load)`,
@@ -102,6 +104,19 @@ export async function benchWeb(ctx: BenchContext): Promise<Section> {
     ],
   };
   notes.push(`tree page / API call throughput ratio under load: ${fmtRatio(loaded.rps, apiLoaded.rps)}`);
+  // Where a page's time goes (README "The web" → "What a page costs"): CPU per answer of each
+  // githost process over the same load, robust to other load on the machine.
+  const names = [...new Set([...Object.keys(pageCpu), ...Object.keys(apiCpu)])].filter((n) => (pageCpu[n] ?? 0) + (apiCpu[n] ?? 0) > 0);
+  names.sort((a, b) => (pageCpu[b] ?? 0) - (pageCpu[a] ?? 0));
+  const cpuRow = (label: string, load: LoadResult, cpu: Record<string, number>) => {
+    const per = (ms: number | undefined) => (ms === undefined || answered(load) === 0 ? '—' : fmtNum((ms * 1000) / answered(load)));
+    return [label, per(Object.values(cpu).reduce((a, b) => a + b, 0)), ...names.map((n) => per(cpu[n]))];
+  };
+  const cpu: Table = {
+    title: 'githost CPU µs per answer under that load, by process (user + system time over the run ÷ answers)',
+    header: ['request', 'all', ...names],
+    rows: [cpuRow('tree page (web)', loaded, pageCpu), cpuRow('tree API call', apiLoaded, apiCpu)],
+  };
 
   // Every page links the same two assets and nothing else (README "The web").
   const assets: Table = { title: 'Script and stylesheet per page, gzip -9 (every page loads the same two)', header: ['asset', 'bytes', 'compressed', 'target', 'met'], rows: [] };
@@ -117,5 +132,14 @@ export async function benchWeb(ctx: BenchContext): Promise<Section> {
   const webName = peaks.byProcess.web !== undefined ? 'web' : peaks.rootName;
   const rss: Table = { title: 'Web process memory during this part', header: ['process', 'peak RSS', 'target', 'met'], rows: [[webName, fmtMiB(webBytes), '< 300 MiB', verdict(webBytes < 300 * 1024 * 1024)]] };
   notes.push(`${samples} sequential samples per page after 4 warm-up requests; pages rendered for a signed-in user (the session secret as cookie), the API calls with the same secret as Bearer`);
-  return { name: 'web', title: 'Web pages', tables: [latency, load, assets, rss], notes };
+  return { name: 'web', title: 'Web pages', tables: [latency, load, cpu, assets, rss], notes };
+}
+
+const answered = (load: LoadResult) => Object.values(load.statuses).reduce((a, b) => a + b, 0);
+
+/** `work`'s result and the CPU milliseconds each githost process spent meanwhile, by name. */
+async function withCpu<T>(processes: NamedProcess[], work: () => Promise<T>): Promise<[T, Record<string, number>]> {
+  const before = processes.map((p) => cpuMs([p.pid]));
+  const result = await work();
+  return [result, Object.fromEntries(processes.map((p, i) => [p.name, cpuMs([p.pid]) - before[i]!]))];
 }

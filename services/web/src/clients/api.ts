@@ -1,5 +1,6 @@
 import { AppError, type ErrorKind } from '@githost/errors';
 import { requestWhole, type WholeAnswer } from './keep-alive.js';
+import type { PageAnswers } from './page-answers.js';
 import { RecentAnswers, recentAnswers } from './recent-answers.js';
 
 /** Who the web is calling for: the signed-in person's session secret (absent: anonymous), and
@@ -12,6 +13,8 @@ export interface ApiCaller {
   /** Settled before any answer is handed back: the viewer check a page's calls run beside
    *  (pages/router.ts), so code after a call's await always knows who is asking. */
   gate?: Promise<unknown>;
+  /** The page view's record of what it was built from (kept pages, pages/kept-pages.ts). */
+  answers?: PageAnswers;
 }
 
 const TIMEOUT_MS = 30_000;
@@ -46,25 +49,10 @@ export class GatewayApi {
 
   /** A JSON call; resolves undefined for 204. */
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers = this.headers(body === undefined ? {} : { 'content-type': 'application/json' });
-    const credential = this.caller.credential ?? '';
-    const ask = () => requestWhole(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS });
-    let res: WholeAnswer;
-    try {
-      if (RecentAnswers.reusable(method, path)) res = await recentAnswers.get(credential, path, ask);
-      else if (method === 'GET') res = await ask();
-      else {
-        // Before and after: a reusable GET answered while the change was under way is not kept.
-        recentAnswers.changed(credential);
-        try {
-          res = await ask();
-        } finally {
-          recentAnswers.changed(credential);
-        }
-      }
-    } catch (err) {
-      throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
-    }
+    const record = this.caller.answers;
+    const res = (method === 'GET' ? record?.take(this.caller.credential, path) : undefined) ?? (await this.answer(method, path, body));
+    if (method === 'GET') record?.record(this.caller.credential, path, res);
+    else record?.spoil();
     await this.caller.gate;
     if (res.status === 204) return undefined as T;
     let parsed: unknown;
@@ -77,8 +65,36 @@ export class GatewayApi {
     return parsed as T;
   }
 
+  /**
+   * A GET's answer as it came, whatever its status, not waiting for the viewer: with
+   * `If-None-Match` when `etag` is given (the gateway checks access before it answers 304).
+   */
+  revalidate(path: string, etag: string | undefined): Promise<WholeAnswer> {
+    return this.answer('GET', path, undefined, etag === undefined ? {} : { 'if-none-match': etag });
+  }
+
+  private async answer(method: string, path: string, body: unknown, extra: Record<string, string> = {}): Promise<WholeAnswer> {
+    const headers = this.headers(body === undefined ? extra : { ...extra, 'content-type': 'application/json' });
+    const credential = this.caller.credential ?? '';
+    const ask = () => requestWhole(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS });
+    try {
+      if (RecentAnswers.reusable(method, path) && extra['if-none-match'] === undefined) return await recentAnswers.get(credential, path, ask);
+      if (method === 'GET') return await ask();
+      // Before and after: a reusable GET answered while the change was under way is not kept.
+      recentAnswers.changed(credential);
+      try {
+        return await ask();
+      } finally {
+        recentAnswers.changed(credential);
+      }
+    } catch (err) {
+      throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
+    }
+  }
+
   /** The answer as it came (raw files and archives are streamed, not parsed); non-2xx throws. */
   async stream(path: string, headers: Record<string, string> = {}): Promise<Response> {
+    this.caller.answers?.spoil();
     const res = await this.request('GET', path, { headers });
     try {
       await this.caller.gate;

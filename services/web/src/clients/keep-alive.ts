@@ -5,6 +5,8 @@ import https from 'node:https';
 export interface WholeAnswer {
   status: number;
   text: string;
+  /** The answer's validator, when it has one (browse reads: README "Decisions"). */
+  etag?: string | undefined;
 }
 
 // One pool of kept-alive connections to the gateway for the process: node's own client costs
@@ -27,7 +29,7 @@ export function requestWhole(url: string, init: { method: string; headers: Recor
       const req = client.request(target, { method: init.method, headers: init.headers, agent, timeout: init.timeoutMs }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), etag: res.headers.etag }));
         res.on('error', reject);
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${init.timeoutMs} ms`)));

@@ -48,6 +48,10 @@ export interface PageDefinition {
   /** The handler reads `ctx.viewer` before its first API call, so the viewer is looked up first
    *  (otherwise a GET page's calls run beside that look-up: pages/router.ts). */
   readsViewerFirst?: boolean;
+  /** A GET page that is a function of its URL, the viewer and its API answers only (no clock,
+   *  no header, no streamed answer): its HTML is kept and sent again while the API answers the
+   *  same (pages/kept-pages.ts). */
+  keepable?: boolean;
   handle(ctx: PageContext, params: PageParams): Promise<PageResult>;
 }
 

@@ -212,9 +212,9 @@ async function refsPage(ctx: PageContext, owner: string, name: string): Promise<
 
 export const repositoryPages: PageDefinition[] = [
   { method: 'GET', path: '/:owner/:repo/-/refs', handle: (ctx, p) => refsPage(ctx, p.owner!, p.repo!) },
-  { method: 'GET', path: '/:owner/:repo', handle: (ctx, p) => treePage(ctx, p.owner!, p.repo!, '') },
-  { method: 'GET', path: '/:owner/:repo/-/tree{/*rest}', handle: (ctx, p) => treePage(ctx, p.owner!, p.repo!, p.rest ?? '') },
-  { method: 'GET', path: '/:owner/:repo/-/blob/*rest', handle: (ctx, p) => blobPage(ctx, p.owner!, p.repo!, p.rest!) },
+  { method: 'GET', path: '/:owner/:repo', keepable: true, handle: (ctx, p) => treePage(ctx, p.owner!, p.repo!, '') },
+  { method: 'GET', path: '/:owner/:repo/-/tree{/*rest}', keepable: true, handle: (ctx, p) => treePage(ctx, p.owner!, p.repo!, p.rest ?? '') },
+  { method: 'GET', path: '/:owner/:repo/-/blob/*rest', keepable: true, handle: (ctx, p) => blobPage(ctx, p.owner!, p.repo!, p.rest!) },
   { method: 'GET', path: '/:owner/:repo/-/raw/*rest', handle: (ctx, p) => rawPage(ctx, p.owner!, p.repo!, p.rest!) },
   { method: 'GET', path: '/:owner/:repo/-/archive/*rest', handle: (ctx, p) => archivePage(ctx, p.owner!, p.repo!, p.rest!) },
 ];

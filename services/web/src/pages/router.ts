@@ -2,13 +2,15 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import { express } from '@githost/http';
 import { AppError, httpStatusOf, toAppError } from '@githost/errors';
 import { REQUEST_ID_HEADER, type Logger } from '@githost/logging';
-import { GatewayApi } from '../clients/api.js';
+import { GatewayApi, type ApiCaller } from '../clients/api.js';
+import { PageAnswers } from '../clients/page-answers.js';
 import type { Viewer } from '../clients/types.js';
 import type { Config } from '../config.js';
 import { clientForwardingHeaders } from '../http/client-forwarding.js';
 import { appendCookie, cookieHeader, CsrfTokens, newPreSession, PRE_SESSION_COOKIE, readCookies, SESSION_COOKIE, type CsrfBinding } from '../http/session.js';
 import { ErrorPage, NotFoundPage } from '../views/errors.js';
 import { renderDocument } from '../views/render.js';
+import { KeptPages } from './kept-pages.js';
 import { site } from './paths.js';
 import { pageParams, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
@@ -53,8 +55,9 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
   const csrf = new CsrfTokens(config.internalSecret);
   const router = express.Router();
   const forms = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 200 });
+  const keptPages = new KeptPages();
 
-  const callerOf = (req: Request) => ({ requestId: String(req.headers[REQUEST_ID_HEADER] ?? ''), headers: clientForwardingHeaders(req, config.internalSecret) });
+  const callerOf = (req: Request, answers?: PageAnswers): ApiCaller => ({ requestId: String(req.headers[REQUEST_ID_HEADER] ?? ''), headers: clientForwardingHeaders(req, config.internalSecret), ...(answers && { answers }) });
   const contextOf = (req: Request, res: Response, session: RequestSession, api: GatewayApi, viewer: () => Viewer | null): PageContext => {
     const form = (req.body ?? {}) as PageContext['form'];
     return {
@@ -69,7 +72,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
       form,
     };
   };
-  const anonymous = (req: Request, res: Response, session: RequestSession) => contextOf(req, res, session, new GatewayApi(config.gatewayUrl, callerOf(req)), () => null);
+  const anonymous = (req: Request, res: Response, session: RequestSession, answers?: PageAnswers) => contextOf(req, res, session, new GatewayApi(config.gatewayUrl, callerOf(req, answers)), () => null);
   // An expired or revoked session: forget it and go on as anonymous.
   const forgetSession = (res: Response): RequestSession => {
     clearSessionCookie(res, secure);
@@ -86,7 +89,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
    * (the API client's gate), so what the page shows is still only what the API gave this person.
    * A session the API refuses throws that work away and renders the page anonymously.
    */
-  const resultOf = async (def: PageDefinition, req: Request, res: Response, session: RequestSession): Promise<{ ctx: PageContext; result: PageResult | undefined }> => {
+  const resultOf = async (def: PageDefinition, req: Request, res: Response, session: RequestSession, answers?: PageAnswers): Promise<{ ctx: PageContext; result: PageResult | undefined }> => {
     const params = pageParams(req.params as Record<string, string | string[]>);
     const run = async (ctx: PageContext) => {
       res.locals.pageContext = ctx;
@@ -96,8 +99,8 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
       }
       return { ctx, result: await def.handle(ctx, params) };
     };
-    if (!session.secret) return run(anonymous(req, res, session));
-    const caller = { ...callerOf(req), credential: session.secret };
+    if (!session.secret) return run(anonymous(req, res, session, answers));
+    const caller = { ...callerOf(req, answers), credential: session.secret };
     const lookup = new GatewayApi(config.gatewayUrl, caller).get<Viewer>('/api/user');
     if (def.method !== 'GET' || def.signedIn || def.readsViewerFirst) {
       let viewer: Viewer;
@@ -105,7 +108,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
         viewer = await lookup;
       } catch (err) {
         if (!isUnauthenticated(err)) throw err;
-        return run(anonymous(req, res, forgetSession(res)));
+        return run(anonymous(req, res, forgetSession(res), answers));
       }
       return run(contextOf(req, res, session, new GatewayApi(config.gatewayUrl, caller), () => viewer));
     }
@@ -124,23 +127,53 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
       await known;
     } catch (err) {
       if (!isUnauthenticated(err)) throw err;
-      return run(anonymous(req, res, forgetSession(res)));
+      return run(anonymous(req, res, forgetSession(res), answers));
     }
     res.locals.pageContext = ctx;
     return { ctx, result: await page };
   };
 
-  const send = (ctx: PageContext, result: PageResult) => {
-    const { res } = ctx;
-    if (result.kind === 'sent') return;
-    if (result.kind === 'redirect') {
-      res.redirect(result.status ?? 303, result.to);
-      return;
-    }
-    res.status(result.status ?? 200);
+  const sendHtml = (res: Response, status: number, html: string) => {
+    res.status(status);
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.setHeader('Cache-Control', 'no-store');
-    res.send(renderDocument({ title: result.title, viewer: ctx.viewer, csrf: ctx.csrf, repo: result.repo, children: result.body }));
+    res.send(html);
+  };
+
+  /** Sends the result; a page's HTML is handed back. */
+  const send = (ctx: PageContext, result: PageResult): string | undefined => {
+    const { res } = ctx;
+    if (result.kind === 'sent') return undefined;
+    if (result.kind === 'redirect') {
+      res.redirect(result.status ?? 303, result.to);
+      return undefined;
+    }
+    const html = renderDocument({ title: result.title, viewer: ctx.viewer, csrf: ctx.csrf, repo: result.repo, children: result.body });
+    sendHtml(res, result.status ?? 200, html);
+    return html;
+  };
+
+  const built = async (def: PageDefinition, req: Request, res: Response, session: RequestSession) => {
+    const { ctx, result } = await resultOf(def, req, res, session);
+    if (result) send(ctx, result);
+  };
+
+  /**
+   * A keepable page (pages/kept-pages.ts): the kept HTML when the API answers its calls as it
+   * did, asked as this person now; else built, from the answers that check just got, and kept
+   * when every call it made was a 200 GET with this credential.
+   */
+  const keptOrBuilt = async (def: PageDefinition, req: Request, res: Response, session: RequestSession) => {
+    const key = KeptPages.keyOf(session.secret, req.originalUrl);
+    const token = csrf.tokenFor(session.binding);
+    const checked = await keptPages.revalidate(key, new GatewayApi(config.gatewayUrl, { ...callerOf(req), ...(session.secret !== undefined && { credential: session.secret }) }), token);
+    if ('html' in checked) return sendHtml(res, 200, checked.html);
+    const answers = new PageAnswers(session.secret);
+    for (const [path, answer] of checked.answers) answers.offer(path, answer);
+    const { ctx, result } = await resultOf(def, req, res, session, answers);
+    if (!result) return;
+    const html = send(ctx, result);
+    if (html !== undefined && result.kind === 'page' && (result.status ?? 200) === 200 && answers.keepable && ctx.csrf === token) keptPages.keep(key, html, token, answers.answers);
   };
 
   for (const def of definitions) {
@@ -150,11 +183,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
         next(new AppError('forbidden', 'This form has expired. Go back, reload the page and try again.'));
         return;
       }
-      resultOf(def, req, res, session)
-        .then(({ ctx, result }) => {
-          if (result) send(ctx, result);
-        })
-        .catch(next);
+      (def.method === 'GET' && def.keepable ? keptOrBuilt : built)(def, req, res, session).catch(next);
     };
     if (def.method === 'GET') router.get(def.path, handler);
     else router.post(def.path, forms, handler);
@@ -166,10 +195,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
       return;
     }
     const ctx = res.locals.pageContext as PageContext | undefined;
-    res.status(status);
-    res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    res.setHeader('Cache-Control', 'no-store');
-    res.send(renderDocument({ title, viewer: ctx?.viewer ?? null, csrf: ctx?.csrf ?? '', children: body }));
+    sendHtml(res, status, renderDocument({ title, viewer: ctx?.viewer ?? null, csrf: ctx?.csrf ?? '', children: body }));
   };
 
   const notFound: RequestHandler = (_req, res) => errorPage(res, 404, NotFoundPage(), 'Page not found');
