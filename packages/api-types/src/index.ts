@@ -41,6 +41,9 @@ export type BranchProtection = Schemas['BranchProtection'];
 export type BranchProtectionInput = Schemas['BranchProtectionInput'];
 export type Webhook = Schemas['Webhook'];
 export type Delivery = Schemas['Delivery'];
+/** One delivery with what was sent and every attempt (`GET .../deliveries/{delivery_id}`, CONTRACT §9). */
+export type DeliveryDetail = Schemas['DeliveryDetail'];
+export type DeliveryAttempt = Schemas['DeliveryAttempt'];
 export type MergeRequest = Schemas['MergeRequest'];
 export type MergeRequestWithAuthor = Schemas['MergeRequestWithAuthor'];
 export type MergeRequestDetail = Schemas['MergeRequestDetail'];
@@ -66,24 +69,3 @@ export type Branches = ResponseBody<'listBranches'>;
 export type Branch = ElementOf<Branches['branches']>;
 export type Tags = ResponseBody<'listTags'>;
 export type Tag = ElementOf<Tags['tags']>;
-
-/** One attempt of a delivery, as `GET .../deliveries/{delivery_id}` lists it (CONTRACT §9). */
-export interface DeliveryAttempt {
-  number: number;
-  status: string;
-  response_status: number | null;
-  error: string | null;
-  duration_ms: number | null;
-  response_body: string | null;
-  created_at: string;
-}
-
-/** `GET .../deliveries/{delivery_id}`: the document declares a Delivery; the service also sends
- *  what was sent and every attempt (CONTRACT §9), which the document does not describe yet. */
-export type DeliveryDetail = ResponseBody<'getDelivery'> & {
-  webhook_id: string;
-  event_id: string;
-  next_attempt_at: string | null;
-  payload: unknown;
-  attempt_log: DeliveryAttempt[];
-};

@@ -1269,12 +1269,33 @@ export interface components {
             event: string;
             /** @enum {unknown} */
             status: "pending" | "delivered" | "failed";
-            attempts: number | unknown[];
-            response_status?: number | null;
-            error?: string | null;
-            duration_ms?: number | null;
+            attempts: number;
+            response_status: number | null;
+            error: string | null;
+            duration_ms: number | null;
             created_at: components["schemas"]["Timestamp"];
-            delivered_at?: string | null;
+            delivered_at: string | null;
+        };
+        DeliveryAttempt: {
+            number: number;
+            /** @enum {unknown} */
+            status: "succeeded" | "failed";
+            response_status: number | null;
+            error: string | null;
+            duration_ms: number | null;
+            /** @description the first 4 KiB of the answer */
+            response_body: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description one delivery with what was sent and every attempt (CONTRACT §9) */
+        DeliveryDetail: components["schemas"]["Delivery"] & {
+            webhook_id: string;
+            event_id: string;
+            /** @description when the next attempt is due; null unless pending */
+            next_attempt_at: string | null;
+            /** @description the JSON body that was sent */
+            payload: unknown;
+            attempt_log: components["schemas"]["DeliveryAttempt"][];
         };
         MergeRequest: {
             id: string;
@@ -1303,25 +1324,25 @@ export interface components {
             repo_id: string;
             number: number;
             title: string;
-            description?: string | null;
-            author_id?: string;
+            description: string | null;
+            author_id: string;
             author_username: string | null;
             source_branch: string;
             target_branch: string;
             /** @description CURRENT tip; absent when the branch is gone */
             source_sha?: components["schemas"]["Sha"];
             /** @description tip of the source branch as last seen (see MergeRequest) */
-            head_sha?: components["schemas"]["Sha"];
+            head_sha: components["schemas"]["Sha"];
             /** @description current tip; absent when the branch is gone */
             target_sha?: components["schemas"]["Sha"];
             state: string;
-            merged_sha?: string | null;
-            merged_by?: string | null;
-            created_at?: components["schemas"]["Timestamp"];
-            updated_at?: components["schemas"]["Timestamp"];
+            merged_sha: string | null;
+            merged_by: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
             diff: components["schemas"]["DiffFile"][];
-            diff_truncated?: boolean;
-            mergeable?: boolean | null;
+            diff_truncated: boolean;
+            mergeable: boolean | null;
             conflicts?: string[];
             comments: components["schemas"]["CommentWithAuthor"][];
             review_summary?: components["schemas"]["ReviewSummary"];
@@ -2776,7 +2797,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Delivery"];
+                    "application/json": components["schemas"]["DeliveryDetail"];
                 };
             };
             400: components["responses"]["Error"];

@@ -21,9 +21,8 @@ export type { Comparison } from './types.js';
 /** A merge request as the list answers it (with its author's name). */
 export type MergeRequest = MergeRequestWithAuthor;
 
-/** `GET .../merge-requests/{number}`: the merge request record with its author's name plus the
- *  detail (docs/api-spec.md §2; the document's MergeRequestDetail leaves the record's fields
- *  optional), its diff as git-records builds it. */
-export type MergeRequestDetail = Omit<ApiMergeRequestDetail, 'diff'> & Omit<MergeRequest, 'source_sha'> & { diff: DiffFile[] };
+/** `GET .../merge-requests/{number}`: the record with its author's name plus the detail
+ *  (docs/api-spec.md §2), its diff as git-records builds it. */
+export type MergeRequestDetail = Omit<ApiMergeRequestDetail, 'diff'> & { diff: DiffFile[] };
 
 export type DiffSide = 'old' | 'new';
