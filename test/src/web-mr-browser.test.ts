@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { addCollaborator, api, commitFiles, createRepo, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, textOf, webGet, webPost, type Receiver, type TestGithost } from './support/index.js';
+import { addCollaborator, api, commitFiles, csrfOf, createRepo, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, textOf, webGet, webPost, type Receiver, type TestGithost } from './support/index.js';
 import { launchBrowser, readPages, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
 import { signInPage, submit, visitPage } from './support/web-session.js';
 
@@ -197,7 +197,6 @@ describe('without script', () => {
 });
 
 describe('forms and refusals through the gateway', () => {
-  const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1]!;
 
   it('when each page is asked for, then it carries the security headers', async () => {
     for (const path of PAGES()) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { addCollaborator, api, commitFiles, createRepo, git, makeWorkdir, pushUrl, startTestGithost, textOf, type TestGithost } from './support/index.js';
+import { addCollaborator, api, cookiePair, csrfOf, commitFiles, createRepo, git, makeWorkdir, pushUrl, startTestGithost, textOf, type TestGithost } from './support/index.js';
 
 /**
  * The web signed in, end to end through the gateway (README "The web"): sign-in with a password
@@ -27,16 +27,14 @@ async function send(method: 'GET' | 'POST', path: string, opts: { cookie?: strin
   return { status: res.status, html: await res.text(), location: res.headers.get('location'), cookies: res.headers.getSetCookie() };
 }
 
-const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-const pair = (setCookie: string | undefined) => (setCookie ?? '').split(';', 1)[0]!;
 
 /** Signs in with the web's form as a browser does; the cookie header of the session. */
 async function signIn(username: string, password = PASSWORDS[username]!): Promise<string> {
   const form = await send('GET', '/-/sign-in');
-  const pre = pair(form.cookies.find((c) => c.startsWith('githost_presession=')));
+  const pre = cookiePair(form.cookies.find((c) => c.startsWith('githost_presession=')));
   const res = await send('POST', '/-/sign-in', { cookie: pre, form: { csrf: csrfOf(form.html), username, password, next: '/' } });
   expect([res.status, res.location]).toEqual([303, '/']);
-  return pair(res.cookies.find((c) => c.startsWith('githost_session=')));
+  return cookiePair(res.cookies.find((c) => c.startsWith('githost_session=')));
 }
 
 const secretOf = (cookie: string) => decodeURIComponent(cookie.slice('githost_session='.length));
@@ -135,7 +133,7 @@ describe('signed in on the web', () => {
 
   it('when the password is wrong, then the sign-in form says so', async () => {
     const form = await send('GET', '/-/sign-in');
-    const pre = pair(form.cookies.find((c) => c.startsWith('githost_presession=')));
+    const pre = cookiePair(form.cookies.find((c) => c.startsWith('githost_presession=')));
     const res = await send('POST', '/-/sign-in', { cookie: pre, form: { csrf: csrfOf(form.html), username: 'alice', password: 'wrong' } });
     expect(res.status).toBe(401);
     expect(textOf(res.html)).toContain('Invalid username or password.');

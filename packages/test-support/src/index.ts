@@ -3,3 +3,4 @@ export { eventually, waitFor } from './eventually.js';
 export { freePort } from './ports.js';
 export { sample } from './prometheus.js';
 export { startReceiver, statusByPath, type Answer, type Receiver, type ReceivedDelivery, type ReceiverOptions } from './receiver.js';
+export { cookiePair, csrfOf } from './web-forms.js';

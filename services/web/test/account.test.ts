@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { encodeIdentity, verifyClientForwarding } from '@githost/identity';
+import { cookiePair, csrfOf } from '@githost/test-support';
 import { startContractApi, type ContractApi } from './support/contract-api.js';
 import { SECRET, startWeb, type RunningWeb } from './support/web.js';
 
@@ -41,8 +42,6 @@ async function post(path: string, form: Record<string, string | string[]>, cooki
   return { status: res.status, html: await res.text(), location: res.headers.get('location'), cookies: res.headers.getSetCookie() };
 }
 
-const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-const cookiePair = (setCookie: string) => setCookie.split(';', 1)[0]!;
 
 /** Signs alice (or another) in as a browser does; returns the cookie header. */
 async function signIn(username = 'alice'): Promise<string> {

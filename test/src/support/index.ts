@@ -18,4 +18,4 @@ export { openApiViolations, assertMatchesOpenApi, OPENAPI_FILE } from './openapi
 export { startReceiver } from './receiver.js';
 export { webGet, webPost, textOf, type WebPage } from './web.js';
 export { createBranchedRepo, watchPushes, type BranchedRepo, type WatchedPushes } from './scenarios.js';
-export { eventually, sample, type ReceivedDelivery as Delivery, type Receiver } from '@githost/test-support';
+export { cookiePair, csrfOf, eventually, sample, type ReceivedDelivery as Delivery, type Receiver } from '@githost/test-support';

@@ -184,8 +184,8 @@ export async function deliveriesOf(h: Harness, hookId: string, repoId?: string):
   return res.body as Delivery[];
 }
 
-export async function deliveryDetail(h: Harness, hookId: string, id: string): Promise<DeliveryDetail> {
-  return (await h.call('GET', `${hooksPath}/${hookId}/deliveries/${id}`)).body as DeliveryDetail;
+export async function deliveryDetail(h: Harness, hookId: string, id: string, repoId?: string): Promise<DeliveryDetail> {
+  return (await h.call('GET', `${hooksPath}/${hookId}/deliveries/${id}`, undefined, repoId ? { repoId } : {})).body as DeliveryDetail;
 }
 
 /** Past one lease (the harness's attempt timeout + 30 s), so a test also settles when an attempt's
@@ -205,7 +205,7 @@ export async function settledDeliveries(h: Harness, hookId: string, count = 1, r
     // The list does not carry next_attempt_at; a pending delivery's detail does.
     const seen = await Promise.all(
       last.map(async (d) => {
-        const detail = d.status === 'pending' ? ((await h.call('GET', `${hooksPath}/${hookId}/deliveries/${d.id}`, undefined, repoId ? { repoId } : {})).body as DeliveryDetail) : undefined;
+        const detail = d.status === 'pending' ? await deliveryDetail(h, hookId, d.id, repoId) : undefined;
         return { status: d.status, attempts: d.attempts, error: d.error, created_at: d.created_at, next_attempt_at: detail?.next_attempt_at };
       }),
     );
