@@ -36,6 +36,9 @@ function fakeAccounts(authorize: (principal: Principal | null, fresh: boolean) =
       if (owner !== 'alice' || name !== 'demo') throw notFound('Repository not found');
       return authorize(principal, fresh);
     },
+    // Admission always asks; only the warm-read front peeks.
+    peekAuthentication: () => undefined,
+    peekAuthorization: () => undefined,
     reachable: async () => true,
     close: () => undefined,
     forgetRepository: (id) => calls.forgotten.push(`repo ${id}`),

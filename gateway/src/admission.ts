@@ -8,6 +8,7 @@ import { parseAuthorization, type Credential } from './credentials.js';
 import { denyAnonymous, denyRepository, type Denial } from './domain/access.js';
 import { capPermission, denyScope } from './domain/scopes.js';
 import { declaredTooLarge } from './body-limit.js';
+import { clientOf } from './client-forwarding.js';
 import { markChallenged, type RateClient, type RateLimitGate } from './rate-limit.js';
 import { matchRoute, matchSiteRoute, splitTarget, type RouteMatch } from './routes.js';
 import { staleAccessAfter } from './stale-access.js';
@@ -62,7 +63,7 @@ export function createAdmission({ accounts, withinRateLimit, site = false }: Adm
     });
     const principal = authentication?.principal ?? null;
     // Counted before anything else is looked up; a bad credential counts against the address.
-    const client: RateClient = principal && credential.kind === 'token' ? { token: credential.token } : { anonymous: true, credential: credential.kind !== 'none' };
+    const client: RateClient = principal && credential.kind === 'token' ? { token: credential.token } : { anonymous: true, credential: credential.kind !== 'none', address: clientOf(req, req.ip ?? '').address };
     if (!(await withinRateLimit(req, res, client, route?.surface === 'git' ? 'git' : 'api'))) return undefined;
     if (invalidCredential) refuse({ error: invalidCredential, challenge: route?.surface === 'git' });
     if (!route) throw new AppError('not_found', 'Not found');

@@ -15,17 +15,22 @@ const forwarded = new WeakMap<IncomingMessage, ClientInfo>();
  */
 export function acceptClientForwarding(internalSecret: string) {
   return (req: Request, _res: Response, next: NextFunction): void => {
-    const client = verifyClientForwarding(req.headers, internalSecret);
-    if (client) forwarded.set(req, client);
+    acceptForwardedClient(req, internalSecret);
     next();
   };
 }
 
+/** Keeps the client the request's forwarding signature vouches for, when it is valid and fresh. */
+export function acceptForwardedClient(req: IncomingMessage, internalSecret: string): void {
+  const client = verifyClientForwarding(req.headers, internalSecret);
+  if (client) forwarded.set(req, client);
+}
+
 /** The client a request stands for: the one the web service vouched for, or the connection's
- *  own address (after `trust proxy`) and user agent. */
-export function clientOf(req: Request): ClientInfo {
+ *  own `address` (after `trust proxy`: express's `req.ip`) and user agent. */
+export function clientOf(req: IncomingMessage, address: string): ClientInfo {
   const vouched = forwarded.get(req);
   if (vouched) return vouched;
   const agent = req.headers['user-agent'];
-  return { address: req.ip ?? '', user_agent: agent ? agent.slice(0, MAX_USER_AGENT_LENGTH) : null };
+  return { address, user_agent: agent ? agent.slice(0, MAX_USER_AGENT_LENGTH) : null };
 }

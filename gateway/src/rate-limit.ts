@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
-import { clientOf } from './client-forwarding.js';
 
 export interface RateLimits {
   /** REST API requests per minute per token (hashed); 0 turns the limit off. */
@@ -20,8 +20,9 @@ export interface RateLimits {
 }
 
 /** Whom a request is counted against: a token that authenticated, or the client's address
- *  (`credential`: whether the request carried one, valid or not). */
-export type RateClient = { token: string } | { anonymous: true; credential: boolean };
+ *  (`credential`: whether the request carried one, valid or not). The address is the one the web
+ *  service vouched for when it calls for a browser (client-forwarding.ts). */
+export type RateClient = { token: string } | { anonymous: true; credential: boolean; address: string };
 
 export type RateSurface = 'api' | 'git';
 
@@ -32,10 +33,13 @@ export function markChallenged(res: Response): void {
   res.locals[CHALLENGED] = true;
 }
 
-export type RateLimitGate = (req: Request, res: Response, client: RateClient, surface: RateSurface) => Promise<boolean>;
+/** Works on a bare node request and response too: the gateway answers warm reads before express
+ *  runs (warm-reads.ts). */
+export type RateLimitGate = (req: IncomingMessage, res: ServerResponse, client: RateClient, surface: RateSurface) => Promise<boolean>;
 
 const WINDOW_MS = 60_000;
-const KEY = 'rateLimitKey';
+/** Each request's key, computed by the gate (hash or address) and read back by the limiter. */
+const keys = new WeakMap<IncomingMessage, string>();
 
 /**
  * One client cannot starve the others (README "Rate limits"): each token, and each anonymous address,
@@ -61,12 +65,11 @@ export function createRateLimitGate(limits: RateLimits): RateLimitGate {
     const { byToken, byAddress } = budgets[surface];
     const handler = 'token' in client ? byToken : byAddress;
     if (!handler) return true;
-    // Tokens are counted by their hash, so the limiter never holds a usable secret. An address is
-    // the one the web service vouched for when it calls for a browser (client-forwarding.ts).
-    res.locals[KEY] = 'token' in client ? `token:${createHash('sha256').update(client.token).digest('hex')}` : `ip:${ipKeyGenerator(clientOf(req).address)}`;
+    // Tokens are counted by their hash, so the limiter never holds a usable secret.
+    keys.set(req, 'token' in client ? `token:${createHash('sha256').update(client.token).digest('hex')}` : `ip:${ipKeyGenerator(client.address)}`);
     let passed = false;
     let failure: unknown;
-    await handler(req, res, (err?: unknown) => {
+    await handler(req as Request, res as Response, (err?: unknown) => {
       if (err) failure = err;
       else passed = true;
     });
@@ -85,9 +88,11 @@ function limiter(perMinute: number, prefix: string, counts?: (req: Request, res:
     // draft-6: separate RateLimit-Limit / -Remaining / -Reset and RateLimit-Policy headers.
     standardHeaders: 'draft-6',
     legacyHeaders: false,
-    keyGenerator: (_req, res) => String(res.locals[KEY]),
+    keyGenerator: (req) => String(keys.get(req)),
     handler: (_req, res) => {
-      res.status(429).json({ error: 'Rate limit exceeded' });
+      res.statusCode = 429;
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.end(JSON.stringify({ error: 'Rate limit exceeded' }));
     },
     // The key is computed above (hash or ipKeyGenerator); the library cannot see that.
     validate: { keyGeneratorIpFallback: false },

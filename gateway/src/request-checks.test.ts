@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { createHttpApp, finish, listen, type Listening } from '@githost/http';
 import { createLogger } from '@githost/logging';
 import { findOpenApiDocument } from './openapi.js';
-import { malformedEscapeAt, refuseMalformedTarget } from './request-target.js';
+import { createTargetCheck, malformedEscapeAt, refuseMalformedTarget } from './request-target.js';
 import { refuseUndecodableBody } from './body-encoding.js';
 import { answerOversizedRequests } from './oversized-requests.js';
 import { pathParameterNamer } from './path-parameters.js';
@@ -12,7 +12,7 @@ let server: Listening;
 
 beforeAll(async () => {
   const app = createHttpApp({ service: 'checks', logger: createLogger('checks', 'silent'), json: false });
-  app.use(refuseMalformedTarget(findOpenApiDocument()));
+  app.use(refuseMalformedTarget(createTargetCheck(findOpenApiDocument())));
   app.use(refuseUndecodableBody);
   app.use((req, res) => void res.json({ passed: req.url.length }));
   server = await listen(finish(app), 0, '127.0.0.1');

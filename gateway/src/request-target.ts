@@ -1,5 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { headersTooLarge, uriTooLong, validation } from '@githost/errors';
+import { type AppError, headersTooLarge, uriTooLong, validation } from '@githost/errors';
 import { pathParameterNamer } from './path-parameters.js';
 
 /** Longest request target (path and query) the gateway reads; past it, 414. */
@@ -52,36 +53,44 @@ function queryParameterWithNul(query: string): string | undefined {
   return undefined;
 }
 
-function headerBytes(req: Request): number {
+function headerBytes(req: IncomingMessage): number {
   let total = 0;
   for (const field of req.rawHeaders) total += Buffer.byteLength(field) + 2;
   return total;
 }
 
+/** What is wrong with a request's target or header fields, or undefined when nothing is. */
+export type TargetCheck = (req: IncomingMessage) => AppError | undefined;
+
 /**
- * Refuses a request whose target or header fields cannot be what any route means, before
- * anything is looked up or forwarded: an over-long URL (414) or header block (431), a path
- * escape that does not decode (400), a NUL in a path or query parameter (400, naming it; no
- * stored string of ours may hold one and Postgres text cannot).
+ * Finds a request whose target or header fields cannot be what any route means, before anything
+ * is looked up or forwarded: an over-long URL (414) or header block (431), a path escape that
+ * does not decode (400), a NUL in a path or query parameter (400, naming it; no stored string of
+ * ours may hold one and Postgres text cannot).
  */
-export function refuseMalformedTarget(openApiFile: string | undefined) {
+export function createTargetCheck(openApiFile: string | undefined): TargetCheck {
   const parameterAt = pathParameterNamer(openApiFile);
-  return (req: Request, _res: Response, next: NextFunction): void => {
-    const url = req.url;
-    if (Buffer.byteLength(url) > MAX_URL_BYTES) return next(uriTooLong());
-    if (headerBytes(req) > MAX_HEADER_BYTES) return next(headersTooLarge());
+  return (req) => {
+    const url = req.url ?? '';
+    if (Buffer.byteLength(url) > MAX_URL_BYTES) return uriTooLong();
+    if (headerBytes(req) > MAX_HEADER_BYTES) return headersTooLarge();
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    const malformed = malformedEscapeAt(path);
-    if (malformed >= 0 && !(req.method === 'DELETE' && WEBHOOK_DELETE.test(path))) {
-      return next(validation(`Malformed percent-encoding in the path (${parameterAt(path, malformed)})`));
+    // Neither check can find anything without an escape.
+    if (path.includes('%') && !(req.method === 'DELETE' && WEBHOOK_DELETE.test(path))) {
+      const malformed = malformedEscapeAt(path);
+      if (malformed >= 0) return validation(`Malformed percent-encoding in the path (${parameterAt(path, malformed)})`);
+      const nul = nulAt(path);
+      if (nul >= 0) return validation(`Path parameter "${parameterAt(path, nul)}" must not contain NUL characters`);
     }
-    const nul = nulAt(path);
-    if (nul >= 0 && !(req.method === 'DELETE' && WEBHOOK_DELETE.test(path))) {
-      return next(validation(`Path parameter "${parameterAt(path, nul)}" must not contain NUL characters`));
-    }
-    const query = q < 0 ? undefined : queryParameterWithNul(url.slice(q + 1));
-    if (query !== undefined) return next(validation(`Query parameter "${query}" must not contain NUL characters`));
-    next();
+    // A NUL can only arrive escaped: node's parser refuses a raw one.
+    const query = q < 0 || !url.includes('%', q) ? undefined : queryParameterWithNul(url.slice(q + 1));
+    if (query !== undefined) return validation(`Query parameter "${query}" must not contain NUL characters`);
+    return undefined;
   };
+}
+
+/** Refuses what `check` finds before anything else reads the request. */
+export function refuseMalformedTarget(check: TargetCheck) {
+  return (req: Request, _res: Response, next: NextFunction): void => next(check(req));
 }

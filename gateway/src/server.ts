@@ -1,7 +1,8 @@
-import { Agent, type Server as HttpServer } from 'node:http';
+import { Agent, type RequestListener, type Server as HttpServer } from 'node:http';
+import proxyaddr from 'proxy-addr';
 import type { ErrorRequestHandler } from 'express';
 import { toAppError, unavailable } from '@githost/errors';
-import { createHttpApp, finish, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
+import { createHttpApp, finish, listen, requestObserver, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import type { Config } from './config.js';
@@ -21,7 +22,9 @@ import { createAdmission } from './admission.js';
 import { createUpstreamProxies } from './upstreams.js';
 import { createForwarding } from './forward.js';
 import { createGate } from './gate.js';
-import { refuseMalformedTarget } from './request-target.js';
+import { createTargetCheck, refuseMalformedTarget } from './request-target.js';
+import { createEdgeReads } from './edge-reads.js';
+import { createWarmReads } from './warm-reads.js';
 import { refuseUndecodableBody } from './body-encoding.js';
 import { answerOversizedRequests } from './oversized-requests.js';
 
@@ -62,26 +65,33 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   const answers = edgeBytes > 0 ? createEdgeAnswers(refVersions ?? { version: () => undefined }, edgeBytes) : undefined;
   if (answers) gaugeEdgeAnswerBytes(metrics, () => answers.bytes);
 
-  const admit = createAdmission({ accounts, withinRateLimit: createRateLimitGate(config.rateLimits ?? { perTokenPerMinute: 0, anonymousPerMinute: 0 }), site: Boolean(config.upstreams.web) });
+  const withinRateLimit = createRateLimitGate(config.rateLimits ?? { perTokenPerMinute: 0, anonymousPerMinute: 0 });
+  const admit = createAdmission({ accounts, withinRateLimit, site: Boolean(config.upstreams.web) });
   const proxies = createUpstreamProxies(config, { agent, logger, edge, answers });
-  const forward = createForwarding({ proxies, edge, answers, metrics, internalSecret: config.internalSecret });
+  const reads = createEdgeReads(edge, answers, metrics);
+  const forward = createForwarding({ proxies, reads, internalSecret: config.internalSecret });
+  const checkTarget = createTargetCheck(findOpenApiDocument());
 
   const app = createHttpApp({ service: 'gateway', logger, ready: () => accounts.reachable(), json: false, registry: metrics.registry });
   app.set('trust proxy', config.trustProxy ?? false);
   app.use(acceptClientForwarding(config.internalSecret));
   app.use(stripInternalHeaders);
-  app.use(refuseMalformedTarget(findOpenApiDocument()));
+  app.use(refuseMalformedTarget(checkTarget));
   app.use(refuseUndecodableBody);
   app.get(OPENAPI_PATH, openApiHandler(logger));
   app.use(createGate(admit, forward, metrics));
   app.use(normaliseErrors);
   finish(app);
+  const warmReads = reads.active
+    ? createWarmReads({ accounts, reads, withinRateLimit, checkTarget, observe: requestObserver(app), addressOf: (req) => proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean), internalSecret: config.internalSecret, logger })
+      : undefined;
+  const handle: RequestListener = warmReads ? (req, res) => void (warmReads(req, res) || app(req, res)) : app;
 
   let listening: Listening | undefined;
   let metricsListening: MetricsListening | undefined;
   return {
     async start() {
-      listening = deps.server ? adoptServer(deps.server, app) : await listen(app, config.port);
+      listening = deps.server ? adoptServer(deps.server, handle) : await listen(handle, config.port);
       answerOversizedRequests(listening.server);
       // A large push or clone may take longer than node's default 5-minute request timeout.
       listening.server.requestTimeout = 0;

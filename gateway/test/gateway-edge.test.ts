@@ -1,62 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { decodeIdentity } from '@githost/identity';
 import { createServer, type Config, type Service } from '../src/index.js';
 import type { RefVersions } from '../src/edge-validators.js';
 import { startFakeAccounts, type FakeAccounts } from './support/fake-accounts.js';
+import { startFakeBrowse } from './support/fake-browse.js';
 
 const SECRET = 'gateway-edge-test-internal-secret';
 const alice = { id: 'u-alice', username: 'alice', token: 'alice-token-aaaaaaaaaaaaaaaa' };
 const bob = { id: 'u-bob', username: 'bob', token: 'bob-token-bbbbbbbbbbbbbbbbbbbb' };
-
-/**
- * A browse stand-in answering as browse does: the ETag a function of the repository's head and
- * the URL, 304 on a matching If-None-Match, `no-cache` or `private, no-cache`; counts requests.
- */
-async function startFakeBrowse(secret: string) {
-  const heads = new Map<string, number>();
-  let requests = 0;
-  const server: Server = createHttpServer((req, res) => {
-    requests++;
-    const identity = decodeIdentity(req.headers, secret);
-    const repo = identity.repo!;
-    const etag = `"${repo.id}-${heads.get(repo.id) ?? 0}-${Buffer.from(req.url ?? '').toString('base64url')}"`;
-    if (req.url?.includes('/missing')) {
-      res.statusCode = 404;
-      res.end('{"error":"Not found"}');
-      return;
-    }
-    const immutable = /\/[0-9a-f]{40}(?:\/|$)/.test(req.url ?? '');
-    const scope = repo.private ? 'private' : 'public';
-    res.setHeader('ETag', etag);
-    res.setHeader('Cache-Control', immutable ? `${scope}, max-age=31536000, immutable` : repo.private ? 'private, no-cache' : 'no-cache');
-    if (req.headers['if-none-match'] === etag) {
-      res.statusCode = 304;
-      res.end();
-      return;
-    }
-    res.setHeader('Content-Type', 'application/json');
-    // Headers a cached answer must carry exactly as browse sent them.
-    res.setHeader('Link', '</next>; rel="next"');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    const filler = req.url?.includes('/big') ? 'é'.repeat(20_000) : '';
-    res.end(JSON.stringify({ head: heads.get(repo.id) ?? 0, default_branch: repo.default_branch, url: req.url, filler }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests: () => requests,
-    /** A push: the head moves, and so does the watch's version (before the push returns). */
-    push(repoId: string) {
-      heads.set(repoId, (heads.get(repoId) ?? 0) + 1);
-    },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
-}
 
 let accounts: FakeAccounts;
 let browse: Awaited<ReturnType<typeof startFakeBrowse>>;

@@ -29,6 +29,11 @@ type AuthAnswer = { authentication: Authentication } | { rejected: AppError };
 export type CacheObserver = (cache: 'authenticate' | 'authorize', result: 'hit' | 'miss') => void;
 
 export interface CachedAccountsGateway extends AccountsGateway {
+  /** The cached answer for a token that authenticated, without asking accounts; undefined when
+   *  none is cached (or the cached answer is a refusal). */
+  peekAuthentication(token: string): Authentication | undefined;
+  /** The cached Authorize answer, without asking accounts; undefined when none is cached. */
+  peekAuthorization(principal: Principal | null, owner: string, name: string): RepoContext | undefined;
   /** Drops every cached Authorize answer for the repository: its collaborators or settings just
    *  changed, and a removed collaborator must lose access at once, not when the entry expires. */
   forgetRepository(repositoryId: string): void;
@@ -65,7 +70,7 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
 
   return {
     async authenticate(token, requestId) {
-      const key = createHash('sha256').update(token).digest('hex');
+      const key = tokenKey(token);
       const hit = auth.get(key);
       observe('authenticate', hit ? 'hit' : 'miss');
       if (hit) {
@@ -98,6 +103,17 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
         if (!disabled(ttls.authorizedMs) && asked === generation) repos.set(key, repo);
         return repo;
       });
+    },
+    peekAuthentication(token) {
+      const hit = auth.get(tokenKey(token));
+      if (!hit || 'rejected' in hit) return undefined;
+      observe('authenticate', 'hit');
+      return hit.authentication;
+    },
+    peekAuthorization(principal, owner, name) {
+      const hit = repos.get(JSON.stringify([whoOf(principal), owner, name]));
+      if (hit) observe('authorize', 'hit');
+      return hit;
     },
     forgetRepository(repositoryId) {
       generation++;
@@ -139,6 +155,11 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
     reachable: () => inner.reachable(),
     close: () => inner.close(),
   };
+}
+
+/** Tokens are kept by their hash, never as usable secrets. */
+function tokenKey(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }
 
 /** The Authorize cache's key for a caller: a site admin's answers differ with and without the

@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 import { AppError, errorBody, httpStatusOf, kindOfHttpStatus, notFound, toAppError } from '@githost/errors';
@@ -61,11 +61,20 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     const ok = opts.ready ? await opts.ready().catch(() => false) : true;
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'unavailable' });
   });
-  app.use(httpLogger(opts.logger));
-  app.use((req, res, next) => {
+  const logRequest = httpLogger(opts.logger);
+  const timeRequest = (req: IncomingMessage, res: ServerResponse, route: () => string): void => {
     const end = duration.startTimer({ method: req.method });
+    res.on('finish', () => end({ route: route(), status: String(res.statusCode) }));
+  };
+  const observe: ObserveRequest = (req, res, route) => {
+    logRequest(req, res);
+    timeRequest(req, res, () => route);
+  };
+  app.locals[OBSERVE] = observe;
+  app.use(logRequest);
+  app.use((req, res, next) => {
     // Handlers that match paths themselves (no express route) name their pattern in res.locals.routeLabel.
-    res.on('finish', () => end({ route: routeLabelOf(req, res), status: String(res.statusCode) }));
+    timeRequest(req, res, () => routeLabelOf(req, res));
     next();
   });
   if (opts.internalSecret) {
@@ -81,6 +90,17 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   }
   if (opts.json !== false) app.use(express.json({ limit: JSON_LIMIT }), refuseNulInBody);
   return app;
+}
+
+/** Logs and times one request answered outside the app's router (its request id, log line and
+ *  latency as every other request has them); `route` is the metrics label. */
+export type ObserveRequest = (req: IncomingMessage, res: ServerResponse, route: string) => void;
+
+const OBSERVE = 'githostObserveRequest';
+
+/** The app's request log and latency histogram, for a handler that answers before the app runs. */
+export function requestObserver(app: Express): ObserveRequest {
+  return app.locals[OBSERVE] as ObserveRequest;
 }
 
 /** The metrics label of a request's route: a pattern, never the raw path (ids and file paths
