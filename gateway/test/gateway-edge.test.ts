@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type Config, type Service } from '../src/index.js';
+import { createServer, type Service } from '../src/index.js';
 import type { RefVersions } from '../src/edge-validators.js';
 import { startFakeAccounts, type FakeAccounts } from './support/fake-accounts.js';
-import { startFakeBrowse } from './support/fake-browse.js';
+import { browseOnlyConfig, startFakeBrowse } from './support/fake-browse.js';
 
 const SECRET = 'gateway-edge-test-internal-secret';
 const alice = { id: 'u-alice', username: 'alice', token: 'alice-token-aaaaaaaaaaaaaaaa' };
@@ -47,13 +47,7 @@ beforeAll(async () => {
   versions.set('default/r-pub', '0');
   versions.set('default/r-priv', '0');
   for (const id of ['r-kept', 'r-vis', 'r-team', 'r-dflt']) versions.set(`default/${id}`, '0');
-  const config: Config = {
-    port: 0,
-    metricsPort: 0,
-    internalSecret: SECRET,
-    accountsGrpcAddress: accounts.address,
-    upstreams: { accounts: undefined, 'git-storage': undefined, browse: browse.url, 'merge-requests': undefined, webhooks: undefined },
-  };
+  const config = browseOnlyConfig(SECRET, accounts.address, browse.url);
   // Access answers not cached: a revoked collaborator is refused on the very next request.
   gateway = createServer(config, { refVersions, cacheTtls: { authorizedMs: 0 } });
   const ports = await gateway.start();

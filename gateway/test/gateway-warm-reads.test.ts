@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { createServer, type Config, type Service } from '../src/index.js';
 import type { RefVersions } from '../src/edge-validators.js';
 import { startFakeAccounts, type FakeAccounts } from './support/fake-accounts.js';
-import { startFakeBrowse } from './support/fake-browse.js';
+import { browseOnlyConfig, startFakeBrowse } from './support/fake-browse.js';
 
 const SECRET = 'gateway-warm-reads-test-secret';
 const alice = { id: 'u-alice', username: 'alice', token: 'alice-token-aaaaaaaaaaaaaaaa' };
@@ -16,14 +16,7 @@ const lines: Record<string, unknown>[] = [];
 
 /** A gateway with the defaults a user gets (accounts cache, edge cache), but for `over`. */
 async function gateway(over: Partial<Config> = {}) {
-  const config: Config = {
-    port: 0,
-    metricsPort: 0,
-    internalSecret: SECRET,
-    accountsGrpcAddress: accounts.address,
-    upstreams: { accounts: undefined, 'git-storage': undefined, browse: browse.url, 'merge-requests': undefined, webhooks: undefined },
-    ...over,
-  };
+  const config: Config = { ...browseOnlyConfig(SECRET, accounts.address, browse.url), ...over };
   const logger = pino({ level: 'info', messageKey: 'msg' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
   const service = createServer(config, { refVersions, logger });
   gateways.push(service);

@@ -1,6 +1,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeIdentity } from '@githost/identity';
+import type { Config } from '../../src/index.js';
 
 /**
  * A browse stand-in answering as browse does: the ETag a function of the repository's head and
@@ -47,5 +48,16 @@ export async function startFakeBrowse(secret: string) {
       server.closeAllConnections();
       server.close(() => resolve());
     }),
+  };
+}
+
+/** A gateway's config with accounts and browse only (every other upstream absent), on free ports. */
+export function browseOnlyConfig(secret: string, accountsAddress: string, browseUrl: string): Config {
+  return {
+    port: 0,
+    metricsPort: 0,
+    internalSecret: secret,
+    accountsGrpcAddress: accountsAddress,
+    upstreams: { accounts: undefined, 'git-storage': undefined, browse: browseUrl, 'merge-requests': undefined, webhooks: undefined },
   };
 }
