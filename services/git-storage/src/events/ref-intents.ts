@@ -185,11 +185,8 @@ export class RefIntents {
     const staged = happened.length > 0 && existsSync(gitDir) ? await this.recorder.stage(gitDir, context, happened, (u) => eventIdOf(intent.id, u), refsBefore) : undefined;
     return {
       settle: async () => {
-        const t0 = performance.now();
         await staged?.commit();
-        const t1 = performance.now();
         await rm(intent.file, { force: true });
-        if (process.env.MERGE_TIMING) (await import('node:fs')).appendFileSync(process.env.MERGE_TIMING, `ur commit ${(t1 - t0).toFixed(2)}\nur rm ${(performance.now() - t1).toFixed(2)}\n`);
       },
       // The record stays: the next start journals what it holds.
       discard: async () => staged?.discard(),

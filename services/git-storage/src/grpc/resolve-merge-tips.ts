@@ -6,7 +6,6 @@ import type { LocalRepository } from '../git/local-repository.js';
 import { validateRefName } from '../git/validate.js';
 import { openRepository, type StorageContext } from '../storage-context.js';
 
-const MERGE_NO_SPEC = !!process.env.MERGE_NO_SPEC;
 /**
  * A merge's tips and their ancestry in one call: merge-requests otherwise asks ResolveRevision
  * twice, then IsAncestor, one round trip after the other (bench/RESULTS.md "Merge requests").
@@ -21,7 +20,7 @@ export function resolveMergeTips(ctx: StorageContext) {
     if (source === '' || target === '') return { source_oid: source, target_oid: target, target_in_source: false };
     const signal = signalOf(call);
     const targetInSource =
-      source === target || (await (req.prepare_merge && !MERGE_NO_SPEC ? repo.isAncestorPreparingMerge(target, source, signal) : repo.isAncestor(target, source, signal)));
+      source === target || (await (req.prepare_merge ? repo.isAncestorPreparingMerge(target, source, signal) : repo.isAncestor(target, source, signal)));
     return { source_oid: source, target_oid: target, target_in_source: targetInSource };
   };
 }

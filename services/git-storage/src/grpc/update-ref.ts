@@ -6,9 +6,6 @@ import { signalOf } from './call-signal.js';
 import { validateOid, validateRefName } from '../git/validate.js';
 import { openRepository, refsChanged, type StorageContext } from '../storage-context.js';
 
-import { appendFileSync as __afs } from 'node:fs';
-const __T = process.env.MERGE_TIMING ? (t0: number, l: string) => __afs(process.env.MERGE_TIMING!, `ur ${l} ${(performance.now() - t0).toFixed(2)}\n`) : () => undefined;
-const MERGE_NO_STAGE = !!process.env.MERGE_NO_STAGE;
 /**
  * Compare-and-swap ref move (`update-ref <ref> <new> <old>`) and its push event (CONTRACT §9:
  * every ref change, a merge's included, emits one). The event context is required so no event
@@ -16,7 +13,6 @@ const MERGE_NO_STAGE = !!process.env.MERGE_NO_STAGE;
  */
 export function updateRef(ctx: StorageContext) {
   return async (req: storage.UpdateRefRequest__Output, call: grpc.ServerUnaryCall<storage.UpdateRefRequest__Output, storage.UpdateRefResponse>): Promise<storage.UpdateRefResponse> => {
-    const __t0 = performance.now();
     const ref = validateRefName(req.ref);
     const newOid = validateOid(req.new_oid, 'new id');
     const oldOid = validateOid(req.old_oid, 'old id');
@@ -30,12 +26,8 @@ export function updateRef(ctx: StorageContext) {
     // tag protection": every ref move a service asks for obeys the same rules as a push, under
     // `merge`), and the fsynced intent record. The record holds only what is about to change; a
     // refused move drops it before anything moved (README "Push events survive a kill").
-    __T(__t0, 'opened');
     const prepared = ctx.intents.prepare(repo.gitDir, context, [{ ref, before: oldOid, after: newOid }]);
-    prepared.then(() => __T(__t0, 'prepared'), () => undefined);
-    const __f = repo.isForced(oldOid, newOid, signalOf(call)); __f.then(() => __T(__t0, 'isForced'), () => undefined);
-    const __p = ctx.policies.policyOf(req.repository_id, requestId); __p.then(() => __T(__t0, 'policy'), () => undefined);
-    const checked = Promise.all([__f, __p]);
+    const checked = Promise.all([repo.isForced(oldOid, newOid, signalOf(call)), ctx.policies.policyOf(req.repository_id, requestId)]);
     // Every ref's value before the move (read whole before it), from the refs cache: the push
     // event's new commits usually follow from them without a rev-list (PushEventRecorder.record).
     const valuesBefore = repo.listRefs(['refs/']).then(
@@ -61,7 +53,6 @@ export function updateRef(ctx: StorageContext) {
       await prepared.then((record) => ctx.intents.drop(record), () => undefined);
       throw err;
     }
-    __T(__t0, 'premove');
     const update = { ref, before: oldOid, after: newOid, forced };
     try {
       await repo.updateRef(ref, newOid, oldOid);
@@ -69,24 +60,18 @@ export function updateRef(ctx: StorageContext) {
       await ctx.intents.drop(intent);
       throw err;
     }
-    __T(__t0, 'updated');
     // The C line and the push event's journal file are written while the watchers ack; the event
     // joins the journal only once they have, after the C line (bench/RESULTS.md "Merge requests").
     const confirmed = ctx.intents.confirm(intent, [update]);
     confirmed.catch(() => undefined); // its failure is handled below
-    const staged = MERGE_NO_STAGE ? undefined : ctx.intents.stageConfirmed(intent, repo.gitDir, context, [update], refsBefore);
-    staged?.catch(() => undefined); // likewise
-    staged?.then(() => __T(__t0, 'staged'), () => undefined);
+    const staged = ctx.intents.stageConfirmed(intent, repo.gitDir, context, [update], refsBefore);
+    staged.catch(() => undefined); // likewise
     await refsChanged(ctx, repo.gitDir, req.repository_id);
-    __T(__t0, 'acked');
     try {
       await confirmed;
-      __T(__t0, 'confirmed');
-      if (staged) await (await staged).settle();
-      else await ctx.intents.settleConfirmed(intent, repo.gitDir, context, [update], refsBefore);
-      __T(__t0, 'settled');
+      await (await staged).settle();
     } catch (err) {
-      await staged?.then((s) => s.discard()).catch(() => undefined);
+      await staged.then((s) => s.discard()).catch(() => undefined);
       // The ref has moved; failing the call now would make the caller believe it had not.
       ctx.logger.error({ err, ref }, 'UpdateRef: could not journal the push event; it is journaled at the next start');
     }

@@ -11,9 +11,6 @@ import type { Caller, MergeRequest, MergeStrategy, RepoRef } from './types.js';
 import { mrNotFound, parseNumber } from './validate.js';
 
 const ZERO_OID = '0'.repeat(40);
-import { appendFileSync as __afs } from 'node:fs';
-const __T = process.env.MERGE_TIMING ? (t0: number, l: string) => __afs(process.env.MERGE_TIMING!, `mr ${l} ${(performance.now() - t0).toFixed(2)}\n`) : () => undefined;
-
 
 export interface MergeDeps extends Deps {
   relay: EventRelay;
@@ -64,7 +61,6 @@ async function claimLost(deps: MergeDeps, repoId: string, number: number): Promi
  * compare-and-swap) and the crash-safety of a written intent (see reconcile.ts).
  */
 export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawNumber: string, body?: unknown): Promise<MergeResult> {
-  const __t0 = performance.now();
   const caller = requireCaller(ctx.caller);
   const repo = requireVisible(ctx.repo);
   requireWrite(repo); // step 1
@@ -76,9 +72,7 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
   const mr = await deps.store.findByNumber(repo.id, parseNumber(rawNumber)); // step 2
   if (!mr) throw mrNotFound(rawNumber);
   if (mr.state !== 'open') throw notOpen();
-  __T(__t0, 'found');
-  const plan = await planMerge(deps, repo, caller, mr, options, policy, __t0);
-  __T(__t0, 'planned');
+  const plan = await planMerge(deps, repo, caller, mr, options, policy);
   // The claim makes concurrent merges of one merge request exclusive before the ref moves (the
   // losers see the seed's "not open" conflict, CONTRACT §6), and records the planned move in the
   // same write, before it happens: recovery relies on it (reconcile.ts).
@@ -90,7 +84,6 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
     plan: { target_ref: `refs/heads/${mr.target_branch}`, old_oid: plan.target, new_oid: plan.sha, strategy: plan.strategy },
   });
   if (claim === 'not_open') throw await claimLost(deps, repo.id, mr.number);
-  __T(__t0, 'claimed');
   const moving = moveTarget(deps, repo, caller, mr, plan, ctx.requestId);
   // steps 7 and 8: one transaction, written while the ref moves and committed only once it has
   // (bench/RESULTS.md "Merge requests"); the relay publishes after commit, the response does not wait.
@@ -105,7 +98,6 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
   );
   completing.catch(() => undefined); // awaited below, after the move's own outcome
   const move = await moving;
-  __T(__t0, 'moved');
   if (!move.moved) {
     // Rolled back first: its hold on the intent ends before the claim is released.
     await completing.catch(() => undefined);
@@ -114,7 +106,6 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
     throw move.error;
   }
   const merged = await completing;
-  __T(__t0, 'completed');
   if (merged) deps.relay.kick();
   const result: MergeResult = { merged: true, sha: plan.sha, strategy: plan.strategy };
   if (options.delete_source_branch) result.source_branch_deleted = await deleteSource(deps, repo, caller, mr, plan.source, ctx.requestId);
@@ -134,7 +125,7 @@ interface Plan {
  * `merge-commit` always writes a merge commit (GitHub's "Create a merge commit"),
  * `fast-forward-only` refuses anything else.
  */
-async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: MergeRequest, options: MergeOptions, policy?: Promise<RefPolicy>, __t0 = 0): Promise<Plan> {
+async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: MergeRequest, options: MergeOptions, policy?: Promise<RefPolicy>): Promise<Plan> {
   // A merge commit's committer is looked up meanwhile, in case the answer is "not a fast-forward".
   const committerOf = options.strategy === 'fast-forward-only' ? undefined : signatureOf(deps, caller.user_id);
   committerOf?.catch(() => undefined);
@@ -142,13 +133,10 @@ async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: Mer
   // The source is still reported first, as step 3 lists it.
   if (!source) throw notFound(`Source branch not found: ${mr.source_branch}`);
   if (!target) throw notFound(`Target branch not found: ${mr.target_branch}`);
-  __T(__t0, 'resolved');
   await assertMergeAllowed(deps.workflow, repo, mr, source, policy); // README "Merge gate"
   if (options.sha !== undefined && options.sha !== source) throw conflict('Head branch was modified');
   // step 4 (nothing to merge when the tips are equal, whatever the strategy)
-  __T(__t0, 'gated');
   const fastForward = await ancestry;
-  __T(__t0, 'ancestry');
   if (target === source || (fastForward && (options.strategy === undefined || options.strategy === 'fast-forward-only'))) {
     return { target, source, sha: source, strategy: 'fast-forward' };
   }
@@ -170,7 +158,6 @@ async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: Mer
     message,
     ...(squash ? { squash: true } : {}),
   });
-  __T(__t0, 'written');
   if (!written.ok) throw conflict('Merge conflict', { conflicts: written.conflicts });
   return { target, source, sha: written.oid, strategy: squash ? 'squash' : 'merge-commit' };
 }
@@ -181,7 +168,7 @@ async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: Mer
  * asked while the gate reads rules, reviews and statuses, and used only once they have passed.
  */
 async function tipsOf(deps: MergeDeps, repo: RepoRef, mr: MergeRequest, mayWrite: boolean): Promise<{ source: string | null; target: string | null; ancestry: Promise<boolean> }> {
-  if (deps.git.mergeTips && !process.env.MERGE_NO_TIPS) {
+  if (deps.git.mergeTips) {
     const tips = await deps.git.mergeTips(repo.id, mr.source_branch, mr.target_branch, mayWrite);
     return { source: tips.source, target: tips.target, ancestry: Promise.resolve(tips.targetInSource) };
   }
