@@ -117,6 +117,24 @@ describe('ResolveMergeTips', () => {
     expect(await tips('main', '')).toEqual({ source_oid: '', target_oid: '', target_in_source: false });
   });
 
+  it('when a merge is to be prepared and only git can tell the ancestry, then the WriteMerge of that pair still writes the merge git would, and a conflict still lists its paths', async () => {
+    expect(await rpc(s.client, s.client.ResolveMergeTips, { repository_id: ID, source_ref: 'refs/heads/feature', target_ref: 'refs/heads/ahead', prepare_merge: true })).toEqual({
+      source_oid: source,
+      target_oid: ff,
+      target_in_source: false,
+    });
+    const sig = { name: 'bob', email: 'bob@example.com', timestamp: 1700000000 };
+    const written = await rpc(s.client, s.client.WriteMerge, { repository_id: ID, ours_oid: ff, theirs_oid: source, author: sig, committer: sig, message: 'm\n' });
+    expect(written.tree_oid).toBe(bareGit('merge-tree', '--write-tree', ff, source).trim());
+    expect(bareGit('rev-parse', `${written.commit_oid}^1`, `${written.commit_oid}^2`).trim().split('\n')).toEqual([ff, source]);
+
+    await rpc(s.client, s.client.ResolveMergeTips, { repository_id: ID, source_ref: 'refs/heads/conflict', target_ref: 'refs/heads/main', prepare_merge: true });
+    await expect(rpc(s.client, s.client.WriteMerge, { repository_id: ID, ours_oid: target, theirs_oid: conflicting, author: sig, committer: sig, message: 'm\n' })).rejects.toMatchObject({
+      kind: 'conflict',
+      details: { conflicts: ['shared.txt'] },
+    });
+  });
+
   it('when the repository does not exist, then NOT_FOUND', async () => {
     await expect(rpc(s.client, s.client.ResolveMergeTips, { repository_id: 'repo-none', source_ref: 'refs/heads/a', target_ref: 'refs/heads/b' })).rejects.toMatchObject({ kind: 'not_found' });
   });
