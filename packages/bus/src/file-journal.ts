@@ -19,6 +19,14 @@ import type { EventEnvelope } from './event-bus.js';
  * increasing across restarts by starting above the largest one already on disk. Removing some of
  * a batch's events rewrites the batch with the rest the same way.
  */
+/** An append written but not yet part of the journal (FileJournal.stageMany). */
+export interface StagedAppend {
+  /** Makes the events part of the journal, durably. */
+  commit(): Promise<void>;
+  /** Removes the written file; the events never joined the journal. */
+  discard(): Promise<void>;
+}
+
 const ENTRY = /^(\d{16})-(.+)\.json$/;
 const BATCH = /^(\d{16})\.batch\.json$/;
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
@@ -41,19 +49,32 @@ export class FileJournal {
 
   /** Appends several events durably with one file and one fsync; they stay in this order. */
   async appendMany(events: EventEnvelope[]): Promise<void> {
+    await (await this.stageMany(events)).commit();
+  }
+
+  /**
+   * appendMany in two steps: the file is written and fsynced under its temp name now, and joins
+   * the journal (rename, directory fsync) only at `commit`, so a caller can write it while it waits
+   * for something the events must not be seen before. Not committed, it is not part of the journal
+   * (`discard` removes it; a crash leaves a `.tmp-*` file, cleaned up on the next start).
+   */
+  async stageMany(events: EventEnvelope[]): Promise<StagedAppend> {
     for (const e of events) checkId(e.id);
-    if (events.length === 0) return;
+    if (events.length === 0) return { commit: async () => undefined, discard: async () => undefined };
     await this.init();
     const seq = Math.max(Date.now() * 1000, this.lastSeq + 1);
     this.lastSeq = seq;
     const prefix = String(seq).padStart(16, '0');
-    if (events.length === 1) {
-      await this.writeDurably(`${prefix}-${events[0]!.id}.json`, JSON.stringify(events[0]));
-      return;
-    }
-    const name = `${prefix}.batch.json`;
-    this.batchIds.set(name, events.map((e) => e.id));
-    await this.writeDurably(name, JSON.stringify(events));
+    const name = events.length === 1 ? `${prefix}-${events[0]!.id}.json` : `${prefix}.batch.json`;
+    const tmp = await this.writeTemp(name, JSON.stringify(events.length === 1 ? events[0] : events));
+    return {
+      commit: async () => {
+        if (events.length > 1) this.batchIds.set(name, events.map((e) => e.id));
+        await rename(tmp, path.join(this.dir, name));
+        await syncDirectory(this.dir);
+      },
+      discard: () => unlink(tmp).catch(ignoreMissing),
+    };
   }
 
   /** Events not yet removed, oldest first: whole files until at least `limit` events. */
@@ -146,10 +167,15 @@ export class FileJournal {
 
   /** Temp file, fsync, rename into place; the directory fsync can be left to the caller. */
   private async writeDurably(name: string, content: string, thenSyncDir = true): Promise<void> {
+    await rename(await this.writeTemp(name, content), path.join(this.dir, name));
+    if (thenSyncDir) await syncDirectory(this.dir);
+  }
+
+  /** `content` fsynced under a temp name for `name`; returns its path. */
+  private async writeTemp(name: string, content: string): Promise<string> {
     const tmp = path.join(this.dir, `.tmp-${name}-${randomBytes(6).toString('hex')}`);
     await createFileDurably(tmp, content);
-    await rename(tmp, path.join(this.dir, name));
-    if (thenSyncDir) await syncDirectory(this.dir);
+    return tmp;
   }
 
   private init(): Promise<void> {

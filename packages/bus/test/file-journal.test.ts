@@ -57,6 +57,26 @@ describe('file journal', () => {
     expect((await restarted.pending(2)).map((e) => (e.payload as { n: number }).n)).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it('when an append is staged, then it is no event until committed; a discarded one never becomes one, nor one a "restart" finds staged', async () => {
+    const journal = new FileJournal(dir);
+    const events = [1, 2, 3].map((n) => makeEvent(n));
+    const staged = await journal.stageMany([events[0]!]);
+    const batch = await journal.stageMany([events[1]!, events[2]!]);
+    const dropped = await journal.stageMany([makeEvent(4)]);
+    const left = await journal.stageMany([makeEvent(5)]);
+    expect(await journal.size()).toBe(0);
+    await staged.commit();
+    await batch.commit();
+    await dropped.discard();
+    expect((await journal.pending()).map((e) => (e.payload as { n: number }).n)).toEqual([1, 2, 3]);
+    void left; // never committed: the process "died" here
+    const restarted = new FileJournal(dir);
+    expect((await restarted.pending()).map((e) => (e.payload as { n: number }).n)).toEqual([1, 2, 3]);
+    expect(readdirSync(dir).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
+    await restarted.removeMany([events[1]!.id]);
+    expect((await new FileJournal(dir).pending()).map((e) => (e.payload as { n: number }).n)).toEqual([1, 3]);
+  });
+
   it('when part of a batch is removed, then the rest stays in its place; when all of it is, then its file goes', async () => {
     const journal = new FileJournal(dir);
     const events = [1, 2, 3, 4].map((n) => makeEvent(n));

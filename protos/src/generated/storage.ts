@@ -30,6 +30,8 @@ import type { Ref as _githost_storage_v1_Ref, Ref__Output as _githost_storage_v1
 import type { RefsChanged as _githost_storage_v1_RefsChanged, RefsChanged__Output as _githost_storage_v1_RefsChanged__Output } from './githost/storage/v1/RefsChanged.js';
 import type { RemoveRepositoryRequest as _githost_storage_v1_RemoveRepositoryRequest, RemoveRepositoryRequest__Output as _githost_storage_v1_RemoveRepositoryRequest__Output } from './githost/storage/v1/RemoveRepositoryRequest.js';
 import type { RemoveRepositoryResponse as _githost_storage_v1_RemoveRepositoryResponse, RemoveRepositoryResponse__Output as _githost_storage_v1_RemoveRepositoryResponse__Output } from './githost/storage/v1/RemoveRepositoryResponse.js';
+import type { ResolveMergeTipsRequest as _githost_storage_v1_ResolveMergeTipsRequest, ResolveMergeTipsRequest__Output as _githost_storage_v1_ResolveMergeTipsRequest__Output } from './githost/storage/v1/ResolveMergeTipsRequest.js';
+import type { ResolveMergeTipsResponse as _githost_storage_v1_ResolveMergeTipsResponse, ResolveMergeTipsResponse__Output as _githost_storage_v1_ResolveMergeTipsResponse__Output } from './githost/storage/v1/ResolveMergeTipsResponse.js';
 import type { ResolveRevisionRequest as _githost_storage_v1_ResolveRevisionRequest, ResolveRevisionRequest__Output as _githost_storage_v1_ResolveRevisionRequest__Output } from './githost/storage/v1/ResolveRevisionRequest.js';
 import type { ResolveRevisionResponse as _githost_storage_v1_ResolveRevisionResponse, ResolveRevisionResponse__Output as _githost_storage_v1_ResolveRevisionResponse__Output } from './githost/storage/v1/ResolveRevisionResponse.js';
 import type { SetDefaultBranchRequest as _githost_storage_v1_SetDefaultBranchRequest, SetDefaultBranchRequest__Output as _githost_storage_v1_SetDefaultBranchRequest__Output } from './githost/storage/v1/SetDefaultBranchRequest.js';
@@ -79,6 +81,8 @@ export interface ProtoGrpcType {
         RefsChanged: MessageTypeDefinition<_githost_storage_v1_RefsChanged, _githost_storage_v1_RefsChanged__Output>
         RemoveRepositoryRequest: MessageTypeDefinition<_githost_storage_v1_RemoveRepositoryRequest, _githost_storage_v1_RemoveRepositoryRequest__Output>
         RemoveRepositoryResponse: MessageTypeDefinition<_githost_storage_v1_RemoveRepositoryResponse, _githost_storage_v1_RemoveRepositoryResponse__Output>
+        ResolveMergeTipsRequest: MessageTypeDefinition<_githost_storage_v1_ResolveMergeTipsRequest, _githost_storage_v1_ResolveMergeTipsRequest__Output>
+        ResolveMergeTipsResponse: MessageTypeDefinition<_githost_storage_v1_ResolveMergeTipsResponse, _githost_storage_v1_ResolveMergeTipsResponse__Output>
         ResolveRevisionRequest: MessageTypeDefinition<_githost_storage_v1_ResolveRevisionRequest, _githost_storage_v1_ResolveRevisionRequest__Output>
         ResolveRevisionResponse: MessageTypeDefinition<_githost_storage_v1_ResolveRevisionResponse, _githost_storage_v1_ResolveRevisionResponse__Output>
         SetDefaultBranchRequest: MessageTypeDefinition<_githost_storage_v1_SetDefaultBranchRequest, _githost_storage_v1_SetDefaultBranchRequest__Output>

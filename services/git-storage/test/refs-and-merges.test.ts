@@ -102,6 +102,44 @@ describe('IsAncestor and MergeBase', () => {
   });
 });
 
+describe('ResolveMergeTips', () => {
+  const tips = (source_ref: string, target_ref: string) => rpc(s.client, s.client.ResolveMergeTips, { repository_id: ID, source_ref, target_ref });
+
+  it('when both branches exist, then both tips and whether the target is an ancestor of the source, as ResolveRevision and IsAncestor answer', async () => {
+    expect(await tips('refs/heads/ahead', 'refs/heads/main')).toEqual({ source_oid: ff, target_oid: target, target_in_source: true });
+    expect(await tips('refs/heads/feature', 'refs/heads/main')).toEqual({ source_oid: source, target_oid: target, target_in_source: false });
+    expect(await tips('refs/heads/main', 'refs/heads/main')).toEqual({ source_oid: target, target_oid: target, target_in_source: true });
+  });
+
+  it('when a branch does not exist or its name cannot be a ref, then its tip is empty and the other is still given', async () => {
+    expect(await tips('refs/heads/gone', 'refs/heads/main')).toEqual({ source_oid: '', target_oid: target, target_in_source: false });
+    expect(await tips('refs/heads/feature', 'refs/heads/bad..name')).toEqual({ source_oid: source, target_oid: '', target_in_source: false });
+    expect(await tips('main', '')).toEqual({ source_oid: '', target_oid: '', target_in_source: false });
+  });
+
+  it('when a merge is to be prepared and only git can tell the ancestry, then the WriteMerge of that pair still writes the merge git would, and a conflict still lists its paths', async () => {
+    expect(await rpc(s.client, s.client.ResolveMergeTips, { repository_id: ID, source_ref: 'refs/heads/feature', target_ref: 'refs/heads/ahead', prepare_merge: true })).toEqual({
+      source_oid: source,
+      target_oid: ff,
+      target_in_source: false,
+    });
+    const sig = { name: 'bob', email: 'bob@example.com', timestamp: 1700000000 };
+    const written = await rpc(s.client, s.client.WriteMerge, { repository_id: ID, ours_oid: ff, theirs_oid: source, author: sig, committer: sig, message: 'm\n' });
+    expect(written.tree_oid).toBe(bareGit('merge-tree', '--write-tree', ff, source).trim());
+    expect(bareGit('rev-parse', `${written.commit_oid}^1`, `${written.commit_oid}^2`).trim().split('\n')).toEqual([ff, source]);
+
+    await rpc(s.client, s.client.ResolveMergeTips, { repository_id: ID, source_ref: 'refs/heads/conflict', target_ref: 'refs/heads/main', prepare_merge: true });
+    await expect(rpc(s.client, s.client.WriteMerge, { repository_id: ID, ours_oid: target, theirs_oid: conflicting, author: sig, committer: sig, message: 'm\n' })).rejects.toMatchObject({
+      kind: 'conflict',
+      details: { conflicts: ['shared.txt'] },
+    });
+  });
+
+  it('when the repository does not exist, then NOT_FOUND', async () => {
+    await expect(rpc(s.client, s.client.ResolveMergeTips, { repository_id: 'repo-none', source_ref: 'refs/heads/a', target_ref: 'refs/heads/b' })).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});
+
 describe('CheckMerge and WriteMerge', () => {
   it('when the merge is clean, then CheckMerge gives the merged tree', async () => {
     const res = await rpc(s.client, s.client.CheckMerge, { repository_id: ID, ours_oid: target, theirs_oid: source });

@@ -1,5 +1,6 @@
 import client from 'prom-client';
 import { ByteLru } from './byte-lru.js';
+import { MergeTreesAhead } from '../git/merge.js';
 
 export interface TreeListing {
   treeOid: string;
@@ -37,6 +38,7 @@ export class ReadCaches {
   readonly logs: ByteLru<string[]>;
   readonly largeTrees: ByteLru<Buffer>;
   readonly ancestry: ByteLru<boolean>;
+  readonly mergesAhead = new MergeTreesAhead();
 
   constructor(opts: ReadCacheOptions = {}) {
     const registers = opts.registry ? [opts.registry] : [];
@@ -78,5 +80,6 @@ export class ReadCaches {
     this.logs.deletePrefix(`${gitDir}\0`);
     this.largeTrees.deletePrefix(`${gitDir}\0`);
     this.ancestry.deletePrefix(`${gitDir}\0`);
+    this.mergesAhead.forget(gitDir);
   }
 }

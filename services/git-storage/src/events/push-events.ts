@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventEnvelope, FileJournal, Relay } from '@githost/bus';
+import type { EventEnvelope, FileJournal, Relay, StagedAppend } from '@githost/bus';
 import type { Logger } from '@githost/logging';
 import type { CatfilePool } from '../git/catfile-pool.js';
 import { runGit } from '../git/command.js';
@@ -45,6 +45,11 @@ export interface RepositoryDeletedPayload {
 
 const MAX_COMMITS = 20;
 
+/** `push` events written, not yet journaled (PushEventRecorder.stage). */
+export interface StagedPushEvents extends StagedAppend {
+  events: EventEnvelope<PushPayload>[];
+}
+
 /**
  * Turns ref updates into `push` events (one per ref, CONTRACT §9) and journals them durably
  * before the caller reports success; the relay publishes them afterwards.
@@ -69,7 +74,23 @@ export class PushEventRecorder {
     idOf: (u: RefUpdate) => string = () => randomUUID(),
     refsBefore?: ReadonlySet<string>,
   ): Promise<EventEnvelope<PushPayload>[]> {
-    if (updates.length === 0) return [];
+    const staged = await this.stage(gitDir, ctx, updates, idOf, refsBefore);
+    await staged.commit();
+    return staged.events;
+  }
+
+  /**
+   * `record` up to the journal: the events are built and written (fsynced) but join the journal
+   * only at `commit` (FileJournal.stageMany), which also wakes the relay.
+   */
+  async stage(
+    gitDir: string,
+    ctx: PushContext,
+    updates: RefUpdate[],
+    idOf: (u: RefUpdate) => string = () => randomUUID(),
+    refsBefore?: ReadonlySet<string>,
+  ): Promise<StagedPushEvents> {
+    if (updates.length === 0) return { events: [], commit: async () => undefined, discard: async () => undefined };
     const excluded = await exclusionBefore(gitDir, updates);
     const tips = [...new Set(updates.map((u) => u.after).filter((oid) => oid !== ZERO_OID))];
     // Refs sharing a tip share their commits; and when no tip brings anything new (refs created
@@ -103,9 +124,15 @@ export class PushEventRecorder {
         ...(ctx.requestId ? { request_id: ctx.requestId } : {}),
       });
     }
-    await this.journal.appendMany(envelopes);
-    this.relay()?.kick();
-    return envelopes;
+    const staged = await this.journal.stageMany(envelopes);
+    return {
+      events: envelopes,
+      commit: async () => {
+        await staged.commit();
+        this.relay()?.kick();
+      },
+      discard: () => staged.discard(),
+    };
   }
 
   /** The `repository_deleted` event (CONTRACT §9), journaled after the repository is gone. */

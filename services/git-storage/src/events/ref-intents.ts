@@ -166,9 +166,31 @@ export class RefIntents {
    * happened is `updates`, so the record is not read back. `refsBefore` as the recorder takes it.
    */
   async settleConfirmed(intent: RefIntent, gitDir: string, context: PushContext, updates: RefUpdate[], refsBefore?: ReadonlySet<string>): Promise<void> {
+    await (await this.stageConfirmed(intent, gitDir, context, updates, refsBefore)).settle();
+  }
+
+  /**
+   * `settleConfirmed` in two steps: the events are built and written now, while the caller waits
+   * for something else (UpdateRef: the watchers' acks); `settle` journals them, then removes the
+   * record. Until then nothing is journaled, and a kill leaves the record to the next start.
+   */
+  async stageConfirmed(
+    intent: RefIntent,
+    gitDir: string,
+    context: PushContext,
+    updates: RefUpdate[],
+    refsBefore?: ReadonlySet<string>,
+  ): Promise<{ settle(): Promise<void>; discard(): Promise<void> }> {
     const happened = updates.filter((u) => u.before !== u.after);
-    if (happened.length > 0 && existsSync(gitDir)) await this.recorder.record(gitDir, context, happened, (u) => eventIdOf(intent.id, u), refsBefore);
-    await rm(intent.file, { force: true });
+    const staged = happened.length > 0 && existsSync(gitDir) ? await this.recorder.stage(gitDir, context, happened, (u) => eventIdOf(intent.id, u), refsBefore) : undefined;
+    return {
+      settle: async () => {
+        await staged?.commit();
+        await rm(intent.file, { force: true });
+      },
+      // The record stays: the next start journals what it holds.
+      discard: async () => staged?.discard(),
+    };
   }
 
   /** At start, before serving: settles every record a killed process left. */

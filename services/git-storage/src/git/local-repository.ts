@@ -166,14 +166,29 @@ export class LocalRepository {
    * asks the same pair); a direct parent is read from the commit through the cat-file pool (a merge
    * commit's first parent is the target it moves from), and only then is git started.
    */
-  private ancestry(ancestor: string, descendant: string, signal?: AbortSignal): Promise<boolean> {
+  private ancestry(ancestor: string, descendant: string, signal?: AbortSignal, beforeWalk?: () => void): Promise<boolean> {
     return this.resources.cache.ancestry.fetch(ReadCaches.key(this.gitDir, ancestor, descendant), async () => {
       const commit = await readCommitObject(this.resources.pool, this.gitDir, descendant).catch(() => null);
       if (commit && parseCommit(commit.raw).parents.includes(ancestor)) return true;
+      beforeWalk?.();
       // Exit 1 is the answer "no", not a failure.
       const { exitCode } = await runGit({ name: 'merge-base', flags: ['--is-ancestor'], args: [ancestor, descendant] }, { gitDir: this.gitDir, okExitCodes: [1], signal });
       return exitCode === 0;
     });
+  }
+
+  /**
+   * isAncestor for a merge of `descendant` into `ancestor`: when only git can answer (not a direct
+   * parent), the merge's tree is started alongside (MergeTreesAhead), for the WriteMerge that a
+   * "no" leads to.
+   */
+  async isAncestorPreparingMerge(ancestor: string, descendant: string, signal?: AbortSignal): Promise<boolean> {
+    try {
+      return await this.ancestry(ancestor, descendant, signal, () => this.resources.cache.mergesAhead.start(this.gitDir, ancestor, descendant));
+    } catch (err) {
+      if (err instanceof NotFoundError) throw notFound('Commit not found');
+      throw err;
+    }
   }
 
   /** The best common ancestor; '' for unrelated histories. */
@@ -216,7 +231,7 @@ export class LocalRepository {
     commit: { squash: boolean; author: Signature | null | undefined; committer: Signature | null | undefined; message: string },
     signal?: AbortSignal,
   ): Promise<{ commit: string; tree: string }> {
-    const r = await mergeTree(this.gitDir, ours, theirs, signal);
+    const r = (await this.resources.cache.mergesAhead.take(this.gitDir, ours, theirs)) ?? (await mergeTree(this.gitDir, ours, theirs, signal));
     if (r.unrelated) throw conflict('Refusing to merge unrelated histories', { conflicts: [] });
     // CONTRACT §6: a conflicting merge is refused with the paths, and nothing is written.
     if (!r.clean) throw conflict('Merge conflict', { conflicts: r.conflicts });

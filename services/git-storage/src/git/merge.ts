@@ -34,6 +34,49 @@ export async function mergeTree(gitDir: string, ours: string, theirs: string, si
   return { clean: out.exitCode === 0, tree: tree!, conflicts };
 }
 
+/**
+ * merge-tree results started ahead of the WriteMerge that will likely ask for them (ResolveMergeTips
+ * starts one alongside the ancestry walk a three-way merge needs, bench/RESULTS.md "Merge
+ * requests"), each taken at most once and kept a short while only: the objects it wrote stay
+ * unreferenced until a commit and a ref name them, and housekeeping may prune them some day.
+ */
+export class MergeTreesAhead {
+  private readonly started = new Map<string, { result: Promise<MergeTreeResult>; timer: NodeJS.Timeout }>();
+
+  constructor(
+    private readonly keepMs = 30_000,
+    private readonly max = 64,
+  ) {}
+
+  start(gitDir: string, ours: string, theirs: string): void {
+    const key = `${gitDir}\0${ours}\0${theirs}`;
+    if (this.started.has(key) || this.started.size >= this.max) return;
+    const result = mergeTree(gitDir, ours, theirs);
+    result.catch(() => undefined); // taken or not, a failure here is nobody's answer
+    const timer = setTimeout(() => this.started.delete(key), this.keepMs);
+    timer.unref();
+    this.started.set(key, { result, timer });
+  }
+
+  /** The result started for this pair (once); undefined when none was, or it failed. */
+  async take(gitDir: string, ours: string, theirs: string): Promise<MergeTreeResult | undefined> {
+    const key = `${gitDir}\0${ours}\0${theirs}`;
+    const entry = this.started.get(key);
+    if (!entry) return undefined;
+    this.started.delete(key);
+    clearTimeout(entry.timer);
+    return entry.result.catch(() => undefined);
+  }
+
+  forget(gitDir: string): void {
+    for (const [key, entry] of this.started) {
+      if (!key.startsWith(`${gitDir}\0`)) continue;
+      clearTimeout(entry.timer);
+      this.started.delete(key);
+    }
+  }
+}
+
 export interface Signature {
   name: string;
   email: string;

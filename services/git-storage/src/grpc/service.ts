@@ -13,6 +13,7 @@ import { readBlob } from './read-blob.js';
 import { readCommit } from './read-commit.js';
 import { readTree } from './read-tree.js';
 import { removeRepository } from './remove-repository.js';
+import { resolveMergeTips } from './resolve-merge-tips.js';
 import { resolveRevision } from './resolve-revision.js';
 import { setDefaultBranch } from './set-default-branch.js';
 import { updateRef } from './update-ref.js';
@@ -32,6 +33,7 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     ReadCommit: unary(readCommit(ctx), log, instruments),
     ListCommits: unary(listCommits(ctx), log, instruments),
     IsAncestor: unary(isAncestor(ctx), log, instruments),
+    ResolveMergeTips: unary(resolveMergeTips(ctx), log, instruments),
     MergeBase: unary(mergeBase(ctx), log, instruments),
     Diff: serverStream(diff(ctx), log, instruments),
     CheckMerge: unary(checkMerge(ctx), log, instruments),

@@ -60,14 +60,18 @@ export function updateRef(ctx: StorageContext) {
       await ctx.intents.drop(intent);
       throw err;
     }
-    // The C line is written while the watchers ack; the event is journaled only once they have.
+    // The C line and the push event's journal file are written while the watchers ack; the event
+    // joins the journal only once they have, after the C line (bench/RESULTS.md "Merge requests").
     const confirmed = ctx.intents.confirm(intent, [update]);
     confirmed.catch(() => undefined); // its failure is handled below
+    const staged = ctx.intents.stageConfirmed(intent, repo.gitDir, context, [update], refsBefore);
+    staged.catch(() => undefined); // likewise
     await refsChanged(ctx, repo.gitDir, req.repository_id);
     try {
       await confirmed;
-      await ctx.intents.settleConfirmed(intent, repo.gitDir, context, [update], refsBefore);
+      await (await staged).settle();
     } catch (err) {
+      await staged.then((s) => s.discard()).catch(() => undefined);
       // The ref has moved; failing the call now would make the caller believe it had not.
       ctx.logger.error({ err, ref }, 'UpdateRef: could not journal the push event; it is journaled at the next start');
     }

@@ -2,12 +2,14 @@ import { AppError } from '@githost/errors';
 import { callUnary, type GrpcMetrics } from '@githost/grpc';
 import type { StorageServiceClient, storage } from '@githost/protos';
 import type { StorageRouter } from '@githost/storage-router';
-import type { DiffLimits, GitPort, UpdateRefInput, WriteMergeInput } from '../domain/ports.js';
+import type { DiffLimits, GitPort, MergeTips, UpdateRefInput, WriteMergeInput } from '../domain/ports.js';
 import type { Comparison, Diff } from '../domain/types.js';
 import { parseCommit, readDiff } from '@githost/git-records';
 
 const TIMEOUT_MS = 30_000;
 const ZERO_OID = '0'.repeat(40);
+/** gRPC status UNIMPLEMENTED. */
+const UNIMPLEMENTED = 12;
 
 /** GitPort over git-storage's gRPC API on one shard; request ids travel as metadata for tracing. */
 export class GitStorageClient implements GitPort {
@@ -77,6 +79,24 @@ export class GitStorageClient implements GitPort {
       this.opts(),
     );
     return res.is_ancestor;
+  }
+
+  async mergeTips(repoId: string, source: string, target: string, prepareMerge = false): Promise<MergeTips> {
+    let res: storage.ResolveMergeTipsResponse__Output;
+    try {
+      res = await callUnary<storage.ResolveMergeTipsRequest, storage.ResolveMergeTipsResponse__Output>(
+        this.client,
+        this.client.ResolveMergeTips,
+        { repository_id: repoId, source_ref: `refs/heads/${source}`, target_ref: `refs/heads/${target}`, prepare_merge: prepareMerge },
+        this.opts(),
+      );
+    } catch (err) {
+      // A git-storage from before ResolveMergeTips (during a rolling upgrade): the three calls it replaces.
+      if (!(err instanceof AppError && (err.cause as { code?: unknown } | undefined)?.code === UNIMPLEMENTED)) throw err;
+      const [s, t] = await Promise.all([this.resolveBranch(repoId, source), this.resolveBranch(repoId, target)]);
+      return { source: s, target: t, targetInSource: s !== null && t !== null && (s === t || (await this.isAncestor(repoId, t, s))) };
+    }
+    return { source: res.source_oid || null, target: res.target_oid || null, targetInSource: res.target_in_source };
   }
 
   diff(repoId: string, from: string, to: string, limits: DiffLimits): Promise<Diff> {

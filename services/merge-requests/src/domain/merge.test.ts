@@ -189,3 +189,48 @@ describe('merge procedure (seed §4)', () => {
     expect(store.mrs[0]!.state).toBe('open');
   });
 });
+
+describe('merge with ResolveMergeTips (tips and ancestry in one git-storage call)', () => {
+  let asked: string[];
+  beforeEach(() => {
+    asked = [];
+    const { resolveBranch, isAncestor } = { resolveBranch: git.resolveBranch.bind(git), isAncestor: git.isAncestor.bind(git) };
+    git.resolveBranch = async (...args) => {
+      asked.push('resolveBranch');
+      return resolveBranch(...args);
+    };
+    git.isAncestor = async (...args) => {
+      asked.push('isAncestor');
+      return isAncestor(...args);
+    };
+    git.mergeTips = async (repoId, source, target) => {
+      asked.push('mergeTips');
+      const [s, t] = [git.branches.get(source) ?? null, git.branches.get(target) ?? null];
+      return { source: s, target: t, targetInSource: s !== null && t !== null && (await isAncestor(repoId, t, s)) };
+    };
+  });
+
+  it('when the target tip is an ancestor of the source tip, then fast-forward, asked in one call', async () => {
+    expect(await mergeMergeRequest(deps, ctx, '1')).toEqual({ merged: true, sha: SRC, strategy: 'fast-forward' });
+    expect(git.updates).toMatchObject([{ ref: 'refs/heads/main', newOid: SRC, oldOid: BASE }]);
+    expect(asked).toEqual(['mergeTips']);
+  });
+
+  it('when the target moved on, then a merge commit on (target, source)', async () => {
+    git.commit(TGT, BASE);
+    git.branches.set('main', TGT);
+    const result = await mergeMergeRequest(deps, ctx, '1');
+    expect(result.strategy).toBe('merge-commit');
+    expect(git.written[0]).toMatchObject({ ours: TGT, theirs: SRC });
+    expect(git.updates[0]).toMatchObject({ oldOid: TGT, newOid: result.sha });
+    expect(asked).toEqual(['mergeTips']);
+  });
+
+  it('when a branch is gone, then the same 404s, the source reported first', async () => {
+    git.branches.clear();
+    expect((await rejection(mergeMergeRequest(deps, ctx, '1')))?.message).toBe('Source branch not found: feature');
+    git.branches.set('feature', SRC);
+    expect((await rejection(mergeMergeRequest(deps, ctx, '1')))?.message).toBe('Target branch not found: main');
+    expect(store.intents.size).toBe(0);
+  });
+});

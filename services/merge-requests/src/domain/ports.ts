@@ -12,6 +12,10 @@ export interface GitPort {
   /** The commit a fully qualified ref or a hex id names (tags peeled), or null when none. */
   resolveRevision(repoId: string, revision: string): Promise<string | null>;
   isAncestor(repoId: string, ancestor: string, descendant: string): Promise<boolean>;
+  /** Both branches' tips (null when absent) and, when both exist, whether the target's is an
+   *  ancestor of the source's: resolveBranch twice and isAncestor in one call. `prepareMerge`: a
+   *  "no" will lead to writeMerge of the two, which git-storage may start meanwhile. */
+  mergeTips?(repoId: string, source: string, target: string, prepareMerge?: boolean): Promise<MergeTips>;
   diff(repoId: string, from: string, to: string, limits: DiffLimits): Promise<Diff>;
   checkMerge(repoId: string, ours: string, theirs: string): Promise<{ clean: boolean; conflicts: string[] }>;
   /** Writes the merge commit (parents ours, theirs) without moving a ref. */
@@ -22,6 +26,12 @@ export interface GitPort {
   compare(repoId: string, base: string, head: string, maxCommits: number): Promise<Comparison>;
 }
 
+export interface MergeTips {
+  source: string | null;
+  target: string | null;
+  /** Meaningful only when both tips exist. */
+  targetInSource: boolean;
+}
 
 export interface Signature {
   name: string;

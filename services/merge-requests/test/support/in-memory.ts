@@ -152,6 +152,8 @@ export class FakeGit implements GitPort {
   /** Runs just before an UpdateRef compare, to simulate a racing push. */
   beforeUpdate?: () => void;
   updateFailure?: Error;
+  /** Absent, as from a git-storage before ResolveMergeTips, unless a test sets it. */
+  mergeTips?: GitPort['mergeTips'];
 
   commit(oid: string, ...parents: string[]) {
     this.parents.set(oid, parents);

@@ -27,6 +27,8 @@ import type { ReadTreeResponse as _githost_storage_v1_ReadTreeResponse, ReadTree
 import type { RefsChanged as _githost_storage_v1_RefsChanged, RefsChanged__Output as _githost_storage_v1_RefsChanged__Output } from '../../../githost/storage/v1/RefsChanged.js';
 import type { RemoveRepositoryRequest as _githost_storage_v1_RemoveRepositoryRequest, RemoveRepositoryRequest__Output as _githost_storage_v1_RemoveRepositoryRequest__Output } from '../../../githost/storage/v1/RemoveRepositoryRequest.js';
 import type { RemoveRepositoryResponse as _githost_storage_v1_RemoveRepositoryResponse, RemoveRepositoryResponse__Output as _githost_storage_v1_RemoveRepositoryResponse__Output } from '../../../githost/storage/v1/RemoveRepositoryResponse.js';
+import type { ResolveMergeTipsRequest as _githost_storage_v1_ResolveMergeTipsRequest, ResolveMergeTipsRequest__Output as _githost_storage_v1_ResolveMergeTipsRequest__Output } from '../../../githost/storage/v1/ResolveMergeTipsRequest.js';
+import type { ResolveMergeTipsResponse as _githost_storage_v1_ResolveMergeTipsResponse, ResolveMergeTipsResponse__Output as _githost_storage_v1_ResolveMergeTipsResponse__Output } from '../../../githost/storage/v1/ResolveMergeTipsResponse.js';
 import type { ResolveRevisionRequest as _githost_storage_v1_ResolveRevisionRequest, ResolveRevisionRequest__Output as _githost_storage_v1_ResolveRevisionRequest__Output } from '../../../githost/storage/v1/ResolveRevisionRequest.js';
 import type { ResolveRevisionResponse as _githost_storage_v1_ResolveRevisionResponse, ResolveRevisionResponse__Output as _githost_storage_v1_ResolveRevisionResponse__Output } from '../../../githost/storage/v1/ResolveRevisionResponse.js';
 import type { SetDefaultBranchRequest as _githost_storage_v1_SetDefaultBranchRequest, SetDefaultBranchRequest__Output as _githost_storage_v1_SetDefaultBranchRequest__Output } from '../../../githost/storage/v1/SetDefaultBranchRequest.js';
@@ -138,6 +140,15 @@ export interface StorageServiceClient extends grpc.Client {
   removeRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
   removeRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
   
+  ResolveMergeTips(argument: _githost_storage_v1_ResolveMergeTipsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveMergeTipsResponse__Output>): grpc.ClientUnaryCall;
+  ResolveMergeTips(argument: _githost_storage_v1_ResolveMergeTipsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ResolveMergeTipsResponse__Output>): grpc.ClientUnaryCall;
+  ResolveMergeTips(argument: _githost_storage_v1_ResolveMergeTipsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveMergeTipsResponse__Output>): grpc.ClientUnaryCall;
+  ResolveMergeTips(argument: _githost_storage_v1_ResolveMergeTipsRequest, callback: grpc.requestCallback<_githost_storage_v1_ResolveMergeTipsResponse__Output>): grpc.ClientUnaryCall;
+  resolveMergeTips(argument: _githost_storage_v1_ResolveMergeTipsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveMergeTipsResponse__Output>): grpc.ClientUnaryCall;
+  resolveMergeTips(argument: _githost_storage_v1_ResolveMergeTipsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ResolveMergeTipsResponse__Output>): grpc.ClientUnaryCall;
+  resolveMergeTips(argument: _githost_storage_v1_ResolveMergeTipsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveMergeTipsResponse__Output>): grpc.ClientUnaryCall;
+  resolveMergeTips(argument: _githost_storage_v1_ResolveMergeTipsRequest, callback: grpc.requestCallback<_githost_storage_v1_ResolveMergeTipsResponse__Output>): grpc.ClientUnaryCall;
+  
   ResolveRevision(argument: _githost_storage_v1_ResolveRevisionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveRevisionResponse__Output>): grpc.ClientUnaryCall;
   ResolveRevision(argument: _githost_storage_v1_ResolveRevisionRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ResolveRevisionResponse__Output>): grpc.ClientUnaryCall;
   ResolveRevision(argument: _githost_storage_v1_ResolveRevisionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveRevisionResponse__Output>): grpc.ClientUnaryCall;
@@ -206,6 +217,8 @@ export interface StorageServiceHandlers extends grpc.UntypedServiceImplementatio
   
   RemoveRepository: grpc.handleUnaryCall<_githost_storage_v1_RemoveRepositoryRequest__Output, _githost_storage_v1_RemoveRepositoryResponse>;
   
+  ResolveMergeTips: grpc.handleUnaryCall<_githost_storage_v1_ResolveMergeTipsRequest__Output, _githost_storage_v1_ResolveMergeTipsResponse>;
+  
   ResolveRevision: grpc.handleUnaryCall<_githost_storage_v1_ResolveRevisionRequest__Output, _githost_storage_v1_ResolveRevisionResponse>;
   
   SetDefaultBranch: grpc.handleUnaryCall<_githost_storage_v1_SetDefaultBranchRequest__Output, _githost_storage_v1_SetDefaultBranchResponse>;
@@ -231,6 +244,7 @@ export interface StorageServiceDefinition extends grpc.ServiceDefinition {
   ReadCommit: MethodDefinition<_githost_storage_v1_ReadCommitRequest, _githost_storage_v1_ReadCommitResponse, _githost_storage_v1_ReadCommitRequest__Output, _githost_storage_v1_ReadCommitResponse__Output>
   ReadTree: MethodDefinition<_githost_storage_v1_ReadTreeRequest, _githost_storage_v1_ReadTreeResponse, _githost_storage_v1_ReadTreeRequest__Output, _githost_storage_v1_ReadTreeResponse__Output>
   RemoveRepository: MethodDefinition<_githost_storage_v1_RemoveRepositoryRequest, _githost_storage_v1_RemoveRepositoryResponse, _githost_storage_v1_RemoveRepositoryRequest__Output, _githost_storage_v1_RemoveRepositoryResponse__Output>
+  ResolveMergeTips: MethodDefinition<_githost_storage_v1_ResolveMergeTipsRequest, _githost_storage_v1_ResolveMergeTipsResponse, _githost_storage_v1_ResolveMergeTipsRequest__Output, _githost_storage_v1_ResolveMergeTipsResponse__Output>
   ResolveRevision: MethodDefinition<_githost_storage_v1_ResolveRevisionRequest, _githost_storage_v1_ResolveRevisionResponse, _githost_storage_v1_ResolveRevisionRequest__Output, _githost_storage_v1_ResolveRevisionResponse__Output>
   SetDefaultBranch: MethodDefinition<_githost_storage_v1_SetDefaultBranchRequest, _githost_storage_v1_SetDefaultBranchResponse, _githost_storage_v1_SetDefaultBranchRequest__Output, _githost_storage_v1_SetDefaultBranchResponse__Output>
   UpdateRef: MethodDefinition<_githost_storage_v1_UpdateRefRequest, _githost_storage_v1_UpdateRefResponse, _githost_storage_v1_UpdateRefRequest__Output, _githost_storage_v1_UpdateRefResponse__Output>

@@ -28,6 +28,8 @@ export type * from './Ref.js';
 export type * from './RefsChanged.js';
 export type * from './RemoveRepositoryRequest.js';
 export type * from './RemoveRepositoryResponse.js';
+export type * from './ResolveMergeTipsRequest.js';
+export type * from './ResolveMergeTipsResponse.js';
 export type * from './ResolveRevisionRequest.js';
 export type * from './ResolveRevisionResponse.js';
 export type * from './SetDefaultBranchRequest.js';
