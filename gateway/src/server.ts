@@ -83,7 +83,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   app.use(normaliseErrors);
   finish(app);
   const warmReads = reads.active
-    ? createWarmReads({ accounts, reads, withinRateLimit, checkTarget, observe: requestObserver(app), addressOf: (req) => proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean), internalSecret: config.internalSecret, logger })
+    ? createWarmReads({ accounts, reads, withinRateLimit, checkTarget, observe: requestObserver(app), addressOf: (req) => proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean), internalSecret: config.internalSecret, logger, metrics })
       : undefined;
   const handle: RequestListener = warmReads ? (req, res) => void (warmReads(req, res) || app(req, res)) : app;
 

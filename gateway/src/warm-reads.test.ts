@@ -63,6 +63,7 @@ async function front(opts: { tokens?: Record<string, Authentication>; repos?: Re
     addressOf: (req: IncomingMessage) => req.socket.remoteAddress ?? '',
     internalSecret: 'warm-reads-test-secret',
     logger: pino({ level: 'silent' }),
+    metrics,
   });
   const leftToApp: string[] = [];
   server = createServer((req, res) => {
@@ -85,7 +86,13 @@ async function front(opts: { tokens?: Record<string, Authentication>; repos?: Re
       req.on('error', reject);
       req.end(init.body);
     });
-  return { read, leftToApp, observed, hits: async () => (await metrics.edgeAnswers.get()).values.find((v) => v.labels.result === 'hit')?.value ?? 0 };
+  return {
+    read,
+    leftToApp,
+    observed,
+    hits: async () => (await metrics.edgeAnswers.get()).values.find((v) => v.labels.result === 'hit')?.value ?? 0,
+    refused: async () => (await metrics.refused.get()).values.map((v) => [v.labels.status, v.value]),
+  };
 }
 
 describe('warm reads answered before express', () => {
@@ -135,6 +142,6 @@ describe('warm reads answered before express', () => {
       [429, '0'],
     ]);
     expect(answers[2]!.body).toBe('{"error":"Rate limit exceeded"}');
-    expect([f.leftToApp, await f.hits()]).toEqual([[], 2]);
+    expect([f.leftToApp, await f.hits(), await f.refused()]).toEqual([[], 2, [['429', 1]]]);
   });
 });

@@ -9,6 +9,7 @@ import { parseAuthorization } from './credentials.js';
 import { denyAnonymous, denyRepository } from './domain/access.js';
 import { capPermission, denyScope } from './domain/scopes.js';
 import { edgeRequestOf, type EdgeReads } from './edge-reads.js';
+import type { GatewayMetrics } from './metrics.js';
 import type { RateClient, RateLimitGate } from './rate-limit.js';
 import type { TargetCheck } from './request-target.js';
 import { matchRoute, splitTarget } from './routes.js';
@@ -24,6 +25,8 @@ export interface WarmReadDeps {
   addressOf: (req: IncomingMessage) => string;
   internalSecret: string;
   logger: Logger;
+  /** A 429 from here is counted as the router's are (refused requests). */
+  metrics: Pick<GatewayMetrics, 'refused'>;
 }
 
 /** Takes a request (true) or leaves it to the express app (false), before either has touched it. */
@@ -71,8 +74,8 @@ export function createWarmReads(deps: WarmReadDeps): WarmReads {
     const client: RateClient = credential.kind === 'token' ? { token: credential.token } : { anonymous: true, credential: false, address: clientOf(req, deps.addressOf(req)).address };
     deps.withinRateLimit(req, res, client, 'api').then(
       (within) => {
-        // Not within: answered 429 already.
         if (within) deps.reads.send(hit, method, ifNoneMatch, res);
+        else deps.metrics.refused.inc({ status: String(res.statusCode) }); // answered 429 already
       },
       (err: unknown) => {
         const e = toAppError(err);
