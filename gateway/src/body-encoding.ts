@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { parse as parseContentType } from 'content-type';
 import { unsupportedMediaType } from '@githost/errors';
@@ -7,7 +8,8 @@ const GIT_TRANSPORT = /^\/[^/]+\/[^/]+\.git\//;
 const API_ENCODINGS = new Set(['identity', 'gzip', 'deflate']);
 const GIT_ENCODINGS = new Set(['identity', 'gzip', 'x-gzip']);
 
-function hasBody(req: Request): boolean {
+/** The request declares a body (chunked, or a non-zero Content-Length). */
+export function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 }
 

@@ -1,4 +1,4 @@
-import { Agent, type RequestListener, type Server as HttpServer } from 'node:http';
+import { Agent, type IncomingMessage, type RequestListener, type Server as HttpServer } from 'node:http';
 import proxyaddr from 'proxy-addr';
 import type { ErrorRequestHandler } from 'express';
 import { toAppError, unavailable } from '@githost/errors';
@@ -82,9 +82,10 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   app.use(createGate(admit, forward, metrics));
   app.use(normaliseErrors);
   finish(app);
+  const addressOf = (req: IncomingMessage) => proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean);
   const warmReads = reads.active
-    ? createWarmReads({ accounts, reads, withinRateLimit, checkTarget, observe: requestObserver(app), addressOf: (req) => proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean), internalSecret: config.internalSecret, logger, metrics })
-      : undefined;
+    ? createWarmReads({ accounts, reads, withinRateLimit, checkTarget, observe: requestObserver(app), addressOf, internalSecret: config.internalSecret, logger, metrics })
+    : undefined;
   const handle: RequestListener = warmReads ? (req, res) => void (warmReads(req, res) || app(req, res)) : app;
 
   let listening: Listening | undefined;

@@ -3,6 +3,7 @@ import { errorBody, httpStatusOf, toAppError } from '@githost/errors';
 import type { ObserveRequest } from '@githost/http';
 import { canRead } from '@githost/identity';
 import type { Logger } from '@githost/logging';
+import { hasBody } from './body-encoding.js';
 import type { CachedAccountsGateway } from './clients/cached-accounts.js';
 import { acceptForwardedClient, clientOf } from './client-forwarding.js';
 import { parseAuthorization } from './credentials.js';
@@ -51,7 +52,7 @@ export function createWarmReads(deps: WarmReadDeps): WarmReads {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') return false;
     const url = req.url ?? '';
-    if (!url.startsWith(REPOS) || hasBody(req) || deps.checkTarget(req)) return false;
+    if (!url.startsWith(REPOS) || hasBody(req)) return false;
     const target = splitTarget(url);
     const route = target && matchRoute(method, target.path, target.query);
     if (!route || route.surface !== 'browse' || !route.repo) return false;
@@ -67,7 +68,8 @@ export function createWarmReads(deps: WarmReadDeps): WarmReads {
     if (denyRepository(route, principal, repo) || !canRead(repo.permission)) return false;
     const ifNoneMatch = req.headers['if-none-match'];
     const hit = deps.reads.find(edgeRequestOf(repo, url), ifNoneMatch);
-    if (!hit) return false;
+    // Last of the checks, so a request left to the app is not checked twice on the way.
+    if (!hit || deps.checkTarget(req)) return false;
 
     deps.observe(req, res, `${route.upstream}/${route.surface}`);
     acceptForwardedClient(req, deps.internalSecret);
@@ -88,8 +90,4 @@ export function createWarmReads(deps: WarmReadDeps): WarmReads {
     );
     return true;
   };
-}
-
-function hasBody(req: IncomingMessage): boolean {
-  return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 }

@@ -92,7 +92,7 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
     },
     async authorize(principal, owner, name, requestId, fresh = false) {
       const who = whoOf(principal);
-      const key = JSON.stringify([who, owner, name]);
+      const key = repoKey(who, owner, name);
       const hit = fresh ? undefined : repos.get(key);
       observe('authorize', hit ? 'hit' : 'miss');
       if (hit) return hit;
@@ -111,7 +111,7 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
       return hit.authentication;
     },
     peekAuthorization(principal, owner, name) {
-      const hit = repos.get(JSON.stringify([whoOf(principal), owner, name]));
+      const hit = repos.get(repoKey(whoOf(principal), owner, name));
       if (hit) observe('authorize', 'hit');
       return hit;
     },
@@ -160,6 +160,11 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
 /** Tokens are kept by their hash, never as usable secrets. */
 function tokenKey(token: string): string {
   return createHash('sha256').update(token).digest('hex');
+}
+
+/** An Authorize answer's key: who asked, about which repository. */
+function repoKey(who: string, owner: string, name: string): string {
+  return JSON.stringify([who, owner, name]);
 }
 
 /** The Authorize cache's key for a caller: a site admin's answers differ with and without the

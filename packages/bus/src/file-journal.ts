@@ -6,6 +6,18 @@ import type { Logger } from '@githost/logging';
 import { createFileDurably, syncDirectory } from './durable-file.js';
 import type { EventEnvelope } from './event-bus.js';
 
+/** An append written but not yet part of the journal (FileJournal.stageMany). */
+export interface StagedAppend {
+  /** Makes the events part of the journal, durably. */
+  commit(): Promise<void>;
+  /** Removes the written file; the events never joined the journal. */
+  discard(): Promise<void>;
+}
+
+const ENTRY = /^(\d{16})-(.+)\.json$/;
+const BATCH = /^(\d{16})\.batch\.json$/;
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
 /**
  * A durable journal of events for a producer without a database (git-storage, CONTRACT §1). Each
  * append is one file, so directory order is append order: `<16-digit sequence>-<event id>.json`
@@ -19,18 +31,6 @@ import type { EventEnvelope } from './event-bus.js';
  * increasing across restarts by starting above the largest one already on disk. Removing some of
  * a batch's events rewrites the batch with the rest the same way.
  */
-/** An append written but not yet part of the journal (FileJournal.stageMany). */
-export interface StagedAppend {
-  /** Makes the events part of the journal, durably. */
-  commit(): Promise<void>;
-  /** Removes the written file; the events never joined the journal. */
-  discard(): Promise<void>;
-}
-
-const ENTRY = /^(\d{16})-(.+)\.json$/;
-const BATCH = /^(\d{16})\.batch\.json$/;
-const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-
 export class FileJournal {
   private lastSeq = 0;
   private ready: Promise<void> | null = null;

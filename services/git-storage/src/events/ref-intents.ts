@@ -164,15 +164,9 @@ export class RefIntents {
   /**
    * `settle` for a record whose only changes this process made and confirmed (UpdateRef): what
    * happened is `updates`, so the record is not read back. `refsBefore` as the recorder takes it.
-   */
-  async settleConfirmed(intent: RefIntent, gitDir: string, context: PushContext, updates: RefUpdate[], refsBefore?: ReadonlySet<string>): Promise<void> {
-    await (await this.stageConfirmed(intent, gitDir, context, updates, refsBefore)).settle();
-  }
-
-  /**
-   * `settleConfirmed` in two steps: the events are built and written now, while the caller waits
-   * for something else (UpdateRef: the watchers' acks); `settle` journals them, then removes the
-   * record. Until then nothing is journaled, and a kill leaves the record to the next start.
+   * In two steps: the events are built and written now, while the caller waits for something
+   * else (the watchers' acks); `settle` journals them, then removes the record. Until then nothing
+   * is journaled, and a kill leaves the record to the next start.
    */
   async stageConfirmed(
     intent: RefIntent,

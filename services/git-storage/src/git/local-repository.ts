@@ -151,9 +151,14 @@ export class LocalRepository {
     }
   }
 
-  async isAncestor(ancestor: string, descendant: string, signal?: AbortSignal): Promise<boolean> {
+  /**
+   * `prepareMerge`: a "no" leads to a merge of `descendant` into `ancestor`, so when only git can
+   * answer (not a direct parent), the merge's tree is started alongside (MergeTreesAhead).
+   */
+  async isAncestor(ancestor: string, descendant: string, signal?: AbortSignal, prepareMerge = false): Promise<boolean> {
+    const beforeWalk = prepareMerge ? () => this.resources.cache.mergesAhead.start(this.gitDir, ancestor, descendant) : undefined;
     try {
-      return await this.ancestry(ancestor, descendant, signal);
+      return await this.ancestry(ancestor, descendant, signal, beforeWalk);
     } catch (err) {
       if (err instanceof NotFoundError) throw notFound('Commit not found');
       throw err;
@@ -175,20 +180,6 @@ export class LocalRepository {
       const { exitCode } = await runGit({ name: 'merge-base', flags: ['--is-ancestor'], args: [ancestor, descendant] }, { gitDir: this.gitDir, okExitCodes: [1], signal });
       return exitCode === 0;
     });
-  }
-
-  /**
-   * isAncestor for a merge of `descendant` into `ancestor`: when only git can answer (not a direct
-   * parent), the merge's tree is started alongside (MergeTreesAhead), for the WriteMerge that a
-   * "no" leads to.
-   */
-  async isAncestorPreparingMerge(ancestor: string, descendant: string, signal?: AbortSignal): Promise<boolean> {
-    try {
-      return await this.ancestry(ancestor, descendant, signal, () => this.resources.cache.mergesAhead.start(this.gitDir, ancestor, descendant));
-    } catch (err) {
-      if (err instanceof NotFoundError) throw notFound('Commit not found');
-      throw err;
-    }
   }
 
   /** The best common ancestor; '' for unrelated histories. */

@@ -19,8 +19,7 @@ export function resolveMergeTips(ctx: StorageContext) {
     const [source, target] = await Promise.all([tipOf(repo, req.source_ref), tipOf(repo, req.target_ref)]);
     if (source === '' || target === '') return { source_oid: source, target_oid: target, target_in_source: false };
     const signal = signalOf(call);
-    const targetInSource =
-      source === target || (await (req.prepare_merge ? repo.isAncestorPreparingMerge(target, source, signal) : repo.isAncestor(target, source, signal)));
+    const targetInSource = source === target || (await repo.isAncestor(target, source, signal, req.prepare_merge));
     return { source_oid: source, target_oid: target, target_in_source: targetInSource };
   };
 }

@@ -129,15 +129,15 @@ async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: Mer
   // A merge commit's committer is looked up meanwhile, in case the answer is "not a fast-forward".
   const committerOf = options.strategy === 'fast-forward-only' ? undefined : signatureOf(deps, caller.user_id);
   committerOf?.catch(() => undefined);
-  const { source, target, ancestry } = await tipsOf(deps, repo, mr, options.strategy !== 'fast-forward-only');
+  // Step 3 and step 4's question in one git-storage call (bench/RESULTS.md "Merge requests", third pass).
+  const { source, target, targetInSource } = await deps.git.mergeTips(repo.id, mr.source_branch, mr.target_branch, options.strategy !== 'fast-forward-only');
   // The source is still reported first, as step 3 lists it.
   if (!source) throw notFound(`Source branch not found: ${mr.source_branch}`);
   if (!target) throw notFound(`Target branch not found: ${mr.target_branch}`);
   await assertMergeAllowed(deps.workflow, repo, mr, source, policy); // README "Merge gate"
   if (options.sha !== undefined && options.sha !== source) throw conflict('Head branch was modified');
   // step 4 (nothing to merge when the tips are equal, whatever the strategy)
-  const fastForward = await ancestry;
-  if (target === source || (fastForward && (options.strategy === undefined || options.strategy === 'fast-forward-only'))) {
+  if (target === source || (targetInSource && (options.strategy === undefined || options.strategy === 'fast-forward-only'))) {
     return { target, source, sha: source, strategy: 'fast-forward' };
   }
   if (options.strategy === 'fast-forward-only') throw conflict('Fast-forward merge is not possible');
@@ -160,22 +160,6 @@ async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: Mer
   });
   if (!written.ok) throw conflict('Merge conflict', { conflicts: written.conflicts });
   return { target, source, sha: written.oid, strategy: squash ? 'squash' : 'merge-commit' };
-}
-
-/**
- * Step 3 and step 4's question. With ResolveMergeTips, one git-storage call answers both
- * (bench/RESULTS.md "Merge requests", third pass); otherwise both tips at once, then ancestry,
- * asked while the gate reads rules, reviews and statuses, and used only once they have passed.
- */
-async function tipsOf(deps: MergeDeps, repo: RepoRef, mr: MergeRequest, mayWrite: boolean): Promise<{ source: string | null; target: string | null; ancestry: Promise<boolean> }> {
-  if (deps.git.mergeTips) {
-    const tips = await deps.git.mergeTips(repo.id, mr.source_branch, mr.target_branch, mayWrite);
-    return { source: tips.source, target: tips.target, ancestry: Promise.resolve(tips.targetInSource) };
-  }
-  const [source, target] = await Promise.all([deps.git.resolveBranch(repo.id, mr.source_branch), deps.git.resolveBranch(repo.id, mr.target_branch)]);
-  const ancestry = !source || !target || target === source ? Promise.resolve(true) : deps.git.isAncestor(repo.id, target, source);
-  ancestry.catch(() => undefined); // a refusal before it is awaited is the answer; this one is then not awaited
-  return { source, target, ancestry };
 }
 
 /** GitHub's default squash body: one `* <subject>` line per squashed commit, oldest first. */

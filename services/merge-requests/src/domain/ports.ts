@@ -15,7 +15,7 @@ export interface GitPort {
   /** Both branches' tips (null when absent) and, when both exist, whether the target's is an
    *  ancestor of the source's: resolveBranch twice and isAncestor in one call. `prepareMerge`: a
    *  "no" will lead to writeMerge of the two, which git-storage may start meanwhile. */
-  mergeTips?(repoId: string, source: string, target: string, prepareMerge?: boolean): Promise<MergeTips>;
+  mergeTips(repoId: string, source: string, target: string, prepareMerge?: boolean): Promise<MergeTips>;
   diff(repoId: string, from: string, to: string, limits: DiffLimits): Promise<Diff>;
   checkMerge(repoId: string, ours: string, theirs: string): Promise<{ clean: boolean; conflicts: string[] }>;
   /** Writes the merge commit (parents ours, theirs) without moving a ref. */

@@ -152,8 +152,6 @@ export class FakeGit implements GitPort {
   /** Runs just before an UpdateRef compare, to simulate a racing push. */
   beforeUpdate?: () => void;
   updateFailure?: Error;
-  /** Absent, as from a git-storage before ResolveMergeTips, unless a test sets it. */
-  mergeTips?: GitPort['mergeTips'];
 
   commit(oid: string, ...parents: string[]) {
     this.parents.set(oid, parents);
@@ -170,6 +168,11 @@ export class FakeGit implements GitPort {
   async isAncestor(_repoId: string, ancestor: string, descendant: string): Promise<boolean> {
     if (ancestor === descendant) return true;
     return (this.parents.get(descendant) ?? []).some((p) => this.isAncestorSync(ancestor, p));
+  }
+  /** As git-storage's client answers it: both tips, then ancestry when both exist. */
+  async mergeTips(repoId: string, source: string, target: string) {
+    const [s, t] = await Promise.all([this.resolveBranch(repoId, source), this.resolveBranch(repoId, target)]);
+    return { source: s, target: t, targetInSource: s !== null && t !== null && (s === t || (await this.isAncestor(repoId, t, s))) };
   }
   private isAncestorSync(a: string, d: string): boolean {
     return a === d || (this.parents.get(d) ?? []).some((p) => this.isAncestorSync(a, p));
