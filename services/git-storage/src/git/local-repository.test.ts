@@ -6,6 +6,7 @@ import path from 'node:path';
 import { AppError } from '@githost/errors';
 import { ReadCaches } from '../cache/read-caches.js';
 import { CatfilePool } from './catfile-pool.js';
+import { gitProcessesStarted } from './command.js';
 import { GitCancelledError, GitTimeoutError } from './errors.js';
 import { LocalRepository } from './local-repository.js';
 import { RefsCache } from './refs-cache.js';
@@ -18,8 +19,10 @@ let root: string;
 let gitDir: string;
 let pool: CatfilePool;
 let repo: LocalRepository;
+let caches: ReadCaches;
 let first: string;
 let second: string;
+let third: string;
 let unrelated: string;
 let tree: string;
 let withFiles: string;
@@ -45,6 +48,7 @@ beforeAll(async () => {
   const empty = execFileSync('git', [`--git-dir=${gitDir}`, 'mktree'], { input: '', env }).toString().trim();
   first = git('commit-tree', empty, '-m', 'first');
   second = git('commit-tree', empty, '-p', first, '-m', 'second');
+  third = git('commit-tree', empty, '-p', second, '-m', 'third');
   unrelated = git('commit-tree', empty, '-m', 'unrelated');
   tree = empty;
   git('update-ref', 'refs/heads/main', second);
@@ -53,7 +57,8 @@ beforeAll(async () => {
   const top = execFileSync('git', [`--git-dir=${gitDir}`, 'mktree'], { input: `100644 blob ${blob}\thello.txt\n040000 tree ${dir}\tdir\n`, env }).toString().trim();
   withFiles = git('commit-tree', top, '-m', 'files');
   pool = new CatfilePool();
-  repo = new LocalRepository(gitDir, { pool, refs: new RefsCache(), cache: new ReadCaches() });
+  caches = new ReadCaches();
+  repo = new LocalRepository(gitDir, { pool, refs: new RefsCache(), cache: caches });
 });
 
 afterAll(async () => {
@@ -158,5 +163,39 @@ describe('LocalRepository.updateRef', () => {
     expect(await repo.isForced(second, first)).toBe(true);
     expect(await repo.isForced(MISSING, second)).toBe(false);
     expect(await repo.isForced(ZERO_OID, second)).toBe(false);
+  });
+
+  it('when ancestry is asked of commits that are not parent and child, then the walk through cat-file answers as git does, without starting git', async () => {
+    expect(await repo.isAncestor(second, third)).toBe(true); // a direct parent; the pool's process is warm after it
+    const started = gitProcessesStarted();
+    expect(await repo.isAncestor(first, third)).toBe(true);
+    expect(await repo.isAncestor(third, first)).toBe(false);
+    expect(await repo.isAncestor(unrelated, third)).toBe(false);
+    expect(await repo.isForced(third, first)).toBe(true);
+    expect(gitProcessesStarted()).toBe(started);
+    expect(await refusal(repo.isAncestor(first, MISSING))).toEqual({ kind: 'not_found', message: 'Commit not found' });
+  });
+
+  it('when a merge is to be prepared, then its tree is started on a "no" only, not for a fast-forward the walk found', async () => {
+    expect(await repo.isAncestor(first, third, undefined, true)).toBe(true);
+    expect(await caches.mergesAhead.take(gitDir, first, third)).toBeUndefined();
+    expect(await repo.isAncestor(withFiles, third, undefined, true)).toBe(false);
+    // unrelated histories: the tree started ahead says so, as merge-tree itself would
+    expect(await caches.mergesAhead.take(gitDir, withFiles, third)).toEqual({ clean: false, tree: '', conflicts: [], unrelated: true });
+  });
+
+  it('when a merge commit is written, then UpdateRef will know both parents are its ancestors without reading it', async () => {
+    const merged = await repo.writeMerge(third, withFiles, { squash: false, author: { name: 'a', email: 'a@b', timestamp: 1 }, committer: { name: 'a', email: 'a@b', timestamp: 1 }, message: 'm\n' }).catch(
+      (e: unknown) => e,
+    );
+    // unrelated histories: nothing written, nothing cached
+    expect(merged).toBeInstanceOf(AppError);
+    const written = await repo.writeMerge(third, first, { squash: false, author: { name: 'a', email: 'a@b', timestamp: 1 }, committer: { name: 'a', email: 'a@b', timestamp: 1 }, message: 'm\n' });
+    expect(git('rev-parse', `${written.commit}^1`, `${written.commit}^2`).split('\n')).toEqual([third, first]);
+    expect(caches.ancestry.get(ReadCaches.key(gitDir, third, written.commit))).toBe(true);
+    expect(caches.ancestry.get(ReadCaches.key(gitDir, first, written.commit))).toBe(true);
+    const started = gitProcessesStarted();
+    expect(await repo.isForced(third, written.commit)).toBe(false);
+    expect(gitProcessesStarted()).toBe(started);
   });
 });

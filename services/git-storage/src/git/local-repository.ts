@@ -6,6 +6,7 @@ import { compareCommits, type Comparison } from './compare.js';
 import { streamDiff, type DiffFileOut, type DiffLimits } from './diff.js';
 import { GitCancelledError, NotFoundError, RefLockedError, RefMismatchError } from './errors.js';
 import { commitMerge, mergeTree, type MergeTreeResult, type Signature } from './merge.js';
+import { walkAncestry } from './ancestry-walk.js';
 import { parseCommit } from './commit-parse.js';
 import { findTreeEntry, readCommitObject, readCommitObjects, readTreeListing, resolveCommitOid, withAnswer } from './objects.js';
 import type { CachedRef, RefsCache } from './refs-cache.js';
@@ -152,13 +153,13 @@ export class LocalRepository {
   }
 
   /**
-   * `prepareMerge`: a "no" leads to a merge of `descendant` into `ancestor`, so when only git can
-   * answer (not a direct parent), the merge's tree is started alongside (MergeTreesAhead).
+   * `prepareMerge`: a "no" leads to a merge of `descendant` into `ancestor`, so on a "no", or
+   * alongside git when only git can answer, the merge's tree is started (MergeTreesAhead).
    */
   async isAncestor(ancestor: string, descendant: string, signal?: AbortSignal, prepareMerge = false): Promise<boolean> {
-    const beforeWalk = prepareMerge ? () => this.resources.cache.mergesAhead.start(this.gitDir, ancestor, descendant) : undefined;
+    const unlessAncestor = prepareMerge ? () => this.resources.cache.mergesAhead.start(this.gitDir, ancestor, descendant) : undefined;
     try {
-      return await this.ancestry(ancestor, descendant, signal, beforeWalk);
+      return await this.ancestry(ancestor, descendant, signal, unlessAncestor);
     } catch (err) {
       if (err instanceof NotFoundError) throw notFound('Commit not found');
       throw err;
@@ -169,13 +170,18 @@ export class LocalRepository {
    * Whether `ancestor` is reachable from `descendant`, as `merge-base --is-ancestor` says. The
    * answer never changes for two ids, so it is cached (a merge asks IsAncestor, then its UpdateRef
    * asks the same pair); a direct parent is read from the commit through the cat-file pool (a merge
-   * commit's first parent is the target it moves from), and only then is git started.
+   * commit's first parent is the target it moves from), then a short walk of both histories
+   * through the pool answers most other pairs (walkAncestry), and only then is git started.
    */
-  private ancestry(ancestor: string, descendant: string, signal?: AbortSignal, beforeWalk?: () => void): Promise<boolean> {
+  private ancestry(ancestor: string, descendant: string, signal?: AbortSignal, unlessAncestor?: () => void): Promise<boolean> {
     return this.resources.cache.ancestry.fetch(ReadCaches.key(this.gitDir, ancestor, descendant), async () => {
       const commit = await readCommitObject(this.resources.pool, this.gitDir, descendant).catch(() => null);
       if (commit && parseCommit(commit.raw).parents.includes(ancestor)) return true;
-      beforeWalk?.();
+      const other = commit ? await readCommitObject(this.resources.pool, this.gitDir, ancestor).catch(() => null) : null;
+      const walked = commit && other ? await walkAncestry(this.resources.pool, this.gitDir, other, commit) : undefined;
+      if (walked === true) return true;
+      unlessAncestor?.();
+      if (walked === false) return false;
       // Exit 1 is the answer "no", not a failure.
       const { exitCode } = await runGit({ name: 'merge-base', flags: ['--is-ancestor'], args: [ancestor, descendant] }, { gitDir: this.gitDir, okExitCodes: [1], signal });
       return exitCode === 0;
@@ -227,7 +233,10 @@ export class LocalRepository {
     // CONTRACT §6: a conflicting merge is refused with the paths, and nothing is written.
     if (!r.clean) throw conflict('Merge conflict', { conflicts: r.conflicts });
     const parents = commit.squash ? [ours] : [ours, theirs];
-    return { commit: await commitMerge(this.gitDir, r.tree, parents, commit.author, commit.committer, commit.message), tree: r.tree };
+    const written = await commitMerge(this.gitDir, r.tree, parents, commit.author, commit.committer, commit.message);
+    // Its parents are ancestors by construction: the UpdateRef that moves the target to it asks.
+    for (const parent of parents) this.resources.cache.ancestry.set(ReadCaches.key(this.gitDir, parent, written), true);
+    return { commit: written, tree: r.tree };
   }
 
   /** The changed files between two commits, one at a time (CONTRACT §5 limits); returning early kills git. */
