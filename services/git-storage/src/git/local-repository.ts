@@ -8,7 +8,7 @@ import { GitCancelledError, NotFoundError, RefLockedError, RefMismatchError } fr
 import { commitMerge, mergeTree, type MergeTreeResult, type Signature } from './merge.js';
 import { walkAncestry } from './ancestry-walk.js';
 import { parseCommit } from './commit-parse.js';
-import { findTreeEntry, readCommitObject, readCommitObjects, readTreeListing, resolveCommitOid, withAnswer } from './objects.js';
+import { findTreeEntry, readCommitObject, readCommitObjects, readCommitObjectsOrNull, readTreeListing, resolveCommitOid, withAnswer } from './objects.js';
 import type { CachedRef, RefsCache } from './refs-cache.js';
 import { ZERO_OID } from './validate.js';
 
@@ -175,9 +175,8 @@ export class LocalRepository {
    */
   private ancestry(ancestor: string, descendant: string, signal?: AbortSignal, unlessAncestor?: () => void): Promise<boolean> {
     return this.resources.cache.ancestry.fetch(ReadCaches.key(this.gitDir, ancestor, descendant), async () => {
-      const commit = await readCommitObject(this.resources.pool, this.gitDir, descendant).catch(() => null);
+      const [commit = null, other = null] = await readCommitObjectsOrNull(this.resources.pool, this.gitDir, [descendant, ancestor]).catch(() => []);
       if (commit && parseCommit(commit.raw).parents.includes(ancestor)) return true;
-      const other = commit ? await readCommitObject(this.resources.pool, this.gitDir, ancestor).catch(() => null) : null;
       const walked = commit && other ? await walkAncestry(this.resources.pool, this.gitDir, other, commit) : undefined;
       if (walked === true) return true;
       unlessAncestor?.();

@@ -29,6 +29,19 @@ export function readCommitObject(pool: CatfilePool, gitDir: string, rev: string)
   });
 }
 
+/** Commits' raw objects in one round trip, each peeled (`^{commit}`), null for one there is no such commit for. */
+export function readCommitObjectsOrNull(pool: CatfilePool, gitDir: string, revs: string[]): Promise<Array<{ oid: string; raw: Buffer } | null>> {
+  return pool.with(gitDir, async (p) => {
+    p.send(revs.map((rev) => ['contents', `${rev}^{commit}`] as ['contents', string]));
+    const out: Array<{ oid: string; raw: Buffer } | null> = [];
+    for (let i = 0; i < revs.length; i++) {
+      const h = await p.readHeader();
+      out.push(h ? { oid: h.oid, raw: await p.readBody(h.size) } : null);
+    }
+    return out;
+  });
+}
+
 /** Several commits' raw objects in one round trip (log pages, push events). */
 export function readCommitObjects(pool: CatfilePool, gitDir: string, oids: string[]): Promise<Array<{ oid: string; raw: Buffer }>> {
   if (oids.length === 0) return Promise.resolve([]);
