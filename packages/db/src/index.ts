@@ -4,6 +4,7 @@ import { unavailable } from '@githost/errors';
 import { EmbeddedPostgres, holdsDatabase, sharedEmbeddedDatabase } from './embedded.js';
 
 export { EmbeddedPostgres, holdsDatabase, shareEmbeddedDatabase } from './embedded.js';
+export { GroupCommit, type GroupCommitOptions } from './group-commit.js';
 
 /**
  * One small interface over real Postgres (`pg`) and embedded Postgres (PGlite), so every service

@@ -86,13 +86,79 @@ describe.each(backends)('lifecycle queries on %s', (_name, open) => {
     expect((await store.applyChange(sync(mr, NEXT)))!.head_sha).toBe(NEXT);
   });
 
-  it('when listing open ones by branch, then only open ones of that repository and branch', async () => {
-    const a = await create('r-list');
-    const b = await create('r-list', 'other');
-    await store.applyChange({ mr_id: b.id, from_state: 'open', set: { state: 'closed' }, activities: [], events: () => [] });
-    expect((await store.openBySource('r-list', 'feature')).map((m) => m.id)).toEqual([a.id]);
-    expect((await store.openBySource('r-list', 'other'))).toEqual([]);
-    expect((await store.openByTarget('r-list', 'main')).map((m) => m.id)).toEqual([a.id]);
+  describe('open merge requests on a branch', () => {
+    const close = (mr: MergeRequest, state: string) => store.applyChange({ mr_id: mr.id, from_state: 'open', set: { state }, activities: [], events: () => [] });
+    const ids = async (repoId: string, branch: string) => (await store.openOnBranch(repoId, branch)).map((m) => m.id);
+    let fromFeature: MergeRequest; // feature -> main
+    let fromMain: MergeRequest; // main -> release
+    let closed: MergeRequest;
+    let merged: MergeRequest;
+
+    beforeAll(async () => {
+      const make = (source: string, target: string, repoId = 'r-branch') =>
+        store.create({ repo_id: repoId, title: `${source} -> ${target}`, description: null, author_id: 'u1', source_branch: source, target_branch: target, source_sha: SHA });
+      fromFeature = await make('feature', 'main');
+      fromMain = await make('main', 'release');
+      closed = await make('closed-src', 'closed-dst');
+      merged = await make('merged-src', 'closed-dst');
+      await close(closed, 'closed');
+      await close(merged, 'merged');
+      await make('feature', 'main', 'r-branch-other');
+      await make('only-other', 'main', 'r-branch-other');
+    });
+
+    it('when the branch is a source, then that merge request, whole', async () => {
+      expect(await store.openOnBranch('r-branch', 'feature')).toEqual([{ ...fromFeature }]);
+    });
+
+    it('when the branch is a target, then that merge request', async () => {
+      expect(await ids('r-branch', 'release')).toEqual([fromMain.id]);
+    });
+
+    it('when the branch is the target of one and the source of another, then both, by number', async () => {
+      expect(await ids('r-branch', 'main')).toEqual([fromFeature.id, fromMain.id]);
+    });
+
+    it('when the only merge requests on the branch are closed or merged, or on another repository, then none', async () => {
+      expect(await ids('r-branch', 'closed-src')).toEqual([]);
+      expect(await ids('r-branch', 'merged-src')).toEqual([]);
+      expect(await ids('r-branch', 'closed-dst')).toEqual([]);
+      expect(await ids('r-branch', 'only-other')).toEqual([]);
+      expect(await ids('r-branch-none', 'main')).toEqual([]);
+    });
+
+    it('when lookups are made at the same time, then they share one query and each gets its own answer', async () => {
+      let queries = 0;
+      const counted: Database = Object.assign(Object.create(db) as Database, {
+        query: (sql: string, params?: unknown[]) => (queries++, db.query(sql, params)),
+      });
+      const batched = new PgMergeRequestStore(counted);
+      const keys: Array<[string, string]> = [
+        ['r-branch', 'main'],
+        ['r-branch', 'feature'],
+        ['r-branch', 'main'],
+        ['r-branch', 'closed-src'],
+        ['r-branch-other', 'main'],
+        ['r-branch', 'nothing-here'],
+      ];
+      const answers = await Promise.all(keys.map(([repo, branch]) => batched.openOnBranch(repo, branch)));
+      expect(queries).toBe(1);
+      expect(answers.map((a) => a.map((m) => `${m.repo_id} ${m.source_branch} -> ${m.target_branch}`))).toEqual([
+        ['r-branch feature -> main', 'r-branch main -> release'],
+        ['r-branch feature -> main'],
+        ['r-branch feature -> main', 'r-branch main -> release'],
+        [],
+        ['r-branch-other feature -> main', 'r-branch-other only-other -> main'],
+        [],
+      ]);
+      expect(answers[0]![0]).not.toBe(answers[2]![0]); // copies: one caller's record is not another's
+    });
+
+    it('when a merge request is opened after a lookup, then the next lookup sees it (nothing is kept between lookups)', async () => {
+      expect(await ids('r-branch', 'late')).toEqual([]);
+      const late = await store.create({ repo_id: 'r-branch', title: 'late', description: null, author_id: 'u1', source_branch: 'late', target_branch: 'main', source_sha: SHA });
+      expect(await ids('r-branch', 'late')).toEqual([late.id]);
+    });
   });
 
   it('when a repository is deleted, then all its rows go (tables with repo_id included) and other repositories stay', async () => {

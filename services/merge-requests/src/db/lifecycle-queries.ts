@@ -57,9 +57,36 @@ export async function wasHandled(db: Database, eventId: string): Promise<boolean
   return (await db.query('SELECT 1 FROM handled_events WHERE event_id = $1', [eventId])).rows.length > 0;
 }
 
-export async function openOn(db: Database, repoId: string, column: 'source_branch' | 'target_branch', branch: string): Promise<MergeRequest[]> {
-  const r = await db.query<Row>(`SELECT ${MR_COLUMNS} FROM merge_requests WHERE repo_id = $1 AND ${column} = $2 AND state = 'open' ORDER BY number`, [repoId, branch]);
-  return r.rows.map(toMergeRequest);
+export interface BranchKey {
+  repoId: string;
+  branch: string;
+}
+
+/**
+ * For each (repository, branch), the open merge requests whose source or target is that branch,
+ * by number, in ONE statement. Two halves rather than one OR: each half is an exact probe of its
+ * partial index (migration 4) per key, where an OR lets the planner walk every open merge request
+ * of the repository (all targeting `main`, say) for a branch none uses.
+ */
+export async function openOnBranches(db: Queryable, keys: BranchKey[]): Promise<MergeRequest[][]> {
+  const id = (repoId: string, branch: string) => JSON.stringify([repoId, branch]);
+  const found = new Map<string, MergeRequest[]>();
+  const repos: string[] = [];
+  const branches: string[] = [];
+  for (const k of keys) {
+    if (found.has(id(k.repoId, k.branch))) continue;
+    found.set(id(k.repoId, k.branch), []);
+    repos.push(k.repoId);
+    branches.push(k.branch);
+  }
+  const half = (column: 'source_branch' | 'target_branch', also = '') =>
+    `SELECT k.repo AS key_repo, k.branch AS key_branch, ${MR_COLUMNS} FROM unnest($1::text[], $2::text[]) AS k (repo, branch)
+       JOIN merge_requests m ON m.repo_id = k.repo AND m.${column} = k.branch AND m.state = 'open'${also}`;
+  // The second half leaves out what the first found (a source that is its own target).
+  const r = await db.query<Row>(`${half('source_branch')} UNION ALL ${half('target_branch', ' AND m.source_branch <> k.branch')} ORDER BY number`, [repos, branches]);
+  for (const row of r.rows) found.get(id(String(row.key_repo), String(row.key_branch)))!.push(toMergeRequest(row));
+  // Each caller gets its own copies: two pushes of one branch in a batch share nothing.
+  return keys.map((k) => found.get(id(k.repoId, k.branch))!.map((mr) => ({ ...mr })));
 }
 
 export async function isMergeResult(db: Database, repoId: string, branch: string, sha: string): Promise<boolean> {

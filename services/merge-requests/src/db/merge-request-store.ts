@@ -1,4 +1,4 @@
-import type { Database, Queryable } from '@githost/db';
+import { GroupCommit, type Database, type Queryable } from '@githost/db';
 import { enqueueEvent } from '@githost/bus';
 import type { MergeRequestChange } from '../domain/lifecycle-ports.js';
 import type { ClaimResult, EventOf, MergeCompletion, MergePlan, MergeRequestStore, NewComment, NewMergeRequest } from '../domain/ports.js';
@@ -10,6 +10,9 @@ type Row = Record<string, unknown>;
 
 /** How often a live merge refreshes its intent; recovery's grace (recovery-loop.ts) is several beats. */
 export const INTENT_HEARTBEAT_MS = 2_000;
+
+/** Largest shared branch lookup: above the bus prefetch (32), so one burst is one query. */
+const BRANCH_LOOKUP_BATCH = 64;
 
 async function logActivity(tx: Queryable, repoId: string, userId: string | null, action: string, data: Record<string, unknown>): Promise<void> {
   await tx.query('INSERT INTO activity (repo_id, user_id, action, data) VALUES ($1, $2, $3, $4::jsonb)', [repoId, userId, action, JSON.stringify(data)]);
@@ -40,12 +43,16 @@ export class PgMergeRequestStore implements MergeRequestStore {
   private readonly held = new Set<string>();
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly heartbeatMs: number;
+  /** The pushes the consumer handles at once (its prefetch) share one lookup: each push's query
+   *  still starts after it arrived, so nothing is answered from an earlier event's look. */
+  private readonly branchLookups: GroupCommit<lifecycle.BranchKey, MergeRequest[]>;
 
   constructor(
     private readonly db: Database,
     opts: { heartbeatMs?: number } = {},
   ) {
     this.heartbeatMs = opts.heartbeatMs ?? INTENT_HEARTBEAT_MS;
+    this.branchLookups = new GroupCommit({ runBatch: (keys) => lifecycle.openOnBranches(db, keys), maxBatch: BRANCH_LOOKUP_BATCH });
   }
 
   private hold(mrId: string): void {
@@ -223,12 +230,8 @@ export class PgMergeRequestStore implements MergeRequestStore {
     return lifecycle.wasHandled(this.db, eventId);
   }
 
-  openBySource(repoId: string, branch: string) {
-    return lifecycle.openOn(this.db, repoId, 'source_branch', branch);
-  }
-
-  openByTarget(repoId: string, branch: string) {
-    return lifecycle.openOn(this.db, repoId, 'target_branch', branch);
+  openOnBranch(repoId: string, branch: string) {
+    return this.branchLookups.submit({ repoId, branch });
   }
 
   isMergeResult(repoId: string, branch: string, sha: string) {

@@ -188,6 +188,42 @@ describe('events that concern no merge request', () => {
   });
 });
 
+describe('the lookup', () => {
+  it('when a branch no open merge request uses is pushed, then one lookup and nothing more (no handled-event check, no git-storage)', async () => {
+    store.wasHandled = () => Promise.reject(new Error('wasHandled must not be called'));
+    deps.gitOn = () => {
+      throw new Error('git-storage must not be reached');
+    };
+    expect(await followPush(deps, push('refs/heads/other', F1, F2))).toBe('nothing');
+    expect(store.branchLookups).toEqual([['r1', 'other']]);
+  });
+
+  it('when the branch is the target of one merge request and the source of another, then one lookup serves both: the first merged, the second synchronized', async () => {
+    git.branches.set('release', BASE);
+    await createMergeRequest({ store, git, users: deps.users }, repo, { user_id: 'u-bob', username: 'bob' }, { title: 'Release', source_branch: 'main', target_branch: 'release' });
+    store.outbox = [];
+    store.branchLookups = [];
+    git.branches.set('main', F2);
+    expect(await followPush(deps, push('refs/heads/main', BASE, F2))).toBe('applied');
+    expect(store.branchLookups).toEqual([['r1', 'main']]);
+    expect(store.mrs.map((m) => [m.number, m.state, m.head_sha, m.merged_sha])).toEqual([
+      [1, 'merged', F1, F1],
+      [2, 'open', F2, null],
+    ]);
+    expect(actions().sort()).toEqual(['merged', 'synchronize']);
+  });
+
+  it('when a merge request of another repository uses the branch, then this repository\'s push does not touch it', async () => {
+    await createMergeRequest({ store, git, users: deps.users }, { ...repo, id: 'r2' }, { user_id: 'u-bob', username: 'bob' }, { title: 'Other', source_branch: 'feature', target_branch: 'main' });
+    git.branches.set('feature', F2);
+    expect(await followPush(deps, push('refs/heads/feature', F1, F2))).toBe('applied');
+    expect(store.mrs.map((m) => [m.repo_id, m.head_sha])).toEqual([
+      ['r1', F2],
+      ['r2', F1],
+    ]);
+  });
+});
+
 describe('repository_deleted', () => {
   it('when the repository is deleted, then its merge requests, comments and activity go, other repositories stay', async () => {
     const users = new FakeUsers();

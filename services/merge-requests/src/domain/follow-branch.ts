@@ -44,8 +44,11 @@ export async function followPush(deps: FollowDeps, event: EventEnvelope): Promis
   if (typeof p.ref !== 'string' || !p.ref.startsWith('refs/heads/') || !isOid(p.before) || !isOid(p.after)) return 'nothing';
   const branch = p.ref.slice('refs/heads/'.length);
   const repoId = event.repository.id;
-  const [bySource, byTarget] = await Promise.all([deps.store.openBySource(repoId, branch), deps.store.openByTarget(repoId, branch)]);
-  if (bySource.length === 0 && byTarget.length === 0) return 'nothing';
+  // Almost every push touches a branch no open merge request uses: one lookup, and done.
+  const open = await deps.store.openOnBranch(repoId, branch);
+  if (open.length === 0) return 'nothing';
+  const bySource = open.filter((mr) => mr.source_branch === branch);
+  const byTarget = open.filter((mr) => mr.target_branch === branch);
   if (await deps.store.wasHandled(event.id)) return 'duplicate';
 
   const git = deps.gitOn((await deps.store.shardOf(repoId)) ?? 'default');

@@ -40,8 +40,10 @@ export interface LifecycleStore {
    */
   applyEvent(eventId: string, repoId: string, changes: MergeRequestChange[]): Promise<boolean>;
   wasHandled(eventId: string): Promise<boolean>;
-  openBySource(repoId: string, branch: string): Promise<MergeRequest[]>;
-  openByTarget(repoId: string, branch: string): Promise<MergeRequest[]>;
+  /** The open merge requests whose source or target is `branch`, by number: all a push to it
+   *  can change. Lookups made at the same time may share one query; none is answered from an
+   *  earlier one. */
+  openOnBranch(repoId: string, branch: string): Promise<MergeRequest[]>;
   /** Whether `sha` on `branch` is what a merge through the API wrote there (a merged merge
    *  request into that branch has it as merged_sha). */
   isMergeResult(repoId: string, branch: string, sha: string): Promise<boolean>;

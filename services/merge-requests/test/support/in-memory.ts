@@ -14,6 +14,8 @@ export class MemoryStore implements MergeRequestStore {
   outbox: EventEnvelope[] = [];
   handled = new Set<string>();
   shards = new Map<string, string>();
+  /** Every (repository, branch) the push consumer looked up. */
+  branchLookups: Array<[string, string]> = [];
   private clock = 0;
   private tick = () => new Date(Date.UTC(2026, 0, 1) + ++this.clock * 1000).toISOString();
 
@@ -115,11 +117,12 @@ export class MemoryStore implements MergeRequestStore {
   async wasHandled(eventId: string) {
     return this.handled.has(eventId);
   }
-  async openBySource(repoId: string, branch: string) {
-    return this.mrs.filter((m) => m.repo_id === repoId && m.state === 'open' && m.source_branch === branch).map((m) => ({ ...m }));
-  }
-  async openByTarget(repoId: string, branch: string) {
-    return this.mrs.filter((m) => m.repo_id === repoId && m.state === 'open' && m.target_branch === branch).map((m) => ({ ...m }));
+  async openOnBranch(repoId: string, branch: string) {
+    this.branchLookups.push([repoId, branch]);
+    return this.mrs
+      .filter((m) => m.repo_id === repoId && m.state === 'open' && (m.source_branch === branch || m.target_branch === branch))
+      .sort((a, b) => a.number - b.number)
+      .map((m) => ({ ...m }));
   }
   async isMergeResult(repoId: string, branch: string, sha: string) {
     return this.mrs.some((m) => m.repo_id === repoId && m.target_branch === branch && m.state === 'merged' && m.merged_sha === sha);

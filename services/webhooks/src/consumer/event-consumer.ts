@@ -1,11 +1,11 @@
 import type { EventBus, EventEnvelope, Subscription } from '@githost/bus';
+import { GroupCommit } from '@githost/db';
 import type { Logger } from '@githost/logging';
 import { validation } from '@githost/errors';
 import { EVENT_KINDS } from '../domain/events.js';
 import type { DeliveryStore, WebhookStore } from '../domain/ports.js';
 import { forgetRepository } from '../domain/repository-purge.js';
 import { envelopeProblem } from '../domain/event-envelope.js';
-import { GroupCommit } from '../group-commit.js';
 
 export interface ConsumerOptions {
   queue: string;
@@ -44,7 +44,7 @@ export function subscribeToEvents(
   opts: ConsumerOptions,
 ): Promise<Subscription> {
   const recorder = new GroupCommit<EventEnvelope, number>({
-    writeBatch: (events) => deliveries.recordEvents(events),
+    runBatch: (events) => deliveries.recordEvents(events),
     maxBatch: opts.maxBatch ?? DEFAULT_MAX_BATCH,
     onBatchFailed: (err, size) => logger.warn({ err, size }, 'recording a batch of events failed; recording them one by one'),
   });

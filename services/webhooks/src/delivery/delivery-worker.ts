@@ -1,9 +1,9 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { GroupCommit } from '@githost/db';
 import type { Logger } from '@githost/logging';
 import type { DeliveryQueue } from '../domain/ports.js';
 import type { AttemptResult, ClaimedDelivery } from '../domain/types.js';
-import { GroupCommit } from '../group-commit.js';
 import { decideNext, type AttemptOutcome, type RetryPolicy } from '../domain/retry-policy.js';
 import { deliveryHeaders } from '../domain/signing.js';
 import { sendDelivery, type SendOptions, type SendResult } from './send-delivery.js';
@@ -58,7 +58,7 @@ export class DeliveryWorker {
     const agentOptions = { keepAlive: true, maxSockets: opts.concurrency, maxFreeSockets: opts.concurrency };
     this.agent = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
     this.recorder = new GroupCommit({
-      writeBatch: (attempts) => deliveries.recordAttempts(attempts),
+      runBatch: (attempts) => deliveries.recordAttempts(attempts),
       maxBatch: opts.concurrency,
       onBatchFailed: (err, size) => logger.warn({ err, size }, 'recording a batch of delivery attempts failed; recording them one by one'),
     });

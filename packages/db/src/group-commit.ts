@@ -1,14 +1,16 @@
 /**
  * Group commit: callers submit one item each and wait for it; items that arrive while a batch is
- * being written are written together in the next one, so a busy consumer pays one transaction per
- * batch instead of one per message, and an idle one still writes a lone item at once.
+ * being run are run together in the next one, so a busy consumer pays one transaction (or one
+ * statement) per batch instead of one per message, and an idle one still runs a lone item at once.
+ * Webhooks records events and delivery attempts this way; merge-requests looks up the open merge
+ * requests of pushed branches this way (one SELECT for the pushes in flight).
  *
- * A batch that fails is retried one item at a time, so an item that can never be written (a
- * poison message) fails only its own caller and the rest of its batch still commits.
+ * A batch that fails is retried one item at a time, so an item that can never be run (a poison
+ * message) fails only its own caller and the rest of its batch still commits.
  */
 export interface GroupCommitOptions<T, R> {
-  /** Writes all items atomically; one result per item, in order. */
-  writeBatch(items: T[]): Promise<R[]>;
+  /** Runs all items as one unit (one transaction or statement); one result per item, in order. */
+  runBatch(items: T[]): Promise<R[]>;
   /** Largest batch. */
   maxBatch: number;
   /** Called when a batch failed and its items are retried one by one. */
@@ -50,7 +52,7 @@ export class GroupCommit<T, R> {
 
   private async write(batch: Pending<T, R>[]): Promise<void> {
     try {
-      const results = await this.opts.writeBatch(batch.map((p) => p.item));
+      const results = await this.opts.runBatch(batch.map((p) => p.item));
       batch.forEach((p, i) => p.resolve(results[i]!));
       return;
     } catch (err) {
@@ -62,7 +64,7 @@ export class GroupCommit<T, R> {
     }
     for (const p of batch) {
       try {
-        p.resolve((await this.opts.writeBatch([p.item]))[0]!);
+        p.resolve((await this.opts.runBatch([p.item]))[0]!);
       } catch (err) {
         p.reject(err);
       }
