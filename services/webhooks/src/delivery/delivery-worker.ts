@@ -24,11 +24,12 @@ export interface DeliveryMetrics {
 }
 
 /**
- * Sends pending deliveries (Gitea's services/webhook/deliver.go is the model): claim before
- * sending (a lease in the database, so replicas and restarts never lose or double-run one
- * silently), sign, POST within a timeout, record the attempt, and schedule the retry or finish.
- * Concurrency is bounded; a wake() from the consumer or the API starts work at once, a timer
- * covers retries that come due.
+ * Sends deliveries (Gitea's services/webhook/deliver.go is the model): sign, POST within a
+ * timeout, record the attempt, and schedule the retry or finish. A first attempt comes from the
+ * consumer, which holds its event unacknowledged until the outcome is recorded; a retry, a ping or
+ * a redelivery is claimed from the database first (a lease, so replicas and restarts never lose or
+ * double-run one silently). Concurrency is bounded; a wake() from the API starts work at once, a
+ * timer covers retries that come due.
  */
 export class DeliveryWorker {
   private inFlight = 0;
@@ -79,6 +80,20 @@ export class DeliveryWorker {
     }
     this.agent.http.destroy();
     this.agent.https.destroy();
+  }
+
+  /**
+   * Sends a delivery's first attempt now and resolves once its outcome is recorded (README
+   * "Webhooks"); throws when it could not be recorded, so the consumer leaves the event to the
+   * broker, which brings it again. Counts in the worker's concurrency like a claimed attempt.
+   */
+  async deliverFirst(claim: ClaimedDelivery): Promise<void> {
+    this.inFlight++;
+    try {
+      await this.attempt(claim);
+    } finally {
+      this.inFlight--;
+    }
   }
 
   wake(): void {
