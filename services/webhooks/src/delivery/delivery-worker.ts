@@ -84,7 +84,7 @@ export class DeliveryWorker {
 
   /**
    * Sends a delivery's first attempt now and resolves once its outcome is recorded (README
-   * "Webhooks"); throws when it could not be recorded, so the consumer leaves the event to the
+   * "Webhook deliveries"); throws when it could not be recorded, so the consumer leaves the event to the
    * broker, which brings it again. Counts in the worker's concurrency like a claimed attempt.
    */
   async deliverFirst(claim: ClaimedDelivery): Promise<void> {

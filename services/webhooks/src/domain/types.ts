@@ -41,7 +41,7 @@ export interface DeliveryAttempt {
 
 /**
  * A delivery this process is about to send: a pending one it has leased, or the first attempt of
- * an event's delivery, which is recorded only with that attempt's outcome (README "Webhooks").
+ * an event's delivery, which is recorded only with that attempt's outcome (README "Webhook deliveries").
  */
 export interface ClaimedDelivery {
   id: string;
