@@ -6,7 +6,8 @@ import type { AttemptResult, ClaimedDelivery } from '../domain/types.js';
 import { GroupCommit } from '../group-commit.js';
 import { decideNext, type AttemptOutcome, type RetryPolicy } from '../domain/retry-policy.js';
 import { deliveryHeaders } from '../domain/signing.js';
-import { sendDelivery, type SendOptions, type SendResult } from './send-delivery.js';
+import type { Got } from 'got';
+import { deliveryClient, sendDelivery, type SendOptions, type SendResult } from './send-delivery.js';
 
 const RETRY_WAKE_MARGIN_MS = 5;
 const CLAIM_DELAY_MS = 20;
@@ -42,6 +43,7 @@ export class DeliveryWorker {
   private readonly leaseMs: number;
   private readonly claimBatch: number;
   private readonly agent: { http: HttpAgent; https: HttpsAgent };
+  private readonly client: Got;
   /** Attempts that end together are recorded in one transaction. */
   private readonly recorder: GroupCommit<{ claim: ClaimedDelivery; result: AttemptResult }, boolean>;
 
@@ -58,6 +60,7 @@ export class DeliveryWorker {
     // accept a new connection per delivery.
     const agentOptions = { keepAlive: true, maxSockets: opts.concurrency, maxFreeSockets: opts.concurrency };
     this.agent = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+    this.client = deliveryClient({ ...opts, agent: this.agent });
     this.recorder = new GroupCommit({
       writeBatch: (attempts) => deliveries.recordAttempts(attempts),
       maxBatch: opts.concurrency,
@@ -167,7 +170,7 @@ export class DeliveryWorker {
       secret: claim.secret,
       timestamp: Math.floor(Date.now() / 1000),
     });
-    const sent = await sendDelivery(claim.url, headers, body, { ...this.opts, agent: this.agent });
+    const sent = await sendDelivery(this.client, claim.url, headers, body, this.opts);
     const decision = decideNext(sent.outcome, claim.attempts - claim.round_start + 1, this.opts.retry);
     const status = decision.next === 'retry' ? 'pending' : decision.next;
     await this.recorder.submit({
