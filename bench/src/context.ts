@@ -31,6 +31,8 @@ export class BenchContext {
   private userP?: Promise<BenchUser>;
   private hosted?: HostedRepo;
   private dropDatabase?: () => Promise<void>;
+  /** The run's Postgres database (its backends are found by this name); unset when embedded. */
+  databaseName?: string;
   readonly embedded: boolean;
   /** Each service in its own process (GITHOST_PROCESS_PER_SERVICE), as on Kubernetes. */
   readonly processPerService: boolean;
@@ -96,6 +98,7 @@ export class BenchContext {
     if (!this.embedded) {
       const db = await createTestDatabase('githost_bench');
       this.dropDatabase = db.drop;
+      this.databaseName = decodeURIComponent(new URL(db.url).pathname.slice(1));
       Object.assign(env, { DATABASE_URL: db.url, AMQP_URL: this.amqpUrl, GITHOST_EVENTS_EXCHANGE: this.exchange, GITHOST_WEBHOOKS_QUEUE: this.queue, GITHOST_MERGE_REQUESTS_QUEUE: this.mergeRequestsQueue });
     } else {
       Object.assign(env, { DATABASE_URL: '', AMQP_URL: '' });

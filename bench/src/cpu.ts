@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
 
@@ -15,4 +15,75 @@ export function cpuMs(pids: number[]): number {
     }
   }
   return ticks * TICK_MS;
+}
+
+/** Every process whose command line matches, with its own ticks (a pid seen once is followed to its exit). */
+function matchingPids(match: (cmdline: string) => boolean): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (match(readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' '))) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+/** Busy and total jiffies of the whole machine (/proc/stat's first line). */
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return { busy: total - fields[3]! - fields[4]!, total };
+}
+
+export interface CpuGroup {
+  name: string;
+  /** Found again at the end too, so a process that starts during the phase (a pool's new Postgres backend) counts from 0. */
+  pids(): number[];
+}
+
+/**
+ * CPU time of groups of processes over one phase: where a pipeline spread over several processes
+ * (services, Postgres backends, the broker, the bench itself) spends its time, which load on a
+ * shared machine changes much less than rates.
+ */
+export class CpuSplit {
+  private start = new Map<string, Map<number, number>>();
+  private machine = machineTicks();
+
+  constructor(private readonly groups: CpuGroup[]) {}
+
+  begin(): void {
+    this.machine = machineTicks();
+    this.start = new Map(this.groups.map((g) => [g.name, new Map(g.pids().map((pid) => [pid, cpuMs([pid])]))]));
+  }
+
+  /** Milliseconds of CPU per group since begin(), and how busy the machine was (0-1 of all its cores). */
+  end(): { groups: Array<{ name: string; ms: number }>; machineBusy: number } {
+    const machine = machineTicks();
+    const groups = this.groups.map((g) => {
+      const before = this.start.get(g.name) ?? new Map<number, number>();
+      const pids = new Set([...before.keys(), ...g.pids()]);
+      let ms = 0;
+      for (const pid of pids) {
+        const now = cpuMs([pid]);
+        // a process that exited reads 0 now: its time since begin() is lost, not negative
+        if (now > 0) ms += now - (before.get(pid) ?? 0);
+      }
+      return { name: g.name, ms };
+    });
+    const total = machine.total - this.machine.total;
+    return { groups, machineBusy: total > 0 ? (machine.busy - this.machine.busy) / total : 0 };
+  }
+
+  /** The groups of a githost run on Postgres and RabbitMQ: each service process, its database's backends, the broker, this bench. */
+  static forService(processes: Array<{ name: string; pid: number }>, databaseName: string | undefined): CpuSplit {
+    const groups: CpuGroup[] = processes.filter((p) => p.name !== 'launcher').map((p) => ({ name: p.name, pids: () => [p.pid] }));
+    if (databaseName) groups.push({ name: 'Postgres (the run database\'s backends)', pids: () => matchingPids((c) => c.startsWith('postgres: ') && c.includes(` ${databaseName} `)) });
+    groups.push({ name: 'RabbitMQ', pids: () => matchingPids((c) => c.includes('beam.smp')) });
+    groups.push({ name: 'bench (publisher, receiver)', pids: () => [process.pid] });
+    return new CpuSplit(groups);
+  }
 }

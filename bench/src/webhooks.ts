@@ -5,6 +5,7 @@ import type { BenchContext } from './context.js';
 import { ensureRepo } from './generate-repo.js';
 import { git, gitText } from './git.js';
 import { DEFAULT_PARAMS } from './params.js';
+import { CpuSplit } from './cpu.js';
 import { QueueDepthSampler } from './queue-depth.js';
 import { WebhookReceiver } from './receiver.js';
 import type { Section } from './report.js';
@@ -78,6 +79,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
   try {
     const phases: PhaseResult[] = [];
     const stageNotes: string[] = [];
+    const cpuNotes: string[] = [];
     // A freshly started service compiles its code paths and opens its connections on the first
     // deliveries; one round of pushes, not measured, so the phases measure the sustained rate.
     const warmUp = perPush * Number(process.env.BENCH_PUSH_CONCURRENCY ?? 4);
@@ -112,6 +114,8 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       service.rss.reset();
       const depth = ctx.embedded ? undefined : new QueueDepthSampler(ctx.amqpUrl, ctx.queue);
       await depth?.start();
+      const cpu = ctx.embedded ? undefined : CpuSplit.forService(service.processes, ctx.databaseName);
+      cpu?.begin();
       let phase: PhaseResult;
       try {
         phase =
@@ -123,11 +127,13 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
         await depth?.stop();
         throw err;
       }
+      const split = cpu?.end();
+      if (split && phase.delivered > 0) cpuNotes.push(cpuNote(label, split, phase.delivered));
       const peaks = service.rss.read();
       phases.push(Object.assign(phase, { rss: peaks.rootBytes, rssLabel: fmtLargest(peaks), queueMax: await depth?.stop() }));
       const last = repos[repos.length - 1]!;
-      const split = await stageSplit(user.api, `/api/repos/${user.username}/${last.name}/webhooks/${last.hookId}/deliveries?limit=100`, receiver, phase);
-      if (split) stageNotes.push(split);
+      const stages = await stageSplit(user.api, `/api/repos/${user.username}/${last.name}/webhooks/${last.hookId}/deliveries?limit=100`, receiver, phase);
+      if (stages) stageNotes.push(stages);
     }
     const row = (p: PhaseResult): string[] => {
       const offeredReached = p.events / p.pushSeconds >= 0.9 * p.rate;
@@ -164,6 +170,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       'max queue depth: most messages waiting (ready, not yet sent to the consumer) in the webhooks queue (a deep queue: the consumer is the bottleneck; an empty one: events reach the broker slowly, or the consumer holds them: up to its prefetch, 1,024, are in flight unacked and not counted)',
       'deliveries/s: unique deliveries over the time from the first event produced to the last delivery arriving; latency: from the push returning (or the publish) to the successful attempt arriving; first-attempt: to the first attempt arriving',
       ...stageNotes,
+      ...cpuNotes,
       ...phases.filter((p) => p.early > 0).map((p) => `${p.label}: ${p.early} deliveries arrived before their push had returned to the client (counted as 0 ms)`),
       ...phases.filter((p) => p.unexpected > 0).map((p) => `${p.label}: ${p.unexpected} deliveries for refs not pushed in this phase`),
     ];
@@ -189,6 +196,14 @@ interface HookedRepo {
   url: string;
   hookId: string;
   repoId: string;
+}
+
+/** Where one phase's CPU went, per 1,000 deliveries: what load on a shared machine changes least. */
+function cpuNote(label: string, split: ReturnType<CpuSplit['end']>, delivered: number): string {
+  const per = (ms: number) => `${fmtNum(Math.round((ms * 1000) / delivered))} ms`;
+  const total = split.groups.reduce((sum, g) => sum + g.ms, 0);
+  const parts = split.groups.filter((g) => g.ms > 0).sort((a, b) => b.ms - a.ms).map((g) => `${g.name} ${per(g.ms)}`);
+  return `${label}, CPU per 1,000 deliveries: ${parts.join(', ')}; all of these ${per(total)} (the machine was ${Math.round(split.machineBusy * 100)}% busy over the phase)`;
 }
 
 /** The service's targets: deliveries/s sustained back to back, first-attempt p95 at the offered rate. */

@@ -77,7 +77,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       finish(app);
 
       serving = await serveHttp(app, registry, config, { service: SERVICE, logger, metricsEndpoint: deps.metricsEndpoint });
-      subscription = await subscribeToEvents(eventBus, deliveries, webhooks, logger, { queue: config.eventsQueue, onRecorded: wake, metrics });
+      subscription = await subscribeToEvents(eventBus, deliveries, webhooks, worker, logger, { queue: config.eventsQueue, metrics });
       worker.start();
       return serving.ports;
     },

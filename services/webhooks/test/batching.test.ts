@@ -7,6 +7,7 @@ import { createLogger } from '@githost/logging';
 import { MIGRATIONS } from '../src/db/migrations.js';
 import { DeliveryRepository } from '../src/db/delivery-repository.js';
 import type { ClaimedDelivery } from '../src/domain/types.js';
+import { deliveryIdFor } from '../src/domain/delivery-id.js';
 import { WebhookRepository } from '../src/db/webhook-repository.js';
 import { subscribeToEvents } from '../src/consumer/event-consumer.js';
 import { createHook, harnessWithReceiver, settledDeliveries } from './support/service.js';
@@ -16,20 +17,20 @@ const push = (n: number) => ({ event: 'push', ref: `refs/heads/b${n}` });
 // Date.parse accepts it, Postgres refuses it: an event that passes every check and still cannot be written.
 const IMPOSSIBLE_DATE = '2026-02-30T00:00:00Z';
 
-describe('events recorded in batches (real Postgres)', () => {
+describe('events looked up in batches (real Postgres)', () => {
   const started = harnessWithReceiver();
 
-  it('when events arrive together, then their deliveries are recorded in one transaction', async () => {
+  it('when events arrive together, then they are looked up together: their deliveries share one taken-up time', async () => {
     const { harness: h, receiver } = started;
     const repoId = randomUUID();
     const hook = (await h.call('POST', '/api/repos/alice/project/webhooks', { url: receiver.url }, { repoId })).body as { id: string };
     await Promise.all(Array.from({ length: 20 }, (_, i) => h.publish('push', push(i), { repoId })));
     const list = await settledDeliveries(h, hook.id, 20, repoId);
-    // now() is the transaction's start: one value for all of them
+    // created_at is when the lookup took the batch up: one value for all of them
     expect(new Set(list.map((d) => d.created_at)).size).toBe(1);
   });
 
-  it('when one event of a batch cannot be recorded, then it alone fails and the rest of its batch is recorded and delivered', async () => {
+  it('when one event of a batch cannot be looked up, then it alone fails and the rest of its batch is recorded and delivered', async () => {
     const { harness: h, receiver } = started;
     const hookId = await createHook(h, { url: receiver.url });
     const results = await Promise.allSettled(
@@ -41,11 +42,11 @@ describe('events recorded in batches (real Postgres)', () => {
   });
 });
 
-describe('the worker woken by the consumer', () => {
-  // The fallback poll is longer than the test may wait: only the wake-up can deliver in time.
+describe('first attempts sent by the consumer', () => {
+  // The fallback poll is longer than the test may wait: only the consumer's own sends deliver in time.
   const started = harnessWithReceiver({ env: { GITHOST_WEBHOOK_POLL_MS: '600000' } });
 
-  it('when deliveries are recorded, then the worker sends them without waiting for its poll', async () => {
+  it('when events come, then their first attempts are sent without waiting for the worker\'s poll', async () => {
     const { harness: h, receiver } = started;
     const hookId = await createHook(h, { url: receiver.url });
     await h.publish('push', push(1));
@@ -78,10 +79,7 @@ describe('attempts recorded in batches (real Postgres)', () => {
     const repoId = randomUUID();
     const hook = await webhooks.create(repoId, { url: 'http://127.0.0.1:9/hook', secret: null, events: 'push' });
     await db.query('UPDATE webhooks SET consecutive_failures = $2 WHERE id = $1', [hook.id, failures]);
-    // a second ahead: the webhook's created_at has microseconds a same-millisecond event time would precede
-    for (let i = 0; i < pending; i++) {
-      await deliveries.recordEvents([{ id: randomUUID(), kind: 'push', occurred_at: new Date(Date.now() + 1000).toISOString(), repository: { id: repoId, owner: 'a', name: 'b' }, payload: push(i) }]);
-    }
+    for (let i = 0; i < pending; i++) await deliveries.recordDirect({ webhookId: hook.id, event: 'push', payload: push(i) });
     const claims = (await deliveries.claimDue(100, 60_000)).filter((c) => c.webhook_id === hook.id);
     expect(claims).toHaveLength(pending);
     return { hookId: hook.id, claims };
@@ -99,6 +97,59 @@ describe('attempts recorded in batches (real Postgres)', () => {
     expect((await deliveries.attempts(a.id)).map((x) => x.status)).toEqual(['succeeded']);
     expect((await deliveries.attempts(b.id)).map((x) => x.status)).toEqual(['failed']);
     expect(await deliveries.attempts(c.id)).toEqual([]);
+  });
+
+  const event = (repoId: string, i: number, id: string = randomUUID(), occurredAt = new Date(Date.now() + 1000)): EventEnvelope => ({
+    id,
+    kind: 'push',
+    occurred_at: occurredAt.toISOString(),
+    repository: { id: repoId, owner: 'a', name: 'b' },
+    payload: push(i),
+  });
+
+  it('when first attempts are recorded, then each creates its delivery under the id derived from webhook and event, in its outcome\'s state, once', async () => {
+    const repoId = randomUUID();
+    const hook = await webhooks.create(repoId, { url: 'http://127.0.0.1:9/hook', secret: 's', events: 'push' });
+    const events = [event(repoId, 1), event(repoId, 2), event(repoId, 3)];
+    const claims = (await deliveries.firstAttempts(events)).map((c) => {
+      expect(c).toHaveLength(1);
+      return c[0]!;
+    });
+    expect(claims.map((c) => c.id)).toEqual(events.map((e) => deliveryIdFor(hook.id, e.id)));
+    expect(claims[0]).toMatchObject({ webhook_id: hook.id, url: 'http://127.0.0.1:9/hook', secret: 's', attempts: 0, round_start: 0, event: 'push', payload: push(1), first: { event_id: events[0]!.id } });
+    const [a, b, c] = claims as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
+    const later = { ...result('pending'), retryInMs: 60_000 };
+    expect(await deliveries.recordAttempts([{ claim: a, result: result('delivered') }, { claim: b, result: later }, { claim: c, result: result('failed') }])).toEqual([true, true, true]);
+    const rows = (await db.query<{ id: string; event_id: string; status: string; attempts: number; delivered: boolean; due_later: boolean }>(
+      'SELECT id, event_id, status, attempts, delivered_at IS NOT NULL AS delivered, next_attempt_at > now() AS due_later FROM deliveries WHERE webhook_id = $1',
+      [hook.id],
+    )).rows;
+    expect(Object.fromEntries(rows.map((r) => [r.event_id, [r.id, r.status, r.attempts, r.delivered, r.due_later]]))).toEqual({
+      [events[0]!.id]: [a.id, 'delivered', 1, true, false],
+      [events[1]!.id]: [b.id, 'pending', 1, false, true],
+      [events[2]!.id]: [c.id, 'failed', 1, false, false],
+    });
+    expect((await deliveries.attempts(b.id)).map((x) => [x.number, x.status, x.response_status])).toEqual([[1, 'failed', 500]]);
+    // recorded: the events make no first attempt again, and the same attempt recorded twice is refused
+    expect(await deliveries.firstAttempts(events)).toEqual([[], [], []]);
+    expect(await deliveries.recordAttempts([{ claim: a, result: result('failed') }])).toEqual([false]);
+    expect(await deliveries.attempts(a.id)).toHaveLength(1);
+    // the retry goes the leased way, as attempt 2 (brought forward: it is due in a minute)
+    await db.query('UPDATE deliveries SET next_attempt_at = now() WHERE id = $1', [b.id]);
+    const retry = (await deliveries.claimDue(100, 60_000)).find((x) => x.id === b.id)!;
+    expect(retry).toMatchObject({ attempts: 1, url: 'http://127.0.0.1:9/hook' });
+    expect(retry.first).toBeUndefined();
+    expect(await deliveries.recordAttempts([{ claim: retry, result: result('delivered') }])).toEqual([true]);
+    expect((await deliveries.attempts(b.id)).map((x) => [x.number, x.status])).toEqual([[1, 'failed'], [2, 'succeeded']]);
+  });
+
+  it('when an event comes twice in one batch, is not selected, or is older than the webhook, then it makes no first attempt for it', async () => {
+    const repoId = randomUUID();
+    const pushes = await webhooks.create(repoId, { url: 'http://127.0.0.1:9/a', secret: null, events: 'push' });
+    await webhooks.create(repoId, { url: 'http://127.0.0.1:9/b', secret: null, events: 'merge_request' });
+    const twice = randomUUID();
+    const claims = await deliveries.firstAttempts([event(repoId, 1, twice), event(repoId, 1, twice), event(repoId, 2, randomUUID(), new Date(Date.now() - 60_000))]);
+    expect(claims.map((c) => c.map((x) => x.id))).toEqual([[deliveryIdFor(pushes.id, twice)], [], []]);
   });
 
   it('when a batch finishes deliveries of a webhook 19 failures in a row, then the streak follows them in order and the 20th failure deactivates it', async () => {
@@ -139,29 +190,41 @@ describe('a crash between recording and acking (real RabbitMQ and Postgres)', ()
     await drop();
   });
 
-  it('when the broker connection dies after a batch committed and before its acks, then the events come again and record nothing twice', async () => {
+  it('when the broker connection dies after first attempts were recorded and before their acks, then the events come again and nothing is sent or recorded twice', async () => {
     const repoId = randomUUID();
     await new WebhookRepository(db).create(repoId, { url: 'http://127.0.0.1:9/hook', secret: null, events: 'push' });
-    const seen: string[] = [];
+    const repository = new DeliveryRepository(db);
+    const lookedUp: string[] = [];
+    const sent: string[] = [];
     let crashed = false;
-    /** Commits for real, then loses the connection before the handler can resolve (and ack). */
-    class CrashingRepository extends DeliveryRepository {
-      override async recordEvents(events: EventEnvelope[]): Promise<number[]> {
-        const recorded = await super.recordEvents(events);
-        seen.push(...events.map((e) => e.id));
+    class CountingRepository extends DeliveryRepository {
+      override async firstAttempts(events: EventEnvelope[]) {
+        lookedUp.push(...events.map((e) => e.id));
+        return super.firstAttempts(events);
+      }
+    }
+    /** Records a delivered attempt for real, then loses the connection before the handler can resolve (and ack). */
+    const sender = {
+      async deliverFirst(claim: ClaimedDelivery) {
+        sent.push(claim.id);
+        await repository.recordAttempts([{ claim, result: { status: 'delivered', responseStatus: 200, responseBody: 'ok', error: null, durationMs: 1 } }]);
         if (!crashed) {
           crashed = true;
           expect(await closeConnectionsNamed(consumerName)).toBeGreaterThan(0);
         }
-        return recorded;
-      }
-    }
-    subscription = await subscribeToEvents(consumerBus, new CrashingRepository(db), new WebhookRepository(db), createLogger('test'), { queue });
+      },
+    };
+    subscription = await subscribeToEvents(consumerBus, new CountingRepository(db), new WebhookRepository(db), sender, createLogger('test'), { queue });
     const ids = Array.from({ length: 10 }, () => randomUUID());
+    // a second ahead: the webhook's created_at has microseconds a same-millisecond event time would precede
     await Promise.all(ids.map((id, i) => publisher.publish({ id, kind: 'push', occurred_at: new Date(Date.now() + 1000).toISOString(), repository: { id: repoId, owner: 'a', name: 'b' }, payload: push(i) })));
-    // every event recorded, and the crashed batch's events came at least twice
-    await eventually(async () => (ids.every((id) => seen.includes(id)) && seen.length > ids.length ? true : undefined));
-    const rows = (await db.query<{ event_id: string }>('SELECT event_id FROM deliveries')).rows.map((r) => r.event_id);
-    expect(rows.sort()).toEqual([...ids].sort());
+    // every event sent, and the crashed batch's events came at least twice
+    await eventually(async () => (ids.every((id) => lookedUp.includes(id)) && lookedUp.length > ids.length && sent.length >= ids.length ? true : undefined));
+    // the redelivered events' handlers finish too (a second send would show up here)
+    await new Promise((r) => setTimeout(r, 300));
+    const rows = (await db.query<{ id: string; event_id: string; status: string }>('SELECT id, event_id, status FROM deliveries')).rows;
+    expect(rows.map((r) => r.event_id).sort()).toEqual([...ids].sort());
+    expect(rows.map((r) => r.status)).toEqual(rows.map(() => 'delivered'));
+    expect([...sent].sort()).toEqual(rows.map((r) => r.id).sort());
   });
 });

@@ -4,23 +4,27 @@ import type { Logger } from '@githost/logging';
 import { validation } from '@githost/errors';
 import { EVENT_KINDS } from '../domain/events.js';
 import type { DeliveryStore, WebhookStore } from '../domain/ports.js';
+import type { ClaimedDelivery } from '../domain/types.js';
 import { forgetRepository } from '../domain/repository-purge.js';
 import { envelopeProblem } from '../domain/event-envelope.js';
 
 export interface ConsumerOptions {
   queue: string;
-  /** Messages in flight at once; also bounds how many share one transaction. */
+  /** Messages in flight at once; also bounds how many share one lookup. */
   prefetch?: number;
-  /** Most events recorded in one transaction. */
+  /** Most events looked up in one query. */
   maxBatch?: number;
-  /** Called after deliveries were recorded, so the worker sends them now. */
-  onRecorded?: () => void;
   metrics?: ConsumerMetrics;
 }
 
 export interface ConsumerMetrics {
-  /** An event's deliveries are durable, `lagSeconds` after the change happened (queue lag). */
+  /** An event was taken up `lagSeconds` after the change happened (queue lag); observed once its deliveries are recorded. */
   eventRecorded(lagSeconds: number): void;
+}
+
+/** Sends a first attempt and resolves once its outcome is recorded (the delivery worker). */
+export interface FirstAttemptSender {
+  deliverFirst(claim: ClaimedDelivery): Promise<void>;
 }
 
 /** git-storage's event for a removed repository: not delivered, it purges the repository's webhooks. */
@@ -30,23 +34,25 @@ export const DEFAULT_PREFETCH = 256;
 export const DEFAULT_MAX_BATCH = 128;
 
 /**
- * Turns events into pending deliveries. The handler resolves only after the deliveries are
- * committed, and the bus acks only then: a crash in between brings the event again, and the
- * UNIQUE (webhook_id, event_id) key makes the second recording a no-op. Messages in flight
- * together are recorded in one transaction (group commit); one that cannot be recorded fails
+ * Turns events into deliveries and sends their first attempts (README "Webhook deliveries"). The event stays
+ * unacknowledged until every first attempt's outcome is recorded with its delivery, and the bus
+ * acks only then: a crash in between brings the event again, a delivery already recorded is not
+ * sent again, and one whose record was lost goes out again under the same delivery id. The events
+ * in flight together are looked up in one query; one that cannot be looked up or recorded fails
  * alone and goes the bus's redelivery / dead-letter way.
  */
 export function subscribeToEvents(
   bus: EventBus,
-  deliveries: Pick<DeliveryStore, 'recordEvents'>,
+  deliveries: Pick<DeliveryStore, 'firstAttempts'>,
   webhooks: Pick<WebhookStore, 'deleteForRepository'>,
+  sender: FirstAttemptSender,
   logger: Logger,
   opts: ConsumerOptions,
 ): Promise<Subscription> {
-  const recorder = new GroupCommit<EventEnvelope, number>({
-    runBatch: (events) => deliveries.recordEvents(events),
+  const lookup = new GroupCommit<EventEnvelope, ClaimedDelivery[]>({
+    runBatch: (events) => deliveries.firstAttempts(events),
     maxBatch: opts.maxBatch ?? DEFAULT_MAX_BATCH,
-    onBatchFailed: (err, size) => logger.warn({ err, size }, 'recording a batch of events failed; recording them one by one'),
+    onBatchFailed: (err, size) => logger.warn({ err, size }, 'looking up a batch of events failed; looking them up one by one'),
   });
   const handler = async (event: EventEnvelope) => {
     const problem = envelopeProblem(event);
@@ -60,11 +66,14 @@ export function subscribeToEvents(
       logger.info({ event_id: event.id, kind: event.kind, repo_id: event.repository.id, webhooks_removed: removed, request_id: event.request_id }, 'repository webhooks purged');
       return;
     }
-    const recorded = await recorder.submit(event);
+    const claims = await lookup.submit(event);
     const lagSeconds = Math.max(0, (Date.now() - Date.parse(event.occurred_at)) / 1000);
+    // Every attempt is settled before the event is acked; the first failure is the handler's.
+    const sent = await Promise.allSettled(claims.map((claim) => sender.deliverFirst(claim)));
+    const failed = sent.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
     if (Number.isFinite(lagSeconds)) opts.metrics?.eventRecorded(lagSeconds);
-    logger.info({ event_id: event.id, kind: event.kind, repo_id: event.repository.id, recorded, request_id: event.request_id, lag_ms: Math.round(lagSeconds * 1000) }, 'event recorded');
-    if (recorded > 0) opts.onRecorded?.();
+    logger.info({ event_id: event.id, kind: event.kind, repo_id: event.repository.id, recorded: claims.length, request_id: event.request_id, lag_ms: Math.round(lagSeconds * 1000) }, 'event recorded');
   };
   return bus.subscribe(opts.queue, [...EVENT_KINDS, REPOSITORY_DELETED], handler, { prefetch: opts.prefetch ?? DEFAULT_PREFETCH });
 }

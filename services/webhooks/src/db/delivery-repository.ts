@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '@githost/db';
 import type { EventEnvelope } from '@githost/bus';
 import { actionOf, selectsEvent } from '../domain/events.js';
+import { deliveryIdFor } from '../domain/delivery-id.js';
 import type { DeliveryQueue, DeliveryStore, DirectDelivery } from '../domain/ports.js';
 import type { AttemptResult, ClaimedDelivery, Delivery, DeliveryAttempt } from '../domain/types.js';
 import { afterDelivery, sameHealth, type WebhookHealth } from '../domain/webhook-health.js';
@@ -13,56 +14,45 @@ export class DeliveryRepository implements DeliveryStore, DeliveryQueue {
   constructor(private readonly db: Database) {}
 
   /**
-   * Records one pending delivery per webhook that wants each event, all in one transaction (the
-   * consumer's group commit), so the consumer acks the messages only once they are all durable.
-   * A webhook gets an event when it is active, selects its kind and action (CONTRACT §9) and existed when the
-   * event happened (CONTRACT §9). An event that comes again records nothing new (UNIQUE
-   * (webhook_id, event_id)). Returns the deliveries recorded for each event, in order; an event id
-   * given twice counts its deliveries once.
+   * The first attempts each event makes: one per webhook that wants it (active, selecting its
+   * kind and action, CONTRACT §9, and existing when the event happened, CONTRACT §9) and has no
+   * delivery of it yet, so an event that comes again after its deliveries were recorded sends
+   * nothing. The events of one consumer batch share this one query.
    */
-  async recordEvents(events: EventEnvelope[]): Promise<number[]> {
+  async firstAttempts(events: EventEnvelope[]): Promise<ClaimedDelivery[][]> {
     if (events.length === 0) return [];
-    return this.db.transaction(async (tx) => {
-      // The creation-time comparison stays in SQL: created_at has microseconds a JS Date would drop.
-      const { rows: hooks } = await tx.query<{ i: number; id: string; events: string }>(
-        `SELECT e.i::int AS i, w.id, w.events
-           FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS e(repo_id, occurred_at, i)
-           JOIN webhooks w ON w.repo_id = e.repo_id AND w.is_active AND w.created_at <= e.occurred_at`,
-        [events.map((e) => e.repository.id), events.map((e) => e.occurred_at)],
-      );
-      const rows = new Map<string, { webhookId: string; event: EventEnvelope }>();
-      for (const hook of hooks) {
-        const event = events[hook.i - 1]!;
-        if (selectsEvent(hook.events, event.kind, actionOf(event.payload))) rows.set(`${hook.id}\n${event.id}`, { webhookId: hook.id, event });
-      }
-      const recorded = new Map<string, number>();
-      if (rows.size > 0) {
-        // One order for every writer, so two transactions inserting the same keys cannot deadlock.
-        const sorted = [...rows.entries()].sort(([a], [b]) => byCodeUnits(a, b)).map(([, r]) => r);
-        const inserted = await tx.query<{ event_id: string }>(
-          `INSERT INTO deliveries (id, webhook_id, event_id, event, payload, request_id)
-           SELECT id, webhook_id, event_id, event, payload::json, request_id
-             FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS r(id, webhook_id, event_id, event, payload, request_id)
-           ON CONFLICT (webhook_id, event_id) DO NOTHING
-           RETURNING event_id`,
-          [
-            sorted.map(() => randomUUID()),
-            sorted.map((r) => r.webhookId),
-            sorted.map((r) => r.event.id),
-            sorted.map((r) => r.event.kind),
-            sorted.map((r) => JSON.stringify(r.event.payload)),
-            sorted.map((r) => r.event.request_id ?? null),
-          ],
-        );
-        for (const { event_id } of inserted.rows) recorded.set(event_id, (recorded.get(event_id) ?? 0) + 1);
-      }
-      const counted = new Set<string>();
-      return events.map((e) => {
-        if (counted.has(e.id)) return 0;
-        counted.add(e.id);
-        return recorded.get(e.id) ?? 0;
+    // The creation-time comparison stays in SQL: created_at has microseconds a JS Date would drop.
+    const { rows: hooks } = await this.db.query<{ i: number; id: string; events: string; url: string; secret: string | null }>(
+      `SELECT e.i::int AS i, w.id, w.events, w.url, w.secret
+         FROM unnest($1::text[], $2::timestamptz[], $3::text[]) WITH ORDINALITY AS e(repo_id, occurred_at, event_id, i)
+         JOIN webhooks w ON w.repo_id = e.repo_id AND w.is_active AND w.created_at <= e.occurred_at
+        WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.webhook_id = w.id AND d.event_id = e.event_id)
+        ORDER BY e.i`,
+      [events.map((e) => e.repository.id), events.map((e) => e.occurred_at), events.map((e) => e.id)],
+    );
+    const takenUp = new Date();
+    const seen = new Set<string>();
+    const claims: ClaimedDelivery[][] = events.map(() => []);
+    for (const hook of hooks) {
+      const event = events[hook.i - 1]!;
+      const id = deliveryIdFor(hook.id, event.id);
+      // An event id given twice in one batch is sent once.
+      if (seen.has(id) || !selectsEvent(hook.events, event.kind, actionOf(event.payload))) continue;
+      seen.add(id);
+      claims[hook.i - 1]!.push({
+        id,
+        webhook_id: hook.id,
+        event: event.kind,
+        payload: event.payload,
+        attempts: 0,
+        round_start: 0,
+        url: hook.url,
+        secret: hook.secret,
+        request_id: event.request_id ?? null,
+        first: { event_id: event.id, created_at: takenUp },
       });
-    });
+    }
+    return claims;
   }
 
   /** A delivery of its own event (a fresh event id, so it never collides with a bus event). */
@@ -139,38 +129,77 @@ export class DeliveryRepository implements DeliveryStore, DeliveryQueue {
 
   /**
    * Records each attempt and its delivery's new state, all in one transaction (the worker's group
-   * commit); when a delivery is finished, its webhook's failure streak too. Guarded on the attempt
-   * count the claim saw, so an attempt whose lease ran out and was taken over is not recorded
-   * twice. One answer per attempt, in order: false when it lost that race.
+   * commit): a first attempt creates its delivery, already in that state; when a delivery is
+   * finished, its webhook's failure streak moves too. Guarded on the attempt count the claim saw,
+   * so an attempt whose lease ran out and was taken over is not recorded twice. One answer per
+   * attempt, in order: false when it lost that race.
    */
   async recordAttempts(attempts: Array<{ claim: ClaimedDelivery; result: AttemptResult }>): Promise<boolean[]> {
     if (attempts.length === 0) return [];
     // One order for every writer (row locks are taken in it), so two transactions cannot deadlock.
     const sorted = [...attempts].sort((a, b) => byCodeUnits(a.claim.id, b.claim.id));
+    const first = sorted.filter((a) => a.claim.first);
+    const leased = sorted.filter((a) => !a.claim.first);
     return this.db.transaction(async (tx) => {
-      // `id = ANY` as well as the join: a table whose statistics lag a burst (a fresh one, or 7
-      // pending rows known where there are 10,000) is otherwise joined by scanning every pending row per attempt.
-      const updated = await tx.query<{ id: string }>(
-        `UPDATE deliveries d SET attempts = r.number, status = r.status,
-           next_attempt_at = CASE WHEN r.status = 'pending' THEN now() + r.retry_ms * interval '1 millisecond' ELSE d.next_attempt_at END,
-           response_status = r.response_status, error = r.error, duration_ms = r.duration_ms,
-           delivered_at = CASE WHEN r.status = 'delivered' THEN now() ELSE NULL END
-         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::double precision[], $5::int[], $6::text[], $7::int[], $8::int[])
-           AS r(id, number, status, retry_ms, response_status, error, duration_ms, seen_attempts)
-         WHERE d.id = ANY($1::uuid[]) AND d.id = r.id AND d.attempts = r.seen_attempts AND d.status = 'pending'
-         RETURNING d.id`,
-        [
-          sorted.map((a) => a.claim.id),
-          sorted.map((a) => a.claim.attempts + 1),
-          sorted.map((a) => a.result.status),
-          sorted.map((a) => a.result.retryInMs ?? 0),
-          sorted.map((a) => a.result.responseStatus),
-          sorted.map((a) => a.result.error),
-          sorted.map((a) => a.result.durationMs),
-          sorted.map((a) => a.claim.attempts),
-        ],
-      );
-      const won = new Set(updated.rows.map((r) => r.id));
+      const wonIds: string[] = [];
+      if (first.length > 0) {
+        // A conflict is the same delivery recorded by a consumer that took the event up too (a
+        // redelivery by the broker): that record stands, this attempt is not recorded twice.
+        const inserted = await tx.query<{ id: string }>(
+          `INSERT INTO deliveries (id, webhook_id, event_id, event, payload, request_id, status, attempts, next_attempt_at,
+                                   response_status, error, duration_ms, created_at, delivered_at)
+           SELECT r.id, r.webhook_id, r.event_id, r.event, r.payload::json, r.request_id, r.status, 1,
+                  CASE WHEN r.status = 'pending' THEN now() + r.retry_ms * interval '1 millisecond' ELSE now() END,
+                  r.response_status, r.error, r.duration_ms, r.created_at,
+                  CASE WHEN r.status = 'delivered' THEN now() ELSE NULL END
+             FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::double precision[],
+                         $9::int[], $10::text[], $11::int[], $12::timestamptz[])
+               AS r(id, webhook_id, event_id, event, payload, request_id, status, retry_ms, response_status, error, duration_ms, created_at)
+           ON CONFLICT DO NOTHING
+           RETURNING id`,
+          [
+            first.map((a) => a.claim.id),
+            first.map((a) => a.claim.webhook_id),
+            first.map((a) => a.claim.first!.event_id),
+            first.map((a) => a.claim.event),
+            first.map((a) => JSON.stringify(a.claim.payload)),
+            first.map((a) => a.claim.request_id),
+            first.map((a) => a.result.status),
+            first.map((a) => a.result.retryInMs ?? 0),
+            first.map((a) => a.result.responseStatus),
+            first.map((a) => a.result.error),
+            first.map((a) => a.result.durationMs),
+            first.map((a) => a.claim.first!.created_at),
+          ],
+        );
+        for (const r of inserted.rows) wonIds.push(r.id);
+      }
+      if (leased.length > 0) {
+        // `id = ANY` as well as the join: a table whose statistics lag a burst (a fresh one, or 7
+        // pending rows known where there are 10,000) is otherwise joined by scanning every pending row per attempt.
+        const updated = await tx.query<{ id: string }>(
+          `UPDATE deliveries d SET attempts = r.number, status = r.status,
+             next_attempt_at = CASE WHEN r.status = 'pending' THEN now() + r.retry_ms * interval '1 millisecond' ELSE d.next_attempt_at END,
+             response_status = r.response_status, error = r.error, duration_ms = r.duration_ms,
+             delivered_at = CASE WHEN r.status = 'delivered' THEN now() ELSE NULL END
+           FROM unnest($1::uuid[], $2::int[], $3::text[], $4::double precision[], $5::int[], $6::text[], $7::int[], $8::int[])
+             AS r(id, number, status, retry_ms, response_status, error, duration_ms, seen_attempts)
+           WHERE d.id = ANY($1::uuid[]) AND d.id = r.id AND d.attempts = r.seen_attempts AND d.status = 'pending'
+           RETURNING d.id`,
+          [
+            leased.map((a) => a.claim.id),
+            leased.map((a) => a.claim.attempts + 1),
+            leased.map((a) => a.result.status),
+            leased.map((a) => a.result.retryInMs ?? 0),
+            leased.map((a) => a.result.responseStatus),
+            leased.map((a) => a.result.error),
+            leased.map((a) => a.result.durationMs),
+            leased.map((a) => a.claim.attempts),
+          ],
+        );
+        for (const r of updated.rows) wonIds.push(r.id);
+      }
+      const won = new Set(wonIds);
       const recorded = sorted.filter((a) => won.has(a.claim.id));
       if (recorded.length > 0) {
         await tx.query(

@@ -6,7 +6,8 @@ import type { DeliveryQueue } from '../domain/ports.js';
 import type { AttemptResult, ClaimedDelivery } from '../domain/types.js';
 import { decideNext, type AttemptOutcome, type RetryPolicy } from '../domain/retry-policy.js';
 import { deliveryHeaders } from '../domain/signing.js';
-import { sendDelivery, type SendOptions, type SendResult } from './send-delivery.js';
+import type { Got } from 'got';
+import { deliveryClient, sendDelivery, type SendOptions, type SendResult } from './send-delivery.js';
 
 const RETRY_WAKE_MARGIN_MS = 5;
 const CLAIM_DELAY_MS = 20;
@@ -24,11 +25,12 @@ export interface DeliveryMetrics {
 }
 
 /**
- * Sends pending deliveries (Gitea's services/webhook/deliver.go is the model): claim before
- * sending (a lease in the database, so replicas and restarts never lose or double-run one
- * silently), sign, POST within a timeout, record the attempt, and schedule the retry or finish.
- * Concurrency is bounded; a wake() from the consumer or the API starts work at once, a timer
- * covers retries that come due.
+ * Sends deliveries (Gitea's services/webhook/deliver.go is the model): sign, POST within a
+ * timeout, record the attempt, and schedule the retry or finish. A first attempt comes from the
+ * consumer, which holds its event unacknowledged until the outcome is recorded; a retry, a ping or
+ * a redelivery is claimed from the database first (a lease, so replicas and restarts never lose or
+ * double-run one silently). Concurrency is bounded; a wake() from the API starts work at once, a
+ * timer covers retries that come due.
  */
 export class DeliveryWorker {
   private inFlight = 0;
@@ -41,6 +43,7 @@ export class DeliveryWorker {
   private readonly leaseMs: number;
   private readonly claimBatch: number;
   private readonly agent: { http: HttpAgent; https: HttpsAgent };
+  private readonly client: Got;
   /** Attempts that end together are recorded in one transaction. */
   private readonly recorder: GroupCommit<{ claim: ClaimedDelivery; result: AttemptResult }, boolean>;
 
@@ -57,6 +60,7 @@ export class DeliveryWorker {
     // accept a new connection per delivery.
     const agentOptions = { keepAlive: true, maxSockets: opts.concurrency, maxFreeSockets: opts.concurrency };
     this.agent = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+    this.client = deliveryClient({ ...opts, agent: this.agent });
     this.recorder = new GroupCommit({
       runBatch: (attempts) => deliveries.recordAttempts(attempts),
       maxBatch: opts.concurrency,
@@ -79,6 +83,20 @@ export class DeliveryWorker {
     }
     this.agent.http.destroy();
     this.agent.https.destroy();
+  }
+
+  /**
+   * Sends a delivery's first attempt now and resolves once its outcome is recorded (README
+   * "Webhook deliveries"); throws when it could not be recorded, so the consumer leaves the event to the
+   * broker, which brings it again. Counts in the worker's concurrency like a claimed attempt.
+   */
+  async deliverFirst(claim: ClaimedDelivery): Promise<void> {
+    this.inFlight++;
+    try {
+      await this.attempt(claim);
+    } finally {
+      this.inFlight--;
+    }
   }
 
   wake(): void {
@@ -152,7 +170,7 @@ export class DeliveryWorker {
       secret: claim.secret,
       timestamp: Math.floor(Date.now() / 1000),
     });
-    const sent = await sendDelivery(claim.url, headers, body, { ...this.opts, agent: this.agent });
+    const sent = await sendDelivery(this.client, claim.url, headers, body, this.opts);
     const decision = decideNext(sent.outcome, claim.attempts - claim.round_start + 1, this.opts.retry);
     const status = decision.next === 'retry' ? 'pending' : decision.next;
     await this.recorder.submit({

@@ -1,4 +1,4 @@
-import got, { type Agents } from 'got';
+import got, { type Agents, type Got } from 'got';
 import { performance } from 'node:perf_hooks';
 import { parseRetryAfter, type AttemptOutcome } from '../domain/retry-policy.js';
 import { guardedLookup, REFUSED_CODE, refuseLiteralAddress } from './guarded-lookup.js';
@@ -21,20 +21,11 @@ export interface SendResult {
 }
 
 /**
- * One POST to a receiver. Never throws: every way it can end is an outcome for the retry policy.
- * The body is read only up to MAX_RESPONSE_BODY_BYTES and the whole exchange is bounded by the
- * timeout, so a receiver that streams forever or never answers cannot hold a worker slot.
+ * The got instance a worker delivers with: the options every delivery shares are merged once here,
+ * not on every request (got's per-request option handling is most of its cost per delivery).
  */
-export async function sendDelivery(url: string, headers: Record<string, string>, body: string, opts: SendOptions): Promise<SendResult> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  if (!opts.allowPrivate) {
-    const refused = refuseLiteralAddress(url);
-    if (refused) return { outcome: { kind: 'refused', error: refused }, responseBody: null, durationMs: elapsed() };
-  }
-  const stream = got.stream.post(url, {
-    body,
-    headers,
+export function deliveryClient(opts: SendOptions): Got {
+  return got.extend({
     timeout: { request: opts.timeoutMs },
     followRedirect: false,
     throwHttpErrors: false,
@@ -43,6 +34,21 @@ export async function sendDelivery(url: string, headers: Record<string, string>,
     ...(opts.agent ? { agent: opts.agent } : {}),
     ...(opts.allowPrivate ? {} : { dnsLookup: guardedLookup }),
   });
+}
+
+/**
+ * One POST to a receiver. Never throws: every way it can end is an outcome for the retry policy.
+ * The body is read only up to MAX_RESPONSE_BODY_BYTES and the whole exchange is bounded by the
+ * timeout, so a receiver that streams forever or never answers cannot hold a worker slot.
+ */
+export async function sendDelivery(client: Got, url: string, headers: Record<string, string>, body: string, opts: Pick<SendOptions, 'allowPrivate'>): Promise<SendResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  if (!opts.allowPrivate) {
+    const refused = refuseLiteralAddress(url);
+    if (refused) return { outcome: { kind: 'refused', error: refused }, responseBody: null, durationMs: elapsed() };
+  }
+  const stream = client.stream.post(url, { body, headers });
 
   return new Promise<SendResult>((resolve) => {
     let status: number | undefined;

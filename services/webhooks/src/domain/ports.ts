@@ -25,8 +25,11 @@ export interface DirectDelivery {
 }
 
 export interface DeliveryStore {
-  /** One pending delivery per webhook that selects each event, durably; the count recorded per event. */
-  recordEvents(events: EventEnvelope[]): Promise<number[]>;
+  /**
+   * For each event, its first attempts: one per webhook that selects it and has no delivery of it
+   * yet, each under the id derived from (webhook, event), so every attempt of it carries one id.
+   */
+  firstAttempts(events: EventEnvelope[]): Promise<ClaimedDelivery[][]>;
   /** Records one pending delivery outside event selection (a ping); its id. */
   recordDirect(delivery: DirectDelivery): Promise<string>;
   /** Newest first (CONTRACT §7). */
@@ -43,6 +46,7 @@ export interface DeliveryStore {
 export interface DeliveryQueue {
   /** Leases up to `limit` due deliveries for `leaseMs`. */
   claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
-  /** Records each attempt in one transaction; false for one whose lease was taken over. */
+  /** Records each attempt in one transaction (a first attempt creates its delivery); false for one
+   *  whose lease was taken over, or whose delivery another consumer recorded first. */
   recordAttempts(attempts: Array<{ claim: ClaimedDelivery; result: AttemptResult }>): Promise<boolean[]>;
 }

@@ -39,7 +39,10 @@ export interface DeliveryAttempt {
   created_at: Date;
 }
 
-/** A pending delivery this process has leased and is about to send. */
+/**
+ * A delivery this process is about to send: a pending one it has leased, or the first attempt of
+ * an event's delivery, which is recorded only with that attempt's outcome (README "Webhook deliveries").
+ */
 export interface ClaimedDelivery {
   id: string;
   webhook_id: string;
@@ -51,6 +54,14 @@ export interface ClaimedDelivery {
   secret: string | null;
   /** Request id of the change behind the event, for logs (null for events without one). */
   request_id: string | null;
+  /** Set for a first attempt: the delivery has no row yet, its attempt's record creates it. */
+  first?: FirstAttempt;
+}
+
+export interface FirstAttempt {
+  event_id: string;
+  /** When the event was taken up: the delivery's created_at. */
+  created_at: Date;
 }
 
 export interface AttemptResult {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
 import type { DeliveryStore, DirectDelivery, WebhookStore } from '../../src/domain/ports.js';
-import type { Delivery, DeliveryAttempt, Webhook } from '../../src/domain/types.js';
+import type { ClaimedDelivery, Delivery, DeliveryAttempt, Webhook } from '../../src/domain/types.js';
 import type { NewWebhook } from '../../src/domain/webhook-input.js';
 
 /** In-memory ports for domain unit tests: the same contracts as the Postgres stores. */
@@ -36,8 +36,8 @@ export class MemoryDeliveries implements DeliveryStore {
   attemptLog = new Map<string, DeliveryAttempt[]>();
 
   /** Event selection is the Postgres store's job (tested there); not needed by the use cases. */
-  async recordEvents(events: EventEnvelope[]): Promise<number[]> {
-    return events.map(() => 0);
+  async firstAttempts(events: EventEnvelope[]): Promise<ClaimedDelivery[][]> {
+    return events.map(() => []);
   }
   async recordDirect(d: DirectDelivery): Promise<string> {
     return this.add({ webhook_id: d.webhookId, event: d.event, payload: d.payload }).id;
