@@ -98,7 +98,7 @@ export class BenchContext {
     if (!this.embedded) {
       const db = await createTestDatabase('githost_bench');
       this.dropDatabase = db.drop;
-      this.databaseName = decodeURIComponent(new URL(db.url).pathname.slice(1));
+      this.databaseName = db.name;
       Object.assign(env, { DATABASE_URL: db.url, AMQP_URL: this.amqpUrl, GITHOST_EVENTS_EXCHANGE: this.exchange, GITHOST_WEBHOOKS_QUEUE: this.queue, GITHOST_MERGE_REQUESTS_QUEUE: this.mergeRequestsQueue });
     } else {
       Object.assign(env, { DATABASE_URL: '', AMQP_URL: '' });

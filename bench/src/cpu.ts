@@ -17,7 +17,7 @@ export function cpuMs(pids: number[]): number {
   return ticks * TICK_MS;
 }
 
-/** Every process whose command line matches, with its own ticks (a pid seen once is followed to its exit). */
+/** Every process whose command line (NULs as spaces) matches, now. */
 function matchingPids(match: (cmdline: string) => boolean): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {

@@ -174,7 +174,7 @@ export function splitStatements(sql: string): string[] {
  * For tests: a fresh, uniquely named database on the real Postgres server (DATABASE_URL or the
  * local default), so runs never collide. `drop()` removes it.
  */
-export async function createTestDatabase(prefix = 'githost_test'): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createTestDatabase(prefix = 'githost_test'): Promise<{ url: string; name: string; drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
@@ -185,6 +185,7 @@ export async function createTestDatabase(prefix = 'githost_test'): Promise<{ url
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    name,
     async drop() {
       const c = new pg.Client({ connectionString: base });
       await c.connect();

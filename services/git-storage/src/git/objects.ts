@@ -20,13 +20,8 @@ export function resolveCommitOid(pool: CatfilePool, gitDir: string, hex: string)
 }
 
 /** A commit's raw object, or null when there is no such commit. */
-export function readCommitObject(pool: CatfilePool, gitDir: string, rev: string): Promise<{ oid: string; raw: Buffer } | null> {
-  return pool.with(gitDir, async (p) => {
-    p.send([['contents', `${rev}^{commit}`]]);
-    const h = await p.readHeader();
-    if (!h) return null;
-    return { oid: h.oid, raw: await p.readBody(h.size) };
-  });
+export async function readCommitObject(pool: CatfilePool, gitDir: string, rev: string): Promise<{ oid: string; raw: Buffer } | null> {
+  return (await readCommitObjectsOrNull(pool, gitDir, [rev]))[0] ?? null;
 }
 
 /** Commits' raw objects in one round trip, each peeled (`^{commit}`), null for one there is no such commit for. */

@@ -74,8 +74,9 @@ export async function openOnBranches(db: Queryable, keys: BranchKey[]): Promise<
   const repos: string[] = [];
   const branches: string[] = [];
   for (const k of keys) {
-    if (found.has(id(k.repoId, k.branch))) continue;
-    found.set(id(k.repoId, k.branch), []);
+    const key = id(k.repoId, k.branch);
+    if (found.has(key)) continue;
+    found.set(key, []);
     repos.push(k.repoId);
     branches.push(k.branch);
   }

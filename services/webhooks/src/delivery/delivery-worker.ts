@@ -2,11 +2,11 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { GroupCommit } from '@githost/db';
 import type { Logger } from '@githost/logging';
+import type { Got } from 'got';
 import type { DeliveryQueue } from '../domain/ports.js';
 import type { AttemptResult, ClaimedDelivery } from '../domain/types.js';
 import { decideNext, type AttemptOutcome, type RetryPolicy } from '../domain/retry-policy.js';
 import { deliveryHeaders } from '../domain/signing.js';
-import type { Got } from 'got';
 import { deliveryClient, sendDelivery, type SendOptions, type SendResult } from './send-delivery.js';
 
 const RETRY_WAKE_MARGIN_MS = 5;
