@@ -1,5 +1,6 @@
-import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
+import type { Channel, ChannelModel, ConsumeMessage, Message } from 'amqplib';
 import type { Logger } from '@githost/logging';
+import { AckCoalescer } from './ack-coalescer.js';
 import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
 import type { EventEnvelope, EventHandler, Subscription } from './event-bus.js';
 import { eventLogFields } from './log-fields.js';
@@ -12,7 +13,8 @@ import { eventLogFields } from './log-fields.js';
  *                                          dead-letters to <exchange>.dlx with routing key <queue>
  *   <exchange>.dlx (direct) --<queue>--> <queue>.dead  (quorum; inspect or shovel back by hand)
  *
- * Handler resolves -> ack. Handler throws -> nack with requeue after a short backoff (by the
+ * Handler resolves -> ack (coalesced with the acks that finish beside it, see AckCoalescer).
+ * Handler throws -> nack with requeue after a short backoff (by the
  * broker's x-delivery-count), so a consumer whose database blips does not burn its redeliveries in
  * milliseconds; the broker dead-letters the message once it has been redelivered
  * `maxRedeliveries` times (at-least-once dead-lettering: not lost on the way to the DLQ). A message
@@ -33,6 +35,8 @@ export interface SubscriptionSpec {
 
 export class RabbitMqSubscription implements Subscription {
   private channel: Channel | null = null;
+  /** The current channel's acks; each channel has its own, as delivery tags are per channel. */
+  private acks: AckCoalescer | null = null;
   private consumerTag: string | null = null;
   private starting: Promise<void> | null = null;
   private readonly inFlight = new Set<Promise<void>>();
@@ -67,10 +71,13 @@ export class RabbitMqSubscription implements Subscription {
     const { exchange, queue, kinds, prefetch, maxRedeliveries, logger } = this.spec;
     const dlx = `${exchange}.dlx`;
     const ch = await model.createChannel();
+    const acks = new AckCoalescer((tag, multiple) => settle(() => ch.ack({ fields: { deliveryTag: tag } } as Message, multiple)));
     ch.on('error', (err: Error) => logger.warn({ err, queue }, 'event consumer channel error'));
     ch.on('close', () => {
+      acks.stop();
       if (this.channel !== ch) return;
       this.channel = null;
+      this.acks = null;
       this.consumerTag = null;
       if (!this.closed) this.onChannelLost(this);
     });
@@ -93,11 +100,13 @@ export class RabbitMqSubscription implements Subscription {
       for (const kind of kinds) await ch.bindQueue(queue, exchange, kind);
       await ch.prefetch(prefetch);
       this.channel = ch;
-      const { consumerTag } = await ch.consume(queue, (msg) => this.onMessage(ch, msg), { noAck: false });
+      this.acks = acks;
+      const { consumerTag } = await ch.consume(queue, (msg) => this.onMessage(ch, acks, msg), { noAck: false });
       this.consumerTag = consumerTag;
       if (this.closed) await this.stopConsuming(ch);
     } catch (err) {
       if (this.channel === ch) this.channel = null;
+      acks.stop();
       await ch.close().catch(() => undefined);
       throw err;
     }
@@ -105,6 +114,8 @@ export class RabbitMqSubscription implements Subscription {
 
   /** The connection went away: the channel is gone with it; `start()` runs again on reconnect. */
   detach(): void {
+    this.acks?.stop();
+    this.acks = null;
     this.channel = null;
     this.consumerTag = null;
   }
@@ -118,6 +129,7 @@ export class RabbitMqSubscription implements Subscription {
     if (ch) await this.stopConsuming(ch);
     // Handlers in flight finish and ack before the channel closes; unacked messages return to the queue.
     await Promise.allSettled([...this.inFlight]);
+    this.acks?.flushNow();
     this.channel = null;
     if (ch) await ch.close().catch(() => undefined);
   }
@@ -127,7 +139,7 @@ export class RabbitMqSubscription implements Subscription {
     this.consumerTag = null;
   }
 
-  private onMessage(ch: Channel, msg: ConsumeMessage | null): void {
+  private onMessage(ch: Channel, acks: AckCoalescer, msg: ConsumeMessage | null): void {
     const { queue, logger } = this.spec;
     if (msg === null) {
       // The broker cancelled the consumer (queue deleted): a fresh channel re-declares and resumes.
@@ -135,31 +147,34 @@ export class RabbitMqSubscription implements Subscription {
       void ch.close().catch(() => undefined);
       return;
     }
+    acks.received(msg.fields.deliveryTag);
     const event = parseEnvelope(msg.content);
     if (!event) {
       logger.error({ queue, message_id: msg.properties.messageId, size: msg.content.length }, 'malformed event message dead-lettered');
       settle(() => ch.nack(msg, false, false));
+      acks.settledElsewhere(msg.fields.deliveryTag);
       return;
     }
     // A producer that sets only the x-request-id header (another language, an old relay) still
     // gets its request followed into the consumer's logs.
     const headerRequestId = msg.properties.headers?.['x-request-id'] as unknown;
     if (!event.request_id && typeof headerRequestId === 'string') event.request_id = headerRequestId;
-    const work = this.deliver(ch, msg, event);
+    const work = this.deliver(ch, acks, msg, event);
     this.inFlight.add(work);
     void work.finally(() => this.inFlight.delete(work));
   }
 
-  private async deliver(ch: Channel, msg: ConsumeMessage, event: EventEnvelope): Promise<void> {
+  private async deliver(ch: Channel, acks: AckCoalescer, msg: ConsumeMessage, event: EventEnvelope): Promise<void> {
     const { queue, logger, handler, retryDelay } = this.spec;
     try {
       await handler(event);
-      settle(() => ch.ack(msg));
+      acks.ack(msg.fields.deliveryTag);
     } catch (err) {
       const deliveries = Number(msg.properties.headers?.['x-delivery-count'] ?? 0) + 1;
       logger.warn({ err, queue, ...eventLogFields(event), deliveries }, 'event handler failed; message will be redelivered');
       if (!this.closed) await Promise.race([sleep(backoffDelay(deliveries - 1, retryDelay)), this.closedSignal]);
       settle(() => ch.nack(msg, false, true));
+      acks.settledElsewhere(msg.fields.deliveryTag);
     }
   }
 }
