@@ -4,6 +4,13 @@ import { AppError } from '@githost/errors';
 import type { Logger } from '@githost/logging';
 import { followPush, forgetRepository, type FollowDeps, type PushOutcome } from '../domain/follow-branch.js';
 
+/**
+ * Pushes in flight at once. Every push reaches this queue and most touch no merge request, so the
+ * handler is short; a deeper window lets the pushes in flight share one lookup and one ack frame
+ * (the bus's default, 32, made batches of about twelve under a burst).
+ */
+const PREFETCH = 128;
+
 /** The kinds this service learns from (BRIEF event conventions): git-storage's. */
 export const CONSUMED_KINDS = ['push', 'repository_deleted'] as const;
 
@@ -32,7 +39,7 @@ export function subscribeToRepositoryEvents(bus: EventBus, deps: FollowDeps, log
     const outcome = await followPushPatiently(deps, event, opts.mergeWaitMs ?? 5000);
     if (outcome !== 'nothing') logger.info({ event_id: event.id, repo_id: event.repository.id, outcome, request_id: event.request_id }, 'push applied to merge requests');
   };
-  return bus.subscribe(queue, [...CONSUMED_KINDS], handler);
+  return bus.subscribe(queue, [...CONSUMED_KINDS], handler, { prefetch: PREFETCH });
 }
 
 /**
