@@ -26,6 +26,13 @@ export async function benchClonePush(ctx: BenchContext): Promise<Section> {
     const rawPush = await time(() => git(['push', '-q', '--mirror', `file://${rawPath}`], { cwd: repo.path, env: QUIET_GIT }));
     const rawClone = await time(() => git(['clone', '-q', '--no-checkout', `file://${rawPath}`, join(scratch, 'raw-clone')], { env: QUIET_GIT }));
     rmSync(join(scratch, 'raw-clone'), { recursive: true, force: true });
+    // githost checks every pushed object (receive.fsckObjects, README "Security"); raw git doing
+    // the same shows what githost itself adds. The target row stays against the plain push.
+    const fsckPath = join(scratch, 'raw-fsck.git');
+    await git(['init', '-q', '--bare', fsckPath]);
+    await git(['config', 'receive.fsckObjects', 'true'], { cwd: fsckPath });
+    const rawFsckPush = await time(() => git(['push', '-q', '--mirror', `file://${fsckPath}`], { cwd: repo.path, env: QUIET_GIT }));
+    rmSync(fsckPath, { recursive: true, force: true });
 
     const skip = ctx.serviceUnavailable();
     let hostPush: number | undefined;
@@ -50,6 +57,7 @@ export async function benchClonePush(ctx: BenchContext): Promise<Section> {
       const head = (await git(['rev-parse', 'refs/heads/main'], { cwd: join(scratch, 'host-clone') })).stdout.toString().trim();
       if (head !== repo.head) notes.push(`WARNING: the clone's main is ${head}, expected ${repo.head}`);
       notes.push(`largest githost process high-water mark since start (VmHWM): ${fmtMiB(service.rss.highWaterMark())}`);
+      if (hostPush !== undefined) notes.push(`push --mirror against raw git with \`receive.fsckObjects=true\` (the check githost makes on every push): raw ${fmtMs(rawFsckPush)}, githost ${fmtRatio(hostPush, rawFsckPush)} of it`);
     }
     const row = (op: string, raw: number, host: number | undefined, rss: RssPeaks | undefined): string[] => [
       op,
