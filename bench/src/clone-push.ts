@@ -26,13 +26,6 @@ export async function benchClonePush(ctx: BenchContext): Promise<Section> {
     const rawPush = await time(() => git(['push', '-q', '--mirror', `file://${rawPath}`], { cwd: repo.path, env: QUIET_GIT }));
     const rawClone = await time(() => git(['clone', '-q', '--no-checkout', `file://${rawPath}`, join(scratch, 'raw-clone')], { env: QUIET_GIT }));
     rmSync(join(scratch, 'raw-clone'), { recursive: true, force: true });
-    // githost checks every pushed object (receive.fsckObjects, README "Security"); raw git doing
-    // the same shows what githost itself adds. The target row stays against the plain push.
-    const fsckPath = join(scratch, 'raw-fsck.git');
-    await git(['init', '-q', '--bare', fsckPath]);
-    await git(['config', 'receive.fsckObjects', 'true'], { cwd: fsckPath });
-    const rawFsckPush = await time(() => git(['push', '-q', '--mirror', `file://${fsckPath}`], { cwd: repo.path, env: QUIET_GIT }));
-    rmSync(fsckPath, { recursive: true, force: true });
 
     const skip = ctx.serviceUnavailable();
     let hostPush: number | undefined;
@@ -42,6 +35,13 @@ export async function benchClonePush(ctx: BenchContext): Promise<Section> {
     if (skip) {
       notes.push(`githost side skipped: ${skip}`);
     } else {
+      // githost checks every pushed object (receive.fsckObjects, README "Security"); raw git doing
+      // the same shows what githost itself adds. The target row stays against the plain push.
+      const fsckPath = join(scratch, 'raw-fsck.git');
+      await git(['init', '-q', '--bare', fsckPath]);
+      await git(['config', 'receive.fsckObjects', 'true'], { cwd: fsckPath });
+      const rawFsckPush = await time(() => git(['push', '-q', '--mirror', `file://${fsckPath}`], { cwd: repo.path, env: QUIET_GIT }));
+      rmSync(fsckPath, { recursive: true, force: true });
       const service = await ctx.service();
       service.rss.reset();
       const hosted = await ctx.hostedRepo(async (url) => {

@@ -10,12 +10,13 @@ export type SendAck = (tag: number, multiple: boolean) => void;
  * others' acks, and with them the channel's prefetch, for longer than that.
  *
  * Delivery tags on a channel start at 1 and grow by one per delivery (AMQP 0-9-1), so the
- * outstanding ones are a queue in arrival order.
+ * deliveries not yet acked on the wire are the tags from `next` to `highest`; a tag that never came
+ * would only stop the run there, and the acks after it would go alone.
  */
 export class AckCoalescer {
-  /** Delivery tags received and not yet acked on the wire, in arrival order, from `head`. */
-  private readonly outstanding: number[] = [];
-  private head = 0;
+  /** The lowest tag not yet acked on the wire, and the highest received. */
+  private next = 1;
+  private highest = 0;
   /** Finished, waiting for their frame. */
   private readonly ready = new Set<number>();
   /** Settled on the wire already (acked alone, or nacked): skipped, never acked again. */
@@ -31,7 +32,7 @@ export class AckCoalescer {
 
   /** A delivery arrived (in tag order). */
   received(tag: number): void {
-    this.outstanding.push(tag);
+    this.highest = Math.max(this.highest, tag);
   }
 
   /** Its handler finished: the ack goes out with the next flush (this turn of the event loop). */
@@ -65,25 +66,19 @@ export class AckCoalescer {
     this.ready.clear();
   }
 
-  /** Deliveries received and not yet acked on the wire (for tests and metrics). */
+  /** Deliveries received and not yet settled on the wire. */
   get pending(): number {
-    return this.outstanding.length - this.head - this.gone.size;
+    return this.highest - this.next + 1 - this.gone.size;
   }
 
   private flush(expired: boolean): void {
     if (this.stopped) return;
     let last: number | undefined;
-    while (this.head < this.outstanding.length) {
-      const tag = this.outstanding[this.head]!;
-      if (this.ready.delete(tag)) last = tag;
-      else if (!this.gone.delete(tag)) break;
-      this.head++;
+    for (; this.next <= this.highest; this.next++) {
+      if (this.ready.delete(this.next)) last = this.next;
+      else if (!this.gone.delete(this.next)) break;
     }
     if (last !== undefined) this.send(last, true);
-    if (this.head > 1024 && this.head * 2 > this.outstanding.length) {
-      this.outstanding.splice(0, this.head);
-      this.head = 0;
-    }
     if (this.ready.size === 0) {
       clearTimeout(this.holdTimer);
       this.holdTimer = undefined;
