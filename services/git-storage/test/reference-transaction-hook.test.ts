@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { installHooks } from '../src/git/hooks.js';
+import { commandsRecordedHooksDir, installHooks } from '../src/git/hooks.js';
 import { parseIntentRecord, REF_INTENT_ENV } from '../src/events/ref-intents.js';
 
 /** The installed reference-transaction script itself, fed as git feeds it. */
@@ -28,6 +28,12 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('reference-transaction hook', () => {
+  it('when the transport recorded the commands itself, then its hooks are the same pre-receive without a reference-transaction hook', async () => {
+    const recorded = commandsRecordedHooksDir(hooks);
+    expect(readdirSync(recorded).sort()).toEqual(['pre-receive']);
+    expect(await readFile(path.join(recorded, 'pre-receive'), 'utf8')).toBe(await readFile(path.join(hooks, 'pre-receive'), 'utf8'));
+  });
+
   it("when git hands over a transaction's lines, then each phase appends them under its letter, a last line without a newline included", async () => {
     const record = path.join(dir, 'one.intent');
     const header = JSON.stringify({ gitDir: '/x', context: { repository: { id: 'r1' } } });

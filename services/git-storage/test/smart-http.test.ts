@@ -233,6 +233,48 @@ describe('git smart HTTP', () => {
     expect(commitsOf('refs/heads/wide/old-69')).toEqual([]);
     for (const e of events) await s.service.journal.remove(e.id);
   });
+
+  /** A receive-pack request as a client sends it: commands (capabilities on the first), a flush, an empty pack. */
+  function receivePackRequest(commands: string[], capabilities: string): Buffer {
+    const pkt = (line: string) => (Buffer.byteLength(line) + 4).toString(16).padStart(4, '0') + line;
+    const lines = commands.map((c, i) => pkt(i === 0 && capabilities ? `${c}\0${capabilities}\n` : `${c}\n`));
+    const header = Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0]);
+    return Buffer.concat([Buffer.from(`${lines.join('')}0000`), header, createHash('sha1').update(header).digest()]);
+  }
+
+  async function postReceivePack(body: Buffer): Promise<string> {
+    const res = await fetch(`${base}/git-receive-pack`, {
+      method: 'POST',
+      headers: { ...encodeIdentity(identity('write'), s.secret), 'content-type': 'application/x-git-receive-pack-request' },
+      body,
+    });
+    expect(res.status).toBe(200);
+    return Buffer.from(await res.arrayBuffer()).toString('latin1');
+  }
+
+  // A command whose old value is stale (another push moved the ref to the same new value between
+  // the client's ref advertisement and its request) must not become a second event for that move.
+  it.each([
+    ['asks for report-status over side-band (the transport records the commands and reads the report)', 'report-status side-band-64k'],
+    ['asks for report-status without side-band', 'report-status'],
+    ['asks for no report (git\'s reference-transaction hook records)', 'ofs-delta'],
+  ])('when a client that %s pushes a stale command and a good one, then only the good one is an event', async (_what, capabilities) => {
+    const old = bareGit('rev-parse', 'refs/heads/main~1').trim();
+    const tip = bareGit('rev-parse', 'refs/heads/main').trim();
+    const suffix = randomBytes(3).toString('hex');
+    bareGit('update-ref', `refs/heads/stale-${suffix}`, tip);
+    for (const e of await s.service.journal.pending()) await s.service.journal.remove(e.id);
+    const answer = await postReceivePack(receivePackRequest([`${old} ${tip} refs/heads/stale-${suffix}`, `${'0'.repeat(40)} ${old} refs/heads/good-${suffix}`], capabilities));
+    if (capabilities.includes('report-status')) {
+      expect(answer).toContain(`ng refs/heads/stale-${suffix}`);
+      expect(answer).toContain(`ok refs/heads/good-${suffix}`);
+    }
+    expect(bareGit('rev-parse', `refs/heads/good-${suffix}`).trim()).toBe(old);
+    const events = await s.service.journal.pending();
+    expect(events.map((e) => (e.payload as { ref: string }).ref)).toEqual([`refs/heads/good-${suffix}`]);
+    for (const e of events) await s.service.journal.remove(e.id);
+    expect(readdirSync(s.service.context.intents.dir)).toEqual([]);
+  });
 });
 
 describe('git smart HTTP on an empty repository and a larger file', () => {

@@ -11,8 +11,9 @@ import type { PushContext, PushEventRecorder, RefUpdate } from './push-events.js
 /**
  * Write-ahead records of ref changes (README "Push events survive a kill"). Before any ref moves,
  * a record file in `DATA_DIR/pending` holds, fsynced, who changes what (`P <old> <new> <ref>`
- * lines, written by git's reference-transaction hook in its `prepared` phase for pushes, or by
- * UpdateRef itself); `C` lines confirm, `A` lines drop. Once the events are journaled the record
+ * lines: for a push, every command the transport read from the request, or, when it could not
+ * read them, written by git's reference-transaction hook in its `prepared` phase; for UpdateRef,
+ * by itself); `C` lines confirm, `A` lines drop. Once the events are journaled the record
  * goes. A record left by a kill is settled at start: confirmed lines, and prepared lines whose
  * ref is now at the new value, become events; the rest never happened. Event ids derive from the
  * record, so settling again after a kill between journaling and removal repeats the same ids
@@ -126,9 +127,14 @@ export class RefIntents {
     return { [REF_INTENT_ENV]: intent.file, ...(pause ? { [TEST_PAUSE_ENV]: pause } : {}) };
   }
 
-  /** Confirms updates this process made itself (UpdateRef); receive-pack's hook writes its own. */
-  async confirm(intent: RefIntent, updates: RefUpdate[]): Promise<void> {
-    await appendFile(intent.file, updates.map((u) => `C ${u.before} ${u.after} ${u.ref}\n`).join(''));
+  /**
+   * Confirms updates that happened and drops ones that did not: made by this process (UpdateRef),
+   * or reported by receive-pack for commands the transport recorded (without the hook, which
+   * writes its own lines). No fsync: a lost line leaves the update to the refs on disk.
+   */
+  async confirm(intent: RefIntent, updates: RefUpdate[], dropped: RefUpdate[] = []): Promise<void> {
+    const lines = [...updates.map((u) => `C ${u.before} ${u.after} ${u.ref}\n`), ...dropped.map((u) => `A ${u.before} ${u.after} ${u.ref}\n`)];
+    if (lines.length > 0) await appendFile(intent.file, lines.join(''));
   }
 
   /** Drops a record whose changes did not happen. */

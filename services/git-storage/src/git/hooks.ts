@@ -56,6 +56,25 @@ export function preReceiveScript(): string {
   throw new Error('git-storage/dist/hooks/pre-receive.js is missing: build git-storage first (npx turbo run build --filter=@githost/git-storage)');
 }
 
+/** The test fault-injection point (TEST_PAUSE_ENV) as a shell function: \`pause <phase>\`. */
+const PAUSE = String.raw`pause() {
+  case "$${TEST_PAUSE_ENV}" in "$1 "*)
+    hold=$${'{'}${TEST_PAUSE_ENV}#* }; echo $$ > "$hold"
+    while [ -e "$hold" ]; do sleep 0.05; done ;;
+  esac
+}`;
+
+/**
+ * The hooks for a receive-pack whose commands the transport read from the request and recorded
+ * itself before git started (README "Push events survive a kill"): no reference-transaction hook,
+ * which git would run once per ref (a shell and a sync each, milliseconds per ref). Under the
+ * fault-injection variable it holds one that only pauses, so a test can still kill the service
+ * once the refs moved and before the transport confirmed them.
+ */
+export function commandsRecordedHooksDir(hooksDir: string): string {
+  return path.join(hooksDir, 'commands-recorded');
+}
+
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
@@ -111,12 +130,7 @@ while IFS= read -r line || [ -n "$line" ]; do
 done
 f=$${REF_INTENT_ENV}
 [ -n "$f" ] && [ -n "$tag" ] || exit 0
-pause() {
-  case "$${TEST_PAUSE_ENV}" in "$1 "*)
-    hold=$${'{'}${TEST_PAUSE_ENV}#* }; echo $$ > "$hold"
-    while [ -e "$hold" ]; do sleep 0.05; done ;;
-  esac
-}
+${PAUSE}
 case "$1" in
   prepared)
     printf '%s' "$out" >> "$f" && sync "$f" || { echo 'error: push refused: its ref changes could not be recorded' >&2; exit 1; }
@@ -131,6 +145,29 @@ esac
 exit 0
 `,
   };
+  await writeHooks(dir, hooks);
+  const recorded = commandsRecordedHooksDir(dir);
+  await mkdir(recorded, { recursive: true, mode: 0o700 });
+  if (process.env[TEST_PAUSE_ENV]) {
+    await writeHooks(recorded, {
+      'pre-receive': hooks['pre-receive']!,
+      'reference-transaction': `#!/bin/sh
+# githost test build: only the fault-injection pause; the transport recorded the ref changes.
+${PAUSE}
+case "$1" in prepared|committed) pause "$1" ;; esac
+exit 0
+`,
+    });
+  } else {
+    await writeHooks(recorded, { 'pre-receive': hooks['pre-receive']! });
+    await rm(path.join(recorded, 'reference-transaction'), { force: true });
+  }
+  // Written by earlier versions, whose push log the reference-transaction record replaced.
+  await rm(path.join(dir, 'post-receive'), { force: true });
+  return dir;
+}
+
+async function writeHooks(dir: string, hooks: Record<string, string>): Promise<void> {
   for (const [name, text] of Object.entries(hooks)) {
     // Written aside and renamed: a push running while the service restarts never sees half a hook.
     const file = path.join(dir, name);
@@ -138,7 +175,4 @@ exit 0
     await chmod(`${file}.tmp`, 0o700); // run by git as the service user alone
     await rename(`${file}.tmp`, file);
   }
-  // Written by earlier versions, whose push log the reference-transaction record replaced.
-  await rm(path.join(dir, 'post-receive'), { force: true });
-  return dir;
 }

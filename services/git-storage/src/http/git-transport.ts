@@ -7,10 +7,11 @@ import type { NextFunction } from '@githost/http';
 import type { Permission } from '@githost/identity';
 import { identityOf, route, type Express, type Request, type Response } from '@githost/http';
 import { spawnGit } from '../git/command.js';
-import { MAX_FILE_ENV, QUOTA_ENV } from '../git/hooks.js';
-import { PUSH_POLICY_ENV, PUSH_VERDICTS_ENV, verdictTable, type PushPolicyInput } from '../hooks/push-check.js';
+import { commandsRecordedHooksDir, MAX_FILE_ENV, QUOTA_ENV } from '../git/hooks.js';
+import { PUSH_POLICY_ENV, PUSH_VERDICTS_ENV, verdictTable, type PushedRef, type PushPolicyInput } from '../hooks/push-check.js';
 import { IdleCutoff } from './idle-cutoff.js';
 import { peekCommands } from './receive-commands.js';
+import { ReportStatusReader } from './report-status.js';
 import type { RefIntent } from '../events/ref-intents.js';
 import { POLICY_UNAVAILABLE } from '../clients/ref-policies.js';
 import { existingRepository, refsChanged, type StorageContext } from '../storage-context.js';
@@ -174,6 +175,8 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       let body = await requestBody(req, watchedBody(ctx, req, res));
       const env = gitProtocolEnv(req);
       let intent: RefIntent | undefined;
+      // The push's commands, when the transport records them itself and reads git's report of each.
+      let recorded: { refs: PushedRef[]; report: ReportStatusReader } | undefined;
       if (service === 'git-receive-pack') {
         env[MAX_FILE_ENV] = String(ctx.pushLimits.maxFileBytes);
         if (ctx.pushLimits.quotaBytes !== undefined) env[QUOTA_ENV] = String(ctx.pushLimits.quotaBytes);
@@ -183,13 +186,20 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
         body = peeked.body;
         const verdicts = 'policy' in input && peeked.refs ? verdictTable(input.policy, input.permission, peeked.refs) : undefined;
         if (verdicts) env[PUSH_VERDICTS_ENV] = verdicts;
+        // A client that asks for git's report of every ref gets its commands recorded here, in one
+        // fsync, and receive-pack runs without the reference-transaction hook (one shell and sync
+        // per ref); otherwise the hook records what git prepares.
+        const caps = peeked.capabilities ?? [];
+        if (peeked.refs && peeked.refs.length > 0 && (caps.includes('report-status') || caps.includes('report-status-v2'))) {
+          recorded = { refs: peeked.refs, report: new ReportStatusReader(caps.includes('side-band-64k') || caps.includes('side-band')) };
+        }
         // Last before git starts, so a request refused earlier leaves no record behind.
         const pusher = identity.principal?.username ?? 'unknown';
-        intent = await ctx.intents.prepare(gitDir, { repository: { id: repo.id, owner: repo.owner, name: repo.name }, pusher, requestId: identity.request_id });
+        intent = await ctx.intents.prepare(gitDir, { repository: { id: repo.id, owner: repo.owner, name: repo.name }, pusher, requestId: identity.request_id }, recorded?.refs);
         Object.assign(env, ctx.intents.hookEnv(intent));
       }
       const pushEnded = intent ? ctx.housekeeping.pushStarted(gitDir) : undefined;
-      const child = spawnGit({ config: intent ? receiveConfig(ctx) : undefined, name: service.slice(4), flags: transportFlags(service, '--stateless-rpc'), args: [gitDir] }, { env });
+      const child = spawnGit({ config: intent ? receiveConfig(ctx, recorded !== undefined) : undefined, name: service.slice(4), flags: transportFlags(service, '--stateless-rpc'), args: [gitDir] }, { env });
       killOnDisconnect(res, child);
       let stderr = '';
       child.stderr!.on('data', (b: Buffer) => {
@@ -210,11 +220,15 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       }
       // receive-pack: keep the response open until the push events are durable (CONTRACT §1).
       child.stdout!.pipe(res, { end: false });
+      if (recorded) child.stdout!.on('data', (chunk: Buffer) => recorded!.report.push(chunk));
       const [code] = await Promise.all([exited(child), input, new Promise((r) => child.stdout!.once('close', r))]);
       await pushEnded!(code === 0).catch((err: unknown) => ctx.logger.warn({ err }, 'git transport: could not remove the quarantine of a push that did not finish'));
       try {
         // Before the response ends: once git hears "done", no watcher answers from older refs.
         await refsChanged(ctx, gitDir, repo.id);
+        const report = recorded?.report.result();
+        // Without a whole report (git killed, the answer cut) the refs on disk tell what happened.
+        if (recorded && report) await ctx.intents.confirm(intent, recorded.refs.filter((u) => report.ok.has(u.ref)), recorded.refs.filter((u) => !report.ok.has(u.ref)));
         await ctx.intents.settle(intent);
       } catch (err) {
         ctx.logger.error({ err }, 'git transport: could not record push events; they are journaled at the next start');
@@ -232,16 +246,17 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
 }
 
 /**
- * receive-pack runs the service's hooks (protection, push bounds, ref intents) whatever the
+ * receive-pack runs the service's hooks (protection, push bounds, ref intents unless the transport
+ * recorded the commands) whatever the
  * repository's own config says, and leaves fast-forward checks to them: repositories created
  * before protection rules carry `receive.denyNonFastForwards=true`, which would refuse every
  * force push. git itself refuses a pack over `receive.maxInputSize` ("pack exceeds maximum
  * allowed size") and, with `receive.fsckObjects`, objects failing its default checks (`.git` and
  * `..` entries, malicious `.gitmodules`): both before any ref moves, so nothing is journaled.
  */
-function receiveConfig(ctx: StorageContext): Array<[string, string]> {
+function receiveConfig(ctx: StorageContext, commandsRecorded: boolean): Array<[string, string]> {
   return [
-    ['core.hooksPath', ctx.hooksDir],
+    ['core.hooksPath', commandsRecorded ? commandsRecordedHooksDir(ctx.hooksDir) : ctx.hooksDir],
     ['receive.denyNonFastForwards', 'false'],
     ['receive.maxInputSize', String(ctx.pushLimits.maxBytes)],
     ['receive.fsckObjects', 'true'],

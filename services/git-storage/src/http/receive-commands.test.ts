@@ -10,7 +10,11 @@ const pkt = (s: string) => (s.length + 4).toString(16).padStart(4, '0') + s;
 describe('parseCommandSection', () => {
   it('when a push request starts with commands, then they are read up to the flush, capabilities and shallow lines aside', () => {
     const body = pkt(`shallow ${A}\n`) + pkt(`${A} ${B} refs/heads/main\0report-status side-band-64k\n`) + pkt(`${B} ${A} refs/tags/v1\n`) + '0000PACK...';
-    expect(parseCommandSection(Buffer.from(body))).toEqual({ done: true, refs: [{ before: A, after: B, ref: 'refs/heads/main' }, { before: B, after: A, ref: 'refs/tags/v1' }] });
+    expect(parseCommandSection(Buffer.from(body))).toEqual({
+      done: true,
+      refs: [{ before: A, after: B, ref: 'refs/heads/main' }, { before: B, after: A, ref: 'refs/tags/v1' }],
+      capabilities: ['report-status', 'side-band-64k'],
+    });
   });
 
   it('when the section is not complete yet, then more is needed; when it is something else, then there are no refs', () => {
@@ -26,6 +30,7 @@ describe('peekCommands', () => {
     const chunks = body.match(/.{1,7}/gs)!.map((c) => Buffer.from(c));
     const peeked = await peekCommands(Readable.from(chunks));
     expect(peeked.refs).toEqual([{ before: A, after: B, ref: 'refs/heads/main' }]);
+    expect(peeked.capabilities).toEqual(['report-status']);
     expect(await text(peeked.body)).toBe(body);
   });
 

@@ -4,10 +4,10 @@ import type { PushedRef } from '../hooks/push-check.js';
 /** The command list is a few pkt-lines per ref; past this much the body is not a plain push. */
 const MAX_COMMANDS_BYTES = 1024 * 1024;
 const OID = '[0-9a-f]{40}';
-const COMMAND = new RegExp(`^(${OID}) (${OID}) (refs/[^\\0\\n ]+)(?:\\0[^\\n]*)?\\n?$`);
+const COMMAND = new RegExp(`^(${OID}) (${OID}) (refs/[^\\0\\n ]+)(?:\\0([^\\n]*))?\\n?$`);
 const SHALLOW = new RegExp(`^shallow ${OID}\\n?$`);
 
-type Parsed = { done: false } | { done: true; refs?: PushedRef[] };
+type Parsed = { done: false } | { done: true; refs?: PushedRef[]; capabilities?: string[] };
 
 /**
  * The `<old> <new> <ref>` commands at the start of a receive-pack request (pkt-lines up to the
@@ -16,18 +16,21 @@ type Parsed = { done: false } | { done: true; refs?: PushedRef[] };
  */
 export function parseCommandSection(buf: Buffer): Parsed {
   const refs: PushedRef[] = [];
+  let capabilities: string[] = [];
   let at = 0;
   for (;;) {
     if (buf.length - at < 4) return { done: false };
     const len = Number.parseInt(buf.subarray(at, at + 4).toString('latin1'), 16);
     if (!/^[0-9a-f]{4}$/.test(buf.subarray(at, at + 4).toString('latin1')) || Number.isNaN(len) || (len > 0 && len < 4)) return { done: true };
-    if (len === 0) return { done: true, refs };
+    if (len === 0) return { done: true, refs, capabilities };
     if (buf.length - at < len) return { done: false };
     const line = buf.subarray(at + 4, at + len).toString('latin1');
     at += len;
     if (SHALLOW.test(line)) continue;
     const m = COMMAND.exec(line);
     if (!m) return { done: true };
+    // The client's capabilities ride on the first command, after a NUL.
+    if (refs.length === 0 && m[4] !== undefined) capabilities = m[4].split(' ').filter(Boolean);
     refs.push({ before: m[1]!, after: m[2]!, ref: Buffer.from(m[3]!, 'latin1').toString('utf8') });
   }
 }
@@ -36,12 +39,12 @@ export function parseCommandSection(buf: Buffer): Parsed {
  * Reads the command section off the (decoded) request body and gives back a stream of the WHOLE
  * body, the bytes read first, so receive-pack sees exactly what the client sent.
  */
-export function peekCommands(body: Readable): Promise<{ refs?: PushedRef[]; body: Readable }> {
+export function peekCommands(body: Readable): Promise<{ refs?: PushedRef[]; capabilities?: string[]; body: Readable }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    const settle = (refs: PushedRef[] | undefined, ended: boolean, err?: Error) => {
+    const settle = (parsed: Parsed | undefined, ended: boolean, err?: Error) => {
       if (settled) return;
       settled = true;
       body.off('data', onData);
@@ -60,18 +63,18 @@ export function peekCommands(body: Readable): Promise<{ refs?: PushedRef[]; body
         body.on('error', (err) => out.destroy(err));
         body.pipe(out);
       }
-      resolve({ refs, body: out });
+      resolve(parsed?.done && parsed.refs ? { refs: parsed.refs, capabilities: parsed.capabilities, body: out } : { body: out });
     };
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
       const parsed = parseCommandSection(Buffer.concat(chunks));
-      if (parsed.done) settle(parsed.refs, false);
+      if (parsed.done) settle(parsed, false);
       else if (size > MAX_COMMANDS_BYTES) settle(undefined, false);
     };
     const onEnd = () => {
       const parsed = parseCommandSection(Buffer.concat(chunks));
-      settle(parsed.done ? parsed.refs : undefined, true);
+      settle(parsed, true);
     };
     const onError = (err: Error) => settle(undefined, true, err);
     body.on('data', onData);
