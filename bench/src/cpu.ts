@@ -2,14 +2,20 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
 
-/** utime + stime of the processes (fields 14 and 15 of /proc/<pid>/stat), in milliseconds. */
-export function cpuMs(pids: number[]): number {
+/**
+ * utime + stime of the processes (fields 14 and 15 of /proc/<pid>/stat), in milliseconds; with
+ * `exitedChildren`, also cutime + cstime (16 and 17): the children each has waited for, and theirs
+ * (git-storage's git processes and hooks, the bench's git client), which exit before any sampling
+ * could find them.
+ */
+export function cpuMs(pids: number[], exitedChildren = false): number {
   let ticks = 0;
   for (const pid of pids) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       ticks += Number(fields[11]) + Number(fields[12]);
+      if (exitedChildren) ticks += Number(fields[13]) + Number(fields[14]);
     } catch {
       // gone
     }
@@ -45,9 +51,10 @@ export interface CpuGroup {
 }
 
 /**
- * CPU time of groups of processes over one phase: where a pipeline spread over several processes
- * (services, Postgres backends, the broker, the bench itself) spends its time, which load on a
- * shared machine changes much less than rates.
+ * CPU time of groups of processes over one phase, each with the children it reaped: where a
+ * pipeline spread over several processes (services and their git, Postgres backends, the broker,
+ * the bench itself and its git client) spends its time, which load on a shared machine changes much
+ * less than rates.
  */
 export class CpuSplit {
   private start = new Map<string, Map<number, number>>();
@@ -57,7 +64,7 @@ export class CpuSplit {
 
   begin(): void {
     this.machine = machineTicks();
-    this.start = new Map(this.groups.map((g) => [g.name, new Map(g.pids().map((pid) => [pid, cpuMs([pid])]))]));
+    this.start = new Map(this.groups.map((g) => [g.name, new Map(g.pids().map((pid) => [pid, cpuMs([pid], true)]))]));
   }
 
   /** Milliseconds of CPU per group since begin(), and how busy the machine was (0-1 of all its cores). */
@@ -68,7 +75,7 @@ export class CpuSplit {
       const pids = new Set([...before.keys(), ...g.pids()]);
       let ms = 0;
       for (const pid of pids) {
-        const now = cpuMs([pid]);
+        const now = cpuMs([pid], true);
         // a process that exited reads 0 now: its time since begin() is lost, not negative
         if (now > 0) ms += now - (before.get(pid) ?? 0);
       }
@@ -83,7 +90,7 @@ export class CpuSplit {
     const groups: CpuGroup[] = processes.filter((p) => p.name !== 'launcher').map((p) => ({ name: p.name, pids: () => [p.pid] }));
     if (databaseName) groups.push({ name: 'Postgres (the run database\'s backends)', pids: () => matchingPids((c) => c.startsWith('postgres: ') && c.includes(` ${databaseName} `)) });
     groups.push({ name: 'RabbitMQ', pids: () => matchingPids((c) => c.includes('beam.smp')) });
-    groups.push({ name: 'bench (publisher, receiver)', pids: () => [process.pid] });
+    groups.push({ name: 'bench (publisher, receiver, git client)', pids: () => [process.pid] });
     return new CpuSplit(groups);
   }
 }

@@ -203,7 +203,7 @@ function cpuNote(label: string, split: ReturnType<CpuSplit['end']>, delivered: n
   const per = (ms: number) => `${fmtNum(Math.round((ms * 1000) / delivered))} ms`;
   const total = split.groups.reduce((sum, g) => sum + g.ms, 0);
   const parts = split.groups.filter((g) => g.ms > 0).sort((a, b) => b.ms - a.ms).map((g) => `${g.name} ${per(g.ms)}`);
-  return `${label}, CPU per 1,000 deliveries: ${parts.join(', ')}; all of these ${per(total)} (the machine was ${Math.round(split.machineBusy * 100)}% busy over the phase)`;
+  return `${label}, CPU per 1,000 deliveries (each process with the children it reaped, e.g. git-storage's git and hooks, the bench's git client): ${parts.join(', ')}; all of these ${per(total)} (the machine was ${Math.round(split.machineBusy * 100)}% busy over the phase)`;
 }
 
 /** The service's targets: deliveries/s sustained back to back, first-attempt p95 at the offered rate. */
