@@ -91,6 +91,17 @@ describe('webhook delivery to a real receiver', () => {
     expect(await deliveriesOf(h, hookId)).toEqual([]);
   });
 
+  it('when an event happens in the millisecond the webhook was created, then it is delivered; a millisecond earlier, not', async () => {
+    const r = await receiver();
+    const created = await h.call('POST', hooksPath, { url: r.url });
+    const hook = created.body as { id: string; created_at: string };
+    // created_at is kept in microseconds and shown in milliseconds, as an event's time is given.
+    await h.publish('push', pushPayload(), { occurredAt: new Date(Date.parse(hook.created_at) - 1).toISOString() });
+    expect(await deliveriesOf(h, hook.id)).toEqual([]);
+    await h.publish('push', pushPayload(), { occurredAt: hook.created_at });
+    expect((await settledDeliveries(h, hook.id)).map((d) => d.status)).toEqual(['delivered']);
+  });
+
   it('when the same event comes twice, then one delivery is recorded', async () => {
     const r = await receiver();
     const hookId = await createHook(h, { url: r.url });

@@ -3,8 +3,8 @@ import type { Database } from '@githost/db';
 import type { EventEnvelope } from '@githost/bus';
 import { actionOf, selectsEvent } from '../domain/events.js';
 import { deliveryIdFor } from '../domain/delivery-id.js';
-import type { DeliveryQueue, DeliveryStore, DirectDelivery } from '../domain/ports.js';
-import type { AttemptResult, ClaimedDelivery, Delivery, DeliveryAttempt } from '../domain/types.js';
+import type { DeliveryQueue, DeliveryStore, DirectDelivery, RecordedAttempt } from '../domain/ports.js';
+import type { ClaimedDelivery, Delivery, DeliveryAttempt } from '../domain/types.js';
 import { afterDelivery, sameHealth, type WebhookHealth } from '../domain/webhook-health.js';
 
 const COLUMNS =
@@ -21,11 +21,13 @@ export class DeliveryRepository implements DeliveryStore, DeliveryQueue {
    */
   async firstAttempts(events: EventEnvelope[]): Promise<ClaimedDelivery[][]> {
     if (events.length === 0) return [];
-    // The creation-time comparison stays in SQL: created_at has microseconds a JS Date would drop.
+    // The creation-time comparison stays in SQL, at the event's precision: occurred_at carries
+    // milliseconds, created_at microseconds, so an event of the webhook's creation millisecond
+    // (a push right after the webhook was added) cannot be told to be earlier, and counts as after.
     const { rows: hooks } = await this.db.query<{ i: number; id: string; events: string; url: string; secret: string | null }>(
       `SELECT e.i::int AS i, w.id, w.events, w.url, w.secret
          FROM unnest($1::text[], $2::timestamptz[], $3::text[]) WITH ORDINALITY AS e(repo_id, occurred_at, event_id, i)
-         JOIN webhooks w ON w.repo_id = e.repo_id AND w.is_active AND w.created_at <= e.occurred_at
+         JOIN webhooks w ON w.repo_id = e.repo_id AND w.is_active AND date_trunc('milliseconds', w.created_at) <= e.occurred_at
         WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.webhook_id = w.id AND d.event_id = e.event_id)
         ORDER BY e.i`,
       [events.map((e) => e.repository.id), events.map((e) => e.occurred_at), events.map((e) => e.id)],
@@ -134,7 +136,7 @@ export class DeliveryRepository implements DeliveryStore, DeliveryQueue {
    * so an attempt whose lease ran out and was taken over is not recorded twice. One answer per
    * attempt, in order: false when it lost that race.
    */
-  async recordAttempts(attempts: Array<{ claim: ClaimedDelivery; result: AttemptResult }>): Promise<boolean[]> {
+  async recordAttempts(attempts: RecordedAttempt[]): Promise<boolean[]> {
     if (attempts.length === 0) return [];
     // One order for every writer (row locks are taken in it), so two transactions cannot deadlock.
     const sorted = [...attempts].sort((a, b) => byCodeUnits(a.claim.id, b.claim.id));
@@ -162,7 +164,7 @@ export class DeliveryRepository implements DeliveryStore, DeliveryQueue {
             first.map((a) => a.claim.webhook_id),
             first.map((a) => a.claim.first!.event_id),
             first.map((a) => a.claim.event),
-            first.map((a) => JSON.stringify(a.claim.payload)),
+            first.map((a) => a.body ?? JSON.stringify(a.claim.payload)),
             first.map((a) => a.claim.request_id),
             first.map((a) => a.result.status),
             first.map((a) => a.result.retryInMs ?? 0),
