@@ -96,6 +96,13 @@ describe('push bounds', () => {
     await git(work, 'commit', '-q', '--amend', '-m', 'small only');
     expect(await push(small, 'big-file', work, 'main')).toBeUndefined();
     expect(await drain(small)).toMatchObject([{ ref: 'refs/heads/main', after: (await git(work, 'rev-parse', 'HEAD')).trim() }]);
+
+    // Only files count: a commit object over the limit (a 300 KiB message) is not a file.
+    await writeFiles(work, { 'message.txt': `${'a long message line\n'.repeat(15_000)}` });
+    await git(work, 'commit', '-q', '--allow-empty', '-F', 'message.txt');
+    expect(Number((await git(work, 'cat-file', '-s', 'HEAD')).trim())).toBeGreaterThan(256 * 1024);
+    expect(await push(small, 'big-file', work, 'main')).toBeUndefined();
+    expect(await drain(small)).toMatchObject([{ ref: 'refs/heads/main', after: (await git(work, 'rev-parse', 'HEAD')).trim() }]);
   });
 
   it('when a 101 MiB file is pushed under the default limit, then it is refused: "File big.bin is 101.00 MB; this exceeds the file size limit of 100.00 MB"', async () => {

@@ -3,8 +3,8 @@ import { Agent as HttpsAgent } from 'node:https';
 import { GroupCommit } from '@githost/db';
 import type { Logger } from '@githost/logging';
 import type { Got } from 'got';
-import type { DeliveryQueue } from '../domain/ports.js';
-import type { AttemptResult, ClaimedDelivery } from '../domain/types.js';
+import type { DeliveryQueue, RecordedAttempt } from '../domain/ports.js';
+import type { ClaimedDelivery } from '../domain/types.js';
 import { decideNext, type AttemptOutcome, type RetryPolicy } from '../domain/retry-policy.js';
 import { deliveryHeaders } from '../domain/signing.js';
 import { deliveryClient, sendDelivery, type SendOptions, type SendResult } from './send-delivery.js';
@@ -45,7 +45,7 @@ export class DeliveryWorker {
   private readonly agent: { http: HttpAgent; https: HttpsAgent };
   private readonly client: Got;
   /** Attempts that end together are recorded in one transaction. */
-  private readonly recorder: GroupCommit<{ claim: ClaimedDelivery; result: AttemptResult }, boolean>;
+  private readonly recorder: GroupCommit<RecordedAttempt, boolean>;
 
   constructor(
     private readonly deliveries: DeliveryQueue,
@@ -175,6 +175,7 @@ export class DeliveryWorker {
     const status = decision.next === 'retry' ? 'pending' : decision.next;
     await this.recorder.submit({
       claim,
+      body,
       result: {
         status,
         ...(decision.next === 'retry' ? { retryInMs: decision.delayMs } : {}),

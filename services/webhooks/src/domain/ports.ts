@@ -2,6 +2,13 @@ import type { EventEnvelope } from '@githost/bus';
 import type { NewWebhook } from './webhook-input.js';
 import type { AttemptResult, ClaimedDelivery, Delivery, DeliveryAttempt, Webhook } from './types.js';
 
+/** An attempt to record: `body` is the payload as it was sent (JSON), so it is not serialised twice. */
+export interface RecordedAttempt {
+  claim: ClaimedDelivery;
+  result: AttemptResult;
+  body?: string;
+}
+
 /** What the webhook use cases need from storage; db/ implements them. */
 
 export interface WebhookStore {
@@ -46,7 +53,8 @@ export interface DeliveryStore {
 export interface DeliveryQueue {
   /** Leases up to `limit` due deliveries for `leaseMs`. */
   claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
-  /** Records each attempt in one transaction (a first attempt creates its delivery); false for one
-   *  whose lease was taken over, or whose delivery another consumer recorded first. */
-  recordAttempts(attempts: Array<{ claim: ClaimedDelivery; result: AttemptResult }>): Promise<boolean[]>;
+  /** Records each attempt in one transaction (a first attempt creates its delivery, with `body`, the
+   *  payload as sent, when given); false for one whose lease was taken over, or whose delivery another
+   *  consumer recorded first. */
+  recordAttempts(attempts: RecordedAttempt[]): Promise<boolean[]>;
 }
