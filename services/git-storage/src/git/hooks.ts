@@ -18,18 +18,18 @@ export const QUOTA_ENV = 'GITHOST_QUOTA_BYTES';
  * only the new commits, and only then); a repository past its quota after this push refuses it.
  * Skipped when git gave no quarantine (a push that only deletes brings no objects).
  *
- * The listing streams through awk, which keeps only the objects over the limit and the count: a
- * large push lists hundreds of thousands of objects, and holding them in a shell variable cost
- * seconds (a 218 MiB pack: ~2.4 s). It asks for sizes only; the type, which for a deltified object
- * means walking its delta chain, is read for the few objects over the limit (a 625k-object
+ * The listing streams through awk, which keeps only the names of objects over the limit and the
+ * count: a large push lists hundreds of thousands of objects, and holding them in a shell variable
+ * cost seconds (a 218 MiB pack: ~2.4 s). It asks for sizes only; the type, which for a deltified
+ * object means walking its delta chain, is read for the few objects over the limit (a 625k-object
  * pack: 1.0 s -> 0.55 s). A failed listing ends the stream with a line no object line can be, so
  * it still refuses the push.
  */
 const PUSH_BOUNDS = String.raw`if [ -n "$GIT_QUARANTINE_PATH" ] && { [ -n "$${MAX_FILE_ENV}" ] || [ -n "$${QUOTA_ENV}" ]; }; then
   listed=$({ GIT_ALTERNATE_OBJECT_DIRECTORIES= git cat-file --batch-all-objects --unordered --batch-check='%(objectsize) %(objectname)' || echo '-- failed'; } |
-    awk -v max="$${MAX_FILE_ENV}" '$0 == "-- failed" { failed = 1; next } { n++ } max != "" && $1 + 0 > max + 0 { print $2, $1 } END { print (failed ? "-- failed" : "-- objects " n + 0) }')
+    awk -v max="$${MAX_FILE_ENV}" '$0 == "-- failed" { failed = 1; next } { n++ } max != "" && $1 + 0 > max + 0 { print $2 } END { print (failed ? "-- failed" : "-- objects " n + 0) }')
   case "$listed" in *"-- failed"*) echo 'error: push refused: the pushed objects could not be listed' >&2; exit 1 ;; esac
-  big=$(printf '%s\n' "$listed" | grep -v '^-- ' | cut -d' ' -f1)
+  big=$(printf '%s\n' "$listed" | grep -v '^-- ')
   [ -z "$big" ] || big=$(printf '%s\n' "$big" | git cat-file --batch-check='%(objectname) %(objecttype) %(objectsize)' | awk '$2 == "blob" { print $1, $3 }')
   if [ -n "$big" ]; then
     new=$(printf '%s\n' "$input" | awk '$2 !~ /^0+$/ { print $2 }')

@@ -17,8 +17,10 @@ export interface ReportedStatus {
  * can tell what happened (README "Push events survive a kill").
  */
 export class ReportStatusReader {
-  private outer = Buffer.alloc(0);
-  private inner = Buffer.alloc(0);
+  /** receive-pack's side-band frames, when asked for. */
+  private readonly frames = new PktLineSplitter();
+  /** The report's own pkt-lines. */
+  private readonly lines = new PktLineSplitter();
   private seen = 0;
   private done = false;
   private broken = false;
@@ -35,67 +37,62 @@ export class ReportStatusReader {
       return;
     }
     if (!this.sideband) {
-      this.inner = Buffer.concat([this.inner, chunk]);
-      this.readInner();
+      this.readReport(chunk);
       return;
     }
-    this.outer = Buffer.concat([this.outer, chunk]);
-    for (;;) {
-      const line = takePktLine(this.outer);
-      if (line === 'more') return;
-      if (line === 'bad') {
-        this.broken = true;
-        return;
-      }
-      this.outer = this.outer.subarray(line.length);
-      // The flush that ends the sideband stream comes after the report's own flush.
-      if (line.payload === null || line.payload.length === 0) continue;
-      if (line.payload[0] === 1) {
-        this.inner = Buffer.concat([this.inner, line.payload.subarray(1)]);
-        this.readInner();
-        if (this.done || this.broken) return;
-      }
-    }
+    // Band 1 carries the report; progress (2), errors (3), keep-alives and the flush that ends the
+    // side-band stream after the report's own flush are skipped.
+    if (!this.frames.feed(chunk, (frame) => frame !== null && frame[0] === 1 && this.readReport(frame.subarray(1)))) this.broken = true;
   }
 
   result(): ReportedStatus | undefined {
     return this.done && !this.broken ? { ok: this.ok, failed: this.failed } : undefined;
   }
 
-  private readInner(): void {
-    for (;;) {
-      const line = takePktLine(this.inner);
-      if (line === 'more') return;
-      if (line === 'bad') {
-        this.broken = true;
-        return;
-      }
-      this.inner = this.inner.subarray(line.length);
-      if (line.payload === null) {
-        this.done = true;
-        return;
-      }
-      const text = line.payload.toString('utf8').replace(/\n$/, '');
-      if (text.startsWith('ok ')) this.ok.add(text.slice(3));
-      else if (text.startsWith('ng ')) {
-        const rest = text.slice(3);
-        const sp = rest.indexOf(' ');
-        this.failed.add(sp < 0 ? rest : rest.slice(0, sp));
-      }
-      // `unpack ...` and report-status-v2's `option ...` lines say nothing more about which ref moved.
+  /** True once the report has ended or proved not to be one. */
+  private readReport(bytes: Buffer): boolean {
+    if (!this.lines.feed(bytes, (line) => this.reportLine(line))) this.broken = true;
+    return this.done || this.broken;
+  }
+
+  private reportLine(line: Buffer | null): boolean {
+    if (line === null) {
+      this.done = true;
+      return true;
     }
+    const text = line.toString('utf8').replace(/\n$/, '');
+    if (text.startsWith('ok ')) this.ok.add(text.slice(3));
+    else if (text.startsWith('ng ')) {
+      const rest = text.slice(3);
+      const sp = rest.indexOf(' ');
+      this.failed.add(sp < 0 ? rest : rest.slice(0, sp));
+    }
+    // `unpack ...` and report-status-v2's `option ...` lines say nothing more about which ref moved.
+    return false;
   }
 }
 
-/** One pkt-line at the start of `buf` (payload null: a flush), 'more' when it is not all there yet. */
-function takePktLine(buf: Buffer): { length: number; payload: Buffer | null } | 'more' | 'bad' {
-  if (buf.length < 4) return 'more';
-  const head = buf.subarray(0, 4).toString('latin1');
-  if (!/^[0-9a-f]{4}$/.test(head)) return 'bad';
-  const len = Number.parseInt(head, 16);
-  if (len === 0) return { length: 4, payload: null };
-  // 0001 (delim) and 0002 (response end) are protocol v2's; receive-pack never sends them here.
-  if (len < 4) return 'bad';
-  if (buf.length < len) return 'more';
-  return { length: len, payload: buf.subarray(4, len) };
+/** Splits a byte stream into pkt-lines, keeping a line cut between chunks for the next one. */
+class PktLineSplitter {
+  private buf: Buffer = Buffer.alloc(0);
+
+  /**
+   * Hands each whole line to `line` (null: a flush) until it returns true; false when the bytes
+   * are not pkt-lines.
+   */
+  feed(chunk: Buffer, line: (payload: Buffer | null) => boolean): boolean {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    while (this.buf.length >= 4) {
+      const head = this.buf.subarray(0, 4).toString('latin1');
+      if (!/^[0-9a-f]{4}$/.test(head)) return false;
+      const len = Number.parseInt(head, 16);
+      // 0001 (delim) and 0002 (response end) are protocol v2's; receive-pack never sends them here.
+      if (len > 0 && len < 4) return false;
+      if (this.buf.length < len) return true;
+      const payload = len === 0 ? null : this.buf.subarray(4, len);
+      this.buf = this.buf.subarray(len === 0 ? 4 : len);
+      if (line(payload)) return true;
+    }
+    return true;
+  }
 }
