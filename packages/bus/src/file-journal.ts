@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { validation } from '@githost/errors';
 import type { Logger } from '@githost/logging';
-import { createFileDurably, syncDirectory } from './durable-file.js';
+import { createFileDurably, DirectorySync } from './durable-file.js';
 import type { EventEnvelope } from './event-bus.js';
 
 /** An append written but not yet part of the journal (FileJournal.stageMany). */
@@ -37,11 +37,14 @@ export class FileJournal {
   /** Event ids in each batch file this process has written or read (file contents never change
    *  under a name except through this class, so the ids stay true). */
   private readonly batchIds = new Map<string, string[]>();
+  private readonly directory: DirectorySync;
 
   constructor(
     readonly dir: string,
     private readonly logger?: Logger,
-  ) {}
+  ) {
+    this.directory = new DirectorySync(dir);
+  }
 
   async append(event: EventEnvelope): Promise<void> {
     await this.appendMany([event]);
@@ -71,7 +74,7 @@ export class FileJournal {
       commit: async () => {
         if (events.length > 1) this.batchIds.set(name, events.map((e) => e.id));
         await rename(tmp, path.join(this.dir, name));
-        await syncDirectory(this.dir);
+        await this.directory.sync();
       },
       discard: () => unlink(tmp).catch(ignoreMissing),
     };
@@ -122,7 +125,7 @@ export class FileJournal {
       this.batchIds.set(name, rest.map((e) => e.id));
       await this.writeDurably(name, JSON.stringify(rest), false);
     }
-    if (changed) await syncDirectory(this.dir);
+    if (changed) await this.directory.sync();
   }
 
   /** Number of pending events. */
@@ -168,7 +171,7 @@ export class FileJournal {
   /** Temp file, fsync, rename into place; the directory fsync can be left to the caller. */
   private async writeDurably(name: string, content: string, thenSyncDir = true): Promise<void> {
     await rename(await this.writeTemp(name, content), path.join(this.dir, name));
-    if (thenSyncDir) await syncDirectory(this.dir);
+    if (thenSyncDir) await this.directory.sync();
   }
 
   /** `content` fsynced under a temp name for `name`; returns its path. */

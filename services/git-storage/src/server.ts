@@ -6,13 +6,14 @@ import { grpcClientMetrics, grpcServerMetrics, startGrpcServer, type GrpcListeni
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import { createAccountsClient } from '@githost/protos';
-import { AccountsRefPolicies, type RefPolicySource } from './clients/ref-policies.js';
+import { AccountsRefPolicies, ReadAheadRefPolicies, type RefPolicySource } from './clients/ref-policies.js';
 import type { Config } from './config.js';
 import { journalBacklogGauge } from './events/journal-metrics.js';
 import { PushEventRecorder } from './events/push-events.js';
 import { RefIntents } from './events/ref-intents.js';
 import { ReadCaches, type ReadCacheOptions } from './cache/read-caches.js';
 import { CatfilePool, type CatfilePoolOptions } from './git/catfile-pool.js';
+import { RefUpdaters } from './git/ref-updaters.js';
 import { ensureGitHome } from './git/command.js';
 import { installHooks } from './git/hooks.js';
 import { RefsCache } from './git/refs-cache.js';
@@ -61,9 +62,11 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
   let relay: Relay | undefined;
   const accounts = deps.refPolicies ? undefined : createAccountsClient(config.accountsGrpcAddress, config.internalSecret);
   const events = new PushEventRecorder(pool, journal, () => relay, logger);
+  const refUpdates = new RefUpdaters();
   const context: StorageContext = {
     dataDir,
     pool,
+    refUpdates,
     refs: new RefsCache(),
     cache: new ReadCaches({ registry, ...deps.readCache }),
     events,
@@ -71,7 +74,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
     housekeeping: new Housekeeper(logger, deps.housekeeping),
     watchers: new RefWatchers({ ackTimeoutMs: config.refsWatchAckTimeoutMs, heartbeatMs: config.refsWatchHeartbeatMs, logger }),
     logger,
-    policies: deps.refPolicies ?? new AccountsRefPolicies(accounts!, grpcClientMetrics(registry, 'git-storage')),
+    policies: new ReadAheadRefPolicies(deps.refPolicies ?? new AccountsRefPolicies(accounts!, grpcClientMetrics(registry, 'git-storage'))),
     hooksDir: path.join(dataDir, 'hooks'),
     pushLimits: { maxBytes: config.pushMaxBytes, maxFileBytes: config.pushMaxFileBytes, quotaBytes: config.repositoryQuotaBytes, idleTimeoutMs: config.pushIdleTimeoutMs },
   };
@@ -113,6 +116,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
       relay = undefined;
       await ownBus?.close();
       pool.close();
+      refUpdates.close();
       accounts?.close();
     },
   };

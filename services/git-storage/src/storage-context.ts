@@ -3,6 +3,7 @@ import type { Logger } from '@githost/logging';
 import type { RefPolicySource } from './clients/ref-policies.js';
 import type { ReadCaches } from './cache/read-caches.js';
 import type { CatfilePool } from './git/catfile-pool.js';
+import type { RefUpdaters } from './git/ref-updaters.js';
 import { LocalRepository } from './git/local-repository.js';
 import type { RefsCache } from './git/refs-cache.js';
 import { repositoryExists } from './git/repository.js';
@@ -17,6 +18,8 @@ import type { RefWatchers } from './watch/ref-watchers.js';
 export interface StorageContext {
   dataDir: string;
   pool: CatfilePool;
+  /** Every compare-and-swap ref move this service makes itself (a push's are receive-pack's). */
+  refUpdates: RefUpdaters;
   refs: RefsCache;
   /** Tree listings and log pages, which never change for the ids they are keyed by. */
   cache: ReadCaches;

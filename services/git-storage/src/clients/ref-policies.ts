@@ -7,6 +7,8 @@ import { refPolicyOfMessage, type RefPolicy } from '@githost/ref-policy';
 export interface RefPolicySource {
   /** The policy, or an `unavailable` AppError: a ref never moves on a policy nobody could read. */
   policyOf(repositoryId: string, requestId?: string): Promise<RefPolicy>;
+  /** Starts the read the UpdateRef of the same request will take (ReadAheadRefPolicies). */
+  readAhead?(repositoryId: string, requestId: string): void;
 }
 
 /** The message a push or UpdateRef refused for want of a policy carries. */
@@ -29,3 +31,57 @@ export class AccountsRefPolicies implements RefPolicySource {
     return refPolicyOfMessage(res);
   }
 }
+
+/** How long a read ahead waits for the UpdateRef that takes it: a merge's calls are milliseconds apart. */
+export const READ_AHEAD_TTL_MS = 2_000;
+const MAX_READS_AHEAD = 1_000;
+
+/**
+ * A merge has its target's rules read twice in one request: by merge-requests' gate, and by this
+ * service's check of the UpdateRef that moves the target. ResolveMergeTips, the merge's first
+ * call, starts the second read (`readAhead`), and the UpdateRef of the same request takes it
+ * instead of waiting on a round trip to accounts (bench/RESULTS.md "Merge requests"). The rules
+ * are still this request's own read, as the gate's are. A read ahead is taken once, never after
+ * READ_AHEAD_TTL_MS, and one that failed is read again.
+ */
+export class ReadAheadRefPolicies implements RefPolicySource {
+  private readonly ahead = new Map<string, { at: number; policy: Promise<RefPolicy> }>();
+
+  constructor(
+    private readonly source: RefPolicySource,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Reads ahead not taken yet. */
+  get waiting(): number {
+    return this.ahead.size;
+  }
+
+  readAhead(repositoryId: string, requestId: string): void {
+    if (!requestId) return;
+    this.prune();
+    const policy = this.source.policyOf(repositoryId, requestId);
+    policy.catch(() => undefined); // read again by policyOf
+    this.ahead.set(keyOf(repositoryId, requestId), { at: this.now(), policy });
+  }
+
+  policyOf(repositoryId: string, requestId?: string): Promise<RefPolicy> {
+    const key = requestId ? keyOf(repositoryId, requestId) : undefined;
+    const read = key === undefined ? undefined : this.ahead.get(key);
+    if (!read) return this.source.policyOf(repositoryId, requestId);
+    this.ahead.delete(key!);
+    if (this.now() - read.at > READ_AHEAD_TTL_MS) return this.source.policyOf(repositoryId, requestId);
+    return read.policy.catch(() => this.source.policyOf(repositoryId, requestId));
+  }
+
+  /** Reads ahead that no UpdateRef took (the merge stopped before its move) go once they are old. */
+  private prune(): void {
+    const cutoff = this.now() - READ_AHEAD_TTL_MS;
+    for (const [key, read] of this.ahead) {
+      if (read.at >= cutoff && this.ahead.size < MAX_READS_AHEAD) break;
+      this.ahead.delete(key);
+    }
+  }
+}
+
+const keyOf = (repositoryId: string, requestId: string) => `${repositoryId}\n${requestId}`;

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { createFileDurably, syncDirectory } from '@githost/bus';
+import { createFileDurably, DirectorySync } from '@githost/bus';
 import type { Logger } from '@githost/logging';
 import { runGit } from '../git/command.js';
 import { ZERO_OID } from '../git/validate.js';
@@ -102,12 +102,15 @@ export interface RefIntent {
 
 export class RefIntents {
   private ready: Promise<void> | null = null;
+  private readonly directory: DirectorySync;
 
   constructor(
     readonly dir: string,
     private readonly recorder: PushEventRecorder,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.directory = new DirectorySync(dir);
+  }
 
   /** A new record (mode 0600, fsynced with its directory) for changes about to be made. */
   async prepare(gitDir: string, context: PushContext, updates: RefUpdate[] = []): Promise<RefIntent> {
@@ -115,8 +118,7 @@ export class RefIntents {
     const id = randomUUID();
     const file = path.join(this.dir, `${id}.intent`);
     const text = [JSON.stringify({ gitDir, context }), ...updates.map((u) => `P ${u.before} ${u.after} ${u.ref}`)].join('\n') + '\n';
-    await createFileDurably(file, text);
-    await syncDirectory(this.dir);
+    await createFileDurably(file, text, this.directory);
     return { id, file };
   }
 

@@ -10,6 +10,7 @@ import { gitProcessesStarted } from './command.js';
 import { GitCancelledError, GitTimeoutError } from './errors.js';
 import { LocalRepository } from './local-repository.js';
 import { RefsCache } from './refs-cache.js';
+import { RefUpdaters } from './ref-updaters.js';
 import { ZERO_OID } from './validate.js';
 
 const MISSING = 'd'.repeat(40);
@@ -18,6 +19,7 @@ const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTE
 let root: string;
 let gitDir: string;
 let pool: CatfilePool;
+let refUpdates: RefUpdaters;
 let repo: LocalRepository;
 let caches: ReadCaches;
 let first: string;
@@ -58,11 +60,13 @@ beforeAll(async () => {
   withFiles = git('commit-tree', top, '-m', 'files');
   pool = new CatfilePool();
   caches = new ReadCaches();
-  repo = new LocalRepository(gitDir, { pool, refs: new RefsCache(), cache: caches });
+  refUpdates = new RefUpdaters();
+  repo = new LocalRepository(gitDir, { pool, refUpdates, refs: new RefsCache(), cache: caches });
 });
 
 afterAll(async () => {
   pool.close();
+  refUpdates.close();
   await rm(root, { recursive: true, force: true });
 });
 

@@ -10,11 +10,13 @@ import { walkAncestry } from './ancestry-walk.js';
 import { parseCommit } from './commit-parse.js';
 import { findTreeEntry, readCommitObject, readCommitObjects, readCommitObjectsOrNull, readTreeListing, resolveCommitOid, withAnswer } from './objects.js';
 import type { CachedRef, RefsCache } from './refs-cache.js';
+import type { RefUpdaters } from './ref-updaters.js';
 import { ZERO_OID } from './validate.js';
 
-/** What every repository shares: the cat-file processes, the refs cache and the read caches. */
+/** What every repository shares: the cat-file and update-ref processes, the refs cache and the read caches. */
 export interface RepositoryResources {
   pool: CatfilePool;
+  refUpdates: RefUpdaters;
   refs: RefsCache;
   cache: ReadCaches;
 }
@@ -265,8 +267,7 @@ export class LocalRepository {
   async updateRef(ref: string, newOid: string, oldOid: string): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        if (newOid === ZERO_OID) await runGit({ name: 'update-ref', flags: ['-d'], args: [ref, oldOid] }, { gitDir: this.gitDir });
-        else await runGit({ name: 'update-ref', args: [ref, newOid, oldOid] }, { gitDir: this.gitDir });
+        await this.resources.refUpdates.update(this.gitDir, ref, newOid, oldOid);
         return;
       } catch (err) {
         const wait = LOCK_RETRY_MS[attempt];

@@ -17,6 +17,7 @@ export function removeRepository(ctx: StorageContext) {
     if (ec && (!ec.owner || !ec.name)) throw validation('context.owner and context.name are required');
     const gitDir = repositoryPath(ctx.dataDir, validateRepositoryId(req.repository_id));
     ctx.pool.forget(gitDir);
+    ctx.refUpdates.forget(gitDir);
     ctx.housekeeping.forget(gitDir);
     await removeBareRepository(gitDir);
     ctx.refs.invalidate(gitDir);

@@ -1,5 +1,5 @@
 import { AppError } from '@githost/errors';
-import type { grpc } from '@githost/grpc';
+import { requestIdOfCall, type grpc } from '@githost/grpc';
 import type { storage } from '@githost/protos';
 import { signalOf } from './call-signal.js';
 import type { LocalRepository } from '../git/local-repository.js';
@@ -9,6 +9,7 @@ import { openRepository, type StorageContext } from '../storage-context.js';
 /**
  * A merge's tips and their ancestry in one call: merge-requests otherwise asks ResolveRevision
  * twice, then IsAncestor, one round trip after the other (bench/RESULTS.md "Merge requests").
+ * Once answered, it starts the read of the rules its UpdateRef will check (ReadAheadRefPolicies).
  */
 export function resolveMergeTips(ctx: StorageContext) {
   return async (
@@ -20,6 +21,9 @@ export function resolveMergeTips(ctx: StorageContext) {
     if (source === '' || target === '') return { source_oid: source, target_oid: target, target_in_source: false };
     const signal = signalOf(call);
     const targetInSource = source === target || (await repo.isAncestor(target, source, signal, req.prepare_merge));
+    // After the answer is on its way: the read overlaps what the merge does before its move.
+    const requestId = requestIdOfCall(call);
+    if (requestId && ctx.policies.readAhead) setImmediate(() => ctx.policies.readAhead!(req.repository_id, requestId));
     return { source_oid: source, target_oid: target, target_in_source: targetInSource };
   };
 }
