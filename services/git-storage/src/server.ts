@@ -111,6 +111,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
     async stop() {
       context.watchers.close();
       await Promise.all([http?.close(), grpcServer?.close(), metricsListening?.close()]);
+      await context.intents.settled(); // UpdateRefs answered, their events still on the way into the journal
       await context.housekeeping.stop();
       await relay?.stop();
       relay = undefined;

@@ -41,6 +41,7 @@ async function push(permission: Permission, ...args: string[]): Promise<string |
 }
 
 async function drain(): Promise<Array<PushPayload | RepositoryDeletedPayload>> {
+  await s.service.context.intents.settled(); // an UpdateRef's event joins the journal after its answer
   const events = await s.service.journal.pending();
   for (const e of events) await s.service.journal.remove(e.id);
   return events.map((e) => e.payload as PushPayload);

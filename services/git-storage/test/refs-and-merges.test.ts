@@ -207,6 +207,7 @@ describe('UpdateRef', () => {
     expect(bareGit('rev-parse', 'refs/heads/main').trim()).toBe(ff);
     const after = await rpc(s.client, s.client.ListRefs, { repository_id: ID, prefixes: ['refs/heads/main'] });
     expect(after.refs[0]!.target).toBe(ff);
+    await s.service.context.intents.settled(); // the event joins the journal after the answer
     await s.service.relay()!.stop();
     expect(received).toHaveLength(1);
     const e = received[0]! as EventEnvelope<PushPayload>;
@@ -272,6 +273,7 @@ describe('UpdateRef', () => {
   it('when a branch moves to a tip, a merge commit, then a new chain, then each push event lists exactly the commits new to the repository (as rev-list --not --all would)', async () => {
     // The relay was stopped above: events stay in the journal, in order.
     const commitsOfLastEvent = async () => {
+      await s.service.context.intents.settled();
       const events = (await s.service.journal.pending()) as EventEnvelope<PushPayload>[];
       return events.at(-1)!.payload.commits.map((c) => [c.id, c.message]);
     };

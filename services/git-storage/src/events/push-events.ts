@@ -51,10 +51,15 @@ export interface StagedPushEvents extends StagedAppend {
 }
 
 /**
- * Turns ref updates into `push` events (one per ref, CONTRACT §9) and journals them durably
- * before the caller reports success; the relay publishes them afterwards.
+ * Turns ref updates into `push` events (one per ref, CONTRACT §9) and journals them durably; the
+ * relay publishes them afterwards. A repository's events join the journal in the order they were
+ * staged, that is the order its refs moved, even when a caller commits them later (UpdateRef
+ * journals after its answer, README "Push events survive a kill").
  */
 export class PushEventRecorder {
+  /** Per repository, the last staged set's way into the journal (committed or discarded). */
+  private readonly joining = new Map<string, Promise<void>>();
+
   constructor(
     private readonly pool: CatfilePool,
     private readonly journal: FileJournal,
@@ -125,13 +130,32 @@ export class PushEventRecorder {
       });
     }
     const staged = await this.journal.stageMany(envelopes);
+    const previous = this.joining.get(gitDir);
+    let joined!: () => void;
+    const mine = new Promise<void>((resolve) => (joined = resolve));
+    this.joining.set(gitDir, mine);
+    const done = () => {
+      joined();
+      if (this.joining.get(gitDir) === mine) this.joining.delete(gitDir);
+    };
     return {
       events: envelopes,
       commit: async () => {
-        await staged.commit();
+        try {
+          await previous;
+          await staged.commit();
+        } finally {
+          done();
+        }
         this.relay()?.kick();
       },
-      discard: () => staged.discard(),
+      discard: async () => {
+        try {
+          await staged.discard();
+        } finally {
+          done();
+        }
+      },
     };
   }
 

@@ -102,6 +102,35 @@ describe('RefIntents on a real repository and journal', () => {
     await journal.removeMany(events.map((e) => e.id));
   });
 
+  it('when a move was confirmed but its event not journaled (an UpdateRef answered, then killed) and the ref moved on, then reconciling journals the confirmed move', async () => {
+    const tree = git('mktree', '--missing');
+    const c2 = git('commit-tree', tree, '-p', c1, '-m', 'second');
+    const update = { ref: 'refs/heads/confirmed', before: ZERO_OID, after: c1 };
+    const intent = await intents.prepare(gitDir, context, [update]);
+    git('update-ref', 'refs/heads/confirmed', c1, '');
+    await intents.confirm(intent, [update]);
+    git('update-ref', 'refs/heads/confirmed', c2, c1); // the next move, before this one's event joined the journal
+    await intents.reconcile();
+    const events = await journal.pending();
+    expect(events.map((e) => [e.id, (e.payload as { before: string; after: string }).after])).toEqual([[eventIdOf(intent.id, update), c1]]);
+    await journal.removeMany(events.map((e) => e.id));
+  });
+
+  it('when a repository\'s staged events are committed out of order, then they join the journal in the order they were staged', async () => {
+    const recorder = new PushEventRecorder(pool, journal, () => undefined, createLogger('test'));
+    const first = await recorder.stage(gitDir, context, [{ ref: 'refs/heads/o1', before: ZERO_OID, after: c1 }]);
+    const second = await recorder.stage(gitDir, context, [{ ref: 'refs/heads/o2', before: ZERO_OID, after: c1 }]);
+    const third = await recorder.stage(gitDir, context, [{ ref: 'refs/heads/o3', before: ZERO_OID, after: c1 }]);
+    const secondJoined = second.commit();
+    const thirdJoined = third.commit();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await journal.pending()).toEqual([]); // both wait for the first
+    await first.discard();
+    await Promise.all([secondJoined, thirdJoined]);
+    expect((await journal.pending()).map((e) => (e.payload as { ref: string }).ref)).toEqual(['refs/heads/o2', 'refs/heads/o3']);
+    await journal.removeMany((await journal.pending()).map((e) => e.id));
+  });
+
   it('when a prepared change did not happen (the ref is elsewhere), then reconciling drops it and journals nothing', async () => {
     await intents.prepare(gitDir, context, [{ ref: 'refs/heads/main', before: c1, after: ZERO_OID }]);
     await intents.reconcile();

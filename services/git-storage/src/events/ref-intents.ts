@@ -103,6 +103,7 @@ export interface RefIntent {
 export class RefIntents {
   private ready: Promise<void> | null = null;
   private readonly directory: DirectorySync;
+  private readonly settling = new Set<Promise<void>>();
 
   constructor(
     readonly dir: string,
@@ -137,6 +138,20 @@ export class RefIntents {
   async confirm(intent: RefIntent, updates: RefUpdate[], dropped: RefUpdate[] = []): Promise<void> {
     const lines = [...updates.map((u) => `C ${u.before} ${u.after} ${u.ref}\n`), ...dropped.map((u) => `A ${u.before} ${u.after} ${u.ref}\n`)];
     if (lines.length > 0) await appendFile(intent.file, lines.join(''));
+  }
+
+  /**
+   * A settle running after its caller answered: `settled` waits for it (a stop, a test reading
+   * the journal).
+   */
+  track(settling: Promise<void>): void {
+    this.settling.add(settling);
+    void settling.finally(() => this.settling.delete(settling));
+  }
+
+  /** Every tracked settle has ended. */
+  async settled(): Promise<void> {
+    while (this.settling.size > 0) await Promise.all([...this.settling]);
   }
 
   /** Drops a record whose changes did not happen. */

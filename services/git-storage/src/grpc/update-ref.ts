@@ -61,20 +61,25 @@ export function updateRef(ctx: StorageContext) {
       throw err;
     }
     // The C line and the push event's journal file are written while the watchers ack; the event
-    // joins the journal only once they have, after the C line (bench/RESULTS.md "Merge requests").
+    // joins the journal once they have, after the C line, and after the answer: until then the
+    // confirmed record holds the move, and a kill leaves it to the next start (README "Push
+    // events survive a kill", bench/RESULTS.md "Merge requests").
     const confirmed = ctx.intents.confirm(intent, [update]);
     confirmed.catch(() => undefined); // its failure is handled below
     const staged = ctx.intents.stageConfirmed(intent, repo.gitDir, context, [update], refsBefore);
     staged.catch(() => undefined); // likewise
     await refsChanged(ctx, repo.gitDir, req.repository_id);
-    try {
-      await confirmed;
-      await (await staged).settle();
-    } catch (err) {
-      await staged.then((s) => s.discard()).catch(() => undefined);
-      // The ref has moved; failing the call now would make the caller believe it had not.
-      ctx.logger.error({ err, ref }, 'UpdateRef: could not journal the push event; it is journaled at the next start');
-    }
+    const journaled = confirmed.then(async () => (await staged).settle());
+    ctx.intents.track(
+      journaled.catch(async (err: unknown) => {
+        await staged.then((s) => s.discard()).catch(() => undefined);
+        // The ref has moved; the caller was told so, rightly.
+        ctx.logger.error({ err, ref }, 'UpdateRef: could not journal the push event; it is journaled at the next start');
+      }),
+    );
+    // The C line is on disk before the answer: the next start then knows this move happened even
+    // after the ref has moved again.
+    await confirmed.catch(() => undefined);
     return {};
   };
 }
