@@ -1,7 +1,7 @@
 import type { Logger } from '@githost/logging';
 import type { MergeMetrics } from './metrics.js';
 import { reconcileMergeIntents, type ReconcileDeps } from './domain/reconcile.js';
-import { INTENT_HEARTBEAT_MS } from './db/merge-request-store.js';
+import { INTENT_STALE_AFTER_MS } from './db/merge-request-store.js';
 
 export interface RecoveryOptions {
   /** Intents idle this long belong to a merge that died: a live merge refreshes its intent every
@@ -10,7 +10,7 @@ export interface RecoveryOptions {
   intervalMs?: number;
 }
 
-const DEFAULT_GRACE_MS = 5 * INTENT_HEARTBEAT_MS;
+const DEFAULT_GRACE_MS = INTENT_STALE_AFTER_MS;
 const DEFAULT_INTERVAL_MS = 2_000;
 
 /** Runs merge recovery at start-up and then periodically, one pass at a time. */

@@ -4,9 +4,9 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { openDatabase, type Database } from '@githost/db';
 import { commitAll, createTestRepository, git, makeWorkdir, pushTo, writeFiles } from '@githost/git-storage/testing';
-import { PgMergeRequestStore } from '../src/db/merge-request-store.js';
+import { INTENT_STALE_AFTER_MS, PgMergeRequestStore } from '../src/db/merge-request-store.js';
 import { identityHeaders, user } from './support/identity.js';
-import { interceptUpdateRef, startStack, type Stack } from './support/stack.js';
+import { interceptUpdateRef, loseUpdateRefAnswer, startStack, type Stack } from './support/stack.js';
 
 // The real service: Postgres, git-storage over gRPC with repositories built by git, accounts over gRPC.
 const bob = user('u-bob', 'bob');
@@ -276,6 +276,29 @@ describe('merge-requests service on Postgres and git-storage', () => {
       }
       expect(last).toBe(200);
       expect((await call(r, 'GET', '/merge-requests/1')).body).toMatchObject({ state: 'merged', merged_sha: await tip(r, 'feature') });
+    } finally {
+      await stack.restart();
+    }
+  });
+
+  it('when the answer to the ref move is lost and git-storage stops answering, then 503 "outcome unknown", and once it answers again the merge is completed by recovery before a dead process\'s grace', async () => {
+    const r = await makeRepo();
+    await open(r);
+    const source = await tip(r, 'feature');
+    await stack.restart({ storage: loseUpdateRefAnswer(stack.storage.client, 1_000), recovery: {} });
+    try {
+      expect(await call(r, 'POST', '/merge-requests/1/merge')).toEqual({ status: 503, body: { error: 'Merge outcome unknown; it will be completed or undone shortly' } });
+      const left = Date.now();
+      expect(await tip(r, 'main')).toBe(source); // the move itself happened
+      let state = '';
+      while (Date.now() - left < INTENT_STALE_AFTER_MS && state !== 'merged') {
+        state = (await call(r, 'GET', '/merge-requests/1')).body.state as string;
+        if (state !== 'merged') await new Promise((res) => setTimeout(res, 200));
+      }
+      // A dead process's intent waits INTENT_STALE_AFTER_MS; this one was given up by a live merge.
+      expect(state).toBe('merged');
+      expect((await call(r, 'GET', '/merge-requests/1')).body).toMatchObject({ merged_sha: source, merged_by: 'u-bob' });
+      await waitFor(() => stack.events.some((e) => e.repository.id === r.id && isMerged(e)));
     } finally {
       await stack.restart();
     }

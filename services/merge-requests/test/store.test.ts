@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, migrate, openDatabase, type Database } from '@githost/db';
 import { MIGRATIONS } from '../src/db/migrations.js';
-import { PgMergeRequestStore } from '../src/db/merge-request-store.js';
+import { INTENT_STALE_AFTER_MS, LEFT_INTENT_RECOVERY_MS, PgMergeRequestStore } from '../src/db/merge-request-store.js';
 import { mergeRequestEvent } from '../src/domain/merge-request-event.js';
 import type { MergeRequest } from '../src/domain/types.js';
 
@@ -139,13 +139,19 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
     expect([left.includes(mrLive.id), left.includes(mrDead.id)]).toEqual([false, false]);
   });
 
-  it('when a merge is left to recovery, then its intent stays but is no longer refreshed, and goes stale', async () => {
+  it('when a merge is left to recovery, then its intent stays, is no longer refreshed, and is due LEFT_INTENT_RECOVERY_MS from now, not a whole grace', async () => {
     const merging = new PgMergeRequestStore(db, { heartbeatMs: 50 });
     const mr = await store.create(newMr('outcome unknown', 'repo-left'));
+    const other = await store.create(newMr('still merging', 'repo-left'));
     expect(await merging.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: null })).toBe('claimed');
-    merging.leaveForRecovery(mr.id);
-    await new Promise((r) => setTimeout(r, 1_500));
-    expect((await store.staleIntents(1_000)).map((i) => i.mr_id)).toContain(mr.id);
+    expect(await merging.claimMerge({ mr_id: other.id, repo, merger_id: 'u9', request_id: null })).toBe('claimed');
+    await merging.leaveForRecovery(mr.id);
+    await new Promise((r) => setTimeout(r, 300)); // beats of the merge still held
+    const idle = (olderThanMs: number) => store.staleIntents(olderThanMs).then((intents) => intents.map((i) => i.mr_id));
+    expect(await idle(INTENT_STALE_AFTER_MS)).not.toContain(mr.id);
+    expect(await idle(INTENT_STALE_AFTER_MS - LEFT_INTENT_RECOVERY_MS)).toContain(mr.id);
+    expect(await idle(INTENT_STALE_AFTER_MS - LEFT_INTENT_RECOVERY_MS)).not.toContain(other.id);
+    await merging.releaseMerge(other.id);
     await store.releaseMerge(mr.id);
   });
 

@@ -11,6 +11,16 @@ type Row = Record<string, unknown>;
 /** How often a live merge refreshes its intent; recovery's grace (recovery-loop.ts) is several beats. */
 export const INTENT_HEARTBEAT_MS = 2_000;
 
+/** Recovery's grace: an intent idle this long belongs to a merge whose process died (five missed beats). */
+export const INTENT_STALE_AFTER_MS = 5 * INTENT_HEARTBEAT_MS;
+
+/**
+ * How soon recovery takes an intent its own live merge gave up on (the outcome of the ref move
+ * unknown, git-storage not answering): there is no dead process to wait for, only a move that may
+ * still be finishing on a git-storage whose answer was lost, which takes milliseconds.
+ */
+export const LEFT_INTENT_RECOVERY_MS = 3_000;
+
 /** Largest shared branch lookup: above the bus prefetch (32), so one burst is one query. */
 const BRANCH_LOOKUP_BATCH = 64;
 
@@ -170,8 +180,13 @@ export class PgMergeRequestStore implements MergeRequestStore {
     return 'claimed';
   }
 
-  leaveForRecovery(mrId: string): void {
+  async leaveForRecovery(mrId: string): Promise<void> {
     this.letGo(mrId);
+    // Dated back so it is stale LEFT_INTENT_RECOVERY_MS from now instead of a whole grace.
+    await this.db.query(`UPDATE merge_intents SET updated_at = clock_timestamp() - $1 * interval '1 millisecond' WHERE mr_id = $2`, [
+      INTENT_STALE_AFTER_MS - LEFT_INTENT_RECOVERY_MS,
+      mrId,
+    ]);
   }
 
   async releaseMerge(mrId: string): Promise<void> {

@@ -102,7 +102,7 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
     // Rolled back first: its hold on the intent ends before the claim is released.
     await completing.catch(() => undefined);
     if (move.release) await deps.store.releaseMerge(mr.id);
-    else deps.store.leaveForRecovery(mr.id);
+    else await deps.store.leaveForRecovery(mr.id).catch(() => undefined); // then it waits the whole grace
     throw move.error;
   }
   const merged = await completing;

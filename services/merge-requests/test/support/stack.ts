@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InProcessEventBus, type EventEnvelope } from '@githost/bus';
 import { createTestDatabase } from '@githost/db';
-import { startGrpcServer, unary, type GrpcListening } from '@githost/grpc';
+import { grpc, startGrpcServer, unary, type GrpcListening } from '@githost/grpc';
 import { createLogger } from '@githost/logging';
 import { accountsProto, type accounts, type StorageServiceClient } from '@githost/protos';
 import { cleanupWorkdirs, startTestStorage, type TestStorage } from '@githost/git-storage/testing';
@@ -111,6 +111,42 @@ export function interceptUpdateRef(client: StorageServiceClient, before: () => P
           (err: unknown) => (args.at(-1) as (e: unknown) => void)(err),
         );
       };
+    },
+  });
+  return createStorageRouter(singleShard('default:0'), SECRET, { createClient: () => intercepted });
+}
+
+/**
+ * git-storage as a merge sees it when the answer to its ref move is lost: UpdateRef is made for
+ * real, then the caller is told UNAVAILABLE, and every call begun in the next `downMs` is refused
+ * UNAVAILABLE too (git-storage not answering), after which calls go through again.
+ */
+export function loseUpdateRefAnswer(client: StorageServiceClient, downMs: number): StorageRouter {
+  let downUntil = 0;
+  const unavailableNow = () => Object.assign(new Error('14 UNAVAILABLE: connection lost'), { code: 14, details: 'connection lost', metadata: new grpc.Metadata() });
+  const intercepted = new Proxy(client, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      if (key === 'UpdateRef') {
+        return (...args: unknown[]) => {
+          const callback = args.at(-1) as (e: unknown, r?: unknown) => void;
+          (value as (...a: unknown[]) => unknown).apply(target, [
+            ...args.slice(0, -1),
+            (err: unknown) => {
+              downUntil = Date.now() + downMs;
+              callback(err ?? unavailableNow());
+            },
+          ]);
+        };
+      }
+      if (typeof key === 'string' && /^[A-Z]/.test(key)) {
+        return (...args: unknown[]) => {
+          if (Date.now() < downUntil) return void (args.at(-1) as (e: unknown) => void)(unavailableNow());
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return value.bind(target);
     },
   });
   return createStorageRouter(singleShard('default:0'), SECRET, { createClient: () => intercepted });
