@@ -40,13 +40,3 @@ export async function createFileDurably(file: string, content: string, directory
     await handle.close();
   }
 }
-
-/** fsync of a directory: a file created, renamed or removed in it survives a crash. */
-export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}

@@ -6,6 +6,6 @@ export type { Relay } from './relay-loop.js';
 export { createEventBus, type CreateEventBusOptions } from './create-event-bus.js';
 export { RabbitMqEventBus, type RabbitMqBusOptions } from './rabbitmq-bus.js';
 export { FileJournal, type StagedAppend } from './file-journal.js';
-export { createFileDurably, DirectorySync, syncDirectory } from './durable-file.js';
+export { createFileDurably, DirectorySync } from './durable-file.js';
 export { startJournalRelay, type JournalRelayOptions } from './journal-relay.js';
 export type { BackoffOptions } from './backoff.js';
