@@ -58,7 +58,6 @@ export class ReadAheadRefPolicies implements RefPolicySource {
   }
 
   readAhead(repositoryId: string, requestId: string): void {
-    if (!requestId) return;
     this.prune();
     const policy = this.source.policyOf(repositoryId, requestId);
     policy.catch(() => undefined); // read again by policyOf

@@ -2,6 +2,7 @@ import { notFound, validation } from '@githost/errors';
 import { runGit } from './command.js';
 import { GitError, NotFoundError } from './errors.js';
 import { writeLooseObject } from './loose-object.js';
+import { isFullOid } from './validate.js';
 
 export interface MergeTreeResult {
   clean: boolean;
@@ -98,7 +99,6 @@ function checkSignature(s: Signature | null | undefined, what: string): Signatur
 // 2.39 does): an ident with one there is left to git's own commit-tree, so it comes out as git makes it.
 // eslint-disable-next-line no-control-regex
 const IDENT_CRUD_AT_AN_END = /^[\x00-\x20.,:;<>"\\']|[\x00-\x20.,:;<>"\\']$/;
-const OID = /^[0-9a-f]{40}$/;
 
 /**
  * The commit `commit-tree` writes for `parents` in order (a merge: ours, then theirs; a squash:
@@ -117,7 +117,7 @@ export async function commitMerge(
   const a = checkSignature(author, 'author');
   const c = checkSignature(committer, 'committer');
   if (message.includes('\0')) throw validation('Invalid commit message');
-  if (plainIdent(a) && plainIdent(c) && OID.test(tree) && parents.every((p) => OID.test(p))) {
+  if (plainIdent(a) && plainIdent(c) && isFullOid(tree) && parents.every(isFullOid)) {
     const text = [`tree ${tree}`, ...parents.map((p) => `parent ${p}`), `author ${a.name} <${a.email}> ${a.timestamp} +0000`, `committer ${c.name} <${c.email}> ${c.timestamp} +0000`, '', message].join('\n');
     return writeLooseObject(gitDir, 'commit', Buffer.from(text, 'utf8'));
   }

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawnGit } from './command.js';
 import { classifyGitFailure, GitError, GitTimeoutError } from './errors.js';
-import { ZERO_OID } from './validate.js';
+import { isFullOid, isValidRefFormat, ZERO_OID } from './validate.js';
 
 export interface RefUpdatersOptions {
   /** Live processes across all repositories; the least recently used idle one goes first. */
@@ -50,7 +50,7 @@ export class RefUpdaters {
    * ids were validated by the caller; a line break in one would be a second command, so none passes.
    */
   update(gitDir: string, ref: string, newOid: string, oldOid: string): Promise<void> {
-    if (/[\s\0]/.test(ref) || !/^[0-9a-f]{40}$/.test(newOid) || !/^[0-9a-f]{40}$/.test(oldOid)) {
+    if (!isValidRefFormat(ref) || !isFullOid(newOid) || !isFullOid(oldOid)) {
       return Promise.reject(new GitError('update-ref: a ref name or id that cannot be written on one line'));
     }
     const command = newOid === ZERO_OID ? `delete ${ref} ${oldOid}` : `update ${ref} ${newOid} ${oldOid}`;

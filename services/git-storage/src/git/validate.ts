@@ -47,9 +47,14 @@ export function validateRevision(revision: string): string {
   throw validation(`Invalid revision: ${printable(revision)}`);
 }
 
+/** Whether `oid` is a full 40-hex object id. */
+export function isFullOid(oid: string): boolean {
+  return FULL_OID.test(oid);
+}
+
 /** A full 40-hex object id. */
 export function validateOid(oid: string, what = 'object id'): string {
-  if (typeof oid !== 'string' || !FULL_OID.test(oid)) throw validation(`Invalid ${what}: ${printable(oid ?? '')}`);
+  if (typeof oid !== 'string' || !isFullOid(oid)) throw validation(`Invalid ${what}: ${printable(oid ?? '')}`);
   return oid;
 }
 

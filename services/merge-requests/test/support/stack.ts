@@ -99,21 +99,36 @@ export async function startStack(deps: Partial<Deps> = {}, overrides: Partial<Co
   return stack;
 }
 
-/** Storage (one shard, `default`) whose UpdateRef runs `before` first: a push landing mid-merge, on cue. */
-export function interceptUpdateRef(client: StorageServiceClient, before: () => Promise<void>): StorageRouter {
+type Method = (...args: unknown[]) => unknown;
+
+/** Storage (one shard, `default`) over `client` with some of its methods replaced: `wrap` answers
+ *  a stand-in for a method, or undefined to keep it. */
+function storageWith(client: StorageServiceClient, wrap: (name: string, method: Method) => Method | undefined): StorageRouter {
   const intercepted = new Proxy(client, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver) as unknown;
-      if (key !== 'UpdateRef' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
-      return (...args: unknown[]) => {
-        before().then(
-          () => (value as (...a: unknown[]) => unknown).apply(target, args),
-          (err: unknown) => (args.at(-1) as (e: unknown) => void)(err),
-        );
-      };
+      if (typeof value !== 'function') return value;
+      const method = (value as Method).bind(target);
+      return (typeof key === 'string' && wrap(key, method)) || method;
     },
   });
   return createStorageRouter(singleShard('default:0'), SECRET, { createClient: () => intercepted });
+}
+
+/** A gRPC callback, the last argument of a call. */
+const callbackOf = (args: unknown[]) => args.at(-1) as (err: unknown, res?: unknown) => void;
+
+/** Storage (one shard, `default`) whose UpdateRef runs `before` first: a push landing mid-merge, on cue. */
+export function interceptUpdateRef(client: StorageServiceClient, before: () => Promise<void>): StorageRouter {
+  return storageWith(client, (name, method) =>
+    name === 'UpdateRef'
+      ? (...args) =>
+          void before().then(
+            () => method(...args),
+            (err: unknown) => callbackOf(args)(err),
+          )
+      : undefined,
+  );
 }
 
 /**
@@ -124,30 +139,16 @@ export function interceptUpdateRef(client: StorageServiceClient, before: () => P
 export function loseUpdateRefAnswer(client: StorageServiceClient, downMs: number): StorageRouter {
   let downUntil = 0;
   const unavailableNow = () => Object.assign(new Error('14 UNAVAILABLE: connection lost'), { code: 14, details: 'connection lost', metadata: new grpc.Metadata() });
-  const intercepted = new Proxy(client, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      if (key === 'UpdateRef') {
-        return (...args: unknown[]) => {
-          const callback = args.at(-1) as (e: unknown, r?: unknown) => void;
-          (value as (...a: unknown[]) => unknown).apply(target, [
-            ...args.slice(0, -1),
-            (err: unknown) => {
-              downUntil = Date.now() + downMs;
-              callback(err ?? unavailableNow());
-            },
-          ]);
-        };
-      }
-      if (typeof key === 'string' && /^[A-Z]/.test(key)) {
-        return (...args: unknown[]) => {
-          if (Date.now() < downUntil) return void (args.at(-1) as (e: unknown) => void)(unavailableNow());
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      }
-      return value.bind(target);
-    },
+  return storageWith(client, (name, method) => {
+    if (name === 'UpdateRef') {
+      return (...args) =>
+        method(...args.slice(0, -1), (err: unknown) => {
+          downUntil = Date.now() + downMs;
+          callbackOf(args)(err ?? unavailableNow());
+        });
+    }
+    // The service's calls (capitalised, as in the proto), not the client's own methods.
+    if (!/^[A-Z]/.test(name)) return undefined;
+    return (...args) => (Date.now() < downUntil ? callbackOf(args)(unavailableNow()) : method(...args));
   });
-  return createStorageRouter(singleShard('default:0'), SECRET, { createClient: () => intercepted });
 }
