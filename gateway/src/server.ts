@@ -72,7 +72,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   const forward = createForwarding({ proxies, reads, internalSecret: config.internalSecret });
   const checkTarget = createTargetCheck(findOpenApiDocument());
 
-  const app = createHttpApp({ service: 'gateway', logger, ready: () => accounts.reachable(), json: false, registry: metrics.registry });
+  const app = createHttpApp({ service: 'gateway', logger, ready: { accounts: () => accounts.reachable() }, json: false, registry: metrics.registry });
   app.set('trust proxy', config.trustProxy ?? false);
   app.use(acceptClientForwarding(config.internalSecret));
   app.use(stripInternalHeaders);

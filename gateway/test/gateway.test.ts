@@ -332,14 +332,14 @@ function chunkedPost(path: string, headers: Record<string, string>, chunks: numb
 }
 
 describe('gateway when accounts is down', () => {
-  it('when accounts cannot be reached, then 503 Service unavailable and /readyz is 503', async () => {
+  it('when accounts cannot be reached, then 503 Service unavailable and /readyz is 503 naming accounts', async () => {
     const down = createServer({ port: 0, metricsPort: 0, internalSecret: SECRET, accountsGrpcAddress: '127.0.0.1:9', upstreams: { accounts: upstreams[0]!.url, 'git-storage': undefined, browse: undefined, 'merge-requests': undefined, webhooks: undefined } });
     const port = (await down.start()).httpPort;
     try {
       const res = await fetch(`http://127.0.0.1:${port}/api/user`, { headers: bearer(alice.token) });
       expect([res.status, await res.json()]).toEqual([503, { error: 'Service unavailable' }]);
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
-      expect(ready.status).toBe(503);
+      expect([ready.status, await ready.json()]).toEqual([503, { status: 'unavailable', failing: ['accounts'] }]);
     } finally {
       await down.stop();
     }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@githost/test-support';
@@ -151,20 +151,31 @@ export class Cluster {
     await exited;
   }
 
-  /** Every service's /readyz, by name. */
-  async readiness(): Promise<Record<ServiceName, number>> {
-    const entries = await Promise.all(SERVICES.map(async (n) => [n, await status(`${this.httpUrl(n)}/readyz`)] as const));
-    return Object.fromEntries(entries) as Record<ServiceName, number>;
+  /** Every service's /readyz, by name: its status, and for a 503 the dependencies it names. */
+  async readiness(): Promise<Record<ServiceName, Readiness>> {
+    const entries = await Promise.all(SERVICES.map(async (n) => [n, await readinessOf(`${this.httpUrl(n)}/readyz`)] as const));
+    return Object.fromEntries(entries) as Record<ServiceName, Readiness>;
   }
 
-  /** Waits until every service reports ready by itself; returns those that never did. */
+  /** Waits until every service reports ready by itself; returns those that never did, each with
+   *  what it waits for and the end of its log. */
   async waitAllReady(withinMs: number): Promise<string[]> {
     const deadline = Date.now() + withinMs;
     for (;;) {
       const r = await this.readiness();
-      const notReady = SERVICES.filter((n) => r[n] !== 200);
-      if (notReady.length === 0 || Date.now() > deadline) return notReady.map((n) => `${n} (${r[n]})`);
+      const notReady = SERVICES.filter((n) => r[n].status !== 200);
+      if (notReady.length === 0) return [];
+      if (Date.now() > deadline) return notReady.map((n) => `${n} (${r[n].status}${r[n].failing.length ? `, waiting for ${r[n].failing.join(', ')}` : ''})\n${this.logTail(n)}`);
       await sleep(250);
+    }
+  }
+
+  /** The last lines a service logged, for a failure's message. */
+  logTail(name: ServiceName, lines = 15): string {
+    try {
+      return readFileSync(this.logFile(name), 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    } catch {
+      return '(no log)';
     }
   }
 
@@ -179,6 +190,22 @@ export class Cluster {
       clearTimeout(timer);
     }
     for (const log of this.logs.values()) log.end();
+  }
+}
+
+export interface Readiness {
+  /** 0 when nothing answered within 2 s. */
+  status: number;
+  failing: string[];
+}
+
+async function readinessOf(url: string): Promise<Readiness> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    const body = (await res.json().catch(() => ({}))) as { failing?: string[] };
+    return { status: res.status, failing: body.failing ?? [] };
+  } catch {
+    return { status: 0, failing: [] };
   }
 }
 

@@ -82,7 +82,7 @@ beforeAll(async () => {
   await cluster.init();
   await cluster.startAll();
   const notReady = await cluster.waitAllReady(60_000);
-  if (notReady.length) throw new Error(`not ready: ${notReady.join(', ')}`);
+  if (notReady.length) throw new Error(`not ready:\n${notReady.join('\n')}`);
   receiver = await startReceiver({ answer: (_n, res) => void res.writeHead(204).end() });
   const admin = { authorization: `Bearer ${cluster.adminToken}`, 'content-type': 'application/json' };
   const made = await fetch(`${cluster.url}/api/admin/users`, { method: 'POST', headers: admin, body: JSON.stringify({ username: 'faults', email: 'faults@example.com' }) });

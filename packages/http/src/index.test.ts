@@ -14,7 +14,7 @@ let metricsBase: string;
 beforeAll(async () => {
   let ready = false;
   const registry = createRegistry('demo');
-  const app = createHttpApp({ service: 'demo', logger: createLogger('demo', 'silent'), internalSecret: secret, ready: async () => ready, registry });
+  const app = createHttpApp({ service: 'demo', logger: createLogger('demo', 'silent'), internalSecret: secret, ready: { demo: async () => ready }, registry });
   app.post('/echo', route((req, res) => res.json({ body: req.body as unknown, user: identityOf(res).principal?.username })));
   app.get('/conflict', route(() => {
     throw conflict('Merge conflict', { conflicts: ['a'] });
@@ -93,9 +93,10 @@ describe('createHttpApp', () => {
     const u = await fetch(`${base}/nowhere`, { headers: signed() });
     expect([u.status, await u.json()]).toEqual([404, { error: 'Not found' }]);
   });
-  it('when dependencies are not ready, then /readyz is 503 until they are; /healthz always 200', async () => {
+  it('when a dependency is not ready, then /readyz is 503 naming it until it is; /healthz always 200', async () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    expect((await fetch(`${base}/readyz`)).status).toBe(503);
+    const waiting = await fetch(`${base}/readyz`);
+    expect([waiting.status, await waiting.json()]).toEqual([503, { status: 'unavailable', failing: ['demo'] }]);
     await fetch(`${base}/ready`, { method: 'POST', headers: signed() });
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     const metrics = await (await fetch(`${metricsBase}/metrics`)).text();

@@ -22,11 +22,26 @@ export interface HttpAppOptions {
   logger: Logger;
   /** Verifies the gateway's signed identity on every route except health. */
   internalSecret?: string;
-  /** Reports whether dependencies answer; /readyz is 503 until it resolves true. */
-  ready?: () => Promise<boolean>;
+  /** Whether each dependency answers, by name; /readyz is 503, naming those that do not, until
+   *  every one resolves true. */
+  ready?: ReadinessChecks;
   /** Parse JSON bodies (off for services that stream bodies, such as git transport). */
   json?: boolean;
   registry?: client.Registry;
+}
+
+/** A dependency's check for /readyz: true when it answers; false or a rejection when not. */
+export type ReadinessChecks = Record<string, () => Promise<boolean>>;
+
+/**
+ * Runs every check at once and names the ones that failed, in the order given. An operator (and
+ * a test that waits for readiness) sees which dependency holds the service out of rotation,
+ * as Kubernetes' own /readyz?verbose lists its checks.
+ */
+export async function failingChecks(checks: ReadinessChecks): Promise<string[]> {
+  const entries = Object.entries(checks);
+  const answers = await Promise.all(entries.map(([, check]) => check().catch(() => false)));
+  return entries.filter((_, i) => !answers[i]).map(([name]) => name);
 }
 
 /** Metrics registry per service so several services can live in one process. */
@@ -57,9 +72,18 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.locals.registry = registry;
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  let lastFailing = '';
   app.get('/readyz', async (_req, res) => {
-    const ok = opts.ready ? await opts.ready().catch(() => false) : true;
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'unavailable' });
+    const failing = opts.ready ? await failingChecks(opts.ready) : [];
+    // Logged when the set changes, so a probe every few seconds does not repeat it.
+    const key = failing.join(',');
+    if (key !== lastFailing) {
+      if (failing.length) opts.logger.warn({ failing }, 'not ready');
+      else opts.logger.info('ready again');
+      lastFailing = key;
+    }
+    if (failing.length) res.status(503).json({ status: 'unavailable', failing });
+    else res.json({ status: 'ready' });
   });
   const logRequest = httpLogger(opts.logger);
   const timeRequest = (req: IncomingMessage, res: ServerResponse, route: () => string): void => {

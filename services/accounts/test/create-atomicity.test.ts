@@ -71,6 +71,6 @@ describe('repository creation when git-storage is unreachable', () => {
     expect(res.body.error).toMatch(/^upstream unavailable/);
     await expect(rpc(h.grpc).authorize({ user_id: '', bootstrap_admin: true, owner: 'pat', name: 'orphan' })).rejects.toMatchObject({ kind: 'not_found' });
     const ready = await fetch(`${h.base}/readyz`);
-    expect([ready.status, await ready.json()]).toEqual([503, { status: 'unavailable' }]);
+    expect([ready.status, await ready.json()]).toEqual([503, { status: 'unavailable', failing: ['git-storage'] }]);
   });
 });

@@ -47,7 +47,7 @@ export function createServer(config: Config, deps: Deps = {}): BrowseService {
   const refLookups = new client.Counter({ name: 'githost_browse_ref_lookups_total', help: 'Ref reads by result: hit (snapshot), miss (snapshot loaded), unwatched (no live ref watch: straight to git-storage)', labelNames: ['result'], registers: [registry] });
   const browser = new Browser(reader, cache, { maxBlobBytes: config.maxBlobBytes, refVersions: refsWatch, onRefLookup: (result) => refLookups.inc({ result }) });
   // GET and HEAD only: no body to parse.
-  const app = createHttpApp({ service: 'browse', logger, internalSecret: config.internalSecret, ready: () => storage.ready(), registry, json: false });
+  const app = createHttpApp({ service: 'browse', logger, internalSecret: config.internalSecret, ready: { 'git-storage': () => storage.ready() }, registry, json: false });
   app.use('/api/repos', browseRoutes(browser));
   finish(app);
   let serving: ServingHttp | undefined;

@@ -73,7 +73,7 @@ export function createServer(config: Config, deps: Deps = {}): Service<{ httpPor
         logger,
         internalSecret: config.internalSecret,
         registry,
-        ready: async () => (await database.ping()) && (await bus.ready()) && (await storage.ready()) && (await clientReady(accounts)),
+        ready: { database: () => database.ping(), 'event bus': () => bus.ready(), 'git-storage': () => storage.ready(), accounts: () => clientReady(accounts) },
       });
       const workflow = { reviews: new PgReviewStore(database), statuses: new PgStatusStore(database), policy: new AccountsRefPolicySource(accounts, metrics.grpcClient) };
       const gitFor = (requestId: string, shard: string) => mergeability.wrap(git.forRequest(requestId, shard));

@@ -23,8 +23,8 @@ export function createServer(config: Config, deps: Deps = {}): Service<{ httpPor
   const logger = deps.logger ?? createLogger('web');
   const registry = createRegistry('web');
   // Ready when the API it renders from answers.
-  const ready = async () => (await fetch(`${config.gatewayUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
-  const app = createHttpApp({ service: 'web', logger, ready, registry, json: false });
+  const gateway = async () => (await fetch(`${config.gatewayUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
+  const app = createHttpApp({ service: 'web', logger, ready: { gateway }, registry, json: false });
   app.use(securityHeaders);
   app.use('/-/static', express.static(ASSETS, { index: false, fallthrough: true, maxAge: '5m', dotfiles: 'ignore' }));
   const pages = pageRouter(ALL_PAGES, { config, logger });

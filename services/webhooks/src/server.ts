@@ -71,7 +71,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         logger,
         registry,
         internalSecret: config.internalSecret,
-        ready: async () => (await database.ping()) && (await eventBus.ready()),
+        ready: { database: () => database.ping(), 'event bus': () => eventBus.ready() },
       });
       app.use(webhookRoutes({ webhooks, deliveries, onQueued: wake }));
       finish(app);

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
-import { createHttpApp, finish } from '@githost/http';
+import { createHttpApp, finish, type ReadinessChecks } from '@githost/http';
 import type { Logger } from '@githost/logging';
 import type { AccountsServices } from '../domain/services.js';
 import { registerRoutes } from './routes.js';
@@ -9,7 +9,7 @@ export function createAccountsApp(opts: {
   logger: Logger;
   internalSecret: string;
   publicUrl: string;
-  ready: () => Promise<boolean>;
+  ready: ReadinessChecks;
   services: AccountsServices;
   registry: Registry;
   /** Counts sign-in outcomes (README "Operating"). */
