@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { classifyGitFailure, GitCancelledError, GitError, GitTimeoutError } from './errors.js';
+import { GitRunner } from './runner.js';
 
 /**
  * The ONE way this service runs git (Gitaly's internal/git/command.go habit). No shell; only
@@ -142,44 +143,24 @@ export function spawnGit(cmd: GitCommand, opts: Omit<GitRunOptions, 'stdin' | 'o
   return spawn('git', argv, spawnOpts);
 }
 
-/** Runs git to completion and collects its output; a non-zero exit becomes a typed GitError. */
-export function runGit(cmd: GitCommand, opts: GitRunOptions = {}): Promise<GitResult> {
+const runner = new GitRunner();
+
+/**
+ * Runs git to completion and collects its output; a non-zero exit becomes a typed GitError. The
+ * process is started by the git helper (`runner.ts`), never by this one.
+ */
+export async function runGit(cmd: GitCommand, opts: GitRunOptions = {}): Promise<GitResult> {
   const argv = buildArgv(cmd, opts.gitDir);
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  return new Promise((resolve, reject) => {
-    started++;
-    const child = spawn('git', argv, { env: gitEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    let outBytes = 0;
-    let stderr = '';
-    let failure: GitError | undefined;
-    const kill = (err: GitError) => {
-      failure ??= err;
-      child.kill('SIGKILL');
-    };
-    const timer = timeoutMs > 0 ? setTimeout(() => kill(new GitTimeoutError(`git ${cmd.name} timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
-    const onAbort = () => kill(new GitCancelledError(`git ${cmd.name} cancelled`));
-    if (opts.signal?.aborted) onAbort();
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-
-    child.stdout.on('data', (b: Buffer) => {
-      outBytes += b.length;
-      if (opts.maxStdoutBytes !== undefined && outBytes > opts.maxStdoutBytes) kill(new GitError(`git ${cmd.name} output exceeded ${opts.maxStdoutBytes} bytes`));
-      else out.push(b);
-    });
-    child.stderr.on('data', (b: Buffer) => {
-      if (stderr.length < 64 * 1024) stderr += b.toString('utf8');
-    });
-    child.stdin.on('error', () => undefined); // git may exit before reading all input; its exit code tells
-    child.on('error', (err) => kill(new GitError(`git ${cmd.name} could not start: ${err.message}`)));
-    child.on('close', (code) => {
-      if (timer) clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      if (failure) return reject(failure);
-      const exitCode = code ?? -1;
-      if (exitCode === 0 || opts.okExitCodes?.includes(exitCode)) return resolve({ stdout: Buffer.concat(out), stderr, exitCode });
-      reject(classifyGitFailure(cmd.name, stderr, code));
-    });
-    child.stdin.end(opts.stdin ?? '');
-  });
+  if (opts.signal?.aborted) throw new GitCancelledError(`git ${cmd.name} cancelled`);
+  started++;
+  const stdin = typeof opts.stdin === 'string' ? Buffer.from(opts.stdin) : (opts.stdin ?? Buffer.alloc(0));
+  const o = await runner.run({ argv, env: gitEnv(opts.env), stdin, timeoutMs, maxStdoutBytes: opts.maxStdoutBytes }, opts.signal);
+  if (o.stopped === 'timeout') throw new GitTimeoutError(`git ${cmd.name} timed out after ${timeoutMs} ms`);
+  if (o.stopped === 'cancelled') throw new GitCancelledError(`git ${cmd.name} cancelled`);
+  if (o.stopped === 'too-big') throw new GitError(`git ${cmd.name} output exceeded ${opts.maxStdoutBytes} bytes`);
+  if (o.stopped === 'start') throw new GitError(`git ${cmd.name} could not start: ${o.message}`);
+  const exitCode = o.code ?? -1;
+  if (exitCode === 0 || opts.okExitCodes?.includes(exitCode)) return { stdout: o.stdout, stderr: o.stderr, exitCode };
+  throw classifyGitFailure(cmd.name, o.stderr, o.code);
 }

@@ -1,0 +1,84 @@
+import { describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { gitEnv } from './command.js';
+import { GitRunner } from './runner.js';
+
+/** A git alias runs a shell command as git's child: what it prints tells where git ran. */
+const shell = (command: string) => ['-c', `alias.x=!${command}`, 'x'];
+const request = (argv: string[], extra: { stdin?: Buffer; timeoutMs?: number; maxStdoutBytes?: number } = {}) => ({
+  argv,
+  env: gitEnv(),
+  stdin: extra.stdin ?? Buffer.alloc(0),
+  timeoutMs: extra.timeoutMs ?? 10_000,
+  maxStdoutBytes: extra.maxStdoutBytes,
+});
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('GitRunner', () => {
+  it('when git runs, then its parent is the helper, not this process, and stdin and stdout pass byte for byte', async () => {
+    const runner = new GitRunner();
+    try {
+      const parent = await runner.run(request(shell('ps -o ppid= -p $PPID')));
+      expect(Number(parent.stdout.toString().trim())).toBe(runner.pid);
+      expect(runner.pid).not.toBe(process.pid);
+      const bytes = randomBytes(1 << 20);
+      const echoed = await runner.run(request(shell('cat'), { stdin: bytes }));
+      expect([echoed.code, echoed.stdout.equals(bytes)]).toEqual([0, true]);
+      const failed = await runner.run(request(shell('echo nope >&2; exit 3')));
+      expect([failed.code, failed.stderr.trim(), failed.stopped]).toEqual([3, 'nope', undefined]);
+    } finally {
+      runner.close();
+    }
+  });
+
+  it('when the caller aborts, the run is too long or prints too much, then the helper kills git and says why', async () => {
+    const runner = new GitRunner();
+    try {
+      const controller = new AbortController();
+      // git is killed at once; the shell's sleep it started holds the pipes until it ends.
+      const cancelled = runner.run(request(shell('sleep 1')), controller.signal);
+      setTimeout(() => controller.abort(), 100);
+      expect((await cancelled).stopped).toBe('cancelled');
+      expect((await runner.run(request(shell('sleep 1'), { timeoutMs: 100 }))).stopped).toBe('timeout');
+      expect((await runner.run(request(shell('head -c 100000 /dev/zero'), { maxStdoutBytes: 1000 }))).stopped).toBe('too-big');
+    } finally {
+      runner.close();
+    }
+  });
+
+  it('when the helper is killed mid-run, then the run fails as unavailable and the next run starts a new helper', async () => {
+    const runner = new GitRunner();
+    try {
+      await runner.run(request(['--version']));
+      const first = runner.pid!;
+      const running = runner.run(request(shell('sleep 5')));
+      await sleep(100);
+      process.kill(first, 'SIGKILL');
+      await expect(running).rejects.toMatchObject({ kind: 'unavailable' });
+      const again = await runner.run(request(['--version']));
+      expect([again.code, again.stdout.toString().startsWith('git version')]).toEqual([0, true]);
+      expect(runner.pid).not.toBe(first);
+    } finally {
+      runner.close();
+    }
+  });
+
+  it('when the helper has had no work for its idle time, then it exits; the next run starts another', async () => {
+    const runner = new GitRunner(200);
+    await runner.run(request(['--version']));
+    const first = runner.pid!;
+    await sleep(1_000);
+    expect(alive(first)).toBe(false);
+    expect((await runner.run(request(['--version']))).code).toBe(0);
+    expect(runner.pid).not.toBe(first);
+    runner.close();
+  });
+});

@@ -1,0 +1,158 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { unavailable } from '@githost/errors';
+
+/**
+ * Where `runGit` starts its git processes: a small helper process, so that the fork does not
+ * stop this one (this service's README, "git from a helper process"). node's `spawn` holds the
+ * event loop while the kernel copies the page tables of the whole process, and that costs more
+ * the bigger the process is: tens of milliseconds for the embedded mode's one process, against a
+ * few for a helper of ~50 MiB. The helper runs what it is sent and nothing else: the argv is built
+ * and checked here (`buildArgv`), the environment too. It is started on first use and let go after
+ * `IDLE_MS` without work; it exits with its children when this process goes away.
+ */
+
+/** One run's end, as the helper reports it. */
+export interface RunOutcome {
+  stdout: Buffer;
+  stderr: string;
+  /** null when git was killed. */
+  code: number | null;
+  /** Why the helper killed git, when it did; `start`: git could not be started. */
+  stopped?: 'timeout' | 'cancelled' | 'too-big' | 'start';
+  message?: string;
+}
+
+export interface RunRequest {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  stdin: Buffer;
+  timeoutMs: number;
+  maxStdoutBytes?: number;
+}
+
+type Message = { id: number; run?: RunRequest; cancel?: true };
+
+/** The helper's program; kept a string so the same code runs from sources (tests) and dist. */
+const HELPER = `
+const { spawn } = require('node:child_process');
+const running = new Map();
+process.on('message', ({ id, run, cancel }) => {
+  if (cancel) return void running.get(id)?.stop('cancelled');
+  const child = spawn('git', run.argv, { env: run.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const out = [];
+  let bytes = 0;
+  let stderr = '';
+  let stopped;
+  let message;
+  const stop = (why, text) => { stopped ??= why; message ??= text; child.kill('SIGKILL'); };
+  const timer = run.timeoutMs > 0 ? setTimeout(() => stop('timeout'), run.timeoutMs) : undefined;
+  running.set(id, { child, stop });
+  child.stdout.on('data', (b) => {
+    bytes += b.length;
+    if (run.maxStdoutBytes !== undefined && bytes > run.maxStdoutBytes) stop('too-big');
+    else out.push(b);
+  });
+  child.stderr.on('data', (b) => { if (stderr.length < 65536) stderr += b.toString('utf8'); });
+  child.stdin.on('error', () => undefined);
+  child.on('error', (err) => stop('start', err.message));
+  child.on('close', (code) => {
+    if (timer) clearTimeout(timer);
+    running.delete(id);
+    if (process.connected) process.send({ id, outcome: { stdout: Buffer.concat(out), stderr, code, stopped, message } });
+  });
+  child.stdin.end(run.stdin);
+});
+process.on('disconnect', () => {
+  for (const { child } of running.values()) child.kill('SIGKILL');
+  process.exit(0);
+});
+`;
+
+/** How long the helper is kept without work. */
+export const IDLE_MS = 10_000;
+
+export class GitRunner {
+  private helper: ChildProcess | undefined;
+  private readonly pending = new Map<number, { helper: ChildProcess; resolve(o: RunOutcome): void; reject(e: Error): void }>();
+  private nextId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly idleMs = IDLE_MS) {}
+
+  run(request: RunRequest, signal?: AbortSignal): Promise<RunOutcome> {
+    const helper = this.helperProcess();
+    const id = this.nextId++;
+    return new Promise<RunOutcome>((resolve, reject) => {
+      const onAbort = () => helper.connected && helper.send({ id, cancel: true } satisfies Message);
+      this.pending.set(id, {
+        helper,
+        resolve: (o) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(o);
+        },
+        reject: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      });
+      this.busy();
+      helper.send({ id, run: request } satisfies Message);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** The helper's pid while it runs (tests). */
+  get pid(): number | undefined {
+    return this.helper?.pid;
+  }
+
+  /** Lets the helper go now; runs in flight end as if it had died. */
+  close(): void {
+    this.helper?.disconnect();
+  }
+
+  private helperProcess(): ChildProcess {
+    if (this.helper?.connected) return this.helper;
+    // No NODE_OPTIONS or loaders of ours: the helper is plain node; git's environment comes with
+    // each run.
+    const helper = spawn(process.execPath, ['--max-old-space-size=32', '--max-semi-space-size=1', '-e', HELPER], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'advanced' });
+    helper.on('message', (m: { id: number; outcome: RunOutcome }) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      const out = m.outcome.stdout;
+      p.resolve({ ...m.outcome, stdout: Buffer.from(out.buffer, out.byteOffset, out.byteLength) });
+      this.idleWhenDone();
+    });
+    helper.on('exit', () => {
+      if (this.helper === helper) this.helper = undefined;
+      for (const [id, p] of this.pending) {
+        if (p.helper !== helper) continue;
+        this.pending.delete(id);
+        p.reject(unavailable('the git helper process exited during the run'));
+      }
+      this.idleWhenDone();
+    });
+    helper.on('error', () => undefined); // an exit follows
+    this.helper = helper;
+    return helper;
+  }
+
+  /** Work in flight keeps this process alive; an idle helper does not. */
+  private busy(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    this.helper?.ref();
+    (this.helper?.channel as { ref?(): void } | undefined)?.ref?.();
+  }
+
+  private idleWhenDone(): void {
+    if (this.pending.size > 0 || !this.helper) return;
+    const helper = this.helper;
+    helper.unref();
+    (helper.channel as { unref?(): void } | undefined)?.unref?.();
+    this.idleTimer = setTimeout(() => helper.connected && helper.disconnect(), this.idleMs);
+    this.idleTimer.unref();
+  }
+}
