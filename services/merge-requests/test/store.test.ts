@@ -145,7 +145,7 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
     const other = await store.create(newMr('still merging', 'repo-left'));
     expect(await merging.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: null })).toBe('claimed');
     expect(await merging.claimMerge({ mr_id: other.id, repo, merger_id: 'u9', request_id: null })).toBe('claimed');
-    await merging.leaveForRecovery(mr.id);
+    await merging.leaveForRecovery(mr.id, null);
     await new Promise((r) => setTimeout(r, 300)); // beats of the merge still held
     const idle = (olderThanMs: number) => store.staleIntents(olderThanMs).then((intents) => intents.map((i) => i.mr_id));
     expect(await idle(INTENT_STALE_AFTER_MS)).not.toContain(mr.id);
@@ -153,6 +153,29 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
     expect(await idle(INTENT_STALE_AFTER_MS - LEFT_INTENT_RECOVERY_MS)).not.toContain(other.id);
     await merging.releaseMerge(other.id);
     await store.releaseMerge(mr.id);
+  });
+
+  it('when the database does not answer as a merge is left to recovery, then it is asked again until it does, and only the intent of that attempt is dated back', async () => {
+    let refusals = 0;
+    // The database away for the next `refusals` statements, as during a restart.
+    const flaky = new Proxy(db, {
+      get: (target, key) => (key === 'query' ? (...args: Parameters<Database['query']>) => (refusals-- > 0 ? Promise.reject(new Error('Connection terminated unexpectedly')) : target.query(...args)) : Reflect.get(target, key)),
+    });
+    const merging = new PgMergeRequestStore(flaky, { heartbeatMs: 60_000 });
+    const mr = await store.create(newMr('completion lost', 'repo-flaky'));
+    const other = await store.create(newMr('another attempt', 'repo-flaky'));
+    expect(await merging.claimMerge({ mr_id: mr.id, repo, merger_id: 'u9', request_id: 'req-lost' })).toBe('claimed');
+    expect(await merging.claimMerge({ mr_id: other.id, repo, merger_id: 'u9', request_id: 'req-live' })).toBe('claimed');
+    const due = () => store.staleIntents(INTENT_STALE_AFTER_MS - LEFT_INTENT_RECOVERY_MS).then((intents) => intents.map((i) => i.mr_id));
+    await merging.leaveForRecovery(other.id, 'req-not-this-one');
+    refusals = 2;
+    await expect(merging.leaveForRecovery(mr.id, 'req-lost')).rejects.toThrow('Connection terminated');
+    expect(await due()).not.toContain(mr.id);
+    await new Promise((r) => setTimeout(r, 1_500)); // refused once more at 0.5 s, answered at 1 s
+    expect(await due()).toEqual(expect.arrayContaining([mr.id]));
+    expect(await due()).not.toContain(other.id);
+    await store.releaseMerge(mr.id);
+    await store.releaseMerge(other.id);
   });
 
   it('when a claim is released, then the merge request can be claimed again', async () => {

@@ -21,6 +21,9 @@ export const INTENT_STALE_AFTER_MS = 5 * INTENT_HEARTBEAT_MS;
  */
 export const LEFT_INTENT_RECOVERY_MS = 3_000;
 
+/** How often a merge left to recovery tries again to say so while the database does not answer. */
+const LEAVE_RETRY_MS = 500;
+
 /** Largest shared branch lookup: above the bus prefetch (32), so one burst is one query. */
 const BRANCH_LOOKUP_BATCH = 64;
 
@@ -180,13 +183,33 @@ export class PgMergeRequestStore implements MergeRequestStore {
     return 'claimed';
   }
 
-  async leaveForRecovery(mrId: string): Promise<void> {
+  async leaveForRecovery(mrId: string, requestId: string | null): Promise<void> {
     this.letGo(mrId);
-    // Dated back so it is stale LEFT_INTENT_RECOVERY_MS from now instead of a whole grace.
-    await this.db.query(`UPDATE merge_intents SET updated_at = clock_timestamp() - $1 * interval '1 millisecond' WHERE mr_id = $2`, [
-      INTENT_STALE_AFTER_MS - LEFT_INTENT_RECOVERY_MS,
-      mrId,
-    ]);
+    // Dated back so it is stale LEFT_INTENT_RECOVERY_MS from now instead of a whole grace. Only
+    // this attempt's intent: a later claim's, should one exist, is refreshed by its own merge anyway.
+    const backdate = () =>
+      this.db.query(`UPDATE merge_intents SET updated_at = clock_timestamp() - $1 * interval '1 millisecond' WHERE mr_id = $2 AND request_id IS NOT DISTINCT FROM $3`, [
+        INTENT_STALE_AFTER_MS - LEFT_INTENT_RECOVERY_MS,
+        mrId,
+        requestId,
+      ]);
+    try {
+      await backdate();
+    } catch (err) {
+      // The database is often why the merge failed: asked again until it answers, as long as that
+      // still brings recovery forward.
+      this.backdateLater(backdate, Date.now() + INTENT_STALE_AFTER_MS);
+      throw err;
+    }
+  }
+
+  private backdateLater(backdate: () => Promise<unknown>, until: number): void {
+    const timer = setTimeout(() => {
+      backdate().catch(() => {
+        if (Date.now() < until) this.backdateLater(backdate, until);
+      });
+    }, LEAVE_RETRY_MS);
+    timer.unref();
   }
 
   async releaseMerge(mrId: string): Promise<void> {

@@ -182,6 +182,16 @@ describe('merge procedure (seed §4)', () => {
     expect([[...store.intents.keys()], [...store.leftForRecovery]]).toEqual([[store.mrs[0]!.id], [store.mrs[0]!.id]]);
   });
 
+  it('when the ref moved but the completion could not be written, then the error is returned and the intent is left to recovery', async () => {
+    store.completeMergeOnMove = async (_c, moved) => {
+      await moved;
+      throw new AppError('unavailable', 'database unavailable');
+    };
+    expect((await rejection(mergeMergeRequest(deps, ctx, '1')))?.kind).toBe('unavailable');
+    expect([git.branches.get('main'), [...store.intents.keys()], [...store.leftForRecovery]]).toEqual([SRC, [store.mrs[0]!.id], [store.mrs[0]!.id]]);
+    expect(store.mrs[0]!.state).toBe('open');
+  });
+
   it('when UpdateRef fails and the ref did not move, then the error is returned and the claim released', async () => {
     git.updateFailure = new AppError('unavailable', 'upstream unavailable');
     expect((await rejection(mergeMergeRequest(deps, ctx, '1')))?.kind).toBe('unavailable');

@@ -102,10 +102,18 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
     // Rolled back first: its hold on the intent ends before the claim is released.
     await completing.catch(() => undefined);
     if (move.release) await deps.store.releaseMerge(mr.id);
-    else await deps.store.leaveForRecovery(mr.id).catch(() => undefined); // then it waits the whole grace
+    else await deps.store.leaveForRecovery(mr.id, ctx.requestId).catch(() => undefined); // then it waits the whole grace
     throw move.error;
   }
-  const merged = await completing;
+  let merged: Awaited<typeof completing>;
+  try {
+    merged = await completing;
+  } catch (err) {
+    // The ref moved and the completion did not commit (the database went away): recovery
+    // completes it, soon rather than after the grace a dead process's intent waits for.
+    await deps.store.leaveForRecovery(mr.id, ctx.requestId).catch(() => undefined);
+    throw err;
+  }
   if (merged) deps.relay.kick();
   const result: MergeResult = { merged: true, sha: plan.sha, strategy: plan.strategy };
   if (options.delete_source_branch) result.source_branch_deleted = await deleteSource(deps, repo, caller, mr, plan.source, ctx.requestId);

@@ -106,10 +106,11 @@ export interface MergeRequestStore extends LifecycleStore {
   claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'> & { plan?: MergePlan }): Promise<ClaimResult>;
   /** Gives the slot back; nothing was changed in git. */
   releaseMerge(mrId: string): Promise<void>;
-  /** Keeps the intent but stops refreshing it: this process cannot tell whether the ref moved,
-   *  so recovery finishes or undoes the merge, a few seconds from now rather than after the grace
-   *  a dead process's intent waits for. */
-  leaveForRecovery(mrId: string): Promise<void>;
+  /** Keeps the intent but stops refreshing it: this process cannot tell whether the ref moved, or
+   *  could not record that it did, so recovery finishes or undoes the merge a few seconds from now
+   *  rather than after the grace a dead process's intent waits for. While the database does not
+   *  answer, it is asked again for that long. */
+  leaveForRecovery(mrId: string, requestId: string | null): Promise<void>;
   /** In ONE transaction: state merged, merged_sha, merged_by, updated_at, `merge_mr` activity,
    *  the event's outbox row, the intent removed. Null when the merge request was not open. */
   completeMerge(completion: MergeCompletion): Promise<MergeRequest | null>;

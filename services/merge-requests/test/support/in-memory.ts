@@ -56,7 +56,7 @@ export class MemoryStore implements MergeRequestStore {
   }
   /** Intents left to recovery (no longer refreshed by this process). */
   leftForRecovery = new Set<string>();
-  async leaveForRecovery(mrId: string): Promise<void> {
+  async leaveForRecovery(mrId: string, _requestId: string | null): Promise<void> {
     this.leftForRecovery.add(mrId);
   }
   async claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'> & { plan?: MergePlan }): Promise<ClaimResult> {
