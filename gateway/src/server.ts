@@ -1,10 +1,11 @@
-import { Agent, type IncomingMessage, type RequestListener, type Server as HttpServer } from 'node:http';
+import { type IncomingMessage, type RequestListener, type Server as HttpServer } from 'node:http';
 import proxyaddr from 'proxy-addr';
 import type { ErrorRequestHandler } from 'express';
 import { toAppError, unavailable } from '@githost/errors';
 import { createHttpApp, finish, listen, requestObserver, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
+import { createUpstreamAgent } from './upstream-agent.js';
 import type { Config } from './config.js';
 import { grpcAccountsGateway, type AccountsGateway } from './clients/accounts.js';
 import { cachedAccounts, DEFAULT_TTLS, type CacheTtls } from './clients/cached-accounts.js';
@@ -49,7 +50,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   const accounts = cachedAccounts(deps.accounts ?? grpcAccountsGateway(config.accountsGrpcAddress, config.internalSecret, metrics.grpcClient), { ...DEFAULT_TTLS, ...deps.cacheTtls }, (cache, result) =>
     metrics.accountsCache.inc({ cache, result }),
   );
-  const agent = new Agent({ keepAlive: true, maxFreeSockets: 64 });
+  const agent = createUpstreamAgent();
   const edgeEntries = config.edgeCacheEntries ?? DEFAULT_EDGE_ENTRIES;
   const edgeBytes = config.edgeCacheBytes ?? DEFAULT_EDGE_CACHE_BYTES;
   // The watch streams every ref change of every shard: not kept when the edge keeps nothing.
