@@ -129,7 +129,7 @@ export class Cluster {
     const deadline = Date.now() + 90_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) while starting; see ${this.logFile(name)}`);
-      if ((await status(`${this.httpUrl(name)}/healthz`)) === 200) return;
+      if ((await probe(`${this.httpUrl(name)}/healthz`)).status === 200) return;
       await sleep(100);
     }
     throw new Error(`${name} did not answer /healthz within 90 s; see ${this.logFile(name)}`);
@@ -153,7 +153,7 @@ export class Cluster {
 
   /** Every service's /readyz, by name: its status, and for a 503 the dependencies it names. */
   async readiness(): Promise<Record<ServiceName, Readiness>> {
-    const entries = await Promise.all(SERVICES.map(async (n) => [n, await readinessOf(`${this.httpUrl(n)}/readyz`)] as const));
+    const entries = await Promise.all(SERVICES.map(async (n) => [n, await probe(`${this.httpUrl(n)}/readyz`)] as const));
     return Object.fromEntries(entries) as Record<ServiceName, Readiness>;
   }
 
@@ -199,24 +199,14 @@ export interface Readiness {
   failing: string[];
 }
 
-async function readinessOf(url: string): Promise<Readiness> {
+/** A GET of a health path: its status, and the dependencies a 503 names. */
+async function probe(url: string): Promise<Readiness> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
     const body = (await res.json().catch(() => ({}))) as { failing?: string[] };
     return { status: res.status, failing: body.failing ?? [] };
   } catch {
     return { status: 0, failing: [] };
-  }
-}
-
-/** The status of a GET, 0 when nothing answered within 2 s. */
-export async function status(url: string): Promise<number> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-    await res.arrayBuffer();
-    return res.status;
-  } catch {
-    return 0;
   }
 }
 

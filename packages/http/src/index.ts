@@ -38,7 +38,7 @@ export type ReadinessChecks = Record<string, () => Promise<boolean>>;
  * a test that waits for readiness) sees which dependency holds the service out of rotation,
  * as Kubernetes' own /readyz?verbose lists its checks.
  */
-export async function failingChecks(checks: ReadinessChecks): Promise<string[]> {
+async function failingChecks(checks: ReadinessChecks): Promise<string[]> {
   const entries = Object.entries(checks);
   const answers = await Promise.all(entries.map(([, check]) => check().catch(() => false)));
   return entries.filter((_, i) => !answers[i]).map(([name]) => name);

@@ -97,21 +97,22 @@ export async function mergeMergeRequest(deps: MergeDeps, ctx: MergeContext, rawN
     moving.then((m) => m.moved),
   );
   completing.catch(() => undefined); // awaited below, after the move's own outcome
+  // Recovery finishes or undoes it soon; should even that not be written, it waits the whole grace.
+  const leaveForRecovery = () => deps.store.leaveForRecovery(mr.id, ctx.requestId).catch(() => undefined);
   const move = await moving;
   if (!move.moved) {
     // Rolled back first: its hold on the intent ends before the claim is released.
     await completing.catch(() => undefined);
     if (move.release) await deps.store.releaseMerge(mr.id);
-    else await deps.store.leaveForRecovery(mr.id, ctx.requestId).catch(() => undefined); // then it waits the whole grace
+    else await leaveForRecovery();
     throw move.error;
   }
   let merged: Awaited<typeof completing>;
   try {
     merged = await completing;
   } catch (err) {
-    // The ref moved and the completion did not commit (the database went away): recovery
-    // completes it, soon rather than after the grace a dead process's intent waits for.
-    await deps.store.leaveForRecovery(mr.id, ctx.requestId).catch(() => undefined);
+    // The ref moved and the completion did not commit (the database went away).
+    await leaveForRecovery();
     throw err;
   }
   if (merged) deps.relay.kick();
