@@ -33,10 +33,17 @@ export type * as accounts from './generated/githost/accounts/v1/index.js';
 import type { StorageServiceClient } from './generated/githost/storage/v1/StorageService.js';
 import type { AccountsServiceClient } from './generated/githost/accounts/v1/AccountsService.js';
 
+/** The longest a client waits between two attempts to reach a service that is down. */
+export const RECONNECT_BACKOFF_MAX_MS = 2_000;
+
 const CLIENT_OPTIONS: grpc.ClientOptions = {
   'grpc.max_receive_message_length': 64 * 1024 * 1024,
   'grpc.max_send_message_length': 64 * 1024 * 1024,
   'grpc.keepalive_time_ms': 30_000,
+  // A dependency that was down is tried again within 2 s of coming back (README "Failure and
+  // recovery"); grpc-js's own backoff grows to 120 s, keeping a caller unready that long.
+  'grpc.initial_reconnect_backoff_ms': 500,
+  'grpc.max_reconnect_backoff_ms': RECONNECT_BACKOFF_MAX_MS,
   // Nothing reads channelz (servers have it off too); with it on, every call pays for its counters.
   'grpc.enable_channelz': 0,
 };
