@@ -1,26 +1,15 @@
 import { PGlite } from '@electric-sql/pglite';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import { chmod, readdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import type { Database, QueryResult, Queryable } from './index.js';
-
-const execFileAsync = promisify(execFile);
+import { initialise } from './initdb.js';
 
 /**
  * Embedded Postgres (PGlite) sized for a laptop (README "Performance"): Postgres' server defaults
  * (128 MB shared buffers) live in WASM memory, which never shrinks, for a database of a few MB.
  */
 const LAPTOP_SETTINGS = ['shared_buffers=16MB', 'temp_buffers=2MB', 'work_mem=2MB', 'maintenance_work_mem=16MB', 'wal_buffers=1MB'];
-const START_PARAMS = [...PGlite.defaultStartParams, ...LAPTOP_SETTINGS.flatMap((s) => ['-c', s])];
-
-/** True when `dir` already holds an initialised Postgres data directory. */
-export function holdsDatabase(dir: string): boolean {
-  return existsSync(path.join(dir, 'PG_VERSION'));
-}
+export const START_PARAMS = [...PGlite.defaultStartParams, ...LAPTOP_SETTINGS.flatMap((s) => ['-c', s])];
 
 /**
  * PGlite unpacks its initial data directory with the archive's modes (0666 files), whatever the
@@ -34,33 +23,6 @@ async function ownerOnly(dir: string): Promise<void> {
     if (entry.isDirectory()) await ownerOnly(full);
     else if (entry.isFile()) await chmod(full, 0o600);
   }
-}
-
-/** Run by `node --input-type=module -e` with argv [pglite module URL, data dir, start params JSON]. */
-const INITDB_SCRIPT = `
-const [url, dir, params] = process.argv.slice(1);
-const { PGlite } = await import(url);
-const db = new PGlite(dir, { startParams: JSON.parse(params) });
-await db.waitReady;
-await db.close();
-`;
-
-/**
- * initdb runs a second WASM Postgres next to the first and leaves ~770 MiB of WASM memory behind
- * that is never returned: it runs in a short-lived child process, and the long-lived process
- * only opens the initialised directory.
- */
-async function initialise(dir: string): Promise<void> {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (holdsDatabase(dir)) return;
-  const pglite = pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href;
-  try {
-    await execFileAsync(process.execPath, ['--input-type=module', '-e', INITDB_SCRIPT, pglite, dir, JSON.stringify(START_PARAMS)], { maxBuffer: 16 * 1024 * 1024 });
-  } catch (err) {
-    const stderr = (err as { stderr?: string }).stderr ?? '';
-    throw new Error(`embedded database: initdb in ${dir} failed: ${stderr.trim() || (err as Error).message}`);
-  }
-  if (!holdsDatabase(dir)) throw new Error(`embedded database: initdb left no database in ${dir}`);
 }
 
 /**
@@ -85,7 +47,7 @@ export class EmbeddedPostgres {
   /** Opens (initialising first when needed) the database in `dataDir`; in memory without one. */
   static async open(dataDir?: string): Promise<EmbeddedPostgres> {
     if (dataDir) {
-      await initialise(dataDir);
+      await initialise(dataDir, START_PARAMS);
       await ownerOnly(dataDir);
     }
     const db = new PGlite(dataDir, { startParams: START_PARAMS });

@@ -1,9 +1,11 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { unavailable } from '@githost/errors';
-import { EmbeddedPostgres, holdsDatabase, sharedEmbeddedDatabase } from './embedded.js';
+import { EmbeddedPostgres, sharedEmbeddedDatabase } from './embedded.js';
+import { holdsDatabase } from './initdb.js';
 
-export { EmbeddedPostgres, holdsDatabase, shareEmbeddedDatabase } from './embedded.js';
+export { EmbeddedPostgres, shareEmbeddedDatabase } from './embedded.js';
+export { holdsDatabase } from './initdb.js';
 export { GroupCommit, type GroupCommitOptions } from './group-commit.js';
 
 /**

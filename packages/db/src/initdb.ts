@@ -1,0 +1,154 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { cp, mkdir, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+const require = createRequire(import.meta.url);
+
+/**
+ * Making an embedded (PGlite) data directory (README "Footprint of `npm start`"). initdb in WASM
+ * takes ~5 s, most of a fresh start: the build runs it once into a template
+ * (`dist/pglite-template`, made by make-template.ts), and a fresh data directory is a copy of it
+ * (~0.1 s). Without a template that fits the installed PGlite, initdb runs as before.
+ *
+ * Either way the directory is made beside its place and renamed into it once whole, so a start
+ * killed at any moment leaves no half-made database that a later start would take for a whole one.
+ */
+
+/** The build's template, beside src/ and dist/ alike. */
+export const TEMPLATE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'pglite-template');
+
+/** Written into the template only: which PGlite made it. */
+const STAMP = 'githost-template.json';
+
+/** True when `dir` already holds an initialised Postgres data directory. */
+export function holdsDatabase(dir: string): boolean {
+  return existsSync(path.join(dir, 'PG_VERSION'));
+}
+
+/** The installed PGlite's version: a template made by another is never used. */
+export function pgliteVersion(): string {
+  let dir = path.dirname(require.resolve('@electric-sql/pglite'));
+  for (;;) {
+    const file = path.join(dir, 'package.json');
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === '@electric-sql/pglite' && pkg.version) return pkg.version;
+    }
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error('embedded database: cannot find the version of @electric-sql/pglite');
+    dir = up;
+  }
+}
+
+/** `template` when it holds a database made by the installed PGlite, else undefined. */
+function usableTemplate(template: string | null): string | undefined {
+  if (!template || !holdsDatabase(template)) return undefined;
+  try {
+    const stamp = JSON.parse(readFileSync(path.join(template, STAMP), 'utf8')) as { pglite?: string };
+    return stamp.pglite === pgliteVersion() ? template : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Run by `node --input-type=module -e` with argv [pglite module URL, data dir, start params JSON]. */
+const INITDB_SCRIPT = `
+const [url, dir, params] = process.argv.slice(1);
+const { PGlite } = await import(url);
+const db = new PGlite(dir, { startParams: JSON.parse(params) });
+await db.waitReady;
+await db.close();
+`;
+
+/**
+ * initdb runs a second WASM Postgres next to the first and leaves ~770 MiB of WASM memory behind
+ * that is never returned: it runs in a short-lived child process.
+ */
+async function initdbInChild(dir: string, startParams: readonly string[]): Promise<void> {
+  const pglite = pathToFileURL(require.resolve('@electric-sql/pglite')).href;
+  try {
+    await execFileAsync(process.execPath, ['--input-type=module', '-e', INITDB_SCRIPT, pglite, dir, JSON.stringify(startParams)], { maxBuffer: 16 * 1024 * 1024 });
+  } catch (err) {
+    const stderr = (err as { stderr?: string }).stderr ?? '';
+    throw new Error(`embedded database: initdb in ${dir} failed: ${stderr.trim() || (err as Error).message}`);
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes what starts killed while making `dir` left beside it (never another live start's). */
+async function removeAbandoned(dir: string): Promise<void> {
+  const prefix = `${path.basename(dir)}.initdb-`;
+  for (const name of await readdir(path.dirname(dir))) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-', 1)[0]);
+    if (Number.isInteger(pid) && pid > 0 && !isRunning(pid)) await rm(path.join(path.dirname(dir), name), { recursive: true, force: true });
+  }
+}
+
+/**
+ * A directory in the database's place that holds no database: empty, it goes; with files in it
+ * (something not made here), it is moved aside, never deleted.
+ */
+async function clearPlace(dir: string): Promise<void> {
+  if (!existsSync(dir)) return;
+  if ((await readdir(dir)).length === 0) await rmdir(dir);
+  else await rename(dir, `${dir}.incomplete-${Date.now()}`);
+}
+
+export interface InitialiseOptions {
+  /** The template to copy; null: run initdb whatever the build left (tests). */
+  template?: string | null;
+}
+
+/** Makes `dir` an initialised data directory unless it is one already. */
+export async function initialise(dir: string, startParams: readonly string[], opts: InitialiseOptions = {}): Promise<void> {
+  if (holdsDatabase(dir)) return;
+  await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+  await removeAbandoned(dir);
+  const staging = `${dir}.initdb-${process.pid}-${Date.now()}`;
+  try {
+    const template = usableTemplate(opts.template === undefined ? TEMPLATE_DIR : opts.template);
+    if (template) {
+      await cp(template, staging, { recursive: true });
+      await rm(path.join(staging, STAMP), { force: true });
+    } else {
+      await initdbInChild(staging, startParams);
+    }
+    if (!holdsDatabase(staging)) throw new Error(`embedded database: initdb left no database in ${staging}`);
+    await clearPlace(dir);
+    await rename(staging, dir);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** The build step: (re)makes the template at `dir` unless one made by the installed PGlite is there. */
+export async function makeTemplate(dir: string, startParams: readonly string[]): Promise<boolean> {
+  if (usableTemplate(dir)) return false;
+  await mkdir(path.dirname(dir), { recursive: true });
+  await removeAbandoned(dir);
+  await rm(dir, { recursive: true, force: true });
+  const staging = `${dir}.initdb-${process.pid}-${Date.now()}`;
+  try {
+    await initdbInChild(staging, startParams);
+    if (!holdsDatabase(staging)) throw new Error(`embedded database: initdb left no database in ${staging}`);
+    await writeFile(path.join(staging, STAMP), `${JSON.stringify({ pglite: pgliteVersion() })}\n`);
+    await rename(staging, dir);
+    return true;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
