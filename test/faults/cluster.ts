@@ -29,6 +29,9 @@ const MAIN: Record<ServiceName, string> = {
 interface Ports {
   http: number;
   grpc: number;
+  /** Chosen too: a service binding port 0 for its metrics could take a port another service
+   *  is about to be started (or restarted) on. */
+  metrics: number;
 }
 
 export interface ClusterOptions {
@@ -73,7 +76,7 @@ export class Cluster {
   }
 
   async init(): Promise<void> {
-    for (const name of SERVICES) this.ports.set(name, { http: await freePort(), grpc: await freePort() });
+    for (const name of SERVICES) this.ports.set(name, { http: await freePort(), grpc: await freePort(), metrics: await freePort() });
     this.publicPort = this.ports.get('gateway')!.http;
   }
 
@@ -102,7 +105,7 @@ export class Cluster {
       GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: '1000000',
       PUBLIC_URL: this.url,
       BIND_HOST: '127.0.0.1',
-      METRICS_PORT: '0',
+      METRICS_PORT: String(own.metrics),
       HTTP_PORT: String(own.http),
       GRPC_PORT: String(own.grpc),
       PORT: String(p('gateway').http),
@@ -129,7 +132,8 @@ export class Cluster {
     const deadline = Date.now() + 90_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) while starting; see ${this.logFile(name)}`);
-      if ((await probe(`${this.httpUrl(name)}/healthz`)).status === 200) return;
+      // Answered, and still running: a process that lost its port to another would be gone.
+      if ((await probe(`${this.httpUrl(name)}/healthz`)).status === 200 && child.exitCode === null && child.signalCode === null) return;
       await sleep(100);
     }
     throw new Error(`${name} did not answer /healthz within 90 s; see ${this.logFile(name)}`);
@@ -163,11 +167,19 @@ export class Cluster {
     const deadline = Date.now() + withinMs;
     for (;;) {
       const r = await this.readiness();
-      const notReady = SERVICES.filter((n) => r[n].status !== 200);
+      // A service that exited is not ready, whatever answers on its port.
+      const notReady = SERVICES.filter((n) => r[n].status !== 200 || this.exited(n));
       if (notReady.length === 0) return [];
-      if (Date.now() > deadline) return notReady.map((n) => `${n} (${r[n].status}${r[n].failing.length ? `, waiting for ${r[n].failing.join(', ')}` : ''})\n${this.logTail(n)}`);
+      if (Date.now() > deadline) return notReady.map((n) => `${n} (${this.exited(n) ?? r[n].status}${r[n].failing.length ? `, waiting for ${r[n].failing.join(', ')}` : ''})\n${this.logTail(n)}`);
       await sleep(250);
     }
+  }
+
+  /** How a service's process ended, when it did (a killed one stays down until `start`). */
+  private exited(name: ServiceName): string | undefined {
+    const child = this.procs.get(name);
+    if (!child || (child.exitCode === null && child.signalCode === null)) return undefined;
+    return `exited ${child.exitCode ?? child.signalCode}`;
   }
 
   /** The last lines a service logged, for a failure's message. */
