@@ -7,6 +7,7 @@ import { git, gitText } from './git.js';
 import { DEFAULT_PARAMS } from './params.js';
 import { CpuSplit } from './cpu.js';
 import { QueueDepthSampler } from './queue-depth.js';
+import { waitForQuiet } from './quiet.js';
 import { WebhookReceiver } from './receiver.js';
 import type { Section } from './report.js';
 import { fmtLargest } from './rss.js';
@@ -108,6 +109,10 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
         if (typeof repo === 'string') return skipped(repo);
         repos.push(repo);
       }
+      // The last phase's pushes leave git-storage's housekeeping (packing refs, the commit-graph)
+      // running a while; it is not this phase's work, as the other parts wait for it too.
+      const waited = await waitForQuiet(service.pid);
+      if (waited > 1500) stageNotes.push(`phase ${index} waited ${fmtMs(waited)} for githost to go idle (background work after the last phase) before starting`);
       ctx.log(`webhooks: phase ${index}, ${events} events over ${repos.length} repositories (${source})${failEvery ? ', every tenth first attempt answered 500' : ''}`);
       const prefix = `wh${index}-${Date.now()}`;
       receiver.reset(failEvery, `refs/heads/${prefix}/`);
