@@ -131,9 +131,10 @@ export class Cluster {
     this.procs.set(name, child);
     const deadline = Date.now() + 90_000;
     while (Date.now() < deadline) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) while starting; see ${this.logFile(name)}`);
+      const gone = this.exited(name);
+      if (gone) throw new Error(`${name} ${gone} while starting; see ${this.logFile(name)}`);
       // Answered, and still running: a process that lost its port to another would be gone.
-      if ((await probe(`${this.httpUrl(name)}/healthz`)).status === 200 && child.exitCode === null && child.signalCode === null) return;
+      if ((await probe(`${this.httpUrl(name)}/healthz`)).status === 200 && !this.exited(name)) return;
       await sleep(100);
     }
     throw new Error(`${name} did not answer /healthz within 90 s; see ${this.logFile(name)}`);
