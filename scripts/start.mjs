@@ -11,4 +11,6 @@ const turbo = path.join(root, 'node_modules', '.bin', process.platform === 'win3
 const build = spawnSync(turbo, ['run', 'build', '--filter=@githost/launcher', '--output-logs=errors-only'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
 if (build.error) throw build.error;
 if (build.status !== 0) process.exit(build.status ?? 1);
+// `--build-only`: what `npm start` builds, and nothing else (the footprint bench times the start after it).
+if (process.argv.includes('--build-only')) process.exit(0);
 await import(pathToFileURL(path.join(root, 'launcher', 'dist', 'main.js')).href);

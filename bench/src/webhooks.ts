@@ -80,6 +80,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
   try {
     const phases: PhaseResult[] = [];
     const stageNotes: string[] = [];
+    const waitNotes: string[] = [];
     const cpuNotes: string[] = [];
     // A freshly started service compiles its code paths and opens its connections on the first
     // deliveries; one round of pushes, not measured, so the phases measure the sustained rate.
@@ -112,7 +113,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       // The last phase's pushes leave git-storage's housekeeping (packing refs, the commit-graph)
       // running a while; it is not this phase's work, as the other parts wait for it too.
       const waited = await waitForQuiet(service.pid);
-      if (waited > 1500) stageNotes.push(`phase ${index} waited ${fmtMs(waited)} for githost to go idle (background work after the last phase) before starting`);
+      if (waited > 1500) waitNotes.push(`phase ${index} waited ${fmtMs(waited)} for githost to go idle (background work after the last phase) before starting`);
       ctx.log(`webhooks: phase ${index}, ${events} events over ${repos.length} repositories (${source})${failEvery ? ', every tenth first attempt answered 500' : ''}`);
       const prefix = `wh${index}-${Date.now()}`;
       receiver.reset(failEvery, `refs/heads/${prefix}/`);
@@ -174,6 +175,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Section> {
       `before the phases, a warm-up of ${warmUp} events (one round of pushes) through the same path, not measured: the service's first deliveries compile its code and open its connections`,
       'max queue depth: most messages waiting (ready, not yet sent to the consumer) in the webhooks queue (a deep queue: the consumer is the bottleneck; an empty one: events reach the broker slowly, or the consumer holds them: up to its prefetch, 1,024, are in flight unacked and not counted)',
       'deliveries/s: unique deliveries over the time from the first event produced to the last delivery arriving; latency: from the push returning (or the publish) to the successful attempt arriving; first-attempt: to the first attempt arriving',
+      ...waitNotes,
       ...stageNotes,
       ...cpuNotes,
       ...phases.filter((p) => p.early > 0).map((p) => `${p.label}: ${p.early} deliveries arrived before their push had returned to the client (counted as 0 ms)`),

@@ -77,6 +77,7 @@ async function initdbInChild(dir: string, startParams: readonly string[]): Promi
     const stderr = (err as { stderr?: string }).stderr ?? '';
     throw new Error(`embedded database: initdb in ${dir} failed: ${stderr.trim() || (err as Error).message}`);
   }
+  if (!holdsDatabase(dir)) throw new Error(`embedded database: initdb left no database in ${dir}`);
 }
 
 function isRunning(pid: number): boolean {
@@ -108,42 +109,44 @@ async function clearPlace(dir: string): Promise<void> {
   else await rename(dir, `${dir}.incomplete-${Date.now()}`);
 }
 
+/** A directory's files and directories (itself included, each after its entries), relative to it. */
+interface Tree {
+  files: string[];
+  dirs: string[];
+}
+
+async function listTree(root: string, keepTop: (name: string) => boolean = () => true): Promise<Tree> {
+  const tree: Tree = { files: [], dirs: [] };
+  const walk = async (rel: string): Promise<void> => {
+    for (const entry of await readdir(path.join(root, rel), { withFileTypes: true })) {
+      if (rel === '' && !keepTop(entry.name)) continue;
+      const child = path.join(rel, entry.name);
+      if (entry.isDirectory()) await walk(child);
+      else if (entry.isFile()) tree.files.push(child);
+    }
+    tree.dirs.push(rel);
+  };
+  await walk('');
+  return tree;
+}
+
+/** Copies `from`'s tree to a new directory `to`, a few files at a time (fs.cp, one at a time, took
+ *  1.4-2 s here; this and the sync after it, 0.2-0.7 s); `to`'s tree is `tree`. */
+async function copyTree(from: string, to: string, tree: Tree): Promise<void> {
+  // Parents first: the list has each directory after its entries.
+  for (const dir of [...tree.dirs].reverse()) await mkdir(path.join(to, dir), { mode: 0o700 });
+  await inParallel(tree.files, FILES_AT_ONCE, (file) => copyFile(path.join(from, file), path.join(to, file)));
+}
+
 /**
  * On disk before it is renamed into place, as Postgres' own initdb syncs its data directory: a
  * power loss right after a first start must not leave files that a later start reads as empty.
  * ~1,000 files: synced a few at a time (one by one took 1.3 s here), directories after their
  * entries.
  */
-async function syncTree(dir: string): Promise<void> {
-  const files: string[] = [];
-  const dirs: string[] = [];
-  const walk = async (d: string): Promise<void> => {
-    for (const entry of await readdir(d, { withFileTypes: true })) {
-      const full = path.join(d, entry.name);
-      if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile()) files.push(full);
-    }
-    dirs.push(d);
-  };
-  await walk(dir);
-  await inParallel(files, FILES_AT_ONCE, syncPath);
-  await inParallel(dirs, FILES_AT_ONCE, syncPath);
-}
-
-/** Copies `from` (its top-level entries that `keep` accepts) to a new directory `to`, a few files
- *  at a time (fs.cp, one at a time, took 1.4-2 s here; this and the sync after it, 0.2-0.7 s). */
-async function copyTree(from: string, to: string, keep: (name: string) => boolean): Promise<void> {
-  const files: Array<[string, string]> = [];
-  const walk = async (src: string, dst: string, top: boolean): Promise<void> => {
-    await mkdir(dst, { mode: 0o700 });
-    for (const entry of await readdir(src, { withFileTypes: true })) {
-      if (top && !keep(entry.name)) continue;
-      if (entry.isDirectory()) await walk(path.join(src, entry.name), path.join(dst, entry.name), false);
-      else if (entry.isFile()) files.push([path.join(src, entry.name), path.join(dst, entry.name)]);
-    }
-  };
-  await walk(from, to, true);
-  await inParallel(files, FILES_AT_ONCE, ([src, dst]) => copyFile(src, dst));
+async function syncTree(root: string, tree: Tree): Promise<void> {
+  await inParallel(tree.files, FILES_AT_ONCE, (file) => syncPath(path.join(root, file)));
+  await inParallel(tree.dirs, FILES_AT_ONCE, (dir) => syncPath(path.join(root, dir)));
 }
 
 /** Few enough open descriptors for any ulimit, enough to keep the disk queue busy. */
@@ -172,21 +175,35 @@ export interface InitialiseOptions {
   template?: string | null;
 }
 
-/** Makes `dir` an initialised data directory unless it is one already. */
-export async function initialise(dir: string, startParams: readonly string[], opts: InitialiseOptions = {}): Promise<void> {
-  if (holdsDatabase(dir)) return;
+/**
+ * Runs `make` on a fresh directory beside `dir` (named for this process, so a later start can tell
+ * an abandoned one) and removes it afterwards whatever happened; `make` renames it into place.
+ */
+async function beside(dir: string, make: (staging: string) => Promise<void>): Promise<void> {
   await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
   await removeAbandoned(dir);
   const staging = `${dir}.initdb-${process.pid}-${Date.now()}`;
   try {
+    await make(staging);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Makes `dir` an initialised data directory unless it is one already. */
+export async function initialise(dir: string, startParams: readonly string[], opts: InitialiseOptions = {}): Promise<void> {
+  if (holdsDatabase(dir)) return;
+  await beside(dir, async (staging) => {
     const template = usableTemplate(opts.template === undefined ? TEMPLATE_DIR : opts.template);
+    let tree: Tree;
     if (template) {
-      await copyTree(template, staging, (name) => name !== STAMP);
+      tree = await listTree(template, (name) => name !== STAMP);
+      await copyTree(template, staging, tree);
     } else {
       await initdbInChild(staging, startParams);
+      tree = await listTree(staging);
     }
-    if (!holdsDatabase(staging)) throw new Error(`embedded database: initdb left no database in ${staging}`);
-    await syncTree(staging);
+    await syncTree(staging, tree);
     await clearPlace(dir);
     try {
       await rename(staging, dir);
@@ -195,25 +212,17 @@ export async function initialise(dir: string, startParams: readonly string[], op
       if (!holdsDatabase(dir)) throw err;
     }
     await syncPath(path.dirname(dir));
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The build step: (re)makes the template at `dir` unless one made by the installed PGlite is there. */
 export async function makeTemplate(dir: string, startParams: readonly string[]): Promise<boolean> {
   if (usableTemplate(dir)) return false;
-  await mkdir(path.dirname(dir), { recursive: true });
-  await removeAbandoned(dir);
-  await rm(dir, { recursive: true, force: true });
-  const staging = `${dir}.initdb-${process.pid}-${Date.now()}`;
-  try {
+  await beside(dir, async (staging) => {
     await initdbInChild(staging, startParams);
-    if (!holdsDatabase(staging)) throw new Error(`embedded database: initdb left no database in ${staging}`);
     await writeFile(path.join(staging, STAMP), `${JSON.stringify({ pglite: pgliteVersion() })}\n`);
+    await rm(dir, { recursive: true, force: true });
     await rename(staging, dir);
-    return true;
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
+  });
+  return true;
 }
