@@ -81,7 +81,7 @@ function SettingsNav({ current }: { current: 'password' | 'sessions' | 'tokens' 
 // Messages after a redirect are chosen by key: nothing from the URL is echoed into the page.
 const DONE: Record<string, string> = {
   password: 'Your password has been changed.',
-  'session-revoked': 'The session has been signed out.',
+  'session-revoked': 'The session has been ended.',
   'token-revoked': 'The token has been revoked.',
 };
 
@@ -126,6 +126,9 @@ async function changePassword(ctx: PageContext): Promise<PageResult> {
   return redirect(`${site.settings()}?done=password`);
 }
 
+/** A session's browser as the sessions page names it. */
+const browserOf = (s: SessionInfo) => s.user_agent || 'Unknown browser';
+
 async function sessionsPage(ctx: PageContext): Promise<PageResult> {
   const sessions = await ctx.api.get<SessionInfo[]>('/api/user/sessions');
   return page(
@@ -139,7 +142,7 @@ async function sessionsPage(ctx: PageContext): Promise<PageResult> {
         {sessions.map((s) => (
           <li>
             <div>
-              <strong>{s.user_agent || 'Unknown browser'}</strong> {s.current && <span class="badge">this browser</span>}
+              <strong>{browserOf(s)}</strong> {s.current && <span class="badge">this browser</span>}
               <p class="muted">
                 {s.address && <>{s.address} · </>}
                 {s.created_at && <>signed in <Time iso={s.created_at} /></>}
@@ -149,7 +152,10 @@ async function sessionsPage(ctx: PageContext): Promise<PageResult> {
             {!s.current && (
               <form method="post" action={`${site.sessions()}/${encodeURIComponent(s.id)}/revoke`} class="inline">
                 <CsrfField token={ctx.csrf} />
-                <button type="submit" class="danger">Sign out</button>
+                {/* Named for the session it ends, not "Sign out" like the header's button. */}
+                <button type="submit" class="danger">
+                  End the session<span class="visually-hidden"> on {browserOf(s)}</span>
+                </button>
               </form>
             )}
           </li>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { renderToString } from 'preact-render-to-string';
-import { BOTH_TABLES_MAX_LINES, DiffView, parsePatch, splitRows } from './diff.js';
+import { BOTH_TABLES_MAX_LINES, DiffView, LINE_KIND_NAME, parsePatch, splitRows } from './diff.js';
 
 const PATCH = '@@ -1,3 +1,3 @@\n a\n-b\n+B <script>\n c\n\\ No newline at end of file\n';
 
@@ -45,5 +45,26 @@ describe('diff renderer', () => {
     expect([unified.includes('data-tables="one"'), unified.includes('diff-unified'), unified.includes('diff-split')]).toEqual([true, true, false]);
     const split = render(big, 'split');
     expect([split.includes('diff-unified'), split.includes('diff-split'), split.includes('href="?view=unified"')]).toEqual([false, true, true]);
+  });
+
+  it('when a line is added or removed, then its cell says so in text a screen reader reads (the sign is hidden from it), in both tables', () => {
+    const html = renderToString(
+      <DiffView
+        files={[{ path: 'a.txt', old_path: null, status: 'modified', old_mode: null, new_mode: null, old_sha: null, new_sha: null, additions: 1, deletions: 1, binary: false, patch: PATCH }]}
+        mode="unified"
+        truncated={false}
+        toggleHref={(m) => `?view=${m}`}
+      />,
+    );
+    // The text of each changed line's cell as read aloud: tags dropped, the aria-hidden sign left out.
+    const said = (table: 'unified' | 'split') => {
+      const part = html.slice(html.indexOf(`<table class="diff diff-${table}"`)).split('</table>')[0]!;
+      return [...part.matchAll(/<td class="dl[^"]*">([\s\S]*?)<\/td>/g)]
+        .map((m) => m[1]!.replace(/<span class="sign" aria-hidden="true">.<\/span>/, '').replace(/<[^>]+>/g, ''))
+        .filter((t) => t.startsWith(LINE_KIND_NAME.add) || t.startsWith(LINE_KIND_NAME.del));
+    };
+    expect(said('unified')).toEqual(['Removed line: b', 'Added line: B &lt;script>']);
+    expect(said('split')).toEqual(['Removed line: b', 'Added line: B &lt;script>']);
+    expect(html).toContain('<span class="visually-hidden">Added line: </span>');
   });
 });
