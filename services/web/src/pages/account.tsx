@@ -3,8 +3,8 @@ import { appendCookie, cookieHeader, SESSION_COOKIE } from '../http/session.js';
 import type { IssuedSession, IssuedToken, SessionInfo, TokenInfo } from '../clients/types.js';
 import { Notice, Time } from '../views/components.js';
 import { CsrfField, Flash } from '../views/forms.js';
-import { IssuedTokenNotice, NewTokenForm, TokenList, type TokenFormValues } from '../views/tokens.js';
-import { tokenRequestOf } from './token-request.js';
+import { IssuedTokenNotice, NewTokenForm, TokenList, type ShownToken, type TokenFormValues } from '../views/tokens.js';
+import { issuedTokenToShow, showIssuedTokenOnce, tokenRequestOf } from './token-request.js';
 import { clearSessionCookie } from './router.js';
 import { safeNext, site } from './paths.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
@@ -170,7 +170,7 @@ async function revokeSession(ctx: PageContext, id: string): Promise<PageResult> 
   return redirect(`${site.sessions()}?done=session-revoked`);
 }
 
-function tokensView(ctx: PageContext, tokens: TokenInfo[], opts: { issued?: IssuedToken; error?: string; values?: TokenFormValues; status?: number } = {}): PageResult {
+function tokensView(ctx: PageContext, tokens: TokenInfo[], opts: { issued?: ShownToken | undefined; error?: string; values?: TokenFormValues; status?: number } = {}): PageResult {
   return page(
     'Access tokens',
     <>
@@ -187,7 +187,7 @@ function tokensView(ctx: PageContext, tokens: TokenInfo[], opts: { issued?: Issu
 }
 
 async function tokensPage(ctx: PageContext): Promise<PageResult> {
-  return tokensView(ctx, await ctx.api.get<TokenInfo[]>('/api/user/tokens'));
+  return tokensView(ctx, await ctx.api.get<TokenInfo[]>('/api/user/tokens'), { issued: issuedTokenToShow(ctx, site.tokens()) });
 }
 
 async function createToken(ctx: PageContext): Promise<PageResult> {
@@ -201,8 +201,7 @@ async function createToken(ctx: PageContext): Promise<PageResult> {
     if (err instanceof AppError && err.kind === 'validation') return tokensView(ctx, await list(), { error: err.message, values: request.values, status: 400 });
     throw err;
   }
-  // Shown in this answer only; a reload does not post again without a fresh form.
-  return tokensView(ctx, await list(), { issued });
+  return showIssuedTokenOnce(ctx, site.tokens(), issued);
 }
 
 async function revokeToken(ctx: PageContext, id: string): Promise<PageResult> {
