@@ -59,6 +59,12 @@ describe('the changes a merge request page shows', () => {
     expect(renderToString(<ChangesBase owner="o" name="r" mr={merged} changes={changes} />).replace(/<[^>]+>/g, '')).toBe('No changes left to merge: main already has everything of feature.');
   });
 
+  it('when the source has commits that together change nothing, then the page says so instead of showing an empty diff', async () => {
+    const { api } = apiAnswering(() => comparison(SOURCE, []));
+    const changes = await mrChangesOf(api, 'o', 'r', mr());
+    expect(renderToString(<ChangesBase owner="o" name="r" mr={mr()} changes={changes} />).replace(/<[^>]+>/g, '')).toContain('Together, its commits change no file.');
+  });
+
   it('when there is no merge base (unrelated histories, or the recorded head is no longer in git), then the API\'s own diff shows, said to be tip to tip', async () => {
     const { api } = apiAnswering(() => new AppError('not_found', 'No common ancestor between main and feature'));
     const changes = await mrChangesOf(api, 'o', 'r', mr());

@@ -70,6 +70,7 @@ export function ChangesBase({ owner, name, mr, changes }: { owner: string; name:
   return (
     <p class="diff-base">
       Changes from the merge base {sha(changes.mergeBase)} of {target} and {head}: what merging brings. Changes made on {target} since then are not shown.
+      {changes.files.length === 0 && ' Together, its commits change no file.'}
     </p>
   );
 }
