@@ -407,17 +407,24 @@ describe('a new token, shown once', () => {
       withPage(browser, {}, async (page) => {
         const name = `once-${where.who}`;
         const urls: string[] = [];
-        page.on('request', (r) => urls.push(r.url()));
+        const navigations: string[] = [];
+        page.on('request', (r) => {
+          urls.push(r.url());
+          if (r.isNavigationRequest()) navigations.push(`${r.method()} ${new URL(r.url()).pathname}`);
+        });
         await signInPage(page, gh, where.who, PASSWORD);
         await visit(page, where.page);
         await page.fill('#token-name', name);
         await submit(page, `form[action="${where.form}"] button[type=submit]`);
+        // Post/redirect/get: the page showing the token is a GET, so a reload is one too.
+        expect(navigations.slice(-2)).toEqual([`POST ${where.form}`, `GET ${where.page}`]);
         expect(page.url()).toBe(gh.url + where.page);
         const token = await page.locator('#new-token').inputValue();
         const me = await api(gh, 'GET', '/api/user', { token });
         expect([me.status, me.body.username]).toEqual([200, where.owner]);
         expect(await tokenNamed(where.owner, name)).toBe(1);
         await page.reload({ waitUntil: 'load' });
+        expect(navigations.at(-1)).toBe(`GET ${where.page}`);
         expect(await page.locator('#new-token').count()).toBe(0);
         expect(await page.content()).not.toContain(token);
         expect(await tokenNamed(where.owner, name)).toBe(1);
