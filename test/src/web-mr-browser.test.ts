@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { addCollaborator, api, commitFiles, csrfOf, createRepo, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, textOf, webGet, webPost, type Receiver, type TestGithost } from './support/index.js';
+import { addCollaborator, api, commitFiles, cookiePair, csrfOf, createRepo, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, textOf, webGet, webPost, type Receiver, type TestGithost } from './support/index.js';
 import { launchBrowser, readPages, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
 import { signInPage, submit, visitPage } from './support/web-session.js';
 
@@ -317,8 +317,10 @@ describe('forms and refusals through the gateway', () => {
     const refused = await webPost(gh, '/-/admin/users/bob/tokens', { csrf, name: 'too much', scopes: 'admin', expires_in_days: '7' }, { cookie: cookies.root });
     expect([refused.status, textOf(refused.html).includes('The "admin" scope is only for site admins')]).toEqual([400, true]);
     const res = await webPost(gh, '/-/admin/users/bob/tokens', { csrf, name: 'reader', scopes: 'read', expires_in_days: '30' }, { cookie: cookies.root });
-    expect(res.status).toBe(200);
-    const token = /id="new-token" type="text" readonly value="([^"]+)"/.exec(res.html)![1]!;
+    expect([res.status, res.headers.get('location')]).toEqual([303, '/-/admin/users/bob']);
+    const notice = cookiePair(res.headers.getSetCookie().find((c) => c.startsWith('githost_notice=')));
+    const shown = await webGet(gh, '/-/admin/users/bob', { cookie: `${cookies.root}; ${notice}` });
+    const token = /id="new-token" type="text" readonly value="([^"]+)"/.exec(shown.html)![1]!;
     const me = await api(gh, 'GET', '/api/user', { token });
     expect([me.status, me.body.username]).toEqual([200, 'bob']);
     const listed = await api(gh, 'GET', '/api/admin/users/bob/tokens', { token: gh.adminToken });
@@ -355,4 +357,120 @@ describe('forms and refusals through the gateway', () => {
       expect([path, res.status, main(res.html)]).toEqual([path, 404, main(missing.html)]);
     }
   });
+});
+
+describe('what a screen reader is told', () => {
+  it('when a diff is read, then each added or removed line is named so, not only by its hidden sign and its colour', () =>
+    withPage(browser, {}, async (page) => {
+      await visit(page, '/alice/demo/-/merge-requests/1');
+      const file = page.locator('article.diff-file', { hasText: 'src/app.ts' });
+      expect(await file.getByRole('cell', { name: 'Removed line: export const b = 2;', exact: true }).count()).toBe(1);
+      expect(await file.getByRole('cell', { name: 'Added line: export const b = 20;', exact: true }).count()).toBe(1);
+      expect(await file.getByRole('cell', { name: 'export const a = 1;', exact: true }).count()).toBe(1);
+      // The hidden text stays out of what is copied from the page.
+      await file.locator('table.diff-unified tr.d-add td.dl').evaluate((td) => {
+        const doc = (td as unknown as { ownerDocument: { createRange(): { selectNodeContents(n: unknown): void }; getSelection(): { removeAllRanges(): void; addRange(r: unknown): void } } }).ownerDocument;
+        const range = doc.createRange();
+        range.selectNodeContents(td);
+        doc.getSelection().removeAllRanges();
+        doc.getSelection().addRange(range);
+      });
+      expect(await page.evaluate('String(getSelection())')).toBe('+export const b = 20;');
+    }), 120_000);
+
+  it('when another session is listed on the sessions page, then its button is named for ending that session, and only the header says "Sign out"', async () => {
+    const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
+    await withPage(browser, { userAgent: FIREFOX }, (page) => signInPage(page, gh, 'bob', PASSWORD));
+    await withPage(browser, {}, async (page) => {
+      await signInPage(page, gh, 'bob', PASSWORD);
+      await visit(page, '/-/settings/sessions');
+      expect(await page.getByRole('button', { name: 'Sign out', exact: true }).count()).toBe(1);
+      const end = page.getByRole('button', { name: `End the session on ${FIREFOX}`, exact: true });
+      expect(await end.count()).toBe(1);
+      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), end.click()]);
+      expect(await page.locator('p.notice').textContent()).toBe('The session has been ended.');
+      const left = await api(gh, 'GET', '/api/user/sessions', { token: decodeURIComponent(cookies.bob!.slice('githost_session='.length)) });
+      expect((left.body as { user_agent: string | null }[]).some((s) => s.user_agent === FIREFOX)).toBe(false);
+    });
+  }, 120_000);
+});
+
+describe('a new token, shown once', () => {
+  const tokenNamed = async (owner: string, name: string) =>
+    ((await api(gh, 'GET', `/api/admin/users/${owner}/tokens`, { token: gh.adminToken })).body as { name: string }[]).filter((t) => t.name === name).length;
+
+  for (const where of [
+    { who: 'alice', page: '/-/settings/tokens', form: '/-/settings/tokens', owner: 'alice' },
+    { who: 'root', page: '/-/admin/users/alice', form: '/-/admin/users/alice/tokens', owner: 'alice' },
+  ]) {
+    it(`when ${where.who} issues a token on ${where.page} and reloads, then it was issued once, is shown once, and is in no URL`, () =>
+      withPage(browser, {}, async (page) => {
+        const name = `once-${where.who}`;
+        const urls: string[] = [];
+        const navigations: string[] = [];
+        page.on('request', (r) => {
+          urls.push(r.url());
+          if (r.isNavigationRequest()) navigations.push(`${r.method()} ${new URL(r.url()).pathname}`);
+        });
+        await signInPage(page, gh, where.who, PASSWORD);
+        await visit(page, where.page);
+        await page.fill('#token-name', name);
+        await submit(page, `form[action="${where.form}"] button[type=submit]`);
+        // Post/redirect/get: the page showing the token is a GET, so a reload is one too.
+        expect(navigations.slice(-2)).toEqual([`POST ${where.form}`, `GET ${where.page}`]);
+        expect(page.url()).toBe(gh.url + where.page);
+        const token = await page.locator('#new-token').inputValue();
+        const me = await api(gh, 'GET', '/api/user', { token });
+        expect([me.status, me.body.username]).toEqual([200, where.owner]);
+        expect(await tokenNamed(where.owner, name)).toBe(1);
+        await page.reload({ waitUntil: 'load' });
+        expect(navigations.at(-1)).toBe(`GET ${where.page}`);
+        expect(await page.locator('#new-token').count()).toBe(0);
+        expect(await page.content()).not.toContain(token);
+        expect(await tokenNamed(where.owner, name)).toBe(1);
+        expect(urls.filter((u) => u.includes(token))).toEqual([]);
+      }), 120_000);
+  }
+});
+
+describe('the changes a merge request page shows', () => {
+  const filesOn = (page: Page) => page.locator('article.diff-file h3').allTextContents();
+
+  it('when the target has a commit after the branch point, then the page shows the changes from the merge base (as a merge would bring them) and says so, while the API keeps its tip-to-tip diff', () =>
+    withPage(browser, {}, async (page) => {
+      const detail = await api(gh, 'GET', '/api/repos/alice/demo/merge-requests/1', { token: aliceToken });
+      // The API's diff is the seed's: main's own "main notes" shows there as removed.
+      expect((detail.body.diff as { path: string }[]).map((f) => f.path)).toEqual(['notes.txt', 'src/app.ts']);
+      const history = await api(gh, 'GET', '/api/repos/alice/demo/commits/feature', { token: aliceToken });
+      const branchPoint = (history.body.commits as { sha: string; message: string }[]).find((c) => c.message.startsWith('First commit'))!.sha;
+      await visit(page, '/alice/demo/-/merge-requests/1');
+      expect(await filesOn(page)).toEqual(['modified src/app.ts']);
+      const said = await page.locator('p.diff-base').textContent();
+      expect(said).toContain(`Changes from the merge base ${branchPoint.slice(0, 8)} of main and feature`);
+      expect(await page.locator('p.diff-base a').getAttribute('href')).toBe(`/alice/demo/-/commit/${branchPoint}`);
+      expect(await page.locator('.diff-toolbar p').first().textContent()).toBe('1 file changed, +1 −1');
+    }), 120_000);
+
+  it('when a closed merge request\'s source branch is deleted, then the page still shows what it proposed, from its last recorded head, and says the branch is gone', async () => {
+    const work = makeWorkdir();
+    const remote = pushUrl(gh, 'alice', aliceToken, 'alice', 'demo');
+    await git(work, 'init', '-q', '-b', 'main');
+    await git(work, 'fetch', '-q', remote, 'main');
+    await git(work, 'checkout', '-q', '-b', 'gone', 'FETCH_HEAD');
+    await commitFiles(work, { 'gone.txt': 'proposed\n' }, 'Propose gone.txt');
+    const head = (await git(work, 'rev-parse', 'HEAD')).trim();
+    await git(work, 'push', '-q', remote, 'gone');
+    const mr = await api(gh, 'POST', '/api/repos/alice/demo/merge-requests', { token: aliceToken, body: { title: 'Gone branch', source_branch: 'gone', target_branch: 'main' } });
+    expect(mr.status).toBe(201);
+    const number = mr.body.number as number;
+    expect((await api(gh, 'PATCH', `/api/repos/alice/demo/merge-requests/${number}`, { token: aliceToken, body: { state: 'closed' } })).status).toBe(200);
+    await git(work, 'push', '-q', remote, ':refs/heads/gone');
+    const detail = await api(gh, 'GET', `/api/repos/alice/demo/merge-requests/${number}`, { token: aliceToken });
+    expect([detail.body.source_sha, detail.body.head_sha, detail.body.diff]).toEqual([undefined, head, []]);
+    await withPage(browser, {}, async (page) => {
+      await visit(page, `/alice/demo/-/merge-requests/${number}`);
+      expect(await filesOn(page)).toEqual(['added gone.txt']);
+      expect(await page.locator('p.diff-base').textContent()).toContain(`gone's last recorded head ${head.slice(0, 8)} (the branch is gone)`);
+    });
+  }, 120_000);
 });

@@ -90,12 +90,17 @@ describe('signed in on the web', () => {
     expect(textOf(page.html)).toContain(`${BROWSER} this browser`);
   });
 
-  it('when a token is made on the web, then it works on the API with the scopes chosen', async () => {
+  it('when a token is made on the web, then it works on the API with the scopes chosen, and the page after the redirect shows it once', async () => {
     const cookie = await signIn('alice');
     const page = await send('GET', '/-/settings/tokens', { cookie });
     const made = await send('POST', '/-/settings/tokens', { cookie, form: { csrf: csrfOf(page.html), name: 'laptop', scopes: 'read', expires_in_days: '7' } });
-    expect(made.status).toBe(200);
-    const token = /id="new-token" type="text" readonly value="([^"]+)"/.exec(made.html)![1]!;
+    expect([made.status, made.location]).toEqual([303, '/-/settings/tokens']);
+    const notice = cookiePair(made.cookies.find((c) => c.startsWith('githost_notice=')));
+    const shown = await send('GET', '/-/settings/tokens', { cookie: `${cookie}; ${notice}` });
+    const token = /id="new-token" type="text" readonly value="([^"]+)"/.exec(shown.html)![1]!;
+    // The answer that shows it forgets it: the browser then sends no notice.
+    expect(shown.cookies.filter((c) => c.startsWith('githost_notice='))).toEqual(['githost_notice=; Path=/-/settings/tokens; HttpOnly; SameSite=Lax; Max-Age=0']);
+    expect([made.location, made.html, notice].some((s) => s?.includes(token))).toBe(false);
     expect(await api(gh, 'GET', '/api/user', { token })).toMatchObject({ status: 200, body: { username: 'alice' } });
     expect((await api(gh, 'POST', '/api/repos', { token, body: { name: 'nope' } })).status).toBe(403);
   });

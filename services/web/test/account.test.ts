@@ -43,6 +43,15 @@ async function post(path: string, form: Record<string, string | string[]>, cooki
 }
 
 
+/** The redirect after a form, followed as a browser does: with the one-time notice it set. The
+ *  answer must clear it, so the browser's next view of the page is without it. */
+async function followWithNotice(posted: Answer, cookie: string): Promise<Answer> {
+  const notice = cookiePair(posted.cookies.find((c) => c.startsWith('githost_notice='))!);
+  const res = await get(posted.location!, `${cookie}; ${notice}`);
+  expect([res.status, res.cookies.some((c) => c.startsWith('githost_notice=;') && c.includes('Max-Age=0'))]).toEqual([200, true]);
+  return res;
+}
+
 /** Signs alice (or another) in as a browser does; returns the cookie header. */
 async function signIn(username = 'alice'): Promise<string> {
   const form = await get('/-/sign-in');
@@ -115,8 +124,9 @@ describe('account settings', () => {
     const cookie = await signIn();
     const page = await get('/-/settings/tokens', cookie);
     expect(page.html).not.toContain('value="admin"');
-    const res = await post('/-/settings/tokens', { csrf: csrfOf(page.html), name: 'ci <bot>', scopes: ['read', 'write'], expires_in_days: '30' }, cookie);
-    expect(res.status).toBe(200);
+    const posted = await post('/-/settings/tokens', { csrf: csrfOf(page.html), name: 'ci <bot>', scopes: ['read', 'write'], expires_in_days: '30' }, cookie);
+    expect([posted.status, posted.location, posted.html.includes('ght_')]).toEqual([303, '/-/settings/tokens', false]);
+    const res = await followWithNotice(posted, cookie);
     const secret = /id="new-token" type="text" readonly value="(ght_[0-9a-f]+)"/.exec(res.html)?.[1];
     expect(secret).toBeDefined();
     expect(res.html).toContain('ci &lt;bot>');
@@ -204,8 +214,9 @@ describe('site admin: a user\'s tokens', () => {
     expect(page.html).toContain('action="/-/admin/users/alice/tokens"');
     expect(page.html).not.toContain('value="admin"');
     expect((await get('/-/admin/users/root', cookie)).html).toContain('name="scopes" value="admin"');
-    const res = await post('/-/admin/users/alice/tokens', { csrf: csrfOf(page.html), name: 'deploy <key>', scopes: ['read', 'write'], expires_in_days: '90' }, cookie);
-    expect(res.status).toBe(200);
+    const posted = await post('/-/admin/users/alice/tokens', { csrf: csrfOf(page.html), name: 'deploy <key>', scopes: ['read', 'write'], expires_in_days: '90' }, cookie);
+    expect([posted.status, posted.location, posted.html.includes('ght_')]).toEqual([303, '/-/admin/users/alice', false]);
+    const res = await followWithNotice(posted, cookie);
     const secret = /id="new-token" type="text" readonly value="(ght_[0-9a-f]+)"/.exec(res.html)?.[1];
     expect(secret).toBeDefined();
     expect(res.html).toContain('The new token <strong>deploy &lt;key></strong> of <strong>alice</strong>. Copy it now');

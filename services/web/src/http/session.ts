@@ -9,6 +9,8 @@ export const PRE_SESSION_COOKIE = 'githost_presession';
 export interface CookieOptions {
   secure: boolean;
   maxAgeSeconds?: number;
+  /** Default `/`; a narrower path sends the cookie to that page (and below it) only. */
+  path?: string;
 }
 
 export function readCookies(req: Request): Map<string, string> {
@@ -27,9 +29,9 @@ export function readCookies(req: Request): Map<string, string> {
   return out;
 }
 
-/** Our cookies are `HttpOnly; SameSite=Lax; Path=/`, and `Secure` when the site is https. */
+/** Our cookies are `HttpOnly; SameSite=Lax; Path=/` (or the path given), and `Secure` when the site is https. */
 export function cookieHeader(name: string, value: string, opts: CookieOptions): string {
-  const parts = [`${name}=${encodeURIComponent(value)}`, 'Path=/', 'HttpOnly', 'SameSite=Lax'];
+  const parts = [`${name}=${encodeURIComponent(value)}`, `Path=${opts.path ?? '/'}`, 'HttpOnly', 'SameSite=Lax'];
   if (opts.maxAgeSeconds !== undefined) parts.push(`Max-Age=${opts.maxAgeSeconds}`);
   if (opts.secure) parts.push('Secure');
   return parts.join('; ');

@@ -3,8 +3,8 @@ import { appendCookie, cookieHeader, SESSION_COOKIE } from '../http/session.js';
 import type { IssuedSession, IssuedToken, SessionInfo, TokenInfo } from '../clients/types.js';
 import { Notice, Time } from '../views/components.js';
 import { CsrfField, Flash } from '../views/forms.js';
-import { IssuedTokenNotice, NewTokenForm, TokenList, type TokenFormValues } from '../views/tokens.js';
-import { tokenRequestOf } from './token-request.js';
+import { IssuedTokenNotice, NewTokenForm, TokenList, type ShownToken, type TokenFormValues } from '../views/tokens.js';
+import { issuedTokenToShow, showIssuedTokenOnce, tokenRequestOf } from './token-request.js';
 import { clearSessionCookie } from './router.js';
 import { safeNext, site } from './paths.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
@@ -81,7 +81,7 @@ function SettingsNav({ current }: { current: 'password' | 'sessions' | 'tokens' 
 // Messages after a redirect are chosen by key: nothing from the URL is echoed into the page.
 const DONE: Record<string, string> = {
   password: 'Your password has been changed.',
-  'session-revoked': 'The session has been signed out.',
+  'session-revoked': 'The session has been ended.',
   'token-revoked': 'The token has been revoked.',
 };
 
@@ -126,6 +126,9 @@ async function changePassword(ctx: PageContext): Promise<PageResult> {
   return redirect(`${site.settings()}?done=password`);
 }
 
+/** A session's browser as the sessions page names it. */
+const browserOf = (s: SessionInfo) => s.user_agent || 'Unknown browser';
+
 async function sessionsPage(ctx: PageContext): Promise<PageResult> {
   const sessions = await ctx.api.get<SessionInfo[]>('/api/user/sessions');
   return page(
@@ -139,7 +142,7 @@ async function sessionsPage(ctx: PageContext): Promise<PageResult> {
         {sessions.map((s) => (
           <li>
             <div>
-              <strong>{s.user_agent || 'Unknown browser'}</strong> {s.current && <span class="badge">this browser</span>}
+              <strong>{browserOf(s)}</strong> {s.current && <span class="badge">this browser</span>}
               <p class="muted">
                 {s.address && <>{s.address} · </>}
                 {s.created_at && <>signed in <Time iso={s.created_at} /></>}
@@ -149,7 +152,10 @@ async function sessionsPage(ctx: PageContext): Promise<PageResult> {
             {!s.current && (
               <form method="post" action={`${site.sessions()}/${encodeURIComponent(s.id)}/revoke`} class="inline">
                 <CsrfField token={ctx.csrf} />
-                <button type="submit" class="danger">Sign out</button>
+                {/* Named for the session it ends, not "Sign out" like the header's button. */}
+                <button type="submit" class="danger">
+                  End the session<span class="visually-hidden"> on {browserOf(s)}</span>
+                </button>
               </form>
             )}
           </li>
@@ -164,7 +170,7 @@ async function revokeSession(ctx: PageContext, id: string): Promise<PageResult> 
   return redirect(`${site.sessions()}?done=session-revoked`);
 }
 
-function tokensView(ctx: PageContext, tokens: TokenInfo[], opts: { issued?: IssuedToken; error?: string; values?: TokenFormValues; status?: number } = {}): PageResult {
+function tokensView(ctx: PageContext, tokens: TokenInfo[], opts: { issued?: ShownToken | undefined; error?: string; values?: TokenFormValues; status?: number } = {}): PageResult {
   return page(
     'Access tokens',
     <>
@@ -181,7 +187,7 @@ function tokensView(ctx: PageContext, tokens: TokenInfo[], opts: { issued?: Issu
 }
 
 async function tokensPage(ctx: PageContext): Promise<PageResult> {
-  return tokensView(ctx, await ctx.api.get<TokenInfo[]>('/api/user/tokens'));
+  return tokensView(ctx, await ctx.api.get<TokenInfo[]>('/api/user/tokens'), { issued: issuedTokenToShow(ctx, site.tokens()) });
 }
 
 async function createToken(ctx: PageContext): Promise<PageResult> {
@@ -195,8 +201,7 @@ async function createToken(ctx: PageContext): Promise<PageResult> {
     if (err instanceof AppError && err.kind === 'validation') return tokensView(ctx, await list(), { error: err.message, values: request.values, status: 400 });
     throw err;
   }
-  // Shown in this answer only; a reload does not post again without a fresh form.
-  return tokensView(ctx, await list(), { issued });
+  return showIssuedTokenOnce(ctx, site.tokens(), issued);
 }
 
 async function revokeToken(ctx: PageContext, id: string): Promise<PageResult> {

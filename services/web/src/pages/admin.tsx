@@ -3,9 +3,9 @@ import type { IssuedToken, TokenInfo } from '../clients/types.js';
 import type { AdminUser } from '../clients/mr-types.js';
 import { Time } from '../views/components.js';
 import { attempt, CsrfField, ErrorNotice, Flash, PostButton } from '../views/forms.js';
-import { IssuedTokenNotice, NewTokenForm, TokenList, type TokenFormValues } from '../views/tokens.js';
+import { IssuedTokenNotice, NewTokenForm, TokenList, type ShownToken, type TokenFormValues } from '../views/tokens.js';
 import { adminPages } from './mr-paths.js';
-import { tokenRequestOf } from './token-request.js';
+import { issuedTokenToShow, showIssuedTokenOnce, tokenRequestOf } from './token-request.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
 /** Site administration is for site admins only; anyone else gets the 404 page (the API says
@@ -36,7 +36,7 @@ interface ViewOpts {
   values?: Record<string, string>;
   /** A refusal of the token form, shown in that form with what was sent. */
   token?: { error: string; values: TokenFormValues };
-  issued?: IssuedToken;
+  issued?: ShownToken | undefined;
 }
 
 async function usersPage(ctx: PageContext, opts: ViewOpts = {}): Promise<PageResult> {
@@ -183,7 +183,8 @@ async function userChange(ctx: PageContext, username: string, run: () => Promise
   return redirect(`${adminPages.user(username)}?done=${done}`);
 }
 
-/** `POST /api/admin/users/{username}/tokens`: the secret is in this answer only (docs/contract.md §8). */
+/** `POST /api/admin/users/{username}/tokens`: the secret is in the API's answer only (docs/contract.md §8),
+ *  shown once on the user's page after the redirect. */
 async function issueToken(ctx: PageContext, username: string): Promise<PageResult> {
   requireAdmin(ctx);
   const request = tokenRequestOf(ctx.form);
@@ -193,7 +194,7 @@ async function issueToken(ctx: PageContext, username: string): Promise<PageResul
     (error, status) => userPage(ctx, username, { token: { error, values: request.values }, status }),
   );
   if (!result.ok) return result.result;
-  return userPage(ctx, username, { issued: result.value });
+  return showIssuedTokenOnce(ctx, adminPages.user(username), result.value);
 }
 
 const U = '/-/admin/users/:username';
@@ -201,7 +202,7 @@ export const adminSitePages: PageDefinition[] = [
   { method: 'GET', path: '/-/admin', signedIn: true, handle: async (ctx) => (requireAdmin(ctx), redirect(adminPages.users(), 302)) },
   { method: 'GET', path: '/-/admin/users', signedIn: true, handle: (ctx) => usersPage(ctx) },
   { method: 'POST', path: '/-/admin/users', signedIn: true, handle: createUser },
-  { method: 'GET', path: U, signedIn: true, handle: (ctx, p) => userPage(ctx, p.username!) },
+  { method: 'GET', path: U, signedIn: true, handle: (ctx, p) => userPage(ctx, p.username!, { issued: issuedTokenToShow(ctx, adminPages.user(p.username!)) }) },
   {
     method: 'POST',
     path: `${U}/password`,
@@ -218,7 +219,7 @@ export const adminSitePages: PageDefinition[] = [
     },
   },
   { method: 'POST', path: `${U}/tokens`, signedIn: true, handle: (ctx, p) => issueToken(ctx, p.username!) },
-  // The address the issued secret was answered at, opened again: the user's page, without it.
+  // The address the token form posts to, opened as a page: the user's page.
   { method: 'GET', path: `${U}/tokens`, signedIn: true, handle: async (ctx, p) => (requireAdmin(ctx), redirect(adminPages.user(p.username!), 302)) },
   {
     method: 'POST',

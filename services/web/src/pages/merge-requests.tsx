@@ -6,6 +6,7 @@ import { CommitRow, Notice, shortSha, Time } from '../views/components.js';
 import { DiffView, parsePatch, type DiffViewMode, type InlineComments } from '../views/diff.js';
 import { attempt, CsrfField, ErrorNotice, Flash, PostButton } from '../views/forms.js';
 import { detailAndCommits } from './mr-commits.js';
+import { ChangesBase, mrChangesOf } from './mr-changes.js';
 import { mrPages } from './mr-paths.js';
 import { repoPages, repoUrl } from './paths.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult, type RepoChrome } from './registry.js';
@@ -252,9 +253,9 @@ interface DetailOptions {
 async function detailPage(ctx: PageContext, owner: string, name: string, raw: string, opts: DetailOptions = {}): Promise<PageResult> {
   const number = numberOf(raw);
   const base = repoApiPath(owner, name, `/merge-requests/${number}`);
-  const [repo, { mr, commits }, reviews] = await Promise.all([
+  const [repo, { mr, commits, changes }, reviews] = await Promise.all([
     ctx.api.get<Repository>(repoApiPath(owner, name)),
-    detailAndCommits(ctx.api, `${owner}/${name}#${number}`, base),
+    detailAndCommits(ctx.api, `${owner}/${name}#${number}`, base).then(async (d) => ({ ...d, changes: await mrChangesOf(ctx.api, owner, name, d.mr) })),
     ctx.api.get<Review[]>(`${base}/reviews`),
   ]);
   const mode: DiffViewMode = ctx.req.query.view === 'split' ? 'split' : 'unified';
@@ -265,7 +266,7 @@ async function detailPage(ctx: PageContext, owner: string, name: string, raw: st
   // Comments on a line of the diff show under it; the rest (general ones, and lines the current
   // diff no longer has) show in the conversation.
   const lines = new Set<string>();
-  for (const f of mr.diff) {
+  for (const f of changes.files) {
     if (!f.patch) continue;
     for (const l of parsePatch(f.patch)) {
       if (l.old !== undefined) lines.add(lineKey(f.path, 'old', l.old));
@@ -332,12 +333,13 @@ async function detailPage(ctx: PageContext, owner: string, name: string, raw: st
         )}
       </section>
       <h2>Changes</h2>
+      <ChangesBase owner={owner} name={name} mr={mr} changes={changes} />
       {ctx.viewer && (
         <template id="line-comment-template">
           <LineCommentForm ctx={ctx} action={commentAction} open={undefined} />
         </template>
       )}
-      {mr.diff.length === 0 ? <p class="muted">No changes to show.</p> : <DiffView files={mr.diff} mode={mode} truncated={mr.diff_truncated ?? false} toggleHref={(m) => `${here}?view=${m}`} inline={inline} />}
+      {changes.files.length > 0 && <DiffView files={changes.files} mode={mode} truncated={changes.truncated} toggleHref={(m) => `${here}?view=${m}`} inline={inline} />}
       <section aria-labelledby="mr-conversation" class="conversation">
         <h2 id="mr-conversation">Conversation</h2>
         {timeline.length === 0 && <p class="muted">No comments yet.</p>}

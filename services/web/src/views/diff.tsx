@@ -62,6 +62,15 @@ export function splitRows(lines: DiffLine[]): SplitRow[] {
 
 const SIGN = { add: '+', del: '-', context: ' ', hunk: '', note: '' } as const;
 
+/** What an added or removed line is called for assistive technology: the `+`/`-` sign and the
+ *  colour are hidden from it, so the line's cell starts with this text, visually hidden (WCAG
+ *  1.3.1 and 1.4.1: the kind of a line is not told by colour or a hidden sign alone). */
+export const LINE_KIND_NAME = { add: 'Added line', del: 'Removed line' } as const;
+
+function kindText(kind: DiffLine['kind']): string {
+  return kind === 'add' || kind === 'del' ? `<span class="visually-hidden">${LINE_KIND_NAME[kind]}: </span>` : '';
+}
+
 /** Stable id of a file's block, for links from the file list. */
 export function diffAnchor(index: number): string {
   return `diff-${index + 1}`;
@@ -106,7 +115,7 @@ function unifiedRows(lines: DiffLine[], path: string, inline: InlineComments | u
       out += `<tr class="d-${l.kind}"><td class="ln"></td><td class="ln"></td><td class="dl">${esc(l.text)}</td></tr>`;
       continue;
     }
-    out += `<tr class="d-${l.kind}"><td class="ln">${lineNo(l.old, 'old', path, inline)}</td><td class="ln">${lineNo(l.new, 'new', path, inline)}</td><td class="dl"><span class="sign" aria-hidden="true">${SIGN[l.kind]}</span>${esc(l.text)}</td></tr>`;
+    out += `<tr class="d-${l.kind}"><td class="ln">${lineNo(l.old, 'old', path, inline)}</td><td class="ln">${lineNo(l.new, 'new', path, inline)}</td><td class="dl"><span class="sign" aria-hidden="true">${SIGN[l.kind]}</span>${kindText(l.kind)}${esc(l.text)}</td></tr>`;
     out += belowRow(inline, path, 'unified', 3, l.old, l.new);
   }
   return out;
@@ -114,7 +123,7 @@ function unifiedRows(lines: DiffLine[], path: string, inline: InlineComments | u
 
 function side(line: DiffLine | undefined, which: 'old' | 'new', path: string, inline: InlineComments | undefined): string {
   if (!line) return '<td class="ln d-empty"></td><td class="dl d-empty"></td>';
-  return `<td class="ln d-${line.kind}">${lineNo(which === 'old' ? line.old : line.new, which, path, inline)}</td><td class="dl d-${line.kind}">${esc(line.text)}</td>`;
+  return `<td class="ln d-${line.kind}">${lineNo(which === 'old' ? line.old : line.new, which, path, inline)}</td><td class="dl d-${line.kind}">${kindText(line.kind)}${esc(line.text)}</td>`;
 }
 
 function splitRowsHtml(lines: DiffLine[], path: string, inline: InlineComments | undefined): string {

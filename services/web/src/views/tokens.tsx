@@ -1,4 +1,4 @@
-import type { IssuedToken, TokenInfo, TokenScope } from '../clients/types.js';
+import type { TokenInfo, TokenScope } from '../clients/types.js';
 import type { PageContext } from '../pages/registry.js';
 import { Time } from './components.js';
 import { CsrfField, ErrorNotice, PostButton } from './forms.js';
@@ -75,9 +75,15 @@ export function NewTokenForm({ ctx, action, offerAdmin, error, values }: { ctx: 
   );
 }
 
-/** A token's secret, in the one answer that issued it: it is not stored, so never shown again.
+/** What of an issued token its page shows, once. */
+export interface ShownToken {
+  name: string | null;
+  token: string;
+}
+
+/** A token's secret, on the one view after it was issued: it is not stored, so never shown again.
  *  `owner` names the user it was issued for when that is not the person reading. */
-export function IssuedTokenNotice({ issued, owner }: { issued: IssuedToken; owner?: string }) {
+export function IssuedTokenNotice({ issued, owner }: { issued: ShownToken; owner?: string }) {
   return (
     <div class="notice notice-info" role="status">
       <p>
