@@ -35,15 +35,18 @@ export const checkRepositoryName = (value: string): string => checkName('Reposit
 const MAX_BRANCH = 255;
 
 /**
- * A default branch becomes `refs/heads/<name>` in git-storage, so it is a name a push could
- * create (@githost/ref-policy: git's check-ref-format, no component starting with `-`, not
- * `HEAD`, in NFC).
+ * Why `value` cannot be a default branch, or null. It becomes `refs/heads/<name>` in git-storage,
+ * so it is a name a push could create (@githost/ref-policy: git's check-ref-format, no component
+ * starting with `-`, not `HEAD`, in NFC), and at most MAX_BRANCH characters.
  */
+export function branchNameProblem(value: string): string | null {
+  if (value.length > MAX_BRANCH) return `it is longer than ${MAX_BRANCH} characters`;
+  return newRefNameProblem(value);
+}
+
 export function checkBranchName(value: string): string {
-  const bad = (why: string) => validation(`default_branch is not a valid branch name: ${why}`);
-  if (value.length > MAX_BRANCH) throw bad(`it is longer than ${MAX_BRANCH} characters`);
-  const problem = newRefNameProblem(value);
-  if (problem !== null) throw bad(problem);
+  const problem = branchNameProblem(value);
+  if (problem !== null) throw validation(`default_branch is not a valid branch name: ${problem}`);
   return value;
 }
 

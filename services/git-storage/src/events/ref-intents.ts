@@ -6,6 +6,7 @@ import { createFileDurably, DirectorySync } from '@githost/bus';
 import type { Logger } from '@githost/logging';
 import { runGit } from '../git/command.js';
 import { ZERO_OID } from '../git/validate.js';
+import { branchesOfFirstPush, createsBranches, type FirstPushAdoption } from './first-push.js';
 import type { PushContext, PushEventRecorder, RefUpdate } from './push-events.js';
 
 /**
@@ -109,6 +110,8 @@ export class RefIntents {
     readonly dir: string,
     private readonly recorder: PushEventRecorder,
     private readonly logger: Logger,
+    /** accounts' default branch after a first push; absent: left alone (tests of storage alone). */
+    private readonly adoption?: FirstPushAdoption,
   ) {
     this.directory = new DirectorySync(dir);
   }
@@ -162,9 +165,12 @@ export class RefIntents {
   /**
    * Journals the events of what happened, then removes the record. `forced` is taken from
    * `known` when the caller computed it. Throws (leaving the record for the next start) when the
-   * journal refused.
+   * journal refused. When the changes were a repository's first branches, accounts is told first
+   * (FirstPushAdoption), so the default branch has followed before any consumer hears of the push;
+   * `adoptNow: false` (at start, when accounts may not be up yet) leaves that to the retries, and
+   * the record stays until accounts has answered.
    */
-  async settle(intent: RefIntent, known: RefUpdate[] = []): Promise<RefUpdate[]> {
+  async settle(intent: RefIntent, known: RefUpdate[] = [], opts: { adoptNow?: boolean } = {}): Promise<RefUpdate[]> {
     let text: string;
     try {
       text = await readFile(intent.file, 'utf8');
@@ -179,8 +185,12 @@ export class RefIntents {
     const { gitDir, context } = record.header;
     const refs = unsettled(record).length > 0 ? await refValues(gitDir) : new Map<string, string>();
     const updates = happenedUpdates(record, (ref) => refs.get(ref) ?? ZERO_OID).map((u) => ({ ...u, forced: known.find((k) => same(k, u))?.forced }));
+    const adoption = this.adoption;
+    const first = adoption && createsBranches(updates) ? branchesOfFirstPush(updates, branchRefs(refs.size > 0 ? refs : await refValues(gitDir))) : [];
+    const adopted = first.length === 0 || (opts.adoptNow !== false && (await adoption!.tryOnce(context.repository.id, first, context.requestId)));
     if (updates.length > 0) await this.recorder.record(gitDir, context, updates, (u) => eventIdOf(record.id, u));
-    await rm(intent.file, { force: true });
+    if (adopted) await rm(intent.file, { force: true });
+    else adoption!.retry(context.repository.id, first, () => rm(intent.file, { force: true }));
     return updates;
   }
 
@@ -218,7 +228,7 @@ export class RefIntents {
       if (!m) continue;
       const intent = { id: m[1]!, file: path.join(this.dir, name) };
       try {
-        const updates = await this.settle(intent);
+        const updates = await this.settle(intent, [], { adoptNow: false });
         this.logger.info({ record: intent.id, refs: updates.map((u) => u.ref) }, 'ref intents: settled a record left by an earlier process');
       } catch (err) {
         this.logger.error({ err, record: intent.id }, 'ref intents: could not settle a record; kept for the next start');
@@ -230,6 +240,11 @@ export class RefIntents {
     this.ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() => undefined);
     return this.ready;
   }
+}
+
+/** The branches (full names) among `refs`. */
+function branchRefs(refs: ReadonlyMap<string, string>): string[] {
+  return [...refs.keys()].filter((ref) => ref.startsWith('refs/heads/'));
 }
 
 /** Every ref's value on disk. */
