@@ -167,10 +167,10 @@ export class RefIntents {
    * `known` when the caller computed it. Throws (leaving the record for the next start) when the
    * journal refused. When the changes were a repository's first branches, accounts is told first
    * (FirstPushAdoption), so the default branch has followed before any consumer hears of the push;
-   * `adoptNow: false` (at start, when accounts may not be up yet) leaves that to the retries, and
-   * the record stays until accounts has answered.
+   * when accounts cannot be asked (down, or at start not up yet), the events are journaled all the
+   * same and the record stays until a background retry got accounts' answer.
    */
-  async settle(intent: RefIntent, known: RefUpdate[] = [], opts: { adoptNow?: boolean } = {}): Promise<RefUpdate[]> {
+  async settle(intent: RefIntent, known: RefUpdate[] = []): Promise<RefUpdate[]> {
     let text: string;
     try {
       text = await readFile(intent.file, 'utf8');
@@ -187,7 +187,7 @@ export class RefIntents {
     const updates = happenedUpdates(record, (ref) => refs.get(ref) ?? ZERO_OID).map((u) => ({ ...u, forced: known.find((k) => same(k, u))?.forced }));
     const adoption = this.adoption;
     const first = adoption && createsBranches(updates) ? branchesOfFirstPush(updates, branchRefs(refs.size > 0 ? refs : await refValues(gitDir))) : [];
-    const adopted = first.length === 0 || (opts.adoptNow !== false && (await adoption!.tryOnce(context.repository.id, first, context.requestId)));
+    const adopted = first.length === 0 || (await adoption!.tryOnce(context.repository.id, first, context.requestId));
     if (updates.length > 0) await this.recorder.record(gitDir, context, updates, (u) => eventIdOf(record.id, u));
     if (adopted) await rm(intent.file, { force: true });
     else adoption!.retry(context.repository.id, first, () => rm(intent.file, { force: true }));
@@ -228,7 +228,7 @@ export class RefIntents {
       if (!m) continue;
       const intent = { id: m[1]!, file: path.join(this.dir, name) };
       try {
-        const updates = await this.settle(intent, [], { adoptNow: false });
+        const updates = await this.settle(intent);
         this.logger.info({ record: intent.id, refs: updates.map((u) => u.ref) }, 'ref intents: settled a record left by an earlier process');
       } catch (err) {
         this.logger.error({ err, record: intent.id }, 'ref intents: could not settle a record; kept for the next start');
