@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { branchesOfFirstPush, createsBranches } from './first-push.js';
+import { notFound, unavailable } from '@githost/errors';
+import { createLogger } from '@githost/logging';
+import { branchesOfFirstPush, createsBranches, FirstPushAdoption } from './first-push.js';
 
 const Z = '0'.repeat(40);
 const A = 'a'.repeat(40);
@@ -21,5 +23,18 @@ describe('branchesOfFirstPush', () => {
   it('when the push created only tags, then there is nothing to adopt', () => {
     expect(createsBranches([create('refs/tags/v1')])).toBe(false);
     expect(branchesOfFirstPush([create('refs/tags/v1')], [])).toEqual([]);
+  });
+});
+
+describe('FirstPushAdoption.tryOnce', () => {
+  const logger = createLogger('git-storage');
+
+  it('when accounts is unavailable, then it is to be asked again; when the repository is gone, then there is nothing more to ask', async () => {
+    const down = new FirstPushAdoption({ adopt: async () => { throw unavailable('accounts is down'); } }, logger);
+    expect(await down.tryOnce('r1', ['master'])).toBe(false);
+    const gone = new FirstPushAdoption({ adopt: async () => { throw notFound('Repository not found'); } }, logger);
+    expect(await gone.tryOnce('r1', ['master'])).toBe(true);
+    const fine = new FirstPushAdoption({ adopt: async () => undefined }, logger);
+    expect(await fine.tryOnce('r1', ['master'])).toBe(true);
   });
 });

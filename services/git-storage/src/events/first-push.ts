@@ -1,3 +1,4 @@
+import { AppError, type ErrorKind } from '@githost/errors';
 import type { Logger } from '@githost/logging';
 import { ZERO_OID } from '../git/validate.js';
 import type { RefUpdate } from './push-events.js';
@@ -28,6 +29,9 @@ export interface PushedBranchAdopter {
   adopt(repositoryId: string, branches: string[], requestId?: string): Promise<void>;
 }
 
+/** Answers asking again would not change. */
+const FINAL_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['not_found', 'validation', 'forbidden', 'unauthenticated']);
+
 /** Retries start here and double up to the cap, for as long as the process runs. */
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 60_000;
@@ -48,12 +52,17 @@ export class FirstPushAdoption {
     private readonly logger: Logger,
   ) {}
 
-  /** One attempt; false (logged) when it failed. */
+  /** One attempt; false (logged) when it failed and asking again may help. An answer that will
+   *  not change (the repository was deleted meanwhile, a request accounts refuses) ends it. */
   async tryOnce(repositoryId: string, branches: string[], requestId?: string): Promise<boolean> {
     try {
       await this.adopter.adopt(repositoryId, branches, requestId);
       return true;
     } catch (err) {
+      if (err instanceof AppError && FINAL_KINDS.has(err.kind)) {
+        this.logger.warn({ err, repository_id: repositoryId, branches }, 'first push: accounts refused to set the default branch; leaving it');
+        return true;
+      }
       this.logger.warn({ err, repository_id: repositoryId, branches }, 'first push: could not set the default branch yet; retrying');
       return false;
     }
