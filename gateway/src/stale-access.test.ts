@@ -34,6 +34,12 @@ describe('staleAccessAfter', () => {
     expect(afterSuccess('PUT', '/api/repos/olga/demo/branch-protections/main')).toEqual(['repo r1']);
   });
 
+  it('when a push reaches git-storage, then the cached access answers of the repository are dropped (its first push may set the default branch); a clone drops nothing', () => {
+    expect(afterSuccess('POST', '/olga/demo.git/git-receive-pack')).toEqual(['repo r1']);
+    expect(afterSuccess('GET', '/olga/demo.git/info/refs')).toEqual([]);
+    expect(afterSuccess('POST', '/olga/demo.git/git-upload-pack')).toEqual([]);
+  });
+
   it('when a request only reads, then nothing is dropped', () => {
     expect(afterSuccess('GET', '/api/repos/olga/demo')).toEqual([]);
     expect(afterSuccess('GET', '/api/repos/olga/demo/collaborators')).toEqual([]);

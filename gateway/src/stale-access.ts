@@ -16,12 +16,16 @@ function decoded(segment: string): string | undefined {
 /**
  * What a successful answer to this request makes stale in the gateway's accounts cache, as a
  * function to run once the answer is known to be 2xx; undefined when nothing can be.
- * Accounts owns repositories, collaborators and tokens, so only its writes matter: any change
+ * Accounts owns repositories, collaborators and tokens, so its writes matter, and a push (which
+ * may set the default branch of an empty repository): any change
  * to a repository (a collaborator removed, visibility or default branch changed, the repository
  * deleted) drops that repository's cached Authorize answers, revoking a token drops the
  * caller's cached Authenticate answers, and a site admin's change to a user drops that user's.
  */
 export function staleAccessAfter(method: string, path: string, route: RouteMatch, principal: Principal | null, repo: RepoContext | null, cache: CachedAccountsGateway): (() => void) | undefined {
+  // A push into a repository without branches sets its default branch (accounts README
+  // "Default branch"), which the cached answer carries to browse.
+  if (route.push && repo && !READ_METHODS.has(method)) return () => cache.forgetRepository(repo.id);
   if (route.upstream !== 'accounts' || READ_METHODS.has(method)) return undefined;
   if (repo) return () => cache.forgetRepository(repo.id);
   // A site admin changed, suspended or deleted a user, or revoked one of their tokens: the

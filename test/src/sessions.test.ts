@@ -92,4 +92,20 @@ describe('signing in with a password', () => {
     expect((await api(gh, 'PATCH', '/api/admin/users/vik', { token: gh.adminToken, body: { suspended: false } })).status).toBe(200);
     expect((await api(gh, 'GET', '/api/user', { token: secret })).status).toBe(401);
   });
+
+  it('when a password holds unpaired surrogates, then setting, changing or signing in with it is 400 naming the rule and the set password is unchanged', async () => {
+    const rule = (field: string) => ({ error: `${field} must be well-formed Unicode (no unpaired UTF-16 surrogate)` });
+    const lone = '\ud800'.repeat(10);
+    expect(await api(gh, 'POST', '/api/admin/users', { token: gh.adminToken, body: { username: 'wren', email: 'wren@example.com', password: lone } })).toMatchObject({ status: 400, body: rule('password') });
+
+    await userWithPassword('wren', 'wren first password'); // 201, not 409: the refused one left no user
+    expect(await api(gh, 'PUT', '/api/admin/users/wren/password', { token: gh.adminToken, body: { password: lone } })).toMatchObject({ status: 400, body: rule('password') });
+    const secret = (await signIn('wren', 'wren first password')).body.secret as string;
+    expect(await api(gh, 'PUT', '/api/user/password', { token: secret, body: { current_password: 'wren first password', password: lone } })).toMatchObject({ status: 400, body: rule('password') });
+    expect(await api(gh, 'PUT', '/api/user/password', { token: secret, body: { current_password: lone, password: 'wren second password' } })).toMatchObject({ status: 400, body: rule('current_password') });
+    // Each of these would have been the same password once encoded lossily (U+FFFD for each).
+    for (const other of [lone, '\udfff'.repeat(10), '\udbff'.repeat(10)]) expect(await signIn('wren', other)).toMatchObject({ status: 400, body: rule('password') });
+    expect((await signIn('wren', '\ufffd'.repeat(10))).status).toBe(401);
+    expect((await signIn('wren', 'wren first password')).status).toBe(201);
+  });
 });

@@ -1184,7 +1184,7 @@ export interface components {
             /** @description ISO 8601; null: never expires */
             expires_at: string | null;
         };
-        /** @description 8 to 1024 characters (code points); stored only as an argon2id hash, never returned or logged */
+        /** @description 8 to 1024 characters (code points) of well-formed Unicode (no unpaired surrogate); stored only as an argon2id hash, never returned or logged */
         Password: string;
         SessionInfo: {
             id: string;
@@ -1740,7 +1740,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The password breaks the policy (8 to 1024 characters) */
+            /** @description The password breaks the policy (8 to 1024 characters, well-formed Unicode) */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,28 +1,21 @@
 import picomatch from 'picomatch';
 import { validation } from '@githost/errors';
+import { refFormatProblem } from './names.js';
 import { RULE_DEFAULTS, type BranchProtection, type RefPolicy } from './types.js';
 
 const MAX_PATTERN_LENGTH = 255;
-// check-ref-format's forbidden characters, less `*` (the glob's own); `?`, `[` and `\` are
-// refused so that a pattern means only what `*` and `**` say.
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN = /[\x00-\x20\x7f~^:?[\\]/;
 
 /**
  * A branch name or a glob over branch names: `*` matches within one `/`-separated segment, `**`
- * across segments. Without its wildcards it must be a name `git check-ref-format --branch` takes.
+ * across segments. With each `*` read as a letter it must be a name refFormatProblem takes, so
+ * `?`, `[` and `\` are refused and a pattern means only what `*` and `**` say.
  */
 export function validateBranchPattern(pattern: unknown): string {
   if (typeof pattern !== 'string' || pattern.length === 0) throw validation('Branch pattern is required');
   const invalid = () => validation(`Invalid branch pattern: ${JSON.stringify(pattern)} (a branch name, * and ** allowed)`);
-  if (pattern.length > MAX_PATTERN_LENGTH || FORBIDDEN.test(pattern)) throw invalid();
-  if (pattern.includes('..') || pattern.includes('@{') || pattern === '@' || pattern.includes('//')) throw invalid();
-  if (pattern.startsWith('/') || pattern.endsWith('/') || pattern.endsWith('.')) throw invalid();
+  if (pattern.length > MAX_PATTERN_LENGTH || refFormatProblem(pattern.replaceAll('*', 'x')) !== null) throw invalid();
   if (pattern.startsWith('refs/')) throw invalid();
-  for (const part of pattern.split('/')) {
-    if (part.startsWith('.') || part.startsWith('-') || part.endsWith('.lock')) throw invalid();
-    if (part.includes('**') && part !== '**') throw invalid();
-  }
+  if (pattern.split('/').some((part) => part.includes('**') && part !== '**')) throw invalid();
   return pattern;
 }
 

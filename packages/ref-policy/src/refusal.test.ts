@@ -23,6 +23,25 @@ describe('refusalOf', () => {
     expect(refusalOf(policy(), { ref: 'refs/tags/v1', before: A, after: ZERO_OID, forced: false }, writer)).toBe('tag v1: deletion not allowed');
     expect(refusalOf(policy({ allow_tag_changes: true }), { ref: 'refs/tags/v1', before: A, after: B, forced: true }, writer)).toBeNull();
   });
+  it('when a new branch or tag is named -x, --output=x, a/-b, HEAD, in NFD or not UTF-8, then it is refused naming the rule', () => {
+    const create = (ref: string) => refusalOf(policy(), { ref, before: ZERO_OID, after: A, forced: false }, owner);
+    expect(create('refs/heads/-dash')).toBe("branch -dash: not a valid name, it starts with '-'");
+    expect(create('refs/heads/--output=x')).toBe("branch --output=x: not a valid name, it starts with '-'");
+    expect(create('refs/heads/feature/-x')).toBe("branch feature/-x: not a valid name, a component starts with '.' or '-' or ends with '.lock'");
+    expect(create('refs/heads/HEAD')).toBe('branch HEAD: not a valid name, it is HEAD, which git and the API read as the default branch');
+    expect(create('refs/tags/HEAD')).toBe('tag HEAD: not a valid name, it is HEAD, which git and the API read as the default branch');
+    expect(create('refs/tags/-v1')).toBe("tag -v1: not a valid name, it starts with '-'");
+    expect(create('refs/heads/cafe\u0301')).toBe('branch cafe\u0301: not a valid name, it is not in Unicode normalization form C (NFC; composed characters, as macOS git and browsers send them)');
+    expect(create('refs/heads/caf\ufffd')).toBe('branch caf\ufffd: not a valid name, it is not valid UTF-8');
+    for (const fine of ['refs/heads/caf\u00e9', 'refs/heads/feature-x', 'refs/heads/head', 'refs/heads/x/HEAD', 'refs/tags/v1.0-rc']) expect(create(fine)).toBeNull();
+  });
+
+  it('when a branch with such a name exists already, then it can still be moved and deleted', () => {
+    expect(refusalOf(policy(), { ref: 'refs/heads/-dash', before: A, after: B, forced: true }, writer)).toBeNull();
+    expect(refusalOf(policy(), { ref: 'refs/heads/HEAD', before: A, after: ZERO_OID, forced: false }, writer)).toBeNull();
+    expect(refusalOf(policy(), { ref: 'refs/heads/cafe\u0301', before: A, after: ZERO_OID, forced: false }, writer)).toBeNull();
+  });
+
   it('when a ref is outside refs/heads/ and refs/tags/, then it is refused', () => {
     expect(refusalOf(policy(), { ref: 'refs/meta/x', before: ZERO_OID, after: A, forced: false }, owner)).toBe('refs/meta/x: only refs/heads/ and refs/tags/ can be pushed');
   });

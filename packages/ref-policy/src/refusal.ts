@@ -1,3 +1,4 @@
+import { newRefNameProblem } from './names.js';
 import { protectionFor } from './patterns.js';
 import { ZERO_OID, type RefPolicy } from './types.js';
 
@@ -27,6 +28,13 @@ export function refusalOf(policy: RefPolicy, change: RefChange, actor: RefActor)
   const { ref } = change;
   const created = change.before === ZERO_OID;
   const deleted = change.after === ZERO_OID;
+  // Only a new name is checked: a branch or tag made before the rule can still be moved or deleted.
+  if (created && !deleted && (ref.startsWith('refs/heads/') || ref.startsWith('refs/tags/'))) {
+    const tag = ref.startsWith('refs/tags/');
+    const name = ref.slice(tag ? 'refs/tags/'.length : 'refs/heads/'.length);
+    const problem = newRefNameProblem(name);
+    if (problem !== null) return `${tag ? 'tag' : 'branch'} ${name}: not a valid name, ${problem}`;
+  }
   if (ref.startsWith('refs/tags/')) {
     if (created || policy.allow_tag_changes) return null;
     return `tag ${ref.slice('refs/tags/'.length)}: ${deleted ? 'deletion' : 'moving an existing tag'} not allowed`;

@@ -2,6 +2,8 @@ import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { AccountsServiceClient as _githost_accounts_v1_AccountsServiceClient, AccountsServiceDefinition as _githost_accounts_v1_AccountsServiceDefinition } from './githost/accounts/v1/AccountsService.js';
+import type { AdoptPushedBranchesRequest as _githost_accounts_v1_AdoptPushedBranchesRequest, AdoptPushedBranchesRequest__Output as _githost_accounts_v1_AdoptPushedBranchesRequest__Output } from './githost/accounts/v1/AdoptPushedBranchesRequest.js';
+import type { AdoptPushedBranchesResponse as _githost_accounts_v1_AdoptPushedBranchesResponse, AdoptPushedBranchesResponse__Output as _githost_accounts_v1_AdoptPushedBranchesResponse__Output } from './githost/accounts/v1/AdoptPushedBranchesResponse.js';
 import type { AuthenticateRequest as _githost_accounts_v1_AuthenticateRequest, AuthenticateRequest__Output as _githost_accounts_v1_AuthenticateRequest__Output } from './githost/accounts/v1/AuthenticateRequest.js';
 import type { AuthenticateResponse as _githost_accounts_v1_AuthenticateResponse, AuthenticateResponse__Output as _githost_accounts_v1_AuthenticateResponse__Output } from './githost/accounts/v1/AuthenticateResponse.js';
 import type { AuthorizeRequest as _githost_accounts_v1_AuthorizeRequest, AuthorizeRequest__Output as _githost_accounts_v1_AuthorizeRequest__Output } from './githost/accounts/v1/AuthorizeRequest.js';
@@ -25,6 +27,8 @@ export interface ProtoGrpcType {
     accounts: {
       v1: {
         AccountsService: SubtypeConstructor<typeof grpc.Client, _githost_accounts_v1_AccountsServiceClient> & { service: _githost_accounts_v1_AccountsServiceDefinition }
+        AdoptPushedBranchesRequest: MessageTypeDefinition<_githost_accounts_v1_AdoptPushedBranchesRequest, _githost_accounts_v1_AdoptPushedBranchesRequest__Output>
+        AdoptPushedBranchesResponse: MessageTypeDefinition<_githost_accounts_v1_AdoptPushedBranchesResponse, _githost_accounts_v1_AdoptPushedBranchesResponse__Output>
         AuthenticateRequest: MessageTypeDefinition<_githost_accounts_v1_AuthenticateRequest, _githost_accounts_v1_AuthenticateRequest__Output>
         AuthenticateResponse: MessageTypeDefinition<_githost_accounts_v1_AuthenticateResponse, _githost_accounts_v1_AuthenticateResponse__Output>
         AuthorizeRequest: MessageTypeDefinition<_githost_accounts_v1_AuthorizeRequest, _githost_accounts_v1_AuthorizeRequest__Output>

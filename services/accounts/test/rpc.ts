@@ -11,3 +11,6 @@ export const rpc = (c: AccountsServiceClient) => ({
 
 export const refPolicyOf = (c: AccountsServiceClient, repository_id: string) =>
   callUnary<accounts.GetRefPolicyRequest, accounts.GetRefPolicyResponse__Output>(c, c.GetRefPolicy, { repository_id });
+
+export const adoptPushedBranches = (c: AccountsServiceClient, repository_id: string, branches: string[]) =>
+  callUnary<accounts.AdoptPushedBranchesRequest, accounts.AdoptPushedBranchesResponse__Output>(c, c.AdoptPushedBranches, { repository_id, branches });

@@ -6,7 +6,8 @@ import { grpcClientMetrics, grpcServerMetrics, startGrpcServer, type GrpcListeni
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import { createAccountsClient } from '@githost/protos';
-import { AccountsRefPolicies, ReadAheadRefPolicies, type RefPolicySource } from './clients/ref-policies.js';
+import { AccountsPushedBranches, AccountsRefPolicies, ReadAheadRefPolicies, type RefPolicySource } from './clients/ref-policies.js';
+import { FirstPushAdoption, type PushedBranchAdopter } from './events/first-push.js';
 import type { Config } from './config.js';
 import { journalBacklogGauge } from './events/journal-metrics.js';
 import { PushEventRecorder } from './events/push-events.js';
@@ -39,6 +40,9 @@ export interface ServerDeps {
   readCache?: Omit<ReadCacheOptions, 'registry'>;
   /** Branch and tag protection; default accounts' GetRefPolicy at ACCOUNTS_GRPC_ADDR. */
   refPolicies?: RefPolicySource;
+  /** The default branch after a first push; default accounts' AdoptPushedBranches at
+   *  ACCOUNTS_GRPC_ADDR, none when `refPolicies` is given without it. */
+  pushedBranches?: PushedBranchAdopter;
 }
 
 export interface GitStorageService extends Service<{ httpPort: number; grpcPort: number; metricsPort: number }> {
@@ -61,7 +65,10 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
   const bus = deps.bus ?? ownBus;
   let relay: Relay | undefined;
   const accounts = deps.refPolicies ? undefined : createAccountsClient(config.accountsGrpcAddress, config.internalSecret);
+  const accountsMetrics = grpcClientMetrics(registry, 'git-storage');
   const events = new PushEventRecorder(pool, journal, () => relay, logger);
+  const pushedBranches = deps.pushedBranches ?? (accounts && new AccountsPushedBranches(accounts, accountsMetrics));
+  const adoption = pushedBranches && new FirstPushAdoption(pushedBranches, logger);
   const refUpdates = new RefUpdaters();
   const context: StorageContext = {
     dataDir,
@@ -70,11 +77,11 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
     refs: new RefsCache(),
     cache: new ReadCaches({ registry, ...deps.readCache }),
     events,
-    intents: new RefIntents(path.join(dataDir, 'pending'), events, logger),
+    intents: new RefIntents(path.join(dataDir, 'pending'), events, logger, adoption),
     housekeeping: new Housekeeper(logger, deps.housekeeping),
     watchers: new RefWatchers({ ackTimeoutMs: config.refsWatchAckTimeoutMs, heartbeatMs: config.refsWatchHeartbeatMs, logger }),
     logger,
-    policies: new ReadAheadRefPolicies(deps.refPolicies ?? new AccountsRefPolicies(accounts!, grpcClientMetrics(registry, 'git-storage'))),
+    policies: new ReadAheadRefPolicies(deps.refPolicies ?? new AccountsRefPolicies(accounts!, accountsMetrics)),
     hooksDir: path.join(dataDir, 'hooks'),
     pushLimits: { maxBytes: config.pushMaxBytes, maxFileBytes: config.pushMaxFileBytes, quotaBytes: config.repositoryQuotaBytes, idleTimeoutMs: config.pushIdleTimeoutMs },
   };
@@ -110,6 +117,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
     },
     async stop() {
       context.watchers.close();
+      adoption?.close();
       await Promise.all([http?.close(), grpcServer?.close(), metricsListening?.close()]);
       await context.intents.settled(); // UpdateRefs answered, their events still on the way into the journal
       await context.housekeeping.stop();

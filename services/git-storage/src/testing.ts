@@ -56,6 +56,10 @@ export interface FakeRefPolicies {
   address: string;
   /** GetRefPolicy calls answered so far. */
   calls(): number;
+  /** AdoptPushedBranches calls so far, as `<repository id> <branch>,<branch>...` (answered, changing nothing). */
+  adoptions(): string[];
+  /** Makes AdoptPushedBranches fail (unavailable) for a repository, or answer again. */
+  failAdoptions(repositoryId: string, fail: boolean): void;
   /** A repository's policy (merged over DEFAULT_TEST_POLICY), or `unavailable` to make the call fail. */
   set(repositoryId: string, policy: Partial<RefPolicy> | 'unavailable'): void;
   close(): Promise<void>;
@@ -68,7 +72,15 @@ export const DEFAULT_TEST_POLICY: RefPolicy = { default_branch: 'main', allow_ta
 export async function startFakeRefPolicies(secret: string): Promise<FakeRefPolicies> {
   const table = new Map<string, Partial<RefPolicy> | 'unavailable'>();
   let calls = 0;
+  const adoptions: string[] = [];
+  const failing = new Set<string>();
   const handlers: Partial<AccountsServiceHandlers> = {
+    AdoptPushedBranches: unary(async (req) => {
+      adoptions.push(`${req.repository_id} ${req.branches.join(',')}`);
+      const p = table.get(req.repository_id) ?? {};
+      if (p === 'unavailable' || failing.has(req.repository_id)) throw unavailable('accounts is down (test)');
+      return { default_branch: p.default_branch ?? DEFAULT_TEST_POLICY.default_branch };
+    }),
     GetRefPolicy: unary(async (req) => {
       calls++;
       const p = table.get(req.repository_id) ?? {};
@@ -82,6 +94,8 @@ export async function startFakeRefPolicies(secret: string): Promise<FakeRefPolic
   return {
     address: `127.0.0.1:${listening.port}`,
     calls: () => calls,
+    adoptions: () => [...adoptions],
+    failAdoptions: (id, fail) => void (fail ? failing.add(id) : failing.delete(id)),
     set: (id, policy) => void table.set(id, policy),
     close: () => listening.close(100),
   };

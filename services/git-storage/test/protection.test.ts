@@ -214,6 +214,16 @@ describe('UpdateRef checked against the same policy', () => {
     expect(await drain()).toEqual([]);
   });
 
+  it('when a service asks to create a branch named HEAD or in NFD, then PERMISSION_DENIED naming the rule, as a push hears it', async () => {
+    await expect(rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/HEAD', new_oid: c1, old_oid: ZERO, context: ctx })).rejects.toMatchObject({
+      kind: 'forbidden',
+      message: 'branch HEAD: not a valid name, it is HEAD, which git and the API read as the default branch',
+    });
+    await expect(rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/cafe\u0301', new_oid: c1, old_oid: ZERO, context: ctx })).rejects.toMatchObject({ kind: 'forbidden' });
+    expect(() => bareGit('rev-parse', '--verify', '-q', 'refs/heads/HEAD')).toThrow();
+    expect(await drain()).toEqual([]);
+  });
+
   it('when the caller works from a stale value of a protected ref, then it hears that the ref changed', async () => {
     await expect(rpc(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/main', new_oid: c1, old_oid: 'f'.repeat(40), context: ctx })).rejects.toMatchObject({ kind: 'conflict' });
   });

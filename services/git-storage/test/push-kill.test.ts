@@ -157,5 +157,7 @@ describe('git-storage killed mid-push', () => {
     expect((events[0]!.payload.commits as Array<{ id: string }>).map((c) => c.id)).toEqual([c1]);
     expect(events.some((e) => e.payload.after === c2)).toBe(false);
     expect(await readdir(path.join(dataDir, 'pending'))).toEqual([]);
+    // It was the repository's first branch: the restart told accounts (accounts README "Default branch").
+    expect(policies.adoptions()).toEqual([`${ID} main`]);
   });
 });

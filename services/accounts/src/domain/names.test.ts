@@ -31,7 +31,7 @@ describe('default branch names', () => {
     expect(checkBranchName(name)).toBe(name);
   });
 
-  it.each(['', '-x', '--upload-pack=evil', 'a..b', 'a b', 'a:b', 'a~1', 'a^', 'x/', '/x', 'a//b', 'x.lock', 'a/.b', 'x.', '@', 'a@{1}', 'a\\b', 'b'.repeat(256)])(
+  it.each(['', '-x', '--upload-pack=evil', 'a..b', 'a b', 'a:b', 'a~1', 'a^', 'x/', '/x', 'a//b', 'x.lock', 'a/.b', 'x.', '@', 'a@{1}', 'a\\b', 'b'.repeat(256), 'HEAD', 'a/-b', 'cafe\u0301'])(
     'when the branch is %j, then it is refused',
     (name) => {
       expect(() => checkBranchName(name)).toThrow(/^default_branch is not a valid branch name: /);

@@ -1,4 +1,5 @@
 import { validation } from '@githost/errors';
+import { newRefNameProblem } from '@githost/ref-policy';
 
 const NAME_CHARS = /^[A-Za-z0-9._-]+$/;
 const MAX_NAME = 100;
@@ -34,19 +35,18 @@ export const checkRepositoryName = (value: string): string => checkName('Reposit
 const MAX_BRANCH = 255;
 
 /**
- * A default branch becomes `refs/heads/<name>` in git-storage, so it follows git's
- * check-ref-format rules, and it may never start with `-` (it must not read as an option).
+ * Why `value` cannot be a default branch, or null. It becomes `refs/heads/<name>` in git-storage,
+ * so it is a name a push could create (@githost/ref-policy: git's check-ref-format, no component
+ * starting with `-`, not `HEAD`, in NFC), and at most MAX_BRANCH characters.
  */
+export function branchNameProblem(value: string): string | null {
+  if (value.length > MAX_BRANCH) return `it is longer than ${MAX_BRANCH} characters`;
+  return newRefNameProblem(value);
+}
+
 export function checkBranchName(value: string): string {
-  const bad = (why: string) => validation(`default_branch is not a valid branch name: ${why}`);
-  if (value.length === 0) throw bad('it is empty');
-  if (value.length > MAX_BRANCH) throw bad(`it is longer than ${MAX_BRANCH} characters`);
-  if (value.startsWith('-')) throw bad("it starts with '-'");
-  // eslint-disable-next-line no-control-regex
-  if (/[\x00-\x20\x7f~^:?*[\\]/.test(value)) throw bad('it contains a space, a control character or one of ~ ^ : ? * [ \\');
-  if (value.includes('..') || value.includes('@{') || value.includes('//')) throw bad("it contains '..', '@{' or '//'");
-  if (value === '@' || value.startsWith('/') || value.endsWith('/') || value.endsWith('.')) throw bad("it is '@', or starts or ends with '/', or ends with '.'");
-  if (value.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))) throw bad("a component starts with '.' or ends with '.lock'");
+  const problem = branchNameProblem(value);
+  if (problem !== null) throw validation(`default_branch is not a valid branch name: ${problem}`);
   return value;
 }
 

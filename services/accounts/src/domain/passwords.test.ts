@@ -33,4 +33,15 @@ describe('password policy (README "Sessions")', () => {
     expect(optionalPassword({ password: 'long enough' })).toBe('long enough');
     expect(() => optionalPassword({ password: 'short' })).toThrow('password must be 8 to 1024 characters');
   });
+
+  it('when a password holds an unpaired surrogate, then every check refuses it by that rule before the length', () => {
+    const rule = (field: string) => `${field} must be well-formed Unicode (no unpaired UTF-16 surrogate)`;
+    for (const lone of ['\ud800'.repeat(10), '\udfff'.repeat(10), `long enough ${'\udbff'}`, `${'🔑'.slice(1)}1234567`]) {
+      expect(() => checkPassword(lone)).toThrow(rule('password'));
+      expect(() => givenPassword(lone, 'current_password')).toThrow(rule('current_password'));
+      expect(() => optionalPassword({ password: lone })).toThrow(rule('password'));
+    }
+    expect(() => checkPassword('\ud800')).toThrow(rule('password'));
+    expect(checkPassword('\ufffd'.repeat(10))).toBe('\ufffd'.repeat(10));
+  });
 });

@@ -3,6 +3,7 @@ import { forbidden, notFound, unauthenticated, validation } from '@githost/error
 import { permissionFor } from './access.js';
 import type { Page, Paged } from './paging.js';
 import { manageableRepositoryId, readableRepositoryId, REPOSITORY_NOT_FOUND, writableRepositoryId, type RepoAccess } from './repo-access.js';
+import { defaultBranchAfterFirstPush } from './default-branch.js';
 import { chooseShard, type ShardPlacement } from './placement.js';
 import { parseCollaboratorPermission, type CreateRepositoryInput } from './input.js';
 import type { CallContext, Collaborator, RepositoryChanges, RepositoryStorage, RepositoryStore, UserStore } from './ports.js';
@@ -106,6 +107,25 @@ export class RepositoryService {
       const branches = await this.storage.listBranches(current.shard, current.id, ctx);
       if (branches.length > 0 && !branches.includes(branch)) throw validation(`default_branch must name an existing branch: ${branch}`);
     }
+    return this.change(current, changes, ctx);
+  }
+
+  /**
+   * AdoptPushedBranches, git-storage's call after a push created `pushed`, the first branches of
+   * a repository that had none (accounts README "Default branch"): the default branch becomes
+   * one of them unless it is among them, row and HEAD together as on a PATCH. Asked again (a
+   * retry, or git-storage settling the push again after a restart), it changes nothing more.
+   */
+  async adoptPushedBranches(id: string, pushed: readonly string[], ctx: CallContext = {}): Promise<Repository> {
+    const current = await this.byId(id);
+    const branch = defaultBranchAfterFirstPush(current.default_branch, pushed);
+    if (branch === current.default_branch) return current;
+    return this.change(current, { default_branch: branch }, ctx);
+  }
+
+  /** Applies `changes` to the row; a new default branch moves HEAD inside the row's transaction. */
+  private async change(current: Repository, changes: RepositoryChanges, ctx: CallContext): Promise<Repository> {
+    const branch = changes.default_branch;
     let moved: { shard: string; from: string } | undefined;
     try {
       const result = await this.repos.updateWith(current.id, changes, async (before) => {

@@ -3,6 +3,7 @@ import type { Logger } from '@githost/logging';
 import { accountsProto, type AccountsServiceHandlers } from '@githost/protos';
 import type { AccountsServices } from '../domain/services.js';
 import type { AccountsMetrics } from '../metrics.js';
+import { adoptPushedBranches } from './adopt-pushed-branches.js';
 import { authenticate } from './authenticate.js';
 import { authorize } from './authorize.js';
 import { getRefPolicy } from './get-ref-policy.js';
@@ -18,6 +19,7 @@ export function registerAccountsService(server: grpc.Server, services: AccountsS
     GetUsers: unary(getUsers(services.users), logger, instruments),
     GetRepository: unary(getRepository(services.repositories), logger, instruments),
     GetRefPolicy: unary(getRefPolicy(services.protections), logger, instruments),
+    AdoptPushedBranches: unary(adoptPushedBranches(services.repositories), logger, instruments),
   };
   server.addService(accountsProto().githost.accounts.v1.AccountsService.service, handlers);
 }

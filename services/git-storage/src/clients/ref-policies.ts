@@ -2,6 +2,7 @@ import { unavailable } from '@githost/errors';
 import { callUnary, type GrpcMetrics } from '@githost/grpc';
 import type { AccountsServiceClient, accounts } from '@githost/protos';
 import { refPolicyOfMessage, type RefPolicy } from '@githost/ref-policy';
+import type { PushedBranchAdopter } from '../events/first-push.js';
 
 /** Where a repository's branch and tag protection comes from (accounts owns the rules). */
 export interface RefPolicySource {
@@ -84,3 +85,15 @@ export class ReadAheadRefPolicies implements RefPolicySource {
 }
 
 const keyOf = (repositoryId: string, requestId: string) => `${repositoryId}\n${requestId}`;
+
+/** PushedBranchAdopter over accounts' AdoptPushedBranches. */
+export class AccountsPushedBranches implements PushedBranchAdopter {
+  constructor(
+    private readonly client: AccountsServiceClient,
+    private readonly metrics?: GrpcMetrics,
+  ) {}
+
+  async adopt(repositoryId: string, branches: string[], requestId?: string): Promise<void> {
+    await callUnary<accounts.AdoptPushedBranchesRequest, accounts.AdoptPushedBranchesResponse__Output>(this.client, this.client.AdoptPushedBranches, { repository_id: repositoryId, branches }, { requestId, timeoutMs: 5_000, metrics: this.metrics });
+  }
+}

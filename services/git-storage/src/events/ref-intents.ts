@@ -6,6 +6,7 @@ import { createFileDurably, DirectorySync } from '@githost/bus';
 import type { Logger } from '@githost/logging';
 import { runGit } from '../git/command.js';
 import { ZERO_OID } from '../git/validate.js';
+import { branchesOfFirstPush, createsBranches, type FirstPushAdoption } from './first-push.js';
 import type { PushContext, PushEventRecorder, RefUpdate } from './push-events.js';
 
 /**
@@ -109,6 +110,8 @@ export class RefIntents {
     readonly dir: string,
     private readonly recorder: PushEventRecorder,
     private readonly logger: Logger,
+    /** accounts' default branch after a first push; absent: left alone (tests of storage alone). */
+    private readonly adoption?: FirstPushAdoption,
   ) {
     this.directory = new DirectorySync(dir);
   }
@@ -162,7 +165,10 @@ export class RefIntents {
   /**
    * Journals the events of what happened, then removes the record. `forced` is taken from
    * `known` when the caller computed it. Throws (leaving the record for the next start) when the
-   * journal refused.
+   * journal refused. When the changes were a repository's first branches, accounts is told first
+   * (FirstPushAdoption), so the default branch has followed before any consumer hears of the push;
+   * when accounts cannot be asked (down, or at start not up yet), the events are journaled all the
+   * same and the record stays until a background retry got accounts' answer.
    */
   async settle(intent: RefIntent, known: RefUpdate[] = []): Promise<RefUpdate[]> {
     let text: string;
@@ -179,8 +185,12 @@ export class RefIntents {
     const { gitDir, context } = record.header;
     const refs = unsettled(record).length > 0 ? await refValues(gitDir) : new Map<string, string>();
     const updates = happenedUpdates(record, (ref) => refs.get(ref) ?? ZERO_OID).map((u) => ({ ...u, forced: known.find((k) => same(k, u))?.forced }));
+    const adoption = this.adoption;
+    const first = adoption && createsBranches(updates) ? branchesOfFirstPush(updates, branchRefs(refs.size > 0 ? refs : await refValues(gitDir))) : [];
+    const adopted = first.length === 0 || (await adoption!.tryOnce(context.repository.id, first, context.requestId));
     if (updates.length > 0) await this.recorder.record(gitDir, context, updates, (u) => eventIdOf(record.id, u));
-    await rm(intent.file, { force: true });
+    if (adopted) await rm(intent.file, { force: true });
+    else adoption!.retry(context.repository.id, first, () => rm(intent.file, { force: true }));
     return updates;
   }
 
@@ -230,6 +240,11 @@ export class RefIntents {
     this.ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() => undefined);
     return this.ready;
   }
+}
+
+/** The branches (full names) among `refs`. */
+function branchRefs(refs: ReadonlyMap<string, string>): string[] {
+  return [...refs.keys()].filter((ref) => ref.startsWith('refs/heads/'));
 }
 
 /** Every ref's value on disk. */

@@ -1,4 +1,5 @@
 import { validation } from '@githost/errors';
+import { refFormatProblem } from '@githost/ref-policy';
 
 /**
  * The only gates between a request and git. Everything a request names (ref, revision, path) passes
@@ -12,9 +13,6 @@ export const ZERO_OID = '0000000000000000000000000000000000000000';
 
 const FULL_OID = /^[0-9a-f]{40}$/;
 const ABBREV_OID = /^[0-9a-f]{4,40}$/;
-// Control characters, space and the characters git check-ref-format forbids anywhere.
-// eslint-disable-next-line no-control-regex
-const REF_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\]/;
 
 /** A fully qualified ref name (`refs/...`) as `git check-ref-format` accepts it, never an option. */
 export function validateRefName(ref: string): string {
@@ -25,15 +23,10 @@ export function validateRefName(ref: string): string {
   return ref;
 }
 
-/** The rules of `git check-ref-format` (plus: no component may start with '-'). */
+/** The rules of `git check-ref-format` (plus: no component may start with '-'), as
+ *  @githost/ref-policy states them for every service. */
 export function isValidRefFormat(ref: string): boolean {
-  if (REF_FORBIDDEN.test(ref)) return false;
-  if (ref.includes('..') || ref.includes('@{') || ref === '@') return false;
-  if (ref.startsWith('/') || ref.endsWith('/') || ref.endsWith('.') || ref.includes('//')) return false;
-  for (const part of ref.split('/')) {
-    if (part.length === 0 || part.startsWith('.') || part.startsWith('-') || part.endsWith('.lock')) return false;
-  }
-  return true;
+  return refFormatProblem(ref) === null;
 }
 
 /**

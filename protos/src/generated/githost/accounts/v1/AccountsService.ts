@@ -2,6 +2,8 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { AdoptPushedBranchesRequest as _githost_accounts_v1_AdoptPushedBranchesRequest, AdoptPushedBranchesRequest__Output as _githost_accounts_v1_AdoptPushedBranchesRequest__Output } from '../../../githost/accounts/v1/AdoptPushedBranchesRequest.js';
+import type { AdoptPushedBranchesResponse as _githost_accounts_v1_AdoptPushedBranchesResponse, AdoptPushedBranchesResponse__Output as _githost_accounts_v1_AdoptPushedBranchesResponse__Output } from '../../../githost/accounts/v1/AdoptPushedBranchesResponse.js';
 import type { AuthenticateRequest as _githost_accounts_v1_AuthenticateRequest, AuthenticateRequest__Output as _githost_accounts_v1_AuthenticateRequest__Output } from '../../../githost/accounts/v1/AuthenticateRequest.js';
 import type { AuthenticateResponse as _githost_accounts_v1_AuthenticateResponse, AuthenticateResponse__Output as _githost_accounts_v1_AuthenticateResponse__Output } from '../../../githost/accounts/v1/AuthenticateResponse.js';
 import type { AuthorizeRequest as _githost_accounts_v1_AuthorizeRequest, AuthorizeRequest__Output as _githost_accounts_v1_AuthorizeRequest__Output } from '../../../githost/accounts/v1/AuthorizeRequest.js';
@@ -14,6 +16,15 @@ import type { GetUsersRequest as _githost_accounts_v1_GetUsersRequest, GetUsersR
 import type { GetUsersResponse as _githost_accounts_v1_GetUsersResponse, GetUsersResponse__Output as _githost_accounts_v1_GetUsersResponse__Output } from '../../../githost/accounts/v1/GetUsersResponse.js';
 
 export interface AccountsServiceClient extends grpc.Client {
+  AdoptPushedBranches(argument: _githost_accounts_v1_AdoptPushedBranchesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AdoptPushedBranchesResponse__Output>): grpc.ClientUnaryCall;
+  AdoptPushedBranches(argument: _githost_accounts_v1_AdoptPushedBranchesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_AdoptPushedBranchesResponse__Output>): grpc.ClientUnaryCall;
+  AdoptPushedBranches(argument: _githost_accounts_v1_AdoptPushedBranchesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AdoptPushedBranchesResponse__Output>): grpc.ClientUnaryCall;
+  AdoptPushedBranches(argument: _githost_accounts_v1_AdoptPushedBranchesRequest, callback: grpc.requestCallback<_githost_accounts_v1_AdoptPushedBranchesResponse__Output>): grpc.ClientUnaryCall;
+  adoptPushedBranches(argument: _githost_accounts_v1_AdoptPushedBranchesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AdoptPushedBranchesResponse__Output>): grpc.ClientUnaryCall;
+  adoptPushedBranches(argument: _githost_accounts_v1_AdoptPushedBranchesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_AdoptPushedBranchesResponse__Output>): grpc.ClientUnaryCall;
+  adoptPushedBranches(argument: _githost_accounts_v1_AdoptPushedBranchesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AdoptPushedBranchesResponse__Output>): grpc.ClientUnaryCall;
+  adoptPushedBranches(argument: _githost_accounts_v1_AdoptPushedBranchesRequest, callback: grpc.requestCallback<_githost_accounts_v1_AdoptPushedBranchesResponse__Output>): grpc.ClientUnaryCall;
+  
   Authenticate(argument: _githost_accounts_v1_AuthenticateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AuthenticateResponse__Output>): grpc.ClientUnaryCall;
   Authenticate(argument: _githost_accounts_v1_AuthenticateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_AuthenticateResponse__Output>): grpc.ClientUnaryCall;
   Authenticate(argument: _githost_accounts_v1_AuthenticateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AuthenticateResponse__Output>): grpc.ClientUnaryCall;
@@ -62,6 +73,8 @@ export interface AccountsServiceClient extends grpc.Client {
 }
 
 export interface AccountsServiceHandlers extends grpc.UntypedServiceImplementation {
+  AdoptPushedBranches: grpc.handleUnaryCall<_githost_accounts_v1_AdoptPushedBranchesRequest__Output, _githost_accounts_v1_AdoptPushedBranchesResponse>;
+  
   Authenticate: grpc.handleUnaryCall<_githost_accounts_v1_AuthenticateRequest__Output, _githost_accounts_v1_AuthenticateResponse>;
   
   Authorize: grpc.handleUnaryCall<_githost_accounts_v1_AuthorizeRequest__Output, _githost_accounts_v1_AuthorizeResponse>;
@@ -75,6 +88,7 @@ export interface AccountsServiceHandlers extends grpc.UntypedServiceImplementati
 }
 
 export interface AccountsServiceDefinition extends grpc.ServiceDefinition {
+  AdoptPushedBranches: MethodDefinition<_githost_accounts_v1_AdoptPushedBranchesRequest, _githost_accounts_v1_AdoptPushedBranchesResponse, _githost_accounts_v1_AdoptPushedBranchesRequest__Output, _githost_accounts_v1_AdoptPushedBranchesResponse__Output>
   Authenticate: MethodDefinition<_githost_accounts_v1_AuthenticateRequest, _githost_accounts_v1_AuthenticateResponse, _githost_accounts_v1_AuthenticateRequest__Output, _githost_accounts_v1_AuthenticateResponse__Output>
   Authorize: MethodDefinition<_githost_accounts_v1_AuthorizeRequest, _githost_accounts_v1_AuthorizeResponse, _githost_accounts_v1_AuthorizeRequest__Output, _githost_accounts_v1_AuthorizeResponse__Output>
   GetRefPolicy: MethodDefinition<_githost_accounts_v1_GetRefPolicyRequest, _githost_accounts_v1_GetRefPolicyResponse, _githost_accounts_v1_GetRefPolicyRequest__Output, _githost_accounts_v1_GetRefPolicyResponse__Output>
