@@ -4,11 +4,13 @@ import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 import { AppError, errorBody, httpStatusOf, kindOfHttpStatus, notFound, toAppError } from '@githost/errors';
 import { refuseNulInBody } from './nul.js';
+import { refuseDeepJson } from './json-depth.js';
 import { decodeIdentity, type Identity } from '@githost/identity';
 import { httpLogger, type Logger } from '@githost/logging';
 
 export { express };
 export { fieldWithNul, refuseNulInBody } from './nul.js';
+export { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.js';
 export type { Express, Request, Response, NextFunction };
 
 /** What a service's HTTP parser reads of a request line and headers (node's default is 16 KiB). */
@@ -112,7 +114,8 @@ export function createHttpApp(opts: HttpAppOptions): Express {
       }
     });
   }
-  if (opts.json !== false) app.use(express.json({ limit: JSON_LIMIT }), refuseNulInBody);
+  // The nesting limit is checked on the raw text before JSON.parse (docs/decisions/json-nesting-limit.md).
+  if (opts.json !== false) app.use(express.json({ limit: JSON_LIMIT, verify: refuseDeepJson }), refuseNulInBody);
   return app;
 }
 
