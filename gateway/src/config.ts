@@ -10,6 +10,7 @@ const schema = z
   .object({
     PORT: env.port(3000),
     METRICS_PORT: env.metricsPort(),
+    BIND_HOST: env.bindHost(),
     GITHOST_INTERNAL_SECRET: env.internalSecret(),
     ACCOUNTS_GRPC_ADDR: env.address(),
     ACCOUNTS_HTTP_URL: optionalUrl(),
@@ -34,6 +35,7 @@ const schema = z
     return {
       port: e.PORT,
       metricsPort: e.METRICS_PORT,
+      bindHost: e.BIND_HOST,
       internalSecret: e.GITHOST_INTERNAL_SECRET,
       accountsGrpcAddress: e.ACCOUNTS_GRPC_ADDR,
       upstreams: {
@@ -74,6 +76,9 @@ export interface Config {
   port: number;
   /** Prometheus `GET /metrics` (METRICS_PORT): never the public port (CONTRACT §8). */
   metricsPort: number;
+  /** Interface both listeners bind (BIND_HOST, default 0.0.0.0), as every service's do; the
+   *  launcher sets 127.0.0.1, which reaches the metrics listener (it hands the public port over bound). */
+  bindHost?: string;
   internalSecret: string;
   /** `host:port` of the accounts gRPC server (Authenticate, Authorize). */
   accountsGrpcAddress: string;

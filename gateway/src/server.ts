@@ -93,12 +93,12 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   let metricsListening: MetricsListening | undefined;
   return {
     async start() {
-      listening = deps.server ? adoptServer(deps.server, handle) : await listen(handle, config.port);
+      listening = deps.server ? adoptServer(deps.server, handle) : await listen(handle, config.port, config.bindHost);
       answerOversizedRequests(listening.server);
       // A large push or clone may take longer than node's default 5-minute request timeout.
       listening.server.requestTimeout = 0;
       // Never on the public port (CONTRACT §8).
-      metricsListening = await serveMetrics(metrics.registry, config.metricsPort, undefined, deps.metricsEndpoint);
+      metricsListening = await serveMetrics(metrics.registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
       logger.info({ port: listening.port }, 'gateway listening');
       return { httpPort: listening.port, metricsPort: metricsListening.port };
     },
