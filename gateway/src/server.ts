@@ -3,6 +3,7 @@ import proxyaddr from 'proxy-addr';
 import type { ErrorRequestHandler } from 'express';
 import { toAppError, unavailable } from '@githost/errors';
 import { createHttpApp, finish, listen, requestObserver, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
+import { bindingPort } from '@githost/config';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import { createUpstreamAgent } from './upstream-agent.js';
@@ -93,7 +94,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   let metricsListening: MetricsListening | undefined;
   return {
     async start() {
-      listening = deps.server ? adoptServer(deps.server, handle) : await listen(handle, config.port, config.bindHost);
+      listening = deps.server ? adoptServer(deps.server, handle) : await bindingPort('PORT', config.port, () => listen(handle, config.port, config.bindHost));
       answerOversizedRequests(listening.server);
       // A large push or clone may take longer than node's default 5-minute request timeout.
       listening.server.requestTimeout = 0;

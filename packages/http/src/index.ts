@@ -2,6 +2,7 @@ import express, { type ErrorRequestHandler, type Express, type NextFunction, typ
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
+import { bindingPort } from '@githost/config';
 import { AppError, errorBody, httpStatusOf, kindOfHttpStatus, notFound, toAppError } from '@githost/errors';
 import { refuseNulInBody } from './nul.js';
 import { refuseDeepJson } from './json-depth.js';
@@ -263,7 +264,7 @@ export class MetricsEndpoint {
   private listening: Listening | undefined;
 
   async listen(port: number, host = '0.0.0.0'): Promise<Listening> {
-    this.listening = await listen(metricsApp(() => [...this.registries]), port, host);
+    this.listening = await bindingPort('METRICS_PORT', port, () => listen(metricsApp(() => [...this.registries]), port, host));
     return this.listening;
   }
 
@@ -290,7 +291,7 @@ export interface MetricsListening {
  */
 export async function serveMetrics(registry: client.Registry, port: number, host = '0.0.0.0', shared?: MetricsEndpoint): Promise<MetricsListening> {
   if (shared) return shared.add(registry);
-  const listening = await listen(metricsApp(() => [registry]), port, host);
+  const listening = await bindingPort('METRICS_PORT', port, () => listen(metricsApp(() => [registry]), port, host));
   return { port: listening.port, close: () => listening.close(1_000) };
 }
 
@@ -310,7 +311,7 @@ export async function serveHttp(
   config: { httpPort: number; metricsPort: number; bindHost?: string },
   options: { service: string; logger: Logger; metricsEndpoint?: MetricsEndpoint | undefined },
 ): Promise<ServingHttp> {
-  const http = await listen(app, config.httpPort, config.bindHost);
+  const http = await bindingPort('HTTP_PORT', config.httpPort, () => listen(app, config.httpPort, config.bindHost));
   let metrics: MetricsListening;
   try {
     metrics = await serveMetrics(registry, config.metricsPort, config.bindHost, options.metricsEndpoint);
