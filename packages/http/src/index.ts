@@ -99,6 +99,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   };
   app.locals[OBSERVE] = observe;
   app.use(logRequest);
+  app.use(discardUnreadBody);
   app.use((req, res, next) => {
     // Handlers that match paths themselves (no express route) name their pattern in res.locals.routeLabel.
     timeRequest(req, res, () => routeLabelOf(req, res));
@@ -118,6 +119,21 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   // The nesting limit is checked on the raw text before JSON.parse (docs/decisions/json-nesting-limit.md).
   if (opts.json !== false) app.use(express.json({ limit: JSON_LIMIT, verify: refuseDeepJson }), refuseNulInBody);
   return app;
+}
+
+/**
+ * A request body a handler began to read and then left (git refusing a pack over its limit) is
+ * read to its end and dropped once the answer is out. node does that for a body nobody touched;
+ * one left mid-way kept the parser waiting instead, so the next request on the same kept-alive
+ * connection (the gateway's, on behalf of another client) was never read, and the connection was
+ * reset when it timed out. A body still being read (the gateway streaming it on) is left to its reader.
+ */
+export function discardUnreadBody(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  // After the handler's own 'close' listeners, which let go of what they were piping the body into.
+  res.once('close', () => setImmediate(() => {
+    if (!req.complete && !req.destroyed && req.listenerCount('data') === 0) req.resume();
+  }));
+  next();
 }
 
 /** Logs and times one request answered outside the app's router (its request id, log line and
