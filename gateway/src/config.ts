@@ -1,5 +1,6 @@
 import { env, loadConfig as load, z } from '@githost/config';
 import { grpcShardEnv, grpcShardsOf, httpShardsOf, shardListEnv, type ShardMap } from '@githost/storage-router';
+import { DEFAULT_BODY_TIMEOUT_MS } from './body-timeout.js';
 import { DEFAULT_EDGE_CACHE_BYTES } from './edge-answers.js';
 import { DEFAULT_EDGE_ENTRIES } from './edge-validators.js';
 import type { RateLimits } from './rate-limit.js';
@@ -29,6 +30,7 @@ const schema = z
     GITHOST_GIT_RATE_LIMIT_PER_MINUTE: env.int(1200),
     GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: env.int(600),
     GITHOST_TRUST_PROXY: z.string().default(''),
+    GITHOST_BODY_TIMEOUT_MS: env.int(DEFAULT_BODY_TIMEOUT_MS, 1),
   })
   .transform((e) => {
     const gitStorageShards = httpShardsOf(e);
@@ -57,6 +59,7 @@ const schema = z
         git: { perTokenPerMinute: e.GITHOST_GIT_RATE_LIMIT_PER_MINUTE, perAddressPerMinute: e.GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE },
       },
       trustProxy: trustProxyOf(e.GITHOST_TRUST_PROXY),
+      bodyTimeoutMs: e.GITHOST_BODY_TIMEOUT_MS,
     };
   });
 
@@ -105,6 +108,8 @@ export interface Config {
   /** Which proxies in front may name the client address in X-Forwarded-For (GITHOST_TRUST_PROXY):
    *  behind an ingress, anonymous clients would otherwise all share the ingress's budget. */
   trustProxy?: boolean | number | string;
+  /** How long a request body may go without a byte before 408 (GITHOST_BODY_TIMEOUT_MS, default 30 s). */
+  bodyTimeoutMs?: number;
 }
 
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {

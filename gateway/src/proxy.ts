@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { RequestHandler } from 'express';
 import type { Logger } from '@githost/logging';
+import { rememberUpstreamRequest } from './body-timeout.js';
 
 export interface UpstreamProxyOptions {
   target: string;
@@ -34,6 +35,8 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Request
     ejectPlugins: true,
     plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
     on: {
+      // A body the client stops sending tears this request down with it (body-timeout.ts).
+      proxyReq: (proxyReq, req) => rememberUpstreamRequest(req, proxyReq),
       proxyRes: (proxyRes, req, res) => {
         opts.onResponse?.(req, proxyRes);
         // A client that goes away mid-clone must stop the upstream too (its git process), not

@@ -29,6 +29,7 @@ import { createEdgeReads } from './edge-reads.js';
 import { createWarmReads } from './warm-reads.js';
 import { refuseUndecodableBody } from './body-encoding.js';
 import { answerOversizedRequests } from './oversized-requests.js';
+import { DEFAULT_BODY_TIMEOUT_MS, limitBodySilence } from './body-timeout.js';
 
 export interface GatewayDeps {
   logger?: Logger;
@@ -76,6 +77,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
 
   const app = createHttpApp({ service: 'gateway', logger, ready: { accounts: () => accounts.reachable() }, json: false, registry: metrics.registry });
   app.set('trust proxy', config.trustProxy ?? false);
+  app.use(limitBodySilence(config.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS));
   app.use(acceptClientForwarding(config.internalSecret));
   app.use(stripInternalHeaders);
   app.use(refuseMalformedTarget(checkTarget));
