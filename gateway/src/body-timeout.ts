@@ -1,6 +1,6 @@
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { errorBody, httpStatusOf, requestTimeout } from '@githost/errors';
+import { answerRequestTimeout } from '@githost/http';
 
 /** GITHOST_BODY_TIMEOUT_MS: the longest a request body may go without a byte (README "Malformed requests"). */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
@@ -65,8 +65,5 @@ function answerTimedOut(req: IncomingMessage, res: ServerResponse): void {
     req.socket.destroy();
     return;
   }
-  const error = requestTimeout();
-  const body = JSON.stringify(errorBody(error));
-  res.writeHead(httpStatusOf(error.kind), { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
-  res.end(body);
+  answerRequestTimeout(res);
 }

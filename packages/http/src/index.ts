@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 import { bindingPort } from '@githost/config';
-import { AppError, errorBody, httpStatusOf, kindOfHttpStatus, notFound, toAppError } from '@githost/errors';
+import { AppError, errorBody, httpStatusOf, kindOfHttpStatus, notFound, requestTimeout, toAppError } from '@githost/errors';
 import { refuseNulInBody } from './nul.js';
 import { refuseDeepJson } from './json-depth.js';
 import { decodeIdentity, type Identity } from '@githost/identity';
@@ -134,6 +134,19 @@ export function discardUnreadBody(req: IncomingMessage, res: ServerResponse, nex
     if (!req.complete && !req.destroyed && req.listenerCount('data') === 0) req.resume();
   }));
   next();
+}
+
+/**
+ * 408 `Request timeout` for a client that stopped sending its body part way, and the connection
+ * closed once the answer is out: whatever else the handler still writes (a git process's late
+ * output) goes nowhere, instead of after the end of an answer.
+ */
+export function answerRequestTimeout(res: ServerResponse): void {
+  const error = requestTimeout();
+  const body = JSON.stringify(errorBody(error));
+  res.once('finish', () => res.destroy());
+  res.writeHead(httpStatusOf(error.kind), { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  res.end(body);
 }
 
 /** Logs and times one request answered outside the app's router (its request id, log line and
