@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
 import { waitFor } from '@githost/test-support';
-import { createServer, type Config, type Service } from '../src/index.js';
+import { createServer, type Config } from '../src/index.js';
 import { startEchoUpstream } from './support/echo-upstream.js';
 import { startFakeAccounts, type FakeAccounts } from './support/fake-accounts.js';
 
@@ -14,7 +14,7 @@ const BODY_TIMEOUT_MS = 300;
 
 let accounts: FakeAccounts;
 let upstream: Awaited<ReturnType<typeof startEchoUpstream>>;
-let gateway: Service;
+let gateway: ReturnType<typeof createServer>;
 let port: number;
 
 beforeAll(async () => {
