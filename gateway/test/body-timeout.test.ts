@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
 import { waitFor } from '@githost/test-support';
-import { createServer, type Config } from '../src/index.js';
-import { startEchoUpstream } from './support/echo-upstream.js';
-import { startFakeAccounts, type FakeAccounts } from './support/fake-accounts.js';
+import { gatewaysPerTest, type EchoUpstream } from './support/gateways-per-test.js';
 
 // A request body that goes silent is the client's fault: 408 on every route, never a 503 after
 // an upstream's two minutes (README "Malformed requests", GITHOST_BODY_TIMEOUT_MS).
@@ -12,31 +10,13 @@ const alice = { id: 'u-alice', username: 'alice', token: 'alice-token-aaaaaaaaaa
 /** Short, so the test is quick; the default is 30 s. */
 const BODY_TIMEOUT_MS = 300;
 
-let accounts: FakeAccounts;
-let upstream: Awaited<ReturnType<typeof startEchoUpstream>>;
-let gateway: ReturnType<typeof createServer>;
+const { upstream: echo, gatewayWith } = gatewaysPerTest(SECRET, [alice]);
 let port: number;
+let upstream: EchoUpstream;
 
-beforeAll(async () => {
-  accounts = await startFakeAccounts([alice], [{ id: 'r-pub', owner: 'alice', name: 'demo', private: false, collaborators: {} }], SECRET);
-  upstream = await startEchoUpstream('any', SECRET);
-  const url = upstream.url;
-  const config: Config = {
-    port: 0,
-    metricsPort: 0,
-    internalSecret: SECRET,
-    accountsGrpcAddress: accounts.address,
-    upstreams: { accounts: url, 'git-storage': url, browse: url, 'merge-requests': url, webhooks: url },
-    bodyTimeoutMs: BODY_TIMEOUT_MS,
-  };
-  gateway = createServer(config);
-  port = (await gateway.start()).httpPort;
-});
-
-afterAll(async () => {
-  await gateway.stop();
-  await upstream.close();
-  await accounts.close();
+beforeEach(async () => {
+  port = Number(new URL(await gatewayWith({ bodyTimeoutMs: BODY_TIMEOUT_MS })).port);
+  upstream = echo();
 });
 
 interface Outcome {
