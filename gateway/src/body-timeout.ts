@@ -1,16 +1,10 @@
-import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { answerRequestTimeout } from '@githost/http';
+import { upstreamRequestOf } from './proxy.js';
 
 /** GITHOST_BODY_TIMEOUT_MS: the longest a request body may go without a byte (README "Malformed requests"). */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
-
-/** The upstream request each forwarded request's body streams into, to tear down with it. */
-const upstreamRequests = new WeakMap<IncomingMessage, ClientRequest>();
-
-export function rememberUpstreamRequest(req: IncomingMessage, upstream: ClientRequest): void {
-  upstreamRequests.set(req, upstream);
-}
 
 function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
@@ -59,7 +53,7 @@ export function limitBodySilence(timeoutMs: number) {
 }
 
 function answerTimedOut(req: IncomingMessage, res: ServerResponse): void {
-  upstreamRequests.get(req)?.destroy();
+  upstreamRequestOf(req)?.destroy();
   if (res.headersSent) {
     // An answer already under way cannot turn into a 408: cutting it is the only signal left.
     req.socket.destroy();
