@@ -38,4 +38,10 @@ describe('gateway config', () => {
     expect(loadConfig({ ...REQUIRED, GIT_STORAGE_GRPC_ADDR: '127.0.0.1:50052', GITHOST_EDGE_CACHE_ENTRIES: '0' })).toMatchObject({ gitStorageGrpcShards: new Map([['default', '127.0.0.1:50052']]), edgeCacheEntries: 0 });
     expect(loadConfig({ ...REQUIRED, GIT_STORAGE_SHARDS: 'default=127.0.0.1:1,shard-1=127.0.0.1:2' }).gitStorageGrpcShards).toEqual(new Map([['default', '127.0.0.1:1'], ['shard-1', '127.0.0.1:2']]));
   });
+
+  it('when GITHOST_BODY_TIMEOUT_MS is unset, then a body may be silent 30 s; set, then that long; 0 or words are refused', () => {
+    expect([loadConfig(REQUIRED).bodyTimeoutMs, loadConfig({ ...REQUIRED, GITHOST_BODY_TIMEOUT_MS: '5000' }).bodyTimeoutMs]).toEqual([30_000, 5_000]);
+    expect(() => loadConfig({ ...REQUIRED, GITHOST_BODY_TIMEOUT_MS: '0' })).toThrow(/GITHOST_BODY_TIMEOUT_MS/);
+    expect(() => loadConfig({ ...REQUIRED, GITHOST_BODY_TIMEOUT_MS: 'soon' })).toThrow(/GITHOST_BODY_TIMEOUT_MS/);
+  });
 });

@@ -1,5 +1,6 @@
 import { env, loadConfig as load, z } from '@githost/config';
 import { grpcShardEnv, grpcShardsOf, httpShardsOf, shardListEnv, type ShardMap } from '@githost/storage-router';
+import { DEFAULT_BODY_TIMEOUT_MS } from './body-timeout.js';
 import { DEFAULT_EDGE_CACHE_BYTES } from './edge-answers.js';
 import { DEFAULT_EDGE_ENTRIES } from './edge-validators.js';
 import type { RateLimits } from './rate-limit.js';
@@ -10,6 +11,7 @@ const schema = z
   .object({
     PORT: env.port(3000),
     METRICS_PORT: env.metricsPort(),
+    BIND_HOST: env.bindHost(),
     GITHOST_INTERNAL_SECRET: env.internalSecret(),
     ACCOUNTS_GRPC_ADDR: env.address(),
     ACCOUNTS_HTTP_URL: optionalUrl(),
@@ -28,12 +30,14 @@ const schema = z
     GITHOST_GIT_RATE_LIMIT_PER_MINUTE: env.int(1200),
     GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: env.int(600),
     GITHOST_TRUST_PROXY: z.string().default(''),
+    GITHOST_BODY_TIMEOUT_MS: env.int(DEFAULT_BODY_TIMEOUT_MS, 1),
   })
   .transform((e) => {
     const gitStorageShards = httpShardsOf(e);
     return {
       port: e.PORT,
       metricsPort: e.METRICS_PORT,
+      bindHost: e.BIND_HOST,
       internalSecret: e.GITHOST_INTERNAL_SECRET,
       accountsGrpcAddress: e.ACCOUNTS_GRPC_ADDR,
       upstreams: {
@@ -55,6 +59,7 @@ const schema = z
         git: { perTokenPerMinute: e.GITHOST_GIT_RATE_LIMIT_PER_MINUTE, perAddressPerMinute: e.GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE },
       },
       trustProxy: trustProxyOf(e.GITHOST_TRUST_PROXY),
+      bodyTimeoutMs: e.GITHOST_BODY_TIMEOUT_MS,
     };
   });
 
@@ -74,6 +79,9 @@ export interface Config {
   port: number;
   /** Prometheus `GET /metrics` (METRICS_PORT): never the public port (CONTRACT §8). */
   metricsPort: number;
+  /** Interface both listeners bind (BIND_HOST, default 0.0.0.0), as every service's do; the
+   *  launcher sets 127.0.0.1, which reaches the metrics listener (it hands the public port over bound). */
+  bindHost?: string;
   internalSecret: string;
   /** `host:port` of the accounts gRPC server (Authenticate, Authorize). */
   accountsGrpcAddress: string;
@@ -100,6 +108,8 @@ export interface Config {
   /** Which proxies in front may name the client address in X-Forwarded-For (GITHOST_TRUST_PROXY):
    *  behind an ingress, anonymous clients would otherwise all share the ingress's budget. */
   trustProxy?: boolean | number | string;
+  /** How long a request body may go without a byte before 408 (GITHOST_BODY_TIMEOUT_MS, default 30 s). */
+  bodyTimeoutMs?: number;
 }
 
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {

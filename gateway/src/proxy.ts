@@ -1,7 +1,7 @@
-import { Agent, ServerResponse, type IncomingMessage } from 'node:http';
+import { Agent, ServerResponse, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
-import type { RequestHandler } from 'express';
+import type { NextFunction, RequestHandler } from 'express';
 import type { Logger } from '@githost/logging';
 
 export interface UpstreamProxyOptions {
@@ -17,13 +17,35 @@ export interface UpstreamProxyOptions {
   onResponse?: (req: IncomingMessage, proxyRes: IncomingMessage) => void;
 }
 
+/** The upstream request each forwarded request went out as (its latest try). */
+const upstreamRequests = new WeakMap<IncomingMessage, ClientRequest>();
+
+export function upstreamRequestOf(req: IncomingMessage): ClientRequest | undefined {
+  return upstreamRequests.get(req);
+}
+
+/**
+ * A read that failed only because the kept-alive connection it was written on had been closed
+ * by the service (a reset before any answer) is sent once more, as node's documentation advises
+ * for `reusedSocket`; the dead connection has left the pool by then. GET and HEAD change nothing,
+ * so a second try is safe, and a client never sees a 503 for another request's broken connection.
+ */
+function retriesOnFreshConnection(err: NodeJS.ErrnoException, req: IncomingMessage, res: ServerResponse, tried: WeakSet<IncomingMessage>): boolean {
+  const read = req.method === 'GET' || req.method === 'HEAD';
+  if (!read || err.code !== 'ECONNRESET' || res.headersSent || tried.has(req) || upstreamRequestOf(req)?.reusedSocket !== true) return false;
+  tried.add(req);
+  return true;
+}
+
 /**
  * Forwards the request unchanged (same path, headers as the gateway left them) and streams both
  * bodies: nothing is parsed or buffered here, gzip passes through as it came. An upstream that
  * cannot be reached answers 503 JSON, never the proxy library's HTML or a hang.
  */
 export function upstreamProxy(name: string, opts: UpstreamProxyOptions): RequestHandler {
-  return createProxyMiddleware<IncomingMessage, ServerResponse>({
+  const tried = new WeakSet<IncomingMessage>();
+  const nextOf = new WeakMap<IncomingMessage, NextFunction>();
+  const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
     target: opts.target,
     router: opts.router,
     agent: opts.agent,
@@ -34,6 +56,9 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Request
     ejectPlugins: true,
     plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
     on: {
+      // Kept so a body the client stops sending tears this request down (body-timeout.ts), and
+      // a reset on a reused connection is known as one.
+      proxyReq: (proxyReq, req) => void upstreamRequests.set(req, proxyReq),
       proxyRes: (proxyRes, req, res) => {
         opts.onResponse?.(req, proxyRes);
         // A client that goes away mid-clone must stop the upstream too (its git process), not
@@ -47,7 +72,12 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Request
           if (!proxyRes.complete && !res.writableEnded) res.destroy();
         });
       },
-      error: (err, _req, res) => {
+      error: (err, req, res) => {
+        if (res instanceof ServerResponse && retriesOnFreshConnection(err, req, res, tried)) {
+          opts.logger.info({ upstream: name, err }, 'kept-alive upstream connection was closed: sending the read again');
+          void proxy(req, res, nextOf.get(req));
+          return;
+        }
         opts.logger.warn({ upstream: name, err }, 'upstream request failed');
         if (!(res instanceof ServerResponse)) {
           (res as Socket).destroy();
@@ -65,5 +95,9 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Request
         res.end(JSON.stringify({ error: 'Service unavailable' }));
       },
     },
-  }) as unknown as RequestHandler;
+  });
+  return (req, res, next) => {
+    nextOf.set(req, next);
+    return proxy(req, res, next);
+  };
 }

@@ -55,6 +55,21 @@ describe('request target checks', () => {
   });
 });
 
+describe('header field count', () => {
+  const fields = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`x-h${i}`, 'v'.repeat(10)]));
+  it('when 2,500 small header fields (39 KB) are sent, then 431 JSON naming the count limit', async () => {
+    const many = fields(2_500);
+    expect(Object.entries(many).reduce((n, [k, v]) => n + k.length + v.length + 4, 0)).toBeGreaterThan(39_000);
+    expect(await send('GET', '/', many)).toEqual({ status: 431, body: { error: 'Too many header fields (at most 100)' } });
+  });
+
+  it('when 100 header fields are sent, then they pass; 101, then 431', async () => {
+    // node adds none of its own here but Host and Connection: 98 of ours plus those two.
+    expect((await send('GET', '/', fields(98))).status).toBe(200);
+    expect(await send('GET', '/', fields(99))).toEqual({ status: 431, body: { error: 'Too many header fields (at most 100)' } });
+  });
+});
+
 describe('request body checks', () => {
   it('when the coding or the JSON charset cannot be decoded, then 415; what the services decode passes', async () => {
     const post = (headers: Record<string, string>, path = '/api/user/tokens') => send('POST', path, { 'content-type': 'application/json', ...headers }, '{}');

@@ -7,6 +7,9 @@ import { pathParameterNamer } from './path-parameters.js';
 export const MAX_URL_BYTES = 16 * 1024;
 /** Most header field bytes (names and values) a request may carry; past it, 431. */
 export const MAX_HEADER_BYTES = 16 * 1024;
+/** Most header fields a request may carry (Apache's LimitRequestFields default); past it, 431.
+ *  Many tiny fields cost the parser and every reader as much as a few large ones. */
+export const MAX_HEADER_FIELDS = 100;
 
 // seed §5 and CONTRACT §9: deleting a webhook answers 204 whatever its id looks like.
 const WEBHOOK_DELETE = /^\/api\/repos\/[^/]+\/[^/]+\/webhooks\/[^/]+$/;
@@ -73,6 +76,8 @@ export function createTargetCheck(openApiFile: string | undefined): TargetCheck 
   return (req) => {
     const url = req.url ?? '';
     if (Buffer.byteLength(url) > MAX_URL_BYTES) return uriTooLong();
+    // Every field is counted: node keeps them all (answerOversizedRequests).
+    if (req.rawHeaders.length / 2 > MAX_HEADER_FIELDS) return headersTooLarge(`Too many header fields (at most ${MAX_HEADER_FIELDS})`);
     if (headerBytes(req) > MAX_HEADER_BYTES) return headersTooLarge();
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);

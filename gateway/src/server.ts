@@ -3,6 +3,7 @@ import proxyaddr from 'proxy-addr';
 import type { ErrorRequestHandler } from 'express';
 import { toAppError, unavailable } from '@githost/errors';
 import { createHttpApp, finish, listen, requestObserver, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
+import { bindingPort } from '@githost/config';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import { createUpstreamAgent } from './upstream-agent.js';
@@ -28,6 +29,7 @@ import { createEdgeReads } from './edge-reads.js';
 import { createWarmReads } from './warm-reads.js';
 import { refuseUndecodableBody } from './body-encoding.js';
 import { answerOversizedRequests } from './oversized-requests.js';
+import { DEFAULT_BODY_TIMEOUT_MS, limitBodySilence } from './body-timeout.js';
 
 export interface GatewayDeps {
   logger?: Logger;
@@ -75,6 +77,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
 
   const app = createHttpApp({ service: 'gateway', logger, ready: { accounts: () => accounts.reachable() }, json: false, registry: metrics.registry });
   app.set('trust proxy', config.trustProxy ?? false);
+  app.use(limitBodySilence(config.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS));
   app.use(acceptClientForwarding(config.internalSecret));
   app.use(stripInternalHeaders);
   app.use(refuseMalformedTarget(checkTarget));
@@ -93,12 +96,12 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   let metricsListening: MetricsListening | undefined;
   return {
     async start() {
-      listening = deps.server ? adoptServer(deps.server, handle) : await listen(handle, config.port);
+      listening = deps.server ? adoptServer(deps.server, handle) : await bindingPort('PORT', config.port, () => listen(handle, config.port, config.bindHost));
       answerOversizedRequests(listening.server);
       // A large push or clone may take longer than node's default 5-minute request timeout.
       listening.server.requestTimeout = 0;
       // Never on the public port (CONTRACT §8).
-      metricsListening = await serveMetrics(metrics.registry, config.metricsPort, undefined, deps.metricsEndpoint);
+      metricsListening = await serveMetrics(metrics.registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
       logger.info({ port: listening.port }, 'gateway listening');
       return { httpPort: listening.port, metricsPort: metricsListening.port };
     },

@@ -7,7 +7,7 @@ const alice = { id: 'u-alice', username: 'alice', token: 'alice-token-aaaaaaaaaa
 
 /** A gateway of its own per test, so budgets spent in one test do not leak into the next. */
 const { upstream, gatewayWith: limited } = gatewaysPerTest(SECRET, [alice]);
-const gatewayWith = (anonymousPerMinute: number) => limited({ perTokenPerMinute: 0, anonymousPerMinute });
+const gatewayWith = (anonymousPerMinute: number) => limited({ rateLimits: { perTokenPerMinute: 0, anonymousPerMinute } });
 
 const browserA = { address: '203.0.113.10', userAgent: 'Mozilla/5.0 Firefox/133.0' };
 const browserB = { address: '2001:db8::b', userAgent: 'Mozilla/5.0 Safari/18.0' };

@@ -7,7 +7,7 @@ const bob = { id: 'u-bob', username: 'bob', token: 'bob-token-bbbbbbbbbbbbbbbbbb
 
 /** A gateway of its own per test, so budgets spent in one test do not leak into the next. */
 const { gatewayWith: limited } = gatewaysPerTest(SECRET, [alice, bob]);
-const gatewayWith = (perTokenPerMinute: number, anonymousPerMinute: number, git?: RateLimits['git']) => limited({ perTokenPerMinute, anonymousPerMinute, git });
+const gatewayWith = (perTokenPerMinute: number, anonymousPerMinute: number, git?: RateLimits['git']) => limited({ rateLimits: { perTokenPerMinute, anonymousPerMinute, git } });
 
 async function get(base: string, path: string, token?: string, authorization = token ? `Bearer ${token}` : undefined) {
   const res = await fetch(base + path, { headers: authorization ? { authorization } : {} });

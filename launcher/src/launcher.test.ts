@@ -45,10 +45,10 @@ describe('launcher', () => {
     expect([res.status, ((await res.json()) as { clone_url: string }).clone_url]).toEqual([201, `http://localhost:${githost.port}/launchertest/ported.git`]);
   });
 
-  it('when the public port is already taken, then start fails with EADDRINUSE before any service runs', async () => {
+  it('when the public port is already taken, then start fails naming PORT before any service runs', async () => {
     const other = mkdtempSync(path.join(tmpdir(), 'githost-launcher-'));
     try {
-      await expect(startGithost({ port: githost.port, metricsPort: 0, dataDir: path.join(other, 'data'), adminToken: 'launcher-test-admin-token' })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      await expect(startGithost({ port: githost.port, metricsPort: 0, dataDir: path.join(other, 'data'), adminToken: 'launcher-test-admin-token' })).rejects.toThrow(`PORT=${githost.port} is already in use`);
     } finally {
       rmSync(other, { recursive: true, force: true });
     }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import { env as envShapes, loadConfig, z } from '@githost/config';
+import { bindingPort, env as envShapes, loadConfig, z } from '@githost/config';
 import { holdsDatabase, shareEmbeddedDatabase } from '@githost/db';
 import { MetricsEndpoint } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
@@ -90,8 +90,10 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     adminToken = generated.token;
     logger.info({ file: generated.file, created: generated.created }, 'no GITHOST_ADMIN_TOKEN set: the bootstrap admin token is in this file');
   }
-  const metricsPort = opts.metricsPort ?? loadConfig('launcher', z.object({ METRICS_PORT: envShapes.metricsPort() }), { METRICS_PORT: nonEmpty(base.METRICS_PORT) }).METRICS_PORT;
-  const publicServer = await bindPublicPort(opts.port ?? (nonEmpty(base.PORT) !== undefined ? Number(base.PORT) : 3000));
+  const ports = loadConfig('launcher', z.object({ PORT: envShapes.port(3000), METRICS_PORT: envShapes.metricsPort() }), { PORT: nonEmpty(base.PORT), METRICS_PORT: nonEmpty(base.METRICS_PORT) });
+  const metricsPort = opts.metricsPort ?? ports.METRICS_PORT;
+  const publicPort = opts.port ?? ports.PORT;
+  const publicServer = await bindingPort('PORT', publicPort, () => bindPublicPort(publicPort));
   const port = boundPort(publicServer);
 
   const env: NodeJS.ProcessEnv = {

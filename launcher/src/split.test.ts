@@ -143,6 +143,18 @@ describe('one process per service', () => {
     }
   });
 
+  it('when the metrics ports are reached from another address, then none answers: every one, the gateway\'s included, listens on 127.0.0.1 only', async () => {
+    for (const [name, port] of Object.entries(githost.metricsPorts)) {
+      const refused = await fetch(`http://127.0.0.2:${port}/metrics`).then((r) => `answered ${r.status}`, (err: Error & { cause?: { code?: string } }) => err.cause?.code);
+      expect([name, refused]).toEqual([name, 'ECONNREFUSED']);
+    }
+  });
+
+  it('when an anonymous sign-in body nests 20,000 levels deep, then 400 naming the limit here too', async () => {
+    const res = await fetch(`${githost.url}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}` });
+    expect([res.status, await res.json()]).toEqual([400, { error: 'JSON body nested deeper than 64 levels' }]);
+  });
+
   it('when stopped, then no service process is left running', async () => {
     await githost.stop();
     expect(await gone(childPids)).toEqual([]);

@@ -5,6 +5,8 @@ import { startFakeAccounts, type FakeUser } from './fake-accounts.js';
 
 export type EchoUpstream = Awaited<ReturnType<typeof startEchoUpstream>>;
 export type RateLimits = NonNullable<Config['rateLimits']>;
+/** What a test sets on its gateway; the rest is the fakes'. */
+export type GatewaySettings = Pick<Config, 'rateLimits' | 'bodyTimeoutMs'>;
 
 /**
  * Fake accounts (the users given, alice's public `demo`) and one echo upstream behind every
@@ -12,7 +14,7 @@ export type RateLimits = NonNullable<Config['rateLimits']>;
  * test do not leak into the next. Call at a test file's top level: it registers the hooks that
  * start the fakes, stop each test's gateways after it, and stop the fakes at the end.
  */
-export function gatewaysPerTest(secret: string, users: FakeUser[]): { upstream(): EchoUpstream; gatewayWith(rateLimits: RateLimits): Promise<string> } {
+export function gatewaysPerTest(secret: string, users: FakeUser[]): { upstream(): EchoUpstream; gatewayWith(settings: GatewaySettings): Promise<string> } {
   let accounts: Awaited<ReturnType<typeof startFakeAccounts>>;
   let upstream: EchoUpstream;
   const gateways: Service[] = [];
@@ -33,8 +35,8 @@ export function gatewaysPerTest(secret: string, users: FakeUser[]): { upstream()
 
   return {
     upstream: () => upstream,
-    /** A gateway with these limits; its base URL. */
-    async gatewayWith(rateLimits) {
+    /** A gateway with these settings; its base URL. */
+    async gatewayWith(settings) {
       const url = upstream.url;
       const config: Config = {
         port: 0,
@@ -42,7 +44,7 @@ export function gatewaysPerTest(secret: string, users: FakeUser[]): { upstream()
         internalSecret: secret,
         accountsGrpcAddress: accounts.address,
         upstreams: { accounts: url, 'git-storage': url, browse: url, 'merge-requests': url, webhooks: url },
-        rateLimits,
+        ...settings,
       };
       const gateway = createServer(config);
       gateways.push(gateway);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, databaseEnv, databaseFields, env, eventBusEnv, eventBusFields, loadConfig, serviceListenEnv, serviceListenFields, unlessBlank, z } from './index.js';
+import { bindingPort, ConfigError, databaseEnv, databaseFields, env, eventBusEnv, eventBusFields, loadConfig, portProblem, serviceListenEnv, serviceListenFields, unlessBlank, z } from './index.js';
 
 const schema = z.object({ PORT: env.port(3000), FLAG: env.bool(false), ADDR: env.address().optional() });
 
@@ -113,5 +113,19 @@ describe('databaseEnv / eventBusEnv and their fields', () => {
     expect(schema.parse({ DATA_DIR: '/srv', DATABASE_URL: 'postgres://h/db', AMQP_URL: 'amqp://h', GITHOST_EVENTS_EXCHANGE: 'x' })).toEqual({ dataDir: '/srv', databaseUrl: 'postgres://h/db', amqpUrl: 'amqp://h', eventsExchange: 'x' });
     expect(schema.safeParse({ DATABASE_URL: 'mysql://h/db' }).success).toBe(false);
     expect(schema.safeParse({ AMQP_URL: 'http://h' }).success).toBe(false);
+  });
+});
+
+describe('portProblem', () => {
+  const failure = (code: string) => Object.assign(new Error(`listen ${code} 0.0.0.0:9464`), { code });
+  it('when a port is taken or not ours to open, then one ConfigError line names the variable, the port and what to do', async () => {
+    expect(portProblem('SSH_PORT', 2222, failure('EADDRINUSE'))).toEqual(new ConfigError('SSH_PORT=2222 is already in use (another githost or another program listens on it): set SSH_PORT to a free port, or SSH_PORT=0 to pick one'));
+    expect(portProblem('PORT', 80, failure('EACCES'))).toEqual(new ConfigError('PORT=80 may not be opened by this user (ports below 1024 need privileges): set PORT to a port above 1023, or PORT=0 to pick one'));
+    await expect(bindingPort('METRICS_PORT', 9464, () => Promise.reject(failure('EADDRINUSE')))).rejects.toThrow(/^METRICS_PORT=9464 is already in use/);
+  });
+  it('when a listen fails otherwise, then the failure passes through unchanged', async () => {
+    const other = failure('EADDRNOTAVAIL');
+    expect(portProblem('PORT', 3000, other)).toBe(other);
+    await expect(bindingPort('PORT', 3000, () => Promise.resolve(7))).resolves.toBe(7);
   });
 });

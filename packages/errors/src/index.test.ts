@@ -8,7 +8,7 @@ describe('error table', () => {
     expect(httpStatusOf('conflict')).toBe(409);
     expect(httpStatusOf('unauthenticated')).toBe(401);
     expect(httpStatusOf('unavailable')).toBe(503);
-    expect([httpStatusOf('uri_too_long'), httpStatusOf('headers_too_large'), httpStatusOf('unsupported_media_type')]).toEqual([414, 431, 415]);
+    expect([httpStatusOf('uri_too_long'), httpStatusOf('headers_too_large'), httpStatusOf('unsupported_media_type'), httpStatusOf('request_timeout')]).toEqual([414, 431, 415, 408]);
     expect([grpcCodeOf('uri_too_long'), grpcCodeOf('unsupported_media_type')]).toEqual([GrpcCode.INVALID_ARGUMENT, GrpcCode.INVALID_ARGUMENT]);
     for (const kind of ['validation', 'not_found', 'conflict', 'unauthenticated', 'forbidden', 'too_large', 'unavailable', 'internal'] as const) {
       expect(kindOfGrpcCode(grpcCodeOf(kind))).toBe(kind);

@@ -12,6 +12,7 @@ export type ErrorKind =
   | 'too_large'
   | 'uri_too_long'
   | 'headers_too_large'
+  | 'request_timeout'
   | 'unsupported_media_type'
   | 'unavailable'
   | 'internal';
@@ -37,6 +38,8 @@ export const forbidden = (message = 'Forbidden') => new AppError('forbidden', me
 export const tooLarge = (message: string) => new AppError('too_large', message);
 export const uriTooLong = (message = 'URI too long') => new AppError('uri_too_long', message);
 export const headersTooLarge = (message = 'Request header fields too large') => new AppError('headers_too_large', message);
+/** The client stopped sending its request body part way (README "Malformed requests"). */
+export const requestTimeout = (message = 'Request timeout') => new AppError('request_timeout', message);
 export const unsupportedMediaType = (message: string) => new AppError('unsupported_media_type', message);
 export const unavailable = (message: string, cause?: unknown) => new AppError('unavailable', message, undefined, { cause });
 
@@ -72,6 +75,7 @@ export const ERROR_TABLE: Record<ErrorKind, { http: number; grpc: number }> = {
   // Edge refusals of a request's form: a gRPC caller never sends one, so they read back as validation.
   uri_too_long: { http: 414, grpc: GrpcCode.INVALID_ARGUMENT },
   headers_too_large: { http: 431, grpc: GrpcCode.INVALID_ARGUMENT },
+  request_timeout: { http: 408, grpc: GrpcCode.INVALID_ARGUMENT },
   unsupported_media_type: { http: 415, grpc: GrpcCode.INVALID_ARGUMENT },
   unavailable: { http: 503, grpc: GrpcCode.UNAVAILABLE },
   internal: { http: 500, grpc: GrpcCode.INTERNAL },

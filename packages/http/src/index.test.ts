@@ -73,6 +73,17 @@ describe('createHttpApp', () => {
     expect(fine.status).toBe(200);
   });
 
+  it('when a JSON body nests 20,000 levels deep, then 400 naming the limit before it is parsed, in UTF-8 and UTF-16; 64 levels pass', async () => {
+    const post = (body: string | Buffer, type = 'application/json') => fetch(`${base}/echo`, { method: 'POST', headers: signed({ 'content-type': type }), body });
+    const deep = `{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    const refused = await post(deep);
+    expect([refused.status, await refused.json()]).toEqual([400, { error: 'JSON body nested deeper than 64 levels' }]);
+    const utf16 = await post(Buffer.from(deep, 'utf16le'), 'application/json; charset=utf-16le');
+    expect([utf16.status, await utf16.json()]).toEqual([400, { error: 'JSON body nested deeper than 64 levels' }]);
+    const atLimit = await post(`${'['.repeat(64)}${']'.repeat(64)}`);
+    expect(atLimit.status).toBe(200);
+  });
+
   it('when the body cannot be decoded or a path parameter does not decode, then 415 / 400 JSON, never 500', async () => {
     const post = (headers: Record<string, string>, body: string | Buffer) => fetch(`${base}/echo`, { method: 'POST', headers: signed({ 'content-type': 'application/json', ...headers }), body });
     const charset = await post({ 'content-type': 'application/json; charset=utf-99' }, '{}');

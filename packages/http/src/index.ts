@@ -2,13 +2,16 @@ import express, { type ErrorRequestHandler, type Express, type NextFunction, typ
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
-import { AppError, errorBody, httpStatusOf, kindOfHttpStatus, notFound, toAppError } from '@githost/errors';
+import { bindingPort } from '@githost/config';
+import { AppError, errorBody, httpStatusOf, kindOfHttpStatus, notFound, requestTimeout, toAppError } from '@githost/errors';
 import { refuseNulInBody } from './nul.js';
+import { refuseDeepJson } from './json-depth.js';
 import { decodeIdentity, type Identity } from '@githost/identity';
 import { httpLogger, type Logger } from '@githost/logging';
 
 export { express };
 export { fieldWithNul, refuseNulInBody } from './nul.js';
+export { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.js';
 export type { Express, Request, Response, NextFunction };
 
 /** What a service's HTTP parser reads of a request line and headers (node's default is 16 KiB). */
@@ -96,6 +99,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   };
   app.locals[OBSERVE] = observe;
   app.use(logRequest);
+  app.use(discardUnreadBody);
   app.use((req, res, next) => {
     // Handlers that match paths themselves (no express route) name their pattern in res.locals.routeLabel.
     timeRequest(req, res, () => routeLabelOf(req, res));
@@ -112,8 +116,37 @@ export function createHttpApp(opts: HttpAppOptions): Express {
       }
     });
   }
-  if (opts.json !== false) app.use(express.json({ limit: JSON_LIMIT }), refuseNulInBody);
+  // The nesting limit is checked on the raw text before JSON.parse (docs/decisions/json-nesting-limit.md).
+  if (opts.json !== false) app.use(express.json({ limit: JSON_LIMIT, verify: refuseDeepJson }), refuseNulInBody);
   return app;
+}
+
+/**
+ * A request body a handler began to read and then left (git refusing a pack over its limit) is
+ * read to its end and dropped once the answer is out. node does that for a body nobody touched;
+ * one left mid-way kept the parser waiting instead, so the next request on the same kept-alive
+ * connection (the gateway's, on behalf of another client) was never read, and the connection was
+ * reset when it timed out. A body still being read (the gateway streaming it on) is left to its reader.
+ */
+export function discardUnreadBody(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  // After the handler's own 'close' listeners, which let go of what they were piping the body into.
+  res.once('close', () => setImmediate(() => {
+    if (!req.complete && !req.destroyed && req.listenerCount('data') === 0) req.resume();
+  }));
+  next();
+}
+
+/**
+ * 408 `Request timeout` for a client that stopped sending its body part way, and the connection
+ * closed once the answer is out: whatever else the handler still writes (a git process's late
+ * output) goes nowhere, instead of after the end of an answer.
+ */
+export function answerRequestTimeout(res: ServerResponse): void {
+  const error = requestTimeout();
+  const body = JSON.stringify(errorBody(error));
+  res.once('finish', () => res.destroy());
+  res.writeHead(httpStatusOf(error.kind), { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  res.end(body);
 }
 
 /** Logs and times one request answered outside the app's router (its request id, log line and
@@ -260,7 +293,7 @@ export class MetricsEndpoint {
   private listening: Listening | undefined;
 
   async listen(port: number, host = '0.0.0.0'): Promise<Listening> {
-    this.listening = await listen(metricsApp(() => [...this.registries]), port, host);
+    this.listening = await bindingPort('METRICS_PORT', port, () => listen(metricsApp(() => [...this.registries]), port, host));
     return this.listening;
   }
 
@@ -287,7 +320,7 @@ export interface MetricsListening {
  */
 export async function serveMetrics(registry: client.Registry, port: number, host = '0.0.0.0', shared?: MetricsEndpoint): Promise<MetricsListening> {
   if (shared) return shared.add(registry);
-  const listening = await listen(metricsApp(() => [registry]), port, host);
+  const listening = await bindingPort('METRICS_PORT', port, () => listen(metricsApp(() => [registry]), port, host));
   return { port: listening.port, close: () => listening.close(1_000) };
 }
 
@@ -307,7 +340,7 @@ export async function serveHttp(
   config: { httpPort: number; metricsPort: number; bindHost?: string },
   options: { service: string; logger: Logger; metricsEndpoint?: MetricsEndpoint | undefined },
 ): Promise<ServingHttp> {
-  const http = await listen(app, config.httpPort, config.bindHost);
+  const http = await bindingPort('HTTP_PORT', config.httpPort, () => listen(app, config.httpPort, config.bindHost));
   let metrics: MetricsListening;
   try {
     metrics = await serveMetrics(registry, config.metricsPort, config.bindHost, options.metricsEndpoint);

@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { AppError, unsupportedMediaType, validation } from '@githost/errors';
 import type { NextFunction } from '@githost/http';
 import type { Permission } from '@githost/identity';
-import { identityOf, route, type Express, type Request, type Response } from '@githost/http';
+import { answerRequestTimeout, identityOf, route, type Express, type Request, type Response } from '@githost/http';
 import { spawnGit } from '../git/command.js';
 import { commandsRecordedHooksDir, MAX_FILE_ENV, QUOTA_ENV } from '../git/hooks.js';
 import { PUSH_POLICY_ENV, PUSH_VERDICTS_ENV, verdictTable, type PushedRef, type PushPolicyInput } from '../hooks/push-check.js';
@@ -115,15 +115,19 @@ function firstChunkRead(body: Readable): Promise<Readable> {
 }
 
 /**
- * The request body, cut off (connection closed, git killed by the disconnect) once the client
- * has sent nothing for `PUSH_IDLE_TIMEOUT_MS`: a silent push would otherwise hold a receive-pack
- * and its quarantine forever.
+ * The request body, cut off (408 or the connection closed, git stopped) once the client has sent
+ * nothing for `PUSH_IDLE_TIMEOUT_MS`: a silent push would otherwise hold a receive-pack and its
+ * quarantine forever.
  */
 function watchedBody(ctx: StorageContext, req: Request, res: Response): Readable {
   const cutoff = new IdleCutoff(ctx.pushLimits.idleTimeoutMs, () => {
     ctx.logger.warn({ idle_ms: ctx.pushLimits.idleTimeoutMs }, 'git transport: the client sent nothing for too long, cutting it off');
+    // The client's fault: 408 (the connection closes after it) while git has answered nothing
+    // yet; once git's answer is under way, only cutting the connection is left. Either way git
+    // stops, as its input fails.
+    if (res.headersSent) req.destroy();
+    else answerRequestTimeout(res);
     cutoff.destroy(new Error('request body idle'));
-    req.destroy();
   });
   req.on('error', (err) => cutoff.destroy(err));
   // Whoever reads the body reports its errors; this listener only keeps a late one from crashing.
