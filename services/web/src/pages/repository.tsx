@@ -45,17 +45,17 @@ function EmptyRepository({ repo }: { repo: Repository }) {
   );
 }
 
-/** Branches exist but none is the repository's default: say so, and where the branches are. */
+/** The repository has refs but not its default branch (never pushed, or only tags): say so and
+ *  where its branches are, instead of a page that is not found. */
 function MissingDefaultBranch({ repo, branches }: { repo: Repository; branches: number }) {
+  const has = branches === 0 ? 'it has no branch yet' : branches === 1 ? 'it has one other branch' : `it has ${branches} other branches`;
   return (
     <section>
       {repo.description && <p class="description">{repo.description}</p>}
       <Notice kind="info">
-        The default branch <strong>{repo.default_branch}</strong> does not exist. The repository has {branches === 1 ? 'one branch' : `${branches} branches`}:{' '}
-        <a href={repoPages.branches(repo.owner, repo.name)}>see the branches</a>, or push {repo.default_branch}.
+        The default branch <strong>{repo.default_branch}</strong> does not exist: {has}. <a href={repoPages.branches(repo.owner, repo.name)}>See the branches</a>, push{' '}
+        {repo.default_branch}, or choose another default branch in the settings.
       </Notice>
-      {/* Settings are the owner's and a site admin's; the API refuses anyone else there. */}
-      <p class="muted">The owner can choose another default branch in the repository's settings.</p>
       <CloneBox url={repo.clone_url} />
     </section>
   );
