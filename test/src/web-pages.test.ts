@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
-  api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, textOf, webGet, webPost,
+  commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, textOf, webGet, webPost,
   type TestGithost, type TestUser,
 } from './support/index.js';
 
