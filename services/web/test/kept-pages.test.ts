@@ -56,7 +56,7 @@ beforeAll(async () => {
   });
   app.get('/api/repos/alice/code/tags', (req, res) => (readable(req) ? void res.json({ tags: [] }) : void res.status(404).json({ error: 'Not found' })));
   app.get('/api/repos/alice/code/merge-requests', (req, res) => (readable(req) ? void res.json([]) : void res.status(404).json({ error: 'Repository not found' })));
-  app.get('/api/repos/alice/code/commits/', (req, res) => {
+  app.get('/api/repos/alice/code/commits/:sha', (req, res) => {
     if (!readable(req)) return void res.status(404).json({ error: 'Not found' });
     const who = { name: 'Alice', email: 'alice@example.com', date: '2026-01-01T00:00:00Z' };
     res.json({ ref: 'main', commits: [{ sha: 'c'.repeat(40), tree: 'd'.repeat(40), parents: [], author: who, committer: who, message: 'Latest\n' }] });

@@ -2,12 +2,13 @@ import { Readable } from 'node:stream';
 import { notFound } from '@githost/errors';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { repoApiPath, encodePath } from '../clients/api.js';
-import type { Blob, Branches, Commit, Commits, Repository, Tag, Tree, TreeEntry } from '../clients/types.js';
+import type { Blob, Branches, Commit, Repository, Tag, Tree, TreeEntry } from '../clients/types.js';
 import { RAW_CONTENT_SECURITY_POLICY } from '../http/security-headers.js';
 import { highlightBlob } from '../render/highlight.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { CodeView } from '../views/code.js';
 import { Breadcrumbs, CloneBox, formatBytes, Notice, RefMenu, RefSwitcher, shortSha, subjectOf, Time, TreeTable } from '../views/components.js';
+import { commitOfListing } from './latest-commit.js';
 import { repoPages, repoUrl } from './paths.js';
 import { browseApiPath, isApiError, loadRepo, settle } from './repo-data.js';
 import { page, redirect, sent, type PageContext, type PageDefinition, type PageResult, type RepoCounts } from './registry.js';
@@ -110,17 +111,15 @@ const OPEN_MR_LIST_MAX = 50;
 
 async function treePage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
   const isHome = refAndPath === '';
-  // Everything the page shows is asked for at once: the listing, the repository, its branches,
-  // tags and open merge requests (the tabs' counts) and, on the repository's home, the newest
-  // commit of the default branch (`commits/` with no ref). Each answers 404 alike for a
-  // repository the caller may not see; an open merge request list that fails only drops a count.
-  const [repo, listing, branches, tags, open, homeLog] = await Promise.all([
+  // The listing, the repository, its branches, tags and open merge requests (the tabs' counts)
+  // are asked for at once. Each answers 404 alike for a repository the caller may not see; an
+  // open merge request list that fails only drops a count.
+  const [repo, listing, branches, tags, open] = await Promise.all([
     ctx.api.get<Repository>(repoApiPath(owner, name)),
     settle(ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath))),
     ctx.api.get<Branches>(repoApiPath(owner, name, '/branches')),
     ctx.api.get<{ tags: Tag[] }>(repoApiPath(owner, name, '/tags')),
     settle(ctx.api.get<unknown[]>(repoApiPath(owner, name, '/merge-requests?state=open'))),
-    isHome ? settle(ctx.api.get<Commits>(browseApiPath(owner, name, 'commits', '', '?limit=1'))) : undefined,
   ]);
   const counts: RepoCounts = {
     branches: branches.branches.length,
@@ -138,9 +137,8 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
     throw listing.error;
   }
   const tree = listing.value;
-  // Below the home the ref is known only now; the newest commit there is the listed commit's.
-  const log = homeLog ?? (await settle(ctx.api.get<Commits>(browseApiPath(owner, name, 'commits', tree.commit, '?limit=1'))));
-  const latest = log.ok ? log.value.commits[0] : undefined;
+  // The newest commit at the ref is the one the listing was read at.
+  const latest = await commitOfListing(ctx.api, owner, name, tree);
   const parent = tree.path === '' ? undefined : tree.path.split('/').slice(0, -1).join('/');
   return page(
     tree.path ? `${tree.path} at ${tree.ref} · ${repo.full_name}` : repo.full_name,
