@@ -18,8 +18,12 @@ function filterOf(ctx: PageContext): string {
 
 /** `GET /api/repos` as the person asking: what they may read, newest first (docs/decisions/explore-lists.md). */
 export function exploreRepositories(ctx: PageContext, q: string, pageNo: number, perPage = EXPLORE_PER_PAGE): Promise<Repository[]> {
-  const query = new URLSearchParams({ ...(q ? { q } : {}), per_page: String(perPage), page: String(pageNo) });
-  return ctx.api.get<Repository[]>(`/api/repos?${query.toString()}`);
+  return ctx.api.get<Repository[]>(`/api/repos?${listQuery(q, pageNo, perPage)}`);
+}
+
+/** The API's `q`, `per_page` and `page` of an explore list. */
+function listQuery(q: string, pageNo: number, perPage = EXPLORE_PER_PAGE): string {
+  return new URLSearchParams({ ...(q ? { q } : {}), per_page: String(perPage), page: String(pageNo) }).toString();
 }
 
 function ExploreFrame({ tab, q, children }: { tab: ExploreTab; q: string; children: ComponentChildren }) {
@@ -65,8 +69,7 @@ async function repositoriesPage(ctx: PageContext): Promise<PageResult> {
 async function usersPage(ctx: PageContext): Promise<PageResult> {
   const q = filterOf(ctx);
   const pageNo = pageNumber(ctx.req.query.page);
-  const query = new URLSearchParams({ ...(q ? { q } : {}), per_page: String(EXPLORE_PER_PAGE), page: String(pageNo) });
-  const users = await ctx.api.get<PublicUser[]>(`/api/users?${query.toString()}`);
+  const users = await ctx.api.get<PublicUser[]>(`/api/users?${listQuery(q, pageNo)}`);
   return page(
     'Explore users',
     <ExploreFrame tab="users" q={q}>
