@@ -91,6 +91,17 @@ describe('explore', () => {
     expect(textOf(res.html)).toContain('q must be at most 100 characters');
   });
 
+  it('when the explore lists are asked of the API through the gateway, then they answer as openapi.yaml describes, with GitHub paging', async () => {
+    const repos = await api(gh, 'GET', '/api/repos?q=many&per_page=10&page=2');
+    expect([repos.status, repos.body.map((r: { name: string }) => r.name)]).toEqual([200, ['many-21', 'many-20', 'many-19', 'many-18', 'many-17', 'many-16', 'many-15', 'many-14', 'many-13', 'many-12']]);
+    expect(repos.headers.get('link')).toContain('rel="next"');
+    const mine = await api(gh, 'GET', '/api/repos?q=secret', { token: alice.token });
+    expect(mine.body.map((r: { full_name: string }) => r.full_name)).toEqual(['alice/secret-plans']);
+    const users = await api(gh, 'GET', '/api/users?q=ali');
+    expect(users).toMatchObject({ status: 200, body: [{ username: 'alice' }] });
+    expect(await api(gh, 'GET', `/api/users?q=${'y'.repeat(101)}`)).toMatchObject({ status: 400, body: { error: 'q must be at most 100 characters' } });
+  });
+
   it('when the home page is read anonymously, then the newest public repositories show with a link to Explore', async () => {
     const res = await webGet(gh, '/');
     expect(res.status).toBe(200);
