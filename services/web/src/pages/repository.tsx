@@ -112,26 +112,33 @@ const OPEN_MR_LIST_MAX = 50;
 async function treePage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
   const isHome = refAndPath === '';
   // The listing, the repository, its branches, tags and open merge requests (the tabs' counts)
-  // are asked for at once. Each answers 404 alike for a repository the caller may not see; an
-  // open merge request list that fails only drops a count.
-  const [repo, listing, branches, tags, open] = await Promise.all([
+  // are asked for at once. Each answers 404 alike for a repository the caller may not see; a
+  // list that cannot be read only drops its count, unless the page needs it to say why there is
+  // no listing.
+  const [repo, listing, branchList, tagList, open] = await Promise.all([
     ctx.api.get<Repository>(repoApiPath(owner, name)),
     settle(ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath))),
-    ctx.api.get<Branches>(repoApiPath(owner, name, '/branches')),
-    ctx.api.get<{ tags: Tag[] }>(repoApiPath(owner, name, '/tags')),
+    settle(ctx.api.get<Branches>(repoApiPath(owner, name, '/branches'))),
+    settle(ctx.api.get<{ tags: Tag[] }>(repoApiPath(owner, name, '/tags'))),
     settle(ctx.api.get<unknown[]>(repoApiPath(owner, name, '/merge-requests?state=open'))),
   ]);
-  const counts: RepoCounts = {
-    branches: branches.branches.length,
-    tags: tags.tags.length,
-    ...(open.ok && { mergeRequests: open.value.length >= OPEN_MR_LIST_MAX ? `${OPEN_MR_LIST_MAX}+` : String(open.value.length) }),
-  };
-  const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'code', counts };
+  const counts: RepoCounts | undefined =
+    branchList.ok && tagList.ok
+      ? {
+          branches: branchList.value.branches.length,
+          tags: tagList.value.tags.length,
+          ...(open.ok && { mergeRequests: open.value.length >= OPEN_MR_LIST_MAX ? `${OPEN_MR_LIST_MAX}+` : String(open.value.length) }),
+        }
+      : undefined;
+  const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'code', ...(counts && { counts }) };
   if (!listing.ok) {
-    if (branches.branches.length === 0 && tags.tags.length === 0) return page(repo.full_name, <EmptyRepository repo={repo} />, { repo: chrome });
+    if (!branchList.ok) throw branchList.error;
+    if (!tagList.ok) throw tagList.error;
+    const branches = branchList.value.branches;
+    if (branches.length === 0 && tagList.value.tags.length === 0) return page(repo.full_name, <EmptyRepository repo={repo} />, { repo: chrome });
     // A default branch deleted (or never pushed) keeps its setting: the home says so, not 404.
-    if (isHome && !branches.branches.some((b) => b.name === repo.default_branch)) {
-      return page(repo.full_name, <MissingDefaultBranch repo={repo} branches={branches.branches.length} />, { repo: chrome });
+    if (isHome && !branches.some((b) => b.name === repo.default_branch)) {
+      return page(repo.full_name, <MissingDefaultBranch repo={repo} branches={branches.length} />, { repo: chrome });
     }
     if (isApiError(listing.error, 'validation', 'Not a directory')) return redirect(repoUrl(owner, name, `/-/blob/${encodePath(refAndPath)}`), 302);
     throw listing.error;
