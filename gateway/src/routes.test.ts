@@ -43,6 +43,8 @@ describe('route table', () => {
   });
   it('when repositories, collaborators or protections are managed, then accounts answers', () => {
     expect(matchRoute('GET', '/api/users/alice/repos')).toEqual({ upstream: 'accounts', auth: 'optional', surface: 'api' });
+    expect(matchRoute('GET', '/api/repos')).toEqual({ upstream: 'accounts', auth: 'optional', surface: 'api' });
+    expect(matchRoute('GET', '/api/users')).toEqual({ upstream: 'accounts', auth: 'optional', surface: 'api' });
     expect(matchRoute('GET', '/api/user/repos')).toMatchObject({ upstream: 'accounts', auth: 'required' });
     expect(matchRoute('POST', '/api/sessions')).toEqual({ upstream: 'accounts', auth: 'optional', surface: 'api' });
     expect(matchRoute('GET', '/api/sessions')).toBeUndefined();
@@ -54,7 +56,7 @@ describe('route table', () => {
     expect(matchRoute('GET', '/api/repos/a/b/branch-protections')).toMatchObject({ upstream: 'accounts' });
   });
   it('when a path is outside the table, then no route', () => {
-    for (const [m, p] of [['GET', '/'], ['GET', '/api/repos'], ['GET', '/api/repos/a/b/c'], ['GET', '/alice/demo.git/objects/info/packs'], ['GET', '/alice/demo/info/refs']]) {
+    for (const [m, p] of [['GET', '/'], ['DELETE', '/api/repos'], ['POST', '/api/users'], ['GET', '/api/repos/a/b/c'], ['GET', '/alice/demo.git/objects/info/packs'], ['GET', '/alice/demo/info/refs']]) {
       expect(matchRoute(m!, p!)).toBeUndefined();
     }
   });

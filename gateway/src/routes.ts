@@ -74,7 +74,9 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
   if (path === '/api/user' || path.startsWith('/api/user/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
   // accounts README "Sessions": signing in needs no credential (it is how one gets one).
   if (path === '/api/sessions') return method === 'POST' ? { upstream: 'accounts', auth: 'optional', surface: 'api' } : undefined;
-  if (path === '/api/repos') return method === 'POST' ? { upstream: 'accounts', auth: 'required', surface: 'api' } : undefined;
+  // GET: the explore list of every repository the caller may read (docs/decisions/explore-lists.md).
+  if (path === '/api/repos') return method === 'POST' ? { upstream: 'accounts', auth: 'required', surface: 'api' } : read ? { upstream: 'accounts', auth: 'optional', surface: 'api' } : undefined;
+  if (path === '/api/users') return read ? { upstream: 'accounts', auth: 'optional', surface: 'api' } : undefined;
   const userRepos = USER_REPOS.exec(path);
   if (userRepos) return read && decodeSegment(userRepos[1]!) ? { upstream: 'accounts', auth: 'optional', surface: 'api' } : undefined;
 

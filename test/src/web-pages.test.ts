@@ -163,10 +163,52 @@ describe('repository code', () => {
     expect((await webGet(gh, '/alice/demo/-/tree/main/notes.txt')).headers.get('location')).toBe('/alice/demo/-/blob/main/notes.txt');
   });
 
-  it('when an empty repository is read, then it says so with push instructions', async () => {
+  it('when an empty repository is read, then it says so with its clone URL and the three commands that push to it', async () => {
     const res = await webGet(gh, '/alice/empty');
     expect(res.status).toBe(200);
-    expect(textOf(res.html)).toContain('This repository is empty');
+    const text = textOf(res.html);
+    expect(text).toContain('This repository is empty');
+    const url = `http://localhost:${new URL(gh.url).port}/alice/empty.git`;
+    expect(res.html).toContain(`value="${url}"`);
+    expect(res.html).toContain(`git remote add origin ${url}\ngit branch -M main\ngit push -u origin main`);
+  });
+
+  it('when the repository page is read, then its description, latest commit, counts in the tabs and marked folders and files show', async () => {
+    const res = await webGet(gh, '/alice/demo');
+    expect(res.status).toBe(200);
+    const text = textOf(res.html);
+    expect(text).toContain('A <b>demo</b>');
+    // The latest commit above the files: author, subject, time, short sha, each as the API has them.
+    const latest = /<div class="latest-commit"[^>]*>([\s\S]*?)<\/div>/.exec(res.html)?.[1] ?? '';
+    expect(textOf(latest)).toContain('E2E Author Second <b>commit</b>');
+    expect(latest).toContain(`href="/alice/demo/-/commit/${head}"`);
+    expect(latest).toContain(`<code>${head.slice(0, 8)}</code>`);
+    expect(latest).toMatch(/<time datetime="[^"]+">/);
+    // Counts in their tabs: main and feature/x, v1.0, no open merge request.
+    const tabs = /<nav aria-label="Repository"[^>]*>([\s\S]*?)<\/nav>/.exec(res.html)?.[1] ?? '';
+    expect(textOf(tabs)).toMatch(/Branches 2 Tags 1 Merge requests 0/);
+    // Folders and files differ by a mark with a text alternative, not by a trailing slash.
+    expect(res.html).toMatch(/<svg class="icon icon-tree" role="img" aria-label="Folder"[^>]*>[\s\S]*?<\/svg><a href="\/alice\/demo\/-\/tree\/main\/docs">docs<\/a>/);
+    expect(res.html).toMatch(/<svg class="icon icon-blob" role="img" aria-label="File"[^>]*>[\s\S]*?<\/svg><a href="\/alice\/demo\/-\/blob\/main\/notes.txt">notes.txt<\/a>/);
+    expect(res.html).not.toContain('docs/</a>');
+  });
+
+  it('when a directory below the top is read, then the latest commit of its ref shows above it', async () => {
+    const res = await webGet(gh, '/alice/demo/-/tree/feature/x/src');
+    expect(res.status).toBe(200);
+    expect(textOf(/<div class="latest-commit"[^>]*>([\s\S]*?)<\/div>/.exec(res.html)?.[1] ?? '')).toContain('Second <b>commit</b>');
+  });
+
+  it('when a repository has refs but not its default branch, then its page says the default branch is missing and links the branches, not a 404', async () => {
+    // git refuses to delete the branch HEAD names, so a push of tags alone is how a repository
+    // comes to have refs without its default branch.
+    await createRepo(gh, alice.token, 'tagged');
+    await git(work, 'push', '-q', pushUrl(gh, 'alice', alice.token, 'alice', 'tagged'), 'refs/tags/v1.0:refs/tags/v1.0');
+    const res = await webGet(gh, '/alice/tagged');
+    expect(res.status).toBe(200);
+    expect(textOf(res.html)).toContain('The default branch main does not exist: it has no branch yet. See the branches');
+    expect(res.html).toContain('<a href="/alice/tagged/-/branches">See the branches</a>');
+    expect(textOf(/<nav aria-label="Repository"[^>]*>([\s\S]*?)<\/nav>/.exec(res.html)?.[1] ?? '')).toMatch(/Branches 0 Tags 1/);
   });
 });
 

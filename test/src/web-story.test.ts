@@ -85,7 +85,7 @@ describe('the story of a merge request, in a browser', () => {
 
       // She reads the code and a highlighted file.
       await p.goto(`${gh.url}/alice/story`);
-      await p.locator('table.tree a', { hasText: 'src/' }).click();
+      await p.locator('table.tree a', { hasText: /^src$/ }).click();
       await p.locator('table.tree a', { hasText: 'app.ts' }).click();
       await p.waitForLoadState('load');
       expect(await p.locator('table.code .hljs-keyword').first().textContent()).toBe('export');

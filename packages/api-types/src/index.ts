@@ -29,6 +29,8 @@ export type Sha = Schemas['Sha'];
 export type Timestamp = Schemas['Timestamp'];
 export type User = Schemas['User'];
 export type AdminUser = Schemas['AdminUser'];
+/** What anyone may see of a user (the explore list). */
+export type PublicUser = Schemas['PublicUser'];
 export type TokenScope = Schemas['TokenScope'];
 export type TokenRequest = Schemas['TokenRequest'];
 /** A token as issued: its secret is shown once. */

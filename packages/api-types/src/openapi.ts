@@ -294,6 +294,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The users anyone may find (not suspended), by username (paged); no email or role */
+        get: operations["exploreUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/repos": {
         parameters: {
             query?: never;
@@ -301,7 +318,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Every repository the caller may read, newest first (paged)
+         * @description The site's explore list: anonymous callers get the public repositories; a signed-in caller
+         *     also the private ones they own or collaborate on; a site admin every one. Newest first is
+         *     by creation time, the newest activity accounts knows of (docs/decisions/explore-lists.md).
+         */
+        get: operations["exploreRepositories"];
         put?: never;
         /** Create a repository */
         post: operations["createRepository"];
@@ -1137,6 +1160,10 @@ export interface components {
             is_admin: boolean;
             created_at?: components["schemas"]["Timestamp"];
         };
+        PublicUser: {
+            username: string;
+            created_at: components["schemas"]["Timestamp"];
+        };
         AdminUser: {
             id: string;
             username: string;
@@ -1503,6 +1530,8 @@ export interface components {
         number: string;
         /** @description page number from 1; a missing or malformed value is 1 */
         page: string;
+        /** @description a part of the name, any letter case (`%` and `_` are plain characters); blank or absent: every one; at most 100 characters */
+        q: string;
         /** @description items per page, default 30, at most 100 (larger values are 100, malformed ones 30), as GitHub */
         per_page: string;
         /** @description a branch name or glob (`release/*`: `*` within a segment, `**` across); the rest of the path, slashes raw or percent-encoded (`release%2F*`), decoded once */
@@ -2216,6 +2245,86 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    exploreUsers: {
+        parameters: {
+            query?: {
+                /** @description a part of the name, any letter case (`%` and `_` are plain characters); blank or absent: every one; at most 100 characters */
+                q?: components["parameters"]["q"];
+                /** @description page number from 1; a missing or malformed value is 1 */
+                page?: components["parameters"]["page"];
+                /** @description items per page, default 30, at most 100 (larger values are 100, malformed ones 30), as GitHub */
+                per_page?: components["parameters"]["per_page"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicUser"][];
+                };
+            };
+            /** @description `q must be at most 100 characters` or `q must be given once` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    exploreRepositories: {
+        parameters: {
+            query?: {
+                /** @description a part of the name, any letter case (`%` and `_` are plain characters); blank or absent: every one; at most 100 characters */
+                q?: components["parameters"]["q"];
+                /** @description page number from 1; a missing or malformed value is 1 */
+                page?: components["parameters"]["page"];
+                /** @description items per page, default 30, at most 100 (larger values are 100, malformed ones 30), as GitHub */
+                per_page?: components["parameters"]["per_page"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Repository"][];
+                };
+            };
+            /** @description `q must be at most 100 characters` or `q must be given once` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
         };

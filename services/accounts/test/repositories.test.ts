@@ -152,6 +152,33 @@ describe.each<Backend>(['postgres', 'pglite'])('repository management on %s', (b
       expect([all.body.length, all.headers.get('link')]).toEqual([4, null]);
     });
 
+    it('when the repositories of the site are explored, then each caller gets those they may read, newest first, filtered by name and paged', async () => {
+      const explorer = await user('erin');
+      for (const [name, priv] of [['Found-one', false], ['found-two', true], ['found_three', false]] as const) expect((await explorer.request('POST', '/api/repos', { name, private: priv })).status).toBe(201);
+      const names = async (who: Client, query: string) => (await who.request('GET', `/api/repos?${query}`)).body.map((r: { full_name: string }) => r.full_name);
+      expect(await names(anonymous, 'q=FOUND')).toEqual(['erin/found_three', 'erin/Found-one']);
+      expect(await names(explorer, 'q=found')).toEqual(['erin/found_three', 'erin/found-two', 'erin/Found-one']);
+      expect(await names(stranger, 'q=found')).toEqual(['erin/found_three', 'erin/Found-one']);
+      expect(await names(admin, 'q=found')).toHaveLength(3);
+      // The filter is a plain part of the name: `_` is no wildcard.
+      expect(await names(anonymous, 'q=d_t')).toEqual(['erin/found_three']);
+      const second = await explorer.requestWithHeaders('GET', '/api/repos?q=found&per_page=1&page=2');
+      expect([second.body.map((r: { name: string }) => r.name), second.headers.get('link')]).toEqual([['found-two'], expect.stringContaining('rel="next"')]);
+      expect((await anonymous.request('GET', '/api/repos')).body.map((r: { full_name: string }) => r.full_name)).toContain('lena/a1');
+      expect(await anonymous.request('GET', `/api/repos?q=${'x'.repeat(101)}`)).toEqual({ status: 400, body: { error: 'q must be at most 100 characters' } });
+      expect(await anonymous.request('GET', '/api/repos?q=a&q=b')).toEqual({ status: 400, body: { error: 'q must be given once' } });
+    });
+
+    it('when users are explored, then the ones not suspended come by username with no email, filtered by name', async () => {
+      expect((await user('sue-explored')).token).toBeTruthy();
+      expect((await user('sam-explored')).token).toBeTruthy();
+      expect((await admin.request('PATCH', '/api/admin/users/sam-explored', { suspended: true })).status).toBe(200);
+      const res = await anonymous.request('GET', '/api/users?q=EXPLORED');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([{ username: 'sue-explored', created_at: expect.any(String) }]);
+      expect((await anonymous.request('GET', '/api/users?per_page=100')).body.map((u: { username: string }) => u.username)).toEqual(expect.arrayContaining(['lena', 'olga']));
+    });
+
     it('when a user lists their own repositories, then owned and collaborating ones come by full name', async () => {
       const mine = await reader.request('GET', '/api/user/repos?per_page=100');
       expect(mine.body.map((r: { full_name: string }) => r.full_name)).toEqual(['lena/a2', 'olga/settings']);

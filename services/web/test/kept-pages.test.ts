@@ -49,6 +49,18 @@ beforeAll(async () => {
     const entries = listing.names.map((name) => ({ name, path: name, type: 'blob', mode: '100644', sha: 'a'.repeat(40), size: 10 }));
     res.json({ ref: 'main', path: '', commit: 'c'.repeat(40), entries });
   });
+  // The rest of what the repository's page shows (tab counts, latest commit): the same on every view.
+  app.get('/api/repos/alice/code/branches', (req, res) => {
+    if (!readable(req)) return void res.status(404).json({ error: 'Not found' });
+    res.json({ branches: [{ name: 'main', sha: 'c'.repeat(40), isDefault: true }], default_branch: 'main' });
+  });
+  app.get('/api/repos/alice/code/tags', (req, res) => (readable(req) ? void res.json({ tags: [] }) : void res.status(404).json({ error: 'Not found' })));
+  app.get('/api/repos/alice/code/merge-requests', (req, res) => (readable(req) ? void res.json([]) : void res.status(404).json({ error: 'Repository not found' })));
+  app.get('/api/repos/alice/code/commits/:sha', (req, res) => {
+    if (!readable(req)) return void res.status(404).json({ error: 'Not found' });
+    const who = { name: 'Alice', email: 'alice@example.com', date: '2026-01-01T00:00:00Z' };
+    res.json({ ref: 'main', commits: [{ sha: 'c'.repeat(40), tree: 'd'.repeat(40), parents: [], author: who, committer: who, message: 'Latest\n' }] });
+  });
   running = await startWebBefore(app);
   base = running.base;
 });

@@ -27,6 +27,20 @@ function toRepository(row: RepositoryRow): Repository {
   };
 }
 
+const BY_FULL_NAME = 'lower(u.username), lower(r.name), r.id';
+// docs/decisions/explore-lists.md: accounts learns of no push, so creation is the newest activity it knows.
+const NEWEST_FIRST = 'r.created_at DESC, r.id';
+
+/**
+ * CONTRACT §3 as SQL over `r`, as domain/access.ts decides it one repository at a time: public,
+ * or the viewer (`userParam`, a text parameter, null for anonymous) is a site admin
+ * (`adminParam`), the owner or a collaborator.
+ */
+function readableBy(adminParam: string, userParam: string): string {
+  return `(NOT r.private OR ${adminParam}::boolean OR r.owner_id = ${userParam}::text
+     OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repository_id = r.id AND c.user_id = ${userParam}::text))`;
+}
+
 async function one(db: Queryable, where: string, params: unknown[]): Promise<Repository | null> {
   const { rows } = await db.query<RepositoryRow>(`${SELECT_REPOSITORY} WHERE ${where}`, params);
   return rows[0] ? toRepository(rows[0]) : null;
@@ -126,12 +140,16 @@ export class PgRepositoryStore implements RepositoryStore {
   }
 
   listOwnedBy(ownerId: string, viewer: { userId: string | null; isAdmin: boolean }, page: Page): Promise<Paged<Repository>> {
-    // CONTRACT §3, as domain/access.ts decides it one repository at a time.
+    return this.paged(`r.owner_id = $1 AND ${readableBy('$2', '$3')}`, [ownerId, viewer.isAdmin, viewer.userId], page);
+  }
+
+  listReadable(viewer: { userId: string | null; isAdmin: boolean }, nameContains: string | undefined, page: Page): Promise<Paged<Repository>> {
+    // strpos, not LIKE: the filter is a plain part of the name, `%` and `_` included.
     return this.paged(
-      `r.owner_id = $1 AND (NOT r.private OR $2::boolean OR r.owner_id = $3::text
-         OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repository_id = r.id AND c.user_id = $3::text))`,
-      [ownerId, viewer.isAdmin, viewer.userId],
+      `${readableBy('$1', '$2')} AND ($3::text IS NULL OR strpos(lower(r.name), lower($3::text)) > 0)`,
+      [viewer.isAdmin, viewer.userId, nameContains ?? null],
       page,
+      NEWEST_FIRST,
     );
   }
 
@@ -145,12 +163,12 @@ export class PgRepositoryStore implements RepositoryStore {
     return { items: rows.map((r) => ({ username: r.username, permission: r.permission })), total };
   }
 
-  /** One page of repositories matching `where` (over r and u), by full name, with the total. */
-  private async paged(where: string, params: unknown[], page: Page): Promise<Paged<Repository>> {
+  /** One page of repositories matching `where` (over r and u), in `order`, with the total. */
+  private async paged(where: string, params: unknown[], page: Page, order = BY_FULL_NAME): Promise<Paged<Repository>> {
     const total = await this.count(`SELECT count(*) AS count FROM repositories r JOIN users u ON u.id = r.owner_id WHERE ${where}`, params);
     const n = params.length;
     const { rows } = await this.db.query<RepositoryRow>(
-      `${SELECT_REPOSITORY} WHERE ${where} ORDER BY lower(u.username), lower(r.name), r.id LIMIT $${n + 1} OFFSET $${n + 2}`,
+      `${SELECT_REPOSITORY} WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
       [...params, page.per_page, offsetOf(page)],
     );
     return { items: rows.map(toRepository), total };

@@ -76,6 +76,18 @@ export class PgUserStore implements UserStore {
     return { items: rows.map(toUser), total: Number(counted[0]?.count ?? 0) };
   }
 
+  async listActive(nameContains: string | undefined, page: Page): Promise<Paged<User>> {
+    // strpos, not LIKE: the filter is a plain part of the name, `%` and `_` included.
+    const where = 'suspended_at IS NULL AND ($1::text IS NULL OR strpos(lower(username), lower($1::text)) > 0)';
+    const params = [nameContains ?? null];
+    const { rows: counted } = await this.db.query<{ count: string | number }>(`SELECT count(*) AS count FROM users WHERE ${where}`, params);
+    const { rows } = await this.db.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM users WHERE ${where} ORDER BY lower(username), id LIMIT $2 OFFSET $3`,
+      [...params, page.per_page, offsetOf(page)],
+    );
+    return { items: rows.map(toUser), total: Number(counted[0]?.count ?? 0) };
+  }
+
   async update(id: string, changes: UserChanges): Promise<User | null> {
     const sets: string[] = [];
     const params: unknown[] = [id];

@@ -1,3 +1,5 @@
+import { validation } from '@githost/errors';
+
 /** README "Decisions": lists are paged as GitHub pages them. */
 export const DEFAULT_PER_PAGE = 30;
 export const MAX_PER_PAGE = 100;
@@ -36,3 +38,19 @@ export const offsetOf = (p: Page): number => (p.page - 1) * p.per_page;
 
 /** The last page's number; 1 for an empty list. */
 export const lastPageOf = (p: Page, total: number): number => Math.max(1, Math.ceil(total / p.per_page));
+
+/** The longest name filter (`q`) a list takes: no user or repository name is longer. */
+export const MAX_NAME_FILTER = 100;
+
+/**
+ * `q`, the name filter of the explore lists (docs/decisions/explore-lists.md): absent or blank is
+ * no filter; otherwise a case-insensitive part of the name, at most 100 characters.
+ */
+export function parseNameFilter(query: Record<string, unknown>): string | undefined {
+  const raw = query.q;
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string') throw validation('q must be given once');
+  const q = raw.trim();
+  if (q.length > MAX_NAME_FILTER) throw validation(`q must be at most ${MAX_NAME_FILTER} characters`);
+  return q === '' ? undefined : q;
+}

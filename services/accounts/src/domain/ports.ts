@@ -14,6 +14,8 @@ export interface UserStore {
   byUsername(username: string): Promise<User | null>;
   /** Every user, by username (any letter case). */
   list(page: Page): Promise<Paged<User>>;
+  /** Users who are not suspended whose name holds `nameContains` (any letter case), by username. */
+  listActive(nameContains: string | undefined, page: Page): Promise<Paged<User>>;
   /** Applies the changes (`suspended` sets or clears `suspended_at`); null when no such user. */
   update(id: string, changes: UserChanges): Promise<User | null>;
   /**
@@ -120,6 +122,9 @@ export interface RepositoryStore {
   listForMember(userId: string, page: Page): Promise<Paged<Repository>>;
   /** The owner's repositories the viewer may read (CONTRACT §3), by name. */
   listOwnedBy(ownerId: string, viewer: { userId: string | null; isAdmin: boolean }, page: Page): Promise<Paged<Repository>>;
+  /** Every repository the viewer may read (CONTRACT §3) whose name holds `nameContains` (any
+   *  letter case), newest first (docs/decisions/explore-lists.md). */
+  listReadable(viewer: { userId: string | null; isAdmin: boolean }, nameContains: string | undefined, page: Page): Promise<Paged<Repository>>;
   /** Explicit collaborators, by username. */
   listCollaborators(repositoryId: string, page: Page): Promise<Paged<Collaborator>>;
 }

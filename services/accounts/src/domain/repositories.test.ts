@@ -15,6 +15,7 @@ const users: UserStore = {
   find: async (ids, names) => (ids.includes('u1') || names.includes('alice') ? [alice] : []),
   byUsername: async (name) => (name.toLowerCase() === 'alice' ? alice : null),
   list: async () => ({ items: [alice], total: 1 }),
+  listActive: async () => ({ items: [alice], total: 1 }),
   update: async () => alice,
   remove: async () => 'deleted',
 };
@@ -52,6 +53,7 @@ function store(after: 'commit' | Error): RepositoryStore {
     deleteWith: async () => false,
     listForMember: async () => ({ items: [], total: 0 }),
     listOwnedBy: async () => ({ items: [], total: 0 }),
+    listReadable: async () => ({ items: [], total: 0 }),
     listCollaborators: async () => ({ items: [], total: 0 }),
   };
 }

@@ -176,6 +176,11 @@ export class RepositoryService {
     return this.repos.listOwnedBy(owner.id, { userId: caller?.user_id ?? null, isAdmin: caller?.is_admin === true }, page);
   }
 
+  /** GET /api/repos: every repository the caller may read, newest first (docs/decisions/explore-lists.md). */
+  explore(caller: Caller | null, nameContains: string | undefined, page: Page): Promise<Paged<Repository>> {
+    return this.repos.listReadable({ userId: caller?.user_id ?? null, isAdmin: caller?.is_admin === true }, nameContains, page);
+  }
+
   /** CONTRACT §9 Access: only the owner or a site admin (permission `admin`) manages collaborators. */
   async setCollaborator(access: RepoAccess | null, username: string, body: unknown): Promise<void> {
     const repo = await this.manageable(access);

@@ -25,6 +25,7 @@ function world() {
       const all = [...users.values()].sort((a, b) => a.username.localeCompare(b.username));
       return { items: all.slice(offsetOf(page), offsetOf(page) + page.per_page), total: all.length };
     },
+    listActive: async () => { throw new Error('unused'); },
     update: async (id, changes) => {
       const u = users.get(id);
       if (!u) return null;

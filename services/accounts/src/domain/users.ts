@@ -3,6 +3,7 @@ import { forbidden, notFound } from '@githost/errors';
 import type { UserStore } from './ports.js';
 import type { Caller, User } from './types.js';
 import type { CreateUserInput } from './input.js';
+import type { Page, Paged } from './paging.js';
 
 /** CONTRACT §9 Access: admin endpoints answer 403 `Forbidden` to anyone but a site admin. */
 export function requireSiteAdmin(caller: Caller): void {
@@ -22,6 +23,11 @@ export class UserService {
     const user = await this.store.byUsername(username);
     if (!user) throw notFound('User not found');
     return user;
+  }
+
+  /** GET /api/users: the users others may find (not suspended), by username. */
+  explore(nameContains: string | undefined, page: Page): Promise<Paged<User>> {
+    return this.store.listActive(nameContains, page);
   }
 
   async byId(id: string): Promise<User | null> {

@@ -5,6 +5,9 @@ import type { IssuedToken, Repository, User } from '../domain/types.js';
 
 export const userJson = (u: User) => ({ id: u.id, username: u.username, email: u.email, is_admin: u.is_admin, created_at: u.created_at });
 
+/** What anyone may see of a user (GET /api/users): no email, no role. */
+export const publicUserJson = (u: User) => ({ username: u.username, created_at: u.created_at });
+
 /** The admin endpoints' view: the record with its suspension (GitHub's `suspended_at`). */
 export const adminUserJson = (u: User) => ({ ...userJson(u), suspended: u.suspended_at !== null, suspended_at: u.suspended_at });
 

@@ -2,12 +2,13 @@ import type { Express, Request } from 'express';
 import { notFound } from '@githost/errors';
 import { identityOf, route } from '@githost/http';
 import { parseUpdateRepository } from '../domain/input.js';
-import { parsePage } from '../domain/paging.js';
+import { parseNameFilter, parsePage } from '../domain/paging.js';
 import { manageableRepositoryId } from '../domain/repo-access.js';
 import type { RepositoryService } from '../domain/repositories.js';
+import type { UserService } from '../domain/users.js';
 import { callerOf, optionalCallerOf, repoAccessOf } from './caller.js';
 import { sendPage } from './link-header.js';
-import { repositoryJson } from './present.js';
+import { publicUserJson, repositoryJson } from './present.js';
 
 // No capturing group: the router would percent-decode it and answer a bad escape with a 500.
 const USER_REPOS = /^\/api\/users\/[^/]+\/repos$/;
@@ -21,8 +22,22 @@ function usernameOf(req: Request): string {
 }
 
 /** README "Repositories": listing, changing and deleting repositories, and their collaborators. */
-export function registerRepositoryRoutes(app: Express, repositories: RepositoryService, publicUrl: string): void {
+export function registerRepositoryRoutes(app: Express, repositories: RepositoryService, users: UserService, publicUrl: string): void {
   const asJson = (r: Parameters<typeof repositoryJson>[0]) => repositoryJson(r, publicUrl);
+
+  // The explore lists (docs/decisions/explore-lists.md): anyone may ask; each answers only what
+  // the caller may see. The filter is read before the page, so a bad one changes nothing.
+  app.get('/api/repos', route(async (req, res) => {
+    const q = parseNameFilter(req.query);
+    const page = parsePage(req.query);
+    sendPage(req, res, publicUrl, page, await repositories.explore(optionalCallerOf(res), q, page), asJson);
+  }));
+
+  app.get('/api/users', route(async (req, res) => {
+    const q = parseNameFilter(req.query);
+    const page = parsePage(req.query);
+    sendPage(req, res, publicUrl, page, await users.explore(q, page), publicUserJson);
+  }));
 
   app.get('/api/user/repos', route(async (req, res) => {
     const page = parsePage(req.query);

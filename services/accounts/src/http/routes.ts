@@ -87,5 +87,5 @@ export function registerRoutes(app: Express, services: AccountsServices, publicU
   registerAdminRoutes(app, services.admin, publicUrl);
   registerSessionRoutes(app, services.sessions, onSignIn);
   registerProtectionRoutes(app, services.protections);
-  registerRepositoryRoutes(app, repositories, publicUrl);
+  registerRepositoryRoutes(app, repositories, users, publicUrl);
 }

@@ -47,9 +47,18 @@ export class GatewayApi {
     return this.call<T>('GET', path);
   }
 
+  /**
+   * A GET whose answer follows from what the page's other calls answered (a commit by its sha,
+   * once a listing at that sha was answered to this person): left out of the page's record, so a
+   * kept page is not checked against it again (pages/kept-pages.ts).
+   */
+  getImplied<T>(path: string): Promise<T> {
+    return this.call<T>('GET', path, undefined, false);
+  }
+
   /** A JSON call; resolves undefined for 204. */
-  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const record = this.caller.answers;
+  async call<T>(method: string, path: string, body?: unknown, recorded = true): Promise<T> {
+    const record = recorded ? this.caller.answers : undefined;
     const res = (method === 'GET' ? record?.take(this.caller.credential, path) : undefined) ?? (await this.answer(method, path, body));
     if (method === 'GET') record?.record(this.caller.credential, path, res);
     else record?.spoil();

@@ -10,8 +10,8 @@ describe('recent answers', () => {
     return { cache, asked, ask, tick: (ms: number) => (now += ms) };
   };
 
-  it('when only the viewer and the repository record are reusable, then other calls and writes are not', () => {
-    expect([RecentAnswers.reusable('GET', '/api/user'), RecentAnswers.reusable('GET', '/api/repos/alice/demo'), RecentAnswers.reusable('GET', '/api/repos/alice/demo/tree/main'), RecentAnswers.reusable('GET', '/api/user/tokens'), RecentAnswers.reusable('PATCH', '/api/repos/alice/demo')]).toEqual([true, true, false, false, false]);
+  it('when only the viewer, the repository record and its open merge requests are reusable, then other calls and writes are not', () => {
+    expect([RecentAnswers.reusable('GET', '/api/user'), RecentAnswers.reusable('GET', '/api/repos/alice/demo'), RecentAnswers.reusable('GET', '/api/repos/alice/demo/merge-requests?state=open'), RecentAnswers.reusable('GET', '/api/repos/alice/demo/tree/main'), RecentAnswers.reusable('GET', '/api/repos/alice/demo/merge-requests?state=closed'), RecentAnswers.reusable('GET', '/api/user/tokens'), RecentAnswers.reusable('PATCH', '/api/repos/alice/demo')]).toEqual([true, true, true, false, false, false, false]);
   });
 
   it('when the same credential asks again within the window, then the answer is reused; another credential, later, or after a change asks anew', async () => {

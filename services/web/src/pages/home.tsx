@@ -1,7 +1,8 @@
 import { AppError } from '@githost/errors';
 import { repoApiPath } from '../clients/api.js';
 import type { Activity, Repository, Viewer } from '../clients/types.js';
-import { Notice, pageNumber, Pager, Time } from '../views/components.js';
+import { Notice, pageNumber, Pager, RepoList, Time } from '../views/components.js';
+import { exploreRepositories } from './explore.js';
 import { repoUrl, site } from './paths.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
@@ -12,20 +13,8 @@ const REPOS_PER_PAGE = 100;
 const ACTIVITY_REPOS = 10;
 const ACTIVITY_ITEMS = 20;
 
-function RepoList({ repos, empty }: { repos: Repository[]; empty: string }) {
-  if (repos.length === 0) return <p class="muted">{empty}</p>;
-  return (
-    <ul class="repo-list">
-      {repos.map((r) => (
-        <li>
-          <a href={repoUrl(r.owner, r.name)}>{r.full_name}</a>
-          {r.private && <span class="badge">Private</span>}
-          {r.description && <p class="muted">{r.description}</p>}
-        </li>
-      ))}
-    </ul>
-  );
-}
+/** How many of the newest repositories the anonymous home page lists. */
+const WELCOME_REPOS = 10;
 
 /** An activity entry in words; its data fields are the merge-requests service's (CONTRACT §8). */
 function ActivityLine({ repo, entry }: { repo: Repository; entry: Activity }) {
@@ -59,17 +48,33 @@ async function recentActivity(ctx: PageContext, repos: Repository[]) {
 
 async function homePage(ctx: PageContext): Promise<PageResult> {
   if (!ctx.viewer) {
+    // Something to see before signing in: the newest public repositories, as Explore lists them.
+    const repos = await exploreRepositories(ctx, '', 1, WELCOME_REPOS);
     return page(
       'githost',
-      <section class="welcome">
-        <h1 class="page-title">githost</h1>
-        <p>Self-hosted git: push with git, browse and review on the web.</p>
-        <p>
-          <a class="button primary" href={site.signIn()}>
-            Sign in
-          </a>
-        </p>
-      </section>,
+      <>
+        <section class="welcome">
+          <h1 class="page-title">githost</h1>
+          <p>Self-hosted git: push with git, browse and review on the web.</p>
+          <p>
+            <a class="button primary" href={site.signIn()}>
+              Sign in
+            </a>{' '}
+            <a class="button" href={site.explore()}>
+              Explore
+            </a>
+          </p>
+        </section>
+        <section aria-labelledby="newest-title">
+          <h2 id="newest-title">Newest repositories</h2>
+          <RepoList repos={repos} created empty="No public repositories yet." />
+          {repos.length === WELCOME_REPOS && (
+            <p>
+              <a href={site.explore()}>All repositories</a>
+            </p>
+          )}
+        </section>
+      </>,
     );
   }
   const viewer: Viewer = ctx.viewer;

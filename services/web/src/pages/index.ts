@@ -1,6 +1,7 @@
 import { accountPages } from './account.js';
 import { adminSitePages } from './admin.js';
 import { comparePages } from './compare.js';
+import { explorePages } from './explore.js';
 import { historyPages } from './history.js';
 import { homePages, userPages } from './home.js';
 import { mergeRequestPages } from './merge-requests.js';
@@ -12,4 +13,4 @@ import { settingsPages } from './settings.js';
  * Every page, in match order: the site's own (`/-/...`) first, then users and repositories.
  * A new page module adds its list here (merge requests, repository settings, site admin).
  */
-export const ALL_PAGES: readonly PageDefinition[] = [...homePages, ...accountPages, ...adminSitePages, ...userPages, ...historyPages, ...comparePages, ...mergeRequestPages, ...settingsPages, ...repositoryPages];
+export const ALL_PAGES: readonly PageDefinition[] = [...homePages, ...explorePages, ...accountPages, ...adminSitePages, ...userPages, ...historyPages, ...comparePages, ...mergeRequestPages, ...settingsPages, ...repositoryPages];

@@ -199,27 +199,30 @@ function MergeBox({ ctx, owner, name, mr }: { ctx: PageContext; owner: string; n
           ) : (
             <p class="muted">Whether it merges cleanly is not known yet.</p>
           )}
-          {ctx.viewer && mr.source_sha && mr.target_sha && (
-            <form method="post" action={act('merge')} class="stack merge-form">
-              <CsrfField token={ctx.csrf} />
-              <input type="hidden" name="sha" value={mr.source_sha} />
-              <fieldset>
-                <legend>Merge strategy</legend>
-                {STRATEGIES.map((s) => (
-                  <label class="check">
-                    <input type="radio" name="strategy" value={s.id} checked={s.id === 'default'} /> {s.label}
-                  </label>
-                ))}
-              </fieldset>
-              <label class="check">
-                <input type="checkbox" name="delete_source_branch" value="1" /> Delete the source branch after merging
-              </label>
-              <button type="submit" class="primary">
-                Merge
-              </button>
-            </form>
-          )}
-          {ctx.viewer && <PostButton ctx={ctx} action={act('state')} fields={{ state: 'closed' }} label="Close merge request" kind="danger" />}
+          {/* Merge and Close are alternatives, so they stand side by side, not one under the other. */}
+          <div class="merge-actions">
+            {ctx.viewer && mr.source_sha && mr.target_sha && (
+              <form method="post" action={act('merge')} class="stack merge-form">
+                <CsrfField token={ctx.csrf} />
+                <input type="hidden" name="sha" value={mr.source_sha} />
+                <fieldset>
+                  <legend>Merge strategy</legend>
+                  {STRATEGIES.map((s) => (
+                    <label class="check">
+                      <input type="radio" name="strategy" value={s.id} checked={s.id === 'default'} /> {s.label}
+                    </label>
+                  ))}
+                </fieldset>
+                <label class="check">
+                  <input type="checkbox" name="delete_source_branch" value="1" /> Delete the source branch after merging
+                </label>
+                <button type="submit" class="primary">
+                  Merge
+                </button>
+              </form>
+            )}
+            {ctx.viewer && <PostButton ctx={ctx} action={act('state')} fields={{ state: 'closed' }} label="Close merge request" kind="danger" />}
+          </div>
         </>
       )}
     </section>

@@ -12,7 +12,15 @@ export const site = {
   tokens: () => '/-/settings/tokens',
   asset: (name: string) => `/-/static/${name}`,
   user: (username: string) => `/${encodeURIComponent(username)}`,
+  /** The site's repositories (or users) anyone may browse, with a name filter and a page. */
+  explore: (q = '', page = 1) => `/-/explore${listQuery(q, page)}`,
+  exploreUsers: (q = '', page = 1) => `/-/explore/users${listQuery(q, page)}`,
 };
+
+function listQuery(q: string, page: number): string {
+  const params = new URLSearchParams({ ...(q ? { q } : {}), ...(page > 1 ? { page: String(page) } : {}) }).toString();
+  return params ? `?${params}` : '';
+}
 
 export function repoUrl(owner: string, name: string, rest = ''): string {
   return `/${encodeURIComponent(owner)}/${encodeURIComponent(name)}${rest}`;

@@ -31,6 +31,16 @@ export interface RepoChrome {
   tab: 'code' | 'commits' | 'branches' | 'tags' | (string & {});
   /** The ref the tabs link to (absent: the default branch). */
   ref?: string;
+  /** Shown in their tabs where the page asked for them (the repository's code pages). */
+  counts?: RepoCounts;
+}
+
+/** How many branches, tags and open merge requests a repository has, as its tabs show them. */
+export interface RepoCounts {
+  branches: number;
+  tags: number;
+  /** Text: the open list answers at most 50 (`50+`); absent when it could not be read. */
+  mergeRequests?: string;
 }
 
 export type PageResult =

@@ -2,15 +2,16 @@ import { Readable } from 'node:stream';
 import { notFound } from '@githost/errors';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { repoApiPath, encodePath } from '../clients/api.js';
-import type { Blob, Repository, Tree, TreeEntry } from '../clients/types.js';
+import type { Blob, Branches, Commit, Repository, Tag, Tree, TreeEntry } from '../clients/types.js';
 import { RAW_CONTENT_SECURITY_POLICY } from '../http/security-headers.js';
 import { highlightBlob } from '../render/highlight.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { CodeView } from '../views/code.js';
-import { Breadcrumbs, CloneBox, formatBytes, Notice, RefMenu, RefSwitcher, shortSha, TreeTable } from '../views/components.js';
+import { Breadcrumbs, CloneBox, formatBytes, Notice, RefMenu, RefSwitcher, shortSha, subjectOf, Time, TreeTable } from '../views/components.js';
+import { commitOfListing } from './latest-commit.js';
 import { repoPages, repoUrl } from './paths.js';
-import { browseApiPath, isApiError, loadRepo, settle, type RepoView } from './repo-data.js';
-import { page, redirect, sent, type PageContext, type PageDefinition, type PageResult } from './registry.js';
+import { browseApiPath, isApiError, loadRepo, settle } from './repo-data.js';
+import { page, redirect, sent, type PageContext, type PageDefinition, type PageResult, type RepoCounts } from './registry.js';
 
 const README = /^readme(\.(md|markdown|mdown|txt|rst))?$/i;
 const MARKDOWN = /\.(md|markdown|mdown)$/i;
@@ -30,18 +31,54 @@ function RepoTop({ repo, gitRef, path, kind }: { repo: Repository; gitRef: strin
   );
 }
 
-function EmptyRepository({ view }: { view: RepoView }) {
-  const { repo } = view;
+/** An empty repository: how to push to it, as GitHub's and Gitea's empty pages show it. */
+function EmptyRepository({ repo }: { repo: Repository }) {
+  return (
+    <section aria-labelledby="empty-title">
+      {repo.description && <p class="description">{repo.description}</p>}
+      <h2 id="empty-title">This repository is empty</h2>
+      <CloneBox url={repo.clone_url} />
+      <p>Push an existing repository from the command line:</p>
+      <pre class="snippet">
+        <code>{`git remote add origin ${repo.clone_url}\ngit branch -M ${repo.default_branch}\ngit push -u origin ${repo.default_branch}`}</code>
+      </pre>
+    </section>
+  );
+}
+
+/** The repository has refs but not its default branch (never pushed, or only tags): say so and
+ *  where its branches are, instead of a page that is not found. */
+function MissingDefaultBranch({ repo, branches }: { repo: Repository; branches: number }) {
+  const has = branches === 0 ? 'it has no branch yet' : branches === 1 ? 'it has one other branch' : `it has ${branches} other branches`;
   return (
     <section>
       {repo.description && <p class="description">{repo.description}</p>}
+      <Notice kind="info">
+        The default branch <strong>{repo.default_branch}</strong> does not exist: {has}. <a href={repoPages.branches(repo.owner, repo.name)}>See the branches</a>, push{' '}
+        {repo.default_branch}, or choose another default branch in the settings.
+      </Notice>
       <CloneBox url={repo.clone_url} />
-      <h2>This repository is empty</h2>
-      <p>Push a branch to it to get started:</p>
-      <pre class="snippet">
-        <code>{`git remote add origin ${repo.clone_url}\ngit push -u origin ${repo.default_branch}`}</code>
-      </pre>
     </section>
+  );
+}
+
+/** The newest commit at the listed ref, above the files (Gitea's `view_list.tmpl` header row). */
+function LatestCommit({ owner, repo, gitRef, commit }: { owner: string; repo: string; gitRef: string; commit: Commit }) {
+  const link = repoPages.commit(owner, repo, commit.sha);
+  return (
+    <div class="latest-commit" aria-label="Latest commit">
+      <strong class="author">{commit.author.name}</strong>
+      <a href={link} class="subject">
+        {subjectOf(commit.message)}
+      </a>
+      <span class="muted">
+        <Time iso={commit.author.date} />
+      </span>
+      <a href={link}>
+        <code>{shortSha(commit.sha)}</code>
+      </a>
+      <a href={repoPages.commits(owner, repo, gitRef)}>History</a>
+    </div>
   );
 }
 
@@ -69,20 +106,47 @@ async function readme(ctx: PageContext, repo: Repository, tree: Tree) {
   }
 }
 
+/** Open merge requests shown as a count: the list answers at most this many. */
+const OPEN_MR_LIST_MAX = 50;
+
 async function treePage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
-  // The listing is asked for beside the repository, not after it; branches and tags only when
-  // it is refused, to tell an empty repository (its own page) from any other refusal.
-  const [repo, listing] = await Promise.all([ctx.api.get<Repository>(repoApiPath(owner, name)), settle(ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath)))]);
-  const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'code' };
+  const isHome = refAndPath === '';
+  // The listing, the repository, its branches, tags and open merge requests (the tabs' counts)
+  // are asked for at once. Each answers 404 alike for a repository the caller may not see; a
+  // list that cannot be read only drops its count, unless the page needs it to say why there is
+  // no listing.
+  const [repo, listing, branchList, tagList, open] = await Promise.all([
+    ctx.api.get<Repository>(repoApiPath(owner, name)),
+    settle(ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath))),
+    settle(ctx.api.get<Branches>(repoApiPath(owner, name, '/branches'))),
+    settle(ctx.api.get<{ tags: Tag[] }>(repoApiPath(owner, name, '/tags'))),
+    settle(ctx.api.get<unknown[]>(repoApiPath(owner, name, '/merge-requests?state=open'))),
+  ]);
+  const counts: RepoCounts | undefined =
+    branchList.ok && tagList.ok
+      ? {
+          branches: branchList.value.branches.length,
+          tags: tagList.value.tags.length,
+          ...(open.ok && { mergeRequests: open.value.length >= OPEN_MR_LIST_MAX ? `${OPEN_MR_LIST_MAX}+` : String(open.value.length) }),
+        }
+      : undefined;
+  const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'code', ...(counts && { counts }) };
   if (!listing.ok) {
-    const view = await loadRepo(ctx.api, owner, name);
-    if (view.branches.branches.length === 0 && view.tags.length === 0) return page(repo.full_name, <EmptyRepository view={view} />, { repo: chrome });
+    if (!branchList.ok) throw branchList.error;
+    if (!tagList.ok) throw tagList.error;
+    const branches = branchList.value.branches;
+    if (branches.length === 0 && tagList.value.tags.length === 0) return page(repo.full_name, <EmptyRepository repo={repo} />, { repo: chrome });
+    // A default branch deleted (or never pushed) keeps its setting: the home says so, not 404.
+    if (isHome && !branches.some((b) => b.name === repo.default_branch)) {
+      return page(repo.full_name, <MissingDefaultBranch repo={repo} branches={branches.length} />, { repo: chrome });
+    }
     if (isApiError(listing.error, 'validation', 'Not a directory')) return redirect(repoUrl(owner, name, `/-/blob/${encodePath(refAndPath)}`), 302);
     throw listing.error;
   }
   const tree = listing.value;
+  // The newest commit at the ref is the one the listing was read at.
+  const latest = await commitOfListing(ctx.api, owner, name, tree);
   const parent = tree.path === '' ? undefined : tree.path.split('/').slice(0, -1).join('/');
-  const isHome = refAndPath === '';
   return page(
     tree.path ? `${tree.path} at ${tree.ref} · ${repo.full_name}` : repo.full_name,
     <>
@@ -94,10 +158,16 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
         </p>
       </div>
       <RepoTop repo={repo} gitRef={tree.ref} path={tree.path} kind="tree" />
-      <p class="muted">
-        At commit <a href={repoPages.commit(owner, name, tree.commit)}><code>{shortSha(tree.commit)}</code></a> · <a href={repoPages.commits(owner, name, tree.ref)}>History</a>
-      </p>
-      <TreeTable owner={owner} repo={name} gitRef={tree.ref} entries={tree.entries} parentPath={parent} />
+      <div class="listing">
+        {latest ? (
+          <LatestCommit owner={owner} repo={name} gitRef={tree.ref} commit={latest} />
+        ) : (
+          <p class="latest-commit muted">
+            At commit <a href={repoPages.commit(owner, name, tree.commit)}><code>{shortSha(tree.commit)}</code></a> · <a href={repoPages.commits(owner, name, tree.ref)}>History</a>
+          </p>
+        )}
+        <TreeTable owner={owner} repo={name} gitRef={tree.ref} entries={tree.entries} parentPath={parent} />
+      </div>
       {await readme(ctx, repo, tree)}
     </>,
     { repo: { ...chrome, ref: tree.ref } },

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import type { Branch, Commit, Tag, TreeEntry } from '../clients/types.js';
-import { repoPages } from '../pages/paths.js';
+import type { Branch, Commit, Repository, Tag, TreeEntry } from '../clients/types.js';
+import { repoPages, repoUrl } from '../pages/paths.js';
 
 /** A timestamp people read, with the exact one for machines and on hover. */
 export function Time({ iso }: { iso: string }) {
@@ -107,7 +107,23 @@ export function CloneBox({ url }: { url: string }) {
   );
 }
 
-/** A directory listing: folders first as git lists them, each a link. */
+const ENTRY_ICONS: Record<TreeEntry['type'], { label: string; path: string }> = {
+  tree: { label: 'Folder', path: 'M1 3.5C1 2.7 1.7 2 2.5 2h3.6l1.6 1.6h5.8c.8 0 1.5.7 1.5 1.5v7.4c0 .8-.7 1.5-1.5 1.5h-11C1.7 14 1 13.3 1 12.5z' },
+  blob: { label: 'File', path: 'M3.5 1h6L13 4.5v9c0 .8-.7 1.5-1.5 1.5h-8C2.7 15 2 14.3 2 13.5v-11C2 1.7 2.7 1 3.5 1zM9 1.5V5h3.5' },
+  commit: { label: 'Submodule', path: 'M1 3.5C1 2.7 1.7 2 2.5 2h3.6l1.6 1.6h5.8c.8 0 1.5.7 1.5 1.5v7.4c0 .8-.7 1.5-1.5 1.5h-11C1.7 14 1 13.3 1 12.5zM6 8.5h4M8 6.5v4' },
+};
+
+/** A folder, file or submodule mark with its name for assistive technology. */
+export function EntryIcon({ type }: { type: TreeEntry['type'] }) {
+  const icon = ENTRY_ICONS[type] ?? ENTRY_ICONS.blob;
+  return (
+    <svg class={`icon icon-${type}`} role="img" aria-label={icon.label} viewBox="0 0 16 16" width="16" height="16">
+      <path d={icon.path} />
+    </svg>
+  );
+}
+
+/** A directory listing: folders first as git lists them, each a link, each marked by its kind. */
 export function TreeTable({ owner, repo, gitRef, entries, parentPath }: { owner: string; repo: string; gitRef: string; entries: TreeEntry[]; parentPath: string | undefined }) {
   const sorted = [...entries].sort((a, b) => (a.type === b.type ? 0 : a.type === 'tree' ? -1 : b.type === 'tree' ? 1 : 0));
   return (
@@ -131,9 +147,9 @@ export function TreeTable({ owner, repo, gitRef, entries, parentPath }: { owner:
         {sorted.map((e) => (
           <tr>
             <td>
-              <span class={`icon icon-${e.type}`} aria-hidden="true"></span>
+              <EntryIcon type={e.type} />
               {e.type === 'tree' ? (
-                <a href={repoPages.tree(owner, repo, gitRef, e.path)}>{e.name}/</a>
+                <a href={repoPages.tree(owner, repo, gitRef, e.path)}>{e.name}</a>
               ) : e.type === 'commit' ? (
                 <span title="Submodule">
                   {e.name} @ {shortSha(e.sha)}
@@ -170,6 +186,27 @@ export function CommitRow({ owner, repo, commit }: { owner: string; repo: string
         <a href={repoPages.commit(owner, repo, commit.sha)}>{shortSha(commit.sha)}</a>
       </code>
     </li>
+  );
+}
+
+/** Repositories as links with their visibility and description; `created`: with when each was made. */
+export function RepoList({ repos, empty, created }: { repos: Repository[]; empty: string; created?: boolean }) {
+  if (repos.length === 0) return <p class="muted">{empty}</p>;
+  return (
+    <ul class="repo-list">
+      {repos.map((r) => (
+        <li>
+          <a href={repoUrl(r.owner, r.name)}>{r.full_name}</a>
+          {r.private && <span class="badge">Private</span>}
+          {created && (
+            <span class="muted">
+              Created <Time iso={r.created_at} />
+            </span>
+          )}
+          {r.description && <p class="muted">{r.description}</p>}
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -29,6 +29,7 @@ export function Layout({ title, viewer, csrf, repo, children }: LayoutProps) {
         <header class="site-header">
           <nav aria-label="Site">
             <a class="brand" href={site.home()}>githost</a>
+            <a href={site.explore()}>Explore</a>
             <span class="spacer"></span>
             {viewer ? (
               <>
@@ -54,33 +55,37 @@ export function Layout({ title, viewer, csrf, repo, children }: LayoutProps) {
 }
 
 function RepoHeader({ repo, viewer }: { repo: RepoChrome; viewer: Viewer | null }) {
-  const { owner, name, ref } = repo;
-  const tabs: { id: string; label: string; href: string }[] = [
+  const { owner, name, ref, counts } = repo;
+  const tabs: { id: string; label: string; href: string; count?: string | undefined }[] = [
     { id: 'code', label: 'Code', href: ref ? repoPages.tree(owner, name, ref) : repoUrl(owner, name) },
     { id: 'commits', label: 'Commits', href: ref ? repoPages.commits(owner, name, ref) : repoUrl(owner, name, '/-/commits') },
-    { id: 'branches', label: 'Branches', href: repoPages.branches(owner, name) },
-    { id: 'tags', label: 'Tags', href: repoPages.tags(owner, name) },
-    { id: 'merge-requests', label: 'Merge requests', href: mrPages.list(owner, name) },
+    { id: 'branches', label: 'Branches', href: repoPages.branches(owner, name), count: counts && String(counts.branches) },
+    { id: 'tags', label: 'Tags', href: repoPages.tags(owner, name), count: counts && String(counts.tags) },
+    { id: 'merge-requests', label: 'Merge requests', href: mrPages.list(owner, name), count: counts?.mergeRequests },
   ];
   // Settings are the owner's and a site admin's (the API's rule), so only they see the tab.
   if (viewer && (viewer.username === owner || viewer.is_admin)) tabs.push({ id: 'settings', label: 'Settings', href: mrPages.settings(owner, name) });
+  // The inner column is the same as main's, so the tabs line up with the page's content.
   return (
     <div class="repo-header">
-      <p class="repo-title">
-        <a href={site.user(owner)}>{owner}</a>
-        <span aria-hidden="true"> / </span>
-        <a href={repoUrl(owner, name)}>
-          <strong>{name}</strong>
-        </a>
-        {repo.private && <span class="badge">Private</span>}
-      </p>
-      <nav aria-label="Repository" class="tabs">
-        {tabs.map((t) => (
-          <a href={t.href} aria-current={t.id === repo.tab ? 'page' : undefined}>
-            {t.label}
+      <div class="column">
+        <p class="repo-title">
+          <a href={site.user(owner)}>{owner}</a>
+          <span aria-hidden="true"> / </span>
+          <a href={repoUrl(owner, name)}>
+            <strong>{name}</strong>
           </a>
-        ))}
-      </nav>
+          {repo.private && <span class="badge">Private</span>}
+        </p>
+        <nav aria-label="Repository" class="tabs">
+          {tabs.map((t) => (
+            <a href={t.href} aria-current={t.id === repo.tab ? 'page' : undefined}>
+              {t.label}
+              {t.count !== undefined && <span class="counter">{t.count}</span>}
+            </a>
+          ))}
+        </nav>
+      </div>
     </div>
   );
 }

@@ -71,6 +71,8 @@ export async function startContractApi(): Promise<ContractApi> {
   const siteAdmin: express.RequestHandler = (req, res, next) => (api.users.get(session(req)!.username)?.is_admin ? next() : void res.status(403).json({ error: 'Forbidden' }));
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  // The anonymous home lists the newest repositories (docs/decisions/explore-lists.md): none here.
+  app.get('/api/repos', (_req, res) => void res.json([]));
   app.post('/api/sessions', (req, res) => {
     const { username, password } = req.body as { username?: string; password?: string };
     if (!username || api.passwords.get(username) !== password) return void res.status(401).json({ error: 'Invalid username or password' });
