@@ -5,8 +5,8 @@ import { refusalOf, ZERO_OID, type RefActor, type RefPolicy } from '@githost/ref
  * (the hooks directory, the policy, the verdict of each ref the request announces: verdictTable
  * below); install.ts writes the hooks at start, whose pre-receive shell applies the push bounds
  * and then those verdicts; pre-receive.ts is the Node hook for a push they do not cover
- * (refusalsOfPush below). Every verdict is @githost/ref-policy's refusalOf, the rule a merge is
- * refused by too.
+ * (refusalsOfPush below). Every verdict is @githost/ref-policy's refusalOf, the rule a merge's
+ * ref move is refused by too (grpc/update-ref.ts).
  */
 
 /** Env var the transport sets for the pre-receive hook: a JSON `PushPolicyInput`. */
