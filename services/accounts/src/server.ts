@@ -66,9 +66,11 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         onOrphan: (repository_id, err) => logger.error({ err, repository_id }, 'could not remove a half-created repository from git-storage'),
         onHeadDrift: (repository_id, err) => logger.error({ err, repository_id }, 'could not point HEAD back at the default branch after a failed change'),
       });
-      const events = (bus = deps.bus ?? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger }));
-      subscription = await subscribeToPushes(events, new PgActivityStore(database), logger, config.eventsQueue);
-      const ready: ReadinessChecks = { database: () => database.ping(), 'event bus': () => events.ready(), 'git-storage': () => (store.ready ? store.ready() : Promise.resolve(true)) };
+      // The bus is no readiness check: every request passes accounts, and a broker outage only
+      // delays the Explore order (the subscription resumes by itself), so it must not take accounts out.
+      bus = deps.bus ?? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger });
+      subscription = await subscribeToPushes(bus, new PgActivityStore(database), logger, config.eventsQueue);
+      const ready: ReadinessChecks = { database: () => database.ping(), 'git-storage': () => (store.ready ? store.ready() : Promise.resolve(true)) };
       const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services, registry, onSignIn: (result) => metrics.signIns.inc({ result }) });
       grpc = await startGrpcServer((server) => registerAccountsService(server, services, metrics, logger), config.grpcPort, config.bindHost, ['githost.accounts.v1.AccountsService'], config.internalSecret);
       http = await listen(app, config.httpPort, config.bindHost);
