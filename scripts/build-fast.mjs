@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -107,13 +108,9 @@ function inputsHash(root, dir) {
   const hash = createHash('sha256');
   hash.update(readFileSync(SELF));
   hash.update(readFileSync(path.join(root, 'tsconfig.base.json')));
-  hash.update(swcVersion(root));
+  hash.update(createRequire(SELF)('@swc/core/package.json').version);
   for (const file of files) hash.update(`\0${path.relative(dir, file)}\0`).update(readFileSync(file));
   return hash.digest('hex');
-}
-
-function swcVersion(root) {
-  return JSON.parse(readFileSync(path.join(root, 'node_modules', '@swc', 'core', 'package.json'), 'utf8')).version;
 }
 
 /** Size and mtime of each output: anything else that wrote `dist/` since (tsc, turbo) shows. */
