@@ -23,7 +23,8 @@ const INPUT_DIRS = ['src', 'scripts'];
 
 /**
  * Builds `target` and every workspace it depends on (dependencies and devDependencies, the graph
- * turbo builds for `--filter=<target>`). Returns the names built and those found up to date.
+ * turbo builds for `--filter=<target>`). Returns the names built and those found up to date, and
+ * when the last file was transpiled (the further steps may run on after it).
  */
 export async function buildFast({ root = ROOT, target = '@githost/launcher', log = () => {} } = {}) {
   const workspaces = readWorkspaces(root);
@@ -52,8 +53,9 @@ export async function buildFast({ root = ROOT, target = '@githost/launcher', log
     log(`${ws.name}: ${outputs.length} files in ${Date.now() - started} ms`);
     built.push(ws.name);
   }
+  const transpiledAt = Date.now();
   await Promise.all(steps);
-  return { built, upToDate };
+  return { built, upToDate, transpiledAt };
 }
 
 /** Every workspace of the root package.json: `{name, dir, pkg}`. */
@@ -225,8 +227,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {
   const target = process.argv[2] ?? '@githost/launcher';
   try {
     const started = Date.now();
-    const { built, upToDate } = await buildFast({ target, log: process.env.GITHOST_BUILD_LOG ? (line) => process.stderr.write(`${line}\n`) : undefined });
-    if (built.length > 0) process.stderr.write(`build-fast: built ${built.length} workspaces (${upToDate.length} up to date) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    const { built, upToDate, transpiledAt } = await buildFast({ target, log: process.env.GITHOST_BUILD_LOG ? (line) => process.stderr.write(`${line}\n`) : undefined });
+    const seconds = (at) => ((at - started) / 1000).toFixed(1);
+    if (built.length > 0) process.stderr.write(`build-fast: built ${built.length} workspaces (${upToDate.length} up to date) in ${seconds(Date.now())} s (transpiled by ${seconds(transpiledAt)} s)\n`);
   } catch (err) {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
