@@ -77,20 +77,28 @@ function readWorkspaces(root) {
   return byName;
 }
 
-/** `target` and the workspaces it depends on, each after its own dependencies. */
+/**
+ * `target` and the workspaces it depends on, each after its own dependencies; those whose build
+ * goes on after tsc (the database template: seconds) come as early as that allows, so their
+ * further steps run beside the transpiling of the rest.
+ */
 function closureOf(workspaces, target) {
   if (!workspaces.has(target)) throw new Error(`build-fast: no workspace named ${target}`);
-  const order = [];
-  const seen = new Set();
-  const visit = (name) => {
-    if (seen.has(name)) return;
-    seen.add(name);
-    const ws = workspaces.get(name);
-    for (const dep of Object.keys({ ...ws.pkg.dependencies, ...ws.pkg.devDependencies })) if (workspaces.has(dep)) visit(dep);
-    if (ws.pkg.scripts?.build) order.push(ws);
+  const depsOf = (ws) => Object.keys({ ...ws.pkg.dependencies, ...ws.pkg.devDependencies }).filter((dep) => workspaces.has(dep));
+  const walk = (roots, into, seen = new Set()) => {
+    const visit = (name) => {
+      if (seen.has(name)) return;
+      seen.add(name);
+      const ws = workspaces.get(name);
+      for (const dep of depsOf(ws)) visit(dep);
+      into.push(ws);
+    };
+    for (const root of roots) visit(root);
+    return into;
   };
-  visit(target);
-  return order;
+  const closure = walk([target], []);
+  const withSteps = closure.filter((ws) => ws.pkg.scripts?.build && ws.pkg.scripts.build.trim() !== TSC_STEP).map((ws) => ws.name);
+  return walk([...withSteps, target], []).filter((ws) => ws.pkg.scripts?.build);
 }
 
 function listFiles(dir) {
