@@ -45,7 +45,7 @@ export async function buildFast({ root = ROOT, target = '@githost/launcher', log
     // The database template needs its own package and those it imports built, which earlier
     // workspaces in `order` are; the steps of different workspaces run side by side.
     steps.push(
-      runSteps(ws).then(() => {
+      runSteps(root, ws).then(() => {
         mkdirSync(cacheDir, { recursive: true });
         writeFileSync(stampFile, JSON.stringify({ inputs, outputs: fingerprint(ws.dir, outputs) }));
       }),
@@ -97,7 +97,7 @@ function closureOf(workspaces, target) {
     return into;
   };
   const closure = walk([target], []);
-  const withSteps = closure.filter((ws) => ws.pkg.scripts?.build && ws.pkg.scripts.build.trim() !== TSC_STEP).map((ws) => ws.name);
+  const withSteps = closure.filter((ws) => ws.pkg.scripts?.build && stepsOf(ws) !== '').map((ws) => ws.name);
   return walk([...withSteps, target], []).filter((ws) => ws.pkg.scripts?.build);
 }
 
@@ -160,7 +160,7 @@ async function loaded() {
 
 /** The files tsc would emit for tsconfig.build.json, emitted by swc; their paths relative to the workspace. */
 async function transpileWorkspace(ws) {
-  checkBuildScript(ws);
+  stepsOf(ws);
   const { ts, swc } = await loaded();
   const configPath = path.join(ws.dir, 'tsconfig.build.json');
   const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
@@ -212,18 +212,22 @@ function writeAtomically(file, text) {
   renameSync(tmp, file);
 }
 
-function checkBuildScript(ws) {
-  if (!ws.pkg.scripts.build.startsWith(TSC_STEP)) throw new Error(`build-fast: ${ws.name}'s build script must start with "${TSC_STEP}" (it is "${ws.pkg.scripts.build}")`);
+/** What the workspace's `build` script runs after its tsc call ('' for nothing); any other shape is refused. */
+function stepsOf(ws) {
+  const build = ws.pkg.scripts.build.trim();
+  const rest = build.startsWith(TSC_STEP) ? build.slice(TSC_STEP.length).trim() : undefined;
+  if (rest === undefined || (rest !== '' && !rest.startsWith('&&'))) {
+    throw new Error(`build-fast: ${ws.name}'s build script must be "${TSC_STEP}", then optionally "&& <further steps>" (it is "${build}")`);
+  }
+  return rest.slice(2).trim();
 }
 
 /** The steps of the workspace's `build` script after its tsc call, run as npm would run them. */
-function runSteps(ws) {
-  const rest = ws.pkg.scripts.build.slice(TSC_STEP.length).trim();
-  if (rest === '') return Promise.resolve();
-  if (!rest.startsWith('&&')) throw new Error(`build-fast: ${ws.name}'s build script goes on after tsc other than with "&&"`);
-  const command = rest.slice(2).trim();
+function runSteps(root, ws) {
+  const command = stepsOf(ws);
+  if (command === '') return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const bins = [path.join(ws.dir, 'node_modules', '.bin'), path.join(ROOT, 'node_modules', '.bin')];
+    const bins = [path.join(ws.dir, 'node_modules', '.bin'), path.join(root, 'node_modules', '.bin')];
     const env = { ...process.env, PATH: [...bins, process.env.PATH].join(path.delimiter) };
     const child = spawn(command, { cwd: ws.dir, env, shell: true, stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('error', reject);

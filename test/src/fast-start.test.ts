@@ -119,11 +119,20 @@ describe('the build npm start runs', () => {
     expect(runApp(root)).toBe('hello, world\n');
   });
 
-  it('when a build script does not start with the tsc call, then the build fails naming the workspace', () => {
+  it('when a build script is not the tsc call then further steps, then the build fails naming the workspace', () => {
     const root = smallProject('node scripts/after.mjs');
     const result = buildFast(root);
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('@fx/app\'s build script must start with "tsc -p tsconfig.build.json"');
+    expect(result.stderr).toContain('@fx/app\'s build script must be "tsc -p tsconfig.build.json", then optionally "&& <further steps>"');
+  });
+
+  it('when a source does not parse, then the build fails naming the file, and the next build tries it again', () => {
+    const root = smallProject();
+    write(path.join(root, 'packages', 'lib', 'src', 'broken.ts'), 'export const x = ;\n');
+    const first = buildFast(root);
+    expect(first.status).toBe(1);
+    expect(first.stderr).toContain('broken.ts');
+    expect(buildFast(root).status).toBe(1);
   });
 
   it('when a later step of a build script fails, then the build fails, and the next build runs that step again', () => {
