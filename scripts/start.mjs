@@ -1,5 +1,5 @@
-// `npm start`: builds what changed (scripts/build-fast.mjs: swc, no type check; about a tenth of a
-// second when nothing did), then runs the launcher in this very process. Only this node process is
+// `npm start`: builds what changed (scripts/build-fast.mjs: swc, no type check; 0.1-0.5 s when
+// nothing did), then runs the launcher in this very process. Only this node process is
 // left running under npm: no build tool and no nested npm for the whole run (README "Performance").
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
