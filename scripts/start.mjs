@@ -11,6 +11,6 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-fast.mjs'), '@githost/launcher'], { cwd: root, stdio: 'inherit' });
 if (build.error) throw build.error;
 if (build.status !== 0) process.exit(build.status ?? 1);
-// `--build-only`: what `npm start` builds, and nothing else (the footprint bench times the start after it).
+// `--build-only`: what `npm start` builds, and nothing else.
 if (process.argv.includes('--build-only')) process.exit(0);
 await import(pathToFileURL(path.join(root, 'launcher', 'dist', 'main.js')).href);

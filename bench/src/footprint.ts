@@ -21,7 +21,7 @@ const LOAD_TARGET = 500 * MiB;
 const READY_TARGET_MS = 10_000;
 /** README "Performance": from the end of `npm install` on a fresh clone, the first page within 15 s, build included. */
 const FIRST_PAGE_TARGET_MS = 15_000;
-/** `npm install` on this machine takes ~25 s; a busy machine gets room before the part gives up. */
+/** `npm install` takes ~25 s on this machine when quiet, 40-75 s when busy; room before the part gives up. */
 const INSTALL_TIMEOUT_MS = 600_000;
 
 interface Started {
