@@ -12,7 +12,7 @@ import { ObjectCache } from './domain/object-cache.js';
 import type { RepositoryReader } from './domain/ports.js';
 import { browseRoutes } from './http/routes.js';
 
-export interface Deps {
+export interface ServerDeps {
   logger?: Logger;
   /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
   metricsEndpoint?: MetricsEndpoint;
@@ -26,7 +26,7 @@ export interface BrowseService extends Service<{ httpPort: number; metricsPort: 
 }
 
 /** Stateless: everything it knows comes from git-storage, so any number of copies can run. */
-export function createServer(config: Config, deps: Deps = {}): BrowseService {
+export function createServer(config: Config, deps: ServerDeps = {}): BrowseService {
   const logger = deps.logger ?? createLogger('browse');
   const ownsClient = !deps.storage;
   const storage = deps.storage ?? createStorageRouter(config.storageShards, config.internalSecret);
