@@ -319,10 +319,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every repository the caller may read, newest first (paged)
+         * Every repository the caller may read, newest activity first (paged)
          * @description The site's explore list: anonymous callers get the public repositories; a signed-in caller
-         *     also the private ones they own or collaborate on; a site admin every one. Newest first is
-         *     by creation time, the newest activity accounts knows of (docs/decisions/explore-lists.md).
+         *     also the private ones they own or collaborate on; a site admin every one. Newest activity
+         *     first: the last push, or the creation for a repository never pushed to; a push shows
+         *     moments after it is answered (docs/decisions/explore-lists.md).
          */
         get: operations["exploreRepositories"];
         put?: never;

@@ -1,3 +1,4 @@
+import { createEventBus, type EventBus, type Subscription } from '@githost/bus';
 import type { Database } from '@githost/db';
 import { startGrpcServer, type GrpcListening } from '@githost/grpc';
 import { createRegistry, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening, type ReadinessChecks } from '@githost/http';
@@ -5,6 +6,8 @@ import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import { GrpcRepositoryStorage } from './clients/storage.js';
 import { pgliteDir, type Config } from './config.js';
+import { subscribeToPushes } from './consumer/push-consumer.js';
+import { PgActivityStore } from './db/activity-store.js';
 import { openAccountsDatabase } from './db/open.js';
 import { PgProtectionStore } from './db/protection-store.js';
 import { PgRepositoryStore } from './db/repository-store.js';
@@ -19,6 +22,8 @@ import { createAccountsApp } from './http/app.js';
 import { createMetrics } from './metrics.js';
 
 export interface ServerDeps {
+  /** A shared bus (the launcher's in-process one); built from AMQP_URL when absent. */
+  bus?: EventBus;
   logger?: Logger;
   /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
   metricsEndpoint?: MetricsEndpoint;
@@ -35,6 +40,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   let http: Listening | undefined;
   let grpc: GrpcListening | undefined;
   let metricsListening: MetricsListening | undefined;
+  let bus: EventBus | undefined;
+  let subscription: Subscription | undefined;
 
   return {
     async start() {
@@ -59,6 +66,10 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         onOrphan: (repository_id, err) => logger.error({ err, repository_id }, 'could not remove a half-created repository from git-storage'),
         onHeadDrift: (repository_id, err) => logger.error({ err, repository_id }, 'could not point HEAD back at the default branch after a failed change'),
       });
+      // The bus is no readiness check: every request passes accounts, and a broker outage only
+      // delays the Explore order (the subscription resumes by itself), so it must not take accounts out.
+      bus = deps.bus ?? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger });
+      subscription = await subscribeToPushes(bus, new PgActivityStore(database), logger, config.eventsQueue);
       const ready: ReadinessChecks = { database: () => database.ping(), 'git-storage': () => (store.ready ? store.ready() : Promise.resolve(true)) };
       const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services, registry, onSignIn: (result) => metrics.signIns.inc({ result }) });
       grpc = await startGrpcServer((server) => registerAccountsService(server, services, metrics, logger), config.grpcPort, config.bindHost, ['githost.accounts.v1.AccountsService'], config.internalSecret);
@@ -70,9 +81,11 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
 
     async stop() {
       await Promise.all([http?.close(), grpc?.close(), metricsListening?.close()]);
+      await subscription?.close();
+      if (!deps.bus) await bus?.close();
       if (!deps.storage) storage?.close?.();
       await db?.close();
-      http = grpc = db = storage = undefined;
+      http = grpc = db = storage = bus = subscription = undefined;
     },
   };
 }

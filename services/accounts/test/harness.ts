@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase } from '@githost/db';
+import { TEST_AMQP_URL, uniqueTestName } from '@githost/bus/testing';
 import { rpc } from './rpc.js';
 import { encodeIdentity, type ClientInfo, type Principal, type RepoContext } from '@githost/identity';
 import { createAccountsClient, type AccountsServiceClient } from '@githost/protos';
@@ -37,7 +38,7 @@ export interface Harness {
 
 /** Starts the real accounts service on port 0 against real Postgres or PGlite in a temp dir;
  *  `storage` is one git-storage address (shard `default`) or several shards by name. */
-export async function startAccounts(backend: Backend, storage: string | ShardMap, opts: { defaultShard?: string; sessions?: Partial<SessionSettings>; clock?: () => number } = {}): Promise<Harness> {
+export async function startAccounts(backend: Backend, storage: string | ShardMap, opts: { defaultShard?: string; sessions?: Partial<SessionSettings>; clock?: () => number; rabbitmq?: boolean } = {}): Promise<Harness> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'githost-accounts-'));
   const database = backend === 'postgres' ? await createTestDatabase('githost_accounts') : undefined;
   const config: Config = {
@@ -52,6 +53,10 @@ export async function startAccounts(backend: Backend, storage: string | ShardMap
     storageShards: typeof storage === 'string' ? singleShard(storage) : storage,
     defaultShard: opts.defaultShard,
     publicUrl: PUBLIC_URL,
+    // The in-process bus unless a test is about events through the real broker.
+    amqpUrl: opts.rabbitmq ? TEST_AMQP_URL : undefined,
+    eventsExchange: uniqueTestName('accounts', 'events'),
+    eventsQueue: uniqueTestName('accounts', 'queue'),
     sessions: { ...DEFAULT_SESSION_SETTINGS, ...opts.sessions },
   };
   const service = createServer(config, { clock: opts.clock });

@@ -16,7 +16,7 @@ import { ReadCaches, type ReadCacheOptions } from './cache/read-caches.js';
 import { CatfilePool, type CatfilePoolOptions } from './git/catfile-pool.js';
 import { RefUpdaters } from './git/ref-updaters.js';
 import { ensureGitHome } from './git/command.js';
-import { installHooks } from './git/hooks.js';
+import { installHooks } from './hooks/install.js';
 import { RefsCache } from './git/refs-cache.js';
 import { registerStorageService } from './grpc/service.js';
 import { Housekeeper, type HousekeepingOptions } from './housekeeping/housekeeper.js';

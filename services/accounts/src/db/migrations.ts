@@ -131,4 +131,15 @@ CREATE INDEX sign_in_failures_key_idx ON sign_in_failures (kind, key, failed_at)
 CREATE INDEX sign_in_failures_failed_at_idx ON sign_in_failures (failed_at);
 `,
   },
+  {
+    version: 6,
+    name: 'repositories_pushed_at',
+    // docs/decisions/explore-lists.md: the Explore list is newest activity first, the last push
+    // (kept from git-storage's push events, consumer/push-consumer.ts) or else the creation. The
+    // index is on the very expression the list orders by, so a page reads it in order.
+    sql: `
+ALTER TABLE repositories ADD COLUMN pushed_at timestamptz;
+CREATE INDEX repositories_activity_idx ON repositories ((coalesce(pushed_at, created_at)) DESC, id);
+`,
+  },
 ];

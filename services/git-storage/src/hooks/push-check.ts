@@ -1,5 +1,14 @@
 import { refusalOf, ZERO_OID, type RefActor, type RefPolicy } from '@githost/ref-policy';
 
+/*
+ * Where a push is refused: this folder. receive-pack.ts is what the transport gives receive-pack
+ * (the hooks directory, the policy, the verdict of each ref the request announces: verdictTable
+ * below); install.ts writes the hooks at start, whose pre-receive shell applies the push bounds
+ * and then those verdicts; pre-receive.ts is the Node hook for a push they do not cover
+ * (refusalsOfPush below). Every verdict is @githost/ref-policy's refusalOf, the rule a merge's
+ * ref move is refused by too (grpc/update-ref.ts).
+ */
+
 /** Env var the transport sets for the pre-receive hook: a JSON `PushPolicyInput`. */
 export const PUSH_POLICY_ENV = 'GITHOST_PUSH_POLICY';
 

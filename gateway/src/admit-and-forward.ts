@@ -1,12 +1,12 @@
 import type { RequestHandler } from 'express';
-import type { Admit } from './admission.js';
-import type { Forward } from './forward.js';
+import type { Admit } from './admission/admit.js';
+import type { Forward } from './forwarding/forward.js';
 import type { GatewayMetrics } from './metrics.js';
 import { attachState, stateOf } from './request-state.js';
 
 /** Every request past the edge's own endpoints: admitted, then forwarded; each answer counted as
  *  forwarded, refused or answered at the edge. */
-export function createGate(admit: Admit, forward: Forward, metrics: GatewayMetrics): RequestHandler {
+export function admitAndForward(admit: Admit, forward: Forward, metrics: GatewayMetrics): RequestHandler {
   return (req, res, next) => {
     res.on('finish', () => {
       const state = stateOf(req);

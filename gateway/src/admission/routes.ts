@@ -1,4 +1,4 @@
-import type { UpstreamName } from './config.js';
+import type { UpstreamName } from '../config.js';
 
 /**
  * The gateway's route table (docs/ARCHITECTURE.md): which service answers a path, whether a

@@ -1,6 +1,6 @@
 import { AppError, forbidden, notFound, unauthenticated } from '@githost/errors';
 import { canRead, canWrite, type Principal, type RepoContext } from '@githost/identity';
-import type { RouteMatch } from '../routes.js';
+import type { RouteMatch } from './routes.js';
 
 /** A refusal at the edge; `challenge` asks for `WWW-Authenticate`, since git sends credentials
  *  only after a 401 that carries it. */

@@ -3,17 +3,17 @@ import { errorBody, httpStatusOf, toAppError } from '@githost/errors';
 import type { ObserveRequest } from '@githost/http';
 import { canRead } from '@githost/identity';
 import type { Logger } from '@githost/logging';
-import { hasBody } from './body-encoding.js';
-import type { CachedAccountsGateway } from './clients/cached-accounts.js';
-import { acceptForwardedClient, clientOf } from './client-forwarding.js';
-import { parseAuthorization } from './credentials.js';
-import { denyAnonymous, denyRepository } from './domain/access.js';
-import { capPermission, denyScope } from './domain/scopes.js';
-import { edgeRequestOf, type EdgeReads } from './edge-reads.js';
-import type { GatewayMetrics } from './metrics.js';
-import type { RateClient, RateLimitGate } from './rate-limit.js';
-import type { TargetCheck } from './request-target.js';
-import { matchRoute, splitTarget } from './routes.js';
+import { hasBody } from '../request-checks/body-encoding.js';
+import type { CachedAccountsGateway } from '../clients/cached-accounts.js';
+import { acceptForwardedClient, clientOf } from '../admission/client-forwarding.js';
+import { parseAuthorization } from '../admission/credentials.js';
+import { denyAnonymous, denyRepository } from '../admission/access.js';
+import { capPermission, denyScope } from '../admission/scopes.js';
+import { edgeRequestOf, type EdgeReads } from './reads.js';
+import type { GatewayMetrics } from '../metrics.js';
+import type { RateClient, RateLimitGate } from '../admission/rate-limit.js';
+import type { TargetCheck } from '../request-checks/request-target.js';
+import { matchRoute, splitTarget } from '../admission/routes.js';
 
 export interface WarmReadDeps {
   accounts: CachedAccountsGateway;

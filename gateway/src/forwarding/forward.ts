@@ -1,11 +1,11 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { unavailable } from '@githost/errors';
 import { canRead, encodeIdentity } from '@githost/identity';
-import type { UpstreamName } from './config.js';
-import { hasStreamedBody, limitStreamedBody } from './body-limit.js';
-import { clientOf } from './client-forwarding.js';
-import { edgeRequestOf, type EdgeReads } from './edge-reads.js';
-import type { RequestState } from './request-state.js';
+import type { UpstreamName } from '../config.js';
+import { hasStreamedBody, limitStreamedBody } from '../request-checks/body-limit.js';
+import { clientOf } from '../admission/client-forwarding.js';
+import { edgeRequestOf, type EdgeReads } from '../edge-cache/reads.js';
+import type { RequestState } from '../request-state.js';
 
 export interface ForwardDeps {
   proxies: Map<UpstreamName, RequestHandler>;

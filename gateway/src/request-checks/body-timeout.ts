@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { answerRequestTimeout } from '@githost/http';
-import { upstreamRequestOf } from './proxy.js';
+import { upstreamRequestOf } from '../forwarding/proxy.js';
 
 /** GITHOST_BODY_TIMEOUT_MS: the longest a request body may go without a byte (README "Malformed requests"). */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;

@@ -3,14 +3,14 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import type { Principal, RepoContext } from '@githost/identity';
-import type { Authentication } from './clients/accounts.js';
-import type { CachedAccountsGateway } from './clients/cached-accounts.js';
-import { createEdgeAnswers } from './edge-answers.js';
-import { createEdgeReads, edgeRequestOf } from './edge-reads.js';
-import { createGatewayMetrics } from './metrics.js';
-import { createRateLimitGate, type RateLimits } from './rate-limit.js';
-import { createTargetCheck } from './request-target.js';
-import { createWarmReads } from './warm-reads.js';
+import type { Authentication } from '../clients/accounts.js';
+import type { CachedAccountsGateway } from '../clients/cached-accounts.js';
+import { createEdgeAnswers } from './answers.js';
+import { createEdgeReads, edgeRequestOf } from './reads.js';
+import { createGatewayMetrics } from '../metrics.js';
+import { createRateLimitGate, type RateLimits } from '../admission/rate-limit.js';
+import { createTargetCheck } from '../request-checks/request-target.js';
+import { createWarmReads } from './before-router.js';
 
 const alice: Principal = { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false };
 const demo: RepoContext = { id: 'r-1', owner: 'alice', name: 'demo', default_branch: 'main', private: false, shard: 'default', permission: 'read', owner_id: 'u-alice' };

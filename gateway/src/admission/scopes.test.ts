@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { accounts } from '@githost/protos';
 import type { Principal, RepoContext } from '@githost/identity';
 import { authenticationOf, type Authentication, type TokenScope } from '../clients/accounts.js';
-import { matchRoute } from '../routes.js';
+import { matchRoute } from './routes.js';
 import { capPermission, denyScope, READ_SCOPE_ONLY } from './scopes.js';
 
 const user: Principal = { user_id: 'u1', username: 'ci', email: 'ci@example.com', is_admin: false };

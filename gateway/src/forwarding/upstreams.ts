@@ -2,12 +2,12 @@ import type { Agent, IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from '@githost/logging';
 import { DEFAULT_SHARD, singleShard } from '@githost/storage-router';
-import type { Config, UpstreamName } from './config.js';
-import { keepAnswer, type EdgeAnswers } from './edge-answers.js';
-import type { EdgeValidators } from './edge-validators.js';
+import type { Config, UpstreamName } from '../config.js';
+import { keepAnswer, type EdgeAnswers } from '../edge-cache/answers.js';
+import type { EdgeValidators } from '../edge-cache/validators.js';
 import { gitStorageTarget } from './git-storage-shards.js';
 import { upstreamProxy } from './proxy.js';
-import { stateOf } from './request-state.js';
+import { stateOf } from '../request-state.js';
 
 const API_TIMEOUT_MS = 120_000;
 

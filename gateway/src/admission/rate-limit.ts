@@ -34,7 +34,7 @@ export function markChallenged(res: Response): void {
 }
 
 /** Works on a bare node request and response too: the gateway answers warm reads before express
- *  runs (warm-reads.ts). */
+ *  runs (edge-cache/before-router.ts). */
 export type RateLimitGate = (req: IncomingMessage, res: ServerResponse, client: RateClient, surface: RateSurface) => Promise<boolean>;
 
 const WINDOW_MS = 60_000;

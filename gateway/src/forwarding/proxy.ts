@@ -56,7 +56,7 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Request
     ejectPlugins: true,
     plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
     on: {
-      // Kept so a body the client stops sending tears this request down (body-timeout.ts), and
+      // Kept so a body the client stops sending tears this request down (request-checks/body-timeout.ts), and
       // a reset on a reused connection is known as one.
       proxyReq: (proxyReq, req) => void upstreamRequests.set(req, proxyReq),
       proxyRes: (proxyRes, req, res) => {

@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
-import { edgeKey, ifNoneMatchHits, type EdgeRequest, type RefVersions } from './edge-validators.js';
+import { edgeKey, ifNoneMatchHits, type EdgeRequest, type RefVersions } from './validators.js';
 
 /**
  * Whole browse answers kept at the edge, so a warm read costs what the gateway hop costs (README
- * "Performance"). Keyed as the edge's 304s are (edge-validators.ts: shard, repository, default
+ * "Performance"). Keyed as the edge's 304s are (validators.ts: shard, repository, default
  * branch, visibility, URL), and only ever looked up after admission has decided the caller may
  * read the repository: a cached body never reaches someone who could not get it from browse.
  *

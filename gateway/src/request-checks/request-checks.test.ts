@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
 import { createHttpApp, finish, listen, type Listening } from '@githost/http';
 import { createLogger } from '@githost/logging';
-import { findOpenApiDocument } from './openapi.js';
+import { findOpenApiDocument } from '../openapi.js';
 import { createTargetCheck, malformedEscapeAt, refuseMalformedTarget } from './request-target.js';
 import { refuseUndecodableBody } from './body-encoding.js';
 import { answerOversizedRequests } from './oversized-requests.js';

@@ -2,17 +2,17 @@ import type { Request, Response } from 'express';
 import { AppError, tooLarge, unauthenticated } from '@githost/errors';
 import type { Principal, RepoContext } from '@githost/identity';
 import { REQUEST_ID_HEADER } from '@githost/logging';
-import type { Authentication } from './clients/accounts.js';
-import { isRejection, type CachedAccountsGateway } from './clients/cached-accounts.js';
+import type { Authentication } from '../clients/accounts.js';
+import { isRejection, type CachedAccountsGateway } from '../clients/cached-accounts.js';
 import { parseAuthorization, type Credential } from './credentials.js';
-import { denyAnonymous, denyRepository, type Denial } from './domain/access.js';
-import { capPermission, denyScope } from './domain/scopes.js';
-import { declaredTooLarge } from './body-limit.js';
+import { denyAnonymous, denyRepository, type Denial } from './access.js';
+import { capPermission, denyScope } from './scopes.js';
+import { declaredTooLarge } from '../request-checks/body-limit.js';
 import { clientOf } from './client-forwarding.js';
 import { markChallenged, type RateClient, type RateLimitGate } from './rate-limit.js';
 import { matchRoute, matchSiteRoute, splitTarget, type RouteMatch } from './routes.js';
 import { staleAccessAfter } from './stale-access.js';
-import type { Admission } from './request-state.js';
+import type { Admission } from '../request-state.js';
 
 const CHALLENGE = 'Basic realm="githost"';
 

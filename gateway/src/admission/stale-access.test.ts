@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Principal, RepoContext } from '@githost/identity';
-import type { CachedAccountsGateway } from './clients/cached-accounts.js';
+import type { CachedAccountsGateway } from '../clients/cached-accounts.js';
 import { matchRoute } from './routes.js';
 import { staleAccessAfter } from './stale-access.js';
 

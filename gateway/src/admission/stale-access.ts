@@ -1,5 +1,5 @@
 import type { Principal, RepoContext } from '@githost/identity';
-import type { CachedAccountsGateway } from './clients/cached-accounts.js';
+import type { CachedAccountsGateway } from '../clients/cached-accounts.js';
 import type { RouteMatch } from './routes.js';
 
 const READ_METHODS = new Set(['GET', 'HEAD']);

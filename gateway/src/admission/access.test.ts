@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Principal, RepoContext } from '@githost/identity';
 import { denyAnonymous, denyRepository } from './access.js';
-import type { RouteMatch } from '../routes.js';
+import type { RouteMatch } from './routes.js';
 
 const user: Principal = { user_id: 'u1', username: 'u', email: 'u@x', is_admin: false };
 const repo = (over: Partial<RepoContext>): RepoContext => ({ id: 'r', owner: 'o', name: 'n', default_branch: 'main', private: false, shard: 'default', permission: 'read', owner_id: 'o1', ...over });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { IncomingHttpHeaders } from 'node:http';
-import { cacheableHeaders, createEdgeAnswers, isImmutable } from './edge-answers.js';
-import type { EdgeRequest, RefVersions } from './edge-validators.js';
+import { cacheableHeaders, createEdgeAnswers, isImmutable } from './answers.js';
+import type { EdgeRequest, RefVersions } from './validators.js';
 
 /** A ref watch whose versions the test sets; absent: not live. */
 function fakeVersions(): RefVersions & { set(repoId: string, v: string | undefined): void } {

@@ -5,12 +5,12 @@ import { describe, expect, it } from '@jest/globals';
 import express, { type Request, type Response } from 'express';
 import { AppError, notFound, unauthenticated, unavailable } from '@githost/errors';
 import type { Principal, RepoContext } from '@githost/identity';
-import { createAdmission, type Admit } from './admission.js';
-import type { Authentication } from './clients/accounts.js';
-import type { CachedAccountsGateway } from './clients/cached-accounts.js';
-import { READ_SCOPE_ONLY } from './domain/scopes.js';
+import { createAdmission, type Admit } from './admit.js';
+import type { Authentication } from '../clients/accounts.js';
+import type { CachedAccountsGateway } from '../clients/cached-accounts.js';
+import { READ_SCOPE_ONLY } from './scopes.js';
 import { createRateLimitGate, type RateLimits } from './rate-limit.js';
-import type { Admission } from './request-state.js';
+import type { Admission } from '../request-state.js';
 
 const alice: Principal = { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false };
 const TOKENS: Record<string, Authentication> = {

@@ -3,7 +3,7 @@ import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REF_INTENT_ENV, TEST_PAUSE_ENV } from '../events/ref-intents.js';
-import { PUSH_VERDICTS_ENV } from '../hooks/push-check.js';
+import { PUSH_VERDICTS_ENV } from './push-check.js';
 
 /** Env var with the largest blob a push may bring, in bytes (the pre-receive hook refuses larger). */
 export const MAX_FILE_ENV = 'GITHOST_MAX_FILE_BYTES';
@@ -52,7 +52,7 @@ fi`;
 
 /** The compiled pre-receive script; from the sources (under jest) it is the built one. */
 export function preReceiveScript(): string {
-  for (const candidate of ['../hooks/pre-receive.js', '../../dist/hooks/pre-receive.js']) {
+  for (const candidate of ['./pre-receive.js', '../../dist/hooks/pre-receive.js']) {
     const file = fileURLToPath(new URL(candidate, import.meta.url));
     if (existsSync(file)) return file;
   }
@@ -95,7 +95,7 @@ export async function installHooks(dataDir: string): Promise<string> {
     // git for ancestry inside the quarantine. Anything else goes to the Node hook, which decides
     // from git's own list. Messages are printed as data, never evaluated.
     'pre-receive': `#!/bin/sh
-# githost (written by services/git-storage/src/git/hooks.ts at start): push bounds, then branch and
+# githost (written by services/git-storage/src/hooks/install.ts at start): push bounds, then branch and
 # tag protection: the verdicts in $${PUSH_VERDICTS_ENV} (src/hooks/push-check.ts), else the Node hook
 # run at the end (dist/hooks/pre-receive.js, built from src/hooks/pre-receive.ts).
 umask 077
@@ -121,7 +121,7 @@ printf '%s\\n' "$input" | exec ${shellQuote(process.execPath)} ${shellQuote(preR
     // transaction, once per ref on a push that is not atomic, and every process it starts (cat,
     // sed) costs milliseconds there; only sync is spawned, for the fsync no builtin does.
     'reference-transaction': `#!/bin/sh
-# githost (written by services/git-storage/src/git/hooks.ts at start): the write-ahead record of a
+# githost (written by services/git-storage/src/hooks/install.ts at start): the write-ahead record of a
 # push's ref changes in $${REF_INTENT_ENV} (src/events/ref-intents.ts). prepared: appended and
 # fsynced before any ref moves (a failure refuses the push); committed / aborted: confirmed or
 # dropped. Outside the service's receive-pack (variable unset) it does nothing.

@@ -1,7 +1,7 @@
 import { forbidden } from '@githost/errors';
 import type { Permission, RepoContext } from '@githost/identity';
 import type { Authentication } from '../clients/accounts.js';
-import type { RouteMatch } from '../routes.js';
+import type { RouteMatch } from './routes.js';
 import type { Denial } from './access.js';
 
 const READ_METHODS = new Set(['GET', 'HEAD']);

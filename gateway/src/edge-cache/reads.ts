@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { RepoContext } from '@githost/identity';
 import { DEFAULT_SHARD } from '@githost/storage-router';
-import { answerFromEdge, type AnswerPending, type EdgeAnswers, type StoredAnswer } from './edge-answers.js';
-import type { EdgeRequest, EdgeValidators, Pending } from './edge-validators.js';
-import type { GatewayMetrics } from './metrics.js';
+import { answerFromEdge, type AnswerPending, type EdgeAnswers, type StoredAnswer } from './answers.js';
+import type { EdgeRequest, EdgeValidators, Pending } from './validators.js';
+import type { GatewayMetrics } from '../metrics.js';
 
 /** What the edge can answer a browse read with: a 304 for a validator the client holds, or a kept answer. */
 export type EdgeHit = { notModified: { etag: string; cacheControl: string } } | { kept: StoredAnswer };
