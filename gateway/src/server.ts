@@ -31,7 +31,7 @@ import { refuseUndecodableBody } from './request-checks/body-encoding.js';
 import { answerOversizedRequests } from './request-checks/oversized-requests.js';
 import { DEFAULT_BODY_TIMEOUT_MS, limitBodySilence } from './request-checks/body-timeout.js';
 
-export interface GatewayDeps {
+export interface ServerDeps {
   logger?: Logger;
   /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
   metricsEndpoint?: MetricsEndpoint;
@@ -46,7 +46,7 @@ export interface GatewayDeps {
   refVersions?: RefVersions;
 }
 
-export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
+export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger('gateway');
   const metrics = createGatewayMetrics();
   const accounts = cachedAccounts(deps.accounts ?? grpcAccountsGateway(config.accountsGrpcAddress, config.internalSecret, metrics.grpcClient), { ...DEFAULT_TTLS, ...deps.cacheTtls }, (cache, result) =>

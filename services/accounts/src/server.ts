@@ -16,7 +16,7 @@ import { argon2Hasher } from './crypto/argon2.js';
 import { PgTokenStore } from './db/token-store.js';
 import { PgUserStore } from './db/user-store.js';
 import type { RepositoryStorage } from './domain/ports.js';
-import { createServices } from './domain/services.js';
+import { accountsDeps } from './domain/deps.js';
 import { registerAccountsService } from './grpc/service.js';
 import { createAccountsApp } from './http/app.js';
 import { createMetrics } from './metrics.js';
@@ -51,7 +51,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       storage = deps.storage ?? new GrpcRepositoryStorage(config.storageShards, config.internalSecret, metrics.grpcClient);
       const database = db;
       const store = storage;
-      const services = createServices({
+      const accounts = accountsDeps({
         users: new PgUserStore(database),
         tokens: new PgTokenStore(database),
         repositories: new PgRepositoryStore(database),
@@ -71,8 +71,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       bus = deps.bus ?? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger });
       subscription = await subscribeToPushes(bus, new PgActivityStore(database), logger, config.eventsQueue);
       const ready: ReadinessChecks = { database: () => database.ping(), 'git-storage': () => (store.ready ? store.ready() : Promise.resolve(true)) };
-      const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services, registry, onSignIn: (result) => metrics.signIns.inc({ result }) });
-      grpc = await startGrpcServer((server) => registerAccountsService(server, services, metrics, logger), config.grpcPort, config.bindHost, ['githost.accounts.v1.AccountsService'], config.internalSecret);
+      const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, deps: accounts, registry, onSignIn: (result) => metrics.signIns.inc({ result }) });
+      grpc = await startGrpcServer((server) => registerAccountsService(server, accounts, metrics, logger), config.grpcPort, config.bindHost, ['githost.accounts.v1.AccountsService'], config.internalSecret);
       http = await listen(app, config.httpPort, config.bindHost);
       metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
       logger.info({ http_port: http.port, grpc_port: grpc.port, database: database.kind }, 'accounts started');

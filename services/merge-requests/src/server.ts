@@ -22,7 +22,7 @@ import { statusRoutes } from './http/status-routes.js';
 import { mergeMetrics, outboxBacklogGauge } from './metrics.js';
 import { startRecoveryLoop, type RecoveryOptions } from './recovery-loop.js';
 
-export interface Deps {
+export interface ServerDeps {
   /** A shared bus (the launcher's in-process one); built from AMQP_URL when absent. */
   bus?: EventBus;
   logger?: Logger;
@@ -34,7 +34,7 @@ export interface Deps {
   recovery?: RecoveryOptions;
 }
 
-export function createServer(config: Config, deps: Deps = {}): Service<{ httpPort: number; metricsPort: number }> {
+export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger('merge-requests');
   const storage = deps.storage ?? createStorageRouter(config.gitStorageShards, config.internalSecret);
   const accounts = deps.accounts ?? createAccountsClient(config.accountsAddr, config.internalSecret);

@@ -6,8 +6,8 @@ import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import type { Config } from './config.js';
 import { MIGRATIONS } from './db/migrations.js';
-import { WebhookRepository } from './db/webhook-repository.js';
-import { DeliveryRepository } from './db/delivery-repository.js';
+import { PgWebhookStore } from './db/webhook-store.js';
+import { PgDeliveryStore } from './db/delivery-store.js';
 import { webhookRoutes } from './http/routes.js';
 import { subscribeToEvents } from './consumer/event-consumer.js';
 import { DeliveryWorker } from './delivery/delivery-worker.js';
@@ -40,8 +40,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
     async start() {
       db = await openDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'db', SERVICE), schema: SERVICE });
       await migrate(db, MIGRATIONS);
-      const webhooks = new WebhookRepository(db);
-      const deliveries = new DeliveryRepository(db);
+      const webhooks = new PgWebhookStore(db);
+      const deliveries = new PgDeliveryStore(db);
       const registry = createRegistry(SERVICE);
       const metrics = deliveryMetrics(registry, deliveries);
 

@@ -1,12 +1,9 @@
 import type { EventBus, EventEnvelope, Subscription } from '@githost/bus';
 import type { Logger } from '@githost/logging';
+import type { PushActivity } from '../domain/ports.js';
 
 /** The one kind accounts learns from (ARCHITECTURE "Events"): git-storage's `push`. */
 export const CONSUMED_KINDS = ['push'] as const;
-
-export interface PushActivity {
-  recordPush(repositoryId: string, pushedAt: Date): Promise<void>;
-}
 
 /**
  * Keeps each repository's last push for the Explore list (docs/decisions/explore-lists.md). The

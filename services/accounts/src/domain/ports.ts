@@ -184,3 +184,15 @@ export interface RepositoryStorage {
   /** The repository's branch names, without refs/heads/. */
   listBranches(shard: string, repositoryId: string, ctx?: CallContext): Promise<string[]>;
 }
+
+/** Hashes and checks passwords (argon2id in production, src/crypto/argon2.ts). */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** False for a wrong password and for a hash it cannot read; never throws for either. */
+  verify(hash: string, password: string): Promise<boolean>;
+}
+
+/** Where a push's time is kept for the Explore order (docs/decisions/explore-lists.md). */
+export interface PushActivity {
+  recordPush(repositoryId: string, pushedAt: Date): Promise<void>;
+}

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@githost/bus';
 import { AppError } from '@githost/errors';
 import { lifecycleEvent, type EventRepo } from './lifecycle-events.js';
-import type { MergeRequestChange } from './lifecycle-ports.js';
+import type { MergeRequestChange } from './ports.js';
 import { mergeRequestEvent } from './merge-request-event.js';
 import type { EventRelay, GitPort, MergeRequestStore, UserDirectory } from './ports.js';
 import type { MergeRequest } from './types.js';

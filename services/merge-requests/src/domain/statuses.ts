@@ -4,7 +4,8 @@ import { notFound, validation } from '@githost/errors';
 import { requireCaller, requireVisible, requireWrite } from './access.js';
 import type { EventRelay, GitPort } from './ports.js';
 import type { Caller, RepoRef } from './types.js';
-import type { CommitStatus, NewStatus, StatusState, StatusStore } from './workflow-ports.js';
+import type { NewStatus, StatusStore } from './ports.js';
+import type { CommitStatus, StatusState } from './types.js';
 
 /** README "Commit statuses" limits, GitHub's: 1,000 statuses per sha and context, a description
  *  of at most 140 characters. Context and URL bounds are ours (GitHub documents none). */

@@ -10,7 +10,7 @@ import { afterDelivery, sameHealth, type WebhookHealth } from '../domain/webhook
 const COLUMNS =
   'id, webhook_id, event_id, event, payload, status, attempts, response_status, error, duration_ms, created_at, delivered_at, next_attempt_at';
 
-export class DeliveryRepository implements DeliveryStore, DeliveryQueue {
+export class PgDeliveryStore implements DeliveryStore, DeliveryQueue {
   constructor(private readonly db: Database) {}
 
   /**

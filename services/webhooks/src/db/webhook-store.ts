@@ -6,7 +6,7 @@ import type { Webhook } from '../domain/types.js';
 
 const COLUMNS = 'id, repo_id, url, secret, events, is_active, consecutive_failures, created_at';
 
-export class WebhookRepository implements WebhookStore {
+export class PgWebhookStore implements WebhookStore {
   constructor(private readonly db: Queryable) {}
 
   async create(repoId: string, input: NewWebhook): Promise<Webhook> {
