@@ -30,5 +30,3 @@ export const RULE_DEFAULTS: Omit<BranchProtection, 'pattern'> = {
   dismiss_stale_approvals: true,
   push: 'write',
 };
-
-export const ZERO_OID = '0000000000000000000000000000000000000000';

@@ -5,7 +5,7 @@ import type { CatfilePool } from '../git/catfile-pool.js';
 import { runGit } from '../git/command.js';
 import { parseCommitObject } from '@githost/git-records';
 import { readCommitObject, readCommitObjects } from '../git/objects.js';
-import { ZERO_OID } from '../git/validate.js';
+import { ZERO_OID } from '@githost/git-records/object-id';
 
 export interface RefUpdate {
   ref: string;

@@ -11,7 +11,7 @@ import { parseCommitObject } from '@githost/git-records';
 import { findTreeEntry, readCommitObject, readCommitObjects, readCommitObjectsOrNull, readTreeListing, resolveCommitOid, withAnswer } from './objects.js';
 import type { CachedRef, RefsCache } from './refs-cache.js';
 import type { RefUpdaters } from './ref-updaters.js';
-import { ZERO_OID } from './validate.js';
+import { ZERO_OID } from '@githost/git-records/object-id';
 
 /** What every repository shares: the cat-file and update-ref processes, the refs cache and the read caches. */
 export interface RepositoryResources {
