@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { createEventBus, startOutboxRelay, type EventBus, type Relay, type Subscription } from '@githost/bus';
-import { migrate, openDatabase, type Database } from '@githost/db';
+import { openServiceDatabase, type Database } from '@githost/db';
 import { waitForReady } from '@githost/grpc';
 import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
@@ -54,12 +54,12 @@ export function createServer(config: Config, deps: Deps = {}): Service<{ httpPor
 
   return {
     async start() {
-      db = await openDatabase({
+      db = await openServiceDatabase({
         url: config.databaseUrl,
         dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, 'db', 'merge-requests'),
         schema: 'merge_requests',
+        migrations: MIGRATIONS,
       });
-      await migrate(db, MIGRATIONS);
       const database = db;
       const outbox = startOutboxRelay({ db: database, bus, logger });
       relay = outbox;
