@@ -17,7 +17,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase } from '@githost/db';
 import { startReceiver, type Receiver } from '@githost/test-support';
-import { removeBrokerTopology } from '../src/support/broker.js';
+import { removeBrokerTopology } from '@githost/bus/testing';
 import { git, gitResult, makeWorkdir, removeWorkdirs } from '../src/support/git.js';
 import { Cluster, SERVICES, sleep, type ServiceName } from './cluster.js';
 import { Workload, type User } from './workload.js';

@@ -1,5 +1,5 @@
 import { AppError, forbidden, notFound, unauthenticated } from '@githost/errors';
-import { canRead, canWrite, type Principal, type RepoContext } from '@githost/identity';
+import { canWrite, isRepoVisible, type Principal, type RepoContext } from '@githost/identity';
 import type { RouteMatch } from './routes.js';
 
 /** A refusal at the edge; `challenge` asks for `WWW-Authenticate`, since git sends credentials
@@ -27,8 +27,7 @@ export function denyAnonymous(route: RouteMatch, principal: Principal | null): D
  * `repo` is null when accounts knows no such repository.
  */
 export function denyRepository(route: RouteMatch, principal: Principal | null, repo: RepoContext | null): Denial | undefined {
-  const visible = repo !== null && (!repo.private || canRead(repo.permission));
-  if (!visible) {
+  if (!isRepoVisible(repo)) {
     if (route.surface === 'git' && principal === null) return deny(unauthenticated(), true);
     // seed §4 browsing rule 1: browse endpoints say `Not found`.
     return deny(notFound(route.surface === 'browse' ? 'Not found' : 'Repository not found'));

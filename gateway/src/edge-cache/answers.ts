@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { OID_PATTERN } from '@githost/git-records/object-id';
 import { LRUCache } from 'lru-cache';
 import { edgeKey, ifNoneMatchHits, type EdgeRequest, type RefVersions } from './validators.js';
 
@@ -67,7 +68,7 @@ const ONE_CHUNK_BELOW_BYTES = 16 * 1024;
 /** Entry overhead beyond the body, for the byte bound: the key, headers and bookkeeping. */
 const OVERHEAD_BYTES = 256;
 
-const FULL_COMMIT_ID = /(?:^|\/)[0-9a-fA-F]{40}(?:[/?]|$)/;
+const FULL_COMMIT_ID = new RegExp(`(?:^|/)${OID_PATTERN}(?:[/?]|$)`, 'i');
 
 /**
  * The headers to keep, or undefined when the answer must not be kept: anything but a 200 with

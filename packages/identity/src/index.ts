@@ -97,6 +97,14 @@ export function canWrite(p: Permission | undefined): boolean {
 }
 
 /**
+ * CONTRACT §3: a private repository the caller cannot read looks like no repository at all, so
+ * every edge and service answers it as it answers a repository that does not exist (`null`).
+ */
+export function isRepoVisible<R extends Pick<RepoContext, 'private' | 'permission'>>(repo: R | null): repo is R {
+  return repo !== null && (!repo.private || canRead(repo.permission));
+}
+
+/**
  * Internal gRPC calls carry their own credential in metadata: an HMAC with the shared internal
  * secret over the full method path and the time of the call. Bound to the method, so a captured
  * credential cannot call another one; short-lived, so it soon stops working at all (README,

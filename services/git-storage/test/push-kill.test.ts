@@ -18,7 +18,7 @@ import { encodeIdentity, type Identity } from '@githost/identity';
 import { createStorageClient } from '@githost/protos';
 import { freePort } from '@githost/test-support';
 import { TEST_PAUSE_ENV } from '../src/events/ref-intents.js';
-import { ZERO_OID } from '../src/git/validate.js';
+import { ZERO_OID } from '@githost/git-records/object-id';
 import { repositoryPath } from '../src/repository-path.js';
 import { cleanupWorkdirs, commitAll, git, makeWorkdir, startFakeRefPolicies, writeFiles, type FakeRefPolicies } from '../src/testing.js';
 

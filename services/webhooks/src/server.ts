@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { EventBus, Subscription } from '@githost/bus';
-import { migrate, openDatabase, type Database } from '@githost/db';
+import { openServiceDatabase, type Database } from '@githost/db';
 import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
@@ -38,8 +38,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
 
   return {
     async start() {
-      db = await openDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'db', SERVICE), schema: SERVICE });
-      await migrate(db, MIGRATIONS);
+      db = await openServiceDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'db', SERVICE), schema: SERVICE, migrations: MIGRATIONS });
       const webhooks = new PgWebhookStore(db);
       const deliveries = new PgDeliveryStore(db);
       const registry = createRegistry(SERVICE);

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { removeBrokerTopology } from '@githost/bus/testing';
 import { createTestDatabase } from '@githost/db';
 import { startGithost } from '@githost/launcher';
-import { removeBrokerTopology } from './broker.js';
 import { removeWorkdirs } from './git.js';
 
 export interface TestGithost {

@@ -1,4 +1,5 @@
-import { refusalOf, ZERO_OID, type RefActor, type RefPolicy } from '@githost/ref-policy';
+import { OID_PATTERN, ZERO_OID } from '@githost/git-records/object-id';
+import { refusalOf, type RefActor, type RefPolicy } from '@githost/ref-policy';
 
 /*
  * Where a push is refused: this folder. receive-pack.ts is what the transport gives receive-pack
@@ -21,11 +22,13 @@ export interface PushedRef {
   ref: string;
 }
 
+const PUSHED_REF = new RegExp(`^(${OID_PATTERN}) (${OID_PATTERN}) (\\S+)$`);
+
 /** pre-receive's stdin: `<old> <new> <ref>` lines. */
 export function parsePushedRefs(text: string): PushedRef[] {
   const out: PushedRef[] = [];
   for (const line of text.split('\n')) {
-    const m = /^([0-9a-f]{40}) ([0-9a-f]{40}) (\S+)$/.exec(line);
+    const m = PUSHED_REF.exec(line);
     if (m) out.push({ before: m[1]!, after: m[2]!, ref: m[3]! });
   }
   return out;

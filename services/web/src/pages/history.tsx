@@ -1,3 +1,4 @@
+import { isFullOid } from '@githost/git-records/object-id';
 import { repoApiPath, encodePath } from '../clients/api.js';
 import type { Commit, Commits, Comparison } from '../clients/types.js';
 import { CommitRow, Notice, RefSwitcher, shortSha, subjectOf, Time } from '../views/components.js';
@@ -8,7 +9,6 @@ import { page, type PageContext, type PageDefinition, type PageResult } from './
 
 /** Commits per page of history. */
 export const COMMITS_PER_PAGE = 30;
-const SHA = /^[0-9a-f]{40}$/;
 
 /**
  * History of a ref, a page at a time. The API has no offset, only a start and a limit, so a page
@@ -19,7 +19,7 @@ async function commitsPage(ctx: PageContext, owner: string, name: string, refPar
   const view = await loadRepo(ctx.api, owner, name);
   const { repo } = view;
   const gitRef = refParam || repo.default_branch;
-  const after = typeof ctx.req.query.after === 'string' && SHA.test(ctx.req.query.after) ? ctx.req.query.after : undefined;
+  const after = typeof ctx.req.query.after === 'string' && isFullOid(ctx.req.query.after) ? ctx.req.query.after : undefined;
   const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'commits', ref: gitRef };
   if (view.branches.branches.length === 0 && view.tags.length === 0) {
     return page(`Commits · ${repo.full_name}`, <Notice kind="info">This repository has no commits yet.</Notice>, { repo: chrome });

@@ -1,3 +1,4 @@
+import { isFullOid } from '@githost/git-records/object-id';
 import { encodePath, repoApiPath } from '../clients/api.js';
 import type { Repository } from '../clients/types.js';
 import type { CommitStatus, DiffSide, MergeRequest, MergeRequestDetail, MrComment, Review } from '../clients/mr-types.js';
@@ -434,7 +435,7 @@ function merge(ctx: PageContext, owner: string, name: string, raw: string): Prom
   const body: Record<string, unknown> = {};
   if (strategy === 'merge-commit' || strategy === 'squash' || strategy === 'fast-forward-only') body.strategy = strategy;
   // The head the person saw: a push since then is refused (409 `Head branch was modified`).
-  if (/^[0-9a-f]{40}$/.test(sha)) body.sha = sha;
+  if (isFullOid(sha)) body.sha = sha;
   if (field(ctx.form, 'delete_source_branch')) body.delete_source_branch = true;
   return change(ctx, owner, name, raw, (base) => ctx.api.call('POST', `${base}/merge`, body), 'merged');
 }
