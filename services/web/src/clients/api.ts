@@ -1,7 +1,7 @@
 import { AppError, type ErrorKind } from '@githost/errors';
-import { requestWhole, type WholeAnswer } from './keep-alive.js';
-import type { PageAnswers } from './page-answers.js';
-import { RecentAnswers, recentAnswers } from './recent-answers.js';
+import { requestWhole, type WholeAnswer } from './http-client.js';
+import type { PageAnswers } from '../pages/page-cache.js';
+import { RecentAnswers, recentAnswers } from './answer-cache.js';
 
 /** Who the web is calling for: the signed-in person's session secret (absent: anonymous), and
  *  the browser's request id so the API's log lines join the page's. */
@@ -13,7 +13,7 @@ export interface ApiCaller {
   /** Settled before any answer is handed back: the viewer check a page's calls run beside
    *  (pages/router.ts), so code after a call's await always knows who is asking. */
   gate?: Promise<unknown>;
-  /** The page view's record of what it was built from (kept pages, pages/kept-pages.ts). */
+  /** The page view's record of what it was built from (kept pages, pages/page-cache.ts). */
   answers?: PageAnswers;
 }
 
@@ -50,7 +50,7 @@ export class GatewayApi {
   /**
    * A GET whose answer follows from what the page's other calls answered (a commit by its sha,
    * once a listing at that sha was answered to this person): left out of the page's record, so a
-   * kept page is not checked against it again (pages/kept-pages.ts).
+   * kept page is not checked against it again (pages/page-cache.ts).
    */
   getImplied<T>(path: string): Promise<T> {
     return this.call<T>('GET', path, undefined, false);

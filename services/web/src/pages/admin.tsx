@@ -4,7 +4,7 @@ import type { AdminUser } from '../clients/mr-types.js';
 import { Time } from '../views/components.js';
 import { attempt, CsrfField, ErrorNotice, Flash, PostButton } from '../views/forms.js';
 import { IssuedTokenNotice, NewTokenForm, TokenList, type ShownToken, type TokenFormValues } from '../views/tokens.js';
-import { adminPages } from './mr-paths.js';
+import { adminPages } from './paths.js';
 import { issuedTokenToShow, showIssuedTokenOnce, tokenRequestOf } from './token-request.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 

@@ -3,7 +3,7 @@ import type { Comparison, MergeRequest } from '../clients/mr-types.js';
 import { CommitRow, Notice, subjectOf } from '../views/components.js';
 import { DiffView, type DiffViewMode } from '../views/diff.js';
 import { attempt, CsrfField, ErrorNotice } from '../views/forms.js';
-import { mrPages } from './mr-paths.js';
+import { mrPages } from './paths.js';
 import { loadRepo, type RepoView } from './repo-data.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 import { AppError } from '@githost/errors';

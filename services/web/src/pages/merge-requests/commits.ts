@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
-import type { GatewayApi } from '../clients/api.js';
-import type { MergeRequestDetail } from '../clients/mr-types.js';
-import type { Commit } from '../clients/types.js';
+import type { GatewayApi } from '../../clients/api.js';
+import type { MergeRequestDetail } from '../../clients/mr-types.js';
+import type { Commit } from '../../clients/types.js';
 
 // A merge request's commits are a function of its two heads, and the slowest of the page's calls
 // after the detail (bench "Web pages"); kept by the heads they were read at.

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
-import { GatewayApi } from '../clients/api.js';
-import { detailAndCommits } from './mr-commits.js';
+import { GatewayApi } from '../../clients/api.js';
+import { detailAndCommits } from './commits.js';
 
 let server: Server;
 let api: GatewayApi;

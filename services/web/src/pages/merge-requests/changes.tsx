@@ -1,9 +1,9 @@
 import { AppError } from '@githost/errors';
-import { repoApiPath, type GatewayApi } from '../clients/api.js';
-import type { Comparison, MergeRequestDetail } from '../clients/mr-types.js';
-import type { DiffFile } from '../clients/types.js';
-import { shortSha } from '../views/components.js';
-import { repoPages } from './paths.js';
+import { repoApiPath, type GatewayApi } from '../../clients/api.js';
+import type { Comparison, MergeRequestDetail } from '../../clients/mr-types.js';
+import type { DiffFile } from '../../clients/types.js';
+import { shortSha } from '../../views/components.js';
+import { repoPages } from '../paths.js';
 
 /**
  * What the merge request page shows as its changes (docs/decisions/merge-request-page-diff.md):
