@@ -1,7 +1,6 @@
 // The API's answers the merge-request, settings and admin pages read: their shapes come from
-// openapi/openapi.yaml through @githost/api-types; git data (diffs) as git-records declares it.
-import type { MergeRequestDetail as ApiMergeRequestDetail, MergeRequestWithAuthor } from '@githost/api-types';
-import type { DiffFile } from './types.js';
+// openapi/openapi.yaml through @githost/api-types.
+import type { CommentWithAuthor, MergeRequestWithAuthor } from '@githost/api-types';
 
 export type {
   AdminUser,
@@ -13,6 +12,7 @@ export type {
   Delivery,
   DeliveryAttempt,
   DeliveryDetail,
+  MergeRequestDetail,
   Review,
   Webhook,
 } from '@githost/api-types';
@@ -21,8 +21,5 @@ export type { Comparison } from './types.js';
 /** A merge request as the list answers it (with its author's name). */
 export type MergeRequest = MergeRequestWithAuthor;
 
-/** `GET .../merge-requests/{number}`: the record with its author's name plus the detail
- *  (docs/api-spec.md §2), its diff as git-records builds it. */
-export type MergeRequestDetail = Omit<ApiMergeRequestDetail, 'diff'> & { diff: DiffFile[] };
-
-export type DiffSide = 'old' | 'new';
+/** The side of a diff a line comment is on. */
+export type DiffSide = NonNullable<CommentWithAuthor['diff_side']>;

@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import { express } from '@githost/http';
 import { AppError, httpStatusOf, toAppError } from '@githost/errors';
 import { REQUEST_ID_HEADER, type Logger } from '@githost/logging';
-import { GatewayApi, type ApiCaller } from '../clients/api.js';
+import { apiPath, GatewayApi, type ApiCaller } from '../clients/api.js';
 import { PageAnswers } from './page-cache.js';
 import type { Viewer } from '../clients/types.js';
 import type { Config } from '../config.js';
@@ -101,7 +101,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
     };
     if (!session.secret) return run(anonymous(req, res, session, answers));
     const caller = { ...callerOf(req, answers), credential: session.secret };
-    const lookup = new GatewayApi(config.gatewayUrl, caller).get<Viewer>('/api/user');
+    const lookup = new GatewayApi(config.gatewayUrl, caller).get(apiPath('/api/user'));
     if (def.method !== 'GET' || def.signedIn || def.readsViewerFirst) {
       let viewer: Viewer;
       try {

@@ -1,3 +1,4 @@
+import type { RequestBody } from '@githost/api-types';
 import type { Repository } from '../../clients/types.js';
 import type { RepoChrome } from '../registry.js';
 import { AppError } from '@githost/errors';
@@ -12,4 +13,19 @@ export function numberOf(raw: string): number {
 
 export function StateBadge({ state }: { state: string }) {
   return <span class={`badge state state-${state === 'open' || state === 'closed' || state === 'merged' ? state : 'other'}`}>{state}</span>;
+}
+
+/** A merge strategy the API takes (`POST .../merge`'s `strategy`). */
+export type MergeStrategy = NonNullable<RequestBody<'mergeMergeRequest'>['strategy']>;
+
+/** Each strategy of the document with its label, in the order the merge form offers them (after
+ *  the API's default, which sends none); a strategy the document adds fails the type-check here. */
+export const STRATEGY_LABELS: Record<MergeStrategy, string> = {
+  'merge-commit': 'Create a merge commit',
+  squash: 'Squash and merge',
+  'fast-forward-only': 'Fast-forward only',
+};
+
+export function isMergeStrategy(value: string): value is MergeStrategy {
+  return Object.prototype.hasOwnProperty.call(STRATEGY_LABELS, value);
 }

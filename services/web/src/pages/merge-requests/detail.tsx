@@ -1,5 +1,4 @@
-import { encodePath, repoApiPath } from '../../clients/api.js';
-import type { Repository } from '../../clients/types.js';
+import { apiPath, encodePath } from '../../clients/api.js';
 import type { CommitStatus, DiffSide, MergeRequestDetail, MrComment, Review } from '../../clients/mr-types.js';
 import { renderMarkdown } from '../../render/markdown.js';
 import { CommitRow, Notice, shortSha, Time } from '../../views/components.js';
@@ -8,7 +7,7 @@ import { CsrfField, ErrorNotice, Flash, PostButton } from '../../views/forms.js'
 import { mrPages, repoPages, repoUrl } from '../paths.js';
 import { page, type PageContext, type PageResult } from '../registry.js';
 import { ChangesBase, mrChangesOf } from './changes.js';
-import { chromeOf, numberOf, StateBadge } from './common.js';
+import { chromeOf, numberOf, StateBadge, STRATEGY_LABELS } from './common.js';
 import { detailAndCommits } from './commits.js';
 
 /** Which line's comment form is open (`?comment=<side>:<line>&path=<file>`), if any. */
@@ -79,12 +78,7 @@ const DONE: Record<string, string> = {
   edited: 'The merge request has been changed.',
 };
 
-const STRATEGIES = [
-  { id: 'default', label: 'Merge (fast-forward when possible)' },
-  { id: 'merge-commit', label: 'Create a merge commit' },
-  { id: 'squash', label: 'Squash and merge' },
-  { id: 'fast-forward-only', label: 'Fast-forward only' },
-] as const;
+const STRATEGIES = [{ id: 'default', label: 'Merge (fast-forward when possible)' }, ...Object.entries(STRATEGY_LABELS).map(([id, label]) => ({ id, label }))];
 
 function MergeBox({ ctx, owner, name, mr }: { ctx: PageContext; owner: string; name: string; mr: MergeRequestDetail }) {
   const act = (a: string) => mrPages.action(owner, name, mr.number, a);
@@ -188,11 +182,11 @@ export interface DetailOptions {
 
 export async function detailPage(ctx: PageContext, owner: string, name: string, raw: string, opts: DetailOptions = {}): Promise<PageResult> {
   const number = numberOf(raw);
-  const base = repoApiPath(owner, name, `/merge-requests/${number}`);
+  const at = { owner, repo: name, number };
   const [repo, { mr, commits, changes }, reviews] = await Promise.all([
-    ctx.api.get<Repository>(repoApiPath(owner, name)),
-    detailAndCommits(ctx.api, `${owner}/${name}#${number}`, base).then(async (d) => ({ ...d, changes: await mrChangesOf(ctx.api, owner, name, d.mr) })),
-    ctx.api.get<Review[]>(`${base}/reviews`),
+    ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
+    detailAndCommits(ctx.api, `${owner}/${name}#${number}`, apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', at)).then(async (d) => ({ ...d, changes: await mrChangesOf(ctx.api, owner, name, d.mr) })),
+    ctx.api.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}/reviews', at)),
   ]);
   const mode: DiffViewMode = ctx.req.query.view === 'split' ? 'split' : 'unified';
   const here = mrPages.show(owner, name, number);

@@ -1,6 +1,4 @@
-import { repoApiPath } from '../../clients/api.js';
-import type { Repository } from '../../clients/types.js';
-import type { MergeRequestDetail } from '../../clients/mr-types.js';
+import { apiPath } from '../../clients/api.js';
 import { attempt, CsrfField, ErrorNotice } from '../../views/forms.js';
 import { mrPages } from '../paths.js';
 import { field, page, redirect, type PageContext, type PageResult } from '../registry.js';
@@ -8,7 +6,7 @@ import { chromeOf, numberOf } from './common.js';
 
 export async function editPage(ctx: PageContext, owner: string, name: string, raw: string, opts: { error?: string; status?: number; values?: { title: string; description: string } } = {}): Promise<PageResult> {
   const number = numberOf(raw);
-  const [repo, mr] = await Promise.all([ctx.api.get<Repository>(repoApiPath(owner, name)), ctx.api.get<MergeRequestDetail>(repoApiPath(owner, name, `/merge-requests/${number}`))]);
+  const [repo, mr] = await Promise.all([ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })), ctx.api.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner, repo: name, number }))]);
   const values = opts.values ?? { title: mr.title, description: mr.description ?? '' };
   return page(
     `Edit #${number} · ${repo.full_name}`,
@@ -38,7 +36,7 @@ export async function saveEdit(ctx: PageContext, owner: string, name: string, ra
   const values = { title: field(ctx.form, 'title').trim(), description: field(ctx.form, 'description') };
   if (!values.title) return editPage(ctx, owner, name, raw, { error: 'The title cannot be empty.', status: 400, values });
   const result = await attempt(
-    () => ctx.api.call('PATCH', repoApiPath(owner, name, `/merge-requests/${number}`), { title: values.title, description: values.description.trim() ? values.description : null }),
+    () => ctx.api.call('PATCH', apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner, repo: name, number }), { title: values.title, description: values.description.trim() ? values.description : null }),
     (message, status) => editPage(ctx, owner, name, raw, { error: message, status, values }),
   );
   if (!result.ok) return result.result;

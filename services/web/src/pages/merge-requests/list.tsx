@@ -1,6 +1,4 @@
-import { repoApiPath } from '../../clients/api.js';
-import type { Repository } from '../../clients/types.js';
-import type { MergeRequest } from '../../clients/mr-types.js';
+import { apiPath } from '../../clients/api.js';
 import { Time } from '../../views/components.js';
 import { mrPages } from '../paths.js';
 import { page, type PageContext, type PageResult } from '../registry.js';
@@ -15,8 +13,8 @@ const STATES = [
 export async function listPage(ctx: PageContext, owner: string, name: string): Promise<PageResult> {
   const state = STATES.find((s) => s.id === ctx.req.query.state)?.id ?? 'open';
   const [repo, list] = await Promise.all([
-    ctx.api.get<Repository>(repoApiPath(owner, name)),
-    ctx.api.get<MergeRequest[]>(repoApiPath(owner, name, `/merge-requests?state=${state}`)),
+    ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
+    ctx.api.get(apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner, repo: name }, `?state=${state}`)),
   ]);
   return page(
     `Merge requests · ${repo.full_name}`,

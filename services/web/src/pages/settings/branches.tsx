@@ -1,5 +1,5 @@
-import { repoApiPath } from '../../clients/api.js';
-import type { BranchProtection } from '../../clients/mr-types.js';
+import { MAX_REQUIRED_APPROVALS } from '@githost/ref-policy';
+import { apiPath } from '../../clients/api.js';
 import { CsrfField, PostButton } from '../../views/forms.js';
 import { repoPages } from '../paths.js';
 import { field, fields, page, type PageContext, type PageResult } from '../registry.js';
@@ -7,7 +7,7 @@ import { chromeOf, ownedRepo, settingsChange, SettingsFrame, userNotFound, type 
 
 export async function branchesPage(ctx: PageContext, owner: string, name: string, opts: ViewOpts = {}): Promise<PageResult> {
   const repo = await ownedRepo(ctx, owner, name);
-  const rules = await ctx.api.get<BranchProtection[]>(repoApiPath(owner, name, '/branch-protections'));
+  const rules = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/branch-protections', { owner, repo: name }));
   const action = repoPages.settings(owner, name, 'branches');
   return page(
     `Branch protection · ${repo.full_name}`,
@@ -41,7 +41,7 @@ export async function branchesPage(ctx: PageContext, owner: string, name: string
         <label for="protection-pattern">Branch name pattern</label>
         <input id="protection-pattern" name="pattern" type="text" required placeholder="main or release/*" />
         <label for="protection-approvals">Required approvals</label>
-        <input id="protection-approvals" name="required_approvals" type="number" min={0} max={10} value="0" />
+        <input id="protection-approvals" name="required_approvals" type="number" min={0} max={MAX_REQUIRED_APPROVALS} value="0" />
         <label for="protection-checks">Required status checks (comma-separated contexts)</label>
         <input id="protection-checks" name="required_status_checks" type="text" />
         <label for="protection-push">Who may push</label>
@@ -73,7 +73,7 @@ export function putProtection(ctx: PageContext, owner: string, name: string): Pr
   const again = (o: ViewOpts) => branchesPage(ctx, owner, name, o);
   if (!pattern) return again({ error: 'Enter a branch name pattern.', status: 400 });
   const approvals = Number(field(ctx.form, 'required_approvals') || '0');
-  if (!Number.isInteger(approvals) || approvals < 0 || approvals > 10) return again({ error: 'Required approvals must be a whole number from 0 to 10.', status: 400 });
+  if (!Number.isInteger(approvals) || approvals < 0 || approvals > MAX_REQUIRED_APPROVALS) return again({ error: `Required approvals must be a whole number from 0 to ${MAX_REQUIRED_APPROVALS}.`, status: 400 });
   const options = fields(ctx.form, 'options');
   const push = field(ctx.form, 'push');
   const body = {
@@ -84,10 +84,10 @@ export function putProtection(ctx: PageContext, owner: string, name: string): Pr
     allow_deletions: options.includes('allow_deletions'),
     dismiss_stale_approvals: options.includes('dismiss_stale_approvals'),
   };
-  return settingsChange(ctx, owner, name, 'branches', () => ctx.api.call('PUT', repoApiPath(owner, name, `/branch-protections/${encodeURIComponent(pattern)}`), body), 'protection-saved', again);
+  return settingsChange(ctx, owner, name, 'branches', () => ctx.api.call('PUT', apiPath('/api/repos/{owner}/{repo}/branch-protections/{pattern}', { owner, repo: name, pattern }), body), 'protection-saved', again);
 }
 
 export function deleteProtection(ctx: PageContext, owner: string, name: string): Promise<PageResult> {
   const pattern = field(ctx.form, 'pattern');
-  return settingsChange(ctx, owner, name, 'branches', () => ctx.api.call('DELETE', repoApiPath(owner, name, `/branch-protections/${encodeURIComponent(pattern)}`)).catch(userNotFound), 'protection-deleted', (o) => branchesPage(ctx, owner, name, o));
+  return settingsChange(ctx, owner, name, 'branches', () => ctx.api.call('DELETE', apiPath('/api/repos/{owner}/{repo}/branch-protections/{pattern}', { owner, repo: name, pattern })).catch(userNotFound), 'protection-deleted', (o) => branchesPage(ctx, owner, name, o));
 }

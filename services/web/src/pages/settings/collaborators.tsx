@@ -1,5 +1,4 @@
-import { repoApiPath } from '../../clients/api.js';
-import type { Collaborator } from '../../clients/mr-types.js';
+import { apiPath } from '../../clients/api.js';
 import { CsrfField, PostButton } from '../../views/forms.js';
 import { repoPages } from '../paths.js';
 import { field, page, type PageContext, type PageResult } from '../registry.js';
@@ -7,7 +6,7 @@ import { chromeOf, ownedRepo, settingsChange, SettingsFrame, userNotFound, type 
 
 export async function collaboratorsPage(ctx: PageContext, owner: string, name: string, opts: ViewOpts = {}): Promise<PageResult> {
   const repo = await ownedRepo(ctx, owner, name);
-  const list = await ctx.api.get<Collaborator[]>(repoApiPath(owner, name, '/collaborators?per_page=100'));
+  const list = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/collaborators', { owner, repo: name }, '?per_page=100'));
   const action = repoPages.settings(owner, name, 'collaborators');
   return page(
     `Collaborators · ${repo.full_name}`,
@@ -51,10 +50,10 @@ export function putCollaborator(ctx: PageContext, owner: string, name: string): 
   const username = field(ctx.form, 'username').trim();
   const again = (o: ViewOpts) => collaboratorsPage(ctx, owner, name, o);
   if (!username) return again({ error: 'Enter a username.', status: 400 });
-  return settingsChange(ctx, owner, name, 'collaborators', () => ctx.api.call('PUT', repoApiPath(owner, name, `/collaborators/${encodeURIComponent(username)}`), { permission: field(ctx.form, 'permission') }).catch(userNotFound), 'collaborator-added', again);
+  return settingsChange(ctx, owner, name, 'collaborators', () => ctx.api.call('PUT', apiPath('/api/repos/{owner}/{repo}/collaborators/{username}', { owner, repo: name, username }), { permission: field(ctx.form, 'permission') }).catch(userNotFound), 'collaborator-added', again);
 }
 
 export function removeCollaborator(ctx: PageContext, owner: string, name: string): Promise<PageResult> {
   const username = field(ctx.form, 'username');
-  return settingsChange(ctx, owner, name, 'collaborators', () => ctx.api.call('DELETE', repoApiPath(owner, name, `/collaborators/${encodeURIComponent(username)}`)).catch(userNotFound), 'collaborator-removed', (o) => collaboratorsPage(ctx, owner, name, o));
+  return settingsChange(ctx, owner, name, 'collaborators', () => ctx.api.call('DELETE', apiPath('/api/repos/{owner}/{repo}/collaborators/{username}', { owner, repo: name, username })).catch(userNotFound), 'collaborator-removed', (o) => collaboratorsPage(ctx, owner, name, o));
 }

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { AppError } from '@githost/errors';
-import { repoApiPath } from '../../clients/api.js';
+import { apiPath } from '../../clients/api.js';
 import type { Repository } from '../../clients/types.js';
 import { attempt, ErrorNotice, Flash } from '../../views/forms.js';
 import { repoPages } from '../paths.js';
@@ -13,7 +13,7 @@ export type Section = 'general' | 'collaborators' | 'branches' | 'webhooks';
  * readers included, gets the same 404 page as for a repository that does not exist (GitHub).
  */
 export async function ownedRepo(ctx: PageContext, owner: string, name: string): Promise<Repository> {
-  const repo = await ctx.api.get<Repository>(repoApiPath(owner, name));
+  const repo = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name }));
   if (!ctx.viewer || (ctx.viewer.username !== repo.owner && !ctx.viewer.is_admin)) throw new AppError('not_found', 'Not found');
   return repo;
 }

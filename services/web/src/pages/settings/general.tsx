@@ -1,5 +1,4 @@
-import { repoApiPath } from '../../clients/api.js';
-import type { Branches } from '../../clients/types.js';
+import { apiPath } from '../../clients/api.js';
 import { CsrfField } from '../../views/forms.js';
 import { repoPages } from '../paths.js';
 import { field, page, type PageContext, type PageResult } from '../registry.js';
@@ -7,7 +6,7 @@ import { chromeOf, ownedRepo, settingsChange, SettingsFrame, type ViewOpts } fro
 
 export async function generalPage(ctx: PageContext, owner: string, name: string, opts: ViewOpts = {}): Promise<PageResult> {
   const repo = await ownedRepo(ctx, owner, name);
-  const branches = await ctx.api.get<Branches>(repoApiPath(owner, name, '/branches'));
+  const branches = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/branches', { owner, repo: name }));
   const action = repoPages.settings(owner, name);
   return page(
     `Settings · ${repo.full_name}`,
@@ -50,5 +49,5 @@ export function saveGeneral(ctx: PageContext, owner: string, name: string): Prom
   const visibility = field(ctx.form, 'visibility');
   const body: Record<string, unknown> = { description: field(ctx.form, 'description').trim() || null, default_branch: field(ctx.form, 'default_branch').trim() };
   if (visibility === 'public' || visibility === 'private') body.private = visibility === 'private';
-  return settingsChange(ctx, owner, name, '', () => ctx.api.call('PATCH', repoApiPath(owner, name), body), 'saved', (o) => generalPage(ctx, owner, name, o));
+  return settingsChange(ctx, owner, name, '', () => ctx.api.call('PATCH', apiPath('/api/repos/{owner}/{repo}', { owner, repo: name }), body), 'saved', (o) => generalPage(ctx, owner, name, o));
 }

@@ -18,6 +18,6 @@ export const settingsPages: PageDefinition[] = [
   { method: 'POST', path: `${S}/webhooks`, signedIn: true, handle: (ctx, p) => addWebhook(ctx, p.owner!, p.repo!) },
   { method: 'GET', path: `${S}/webhooks/:id`, signedIn: true, handle: (ctx, p) => webhookPage(ctx, p.owner!, p.repo!, p.id!) },
   { method: 'POST', path: `${S}/webhooks/:id/delete`, signedIn: true, handle: (ctx, p) => deleteWebhook(ctx, p.owner!, p.repo!, p.id!) },
-  { method: 'POST', path: `${S}/webhooks/:id/ping`, signedIn: true, handle: (ctx, p) => webhookAction(ctx, p.owner!, p.repo!, p.id!, '/pings', 'pinged') },
-  { method: 'POST', path: `${S}/webhooks/:id/deliveries/:delivery/redeliver`, signedIn: true, handle: (ctx, p) => webhookAction(ctx, p.owner!, p.repo!, p.id!, `/deliveries/${encodeURIComponent(p.delivery!)}/redeliver`, 'redelivered') },
+  { method: 'POST', path: `${S}/webhooks/:id/ping`, signedIn: true, handle: (ctx, p) => webhookAction(ctx, p.owner!, p.repo!, p.id!, undefined, 'pinged') },
+  { method: 'POST', path: `${S}/webhooks/:id/deliveries/:delivery/redeliver`, signedIn: true, handle: (ctx, p) => webhookAction(ctx, p.owner!, p.repo!, p.id!, p.delivery!, 'redelivered') },
 ];

@@ -1,6 +1,5 @@
 import { AppError } from '@githost/errors';
-import { repoApiPath } from '../../clients/api.js';
-import type { Delivery, DeliveryDetail, Webhook } from '../../clients/mr-types.js';
+import { apiPath } from '../../clients/api.js';
 import { Time } from '../../views/components.js';
 import { attempt, CsrfField, PostButton } from '../../views/forms.js';
 import { repoPages } from '../paths.js';
@@ -9,7 +8,7 @@ import { chromeOf, ownedRepo, settingsChange, SettingsFrame, type ViewOpts } fro
 
 export async function webhooksPage(ctx: PageContext, owner: string, name: string, opts: ViewOpts = {}): Promise<PageResult> {
   const repo = await ownedRepo(ctx, owner, name);
-  const hooks = await ctx.api.get<Webhook[]>(repoApiPath(owner, name, '/webhooks'));
+  const hooks = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks', { owner, repo: name }));
   const action = repoPages.settings(owner, name, 'webhooks');
   return page(
     `Webhooks · ${repo.full_name}`,
@@ -57,11 +56,11 @@ export function addWebhook(ctx: PageContext, owner: string, name: string): Promi
   const events = field(ctx.form, 'events').trim();
   if (secret) body.secret = secret;
   if (events) body.events = events;
-  return settingsChange(ctx, owner, name, 'webhooks', () => ctx.api.call('POST', repoApiPath(owner, name, '/webhooks'), body), 'webhook-added', (o) => webhooksPage(ctx, owner, name, o));
+  return settingsChange(ctx, owner, name, 'webhooks', () => ctx.api.call('POST', apiPath('/api/repos/{owner}/{repo}/webhooks', { owner, repo: name }), body), 'webhook-added', (o) => webhooksPage(ctx, owner, name, o));
 }
 
 export function deleteWebhook(ctx: PageContext, owner: string, name: string, id: string): Promise<PageResult> {
-  return settingsChange(ctx, owner, name, 'webhooks', () => ctx.api.call('DELETE', repoApiPath(owner, name, `/webhooks/${encodeURIComponent(id)}`)), 'webhook-deleted', (o) => webhooksPage(ctx, owner, name, o));
+  return settingsChange(ctx, owner, name, 'webhooks', () => ctx.api.call('DELETE', apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}', { owner, repo: name, webhook_id: id })), 'webhook-deleted', (o) => webhooksPage(ctx, owner, name, o));
 }
 
 const pretty = (value: unknown) => {
@@ -75,12 +74,12 @@ const pretty = (value: unknown) => {
 /** One webhook's deliveries, newest first, each with what was sent and every attempt's answer. */
 export async function webhookPage(ctx: PageContext, owner: string, name: string, id: string, opts: ViewOpts = {}): Promise<PageResult> {
   const repo = await ownedRepo(ctx, owner, name);
-  const hooks = await ctx.api.get<Webhook[]>(repoApiPath(owner, name, '/webhooks'));
+  const hooks = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks', { owner, repo: name }));
   const hook = hooks.find((h) => h.id === id);
   if (!hook) throw new AppError('not_found', 'Not found');
-  const hookApi = repoApiPath(owner, name, `/webhooks/${encodeURIComponent(id)}`);
-  const list = await ctx.api.get<Delivery[]>(`${hookApi}/deliveries?limit=20`);
-  const details = await Promise.all(list.map((d) => ctx.api.get<DeliveryDetail>(`${hookApi}/deliveries/${encodeURIComponent(d.id)}`)));
+  const hookAt = { owner, repo: name, webhook_id: id };
+  const list = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/deliveries', hookAt, '?limit=20'));
+  const details = await Promise.all(list.map((d) => ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/deliveries/{delivery_id}', { ...hookAt, delivery_id: d.id }))));
   const here = repoPages.webhook(owner, name, id);
   return page(
     `Webhook · ${repo.full_name}`,
@@ -121,10 +120,14 @@ export async function webhookPage(ctx: PageContext, owner: string, name: string,
   );
 }
 
-export async function webhookAction(ctx: PageContext, owner: string, name: string, id: string, path: string, done: string): Promise<PageResult> {
+/** A ping (no `delivery`) or a redelivery of `delivery`. */
+export async function webhookAction(ctx: PageContext, owner: string, name: string, id: string, delivery: string | undefined, done: string): Promise<PageResult> {
   await ownedRepo(ctx, owner, name);
   const result = await attempt(
-    () => ctx.api.call('POST', repoApiPath(owner, name, `/webhooks/${encodeURIComponent(id)}${path}`)),
+    () => {
+      const hookAt = { owner, repo: name, webhook_id: id };
+      return delivery === undefined ? ctx.api.call('POST', apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/pings', hookAt)) : ctx.api.call('POST', apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', { ...hookAt, delivery_id: delivery }));
+    },
     (message, status) => webhookPage(ctx, owner, name, id, { error: message, status }),
   );
   if (!result.ok) return result.result;
