@@ -1,5 +1,5 @@
 import type { paths } from '@githost/api-types';
-import { AppError, kindOfHttpStatus } from '@githost/errors';
+import { AppError, kindOfHttpStatus, type ErrorKind } from '@githost/errors';
 import { requestWhole, type WholeAnswer } from './http-client.js';
 import type { PageAnswers } from '../pages/page-cache.js';
 import { RecentAnswers, recentAnswers } from './answer-cache.js';
@@ -20,11 +20,16 @@ export interface ApiCaller {
 
 const TIMEOUT_MS = 30_000;
 
+// The gateway's refusals of a request's form (a stalled body, too many header fields): the web
+// sends neither, and were one to come it is shown as the form's error, as any 4xx without a kind.
+const EDGE_ONLY: readonly ErrorKind[] = ['request_timeout', 'headers_too_large'];
+
 /** An API answer that was not 2xx, as an AppError carrying the API's own message and status
  *  (the kind by packages/errors' one table; 429 keeps its status in details). */
 export function apiError(status: number, message: string | undefined): AppError {
   if (status === 429) return new AppError('unavailable', 'Too many requests: try again in a minute', { status });
-  const kind = status >= 500 ? 'unavailable' : (kindOfHttpStatus(status) ?? 'validation');
+  const known = kindOfHttpStatus(status);
+  const kind = status >= 500 ? 'unavailable' : known && !EDGE_ONLY.includes(known) ? known : 'validation';
   return new AppError(kind, message || `The API answered ${status}`, { status });
 }
 
