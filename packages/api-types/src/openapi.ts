@@ -1159,7 +1159,7 @@ export interface components {
             username: string;
             email: string;
             is_admin: boolean;
-            created_at?: components["schemas"]["Timestamp"];
+            created_at: components["schemas"]["Timestamp"];
         };
         PublicUser: {
             username: string;
@@ -1194,7 +1194,7 @@ export interface components {
         };
         Token: {
             id: string;
-            name?: string | null;
+            name: string | null;
             /** @description shown once */
             token: string;
             scopes: components["schemas"]["TokenScope"][];
@@ -1236,9 +1236,9 @@ export interface components {
             full_name: string;
             private: boolean;
             default_branch: string;
-            description?: string | null;
+            description: string | null;
             /** @description existing tags may be moved or deleted by writers (default false) */
-            allow_tag_changes?: boolean;
+            allow_tag_changes: boolean;
             clone_url: string;
             created_at: components["schemas"]["Timestamp"];
         };
@@ -1382,10 +1382,10 @@ export interface components {
             old_path: string | null;
             /** @enum {unknown} */
             status: "added" | "deleted" | "modified" | "renamed" | "type_changed";
-            old_mode?: string | null;
-            new_mode?: string | null;
-            old_sha?: string | null;
-            new_sha?: string | null;
+            old_mode: string | null;
+            new_mode: string | null;
+            old_sha: string | null;
+            new_sha: string | null;
             additions: number;
             deletions: number;
             binary: boolean;

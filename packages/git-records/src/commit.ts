@@ -1,19 +1,11 @@
-/** CONTRACT §5 commit record. */
-export interface Signature {
-  name: string;
-  email: string;
-  /** ISO 8601 with the offset git recorded, `+00:00` for UTC; empty when git shows no date. */
-  date: string;
-}
+import type { Commit, Signature as ApiSignature } from '@githost/api-types';
 
-export interface CommitRecord {
-  sha: string;
-  tree: string;
-  parents: string[];
-  author: Signature;
-  committer: Signature;
-  message: string;
-}
+/** An author or committer as the API sends it (openapi.yaml `Signature`): the date ISO 8601
+ *  with the offset git recorded, `+00:00` for UTC. */
+export type Signature = ApiSignature;
+
+/** CONTRACT §5 commit record, as the API sends it (openapi.yaml `Commit`). */
+export type CommitRecord = Commit;
 
 /** A commit object's fields, before its id is known or its headers are checked. */
 export type CommitFields = Omit<CommitRecord, 'sha'>;

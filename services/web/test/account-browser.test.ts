@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { launchBrowser, readPages, VIEWPORTS, withPage, type Browser, type Page } from '@githost/test-support/browser';
-import { startContractApi, type ContractApi } from './support/contract-api.js';
+import { startAccountsApi, type AccountsApi } from './support/accounts-api.js';
 import { startWeb, type RunningWeb } from './support/web.js';
 
-/** The signed-in pages in Debian's chromium, against the sign-in contract: signing in with the
+/** The signed-in pages in Debian's chromium, against the real accounts service: signing in with the
  *  form, accessibility at 375 and 1440 px in light and dark mode, a token shown once. */
-let api: ContractApi;
+let api: AccountsApi;
 let web: RunningWeb['web'];
 let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  api = await startContractApi();
+  api = await startAccountsApi();
   ({ web, base } = await startWeb(api.url));
   browser = await launchBrowser();
 }, 60_000);
@@ -48,15 +48,16 @@ describe('signed-in pages in a browser', () => {
       await page.getByRole('button', { name: 'Create token' }).click();
       await page.waitForLoadState('load');
       const token = await page.locator('#new-token').inputValue();
-      expect(token).toMatch(/^ght_[0-9a-f]{32}$/);
+      expect(token).toMatch(/^ghs_[A-Za-z0-9_-]{43}$/);
       expect(await page.getByRole('button', { name: 'Copy to clipboard' }).count()).toBe(1);
       await page.goto(`${base}/-/settings/tokens`);
       expect(await page.locator('#new-token').count()).toBe(0);
       expect(await page.content()).not.toContain(token);
-      const sessions = api.sessions.size;
+      const secret = decodeURIComponent((await page.context().cookies()).find((c) => c.name === 'githost_session')!.value);
+      expect(await api.accepts(secret)).toBe(true);
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.waitForURL(`${base}/`);
       expect(await page.getByRole('link', { name: 'Sign in' }).count()).toBeGreaterThan(0);
-      expect(api.sessions.size).toBe(sessions - 1);
+      expect(await api.accepts(secret)).toBe(false);
     }), 120_000);
 });

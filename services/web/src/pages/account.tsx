@@ -1,3 +1,4 @@
+import { apiPath } from '../clients/api.js';
 import { AppError } from '@githost/errors';
 import { appendCookie, cookieHeader, SESSION_COOKIE } from '../http/session.js';
 import type { IssuedSession, IssuedToken, SessionInfo, TokenInfo } from '../clients/types.js';
@@ -34,7 +35,7 @@ async function signIn(ctx: PageContext): Promise<PageResult> {
   if (!username || !password) return page('Sign in', <SignInForm ctx={ctx} next={next} username={username} error="Enter your username and password." />, { status: 400 });
   let session: IssuedSession;
   try {
-    session = await ctx.api.call<IssuedSession>('POST', '/api/sessions', { username, password });
+    session = await ctx.api.call('POST', apiPath('/api/sessions'), { username, password });
   } catch (err) {
     if (err instanceof AppError && (err.kind === 'unauthenticated' || err.kind === 'validation')) {
       return page('Sign in', <SignInForm ctx={ctx} next={next} username={username} error="Invalid username or password." />, { status: 401 });
@@ -53,7 +54,7 @@ async function signIn(ctx: PageContext): Promise<PageResult> {
 async function signOut(ctx: PageContext): Promise<PageResult> {
   if (ctx.viewer) {
     // The session ends on the server too, not only in this browser.
-    await ctx.api.call('DELETE', '/api/user/sessions/current').catch((err: unknown) => {
+    await ctx.api.call('DELETE', apiPath('/api/user/sessions/{session_id}', { session_id: 'current' })).catch((err: unknown) => {
       if (!(err instanceof AppError && err.kind === 'unauthenticated')) throw err;
     });
   }
@@ -118,7 +119,7 @@ async function changePassword(ctx: PageContext): Promise<PageResult> {
   const password = field(ctx.form, 'password');
   if (password !== field(ctx.form, 'confirm')) return passwordPage(ctx, 'The new passwords do not match.', 400);
   try {
-    await ctx.api.call('PUT', '/api/user/password', { current_password: current, password });
+    await ctx.api.call('PUT', apiPath('/api/user/password'), { current_password: current, password });
   } catch (err) {
     if (err instanceof AppError && (err.kind === 'validation' || err.kind === 'forbidden')) return passwordPage(ctx, err.message, 400);
     throw err;
@@ -130,7 +131,7 @@ async function changePassword(ctx: PageContext): Promise<PageResult> {
 const browserOf = (s: SessionInfo) => s.user_agent || 'Unknown browser';
 
 async function sessionsPage(ctx: PageContext): Promise<PageResult> {
-  const sessions = await ctx.api.get<SessionInfo[]>('/api/user/sessions');
+  const sessions = await ctx.api.get(apiPath('/api/user/sessions'));
   return page(
     'Sessions',
     <>
@@ -166,7 +167,7 @@ async function sessionsPage(ctx: PageContext): Promise<PageResult> {
 }
 
 async function revokeSession(ctx: PageContext, id: string): Promise<PageResult> {
-  await ctx.api.call('DELETE', `/api/user/sessions/${encodeURIComponent(id)}`);
+  await ctx.api.call('DELETE', apiPath('/api/user/sessions/{session_id}', { session_id: id }));
   return redirect(`${site.sessions()}?done=session-revoked`);
 }
 
@@ -187,16 +188,16 @@ function tokensView(ctx: PageContext, tokens: TokenInfo[], opts: { issued?: Show
 }
 
 async function tokensPage(ctx: PageContext): Promise<PageResult> {
-  return tokensView(ctx, await ctx.api.get<TokenInfo[]>('/api/user/tokens'), { issued: issuedTokenToShow(ctx, site.tokens()) });
+  return tokensView(ctx, await ctx.api.get(apiPath('/api/user/tokens')), { issued: issuedTokenToShow(ctx, site.tokens()) });
 }
 
 async function createToken(ctx: PageContext): Promise<PageResult> {
-  const list = () => ctx.api.get<TokenInfo[]>('/api/user/tokens');
+  const list = () => ctx.api.get(apiPath('/api/user/tokens'));
   const request = tokenRequestOf(ctx.form);
   if ('error' in request) return tokensView(ctx, await list(), { error: request.error, values: request.values, status: 400 });
   let issued: IssuedToken;
   try {
-    issued = await ctx.api.call<IssuedToken>('POST', '/api/user/tokens', request.body);
+    issued = await ctx.api.call('POST', apiPath('/api/user/tokens'), request.body);
   } catch (err) {
     if (err instanceof AppError && err.kind === 'validation') return tokensView(ctx, await list(), { error: err.message, values: request.values, status: 400 });
     throw err;
@@ -205,7 +206,7 @@ async function createToken(ctx: PageContext): Promise<PageResult> {
 }
 
 async function revokeToken(ctx: PageContext, id: string): Promise<PageResult> {
-  await ctx.api.call('DELETE', `/api/user/tokens/${encodeURIComponent(id)}`);
+  await ctx.api.call('DELETE', apiPath('/api/user/tokens/{token_id}', { token_id: id }));
   return redirect(`${site.tokens()}?done=token-revoked`);
 }
 

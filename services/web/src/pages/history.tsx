@@ -1,6 +1,6 @@
 import { isFullOid } from '@githost/git-records/object-id';
-import { repoApiPath, encodePath } from '../clients/api.js';
-import type { Commit, Commits, Comparison } from '../clients/types.js';
+import { apiPath } from '../clients/api.js';
+import type { Commit } from '../clients/types.js';
 import { CommitRow, Notice, RefSwitcher, shortSha, subjectOf, Time } from '../views/components.js';
 import { DiffView, type DiffViewMode } from '../views/diff.js';
 import { repoPages } from './paths.js';
@@ -24,7 +24,7 @@ async function commitsPage(ctx: PageContext, owner: string, name: string, refPar
   if (view.branches.branches.length === 0 && view.tags.length === 0) {
     return page(`Commits · ${repo.full_name}`, <Notice kind="info">This repository has no commits yet.</Notice>, { repo: chrome });
   }
-  const log = await ctx.api.get<Commits>(repoApiPath(owner, name, `/commits/${encodePath(after ?? gitRef)}?limit=${COMMITS_PER_PAGE + 1}`));
+  const log = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { owner, repo: name, ref: after ?? gitRef }, `?limit=${COMMITS_PER_PAGE + 1}`));
   const shown = log.commits.slice(0, COMMITS_PER_PAGE);
   const next = log.commits[COMMITS_PER_PAGE];
   const here = repoPages.commits(owner, name, gitRef);
@@ -61,11 +61,11 @@ function Person({ label, who }: { label: string; who: Commit['author'] }) {
 async function commitPage(ctx: PageContext, owner: string, name: string, sha: string): Promise<PageResult> {
   const view = await loadRepo(ctx.api, owner, name);
   const { repo } = view;
-  const commit = await ctx.api.get<Commit>(repoApiPath(owner, name, `/commit/${encodeURIComponent(sha)}`));
+  const commit = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { owner, repo: name, sha }));
   const parent = commit.parents[0];
   // The diff against the first parent is a three-dot compare of the parent and the commit: their
   // merge base is the parent itself. A root commit has nothing to compare against.
-  const comparison = parent ? await ctx.api.get<Comparison>(repoApiPath(owner, name, `/compare/${parent}...${commit.sha}`)) : undefined;
+  const comparison = parent ? await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/compare/{basehead}', { owner, repo: name, basehead: `${parent}...${commit.sha}` })) : undefined;
   const mode: DiffViewMode = ctx.req.query.view === 'split' ? 'split' : 'unified';
   const here = repoPages.commit(owner, name, commit.sha);
   const [subject, ...rest] = commit.message.split('\n');

@@ -60,7 +60,7 @@ export interface PageDefinition {
   readsViewerFirst?: boolean;
   /** A GET page that is a function of its URL, the viewer and its API answers only (no clock,
    *  no header, no streamed answer): its HTML is kept and sent again while the API answers the
-   *  same (pages/kept-pages.ts). */
+   *  same (pages/page-cache.ts). */
   keepable?: boolean;
   handle(ctx: PageContext, params: PageParams): Promise<PageResult>;
 }

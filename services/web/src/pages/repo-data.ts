@@ -1,5 +1,5 @@
 import { AppError } from '@githost/errors';
-import { encodePath, repoApiPath, type GatewayApi } from '../clients/api.js';
+import { apiPath, type ApiPath, type GatewayApi } from '../clients/api.js';
 import type { Branches, Repository, Tag } from '../clients/types.js';
 
 /** The repository, its branches and tags: what the chrome and the ref switcher need. */
@@ -12,16 +12,26 @@ export interface RepoView {
 export async function loadRepo(api: GatewayApi, owner: string, name: string): Promise<RepoView> {
   // Together: each answers 404 alike for a repository the caller may not see.
   const [repo, branches, tags] = await Promise.all([
-    api.get<Repository>(repoApiPath(owner, name)),
-    api.get<Branches>(repoApiPath(owner, name, '/branches')),
-    api.get<{ tags: Tag[] }>(repoApiPath(owner, name, '/tags')),
+    api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
+    api.get(apiPath('/api/repos/{owner}/{repo}/branches', { owner, repo: name })),
+    api.get(apiPath('/api/repos/{owner}/{repo}/tags', { owner, repo: name })),
   ]);
   return { repo, branches, tags: tags.tags };
 }
 
 /** A browse path for the API: `tree/` or `blob/` + the ref and path as the page got them. */
-export function browseApiPath(owner: string, name: string, kind: 'tree' | 'blob' | 'raw' | 'commits', refAndPath: string, query = ''): string {
-  return repoApiPath(owner, name, `/${kind}/${encodePath(refAndPath)}${query}`);
+const BROWSE = {
+  tree: '/api/repos/{owner}/{repo}/tree/{ref_and_path}',
+  blob: '/api/repos/{owner}/{repo}/blob/{ref_and_path}',
+  raw: '/api/repos/{owner}/{repo}/raw/{ref_and_path}',
+  commits: '/api/repos/{owner}/{repo}/commits/{ref}',
+} as const;
+
+export function browseApiPath<K extends keyof typeof BROWSE>(owner: string, name: string, kind: K, refAndPath: string, query = ''): ApiPath<(typeof BROWSE)[K]> {
+  // `ref` or `ref_and_path`, whichever the template names: either keeps its slashes.
+  const params = { owner, repo: name, ref: refAndPath, ref_and_path: refAndPath };
+  const template: (typeof BROWSE)[keyof typeof BROWSE] = BROWSE[kind];
+  return apiPath(template, params, query) as ApiPath<(typeof BROWSE)[K]>;
 }
 
 /** Whether an API error is the given refusal (e.g. `Not a directory: ...`). */

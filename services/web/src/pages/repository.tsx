@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { notFound } from '@githost/errors';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { repoApiPath, encodePath } from '../clients/api.js';
-import type { Blob, Branches, Commit, Repository, Tag, Tree, TreeEntry } from '../clients/types.js';
+import { apiPath, repoApiPath, encodePath } from '../clients/api.js';
+import type { Blob, Commit, Repository, Tree, TreeEntry } from '../clients/types.js';
 import { RAW_CONTENT_SECURITY_POLICY } from '../http/security-headers.js';
 import { highlightBlob } from '../render/highlight.js';
 import { renderMarkdown } from '../render/markdown.js';
@@ -87,7 +87,7 @@ async function readme(ctx: PageContext, repo: Repository, tree: Tree) {
   if (!entry) return undefined;
   const { owner, name } = repo;
   try {
-    const blob = await ctx.api.get<Blob>(browseApiPath(owner, name, 'blob', `${tree.commit}/${entry.path}`));
+    const blob = await ctx.api.get(browseApiPath(owner, name, 'blob', `${tree.commit}/${entry.path}`));
     if (blob.encoding !== 'utf-8') return undefined;
     const html = MARKDOWN.test(entry.name)
       ? renderMarkdown(blob.content, { blobBase: repoUrl(owner, name, `/-/blob/${encodePath(tree.ref)}`), rawBase: repoUrl(owner, name, `/-/raw/${encodePath(tree.ref)}`), dir: tree.path })
@@ -116,11 +116,11 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
   // list that cannot be read only drops its count, unless the page needs it to say why there is
   // no listing.
   const [repo, listing, branchList, tagList, open] = await Promise.all([
-    ctx.api.get<Repository>(repoApiPath(owner, name)),
-    settle(ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath))),
-    settle(ctx.api.get<Branches>(repoApiPath(owner, name, '/branches'))),
-    settle(ctx.api.get<{ tags: Tag[] }>(repoApiPath(owner, name, '/tags'))),
-    settle(ctx.api.get<unknown[]>(repoApiPath(owner, name, '/merge-requests?state=open'))),
+    ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
+    settle(ctx.api.get(browseApiPath(owner, name, 'tree', refAndPath))),
+    settle(ctx.api.get(apiPath('/api/repos/{owner}/{repo}/branches', { owner, repo: name }))),
+    settle(ctx.api.get(apiPath('/api/repos/{owner}/{repo}/tags', { owner, repo: name }))),
+    settle(ctx.api.get(apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner, repo: name }, '?state=open'))),
   ]);
   const counts: RepoCounts | undefined =
     branchList.ok && tagList.ok
@@ -175,7 +175,7 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
 }
 
 async function blobPage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
-  const [repo, file] = await Promise.all([ctx.api.get<Repository>(repoApiPath(owner, name)), settle(ctx.api.get<Blob>(browseApiPath(owner, name, 'blob', refAndPath)))]);
+  const [repo, file] = await Promise.all([ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })), settle(ctx.api.get(browseApiPath(owner, name, 'blob', refAndPath)))]);
   let blob: Blob | undefined;
   let tooLarge = false;
   if (file.ok) blob = file.value;
@@ -189,7 +189,7 @@ async function blobPage(ctx: PageContext, owner: string, name: string, refAndPat
   let path = blob?.path ?? '';
   if (!blob) {
     const cut = refAndPath.lastIndexOf('/');
-    const parent = await ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath.slice(0, Math.max(cut, 0))));
+    const parent = await ctx.api.get(browseApiPath(owner, name, 'tree', refAndPath.slice(0, Math.max(cut, 0))));
     gitRef = parent.ref;
     path = [parent.path, refAndPath.slice(cut + 1)].filter(Boolean).join('/');
   }

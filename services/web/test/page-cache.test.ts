@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import type { GatewayApi } from '../src/clients/api.js';
-import { KeptPages } from '../src/pages/kept-pages.js';
+import { KeptPages } from '../src/pages/page-cache.js';
 import { repositoryJson, startWebBefore } from './support/web.js';
 
 /**
- * A kept tree page (pages/kept-pages.ts) against a stand-in API that answers the listing with an
+ * A kept tree page (pages/page-cache.ts) against a stand-in API that answers the listing with an
  * ETag and 304 to a matching If-None-Match, after checking the credential and access as the
  * gateway does. A 304 carries no listing, so a page that shows one after a 304 is the kept page.
  */

@@ -1,9 +1,9 @@
 import { AppError } from '@githost/errors';
-import { repoApiPath, type GatewayApi } from '../clients/api.js';
-import type { Comparison, MergeRequestDetail } from '../clients/mr-types.js';
-import type { DiffFile } from '../clients/types.js';
-import { shortSha } from '../views/components.js';
-import { repoPages } from './paths.js';
+import { apiPath, type GatewayApi } from '../../clients/api.js';
+import type { Comparison, MergeRequestDetail } from '../../clients/mr-types.js';
+import type { DiffFile } from '../../clients/types.js';
+import { shortSha } from '../../views/components.js';
+import { repoPages } from '../paths.js';
 
 /**
  * What the merge request page shows as its changes (docs/decisions/merge-request-page-diff.md):
@@ -27,7 +27,7 @@ export async function mrChangesOf(api: Pick<GatewayApi, 'get'>, owner: string, n
   if (!mr.target_sha || !head) return tips;
   let comparison: Comparison;
   try {
-    comparison = await api.get<Comparison>(repoApiPath(owner, name, `/compare/${mr.target_sha}...${head}`));
+    comparison = await api.get(apiPath('/api/repos/{owner}/{repo}/compare/{basehead}', { owner, repo: name, basehead: `${mr.target_sha}...${head}` }));
   } catch (err) {
     // No common ancestor, or a recorded head no longer in the repository: there is no merge base.
     if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return tips;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { renderToString } from 'preact-render-to-string';
 import { AppError } from '@githost/errors';
-import type { MergeRequestDetail } from '../clients/mr-types.js';
-import type { DiffFile } from '../clients/types.js';
-import { ChangesBase, mrChangesOf } from './mr-changes.js';
+import type { MergeRequestDetail } from '../../clients/mr-types.js';
+import type { DiffFile } from '../../clients/types.js';
+import { ChangesBase, mrChangesOf } from './changes.js';
 
 const SOURCE = 'a'.repeat(40);
 const TARGET = 'b'.repeat(40);

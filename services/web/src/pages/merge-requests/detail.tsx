@@ -1,83 +1,14 @@
-import { isFullOid } from '@githost/git-records/object-id';
-import { encodePath, repoApiPath } from '../clients/api.js';
-import type { Repository } from '../clients/types.js';
-import type { CommitStatus, DiffSide, MergeRequest, MergeRequestDetail, MrComment, Review } from '../clients/mr-types.js';
-import { renderMarkdown } from '../render/markdown.js';
-import { CommitRow, Notice, shortSha, Time } from '../views/components.js';
-import { DiffView, parsePatch, type DiffViewMode, type InlineComments } from '../views/diff.js';
-import { attempt, CsrfField, ErrorNotice, Flash, PostButton } from '../views/forms.js';
-import { detailAndCommits } from './mr-commits.js';
-import { ChangesBase, mrChangesOf } from './mr-changes.js';
-import { mrPages } from './mr-paths.js';
-import { repoPages, repoUrl } from './paths.js';
-import { field, page, redirect, type PageContext, type PageDefinition, type PageResult, type RepoChrome } from './registry.js';
-import { AppError } from '@githost/errors';
-
-const STATES = [
-  { id: 'open', label: 'Open' },
-  { id: 'closed', label: 'Closed' },
-  { id: 'merged', label: 'Merged' },
-] as const;
-
-const chromeOf = (repo: Repository): RepoChrome => ({ owner: repo.owner, name: repo.name, private: repo.private, tab: 'merge-requests' });
-
-/** A merge request number from the path: digits only, else the page does not exist. */
-function numberOf(raw: string): number {
-  if (!/^[1-9][0-9]{0,9}$/.test(raw)) throw new AppError('not_found', 'Not found');
-  return Number(raw);
-}
-
-function StateBadge({ state }: { state: string }) {
-  return <span class={`badge state state-${state === 'open' || state === 'closed' || state === 'merged' ? state : 'other'}`}>{state}</span>;
-}
-
-async function listPage(ctx: PageContext, owner: string, name: string): Promise<PageResult> {
-  const state = STATES.find((s) => s.id === ctx.req.query.state)?.id ?? 'open';
-  const [repo, list] = await Promise.all([
-    ctx.api.get<Repository>(repoApiPath(owner, name)),
-    ctx.api.get<MergeRequest[]>(repoApiPath(owner, name, `/merge-requests?state=${state}`)),
-  ]);
-  return page(
-    `Merge requests · ${repo.full_name}`,
-    <>
-      <div class="repo-top">
-        <h1 class="page-title">Merge requests</h1>
-        <p class="repo-actions">
-          <a class="button primary" href={mrPages.compare(owner, name)}>
-            New merge request
-          </a>
-        </p>
-      </div>
-      <nav aria-label="Merge request state" class="tabs">
-        {STATES.map((s) => (
-          <a href={mrPages.list(owner, name, s.id)} aria-current={s.id === state ? 'page' : undefined}>
-            {s.label}
-          </a>
-        ))}
-      </nav>
-      {list.length === 0 ? (
-        <p>There are no {state} merge requests.</p>
-      ) : (
-        <ul class="item-list mr-list">
-          {list.map((mr) => (
-            <li>
-              <div>
-                <a href={mrPages.show(owner, name, mr.number)} class="subject">
-                  {mr.title}
-                </a>
-                <p class="muted">
-                  #{mr.number} · {mr.author_username ?? 'unknown'} · {mr.source_branch} → {mr.target_branch} · opened <Time iso={mr.created_at} />
-                </p>
-              </div>
-              <StateBadge state={mr.state} />
-            </li>
-          ))}
-        </ul>
-      )}
-    </>,
-    { repo: chromeOf(repo) },
-  );
-}
+import { apiPath, encodePath } from '../../clients/api.js';
+import type { CommitStatus, DiffSide, MergeRequestDetail, MrComment, Review } from '../../clients/mr-types.js';
+import { renderMarkdown } from '../../render/markdown.js';
+import { CommitRow, Notice, shortSha, Time } from '../../views/components.js';
+import { DiffView, parsePatch, type DiffViewMode, type InlineComments } from '../../views/diff.js';
+import { CsrfField, ErrorNotice, Flash, PostButton } from '../../views/forms.js';
+import { mrPages, repoPages, repoUrl } from '../paths.js';
+import { page, type PageContext, type PageResult } from '../registry.js';
+import { ChangesBase, mrChangesOf } from './changes.js';
+import { chromeOf, numberOf, StateBadge, STRATEGY_LABELS } from './common.js';
+import { detailAndCommits } from './commits.js';
 
 /** Which line's comment form is open (`?comment=<side>:<line>&path=<file>`), if any. */
 interface OpenLine {
@@ -147,12 +78,7 @@ const DONE: Record<string, string> = {
   edited: 'The merge request has been changed.',
 };
 
-const STRATEGIES = [
-  { id: 'default', label: 'Merge (fast-forward when possible)' },
-  { id: 'merge-commit', label: 'Create a merge commit' },
-  { id: 'squash', label: 'Squash and merge' },
-  { id: 'fast-forward-only', label: 'Fast-forward only' },
-] as const;
+const STRATEGIES = [{ id: 'default', label: 'Merge (fast-forward when possible)' }, ...Object.entries(STRATEGY_LABELS).map(([id, label]) => ({ id, label }))];
 
 function MergeBox({ ctx, owner, name, mr }: { ctx: PageContext; owner: string; name: string; mr: MergeRequestDetail }) {
   const act = (a: string) => mrPages.action(owner, name, mr.number, a);
@@ -249,18 +175,18 @@ function LineCommentForm({ ctx, action, open }: { ctx: PageContext; action: stri
   );
 }
 
-interface DetailOptions {
+export interface DetailOptions {
   error?: string;
   status?: number;
 }
 
-async function detailPage(ctx: PageContext, owner: string, name: string, raw: string, opts: DetailOptions = {}): Promise<PageResult> {
+export async function detailPage(ctx: PageContext, owner: string, name: string, raw: string, opts: DetailOptions = {}): Promise<PageResult> {
   const number = numberOf(raw);
-  const base = repoApiPath(owner, name, `/merge-requests/${number}`);
+  const at = { owner, repo: name, number };
   const [repo, { mr, commits, changes }, reviews] = await Promise.all([
-    ctx.api.get<Repository>(repoApiPath(owner, name)),
-    detailAndCommits(ctx.api, `${owner}/${name}#${number}`, base).then(async (d) => ({ ...d, changes: await mrChangesOf(ctx.api, owner, name, d.mr) })),
-    ctx.api.get<Review[]>(`${base}/reviews`),
+    ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
+    detailAndCommits(ctx.api, `${owner}/${name}#${number}`, apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', at)).then(async (d) => ({ ...d, changes: await mrChangesOf(ctx.api, owner, name, d.mr) })),
+    ctx.api.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}/reviews', at)),
   ]);
   const mode: DiffViewMode = ctx.req.query.view === 'split' ? 'split' : 'unified';
   const here = mrPages.show(owner, name, number);
@@ -395,104 +321,3 @@ async function detailPage(ctx: PageContext, owner: string, name: string, raw: st
     { repo: chromeOf(repo), ...(opts.status ? { status: opts.status } : {}) },
   );
 }
-
-/** A change posted from the merge request page: done, back to the page with a notice (303);
- *  refused, the page again with the API's message. */
-async function change(ctx: PageContext, owner: string, name: string, raw: string, run: (base: string) => Promise<unknown>, done: string, anchor = ''): Promise<PageResult> {
-  const number = numberOf(raw);
-  const result = await attempt(
-    () => run(repoApiPath(owner, name, `/merge-requests/${number}`)),
-    (message, status) => detailPage(ctx, owner, name, raw, { error: message, status }),
-  );
-  if (!result.ok) return result.result;
-  return redirect(`${mrPages.show(owner, name, number)}?done=${done}${anchor}`);
-}
-
-function addComment(ctx: PageContext, owner: string, name: string, raw: string): Promise<PageResult> {
-  const body: Record<string, unknown> = { body: field(ctx.form, 'body') };
-  const path = field(ctx.form, 'file_path');
-  if (path) {
-    const line = Number(field(ctx.form, 'line_number'));
-    const side = field(ctx.form, 'diff_side');
-    body.file_path = path;
-    if (Number.isInteger(line) && line > 0) body.line_number = line;
-    if (side === 'old' || side === 'new') body.diff_side = side;
-  }
-  if (!String(body.body).trim()) return detailPage(ctx, owner, name, raw, { error: 'Write something to comment.', status: 400 });
-  return change(ctx, owner, name, raw, (base) => ctx.api.call('POST', `${base}/comments`, body), 'commented');
-}
-
-function addReview(ctx: PageContext, owner: string, name: string, raw: string): Promise<PageResult> {
-  const event = field(ctx.form, 'event');
-  const text = field(ctx.form, 'body');
-  if (event !== 'approve' && event !== 'request_changes' && event !== 'comment') return detailPage(ctx, owner, name, raw, { error: 'Choose how to review.', status: 400 });
-  return change(ctx, owner, name, raw, (base) => ctx.api.call('POST', `${base}/reviews`, { event, ...(text.trim() ? { body: text } : {}) }), 'reviewed');
-}
-
-function merge(ctx: PageContext, owner: string, name: string, raw: string): Promise<PageResult> {
-  const strategy = field(ctx.form, 'strategy');
-  const sha = field(ctx.form, 'sha');
-  const body: Record<string, unknown> = {};
-  if (strategy === 'merge-commit' || strategy === 'squash' || strategy === 'fast-forward-only') body.strategy = strategy;
-  // The head the person saw: a push since then is refused (409 `Head branch was modified`).
-  if (isFullOid(sha)) body.sha = sha;
-  if (field(ctx.form, 'delete_source_branch')) body.delete_source_branch = true;
-  return change(ctx, owner, name, raw, (base) => ctx.api.call('POST', `${base}/merge`, body), 'merged');
-}
-
-function setState(ctx: PageContext, owner: string, name: string, raw: string): Promise<PageResult> {
-  const state = field(ctx.form, 'state');
-  if (state !== 'open' && state !== 'closed') return detailPage(ctx, owner, name, raw, { error: 'Unknown state.', status: 400 });
-  return change(ctx, owner, name, raw, (base) => ctx.api.call('PATCH', base, { state }), state === 'open' ? 'reopened' : 'closed');
-}
-
-async function editPage(ctx: PageContext, owner: string, name: string, raw: string, opts: { error?: string; status?: number; values?: { title: string; description: string } } = {}): Promise<PageResult> {
-  const number = numberOf(raw);
-  const [repo, mr] = await Promise.all([ctx.api.get<Repository>(repoApiPath(owner, name)), ctx.api.get<MergeRequestDetail>(repoApiPath(owner, name, `/merge-requests/${number}`))]);
-  const values = opts.values ?? { title: mr.title, description: mr.description ?? '' };
-  return page(
-    `Edit #${number} · ${repo.full_name}`,
-    <>
-      <h1 class="page-title">Edit merge request #{number}</h1>
-      <ErrorNotice error={opts.error} />
-      <form method="post" action={mrPages.action(owner, name, number, 'edit')} class="stack">
-        <CsrfField token={ctx.csrf} />
-        <label for="edit-title">Title</label>
-        <input id="edit-title" name="title" type="text" required maxLength={255} value={values.title} />
-        <label for="edit-description">Description (Markdown)</label>
-        <textarea id="edit-description" name="description" rows={10}>
-          {values.description}
-        </textarea>
-        <button type="submit" class="primary">
-          Save
-        </button>
-        <a href={mrPages.show(owner, name, number)}>Cancel</a>
-      </form>
-    </>,
-    { repo: chromeOf(repo), ...(opts.status ? { status: opts.status } : {}) },
-  );
-}
-
-async function saveEdit(ctx: PageContext, owner: string, name: string, raw: string): Promise<PageResult> {
-  const number = numberOf(raw);
-  const values = { title: field(ctx.form, 'title').trim(), description: field(ctx.form, 'description') };
-  if (!values.title) return editPage(ctx, owner, name, raw, { error: 'The title cannot be empty.', status: 400, values });
-  const result = await attempt(
-    () => ctx.api.call('PATCH', repoApiPath(owner, name, `/merge-requests/${number}`), { title: values.title, description: values.description.trim() ? values.description : null }),
-    (message, status) => editPage(ctx, owner, name, raw, { error: message, status, values }),
-  );
-  if (!result.ok) return result.result;
-  return redirect(`${mrPages.show(owner, name, number)}?done=edited`);
-}
-
-const MR = '/:owner/:repo/-/merge-requests/:number';
-export const mergeRequestPages: PageDefinition[] = [
-  { method: 'GET', path: '/:owner/:repo/-/merge-requests', handle: (ctx, p) => listPage(ctx, p.owner!, p.repo!) },
-  { method: 'GET', path: MR, handle: (ctx, p) => detailPage(ctx, p.owner!, p.repo!, p.number!) },
-  { method: 'GET', path: `${MR}/edit`, signedIn: true, handle: (ctx, p) => editPage(ctx, p.owner!, p.repo!, p.number!) },
-  { method: 'POST', path: `${MR}/edit`, signedIn: true, handle: (ctx, p) => saveEdit(ctx, p.owner!, p.repo!, p.number!) },
-  { method: 'POST', path: `${MR}/comments`, signedIn: true, handle: (ctx, p) => addComment(ctx, p.owner!, p.repo!, p.number!) },
-  { method: 'POST', path: `${MR}/reviews`, signedIn: true, handle: (ctx, p) => addReview(ctx, p.owner!, p.repo!, p.number!) },
-  { method: 'POST', path: `${MR}/merge`, signedIn: true, handle: (ctx, p) => merge(ctx, p.owner!, p.repo!, p.number!) },
-  { method: 'POST', path: `${MR}/state`, signedIn: true, handle: (ctx, p) => setState(ctx, p.owner!, p.repo!, p.number!) },
-];

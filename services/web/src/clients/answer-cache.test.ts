@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { RECENT_ANSWER_MS, RecentAnswers } from './recent-answers.js';
+import { RECENT_ANSWER_MS, RecentAnswers } from './answer-cache.js';
 
 describe('recent answers', () => {
   const setup = () => {
