@@ -6,7 +6,7 @@ export const RECENT_ANSWER_MS = 2_000;
 
 // Who is asking and the repository's own record are asked for by nearly every page and answered
 // by accounts, which neither sends an ETag nor is cheap under load (bench "Web pages"); so is the
-// open merge request list a repository's code pages count in their tab (merge-requests, with
+// open merge request list every repository page counts in its tab (merge-requests, with
 // accounts for the authors' names). They are reused only for the very credential that got them,
 // for two seconds, and never after that credential changed anything through the web.
 const REUSABLE = [/^\/api\/user$/, /^\/api\/repos\/[^/?]+\/[^/?]+$/, /^\/api\/repos\/[^/?]+\/[^/?]+\/merge-requests\?state=open$/];

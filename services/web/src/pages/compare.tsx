@@ -4,7 +4,7 @@ import { CommitRow, Notice, subjectOf } from '../views/components.js';
 import { DiffView, type DiffViewMode } from '../views/diff.js';
 import { attempt, CsrfField, ErrorNotice } from '../views/forms.js';
 import { mrPages } from './paths.js';
-import { loadRepo, type RepoView } from './repo-data.js';
+import { chromeOf, loadRepo, type RepoView } from './repo-data.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 import { AppError } from '@githost/errors';
 
@@ -47,7 +47,7 @@ async function comparePage(ctx: PageContext, owner: string, name: string, opts: 
   const view = await loadRepo(ctx.api, owner, name);
   const { repo } = view;
   const { base, head } = opts.refs ?? pickedRefs(ctx, view);
-  const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'merge-requests' };
+  const chrome = chromeOf(repo, 'merge-requests', view.counts);
   let comparison: Comparison | undefined;
   let refusal: string | undefined;
   let status = opts.status ?? 200;

@@ -4,7 +4,7 @@ import type { Commit } from '../clients/types.js';
 import { CommitRow, Notice, RefSwitcher, shortSha, subjectOf, Time } from '../views/components.js';
 import { DiffView, type DiffViewMode } from '../views/diff.js';
 import { repoPages } from './paths.js';
-import { loadRepo } from './repo-data.js';
+import { chromeOf, loadRepo } from './repo-data.js';
 import { page, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
 /** Commits per page of history. */
@@ -20,7 +20,7 @@ async function commitsPage(ctx: PageContext, owner: string, name: string, refPar
   const { repo } = view;
   const gitRef = refParam || repo.default_branch;
   const after = typeof ctx.req.query.after === 'string' && isFullOid(ctx.req.query.after) ? ctx.req.query.after : undefined;
-  const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'commits', ref: gitRef };
+  const chrome = chromeOf(repo, 'commits', view.counts, gitRef);
   if (view.branches.branches.length === 0 && view.tags.length === 0) {
     return page(`Commits · ${repo.full_name}`, <Notice kind="info">This repository has no commits yet.</Notice>, { repo: chrome });
   }
@@ -104,7 +104,7 @@ async function commitPage(ctx: PageContext, owner: string, name: string, sha: st
         <Notice kind="info">This is the first commit: every file in it is new.</Notice>
       )}
     </>,
-    { repo: { owner: repo.owner, name: repo.name, private: repo.private, tab: 'commits' } },
+    { repo: chromeOf(repo, 'commits', view.counts) },
   );
 }
 
@@ -133,7 +133,7 @@ async function branchesPage(ctx: PageContext, owner: string, name: string): Prom
         </ul>
       )}
     </>,
-    { repo: { owner: repo.owner, name: repo.name, private: repo.private, tab: 'branches' } },
+    { repo: chromeOf(repo, 'branches', view.counts) },
   );
 }
 
@@ -161,7 +161,7 @@ async function tagsPage(ctx: PageContext, owner: string, name: string): Promise<
         </ul>
       )}
     </>,
-    { repo: { owner: repo.owner, name: repo.name, private: repo.private, tab: 'tags' } },
+    { repo: chromeOf(repo, 'tags', view.counts) },
   );
 }
 

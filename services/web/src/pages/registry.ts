@@ -31,7 +31,7 @@ export interface RepoChrome {
   tab: 'code' | 'commits' | 'branches' | 'tags' | (string & {});
   /** The ref the tabs link to (absent: the default branch). */
   ref?: string;
-  /** Shown in their tabs where the page asked for them (the repository's code pages). */
+  /** Shown in their tabs on every repository page that could read them (pages/repo-data.ts). */
   counts?: RepoCounts;
 }
 

@@ -1,9 +1,5 @@
 import type { RequestBody } from '@githost/api-types';
-import type { Repository } from '../../clients/types.js';
-import type { RepoChrome } from '../registry.js';
 import { AppError } from '@githost/errors';
-
-export const chromeOf = (repo: Repository): RepoChrome => ({ owner: repo.owner, name: repo.name, private: repo.private, tab: 'merge-requests' });
 
 /** A merge request number from the path: digits only, else the page does not exist. */
 export function numberOf(raw: string): number {

@@ -7,7 +7,8 @@ import { CsrfField, ErrorNotice, Flash, PostButton } from '../../views/forms.js'
 import { mrPages, repoPages, repoUrl } from '../paths.js';
 import { page, type PageContext, type PageResult } from '../registry.js';
 import { ChangesBase, mrChangesOf } from './changes.js';
-import { chromeOf, numberOf, StateBadge, STRATEGY_LABELS } from './common.js';
+import { chromeOf, loadCounts } from '../repo-data.js';
+import { numberOf, StateBadge, STRATEGY_LABELS } from './common.js';
 import { detailAndCommits } from './commits.js';
 
 /** Which line's comment form is open (`?comment=<side>:<line>&path=<file>`), if any. */
@@ -83,6 +84,7 @@ const STRATEGIES = [{ id: 'default', label: 'Merge (fast-forward when possible)'
 function MergeBox({ ctx, owner, name, mr }: { ctx: PageContext; owner: string; name: string; mr: MergeRequestDetail }) {
   const act = (a: string) => mrPages.action(owner, name, mr.number, a);
   const summary = mr.review_summary;
+  const canMerge = Boolean(mr.source_sha && mr.target_sha);
   return (
     <section class="merge-box" aria-labelledby="merge-box-title">
       <h2 id="merge-box-title">Checks and merge</h2>
@@ -126,30 +128,43 @@ function MergeBox({ ctx, owner, name, mr }: { ctx: PageContext; owner: string; n
           ) : (
             <p class="muted">Whether it merges cleanly is not known yet.</p>
           )}
-          {/* Merge and Close are alternatives, so they stand side by side, not one under the other. */}
-          <div class="merge-actions">
-            {ctx.viewer && mr.source_sha && mr.target_sha && (
-              <form method="post" action={act('merge')} class="stack merge-form">
+          {/* Merge and Close are alternatives: one row of actions under the merge options. Each
+              button submits its own form (the HTML `form` attribute), so the row holds both. */}
+          {ctx.viewer && (
+            <>
+              {canMerge && (
+                <form method="post" action={act('merge')} class="stack merge-form" id="merge-form">
+                  <CsrfField token={ctx.csrf} />
+                  <input type="hidden" name="sha" value={mr.source_sha} />
+                  <fieldset>
+                    <legend>Merge strategy</legend>
+                    {STRATEGIES.map((s) => (
+                      <label class="check">
+                        <input type="radio" name="strategy" value={s.id} checked={s.id === 'default'} /> {s.label}
+                      </label>
+                    ))}
+                  </fieldset>
+                  <label class="check">
+                    <input type="checkbox" name="delete_source_branch" value="1" /> Delete the source branch after merging
+                  </label>
+                </form>
+              )}
+              <form method="post" action={act('state')} id="close-form" hidden>
                 <CsrfField token={ctx.csrf} />
-                <input type="hidden" name="sha" value={mr.source_sha} />
-                <fieldset>
-                  <legend>Merge strategy</legend>
-                  {STRATEGIES.map((s) => (
-                    <label class="check">
-                      <input type="radio" name="strategy" value={s.id} checked={s.id === 'default'} /> {s.label}
-                    </label>
-                  ))}
-                </fieldset>
-                <label class="check">
-                  <input type="checkbox" name="delete_source_branch" value="1" /> Delete the source branch after merging
-                </label>
-                <button type="submit" class="primary">
-                  Merge
-                </button>
+                <input type="hidden" name="state" value="closed" />
               </form>
-            )}
-            {ctx.viewer && <PostButton ctx={ctx} action={act('state')} fields={{ state: 'closed' }} label="Close merge request" kind="danger" />}
-          </div>
+              <div class="merge-actions">
+                {canMerge && (
+                  <button type="submit" form="merge-form" class="primary">
+                    Merge
+                  </button>
+                )}
+                <button type="submit" form="close-form" class="danger">
+                  Close merge request
+                </button>
+              </div>
+            </>
+          )}
         </>
       )}
     </section>
@@ -183,10 +198,11 @@ export interface DetailOptions {
 export async function detailPage(ctx: PageContext, owner: string, name: string, raw: string, opts: DetailOptions = {}): Promise<PageResult> {
   const number = numberOf(raw);
   const at = { owner, repo: name, number };
-  const [repo, { mr, commits, changes }, reviews] = await Promise.all([
+  const [repo, { mr, commits, changes }, reviews, counts] = await Promise.all([
     ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
     detailAndCommits(ctx.api, `${owner}/${name}#${number}`, apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', at)).then(async (d) => ({ ...d, changes: await mrChangesOf(ctx.api, owner, name, d.mr) })),
     ctx.api.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}/reviews', at)),
+    loadCounts(ctx.api, owner, name),
   ]);
   const mode: DiffViewMode = ctx.req.query.view === 'split' ? 'split' : 'unified';
   const here = mrPages.show(owner, name, number);
@@ -318,6 +334,6 @@ export async function detailPage(ctx: PageContext, owner: string, name: string, 
         )}
       </section>
     </>,
-    { repo: chromeOf(repo), ...(opts.status ? { status: opts.status } : {}) },
+    { repo: chromeOf(repo, 'merge-requests', counts), ...(opts.status ? { status: opts.status } : {}) },
   );
 }

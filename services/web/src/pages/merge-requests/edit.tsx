@@ -2,11 +2,16 @@ import { apiPath } from '../../clients/api.js';
 import { attempt, CsrfField, ErrorNotice } from '../../views/forms.js';
 import { mrPages } from '../paths.js';
 import { field, page, redirect, type PageContext, type PageResult } from '../registry.js';
-import { chromeOf, numberOf } from './common.js';
+import { chromeOf, loadCounts } from '../repo-data.js';
+import { numberOf } from './common.js';
 
 export async function editPage(ctx: PageContext, owner: string, name: string, raw: string, opts: { error?: string; status?: number; values?: { title: string; description: string } } = {}): Promise<PageResult> {
   const number = numberOf(raw);
-  const [repo, mr] = await Promise.all([ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })), ctx.api.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner, repo: name, number }))]);
+  const [repo, mr, counts] = await Promise.all([
+    ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
+    ctx.api.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner, repo: name, number })),
+    loadCounts(ctx.api, owner, name),
+  ]);
   const values = opts.values ?? { title: mr.title, description: mr.description ?? '' };
   return page(
     `Edit #${number} · ${repo.full_name}`,
@@ -27,7 +32,7 @@ export async function editPage(ctx: PageContext, owner: string, name: string, ra
         <a href={mrPages.show(owner, name, number)}>Cancel</a>
       </form>
     </>,
-    { repo: chromeOf(repo), ...(opts.status ? { status: opts.status } : {}) },
+    { repo: chromeOf(repo, 'merge-requests', counts), ...(opts.status ? { status: opts.status } : {}) },
   );
 }
 

@@ -2,7 +2,8 @@ import { apiPath } from '../../clients/api.js';
 import { Time } from '../../views/components.js';
 import { mrPages } from '../paths.js';
 import { page, type PageContext, type PageResult } from '../registry.js';
-import { chromeOf, StateBadge } from './common.js';
+import { chromeOf, loadCounts } from '../repo-data.js';
+import { StateBadge } from './common.js';
 
 const STATES = [
   { id: 'open', label: 'Open' },
@@ -12,9 +13,11 @@ const STATES = [
 
 export async function listPage(ctx: PageContext, owner: string, name: string): Promise<PageResult> {
   const state = STATES.find((s) => s.id === ctx.req.query.state)?.id ?? 'open';
-  const [repo, list] = await Promise.all([
+  // The open list is asked by the counts' own path, so the open tab asks for it once.
+  const [repo, list, counts] = await Promise.all([
     ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
     ctx.api.get(apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner, repo: name }, `?state=${state}`)),
+    loadCounts(ctx.api, owner, name),
   ]);
   return page(
     `Merge requests · ${repo.full_name}`,
@@ -54,6 +57,6 @@ export async function listPage(ctx: PageContext, owner: string, name: string): P
         </ul>
       )}
     </>,
-    { repo: chromeOf(repo) },
+    { repo: chromeOf(repo, 'merge-requests', counts) },
   );
 }

@@ -3,10 +3,10 @@ import { apiPath } from '../../clients/api.js';
 import { CsrfField, PostButton } from '../../views/forms.js';
 import { repoPages } from '../paths.js';
 import { field, fields, page, type PageContext, type PageResult } from '../registry.js';
-import { chromeOf, ownedRepo, settingsChange, SettingsFrame, userNotFound, type ViewOpts } from './frame.js';
+import { ownedRepoChrome, settingsChange, SettingsFrame, userNotFound, type ViewOpts } from './frame.js';
 
 export async function branchesPage(ctx: PageContext, owner: string, name: string, opts: ViewOpts = {}): Promise<PageResult> {
-  const repo = await ownedRepo(ctx, owner, name);
+  const { repo, chrome } = await ownedRepoChrome(ctx, owner, name);
   const rules = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/branch-protections', { owner, repo: name }));
   const action = repoPages.settings(owner, name, 'branches');
   return page(
@@ -64,7 +64,7 @@ export async function branchesPage(ctx: PageContext, owner: string, name: string
         </button>
       </form>
     </SettingsFrame>,
-    { repo: chromeOf(repo), ...(opts.status ? { status: opts.status } : {}) },
+    { repo: chrome, ...(opts.status ? { status: opts.status } : {}) },
   );
 }
 

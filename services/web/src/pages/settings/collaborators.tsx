@@ -2,10 +2,10 @@ import { apiPath } from '../../clients/api.js';
 import { CsrfField, PostButton } from '../../views/forms.js';
 import { repoPages } from '../paths.js';
 import { field, page, type PageContext, type PageResult } from '../registry.js';
-import { chromeOf, ownedRepo, settingsChange, SettingsFrame, userNotFound, type ViewOpts } from './frame.js';
+import { ownedRepoChrome, settingsChange, SettingsFrame, userNotFound, type ViewOpts } from './frame.js';
 
 export async function collaboratorsPage(ctx: PageContext, owner: string, name: string, opts: ViewOpts = {}): Promise<PageResult> {
-  const repo = await ownedRepo(ctx, owner, name);
+  const { repo, chrome } = await ownedRepoChrome(ctx, owner, name);
   const list = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/collaborators', { owner, repo: name }, '?per_page=100'));
   const action = repoPages.settings(owner, name, 'collaborators');
   return page(
@@ -42,7 +42,7 @@ export async function collaboratorsPage(ctx: PageContext, owner: string, name: s
         </button>
       </form>
     </SettingsFrame>,
-    { repo: chromeOf(repo), ...(opts.status ? { status: opts.status } : {}) },
+    { repo: chrome, ...(opts.status ? { status: opts.status } : {}) },
   );
 }
 

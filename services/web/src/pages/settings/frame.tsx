@@ -4,7 +4,8 @@ import { apiPath } from '../../clients/api.js';
 import type { Repository } from '../../clients/types.js';
 import { attempt, ErrorNotice, Flash } from '../../views/forms.js';
 import { repoPages } from '../paths.js';
-import { redirect, type PageContext, type PageResult } from '../registry.js';
+import { chromeOf, loadCounts } from '../repo-data.js';
+import { redirect, type PageContext, type PageResult, type RepoChrome } from '../registry.js';
 
 export type Section = 'general' | 'collaborators' | 'branches' | 'webhooks';
 
@@ -54,7 +55,12 @@ export function SettingsFrame({ ctx, repo, section, error, children }: { ctx: Pa
   );
 }
 
-export const chromeOf = (repo: Repository) => ({ owner: repo.owner, name: repo.name, private: repo.private, tab: 'settings' });
+/** A settings page's repository (the owner's, as `ownedRepo`) and its chrome, the tabs' counts
+ *  asked beside it. */
+export async function ownedRepoChrome(ctx: PageContext, owner: string, name: string): Promise<{ repo: Repository; chrome: RepoChrome }> {
+  const [repo, counts] = await Promise.all([ownedRepo(ctx, owner, name), loadCounts(ctx.api, owner, name)]);
+  return { repo, chrome: chromeOf(repo, 'settings', counts) };
+}
 
 export interface ViewOpts {
   error?: string;

@@ -2,10 +2,10 @@ import { apiPath } from '../../clients/api.js';
 import { CsrfField } from '../../views/forms.js';
 import { repoPages } from '../paths.js';
 import { field, page, type PageContext, type PageResult } from '../registry.js';
-import { chromeOf, ownedRepo, settingsChange, SettingsFrame, type ViewOpts } from './frame.js';
+import { ownedRepoChrome, settingsChange, SettingsFrame, type ViewOpts } from './frame.js';
 
 export async function generalPage(ctx: PageContext, owner: string, name: string, opts: ViewOpts = {}): Promise<PageResult> {
-  const repo = await ownedRepo(ctx, owner, name);
+  const { repo, chrome } = await ownedRepoChrome(ctx, owner, name);
   const branches = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/branches', { owner, repo: name }));
   const action = repoPages.settings(owner, name);
   return page(
@@ -41,7 +41,7 @@ export async function generalPage(ctx: PageContext, owner: string, name: string,
         </button>
       </form>
     </SettingsFrame>,
-    { repo: chromeOf(repo), ...(opts.status ? { status: opts.status } : {}) },
+    { repo: chrome, ...(opts.status ? { status: opts.status } : {}) },
   );
 }
 

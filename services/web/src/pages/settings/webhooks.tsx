@@ -4,10 +4,10 @@ import { Time } from '../../views/components.js';
 import { attempt, CsrfField, PostButton } from '../../views/forms.js';
 import { repoPages } from '../paths.js';
 import { page, field, redirect, type PageContext, type PageResult } from '../registry.js';
-import { chromeOf, ownedRepo, settingsChange, SettingsFrame, type ViewOpts } from './frame.js';
+import { ownedRepo, ownedRepoChrome, settingsChange, SettingsFrame, type ViewOpts } from './frame.js';
 
 export async function webhooksPage(ctx: PageContext, owner: string, name: string, opts: ViewOpts = {}): Promise<PageResult> {
-  const repo = await ownedRepo(ctx, owner, name);
+  const { repo, chrome } = await ownedRepoChrome(ctx, owner, name);
   const hooks = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks', { owner, repo: name }));
   const action = repoPages.settings(owner, name, 'webhooks');
   return page(
@@ -46,7 +46,7 @@ export async function webhooksPage(ctx: PageContext, owner: string, name: string
         </button>
       </form>
     </SettingsFrame>,
-    { repo: chromeOf(repo), ...(opts.status ? { status: opts.status } : {}) },
+    { repo: chrome, ...(opts.status ? { status: opts.status } : {}) },
   );
 }
 
@@ -73,7 +73,7 @@ const pretty = (value: unknown) => {
 
 /** One webhook's deliveries, newest first, each with what was sent and every attempt's answer. */
 export async function webhookPage(ctx: PageContext, owner: string, name: string, id: string, opts: ViewOpts = {}): Promise<PageResult> {
-  const repo = await ownedRepo(ctx, owner, name);
+  const { repo, chrome } = await ownedRepoChrome(ctx, owner, name);
   const hooks = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks', { owner, repo: name }));
   const hook = hooks.find((h) => h.id === id);
   if (!hook) throw new AppError('not_found', 'Not found');
@@ -116,7 +116,7 @@ export async function webhookPage(ctx: PageContext, owner: string, name: string,
         ))}
       </ul>
     </SettingsFrame>,
-    { repo: chromeOf(repo), ...(opts.status ? { status: opts.status } : {}) },
+    { repo: chrome, ...(opts.status ? { status: opts.status } : {}) },
   );
 }
 
