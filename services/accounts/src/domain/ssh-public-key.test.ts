@@ -65,7 +65,7 @@ describe('parseSshPublicKey', () => {
     const made = await generateSshKey('ecdsa', { bits: 256 });
     const [type, data] = made.publicKey.split(' ') as [string, string];
     const blob = Buffer.from(data, 'base64');
-    blob[blob.length - 1] ^= 1;
+    blob[blob.length - 1] = blob[blob.length - 1]! ^ 1;
     expect(refusal(`${type} ${blob.toString('base64')}`)?.message).toBe('Invalid key: the ecdsa-sha2-nistp256 key data is not a valid key');
   });
 });
