@@ -14,11 +14,7 @@ describe.each<Backend>(['postgres', 'pglite'])('SSH keys and deploy keys on %s',
   const lookup = (fingerprint: string) =>
     callUnary<accounts.LookupSshKeyRequest, accounts.LookupSshKeyResponse__Output>(h.grpc, h.grpc.LookupSshKey, { fingerprint });
 
-  async function createUser(username: string): Promise<Client> {
-    expect((await admin.request('POST', '/api/admin/users', { username, email: `${username}@example.test` })).status).toBe(201);
-    const token = await admin.request('POST', `/api/admin/users/${username}/tokens`, { name: 'test' });
-    return new Client(h, token.body.token);
-  }
+  const createUser = async (username: string) => (await admin.createUser(username)).client;
 
   beforeAll(async () => {
     storage = await startTestStorage({ secret: SECRET });
