@@ -48,10 +48,11 @@ async function removeKey(deps: KeyDeps, owner: SshKeyOwner, id: string): Promise
   if (!(await deps.sshKeys.remove(owner, keyIdOf(id)))) throw notFound(KEY_NOT_FOUND);
 }
 
-export const addOwnKey = (deps: KeyDeps, caller: Caller, body: unknown) => addKey(deps, ownUser(caller), body, false);
-export const listOwnKeys = (deps: KeyDeps, caller: Caller) => deps.sshKeys.list(ownUser(caller));
-export const getOwnKey = (deps: KeyDeps, caller: Caller, id: string) => getKey(deps, ownUser(caller), id);
-export const deleteOwnKey = (deps: KeyDeps, caller: Caller, id: string) => removeKey(deps, ownUser(caller), id);
+/* Each use case is async, so a refused caller is a rejected promise like any other refusal. */
+export const addOwnKey = async (deps: KeyDeps, caller: Caller, body: unknown) => addKey(deps, ownUser(caller), body, false);
+export const listOwnKeys = async (deps: KeyDeps, caller: Caller) => deps.sshKeys.list(ownUser(caller));
+export const getOwnKey = async (deps: KeyDeps, caller: Caller, id: string) => getKey(deps, ownUser(caller), id);
+export const deleteOwnKey = async (deps: KeyDeps, caller: Caller, id: string) => removeKey(deps, ownUser(caller), id);
 
 /** A site admin lists and removes anyone's keys; others get 403 before anything is read. */
 export async function listUserKeys(deps: Pick<AccountsDeps, 'sshKeys' | 'users'>, caller: Caller, username: string): Promise<SshKeyRecord[]> {
@@ -67,10 +68,10 @@ export async function deleteUserKey(deps: Pick<AccountsDeps, 'sshKeys' | 'users'
 /** Deploy keys: the repository's admins only (CONTRACT §9 Access: a writer 403, a stranger to a private repository 404). */
 const deployOwner = (access: RepoAccess | null): SshKeyOwner => ({ repository_id: manageableRepositoryId(access) });
 
-export const addDeployKey = (deps: KeyDeps, access: RepoAccess | null, body: unknown) => addKey(deps, deployOwner(access), body, true);
-export const listDeployKeys = (deps: KeyDeps, access: RepoAccess | null) => deps.sshKeys.list(deployOwner(access));
-export const getDeployKey = (deps: KeyDeps, access: RepoAccess | null, id: string) => getKey(deps, deployOwner(access), id);
-export const deleteDeployKey = (deps: KeyDeps, access: RepoAccess | null, id: string) => removeKey(deps, deployOwner(access), id);
+export const addDeployKey = async (deps: KeyDeps, access: RepoAccess | null, body: unknown) => addKey(deps, deployOwner(access), body, true);
+export const listDeployKeys = async (deps: KeyDeps, access: RepoAccess | null) => deps.sshKeys.list(deployOwner(access));
+export const getDeployKey = async (deps: KeyDeps, access: RepoAccess | null, id: string) => getKey(deps, deployOwner(access), id);
+export const deleteDeployKey = async (deps: KeyDeps, access: RepoAccess | null, id: string) => removeKey(deps, deployOwner(access), id);
 
 /** What a key authenticates as, read fresh on every call (no cache: a removed key, user or
  *  repository, or a suspension, refuses the key at once). */
