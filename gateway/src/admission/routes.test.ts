@@ -54,6 +54,8 @@ describe('route table', () => {
     expect(matchRoute('GET', '/api/repos/a/b/collaborators')).toMatchObject({ upstream: 'accounts', auth: 'required' });
     expect(matchRoute('PUT', '/api/repos/a/b/branch-protections/release%2F*')).toMatchObject({ upstream: 'accounts', auth: 'required' });
     expect(matchRoute('GET', '/api/repos/a/b/branch-protections')).toMatchObject({ upstream: 'accounts' });
+    expect(matchRoute('GET', '/api/repos/a/b/keys')).toMatchObject({ upstream: 'accounts', auth: 'required', repo: { owner: 'a', name: 'b' } });
+    expect(matchRoute('DELETE', '/api/repos/a/b/keys/7')).toMatchObject({ upstream: 'accounts', auth: 'required' });
   });
   it('when a path is outside the table, then no route', () => {
     for (const [m, p] of [['GET', '/'], ['DELETE', '/api/repos'], ['POST', '/api/users'], ['GET', '/api/repos/a/b/c'], ['GET', '/alice/demo.git/objects/info/packs'], ['GET', '/alice/demo/info/refs']]) {

@@ -91,6 +91,8 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
   if (rest === '' || rest === '/') return { upstream: 'accounts', auth: optionalOnRead, surface: 'api', repo };
   if (rest === '/collaborators' || rest.startsWith('/collaborators/')) return { upstream: 'accounts', auth: 'required', surface: 'api', repo };
   if (rest === '/branch-protections' || rest.startsWith('/branch-protections/')) return { upstream: 'accounts', auth: 'required', surface: 'api', repo };
+  // Deploy keys (docs/decisions/ssh-keys.md): managed by the repository's admins only.
+  if (rest === '/keys' || rest.startsWith('/keys/')) return { upstream: 'accounts', auth: 'required', surface: 'api', repo };
   if (STATUS_READ.test(rest)) return read ? { upstream: 'merge-requests', auth: 'optional', surface: 'api', repo } : undefined;
   if (STATUS_WRITE.test(rest)) return method === 'POST' ? { upstream: 'merge-requests', auth: 'required', surface: 'api', repo } : undefined;
   // Archives stream straight from the shard that holds the repository, read access as browse.

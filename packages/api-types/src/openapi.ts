@@ -120,6 +120,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/users/{username}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's SSH public keys (site admin) */
+        get: operations["listUserSshKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{username}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of a user's SSH keys (site admin) */
+        delete: operations["deleteUserSshKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user": {
         parameters: {
             query?: never;
@@ -167,6 +201,45 @@ export interface paths {
         post?: never;
         /** Revoke one of the authenticated user's tokens */
         delete: operations["revokeOwnToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The authenticated user's SSH public keys, oldest first (GitHub's GET /user/keys) */
+        get: operations["listOwnSshKeys"];
+        put?: never;
+        /** Register an SSH public key for the authenticated user (docs/decisions/ssh-keys.md) */
+        post: operations["addOwnSshKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        /** One of the authenticated user's SSH keys */
+        get: operations["getOwnSshKey"];
+        put?: never;
+        post?: never;
+        /** Delete one of the authenticated user's SSH keys; it stops authenticating at once */
+        delete: operations["deleteOwnSshKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -406,6 +479,50 @@ export interface paths {
         post?: never;
         /** Remove a collaborator (owner or site admin) */
         delete: operations["removeCollaborator"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/repos/{owner}/{repo}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        /** The repository's deploy keys, oldest first (owner or site admin; a reader or writer 403) */
+        get: operations["listDeployKeys"];
+        put?: never;
+        /** Add a deploy key (owner or site admin); read-only unless `read_only` is false */
+        post: operations["addDeployKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/repos/{owner}/{repo}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        /** One deploy key (owner or site admin) */
+        get: operations["getDeployKey"];
+        put?: never;
+        post?: never;
+        /** Delete a deploy key (owner or site admin); it stops authenticating at once */
+        delete: operations["deleteDeployKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1192,6 +1309,42 @@ export interface components {
              */
             expires_at?: string;
         };
+        NewSshKey: {
+            /** @description default: the key's comment, else its type */
+            title?: string;
+            /** @description one OpenSSH public key line (`ssh-ed25519`, `ecdsa-sha2-nistp256/384/521` or `ssh-rsa` of 2048 bits or more), as in a `.pub` file */
+            key: string;
+        };
+        NewDeployKey: {
+            /** @description default: the key's comment, else its type */
+            title?: string;
+            /** @description one OpenSSH public key line, as for a user's key */
+            key: string;
+            /**
+             * @description false: the key may push too
+             * @default true
+             */
+            read_only: boolean;
+        };
+        SshKey: {
+            id: number;
+            title: string;
+            /** @description `<type> <base64>`, without the comment */
+            key: string;
+            /** @description as `ssh-keygen -l` prints it */
+            fingerprint: string;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        DeployKey: {
+            id: number;
+            title: string;
+            /** @description `<type> <base64>`, without the comment */
+            key: string;
+            /** @description as `ssh-keygen -l` prints it */
+            fingerprint: string;
+            read_only: boolean;
+            created_at: components["schemas"]["Timestamp"];
+        };
         Token: {
             id: string;
             name: string | null;
@@ -1897,6 +2050,76 @@ export interface operations {
             503: components["responses"]["Error"];
         };
     };
+    listUserSshKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SshKey"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            /** @description `User not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deleteUserSshKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            /** @description `User not found` or `Key not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
     getAuthenticatedUser: {
         parameters: {
             query?: never;
@@ -2016,6 +2239,148 @@ export interface operations {
                 };
             };
             404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listOwnSshKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SshKey"][];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    addOwnSshKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSshKey"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SshKey"];
+                };
+            };
+            /** @description Malformed: `Invalid key: <why>` (a private key, several keys, options, DSA, RSA under 2048 bits, damaged data), or a bad title */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            /** @description `Key is already in use` (by any user or repository) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getOwnSshKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SshKey"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            /** @description `Key not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deleteOwnSshKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            /** @description `Key not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
         };
@@ -2553,6 +2918,159 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listDeployKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeployKey"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    addDeployKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewDeployKey"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeployKey"];
+                };
+            };
+            /** @description Malformed: `Invalid key: <why>` (a private key, several keys, options, DSA, RSA under 2048 bits, damaged data), or a bad title */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            /** @description `Key is already in use` (by any user or repository) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getDeployKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeployKey"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            /** @description `Repository not found` or `Key not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deleteDeployKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            /** @description `Repository not found` or `Key not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
         };

@@ -16,6 +16,7 @@ import { argon2Hasher } from './crypto/argon2.js';
 import { PgTokenStore } from './db/token-store.js';
 import { PgUserStore } from './db/user-store.js';
 import type { RepositoryStorage } from './domain/ports.js';
+import { PgSshKeyStore } from './db/ssh-key-store.js';
 import { accountsDeps } from './domain/deps.js';
 import { registerAccountsService } from './grpc/service.js';
 import { createAccountsApp } from './http/app.js';
@@ -57,6 +58,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         repositories: new PgRepositoryStore(database),
         protections: new PgProtectionStore(database),
         sessions: new PgSessionStore(database),
+        sshKeys: new PgSshKeyStore(database),
         hasher: argon2Hasher,
         sessionSettings: config.sessions,
         clock: deps.clock,

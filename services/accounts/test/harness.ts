@@ -118,6 +118,15 @@ export class Client {
     }
   }
 
+  /** As a site admin: creates the user and issues them a token; their id and a client with it. */
+  async createUser(username: string, isAdmin = false): Promise<{ id: string; client: Client }> {
+    const user = await this.request('POST', '/api/admin/users', { username, email: `${username}@example.test`, is_admin: isAdmin });
+    if (user.status !== 201) throw new Error(`creating ${username}: ${user.status} ${JSON.stringify(user.body)}`);
+    const token = await this.request('POST', `/api/admin/users/${username}/tokens`, { name: 'test' });
+    if (token.status !== 201) throw new Error(`issuing a token for ${username}: ${token.status} ${JSON.stringify(token.body)}`);
+    return { id: user.body.id, client: new Client(this.h, token.body.token) };
+  }
+
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async request(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any }> {
     const { status, body: parsed } = await this.requestWithHeaders(method, urlPath, body);

@@ -1,4 +1,4 @@
-import type { PasswordHasher, ProtectionStore, RepositoryStorage, RepositoryStore, SessionStore, TokenStore, UserStore } from './ports.js';
+import type { PasswordHasher, ProtectionStore, RepositoryStorage, RepositoryStore, SessionStore, SshKeyStore, TokenStore, UserStore } from './ports.js';
 import type { ShardPlacement } from './placement.js';
 import { DEFAULT_SESSION_SETTINGS, warmSignIn, type SessionSettings } from './sessions.js';
 
@@ -12,6 +12,7 @@ export interface AccountsDeps {
   repositories: RepositoryStore;
   protections: ProtectionStore;
   sessions: SessionStore;
+  sshKeys: SshKeyStore;
   hasher: PasswordHasher;
   sessionSettings: SessionSettings;
   /** Milliseconds since the epoch; tests move it to reach session expiry. */

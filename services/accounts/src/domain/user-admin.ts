@@ -57,7 +57,8 @@ export async function revokeUserToken(deps: Pick<AccountsDeps, 'users' | 'tokens
   if (!TOKEN_ID_SHAPE.test(tokenId) || !(await deps.tokens.revoke(tokenId, user.id))) throw notFound('Token not found');
 }
 
-async function existing(deps: Pick<AccountsDeps, 'users'>, username: string): Promise<User> {
+/** The user named `username`, else 404 `User not found` (a name no user can have included). */
+export async function existing(deps: Pick<AccountsDeps, 'users'>, username: string): Promise<User> {
   const user = NAME_SHAPE.test(username) ? await deps.users.byUsername(username) : null;
   if (!user) throw notFound('User not found');
   return user;

@@ -9,6 +9,7 @@ import { authorize } from './authorize.js';
 import { getRefPolicy } from './get-ref-policy.js';
 import { getRepository } from './get-repository.js';
 import { getUsers } from './get-users.js';
+import { lookupSshKeyHandler } from './lookup-ssh-key.js';
 
 /** Registers githost.accounts.v1.AccountsService on `server`. */
 export function registerAccountsService(server: grpc.Server, deps: AccountsDeps, metrics: AccountsMetrics, logger: Logger): void {
@@ -20,6 +21,7 @@ export function registerAccountsService(server: grpc.Server, deps: AccountsDeps,
     GetRepository: unary(getRepository(deps), logger, instruments),
     GetRefPolicy: unary(getRefPolicy(deps), logger, instruments),
     AdoptPushedBranches: unary(adoptPushedBranches(deps), logger, instruments),
+    LookupSshKey: unary(lookupSshKeyHandler(deps), logger, instruments),
   };
   server.addService(accountsProto().githost.accounts.v1.AccountsService.service, handlers);
 }

@@ -6,11 +6,14 @@ import type { AccountsDeps } from '../domain/deps.js';
 import { deleteUser, listUsers, listUserTokens, revokeUserToken, updateUser } from '../domain/user-admin.js';
 import { callerOf } from './caller.js';
 import { sendPage } from './link-header.js';
-import { adminUserJson, tokenJson } from './present.js';
+import { deleteUserKey, listUserKeys } from '../domain/ssh-keys.js';
+import { adminUserJson, sshKeyJson, tokenJson } from './present.js';
 
 // No capturing groups: the router would percent-decode them and answer a bad escape with a 500.
 const USER = /^\/api\/admin\/users\/[^/]+$/;
 const USER_TOKENS = /^\/api\/admin\/users\/[^/]+\/tokens$/;
+const USER_KEYS = /^\/api\/admin\/users\/[^/]+\/keys$/;
+const USER_KEY = /^\/api\/admin\/users\/[^/]+\/keys\/[^/]+$/;
 const USER_TOKEN = /^\/api\/admin\/users\/[^/]+\/tokens\/[^/]+$/;
 
 /** The path segment at `index` (0 is before the first slash), percent-decoded once. */
@@ -48,6 +51,16 @@ export function registerAdminRoutes(app: Express, deps: AccountsDeps, publicUrl:
   app.delete(USER_TOKEN, route(async (req, res) => {
     const caller = callerOf(res);
     await revokeUserToken(deps, caller, usernameOf(req), segment(req, 6, 'Token not found'));
+    res.status(204).end();
+  }));
+
+  app.get(USER_KEYS, route(async (req, res) => {
+    res.json((await listUserKeys(deps, callerOf(res), usernameOf(req))).map(sshKeyJson));
+  }));
+
+  app.delete(USER_KEY, route(async (req, res) => {
+    const caller = callerOf(res);
+    await deleteUserKey(deps, caller, usernameOf(req), segment(req, 6, 'Key not found'));
     res.status(204).end();
   }));
 }

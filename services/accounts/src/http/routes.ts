@@ -12,6 +12,7 @@ import { callerOf, repoAccessOf } from './caller.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { registerProtectionRoutes } from './protection-routes.js';
 import { registerRepositoryRoutes } from './repository-routes.js';
+import { registerSshKeyRoutes } from './ssh-key-routes.js';
 import { registerSessionRoutes, type SignInObserver } from './session-routes.js';
 import { optionalPassword } from '../domain/passwords.js';
 import { issuedTokenJson, repositoryJson, tokenJson, userJson } from './present.js';
@@ -87,5 +88,6 @@ export function registerRoutes(app: Express, deps: AccountsDeps, publicUrl: stri
   registerAdminRoutes(app, deps, publicUrl);
   registerSessionRoutes(app, deps, onSignIn);
   registerProtectionRoutes(app, deps);
+  registerSshKeyRoutes(app, deps);
   registerRepositoryRoutes(app, deps, publicUrl);
 }

@@ -2,7 +2,7 @@
 // @githost/api-types (the client answers each call with its operation's type, clients/api.ts).
 import type { ResponseBody, Token } from '@githost/api-types';
 
-export type { Activity, Blob, Branch, Branches, Commit, Commits, Comparison, DiffFile, Repository, SessionInfo, Tag, TokenInfo, TokenScope, Tree, TreeEntry } from '@githost/api-types';
+export type { Activity, Blob, Branch, Branches, Commit, Commits, Comparison, DeployKey, DiffFile, Repository, SessionInfo, SshKey, Tag, TokenInfo, TokenScope, Tree, TreeEntry } from '@githost/api-types';
 /** A token as issued: its secret is shown once. */
 export type IssuedToken = Token;
 /** `POST /api/sessions` (web-auth's contract). */

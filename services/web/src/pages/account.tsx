@@ -1,9 +1,10 @@
 import { apiPath } from '../clients/api.js';
 import { AppError } from '@githost/errors';
 import { appendCookie, cookieHeader, SESSION_COOKIE } from '../http/session.js';
-import type { IssuedSession, IssuedToken, SessionInfo, TokenInfo } from '../clients/types.js';
+import type { IssuedSession, IssuedToken, SessionInfo, SshKey, TokenInfo } from '../clients/types.js';
 import { Notice, Time } from '../views/components.js';
-import { CsrfField, Flash } from '../views/forms.js';
+import { attempt, CsrfField, ErrorNotice, Flash } from '../views/forms.js';
+import { keyBodyOf, NewSshKeyForm, SshKeyList, type KeyFormValues } from '../views/ssh-keys.js';
 import { IssuedTokenNotice, NewTokenForm, TokenList, type ShownToken, type TokenFormValues } from '../views/tokens.js';
 import { issuedTokenToShow, showIssuedTokenOnce, tokenRequestOf } from './token-request.js';
 import { clearSessionCookie } from './router.js';
@@ -62,11 +63,12 @@ async function signOut(ctx: PageContext): Promise<PageResult> {
   return redirect(site.home());
 }
 
-function SettingsNav({ current }: { current: 'password' | 'sessions' | 'tokens' }) {
+function SettingsNav({ current }: { current: 'password' | 'sessions' | 'tokens' | 'keys' }) {
   const items = [
     { id: 'password', label: 'Password', href: site.settings() },
     { id: 'sessions', label: 'Sessions', href: site.sessions() },
     { id: 'tokens', label: 'Access tokens', href: site.tokens() },
+    { id: 'keys', label: 'SSH keys', href: site.keys() },
   ];
   return (
     <nav aria-label="Settings" class="tabs">
@@ -84,6 +86,8 @@ const DONE: Record<string, string> = {
   password: 'Your password has been changed.',
   'session-revoked': 'The session has been ended.',
   'token-revoked': 'The token has been revoked.',
+  'key-added': 'The SSH key has been added.',
+  'key-deleted': 'The SSH key has been deleted.',
 };
 
 function passwordPage(ctx: PageContext, error?: string, status = 200): PageResult {
@@ -210,6 +214,38 @@ async function revokeToken(ctx: PageContext, id: string): Promise<PageResult> {
   return redirect(`${site.tokens()}?done=token-revoked`);
 }
 
+function keysView(ctx: PageContext, keys: SshKey[], opts: { error?: string; values?: KeyFormValues; status?: number } = {}): PageResult {
+  return page(
+    'SSH keys',
+    <>
+      <h1 class="page-title">Settings</h1>
+      <SettingsNav current="keys" />
+      <Flash ctx={ctx} messages={DONE} />
+      <ErrorNotice error={opts.error} />
+      <h2>SSH keys</h2>
+      <SshKeyList ctx={ctx} keys={keys} deleteAction={(id) => `${site.keys()}/${id}/delete`} empty="You have no SSH keys." />
+      <NewSshKeyForm ctx={ctx} action={site.keys()} heading="Add an SSH key" deployKey={false} values={opts.values} />
+    </>,
+    { status: opts.status ?? 200 },
+  );
+}
+
+const ownKeys = (ctx: PageContext) => ctx.api.get(apiPath('/api/user/keys'));
+
+async function addKey(ctx: PageContext): Promise<PageResult> {
+  const values = { title: field(ctx.form, 'title'), key: field(ctx.form, 'key'), write: false };
+  const result = await attempt(
+    () => ctx.api.call('POST', apiPath('/api/user/keys'), keyBodyOf(values, false)),
+    async (message, status) => keysView(ctx, await ownKeys(ctx), { error: message, values, status }),
+  );
+  return result.ok ? redirect(`${site.keys()}?done=key-added`) : result.result;
+}
+
+async function deleteKey(ctx: PageContext, id: string): Promise<PageResult> {
+  await ctx.api.call('DELETE', apiPath('/api/user/keys/{key_id}', { key_id: id }));
+  return redirect(`${site.keys()}?done=key-deleted`);
+}
+
 export const accountPages: PageDefinition[] = [
   {
     method: 'GET',
@@ -226,4 +262,7 @@ export const accountPages: PageDefinition[] = [
   { method: 'GET', path: '/-/settings/tokens', signedIn: true, handle: tokensPage },
   { method: 'POST', path: '/-/settings/tokens', signedIn: true, handle: createToken },
   { method: 'POST', path: '/-/settings/tokens/:id/revoke', signedIn: true, handle: (ctx, p) => revokeToken(ctx, p.id!) },
+  { method: 'GET', path: '/-/settings/keys', signedIn: true, handle: async (ctx) => keysView(ctx, await ownKeys(ctx)) },
+  { method: 'POST', path: '/-/settings/keys', signedIn: true, handle: addKey },
+  { method: 'POST', path: '/-/settings/keys/:id/delete', signedIn: true, handle: (ctx, p) => deleteKey(ctx, p.id!) },
 ];

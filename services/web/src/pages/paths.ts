@@ -10,6 +10,7 @@ export const site = {
   settings: () => '/-/settings',
   sessions: () => '/-/settings/sessions',
   tokens: () => '/-/settings/tokens',
+  keys: () => '/-/settings/keys',
   asset: (name: string) => `/-/static/${name}`,
   user: (username: string) => `/${encodeURIComponent(username)}`,
   /** The site's repositories (or users) anyone may browse, with a name filter and a page. */

@@ -7,7 +7,7 @@ import { repoPages } from '../paths.js';
 import { chromeOf, loadCounts } from '../repo-data.js';
 import { redirect, type PageContext, type PageResult, type RepoChrome } from '../registry.js';
 
-export type Section = 'general' | 'collaborators' | 'branches' | 'webhooks';
+export type Section = 'general' | 'collaborators' | 'branches' | 'keys' | 'webhooks';
 
 /**
  * Repository settings are the owner's (and a site admin's), as the API's PATCH is: anyone else,
@@ -25,6 +25,8 @@ const DONE: Record<string, string> = {
   'collaborator-removed': 'The collaborator has been removed.',
   'protection-saved': 'The protection rule has been saved.',
   'protection-deleted': 'The protection rule has been deleted.',
+  'key-added': 'The deploy key has been added.',
+  'key-deleted': 'The deploy key has been deleted.',
   'webhook-added': 'The webhook has been added.',
   'webhook-deleted': 'The webhook has been deleted.',
   pinged: 'A ping has been sent.',
@@ -36,6 +38,7 @@ export function SettingsFrame({ ctx, repo, section, error, children }: { ctx: Pa
     { id: 'general', label: 'General' },
     { id: 'collaborators', label: 'Collaborators' },
     { id: 'branches', label: 'Branch protection' },
+    { id: 'keys', label: 'Deploy keys' },
     { id: 'webhooks', label: 'Webhooks' },
   ];
   return (
