@@ -23,6 +23,9 @@ export interface RouteMatch {
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
 
+// Git LFS (git-lfs docs/api) under the git transport path: the batch API, the object endpoints its
+// actions point at, and the locking API.
+const LFS_PATH = /^\/([^/]+)\/([^/]+)\.git\/info\/lfs\/(objects\/batch|objects\/[^/]+|objects\/[^/]+\/verify|locks|locks\/verify|locks\/[^/]+\/unlock)$/;
 const REPO_PATH = /^\/api\/repos\/([^/]+)\/([^/]+)(\/.*)?$/;
 const GIT_PATH = /^\/([^/]+)\/([^/]+)\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
 const BROWSE_REST = /^\/(?:(?:tree|blob|raw|commits|commit|compare)(?:\/.*)?|branches|tags)$/;
@@ -67,6 +70,17 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
     const name = decodeSegment(git[2]!);
     if (!owner || !name) return undefined;
     const push = git[3] === 'git-receive-pack' || (git[3] === 'info/refs' && new URLSearchParams(query).get('service') === 'git-receive-pack');
+    return { upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner, name }, push };
+  }
+
+  const lfs = LFS_PATH.exec(path);
+  if (lfs) {
+    const owner = decodeSegment(lfs[1]!);
+    const name = decodeSegment(lfs[2]!);
+    if (!owner || !name) return undefined;
+    // Writes (an upload, verify, locks) need write access and the token's `write` scope; a batch
+    // says whether it uploads only in its body, so git-storage checks that one itself.
+    const push = method === 'PUT' || (method === 'POST' && lfs[3] !== 'objects/batch');
     return { upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner, name }, push };
   }
 

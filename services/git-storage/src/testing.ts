@@ -115,6 +115,7 @@ export interface TestStorageOptions {
   pushMaxFileBytes?: number;
   repositoryQuotaBytes?: number;
   pushIdleTimeoutMs?: number;
+  lfsMaxObjectBytes?: number;
 }
 
 export async function startTestStorage(opts: TestStorageOptions = {}): Promise<TestStorage> {
@@ -137,6 +138,8 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
     pushMaxFileBytes: opts.pushMaxFileBytes ?? 100 * 1024 ** 2,
     repositoryQuotaBytes: opts.repositoryQuotaBytes,
     pushIdleTimeoutMs: opts.pushIdleTimeoutMs ?? 60_000,
+    lfsMaxObjectBytes: opts.lfsMaxObjectBytes ?? 5 * 1024 ** 3,
+    publicUrl: 'http://localhost:3000',
   };
   const service = createServer(config, { bus: opts.bus, housekeeping: { delayMs: opts.housekeepingDelayMs ?? 60_000 } });
   let ports: { httpPort: number; grpcPort: number; metricsPort: number };
