@@ -19,6 +19,8 @@ export interface RouteMatch {
   repo?: { owner: string; name: string };
   /** Git push (receive-pack, including its ref advertisement): needs write access. */
   push?: boolean;
+  /** An LFS object endpoint (download, upload, verify): the one object an action grant may name. */
+  lfsObject?: { oid: string; write: boolean };
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
@@ -81,7 +83,9 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
     // Writes (an upload, verify, locks) need write access and the token's `write` scope; a batch
     // says whether it uploads only in its body, so git-storage checks that one itself.
     const push = method === 'PUT' || (method === 'POST' && lfs[3] !== 'objects/batch');
-    return { upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner, name }, push };
+    const object = /^objects\/([^/]+)(?:\/verify)?$/.exec(lfs[3]!);
+    const lfsObject = object && object[1] !== 'batch' ? { lfsObject: { oid: object[1]!, write: push } } : {};
+    return { upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner, name }, push, ...lfsObject };
   }
 
   if (path === '/api/admin' || path.startsWith('/api/admin/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };

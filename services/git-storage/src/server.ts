@@ -107,7 +107,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
       await lfsStore.removeTemporary();
       const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.internalSecret, json: false, registry });
       mountGitTransport(app, context);
-      mountLfs(app, context, { store: lfsStore, locks: lfsLocks, publicUrl: config.publicUrl, maxObjectBytes: config.lfsMaxObjectBytes });
+      mountLfs(app, context, { store: lfsStore, locks: lfsLocks, publicUrl: config.publicUrl, maxObjectBytes: config.lfsMaxObjectBytes, internalSecret: config.internalSecret });
       mountArchives(app, context);
       finish(app);
       grpcServer = await startGrpcServer((server) => registerStorageService(server, context, grpcInstruments), config.grpcPort, config.bindHost, ['githost.storage.v1.StorageService'], config.internalSecret);

@@ -1,7 +1,8 @@
 import { AppError, httpStatusOf, toAppError, validation } from '@githost/errors';
 import type { NextFunction } from '@githost/http';
 import { identityOf, route, type Express, type Request, type Response } from '@githost/http';
-import { answerBatch, parseBatchRequest } from '../lfs/batch.js';
+import { LFS_ACTION_SCHEME, signLfsActionGrant } from '@githost/identity';
+import { ACTION_EXPIRES_IN_SECONDS, answerBatch, parseBatchRequest } from '../lfs/batch.js';
 import { directoryBytes, type DiskObjectStore } from '../lfs/disk-object-store.js';
 import type { LockStore, LfsLock } from '../lfs/lock-store.js';
 import { LFS_OID, type LfsObjectStore } from '../lfs/object-store.js';
@@ -22,6 +23,8 @@ export interface LfsDeps {
   /** PUBLIC_URL: the actions' hrefs point at githost's own object endpoints through the gateway. */
   publicUrl: string;
   maxObjectBytes: number;
+  /** GITHOST_INTERNAL_SECRET: signs the actions' grants, which the gateway checks. */
+  internalSecret: string;
 }
 
 function params(req: Request): { owner: string; name: string } {
@@ -82,12 +85,19 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
       res.locals.routeLabel = '/:owner/:repo.git/info/lfs/objects/batch';
       const request = parseBatchRequest(await readJson(req));
       const repo = await lfsRepository(ctx, req, res, request.operation === 'upload' ? 'write' : 'read');
+      const { principal } = identityOf(res);
+      const { owner, name } = params(req);
+      const expiresAt = Date.now() + ACTION_EXPIRES_IN_SECONDS * 1000;
+      // The client's credential stops at the gateway; a grant for exactly this object stands in for
+      // it on the action's href. Anonymous callers (a public download) need none.
+      const header = (oid: string, operation: 'upload' | 'download') =>
+        principal ? { Authorization: `${LFS_ACTION_SCHEME} ${signLfsActionGrant({ principal, repository: `${owner}/${name}`, oid, operation, expires_at: expiresAt }, deps.internalSecret)}` } : undefined;
       const objects = await answerBatch(
         store,
         repo.id,
         request,
         { maxObjectBytes: deps.maxObjectBytes, quotaBytes: ctx.pushLimits.quotaBytes },
-        { object: (oid) => `${base(req)}/objects/${oid}`, verify: (oid) => `${base(req)}/objects/${oid}/verify` },
+        { object: (oid) => `${base(req)}/objects/${oid}`, verify: (oid) => `${base(req)}/objects/${oid}/verify`, header },
         repositoryBytes(repo.id),
       );
       sendLfs(res, 200, { transfer: 'basic', objects, hash_algo: 'sha256' });
@@ -198,8 +208,8 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
 
   // batch.md "Response Errors": LFS answers its errors as `{message}` in its own media type,
   // with the status the one error table gives the kind.
-  app.use(LFS_PATHS, (err: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(err);
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent || !LFS_PATHS.test(req.path)) return next(err);
     const appError = err instanceof AppError ? err : toAppError(err);
     if (appError.kind === 'internal' || appError.kind === 'unavailable') ctx.logger.error({ err }, 'LFS request failed');
     sendLfs(res, httpStatusOf(appError.kind), { ...(appError.details ?? {}), message: appError.message, request_id: (res.locals.identity as { request_id?: string } | undefined)?.request_id });

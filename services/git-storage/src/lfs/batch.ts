@@ -14,6 +14,7 @@ export interface BatchRequest {
 
 interface Action {
   href: string;
+  header?: Record<string, string>;
   expires_in: number;
 }
 
@@ -35,10 +36,13 @@ export interface BatchLimits {
 export interface BatchLinks {
   object(oid: string): string;
   verify(oid: string): string;
+  /** Headers that let the caller's client perform this action (docs/decisions/lfs.md). */
+  header(oid: string, operation: 'upload' | 'download'): Record<string, string> | undefined;
 }
 
-/** batch.md: an action's `expires_in`, after which the client asks the batch endpoint again. */
-export const ACTION_EXPIRES_IN_SECONDS = 3600;
+/** batch.md: an action's `expires_in`, after which the client asks the batch endpoint again; the
+ *  grant in its header expires with it. */
+export const ACTION_EXPIRES_IN_SECONDS = 900;
 /** More objects than git-lfs ever sends in one batch (it sends 100): the request is refused. */
 const MAX_BATCH_OBJECTS = 1000;
 
@@ -64,9 +68,10 @@ export function parseBatchRequest(body: unknown): BatchRequest {
  * object never fails the others.
  */
 export async function answerBatch(store: LfsObjectStore, repositoryId: string, request: BatchRequest, limits: BatchLimits, links: BatchLinks, repositoryBytes: () => Promise<number>): Promise<BatchObjectAnswer[]> {
-  // No `header`: the hrefs are githost's own, and the client sends them the credential it sent
-  // the batch (the gateway never passes a raw credential on, docs/decisions/lfs.md).
-  const action = (href: string): Action => ({ href, expires_in: ACTION_EXPIRES_IN_SECONDS });
+  const action = (href: string, oid: string, operation: 'upload' | 'download'): Action => {
+    const header = links.header(oid, operation);
+    return { href, ...(header ? { header } : {}), expires_in: ACTION_EXPIRES_IN_SECONDS };
+  };
   let budget: number | undefined;
   const answers: BatchObjectAnswer[] = [];
   for (const { oid, size } of request.objects) {
@@ -81,7 +86,7 @@ export async function answerBatch(store: LfsObjectStore, repositoryId: string, r
     const stored = await store.size(repositoryId, oid);
     if (request.operation === 'download') {
       if (stored === undefined) answers.push({ oid, size, error: { code: 404, message: 'Object does not exist' } });
-      else answers.push({ oid, size: stored, authenticated: true, actions: { download: action(links.object(oid)) } });
+      else answers.push({ oid, size: stored, authenticated: true, actions: { download: action(links.object(oid), oid, 'download') } });
       continue;
     }
     // Already here: no action, the client skips it (batch.md "upload").
@@ -101,7 +106,7 @@ export async function answerBatch(store: LfsObjectStore, repositoryId: string, r
       }
       budget -= size;
     }
-    answers.push({ oid, size, authenticated: true, actions: { upload: action(links.object(oid)), verify: action(links.verify(oid)) } });
+    answers.push({ oid, size, authenticated: true, actions: { upload: action(links.object(oid), oid, 'upload'), verify: action(links.verify(oid), oid, 'upload') } });
   }
   return answers;
 }
