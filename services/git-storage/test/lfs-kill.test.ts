@@ -4,20 +4,18 @@
  * the next start removes; either way no object is stored (docs/decisions/lfs.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { callUnary } from '@githost/grpc';
 import { encodeIdentity, type Identity } from '@githost/identity';
 import { createStorageClient } from '@githost/protos';
-import { freePort } from '@githost/test-support';
-import { startFakeRefPolicies, type FakeRefPolicies } from '../src/testing.js';
+import { eventually, freePort } from '@githost/test-support';
+import { startFakeRefPolicies, startStorageProcess, stopProcess, type FakeRefPolicies } from '../src/testing.js';
 
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const ID = 'repo-lfs-kill';
 const secret = `test-secret-${randomBytes(12).toString('hex')}`;
 const content = randomBytes(8 * 1024 * 1024);
@@ -27,37 +25,7 @@ let policies: FakeRefPolicies;
 let ports: { http: number; grpc: number };
 let running: ChildProcess | undefined;
 
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function startStorage(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, HTTP_PORT: String(ports.http), GRPC_PORT: String(ports.grpc), METRICS_PORT: '0', BIND_HOST: '127.0.0.1', GITHOST_INTERNAL_SECRET: secret, ACCOUNTS_GRPC_ADDR: policies.address, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  running = child;
-  await until(async () => {
-    if (child.exitCode !== null) throw new Error(`git-storage exited with ${child.exitCode}`);
-    try {
-      return (await fetch(`http://127.0.0.1:${ports.http}/healthz`)).ok ? true : undefined;
-    } catch {
-      return undefined;
-    }
-  });
-  return child;
-}
-
-async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill(signal);
-  await exited;
-}
+const startStorage = async () => (running = await startStorageProcess({ dataDir, httpPort: ports.http, grpcPort: ports.grpc, secret, accountsAddress: policies.address }));
 
 function identityHeaders(): Record<string, string> {
   const identity: Identity = {
@@ -91,7 +59,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (running) await kill(running, 'SIGKILL');
+  if (running) await stopProcess(running, 'SIGKILL');
   await policies.close();
   await rm(path.dirname(dataDir), { recursive: true, force: true });
 });
@@ -99,16 +67,16 @@ afterAll(async () => {
 describe('an LFS upload killed mid-stream', () => {
   it('when the client goes away mid-upload, then no object and no temporary file are left', async () => {
     const req = halfUpload();
-    await until(async () => ((await temporaries()).length > 0 ? true : undefined));
+    await eventually(async () => ((await temporaries()).length > 0 ? true : undefined));
     req.destroy();
-    await until(async () => ((await temporaries()).length === 0 ? true : undefined));
+    await eventually(async () => ((await temporaries()).length === 0 ? true : undefined));
     expect(await stored()).toBe(404);
   });
 
   it('when git-storage is killed (SIGKILL) mid-upload, then after the next start no object and no temporary file are left', async () => {
     const req = halfUpload();
-    await until(async () => ((await temporaries()).length > 0 ? true : undefined));
-    await kill(running!, 'SIGKILL');
+    await eventually(async () => ((await temporaries()).length > 0 ? true : undefined));
+    await stopProcess(running!, 'SIGKILL');
     req.destroy();
     expect((await temporaries()).length).toBe(1);
     await startStorage();
