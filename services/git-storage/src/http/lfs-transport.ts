@@ -45,10 +45,15 @@ async function readJson(req: Request): Promise<unknown> {
   if (type !== LFS_MEDIA_TYPE && type !== 'application/json') throw new AppError('unsupported_media_type', `Content-Type must be ${LFS_MEDIA_TYPE}`);
   const chunks: Buffer[] = [];
   let length = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    length += chunk.length;
-    if (length > MAX_JSON_BYTES) throw new AppError('too_large', 'Request body too large');
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      length += chunk.length;
+      if (length > MAX_JSON_BYTES) throw new AppError('too_large', 'Request body too large');
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw validation('The request body ended early');
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -137,7 +142,11 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
       if (quota !== undefined && (await store.size(repo.id, oid)) === undefined && (await repositoryBytes(repo.id)()) + size > quota) {
         throw new AppError('too_large', `The repository is over its quota of ${quota} bytes`);
       }
-      await store.write(repo.id, oid, size, req);
+      await store.write(repo.id, oid, size, req).catch((err: unknown) => {
+        // The client went away mid-upload: its mistake, and the store kept nothing.
+        if (!(err instanceof AppError) && !req.complete) throw validation(`The upload ended before its ${size} bytes`);
+        throw err;
+      });
       sendLfs(res, 200, {});
     }),
   );
