@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { addCollaborator, api, commitFiles, createRepo, createUsers, git, gitResult, makeWorkdir, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+import { addCollaborator, api, cloneUrl, commitFiles, createRepo, createUsers, git, gitResult, makeWorkdir, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
 /** Git LFS over HTTP through the gateway with the real `git lfs` client (docs/decisions/lfs.md). */
 
@@ -54,6 +54,19 @@ describe('Git LFS through the gateway', () => {
     const pointer = await git(path.join(clone, 'copy'), 'cat-file', '-p', 'HEAD:big.bin');
     expect(pointer).toContain(`oid sha256:${bigOid}`);
   }, 180_000);
+
+  it('when a repository is public, then an anonymous clone downloads its LFS content without any credential', async () => {
+    await createRepo(gh, alice.token, 'open');
+    const work = makeWorkdir();
+    await git(work, 'init', '-q', '-b', 'main');
+    await git(work, 'lfs', 'track', '*.bin');
+    const small = randomBytes(100_000);
+    await commitFiles(work, { 'small.bin': small }, 'small');
+    await git(work, 'push', '-q', remote(alice, 'open'), 'main');
+    const clone = makeWorkdir();
+    await git(clone, 'clone', '-q', cloneUrl(gh, 'alice', 'open').replace('127.0.0.1', 'localhost'), 'copy');
+    expect(readFileSync(path.join(clone, 'copy', 'small.bin')).equals(small)).toBe(true);
+  }, 120_000);
 
   it('when a reader or a stranger asks to upload, then the reader gets 403 and the stranger 404, and nothing is stored', async () => {
     const oid = createHash('sha256').update('never stored').digest('hex');
