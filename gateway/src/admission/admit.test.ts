@@ -113,6 +113,15 @@ describe('admission', () => {
     expect(refusal(await attempt(admit, 'POST', '/alice/demo.git/info/lfs/locks', grant({ operation: 'upload' })))).toEqual(challenged);
   });
 
+  it('when LFS actions carry grants, then they count against their user, not the address\'s anonymous git budget', async () => {
+    const { accounts } = fakeAccounts();
+    const admit = admission(accounts, { ...NO_LIMITS, git: { perTokenPerMinute: 0, perAddressPerMinute: 1 } });
+    for (let i = 0; i < 3; i++) {
+      const o = await attempt(admit, 'GET', `/alice/demo.git/info/lfs/objects/${OID}`, grant());
+      expect(o.admitted?.principal).toEqual(alice);
+    }
+  });
+
   it('when an anonymous caller reads a public repository, then it is admitted with the repository and no principal', async () => {
     const { accounts, calls } = fakeAccounts();
     const o = await attempt(admission(accounts), 'GET', '/api/repos/alice/demo/merge-requests');

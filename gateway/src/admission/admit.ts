@@ -65,7 +65,14 @@ export function createAdmission({ accounts, withinRateLimit, site = false, inter
     });
     const principal = authentication?.principal ?? null;
     // Counted before anything else is looked up; a bad credential counts against the address.
-    const client: RateClient = principal && credential.kind === 'token' ? { token: credential.token } : { anonymous: true, credential: credential.kind !== 'none', address: clientOf(req, req.ip ?? '').address };
+    // An LFS action's grant counts against its user, like a token: a push of many objects sends
+    // one request per object and must not spend the address's anonymous budget.
+    const client: RateClient =
+      principal && credential.kind === 'token'
+        ? { token: credential.token }
+        : principal && credential.kind === 'lfs-action'
+          ? { token: `lfs-action:${principal.user_id ?? principal.username}` }
+          : { anonymous: true, credential: credential.kind !== 'none', address: clientOf(req, req.ip ?? '').address };
     if (!(await withinRateLimit(req, res, client, route?.surface === 'git' ? 'git' : 'api'))) return undefined;
     if (invalidCredential) refuse({ error: invalidCredential, challenge: route?.surface === 'git' });
     if (!route) throw new AppError('not_found', 'Not found');
