@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { eventually } from '@githost/test-support';
+import { eventually, freePort } from '@githost/test-support';
 import type { EventBus } from '@githost/bus';
 import { unavailable } from '@githost/errors';
 import { callUnary, grpc, startGrpcServer, unary } from '@githost/grpc';
@@ -306,4 +306,24 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): 
   const exited = new Promise((r) => child.once('exit', r));
   child.kill(signal);
   await exited;
+}
+
+export interface StorageProcess {
+  dataDir: string;
+  policies: FakeRefPolicies;
+  ports: { http: number; grpc: number };
+  child: ChildProcess;
+}
+
+/** git-storage as its own process on a fresh data dir (`<tmp>/<prefix>…/data`) with free ports,
+ *  `repositoryId` created in it. */
+export async function startStorageProcessWithRepository(prefix: string, secret: string, repositoryId: string): Promise<StorageProcess> {
+  const dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), prefix)), 'data');
+  const policies = await startFakeRefPolicies(secret);
+  const ports = { http: await freePort(), grpc: await freePort() };
+  const child = await startStorageProcess({ dataDir, httpPort: ports.http, grpcPort: ports.grpc, secret, accountsAddress: policies.address });
+  const client = createStorageClient(`127.0.0.1:${ports.grpc}`, secret);
+  await callUnary(client, client.CreateRepository, { repository_id: repositoryId, default_branch: 'main' });
+  client.close();
+  return { dataDir, policies, ports, child };
 }

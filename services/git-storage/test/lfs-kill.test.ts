@@ -7,14 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { callUnary } from '@githost/grpc';
 import { encodeIdentity, type Identity } from '@githost/identity';
-import { createStorageClient } from '@githost/protos';
-import { eventually, freePort } from '@githost/test-support';
-import { startFakeRefPolicies, startStorageProcess, stopProcess, type FakeRefPolicies } from '../src/testing.js';
+import { eventually } from '@githost/test-support';
+import { startStorageProcess, startStorageProcessWithRepository, stopProcess, type FakeRefPolicies } from '../src/testing.js';
 
 const ID = 'repo-lfs-kill';
 const secret = `test-secret-${randomBytes(12).toString('hex')}`;
@@ -49,13 +46,7 @@ const temporaries = () => readdir(path.join(dataDir, 'lfs', 'tmp')).catch(() => 
 const stored = async () => (await fetch(`http://127.0.0.1:${ports.http}/alice/demo.git/info/lfs/objects/${oid}`, { headers: identityHeaders() })).status;
 
 beforeAll(async () => {
-  dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'githost-lfs-kill-')), 'data');
-  policies = await startFakeRefPolicies(secret);
-  ports = { http: await freePort(), grpc: await freePort() };
-  await startStorage();
-  const client = createStorageClient(`127.0.0.1:${ports.grpc}`, secret);
-  await callUnary(client, client.CreateRepository, { repository_id: ID, default_branch: 'main' });
-  client.close();
+  ({ dataDir, policies, ports, child: running } = await startStorageProcessWithRepository('githost-lfs-kill-', secret, ID));
 });
 
 afterAll(async () => {

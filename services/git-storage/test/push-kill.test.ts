@@ -8,18 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { FileJournal } from '@githost/bus';
-import { callUnary } from '@githost/grpc';
 import { encodeIdentity, type Identity } from '@githost/identity';
-import { createStorageClient } from '@githost/protos';
-import { freePort } from '@githost/test-support';
 import { TEST_PAUSE_ENV } from '../src/events/ref-intents.js';
 import { ZERO_OID } from '@githost/git-records/object-id';
 import { repositoryPath } from '../src/repository-path.js';
-import { cleanupWorkdirs, commitAll, git, makeWorkdir, startFakeRefPolicies, startStorageProcess, stopProcess, writeFiles, type FakeRefPolicies } from '../src/testing.js';
+import { cleanupWorkdirs, commitAll, git, makeWorkdir, startStorageProcess, startStorageProcessWithRepository, stopProcess, writeFiles, type FakeRefPolicies } from '../src/testing.js';
 
 const ID = 'repo-kill';
 const secret = `test-secret-${randomBytes(12).toString('hex')}`;
@@ -78,13 +74,7 @@ async function journaled(): Promise<Array<{ id: string; kind: string; payload: R
 }
 
 beforeAll(async () => {
-  dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'githost-kill-')), 'data');
-  policies = await startFakeRefPolicies(secret);
-  ports = { http: await freePort(), grpc: await freePort() };
-  await startStorage();
-  const client = createStorageClient(`127.0.0.1:${ports.grpc}`, secret);
-  await callUnary(client, client.CreateRepository, { repository_id: ID, default_branch: 'main' });
-  client.close();
+  ({ dataDir, policies, ports, child: running } = await startStorageProcessWithRepository('githost-kill-', secret, ID));
   await stopProcess(running!, 'SIGTERM');
 });
 
