@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { encodeIdentity, type Identity } from '@githost/identity';
-import { createTestRepository, startTestStorage, type TestStorage } from '../src/testing.js';
+import { commitAll, createTestRepository, git, makeWorkdir, startTestStorage, writeFiles, type TestStorage } from '../src/testing.js';
 
 /** LFS object limits (docs/decisions/lfs.md "Limits"): LFS_MAX_OBJECT_BYTES and the repository quota. */
 
@@ -64,5 +64,14 @@ describe('LFS limits', () => {
     expect(await put(second)).toEqual({ status: 413, body: expect.objectContaining({ message: `The repository is over its quota of ${QUOTA} bytes` }) });
     // Uploading what is already stored again takes no more room.
     expect((await put(first)).status).toBe(200);
+  });
+
+  it('when LFS objects fill most of the quota, then a git push that would fit without them is refused naming the quota', async () => {
+    const work = await makeWorkdir();
+    await writeFiles(work, { 'data.bin': randomBytes(50 * 1024) });
+    await commitAll(work, 'fifty KiB');
+    const signed = Object.entries(headers()).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
+    const pushed = await git(work, ...signed, 'push', `http://127.0.0.1:${s.httpPort}/alice/demo.git`, 'HEAD:refs/heads/main').then(() => 'pushed', (err: Error) => err.message);
+    expect(pushed).toMatch(/remote: error: push refused: the repository would take \d+\.\d\d MB, over its quota of 0\.10 MB/);
   });
 });

@@ -8,6 +8,13 @@ import { validation } from '@githost/errors';
 import { repositoryHash } from '../repository-path.js';
 import type { LfsObjectStore } from './object-store.js';
 
+const lfsRoot = (dataDir: string) => path.join(path.resolve(dataDir), 'lfs');
+
+/** One repository's LFS folder: its objects and its locks. */
+export function lfsRepositoryDir(dataDir: string, repositoryId: string): string {
+  return path.join(lfsRoot(dataDir), repositoryHash(repositoryId));
+}
+
 /** A write that got more bytes than the batch announced, stopped before it fills the disk. */
 class TooManyBytes extends Error {}
 
@@ -19,12 +26,10 @@ class TooManyBytes extends Error {}
  * clears at the next start.
  */
 export class DiskObjectStore implements LfsObjectStore {
-  private readonly root: string;
   private readonly tmp: string;
 
-  constructor(dataDir: string) {
-    this.root = path.join(path.resolve(dataDir), 'lfs');
-    this.tmp = path.join(this.root, 'tmp');
+  constructor(private readonly dataDir: string) {
+    this.tmp = path.join(lfsRoot(dataDir), 'tmp');
   }
 
   /** At start, before any write: what a killed write left behind. */
@@ -34,7 +39,7 @@ export class DiskObjectStore implements LfsObjectStore {
   }
 
   repositoryDir(repositoryId: string): string {
-    return path.join(this.root, repositoryHash(repositoryId));
+    return lfsRepositoryDir(this.dataDir, repositoryId);
   }
 
   private objectPath(repositoryId: string, oid: string): string {
