@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { addCollaborator, api, cloneUrl, commitFiles, createRepo, createUsers, git, gitResult, makeWorkdir, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+import { addCollaborator, api, assertMatchesOpenApi, cloneUrl, commitFiles, createRepo, createUsers, git, gitResult, makeWorkdir, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
 /** Git LFS over HTTP through the gateway with the real `git lfs` client (docs/decisions/lfs.md). */
 
@@ -22,7 +22,9 @@ const LFS_JSON = 'application/vnd.git-lfs+json';
 
 async function batch(user: TestUser | null, repo: string, operation: 'upload' | 'download', objects: { oid: string; size: number }[]) {
   const res = await fetch(lfsUrl(repo, 'objects/batch'), { method: 'POST', headers: { ...(user ? basic(user) : {}), 'content-type': LFS_JSON, accept: LFS_JSON }, body: JSON.stringify({ operation, transfers: ['basic'], objects }) });
-  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as { objects?: { oid: string; error?: { code: number }; actions?: Record<string, { href: string }> }[]; message?: string } };
+  const answer = { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as { objects?: { oid: string; error?: { code: number }; actions?: Record<string, { href: string }> }[]; message?: string } };
+  assertMatchesOpenApi('POST', `/alice/${repo}.git/info/lfs/objects/batch`, answer.status, answer.type, answer.body);
+  return answer;
 }
 
 beforeAll(async () => {
@@ -99,7 +101,9 @@ describe('Git LFS through the gateway', () => {
     expect(anonymous.status).toBe(401);
     // alice may read both repositories, but the object was uploaded through media only.
     const elsewhere = await fetch(lfsUrl('other', `objects/${bigOid}`), { headers: basic(alice) });
-    expect([elsewhere.status, elsewhere.headers.get('content-type'), await elsewhere.json()]).toEqual([404, LFS_JSON, { message: 'Object does not exist', request_id: expect.any(String) }]);
+    const missing = await elsewhere.json();
+    assertMatchesOpenApi('GET', `/alice/other.git/info/lfs/objects/${bigOid}`, elsewhere.status, elsewhere.headers.get('content-type'), missing);
+    expect([elsewhere.status, elsewhere.headers.get('content-type'), missing]).toEqual([404, LFS_JSON, { message: 'Object does not exist', request_id: expect.any(String) }]);
     const elsewhereBatch = await batch(alice, 'other', 'download', [{ oid: bigOid, size: big.length }]);
     expect(elsewhereBatch.body.objects![0]!.error).toEqual({ code: 404, message: 'Object does not exist' });
   });
@@ -127,7 +131,9 @@ describe('Git LFS through the gateway', () => {
     expect(again.stderr).toContain('already created lock');
     // the reader sees the lock but may not remove it
     const listed = await fetch(lfsUrl('media', 'locks'), { headers: { ...basic(bob), accept: LFS_JSON } });
-    const { locks } = (await listed.json()) as { locks: { id: string; path: string; owner: { name: string } }[] };
+    const listedBody = await listed.json();
+    assertMatchesOpenApi('GET', '/alice/media.git/info/lfs/locks', listed.status, listed.headers.get('content-type'), listedBody);
+    const { locks } = listedBody as { locks: { id: string; path: string; owner: { name: string } }[] };
     expect(locks.map((l) => [l.path, l.owner.name])).toEqual([['big.bin', 'alice']]);
     const byReader = await fetch(lfsUrl('media', `locks/${locks[0]!.id}/unlock`), { method: 'POST', headers: { ...basic(bob), 'content-type': LFS_JSON }, body: JSON.stringify({ force: true }) });
     expect(byReader.status).toBe(403);
