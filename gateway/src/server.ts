@@ -69,7 +69,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   if (answers) gaugeEdgeAnswerBytes(metrics, () => answers.bytes);
 
   const withinRateLimit = createRateLimitGate(config.rateLimits ?? { perTokenPerMinute: 0, anonymousPerMinute: 0 });
-  const admit = createAdmission({ accounts, withinRateLimit, site: Boolean(config.upstreams.web) });
+  const admit = createAdmission({ accounts, withinRateLimit, site: Boolean(config.upstreams.web), internalSecret: config.internalSecret });
   const proxies = createUpstreamProxies(config, { agent, logger, edge, answers });
   const reads = createEdgeReads(edge, answers, metrics);
   const forward = createForwarding({ proxies, reads, internalSecret: config.internalSecret });

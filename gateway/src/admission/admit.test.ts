@@ -4,7 +4,7 @@ import { Duplex } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
 import express, { type Request, type Response } from 'express';
 import { AppError, notFound, unauthenticated, unavailable } from '@githost/errors';
-import type { Principal, RepoContext } from '@githost/identity';
+import { signLfsActionGrant, type LfsActionGrant, type Principal, type RepoContext } from '@githost/identity';
 import { createAdmission, type Admit } from './admit.js';
 import type { Authentication } from '../clients/accounts.js';
 import type { CachedAccountsGateway } from '../clients/cached-accounts.js';
@@ -50,9 +50,10 @@ function fakeAccounts(authorize: (principal: Principal | null, fresh: boolean) =
 }
 
 const NO_LIMITS: RateLimits = { perTokenPerMinute: 0, anonymousPerMinute: 0 };
+const ADMISSION_SECRET = 'admission-test-secret';
 
 function admission(accounts: CachedAccountsGateway, limits = NO_LIMITS): Admit {
-  return createAdmission({ accounts, withinRateLimit: createRateLimitGate(limits) });
+  return createAdmission({ accounts, withinRateLimit: createRateLimitGate(limits), internalSecret: ADMISSION_SECRET });
 }
 
 interface Outcome {
@@ -89,6 +90,38 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const refusal = (o: Outcome) => (o.refused ? [o.refused.kind, o.refused.message, o.res.getHeader('www-authenticate') ?? null] : 'admitted');
 
 describe('admission', () => {
+  const OID = 'a'.repeat(64);
+  const grant = (over: Partial<LfsActionGrant> = {}, secret = ADMISSION_SECRET) => ({
+    authorization: `RemoteAuth ${signLfsActionGrant({ principal: alice, repository: 'alice/demo', oid: OID, operation: 'download', expires_at: Date.now() + 60_000, ...over }, secret)}`,
+  });
+
+  it('when an LFS action carries its batch\'s grant, then it is admitted as the grant\'s principal for that one object only', async () => {
+    const { accounts, calls } = fakeAccounts();
+    const admit = admission(accounts);
+    const download = await attempt(admit, 'GET', `/alice/demo.git/info/lfs/objects/${OID}`, grant());
+    expect(download.admitted?.principal).toEqual(alice);
+    expect(download.admitted?.repo?.permission).toBe('read');
+    const upload = await attempt(admit, 'PUT', `/alice/demo.git/info/lfs/objects/${OID}`, grant({ operation: 'upload' }));
+    expect(upload.admitted?.repo?.permission).toBe('admin');
+    expect(calls.authenticate).toEqual([]);
+    const challenged = ['unauthenticated', 'Authentication required', 'Basic realm="githost"'];
+    expect(refusal(await attempt(admit, 'PUT', `/alice/demo.git/info/lfs/objects/${OID}`, grant()))).toEqual(challenged);
+    expect(refusal(await attempt(admit, 'GET', `/alice/demo.git/info/lfs/objects/${'b'.repeat(64)}`, grant()))).toEqual(challenged);
+    expect(refusal(await attempt(admit, 'GET', `/alice/demo.git/info/lfs/objects/${OID}`, grant({ repository: 'alice/other' })))).toEqual(challenged);
+    expect(refusal(await attempt(admit, 'GET', `/alice/demo.git/info/lfs/objects/${OID}`, grant({ expires_at: Date.now() - 1 })))).toEqual(challenged);
+    expect(refusal(await attempt(admit, 'GET', `/alice/demo.git/info/lfs/objects/${OID}`, grant({}, 'another-secret')))).toEqual(challenged);
+    expect(refusal(await attempt(admit, 'POST', '/alice/demo.git/info/lfs/locks', grant({ operation: 'upload' })))).toEqual(challenged);
+  });
+
+  it('when LFS actions carry grants, then they count against their user, not the address\'s anonymous git budget', async () => {
+    const { accounts } = fakeAccounts();
+    const admit = admission(accounts, { ...NO_LIMITS, git: { perTokenPerMinute: 0, perAddressPerMinute: 1 } });
+    for (let i = 0; i < 3; i++) {
+      const o = await attempt(admit, 'GET', `/alice/demo.git/info/lfs/objects/${OID}`, grant());
+      expect(o.admitted?.principal).toEqual(alice);
+    }
+  });
+
   it('when an anonymous caller reads a public repository, then it is admitted with the repository and no principal', async () => {
     const { accounts, calls } = fakeAccounts();
     const o = await attempt(admission(accounts), 'GET', '/api/repos/alice/demo/merge-requests');
@@ -139,7 +172,7 @@ describe('admission', () => {
 
   it('when a web upstream is configured, then a page path is admitted for the web without any credential check or lookup; the API still is not', async () => {
     const { accounts, calls } = fakeAccounts();
-    const admit = createAdmission({ accounts, withinRateLimit: createRateLimitGate(NO_LIMITS), site: true });
+    const admit = createAdmission({ accounts, withinRateLimit: createRateLimitGate(NO_LIMITS), site: true, internalSecret: ADMISSION_SECRET });
     const home = await attempt(admit, 'GET', '/alice/demo/-/tree/main', bearer('made-up'));
     expect([home.admitted?.route, home.admitted?.principal]).toEqual([{ upstream: 'web', auth: 'optional', surface: 'web' }, null]);
     expect(refusal(await attempt(admit, 'GET', '/api/nothing'))).toEqual(['not_found', 'Not found', null]);

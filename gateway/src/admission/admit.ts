@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { AppError, tooLarge, unauthenticated } from '@githost/errors';
-import type { Principal, RepoContext } from '@githost/identity';
+import { verifyLfsActionGrant, type Principal, type RepoContext } from '@githost/identity';
 import { REQUEST_ID_HEADER } from '@githost/logging';
 import type { Authentication } from '../clients/accounts.js';
 import { isRejection, type CachedAccountsGateway } from '../clients/cached-accounts.js';
@@ -22,6 +22,8 @@ export interface AdmissionDeps {
   /** A web upstream is configured: paths outside the API and git are its pages (README "The web");
    *  without one, they have no route, as before the site existed. */
   site?: boolean;
+  /** GITHOST_INTERNAL_SECRET: checks the grants of LFS batch answers. */
+  internalSecret: string;
 }
 
 /** Resolves to what the request was admitted as, or undefined when it has been answered already
@@ -33,7 +35,7 @@ export type Admit = (req: Request, res: Response) => Promise<Admission | undefin
  * gives: authentication, rate limit, route, credential and scope checks, declared body size,
  * repository access. Changes nothing on the request but the challenge header; forwarding signs it.
  */
-export function createAdmission({ accounts, withinRateLimit, site = false }: AdmissionDeps): Admit {
+export function createAdmission({ accounts, withinRateLimit, site = false, internalSecret }: AdmissionDeps): Admit {
   return async (req, res) => {
     const target = splitTarget(req.url);
     const route = target && (matchRoute(req.method, target.path, target.query) ?? (site ? matchSiteRoute(req.method, target.path) : undefined));
@@ -54,7 +56,7 @@ export function createAdmission({ accounts, withinRateLimit, site = false }: Adm
       if (denial.challenge && credential.kind === 'none' && route?.surface === 'git') markChallenged(res);
       throw denial.error;
     };
-    const authentication = await authenticate(accounts, credential, requestId).catch((err: unknown) => {
+    const authentication = await authenticate(accounts, credential, requestId, (grant) => lfsActionAuthentication(grant, route, internalSecret)).catch((err: unknown) => {
       if (err instanceof AppError && err.kind === 'unauthenticated') {
         invalidCredential = err;
         return null;
@@ -63,7 +65,14 @@ export function createAdmission({ accounts, withinRateLimit, site = false }: Adm
     });
     const principal = authentication?.principal ?? null;
     // Counted before anything else is looked up; a bad credential counts against the address.
-    const client: RateClient = principal && credential.kind === 'token' ? { token: credential.token } : { anonymous: true, credential: credential.kind !== 'none', address: clientOf(req, req.ip ?? '').address };
+    // An LFS action's grant counts against its user, like a token: a push of many objects sends
+    // one request per object and must not spend the address's anonymous budget.
+    const client: RateClient =
+      principal && credential.kind === 'token'
+        ? { token: credential.token }
+        : principal && credential.kind === 'lfs-action'
+          ? { token: `lfs-action:${principal.user_id ?? principal.username}` }
+          : { anonymous: true, credential: credential.kind !== 'none', address: clientOf(req, req.ip ?? '').address };
     if (!(await withinRateLimit(req, res, client, route?.surface === 'git' ? 'git' : 'api'))) return undefined;
     if (invalidCredential) refuse({ error: invalidCredential, challenge: route?.surface === 'git' });
     if (!route) throw new AppError('not_found', 'Not found');
@@ -79,9 +88,10 @@ export function createAdmission({ accounts, withinRateLimit, site = false }: Adm
   };
 }
 
-async function authenticate(accounts: CachedAccountsGateway, credential: Credential, requestId: string): Promise<Authentication | null> {
+async function authenticate(accounts: CachedAccountsGateway, credential: Credential, requestId: string, lfsAction: (grant: string) => Authentication): Promise<Authentication | null> {
   if (credential.kind === 'none') return null;
   if (credential.kind === 'malformed') throw unauthenticated();
+  if (credential.kind === 'lfs-action') return lfsAction(credential.grant);
   try {
     return await accounts.authenticate(credential.token, requestId);
   } catch (err) {
@@ -122,4 +132,19 @@ async function repositoryAccess(
   }
   if (repoDenial) refuse(repoDenial);
   return repo;
+}
+
+/**
+ * An LFS action's grant (docs/decisions/lfs.md) authenticates its principal for the one object it
+ * names, on that repository's object endpoint only, and writes only when it was granted for an
+ * upload; the repository access is then looked up as for any credential, so a revoked
+ * collaborator's grant opens nothing.
+ */
+function lfsActionAuthentication(value: string, route: RouteMatch | undefined, secret: string): Authentication {
+  const grant = verifyLfsActionGrant(value, secret);
+  const object = route?.lfsObject;
+  if (!grant || !object || !route.repo || grant.oid !== object.oid || grant.repository.toLowerCase() !== `${route.repo.owner}/${route.repo.name}`.toLowerCase() || (object.write && grant.operation !== 'upload')) {
+    throw unauthenticated();
+  }
+  return { principal: grant.principal, scopes: grant.operation === 'upload' ? ['read', 'write'] : ['read'], expiresAt: grant.expires_at };
 }

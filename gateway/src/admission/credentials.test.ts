@@ -8,6 +8,11 @@ describe('Authorization header', () => {
     expect(parseAuthorization(undefined)).toEqual({ kind: 'none' });
     expect(parseAuthorization('  ')).toEqual({ kind: 'none' });
   });
+  it('when RemoteAuth, then an LFS action grant, checked by the admission and never sent to accounts', () => {
+    expect(parseAuthorization('RemoteAuth abc.def')).toEqual({ kind: 'lfs-action', grant: 'abc.def' });
+    expect(parseAuthorization(`RemoteAuth ${'x'.repeat(9000)}`)).toEqual({ kind: 'malformed' });
+  });
+
   it('when Bearer, then the token', () => {
     expect(parseAuthorization('Bearer abc123')).toEqual({ kind: 'token', token: 'abc123' });
   });

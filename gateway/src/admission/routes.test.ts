@@ -17,6 +17,20 @@ describe('route table', () => {
     expect(matchRoute('GET', '/api/repos/a/b/webhooks')).toMatchObject({ upstream: 'webhooks', auth: 'required' });
     expect(matchRoute('DELETE', '/api/repos/a/b/webhooks/w1')).toMatchObject({ upstream: 'webhooks', auth: 'required' });
   });
+  it('when git lfs calls its API, then git-storage answers on the git surface; object uploads, verify and locks are writes, the batch and downloads are not', () => {
+    const oid = 'a'.repeat(64);
+    const repo = { owner: 'alice', name: 'demo' };
+    expect(matchRoute('POST', '/alice/demo.git/info/lfs/objects/batch')).toEqual({ upstream: 'git-storage', auth: 'optional', surface: 'git', repo, push: false });
+    expect(matchRoute('GET', `/alice/demo.git/info/lfs/objects/${oid}`)).toEqual({ upstream: 'git-storage', auth: 'optional', surface: 'git', repo, push: false, lfsObject: { oid, write: false } });
+    expect(matchRoute('PUT', `/alice/demo.git/info/lfs/objects/${oid}`)?.lfsObject).toEqual({ oid, write: true });
+    expect(matchRoute('POST', `/alice/demo.git/info/lfs/objects/${oid}/verify`)?.lfsObject).toEqual({ oid, write: true });
+    expect(matchRoute('GET', '/alice/demo.git/info/lfs/locks')?.push).toBe(false);
+    expect(matchRoute('POST', '/alice/demo.git/info/lfs/locks')?.push).toBe(true);
+    expect(matchRoute('POST', '/alice/demo.git/info/lfs/locks/verify')?.push).toBe(true);
+    expect(matchRoute('POST', '/alice/demo.git/info/lfs/locks/123/unlock')?.push).toBe(true);
+    expect(matchRoute('GET', '/alice/demo.git/info/lfs/elsewhere')).toBeUndefined();
+  });
+
   it('when git asks for the receive-pack advertisement or posts a pack, then it is a push', () => {
     expect(matchRoute('GET', '/alice/demo.git/info/refs', 'service=git-receive-pack')).toEqual({ upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner: 'alice', name: 'demo' }, push: true });
     expect(matchRoute('POST', '/alice/demo.git/git-receive-pack')?.push).toBe(true);

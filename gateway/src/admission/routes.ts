@@ -19,10 +19,15 @@ export interface RouteMatch {
   repo?: { owner: string; name: string };
   /** Git push (receive-pack, including its ref advertisement): needs write access. */
   push?: boolean;
+  /** An LFS object endpoint (download, upload, verify): the one object an action grant may name. */
+  lfsObject?: { oid: string; write: boolean };
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
 
+// Git LFS (git-lfs docs/api) under the git transport path: the batch API, the object endpoints its
+// actions point at, and the locking API.
+const LFS_PATH = /^\/([^/]+)\/([^/]+)\.git\/info\/lfs\/(objects\/batch|objects\/[^/]+|objects\/[^/]+\/verify|locks|locks\/verify|locks\/[^/]+\/unlock)$/;
 const REPO_PATH = /^\/api\/repos\/([^/]+)\/([^/]+)(\/.*)?$/;
 const GIT_PATH = /^\/([^/]+)\/([^/]+)\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
 const BROWSE_REST = /^\/(?:(?:tree|blob|raw|commits|commit|compare)(?:\/.*)?|branches|tags)$/;
@@ -68,6 +73,19 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
     if (!owner || !name) return undefined;
     const push = git[3] === 'git-receive-pack' || (git[3] === 'info/refs' && new URLSearchParams(query).get('service') === 'git-receive-pack');
     return { upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner, name }, push };
+  }
+
+  const lfs = LFS_PATH.exec(path);
+  if (lfs) {
+    const owner = decodeSegment(lfs[1]!);
+    const name = decodeSegment(lfs[2]!);
+    if (!owner || !name) return undefined;
+    // Writes (an upload, verify, locks) need write access and the token's `write` scope; a batch
+    // says whether it uploads only in its body, so git-storage checks that one itself.
+    const push = method === 'PUT' || (method === 'POST' && lfs[3] !== 'objects/batch');
+    const object = /^objects\/([^/]+)(?:\/verify)?$/.exec(lfs[3]!);
+    const lfsObject = object && object[1] !== 'batch' ? { lfsObject: { oid: object[1]!, write: push } } : {};
+    return { upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner, name }, push, ...lfsObject };
   }
 
   if (path === '/api/admin' || path.startsWith('/api/admin/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };

@@ -1259,10 +1259,191 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{owner}/{repo}.git/info/lfs/objects/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Git LFS batch API (git-lfs docs/api/batch.md): read access to download, write access to upload
+         * @description The `basic` transfer only. Each object gets its actions (`href` on this server, `header` with a `RemoteAuth` grant for that one object, `expires_in`) or its own error: 404 missing, 422 invalid oid or size or over `LFS_MAX_OBJECT_BYTES`, 413 over the repository quota (docs/decisions/lfs.md).
+         */
+        post: operations["lfsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{owner}/{repo}.git/info/lfs/objects/{oid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description sha256 of the content, lowercase hex */
+                oid: components["parameters"]["lfsOid"];
+            };
+            cookie?: never;
+        };
+        /** An LFS object's content, streamed (read access; only where it was uploaded) */
+        get: operations["lfsDownload"];
+        /** Stores an LFS object (write access): exactly `Content-Length` bytes whose sha256 is the oid, or nothing (400) */
+        put: operations["lfsUpload"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{owner}/{repo}.git/info/lfs/objects/{oid}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description sha256 of the content, lowercase hex */
+                oid: components["parameters"]["lfsOid"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirms an upload (write access): 200 when the object is stored with that size */
+        post: operations["lfsVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{owner}/{repo}.git/info/lfs/locks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        /** LFS file locks (git-lfs docs/api/locking.md; read access), filtered by `path` or `id` */
+        get: operations["lfsListLocks"];
+        put?: never;
+        /** Locks a path (write access); 409 with the lock that holds it */
+        post: operations["lfsCreateLock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{owner}/{repo}.git/info/lfs/locks/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The caller's locks and everyone else's, before a push (write access) */
+        post: operations["lfsVerifyLocks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{owner}/{repo}.git/info/lfs/locks/{id}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Removes a lock (write access): its owner, or with `force` a repository or site admin */
+        post: operations["lfsUnlock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        LfsError: {
+            message: string;
+            request_id?: string;
+            lock?: components["schemas"]["LfsLock"];
+        };
+        LfsObject: {
+            oid: string;
+            size: number;
+        };
+        LfsBatchRequest: {
+            /** @enum {string} */
+            operation: "upload" | "download";
+            transfers?: string[];
+            hash_algo?: string;
+            objects: components["schemas"]["LfsObject"][];
+        };
+        LfsAction: {
+            href: string;
+            header?: {
+                [key: string]: string;
+            };
+            expires_in: number;
+        };
+        LfsBatchResponse: {
+            /** @enum {string} */
+            transfer: "basic";
+            hash_algo?: string;
+            objects: {
+                oid: string;
+                size: number;
+                authenticated?: boolean;
+                actions?: {
+                    download?: components["schemas"]["LfsAction"];
+                    upload?: components["schemas"]["LfsAction"];
+                    verify?: components["schemas"]["LfsAction"];
+                };
+                error?: {
+                    code: number;
+                    message: string;
+                };
+            }[];
+        };
+        LfsLock: {
+            id: string;
+            path: string;
+            /** Format: date-time */
+            locked_at: string;
+            owner: {
+                name: string;
+            };
+        };
         Error: {
             error: string;
             conflicts?: string[];
@@ -1665,6 +1846,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description An LFS error (git-lfs docs/api/batch.md "Response Errors") from git-storage; refusals made by the gateway itself (a repository the caller cannot see, a token without the write scope) keep its `{error}` body */
+        LfsError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/vnd.git-lfs+json": components["schemas"]["LfsError"];
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Credentials needed: anonymous on a private or missing repository, or any push */
         GitChallenge: {
             headers: {
@@ -1678,6 +1869,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description sha256 of the content, lowercase hex */
+        lfsOid: string;
         owner: string;
         repo: string;
         /** @description merge request number (non-integers answer 404) */
@@ -4520,6 +4713,277 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
+        };
+    };
+    lfsBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.git-lfs+json": components["schemas"]["LfsBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The objects' actions or errors */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": components["schemas"]["LfsBatchResponse"];
+                };
+            };
+            400: components["responses"]["LfsError"];
+            401: components["responses"]["GitChallenge"];
+            403: components["responses"]["LfsError"];
+            404: components["responses"]["LfsError"];
+            409: components["responses"]["LfsError"];
+            413: components["responses"]["LfsError"];
+            415: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsDownload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description sha256 of the content, lowercase hex */
+                oid: components["parameters"]["lfsOid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            401: components["responses"]["GitChallenge"];
+            404: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description sha256 of the content, lowercase hex */
+                oid: components["parameters"]["lfsOid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": Record<string, unknown>;
+                };
+            };
+            400: components["responses"]["LfsError"];
+            401: components["responses"]["GitChallenge"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["LfsError"];
+            413: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description sha256 of the content, lowercase hex */
+                oid: components["parameters"]["lfsOid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.git-lfs+json": components["schemas"]["LfsObject"];
+            };
+        };
+        responses: {
+            /** @description Stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": Record<string, unknown>;
+                };
+            };
+            400: components["responses"]["LfsError"];
+            401: components["responses"]["GitChallenge"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsListLocks: {
+        parameters: {
+            query?: {
+                path?: string;
+                id?: string;
+            };
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The locks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": {
+                        locks: components["schemas"]["LfsLock"][];
+                    };
+                };
+            };
+            401: components["responses"]["GitChallenge"];
+            404: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsCreateLock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.git-lfs+json": {
+                    path: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The lock */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": {
+                        lock: components["schemas"]["LfsLock"];
+                    };
+                };
+            };
+            400: components["responses"]["LfsError"];
+            401: components["responses"]["GitChallenge"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["LfsError"];
+            409: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsVerifyLocks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.git-lfs+json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description Ours and theirs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": {
+                        ours: components["schemas"]["LfsLock"][];
+                        theirs: components["schemas"]["LfsLock"][];
+                    };
+                };
+            };
+            401: components["responses"]["GitChallenge"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsUnlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.git-lfs+json": {
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The removed lock */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": {
+                        lock: components["schemas"]["LfsLock"];
+                    };
+                };
+            };
+            400: components["responses"]["LfsError"];
+            401: components["responses"]["GitChallenge"];
+            403: components["responses"]["LfsError"];
+            404: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
         };
     };
 }

@@ -10,6 +10,8 @@ export const MAX_FILE_ENV = 'GITHOST_MAX_FILE_BYTES';
 
 /** Env var with the repository's quota in bytes; unset: none. */
 export const QUOTA_ENV = 'GITHOST_QUOTA_BYTES';
+/** Env var with the bytes of the repository's Git LFS objects, which count towards its quota. */
+export const LFS_BYTES_ENV = 'GITHOST_LFS_BYTES';
 
 /**
  * pre-receive's first step: the objects this push brings are exactly the quarantine's (git's
@@ -43,6 +45,7 @@ const PUSH_BOUNDS = String.raw`if [ -n "$GIT_QUARANTINE_PATH" ] && { [ -n "$${MA
   fi
   if [ -n "$${QUOTA_ENV}" ] && [ "$listed" != "-- objects 0" ]; then
     kib=$(du -sk "$(dirname "$GIT_QUARANTINE_PATH")" | cut -f1)
+    kib=$(awk -v kib="$kib" -v lfs="$${LFS_BYTES_ENV}" 'BEGIN { printf "%d", kib + (lfs + 0) / 1024 }')
     if awk -v kib="$kib" -v max="$${QUOTA_ENV}" 'BEGIN { exit !(kib * 1024 > max + 0) }'; then
       awk -v kib="$kib" -v max="$${QUOTA_ENV}" 'BEGIN { printf "error: push refused: the repository would take %.2f MB, over its quota of %.2f MB\n", kib / 1024, max / 1048576 }' >&2
       exit 1

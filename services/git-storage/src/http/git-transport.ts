@@ -8,6 +8,8 @@ import { answerRequestTimeout, identityOf, route, type Express, type Request, ty
 import { spawnGit } from '../git/command.js';
 import type { PushedRef } from '../hooks/push-check.js';
 import { preReceiveEnv, pushPolicyInput, receiveConfig } from '../hooks/receive-pack.js';
+import { LFS_BYTES_ENV } from '../hooks/install.js';
+import { directoryBytes, lfsRepositoryDir } from '../lfs/disk-object-store.js';
 import { IdleCutoff } from './idle-cutoff.js';
 import { peekCommands } from './receive-commands.js';
 import { ReportStatusReader } from './report-status.js';
@@ -185,6 +187,8 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
         const peeked = await peekCommands(body);
         body = peeked.body;
         Object.assign(env, preReceiveEnv(ctx.pushLimits, input, peeked.refs));
+        // LFS objects count towards the quota with the git objects (docs/decisions/lfs.md "Limits").
+        if (ctx.pushLimits.quotaBytes !== undefined) env[LFS_BYTES_ENV] = String(await directoryBytes(lfsRepositoryDir(ctx.dataDir, repo.id)));
         // A client that asks for git's report of every ref gets its commands recorded here, in one
         // fsync, and receive-pack runs without the reference-transaction hook (one shell and sync
         // per ref); otherwise the hook records what git prepares.
