@@ -2,13 +2,13 @@ import { apiPath } from '../../clients/api.js';
 import { keyBodyOf, NewSshKeyForm, SshKeyList, type KeyFormValues } from '../../views/ssh-keys.js';
 import { repoPages } from '../paths.js';
 import { field, page, type PageContext, type PageResult } from '../registry.js';
-import { chromeOf, ownedRepo, settingsChange, SettingsFrame, type ViewOpts } from './frame.js';
+import { ownedRepoChrome, settingsChange, SettingsFrame, type ViewOpts } from './frame.js';
 
 type DeployKeyOpts = ViewOpts & { values?: KeyFormValues };
 
 /** docs/decisions/ssh-keys.md: a repository's deploy keys, the owner's and a site admin's. */
 export async function deployKeysPage(ctx: PageContext, owner: string, name: string, opts: DeployKeyOpts = {}): Promise<PageResult> {
-  const repo = await ownedRepo(ctx, owner, name);
+  const { repo, chrome } = await ownedRepoChrome(ctx, owner, name);
   const keys = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/keys', { owner, repo: name }));
   const action = repoPages.settings(owner, name, 'keys');
   return page(
@@ -18,7 +18,7 @@ export async function deployKeysPage(ctx: PageContext, owner: string, name: stri
       <SshKeyList ctx={ctx} keys={keys} deleteAction={(id) => `${action}/${id}/delete`} empty="No deploy keys yet." />
       <NewSshKeyForm ctx={ctx} action={action} heading="Add a deploy key" deployKey={true} values={opts.values} />
     </SettingsFrame>,
-    { repo: chromeOf(repo), ...(opts.status ? { status: opts.status } : {}) },
+    { repo: chrome, ...(opts.status ? { status: opts.status } : {}) },
   );
 }
 
