@@ -1,0 +1,96 @@
+import { describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Documents point at each other by path and anchor (docs/architecture.md#layout): a Markdown link
+ * to a file or heading that is not there fails here, as an anchor GitHub would not scroll to.
+ */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+function trackedFiles(...patterns: string[]): string[] {
+  // Tracked and new files alike (not ignored ones), as they are in the working tree.
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...patterns], { cwd: root, encoding: 'utf8' });
+  return [...new Set(listed.split('\0'))].filter((f) => f && existsSync(path.join(root, f)));
+}
+
+function read(file: string): string {
+  return readFileSync(path.join(root, file), 'utf8');
+}
+
+/** Markdown without fenced code blocks and inline code, where a `[x](y)` is not a link. */
+function withoutCode(markdown: string): string {
+  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
+}
+
+/** GitHub's anchor of a heading (github-slugger): lower case, punctuation dropped, spaces to hyphens. */
+function slugOf(heading: string): string {
+  const text = heading
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/<[^>]+>/g, '')
+    .trim()
+    .toLowerCase();
+  return text.replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+}
+
+const anchorCache = new Map<string, Set<string>>();
+
+/** The anchors a Markdown file offers: its headings' slugs (repeats numbered) and explicit ids. */
+function anchorsOf(file: string): Set<string> {
+  const cached = anchorCache.get(file);
+  if (cached) return cached;
+  const text = read(file).replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  for (const m of text.matchAll(/^#{1,6}[ \t]+(.*?)[ \t]*#*[ \t]*$/gm)) {
+    const slug = slugOf(m[1]!);
+    const n = seen.get(slug);
+    anchors.add(n === undefined ? slug : `${slug}-${n + 1}`);
+    seen.set(slug, n === undefined ? 0 : n + 1);
+  }
+  for (const m of text.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(m[1]!);
+  anchorCache.set(file, anchors);
+  return anchors;
+}
+
+/** What is wrong with a reference to `target` (a repository path, maybe with `#anchor`), or undefined. */
+function problemOf(target: string): string | undefined {
+  const [file = '', anchor] = target.split('#', 2) as [string, string | undefined];
+  const full = path.join(root, file);
+  if (!existsSync(full)) return 'no such file';
+  if (anchor === undefined || anchor === '' || !file.endsWith('.md') || statSync(full).isDirectory()) return undefined;
+  return anchorsOf(file).has(decodeURIComponent(anchor).toLowerCase()) ? undefined : `no heading with anchor #${anchor}`;
+}
+
+/** Every relative link of a Markdown file: inline `[text](target)` and reference definitions. */
+function linksOf(markdown: string): string[] {
+  const text = withoutCode(markdown);
+  const links = [...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]!);
+  links.push(...[...text.matchAll(/^\s{0,3}\[[^\]]+\]:\s+<?(\S+?)>?(?:\s+"[^"]*")?\s*$/gm)].map((m) => m[1]!));
+  return links.filter((l) => !/^[a-z][a-z0-9+.-]*:/i.test(l));
+}
+
+describe('links between documents', () => {
+  it('when a Markdown file links a file or heading of this repository, then it exists', () => {
+    const broken: string[] = [];
+    const files = trackedFiles('*.md');
+    expect(files).toContain('README.md');
+    for (const file of files) {
+      for (const link of linksOf(read(file))) {
+        const target = link.startsWith('#') ? `${file}${link}` : path.posix.join(path.posix.dirname(file), link.startsWith('/') ? path.posix.relative(path.posix.dirname(file), link.slice(1)) : link);
+        const problem = problemOf(decodeURI(target.split('#')[0]!) + (target.includes('#') ? `#${target.split('#')[1]}` : ''));
+        if (problem) broken.push(`${file}: (${link}) ${problem}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('when a heading has punctuation, code or an underscore, then its anchor is the one GitHub makes', () => {
+    expect(slugOf('Footprint of `npm start` (embedded mode)')).toBe('footprint-of-npm-start-embedded-mode');
+    expect(slugOf('Files under DATA_DIR')).toBe('files-under-data_dir');
+    expect(slugOf("2026-11-28: a whole run on this session's machine, and parts alone")).toBe('2026-11-28-a-whole-run-on-this-sessions-machine-and-parts-alone');
+    expect(slugOf('Operating → Failure')).toBe('operating--failure');
+  });
+});
