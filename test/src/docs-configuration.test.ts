@@ -1,26 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { readRepositoryFile, repositoryFiles, repositoryRoot } from './support/repository-files.js';
 
 /**
  * docs/configuration.md is the one list of environment variables (docs/configuration.md#variables).
  * Every service's `config.ts` reads its variables through a zod schema; loading each one against an
  * environment that records what is asked of it names exactly the variables the schema reads.
  */
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const VARIABLE = /^[A-Z][A-Z0-9_]*$/;
 
-function trackedFiles(...patterns: string[]): string[] {
-  // Tracked and new files alike (not ignored ones), as they are in the working tree.
-  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...patterns], { cwd: root, encoding: 'utf8' });
-  return [...new Set(listed.split('\0'))].filter((f) => f && existsSync(path.join(root, f)));
-}
+const VARIABLE = /^[A-Z][A-Z0-9_]*$/;
 
 /** The variables the table lists: every `NAME` in backticks in the first column of its rows. */
 function listedVariables(): Set<string> {
-  const text = readFileSync(path.join(root, 'docs/configuration.md'), 'utf8');
+  const text = readRepositoryFile('docs/configuration.md');
   const names = new Set<string>();
   for (const line of text.split('\n')) {
     const firstCell = /^\|([^|]*)\|/.exec(line)?.[1] ?? '';
@@ -39,7 +32,7 @@ async function variablesReadBy(file: string): Promise<Set<string>> {
     get: (_, key) => (note(key), undefined),
     has: (_, key) => (note(key), false),
   });
-  const module = (await import(pathToFileURL(path.join(root, file)).href)) as { loadConfig?: (env: NodeJS.ProcessEnv) => unknown };
+  const module = (await import(pathToFileURL(path.join(repositoryRoot, file)).href)) as { loadConfig?: (env: NodeJS.ProcessEnv) => unknown };
   if (typeof module.loadConfig !== 'function') throw new Error(`${file} exports no loadConfig`);
   try {
     module.loadConfig(environment);
@@ -51,13 +44,13 @@ async function variablesReadBy(file: string): Promise<Set<string>> {
 
 /** Source text with comments dropped, so a variable named only in a comment does not count as read. */
 function codeOf(file: string): string {
-  return readFileSync(path.join(root, file), 'utf8')
+  return readRepositoryFile(file)
     .replace(/\/\*[\s\S]*?\*\//g, '')
     .replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
 }
 
 describe('docs/configuration.md', () => {
-  const configFiles = trackedFiles('*/src/config.ts', 'services/*/src/config.ts').filter((f) => !f.includes('node_modules'));
+  const configFiles = repositoryFiles('*/src/config.ts', 'services/*/src/config.ts').filter((f) => !f.includes('node_modules'));
 
   it('when a service config.ts reads a variable, then docs/configuration.md lists it', async () => {
     expect(configFiles.length).toBeGreaterThanOrEqual(7);
@@ -74,7 +67,7 @@ describe('docs/configuration.md', () => {
   it('when docs/configuration.md lists a variable, then some config schema or the launcher reads it', async () => {
     const read = new Set<string>();
     for (const file of configFiles) for (const name of await variablesReadBy(file)) read.add(name);
-    const sources = trackedFiles('launcher/src/*.ts', 'packages/*/src/*.ts', 'scripts/*.mjs').filter((f) => !/\.test\.tsx?$/.test(f));
+    const sources = repositoryFiles('launcher/src/*.ts', 'packages/*/src/*.ts', 'scripts/*.mjs').filter((f) => !/\.test\.tsx?$/.test(f));
     const code = sources.map(codeOf).join('\n');
     const unread = [...listedVariables()].filter((name) => !read.has(name) && !new RegExp(`\\b${name}\\b`).test(code));
     expect(unread).toEqual([]);

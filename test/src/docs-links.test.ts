@@ -1,24 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readRepositoryFile, repositoryFiles, repositoryRoot } from './support/repository-files.js';
 
 /**
  * Documents point at each other by path and anchor (docs/architecture.md#layout): a Markdown link
  * to a file or heading that is not there fails here, as an anchor GitHub would not scroll to.
  */
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
-function trackedFiles(...patterns: string[]): string[] {
-  // Tracked and new files alike (not ignored ones), as they are in the working tree.
-  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...patterns], { cwd: root, encoding: 'utf8' });
-  return [...new Set(listed.split('\0'))].filter((f) => f && existsSync(path.join(root, f)));
-}
-
-function read(file: string): string {
-  return readFileSync(path.join(root, file), 'utf8');
-}
 
 /** Markdown without fenced code blocks and inline code, where a `[x](y)` is not a link. */
 function withoutCode(markdown: string): string {
@@ -41,7 +29,7 @@ const anchorCache = new Map<string, Set<string>>();
 function anchorsOf(file: string): Set<string> {
   const cached = anchorCache.get(file);
   if (cached) return cached;
-  const text = read(file).replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+  const text = readRepositoryFile(file).replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   for (const m of text.matchAll(/^#{1,6}[ \t]+(.*?)[ \t]*#*[ \t]*$/gm)) {
@@ -58,7 +46,7 @@ function anchorsOf(file: string): Set<string> {
 /** What is wrong with a reference to `target` (a repository path, maybe with `#anchor`), or undefined. */
 function problemOf(target: string): string | undefined {
   const [file = '', anchor] = target.split('#', 2) as [string, string | undefined];
-  const full = path.join(root, file);
+  const full = path.join(repositoryRoot, file);
   if (!existsSync(full)) return 'no such file';
   if (anchor === undefined || anchor === '' || !file.endsWith('.md') || statSync(full).isDirectory()) return undefined;
   return anchorsOf(file).has(decodeURIComponent(anchor).toLowerCase()) ? undefined : `no heading with anchor #${anchor}`;
@@ -75,10 +63,10 @@ function linksOf(markdown: string): string[] {
 describe('links between documents', () => {
   it('when a Markdown file links a file or heading of this repository, then it exists', () => {
     const broken: string[] = [];
-    const files = trackedFiles('*.md');
+    const files = repositoryFiles('*.md');
     expect(files).toContain('README.md');
     for (const file of files) {
-      for (const link of linksOf(read(file))) {
+      for (const link of linksOf(readRepositoryFile(file))) {
         const target = link.startsWith('#') ? `${file}${link}` : path.posix.join(path.posix.dirname(file), link.startsWith('/') ? path.posix.relative(path.posix.dirname(file), link.slice(1)) : link);
         const problem = problemOf(decodeURI(target.split('#')[0]!) + (target.includes('#') ? `#${target.split('#')[1]}` : ''));
         if (problem) broken.push(`${file}: (${link}) ${problem}`);
