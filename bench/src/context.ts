@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase } from '@githost/db';
-import amqp from 'amqplib';
+import { removeBrokerTopology } from '@githost/bus/testing';
 import { Api, createRepo, createUser, gitUrl, type BenchUser } from './api.js';
 import { ensureRepo, type GeneratedRepo } from './generate-repo.js';
 import { isQuick, resolveParams, type RepoParams } from './params.js';
@@ -26,6 +26,7 @@ export class BenchContext {
   readonly exchange = `githost.bench.${Date.now()}.${randomBytes(3).toString('hex')}`;
   readonly queue = `${this.exchange}.webhooks`;
   readonly mergeRequestsQueue = `${this.exchange}.merge-requests`;
+  readonly accountsQueue = `${this.exchange}.accounts`;
   private repoP?: Promise<GeneratedRepo>;
   private serviceP?: Promise<RunningService>;
   private userP?: Promise<BenchUser>;
@@ -99,7 +100,7 @@ export class BenchContext {
       const db = await createTestDatabase('githost_bench');
       this.dropDatabase = db.drop;
       this.databaseName = db.name;
-      Object.assign(env, { DATABASE_URL: db.url, AMQP_URL: this.amqpUrl, GITHOST_EVENTS_EXCHANGE: this.exchange, GITHOST_WEBHOOKS_QUEUE: this.queue, GITHOST_MERGE_REQUESTS_QUEUE: this.mergeRequestsQueue });
+      Object.assign(env, { DATABASE_URL: db.url, AMQP_URL: this.amqpUrl, GITHOST_EVENTS_EXCHANGE: this.exchange, GITHOST_WEBHOOKS_QUEUE: this.queue, GITHOST_MERGE_REQUESTS_QUEUE: this.mergeRequestsQueue, GITHOST_ACCOUNTS_QUEUE: this.accountsQueue });
     } else {
       Object.assign(env, { DATABASE_URL: '', AMQP_URL: '' });
     }
@@ -124,14 +125,9 @@ export class BenchContext {
 
   /** The run's exchange and queues are unique; leave nothing behind on the shared broker. */
   private async deleteBrokerObjects(): Promise<void> {
-    try {
-      const conn = await amqp.connect(this.amqpUrl);
-      const ch = await conn.createChannel();
-      for (const q of [this.queue, `${this.queue}.dead`, this.mergeRequestsQueue, `${this.mergeRequestsQueue}.dead`]) await ch.deleteQueue(q).catch(() => undefined);
-      for (const e of [this.exchange, `${this.exchange}.dlx`]) await ch.deleteExchange(e).catch(() => undefined);
-      await conn.close().catch(() => undefined);
-    } catch (err) {
-      this.log(`could not delete broker objects: ${String(err)}`);
-    }
+    await removeBrokerTopology(this.amqpUrl, this.exchange, [this.queue, this.mergeRequestsQueue, this.accountsQueue]).catch((err) =>
+      this.log(`could not delete broker objects: ${String(err)}`),
+    );
   }
+
 }

@@ -1,6 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@githost/test-support';
 import { Api, createRepo, createUser, gitUrl } from './api.js';
@@ -18,43 +19,70 @@ const MiB = 1024 * 1024;
 const IDLE_TARGET = 300 * MiB;
 const LOAD_TARGET = 500 * MiB;
 const READY_TARGET_MS = 10_000;
+/** README "Performance": from the end of `npm install` on a fresh clone, the first page within 15 s, build included. */
+const FIRST_PAGE_TARGET_MS = 15_000;
+/** `npm install` takes ~25 s on this machine when quiet, 40-75 s when busy; room before the part gives up. */
+const INSTALL_TIMEOUT_MS = 600_000;
 
 interface Started {
   /** `npm start`'s own pid: the whole tree under it is what a laptop pays for. */
   pid: number;
   url: string;
   readyMs: number;
+  /** What `npm start` printed (its build's summary line among it). */
+  logPath: string;
   rss: RssSampler;
   stop(): Promise<void>;
 }
 
 /**
- * `npm start` exactly as a user runs it (embedded mode: PGlite, in-process bus), from a fresh
- * DATA_DIR and again on a restart: time until GET /readyz answers, the RSS of the whole process
- * tree `npm start` leaves running (npm included) at idle, and its peak under browse load.
+ * `npm start` exactly as a user runs it (embedded mode: PGlite, in-process bus): first in a fresh
+ * `git clone` of this repository right after its `npm install` (so the build `npm start` runs and
+ * a fresh DATA_DIR are both timed), then again on a restart: time until the first page (`GET /`,
+ * the web's home through the gateway) answers 200, the RSS of the whole process tree `npm start`
+ * leaves running (npm included) at idle, and its peak under browse load.
  */
 export async function benchFootprint(ctx: BenchContext): Promise<Section> {
   const seconds = Number(process.env.BENCH_SECONDS ?? (ctx.quick ? 3 : 10));
-  const dataDir = mkdtempSync(join(workDir('data'), 'footprint-'));
+  const scratch = mkdtempSync(join(workDir('data'), 'footprint-'));
+  const tree = join(scratch, 'clone');
+  const dataDir = join(scratch, 'data');
   const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
   const rows: string[][] = [];
   const notes: string[] = [];
-  // The target is the start "once built": whatever changed since the last build is built now,
-  // by `npm start`'s own build step, so the timed start finds nothing to rebuild.
-  const built = spawnSync(process.execPath, [join(ROOT_DIR, 'scripts', 'start.mjs'), '--build-only'], { cwd: ROOT_DIR, stdio: 'ignore' });
-  if (built.status !== 0) throw new Error(`the build before the footprint runs failed (status ${built.status ?? built.signal})`);
+  const loads: string[] = [];
   try {
-    for (const run of ['fresh DATA_DIR', 'restart'] as const) {
-      const started = await npmStart(dataDir, adminToken, ctx);
+    // The committed HEAD, as a user's clone has it: uncommitted changes are not in the timed tree.
+    const t0 = nowMs();
+    await git(['clone', '-q', '--', ROOT_DIR, tree]);
+    const cloneMs = nowMs() - t0;
+    const head = (await git(['-C', tree, 'rev-parse', '--short', 'HEAD'])).stdout.toString().trim();
+    const t1 = nowMs();
+    await runLogged('npm', ['install'], tree, join(scratch, 'npm-install.log'), INSTALL_TIMEOUT_MS);
+    const installMs = nowMs() - t1;
+    ctx.log(`footprint: git clone ${(cloneMs / 1000).toFixed(1)} s, npm install ${(installMs / 1000).toFixed(1)} s`);
+    notes.push(`the clone: ${head}; git clone ${(cloneMs / 1000).toFixed(1)} s, then npm install ${(installMs / 1000).toFixed(1)} s (not in the target, which starts when npm install ends)`);
+    for (const run of ['fresh clone', 'restart'] as const) {
+      // Other work on the machine stretches a start several times over: say how busy it was.
+      loads.push(`${run} ${loadavg()[0]!.toFixed(1)}`);
+      const started = await npmStart(tree, dataDir, adminToken, ctx);
       try {
         // Start-up work (migrations, hooks, relays) settles before idle is read.
         await waitForQuiet(started.pid, 30_000);
         await new Promise((r) => setTimeout(r, 3000));
         started.rss.reset();
         const idle = started.rss.read().treeBytes;
-        const peak = await browseLoad(started, adminToken, run === 'fresh DATA_DIR' ? 'create' : 'reuse', seconds);
+        const peak = await browseLoad(started, adminToken, run === 'fresh clone' ? 'create' : 'reuse', seconds);
+        const first = `${(started.readyMs / 1000).toFixed(1)} s`;
+        if (run === 'fresh clone') {
+          // scripts/build-fast.mjs's summary line: how much of the wait was the build.
+          const build = /build-fast: built \d+ workspaces .* in ([\d.]+) s \(transpiled by ([\d.]+) s\)/.exec(readFileSync(started.logPath, 'utf8'));
+          rows.push([`${run}: first page after npm start (build, database template and fresh DATA_DIR included)`, first, '<= 15 s', met(started.readyMs <= FIRST_PAGE_TARGET_MS)]);
+          notes.push(`of the fresh clone's first page, npm start's build (swc, then the database template) took ${build ? `${build[1]} s (swc done by ${build[2]} s)` : 'a time it did not log'}`);
+        } else {
+          rows.push([`${run}: first page after npm start`, first, '<= 10 s', met(started.readyMs <= READY_TARGET_MS)]);
+        }
         rows.push(
-          [`${run}: serving after npm start`, `${(started.readyMs / 1000).toFixed(1)} s`, '<= 10 s', met(started.readyMs <= READY_TARGET_MS)],
           [`${run}: idle RSS, whole tree`, fmtMiB(idle), '<= 300 MiB', met(idle <= IDLE_TARGET)],
           [`${run}: peak RSS under browse load, whole tree`, fmtMiB(peak), '<= 500 MiB', met(peak <= LOAD_TARGET)],
         );
@@ -63,11 +91,12 @@ export async function benchFootprint(ctx: BenchContext): Promise<Section> {
       }
     }
   } finally {
-    if (!process.env.BENCH_KEEP_DATA) rmSync(dataDir, { recursive: true, force: true });
+    if (!process.env.BENCH_KEEP_DATA) rmSync(scratch, { recursive: true, force: true });
   }
-  notes.push(
-    '`npm start` from the project root with DATABASE_URL and AMQP_URL unset (one process, PGlite, in-process bus), after the build step of `npm start` (`scripts/start.mjs --build-only`), so the timed start finds nothing to rebuild; RSS is the sum over npm and every process under it, sampled from /proc every 200 ms',
+  notes.unshift(
+    '`git clone` of this repository\'s committed HEAD into a scratch directory, `npm install` there, then `npm start` from the clone\'s root with DATABASE_URL and AMQP_URL unset (one process, PGlite, in-process bus): the first start builds the tree (scripts/build-fast.mjs: swc, then the database template) and makes a fresh DATA_DIR; the restart finds both made. "First page": `GET /` through the gateway answers 200. RSS is the sum over npm and every process under it, sampled from /proc every 200 ms',
     `browse load: 50 connections for ${seconds} s on each of tree, blob, commits and branches of a small pushed repository`,
+    `1-minute load average as each npm start began: ${loads.join(', ')} (${cpus().length} cores)`,
   );
   return { name: 'footprint', title: 'Footprint (npm start, embedded)', tables: [{ title: 'Footprint of `npm start`', header: ['case', 'measured', 'target', 'met'], rows }], notes };
 }
@@ -76,9 +105,9 @@ function met(ok: boolean): string {
   return ok ? 'met' : 'not met';
 }
 
-async function npmStart(dataDir: string, adminToken: string, ctx: BenchContext): Promise<Started> {
+async function npmStart(tree: string, dataDir: string, adminToken: string, ctx: BenchContext): Promise<Started> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('npm_') && !k.startsWith('TURBO_')));
+  const env = userEnv();
   Object.assign(env, {
     PORT: String(port),
     METRICS_PORT: '0',
@@ -96,7 +125,7 @@ async function npmStart(dataDir: string, adminToken: string, ctx: BenchContext):
   const log = createWriteStream(join(workDir('data'), `footprint-${port}.log`));
   const t0 = nowMs();
   // Its own process group, so stopping it reaches whatever npm started, as Ctrl-C would.
-  const child = spawn('npm', ['start'], { cwd: ROOT_DIR, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start'], { cwd: tree, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
@@ -108,7 +137,7 @@ async function npmStart(dataDir: string, adminToken: string, ctx: BenchContext):
     if (dead) throw new Error(`npm start exited during start-up; see ${log.path as string}`);
     if (nowMs() - t0 > 120_000) break;
     try {
-      if ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) })).ok) readyMs = nowMs() - t0;
+      if ((await fetch(`${url}/`, { signal: AbortSignal.timeout(2000) })).status === 200) readyMs = nowMs() - t0;
     } catch {
       // not listening yet
     }
@@ -129,11 +158,11 @@ async function npmStart(dataDir: string, adminToken: string, ctx: BenchContext):
   const rss = new RssSampler([{ name: 'npm start', pid: child.pid! }]);
   if (readyMs === undefined) {
     await stop();
-    throw new Error(`npm start did not answer /readyz within 120 s; see ${log.path as string}`);
+    throw new Error(`npm start did not answer GET / within 120 s; see ${log.path as string}`);
   }
-  ctx.log(`footprint: npm start serving after ${(readyMs / 1000).toFixed(1)} s`);
+  ctx.log(`footprint: npm start's first page after ${(readyMs / 1000).toFixed(1)} s`);
   rss.start();
-  return { pid: child.pid!, url, readyMs, rss, stop };
+  return { pid: child.pid!, url, readyMs, logPath: log.path as string, rss, stop };
 }
 
 /** A small repository pushed once (fresh run), then browsed under load; the tree's peak RSS. */
@@ -165,4 +194,23 @@ async function browseLoad(started: Started, adminToken: string, repo: 'create' |
     if ((r.statuses['200'] ?? 0) === 0) throw new Error(`GET ${path}: no 200 under load (${JSON.stringify(r.statuses)})`);
   }
   return started.rss.read().treeBytes;
+}
+
+/** The environment a user's shell gives `npm`: none of the variables npm and turbo set for this run. */
+function userEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('npm_') && !k.startsWith('TURBO_')));
+}
+
+/** Runs a command to completion, its output into `logPath`; fails with the log's path. */
+async function runLogged(cmd: string, args: string[], cwd: string, logPath: string, timeoutMs: number): Promise<void> {
+  const log = createWriteStream(logPath);
+  const child = spawn(cmd, args, { cwd, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (c, s) => resolve([c, s]));
+  });
+  log.end();
+  if (code !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${signal ?? `exit ${code}`}); see ${logPath}`);
 }

@@ -1,9 +1,9 @@
 import { env, loadConfig as load, z } from '@githost/config';
 import { grpcShardEnv, grpcShardsOf, httpShardsOf, shardListEnv, type ShardMap } from '@githost/storage-router';
-import { DEFAULT_BODY_TIMEOUT_MS } from './body-timeout.js';
-import { DEFAULT_EDGE_CACHE_BYTES } from './edge-answers.js';
-import { DEFAULT_EDGE_ENTRIES } from './edge-validators.js';
-import type { RateLimits } from './rate-limit.js';
+import { DEFAULT_BODY_TIMEOUT_MS } from './request-checks/body-timeout.js';
+import { DEFAULT_EDGE_CACHE_BYTES } from './edge-cache/answers.js';
+import { DEFAULT_EDGE_ENTRIES } from './edge-cache/validators.js';
+import type { RateLimits } from './admission/rate-limit.js';
 
 const optionalUrl = env.optionalUrl;
 

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Principal, RepoContext } from '@githost/identity';
 import type { UpstreamName } from './config.js';
-import type { AnswerPending } from './edge-answers.js';
-import type { Pending } from './edge-validators.js';
-import type { RouteMatch } from './routes.js';
+import type { AnswerPending } from './edge-cache/answers.js';
+import type { Pending } from './edge-cache/validators.js';
+import type { RouteMatch } from './admission/routes.js';
 
 /** What admission decided about a request: where it goes and as whom. */
 export interface Admission {
@@ -24,7 +24,7 @@ export interface Admission {
 export interface RequestState extends Admission {
   /** A browse read whose 200 answer's validators the edge keeps, with the refs version read before forwarding. */
   edgePending?: Pending;
-  /** A browse GET whose whole 200 answer the edge keeps (edge-answers.ts). */
+  /** A browse GET whose whole 200 answer the edge keeps (edge-cache/answers.ts). */
   answerPending?: AnswerPending;
   /** Set when the request is handed to its upstream's proxy. */
   forwardedTo?: UpstreamName;

@@ -6,32 +6,32 @@ import { createHttpApp, finish, listen, requestObserver, serveMetrics, type List
 import { bindingPort } from '@githost/config';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
-import { createUpstreamAgent } from './upstream-agent.js';
+import { createUpstreamAgent } from './forwarding/upstream-agent.js';
 import type { Config } from './config.js';
 import { grpcAccountsGateway, type AccountsGateway } from './clients/accounts.js';
 import { cachedAccounts, DEFAULT_TTLS, type CacheTtls } from './clients/cached-accounts.js';
 import { createStorageRouter, type StorageRouter } from '@githost/storage-router';
 import { createRefsWatch, type RefsWatch } from '@githost/refs-watch';
-import { createEdgeValidators, DEFAULT_EDGE_ENTRIES, type RefVersions } from './edge-validators.js';
-import { createEdgeAnswers, DEFAULT_EDGE_CACHE_BYTES } from './edge-answers.js';
+import { createEdgeValidators, DEFAULT_EDGE_ENTRIES, type RefVersions } from './edge-cache/validators.js';
+import { createEdgeAnswers, DEFAULT_EDGE_CACHE_BYTES } from './edge-cache/answers.js';
 import { createGatewayMetrics, gaugeEdgeAnswerBytes } from './metrics.js';
-import { stripInternalHeaders } from './strip-headers.js';
-import { acceptClientForwarding } from './client-forwarding.js';
+import { stripInternalHeaders } from './forwarding/strip-headers.js';
+import { acceptClientForwarding } from './admission/client-forwarding.js';
 import { adoptServer } from './adopt-server.js';
-import { createRateLimitGate } from './rate-limit.js';
+import { createRateLimitGate } from './admission/rate-limit.js';
 import { findOpenApiDocument, OPENAPI_PATH, openApiHandler } from './openapi.js';
-import { createAdmission } from './admission.js';
-import { createUpstreamProxies } from './upstreams.js';
-import { createForwarding } from './forward.js';
-import { createGate } from './gate.js';
-import { createTargetCheck, refuseMalformedTarget } from './request-target.js';
-import { createEdgeReads } from './edge-reads.js';
-import { createWarmReads } from './warm-reads.js';
-import { refuseUndecodableBody } from './body-encoding.js';
-import { answerOversizedRequests } from './oversized-requests.js';
-import { DEFAULT_BODY_TIMEOUT_MS, limitBodySilence } from './body-timeout.js';
+import { createAdmission } from './admission/admit.js';
+import { createUpstreamProxies } from './forwarding/upstreams.js';
+import { createForwarding } from './forwarding/forward.js';
+import { admitAndForward } from './admit-and-forward.js';
+import { createTargetCheck, refuseMalformedTarget } from './request-checks/request-target.js';
+import { createEdgeReads } from './edge-cache/reads.js';
+import { createWarmReads } from './edge-cache/before-router.js';
+import { refuseUndecodableBody } from './request-checks/body-encoding.js';
+import { answerOversizedRequests } from './request-checks/oversized-requests.js';
+import { DEFAULT_BODY_TIMEOUT_MS, limitBodySilence } from './request-checks/body-timeout.js';
 
-export interface GatewayDeps {
+export interface ServerDeps {
   logger?: Logger;
   /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
   metricsEndpoint?: MetricsEndpoint;
@@ -46,7 +46,7 @@ export interface GatewayDeps {
   refVersions?: RefVersions;
 }
 
-export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
+export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger('gateway');
   const metrics = createGatewayMetrics();
   const accounts = cachedAccounts(deps.accounts ?? grpcAccountsGateway(config.accountsGrpcAddress, config.internalSecret, metrics.grpcClient), { ...DEFAULT_TTLS, ...deps.cacheTtls }, (cache, result) =>
@@ -69,7 +69,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   if (answers) gaugeEdgeAnswerBytes(metrics, () => answers.bytes);
 
   const withinRateLimit = createRateLimitGate(config.rateLimits ?? { perTokenPerMinute: 0, anonymousPerMinute: 0 });
-  const admit = createAdmission({ accounts, withinRateLimit, site: Boolean(config.upstreams.web) });
+  const admit = createAdmission({ accounts, withinRateLimit, site: Boolean(config.upstreams.web), internalSecret: config.internalSecret });
   const proxies = createUpstreamProxies(config, { agent, logger, edge, answers });
   const reads = createEdgeReads(edge, answers, metrics);
   const forward = createForwarding({ proxies, reads, internalSecret: config.internalSecret });
@@ -83,7 +83,7 @@ export function createServer(config: Config, deps: GatewayDeps = {}): Service<{ 
   app.use(refuseMalformedTarget(checkTarget));
   app.use(refuseUndecodableBody);
   app.get(OPENAPI_PATH, openApiHandler(logger));
-  app.use(createGate(admit, forward, metrics));
+  app.use(admitAndForward(admit, forward, metrics));
   app.use(normaliseErrors);
   finish(app);
   const addressOf = (req: IncomingMessage) => proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import { createServer, type Config, type Service } from '../src/index.js';
-import type { RefVersions } from '../src/edge-validators.js';
+import type { RefVersions } from '../src/edge-cache/validators.js';
 import { startFakeAccounts, type FakeAccounts } from './support/fake-accounts.js';
 import { browseOnlyConfig, startFakeBrowse } from './support/fake-browse.js';
 

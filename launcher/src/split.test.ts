@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { TEST_AMQP_URL, uniqueTestName } from '@githost/bus/testing';
+import { removeBrokerTopology, TEST_AMQP_URL, uniqueTestName } from '@githost/bus/testing';
 import { ConfigError } from '@githost/config';
 import { createTestDatabase } from '@githost/db';
-import amqp from 'amqplib';
 import { startGithost, type RunningGithost, type ServiceProcess } from './index.js';
 
 // GITHOST_PROCESS_PER_SERVICE against the real Postgres and RabbitMQ: every service a child process.
@@ -30,11 +29,7 @@ beforeAll(() => {
 afterAll(async () => {
   for (const db of databases) await db.drop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  const connection = await amqp.connect(TEST_AMQP_URL);
-  const channel = await connection.createChannel();
-  for (const q of [queue, `${queue}.dead`, mergeRequestsQueue, `${mergeRequestsQueue}.dead`]) await channel.deleteQueue(q);
-  for (const e of [exchange, `${exchange}.dlx`]) await channel.deleteExchange(e);
-  await connection.close();
+  await removeBrokerTopology(TEST_AMQP_URL, exchange, [queue, mergeRequestsQueue]);
 });
 
 async function options(): Promise<{ dataDir: string; databaseUrl: string; env: Record<string, string> }> {

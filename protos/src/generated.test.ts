@@ -13,7 +13,7 @@ describe('protos', () => {
     const storage = storageProto().githost.storage.v1.StorageService.service;
     expect(Object.keys(storage)).toEqual(expect.arrayContaining(['CreateRepository', 'ReadTree', 'ReadBlob', 'Diff', 'WriteMerge', 'UpdateRef']));
     expect(storage.ReadBlob.responseStream).toBe(true);
-    expect(Object.keys(accountsProto().githost.accounts.v1.AccountsService.service)).toEqual(['Authenticate', 'Authorize', 'GetUsers', 'GetRepository', 'GetRefPolicy', 'AdoptPushedBranches']);
+    expect(Object.keys(accountsProto().githost.accounts.v1.AccountsService.service)).toEqual(['Authenticate', 'Authorize', 'GetUsers', 'GetRepository', 'GetRefPolicy', 'AdoptPushedBranches', 'LookupSshKey']);
   });
 
   it('when types are regenerated from the protos, then they equal the committed ones', () => {

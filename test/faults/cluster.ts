@@ -42,6 +42,7 @@ export interface ClusterOptions {
   exchange: string;
   webhooksQueue: string;
   mergeRequestsQueue: string;
+  accountsQueue: string;
 }
 
 export class Cluster {
@@ -94,6 +95,7 @@ export class Cluster {
       GITHOST_EVENTS_EXCHANGE: this.opts.exchange,
       GITHOST_WEBHOOKS_QUEUE: this.opts.webhooksQueue,
       GITHOST_MERGE_REQUESTS_QUEUE: this.opts.mergeRequestsQueue,
+      GITHOST_ACCOUNTS_QUEUE: this.opts.accountsQueue,
       GITHOST_INTERNAL_SECRET: this.secret,
       GITHOST_ADMIN_TOKEN: this.adminToken,
       GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true',

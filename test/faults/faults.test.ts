@@ -17,7 +17,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase } from '@githost/db';
 import { startReceiver, type Receiver } from '@githost/test-support';
-import { removeBrokerTopology } from '../src/support/broker.js';
+import { removeBrokerTopology } from '@githost/bus/testing';
 import { git, gitResult, makeWorkdir, removeWorkdirs } from '../src/support/git.js';
 import { Cluster, SERVICES, sleep, type ServiceName } from './cluster.js';
 import { Workload, type User } from './workload.js';
@@ -73,7 +73,7 @@ let database: { url: string; drop(): Promise<void> };
 let root: string;
 const amqpUrl = process.env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672';
 const suffix = `${process.pid}.${randomBytes(4).toString('hex')}`;
-const names = { exchange: `githost.events.faults.${suffix}`, webhooksQueue: `githost.webhooks.faults.${suffix}`, mergeRequestsQueue: `githost.merge-requests.faults.${suffix}` };
+const names = { exchange: `githost.events.faults.${suffix}`, webhooksQueue: `githost.webhooks.faults.${suffix}`, mergeRequestsQueue: `githost.merge-requests.faults.${suffix}`, accountsQueue: `githost.accounts.faults.${suffix}` };
 
 beforeAll(async () => {
   root = mkdtempSync(path.join(tmpdir(), 'githost-faults-'));
@@ -100,7 +100,7 @@ afterAll(async () => {
   await cluster?.stop();
   await receiver?.close();
   await database?.drop().catch(() => undefined);
-  await removeBrokerTopology(amqpUrl, names.exchange, [names.webhooksQueue, names.mergeRequestsQueue]).catch(() => undefined);
+  await removeBrokerTopology(amqpUrl, names.exchange, [names.webhooksQueue, names.mergeRequestsQueue, names.accountsQueue]).catch(() => undefined);
   removeWorkdirs();
   if (!process.env.FAULTS_KEEP) rmSync(root, { recursive: true, force: true });
 }, 120_000);

@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
+import { generateSshKey } from '@githost/test-support';
 import { parse } from 'yaml';
 import {
   addCollaborator, api, commitFiles, createRepo, createUser, git, makeWorkdir, OPENAPI_FILE, pushUrl, startTestGithost,
@@ -62,6 +63,8 @@ function operations(): Operation[] {
 let gh: TestGithost;
 let alice: TestUser;
 const actors: Record<string, string | undefined> = {};
+/** Who each actor is (beforeAll), for reading what their refused writes could have changed. */
+const USERNAME_OF: Record<string, string> = { stranger: 'carol', reader: 'bob', writer: 'dave' };
 const known: Record<string, string> = {};
 
 function send(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; contentType: string; text: string }> {
@@ -94,9 +97,9 @@ async function snapshot(tag: string, actor: string): Promise<unknown> {
   };
   switch (tag) {
     case 'accounts':
-      return [await read('/api/admin/users?per_page=100', gh.adminToken), await tokens(actor === 'anonymous' ? 'alice' : actor)];
+      return [await read('/api/admin/users?per_page=100', gh.adminToken), await tokens(actor === 'anonymous' ? 'alice' : actor), await read(`/api/admin/users/${USERNAME_OF[actor] ?? 'alice'}/keys`, gh.adminToken)];
     case 'repositories':
-      return [await read(repo), await read(`${repo}/collaborators`), await read(`${repo}/branch-protections`), await read('/api/users/alice/repos'), await read('/api/admin/users?per_page=100', gh.adminToken)];
+      return [await read(repo), await read(`${repo}/collaborators`), await read(`${repo}/branch-protections`), await read(`${repo}/keys`), await read('/api/users/alice/repos'), await read('/api/admin/users?per_page=100', gh.adminToken)];
     case 'merge-requests':
       return [await read(`${repo}/merge-requests?state=all`), await read(`${repo}/merge-requests/1`), await read(`${repo}/activity`)];
     case 'statuses':
@@ -209,10 +212,12 @@ beforeAll(async () => {
   const mr = await api(gh, 'POST', '/api/repos/alice/demo/merge-requests', { token: alice.token, body: { title: 'MR', source_branch: 'feature', target_branch: 'main' } });
   const hook = await api(gh, 'POST', '/api/repos/alice/demo/webhooks', { token: alice.token, body: { url: 'http://127.0.0.1:9/hook', events: 'push' } });
   const tokens = await api(gh, 'GET', '/api/user/tokens', { token: dave.token });
+  const daveKey = await api(gh, 'POST', '/api/user/keys', { token: dave.token, body: { title: 'dave', key: (await generateSshKey('ed25519')).publicKey } });
+  await api(gh, 'POST', '/api/repos/alice/demo/keys', { token: alice.token, body: { title: 'deploy', key: (await generateSshKey('ed25519')).publicKey } });
   Object.assign(actors, { anonymous: undefined, stranger: carol.token, reader: bob.token, writer: dave.token });
   Object.assign(known, {
     owner: 'alice', repo: 'demo', number: String(mr.body.number), webhook_id: String(hook.body.id), delivery_id: '1', username: 'bob',
-    token_id: String(tokens.body[0].id), pattern: 'main', sha: mainSha, ref: 'main', ref_and_path: 'main/README.md', basehead: 'main...feature',
+    token_id: String(tokens.body[0].id), key_id: String(daveKey.body.id), pattern: 'main', sha: mainSha, ref: 'main', ref_and_path: 'main/README.md', basehead: 'main...feature',
   });
 }, 120_000);
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { addCollaborator, api, createRepo, createUsers, startTestGithost, textOf, webGet, type TestGithost, type TestUser } from './support/index.js';
+import { addCollaborator, api, commitFiles, createRepo, createUsers, eventually, git, makeWorkdir, pushUrl, startTestGithost, textOf, webGet, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * Explore (docs/decisions/explore-lists.md): the site's repositories a person may read, newest
@@ -109,5 +109,24 @@ describe('explore', () => {
     expect(res.html).not.toContain('secret');
     expect(res.html).toContain('href="/-/explore"');
     expect(res.html).toContain('href="/-/sign-in"');
+  });
+});
+
+// Last: it changes the order the tests above read.
+describe('explore by newest activity', () => {
+  it('when the repository created first is pushed to, then the API, Explore and the home page list it first', async () => {
+    const work = makeWorkdir();
+    await commitFiles(work, { 'README.md': '# the oldest, pushed last\n' }, 'first commit');
+    await git(work, 'push', '-q', pushUrl(gh, 'alice', alice.token, 'alice', 'many-01'), 'main');
+    // git-storage tells accounts of the push through the event bus, after the push answered.
+    const names = await eventually(async () => {
+      const res = await api(gh, 'GET', '/api/repos?per_page=3');
+      const order = (res.body as { full_name: string }[]).map((r) => r.full_name);
+      return order[0] === 'alice/many-01' ? order : undefined;
+    });
+    expect(names).toEqual(['alice/many-01', 'carol/carols-public', 'alice/many-31']);
+    expect(listed((await webGet(gh, '/-/explore')).html).slice(0, 3)).toEqual(names);
+    expect(listed((await webGet(gh, '/')).html).slice(0, 2)).toEqual(names.slice(0, 2));
+    expect(listed((await webGet(gh, '/-/explore?page=2')).html)).toEqual(['alice/many-03', 'alice/many-02']);
   });
 });

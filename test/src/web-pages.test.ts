@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
-  commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, textOf, webGet, webPost,
+  api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, textOf, webGet, webPost,
   type TestGithost, type TestUser,
 } from './support/index.js';
 
@@ -50,6 +50,7 @@ beforeAll(async () => {
 }, 180_000);
 
 const LONG_COMMITS = 35;
+const PASSWORD = 'alice has a long password';
 
 afterAll(async () => {
   await gh?.stop();
@@ -209,6 +210,44 @@ describe('repository code', () => {
     expect(textOf(res.html)).toContain('The default branch main does not exist: it has no branch yet. See the branches');
     expect(res.html).toContain('<a href="/alice/tagged/-/branches">See the branches</a>');
     expect(textOf(/<nav aria-label="Repository"[^>]*>([\s\S]*?)<\/nav>/.exec(res.html)?.[1] ?? '')).toMatch(/Branches 0 Tags 1/);
+  });
+});
+
+describe('the tabs on every repository page', () => {
+  it('when any page of a repository is read, then its tab bar counts the branches, tags and open merge requests', async () => {
+    // A repository of its own with one open merge request, so every count is one the page read.
+    await createRepo(gh, alice.token, 'counted');
+    await git(work, 'push', '-q', pushUrl(gh, 'alice', alice.token, 'alice', 'counted'), 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*');
+    const opened = await api(gh, 'POST', '/api/repos/alice/counted/merge-requests', { token: alice.token, body: { title: 'Feature', source_branch: 'feature/x', target_branch: 'main' } });
+    expect(opened.status).toBe(201);
+    await api(gh, 'PUT', '/api/admin/users/alice/password', { token: gh.adminToken, body: { password: PASSWORD } });
+    const session = await api(gh, 'POST', '/api/sessions', { body: { username: 'alice', password: PASSWORD } });
+    const cookie = `githost_session=${encodeURIComponent(session.body.secret as string)}`;
+    const pages = [
+      '/alice/counted',
+      '/alice/counted/-/blob/main/notes.txt',
+      '/alice/counted/-/commits/main',
+      `/alice/counted/-/commit/${head}`,
+      '/alice/counted/-/branches',
+      '/alice/counted/-/tags',
+      '/alice/counted/-/refs',
+      '/alice/counted/-/merge-requests',
+      '/alice/counted/-/merge-requests?state=closed',
+      `/alice/counted/-/merge-requests/${opened.body.number as number}`,
+      `/alice/counted/-/merge-requests/${opened.body.number as number}/edit`,
+      '/alice/counted/-/compare',
+      '/alice/counted/-/settings',
+      '/alice/counted/-/settings/collaborators',
+      '/alice/counted/-/settings/branches',
+      '/alice/counted/-/settings/webhooks',
+    ];
+    const tabs = await Promise.all(
+      pages.map(async (path) => {
+        const res = await webGet(gh, path, { cookie });
+        return { path, status: res.status, tabs: textOf(/<nav aria-label="Repository"[^>]*>([\s\S]*?)<\/nav>/.exec(res.html)?.[1] ?? '') };
+      }),
+    );
+    expect(tabs).toEqual(pages.map((path) => ({ path, status: 200, tabs: expect.stringMatching(/Branches 2 Tags 1 Merge requests 1/) })));
   });
 });
 

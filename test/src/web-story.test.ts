@@ -141,7 +141,7 @@ describe('the story of a merge request, in a browser', () => {
       expect(await p.locator('.ci-status .status-list li').textContent()).toContain('ci/test');
       expect(await p.locator('.ci-status p .badge').textContent()).toBe('passed');
       await p.check('input[name=strategy][value=merge-commit]');
-      await submit(p, 'form.merge-form button[type=submit]');
+      await submit(p, '.merge-actions button:text-is("Merge")');
       expect(await p.locator('p.notice').textContent()).toBe('The merge request has been merged.');
       expect(await p.locator('.mr-header .badge').first().textContent()).toBe('merged');
       const main = await api(gh, 'GET', '/api/repos/alice/story/branches');

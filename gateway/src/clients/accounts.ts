@@ -1,5 +1,5 @@
 import { createAccountsClient, type AccountsServiceClient, type accounts } from '@githost/protos';
-import { callUnary, type GrpcMetrics } from '@githost/grpc';
+import { callUnary, waitForReady, type GrpcMetrics } from '@githost/grpc';
 import { repoFieldsOf, type Permission, type Principal, type RepoContext } from '@githost/identity';
 
 /** What a token may do (accounts README "Token scopes"); each includes the ones before it. */
@@ -78,7 +78,7 @@ export function grpcAccountsGateway(address: string, internalSecret: string, met
       };
       return repoContextOf(await callUnary<accounts.AuthorizeRequest, accounts.AuthorizeResponse__Output>(client, client.Authorize, req, { requestId, timeoutMs: TIMEOUT_MS, metrics }));
     },
-    reachable: () => new Promise((resolve) => client.waitForReady(Date.now() + 1_000, (err) => resolve(!err))),
+    reachable: () => waitForReady(client, 1_000),
     close: () => client.close(),
   };
 }

@@ -36,6 +36,10 @@ export type TokenRequest = Schemas['TokenRequest'];
 /** A token as issued: its secret is shown once. */
 export type Token = Schemas['Token'];
 export type TokenInfo = Schemas['TokenInfo'];
+export type SshKey = Schemas['SshKey'];
+export type DeployKey = Schemas['DeployKey'];
+export type NewSshKey = Schemas['NewSshKey'];
+export type NewDeployKey = Schemas['NewDeployKey'];
 export type SessionInfo = Schemas['SessionInfo'];
 export type Repository = Schemas['Repository'];
 export type Collaborator = Schemas['Collaborator'];

@@ -120,6 +120,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/users/{username}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's SSH public keys (site admin) */
+        get: operations["listUserSshKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{username}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of a user's SSH keys (site admin) */
+        delete: operations["deleteUserSshKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user": {
         parameters: {
             query?: never;
@@ -167,6 +201,45 @@ export interface paths {
         post?: never;
         /** Revoke one of the authenticated user's tokens */
         delete: operations["revokeOwnToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The authenticated user's SSH public keys, oldest first (GitHub's GET /user/keys) */
+        get: operations["listOwnSshKeys"];
+        put?: never;
+        /** Register an SSH public key for the authenticated user (docs/decisions/ssh-keys.md) */
+        post: operations["addOwnSshKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        /** One of the authenticated user's SSH keys */
+        get: operations["getOwnSshKey"];
+        put?: never;
+        post?: never;
+        /** Delete one of the authenticated user's SSH keys; it stops authenticating at once */
+        delete: operations["deleteOwnSshKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -319,10 +392,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every repository the caller may read, newest first (paged)
+         * Every repository the caller may read, newest activity first (paged)
          * @description The site's explore list: anonymous callers get the public repositories; a signed-in caller
-         *     also the private ones they own or collaborate on; a site admin every one. Newest first is
-         *     by creation time, the newest activity accounts knows of (docs/decisions/explore-lists.md).
+         *     also the private ones they own or collaborate on; a site admin every one. Newest activity
+         *     first: the last push, or the creation for a repository never pushed to; a push shows
+         *     moments after it is answered (docs/decisions/explore-lists.md).
          */
         get: operations["exploreRepositories"];
         put?: never;
@@ -405,6 +479,50 @@ export interface paths {
         post?: never;
         /** Remove a collaborator (owner or site admin) */
         delete: operations["removeCollaborator"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/repos/{owner}/{repo}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        /** The repository's deploy keys, oldest first (owner or site admin; a reader or writer 403) */
+        get: operations["listDeployKeys"];
+        put?: never;
+        /** Add a deploy key (owner or site admin); read-only unless `read_only` is false */
+        post: operations["addDeployKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/repos/{owner}/{repo}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        /** One deploy key (owner or site admin) */
+        get: operations["getDeployKey"];
+        put?: never;
+        post?: never;
+        /** Delete a deploy key (owner or site admin); it stops authenticating at once */
+        delete: operations["deleteDeployKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1141,10 +1259,191 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{owner}/{repo}.git/info/lfs/objects/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Git LFS batch API (git-lfs docs/api/batch.md): read access to download, write access to upload
+         * @description The `basic` transfer only. Each object gets its actions (`href` on this server, `header` with a `RemoteAuth` grant for that one object, `expires_in`) or its own error: 404 missing, 422 invalid oid or size or over `LFS_MAX_OBJECT_BYTES`, 413 over the repository quota (docs/decisions/lfs.md).
+         */
+        post: operations["lfsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{owner}/{repo}.git/info/lfs/objects/{oid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description sha256 of the content, lowercase hex */
+                oid: components["parameters"]["lfsOid"];
+            };
+            cookie?: never;
+        };
+        /** An LFS object's content, streamed (read access; only where it was uploaded) */
+        get: operations["lfsDownload"];
+        /** Stores an LFS object (write access): exactly `Content-Length` bytes whose sha256 is the oid, or nothing (400) */
+        put: operations["lfsUpload"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{owner}/{repo}.git/info/lfs/objects/{oid}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description sha256 of the content, lowercase hex */
+                oid: components["parameters"]["lfsOid"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirms an upload (write access): 200 when the object is stored with that size */
+        post: operations["lfsVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{owner}/{repo}.git/info/lfs/locks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        /** LFS file locks (git-lfs docs/api/locking.md; read access), filtered by `path` or `id` */
+        get: operations["lfsListLocks"];
+        put?: never;
+        /** Locks a path (write access); 409 with the lock that holds it */
+        post: operations["lfsCreateLock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{owner}/{repo}.git/info/lfs/locks/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The caller's locks and everyone else's, before a push (write access) */
+        post: operations["lfsVerifyLocks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{owner}/{repo}.git/info/lfs/locks/{id}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Removes a lock (write access): its owner, or with `force` a repository or site admin */
+        post: operations["lfsUnlock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        LfsError: {
+            message: string;
+            request_id?: string;
+            lock?: components["schemas"]["LfsLock"];
+        };
+        LfsObject: {
+            oid: string;
+            size: number;
+        };
+        LfsBatchRequest: {
+            /** @enum {string} */
+            operation: "upload" | "download";
+            transfers?: string[];
+            hash_algo?: string;
+            objects: components["schemas"]["LfsObject"][];
+        };
+        LfsAction: {
+            href: string;
+            header?: {
+                [key: string]: string;
+            };
+            expires_in: number;
+        };
+        LfsBatchResponse: {
+            /** @enum {string} */
+            transfer: "basic";
+            hash_algo?: string;
+            objects: {
+                oid: string;
+                size: number;
+                authenticated?: boolean;
+                actions?: {
+                    download?: components["schemas"]["LfsAction"];
+                    upload?: components["schemas"]["LfsAction"];
+                    verify?: components["schemas"]["LfsAction"];
+                };
+                error?: {
+                    code: number;
+                    message: string;
+                };
+            }[];
+        };
+        LfsLock: {
+            id: string;
+            path: string;
+            /** Format: date-time */
+            locked_at: string;
+            owner: {
+                name: string;
+            };
+        };
         Error: {
             error: string;
             conflicts?: string[];
@@ -1158,7 +1457,7 @@ export interface components {
             username: string;
             email: string;
             is_admin: boolean;
-            created_at?: components["schemas"]["Timestamp"];
+            created_at: components["schemas"]["Timestamp"];
         };
         PublicUser: {
             username: string;
@@ -1191,9 +1490,45 @@ export interface components {
              */
             expires_at?: string;
         };
+        NewSshKey: {
+            /** @description default: the key's comment, else its type */
+            title?: string;
+            /** @description one OpenSSH public key line (`ssh-ed25519`, `ecdsa-sha2-nistp256/384/521` or `ssh-rsa` of 2048 bits or more), as in a `.pub` file */
+            key: string;
+        };
+        NewDeployKey: {
+            /** @description default: the key's comment, else its type */
+            title?: string;
+            /** @description one OpenSSH public key line, as for a user's key */
+            key: string;
+            /**
+             * @description false: the key may push too
+             * @default true
+             */
+            read_only: boolean;
+        };
+        SshKey: {
+            id: number;
+            title: string;
+            /** @description `<type> <base64>`, without the comment */
+            key: string;
+            /** @description as `ssh-keygen -l` prints it */
+            fingerprint: string;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        DeployKey: {
+            id: number;
+            title: string;
+            /** @description `<type> <base64>`, without the comment */
+            key: string;
+            /** @description as `ssh-keygen -l` prints it */
+            fingerprint: string;
+            read_only: boolean;
+            created_at: components["schemas"]["Timestamp"];
+        };
         Token: {
             id: string;
-            name?: string | null;
+            name: string | null;
             /** @description shown once */
             token: string;
             scopes: components["schemas"]["TokenScope"][];
@@ -1235,9 +1570,9 @@ export interface components {
             full_name: string;
             private: boolean;
             default_branch: string;
-            description?: string | null;
+            description: string | null;
             /** @description existing tags may be moved or deleted by writers (default false) */
-            allow_tag_changes?: boolean;
+            allow_tag_changes: boolean;
             clone_url: string;
             created_at: components["schemas"]["Timestamp"];
         };
@@ -1381,10 +1716,10 @@ export interface components {
             old_path: string | null;
             /** @enum {unknown} */
             status: "added" | "deleted" | "modified" | "renamed" | "type_changed";
-            old_mode?: string | null;
-            new_mode?: string | null;
-            old_sha?: string | null;
-            new_sha?: string | null;
+            old_mode: string | null;
+            new_mode: string | null;
+            old_sha: string | null;
+            new_sha: string | null;
             additions: number;
             deletions: number;
             binary: boolean;
@@ -1511,6 +1846,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description An LFS error (git-lfs docs/api/batch.md "Response Errors") from git-storage; refusals made by the gateway itself (a repository the caller cannot see, a token without the write scope) keep its `{error}` body */
+        LfsError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/vnd.git-lfs+json": components["schemas"]["LfsError"];
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Credentials needed: anonymous on a private or missing repository, or any push */
         GitChallenge: {
             headers: {
@@ -1524,6 +1869,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description sha256 of the content, lowercase hex */
+        lfsOid: string;
         owner: string;
         repo: string;
         /** @description merge request number (non-integers answer 404) */
@@ -1896,6 +2243,76 @@ export interface operations {
             503: components["responses"]["Error"];
         };
     };
+    listUserSshKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SshKey"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            /** @description `User not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deleteUserSshKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            /** @description `User not found` or `Key not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
     getAuthenticatedUser: {
         parameters: {
             query?: never;
@@ -2015,6 +2432,148 @@ export interface operations {
                 };
             };
             404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listOwnSshKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SshKey"][];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    addOwnSshKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSshKey"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SshKey"];
+                };
+            };
+            /** @description Malformed: `Invalid key: <why>` (a private key, several keys, options, DSA, RSA under 2048 bits, damaged data), or a bad title */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            /** @description `Key is already in use` (by any user or repository) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getOwnSshKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SshKey"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            /** @description `Key not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deleteOwnSshKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            /** @description `Key not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
         };
@@ -2552,6 +3111,159 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listDeployKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeployKey"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    addDeployKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewDeployKey"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeployKey"];
+                };
+            };
+            /** @description Malformed: `Invalid key: <why>` (a private key, several keys, options, DSA, RSA under 2048 bits, damaged data), or a bad title */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            /** @description `Key is already in use` (by any user or repository) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getDeployKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeployKey"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            /** @description `Repository not found` or `Key not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deleteDeployKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description a key id (anything but digits answers 404) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            /** @description `Repository not found` or `Key not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
         };
@@ -4001,6 +4713,277 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
+        };
+    };
+    lfsBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.git-lfs+json": components["schemas"]["LfsBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The objects' actions or errors */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": components["schemas"]["LfsBatchResponse"];
+                };
+            };
+            400: components["responses"]["LfsError"];
+            401: components["responses"]["GitChallenge"];
+            403: components["responses"]["LfsError"];
+            404: components["responses"]["LfsError"];
+            409: components["responses"]["LfsError"];
+            413: components["responses"]["LfsError"];
+            415: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsDownload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description sha256 of the content, lowercase hex */
+                oid: components["parameters"]["lfsOid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            401: components["responses"]["GitChallenge"];
+            404: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description sha256 of the content, lowercase hex */
+                oid: components["parameters"]["lfsOid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": Record<string, unknown>;
+                };
+            };
+            400: components["responses"]["LfsError"];
+            401: components["responses"]["GitChallenge"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["LfsError"];
+            413: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description sha256 of the content, lowercase hex */
+                oid: components["parameters"]["lfsOid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.git-lfs+json": components["schemas"]["LfsObject"];
+            };
+        };
+        responses: {
+            /** @description Stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": Record<string, unknown>;
+                };
+            };
+            400: components["responses"]["LfsError"];
+            401: components["responses"]["GitChallenge"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsListLocks: {
+        parameters: {
+            query?: {
+                path?: string;
+                id?: string;
+            };
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The locks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": {
+                        locks: components["schemas"]["LfsLock"][];
+                    };
+                };
+            };
+            401: components["responses"]["GitChallenge"];
+            404: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsCreateLock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.git-lfs+json": {
+                    path: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The lock */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": {
+                        lock: components["schemas"]["LfsLock"];
+                    };
+                };
+            };
+            400: components["responses"]["LfsError"];
+            401: components["responses"]["GitChallenge"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["LfsError"];
+            409: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsVerifyLocks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.git-lfs+json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description Ours and theirs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": {
+                        ours: components["schemas"]["LfsLock"][];
+                        theirs: components["schemas"]["LfsLock"][];
+                    };
+                };
+            };
+            401: components["responses"]["GitChallenge"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    lfsUnlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.git-lfs+json": {
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The removed lock */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.git-lfs+json": {
+                        lock: components["schemas"]["LfsLock"];
+                    };
+                };
+            };
+            400: components["responses"]["LfsError"];
+            401: components["responses"]["GitChallenge"];
+            403: components["responses"]["LfsError"];
+            404: components["responses"]["LfsError"];
+            429: components["responses"]["RateLimited"];
         };
     };
 }

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
+import amqp from 'amqplib';
 
 /** Test helpers for suites that use the real RabbitMQ on this machine (not for production code). */
 export const TEST_AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -10,6 +11,22 @@ const run = promisify(execFile);
 /** Names unique to this run, so parallel runs on the shared broker never meet. */
 export function uniqueTestName(scope: string, what: string): string {
   return `test.${scope}.${what}.${process.pid}.${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Removes what one test run declared on the shared RabbitMQ: the exchange and its dead-letter
+ * exchange, each queue and its dead-letter queue, so runs leave nothing behind.
+ */
+export async function removeBrokerTopology(url: string, exchange: string, queues: string[]): Promise<void> {
+  const connection = await amqp.connect(url);
+  try {
+    const channel = await connection.createChannel();
+    for (const queue of queues.flatMap((q) => [q, `${q}.dead`])) await channel.deleteQueue(queue);
+    for (const name of [exchange, `${exchange}.dlx`]) await channel.deleteExchange(name);
+    await channel.close();
+  } finally {
+    await connection.close();
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createTestDatabase, migrate, openDatabase, splitStatements, type Database } from './index.js';
+import { createTestDatabase, migrate, openDatabase, openServiceDatabase, splitStatements, type Database } from './index.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -73,6 +73,24 @@ for (const kind of ['postgres', 'pglite'] as const) {
     });
   });
 }
+
+describe('openServiceDatabase', () => {
+  it('when a migration fails at start, then the error is thrown, nothing of it is recorded, and the next start migrates', async () => {
+    const t = await createTestDatabase();
+    const observer = await openDatabase({ url: t.url, schema: 'observer' });
+    try {
+      const broken = [...migrations, { version: 3, name: 'broken', sql: 'CREATE TABLE notes (id integer);' }];
+      await expect(openServiceDatabase({ url: t.url, schema: 'svc', migrations: broken })).rejects.toThrow('already exists');
+      expect((await observer.query("SELECT to_regclass('svc.schema_migrations') AS t")).rows[0]).toEqual({ t: null });
+      const db = await openServiceDatabase({ url: t.url, schema: 'svc', migrations });
+      expect((await db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version)).toEqual([1, 2]);
+      await db.close();
+    } finally {
+      await observer.close();
+      await t.drop();
+    }
+  });
+});
 
 describe('splitStatements', () => {
   it('when a migration has comments and several statements, then each statement stands alone', () => {

@@ -163,6 +163,23 @@ export async function migrate(db: Database, migrations: Migration[]): Promise<nu
   return applied;
 }
 
+/**
+ * A service's database at start: opened (Postgres when `url` is set, PGlite in `dataDir`
+ * otherwise) and migrated to `migrations`. When migrating fails the database is closed again, so a
+ * service that cannot start holds no pool.
+ */
+export async function openServiceDatabase(opts: DatabaseOptions & { migrations: Migration[] }): Promise<Database> {
+  const { migrations, ...options } = opts;
+  const db = await openDatabase(options);
+  try {
+    await migrate(db, migrations);
+    return db;
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}
+
 /** Splits a migration on `;` at line ends (migrations keep one statement per `;`-terminated block;
  *  no dollar-quoted bodies), since parameterised query() takes one statement. */
 export function splitStatements(sql: string): string[] {

@@ -6,6 +6,9 @@ describe('error table', () => {
     expect(httpStatusOf('validation')).toBe(400);
     expect(httpStatusOf('not_found')).toBe(404);
     expect(httpStatusOf('conflict')).toBe(409);
+    // GitHub's 422 for well-formed input the state refuses (a key already in use); a gRPC caller
+    // reads ALREADY_EXISTS back as a conflict, as git-storage's CreateRepository means it.
+    expect([httpStatusOf('unprocessable'), grpcCodeOf('unprocessable'), kindOfGrpcCode(GrpcCode.ALREADY_EXISTS)]).toEqual([422, GrpcCode.ALREADY_EXISTS, 'conflict']);
     expect(httpStatusOf('unauthenticated')).toBe(401);
     expect(httpStatusOf('unavailable')).toBe(503);
     expect([httpStatusOf('uri_too_long'), httpStatusOf('headers_too_large'), httpStatusOf('unsupported_media_type'), httpStatusOf('request_timeout')]).toEqual([414, 431, 415, 408]);
@@ -16,7 +19,7 @@ describe('error table', () => {
   });
 
   it('when an HTTP library reports a 4xx status, then it reads as the kind with that status; other statuses as none', () => {
-    expect([kindOfHttpStatus(400), kindOfHttpStatus(413), kindOfHttpStatus(415), kindOfHttpStatus(414)]).toEqual(['validation', 'too_large', 'unsupported_media_type', 'uri_too_long']);
+    expect([kindOfHttpStatus(400), kindOfHttpStatus(413), kindOfHttpStatus(415), kindOfHttpStatus(414), kindOfHttpStatus(422)]).toEqual(['validation', 'too_large', 'unsupported_media_type', 'uri_too_long', 'unprocessable']);
     expect([kindOfHttpStatus(500), kindOfHttpStatus(418)]).toEqual([undefined, undefined]);
   });
 

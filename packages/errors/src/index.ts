@@ -7,6 +7,7 @@ export type ErrorKind =
   | 'validation'
   | 'not_found'
   | 'conflict'
+  | 'unprocessable'
   | 'unauthenticated'
   | 'forbidden'
   | 'too_large'
@@ -33,6 +34,8 @@ export class AppError extends Error {
 export const validation = (message: string, details?: Record<string, unknown>) => new AppError('validation', message, details);
 export const notFound = (message: string, details?: Record<string, unknown>) => new AppError('not_found', message, details);
 export const conflict = (message: string, details?: Record<string, unknown>) => new AppError('conflict', message, details);
+/** Well-formed input the current state refuses (GitHub's 422, e.g. `Key is already in use`). */
+export const unprocessable = (message: string, details?: Record<string, unknown>) => new AppError('unprocessable', message, details);
 export const unauthenticated = (message = 'Authentication required') => new AppError('unauthenticated', message);
 export const forbidden = (message = 'Forbidden') => new AppError('forbidden', message);
 export const tooLarge = (message: string) => new AppError('too_large', message);
@@ -69,6 +72,7 @@ export const ERROR_TABLE: Record<ErrorKind, { http: number; grpc: number }> = {
   validation: { http: 400, grpc: GrpcCode.INVALID_ARGUMENT },
   not_found: { http: 404, grpc: GrpcCode.NOT_FOUND },
   conflict: { http: 409, grpc: GrpcCode.FAILED_PRECONDITION },
+  unprocessable: { http: 422, grpc: GrpcCode.ALREADY_EXISTS },
   unauthenticated: { http: 401, grpc: GrpcCode.UNAUTHENTICATED },
   forbidden: { http: 403, grpc: GrpcCode.PERMISSION_DENIED },
   too_large: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED },

@@ -1,21 +1,10 @@
+import type { DiffFile } from '@githost/api-types';
 import { callOptions, fromServiceError, metadataFor, type ClientCallOptions } from '@githost/grpc';
 import type { StorageServiceClient, storage } from '@githost/protos';
 
-/** CONTRACT §5 diff element. */
-export interface DiffEntry {
-  path: string;
-  /** Nullable in the API's schema (openapi.yaml); `toDiffEntry` always fills it. */
-  old_path: string | null;
-  status: 'added' | 'deleted' | 'modified' | 'renamed' | 'type_changed';
-  old_mode: string | null;
-  new_mode: string | null;
-  old_sha: string | null;
-  new_sha: string | null;
-  additions: number;
-  deletions: number;
-  binary: boolean;
-  patch: string | null;
-}
+/** CONTRACT §5 diff element, as the API sends it (openapi.yaml `DiffFile`); `toDiffEntry` fills
+ *  every field. */
+export type DiffEntry = DiffFile;
 
 export interface DiffLimits {
   maxFiles: number;

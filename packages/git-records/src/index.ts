@@ -1,3 +1,4 @@
-export { formatGitDate, parseCommit, parseSignature, type CommitRecord, type Signature } from './commit.js';
+export { formatGitDate, parseCommit, parseCommitObject, parseSignature, type CommitFields, type CommitRecord, type Signature } from './commit.js';
 export type { TreeEntry } from './tree.js';
 export { DiffCollector, readDiff, toDiffEntry, type Diff, type DiffEntry, type DiffLimits } from './diff.js';
+export { isFullOid, OID_PATTERN, ZERO_OID } from './object-id.js';

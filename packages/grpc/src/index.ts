@@ -154,6 +154,14 @@ export function callUnary<Req, Res>(client: grpc.Client, method: UnaryMethod<Req
   });
 }
 
+/**
+ * Whether `client`'s channel connects within `withinMs`: a readiness probe's answer for a gRPC
+ * dependency. Never throws; a channel that cannot connect in time is simply not ready.
+ */
+export function waitForReady(client: Pick<grpc.Client, 'waitForReady'>, withinMs: number): Promise<boolean> {
+  return new Promise((resolve) => client.waitForReady(Date.now() + withinMs, (err) => resolve(!err)));
+}
+
 /** Collects a server stream into an array (for bounded streams); errors come back as AppErrors. */
 export function collectStream<T>(stream: NodeJS.ReadableStream & { cancel?: () => void }): Promise<T[]> {
   return new Promise((resolve, reject) => {

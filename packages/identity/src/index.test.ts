@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { canRead, canWrite, decodeIdentity, encodeIdentity, IDENTITY_HEADER, SIGNATURE_HEADER, signInternalCall, verifyInternalCall, type Identity } from './index.js';
+import { canRead, canWrite, decodeIdentity, isRepoVisible, encodeIdentity, IDENTITY_HEADER, SIGNATURE_HEADER, signInternalCall, verifyInternalCall, type Identity } from './index.js';
 
 const secret = 'a-very-long-internal-secret';
 const identity: Identity = {
@@ -45,5 +45,13 @@ describe('internal call credential', () => {
     const [, mac] = signInternalCall(method, secret, 1_000_000).split('.');
     expect(() => verifyInternalCall(method, `2000000.${mac}`, secret, 2_000_000)).toThrow('Invalid internal call credential');
     expect(() => verifyInternalCall(method, 'garbage', secret)).toThrow('Invalid internal call credential');
+  });
+});
+
+describe('isRepoVisible (CONTRACT §3)', () => {
+  it('when the repository is private, then only a caller who can read it sees it, and no repository is never seen', () => {
+    expect(['none', 'read', 'write', 'admin'].map((permission) => isRepoVisible({ private: true, permission: permission as 'none' }))).toEqual([false, true, true, true]);
+    expect(isRepoVisible({ private: false, permission: 'none' })).toBe(true);
+    expect(isRepoVisible(null)).toBe(false);
   });
 });

@@ -97,6 +97,14 @@ export function canWrite(p: Permission | undefined): boolean {
 }
 
 /**
+ * CONTRACT §3: a private repository the caller cannot read looks like no repository at all, so
+ * every edge and service answers it as it answers a repository that does not exist (`null`).
+ */
+export function isRepoVisible<R extends Pick<RepoContext, 'private' | 'permission'>>(repo: R | null): repo is R {
+  return repo !== null && (!repo.private || canRead(repo.permission));
+}
+
+/**
  * Internal gRPC calls carry their own credential in metadata: an HMAC with the shared internal
  * secret over the full method path and the time of the call. Bound to the method, so a captured
  * credential cannot call another one; short-lived, so it soon stops working at all (README,
@@ -178,4 +186,44 @@ export function verifyClientForwarding(headers: IncomingHttpHeaders | Record<str
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   if (Math.abs(now - Number(timestamp)) > CLIENT_FORWARDING_MAX_AGE_MS) return null;
   return { address, user_agent: userAgent === '' ? null : userAgent };
+}
+
+/**
+ * What an LFS batch answer lets its caller do next (docs/decisions/lfs.md): transfer one object
+ * of one repository, until `expires_at`. git-lfs sends it back as `Authorization: RemoteAuth
+ * <grant>` on the action's href, as GitHub's actions do; the gateway takes it in place of the
+ * credential the batch came with, which the gateway never passes on.
+ */
+export interface LfsActionGrant {
+  principal: Principal;
+  /** `owner/name` as the batch's path named it. */
+  repository: string;
+  oid: string;
+  operation: 'upload' | 'download';
+  /** Unix milliseconds. */
+  expires_at: number;
+}
+
+/** The `Authorization` scheme that carries an LFS action grant. */
+export const LFS_ACTION_SCHEME = 'RemoteAuth';
+
+export function signLfsActionGrant(grant: LfsActionGrant, secret: string): string {
+  const payload = Buffer.from(JSON.stringify(grant)).toString('base64url');
+  return `${payload}.${sign(`lfs-action:${payload}`, secret)}`;
+}
+
+/** The grant, or null when it is forged, malformed or expired. */
+export function verifyLfsActionGrant(value: string, secret: string, now = Date.now()): LfsActionGrant | null {
+  const dot = value.indexOf('.');
+  if (dot < 0) return null;
+  const payload = value.slice(0, dot);
+  const expected = Buffer.from(sign(`lfs-action:${payload}`, secret), 'hex');
+  const given = Buffer.from(value.slice(dot + 1), 'hex');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  try {
+    const grant = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as LfsActionGrant;
+    return typeof grant.expires_at === 'number' && now <= grant.expires_at ? grant : null;
+  } catch {
+    return null;
+  }
 }

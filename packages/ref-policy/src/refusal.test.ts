@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { protectionFor, refusalOf, validateBranchPattern, matchesPattern, RULE_DEFAULTS, ZERO_OID, type RefPolicy } from './index.js';
+import { protectionFor, refusalOf, validateBranchPattern, matchesPattern, RULE_DEFAULTS, type RefPolicy } from './index.js';
+import { ZERO_OID } from '@githost/git-records/object-id';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);

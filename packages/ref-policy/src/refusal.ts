@@ -1,6 +1,7 @@
 import { newRefNameProblem } from './names.js';
 import { protectionFor } from './patterns.js';
-import { ZERO_OID, type RefPolicy } from './types.js';
+import { ZERO_OID } from '@githost/git-records/object-id';
+import type { RefPolicy } from './types.js';
 
 export interface RefChange {
   /** Fully qualified ref name. */

@@ -1,18 +1,17 @@
+import type { BranchProtection as BranchProtectionAnswer } from '@githost/api-types';
+
+/**
+ * One branch protection rule: the API's `BranchProtection` schema (openapi/openapi.yaml, generated
+ * into @githost/api-types) without its timestamps, so the rule is written down once
+ * (docs/decisions/branch-protection-one-source.md). accounts.proto carries the same fields on the
+ * wire; branch-protection-fields.test.ts pins them to these.
+ */
+export type BranchProtection = Omit<BranchProtectionAnswer, 'created_at' | 'updated_at'>;
+
 /** Who may push directly to a protected branch: writers, only the owner and site admins
  *  (`admin` permission), or nobody (changes only through merge requests). */
-export type PushRestriction = 'write' | 'admin' | 'nobody';
+export type PushRestriction = BranchProtection['push'];
 export const PUSH_RESTRICTIONS: readonly PushRestriction[] = ['write', 'admin', 'nobody'];
-
-/** One branch protection rule (README "Branch and tag protection"). */
-export interface BranchProtection {
-  pattern: string;
-  allow_force_pushes: boolean;
-  allow_deletions: boolean;
-  required_approvals: number;
-  required_status_checks: string[];
-  dismiss_stale_approvals: boolean;
-  push: PushRestriction;
-}
 
 /** Everything that governs ref changes in one repository (accounts GetRefPolicy). */
 export interface RefPolicy {
@@ -30,5 +29,3 @@ export const RULE_DEFAULTS: Omit<BranchProtection, 'pattern'> = {
   dismiss_stale_approvals: true,
   push: 'write',
 };
-
-export const ZERO_OID = '0000000000000000000000000000000000000000';

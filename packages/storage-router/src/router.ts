@@ -1,4 +1,5 @@
 import { unavailable } from '@githost/errors';
+import { waitForReady } from '@githost/grpc';
 import { createStorageClient, type StorageServiceClient } from '@githost/protos';
 import { DEFAULT_SHARD, type ShardMap } from './shard-map.js';
 
@@ -43,7 +44,7 @@ export function createStorageRouter(shards: ShardMap, internalSecret: string, op
     shards: [...shards.keys()],
     client,
     async ready(timeoutMs = 1000) {
-      const answers = await Promise.all([...shards.keys()].map((name) => reachable(client(name), timeoutMs)));
+      const answers = await Promise.all([...shards.keys()].map((name) => waitForReady(client(name), timeoutMs)));
       return answers.some(Boolean);
     },
     close() {
@@ -51,8 +52,4 @@ export function createStorageRouter(shards: ShardMap, internalSecret: string, op
       clients.clear();
     },
   };
-}
-
-function reachable(c: StorageServiceClient, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => c.waitForReady(Date.now() + timeoutMs, (err) => resolve(!err)));
 }

@@ -4,3 +4,4 @@ export { freePort } from './ports.js';
 export { sample } from './prometheus.js';
 export { startReceiver, statusByPath, type Answer, type Receiver, type ReceivedDelivery, type ReceiverOptions } from './receiver.js';
 export { cookiePair, csrfOf } from './web-forms.js';
+export { generateSshKey, type GeneratedSshKey } from './ssh-keys.js';

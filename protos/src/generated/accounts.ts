@@ -15,6 +15,8 @@ import type { GetRepositoryRequest as _githost_accounts_v1_GetRepositoryRequest,
 import type { GetRepositoryResponse as _githost_accounts_v1_GetRepositoryResponse, GetRepositoryResponse__Output as _githost_accounts_v1_GetRepositoryResponse__Output } from './githost/accounts/v1/GetRepositoryResponse.js';
 import type { GetUsersRequest as _githost_accounts_v1_GetUsersRequest, GetUsersRequest__Output as _githost_accounts_v1_GetUsersRequest__Output } from './githost/accounts/v1/GetUsersRequest.js';
 import type { GetUsersResponse as _githost_accounts_v1_GetUsersResponse, GetUsersResponse__Output as _githost_accounts_v1_GetUsersResponse__Output } from './githost/accounts/v1/GetUsersResponse.js';
+import type { LookupSshKeyRequest as _githost_accounts_v1_LookupSshKeyRequest, LookupSshKeyRequest__Output as _githost_accounts_v1_LookupSshKeyRequest__Output } from './githost/accounts/v1/LookupSshKeyRequest.js';
+import type { LookupSshKeyResponse as _githost_accounts_v1_LookupSshKeyResponse, LookupSshKeyResponse__Output as _githost_accounts_v1_LookupSshKeyResponse__Output } from './githost/accounts/v1/LookupSshKeyResponse.js';
 import type { Repository as _githost_accounts_v1_Repository, Repository__Output as _githost_accounts_v1_Repository__Output } from './githost/accounts/v1/Repository.js';
 import type { User as _githost_accounts_v1_User, User__Output as _githost_accounts_v1_User__Output } from './githost/accounts/v1/User.js';
 
@@ -40,6 +42,8 @@ export interface ProtoGrpcType {
         GetRepositoryResponse: MessageTypeDefinition<_githost_accounts_v1_GetRepositoryResponse, _githost_accounts_v1_GetRepositoryResponse__Output>
         GetUsersRequest: MessageTypeDefinition<_githost_accounts_v1_GetUsersRequest, _githost_accounts_v1_GetUsersRequest__Output>
         GetUsersResponse: MessageTypeDefinition<_githost_accounts_v1_GetUsersResponse, _githost_accounts_v1_GetUsersResponse__Output>
+        LookupSshKeyRequest: MessageTypeDefinition<_githost_accounts_v1_LookupSshKeyRequest, _githost_accounts_v1_LookupSshKeyRequest__Output>
+        LookupSshKeyResponse: MessageTypeDefinition<_githost_accounts_v1_LookupSshKeyResponse, _githost_accounts_v1_LookupSshKeyResponse__Output>
         Repository: MessageTypeDefinition<_githost_accounts_v1_Repository, _githost_accounts_v1_Repository__Output>
         User: MessageTypeDefinition<_githost_accounts_v1_User, _githost_accounts_v1_User__Output>
       }

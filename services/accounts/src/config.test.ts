@@ -18,6 +18,9 @@ describe('config', () => {
       storageShards: new Map([['default', 'storage:3102']]),
       defaultShard: undefined,
       publicUrl: 'http://localhost:3000',
+      amqpUrl: undefined,
+      eventsExchange: 'githost.events',
+      eventsQueue: 'githost.accounts',
       sessions: { idleTimeoutMs: 1_209_600_000, maxAgeMs: 2_592_000_000, failuresPerAccount: 10, failuresPerAddress: 30, failureWindowMs: 900_000 },
     });
     expect(pgliteDir(config)).toBe('data/db/accounts');

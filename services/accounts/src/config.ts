@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { databaseEnv, databaseFields, env, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
+import { databaseEnv, databaseFields, env, eventBusEnv, eventBusFields, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
 import { grpcShardEnv, grpcShardsOf, requireGrpcShards, shardNameEnv } from '@githost/storage-router';
 
 const fields = z
@@ -12,6 +12,8 @@ const fields = z
     ...grpcShardEnv,
     GIT_STORAGE_DEFAULT_SHARD: shardNameEnv(),
     PUBLIC_URL: z.string().url().default('http://localhost:3000'),
+    ...eventBusEnv(),
+    GITHOST_ACCOUNTS_QUEUE: env.name('githost.accounts'),
     // README "Sessions".
     GITHOST_SESSION_IDLE_TIMEOUT_SECONDS: env.int(14 * 24 * 3600, 60),
     GITHOST_SESSION_MAX_AGE_SECONDS: env.int(30 * 24 * 3600, 60),
@@ -37,6 +39,9 @@ const schema = requireGrpcShards(fields)
     defaultShard: e.GIT_STORAGE_DEFAULT_SHARD,
     /** Base of clone URLs, without a trailing slash. */
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
+    ...eventBusFields(e),
+    /** Durable queue of the push events that order the Explore list. */
+    eventsQueue: e.GITHOST_ACCOUNTS_QUEUE,
     /** Session expiry and sign-in failure limits (0 turns a limit off). */
     sessions: {
       idleTimeoutMs: e.GITHOST_SESSION_IDLE_TIMEOUT_SECONDS * 1000,

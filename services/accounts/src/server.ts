@@ -1,3 +1,4 @@
+import { createEventBus, type EventBus, type Subscription } from '@githost/bus';
 import type { Database } from '@githost/db';
 import { startGrpcServer, type GrpcListening } from '@githost/grpc';
 import { createRegistry, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening, type ReadinessChecks } from '@githost/http';
@@ -5,6 +6,8 @@ import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import { GrpcRepositoryStorage } from './clients/storage.js';
 import { pgliteDir, type Config } from './config.js';
+import { subscribeToPushes } from './consumer/push-consumer.js';
+import { PgActivityStore } from './db/activity-store.js';
 import { openAccountsDatabase } from './db/open.js';
 import { PgProtectionStore } from './db/protection-store.js';
 import { PgRepositoryStore } from './db/repository-store.js';
@@ -13,12 +16,15 @@ import { argon2Hasher } from './crypto/argon2.js';
 import { PgTokenStore } from './db/token-store.js';
 import { PgUserStore } from './db/user-store.js';
 import type { RepositoryStorage } from './domain/ports.js';
-import { createServices } from './domain/services.js';
+import { PgSshKeyStore } from './db/ssh-key-store.js';
+import { accountsDeps } from './domain/deps.js';
 import { registerAccountsService } from './grpc/service.js';
 import { createAccountsApp } from './http/app.js';
 import { createMetrics } from './metrics.js';
 
 export interface ServerDeps {
+  /** A shared bus (the launcher's in-process one); built from AMQP_URL when absent. */
+  bus?: EventBus;
   logger?: Logger;
   /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
   metricsEndpoint?: MetricsEndpoint;
@@ -35,6 +41,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   let http: Listening | undefined;
   let grpc: GrpcListening | undefined;
   let metricsListening: MetricsListening | undefined;
+  let bus: EventBus | undefined;
+  let subscription: Subscription | undefined;
 
   return {
     async start() {
@@ -44,12 +52,13 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       storage = deps.storage ?? new GrpcRepositoryStorage(config.storageShards, config.internalSecret, metrics.grpcClient);
       const database = db;
       const store = storage;
-      const services = createServices({
+      const accounts = accountsDeps({
         users: new PgUserStore(database),
         tokens: new PgTokenStore(database),
         repositories: new PgRepositoryStore(database),
         protections: new PgProtectionStore(database),
         sessions: new PgSessionStore(database),
+        sshKeys: new PgSshKeyStore(database),
         hasher: argon2Hasher,
         sessionSettings: config.sessions,
         clock: deps.clock,
@@ -59,9 +68,13 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         onOrphan: (repository_id, err) => logger.error({ err, repository_id }, 'could not remove a half-created repository from git-storage'),
         onHeadDrift: (repository_id, err) => logger.error({ err, repository_id }, 'could not point HEAD back at the default branch after a failed change'),
       });
+      // The bus is no readiness check: every request passes accounts, and a broker outage only
+      // delays the Explore order (the subscription resumes by itself), so it must not take accounts out.
+      bus = deps.bus ?? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger });
+      subscription = await subscribeToPushes(bus, new PgActivityStore(database), logger, config.eventsQueue);
       const ready: ReadinessChecks = { database: () => database.ping(), 'git-storage': () => (store.ready ? store.ready() : Promise.resolve(true)) };
-      const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, services, registry, onSignIn: (result) => metrics.signIns.inc({ result }) });
-      grpc = await startGrpcServer((server) => registerAccountsService(server, services, metrics, logger), config.grpcPort, config.bindHost, ['githost.accounts.v1.AccountsService'], config.internalSecret);
+      const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, deps: accounts, registry, onSignIn: (result) => metrics.signIns.inc({ result }) });
+      grpc = await startGrpcServer((server) => registerAccountsService(server, accounts, metrics, logger), config.grpcPort, config.bindHost, ['githost.accounts.v1.AccountsService'], config.internalSecret);
       http = await listen(app, config.httpPort, config.bindHost);
       metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
       logger.info({ http_port: http.port, grpc_port: grpc.port, database: database.kind }, 'accounts started');
@@ -70,9 +83,11 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
 
     async stop() {
       await Promise.all([http?.close(), grpc?.close(), metricsListening?.close()]);
+      await subscription?.close();
+      if (!deps.bus) await bus?.close();
       if (!deps.storage) storage?.close?.();
       await db?.close();
-      http = grpc = db = storage = undefined;
+      http = grpc = db = storage = bus = subscription = undefined;
     },
   };
 }

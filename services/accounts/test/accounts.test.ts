@@ -23,12 +23,9 @@ describe.each<Backend>(['postgres', 'pglite'])('accounts on %s', (backend) => {
   }
 
   async function createUser(username: string, isAdmin = false): Promise<{ id: string; client: Client }> {
-    const user = await admin.request('POST', '/api/admin/users', { username, email: `${username}@example.test`, is_admin: isAdmin });
-    expect(user.status).toBe(201);
-    const token = await admin.request('POST', `/api/admin/users/${username}/tokens`, { name: 'test' });
-    expect(token.status).toBe(201);
-    issued.push(token.body.token);
-    return { id: user.body.id, client: new Client(h, token.body.token) };
+    const created = await admin.createUser(username, isAdmin);
+    issued.push(created.client.token!);
+    return created;
   }
 
   beforeAll(async () => {

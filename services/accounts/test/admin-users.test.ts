@@ -13,13 +13,7 @@ describe.each<Backend>(['postgres', 'pglite'])('user and token administration on
   let h: Harness;
   let admin: Client;
 
-  async function createUser(username: string, isAdmin = false): Promise<{ id: string; client: Client }> {
-    const user = await admin.request('POST', '/api/admin/users', { username, email: `${username}@example.test`, is_admin: isAdmin });
-    expect(user.status).toBe(201);
-    const token = await admin.request('POST', `/api/admin/users/${username}/tokens`, { name: 'test' });
-    expect(token.status).toBe(201);
-    return { id: user.body.id, client: new Client(h, token.body.token) };
-  }
+  const createUser = (username: string, isAdmin = false) => admin.createUser(username, isAdmin);
 
   beforeAll(async () => {
     storage = await startTestStorage({ secret: SECRET });

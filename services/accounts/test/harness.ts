@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase } from '@githost/db';
+import { TEST_AMQP_URL, uniqueTestName } from '@githost/bus/testing';
 import { rpc } from './rpc.js';
 import { encodeIdentity, type ClientInfo, type Principal, type RepoContext } from '@githost/identity';
 import { createAccountsClient, type AccountsServiceClient } from '@githost/protos';
@@ -37,7 +38,7 @@ export interface Harness {
 
 /** Starts the real accounts service on port 0 against real Postgres or PGlite in a temp dir;
  *  `storage` is one git-storage address (shard `default`) or several shards by name. */
-export async function startAccounts(backend: Backend, storage: string | ShardMap, opts: { defaultShard?: string; sessions?: Partial<SessionSettings>; clock?: () => number } = {}): Promise<Harness> {
+export async function startAccounts(backend: Backend, storage: string | ShardMap, opts: { defaultShard?: string; sessions?: Partial<SessionSettings>; clock?: () => number; rabbitmq?: boolean } = {}): Promise<Harness> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'githost-accounts-'));
   const database = backend === 'postgres' ? await createTestDatabase('githost_accounts') : undefined;
   const config: Config = {
@@ -52,6 +53,10 @@ export async function startAccounts(backend: Backend, storage: string | ShardMap
     storageShards: typeof storage === 'string' ? singleShard(storage) : storage,
     defaultShard: opts.defaultShard,
     publicUrl: PUBLIC_URL,
+    // The in-process bus unless a test is about events through the real broker.
+    amqpUrl: opts.rabbitmq ? TEST_AMQP_URL : undefined,
+    eventsExchange: uniqueTestName('accounts', 'events'),
+    eventsQueue: uniqueTestName('accounts', 'queue'),
     sessions: { ...DEFAULT_SESSION_SETTINGS, ...opts.sessions },
   };
   const service = createServer(config, { clock: opts.clock });
@@ -111,6 +116,15 @@ export class Client {
     } catch {
       return null;
     }
+  }
+
+  /** As a site admin: creates the user and issues them a token; their id and a client with it. */
+  async createUser(username: string, isAdmin = false): Promise<{ id: string; client: Client }> {
+    const user = await this.request('POST', '/api/admin/users', { username, email: `${username}@example.test`, is_admin: isAdmin });
+    if (user.status !== 201) throw new Error(`creating ${username}: ${user.status} ${JSON.stringify(user.body)}`);
+    const token = await this.request('POST', `/api/admin/users/${username}/tokens`, { name: 'test' });
+    if (token.status !== 201) throw new Error(`issuing a token for ${username}: ${token.status} ${JSON.stringify(token.body)}`);
+    return { id: user.body.id, client: new Client(this.h, token.body.token) };
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -7,12 +7,12 @@ import { createRefsWatch } from '@githost/refs-watch';
 import { createStorageRouter, type StorageRouter } from '@githost/storage-router';
 import { StorageReader } from './clients/storage-reader.js';
 import type { Config } from './config.js';
-import { Browser } from './domain/browser.js';
+import { browseDeps } from './domain/browse.js';
 import { ObjectCache } from './domain/object-cache.js';
 import type { RepositoryReader } from './domain/ports.js';
 import { browseRoutes } from './http/routes.js';
 
-export interface Deps {
+export interface ServerDeps {
   logger?: Logger;
   /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
   metricsEndpoint?: MetricsEndpoint;
@@ -26,7 +26,7 @@ export interface BrowseService extends Service<{ httpPort: number; metricsPort: 
 }
 
 /** Stateless: everything it knows comes from git-storage, so any number of copies can run. */
-export function createServer(config: Config, deps: Deps = {}): BrowseService {
+export function createServer(config: Config, deps: ServerDeps = {}): BrowseService {
   const logger = deps.logger ?? createLogger('browse');
   const ownsClient = !deps.storage;
   const storage = deps.storage ?? createStorageRouter(config.storageShards, config.internalSecret);
@@ -45,10 +45,10 @@ export function createServer(config: Config, deps: Deps = {}): BrowseService {
   // One WatchRefs stream per shard: warm ref-addressed reads then need no ListRefs hop.
   const refsWatch = createRefsWatch(storage, { logger });
   const refLookups = new client.Counter({ name: 'githost_browse_ref_lookups_total', help: 'Ref reads by result: hit (snapshot), miss (snapshot loaded), unwatched (no live ref watch: straight to git-storage)', labelNames: ['result'], registers: [registry] });
-  const browser = new Browser(reader, cache, { maxBlobBytes: config.maxBlobBytes, refVersions: refsWatch, onRefLookup: (result) => refLookups.inc({ result }) });
+  const browse = browseDeps(reader, cache, { maxBlobBytes: config.maxBlobBytes, refVersions: refsWatch, onRefLookup: (result) => refLookups.inc({ result }) });
   // GET and HEAD only: no body to parse.
   const app = createHttpApp({ service: 'browse', logger, internalSecret: config.internalSecret, ready: { 'git-storage': () => storage.ready() }, registry, json: false });
-  app.use('/api/repos', browseRoutes(browser));
+  app.use('/api/repos', browseRoutes(browse));
   finish(app);
   let serving: ServingHttp | undefined;
   return {

@@ -20,6 +20,8 @@ describe('loadConfig', () => {
       pushMaxFileBytes: 104857600,
       repositoryQuotaBytes: undefined,
       pushIdleTimeoutMs: 60000,
+      lfsMaxObjectBytes: 5 * 1024 ** 3,
+      publicUrl: 'http://localhost:3000',
     });
   });
 

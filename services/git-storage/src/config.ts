@@ -14,6 +14,8 @@ const schema = z
     PUSH_MAX_FILE_BYTES: bytes().default(100 * 1024 ** 2),
     REPOSITORY_QUOTA_BYTES: unlessBlank(bytes().optional()),
     PUSH_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
+    LFS_MAX_OBJECT_BYTES: bytes().default(5 * 1024 ** 3),
+    PUBLIC_URL: z.string().url().default('http://localhost:3000'),
   })
   .transform((e) => ({
     dataDir: e.DATA_DIR,
@@ -36,6 +38,10 @@ const schema = z
     repositoryQuotaBytes: e.REPOSITORY_QUOTA_BYTES,
     /** A push whose request body sends nothing for this long is cut off (default 60 s). */
     pushIdleTimeoutMs: e.PUSH_IDLE_TIMEOUT_MS,
+    /** Largest Git LFS object accepted, in bytes (default 5 GiB). */
+    lfsMaxObjectBytes: e.LFS_MAX_OBJECT_BYTES,
+    /** Where clients reach githost (the gateway): LFS batch answers point their actions there. */
+    publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
   }));
 
 /** A byte count: a whole number of at least 1, within what a double holds exactly. */

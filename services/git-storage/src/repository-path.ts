@@ -6,6 +6,11 @@ import path from 'node:path';
  * (Gitaly/GitLab hashed storage). Names from requests never become paths.
  */
 export function repositoryPath(dataDir: string, repositoryId: string): string {
-  const h = createHash('sha256').update(repositoryId).digest('hex');
+  const h = repositoryHash(repositoryId);
   return path.join(path.resolve(dataDir), 'repos', '@hashed', h.slice(0, 2), h.slice(2, 4), `${h}.git`);
+}
+
+/** The name a repository's folders have on disk: sha256 of its id, never a name from a request. */
+export function repositoryHash(repositoryId: string): string {
+  return createHash('sha256').update(repositoryId).digest('hex');
 }

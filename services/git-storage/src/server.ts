@@ -16,12 +16,15 @@ import { ReadCaches, type ReadCacheOptions } from './cache/read-caches.js';
 import { CatfilePool, type CatfilePoolOptions } from './git/catfile-pool.js';
 import { RefUpdaters } from './git/ref-updaters.js';
 import { ensureGitHome } from './git/command.js';
-import { installHooks } from './git/hooks.js';
+import { installHooks } from './hooks/install.js';
 import { RefsCache } from './git/refs-cache.js';
 import { registerStorageService } from './grpc/service.js';
 import { Housekeeper, type HousekeepingOptions } from './housekeeping/housekeeper.js';
 import { mountArchives } from './http/archive.js';
 import { mountGitTransport } from './http/git-transport.js';
+import { mountLfs } from './http/lfs-transport.js';
+import { DiskObjectStore } from './lfs/disk-object-store.js';
+import { LockStore } from './lfs/lock-store.js';
 import type { StorageContext } from './storage-context.js';
 import { RefWatchers } from './watch/ref-watchers.js';
 
@@ -85,6 +88,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
     hooksDir: path.join(dataDir, 'hooks'),
     pushLimits: { maxBytes: config.pushMaxBytes, maxFileBytes: config.pushMaxFileBytes, quotaBytes: config.repositoryQuotaBytes, idleTimeoutMs: config.pushIdleTimeoutMs },
   };
+  const lfsStore = new DiskObjectStore(dataDir);
+  const lfsLocks = new LockStore((id) => lfsStore.repositoryDir(id));
   let http: Listening | undefined;
   let grpcServer: GrpcListening | undefined;
   let metricsListening: MetricsListening | undefined;
@@ -99,8 +104,10 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
       await mkdir(path.join(dataDir, 'tmp'), { recursive: true, mode: 0o700 });
       await installHooks(dataDir);
       await context.intents.reconcile();
+      await lfsStore.removeTemporary();
       const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.internalSecret, json: false, registry });
       mountGitTransport(app, context);
+      mountLfs(app, context, { store: lfsStore, locks: lfsLocks, publicUrl: config.publicUrl, maxObjectBytes: config.lfsMaxObjectBytes, internalSecret: config.internalSecret });
       mountArchives(app, context);
       finish(app);
       grpcServer = await startGrpcServer((server) => registerStorageService(server, context, grpcInstruments), config.grpcPort, config.bindHost, ['githost.storage.v1.StorageService'], config.internalSecret);

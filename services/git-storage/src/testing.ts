@@ -2,11 +2,13 @@
  * Helpers for OTHER services' tests (and ours): a real git-storage on ports 0 in a temp dir, and
  * real git work trees to push from. Import from `@githost/git-storage/testing`.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { eventually, freePort } from '@githost/test-support';
 import type { EventBus } from '@githost/bus';
 import { unavailable } from '@githost/errors';
 import { callUnary, grpc, startGrpcServer, unary } from '@githost/grpc';
@@ -115,6 +117,7 @@ export interface TestStorageOptions {
   pushMaxFileBytes?: number;
   repositoryQuotaBytes?: number;
   pushIdleTimeoutMs?: number;
+  lfsMaxObjectBytes?: number;
 }
 
 export async function startTestStorage(opts: TestStorageOptions = {}): Promise<TestStorage> {
@@ -137,6 +140,8 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
     pushMaxFileBytes: opts.pushMaxFileBytes ?? 100 * 1024 ** 2,
     repositoryQuotaBytes: opts.repositoryQuotaBytes,
     pushIdleTimeoutMs: opts.pushIdleTimeoutMs ?? 60_000,
+    lfsMaxObjectBytes: opts.lfsMaxObjectBytes ?? 5 * 1024 ** 3,
+    publicUrl: 'http://localhost:3000',
   };
   const service = createServer(config, { bus: opts.bus, housekeeping: { delayMs: opts.housekeepingDelayMs ?? 60_000 } });
   let ports: { httpPort: number; grpcPort: number; metricsPort: number };
@@ -252,4 +257,73 @@ export const rpc = callUnary;
 /** Creates a repository through the real gRPC CreateRepository. */
 export async function createTestRepository(storage: TestStorage, id: string, defaultBranch = 'main'): Promise<void> {
   await callUnary(storage.client, storage.client.CreateRepository, { repository_id: id, default_branch: defaultBranch });
+}
+
+/** dist/main.js: git-storage as its own process, for tests that kill it. */
+const MAIN_SCRIPT = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+export interface StorageProcessOptions {
+  dataDir: string;
+  httpPort: number;
+  grpcPort: number;
+  secret: string;
+  /** GetRefPolicy's answerer (a FakeRefPolicies' address). */
+  accountsAddress: string;
+  env?: Record<string, string>;
+}
+
+/** Starts dist/main.js on `dataDir`; resolves once it serves HTTP. */
+export async function startStorageProcess(opts: StorageProcessOptions): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [MAIN_SCRIPT], {
+    env: {
+      PATH: process.env.PATH,
+      DATA_DIR: opts.dataDir,
+      HTTP_PORT: String(opts.httpPort),
+      GRPC_PORT: String(opts.grpcPort),
+      METRICS_PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      GITHOST_INTERNAL_SECRET: opts.secret,
+      ACCOUNTS_GRPC_ADDR: opts.accountsAddress,
+      LOG_LEVEL: 'warn',
+      ...opts.env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await eventually(async () => {
+    if (child.exitCode !== null) throw new Error(`git-storage exited with ${child.exitCode}`);
+    try {
+      return (await fetch(`http://127.0.0.1:${opts.httpPort}/healthz`)).ok ? true : undefined;
+    } catch {
+      return undefined;
+    }
+  }, 60_000);
+  return child;
+}
+
+/** Sends `signal` and waits until the process is gone. */
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(signal);
+  await exited;
+}
+
+export interface StorageProcess {
+  dataDir: string;
+  policies: FakeRefPolicies;
+  ports: { http: number; grpc: number };
+  child: ChildProcess;
+}
+
+/** git-storage as its own process on a fresh data dir (`<tmp>/<prefix>…/data`) with free ports,
+ *  `repositoryId` created in it. */
+export async function startStorageProcessWithRepository(prefix: string, secret: string, repositoryId: string): Promise<StorageProcess> {
+  const dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), prefix)), 'data');
+  const policies = await startFakeRefPolicies(secret);
+  const ports = { http: await freePort(), grpc: await freePort() };
+  const child = await startStorageProcess({ dataDir, httpPort: ports.http, grpcPort: ports.grpc, secret, accountsAddress: policies.address });
+  const client = createStorageClient(`127.0.0.1:${ports.grpc}`, secret);
+  await callUnary(client, client.CreateRepository, { repository_id: repositoryId, default_branch: 'main' });
+  client.close();
+  return { dataDir, policies, ports, child };
 }

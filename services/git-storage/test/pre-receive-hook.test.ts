@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { installHooks } from '../src/git/hooks.js';
+import { installHooks } from '../src/hooks/install.js';
 import { PUSH_POLICY_ENV, PUSH_VERDICTS_ENV } from '../src/hooks/push-check.js';
 import { commitAll, git, makeWorkdir, writeFiles, cleanupWorkdirs } from '../src/testing.js';
 

@@ -5,24 +5,18 @@
  * push's event exactly once and none for the second (README "Push events survive a kill").
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { FileJournal } from '@githost/bus';
-import { callUnary } from '@githost/grpc';
 import { encodeIdentity, type Identity } from '@githost/identity';
-import { createStorageClient } from '@githost/protos';
-import { freePort } from '@githost/test-support';
 import { TEST_PAUSE_ENV } from '../src/events/ref-intents.js';
-import { ZERO_OID } from '../src/git/validate.js';
+import { ZERO_OID } from '@githost/git-records/object-id';
 import { repositoryPath } from '../src/repository-path.js';
-import { cleanupWorkdirs, commitAll, git, makeWorkdir, startFakeRefPolicies, writeFiles, type FakeRefPolicies } from '../src/testing.js';
+import { cleanupWorkdirs, commitAll, git, makeWorkdir, startStorageProcess, startStorageProcessWithRepository, stopProcess, writeFiles, type FakeRefPolicies } from '../src/testing.js';
 
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const ID = 'repo-kill';
 const secret = `test-secret-${randomBytes(12).toString('hex')}`;
 let dataDir: string;
@@ -38,40 +32,9 @@ async function until<T>(probe: () => Promise<T | undefined> | T | undefined): Pr
   }
 }
 
-/** Starts dist/main.js on DATA_DIR; resolves once it serves HTTP. */
 async function startStorage(extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env.PATH,
-      DATA_DIR: dataDir,
-      HTTP_PORT: String(ports.http),
-      GRPC_PORT: String(ports.grpc),
-      METRICS_PORT: '0',
-      BIND_HOST: '127.0.0.1',
-      GITHOST_INTERNAL_SECRET: secret,
-      ACCOUNTS_GRPC_ADDR: policies.address,
-      LOG_LEVEL: 'warn',
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  running = child;
-  await until(async () => {
-    if (child.exitCode !== null) throw new Error(`git-storage exited with ${child.exitCode}`);
-    try {
-      return (await fetch(`http://127.0.0.1:${ports.http}/healthz`)).ok ? true : undefined;
-    } catch {
-      return undefined;
-    }
-  });
-  return child;
-}
-
-async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill(signal);
-  await exited;
+  running = await startStorageProcess({ dataDir, httpPort: ports.http, grpcPort: ports.grpc, secret, accountsAddress: policies.address, env: extraEnv });
+  return running;
 }
 
 function headerArgs(): string[] {
@@ -99,7 +62,7 @@ async function pushKilledAt(phase: 'prepared' | 'committed', work: string): Prom
     const text = existsSync(hold) ? (await readFile(hold, 'utf8')).trim() : '';
     return /^\d+$/.test(text) ? Number(text) : undefined;
   });
-  await kill(child, 'SIGKILL');
+  await stopProcess(child, 'SIGKILL');
   process.kill(hookPid, 'SIGKILL');
   await rm(hold, { force: true });
   expect(await push).toBe('failed');
@@ -111,18 +74,12 @@ async function journaled(): Promise<Array<{ id: string; kind: string; payload: R
 }
 
 beforeAll(async () => {
-  dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'githost-kill-')), 'data');
-  policies = await startFakeRefPolicies(secret);
-  ports = { http: await freePort(), grpc: await freePort() };
-  await startStorage();
-  const client = createStorageClient(`127.0.0.1:${ports.grpc}`, secret);
-  await callUnary(client, client.CreateRepository, { repository_id: ID, default_branch: 'main' });
-  client.close();
-  await kill(running!, 'SIGTERM');
+  ({ dataDir, policies, ports, child: running } = await startStorageProcessWithRepository('githost-kill-', secret, ID));
+  await stopProcess(running!, 'SIGTERM');
 });
 
 afterAll(async () => {
-  if (running) await kill(running, 'SIGKILL');
+  if (running) await stopProcess(running, 'SIGKILL');
   await policies.close();
   await rm(path.dirname(dataDir), { recursive: true, force: true });
   await cleanupWorkdirs();
@@ -147,7 +104,7 @@ describe('git-storage killed mid-push', () => {
     expect((await git(bare, 'rev-parse', 'refs/heads/main')).trim()).toBe(c1);
     expect(await readdir(path.join(dataDir, 'pending'))).toHaveLength(1);
 
-    await kill(await startStorage(), 'SIGTERM');
+    await stopProcess(await startStorage(), 'SIGTERM');
     const events = await journaled();
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({

@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { commandsRecordedHooksDir, installHooks } from '../src/git/hooks.js';
+import { commandsRecordedHooksDir, installHooks } from '../src/hooks/install.js';
 import { parseIntentRecord, REF_INTENT_ENV } from '../src/events/ref-intents.js';
 
 /** The installed reference-transaction script itself, fed as git feeds it. */

@@ -1,4 +1,4 @@
 export { loadConfig, type Config } from './config.js';
-export { createServer, type Deps } from './server.js';
+export { createServer, type ServerDeps } from './server.js';
 export type { Service } from '@githost/runtime';
 export type { RecoveryOptions } from './recovery-loop.js';

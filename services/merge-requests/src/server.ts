@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { createEventBus, startOutboxRelay, type EventBus, type Relay, type Subscription } from '@githost/bus';
-import { migrate, openDatabase, type Database } from '@githost/db';
+import { openServiceDatabase, type Database } from '@githost/db';
+import { waitForReady } from '@githost/grpc';
 import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
@@ -22,7 +23,7 @@ import { statusRoutes } from './http/status-routes.js';
 import { mergeMetrics, outboxBacklogGauge } from './metrics.js';
 import { startRecoveryLoop, type RecoveryOptions } from './recovery-loop.js';
 
-export interface Deps {
+export interface ServerDeps {
   /** A shared bus (the launcher's in-process one); built from AMQP_URL when absent. */
   bus?: EventBus;
   logger?: Logger;
@@ -34,7 +35,7 @@ export interface Deps {
   recovery?: RecoveryOptions;
 }
 
-export function createServer(config: Config, deps: Deps = {}): Service<{ httpPort: number; metricsPort: number }> {
+export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger('merge-requests');
   const storage = deps.storage ?? createStorageRouter(config.gitStorageShards, config.internalSecret);
   const accounts = deps.accounts ?? createAccountsClient(config.accountsAddr, config.internalSecret);
@@ -53,12 +54,12 @@ export function createServer(config: Config, deps: Deps = {}): Service<{ httpPor
 
   return {
     async start() {
-      db = await openDatabase({
+      db = await openServiceDatabase({
         url: config.databaseUrl,
         dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, 'db', 'merge-requests'),
         schema: 'merge_requests',
+        migrations: MIGRATIONS,
       });
-      await migrate(db, MIGRATIONS);
       const database = db;
       const outbox = startOutboxRelay({ db: database, bus, logger });
       relay = outbox;
@@ -73,7 +74,7 @@ export function createServer(config: Config, deps: Deps = {}): Service<{ httpPor
         logger,
         internalSecret: config.internalSecret,
         registry,
-        ready: { database: () => database.ping(), 'event bus': () => bus.ready(), 'git-storage': () => storage.ready(), accounts: () => clientReady(accounts) },
+        ready: { database: () => database.ping(), 'event bus': () => bus.ready(), 'git-storage': () => storage.ready(), accounts: () => waitForReady(accounts, 1000) },
       });
       const workflow = { reviews: new PgReviewStore(database), statuses: new PgStatusStore(database), policy: new AccountsRefPolicySource(accounts, metrics.grpcClient) };
       const gitFor = (requestId: string, shard: string) => mergeability.wrap(git.forRequest(requestId, shard));
@@ -98,8 +99,4 @@ export function createServer(config: Config, deps: Deps = {}): Service<{ httpPor
       if (!deps.accounts) accounts.close();
     },
   };
-}
-
-function clientReady(client: { waitForReady(deadline: number, cb: (err?: Error) => void): void }): Promise<boolean> {
-  return new Promise((resolve) => client.waitForReady(Date.now() + 1000, (err) => resolve(!err)));
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createTestDatabase, migrate, openDatabase, type Database } from '@githost/db';
 import { MIGRATIONS } from '../src/db/migrations.js';
 import { PgMergeRequestStore } from '../src/db/merge-request-store.js';
-import type { MergeRequestChange } from '../src/domain/lifecycle-ports.js';
+import type { MergeRequestChange } from '../src/domain/ports.js';
 import type { MergeRequest } from '../src/domain/types.js';
 
 const SHA = 'a'.repeat(40);

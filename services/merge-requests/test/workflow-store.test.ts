@@ -6,7 +6,7 @@ import { MIGRATIONS } from '../src/db/migrations.js';
 import { PgMergeRequestStore } from '../src/db/merge-request-store.js';
 import { PgReviewStore } from '../src/db/review-store.js';
 import { PgStatusStore } from '../src/db/status-store.js';
-import type { NewStatus } from '../src/domain/workflow-ports.js';
+import type { NewStatus } from '../src/domain/ports.js';
 
 const SHA = 'a'.repeat(40);
 const event = (kind: string) => (): EventEnvelope => ({ id: randomUUID(), kind, occurred_at: new Date().toISOString(), repository: { id: 'r', owner: 'o', name: 'n' }, payload: { kind } });

@@ -7,7 +7,7 @@ import { securityHeaders } from './http/security-headers.js';
 import { ALL_PAGES } from './pages/index.js';
 import { pageRouter } from './pages/router.js';
 
-export interface Deps {
+export interface ServerDeps {
   logger?: Logger;
   /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
   metricsEndpoint?: MetricsEndpoint;
@@ -19,7 +19,7 @@ const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
  * Stateless: every page is rendered from the public REST API, called through the gateway as the
  * person asking, so any number of copies can run (README "The web").
  */
-export function createServer(config: Config, deps: Deps = {}): Service<{ httpPort: number; metricsPort: number }> {
+export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger('web');
   const registry = createRegistry('web');
   // Ready when the API it renders from answers.

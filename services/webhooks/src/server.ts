@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import type { EventBus, Subscription } from '@githost/bus';
-import { migrate, openDatabase, type Database } from '@githost/db';
+import { openServiceDatabase, type Database } from '@githost/db';
 import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import type { Config } from './config.js';
 import { MIGRATIONS } from './db/migrations.js';
-import { WebhookRepository } from './db/webhook-repository.js';
-import { DeliveryRepository } from './db/delivery-repository.js';
+import { PgWebhookStore } from './db/webhook-store.js';
+import { PgDeliveryStore } from './db/delivery-store.js';
 import { webhookRoutes } from './http/routes.js';
 import { subscribeToEvents } from './consumer/event-consumer.js';
 import { DeliveryWorker } from './delivery/delivery-worker.js';
@@ -38,10 +38,9 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
 
   return {
     async start() {
-      db = await openDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'db', SERVICE), schema: SERVICE });
-      await migrate(db, MIGRATIONS);
-      const webhooks = new WebhookRepository(db);
-      const deliveries = new DeliveryRepository(db);
+      db = await openServiceDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'db', SERVICE), schema: SERVICE, migrations: MIGRATIONS });
+      const webhooks = new PgWebhookStore(db);
+      const deliveries = new PgDeliveryStore(db);
       const registry = createRegistry(SERVICE);
       const metrics = deliveryMetrics(registry, deliveries);
 

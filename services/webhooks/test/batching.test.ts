@@ -5,10 +5,10 @@ import { createEventBus, type EventBus, type EventEnvelope, type Subscription } 
 import { createTestDatabase, migrate, openDatabase, type Database } from '@githost/db';
 import { createLogger } from '@githost/logging';
 import { MIGRATIONS } from '../src/db/migrations.js';
-import { DeliveryRepository } from '../src/db/delivery-repository.js';
+import { PgDeliveryStore } from '../src/db/delivery-store.js';
 import type { ClaimedDelivery } from '../src/domain/types.js';
 import { deliveryIdFor } from '../src/domain/delivery-id.js';
-import { WebhookRepository } from '../src/db/webhook-repository.js';
+import { PgWebhookStore } from '../src/db/webhook-store.js';
 import { subscribeToEvents } from '../src/consumer/event-consumer.js';
 import { createHook, harnessWithReceiver, settledDeliveries } from './support/service.js';
 import { AMQP_URL, closeConnectionsNamed, deleteTopology, uniqueName } from './support/rabbitmq.js';
@@ -60,15 +60,15 @@ describe('first attempts sent by the consumer', () => {
 describe('attempts recorded in batches (real Postgres)', () => {
   let db: Database;
   let drop: () => Promise<void>;
-  let deliveries: DeliveryRepository;
-  let webhooks: WebhookRepository;
+  let deliveries: PgDeliveryStore;
+  let webhooks: PgWebhookStore;
   beforeAll(async () => {
     const testDb = await createTestDatabase('githost_webhooks');
     drop = testDb.drop;
     db = await openDatabase({ url: testDb.url, schema: 'webhooks' });
     await migrate(db, MIGRATIONS);
-    deliveries = new DeliveryRepository(db);
-    webhooks = new WebhookRepository(db);
+    deliveries = new PgDeliveryStore(db);
+    webhooks = new PgWebhookStore(db);
   });
   afterAll(async () => {
     await db.close();
@@ -192,12 +192,12 @@ describe('a crash between recording and acking (real RabbitMQ and Postgres)', ()
 
   it('when the broker connection dies after first attempts were recorded and before their acks, then the events come again and nothing is sent or recorded twice', async () => {
     const repoId = randomUUID();
-    await new WebhookRepository(db).create(repoId, { url: 'http://127.0.0.1:9/hook', secret: null, events: 'push' });
-    const repository = new DeliveryRepository(db);
+    await new PgWebhookStore(db).create(repoId, { url: 'http://127.0.0.1:9/hook', secret: null, events: 'push' });
+    const repository = new PgDeliveryStore(db);
     const lookedUp: string[] = [];
     const sent: string[] = [];
     let crashed = false;
-    class CountingRepository extends DeliveryRepository {
+    class CountingDeliveryStore extends PgDeliveryStore {
       override async firstAttempts(events: EventEnvelope[]) {
         lookedUp.push(...events.map((e) => e.id));
         return super.firstAttempts(events);
@@ -214,7 +214,7 @@ describe('a crash between recording and acking (real RabbitMQ and Postgres)', ()
         }
       },
     };
-    subscription = await subscribeToEvents(consumerBus, new CountingRepository(db), new WebhookRepository(db), sender, createLogger('test'), { queue });
+    subscription = await subscribeToEvents(consumerBus, new CountingDeliveryStore(db), new PgWebhookStore(db), sender, createLogger('test'), { queue });
     const ids = Array.from({ length: 10 }, () => randomUUID());
     // a second ahead: the webhook's created_at has microseconds a same-millisecond event time would precede
     await Promise.all(ids.map((id, i) => publisher.publish({ id, kind: 'push', occurred_at: new Date(Date.now() + 1000).toISOString(), repository: { id: repoId, owner: 'a', name: 'b' }, payload: push(i) })));

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { removeBrokerTopology } from '@githost/bus/testing';
 import { createTestDatabase } from '@githost/db';
 import { startGithost } from '@githost/launcher';
-import { removeBrokerTopology } from './broker.js';
 import { removeWorkdirs } from './git.js';
 
 export interface TestGithost {
@@ -60,6 +60,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
   const exchange = real ? `githost.events.e2e.${suffix}` : 'githost.events';
   const webhooksQueue = `githost.webhooks.e2e.${suffix}`;
   const mergeRequestsQueue = `githost.merge-requests.e2e.${suffix}`;
+  const accountsQueue = `githost.accounts.e2e.${suffix}`;
   const amqpUrl = real ? process.env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672' : undefined;
   const adminToken = `e2e-admin-${randomBytes(16).toString('hex')}`;
   try {
@@ -79,6 +80,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
         GITHOST_EVENTS_EXCHANGE: exchange,
         GITHOST_WEBHOOKS_QUEUE: webhooksQueue,
         GITHOST_MERGE_REQUESTS_QUEUE: mergeRequestsQueue,
+        GITHOST_ACCOUNTS_QUEUE: accountsQueue,
         ...opts.env,
       },
     });
@@ -94,7 +96,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
       async stop() {
         await githost.stop();
         await database?.drop();
-        if (amqpUrl) await removeBrokerTopology(amqpUrl, exchange, [webhooksQueue, mergeRequestsQueue]);
+        if (amqpUrl) await removeBrokerTopology(amqpUrl, exchange, [webhooksQueue, mergeRequestsQueue, accountsQueue]);
         rmSync(dataDir, { recursive: true, force: true });
         removeWorkdirs();
       },

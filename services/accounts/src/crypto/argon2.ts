@@ -1,5 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
-import type { PasswordHasher } from '../domain/passwords.js';
+import type { PasswordHasher } from '../domain/ports.js';
 
 /**
  * argon2id with the library's defaults, which are OWASP's minimum (19 MiB memory, 2 passes,

@@ -131,4 +131,37 @@ CREATE INDEX sign_in_failures_key_idx ON sign_in_failures (kind, key, failed_at)
 CREATE INDEX sign_in_failures_failed_at_idx ON sign_in_failures (failed_at);
 `,
   },
+  {
+    version: 6,
+    name: 'repositories_pushed_at',
+    // docs/decisions/explore-lists.md: the Explore list is newest activity first, the last push
+    // (kept from git-storage's push events, consumer/push-consumer.ts) or else the creation. The
+    // index is on the very expression the list orders by, so a page reads it in order.
+    sql: `
+ALTER TABLE repositories ADD COLUMN pushed_at timestamptz;
+CREATE INDEX repositories_activity_idx ON repositories ((coalesce(pushed_at, created_at)) DESC, id);
+`,
+  },
+  {
+    version: 7,
+    name: 'ssh_keys',
+    // docs/decisions/ssh-keys.md: users' keys and repositories' deploy keys in one table, so the
+    // one unique index on the fingerprint refuses a key already registered anywhere; each goes
+    // with its user or repository (ON DELETE CASCADE), so a deleted owner's key is refused at once.
+    sql: `
+CREATE TABLE ssh_keys (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  user_id text REFERENCES users (id) ON DELETE CASCADE,
+  repository_id text REFERENCES repositories (id) ON DELETE CASCADE,
+  title text NOT NULL,
+  key text NOT NULL,
+  fingerprint text NOT NULL UNIQUE,
+  read_only boolean NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  CHECK ((user_id IS NULL) <> (repository_id IS NULL))
+);
+CREATE INDEX ssh_keys_user_id_idx ON ssh_keys (user_id);
+CREATE INDEX ssh_keys_repository_id_idx ON ssh_keys (repository_id);
+`,
+  },
 ];

@@ -28,8 +28,9 @@ function toRepository(row: RepositoryRow): Repository {
 }
 
 const BY_FULL_NAME = 'lower(u.username), lower(r.name), r.id';
-// docs/decisions/explore-lists.md: accounts learns of no push, so creation is the newest activity it knows.
-const NEWEST_FIRST = 'r.created_at DESC, r.id';
+// docs/decisions/explore-lists.md: newest activity first, the last push or else the creation;
+// exactly the expression of repositories_activity_idx (db/migrations.ts), so the index serves it.
+const NEWEST_FIRST = 'coalesce(r.pushed_at, r.created_at) DESC, r.id';
 
 /**
  * CONTRACT §3 as SQL over `r`, as domain/access.ts decides it one repository at a time: public,

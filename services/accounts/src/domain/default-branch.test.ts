@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { unavailable } from '@githost/errors';
 import { defaultBranchAfterFirstPush } from './default-branch.js';
-import { RepositoryService } from './repositories.js';
+import { adoptPushedBranches } from './repositories.js';
 import type { RepositoryChanges, RepositoryStorage, RepositoryStore, UserStore } from './ports.js';
 import type { Repository } from './types.js';
 
@@ -47,31 +47,31 @@ function setup(opts: { failCommit?: boolean } = {}) {
     setDefaultBranch: async (_shard, id, branch) => void calls.push(`head ${id} ${branch}`),
     listBranches: async () => [],
   };
-  return { state, calls, service: new RepositoryService(store, {} as UserStore, storage, { shards: ['default'] } as never) };
+  return { state, calls, deps: { repositories: store, users: {} as UserStore, storage, placement: { shards: ['default'] } as never } };
 }
 
-describe('RepositoryService.adoptPushedBranches', () => {
+describe('adoptPushedBranches', () => {
   it('when a first push brought master only, then the row says master and HEAD follows; asked again, nothing more changes', async () => {
-    const { state, calls, service } = setup();
-    expect((await service.adoptPushedBranches('r1', ['master'])).default_branch).toBe('master');
+    const { state, calls, deps } = setup();
+    expect((await adoptPushedBranches(deps, 'r1', ['master'])).default_branch).toBe('master');
     expect([state.row.default_branch, calls]).toEqual(['master', ['head r1 master']]);
-    expect((await service.adoptPushedBranches('r1', ['master'])).default_branch).toBe('master');
+    expect((await adoptPushedBranches(deps, 'r1', ['master'])).default_branch).toBe('master');
     expect(calls).toEqual(['head r1 master']);
   });
 
   it('when the push brought the configured default, then neither the row nor HEAD is touched', async () => {
-    const { state, calls, service } = setup();
-    expect((await service.adoptPushedBranches('r1', ['dev', 'main'])).default_branch).toBe('main');
+    const { state, calls, deps } = setup();
+    expect((await adoptPushedBranches(deps, 'r1', ['dev', 'main'])).default_branch).toBe('main');
     expect([state.row.default_branch, calls]).toEqual(['main', []]);
   });
 
   it('when the row cannot be committed, then HEAD is put back and the call fails, so it can be asked again', async () => {
-    const { state, calls, service } = setup({ failCommit: true });
-    await expect(service.adoptPushedBranches('r1', ['master'])).rejects.toThrow('database gone');
+    const { state, calls, deps } = setup({ failCommit: true });
+    await expect(adoptPushedBranches(deps, 'r1', ['master'])).rejects.toThrow('database gone');
     expect([state.row.default_branch, calls]).toEqual(['main', ['head r1 master', 'head r1 main']]);
   });
 
   it('when the repository is unknown, then 404 Repository not found', async () => {
-    await expect(setup().service.adoptPushedBranches('nope', ['master'])).rejects.toThrow('Repository not found');
+    await expect(adoptPushedBranches(setup().deps, 'nope', ['master'])).rejects.toThrow('Repository not found');
   });
 });

@@ -1,6 +1,7 @@
 import { validation } from '@githost/errors';
 import type { RepositoryChanges } from './ports.js';
 import type { CollaboratorPermission } from './types.js';
+import { parseSshPublicKey, type SshPublicKey } from './ssh-public-key.js';
 import { checkBranchName, checkEmail, checkRepositoryName, checkUsername } from './names.js';
 
 /** Parsing of request bodies into checked inputs, with messages a caller can act on. */
@@ -137,4 +138,22 @@ export function parseUpdateUser(raw: unknown): UserChanges {
   if (suspended !== undefined) changes.suspended = suspended;
   if (Object.keys(changes).length === 0) throw validation(`Nothing to change: give at least one of ${USER_UPDATABLE.join(', ')}`);
   return changes;
+}
+
+export const MAX_KEY_TITLE = 100;
+
+export interface NewSshKeyInput {
+  title: string;
+  key: SshPublicKey;
+  read_only: boolean;
+}
+
+/** `{title?, key, read_only?}` of POST /api/user/keys and deploy keys; the title defaults to the
+ *  key's comment, as `ssh-keygen` writes `user@host` there (docs/decisions/ssh-keys.md). */
+export function parseNewSshKey(raw: unknown): NewSshKeyInput {
+  const body = asBody(raw);
+  const title = optionalString(body, 'title', MAX_KEY_TITLE)?.trim();
+  const key = parseSshPublicKey(requiredString(body, 'key'));
+  const fallback = (key.comment || key.type).slice(0, MAX_KEY_TITLE);
+  return { title: title || fallback, key, read_only: optionalBoolean(body, 'read_only') ?? true };
 }

@@ -6,13 +6,6 @@ export const MIN_PASSWORD_LENGTH = 8;
 /** Long passphrases are welcome; the cap only bounds the hashing work one request can ask for. */
 export const MAX_PASSWORD_LENGTH = 1024;
 
-/** Hashes and checks passwords (argon2id in production, src/crypto/argon2.ts). */
-export interface PasswordHasher {
-  hash(password: string): Promise<string>;
-  /** False for a wrong password and for a hash it cannot read; never throws for either. */
-  verify(hash: string, password: string): Promise<boolean>;
-}
-
 /** An unpaired UTF-16 surrogate (`\p{Cs}` under the `u` flag matches only a lone one). */
 const LONE_SURROGATE = /\p{Cs}/u;
 

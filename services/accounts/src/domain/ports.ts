@@ -184,3 +184,44 @@ export interface RepositoryStorage {
   /** The repository's branch names, without refs/heads/. */
   listBranches(shard: string, repositoryId: string, ctx?: CallContext): Promise<string[]>;
 }
+
+/** Hashes and checks passwords (argon2id in production, src/crypto/argon2.ts). */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** False for a wrong password and for a hash it cannot read; never throws for either. */
+  verify(hash: string, password: string): Promise<boolean>;
+}
+
+/** Where a push's time is kept for the Explore order (docs/decisions/explore-lists.md). */
+export interface PushActivity {
+  recordPush(repositoryId: string, pushedAt: Date): Promise<void>;
+}
+
+/** An SSH public key as stored: a user's, or a repository's deploy key (docs/decisions/ssh-keys.md). */
+export interface SshKeyRecord {
+  id: number;
+  title: string;
+  /** `<type> <base64>`, no comment. */
+  key: string;
+  /** `SHA256:…`, unique across users and deploy keys. */
+  fingerprint: string;
+  /** Deploy keys: may only fetch. Always false for a user's key (the user's permission decides). */
+  read_only: boolean;
+  created_at: string;
+}
+
+/** Whose a key is: exactly one of the two. */
+export type SshKeyOwner = { user_id: string } | { repository_id: string };
+
+export interface SshKeyStore {
+  /** Throws unprocessable `Key is already in use` when any user or repository has the key. Null
+   *  when the owner is gone. */
+  insert(owner: SshKeyOwner, key: Omit<SshKeyRecord, 'id' | 'created_at'>): Promise<SshKeyRecord | null>;
+  /** The owner's keys, oldest first. */
+  list(owner: SshKeyOwner): Promise<SshKeyRecord[]>;
+  get(owner: SshKeyOwner, id: number): Promise<SshKeyRecord | null>;
+  /** False when the owner has no such key. */
+  remove(owner: SshKeyOwner, id: number): Promise<boolean>;
+  /** The key with this fingerprint, and whose it is. */
+  byFingerprint(fingerprint: string): Promise<{ key: SshKeyRecord; owner: SshKeyOwner } | null>;
+}

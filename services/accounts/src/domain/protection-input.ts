@@ -1,9 +1,6 @@
 import { validation } from '@githost/errors';
-import { PUSH_RESTRICTIONS, RULE_DEFAULTS, validateBranchPattern, type BranchProtection, type PushRestriction } from '@githost/ref-policy';
+import { MAX_REQUIRED_APPROVALS, PUSH_RESTRICTIONS, RULE_DEFAULTS, validateBranchPattern, type BranchProtection, type PushRestriction } from '@githost/ref-policy';
 
-/** README "Decisions": GitHub stops at 6 required reviews; 10 leaves room for larger teams while
- *  keeping a rule satisfiable. */
-export const MAX_REQUIRED_APPROVALS = 10;
 /** Required status contexts per rule, and the length of one (a CI job name). */
 export const MAX_STATUS_CHECKS = 100;
 export const MAX_CONTEXT_LENGTH = 255;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { RULE_DEFAULTS, type BranchProtection, type RefPolicy } from '@githost/ref-policy';
-import { MAX_RULES_PER_REPOSITORY, ProtectionService } from './protections.js';
+import { deleteBranchProtection, getBranchProtection, listBranchProtections, MAX_RULES_PER_REPOSITORY, putBranchProtection, refPolicyOf } from './protections.js';
 import { parseProtectionRule } from './protection-input.js';
 import type { ProtectionStore, StoredProtection } from './ports.js';
 import type { RepoAccess } from './repo-access.js';
@@ -81,52 +81,52 @@ describe('parseProtectionRule', () => {
   });
 });
 
-describe('ProtectionService', () => {
+describe('branch protections', () => {
   it('when the owner puts a rule twice, then the first creates and the second replaces it whole', async () => {
     const store = memoryStore();
-    const service = new ProtectionService(store);
-    expect((await service.put(as('admin'), 'main', { required_approvals: 2, push: 'admin' })).created).toBe(true);
-    const again = await service.put(as('admin'), 'main', { allow_deletions: true });
+    const deps = { protections: store };
+    expect((await putBranchProtection(deps, as('admin'), 'main', { required_approvals: 2, push: 'admin' })).created).toBe(true);
+    const again = await putBranchProtection(deps, as('admin'), 'main', { allow_deletions: true });
     expect(again.created).toBe(false);
     expect(again.rule).toEqual({ pattern: 'main', ...RULE_DEFAULTS, allow_deletions: true, created_at: T, updated_at: T });
   });
 
   it('when a writer or reader manages rules, then 403; when the caller cannot read, then 404', async () => {
-    const service = new ProtectionService(memoryStore());
+    const deps = { protections: memoryStore() };
     for (const permission of ['write', 'read'] as const) {
-      await expect(service.put(as(permission), 'main', {})).rejects.toMatchObject({ kind: 'forbidden', message: 'Forbidden' });
-      await expect(service.remove(as(permission), 'main')).rejects.toMatchObject({ kind: 'forbidden', message: 'Forbidden' });
+      await expect(putBranchProtection(deps, as(permission), 'main', {})).rejects.toMatchObject({ kind: 'forbidden', message: 'Forbidden' });
+      await expect(deleteBranchProtection(deps, as(permission), 'main')).rejects.toMatchObject({ kind: 'forbidden', message: 'Forbidden' });
     }
-    await expect(service.put(as('none'), 'main', {})).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
-    await expect(service.list(as('none'))).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
-    await expect(service.list(null)).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
+    await expect(putBranchProtection(deps, as('none'), 'main', {})).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
+    await expect(listBranchProtections(deps, as('none'))).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
+    await expect(listBranchProtections(deps, null)).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
   });
 
   it('when a reader lists or gets rules, then they are shown', async () => {
     const store = memoryStore();
-    const service = new ProtectionService(store);
-    await service.put(as('admin'), 'release/*', { push: 'nobody' });
-    expect((await service.list(as('read'))).map((r) => r.pattern)).toEqual(['release/*']);
-    expect((await service.get(as('read'), 'release/*')).push).toBe('nobody');
+    const deps = { protections: store };
+    await putBranchProtection(deps, as('admin'), 'release/*', { push: 'nobody' });
+    expect((await listBranchProtections(deps, as('read'))).map((r) => r.pattern)).toEqual(['release/*']);
+    expect((await getBranchProtection(deps, as('read'), 'release/*')).push).toBe('nobody');
   });
 
   it('when a rule is absent, then get and delete answer 404 naming the pattern', async () => {
-    const service = new ProtectionService(memoryStore());
-    await expect(service.get(as('admin'), 'dev')).rejects.toMatchObject({ kind: 'not_found', message: 'Branch protection not found: dev' });
-    await expect(service.remove(as('admin'), 'dev')).rejects.toMatchObject({ kind: 'not_found', message: 'Branch protection not found: dev' });
+    const deps = { protections: memoryStore() };
+    await expect(getBranchProtection(deps, as('admin'), 'dev')).rejects.toMatchObject({ kind: 'not_found', message: 'Branch protection not found: dev' });
+    await expect(deleteBranchProtection(deps, as('admin'), 'dev')).rejects.toMatchObject({ kind: 'not_found', message: 'Branch protection not found: dev' });
   });
 
   it('when the repository disappeared before the rule was written, then 404 Repository not found', async () => {
-    const service = new ProtectionService(memoryStore());
-    await expect(service.put({ id: 'gone', permission: 'admin' }, 'main', {})).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
+    const deps = { protections: memoryStore() };
+    await expect(putBranchProtection(deps, { id: 'gone', permission: 'admin' }, 'main', {})).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
   });
 
   it('when the ref policy is asked for, then it carries the rules; an unknown repository is 404', async () => {
-    const service = new ProtectionService(memoryStore());
-    await service.put(as('admin'), 'main', { required_status_checks: ['ci'] });
-    expect(await service.refPolicy('r1')).toEqual({ default_branch: 'main', allow_tag_changes: false, protections: [{ pattern: 'main', ...RULE_DEFAULTS, required_status_checks: ['ci'] }] });
-    await expect(service.refPolicy('nope')).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
-    await expect(service.refPolicy('')).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
+    const deps = { protections: memoryStore() };
+    await putBranchProtection(deps, as('admin'), 'main', { required_status_checks: ['ci'] });
+    expect(await refPolicyOf(deps, 'r1')).toEqual({ default_branch: 'main', allow_tag_changes: false, protections: [{ pattern: 'main', ...RULE_DEFAULTS, required_status_checks: ['ci'] }] });
+    await expect(refPolicyOf(deps, 'nope')).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
+    await expect(refPolicyOf(deps, '')).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
   });
 
   it('when the cap is asked for, then it is the documented 100', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { conflict, unavailable } from '@githost/errors';
-import { RepositoryService } from './repositories.js';
+import { createRepository } from './repositories.js';
 import type { RepositoryStorage, RepositoryStore, UserStore } from './ports.js';
 import type { Caller, Repository, User } from './types.js';
 import type { CreateRepositoryInput } from './input.js';
@@ -63,21 +63,21 @@ const placement = { shards: ['default', 'shard-1'] };
 describe('repository creation is all or nothing', () => {
   it('when row and storage both succeed, then storage was asked once and nothing is removed', async () => {
     const storage = storageLog();
-    const repo = await new RepositoryService(store('commit'), users, storage, placement).create(caller, input);
+    const repo = await createRepository({ repositories: store('commit'), users, storage, placement }, caller, input);
     expect(storage.calls).toEqual([`create ${repo.id} on shard-1`]);
   });
 
   it('when the commit fails after storage created the repository, then the repository is removed again', async () => {
     const storage = storageLog();
-    const service = new RepositoryService(store(unavailable('Database unavailable')), users, storage, placement);
-    await expect(service.create(caller, input)).rejects.toThrow('Database unavailable');
+    const deps = { repositories: store(unavailable('Database unavailable')), users, storage, placement };
+    await expect(createRepository(deps, caller, input)).rejects.toThrow('Database unavailable');
     const id = storage.calls[0]!.split(' ')[1];
     expect(storage.calls).toEqual([`create ${id} on shard-1`, `remove ${id} on shard-1`]);
   });
 
   it('when storage itself fails, then nothing is removed (it created nothing) and the error is kept', async () => {
     const storage = storageLog(conflict('exists'));
-    await expect(new RepositoryService(store('commit'), users, storage, placement).create(caller, input)).rejects.toThrow('exists');
+    await expect(createRepository({ repositories: store('commit'), users, storage, placement }, caller, input)).rejects.toThrow('exists');
     expect(storage.calls).toHaveLength(1);
   });
 
@@ -87,8 +87,8 @@ describe('repository creation is all or nothing', () => {
     storage.removeRepository = async () => {
       throw unavailable('storage down');
     };
-    const service = new RepositoryService(store(new Error('commit failed')), users, storage, placement, (id) => orphans.push(id));
-    await expect(service.create(caller, input)).rejects.toThrow('commit failed');
+    const deps = { repositories: store(new Error('commit failed')), users, storage, placement, onOrphan: (id: string) => orphans.push(id) };
+    await expect(createRepository(deps, caller, input)).rejects.toThrow('commit failed');
     expect(orphans).toHaveLength(1);
   });
 });
@@ -96,7 +96,7 @@ describe('repository creation is all or nothing', () => {
 describe('which shard a new repository goes to', () => {
   it('when no default shard is configured, then the record and git-storage both get the fewest-filled shard', async () => {
     const storage = storageLog();
-    const repo = await new RepositoryService(store('commit'), users, storage, placement).create(caller, input);
+    const repo = await createRepository({ repositories: store('commit'), users, storage, placement }, caller, input);
     expect(repo.shard).toBe('shard-1');
     expect(storage.calls).toEqual([`create ${repo.id} on shard-1`]);
   });
@@ -107,25 +107,25 @@ describe('which shard a new repository goes to', () => {
     counting.countByShard = async () => {
       throw new Error('counted');
     };
-    const repo = await new RepositoryService(counting, users, storage, { ...placement, defaultShard: 'default' }).create(caller, input);
+    const repo = await createRepository({ repositories: counting, users, storage, placement: { ...placement, defaultShard: 'default' } }, caller, input);
     expect([repo.shard, storage.calls]).toEqual(['default', [`create ${repo.id} on default`]]);
   });
 });
 
 describe('who may own a new repository', () => {
-  const service = new RepositoryService(store('commit'), users, storageLog(), placement);
+  const deps = { repositories: store('commit'), users, storage: storageLog(), placement };
 
   it('when a user names themselves in another letter case, then it is created under their name', async () => {
-    expect((await service.create(caller, { ...input, owner: 'ALICE' })).owner_id).toBe('u1');
+    expect((await createRepository(deps, caller, { ...input, owner: 'ALICE' })).owner_id).toBe('u1');
   });
 
   it('when a user names someone else, existing or not, then it is forbidden alike', async () => {
     const bob: Caller = { user_id: 'u2', username: 'bob', is_admin: false };
-    await expect(service.create(bob, { ...input, owner: 'alice' })).rejects.toMatchObject({ kind: 'forbidden', message: 'Forbidden' });
-    await expect(service.create(bob, { ...input, owner: 'ghost' })).rejects.toMatchObject({ kind: 'forbidden', message: 'Forbidden' });
+    await expect(createRepository(deps, bob, { ...input, owner: 'alice' })).rejects.toMatchObject({ kind: 'forbidden', message: 'Forbidden' });
+    await expect(createRepository(deps, bob, { ...input, owner: 'ghost' })).rejects.toMatchObject({ kind: 'forbidden', message: 'Forbidden' });
   });
 
   it('when the bootstrap admin names no owner, then it is asked for one', async () => {
-    await expect(service.create({ user_id: null, username: '', is_admin: true }, input)).rejects.toMatchObject({ kind: 'validation' });
+    await expect(createRepository(deps, { user_id: null, username: '', is_admin: true }, input)).rejects.toMatchObject({ kind: 'validation' });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { unavailable } from '@githost/errors';
-import { RepositoryService } from './repositories.js';
+import { deleteRepository, updateRepository } from './repositories.js';
 import { parseUpdateRepository } from './input.js';
 import { parsePage, lastPageOf } from './paging.js';
 import type { DeletionEvent, RepositoryChanges, RepositoryStorage, RepositoryStore, UserStore } from './ports.js';
@@ -62,7 +62,7 @@ describe('updating a repository', () => {
   it('when the default branch moves to an existing branch, then HEAD follows inside the transaction', async () => {
     const { state, store } = memory();
     const st = storage({ branches: ['main', 'develop'] });
-    const updated = await new RepositoryService(store, users, st.s, { shards: ['default'] }).update(admin, { default_branch: 'develop', description: 'x' });
+    const updated = await updateRepository({ repositories: store, users, storage: st.s, placement: { shards: ['default'] } }, admin, { default_branch: 'develop', description: 'x' });
     expect(updated).toMatchObject({ default_branch: 'develop', description: 'x' });
     expect(state.row?.default_branch).toBe('develop');
     expect(st.calls).toEqual(['head r1 develop']);
@@ -71,7 +71,7 @@ describe('updating a repository', () => {
   it('when the branch does not exist but others do, then 400 and nothing changes', async () => {
     const { state, store } = memory();
     const st = storage({ branches: ['main'] });
-    await expect(new RepositoryService(store, users, st.s, { shards: ['default'] }).update(admin, { default_branch: 'nope' })).rejects.toMatchObject({ kind: 'validation', message: 'default_branch must name an existing branch: nope' });
+    await expect(updateRepository({ repositories: store, users, storage: st.s, placement: { shards: ['default'] } }, admin, { default_branch: 'nope' })).rejects.toMatchObject({ kind: 'validation', message: 'default_branch must name an existing branch: nope' });
     expect(state.row?.default_branch).toBe('main');
     expect(st.calls).toEqual([]);
   });
@@ -79,13 +79,13 @@ describe('updating a repository', () => {
   it('when the repository has no branch yet, then any valid name may become the default', async () => {
     const { store } = memory();
     const st = storage({ branches: [] });
-    expect((await new RepositoryService(store, users, st.s, { shards: ['default'] }).update(admin, { default_branch: 'trunk' })).default_branch).toBe('trunk');
+    expect((await updateRepository({ repositories: store, users, storage: st.s, placement: { shards: ['default'] } }, admin, { default_branch: 'trunk' })).default_branch).toBe('trunk');
   });
 
   it('when the commit fails after HEAD moved, then HEAD is put back and the error surfaces', async () => {
     const { state, store } = memory(unavailable('Database unavailable'));
     const st = storage({ branches: ['main', 'develop'] });
-    await expect(new RepositoryService(store, users, st.s, { shards: ['default'] }).update(admin, { default_branch: 'develop' })).rejects.toThrow('Database unavailable');
+    await expect(updateRepository({ repositories: store, users, storage: st.s, placement: { shards: ['default'] } }, admin, { default_branch: 'develop' })).rejects.toThrow('Database unavailable');
     expect(st.calls).toEqual(['head r1 develop', 'head r1 main']);
     expect(state.row?.default_branch).toBe('main');
   });
@@ -93,14 +93,14 @@ describe('updating a repository', () => {
   it('when git-storage cannot move HEAD, then the row is unchanged', async () => {
     const { state, store } = memory();
     const st = storage({ branches: ['main', 'develop'], failHead: true });
-    await expect(new RepositoryService(store, users, st.s, { shards: ['default'] }).update(admin, { default_branch: 'develop', private: true })).rejects.toThrow('disk gone');
+    await expect(updateRepository({ repositories: store, users, storage: st.s, placement: { shards: ['default'] } }, admin, { default_branch: 'develop', private: true })).rejects.toThrow('disk gone');
     expect(state.row).toMatchObject({ default_branch: 'main', private: false });
   });
 
   it('when a writer or reader updates, then 403; without read access, 404', async () => {
-    const service = new RepositoryService(memory().store, users, storage().s, { shards: ['default'] });
-    await expect(service.update({ id: 'r1', permission: 'write' }, { private: true })).rejects.toMatchObject({ kind: 'forbidden' });
-    await expect(service.update({ id: 'r1', permission: 'none' }, { private: true })).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
+    const deps = { repositories: memory().store, users, storage: storage().s, placement: { shards: ['default'] } };
+    await expect(updateRepository(deps, { id: 'r1', permission: 'write' }, { private: true })).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(updateRepository(deps, { id: 'r1', permission: 'none' }, { private: true })).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
   });
 });
 
@@ -108,7 +108,7 @@ describe('deleting a repository', () => {
   it('when git-storage removes it, then the row goes and the event context names the deleter', async () => {
     const { state, store } = memory();
     const st = storage();
-    await new RepositoryService(store, users, st.s, { shards: ['default'] }).remove(admin, { user_id: 'u9', username: 'root', is_admin: true });
+    await deleteRepository({ repositories: store, users, storage: st.s, placement: { shards: ['default'] } }, admin, { user_id: 'u9', username: 'root', is_admin: true });
     expect(state.row).toBeNull();
     expect(st.calls).toEqual(['remove r1 {"owner":"alice","name":"demo","pusher":"root"}']);
   });
@@ -116,7 +116,7 @@ describe('deleting a repository', () => {
   it('when RemoveRepository fails, then the row stays and the error surfaces', async () => {
     const { state, store } = memory();
     const st = storage({ failRemove: true });
-    await expect(new RepositoryService(store, users, st.s, { shards: ['default'] }).remove(admin, owner)).rejects.toThrow('disk gone');
+    await expect(deleteRepository({ repositories: store, users, storage: st.s, placement: { shards: ['default'] } }, admin, owner)).rejects.toThrow('disk gone');
     expect(state.row?.id).toBe('r1');
   });
 });

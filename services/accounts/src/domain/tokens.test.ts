@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { generateToken, hashToken, sameSecret, TokenService } from './tokens.js';
+import { authenticateToken, generateToken, hashToken, issueToken, revokeToken, sameSecret } from './tokens.js';
 import type { TokenRecord, TokenStore } from './ports.js';
 import type { User } from './types.js';
 
@@ -58,57 +58,57 @@ describe('tokens', () => {
 
   it('when a token is issued, then only its hash is stored and it authenticates once shown', async () => {
     const store = memoryStore();
-    const service = new TokenService(store, undefined);
-    const issued = await service.issue({ id: 'u1', is_admin: false }, { ...noOptions, name: 'cli' });
+    const deps = { tokens: store, adminToken: undefined };
+    const issued = await issueToken(deps, { id: 'u1', is_admin: false }, { ...noOptions, name: 'cli' });
     const stored = store.rows.get(issued.id)!;
     expect(stored.hash).toBe(hashToken(issued.token));
     expect(JSON.stringify(stored)).not.toContain(issued.token);
-    expect(await service.authenticate(issued.token)).toEqual({ kind: 'user', user: alice, scopes: ['read', 'write'], expires_at: null });
+    expect(await authenticateToken(deps, issued.token)).toEqual({ kind: 'user', user: alice, scopes: ['read', 'write'], expires_at: null });
     expect(store.touched).toEqual([issued.id]);
   });
 
   it('when the admin token is configured, then it authenticates as the bootstrap admin and nothing else does', async () => {
-    const service = new TokenService(memoryStore(), 'configured-admin-token');
-    expect(await service.authenticate('configured-admin-token')).toEqual({ kind: 'bootstrap_admin', scopes: ['read', 'write', 'admin'], expires_at: null });
-    await expect(service.authenticate('configured-admin-token ')).rejects.toThrow('Authentication required');
-    await expect(new TokenService(memoryStore(), undefined).authenticate('configured-admin-token')).rejects.toThrow('Authentication required');
+    const deps = { tokens: memoryStore(), adminToken: 'configured-admin-token' };
+    expect(await authenticateToken(deps, 'configured-admin-token')).toEqual({ kind: 'bootstrap_admin', scopes: ['read', 'write', 'admin'], expires_at: null });
+    await expect(authenticateToken(deps, 'configured-admin-token ')).rejects.toThrow('Authentication required');
+    await expect(authenticateToken({ tokens: memoryStore(), adminToken: undefined }, 'configured-admin-token')).rejects.toThrow('Authentication required');
   });
 
   it('when a token is revoked by someone else, then it stays valid; by its owner, then it stops working', async () => {
     const store = memoryStore();
-    const service = new TokenService(store, undefined);
-    const issued = await service.issue({ id: 'u1', is_admin: false }, noOptions);
-    await expect(service.revoke({ user_id: 'u2', username: 'bob', is_admin: false }, issued.id)).rejects.toThrow('Token not found');
-    await service.revoke({ user_id: 'u1', username: 'alice', is_admin: false }, issued.id);
-    await expect(service.authenticate(issued.token)).rejects.toThrow('Authentication required');
+    const deps = { tokens: store, adminToken: undefined };
+    const issued = await issueToken(deps, { id: 'u1', is_admin: false }, noOptions);
+    await expect(revokeToken(deps, { user_id: 'u2', username: 'bob', is_admin: false }, issued.id)).rejects.toThrow('Token not found');
+    await revokeToken(deps, { user_id: 'u1', username: 'alice', is_admin: false }, issued.id);
+    await expect(authenticateToken(deps, issued.token)).rejects.toThrow('Authentication required');
   });
 
   it('when a token is absurdly long, then it is refused before any lookup', async () => {
     const store = memoryStore();
-    await expect(new TokenService(store, undefined).authenticate('x'.repeat(10_000))).rejects.toThrow('Authentication required');
+    await expect(authenticateToken({ tokens: store, adminToken: undefined }, 'x'.repeat(10_000))).rejects.toThrow('Authentication required');
   });
 
   it('when no scopes are asked for, then the token gets all its holder has: admin only for site admins', async () => {
-    const service = new TokenService(memoryStore(), undefined);
-    expect((await service.issue({ id: 'u1', is_admin: false }, noOptions)).scopes).toEqual(['read', 'write']);
-    expect((await service.issue({ id: 'u1', is_admin: true }, noOptions)).scopes).toEqual(['read', 'write', 'admin']);
+    const deps = { tokens: memoryStore(), adminToken: undefined };
+    expect((await issueToken(deps, { id: 'u1', is_admin: false }, noOptions)).scopes).toEqual(['read', 'write']);
+    expect((await issueToken(deps, { id: 'u1', is_admin: true }, noOptions)).scopes).toEqual(['read', 'write', 'admin']);
   });
 
   it('when scopes are asked for, then they are stored closed (write includes read) and expiry kept', async () => {
     const store = memoryStore();
-    const service = new TokenService(store, undefined);
-    const issued = await service.issue({ id: 'u1', is_admin: false }, { name: 'ci', scopes: ['write'], expires_at: '2999-01-01T00:00:00.000Z' });
+    const deps = { tokens: store, adminToken: undefined };
+    const issued = await issueToken(deps, { id: 'u1', is_admin: false }, { name: 'ci', scopes: ['write'], expires_at: '2999-01-01T00:00:00.000Z' });
     expect([issued.scopes, issued.expires_at]).toEqual([['read', 'write'], '2999-01-01T00:00:00.000Z']);
     expect(store.rows.get(issued.id)!.scopes).toEqual(['read', 'write']);
-    expect(await service.authenticate(issued.token)).toEqual({ kind: 'user', user: alice, scopes: ['read', 'write'], expires_at: '2999-01-01T00:00:00.000Z' });
-    const admin = await service.issue({ id: 'u1', is_admin: true }, { ...noOptions, scopes: ['admin'] });
+    expect(await authenticateToken(deps, issued.token)).toEqual({ kind: 'user', user: alice, scopes: ['read', 'write'], expires_at: '2999-01-01T00:00:00.000Z' });
+    const admin = await issueToken(deps, { id: 'u1', is_admin: true }, { ...noOptions, scopes: ['admin'] });
     expect(admin.scopes).toEqual(['read', 'write', 'admin']);
   });
 
   it('when a user who is not a site admin asks for the admin scope, then 400 and nothing is stored', async () => {
     const store = memoryStore();
-    const service = new TokenService(store, undefined);
-    await expect(service.issue({ id: 'u1', is_admin: false }, { ...noOptions, scopes: ['read', 'admin'] })).rejects.toThrow('The "admin" scope is only for site admins');
+    const deps = { tokens: store, adminToken: undefined };
+    await expect(issueToken(deps, { id: 'u1', is_admin: false }, { ...noOptions, scopes: ['read', 'admin'] })).rejects.toThrow('The "admin" scope is only for site admins');
     expect(store.rows.size).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { notFound, unauthenticated, validation } from '@githost/errors';
-import type { TokenRecord, TokenStore } from './ports.js';
+import type { AccountsDeps } from './deps.js';
+import type { TokenRecord } from './ports.js';
 import { grantScopes, TOKEN_SCOPES } from './scopes.js';
 import type { CreateTokenInput } from './token-input.js';
 import type { Caller, IssuedToken, TokenScope, User } from './types.js';
@@ -34,45 +35,40 @@ export type Authenticated =
   | { kind: 'user'; user: User; scopes: TokenScope[]; expires_at: string | null }
   | { kind: 'bootstrap_admin'; scopes: TokenScope[]; expires_at: null };
 
-export class TokenService {
-  constructor(
-    private readonly store: TokenStore,
-    private readonly adminToken: string | undefined,
-  ) {}
+type TokenDeps = Pick<AccountsDeps, 'tokens'>;
 
-  /**
-   * A new token for `holder` (README "Token scopes"): the requested scopes, or all the holder
-   * has; `admin` only when the holder is a site admin, as the request's principal says (so a
-   * token without the admin scope cannot mint one with it).
-   */
-  async issue(holder: { id: string; is_admin: boolean }, input: CreateTokenInput): Promise<IssuedToken> {
-    const scopes = grantScopes(holder, input.scopes);
-    const token = generateToken();
-    const record = await this.store.insert({ id: randomUUID(), user_id: holder.id, name: input.name, token_hash: hashToken(token), scopes, expires_at: input.expires_at });
-    return { id: record.id, name: record.name, token, scopes: record.scopes, expires_at: record.expires_at, created_at: record.created_at };
-  }
+/**
+ * A new token for `holder` (README "Token scopes"): the requested scopes, or all the holder
+ * has; `admin` only when the holder is a site admin, as the request's principal says (so a
+ * token without the admin scope cannot mint one with it).
+ */
+export async function issueToken(deps: TokenDeps, holder: { id: string; is_admin: boolean }, input: CreateTokenInput): Promise<IssuedToken> {
+  const scopes = grantScopes(holder, input.scopes);
+  const token = generateToken();
+  const record = await deps.tokens.insert({ id: randomUUID(), user_id: holder.id, name: input.name, token_hash: hashToken(token), scopes, expires_at: input.expires_at });
+  return { id: record.id, name: record.name, token, scopes: record.scopes, expires_at: record.expires_at, created_at: record.created_at };
+}
 
-  /** Unknown, revoked, expired and malformed tokens, and those of suspended users, all answer
-   *  the same `Authentication required`: the answer tells a stolen token's holder nothing. */
-  async authenticate(token: string): Promise<Authenticated> {
-    if (!token || token.length > MAX_TOKEN_LENGTH) throw unauthenticated();
-    if (this.adminToken && sameSecret(token, this.adminToken)) return { kind: 'bootstrap_admin', scopes: [...TOKEN_SCOPES], expires_at: null };
-    const found = await this.store.findActive(hashToken(token));
-    if (!found) throw unauthenticated();
-    await this.store.touch(found.token.id, TOUCH_INTERVAL_MS);
-    return { kind: 'user', user: found.user, scopes: found.token.scopes, expires_at: found.token.expires_at };
-  }
+/** Unknown, revoked, expired and malformed tokens, and those of suspended users, all answer
+ *  the same `Authentication required`: the answer tells a stolen token's holder nothing. */
+export async function authenticateToken(deps: Pick<AccountsDeps, 'tokens' | 'adminToken'>, token: string): Promise<Authenticated> {
+  if (!token || token.length > MAX_TOKEN_LENGTH) throw unauthenticated();
+  if (deps.adminToken && sameSecret(token, deps.adminToken)) return { kind: 'bootstrap_admin', scopes: [...TOKEN_SCOPES], expires_at: null };
+  const found = await deps.tokens.findActive(hashToken(token));
+  if (!found) throw unauthenticated();
+  await deps.tokens.touch(found.token.id, TOUCH_INTERVAL_MS);
+  return { kind: 'user', user: found.user, scopes: found.token.scopes, expires_at: found.token.expires_at };
+}
 
-  /** A user revokes their own tokens; a site admin any token. */
-  async revoke(caller: Caller, tokenId: string): Promise<void> {
-    const revoked = await this.store.revoke(tokenId, caller.is_admin ? null : caller.user_id);
-    if (!revoked) throw notFound('Token not found');
-  }
+/** A user revokes their own tokens; a site admin any token. */
+export async function revokeToken(deps: TokenDeps, caller: Caller, tokenId: string): Promise<void> {
+  const revoked = await deps.tokens.revoke(tokenId, caller.is_admin ? null : caller.user_id);
+  if (!revoked) throw notFound('Token not found');
+}
 
-  async list(caller: Caller): Promise<TokenRecord[]> {
-    if (!caller.user_id) throw validation(NO_USER_RECORD);
-    return this.store.listForUser(caller.user_id);
-  }
+export async function listOwnTokens(deps: TokenDeps, caller: Caller): Promise<TokenRecord[]> {
+  if (!caller.user_id) throw validation(NO_USER_RECORD);
+  return deps.tokens.listForUser(caller.user_id);
 }
 
 export const NO_USER_RECORD = 'The bootstrap admin has no user record; create a user with POST /api/admin/users and use its token';

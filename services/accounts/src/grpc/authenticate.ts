@@ -1,7 +1,8 @@
 import type { accounts } from '@githost/protos';
 import { AppError } from '@githost/errors';
-import { SESSION_PREFIX, type SessionService } from '../domain/sessions.js';
-import type { TokenService } from '../domain/tokens.js';
+import type { AccountsDeps } from '../domain/deps.js';
+import { authenticateSession, SESSION_PREFIX } from '../domain/sessions.js';
+import { authenticateToken } from '../domain/tokens.js';
 import type { AccountsMetrics } from '../metrics.js';
 import { userMessage } from './messages.js';
 
@@ -9,15 +10,15 @@ import { userMessage } from './messages.js';
  *  `Authentication required` for unknown, revoked or expired tokens and suspended users. A
  *  session secret (README "Sessions") answers as a token with all the user's scopes, expiring
  *  when the session would, and names its session. */
-export function authenticate(tokens: TokenService, sessions: SessionService, metrics: AccountsMetrics) {
+export function authenticate(deps: AccountsDeps, metrics: AccountsMetrics) {
   return async (req: accounts.AuthenticateRequest__Output): Promise<accounts.AuthenticateResponse> => {
     try {
       if (req.token.startsWith(SESSION_PREFIX)) {
-        const session = await sessions.authenticate(req.token);
+        const session = await authenticateSession(deps, req.token);
         metrics.authentications.inc({ result: 'session' });
         return { user: userMessage(session.user), bootstrap_admin: false, scopes: session.scopes, expires_at: session.expires_at, session_id: session.session_id };
       }
-      const result = await tokens.authenticate(req.token);
+      const result = await authenticateToken(deps, req.token);
       metrics.authentications.inc({ result: result.kind });
       const token = { scopes: result.scopes, expires_at: result.expires_at ?? '' };
       return result.kind === 'bootstrap_admin' ? { bootstrap_admin: true, ...token } : { user: userMessage(result.user), bootstrap_admin: false, ...token };

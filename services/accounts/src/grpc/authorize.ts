@@ -1,15 +1,16 @@
 import type { accounts } from '@githost/protos';
 import { AppError } from '@githost/errors';
-import type { RepositoryService } from '../domain/repositories.js';
+import type { AccountsDeps } from '../domain/deps.js';
+import { authorizeCaller } from '../domain/repositories.js';
 import type { AccountsMetrics } from '../metrics.js';
 import { repositoryMessage } from './messages.js';
 
 /** Authorize: NOT_FOUND `Repository not found` when owner/name does not exist; UNAUTHENTICATED
  *  for a suspended user. */
-export function authorize(repositories: RepositoryService, metrics: AccountsMetrics) {
+export function authorize(deps: AccountsDeps, metrics: AccountsMetrics) {
   return async (req: accounts.AuthorizeRequest__Output): Promise<accounts.AuthorizeResponse> => {
     try {
-      const { repository, permission } = await repositories.authorize(req.owner, req.name, { user_id: req.user_id, bootstrap_admin: req.bootstrap_admin, without_site_admin: req.without_site_admin });
+      const { repository, permission } = await authorizeCaller(deps, req.owner, req.name, { user_id: req.user_id, bootstrap_admin: req.bootstrap_admin, without_site_admin: req.without_site_admin });
       metrics.authorizations.inc({ permission });
       return { repository: repositoryMessage(repository), permission };
     } catch (err) {

@@ -1,7 +1,7 @@
 import { unary, type grpc } from '@githost/grpc';
 import type { Logger } from '@githost/logging';
 import { accountsProto, type AccountsServiceHandlers } from '@githost/protos';
-import type { AccountsServices } from '../domain/services.js';
+import type { AccountsDeps } from '../domain/deps.js';
 import type { AccountsMetrics } from '../metrics.js';
 import { adoptPushedBranches } from './adopt-pushed-branches.js';
 import { authenticate } from './authenticate.js';
@@ -9,17 +9,19 @@ import { authorize } from './authorize.js';
 import { getRefPolicy } from './get-ref-policy.js';
 import { getRepository } from './get-repository.js';
 import { getUsers } from './get-users.js';
+import { lookupSshKeyHandler } from './lookup-ssh-key.js';
 
 /** Registers githost.accounts.v1.AccountsService on `server`. */
-export function registerAccountsService(server: grpc.Server, services: AccountsServices, metrics: AccountsMetrics, logger: Logger): void {
+export function registerAccountsService(server: grpc.Server, deps: AccountsDeps, metrics: AccountsMetrics, logger: Logger): void {
   const instruments = { metrics: metrics.grpcServer };
   const handlers: AccountsServiceHandlers = {
-    Authenticate: unary(authenticate(services.tokens, services.sessions, metrics), logger, instruments),
-    Authorize: unary(authorize(services.repositories, metrics), logger, instruments),
-    GetUsers: unary(getUsers(services.users), logger, instruments),
-    GetRepository: unary(getRepository(services.repositories), logger, instruments),
-    GetRefPolicy: unary(getRefPolicy(services.protections), logger, instruments),
-    AdoptPushedBranches: unary(adoptPushedBranches(services.repositories), logger, instruments),
+    Authenticate: unary(authenticate(deps, metrics), logger, instruments),
+    Authorize: unary(authorize(deps, metrics), logger, instruments),
+    GetUsers: unary(getUsers(deps), logger, instruments),
+    GetRepository: unary(getRepository(deps), logger, instruments),
+    GetRefPolicy: unary(getRefPolicy(deps), logger, instruments),
+    AdoptPushedBranches: unary(adoptPushedBranches(deps), logger, instruments),
+    LookupSshKey: unary(lookupSshKeyHandler(deps), logger, instruments),
   };
   server.addService(accountsProto().githost.accounts.v1.AccountsService.service, handlers);
 }

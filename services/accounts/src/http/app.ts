@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import type { Registry } from 'prom-client';
 import { createHttpApp, finish, type ReadinessChecks } from '@githost/http';
 import type { Logger } from '@githost/logging';
-import type { AccountsServices } from '../domain/services.js';
+import type { AccountsDeps } from '../domain/deps.js';
 import { registerRoutes } from './routes.js';
 
 export function createAccountsApp(opts: {
@@ -10,12 +10,12 @@ export function createAccountsApp(opts: {
   internalSecret: string;
   publicUrl: string;
   ready: ReadinessChecks;
-  services: AccountsServices;
+  deps: AccountsDeps;
   registry: Registry;
   /** Counts sign-in outcomes (README "Operating"). */
   onSignIn?: (result: 'signed_in' | 'refused' | 'throttled') => void;
 }): Express {
   const app = createHttpApp({ service: 'accounts', logger: opts.logger, internalSecret: opts.internalSecret, ready: opts.ready, registry: opts.registry });
-  registerRoutes(app, opts.services, opts.publicUrl, opts.onSignIn);
+  registerRoutes(app, opts.deps, opts.publicUrl, opts.onSignIn);
   return finish(app);
 }

@@ -1,4 +1,4 @@
-import type { StoredProtection, TokenRecord } from '../domain/ports.js';
+import type { SshKeyRecord, StoredProtection, TokenRecord } from '../domain/ports.js';
 import type { IssuedToken, Repository, User } from '../domain/types.js';
 
 /** Response shapes of CONTRACT §8. */
@@ -42,3 +42,13 @@ export const protectionJson = (p: StoredProtection) => ({
   created_at: p.created_at,
   updated_at: p.updated_at,
 });
+
+/** GitHub's public key fields (GET /user/keys). */
+export function sshKeyJson(key: SshKeyRecord) {
+  return { id: key.id, title: key.title, key: key.key, fingerprint: key.fingerprint, created_at: key.created_at };
+}
+
+/** GitHub's deploy key fields (GET /repos/{owner}/{repo}/keys). */
+export function deployKeyJson(key: SshKeyRecord) {
+  return { ...sshKeyJson(key), read_only: key.read_only };
+}

@@ -1,7 +1,8 @@
 import type { Express, Request } from 'express';
 import { validation } from '@githost/errors';
 import { route } from '@githost/http';
-import type { ProtectionService } from '../domain/protections.js';
+import type { AccountsDeps } from '../domain/deps.js';
+import { deleteBranchProtection, getBranchProtection, listBranchProtections, putBranchProtection } from '../domain/protections.js';
 import { callerOf, repoAccessOf } from './caller.js';
 import { protectionJson } from './present.js';
 
@@ -24,27 +25,27 @@ function patternOf(req: Request): string {
 }
 
 /** README "Branch and tag protection": `/api/repos/{owner}/{repo}/branch-protections[/{pattern}]`. */
-export function registerProtectionRoutes(app: Express, protections: ProtectionService): void {
+export function registerProtectionRoutes(app: Express, deps: AccountsDeps): void {
   app.get(LIST, route(async (_req, res) => {
     callerOf(res);
-    res.json((await protections.list(repoAccessOf(res))).map(protectionJson));
+    res.json((await listBranchProtections(deps, repoAccessOf(res))).map(protectionJson));
   }));
 
   app.get(ONE, route(async (req, res) => {
     callerOf(res);
-    res.json(protectionJson(await protections.get(repoAccessOf(res), patternOf(req))));
+    res.json(protectionJson(await getBranchProtection(deps, repoAccessOf(res), patternOf(req))));
   }));
 
   // RFC 9110 §9.3.4: 201 when the PUT created the rule, 200 when it replaced one.
   app.put(ONE, route(async (req, res) => {
     callerOf(res);
-    const { rule, created } = await protections.put(repoAccessOf(res), patternOf(req), req.body);
+    const { rule, created } = await putBranchProtection(deps, repoAccessOf(res), patternOf(req), req.body);
     res.status(created ? 201 : 200).json(protectionJson(rule));
   }));
 
   app.delete(ONE, route(async (req, res) => {
     callerOf(res);
-    await protections.remove(repoAccessOf(res), patternOf(req));
+    await deleteBranchProtection(deps, repoAccessOf(res), patternOf(req));
     res.status(204).end();
   }));
 }

@@ -4,8 +4,9 @@ import { identityOf, route } from '@githost/http';
 import { parseUpdateRepository } from '../domain/input.js';
 import { parseNameFilter, parsePage } from '../domain/paging.js';
 import { manageableRepositoryId } from '../domain/repo-access.js';
-import type { RepositoryService } from '../domain/repositories.js';
-import type { UserService } from '../domain/users.js';
+import type { AccountsDeps } from '../domain/deps.js';
+import { deleteRepository, exploreRepositories, listCollaborators, listMyRepositories, listUserRepositories, updateRepository } from '../domain/repositories.js';
+import { exploreUsers } from '../domain/users.js';
 import { callerOf, optionalCallerOf, repoAccessOf } from './caller.js';
 import { sendPage } from './link-header.js';
 import { publicUserJson, repositoryJson } from './present.js';
@@ -22,7 +23,7 @@ function usernameOf(req: Request): string {
 }
 
 /** README "Repositories": listing, changing and deleting repositories, and their collaborators. */
-export function registerRepositoryRoutes(app: Express, repositories: RepositoryService, users: UserService, publicUrl: string): void {
+export function registerRepositoryRoutes(app: Express, deps: AccountsDeps, publicUrl: string): void {
   const asJson = (r: Parameters<typeof repositoryJson>[0]) => repositoryJson(r, publicUrl);
 
   // The explore lists (docs/decisions/explore-lists.md): anyone may ask; each answers only what
@@ -30,23 +31,23 @@ export function registerRepositoryRoutes(app: Express, repositories: RepositoryS
   app.get('/api/repos', route(async (req, res) => {
     const q = parseNameFilter(req.query);
     const page = parsePage(req.query);
-    sendPage(req, res, publicUrl, page, await repositories.explore(optionalCallerOf(res), q, page), asJson);
+    sendPage(req, res, publicUrl, page, await exploreRepositories(deps, optionalCallerOf(res), q, page), asJson);
   }));
 
   app.get('/api/users', route(async (req, res) => {
     const q = parseNameFilter(req.query);
     const page = parsePage(req.query);
-    sendPage(req, res, publicUrl, page, await users.explore(q, page), publicUserJson);
+    sendPage(req, res, publicUrl, page, await exploreUsers(deps, q, page), publicUserJson);
   }));
 
   app.get('/api/user/repos', route(async (req, res) => {
     const page = parsePage(req.query);
-    sendPage(req, res, publicUrl, page, await repositories.listForCaller(callerOf(res), page), asJson);
+    sendPage(req, res, publicUrl, page, await listMyRepositories(deps, callerOf(res), page), asJson);
   }));
 
   app.get(USER_REPOS, route(async (req, res) => {
     const page = parsePage(req.query);
-    sendPage(req, res, publicUrl, page, await repositories.listOwnedBy(usernameOf(req), optionalCallerOf(res), page), asJson);
+    sendPage(req, res, publicUrl, page, await listUserRepositories(deps, usernameOf(req), optionalCallerOf(res), page), asJson);
   }));
 
   app.patch('/api/repos/:owner/:repo', route(async (req, res) => {
@@ -54,19 +55,19 @@ export function registerRepositoryRoutes(app: Express, repositories: RepositoryS
     const access = repoAccessOf(res);
     // Access is decided before the body is read: a stranger learns nothing from a 400.
     manageableRepositoryId(access);
-    const repo = await repositories.update(access, parseUpdateRepository(req.body), { requestId: identityOf(res).request_id });
+    const repo = await updateRepository(deps, access, parseUpdateRepository(req.body), { requestId: identityOf(res).request_id });
     res.json(asJson(repo));
   }));
 
   app.delete('/api/repos/:owner/:repo', route(async (_req, res) => {
     const caller = callerOf(res);
-    await repositories.remove(repoAccessOf(res), caller, { requestId: identityOf(res).request_id });
+    await deleteRepository(deps, repoAccessOf(res), caller, { requestId: identityOf(res).request_id });
     res.status(204).end();
   }));
 
   app.get('/api/repos/:owner/:repo/collaborators', route(async (req, res) => {
     callerOf(res);
     const page = parsePage(req.query);
-    sendPage(req, res, publicUrl, page, await repositories.collaborators(repoAccessOf(res), page), (c) => ({ username: c.username, permission: c.permission }));
+    sendPage(req, res, publicUrl, page, await listCollaborators(deps, repoAccessOf(res), page), (c) => ({ username: c.username, permission: c.permission }));
   }));
 }

@@ -2,7 +2,8 @@ import type { Express, Request, Response } from 'express';
 import { AppError, notFound } from '@githost/errors';
 import { route } from '@githost/http';
 import type { SessionRecord } from '../domain/ports.js';
-import { isThrottled, type SessionService, type Throttled } from '../domain/sessions.js';
+import type { AccountsDeps } from '../domain/deps.js';
+import { changeOwnPassword, isThrottled, listOwnSessions, revokeCurrentSession, revokeOwnSession, setUserPassword, signIn, type Throttled } from '../domain/sessions.js';
 import { callerOf, clientOf, sessionIdOf } from './caller.js';
 
 // No capturing groups: the router would percent-decode them and answer a bad escape with a 500.
@@ -37,9 +38,9 @@ export const sessionJson = (s: SessionRecord, currentId: string | undefined) => 
 export type SignInObserver = (result: 'signed_in' | 'refused' | 'throttled') => void;
 
 /** README "Sessions": sign-in, the caller's sessions, and passwords. */
-export function registerSessionRoutes(app: Express, sessions: SessionService, onSignIn: SignInObserver = () => undefined): void {
+export function registerSessionRoutes(app: Express, deps: AccountsDeps, onSignIn: SignInObserver = () => undefined): void {
   app.post('/api/sessions', route(async (req, res) => {
-    const result = await sessions.signIn(req.body, clientOf(res)).catch((err: unknown) => {
+    const result = await signIn(deps, req.body, clientOf(res)).catch((err: unknown) => {
       if (err instanceof AppError && err.kind === 'unauthenticated') onSignIn('refused');
       throw err;
     });
@@ -50,28 +51,28 @@ export function registerSessionRoutes(app: Express, sessions: SessionService, on
 
   app.get('/api/user/sessions', route(async (_req, res) => {
     const current = sessionIdOf(res);
-    res.json((await sessions.list(callerOf(res))).map((s) => sessionJson(s, current)));
+    res.json((await listOwnSessions(deps, callerOf(res))).map((s) => sessionJson(s, current)));
   }));
 
   app.delete('/api/user/sessions/current', route(async (_req, res) => {
-    await sessions.revokeCurrent(callerOf(res), sessionIdOf(res));
+    await revokeCurrentSession(deps, callerOf(res), sessionIdOf(res));
     res.status(204).end();
   }));
 
   app.delete(SESSION, route(async (req, res) => {
     const caller = callerOf(res);
-    await sessions.revoke(caller, segment(req, 4, 'Session not found'));
+    await revokeOwnSession(deps, caller, segment(req, 4, 'Session not found'));
     res.status(204).end();
   }));
 
   app.put('/api/user/password', route(async (req, res) => {
-    const throttled = await sessions.changePassword(callerOf(res), sessionIdOf(res), req.body, clientOf(res));
+    const throttled = await changeOwnPassword(deps, callerOf(res), sessionIdOf(res), req.body, clientOf(res));
     if (throttled) return tooManyFailures(res, throttled);
     res.status(204).end();
   }));
 
   app.put(USER_PASSWORD, route(async (req, res) => {
-    await sessions.setPasswordByAdmin(callerOf(res), segment(req, 4, 'User not found'), req.body);
+    await setUserPassword(deps, callerOf(res), segment(req, 4, 'User not found'), req.body);
     res.status(204).end();
   }));
 }

@@ -1,3 +1,4 @@
+import { isFullOid } from '@githost/git-records/object-id';
 import { notFound, validation } from '@githost/errors';
 import type { RefSet } from './refs.js';
 
@@ -17,7 +18,6 @@ export interface RefAndPath {
   path: string;
 }
 
-const FULL_SHA = /^[0-9a-f]{40}$/;
 
 /** CONTRACT §9: a path remainder is percent-decoded exactly once. */
 export function decodePathOnce(raw: string): string {
@@ -67,7 +67,7 @@ function refNamed(name: string, refs: RefSet): ResolvedRef | undefined {
 export function resolveRefName(name: string, refs: RefSet): ResolvedRef {
   const named = refNamed(name, refs);
   if (named) return named;
-  if (FULL_SHA.test(name)) return { ref: name, kind: 'sha', sha: name };
+  if (isFullOid(name)) return { ref: name, kind: 'sha', sha: name };
   throw notFound(`Ref not found: ${name}`);
 }
 

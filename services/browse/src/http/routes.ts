@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { notFound } from '@githost/errors';
 import { identityOf, type NextFunction, type Request, type Response } from '@githost/http';
 import { canRead } from '@githost/identity';
-import type { Browser, JsonBody, Prepared, RepoRef } from '../domain/browser.js';
+import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCommits, listTags, type BrowseDeps, type JsonBody, type Prepared, type RepoRef } from '../domain/browse.js';
 import { ifNoneMatchHits } from '../domain/etag.js';
 import type { RawBlob } from '../domain/raw.js';
 
@@ -14,28 +14,28 @@ import type { RawBlob } from '../domain/raw.js';
 const ROUTE = /^\/api\/repos\/[^/]+\/[^/]+\/(?:(tree|blob|raw|commits|compare)(?:\/(.*))?|commit\/(.+)|(branches|tags)\/?)$/;
 
 /** The browse endpoints: GET (and HEAD) under /api/repos/{owner}/{repo}/. */
-export function browseRoutes(browser: Browser): (req: Request, res: Response, next: NextFunction) => void {
+export function browseRoutes(browse: BrowseDeps): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
     const m = req.method === 'GET' || req.method === 'HEAD' ? ROUTE.exec(req.originalUrl.split('?', 1)[0] as string) : null;
     if (!m) return next();
     // the metrics route label: the endpoint's pattern, never the ref or path asked for
     res.locals.routeLabel = `/api/repos/:owner/:repo/${m[1] ?? m[4] ?? 'commit'}`;
-    handle(browser, m, req, res).catch(next);
+    handle(browse, m, req, res).catch(next);
   };
 }
 
-async function handle(browser: Browser, m: RegExpExecArray, req: Request, res: Response): Promise<void> {
+async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res: Response): Promise<void> {
   const [, refEndpoint, refAndPath = '', sha, listEndpoint] = m;
   const repo = readableRepo(req, res);
-  if (refEndpoint === 'raw') return sendRaw(req, res, await browser.raw(repo, refAndPath));
+  if (refEndpoint === 'raw') return sendRaw(req, res, await getRaw(browse, repo, refAndPath));
   let prepared: Prepared;
-  if (refEndpoint === 'tree') prepared = await browser.tree(repo, refAndPath);
-  else if (refEndpoint === 'blob') prepared = await browser.blob(repo, refAndPath);
-  else if (refEndpoint === 'compare') prepared = await browser.compare(repo, refAndPath);
-  else if (refEndpoint === 'commits') prepared = await browser.commits(repo, refAndPath, req.query.limit);
-  else if (sha !== undefined) prepared = await browser.commit(repo, sha);
-  else if (listEndpoint === 'branches') prepared = await browser.branches(repo);
-  else prepared = await browser.tags(repo);
+  if (refEndpoint === 'tree') prepared = await getTree(browse, repo, refAndPath);
+  else if (refEndpoint === 'blob') prepared = await getBlob(browse, repo, refAndPath);
+  else if (refEndpoint === 'compare') prepared = await compareRefs(browse, repo, refAndPath);
+  else if (refEndpoint === 'commits') prepared = await listCommits(browse, repo, refAndPath, req.query.limit);
+  else if (sha !== undefined) prepared = await getCommit(browse, repo, sha);
+  else if (listEndpoint === 'branches') prepared = await listBranches(browse, repo);
+  else prepared = await listTags(browse, repo);
   if (notModified(req, res, prepared)) return;
   const body = await prepared.body();
   setValidators(res, prepared);

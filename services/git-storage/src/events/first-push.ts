@@ -1,6 +1,6 @@
 import { AppError, type ErrorKind } from '@githost/errors';
 import type { Logger } from '@githost/logging';
-import { ZERO_OID } from '../git/validate.js';
+import { ZERO_OID } from '@githost/git-records/object-id';
 import type { RefUpdate } from './push-events.js';
 
 const BRANCH_PREFIX = 'refs/heads/';

@@ -3,9 +3,9 @@ import type { EventEnvelope, FileJournal, Relay, StagedAppend } from '@githost/b
 import type { Logger } from '@githost/logging';
 import type { CatfilePool } from '../git/catfile-pool.js';
 import { runGit } from '../git/command.js';
-import { parseCommit } from '../git/commit-parse.js';
+import { parseCommitObject } from '@githost/git-records';
 import { readCommitObject, readCommitObjects } from '../git/objects.js';
-import { ZERO_OID } from '../git/validate.js';
+import { ZERO_OID } from '@githost/git-records/object-id';
 
 export interface RefUpdate {
   ref: string;
@@ -211,7 +211,7 @@ export class PushEventRecorder {
     if (refsBefore.has(tip)) return [];
     const commit = await readCommitObject(this.pool, gitDir, tip).catch(() => null);
     if (!commit || commit.oid !== tip) return undefined; // not a commit (a tag peeled to one): the walk decides
-    const c = parseCommit(commit.raw);
+    const c = parseCommitObject(commit.raw);
     if (!c.parents.every((p) => refsBefore.has(p))) return undefined;
     return [{ id: tip, message: c.message, author: { name: c.author.name, email: c.author.email }, timestamp: c.author.date }];
   }
@@ -230,7 +230,7 @@ export class PushEventRecorder {
     }
     const raws = await readCommitObjects(this.pool, gitDir, oids);
     return raws.map(({ oid, raw }) => {
-      const c = parseCommit(raw);
+      const c = parseCommitObject(raw);
       return { id: oid, message: c.message, author: { name: c.author.name, email: c.author.email }, timestamp: c.author.date };
     });
   }

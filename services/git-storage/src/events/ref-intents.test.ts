@@ -6,7 +6,7 @@ import path from 'node:path';
 import { FileJournal } from '@githost/bus';
 import { createLogger } from '@githost/logging';
 import { CatfilePool } from '../git/catfile-pool.js';
-import { ZERO_OID } from '../git/validate.js';
+import { ZERO_OID } from '@githost/git-records/object-id';
 import { PushEventRecorder } from './push-events.js';
 import { eventIdOf, happenedUpdates, parseIntentRecord, RefIntents, unsettled } from './ref-intents.js';
 

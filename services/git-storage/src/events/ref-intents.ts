@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createFileDurably, DirectorySync } from '@githost/bus';
 import type { Logger } from '@githost/logging';
 import { runGit } from '../git/command.js';
-import { ZERO_OID } from '../git/validate.js';
+import { OID_PATTERN, ZERO_OID } from '@githost/git-records/object-id';
 import { branchesOfFirstPush, createsBranches, type FirstPushAdoption } from './first-push.js';
 import type { PushContext, PushEventRecorder, RefUpdate } from './push-events.js';
 
@@ -45,7 +45,7 @@ export interface IntentRecord {
   aborted: RefUpdate[];
 }
 
-const LINE = /^([PCA]) ([0-9a-f]{40}) ([0-9a-f]{40}) (refs\/\S.*)$/;
+const LINE = new RegExp(`^([PCA]) (${OID_PATTERN}) (${OID_PATTERN}) (refs/\\S.*)$`);
 const RECORD = /^([0-9a-f-]{36})\.intent$/;
 
 /** A record file's text: a JSON header line, then `P|C|A <old> <new> <ref>` lines. */

@@ -1,3 +1,4 @@
+import { ZERO_OID } from '@githost/git-records/object-id';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { notFound } from '@githost/errors';
@@ -38,7 +39,6 @@ export interface DiffLimits {
 
 const STATUS: Record<string, DiffFileOut['status']> = { A: 'added', D: 'deleted', M: 'modified', R: 'renamed', T: 'type_changed', C: 'added' };
 const NULL_MODE = '000000';
-const NULL_SHA = /^0{40}$/;
 
 /**
  * Streams the differences between two commits, one file at a time, from ONE
@@ -158,8 +158,8 @@ function toDiffFile(e: RawEntry): DiffFileOut {
     status: STATUS[e.status] ?? 'modified',
     old_mode: e.oldMode === NULL_MODE ? '' : e.oldMode,
     new_mode: e.newMode === NULL_MODE ? '' : e.newMode,
-    old_sha: NULL_SHA.test(e.oldSha) ? '' : e.oldSha,
-    new_sha: NULL_SHA.test(e.newSha) ? '' : e.newSha,
+    old_sha: e.oldSha === ZERO_OID ? '' : e.oldSha,
+    new_sha: e.newSha === ZERO_OID ? '' : e.newSha,
     additions: 0,
     deletions: 0,
     binary: false,

@@ -11,7 +11,7 @@ import { GitCancelledError, GitTimeoutError } from './errors.js';
 import { LocalRepository } from './local-repository.js';
 import { RefsCache } from './refs-cache.js';
 import { RefUpdaters } from './ref-updaters.js';
-import { ZERO_OID } from './validate.js';
+import { ZERO_OID } from '@githost/git-records/object-id';
 
 const MISSING = 'd'.repeat(40);
 const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };

@@ -7,11 +7,11 @@ import { streamDiff, type DiffFileOut, type DiffLimits } from './diff.js';
 import { GitCancelledError, NotFoundError, RefLockedError, RefMismatchError } from './errors.js';
 import { commitMerge, mergeTree, type MergeTreeResult, type Signature } from './merge.js';
 import { walkAncestry } from './ancestry-walk.js';
-import { parseCommit } from './commit-parse.js';
+import { parseCommitObject } from '@githost/git-records';
 import { findTreeEntry, readCommitObject, readCommitObjects, readCommitObjectsOrNull, readTreeListing, resolveCommitOid, withAnswer } from './objects.js';
 import type { CachedRef, RefsCache } from './refs-cache.js';
 import type { RefUpdaters } from './ref-updaters.js';
-import { ZERO_OID } from './validate.js';
+import { ZERO_OID } from '@githost/git-records/object-id';
 
 /** What every repository shares: the cat-file and update-ref processes, the refs cache and the read caches. */
 export interface RepositoryResources {
@@ -178,7 +178,7 @@ export class LocalRepository {
   private ancestry(ancestor: string, descendant: string, signal?: AbortSignal, unlessAncestor?: () => void): Promise<boolean> {
     return this.resources.cache.ancestry.fetch(ReadCaches.key(this.gitDir, ancestor, descendant), async () => {
       const [commit = null, other = null] = await readCommitObjectsOrNull(this.resources.pool, this.gitDir, [descendant, ancestor]).catch(() => []);
-      if (commit && parseCommit(commit.raw).parents.includes(ancestor)) return true;
+      if (commit && parseCommitObject(commit.raw).parents.includes(ancestor)) return true;
       const walked = commit && other ? await walkAncestry(this.resources.pool, this.gitDir, other, commit) : undefined;
       if (walked === true) return true;
       unlessAncestor?.();

@@ -2,7 +2,7 @@ import { notFound, validation } from '@githost/errors';
 import { runGit } from './command.js';
 import { GitError, NotFoundError } from './errors.js';
 import { writeLooseObject } from './loose-object.js';
-import { isFullOid } from './validate.js';
+import { isFullOid } from '@githost/git-records/object-id';
 
 export interface MergeTreeResult {
   clean: boolean;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { gitEnv, gitProcessesStarted } from './command.js';
 import { GitError, RefMismatchError } from './errors.js';
 import { RefUpdaters } from './ref-updaters.js';
-import { ZERO_OID } from './validate.js';
+import { ZERO_OID } from '@githost/git-records/object-id';
 
 const env = gitEnv({ GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' });
 let root: string;

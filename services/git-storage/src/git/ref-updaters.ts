@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawnGit } from './command.js';
 import { classifyGitFailure, GitError, GitTimeoutError } from './errors.js';
-import { isFullOid, isValidRefFormat, ZERO_OID } from './validate.js';
+import { isFullOid, ZERO_OID } from '@githost/git-records/object-id';
+import { isValidRefFormat } from './validate.js';
 
 export interface RefUpdatersOptions {
   /** Live processes across all repositories; the least recently used idle one goes first. */

@@ -1,4 +1,5 @@
 import { validation } from '@githost/errors';
+import { isFullOid } from '@githost/git-records/object-id';
 import { refFormatProblem } from '@githost/ref-policy';
 
 /**
@@ -9,9 +10,6 @@ import { refFormatProblem } from '@githost/ref-policy';
 
 export const MAX_REF_LENGTH = 1024;
 export const MAX_PATH_LENGTH = 4096;
-export const ZERO_OID = '0000000000000000000000000000000000000000';
-
-const FULL_OID = /^[0-9a-f]{40}$/;
 const ABBREV_OID = /^[0-9a-f]{4,40}$/;
 
 /** A fully qualified ref name (`refs/...`) as `git check-ref-format` accepts it, never an option. */
@@ -38,11 +36,6 @@ export function validateRevision(revision: string): string {
   if (ABBREV_OID.test(revision)) return revision;
   if (revision.startsWith('refs/')) return validateRefName(revision);
   throw validation(`Invalid revision: ${printable(revision)}`);
-}
-
-/** Whether `oid` is a full 40-hex object id. */
-export function isFullOid(oid: string): boolean {
-  return FULL_OID.test(oid);
 }
 
 /** A full 40-hex object id. */

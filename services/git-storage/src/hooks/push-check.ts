@@ -1,4 +1,14 @@
-import { refusalOf, ZERO_OID, type RefActor, type RefPolicy } from '@githost/ref-policy';
+import { OID_PATTERN, ZERO_OID } from '@githost/git-records/object-id';
+import { refusalOf, type RefActor, type RefPolicy } from '@githost/ref-policy';
+
+/*
+ * Where a push is refused: this folder. receive-pack.ts is what the transport gives receive-pack
+ * (the hooks directory, the policy, the verdict of each ref the request announces: verdictTable
+ * below); install.ts writes the hooks at start, whose pre-receive shell applies the push bounds
+ * and then those verdicts; pre-receive.ts is the Node hook for a push they do not cover
+ * (refusalsOfPush below). Every verdict is @githost/ref-policy's refusalOf, the rule a merge's
+ * ref move is refused by too (grpc/update-ref.ts).
+ */
 
 /** Env var the transport sets for the pre-receive hook: a JSON `PushPolicyInput`. */
 export const PUSH_POLICY_ENV = 'GITHOST_PUSH_POLICY';
@@ -12,11 +22,13 @@ export interface PushedRef {
   ref: string;
 }
 
+const PUSHED_REF = new RegExp(`^(${OID_PATTERN}) (${OID_PATTERN}) (\\S+)$`);
+
 /** pre-receive's stdin: `<old> <new> <ref>` lines. */
 export function parsePushedRefs(text: string): PushedRef[] {
   const out: PushedRef[] = [];
   for (const line of text.split('\n')) {
-    const m = /^([0-9a-f]{40}) ([0-9a-f]{40}) (\S+)$/.exec(line);
+    const m = PUSHED_REF.exec(line);
     if (m) out.push({ before: m[1]!, after: m[2]!, ref: m[3]! });
   }
   return out;

@@ -1,3 +1,4 @@
+import { isFullOid } from '@githost/git-records/object-id';
 import type { ChildProcess } from 'node:child_process';
 import { notFound } from '@githost/errors';
 import { identityOf, route, type Express, type Response } from '@githost/http';
@@ -7,7 +8,6 @@ import { resolveCommitOid } from '../git/objects.js';
 import { existingRepository, type StorageContext } from '../storage-context.js';
 
 const ARCHIVE_PATH = /^\/api\/repos\/([^/]+)\/([^/]+)\/archive\/(.+)\.(tar\.gz|zip)$/;
-const FULL_SHA = /^[0-9a-f]{40}$/;
 const CONTENT_TYPES = { 'tar.gz': 'application/gzip', zip: 'application/zip' } as const;
 type ArchiveFormat = keyof typeof CONTENT_TYPES;
 
@@ -82,7 +82,7 @@ async function resolveArchiveRef(ctx: StorageContext, gitDir: string, ref: strin
     if (commit) return commit;
   }
   // A 40-hex id must name a commit itself (not a tag object peeling to one).
-  if (FULL_SHA.test(ref) && (await resolveCommitOid(ctx.pool, gitDir, ref)) === ref) return ref;
+  if (isFullOid(ref) && (await resolveCommitOid(ctx.pool, gitDir, ref)) === ref) return ref;
   throw notFound(`Ref not found: ${ref}`);
 }
 

@@ -4,16 +4,16 @@ import { Readable } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
 import { AppError, unsupportedMediaType, validation } from '@githost/errors';
 import type { NextFunction } from '@githost/http';
-import type { Permission } from '@githost/identity';
 import { answerRequestTimeout, identityOf, route, type Express, type Request, type Response } from '@githost/http';
 import { spawnGit } from '../git/command.js';
-import { commandsRecordedHooksDir, MAX_FILE_ENV, QUOTA_ENV } from '../git/hooks.js';
-import { PUSH_POLICY_ENV, PUSH_VERDICTS_ENV, verdictTable, type PushedRef, type PushPolicyInput } from '../hooks/push-check.js';
+import type { PushedRef } from '../hooks/push-check.js';
+import { preReceiveEnv, pushPolicyInput, receiveConfig } from '../hooks/receive-pack.js';
+import { LFS_BYTES_ENV } from '../hooks/install.js';
+import { directoryBytes, lfsRepositoryDir } from '../lfs/disk-object-store.js';
 import { IdleCutoff } from './idle-cutoff.js';
 import { peekCommands } from './receive-commands.js';
 import { ReportStatusReader } from './report-status.js';
 import type { RefIntent } from '../events/ref-intents.js';
-import { POLICY_UNAVAILABLE } from '../clients/ref-policies.js';
 import { existingRepository, refsChanged, type StorageContext } from '../storage-context.js';
 import { authorizeTransport, type GitService } from './transport-access.js';
 
@@ -182,14 +182,13 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       // The push's commands, when the transport records them itself and reads git's report of each.
       let recorded: { refs: PushedRef[]; report: ReportStatusReader } | undefined;
       if (service === 'git-receive-pack') {
-        env[MAX_FILE_ENV] = String(ctx.pushLimits.maxFileBytes);
-        if (ctx.pushLimits.quotaBytes !== undefined) env[QUOTA_ENV] = String(ctx.pushLimits.quotaBytes);
+        // The hooks refuse what the push may not do (src/hooks/: bounds, then branch and tag protection).
         const input = await pushPolicyInput(ctx, repo, identity.request_id);
-        env[PUSH_POLICY_ENV] = JSON.stringify(input);
         const peeked = await peekCommands(body);
         body = peeked.body;
-        const verdicts = 'policy' in input && peeked.refs ? verdictTable(input.policy, input.permission, peeked.refs) : undefined;
-        if (verdicts) env[PUSH_VERDICTS_ENV] = verdicts;
+        Object.assign(env, preReceiveEnv(ctx.pushLimits, input, peeked.refs));
+        // LFS objects count towards the quota with the git objects (docs/decisions/lfs.md "Limits").
+        if (ctx.pushLimits.quotaBytes !== undefined) env[LFS_BYTES_ENV] = String(await directoryBytes(lfsRepositoryDir(ctx.dataDir, repo.id)));
         // A client that asks for git's report of every ref gets its commands recorded here, in one
         // fsync, and receive-pack runs without the reference-transaction hook (one shell and sync
         // per ref); otherwise the hook records what git prepares.
@@ -247,32 +246,4 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
     if (err instanceof AppError && err.kind === 'unauthenticated' && !res.headersSent) res.setHeader('WWW-Authenticate', 'Basic realm="githost"');
     next(err);
   });
-}
-
-/**
- * receive-pack runs the service's hooks (protection, push bounds, ref intents unless the transport
- * recorded the commands) whatever the
- * repository's own config says, and leaves fast-forward checks to them: repositories created
- * before protection rules carry `receive.denyNonFastForwards=true`, which would refuse every
- * force push. git itself refuses a pack over `receive.maxInputSize` ("pack exceeds maximum
- * allowed size") and, with `receive.fsckObjects`, objects failing its default checks (`.git` and
- * `..` entries, malicious `.gitmodules`): both before any ref moves, so nothing is journaled.
- */
-function receiveConfig(ctx: StorageContext, commandsRecorded: boolean): Array<[string, string]> {
-  return [
-    ['core.hooksPath', commandsRecorded ? commandsRecordedHooksDir(ctx.hooksDir) : ctx.hooksDir],
-    ['receive.denyNonFastForwards', 'false'],
-    ['receive.maxInputSize', String(ctx.pushLimits.maxBytes)],
-    ['receive.fsckObjects', 'true'],
-  ];
-}
-
-/** The pre-receive hook's input; a policy that cannot be read refuses the push (fail closed). */
-async function pushPolicyInput(ctx: StorageContext, repo: { id: string; permission: Permission }, requestId: string): Promise<PushPolicyInput> {
-  try {
-    return { policy: await ctx.policies.policyOf(repo.id, requestId), permission: repo.permission };
-  } catch (err) {
-    ctx.logger.warn({ err, repository_id: repo.id }, 'git transport: no ref policy, the push will be refused');
-    return { error: `push refused: ${POLICY_UNAVAILABLE}` };
-  }
 }

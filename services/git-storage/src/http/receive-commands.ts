@@ -1,11 +1,11 @@
 import { PassThrough, type Readable } from 'node:stream';
+import { OID_PATTERN } from '@githost/git-records/object-id';
 import type { PushedRef } from '../hooks/push-check.js';
 
 /** The command list is a few pkt-lines per ref; past this much the body is not a plain push. */
 const MAX_COMMANDS_BYTES = 1024 * 1024;
-const OID = '[0-9a-f]{40}';
-const COMMAND = new RegExp(`^(${OID}) (${OID}) (refs/[^\\0\\n ]+)(?:\\0([^\\n]*))?\\n?$`);
-const SHALLOW = new RegExp(`^shallow ${OID}\\n?$`);
+const COMMAND = new RegExp(`^(${OID_PATTERN}) (${OID_PATTERN}) (refs/[^\\0\\n ]+)(?:\\0([^\\n]*))?\\n?$`);
+const SHALLOW = new RegExp(`^shallow ${OID_PATTERN}\\n?$`);
 
 type Parsed = { done: false } | { done: true; refs?: PushedRef[]; capabilities?: string[] };
 

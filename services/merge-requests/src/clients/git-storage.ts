@@ -4,10 +4,9 @@ import type { StorageServiceClient, storage } from '@githost/protos';
 import type { StorageRouter } from '@githost/storage-router';
 import type { DiffLimits, GitPort, MergeTips, UpdateRefInput, WriteMergeInput } from '../domain/ports.js';
 import type { Comparison, Diff } from '../domain/types.js';
-import { parseCommit, readDiff } from '@githost/git-records';
+import { parseCommit, readDiff, ZERO_OID } from '@githost/git-records';
 
 const TIMEOUT_MS = 30_000;
-const ZERO_OID = '0'.repeat(40);
 /** gRPC status UNIMPLEMENTED. */
 const UNIMPLEMENTED = 12;
 

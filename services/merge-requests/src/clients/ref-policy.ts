@@ -1,7 +1,7 @@
 import { callUnary, type GrpcMetrics } from '@githost/grpc';
 import type { AccountsServiceClient, accounts } from '@githost/protos';
 import { refPolicyOfMessage, type RefPolicy } from '@githost/ref-policy';
-import type { RefPolicySource } from '../domain/workflow-ports.js';
+import type { RefPolicySource } from '../domain/ports.js';
 
 /** RefPolicySource over accounts' GetRefPolicy, asked on every use: a rule changed by the owner
  *  governs the very next merge. */

@@ -1,7 +1,7 @@
 import { enqueueEvent } from '@githost/bus';
 import type { Database, Queryable } from '@githost/db';
 import { conflict } from '@githost/errors';
-import type { ActivityEntry, MergeRequestChange } from '../domain/lifecycle-ports.js';
+import type { ActivityEntry, MergeRequestChange } from '../domain/ports.js';
 import type { MergeRequest } from '../domain/types.js';
 import { REPOSITORY_DATA_DELETES } from './repository-data.js';
 import { MR_COLUMNS, toMergeRequest } from './rows.js';

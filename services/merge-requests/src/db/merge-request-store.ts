@@ -1,6 +1,6 @@
 import { GroupCommit, type Database, type Queryable } from '@githost/db';
 import { enqueueEvent } from '@githost/bus';
-import type { MergeRequestChange } from '../domain/lifecycle-ports.js';
+import type { MergeRequestChange } from '../domain/ports.js';
 import type { ClaimResult, EventOf, MergeCompletion, MergePlan, MergeRequestStore, NewComment, NewMergeRequest } from '../domain/ports.js';
 import type { Activity, Comment, MergeIntent, MergeRequest } from '../domain/types.js';
 import * as lifecycle from './lifecycle-queries.js';

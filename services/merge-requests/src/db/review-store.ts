@@ -1,7 +1,8 @@
 import type { Database } from '@githost/db';
 import { enqueueEvent, type EventEnvelope } from '@githost/bus';
 import type { Permission } from '@githost/identity';
-import type { NewReview, Review, ReviewState, ReviewStore } from '../domain/workflow-ports.js';
+import type { NewReview, ReviewStore } from '../domain/ports.js';
+import type { Review, ReviewState } from '../domain/types.js';
 
 const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
 const COLUMNS = 'id, mr_id, author_id, state, body, commit_sha, reviewer_permission, created_at';

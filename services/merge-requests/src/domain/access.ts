@@ -1,10 +1,10 @@
 import { notFound, unauthenticated, validation } from '@githost/errors';
-import { canRead, canWrite } from '@githost/identity';
+import { canWrite, isRepoVisible } from '@githost/identity';
 import type { Caller, RepoRef } from './types.js';
 
 /** CONTRACT §3: a private repository the caller cannot read looks like no repository at all. */
 export function requireVisible(repo: RepoRef | null): RepoRef {
-  if (!repo || (repo.private && !canRead(repo.permission))) throw notFound('Repository not found');
+  if (!isRepoVisible(repo)) throw notFound('Repository not found');
   return repo;
 }
 

@@ -1,12 +1,12 @@
+import { isFullOid, ZERO_OID } from '@githost/git-records/object-id';
 import type { EventEnvelope } from '@githost/bus';
 import { AppError } from '@githost/errors';
 import { lifecycleEvent, type EventRepo } from './lifecycle-events.js';
-import type { MergeRequestChange } from './lifecycle-ports.js';
+import type { MergeRequestChange } from './ports.js';
 import { mergeRequestEvent } from './merge-request-event.js';
 import type { EventRelay, GitPort, MergeRequestStore, UserDirectory } from './ports.js';
 import type { MergeRequest } from './types.js';
 
-const ZERO_OID = '0'.repeat(40);
 
 export interface FollowDeps {
   store: MergeRequestStore;
@@ -28,7 +28,6 @@ interface PushFields {
 
 export type PushOutcome = 'applied' | 'duplicate' | 'nothing';
 
-const isOid = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{40}$/.test(v);
 
 /**
  * A merge request follows its source branch, as GitHub's pull requests do (README "Decisions"):
@@ -41,7 +40,7 @@ const isOid = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{4
  */
 export async function followPush(deps: FollowDeps, event: EventEnvelope): Promise<PushOutcome> {
   const p = (event.payload ?? {}) as PushFields;
-  if (typeof p.ref !== 'string' || !p.ref.startsWith('refs/heads/') || !isOid(p.before) || !isOid(p.after)) return 'nothing';
+  if (typeof p.ref !== 'string' || !p.ref.startsWith('refs/heads/') || !isFullOid(p.before) || !isFullOid(p.after)) return 'nothing';
   const branch = p.ref.slice('refs/heads/'.length);
   const repoId = event.repository.id;
   // Almost every push touches a branch no open merge request uses: one lookup, and done.

@@ -2,7 +2,7 @@ import { conflict, notFound, validation } from '@githost/errors';
 import { canWrite } from '@githost/identity';
 import { requireCaller, requireVisible } from './access.js';
 import { lifecycleEvent, type EventRepo } from './lifecycle-events.js';
-import type { ActivityEntry, MergeRequestFields } from './lifecycle-ports.js';
+import type { ActivityEntry, MergeRequestFields } from './ports.js';
 import type { Deps } from './merge-requests.js';
 import type { EventRelay } from './ports.js';
 import type { Caller, MergeRequest, RepoRef } from './types.js';

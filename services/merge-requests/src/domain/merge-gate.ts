@@ -3,7 +3,7 @@ import { protectionFor, RULE_DEFAULTS, type RefPolicy } from '@githost/ref-polic
 import { summarizeReviews, type ReviewSummary } from './reviews.js';
 import { combinedStatusOf, type CombinedStatus } from './statuses.js';
 import type { MergeRequest, RepoRef } from './types.js';
-import type { WorkflowPorts } from './workflow-ports.js';
+import type { WorkflowPorts } from './ports.js';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 

@@ -1,3 +1,4 @@
+import { isFullOid } from '@githost/git-records/object-id';
 import { validation } from '@githost/errors';
 import { MAX_TEXT_CHARS, MAX_TITLE_CHARS } from './limits.js';
 
@@ -25,7 +26,7 @@ export function validateMergeOptions(body: unknown): MergeOptions {
     out.strategy = b.strategy as RequestedStrategy;
   }
   if (b.sha !== undefined) {
-    if (typeof b.sha !== 'string' || !/^[0-9a-fA-F]{40}$/.test(b.sha)) throw validation('sha must be a 40-character hex commit id');
+    if (typeof b.sha !== 'string' || !isFullOid(b.sha.toLowerCase())) throw validation('sha must be a 40-character hex commit id');
     out.sha = b.sha.toLowerCase();
   }
   if (b.commit_title !== undefined) {

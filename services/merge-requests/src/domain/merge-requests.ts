@@ -9,7 +9,7 @@ import { isValidBranchName, mrNotFound, parseNumber, stateFilter, validateCommen
 import { workflowOf } from './merge-gate.js';
 import type { ReviewSummary } from './reviews.js';
 import type { CombinedStatus } from './statuses.js';
-import type { WorkflowPorts } from './workflow-ports.js';
+import type { WorkflowPorts } from './ports.js';
 
 export interface Deps {
   store: MergeRequestStore;

@@ -1,3 +1,4 @@
+import { ZERO_OID } from '@githost/git-records/object-id';
 import { AppError, conflict, notFound, unavailable } from '@githost/errors';
 import type { RefPolicy } from '@githost/ref-policy';
 import { requireCaller, requireVisible, requireWrite } from './access.js';
@@ -10,7 +11,6 @@ import type { EventRelay, Signature } from './ports.js';
 import type { Caller, MergeRequest, MergeStrategy, RepoRef } from './types.js';
 import { mrNotFound, parseNumber } from './validate.js';
 
-const ZERO_OID = '0'.repeat(40);
 
 export interface MergeDeps extends Deps {
   relay: EventRelay;

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@githost/bus';
 import type { DiffLimits } from '@githost/git-records';
-import type { LifecycleStore } from './lifecycle-ports.js';
-import type { Activity, Comment, Comparison, Diff, MergeIntent, MergeRequest, MergeStrategy, UserRecord } from './types.js';
+import type { RefPolicy } from '@githost/ref-policy';
+import type { Activity, Comment, CommitStatus, Comparison, Diff, MergeIntent, MergeRequest, MergeStrategy, Review, StatusState, UserRecord } from './types.js';
 
 export type { DiffLimits };
 
@@ -126,4 +126,100 @@ export interface MergeRequestStore extends LifecycleStore {
 /** Publishes outbox rows soon after a commit; never awaited by a response. */
 export interface EventRelay {
   kick(): void;
+}
+
+/** An activity entry written with a change (CONTRACT §8 shape, `action` names what happened). */
+export interface ActivityEntry {
+  user_id: string | null;
+  action: string;
+  data: Record<string, unknown>;
+}
+
+/** The fields a lifecycle change may set. */
+export type MergeRequestFields = Partial<Pick<MergeRequest, 'title' | 'description' | 'state' | 'head_sha' | 'merged_sha' | 'merged_by'>>;
+
+/**
+ * One change of one merge request with its activity and events, written in one transaction
+ * (the events through the outbox, BRIEF "Event conventions").
+ */
+export interface MergeRequestChange {
+  mr_id: string;
+  /** Applied only while the record is still in this state: a racing change (a merge, another
+   *  close) wins and this one does nothing. */
+  from_state: string;
+  set: MergeRequestFields;
+  activities: ActivityEntry[];
+  /** The events, built from the record as it is after the change. */
+  events: (updated: MergeRequest) => EventEnvelope[];
+  /** Refuse (a `conflict`, nothing applied) while a merge of this merge request is in flight:
+   *  the merge records its own outcome; the event is retried after it. */
+  unless_merging?: boolean;
+}
+
+/** What lifecycle changes, the push consumer and repository deletion need from the store. */
+export interface LifecycleStore {
+  /** One change in one transaction; null when `from_state` no longer holds. */
+  applyChange(change: MergeRequestChange): Promise<MergeRequest | null>;
+  /**
+   * Every change an event causes, in one transaction that also records the event as handled.
+   * False when it was handled before (nothing applied: redelivery is harmless). Throws
+   * `conflict` when an `unless_merging` change meets a merge in flight (nothing applied).
+   */
+  applyEvent(eventId: string, repoId: string, changes: MergeRequestChange[]): Promise<boolean>;
+  wasHandled(eventId: string): Promise<boolean>;
+  /** The open merge requests whose source or target is `branch`, by number: all a push to it
+   *  can change. Lookups made at the same time may share one query; none is answered from an
+   *  earlier one. */
+  openOnBranch(repoId: string, branch: string): Promise<MergeRequest[]>;
+  /** Whether `sha` on `branch` is what a merge through the API wrote there (a merged merge
+   *  request into that branch has it as merged_sha). */
+  isMergeResult(repoId: string, branch: string, sha: string): Promise<boolean>;
+  /** git-storage shard of a repository that has merge requests; null when it has none. */
+  shardOf(repoId: string): Promise<string | null>;
+  /** Removes everything stored for a repository (merge requests and all that hangs on them). */
+  deleteRepository(repoId: string): Promise<void>;
+}
+
+export type NewReview = Omit<Review, 'id' | 'created_at'>;
+
+export interface ReviewStore {
+  /** Inserts the review and the event built from it (outbox) in one transaction. */
+  addReview(input: NewReview, event: (review: Review) => EventEnvelope): Promise<Review>;
+  /** Oldest first. */
+  listReviews(mrId: string): Promise<Review[]>;
+}
+
+export interface NewStatus {
+  repo_id: string;
+  sha: string;
+  state: StatusState;
+  context: string;
+  description: string | null;
+  target_url: string | null;
+  creator_id: string | null;
+  creator_username: string;
+}
+
+export interface StatusStore {
+  /** Inserts the status and its event in one transaction; 'limit' (nothing written) when the
+   *  (sha, context) pair already holds `maxPerContext` statuses. */
+  addStatus(input: NewStatus, maxPerContext: number, event: (status: CommitStatus) => EventEnvelope): Promise<CommitStatus | 'limit'>;
+  /** Newest first. */
+  listStatuses(repoId: string, sha: string, page: { limit: number; offset: number }): Promise<CommitStatus[]>;
+  /** The newest status of each context, newest first. */
+  latestPerContext(repoId: string, sha: string): Promise<CommitStatus[]>;
+}
+
+/** accounts GetRefPolicy. */
+export interface RefPolicySource {
+  getRefPolicy(repoId: string): Promise<RefPolicy>;
+}
+
+/** Reviews, statuses and the ref policy: what the detail's `review_summary` and `status`, and the
+ *  merge gate, read. Absent only in unit tests of the seed's own rules, where the detail and the
+ *  merge then behave exactly as the seed says. */
+export interface WorkflowPorts {
+  reviews: ReviewStore;
+  statuses: StatusStore;
+  policy: RefPolicySource;
 }

@@ -5,7 +5,7 @@ import { MemoryReviews } from '../../test/support/in-memory-workflow.js';
 import { createMergeRequest } from './merge-requests.js';
 import { listReviews, submitReview, summarizeReviews, validateReview, type ReviewDeps } from './reviews.js';
 import type { Caller, RepoRef } from './types.js';
-import type { Review } from './workflow-ports.js';
+import type { Review } from './types.js';
 
 const SRC2 = 'c'.repeat(40);
 const repo: RepoRef = { id: 'r1', owner: 'alice', name: 'proj', shard: 'default', private: false, permission: 'write' };

@@ -8,7 +8,8 @@ import { MAX_TEXT_CHARS } from './limits.js';
 import type { EventRelay, GitPort, MergeRequestStore, UserDirectory } from './ports.js';
 import type { Caller, MergeRequest, RepoRef } from './types.js';
 import { isValidBranchName, mrNotFound, parseNumber } from './validate.js';
-import type { Review, ReviewState, ReviewStore } from './workflow-ports.js';
+import type { ReviewStore } from './ports.js';
+import type { Review, ReviewState } from './types.js';
 
 export const REVIEW_EVENTS = ['approve', 'request_changes', 'comment'] as const;
 export type ReviewEvent = (typeof REVIEW_EVENTS)[number];

@@ -1,10 +1,12 @@
+import { isFullOid } from '@githost/git-records/object-id';
 import { envelope, repositoryOf } from './lifecycle-events.js';
 import type { EventEnvelope } from '@githost/bus';
 import { notFound, validation } from '@githost/errors';
 import { requireCaller, requireVisible, requireWrite } from './access.js';
 import type { EventRelay, GitPort } from './ports.js';
 import type { Caller, RepoRef } from './types.js';
-import type { CommitStatus, NewStatus, StatusState, StatusStore } from './workflow-ports.js';
+import type { NewStatus, StatusStore } from './ports.js';
+import type { CommitStatus, StatusState } from './types.js';
 
 /** README "Commit statuses" limits, GitHub's: 1,000 statuses per sha and context, a description
  *  of at most 140 characters. Context and URL bounds are ours (GitHub documents none). */
@@ -41,7 +43,6 @@ export interface StatusPayload {
   sender: { username: string };
 }
 
-const FULL_SHA = /^[0-9a-fA-F]{40}$/;
 const fieldsOf = (body: unknown): Record<string, unknown> => (body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {});
 
 export interface StatusInput {
@@ -89,7 +90,7 @@ function isHttpUrl(raw: string): boolean {
 
 /** A full sha that names a commit of this repository (a tag object or a tree is not one). */
 async function commitOf(git: GitPort, repoId: string, raw: string): Promise<string> {
-  const sha = FULL_SHA.test(raw) ? raw.toLowerCase() : null;
+  const sha = isFullOid(raw.toLowerCase()) ? raw.toLowerCase() : null;
   const oid = sha ? await git.resolveRevision(repoId, sha) : null;
   if (!oid || oid !== sha) throw notFound(`Commit not found: ${raw}`);
   return sha;
@@ -120,7 +121,7 @@ export async function resolveRef(git: GitPort, repoId: string, ref: string): Pro
     const oid = await git.resolveRevision(repoId, candidate);
     if (oid) return oid;
   }
-  if (FULL_SHA.test(ref)) {
+  if (isFullOid(ref.toLowerCase())) {
     const oid = await git.resolveRevision(repoId, ref.toLowerCase());
     if (oid === ref.toLowerCase()) return oid;
   }

@@ -1,4 +1,5 @@
 import type { CommitRecord, Diff, DiffEntry } from '@githost/git-records';
+import type { Permission } from '@githost/identity';
 
 /** The stored merge request record (seed §2 "Merge request"), as the create response returns it. */
 export interface MergeRequest {
@@ -90,4 +91,35 @@ export interface Comparison {
   behind_by: number;
   /** Oldest first, at most the requested number. */
   commits: CommitRecord[];
+}
+
+/** README "Reviews": what a review records. `reviewer_permission` is the reviewer's access when
+ *  the review was given: only write and admin count, and a later change of access does not
+ *  rewrite history (GitHub keeps an approval by a collaborator who later lost access too). */
+export interface Review {
+  id: string;
+  mr_id: string;
+  author_id: string | null;
+  state: ReviewState;
+  body: string;
+  commit_sha: string;
+  reviewer_permission: Permission;
+  created_at: string;
+}
+
+export type ReviewState = 'approved' | 'changes_requested' | 'commented';
+
+export type StatusState = 'pending' | 'success' | 'failure' | 'error';
+
+/** README "Commit statuses": one entry of a (repository, sha, context) history. */
+export interface CommitStatus {
+  id: string;
+  sha: string;
+  state: StatusState;
+  context: string;
+  description: string | null;
+  target_url: string | null;
+  creator: { username: string };
+  created_at: string;
+  updated_at: string;
 }

@@ -2,7 +2,7 @@ import { notFound } from '@githost/errors';
 import { express, route, type Request } from '@githost/http';
 import type { EventRelay, GitPort } from '../domain/ports.js';
 import { createStatus, getCombinedStatus, listStatuses, pageOf } from '../domain/statuses.js';
-import type { StatusStore } from '../domain/workflow-ports.js';
+import type { StatusStore } from '../domain/ports.js';
 import { contextOf } from './routes.js';
 
 export interface StatusRouteDeps {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
 import { RULE_DEFAULTS, type BranchProtection, type RefPolicy } from '@githost/ref-policy';
-import type { CommitStatus, NewReview, NewStatus, RefPolicySource, Review, ReviewStore, StatusStore, WorkflowPorts } from '../../src/domain/workflow-ports.js';
+import type { NewReview, NewStatus, RefPolicySource, ReviewStore, StatusStore, WorkflowPorts } from '../../src/domain/ports.js';
+import type { CommitStatus, Review } from '../../src/domain/types.js';
 
 /** In-memory reviews, statuses and ref policy: the same contracts as the Postgres stores and accounts. */
 export class MemoryReviews implements ReviewStore {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
 import { conflict } from '@githost/errors';
-import type { MergeRequestChange } from '../../src/domain/lifecycle-ports.js';
+import type { MergeRequestChange } from '../../src/domain/ports.js';
 import type { ClaimResult, EventOf, GitPort, MergeCompletion, MergePlan, MergeRequestStore, NewComment, NewMergeRequest, UpdateRefInput, UserDirectory, WriteMergeInput } from '../../src/domain/ports.js';
 import type { Activity, CommitRecord, Comment, Comparison, Diff, MergeIntent, MergeRequest, UserRecord } from '../../src/domain/types.js';
 

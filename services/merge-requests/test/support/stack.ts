@@ -7,7 +7,7 @@ import { accountsProto, type accounts, type StorageServiceClient } from '@githos
 import { cleanupWorkdirs, startTestStorage, type TestStorage } from '@githost/git-storage/testing';
 import { createStorageRouter, singleShard, type StorageRouter } from '@githost/storage-router';
 import type { Service } from '@githost/runtime';
-import { createServer, type Deps } from '../../src/server.js';
+import { createServer, type ServerDeps } from '../../src/server.js';
 import type { Config } from '../../src/config.js';
 import { SECRET } from './identity.js';
 
@@ -40,11 +40,11 @@ export interface Stack {
   /** `GET /metrics` on the metrics port. */
   metricsUrl: string;
   /** Restarts the merge-requests service on the same database (a crash and restart). */
-  restart(deps?: Partial<Deps>): Promise<void>;
+  restart(deps?: Partial<ServerDeps>): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startStack(deps: Partial<Deps> = {}, overrides: Partial<Config> = {}): Promise<Stack> {
+export async function startStack(deps: Partial<ServerDeps> = {}, overrides: Partial<Config> = {}): Promise<Stack> {
   const storage = await startTestStorage({ secret: SECRET });
   const accounts = await startAccountsStub();
   const db = await createTestDatabase('githost_mr_svc');
@@ -66,7 +66,7 @@ export async function startStack(deps: Partial<Deps> = {}, overrides: Partial<Co
     ...overrides,
   };
   const logger = createLogger('merge-requests', 'silent');
-  const build = (extra: Partial<Deps>) => createServer(config, { bus, logger, recovery: { intervalMs: 3600_000 }, ...deps, ...extra });
+  const build = (extra: Partial<ServerDeps>) => createServer(config, { bus, logger, recovery: { intervalMs: 3600_000 }, ...deps, ...extra });
   const stack: Stack = {
     storage,
     accounts,

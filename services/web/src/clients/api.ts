@@ -1,7 +1,8 @@
-import { AppError, type ErrorKind } from '@githost/errors';
-import { requestWhole, type WholeAnswer } from './keep-alive.js';
-import type { PageAnswers } from './page-answers.js';
-import { RecentAnswers, recentAnswers } from './recent-answers.js';
+import type { paths } from '@githost/api-types';
+import { AppError, kindOfHttpStatus, type ErrorKind } from '@githost/errors';
+import { requestWhole, type WholeAnswer } from './http-client.js';
+import type { PageAnswers } from '../pages/page-cache.js';
+import { RecentAnswers, recentAnswers } from './answer-cache.js';
 
 /** Who the web is calling for: the signed-in person's session secret (absent: anonymous), and
  *  the browser's request id so the API's log lines join the page's. */
@@ -13,20 +14,53 @@ export interface ApiCaller {
   /** Settled before any answer is handed back: the viewer check a page's calls run beside
    *  (pages/router.ts), so code after a call's await always knows who is asking. */
   gate?: Promise<unknown>;
-  /** The page view's record of what it was built from (kept pages, pages/kept-pages.ts). */
+  /** The page view's record of what it was built from (kept pages, pages/page-cache.ts). */
   answers?: PageAnswers;
 }
 
 const TIMEOUT_MS = 30_000;
 
-// The API's statuses as the kinds the page error handler knows; 429 keeps its status in details.
-const KIND_OF_STATUS: Record<number, ErrorKind> = { 400: 'validation', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 413: 'too_large', 414: 'uri_too_long', 415: 'unsupported_media_type' };
+// The gateway's refusals of a request's form (a stalled body, too many header fields): the web
+// sends neither, and were one to come it is shown as the form's error, as any 4xx without a kind.
+const EDGE_ONLY: readonly ErrorKind[] = ['request_timeout', 'headers_too_large'];
 
-/** An API answer that was not 2xx, as an AppError carrying the API's own message and status. */
+/** An API answer that was not 2xx, as an AppError carrying the API's own message and status
+ *  (the kind by packages/errors' one table; 429 keeps its status in details). */
 export function apiError(status: number, message: string | undefined): AppError {
   if (status === 429) return new AppError('unavailable', 'Too many requests: try again in a minute', { status });
-  const kind = KIND_OF_STATUS[status] ?? (status >= 500 ? 'unavailable' : 'validation');
+  const known = kindOfHttpStatus(status);
+  const kind = status >= 500 ? 'unavailable' : known && !EDGE_ONLY.includes(known) ? known : 'validation';
   return new AppError(kind, message || `The API answered ${status}`, { status });
+}
+
+/** A path template of openapi/openapi.yaml, e.g. `/api/repos/{owner}/{repo}`. */
+export type ApiTemplate = keyof paths;
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Placeholders<T extends string> = T extends `${string}{${infer Name}}${infer Rest}` ? Name | Placeholders<Rest> : never;
+type JsonOf<R, S extends number> = R extends Record<S, { content: { 'application/json': infer Body } }> ? Body : never;
+/** What an operation answers when it succeeds: its 200 or 201 JSON, else nothing (204). */
+type AnswerOf<Op> = Op extends { responses: infer R } ? (200 extends keyof R ? JsonOf<R, 200> : 201 extends keyof R ? JsonOf<R, 201> : undefined) : never;
+/** The answer of `method` on `T`, as the document declares it. */
+export type ApiAnswer<T extends ApiTemplate, M extends Method = 'get'> = AnswerOf<paths[T][M]>;
+/** The templates that have the given method. */
+type WithMethod<M extends Method> = { [T in ApiTemplate]: paths[T][M] extends { responses: unknown } ? T : never }[ApiTemplate];
+
+declare const TEMPLATE: unique symbol;
+/** A path of the API that fills the template `T` (built by `apiPath`), so its answer type
+ *  follows from the document, not from the caller. */
+export type ApiPath<T extends ApiTemplate> = string & { readonly [TEMPLATE]: T };
+
+// A ref (and a path under it) may hold slashes: each segment encoded, the slashes kept.
+const SLASHED = new Set(['ref', 'ref_and_path']);
+
+/**
+ * `template` with each `{name}` filled from `params`, percent-encoded, then `query` (`?...`)
+ * as given.
+ */
+export function apiPath<T extends ApiTemplate>(template: T, ...[params, query = '']: [Placeholders<T>] extends [never] ? [params?: Record<string, never>, query?: string] : [params: Record<Placeholders<T>, string | number>, query?: string]): ApiPath<T> {
+  const values = (params ?? {}) as Record<string, string | number>;
+  const filled = template.replace(/\{([a-z_]+)\}/g, (_, name: string) => (SLASHED.has(name) ? encodePath(String(values[name])) : encodeURIComponent(String(values[name]))));
+  return (filled + query) as ApiPath<T>;
 }
 
 /**
@@ -43,21 +77,25 @@ export class GatewayApi {
     return this.caller.credential !== undefined;
   }
 
-  get<T>(path: string): Promise<T> {
-    return this.call<T>('GET', path);
+  get<T extends WithMethod<'get'>>(path: ApiPath<T>): Promise<ApiAnswer<T>> {
+    return this.send('GET', path);
   }
 
   /**
    * A GET whose answer follows from what the page's other calls answered (a commit by its sha,
    * once a listing at that sha was answered to this person): left out of the page's record, so a
-   * kept page is not checked against it again (pages/kept-pages.ts).
+   * kept page is not checked against it again (pages/page-cache.ts).
    */
-  getImplied<T>(path: string): Promise<T> {
-    return this.call<T>('GET', path, undefined, false);
+  getImplied<T extends WithMethod<'get'>>(path: ApiPath<T>): Promise<ApiAnswer<T>> {
+    return this.send('GET', path, undefined, false);
   }
 
-  /** A JSON call; resolves undefined for 204. */
-  async call<T>(method: string, path: string, body?: unknown, recorded = true): Promise<T> {
+  /** A change; resolves to what the document says the operation answers (undefined for 204). */
+  call<M extends 'POST' | 'PUT' | 'PATCH' | 'DELETE', T extends WithMethod<Lowercase<M>>>(method: M, path: ApiPath<T>, body?: unknown): Promise<ApiAnswer<T, Lowercase<M>>> {
+    return this.send(method, path, body);
+  }
+
+  private async send<T>(method: string, path: string, body?: unknown, recorded = true): Promise<T> {
     const record = recorded ? this.caller.answers : undefined;
     const res = (method === 'GET' ? record?.take(this.caller.credential, path) : undefined) ?? (await this.answer(method, path, body));
     if (method === 'GET') record?.record(this.caller.credential, path, res);

@@ -1,8 +1,10 @@
+import { apiPath } from '../clients/api.js';
 import { AppError } from '@githost/errors';
 import { appendCookie, cookieHeader, SESSION_COOKIE } from '../http/session.js';
-import type { IssuedSession, IssuedToken, SessionInfo, TokenInfo } from '../clients/types.js';
+import type { IssuedSession, IssuedToken, SessionInfo, SshKey, TokenInfo } from '../clients/types.js';
 import { Notice, Time } from '../views/components.js';
-import { CsrfField, Flash } from '../views/forms.js';
+import { attempt, CsrfField, ErrorNotice, Flash } from '../views/forms.js';
+import { keyBodyOf, NewSshKeyForm, SshKeyList, type KeyFormValues } from '../views/ssh-keys.js';
 import { IssuedTokenNotice, NewTokenForm, TokenList, type ShownToken, type TokenFormValues } from '../views/tokens.js';
 import { issuedTokenToShow, showIssuedTokenOnce, tokenRequestOf } from './token-request.js';
 import { clearSessionCookie } from './router.js';
@@ -34,7 +36,7 @@ async function signIn(ctx: PageContext): Promise<PageResult> {
   if (!username || !password) return page('Sign in', <SignInForm ctx={ctx} next={next} username={username} error="Enter your username and password." />, { status: 400 });
   let session: IssuedSession;
   try {
-    session = await ctx.api.call<IssuedSession>('POST', '/api/sessions', { username, password });
+    session = await ctx.api.call('POST', apiPath('/api/sessions'), { username, password });
   } catch (err) {
     if (err instanceof AppError && (err.kind === 'unauthenticated' || err.kind === 'validation')) {
       return page('Sign in', <SignInForm ctx={ctx} next={next} username={username} error="Invalid username or password." />, { status: 401 });
@@ -53,7 +55,7 @@ async function signIn(ctx: PageContext): Promise<PageResult> {
 async function signOut(ctx: PageContext): Promise<PageResult> {
   if (ctx.viewer) {
     // The session ends on the server too, not only in this browser.
-    await ctx.api.call('DELETE', '/api/user/sessions/current').catch((err: unknown) => {
+    await ctx.api.call('DELETE', apiPath('/api/user/sessions/{session_id}', { session_id: 'current' })).catch((err: unknown) => {
       if (!(err instanceof AppError && err.kind === 'unauthenticated')) throw err;
     });
   }
@@ -61,11 +63,12 @@ async function signOut(ctx: PageContext): Promise<PageResult> {
   return redirect(site.home());
 }
 
-function SettingsNav({ current }: { current: 'password' | 'sessions' | 'tokens' }) {
+function SettingsNav({ current }: { current: 'password' | 'sessions' | 'tokens' | 'keys' }) {
   const items = [
     { id: 'password', label: 'Password', href: site.settings() },
     { id: 'sessions', label: 'Sessions', href: site.sessions() },
     { id: 'tokens', label: 'Access tokens', href: site.tokens() },
+    { id: 'keys', label: 'SSH keys', href: site.keys() },
   ];
   return (
     <nav aria-label="Settings" class="tabs">
@@ -83,6 +86,8 @@ const DONE: Record<string, string> = {
   password: 'Your password has been changed.',
   'session-revoked': 'The session has been ended.',
   'token-revoked': 'The token has been revoked.',
+  'key-added': 'The SSH key has been added.',
+  'key-deleted': 'The SSH key has been deleted.',
 };
 
 function passwordPage(ctx: PageContext, error?: string, status = 200): PageResult {
@@ -118,7 +123,7 @@ async function changePassword(ctx: PageContext): Promise<PageResult> {
   const password = field(ctx.form, 'password');
   if (password !== field(ctx.form, 'confirm')) return passwordPage(ctx, 'The new passwords do not match.', 400);
   try {
-    await ctx.api.call('PUT', '/api/user/password', { current_password: current, password });
+    await ctx.api.call('PUT', apiPath('/api/user/password'), { current_password: current, password });
   } catch (err) {
     if (err instanceof AppError && (err.kind === 'validation' || err.kind === 'forbidden')) return passwordPage(ctx, err.message, 400);
     throw err;
@@ -130,7 +135,7 @@ async function changePassword(ctx: PageContext): Promise<PageResult> {
 const browserOf = (s: SessionInfo) => s.user_agent || 'Unknown browser';
 
 async function sessionsPage(ctx: PageContext): Promise<PageResult> {
-  const sessions = await ctx.api.get<SessionInfo[]>('/api/user/sessions');
+  const sessions = await ctx.api.get(apiPath('/api/user/sessions'));
   return page(
     'Sessions',
     <>
@@ -166,7 +171,7 @@ async function sessionsPage(ctx: PageContext): Promise<PageResult> {
 }
 
 async function revokeSession(ctx: PageContext, id: string): Promise<PageResult> {
-  await ctx.api.call('DELETE', `/api/user/sessions/${encodeURIComponent(id)}`);
+  await ctx.api.call('DELETE', apiPath('/api/user/sessions/{session_id}', { session_id: id }));
   return redirect(`${site.sessions()}?done=session-revoked`);
 }
 
@@ -187,16 +192,16 @@ function tokensView(ctx: PageContext, tokens: TokenInfo[], opts: { issued?: Show
 }
 
 async function tokensPage(ctx: PageContext): Promise<PageResult> {
-  return tokensView(ctx, await ctx.api.get<TokenInfo[]>('/api/user/tokens'), { issued: issuedTokenToShow(ctx, site.tokens()) });
+  return tokensView(ctx, await ctx.api.get(apiPath('/api/user/tokens')), { issued: issuedTokenToShow(ctx, site.tokens()) });
 }
 
 async function createToken(ctx: PageContext): Promise<PageResult> {
-  const list = () => ctx.api.get<TokenInfo[]>('/api/user/tokens');
+  const list = () => ctx.api.get(apiPath('/api/user/tokens'));
   const request = tokenRequestOf(ctx.form);
   if ('error' in request) return tokensView(ctx, await list(), { error: request.error, values: request.values, status: 400 });
   let issued: IssuedToken;
   try {
-    issued = await ctx.api.call<IssuedToken>('POST', '/api/user/tokens', request.body);
+    issued = await ctx.api.call('POST', apiPath('/api/user/tokens'), request.body);
   } catch (err) {
     if (err instanceof AppError && err.kind === 'validation') return tokensView(ctx, await list(), { error: err.message, values: request.values, status: 400 });
     throw err;
@@ -205,8 +210,40 @@ async function createToken(ctx: PageContext): Promise<PageResult> {
 }
 
 async function revokeToken(ctx: PageContext, id: string): Promise<PageResult> {
-  await ctx.api.call('DELETE', `/api/user/tokens/${encodeURIComponent(id)}`);
+  await ctx.api.call('DELETE', apiPath('/api/user/tokens/{token_id}', { token_id: id }));
   return redirect(`${site.tokens()}?done=token-revoked`);
+}
+
+function keysView(ctx: PageContext, keys: SshKey[], opts: { error?: string; values?: KeyFormValues; status?: number } = {}): PageResult {
+  return page(
+    'SSH keys',
+    <>
+      <h1 class="page-title">Settings</h1>
+      <SettingsNav current="keys" />
+      <Flash ctx={ctx} messages={DONE} />
+      <ErrorNotice error={opts.error} />
+      <h2>SSH keys</h2>
+      <SshKeyList ctx={ctx} keys={keys} deleteAction={(id) => `${site.keys()}/${id}/delete`} empty="You have no SSH keys." />
+      <NewSshKeyForm ctx={ctx} action={site.keys()} heading="Add an SSH key" deployKey={false} values={opts.values} />
+    </>,
+    { status: opts.status ?? 200 },
+  );
+}
+
+const ownKeys = (ctx: PageContext) => ctx.api.get(apiPath('/api/user/keys'));
+
+async function addKey(ctx: PageContext): Promise<PageResult> {
+  const values = { title: field(ctx.form, 'title'), key: field(ctx.form, 'key'), write: false };
+  const result = await attempt(
+    () => ctx.api.call('POST', apiPath('/api/user/keys'), keyBodyOf(values, false)),
+    async (message, status) => keysView(ctx, await ownKeys(ctx), { error: message, values, status }),
+  );
+  return result.ok ? redirect(`${site.keys()}?done=key-added`) : result.result;
+}
+
+async function deleteKey(ctx: PageContext, id: string): Promise<PageResult> {
+  await ctx.api.call('DELETE', apiPath('/api/user/keys/{key_id}', { key_id: id }));
+  return redirect(`${site.keys()}?done=key-deleted`);
 }
 
 export const accountPages: PageDefinition[] = [
@@ -225,4 +262,7 @@ export const accountPages: PageDefinition[] = [
   { method: 'GET', path: '/-/settings/tokens', signedIn: true, handle: tokensPage },
   { method: 'POST', path: '/-/settings/tokens', signedIn: true, handle: createToken },
   { method: 'POST', path: '/-/settings/tokens/:id/revoke', signedIn: true, handle: (ctx, p) => revokeToken(ctx, p.id!) },
+  { method: 'GET', path: '/-/settings/keys', signedIn: true, handle: async (ctx) => keysView(ctx, await ownKeys(ctx)) },
+  { method: 'POST', path: '/-/settings/keys', signedIn: true, handle: addKey },
+  { method: 'POST', path: '/-/settings/keys/:id/delete', signedIn: true, handle: (ctx, p) => deleteKey(ctx, p.id!) },
 ];

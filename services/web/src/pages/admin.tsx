@@ -1,10 +1,10 @@
+import { apiPath } from '../clients/api.js';
 import { AppError } from '@githost/errors';
-import type { IssuedToken, TokenInfo } from '../clients/types.js';
 import type { AdminUser } from '../clients/mr-types.js';
 import { Time } from '../views/components.js';
 import { attempt, CsrfField, ErrorNotice, Flash, PostButton } from '../views/forms.js';
 import { IssuedTokenNotice, NewTokenForm, TokenList, type ShownToken, type TokenFormValues } from '../views/tokens.js';
-import { adminPages } from './mr-paths.js';
+import { adminPages } from './paths.js';
 import { issuedTokenToShow, showIssuedTokenOnce, tokenRequestOf } from './token-request.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
@@ -28,8 +28,6 @@ const DONE: Record<string, string> = {
   'token-revoked': 'The token has been revoked.',
 };
 
-const api = (u: string, rest = '') => `/api/admin/users/${encodeURIComponent(u)}${rest}`;
-
 interface ViewOpts {
   error?: string;
   status?: number;
@@ -41,7 +39,7 @@ interface ViewOpts {
 
 async function usersPage(ctx: PageContext, opts: ViewOpts = {}): Promise<PageResult> {
   requireAdmin(ctx);
-  const users = await ctx.api.get<AdminUser[]>('/api/admin/users?per_page=100').catch(hidden);
+  const users = await ctx.api.get(apiPath('/api/admin/users', {}, '?per_page=100')).catch(hidden);
   return page(
     'Users · Site admin',
     <>
@@ -104,7 +102,7 @@ async function createUser(ctx: PageContext): Promise<PageResult> {
   const body: Record<string, unknown> = { ...values, is_admin: field(ctx.form, 'is_admin') === '1' };
   if (password) body.password = password;
   const result = await attempt(
-    () => ctx.api.call<AdminUser>('POST', '/api/admin/users', body).catch(hidden),
+    () => ctx.api.call('POST', apiPath('/api/admin/users'), body).catch(hidden),
     (message, status) => usersPage(ctx, { error: message, status, values }),
   );
   if (!result.ok) return result.result;
@@ -114,7 +112,7 @@ async function createUser(ctx: PageContext): Promise<PageResult> {
 /** One user from the paged list (by username), page by page until found. */
 async function findUser(ctx: PageContext, username: string): Promise<AdminUser> {
   for (let pageNo = 1; pageNo <= 1000; pageNo++) {
-    const users = await ctx.api.get<AdminUser[]>(`/api/admin/users?per_page=100&page=${pageNo}`).catch(hidden);
+    const users = await ctx.api.get(apiPath('/api/admin/users', {}, `?per_page=100&page=${pageNo}`)).catch(hidden);
     const user = users.find((u) => u.username === username);
     if (user) return user;
     if (users.length < 100) break;
@@ -125,7 +123,7 @@ async function findUser(ctx: PageContext, username: string): Promise<AdminUser> 
 async function userPage(ctx: PageContext, username: string, opts: ViewOpts = {}): Promise<PageResult> {
   requireAdmin(ctx);
   // No single-user read: the list (by username) holds them; a user not in it is a 404.
-  const [user, tokens] = await Promise.all([findUser(ctx, username), ctx.api.get<TokenInfo[]>(api(username, '/tokens')).catch(hidden)]);
+  const [user, tokens] = await Promise.all([findUser(ctx, username), ctx.api.get(apiPath('/api/admin/users/{username}/tokens', { username })).catch(hidden)]);
   const here = adminPages.user(username);
   return page(
     `${username} · Site admin`,
@@ -190,7 +188,7 @@ async function issueToken(ctx: PageContext, username: string): Promise<PageResul
   const request = tokenRequestOf(ctx.form);
   if ('error' in request) return userPage(ctx, username, { token: { error: request.error, values: request.values }, status: 400 });
   const result = await attempt(
-    () => ctx.api.call<IssuedToken>('POST', api(username, '/tokens'), request.body).catch(hidden),
+    () => ctx.api.call('POST', apiPath('/api/admin/users/{username}/tokens', { username }), request.body).catch(hidden),
     (error, status) => userPage(ctx, username, { token: { error, values: request.values }, status }),
   );
   if (!result.ok) return result.result;
@@ -207,7 +205,7 @@ export const adminSitePages: PageDefinition[] = [
     method: 'POST',
     path: `${U}/password`,
     signedIn: true,
-    handle: (ctx, p) => userChange(ctx, p.username!, () => ctx.api.call('PUT', api(p.username!, '/password'), { password: field(ctx.form, 'password') }), 'password'),
+    handle: (ctx, p) => userChange(ctx, p.username!, () => ctx.api.call('PUT', apiPath('/api/admin/users/{username}/password', { username: p.username! }), { password: field(ctx.form, 'password') }), 'password'),
   },
   {
     method: 'POST',
@@ -215,7 +213,7 @@ export const adminSitePages: PageDefinition[] = [
     signedIn: true,
     handle: (ctx, p) => {
       const suspended = field(ctx.form, 'suspended') === 'true';
-      return userChange(ctx, p.username!, () => ctx.api.call('PATCH', api(p.username!), { suspended }), suspended ? 'suspended' : 'unsuspended');
+      return userChange(ctx, p.username!, () => ctx.api.call('PATCH', apiPath('/api/admin/users/{username}', { username: p.username! }), { suspended }), suspended ? 'suspended' : 'unsuspended');
     },
   },
   { method: 'POST', path: `${U}/tokens`, signedIn: true, handle: (ctx, p) => issueToken(ctx, p.username!) },
@@ -225,6 +223,6 @@ export const adminSitePages: PageDefinition[] = [
     method: 'POST',
     path: `${U}/tokens/:id/revoke`,
     signedIn: true,
-    handle: (ctx, p) => userChange(ctx, p.username!, () => ctx.api.call('DELETE', api(p.username!, `/tokens/${encodeURIComponent(p.id!)}`)), 'token-revoked'),
+    handle: (ctx, p) => userChange(ctx, p.username!, () => ctx.api.call('DELETE', apiPath('/api/admin/users/{username}/tokens/{token_id}', { username: p.username!, token_id: p.id! })), 'token-revoked'),
   },
 ];

@@ -1,10 +1,10 @@
-import { repoApiPath } from '../clients/api.js';
-import type { Comparison, MergeRequest } from '../clients/mr-types.js';
+import { apiPath } from '../clients/api.js';
+import type { Comparison } from '../clients/mr-types.js';
 import { CommitRow, Notice, subjectOf } from '../views/components.js';
 import { DiffView, type DiffViewMode } from '../views/diff.js';
 import { attempt, CsrfField, ErrorNotice } from '../views/forms.js';
-import { mrPages } from './mr-paths.js';
-import { loadRepo, type RepoView } from './repo-data.js';
+import { mrPages } from './paths.js';
+import { chromeOf, loadRepo, type RepoView } from './repo-data.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 import { AppError } from '@githost/errors';
 
@@ -47,13 +47,13 @@ async function comparePage(ctx: PageContext, owner: string, name: string, opts: 
   const view = await loadRepo(ctx.api, owner, name);
   const { repo } = view;
   const { base, head } = opts.refs ?? pickedRefs(ctx, view);
-  const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'merge-requests' };
+  const chrome = chromeOf(repo, 'merge-requests', view.counts);
   let comparison: Comparison | undefined;
   let refusal: string | undefined;
   let status = opts.status ?? 200;
   if (head) {
     try {
-      comparison = await ctx.api.get<Comparison>(repoApiPath(owner, name, `/compare/${encodeURIComponent(base)}...${encodeURIComponent(head)}`));
+      comparison = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/compare/{basehead}', { owner, repo: name, basehead: `${base}...${head}` }));
     } catch (err) {
       // The repository is readable (loadRepo passed): a missing ref or unrelated histories are
       // the person's choice to correct, said on the page.
@@ -136,7 +136,7 @@ async function createMergeRequest(ctx: PageContext, owner: string, name: string)
   const body: Record<string, unknown> = { title: values.title, source_branch: source, target_branch: target };
   if (values.description.trim()) body.description = values.description;
   const done = await attempt(
-    () => ctx.api.call<MergeRequest>('POST', repoApiPath(owner, name, '/merge-requests'), body),
+    () => ctx.api.call('POST', apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner, repo: name }), body),
     (message, status) => comparePage(ctx, owner, name, { error: message, status, values, refs }),
   );
   if (!done.ok) return done.result;

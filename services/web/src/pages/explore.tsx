@@ -1,4 +1,4 @@
-import type { PublicUser } from '@githost/api-types';
+import { apiPath } from '../clients/api.js';
 import type { ComponentChildren } from 'preact';
 import type { Repository } from '../clients/types.js';
 import { pageNumber, Pager, RepoList, Time } from '../views/components.js';
@@ -18,7 +18,7 @@ function filterOf(ctx: PageContext): string {
 
 /** `GET /api/repos` as the person asking: what they may read, newest first (docs/decisions/explore-lists.md). */
 export function exploreRepositories(ctx: PageContext, q: string, pageNo: number, perPage = EXPLORE_PER_PAGE): Promise<Repository[]> {
-  return ctx.api.get<Repository[]>(`/api/repos?${listQuery(q, pageNo, perPage)}`);
+  return ctx.api.get(apiPath('/api/repos', {}, `?${listQuery(q, pageNo, perPage)}`));
 }
 
 /** The API's `q`, `per_page` and `page` of an explore list. */
@@ -69,7 +69,7 @@ async function repositoriesPage(ctx: PageContext): Promise<PageResult> {
 async function usersPage(ctx: PageContext): Promise<PageResult> {
   const q = filterOf(ctx);
   const pageNo = pageNumber(ctx.req.query.page);
-  const users = await ctx.api.get<PublicUser[]>(`/api/users?${listQuery(q, pageNo)}`);
+  const users = await ctx.api.get(apiPath('/api/users', {}, `?${listQuery(q, pageNo)}`));
   return page(
     'Explore users',
     <ExploreFrame tab="users" q={q}>

@@ -1,14 +1,14 @@
-import { repoApiPath, encodePath } from '../clients/api.js';
-import type { Commit, Commits, Comparison } from '../clients/types.js';
+import { isFullOid } from '@githost/git-records/object-id';
+import { apiPath } from '../clients/api.js';
+import type { Commit } from '../clients/types.js';
 import { CommitRow, Notice, RefSwitcher, shortSha, subjectOf, Time } from '../views/components.js';
 import { DiffView, type DiffViewMode } from '../views/diff.js';
 import { repoPages } from './paths.js';
-import { loadRepo } from './repo-data.js';
+import { chromeOf, loadRepo } from './repo-data.js';
 import { page, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
 /** Commits per page of history. */
 export const COMMITS_PER_PAGE = 30;
-const SHA = /^[0-9a-f]{40}$/;
 
 /**
  * History of a ref, a page at a time. The API has no offset, only a start and a limit, so a page
@@ -19,12 +19,12 @@ async function commitsPage(ctx: PageContext, owner: string, name: string, refPar
   const view = await loadRepo(ctx.api, owner, name);
   const { repo } = view;
   const gitRef = refParam || repo.default_branch;
-  const after = typeof ctx.req.query.after === 'string' && SHA.test(ctx.req.query.after) ? ctx.req.query.after : undefined;
-  const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'commits', ref: gitRef };
+  const after = typeof ctx.req.query.after === 'string' && isFullOid(ctx.req.query.after) ? ctx.req.query.after : undefined;
+  const chrome = chromeOf(repo, 'commits', view.counts, gitRef);
   if (view.branches.branches.length === 0 && view.tags.length === 0) {
     return page(`Commits · ${repo.full_name}`, <Notice kind="info">This repository has no commits yet.</Notice>, { repo: chrome });
   }
-  const log = await ctx.api.get<Commits>(repoApiPath(owner, name, `/commits/${encodePath(after ?? gitRef)}?limit=${COMMITS_PER_PAGE + 1}`));
+  const log = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { owner, repo: name, ref: after ?? gitRef }, `?limit=${COMMITS_PER_PAGE + 1}`));
   const shown = log.commits.slice(0, COMMITS_PER_PAGE);
   const next = log.commits[COMMITS_PER_PAGE];
   const here = repoPages.commits(owner, name, gitRef);
@@ -61,11 +61,11 @@ function Person({ label, who }: { label: string; who: Commit['author'] }) {
 async function commitPage(ctx: PageContext, owner: string, name: string, sha: string): Promise<PageResult> {
   const view = await loadRepo(ctx.api, owner, name);
   const { repo } = view;
-  const commit = await ctx.api.get<Commit>(repoApiPath(owner, name, `/commit/${encodeURIComponent(sha)}`));
+  const commit = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { owner, repo: name, sha }));
   const parent = commit.parents[0];
   // The diff against the first parent is a three-dot compare of the parent and the commit: their
   // merge base is the parent itself. A root commit has nothing to compare against.
-  const comparison = parent ? await ctx.api.get<Comparison>(repoApiPath(owner, name, `/compare/${parent}...${commit.sha}`)) : undefined;
+  const comparison = parent ? await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/compare/{basehead}', { owner, repo: name, basehead: `${parent}...${commit.sha}` })) : undefined;
   const mode: DiffViewMode = ctx.req.query.view === 'split' ? 'split' : 'unified';
   const here = repoPages.commit(owner, name, commit.sha);
   const [subject, ...rest] = commit.message.split('\n');
@@ -104,7 +104,7 @@ async function commitPage(ctx: PageContext, owner: string, name: string, sha: st
         <Notice kind="info">This is the first commit: every file in it is new.</Notice>
       )}
     </>,
-    { repo: { owner: repo.owner, name: repo.name, private: repo.private, tab: 'commits' } },
+    { repo: chromeOf(repo, 'commits', view.counts) },
   );
 }
 
@@ -133,7 +133,7 @@ async function branchesPage(ctx: PageContext, owner: string, name: string): Prom
         </ul>
       )}
     </>,
-    { repo: { owner: repo.owner, name: repo.name, private: repo.private, tab: 'branches' } },
+    { repo: chromeOf(repo, 'branches', view.counts) },
   );
 }
 
@@ -161,7 +161,7 @@ async function tagsPage(ctx: PageContext, owner: string, name: string): Promise<
         </ul>
       )}
     </>,
-    { repo: { owner: repo.owner, name: repo.name, private: repo.private, tab: 'tags' } },
+    { repo: chromeOf(repo, 'tags', view.counts) },
   );
 }
 

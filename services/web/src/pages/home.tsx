@@ -1,5 +1,5 @@
 import { AppError } from '@githost/errors';
-import { repoApiPath } from '../clients/api.js';
+import { apiPath } from '../clients/api.js';
 import type { Activity, Repository, Viewer } from '../clients/types.js';
 import { Notice, pageNumber, Pager, RepoList, Time } from '../views/components.js';
 import { exploreRepositories } from './explore.js';
@@ -33,7 +33,7 @@ function ActivityLine({ repo, entry }: { repo: Repository; entry: Activity }) {
 async function recentActivity(ctx: PageContext, repos: Repository[]) {
   const lists = await Promise.all(
     repos.slice(0, ACTIVITY_REPOS).map((repo) =>
-      ctx.api.get<Activity[]>(repoApiPath(repo.owner, repo.name, '/activity')).then(
+      ctx.api.get(apiPath('/api/repos/{owner}/{repo}/activity', { owner: repo.owner, repo: repo.name })).then(
         (entries) => entries.map((entry) => ({ repo, entry })),
         // One repository's activity that cannot be read leaves the others on the page.
         () => [],
@@ -79,7 +79,7 @@ async function homePage(ctx: PageContext): Promise<PageResult> {
   }
   const viewer: Viewer = ctx.viewer;
   const pageNo = pageNumber(ctx.req.query.page);
-  const repos = await ctx.api.get<Repository[]>(`/api/user/repos?per_page=${REPOS_PER_PAGE}&page=${pageNo}`);
+  const repos = await ctx.api.get(apiPath('/api/user/repos', {}, `?per_page=${REPOS_PER_PAGE}&page=${pageNo}`));
   const own = repos.filter((r) => r.owner === viewer.username);
   const shared = repos.filter((r) => r.owner !== viewer.username);
   const activity = await recentActivity(ctx, repos);
@@ -148,7 +148,7 @@ async function createRepo(ctx: PageContext): Promise<PageResult> {
   if (values.description) body.description = values.description;
   if (values.default_branch) body.default_branch = values.default_branch;
   try {
-    const repo = await ctx.api.call<Repository>('POST', '/api/repos', body);
+    const repo = await ctx.api.call('POST', apiPath('/api/repos'), body);
     return redirect(repoUrl(repo.owner, repo.name));
   } catch (err) {
     if (err instanceof AppError && (err.kind === 'validation' || err.kind === 'conflict' || err.kind === 'forbidden')) {
@@ -160,7 +160,7 @@ async function createRepo(ctx: PageContext): Promise<PageResult> {
 
 async function userPage(ctx: PageContext, username: string): Promise<PageResult> {
   const pageNo = pageNumber(ctx.req.query.page);
-  const repos = await ctx.api.get<Repository[]>(`/api/users/${encodeURIComponent(username)}/repos?per_page=${REPOS_PER_PAGE}&page=${pageNo}`);
+  const repos = await ctx.api.get(apiPath('/api/users/{username}/repos', { username }, `?per_page=${REPOS_PER_PAGE}&page=${pageNo}`));
   return page(
     username,
     <section>

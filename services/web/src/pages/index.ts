@@ -4,10 +4,10 @@ import { comparePages } from './compare.js';
 import { explorePages } from './explore.js';
 import { historyPages } from './history.js';
 import { homePages, userPages } from './home.js';
-import { mergeRequestPages } from './merge-requests.js';
+import { mergeRequestPages } from './merge-requests/index.js';
 import type { PageDefinition } from './registry.js';
 import { repositoryPages } from './repository.js';
-import { settingsPages } from './settings.js';
+import { settingsPages } from './settings/index.js';
 
 /**
  * Every page, in match order: the site's own (`/-/...`) first, then users and repositories.

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { GatewayApi } from '../clients/api.js';
-import type { Commit, Commits, Tree } from '../clients/types.js';
+import type { Commit, Tree } from '../clients/types.js';
 import { browseApiPath } from './repo-data.js';
 
 // A commit never changes once it has a sha, and the tree page shows the one its listing was read
@@ -15,7 +15,7 @@ export async function commitOfListing(api: GatewayApi, owner: string, name: stri
   const known = kept.get(key);
   if (known) return known;
   try {
-    const log = await api.getImplied<Commits>(browseApiPath(owner, name, 'commits', tree.commit, '?limit=1'));
+    const log = await api.getImplied(browseApiPath(owner, name, 'commits', tree.commit, '?limit=1'));
     const commit = log.commits[0] as Commit | undefined;
     if (commit?.sha === tree.commit) kept.set(key, commit);
     return commit;

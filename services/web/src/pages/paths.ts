@@ -10,6 +10,7 @@ export const site = {
   settings: () => '/-/settings',
   sessions: () => '/-/settings/sessions',
   tokens: () => '/-/settings/tokens',
+  keys: () => '/-/settings/keys',
   asset: (name: string) => `/-/static/${name}`,
   user: (username: string) => `/${encodeURIComponent(username)}`,
   /** The site's repositories (or users) anyone may browse, with a name filter and a page. */
@@ -39,6 +40,28 @@ export const repoPages = {
   /** The branches and tags to switch to from a view (the ref switcher's menu on its own). */
   refs: (o: string, r: string, view: 'tree' | 'blob' | 'commits', ref: string, path = '') => repoUrl(o, r, `/-/refs?${new URLSearchParams({ view, ref, ...(path ? { path } : {}) }).toString()}`),
   archive: (o: string, r: string, ref: string, format: 'tar.gz' | 'zip') => repoUrl(o, r, `/-/archive/${encodePath(ref)}.${format}`),
+  settings: (o: string, r: string, section = '') => repoUrl(o, r, `/-/settings${section ? `/${section}` : ''}`),
+  webhook: (o: string, r: string, id: string, rest = '') => repoUrl(o, r, `/-/settings/webhooks/${encodeURIComponent(id)}${rest}`),
+};
+
+/** The merge-request and compare pages' URLs. */
+export const mrPages = {
+  list: (o: string, r: string, state?: string) => repoUrl(o, r, `/-/merge-requests${state && state !== 'open' ? `?state=${encodeURIComponent(state)}` : ''}`),
+  show: (o: string, r: string, n: number | string) => repoUrl(o, r, `/-/merge-requests/${n}`),
+  action: (o: string, r: string, n: number | string, action: string) => repoUrl(o, r, `/-/merge-requests/${n}/${action}`),
+  create: (o: string, r: string) => repoUrl(o, r, '/-/merge-requests'),
+  compare: (o: string, r: string, base?: string, head?: string) => {
+    const q = new URLSearchParams();
+    if (base) q.set('base', base);
+    if (head) q.set('head', head);
+    const s = q.toString();
+    return repoUrl(o, r, `/-/compare${s ? `?${s}` : ''}`);
+  },
+};
+
+export const adminPages = {
+  users: () => '/-/admin/users',
+  user: (u: string, rest = '') => `/-/admin/users/${encodeURIComponent(u)}${rest}`,
 };
 
 /** A `next=` target is only ever a path of this site (no open redirect). */

@@ -31,7 +31,7 @@ export interface RepoChrome {
   tab: 'code' | 'commits' | 'branches' | 'tags' | (string & {});
   /** The ref the tabs link to (absent: the default branch). */
   ref?: string;
-  /** Shown in their tabs where the page asked for them (the repository's code pages). */
+  /** Shown in their tabs on every repository page that could read them (pages/repo-data.ts). */
   counts?: RepoCounts;
 }
 
@@ -60,7 +60,7 @@ export interface PageDefinition {
   readsViewerFirst?: boolean;
   /** A GET page that is a function of its URL, the viewer and its API answers only (no clock,
    *  no header, no streamed answer): its HTML is kept and sent again while the API answers the
-   *  same (pages/kept-pages.ts). */
+   *  same (pages/page-cache.ts). */
   keepable?: boolean;
   handle(ctx: PageContext, params: PageParams): Promise<PageResult>;
 }

@@ -1,27 +1,79 @@
 import { AppError } from '@githost/errors';
-import { encodePath, repoApiPath, type GatewayApi } from '../clients/api.js';
+import { apiPath, type ApiPath, type GatewayApi } from '../clients/api.js';
 import type { Branches, Repository, Tag } from '../clients/types.js';
+import type { RepoChrome, RepoCounts } from './registry.js';
 
 /** The repository, its branches and tags: what the chrome and the ref switcher need. */
 export interface RepoView {
   repo: Repository;
   branches: Branches;
   tags: Tag[];
+  /** The tabs' counts. */
+  counts: RepoCounts;
 }
 
+const repoPath = (owner: string, name: string) => apiPath('/api/repos/{owner}/{repo}', { owner, repo: name });
+const branchesPath = (owner: string, name: string) => apiPath('/api/repos/{owner}/{repo}/branches', { owner, repo: name });
+const tagsPath = (owner: string, name: string) => apiPath('/api/repos/{owner}/{repo}/tags', { owner, repo: name });
+/** The open list, by the very path the answer cache keeps (clients/answer-cache.ts), so a page
+ *  that also lists the open merge requests asks once. */
+export const openMergeRequestsPath = (owner: string, name: string) => apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner, repo: name }, '?state=open');
+
 export async function loadRepo(api: GatewayApi, owner: string, name: string): Promise<RepoView> {
-  // Together: each answers 404 alike for a repository the caller may not see.
-  const [repo, branches, tags] = await Promise.all([
-    api.get<Repository>(repoApiPath(owner, name)),
-    api.get<Branches>(repoApiPath(owner, name, '/branches')),
-    api.get<{ tags: Tag[] }>(repoApiPath(owner, name, '/tags')),
-  ]);
-  return { repo, branches, tags: tags.tags };
+  // Together: each answers 404 alike for a repository the caller may not see. The open merge
+  // requests only count in their tab, so a list that cannot be read drops that count alone.
+  const [repo, branches, tags, open] = await Promise.all([api.get(repoPath(owner, name)), api.get(branchesPath(owner, name)), api.get(tagsPath(owner, name)), settle(api.get(openMergeRequestsPath(owner, name)))]);
+  return { repo, branches, tags: tags.tags, counts: countsFrom(branches, tags.tags, open) };
+}
+
+/** Open merge requests shown as a count: the list answers at most this many. */
+const OPEN_MR_LIST_MAX = 50;
+
+/**
+ * The tabs' counts from the lists that tell them: a page that reads them anyway passes its own
+ * answers. Without the branches or the tags there are no counts; without the open merge
+ * requests, no count in their tab.
+ */
+export function countsOf(branches: Settled<Branches>, tags: Settled<{ tags: Tag[] }>, open: Settled<readonly unknown[]>): RepoCounts | undefined {
+  return branches.ok && tags.ok ? countsFrom(branches.value, tags.value.tags, open) : undefined;
+}
+
+function countsFrom(branches: Branches, tags: readonly Tag[], open: Settled<readonly unknown[]>): RepoCounts {
+  return {
+    branches: branches.branches.length,
+    tags: tags.length,
+    ...(open.ok && { mergeRequests: open.value.length >= OPEN_MR_LIST_MAX ? `${OPEN_MR_LIST_MAX}+` : String(open.value.length) }),
+  };
+}
+
+/**
+ * The tabs' counts for a page that does not read the lists itself (merge requests, settings):
+ * asked beside the page's own calls. The repository's record and the open list come from the
+ * answer cache when a page was just read; a list that cannot be read only drops its count.
+ */
+export async function loadCounts(api: GatewayApi, owner: string, name: string): Promise<RepoCounts | undefined> {
+  const [branches, tags, open] = await Promise.all([settle(api.get(branchesPath(owner, name))), settle(api.get(tagsPath(owner, name))), settle(api.get(openMergeRequestsPath(owner, name)))]);
+  return countsOf(branches, tags, open);
+}
+
+/** The chrome above a repository page: its name, the active tab, the counts when known. */
+export function chromeOf(repo: Repository, tab: RepoChrome['tab'], counts: RepoCounts | undefined, ref?: string): RepoChrome {
+  return { owner: repo.owner, name: repo.name, private: repo.private, tab, ...(counts && { counts }), ...(ref !== undefined && { ref }) };
 }
 
 /** A browse path for the API: `tree/` or `blob/` + the ref and path as the page got them. */
-export function browseApiPath(owner: string, name: string, kind: 'tree' | 'blob' | 'raw' | 'commits', refAndPath: string, query = ''): string {
-  return repoApiPath(owner, name, `/${kind}/${encodePath(refAndPath)}${query}`);
+const BROWSE = {
+  tree: '/api/repos/{owner}/{repo}/tree/{ref_and_path}',
+  blob: '/api/repos/{owner}/{repo}/blob/{ref_and_path}',
+  raw: '/api/repos/{owner}/{repo}/raw/{ref_and_path}',
+  commits: '/api/repos/{owner}/{repo}/commits/{ref}',
+} as const;
+
+export function browseApiPath<K extends keyof typeof BROWSE>(owner: string, name: string, kind: K, refAndPath: string, query = ''): ApiPath<(typeof BROWSE)[K]> {
+  // `ref` or `ref_and_path`, whichever the template names: either keeps its slashes.
+  const params = { owner, repo: name, ref: refAndPath, ref_and_path: refAndPath };
+  const template: (typeof BROWSE)[keyof typeof BROWSE] = BROWSE[kind];
+  return apiPath(template, params, query) as ApiPath<(typeof BROWSE)[K]>;
 }
 
 /** Whether an API error is the given refusal (e.g. `Not a directory: ...`). */

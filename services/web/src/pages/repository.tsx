@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { notFound } from '@githost/errors';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { repoApiPath, encodePath } from '../clients/api.js';
-import type { Blob, Branches, Commit, Repository, Tag, Tree, TreeEntry } from '../clients/types.js';
+import { apiPath, repoApiPath, encodePath } from '../clients/api.js';
+import type { Blob, Commit, Repository, Tree, TreeEntry } from '../clients/types.js';
 import { RAW_CONTENT_SECURITY_POLICY } from '../http/security-headers.js';
 import { highlightBlob } from '../render/highlight.js';
 import { renderMarkdown } from '../render/markdown.js';
@@ -10,8 +10,8 @@ import { CodeView } from '../views/code.js';
 import { Breadcrumbs, CloneBox, formatBytes, Notice, RefMenu, RefSwitcher, shortSha, subjectOf, Time, TreeTable } from '../views/components.js';
 import { commitOfListing } from './latest-commit.js';
 import { repoPages, repoUrl } from './paths.js';
-import { browseApiPath, isApiError, loadRepo, settle } from './repo-data.js';
-import { page, redirect, sent, type PageContext, type PageDefinition, type PageResult, type RepoCounts } from './registry.js';
+import { browseApiPath, chromeOf, countsOf, isApiError, loadCounts, loadRepo, openMergeRequestsPath, settle } from './repo-data.js';
+import { page, redirect, sent, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
 const README = /^readme(\.(md|markdown|mdown|txt|rst))?$/i;
 const MARKDOWN = /\.(md|markdown|mdown)$/i;
@@ -87,7 +87,7 @@ async function readme(ctx: PageContext, repo: Repository, tree: Tree) {
   if (!entry) return undefined;
   const { owner, name } = repo;
   try {
-    const blob = await ctx.api.get<Blob>(browseApiPath(owner, name, 'blob', `${tree.commit}/${entry.path}`));
+    const blob = await ctx.api.get(browseApiPath(owner, name, 'blob', `${tree.commit}/${entry.path}`));
     if (blob.encoding !== 'utf-8') return undefined;
     const html = MARKDOWN.test(entry.name)
       ? renderMarkdown(blob.content, { blobBase: repoUrl(owner, name, `/-/blob/${encodePath(tree.ref)}`), rawBase: repoUrl(owner, name, `/-/raw/${encodePath(tree.ref)}`), dir: tree.path })
@@ -106,9 +106,6 @@ async function readme(ctx: PageContext, repo: Repository, tree: Tree) {
   }
 }
 
-/** Open merge requests shown as a count: the list answers at most this many. */
-const OPEN_MR_LIST_MAX = 50;
-
 async function treePage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
   const isHome = refAndPath === '';
   // The listing, the repository, its branches, tags and open merge requests (the tabs' counts)
@@ -116,21 +113,13 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
   // list that cannot be read only drops its count, unless the page needs it to say why there is
   // no listing.
   const [repo, listing, branchList, tagList, open] = await Promise.all([
-    ctx.api.get<Repository>(repoApiPath(owner, name)),
-    settle(ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath))),
-    settle(ctx.api.get<Branches>(repoApiPath(owner, name, '/branches'))),
-    settle(ctx.api.get<{ tags: Tag[] }>(repoApiPath(owner, name, '/tags'))),
-    settle(ctx.api.get<unknown[]>(repoApiPath(owner, name, '/merge-requests?state=open'))),
+    ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
+    settle(ctx.api.get(browseApiPath(owner, name, 'tree', refAndPath))),
+    settle(ctx.api.get(apiPath('/api/repos/{owner}/{repo}/branches', { owner, repo: name }))),
+    settle(ctx.api.get(apiPath('/api/repos/{owner}/{repo}/tags', { owner, repo: name }))),
+    settle(ctx.api.get(openMergeRequestsPath(owner, name))),
   ]);
-  const counts: RepoCounts | undefined =
-    branchList.ok && tagList.ok
-      ? {
-          branches: branchList.value.branches.length,
-          tags: tagList.value.tags.length,
-          ...(open.ok && { mergeRequests: open.value.length >= OPEN_MR_LIST_MAX ? `${OPEN_MR_LIST_MAX}+` : String(open.value.length) }),
-        }
-      : undefined;
-  const chrome = { owner: repo.owner, name: repo.name, private: repo.private, tab: 'code', ...(counts && { counts }) };
+  const chrome = chromeOf(repo, 'code', countsOf(branchList, tagList, open));
   if (!listing.ok) {
     if (!branchList.ok) throw branchList.error;
     if (!tagList.ok) throw tagList.error;
@@ -175,7 +164,11 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
 }
 
 async function blobPage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
-  const [repo, file] = await Promise.all([ctx.api.get<Repository>(repoApiPath(owner, name)), settle(ctx.api.get<Blob>(browseApiPath(owner, name, 'blob', refAndPath)))]);
+  const [repo, file, counts] = await Promise.all([
+    ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
+    settle(ctx.api.get(browseApiPath(owner, name, 'blob', refAndPath))),
+    loadCounts(ctx.api, owner, name),
+  ]);
   let blob: Blob | undefined;
   let tooLarge = false;
   if (file.ok) blob = file.value;
@@ -189,7 +182,7 @@ async function blobPage(ctx: PageContext, owner: string, name: string, refAndPat
   let path = blob?.path ?? '';
   if (!blob) {
     const cut = refAndPath.lastIndexOf('/');
-    const parent = await ctx.api.get<Tree>(browseApiPath(owner, name, 'tree', refAndPath.slice(0, Math.max(cut, 0))));
+    const parent = await ctx.api.get(browseApiPath(owner, name, 'tree', refAndPath.slice(0, Math.max(cut, 0))));
     gitRef = parent.ref;
     path = [parent.path, refAndPath.slice(cut + 1)].filter(Boolean).join('/');
   }
@@ -216,7 +209,7 @@ async function blobPage(ctx: PageContext, owner: string, name: string, refAndPat
       </div>
       {content}
     </>,
-    { repo: { owner: repo.owner, name: repo.name, private: repo.private, tab: 'code', ref: gitRef } },
+    { repo: chromeOf(repo, 'code', counts, gitRef) },
   );
 }
 
@@ -268,7 +261,7 @@ const REF_VIEWS = ['tree', 'blob', 'commits'] as const;
 async function refsPage(ctx: PageContext, owner: string, name: string): Promise<PageResult> {
   const query = (key: string) => (typeof ctx.req.query[key] === 'string' ? (ctx.req.query[key] as string) : '');
   const view = REF_VIEWS.find((v) => v === query('view')) ?? 'tree';
-  const { repo, branches, tags } = await loadRepo(ctx.api, owner, name);
+  const { repo, branches, tags, counts } = await loadRepo(ctx.api, owner, name);
   const current = query('ref') || repo.default_branch;
   return page(
     `Switch branch or tag · ${repo.full_name}`,
@@ -276,7 +269,7 @@ async function refsPage(ctx: PageContext, owner: string, name: string): Promise<
       <h1 class="page-title">Switch branch or tag</h1>
       <RefMenu owner={repo.owner} repo={repo.name} current={current} path={query('path')} branches={branches.branches} tags={tags} view={view} />
     </>,
-    { repo: { owner: repo.owner, name: repo.name, private: repo.private, tab: view === 'commits' ? 'commits' : 'code', ref: current } },
+    { repo: chromeOf(repo, view === 'commits' ? 'commits' : 'code', counts, current) },
   );
 }
 

@@ -2,15 +2,15 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import { express } from '@githost/http';
 import { AppError, httpStatusOf, toAppError } from '@githost/errors';
 import { REQUEST_ID_HEADER, type Logger } from '@githost/logging';
-import { GatewayApi, type ApiCaller } from '../clients/api.js';
-import { PageAnswers } from '../clients/page-answers.js';
+import { apiPath, GatewayApi, type ApiCaller } from '../clients/api.js';
+import { PageAnswers } from './page-cache.js';
 import type { Viewer } from '../clients/types.js';
 import type { Config } from '../config.js';
 import { clientForwardingHeaders } from '../http/client-forwarding.js';
 import { appendCookie, cookieHeader, CsrfTokens, newPreSession, PRE_SESSION_COOKIE, readCookies, SESSION_COOKIE, type CsrfBinding } from '../http/session.js';
 import { ErrorPage, NotFoundPage } from '../views/errors.js';
 import { renderDocument } from '../views/render.js';
-import { KeptPages } from './kept-pages.js';
+import { KeptPages } from './page-cache.js';
 import { site } from './paths.js';
 import { pageParams, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
@@ -101,7 +101,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
     };
     if (!session.secret) return run(anonymous(req, res, session, answers));
     const caller = { ...callerOf(req, answers), credential: session.secret };
-    const lookup = new GatewayApi(config.gatewayUrl, caller).get<Viewer>('/api/user');
+    const lookup = new GatewayApi(config.gatewayUrl, caller).get(apiPath('/api/user'));
     if (def.method !== 'GET' || def.signedIn || def.readsViewerFirst) {
       let viewer: Viewer;
       try {
@@ -159,7 +159,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
   };
 
   /**
-   * A keepable page (pages/kept-pages.ts): the kept HTML when the API answers its calls as it
+   * A keepable page (pages/page-cache.ts): the kept HTML when the API answers its calls as it
    * did, asked as this person now; else built, from the answers that check just got, and kept
    * when every call it made was a 200 GET with this credential.
    */

@@ -1,3 +1,4 @@
+import { isFullOid } from '@githost/git-records/object-id';
 import type { ComponentChildren } from 'preact';
 import type { Branch, Commit, Repository, Tag, TreeEntry } from '../clients/types.js';
 import { repoPages, repoUrl } from '../pages/paths.js';
@@ -82,7 +83,7 @@ export function RefSwitcher({ owner, repo, current, path, refs, view }: { owner:
   return (
     <details class="ref-switcher" data-refs={refs ? undefined : menuUrl}>
       <summary>
-        <span class="muted">ref:</span> <strong>{/^[0-9a-f]{40}$/.test(current) ? shortSha(current) : current}</strong>
+        <span class="muted">ref:</span> <strong>{isFullOid(current) ? shortSha(current) : current}</strong>
       </summary>
       {refs ? (
         <RefMenu owner={owner} repo={repo} current={current} path={path} branches={refs.branches} tags={refs.tags} view={view} />

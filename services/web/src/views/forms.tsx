@@ -41,8 +41,8 @@ export function ErrorNotice({ error }: { error: string | undefined }) {
 export function formRefusal(err: unknown): { message: string; status: number } | undefined {
   if (!(err instanceof AppError)) return undefined;
   const status = typeof err.details?.status === 'number' ? err.details.status : undefined;
-  if (err.kind === 'validation' || err.kind === 'conflict' || err.kind === 'forbidden' || err.kind === 'too_large') {
-    return { message: err.message, status: status ?? (err.kind === 'conflict' ? 409 : err.kind === 'forbidden' ? 403 : err.kind === 'too_large' ? 413 : 400) };
+  if (err.kind === 'validation' || err.kind === 'conflict' || err.kind === 'unprocessable' || err.kind === 'forbidden' || err.kind === 'too_large') {
+    return { message: err.message, status: status ?? (err.kind === 'conflict' ? 409 : err.kind === 'unprocessable' ? 422 : err.kind === 'forbidden' ? 403 : err.kind === 'too_large' ? 413 : 400) };
   }
   return undefined;
 }

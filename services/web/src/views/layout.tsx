@@ -1,7 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { Viewer } from '../clients/types.js';
-import { adminPages, mrPages } from '../pages/mr-paths.js';
-import { repoPages, repoUrl, site } from '../pages/paths.js';
+import { adminPages, mrPages, repoPages, repoUrl, site } from '../pages/paths.js';
 import type { RepoChrome } from '../pages/registry.js';
 
 export interface LayoutProps {
@@ -64,7 +63,7 @@ function RepoHeader({ repo, viewer }: { repo: RepoChrome; viewer: Viewer | null 
     { id: 'merge-requests', label: 'Merge requests', href: mrPages.list(owner, name), count: counts?.mergeRequests },
   ];
   // Settings are the owner's and a site admin's (the API's rule), so only they see the tab.
-  if (viewer && (viewer.username === owner || viewer.is_admin)) tabs.push({ id: 'settings', label: 'Settings', href: mrPages.settings(owner, name) });
+  if (viewer && (viewer.username === owner || viewer.is_admin)) tabs.push({ id: 'settings', label: 'Settings', href: repoPages.settings(owner, name) });
   // The inner column is the same as main's, so the tabs line up with the page's content.
   return (
     <div class="repo-header">

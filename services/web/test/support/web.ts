@@ -30,7 +30,7 @@ async function listenAsApi(app: Express): Promise<{ server: Server; url: string 
 
 /** A repository as `GET /api/users/{user}/repos` lists it. */
 export function repositoryJson(owner: string, name: string, isPrivate = false): Repository {
-  return { id: `${owner}/${name}`, owner, name, full_name: `${owner}/${name}`, private: isPrivate, default_branch: 'main', description: null, clone_url: 'x', created_at: '2026-01-01T00:00:00Z' };
+  return { id: `${owner}/${name}`, owner, name, full_name: `${owner}/${name}`, private: isPrivate, default_branch: 'main', description: null, allow_tag_changes: false, clone_url: 'x', created_at: '2026-01-01T00:00:00Z' };
 }
 
 /** The web in front of `app` as its stand-in API; close() stops both. */

@@ -1,4 +1,4 @@
-import { canRead, canWrite, type RepoContext } from '@githost/identity';
+import { canWrite, isRepoVisible, type RepoContext } from '@githost/identity';
 import { notFound, unauthenticated, validation } from '@githost/errors';
 
 /** Who asks, about which repository, as the gateway signed it. */
@@ -17,7 +17,7 @@ export interface Requester {
 export function requireWritableRepo(who: Requester): RepoContext {
   if (who.username === null) throw unauthenticated();
   const repo = who.repo;
-  if (!repo || (repo.private && !canRead(repo.permission))) throw notFound('Repository not found');
+  if (!isRepoVisible(repo)) throw notFound('Repository not found');
   if (!canWrite(repo.permission)) throw validation('Write access required');
   return repo;
 }

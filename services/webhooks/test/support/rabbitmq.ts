@@ -1,5 +1,4 @@
-import amqp from 'amqplib';
-import { TEST_AMQP_URL, closeConnectionsNamed, uniqueTestName } from '@githost/bus/testing';
+import { TEST_AMQP_URL, closeConnectionsNamed, removeBrokerTopology, uniqueTestName } from '@githost/bus/testing';
 
 export { closeConnectionsNamed };
 export const AMQP_URL = TEST_AMQP_URL;
@@ -8,14 +7,4 @@ export const AMQP_URL = TEST_AMQP_URL;
 export const uniqueName = (what: string): string => uniqueTestName('webhooks', what);
 
 /** Removes what a test declared on the broker. */
-export async function deleteTopology(exchange: string, queue: string): Promise<void> {
-  const model = await amqp.connect(AMQP_URL);
-  try {
-    const ch = await model.createChannel();
-    for (const q of [queue, `${queue}.dead`]) await ch.deleteQueue(q);
-    for (const x of [exchange, `${exchange}.dlx`]) await ch.deleteExchange(x);
-    await ch.close();
-  } finally {
-    await model.close();
-  }
-}
+export const deleteTopology = (exchange: string, queue: string): Promise<void> => removeBrokerTopology(AMQP_URL, exchange, [queue]);

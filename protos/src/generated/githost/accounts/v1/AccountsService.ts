@@ -14,6 +14,8 @@ import type { GetRepositoryRequest as _githost_accounts_v1_GetRepositoryRequest,
 import type { GetRepositoryResponse as _githost_accounts_v1_GetRepositoryResponse, GetRepositoryResponse__Output as _githost_accounts_v1_GetRepositoryResponse__Output } from '../../../githost/accounts/v1/GetRepositoryResponse.js';
 import type { GetUsersRequest as _githost_accounts_v1_GetUsersRequest, GetUsersRequest__Output as _githost_accounts_v1_GetUsersRequest__Output } from '../../../githost/accounts/v1/GetUsersRequest.js';
 import type { GetUsersResponse as _githost_accounts_v1_GetUsersResponse, GetUsersResponse__Output as _githost_accounts_v1_GetUsersResponse__Output } from '../../../githost/accounts/v1/GetUsersResponse.js';
+import type { LookupSshKeyRequest as _githost_accounts_v1_LookupSshKeyRequest, LookupSshKeyRequest__Output as _githost_accounts_v1_LookupSshKeyRequest__Output } from '../../../githost/accounts/v1/LookupSshKeyRequest.js';
+import type { LookupSshKeyResponse as _githost_accounts_v1_LookupSshKeyResponse, LookupSshKeyResponse__Output as _githost_accounts_v1_LookupSshKeyResponse__Output } from '../../../githost/accounts/v1/LookupSshKeyResponse.js';
 
 export interface AccountsServiceClient extends grpc.Client {
   AdoptPushedBranches(argument: _githost_accounts_v1_AdoptPushedBranchesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_AdoptPushedBranchesResponse__Output>): grpc.ClientUnaryCall;
@@ -70,6 +72,15 @@ export interface AccountsServiceClient extends grpc.Client {
   getUsers(argument: _githost_accounts_v1_GetUsersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_GetUsersResponse__Output>): grpc.ClientUnaryCall;
   getUsers(argument: _githost_accounts_v1_GetUsersRequest, callback: grpc.requestCallback<_githost_accounts_v1_GetUsersResponse__Output>): grpc.ClientUnaryCall;
   
+  LookupSshKey(argument: _githost_accounts_v1_LookupSshKeyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_LookupSshKeyResponse__Output>): grpc.ClientUnaryCall;
+  LookupSshKey(argument: _githost_accounts_v1_LookupSshKeyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_LookupSshKeyResponse__Output>): grpc.ClientUnaryCall;
+  LookupSshKey(argument: _githost_accounts_v1_LookupSshKeyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_LookupSshKeyResponse__Output>): grpc.ClientUnaryCall;
+  LookupSshKey(argument: _githost_accounts_v1_LookupSshKeyRequest, callback: grpc.requestCallback<_githost_accounts_v1_LookupSshKeyResponse__Output>): grpc.ClientUnaryCall;
+  lookupSshKey(argument: _githost_accounts_v1_LookupSshKeyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_LookupSshKeyResponse__Output>): grpc.ClientUnaryCall;
+  lookupSshKey(argument: _githost_accounts_v1_LookupSshKeyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_accounts_v1_LookupSshKeyResponse__Output>): grpc.ClientUnaryCall;
+  lookupSshKey(argument: _githost_accounts_v1_LookupSshKeyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_accounts_v1_LookupSshKeyResponse__Output>): grpc.ClientUnaryCall;
+  lookupSshKey(argument: _githost_accounts_v1_LookupSshKeyRequest, callback: grpc.requestCallback<_githost_accounts_v1_LookupSshKeyResponse__Output>): grpc.ClientUnaryCall;
+  
 }
 
 export interface AccountsServiceHandlers extends grpc.UntypedServiceImplementation {
@@ -85,6 +96,8 @@ export interface AccountsServiceHandlers extends grpc.UntypedServiceImplementati
   
   GetUsers: grpc.handleUnaryCall<_githost_accounts_v1_GetUsersRequest__Output, _githost_accounts_v1_GetUsersResponse>;
   
+  LookupSshKey: grpc.handleUnaryCall<_githost_accounts_v1_LookupSshKeyRequest__Output, _githost_accounts_v1_LookupSshKeyResponse>;
+  
 }
 
 export interface AccountsServiceDefinition extends grpc.ServiceDefinition {
@@ -94,4 +107,5 @@ export interface AccountsServiceDefinition extends grpc.ServiceDefinition {
   GetRefPolicy: MethodDefinition<_githost_accounts_v1_GetRefPolicyRequest, _githost_accounts_v1_GetRefPolicyResponse, _githost_accounts_v1_GetRefPolicyRequest__Output, _githost_accounts_v1_GetRefPolicyResponse__Output>
   GetRepository: MethodDefinition<_githost_accounts_v1_GetRepositoryRequest, _githost_accounts_v1_GetRepositoryResponse, _githost_accounts_v1_GetRepositoryRequest__Output, _githost_accounts_v1_GetRepositoryResponse__Output>
   GetUsers: MethodDefinition<_githost_accounts_v1_GetUsersRequest, _githost_accounts_v1_GetUsersResponse, _githost_accounts_v1_GetUsersRequest__Output, _githost_accounts_v1_GetUsersResponse__Output>
+  LookupSshKey: MethodDefinition<_githost_accounts_v1_LookupSshKeyRequest, _githost_accounts_v1_LookupSshKeyResponse, _githost_accounts_v1_LookupSshKeyRequest__Output, _githost_accounts_v1_LookupSshKeyResponse__Output>
 }

@@ -13,5 +13,7 @@ export type * from './GetRepositoryRequest.js';
 export type * from './GetRepositoryResponse.js';
 export type * from './GetUsersRequest.js';
 export type * from './GetUsersResponse.js';
+export type * from './LookupSshKeyRequest.js';
+export type * from './LookupSshKeyResponse.js';
 export type * from './Repository.js';
 export type * from './User.js';

@@ -1,0 +1,100 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, RequestHandler, Response } from 'express';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+
+export interface RateLimits {
+  /** REST API requests per minute per token (hashed); 0 turns the limit off. */
+  perTokenPerMinute: number;
+  /** REST API requests per minute per anonymous client address; 0 turns the limit off. Requests
+   *  with an invalid credential count here too, so made-up tokens cannot dodge it. */
+  anonymousPerMinute: number;
+  /** git transport's own budgets, apart from the REST API's (absent: no limit on git transport). */
+  git?: {
+    /** git requests per minute per token; 0 turns the limit off. */
+    perTokenPerMinute: number;
+    /** git requests per minute per client address without a valid token (anonymous clones,
+     *  invalid credentials); 0 turns the limit off. */
+    perAddressPerMinute: number;
+  };
+}
+
+/** Whom a request is counted against: a token that authenticated, or the client's address
+ *  (`credential`: whether the request carried one, valid or not). The address is the one the web
+ *  service vouched for when it calls for a browser (client-forwarding.ts). */
+export type RateClient = { token: string } | { anonymous: true; credential: boolean; address: string };
+
+export type RateSurface = 'api' | 'git';
+
+/** Whether this request is a git client's credential-less first leg, answered with the 401
+ *  challenge that makes it retry with its token (set by the gate, read when the answer is sent). */
+const CHALLENGED = 'rateLimitChallenged';
+export function markChallenged(res: Response): void {
+  res.locals[CHALLENGED] = true;
+}
+
+/** Works on a bare node request and response too: the gateway answers warm reads before express
+ *  runs (edge-cache/before-router.ts). */
+export type RateLimitGate = (req: IncomingMessage, res: ServerResponse, client: RateClient, surface: RateSurface) => Promise<boolean>;
+
+const WINDOW_MS = 60_000;
+/** Each request's key, computed by the gate (hash or address) and read back by the limiter. */
+const keys = new WeakMap<IncomingMessage, string>();
+
+/**
+ * One client cannot starve the others (README "Rate limits"): each token, and each anonymous address,
+ * gets its own budget per minute, with the IETF `RateLimit-*` headers on every answer and
+ * `429 {"error":"Rate limit exceeded"}` plus `Retry-After` once it is spent. Counts live in this
+ * process (express-rate-limit's memory store), so with several gateway replicas the limit holds
+ * per replica. The gate runs after authentication, which is what tells a token from an anonymous
+ * caller; returns false when it has answered 429. git transport has budgets of its own (see
+ * `RateLimits.git`), so a CI machine cloning and pushing does not eat the REST API's.
+ */
+export function createRateLimitGate(limits: RateLimits): RateLimitGate {
+  const budgets: Record<RateSurface, { byToken?: RequestHandler; byAddress?: RequestHandler }> = {
+    api: { byToken: limiter(limits.perTokenPerMinute, 'token'), byAddress: limiter(limits.anonymousPerMinute, 'anonymous') },
+    // A git client sends every operation's first request without credentials and repeats it with
+    // its token after the 401: those challenged first legs are given back (refunded once answered),
+    // so pushing with a token never spends an address's budget, and git never spends the REST one.
+    git: {
+      byToken: limiter(limits.git?.perTokenPerMinute ?? 0, 'git-token'),
+      byAddress: limiter(limits.git?.perAddressPerMinute ?? 0, 'git-anonymous', (_req, res) => !(res.statusCode === 401 && res.locals[CHALLENGED] === true)),
+    },
+  };
+  return async (req, res, client, surface) => {
+    const { byToken, byAddress } = budgets[surface];
+    const handler = 'token' in client ? byToken : byAddress;
+    if (!handler) return true;
+    // Tokens are counted by their hash, so the limiter never holds a usable secret.
+    keys.set(req, 'token' in client ? `token:${createHash('sha256').update(client.token).digest('hex')}` : `ip:${ipKeyGenerator(client.address)}`);
+    let passed = false;
+    let failure: unknown;
+    await handler(req as Request, res as Response, (err?: unknown) => {
+      if (err) failure = err;
+      else passed = true;
+    });
+    if (failure) throw failure;
+    return passed;
+  };
+}
+
+function limiter(perMinute: number, prefix: string, counts?: (req: Request, res: Response) => boolean): RequestHandler | undefined {
+  if (perMinute <= 0) return undefined;
+  return rateLimit({
+    ...(counts ? { skipFailedRequests: true, requestWasSuccessful: counts } : {}),
+    windowMs: WINDOW_MS,
+    limit: perMinute,
+    identifier: prefix,
+    // draft-6: separate RateLimit-Limit / -Remaining / -Reset and RateLimit-Policy headers.
+    standardHeaders: 'draft-6',
+    legacyHeaders: false,
+    keyGenerator: (req) => String(keys.get(req)),
+    handler: (_req, res) => {
+      res.statusCode = 429;
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.end(JSON.stringify({ error: 'Rate limit exceeded' }));
+    },
+    // The key is computed above (hash or ipKeyGenerator); the library cannot see that.
+    validate: { keyGeneratorIpFallback: false },
+  }) as unknown as RequestHandler;
+}

@@ -1,0 +1,141 @@
+import type { UpstreamName } from '../config.js';
+
+/**
+ * The gateway's route table (docs/ARCHITECTURE.md): which service answers a path, whether a
+ * credential is required, and which repository the path names. Paths are forwarded unchanged.
+ */
+export type AuthMode = 'required' | 'optional';
+
+/** How a denial is worded: browse endpoints answer `Not found` (seed §4 browsing rule 1), git
+ *  transport prompts for credentials, everything else says `Repository not found`. `web`: the
+ *  site's pages, which authenticate through the API themselves. */
+export type Surface = 'api' | 'browse' | 'git' | 'web';
+
+export interface RouteMatch {
+  upstream: UpstreamName;
+  auth: AuthMode;
+  surface: Surface;
+  /** The `{owner}/{repo}` the path names, percent-decoded; absent on routes without one. */
+  repo?: { owner: string; name: string };
+  /** Git push (receive-pack, including its ref advertisement): needs write access. */
+  push?: boolean;
+  /** An LFS object endpoint (download, upload, verify): the one object an action grant may name. */
+  lfsObject?: { oid: string; write: boolean };
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD']);
+
+// Git LFS (git-lfs docs/api) under the git transport path: the batch API, the object endpoints its
+// actions point at, and the locking API.
+const LFS_PATH = /^\/([^/]+)\/([^/]+)\.git\/info\/lfs\/(objects\/batch|objects\/[^/]+|objects\/[^/]+\/verify|locks|locks\/verify|locks\/[^/]+\/unlock)$/;
+const REPO_PATH = /^\/api\/repos\/([^/]+)\/([^/]+)(\/.*)?$/;
+const GIT_PATH = /^\/([^/]+)\/([^/]+)\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
+const BROWSE_REST = /^\/(?:(?:tree|blob|raw|commits|commit|compare)(?:\/.*)?|branches|tags)$/;
+// Commit statuses live with merge requests. `commits/{ref}/status(es)` is matched before the
+// browse commit log, so a branch whose name ends in `/status` or `/statuses` has no commit log
+// at those paths (GitHub's routes shadow such names the same way; README "Decisions").
+const STATUS_READ = /^\/commits\/.+\/status(?:es)?$/;
+const STATUS_WRITE = /^\/statuses\/[^/]+$/;
+const ARCHIVE = /^\/archive\/.+\.(?:tar\.gz|zip)$/;
+const USER_REPOS = /^\/api\/users\/([^/]+)\/repos$/;
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    const decoded = decodeURIComponent(segment);
+    // A decoded slash or NUL would make a different path than the one routed.
+    return decoded.length > 0 && !/[/\0]/.test(decoded) ? decoded : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Splits the request target exactly as the services will see it: no URL parsing, which would
+ * read `//host/...` as an authority and resolve `..`, and so route on a different path than the
+ * one forwarded. A target that is not an origin-form path (`/...`, not `//...`) has no route.
+ */
+export function splitTarget(url: string): { path: string; query: string } | undefined {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  if (!path.startsWith('/') || path.startsWith('//')) return undefined;
+  return { path, query: q < 0 ? '' : url.slice(q + 1) };
+}
+
+/** `path` is the raw URL path without the query string; `query` the raw query string. */
+export function matchRoute(method: string, path: string, query = ''): RouteMatch | undefined {
+  const read = READ_METHODS.has(method);
+  const optionalOnRead: AuthMode = read ? 'optional' : 'required';
+
+  const git = GIT_PATH.exec(path);
+  if (git) {
+    const owner = decodeSegment(git[1]!);
+    const name = decodeSegment(git[2]!);
+    if (!owner || !name) return undefined;
+    const push = git[3] === 'git-receive-pack' || (git[3] === 'info/refs' && new URLSearchParams(query).get('service') === 'git-receive-pack');
+    return { upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner, name }, push };
+  }
+
+  const lfs = LFS_PATH.exec(path);
+  if (lfs) {
+    const owner = decodeSegment(lfs[1]!);
+    const name = decodeSegment(lfs[2]!);
+    if (!owner || !name) return undefined;
+    // Writes (an upload, verify, locks) need write access and the token's `write` scope; a batch
+    // says whether it uploads only in its body, so git-storage checks that one itself.
+    const push = method === 'PUT' || (method === 'POST' && lfs[3] !== 'objects/batch');
+    const object = /^objects\/([^/]+)(?:\/verify)?$/.exec(lfs[3]!);
+    const lfsObject = object && object[1] !== 'batch' ? { lfsObject: { oid: object[1]!, write: push } } : {};
+    return { upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner, name }, push, ...lfsObject };
+  }
+
+  if (path === '/api/admin' || path.startsWith('/api/admin/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
+  if (path === '/api/user' || path.startsWith('/api/user/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
+  // accounts README "Sessions": signing in needs no credential (it is how one gets one).
+  if (path === '/api/sessions') return method === 'POST' ? { upstream: 'accounts', auth: 'optional', surface: 'api' } : undefined;
+  // GET: the explore list of every repository the caller may read (docs/decisions/explore-lists.md).
+  if (path === '/api/repos') return method === 'POST' ? { upstream: 'accounts', auth: 'required', surface: 'api' } : read ? { upstream: 'accounts', auth: 'optional', surface: 'api' } : undefined;
+  if (path === '/api/users') return read ? { upstream: 'accounts', auth: 'optional', surface: 'api' } : undefined;
+  const userRepos = USER_REPOS.exec(path);
+  if (userRepos) return read && decodeSegment(userRepos[1]!) ? { upstream: 'accounts', auth: 'optional', surface: 'api' } : undefined;
+
+  const m = REPO_PATH.exec(path);
+  if (!m) return undefined;
+  const owner = decodeSegment(m[1]!);
+  const name = decodeSegment(m[2]!);
+  if (!owner || !name) return undefined;
+  const repo = { owner, name };
+  const rest = m[3] ?? '';
+
+  if (rest === '' || rest === '/') return { upstream: 'accounts', auth: optionalOnRead, surface: 'api', repo };
+  if (rest === '/collaborators' || rest.startsWith('/collaborators/')) return { upstream: 'accounts', auth: 'required', surface: 'api', repo };
+  if (rest === '/branch-protections' || rest.startsWith('/branch-protections/')) return { upstream: 'accounts', auth: 'required', surface: 'api', repo };
+  // Deploy keys (docs/decisions/ssh-keys.md): managed by the repository's admins only.
+  if (rest === '/keys' || rest.startsWith('/keys/')) return { upstream: 'accounts', auth: 'required', surface: 'api', repo };
+  if (STATUS_READ.test(rest)) return read ? { upstream: 'merge-requests', auth: 'optional', surface: 'api', repo } : undefined;
+  if (STATUS_WRITE.test(rest)) return method === 'POST' ? { upstream: 'merge-requests', auth: 'required', surface: 'api', repo } : undefined;
+  // Archives stream straight from the shard that holds the repository, read access as browse.
+  if (ARCHIVE.test(rest)) return read ? { upstream: 'git-storage', auth: 'optional', surface: 'browse', repo } : undefined;
+  if (BROWSE_REST.test(rest)) return read ? { upstream: 'browse', auth: 'optional', surface: 'browse', repo } : undefined;
+  if (rest === '/merge-requests' || rest.startsWith('/merge-requests/')) {
+    // seed §5: list and detail need no identity; everything else on merge requests does.
+    return { upstream: 'merge-requests', auth: optionalOnRead, surface: 'api', repo };
+  }
+  if (rest === '/activity') return read ? { upstream: 'merge-requests', auth: 'optional', surface: 'api', repo } : undefined;
+  // seed §5: all webhook endpoints require an identity, reads included.
+  if (rest === '/webhooks' || rest.startsWith('/webhooks/')) return { upstream: 'webhooks', auth: 'required', surface: 'api', repo };
+  return undefined;
+}
+
+// Everything under a `{owner}/{repo}.git` path is git's, served or not, never a page.
+const GIT_REPO_PATH = /^\/[^/]+\/[^/]+\.git(?:\/|$)/;
+const EDGE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * The site (README "The web"): every path that is not the REST API, not git transport and not a
+ * health or metrics path is a page of the web service. Asked only when `matchRoute` found nothing.
+ */
+export function matchSiteRoute(method: string, path: string): RouteMatch | undefined {
+  if (path === '/api' || path.startsWith('/api/') || GIT_REPO_PATH.test(path) || EDGE_PATHS.has(path)) return undefined;
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return undefined;
+  return { upstream: 'web', auth: 'optional', surface: 'web' };
+}

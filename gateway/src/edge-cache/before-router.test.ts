@@ -1,0 +1,147 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import type { Principal, RepoContext } from '@githost/identity';
+import type { Authentication } from '../clients/accounts.js';
+import type { CachedAccountsGateway } from '../clients/cached-accounts.js';
+import { createEdgeAnswers } from './answers.js';
+import { createEdgeReads, edgeRequestOf } from './reads.js';
+import { createGatewayMetrics } from '../metrics.js';
+import { createRateLimitGate, type RateLimits } from '../admission/rate-limit.js';
+import { createTargetCheck } from '../request-checks/request-target.js';
+import { createWarmReads } from './before-router.js';
+
+const alice: Principal = { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false };
+const demo: RepoContext = { id: 'r-1', owner: 'alice', name: 'demo', default_branch: 'main', private: false, shard: 'default', permission: 'read', owner_id: 'u-alice' };
+const secret: RepoContext = { ...demo, id: 'r-2', name: 'secret', private: true };
+const TREE = '/api/repos/alice/demo/tree/main';
+const BODY = '{"entries":[]}';
+
+/** The accounts cache as it stands after earlier requests: these answers are cached, nothing else. */
+function cachedOnly(tokens: Record<string, Authentication>, repos: Record<string, RepoContext>): CachedAccountsGateway {
+  const unused = async (): Promise<never> => {
+    throw new Error('the front never asks accounts');
+  };
+  return {
+    authenticate: unused,
+    authorize: unused,
+    peekAuthentication: (token) => tokens[token],
+    peekAuthorization: (principal, owner, name) => repos[`${principal?.username ?? 'anonymous'} ${owner}/${name}`],
+    reachable: async () => true,
+    close: () => undefined,
+    forgetRepository: () => undefined,
+    forgetUser: () => undefined,
+    forgetUsername: () => undefined,
+    forgetAuthentications: () => undefined,
+  };
+}
+
+let server: Server | undefined;
+afterEach(async () => {
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+});
+
+/** The front before a stand-in for the express app, which answers 599 and records what reached it. */
+async function front(opts: { tokens?: Record<string, Authentication>; repos?: Record<string, RepoContext>; limits?: RateLimits; keep?: RepoContext[] } = {}) {
+  const metrics = createGatewayMetrics();
+  const answers = createEdgeAnswers({ version: () => 'v1' });
+  for (const repo of opts.keep ?? [demo]) {
+    answers.store(answers.pending(edgeRequestOf(repo, TREE.replace('demo', repo.name))), 200, { etag: '"e1"', 'cache-control': 'no-cache', 'content-type': 'application/json; charset=utf-8' }, Buffer.from(BODY));
+  }
+  const observed: string[] = [];
+  const warm = createWarmReads({
+    accounts: cachedOnly(opts.tokens ?? {}, opts.repos ?? { 'anonymous alice/demo': demo }),
+    reads: createEdgeReads(undefined, answers, metrics),
+    withinRateLimit: createRateLimitGate(opts.limits ?? { perTokenPerMinute: 0, anonymousPerMinute: 0 }),
+    checkTarget: createTargetCheck(undefined),
+    observe: (req, res, route) => {
+      observed.push(`${req.url} ${route}`);
+      res.setHeader('X-Request-Id', 'observed');
+    },
+    addressOf: (req: IncomingMessage) => req.socket.remoteAddress ?? '',
+    internalSecret: 'warm-reads-test-secret',
+    logger: pino({ level: 'silent' }),
+    metrics,
+  });
+  const leftToApp: string[] = [];
+  server = createServer((req, res) => {
+    if (warm(req, res)) return;
+    leftToApp.push(`${req.method} ${req.url}`);
+    res.statusCode = 599;
+    res.end();
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+  // node's client, not fetch: fetch cannot send a GET with a body.
+  const read = (path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
+    new Promise<{ status: number; body: string; requestId: string | null; remaining: string | null }>((resolve, reject) => {
+      const req = request(base + path, { method: init.method ?? 'GET', headers: init.headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text, requestId: (res.headers['x-request-id'] as string | undefined) ?? null, remaining: (res.headers['ratelimit-remaining'] as string | undefined) ?? null }));
+      });
+      req.on('error', reject);
+      req.end(init.body);
+    });
+  return {
+    read,
+    leftToApp,
+    observed,
+    hits: async () => (await metrics.edgeAnswers.get()).values.find((v) => v.labels.result === 'hit')?.value ?? 0,
+    refused: async () => (await metrics.refused.get()).values.map((v) => [v.labels.status, v.value]),
+  };
+}
+
+describe('warm reads answered before express', () => {
+  it('when the caller\'s access is cached and the edge keeps a current answer, then the front sends it, observed and counted as an edge hit', async () => {
+    const f = await front();
+    expect(await f.read(TREE)).toEqual({ status: 200, body: BODY, requestId: 'observed', remaining: null });
+    expect(await f.read(TREE, { method: 'HEAD' })).toEqual({ status: 200, body: '', requestId: 'observed', remaining: null });
+    expect([f.leftToApp, f.observed, await f.hits()]).toEqual([[], [`${TREE} browse/browse`, `${TREE} browse/browse`], 2]);
+  });
+
+  it.each([
+    ['a write', TREE, { method: 'POST', body: '{}' }],
+    ['a body on a read', TREE, { method: 'GET', headers: { 'content-type': 'application/json', 'content-length': '2' }, body: '{}' }],
+    ['a malformed escape', '/api/repos/alice/demo/tree/%ff', {}],
+    ['a NUL in the query', `${TREE}?path=%00`, {}],
+    ['another service\'s route', '/api/repos/alice/demo/merge-requests', {}],
+    ['a read the edge keeps nothing for', `${TREE}?path=docs`, {}],
+    ['a repository whose access is not cached', '/api/repos/alice/other/tree/main', {}],
+    ['a malformed credential', TREE, { headers: { authorization: 'Bearer' } }],
+    ['a token whose authentication is not cached', TREE, { headers: { authorization: 'Bearer unknown-token' } }],
+  ])('when the request has %s, then the front leaves it to the app untouched', async (_case, path, init) => {
+    const f = await front();
+    const answer = await f.read(path, init);
+    expect([answer.status, answer.requestId, f.observed, await f.hits()]).toEqual([599, null, [], 0]);
+    expect(f.leftToApp).toHaveLength(1);
+  });
+
+  it('when a private repository\'s answer is kept, then only a caller whose cached access can read it gets it from the front', async () => {
+    const reader: Authentication = { principal: alice, scopes: ['read'], expiresAt: null };
+    const f = await front({
+      tokens: { 'alice-token': reader },
+      repos: { 'anonymous alice/secret': { ...secret, permission: 'none' }, 'alice alice/secret': { ...secret, permission: 'admin' } },
+      keep: [secret],
+    });
+    const path = TREE.replace('demo', 'secret');
+    expect((await f.read(path)).status).toBe(599);
+    expect(await f.read(path, { headers: { authorization: 'Bearer alice-token' } })).toMatchObject({ status: 200, body: BODY });
+    expect(f.leftToApp).toEqual([`GET ${path}`]);
+  });
+
+  it('when the caller\'s budget is spent, then the front answers 429 with the limiter\'s headers, and counts each read it answered', async () => {
+    const f = await front({ limits: { perTokenPerMinute: 0, anonymousPerMinute: 2 } });
+    const answers = [await f.read(TREE), await f.read(TREE), await f.read(TREE)];
+    expect(answers.map((a) => [a.status, a.remaining])).toEqual([
+      [200, '1'],
+      [200, '0'],
+      [429, '0'],
+    ]);
+    expect(answers[2]!.body).toBe('{"error":"Rate limit exceeded"}');
+    expect([f.leftToApp, await f.hits(), await f.refused()]).toEqual([[], 2, [['429', 1]]]);
+  });
+});

@@ -1,0 +1,54 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { unavailable } from '@githost/errors';
+import { canRead, encodeIdentity } from '@githost/identity';
+import type { UpstreamName } from '../config.js';
+import { hasStreamedBody, limitStreamedBody } from '../request-checks/body-limit.js';
+import { clientOf } from '../admission/client-forwarding.js';
+import { edgeRequestOf, type EdgeReads } from '../edge-cache/reads.js';
+import type { RequestState } from '../request-state.js';
+
+export interface ForwardDeps {
+  proxies: Map<UpstreamName, RequestHandler>;
+  reads: EdgeReads;
+  internalSecret: string;
+}
+
+/** Returns what the proxy returns, so its failure reaches the error handler. */
+export type Forward = (req: Request, res: Response, next: NextFunction, state: RequestState) => unknown;
+
+/**
+ * Hands an admitted request to its upstream, signed with the identity admission decided; a
+ * browse read the edge can answer (a 304, or a kept answer still current) is answered here instead.
+ */
+export function createForwarding({ proxies, reads, internalSecret }: ForwardDeps): Forward {
+  return (req, res, next, state) => {
+    const { route, repo } = state;
+    const proxy = proxies.get(route.upstream);
+    if (!proxy) throw unavailable('Service unavailable');
+    if (reads.active && route.upstream === 'browse' && repo && canRead(repo.permission)) {
+      const request = edgeRequestOf(repo, req.url);
+      const ifNoneMatch = req.headers['if-none-match'];
+      const hit = reads.find(request, ifNoneMatch);
+      if (hit) {
+        state.answeredAtEdge = true;
+        reads.send(hit, req.method, ifNoneMatch, res);
+        return undefined;
+      }
+      reads.missed(ifNoneMatch);
+      Object.assign(state, reads.pending(request, req.method));
+    }
+    // Signed only now: an answer from the edge goes nowhere. Services trust the signed identity
+    // alone; the raw token goes no further than the edge.
+    delete req.headers.authorization;
+    Object.assign(req.headers, encodeIdentity({ principal: state.principal, repo, request_id: state.requestId, issued_at: Date.now(), client: clientOf(req, req.ip ?? '') }, internalSecret));
+    state.forwardedTo = route.upstream;
+    if (route.surface !== 'git' && hasStreamedBody(req)) {
+      limitStreamedBody(req, () => {
+        if (res.headersSent) return;
+        res.setHeader('Connection', 'close');
+        res.status(413).json({ error: 'Request body too large' });
+      });
+    }
+    return proxy(req, res, next);
+  };
+}

@@ -1,0 +1,46 @@
+import type { Agent, IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
+import type { Logger } from '@githost/logging';
+import { DEFAULT_SHARD, singleShard } from '@githost/storage-router';
+import type { Config, UpstreamName } from '../config.js';
+import { keepAnswer, type EdgeAnswers } from '../edge-cache/answers.js';
+import type { EdgeValidators } from '../edge-cache/validators.js';
+import { gitStorageTarget } from './git-storage-shards.js';
+import { upstreamProxy } from './proxy.js';
+import { stateOf } from '../request-state.js';
+
+const API_TIMEOUT_MS = 120_000;
+
+export interface UpstreamDeps {
+  agent: Agent;
+  logger: Logger;
+  edge?: EdgeValidators;
+  answers?: EdgeAnswers;
+}
+
+/** A proxy for each configured upstream; git transport goes to the shard accounts named for the request. */
+export function createUpstreamProxies(config: Config, { agent, logger, edge, answers }: UpstreamDeps): Map<UpstreamName, RequestHandler> {
+  const onResponse = answerHook(edge, answers);
+  const shardOf = (req: IncomingMessage) => stateOf(req)?.repo?.shard || DEFAULT_SHARD;
+  const proxies = new Map<UpstreamName, RequestHandler>();
+  for (const [name, target] of Object.entries(config.upstreams) as [UpstreamName, string | undefined][]) {
+    if (!target) continue;
+    const router = name === 'git-storage' ? gitStorageTarget(config.gitStorageShards ?? singleShard(target), shardOf) : undefined;
+    proxies.set(name, upstreamProxy(name, { target, router, agent, logger, timeoutMs: name === 'git-storage' ? undefined : API_TIMEOUT_MS, onResponse }));
+  }
+  return proxies;
+}
+
+/** What an upstream's answer settles before it reaches the client: a 2xx drops the cached access
+ *  it made stale; a browse 200 with validators is kept at the edge (validators, and the whole answer). */
+function answerHook(edge: EdgeValidators | undefined, answers: EdgeAnswers | undefined): (req: IncomingMessage, proxyRes: IncomingMessage) => void {
+  return (req, proxyRes) => {
+    const state = stateOf(req);
+    const status = proxyRes.statusCode ?? 0;
+    if (status >= 200 && status < 300) state?.staleOnSuccess?.();
+    const pending = edge && status === 200 ? state?.edgePending : undefined;
+    const { etag, 'cache-control': cacheControl } = proxyRes.headers;
+    if (pending && etag && cacheControl) edge!.store(pending, { etag, cacheControl });
+    if (answers && state?.answerPending) keepAnswer(answers, state.answerPending, proxyRes);
+  };
+}

@@ -1,0 +1,301 @@
+import { AppError, notFound, tooLarge, validation } from '@githost/errors';
+import { encodeBlobContent, MODE_SUBMODULE, MODE_TREE } from './blob.js';
+import { parseCommit } from '@githost/git-records';
+import { COMPARE_MAX_COMMITS, compareFields, DIFF_LIMITS, parseCompareSpec } from './compare.js';
+import { etagOf } from './etag.js';
+import { parseLimit } from './limit.js';
+import { FreshRefs } from './fresh-refs.js';
+import { explainMissing } from './missing.js';
+import type { ObjectCache } from './object-cache.js';
+import type { BlobStream, ReadContext, RefVersions, RepositoryReader } from './ports.js';
+import { RefSnapshots, type RefLookup } from './ref-snapshots.js';
+import { prefixesOfName, refPrefixes, resolveCommitsRef, resolveRefName, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
+import { branchList, buildRefSet, tagList, type RefSet } from './refs.js';
+import { openRaw, rawFromBytes, type RawBlob } from './raw.js';
+import { parseTreeRecords } from './tree.js';
+
+/** The repository as the gateway resolved it. */
+export interface RepoRef extends ReadContext {
+  defaultBranch: string;
+}
+
+/** A JSON answer as pieces written in order: the large ones are cached bytes, never copied. */
+export type JsonBody = string | ReadonlyArray<string | Buffer>;
+
+/**
+ * An answer whose validator is known before its body is built, so a conditional request is
+ * answered 304 without reading any object.
+ */
+export interface Prepared<T = JsonBody> {
+  etag: string;
+  /** The request addressed a full commit id: the answer can never change. */
+  immutable: boolean;
+  body(): Promise<T>;
+}
+
+export interface BrowseOptions {
+  /** Blobs above this size are not inlined into JSON (413). */
+  maxBlobBytes: number;
+  /** Ref versions from the watch; without it every ref read goes to git-storage. */
+  refVersions?: RefVersions;
+  /** Approximate bytes of ref snapshots kept. */
+  refSnapshotBytes?: number;
+  onRefLookup?: (result: RefLookup) => void;
+}
+
+const json = JSON.stringify;
+
+/**
+ * What the browse use cases below (seed §4 "Browsing", CONTRACT §4, §5, §8, §9) read through:
+ * git-storage (`ports.ts`), the object cache and the snapshots of refs kept between requests.
+ */
+export interface BrowseDeps {
+  reader: RepositoryReader;
+  cache: ObjectCache;
+  refSnapshots: RefSnapshots;
+  /** Blobs above this size are not inlined into JSON (413). */
+  maxBlobBytes: number;
+}
+
+/** The browse dependencies over one reader and cache: ref lookups are coalesced, then kept while the watch says they hold. */
+export function browseDeps(reader: RepositoryReader, cache: ObjectCache, options: BrowseOptions): BrowseDeps {
+  const fresh = new FreshRefs((ctx, prefixes) => reader.listRefs(ctx, prefixes));
+  const noWatch: RefVersions = { version: () => undefined };
+  const refSnapshots = new RefSnapshots(options.refVersions ?? noWatch, (ctx, prefixes) => fresh.list(ctx, prefixes), { maxBytes: options.refSnapshotBytes, onLookup: options.onRefLookup });
+  return { reader, cache, refSnapshots, maxBlobBytes: options.maxBlobBytes };
+}
+
+/** seed §4 browsing rules 2 and 3. */
+export async function getTree(deps: BrowseDeps, repo: RepoRef, refAndPath: string): Promise<Prepared> {
+  const { ref, path } = await split(deps, repo, refAndPath);
+  const commit = await commitOf(deps, repo, ref);
+  return {
+    etag: etagOf('tree', ref.ref, commit, path),
+    immutable: ref.kind === 'sha',
+    body: async () => {
+      const entries = await deps.cache.getOrLoadBytes(`tree\0${commit}\0${path}`, async () => {
+        const listing = await deps.reader.readTree(repo, commit, path).catch(async (err: unknown) => {
+          throw await explainMissing(deps.reader, repo, commit, path, 'tree', err);
+        });
+        return json(parseTreeRecords(listing.entries, path));
+      });
+      return [`{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},"entries":`, entries, '}'];
+    },
+  };
+}
+
+/** seed §4 browsing rule 4. */
+export async function getBlob(deps: BrowseDeps, repo: RepoRef, refAndPath: string): Promise<Prepared> {
+  const { ref, path } = await split(deps, repo, refAndPath);
+  if (path === '') throw validation('Path required');
+  const commit = await commitOf(deps, repo, ref);
+  return {
+    etag: etagOf('blob', ref.ref, commit, path),
+    immutable: ref.kind === 'sha',
+    body: async () => {
+      const fields = await deps.cache.getOrLoadBytes(`blob\0${commit}\0${path}`, async () => {
+        const stream = await openFile(deps, repo, commit, path, deps.maxBlobBytes);
+        if (stream.tooLarge) throw tooLarge('Blob too large; use the raw endpoint');
+        const chunks: Buffer[] = [];
+        for await (const chunk of stream.chunks) chunks.push(chunk);
+        const { content, encoding } = encodeBlobContent(Buffer.concat(chunks));
+        return `"sha":"${stream.oid}","size":${stream.size},"content":${json(content)},"encoding":"${encoding}"`;
+      });
+      return [`{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},`, fields, '}'];
+    },
+  };
+}
+
+/**
+ * CONTRACT §8 raw: the bytes. A blob the object cache can keep is read once and then served
+ * from memory, as `blob` is (without it every raw read was a ReadBlob stream and two cat-file
+ * round trips in git-storage); a larger one is streamed, whatever its size, never held whole.
+ */
+export async function getRaw(deps: BrowseDeps, repo: RepoRef, refAndPath: string): Promise<Prepared<RawBlob>> {
+  const { ref, path } = await split(deps, repo, refAndPath);
+  if (path === '') throw validation('Path required');
+  const commit = await commitOf(deps, repo, ref);
+  return {
+    etag: etagOf('raw', commit, path),
+    immutable: ref.kind === 'sha',
+    body: async () => {
+      const keepBelow = deps.cache.maxEntryBytes;
+      if (keepBelow > 0) {
+        // Its own key: the blob endpoint keeps JSON, this the bytes themselves.
+        const bytes = await deps.cache.getOrLoadRaw(`raw\0${commit}\0${path}`, async () => {
+          const stream = await openFile(deps, repo, commit, path, keepBelow);
+          if (stream.tooLarge) {
+            stream.cancel();
+            return undefined;
+          }
+          const chunks: Buffer[] = [];
+          for await (const chunk of stream.chunks) chunks.push(chunk);
+          return Buffer.concat(chunks);
+        });
+        if (bytes) return rawFromBytes(bytes);
+      }
+      return openRaw(await openFile(deps, repo, commit, path, 0));
+    },
+  };
+}
+
+/** seed §4 browsing rule 5. */
+export async function listCommits(deps: BrowseDeps, repo: RepoRef, refRaw: string, limitRaw: unknown): Promise<Prepared> {
+  const refs = await refSetOf(deps, repo, refPrefixes(refRaw, repo.defaultBranch, true));
+  const ref = resolveCommitsRef(refRaw, refs, repo.defaultBranch);
+  const commit = await commitOf(deps, repo, ref);
+  const limit = parseLimit(limitRaw);
+  return {
+    etag: etagOf('commits', ref.ref, commit, limit),
+    immutable: ref.kind === 'sha',
+    body: async () => {
+      const list = await deps.cache.getOrLoadBytes(`log\0${commit}\0${limit}`, async () => {
+        const commits = await deps.reader.listCommits(repo, commit, limit);
+        return `[${commits.map((c) => commitJson(deps, c.oid, c.raw)).join(',')}]`;
+      });
+      return [`{"ref":${json(ref.ref)},"commits":`, list, '}'];
+    },
+  };
+}
+
+/** seed §4 browsing rule 6; full or abbreviated hex (CONTRACT §9). */
+export async function getCommit(deps: BrowseDeps, repo: RepoRef, shaRaw: string): Promise<Prepared> {
+  let sha: string;
+  try {
+    sha = decodeURIComponent(shaRaw);
+  } catch {
+    sha = shaRaw;
+  }
+  if (!/^[0-9a-fA-F]{4,40}$/.test(sha)) throw notFound(`Commit not found: ${sha}`);
+  const hex = sha.toLowerCase();
+  if (hex.length === 40) {
+    const oid = await confirmCommit(deps, repo, hex);
+    if (oid === null) throw notFound(`Commit not found: ${sha}`);
+    return { etag: etagOf('commit', oid), immutable: true, body: () => deps.cache.getOrLoad(`commit\0${oid}`, () => loadCommit(deps, repo, oid, sha)) };
+  }
+  // An abbreviated id must be resolved first and may become ambiguous later: not immutable.
+  const found = await readCommit(deps, repo, hex, sha);
+  const body = commitJson(deps, found.oid, found.raw);
+  return { etag: etagOf('commit', found.oid), immutable: false, body: () => Promise.resolve(body) };
+}
+
+/** seed §4 browsing rule 7. */
+export async function listBranches(deps: BrowseDeps, repo: RepoRef): Promise<Prepared> {
+  const body = json(branchList(await refSetOf(deps, repo, ['refs/heads/']), repo.defaultBranch));
+  return { etag: etagOf('branches', body), immutable: false, body: () => Promise.resolve(body) };
+}
+
+/** CONTRACT §8 tags. */
+export async function listTags(deps: BrowseDeps, repo: RepoRef): Promise<Prepared> {
+  const body = json(tagList(await refSetOf(deps, repo, ['refs/tags/'])));
+  return { etag: etagOf('tags', body), immutable: false, body: () => Promise.resolve(body) };
+}
+
+/**
+ * GitHub's three-dot compare: head's commits not in base and the diff from their merge base to
+ * head. Unrelated histories have no merge base: 404, as GitHub answers.
+ */
+export async function compareRefs(deps: BrowseDeps, repo: RepoRef, specRaw: string): Promise<Prepared> {
+  const spec = parseCompareSpec(specRaw);
+  const refs = await refSetOf(deps, repo, [...new Set([...prefixesOfName(spec.base), ...prefixesOfName(spec.head)])]);
+  const base = resolveRefName(spec.base, refs);
+  const head = resolveRefName(spec.head, refs);
+  const [baseCommit, headCommit] = await Promise.all([commitOf(deps, repo, base), commitOf(deps, repo, head)]);
+  return {
+    etag: etagOf('compare', base.ref, baseCommit, head.ref, headCommit),
+    immutable: base.kind === 'sha' && head.kind === 'sha',
+    body: async () => {
+      // Everything but the echoed names is a function of the two commit ids, both confirmed in this repository.
+      const fields = await deps.cache.getOrLoadBytes(`compare\0${baseCommit}\0${headCommit}`, async () => {
+        const cmp = await deps.reader.compare(repo, baseCommit, headCommit, COMPARE_MAX_COMMITS);
+        if (cmp.mergeBase === '') throw notFound(`No common ancestor between ${base.ref} and ${head.ref}`);
+        // Behind or identical: head is the merge base, nothing changed.
+        const diff = cmp.mergeBase === headCommit ? { files: [], truncated: false } : await deps.reader.diff(repo, cmp.mergeBase, headCommit, DIFF_LIMITS);
+        return compareFields(cmp, diff, (oid, raw) => commitJson(deps, oid, raw));
+      });
+      return [`{"base":${json(base.ref)},"head":${json(head.ref)},"base_sha":"${baseCommit}","head_sha":"${headCommit}",`, fields, '}'];
+    },
+  };
+}
+
+/** seed §4 browsing rule 2, loading only the refs that could match. */
+async function split(deps: BrowseDeps, repo: RepoRef, refAndPath: string): Promise<RefAndPath> {
+  const refs = await refSetOf(deps, repo, refPrefixes(refAndPath, repo.defaultBranch, false));
+  return resolveRefAndPath(refAndPath, refs, repo.defaultBranch);
+}
+
+async function refSetOf(deps: BrowseDeps, repo: RepoRef, prefixes: readonly string[]): Promise<RefSet> {
+  try {
+    return buildRefSet(prefixes.length === 0 ? [] : await deps.refSnapshots.list(repo, prefixes));
+  } catch (err) {
+    // The gateway vouched for the repository but storage has none: to the caller it does not exist.
+    if (err instanceof AppError && err.kind === 'not_found') throw notFound('Not found');
+    throw err;
+  }
+}
+
+/** Branches and tags name commits already; a 40-hex id must be confirmed (CONTRACT §9). */
+async function commitOf(deps: BrowseDeps, repo: RepoRef, ref: ResolvedRef): Promise<string> {
+  if (ref.kind !== 'sha') return ref.sha;
+  const commit = await confirmCommit(deps, repo, ref.sha);
+  if (commit === null) throw notFound(`Ref not found: ${ref.ref}`);
+  return commit;
+}
+
+/**
+ * The commit a full id names in THIS repository, or null. Cached content is keyed by object id
+ * alone (the same id is the same content in every repository), so this per-repository check is
+ * what stops a private repository's objects being read through another repository that lacks them.
+ */
+async function confirmCommit(deps: BrowseDeps, repo: RepoRef, hex: string): Promise<string | null> {
+  const key = `has\0${repo.repoId}\0${hex}`;
+  const cached = deps.cache.get(key);
+  if (cached !== undefined) return cached;
+  try {
+    const commit = await deps.reader.resolveCommit(repo, hex);
+    deps.cache.set(key, commit);
+    return commit;
+  } catch (err) {
+    if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return null;
+    throw err;
+  }
+}
+
+async function openFile(deps: BrowseDeps, repo: RepoRef, commit: string, path: string, maxBytes: number): Promise<BlobStream> {
+  let stream: BlobStream;
+  try {
+    stream = await deps.reader.openBlob(repo, commit, path, maxBytes);
+  } catch (err) {
+    throw await explainMissing(deps.reader, repo, commit, path, 'blob', err);
+  }
+  // CONTRACT §9: a submodule (or a directory, should storage hand one out) is not a file.
+  if (stream.mode === MODE_SUBMODULE || stream.mode === MODE_TREE) {
+    stream.cancel();
+    throw validation(`Not a file: ${path}`);
+  }
+  return stream;
+}
+
+async function loadCommit(deps: BrowseDeps, repo: RepoRef, hex: string, asGiven: string): Promise<string> {
+  const found = await readCommit(deps, repo, hex, asGiven);
+  return commitJson(deps, found.oid, found.raw);
+}
+
+async function readCommit(deps: BrowseDeps, repo: RepoRef, hex: string, asGiven: string) {
+  try {
+    return await deps.reader.readCommit(repo, hex);
+  } catch (err) {
+    if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) throw notFound(`Commit not found: ${asGiven}`);
+    throw err;
+  }
+}
+
+/** Commit records are immutable: parsed and serialised once per id. */
+function commitJson(deps: BrowseDeps, oid: string, raw: Uint8Array): string {
+  const key = `commit\0${oid}`;
+  const hit = deps.cache.get(key);
+  if (hit !== undefined) return hit;
+  const text = json(parseCommit(oid, raw));
+  deps.cache.set(key, text);
+  return text;
+}

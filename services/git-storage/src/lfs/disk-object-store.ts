@@ -1,0 +1,132 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { validation } from '@githost/errors';
+import { repositoryHash } from '../repository-path.js';
+import type { LfsObjectStore } from './object-store.js';
+
+const lfsRoot = (dataDir: string) => path.join(path.resolve(dataDir), 'lfs');
+
+/** One repository's LFS folder: its objects and its locks. */
+export function lfsRepositoryDir(dataDir: string, repositoryId: string): string {
+  return path.join(lfsRoot(dataDir), repositoryHash(repositoryId));
+}
+
+/** A write that got more bytes than the batch announced, stopped before it fills the disk. */
+class TooManyBytes extends Error {}
+
+/**
+ * LFS objects on the shard's disk: `DATA_DIR/lfs/<repository hash>/<oid[0:2]>/<oid[2:4]>/<oid>`.
+ * Each object belongs to the repository whose folder holds it (docs/decisions/lfs.md). A write
+ * streams into `DATA_DIR/lfs/tmp`, is checked (sha256, size), fsynced and renamed in whole, so
+ * memory stays flat and a killed write leaves only a temporary file, which `removeTemporary`
+ * clears at the next start.
+ */
+export class DiskObjectStore implements LfsObjectStore {
+  private readonly tmp: string;
+
+  constructor(private readonly dataDir: string) {
+    this.tmp = path.join(lfsRoot(dataDir), 'tmp');
+  }
+
+  /** At start, before any write: what a killed write left behind. */
+  async removeTemporary(): Promise<void> {
+    await rm(this.tmp, { recursive: true, force: true });
+    await mkdir(this.tmp, { recursive: true, mode: 0o700 });
+  }
+
+  repositoryDir(repositoryId: string): string {
+    return lfsRepositoryDir(this.dataDir, repositoryId);
+  }
+
+  private objectPath(repositoryId: string, oid: string): string {
+    return path.join(this.repositoryDir(repositoryId), oid.slice(0, 2), oid.slice(2, 4), oid);
+  }
+
+  async size(repositoryId: string, oid: string): Promise<number | undefined> {
+    try {
+      return (await stat(this.objectPath(repositoryId, oid))).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  async read(repositoryId: string, oid: string): Promise<{ size: number; body: Readable } | undefined> {
+    const file = this.objectPath(repositoryId, oid);
+    let handle;
+    try {
+      handle = await open(file, 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    const { size } = await handle.stat();
+    return { size, body: handle.createReadStream() };
+  }
+
+  async write(repositoryId: string, oid: string, size: number, body: Readable): Promise<void> {
+    await mkdir(this.tmp, { recursive: true, mode: 0o700 });
+    const temp = path.join(this.tmp, `${oid}.${randomBytes(8).toString('hex')}`);
+    const hash = createHash('sha256');
+    let received = 0;
+    const check = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        received += chunk.length;
+        if (received > size) return done(new TooManyBytes());
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    try {
+      const out = createWriteStream(temp, { flags: 'wx', mode: 0o600 });
+      try {
+        await pipeline(body, check, out);
+      } catch (err) {
+        if (err instanceof TooManyBytes) throw validation(`The upload is larger than the ${size} bytes announced`);
+        throw err;
+      }
+      if (received !== size) throw validation(`The upload has ${received} bytes, not the ${size} announced`);
+      if (hash.digest('hex') !== oid) throw validation('The uploaded content does not match its oid (sha256)');
+      const handle = await open(temp, 'r');
+      await handle.sync().finally(() => handle.close());
+      const final = this.objectPath(repositoryId, oid);
+      await mkdir(path.dirname(final), { recursive: true, mode: 0o700 });
+      // Two uploads of one oid carry the same bytes: whichever renames last replaces an identical file.
+      await rename(temp, final);
+      await syncDir(path.dirname(final));
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
+  async usage(repositoryId: string): Promise<number> {
+    return directoryBytes(this.repositoryDir(repositoryId));
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  await handle.sync().finally(() => handle.close());
+}
+
+/** Bytes of the regular files under `dir` (0 when it does not exist). */
+export async function directoryBytes(dir: string): Promise<number> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+  let total = 0;
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) total += await directoryBytes(p);
+    else if (e.isFile()) total += (await stat(p).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
