@@ -4,8 +4,9 @@ import path from 'node:path';
 import { readRepositoryFile, repositoryFiles, repositoryRoot } from './support/repository-files.js';
 
 /**
- * Documents point at each other by path and anchor (docs/architecture.md#layout): a Markdown link
- * to a file or heading that is not there fails here, as an anchor GitHub would not scroll to.
+ * Documents point at each other by path and anchor (docs/architecture.md#layout), and code cites
+ * them the same way: a Markdown link, or a citation in a code comment, to a file or heading that is
+ * not there fails here, as an anchor GitHub would not scroll to.
  */
 
 /** Markdown without fenced code blocks and inline code, where a `[x](y)` is not a link. */
@@ -60,6 +61,45 @@ function linksOf(markdown: string): string[] {
   return links.filter((l) => !/^[a-z][a-z0-9+.-]*:/i.test(l));
 }
 
+/** Where code cites a document: a repository path ending in `.md`, maybe with `#anchor`; a path
+ *  after another project's name (`git-lfs docs/api/batch.md`) is that project's document. */
+const PATH_CITATION = /(?<!\b(?:git-lfs|gitea|gitlab|gitaly|git) )(?<![\w./-])((?:(?:docs|services|gateway|packages|deploy|bench|launcher|test|openapi|protos|scripts)\/[\w./-]*)?[\w.-]+\.md)(#[\w-]+)?/g;
+/** The older form, README or `<part>` README followed by a section name in double quotes: it must name a heading that exists. */
+const README_CITATION = /(?:\b([\w-]+) )?README,? "([^"]+)"/g;
+
+/** The README such a citation means: the named part's own, else the root one. */
+function readmeOf(part: string | undefined): string {
+  for (const dir of part ? [`services/${part}`, part, `packages/${part}`] : []) {
+    if (existsSync(path.join(repositoryRoot, dir, 'README.md'))) return `${dir}/README.md`;
+  }
+  return 'README.md';
+}
+
+/** A code file's comments, each with its markers, one after another (strings and code left out). */
+function commentsOf(file: string): string {
+  const text = readRepositoryFile(file);
+  if (/\.ya?ml$|Dockerfile$/.test(file)) return [...text.matchAll(/(?:^|\s)(#[^\n]*)/g)].map((m) => m[1]).join('\n');
+  return [...text.matchAll(/\/\*[\s\S]*?\*\/|(?<![:'"`\\])\/\/[^\n]*/g)].map((m) => m[0]).join('\n');
+}
+
+/** Every citation of a document in one code file's comments that points nowhere, as `file: citation: problem`. */
+function brokenCitationsOf(file: string): string[] {
+  const text = commentsOf(file);
+  const broken: string[] = [];
+  for (const m of text.matchAll(PATH_CITATION)) {
+    const target = m[1]!;
+    if (!target.includes('/') && target !== 'README.md') continue;
+    const problem = problemOf(target + (m[2] ?? ''));
+    if (problem) broken.push(`${file}: ${m[0]}: ${problem}`);
+  }
+  for (const m of text.matchAll(README_CITATION)) {
+    const readme = readmeOf(m[1]);
+    const section = slugOf(m[2]!.replace(/\s*\n\s*(?:\/\/|\*|#)?\s*/g, ' '));
+    if (![...anchorsOf(readme)].some((a) => a === section || a.startsWith(`${section}-`))) broken.push(`${file}: ${m[0]}: ${readme} has no such heading`);
+  }
+  return broken;
+}
+
 describe('links between documents', () => {
   it('when a Markdown file links a file or heading of this repository, then it exists', () => {
     const broken: string[] = [];
@@ -80,5 +120,12 @@ describe('links between documents', () => {
     expect(slugOf('Files under DATA_DIR')).toBe('files-under-data_dir');
     expect(slugOf("2026-11-28: a whole run on this session's machine, and parts alone")).toBe('2026-11-28-a-whole-run-on-this-sessions-machine-and-parts-alone');
     expect(slugOf('Operating → Failure')).toBe('operating--failure');
+  });
+
+  it('when a code comment cites a document by path and anchor or by a README section, then the document and heading exist', () => {
+    const generated = (f: string) => f.includes('/generated/') || f.endsWith('.d.ts') || /auto-generated|do not edit/i.test(readRepositoryFile(f).slice(0, 300));
+    const files = repositoryFiles('*.ts', '*.tsx', '*.mjs', '*.js', '*.cjs', '*.yaml', '*.yml', '*.proto', '*Dockerfile').filter((f) => !generated(f));
+    expect(files.length).toBeGreaterThan(100);
+    expect(files.flatMap(brokenCitationsOf)).toEqual([]);
   });
 });
