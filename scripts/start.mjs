@@ -1,6 +1,6 @@
 // `npm start`: builds what changed (scripts/build-fast.mjs: swc, no type check; 0.1-0.5 s when
 // nothing did), then runs the launcher in this very process. Only this node process is
-// left running under npm: no build tool and no nested npm for the whole run (README "Performance").
+// left running under npm: no build tool and no nested npm for the whole run (docs/embedded-mode.md).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import process from 'node:process';

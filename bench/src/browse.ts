@@ -20,10 +20,10 @@ interface Probe {
   conditional?: boolean;
   /** Sent with the user's bearer token (the gateway authenticates every request). */
   authenticated?: boolean;
-  /** Targets (README "Performance"), checked against the measured row. */
+  /** Targets (README.md#performance), checked against the measured row. */
   check?: (m: Measured) => boolean;
   target: string;
-  /** A warm read the edge target (README "Performance") compares with `GET /healthz` through the same gateway. */
+  /** A warm read the edge target (README.md#performance) compares with `GET /healthz` through the same gateway. */
   warmRead?: string;
 }
 
@@ -211,7 +211,7 @@ export async function benchBrowse(ctx: BenchContext): Promise<Section> {
   };
 }
 
-/** README "Performance": a warm read costs what the gateway hop costs, and raw is as fast as blob. */
+/** README.md#performance: a warm read costs what the gateway hop costs, and raw is as fast as blob. */
 function edgeTargets(probes: readonly Probe[], measured: Map<Probe, Measured>, rawVsBlob?: { raw: Slices; blob: Slices }): Table {
   const rows: string[][] = [];
   for (const p of probes) {

@@ -35,7 +35,7 @@ export async function benchClonePush(ctx: BenchContext): Promise<Section> {
     if (skip) {
       notes.push(`githost side skipped: ${skip}`);
     } else {
-      // githost checks every pushed object (receive.fsckObjects, README "Security"); raw git doing
+      // githost checks every pushed object (receive.fsckObjects, docs/security.md); raw git doing
       // the same shows what githost itself adds. The target row stays against the plain push.
       const fsckPath = join(scratch, 'raw-fsck.git');
       await git(['init', '-q', '--bare', fsckPath]);

@@ -15,11 +15,11 @@ import { RssSampler } from './rss.js';
 import { fmtMiB, nowMs } from './stats.js';
 
 const MiB = 1024 * 1024;
-/** README "Performance": a laptop user expects a git host to idle like Gitea and start in seconds. */
+/** docs/embedded-mode.md: a laptop user expects a git host to idle like Gitea and start in seconds. */
 const IDLE_TARGET = 300 * MiB;
 const LOAD_TARGET = 500 * MiB;
 const READY_TARGET_MS = 10_000;
-/** README "Performance": from the end of `npm install` on a fresh clone, the first page within 15 s, build included. */
+/** docs/embedded-mode.md: from the end of `npm install` on a fresh clone, the first page within 15 s, build included. */
 const FIRST_PAGE_TARGET_MS = 15_000;
 /** `npm install` takes ~25 s on this machine when quiet, 40-75 s when busy; room before the part gives up. */
 const INSTALL_TIMEOUT_MS = 600_000;

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Where git-storage keeps a repository (ARCHITECTURE "Repositories on disk"), so the raw
+ * Where git-storage keeps a repository (docs/architecture.md#repositories-on-disk), so the raw
  * comparisons read the very same pack the service reads. Falls back to `fallback` when the
  * layout is not there (e.g. a different storage layout).
  */

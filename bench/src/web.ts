@@ -23,7 +23,7 @@ function source(bytes: number): string {
 }
 
 /**
- * The web's pages through the gateway, signed in (README "The web" targets): server time of the
+ * The web's pages through the gateway, signed in (targets: services/web/README.md#what-a-page-costs): server time of the
  * tree page (20 entries), a highlighted 10 KiB file, a merge request with a 50-file diff, each
  * beside the API call it is built from, measured in the same run; the tree page under 50
  * connections; the compressed size of the page's script and stylesheet; the web process's RSS.
@@ -104,7 +104,7 @@ export async function benchWeb(ctx: BenchContext): Promise<Section> {
     ],
   };
   notes.push(`tree page / API call throughput ratio under load: ${fmtRatio(loaded.rps, apiLoaded.rps)}`);
-  // Where a page's time goes (README "The web" → "What a page costs"): CPU per answer of each
+  // Where a page's time goes (services/web/README.md#what-a-page-costs): CPU per answer of each
   // githost process over the same load, robust to other load on the machine.
   const names = [...new Set([...Object.keys(pageCpu), ...Object.keys(apiCpu)])].filter((n) => (pageCpu[n] ?? 0) + (apiCpu[n] ?? 0) > 0);
   names.sort((a, b) => (pageCpu[b] ?? 0) - (pageCpu[a] ?? 0));
@@ -118,7 +118,7 @@ export async function benchWeb(ctx: BenchContext): Promise<Section> {
     rows: [cpuRow('tree page (web)', loaded, pageCpu), cpuRow('tree API call', apiLoaded, apiCpu)],
   };
 
-  // Every page links the same two assets and nothing else (README "The web").
+  // Every page links the same two assets and nothing else (services/web/README.md#script-is-an-enhancement).
   const assets: Table = { title: 'Script and stylesheet per page, gzip -9 (every page loads the same two)', header: ['asset', 'bytes', 'compressed', 'target', 'met'], rows: [] };
   for (const name of ['site.js', 'site.css']) {
     const res = await fetchOnce(`${service.url}/-/static/${name}`);

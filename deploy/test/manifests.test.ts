@@ -28,7 +28,7 @@ const OPERATOR_KINDS: Record<string, (o: K8sObject) => string[]> = {
   'postgresql.cnpg.io/v1/Cluster': (o) => [`${o.metadata.name}-app`],
   'rabbitmq.com/v1beta1/RabbitmqCluster': (o) => [`${o.metadata.name}-default-user`],
 };
-/** Created by whoever runs the cluster, before applying production (README "Running on Kubernetes"). */
+/** Created by whoever runs the cluster, before applying production (docs/operating.md#running-on-kubernetes). */
 const PRE_CREATED_SECRETS = ['githost-internal', 'githost-backup-s3'];
 
 function validateAgainstSchema(o: K8sObject): void {

@@ -88,7 +88,7 @@ export interface Config {
   /** Base URL of each service's HTTP server; an absent one answers 503, so the edge still runs
    *  while a service is down or not deployed. */
   upstreams: Record<Exclude<UpstreamName, 'web'>, string | undefined> & {
-    /** The site's pages (WEB_URL, README "The web"); absent: every page path answers 503. */
+    /** The site's pages (WEB_URL, services/web/README.md#one-path-for-access-control); absent: every page path answers 503. */
     web?: string | undefined;
   };
   /** git-storage smart-HTTP base URL by shard (GIT_STORAGE_HTTP_SHARDS, or GIT_STORAGE_HTTP_URL as

@@ -15,7 +15,7 @@ export function findOpenApiDocument(): string | undefined {
   return CANDIDATES.map((u) => fileURLToPath(u)).find((file) => existsSync(file));
 }
 
-/** The OpenAPI document as JSON, parsed once at start (README "API description"); no authentication. */
+/** The OpenAPI document as JSON, parsed once at start (docs/operating.md#api-description-openapi); no authentication. */
 export function openApiHandler(logger: Logger, file = findOpenApiDocument()): RequestHandler {
   if (!file) {
     logger.warn({ candidates: CANDIDATES.map((u) => fileURLToPath(u)) }, 'openapi.yaml not found: GET /api/openapi.json answers 404');

@@ -4,7 +4,7 @@ import { waitFor } from '@githost/test-support';
 import { gatewaysPerTest, type EchoUpstream } from './support/gateways-per-test.js';
 
 // A request body that goes silent is the client's fault: 408 on every route, never a 503 after
-// an upstream's two minutes (README "Malformed requests", GITHOST_BODY_TIMEOUT_MS).
+// an upstream's two minutes (docs/security.md#malformed-requests, GITHOST_BODY_TIMEOUT_MS).
 const SECRET = 'gateway-body-timeout-secret';
 const alice = { id: 'u-alice', username: 'alice', token: 'alice-token-aaaaaaaaaaaaaaaa' };
 /** Short, so the test is quick; the default is 30 s. */

@@ -20,7 +20,7 @@ function accountsWithShards(shards: Record<string, string>): AccountsGateway {
   };
 }
 
-/** Sharded storage (README "Operating"): git transport goes to the smart-HTTP address of the repository's shard. */
+/** Sharded storage (docs/operating.md#adding-a-shard): git transport goes to the smart-HTTP address of the repository's shard. */
 describe('git transport over two git-storage shards', () => {
   let shardDefault: Awaited<ReturnType<typeof startEchoUpstream>>;
   let shardOne: Awaited<ReturnType<typeof startEchoUpstream>>;

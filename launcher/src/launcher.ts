@@ -131,7 +131,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
       throw err;
     });
   }
-  // Embedded: one PGlite for every service, a schema each (README "Performance"), opened while
+  // Embedded: one PGlite for every service, a schema each (docs/embedded-mode.md), opened while
   // the first services start.
   const embeddedDb = !split && !databaseUrl ? shareEmbeddedDatabase(path.join(dataDir, 'db', SHARED_DB)) : undefined;
   if (embeddedDb) warnOwnDatabases(path.join(dataDir, 'db'), logger);

@@ -9,7 +9,7 @@ import { ConfigError } from '@githost/config';
 import { startGithost } from './index.js';
 
 // `npm start` beside a running githost: a taken port stops the start with one line naming the
-// variable, the port and what to do (README "Two instances side by side").
+// variable, the port and what to do (docs/configuration.md#two-instances-side-by-side).
 const LAUNCHER_DIR = fileURLToPath(new URL('..', import.meta.url));
 let dir: string;
 let taken: Server;

@@ -40,8 +40,7 @@ const CLIENT_OPTIONS: grpc.ClientOptions = {
   'grpc.max_receive_message_length': 64 * 1024 * 1024,
   'grpc.max_send_message_length': 64 * 1024 * 1024,
   'grpc.keepalive_time_ms': 30_000,
-  // A dependency that was down is tried again within 2 s of coming back (README "Failure and
-  // recovery"); grpc-js's own backoff grows to 120 s, keeping a caller unready that long.
+  // A dependency that was down is tried again within 2 s of coming back (docs/operating.md#failure-and-recovery); grpc-js's own backoff grows to 120 s, keeping a caller unready that long.
   'grpc.initial_reconnect_backoff_ms': 500,
   'grpc.max_reconnect_backoff_ms': RECONNECT_BACKOFF_MAX_MS,
   // Nothing reads channelz (servers have it off too); with it on, every call pays for its counters.

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { INTERNAL_CALL_METADATA, signInternalCall } from '@githost/identity';
 
 /**
- * A channel that signs every call made on it for its method (README, "Internal calls"). Signing
+ * A channel that signs every call made on it for its method (docs/security.md#internal-calls). Signing
  * sits at the channel, below the interceptors, because grpc-js lets interceptors passed with a
  * call (the metrics one) replace the client's own, and call credentials cannot be composed with
  * an insecure channel.

@@ -1,5 +1,5 @@
 /**
- * Fault injection (README "Operating → Failure and recovery"): githost as deployed, one process
+ * Fault injection (docs/operating.md#failure-and-recovery): githost as deployed, one process
  * per service on the real Postgres and RabbitMQ, while pushes and merges run. Each scenario kills
  * or stops something mid-stream, lets it come back as Kubernetes would, then checks that no event
  * was lost, no merge request is stuck, the repositories are sound, every service is ready again
@@ -33,7 +33,7 @@ const MODE = (process.env.FAULTS_MODE ?? 'quick') as keyof typeof SIZES;
 const SIZE = SIZES[MODE] ?? SIZES.quick;
 const PUSHERS = 3;
 
-/** The documented recovery windows (README "Failure and recovery"): no 5xx later than this after
+/** The documented recovery windows (docs/operating.md#failure-and-recovery): no 5xx later than this after
  *  the fault ended (the service restarted, the broker or the database up again). */
 const RECOVERY_WINDOW_MS = 15_000;
 /** A merge intent whose process died is finished within 10 s grace + one 2 s tick. */

@@ -8,7 +8,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const READ_ONLY = { error: 'This token has only the "read" scope: it can clone and browse, not push or change anything' };
 
 /**
- * accounts README "Users and tokens" and "Token scopes", through the gateway with the real git
+ * services/accounts/README.md#users-and-tokens and #token-scopes, through the gateway with the real git
  * client: a site admin locks users out, tokens expire and carry scopes.
  */
 describe('site admin control of users and tokens', () => {

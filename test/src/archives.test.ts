@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { assertMatchesOpenApi, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
-/** Archives through the gateway, byte for byte against `git archive` of the same commit (README "Archives"). */
+/** Archives through the gateway, byte for byte against `git archive` of the same commit (docs/decisions/archives.md). */
 let gh: TestGithost;
 let alice: TestUser;
 let bob: TestUser;

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { addCollaborator, api, commitFiles, createRepo, createUser, git, gitResult, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
-/** Compare through the gateway, every answer checked against git itself (README "Decisions": compare). */
+/** Compare through the gateway, every answer checked against git itself (docs/decisions/compare.md). */
 let gh: TestGithost;
 let alice: TestUser;
 let bob: TestUser;

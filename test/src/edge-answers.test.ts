@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addCollaborator, api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, sample, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
 /**
- * README "Performance": the gateway answers a warm browse read from the answers it keeps, after
+ * docs/decisions/gateway-serves-warm-reads.md: the gateway answers a warm browse read from the answers it keeps, after
  * admission, while git-storage's ref watch says the refs are unchanged. A push is seen by the very
  * next read, however busy the repository; a caller who lost access, or a changed default branch,
  * never gets a kept body.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addCollaborator, api, commitFiles, createRepo, createUser, git, makeWorkdir, pushUrl, sample, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
 /**
- * README "Architecture": the gateway answers a conditional browse read 304 itself while git-storage's ref watch
+ * docs/architecture.md#the-services: the gateway answers a conditional browse read 304 itself while git-storage's ref watch
  * says the repository's refs are unchanged, and never once a push or a lost grant changed the answer.
  */
 

@@ -3,7 +3,7 @@ import { startReceiver } from '@githost/test-support';
 import { api, commitFiles, createRepo, createUser, eventually, git, gitResult, makeWorkdir, pushUrl, startTestGithost, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
 /**
- * accounts README "Default branch" through the gateway with the real git client: a repository
+ * services/accounts/README.md#default-branch through the gateway with the real git client: a repository
  * created with `default_branch: main` takes the branch its first push brings (git on Debian
  * still pushes `master`), at once and before anyone hears of the push; later pushes leave it.
  */

@@ -6,7 +6,7 @@ import {
 } from './support/index.js';
 
 /**
- * Malformed input answers a 4xx JSON error and changes nothing (README "Malformed requests"): percent-
+ * Malformed input answers a 4xx JSON error and changes nothing (docs/security.md#malformed-requests): percent-
  * encoding that does not decode, NUL characters, encodings we cannot decode, over-long URLs.
  * fetch sends a path's percent escapes exactly as written.
  */

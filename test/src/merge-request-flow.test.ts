@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { addCollaborator, api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
 /**
- * The merge-request workflow a team expects (README "Decisions": lifecycle, following the source
+ * The merge-request workflow a team expects (docs/decisions/README.md#merge-requests: lifecycle, following the source
  * branch, merge options) through the gateway, with the real git client on real branches.
  */
 let gh: TestGithost;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { PushPayload } from '@githost/git-storage';
 import { addCollaborator, api, commitFiles, createRepo, createUser, git, gitResult, startTestGithost, watchPushes, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
-/** Branch and tag protection through the gateway with the real git client (README "Branch and tag protection"). */
+/** Branch and tag protection through the gateway with the real git client (docs/decisions/branch-protection.md). */
 
 let gh: TestGithost;
 let alice: TestUser;

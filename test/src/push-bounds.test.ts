@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { PushPayload } from '@githost/git-storage';
 import { api, commitFiles, createRepo, createUser, git, gitResult, gitWithInput, startTestGithost, watchPushes, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
-/** Push bounds through the gateway with the real git client, default settings (git-storage README "Push bounds"). */
+/** Push bounds through the gateway with the real git client, default settings (docs/security.md#limits). */
 
 let gh: TestGithost;
 let alice: TestUser;

@@ -6,7 +6,7 @@ import {
 } from './support/index.js';
 
 /**
- * README "Repositories" and "Branch and tag protection": managing repositories and their rules
+ * docs/decisions/repositories.md and docs/decisions/branch-protection.md: managing repositories and their rules
  * through the gateway, with the real git client where HEAD and deletion show.
  */
 describe('repositories managed through the gateway', () => {

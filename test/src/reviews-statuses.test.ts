@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { api, commitFiles, createBranchedRepo, createUsers, eventually, git, startReceiver, startTestGithost, type BranchedRepo, type TestGithost, type TestUser } from './support/index.js';
 
 /**
- * Reviews, commit statuses and the protected merge through the gateway (README "Reviews",
+ * Reviews, commit statuses and the protected merge through the gateway (services/merge-requests/README.md#reviews,
  * "Commit statuses", "Branch and tag protection"), on branches pushed with the real git client.
  */
 describe.each([['embedded' as const], ['real' as const]])('reviews and commit statuses end to end on the %s backend', (backend) => {

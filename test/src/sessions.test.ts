@@ -4,7 +4,7 @@ import { api, commitFiles, git, gitResult, makeWorkdir, pushUrl, startTestGithos
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
 
 /**
- * accounts README "Sessions", through the gateway with the real git client: a user signs in with
+ * services/accounts/README.md#sessions, through the gateway with the real git client: a user signs in with
  * her password, uses the session's secret as a token on the API and as the password of git's
  * Basic auth, lists her sessions and signs out.
  */

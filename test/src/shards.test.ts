@@ -8,7 +8,7 @@ import { startGithost, type RunningGithost } from '@githost/launcher';
 import { api, cloneUrl, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, removeWorkdirs, startReceiver, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
 /**
- * Sharded storage (README "Operating"): one githost with two git-storage shards in one process. New
+ * Sharded storage (docs/operating.md#adding-a-shard): one githost with two git-storage shards in one process. New
  * repositories spread over both; a repository on EACH shard is pushed, cloned, browsed, merged
  * (three-way) and webhooked through the one gateway.
  */

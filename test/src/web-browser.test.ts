@@ -7,7 +7,7 @@ import { visitPage } from './support/web-session.js';
  * The site in a real browser (Debian's chromium through playwright-core): accessibility (axe,
  * no serious or critical violation) at 375 and 1440 px, light and dark; XSS probes in file
  * names, contents, the README, branch names and commit messages execute nothing; the small
- * script's enhancements work and every page works without it (README "The web").
+ * script's enhancements work and every page works without it (services/web/README.md#tests).
  */
 let gh: TestGithost;
 let alice: TestUser;

@@ -5,7 +5,7 @@ import { signInPage, submit, visitPage } from './support/web-session.js';
 
 /**
  * The merge request, compare, repository settings and site admin pages in a real browser
- * (README "The web"): axe (no serious or critical violation) at 375 and 1440 px, light and dark;
+ * (services/web/README.md#tests): axe (no serious or critical violation) at 375 and 1440 px, light and dark;
  * markup in titles, comments, branch names and webhook URLs executes nothing; forms carry the
  * anti-CSRF token, redirect with a notice or show the API's refusal; what the API refuses is the
  * same 404 page as what does not exist; the inline comment form works without script.

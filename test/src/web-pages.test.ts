@@ -4,7 +4,7 @@ import {
   type TestGithost, type TestUser,
 } from './support/index.js';
 
-/** The web's reading pages through the gateway (README "The web"), anonymous on public
+/** The web's reading pages through the gateway (services/web/README.md), anonymous on public
  *  repositories; the repository is pushed with the real git client. */
 let gh: TestGithost;
 let alice: TestUser;

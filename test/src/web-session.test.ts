@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addCollaborator, api, cookiePair, csrfOf, commitFiles, createRepo, git, makeWorkdir, pushUrl, startTestGithost, textOf, type TestGithost } from './support/index.js';
 
 /**
- * The web signed in, end to end through the gateway (README "The web"): sign-in with a password
+ * The web signed in, end to end through the gateway (services/web/README.md#sessions): sign-in with a password
  * makes a real session, pages read as that person (a private repository is a 404 to anyone who
  * may not read it, exactly as a missing one), settings change what the API holds, sign-out ends
  * the session on the server.

@@ -4,7 +4,7 @@ import { launchBrowser, watchIncidents, type Browser } from '@githost/test-suppo
 import { signInPage, submit } from './support/web-session.js';
 
 /**
- * The end-to-end story through the whole stack in a real browser (README "The web"): the admin
+ * The end-to-end story through the whole stack in a real browser (services/web/README.md): the admin
  * creates a user, sets her password and issues her a token for CI on the admin pages; she signs
  * in, creates a repository, makes a token and pushes with the real git client, reads the code,
  * adds a webhook, opens a merge request from the compare view; a second user comments on a line

@@ -19,7 +19,7 @@ const CHALLENGE = 'Basic realm="githost"';
 export interface AdmissionDeps {
   accounts: CachedAccountsGateway;
   withinRateLimit: RateLimitGate;
-  /** A web upstream is configured: paths outside the API and git are its pages (README "The web");
+  /** A web upstream is configured: paths outside the API and git are its pages (services/web/README.md#one-path-for-access-control);
    *  without one, they have no route, as before the site existed. */
   site?: boolean;
   /** GITHOST_INTERNAL_SECRET: checks the grants of LFS batch answers. */
@@ -31,7 +31,7 @@ export interface AdmissionDeps {
 export type Admit = (req: Request, res: Response) => Promise<Admission | undefined>;
 
 /**
- * Decides whether a request gets in and as whom, in the order README "What it does to a request"
+ * Decides whether a request gets in and as whom, in the order gateway/README.md#what-it-does-to-a-request-in-order
  * gives: authentication, rate limit, route, credential and scope checks, declared body size,
  * repository access. Changes nothing on the request but the challenge header; forwarding signs it.
  */
@@ -43,7 +43,7 @@ export function createAdmission({ accounts, withinRateLimit, site = false, inter
     if (route) res.locals.routeLabel = `${route.upstream}/${route.surface}`;
     const requestId = String(req.headers[REQUEST_ID_HEADER]);
     // A page is not an API call: the web signs in through the API with the browser's session, and
-    // each API call it makes is authenticated and counted there (README "The web").
+    // each API call it makes is authenticated and counted there (services/web/README.md#one-path-for-access-control).
     if (route?.surface === 'web') return { route, principal: null, repo: null, requestId };
 
     // CONTRACT §9 Access: a present but invalid credential is 401 everywhere, before any lookup.
@@ -52,7 +52,7 @@ export function createAdmission({ accounts, withinRateLimit, site = false, inter
     const refuse = (denial: Denial): never => {
       if (denial.challenge) res.setHeader('WWW-Authenticate', CHALLENGE);
       // A git client's credential-less first leg: it comes back with its token, so the address's
-      // git budget gives this one back (README "Rate limits").
+      // git budget gives this one back (docs/operating.md#rate-limits-gateway).
       if (denial.challenge && credential.kind === 'none' && route?.surface === 'git') markChallenged(res);
       throw denial.error;
     };
@@ -117,7 +117,7 @@ async function repositoryAccess(
       (err: unknown) => {
         // A name accounts rejects as malformed cannot exist either.
         if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return null;
-        // A user suspended since their token's answer was cached (README "Users and tokens").
+        // A user suspended since their token's answer was cached (services/accounts/README.md#users-and-tokens).
         if (err instanceof AppError && err.kind === 'unauthenticated') refuse({ error: unauthenticated(), challenge: route.surface === 'git' });
         throw err;
       },

@@ -7,7 +7,7 @@ import { MAX_USER_AGENT_LENGTH, verifyClientForwarding, type ClientInfo } from '
 const forwarded = new WeakMap<IncomingMessage, ClientInfo>();
 
 /**
- * README "Internal calls", client forwarding: the web service calls the gateway for a browser and
+ * docs/security.md#internal-calls, client forwarding: the web service calls the gateway for a browser and
  * vouches for the browser's address and user agent with a signature made with the internal
  * secret. A valid, fresh one is kept for this request; the headers themselves (valid or not) are
  * then dropped with every other client `x-githost-*` header by stripInternalHeaders, which runs

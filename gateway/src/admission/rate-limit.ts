@@ -42,7 +42,7 @@ const WINDOW_MS = 60_000;
 const keys = new WeakMap<IncomingMessage, string>();
 
 /**
- * One client cannot starve the others (README "Rate limits"): each token, and each anonymous address,
+ * One client cannot starve the others (docs/operating.md#rate-limits-gateway): each token, and each anonymous address,
  * gets its own budget per minute, with the IETF `RateLimit-*` headers on every answer and
  * `429 {"error":"Rate limit exceeded"}` plus `Retry-After` once it is spent. Counts live in this
  * process (express-rate-limit's memory store), so with several gateway replicas the limit holds

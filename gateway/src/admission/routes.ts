@@ -1,7 +1,7 @@
 import type { UpstreamName } from '../config.js';
 
 /**
- * The gateway's route table (docs/ARCHITECTURE.md): which service answers a path, whether a
+ * The gateway's route table (docs/architecture.md): which service answers a path, whether a
  * credential is required, and which repository the path names. Paths are forwarded unchanged.
  */
 export type AuthMode = 'required' | 'optional';
@@ -33,7 +33,7 @@ const GIT_PATH = /^\/([^/]+)\/([^/]+)\.git\/(info\/refs|git-upload-pack|git-rece
 const BROWSE_REST = /^\/(?:(?:tree|blob|raw|commits|commit|compare)(?:\/.*)?|branches|tags)$/;
 // Commit statuses live with merge requests. `commits/{ref}/status(es)` is matched before the
 // browse commit log, so a branch whose name ends in `/status` or `/statuses` has no commit log
-// at those paths (GitHub's routes shadow such names the same way; README "Decisions").
+// at those paths (GitHub's routes shadow such names the same way; docs/decisions/commit-statuses.md).
 const STATUS_READ = /^\/commits\/.+\/status(?:es)?$/;
 const STATUS_WRITE = /^\/statuses\/[^/]+$/;
 const ARCHIVE = /^\/archive\/.+\.(?:tar\.gz|zip)$/;
@@ -90,7 +90,7 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
 
   if (path === '/api/admin' || path.startsWith('/api/admin/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
   if (path === '/api/user' || path.startsWith('/api/user/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
-  // accounts README "Sessions": signing in needs no credential (it is how one gets one).
+  // services/accounts/README.md#sessions: signing in needs no credential (it is how one gets one).
   if (path === '/api/sessions') return method === 'POST' ? { upstream: 'accounts', auth: 'optional', surface: 'api' } : undefined;
   // GET: the explore list of every repository the caller may read (docs/decisions/explore-lists.md).
   if (path === '/api/repos') return method === 'POST' ? { upstream: 'accounts', auth: 'required', surface: 'api' } : read ? { upstream: 'accounts', auth: 'optional', surface: 'api' } : undefined;
@@ -131,7 +131,7 @@ const GIT_REPO_PATH = /^\/[^/]+\/[^/]+\.git(?:\/|$)/;
 const EDGE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
- * The site (README "The web"): every path that is not the REST API, not git transport and not a
+ * The site (services/web/README.md#one-path-for-access-control): every path that is not the REST API, not git transport and not a
  * health or metrics path is a page of the web service. Asked only when `matchRoute` found nothing.
  */
 export function matchSiteRoute(method: string, path: string): RouteMatch | undefined {

@@ -9,7 +9,7 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
 export const READ_SCOPE_ONLY = 'This token has only the "read" scope: it can clone and browse, not push or change anything';
 
 /**
- * accounts README "Token scopes", enforced here and nowhere else: a token without the `write`
+ * services/accounts/README.md#token-scopes, enforced here and nowhere else: a token without the `write`
  * scope may only read, so any API request that is not GET or HEAD, and any git push, is refused
  * before anything is looked up. (Site-admin powers need the `admin` scope: the principal's
  * `is_admin` already says so, see clients/accounts.ts.)

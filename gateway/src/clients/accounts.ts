@@ -2,7 +2,7 @@ import { createAccountsClient, type AccountsServiceClient, type accounts } from 
 import { callUnary, waitForReady, type GrpcMetrics } from '@githost/grpc';
 import { repoFieldsOf, type Permission, type Principal, type RepoContext } from '@githost/identity';
 
-/** What a token may do (accounts README "Token scopes"); each includes the ones before it. */
+/** What a token may do (services/accounts/README.md#token-scopes); each includes the ones before it. */
 export type TokenScope = 'read' | 'write' | 'admin';
 const SCOPES: readonly TokenScope[] = ['read', 'write', 'admin'];
 

@@ -53,7 +53,7 @@ interface Entry extends StoredAnswer {
   version: string | undefined;
 }
 
-/** GITHOST_EDGE_CACHE_BYTES default (README "Configuration"). */
+/** GITHOST_EDGE_CACHE_BYTES default (docs/configuration.md#variables). */
 export const DEFAULT_EDGE_CACHE_BYTES = 32 * 1024 * 1024;
 
 /**

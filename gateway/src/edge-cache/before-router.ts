@@ -36,7 +36,7 @@ export type WarmReads = (req: IncomingMessage, res: ServerResponse) => boolean;
 const REPOS = '/api/repos/';
 
 /**
- * Warm browse reads answered before express runs (README "Performance"): what express costs a
+ * Warm browse reads answered before express runs (gateway/README.md#warm-reads-before-the-router): what express costs a
  * request (its request and response prototypes, the router's layers) is most of what a kept
  * answer costs. Taken only when everything the normal path would decide is already known in
  * this process and decides the same way: a clean target with no body, a browse route, no

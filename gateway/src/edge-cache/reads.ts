@@ -9,7 +9,7 @@ import type { GatewayMetrics } from '../metrics.js';
 export type EdgeHit = { notModified: { etag: string; cacheControl: string } } | { kept: StoredAnswer };
 
 /**
- * Browse reads answered by the edge itself (README "Performance"), only ever asked after
+ * Browse reads answered by the edge itself (docs/decisions/gateway-serves-warm-reads.md), only ever asked after
  * admission decided that the caller may read the repository. Finding is apart from sending, so a
  * caller may still refuse the request (a spent rate limit) after finding, and nothing is counted
  * for a read that goes on to browse by another way.

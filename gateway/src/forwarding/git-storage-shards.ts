@@ -4,7 +4,7 @@ import type { ShardMap } from '@githost/storage-router';
 
 /**
  * The proxy target of one git transport request: the smart-HTTP address of the shard holding the
- * repository, as its record names it (README "Operating": adding a shard). `shardOf` gives the shard accounts answered
+ * repository, as its record names it (docs/operating.md#adding-a-shard). `shardOf` gives the shard accounts answered
  * for this very request when the gateway admitted it.
  */
 export function gitStorageTarget(shards: ShardMap, shardOf: (req: IncomingMessage) => string): (req: IncomingMessage) => string {

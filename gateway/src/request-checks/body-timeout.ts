@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { answerRequestTimeout } from '@githost/http';
 import { upstreamRequestOf } from '../forwarding/proxy.js';
 
-/** GITHOST_BODY_TIMEOUT_MS: the longest a request body may go without a byte (README "Malformed requests"). */
+/** GITHOST_BODY_TIMEOUT_MS: the longest a request body may go without a byte (docs/security.md#malformed-requests). */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 function hasBody(req: IncomingMessage): boolean {

@@ -1,6 +1,6 @@
 // The public REST API's JSON shapes, named. Everything here comes from openapi/openapi.yaml
 // through the generated `openapi.ts`; nothing restates a shape by hand except the delivery detail
-// fields below, which the document does not describe yet (README "What the document lacks").
+// fields below, which the document does not describe yet (packages/api-types/README.md#what-the-document-lacks).
 import type { components, operations } from './openapi.js';
 
 export type { components, operations, paths } from './openapi.js';

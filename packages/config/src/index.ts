@@ -101,7 +101,7 @@ export function eventBusFields(e: { AMQP_URL?: string | undefined; GITHOST_EVENT
 
 /**
  * A listener that could not bind its port, as the one line a user acts on: the variable, the port
- * and what to do (README "Configuration"). `EADDRINUSE` (another githost, or another program, has
+ * and what to do (docs/configuration.md#two-instances-side-by-side). `EADDRINUSE` (another githost, or another program, has
  * it) and `EACCES` (a port below 1024 without the privilege) become a ConfigError, which stops the
  * start with its message alone; any other failure is returned as it was.
  */

@@ -5,7 +5,7 @@ import type { Database, QueryResult, Queryable } from './index.js';
 import { initialise } from './initdb.js';
 
 /**
- * Embedded Postgres (PGlite) sized for a laptop (README "Performance"): Postgres' server defaults
+ * Embedded Postgres (PGlite) sized for a laptop (docs/embedded-mode.md): Postgres' server defaults
  * (128 MB shared buffers) live in WASM memory, which never shrinks, for a database of a few MB.
  */
 const LAPTOP_SETTINGS = ['shared_buffers=16MB', 'temp_buffers=2MB', 'work_mem=2MB', 'maintenance_work_mem=16MB', 'wal_buffers=1MB'];
@@ -13,8 +13,7 @@ export const START_PARAMS = [...PGlite.defaultStartParams, ...LAPTOP_SETTINGS.fl
 
 /**
  * PGlite unpacks its initial data directory with the archive's modes (0666 files), whatever the
- * umask: they are narrowed to the owner (0700 directories, 0600 files; README "Files under
- * DATA_DIR"). Files Postgres creates later get its own 0600.
+ * umask: they are narrowed to the owner (0700 directories, 0600 files; docs/operating.md#files-under-data_dir). Files Postgres creates later get its own 0600.
  */
 async function ownerOnly(dir: string): Promise<void> {
   await chmod(dir, 0o700);
@@ -102,7 +101,7 @@ export class EmbeddedPostgres {
 }
 
 /**
- * The embedded mode's one database for every service in the process (README "Performance"),
+ * The embedded mode's one database for every service in the process (docs/embedded-mode.md),
  * e.g. `<DATA_DIR>/db/shared`: while it is shared, openDatabase() without a URL for a service
  * directory next to it (`<DATA_DIR>/db/accounts`) opens the service's schema on it instead of a
  * PGlite of its own, and nothing is made in that directory. A service directory that already

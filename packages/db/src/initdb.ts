@@ -10,7 +10,7 @@ const execFileAsync = promisify(execFile);
 const require = createRequire(import.meta.url);
 
 /**
- * Making an embedded (PGlite) data directory (README "Footprint of `npm start`"). initdb in WASM
+ * Making an embedded (PGlite) data directory (docs/embedded-mode.md). initdb in WASM
  * takes ~5 s, most of a fresh start: the build runs it once into a template
  * (`dist/pglite-template`, made by make-template.ts), and a fresh data directory is a synced copy
  * of it (0.2-0.7 s). Without a template that fits the installed PGlite, initdb runs as before.

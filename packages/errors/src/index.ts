@@ -41,7 +41,7 @@ export const forbidden = (message = 'Forbidden') => new AppError('forbidden', me
 export const tooLarge = (message: string) => new AppError('too_large', message);
 export const uriTooLong = (message = 'URI too long') => new AppError('uri_too_long', message);
 export const headersTooLarge = (message = 'Request header fields too large') => new AppError('headers_too_large', message);
-/** The client stopped sending its request body part way (README "Malformed requests"). */
+/** The client stopped sending its request body part way (docs/security.md#malformed-requests). */
 export const requestTimeout = (message = 'Request timeout') => new AppError('request_timeout', message);
 export const unsupportedMediaType = (message: string) => new AppError('unsupported_media_type', message);
 export const unavailable = (message: string, cause?: unknown) => new AppError('unavailable', message, undefined, { cause });

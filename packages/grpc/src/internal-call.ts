@@ -3,7 +3,7 @@ import { INTERNAL_CALL_METADATA, verifyInternalCall } from '@githost/identity';
 
 /**
  * Services answered without a credential: Kubernetes gRPC probes cannot send metadata, and
- * health tells a caller nothing but SERVING or NOT_SERVING (README, "Internal calls").
+ * health tells a caller nothing but SERVING or NOT_SERVING (docs/security.md#internal-calls).
  */
 export const UNSIGNED_SERVICES = ['/grpc.health.v1.Health/'];
 

@@ -17,7 +17,7 @@ export interface Principal {
   email: string;
   is_admin: boolean;
   /** Public id of the sign-in session whose secret authenticated the request; absent for tokens
-   *  (README "Sessions"). */
+   *  (services/accounts/README.md#sessions). */
   session_id?: string;
 }
 
@@ -53,7 +53,7 @@ export interface Identity {
   /** Unix milliseconds when the gateway signed it. */
   issued_at: number;
   /** The client as the gateway saw it, or as the web service vouched for it with a signed
-   *  forwarding (README "Internal calls"); absent when not known. */
+   *  forwarding (docs/security.md#internal-calls); absent when not known. */
   client?: ClientInfo;
 }
 
@@ -136,7 +136,7 @@ export function verifyInternalCall(method: string, value: unknown, secret: strin
 }
 
 /**
- * Client forwarding (README "Internal calls"): the web service calls the gateway on behalf of a
+ * Client forwarding (docs/security.md#internal-calls): the web service calls the gateway on behalf of a
  * browser, so the gateway would see the web's address for everyone. The web vouches for the
  * browser's address and user agent with an HMAC over both and the time; the gateway takes them
  * only when the signature is valid and fresh, and strips them otherwise like any client

@@ -22,7 +22,7 @@ export function refFormatProblem(name: string): string | null {
 /**
  * Why a NEW branch or tag (its short name, without `refs/heads/` or `refs/tags/`) may not take
  * this name: the format above, and three names the rest of githost could not tell apart from
- * something else. `HEAD` is what git and the API read as the default branch (README "Decisions":
+ * something else. `HEAD` is what git and the API read as the default branch (docs/decisions/browse-refs.md:
  * browse answers 404 for it); a name with U+FFFD is how a name that is not UTF-8 reads once decoded
  * (the API could never address it); and of two names that differ only by Unicode normalisation
  * (`café` composed or decomposed), only the NFC one is taken, so they can never be two branches.

@@ -1,5 +1,5 @@
 /*
- * Ref-change watch (README "Architecture", conditional reads): per git-storage shard one WatchRefs stream, and per repository a
+ * Ref-change watch (docs/architecture.md#the-services, conditional reads): per git-storage shard one WatchRefs stream, and per repository a
  * version that changes whenever its refs may have changed. Cache anything derived from refs
  * together with the version read BEFORE asking git-storage, and use it only while
  * `version(shard, repo)` still returns that same token; undefined means "do not use any cache".

@@ -5,7 +5,7 @@ export type { Service, ServiceModule, ServicePorts } from './service.js';
 
 /**
  * Whatever this process and its children (git, PGlite) create is the service user's alone:
- * directories 0700, files 0600 (README, "Security"). Child processes inherit the umask.
+ * directories 0700, files 0600 (docs/operating.md#files-under-data_dir). Child processes inherit the umask.
  */
 export function privateFileModes(): void {
   process.umask(0o077);

@@ -1,5 +1,5 @@
 /*
- * git-storage shards (README "Operating"). Operators list shards as `name=address,...`:
+ * git-storage shards (docs/operating.md#adding-a-shard). Operators list shards as `name=address,...`:
  * - GIT_STORAGE_SHARDS (gRPC `host:port`; accounts, browse, merge-requests), falling back to
  *   GIT_STORAGE_GRPC_ADDR as the one shard `default`;
  * - GIT_STORAGE_HTTP_SHARDS (smart HTTP URLs; gateway), falling back to GIT_STORAGE_HTTP_URL;

@@ -54,7 +54,7 @@ export function watchIncidents(page: Page): PageIncidents {
   return incidents;
 }
 
-/** The ways every page is read (README "The web"): a phone's and a desktop's width, light and dark. */
+/** The ways every page is read (services/web/README.md#tests): a phone's and a desktop's width, light and dark. */
 export interface Viewport {
   width: number;
   colorScheme: 'light' | 'dark';

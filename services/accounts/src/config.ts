@@ -14,7 +14,7 @@ const fields = z
     PUBLIC_URL: z.string().url().default('http://localhost:3000'),
     ...eventBusEnv(),
     GITHOST_ACCOUNTS_QUEUE: env.name('githost.accounts'),
-    // README "Sessions".
+    // services/accounts/README.md#sessions.
     GITHOST_SESSION_IDLE_TIMEOUT_SECONDS: env.int(14 * 24 * 3600, 60),
     GITHOST_SESSION_MAX_AGE_SECONDS: env.int(30 * 24 * 3600, 60),
     GITHOST_SIGN_IN_FAILURES_PER_ACCOUNT: env.int(10),

@@ -7,7 +7,7 @@ import { ADMIN_TOKEN, Client, PUBLIC_URL, SECRET, startAccounts, type Backend, t
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const UNAUTHENTICATED = { kind: 'unauthenticated', message: 'Authentication required' };
 
-/** README "Users and tokens" and "Token scopes", against the real service and database. */
+/** services/accounts/README.md#users-and-tokens and #token-scopes, against the real service and database. */
 describe.each<Backend>(['postgres', 'pglite'])('user and token administration on %s', (backend) => {
   let storage: TestStorage;
   let h: Harness;

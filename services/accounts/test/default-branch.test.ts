@@ -4,7 +4,7 @@ import { startTestStorage, type TestStorage } from '@githost/git-storage/testing
 import { ADMIN_TOKEN, Client, SECRET, startAccounts, type Backend, type Harness } from './harness.js';
 import { adoptPushedBranches } from './rpc.js';
 
-/** README "Default branch": AdoptPushedBranches on the real service, with a real git-storage. */
+/** services/accounts/README.md#default-branch: AdoptPushedBranches on the real service, with a real git-storage. */
 describe.each<Backend>(['postgres', 'pglite'])('the default branch after a first push on %s', (backend) => {
   let storage: TestStorage;
   let h: Harness;

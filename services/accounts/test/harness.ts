@@ -83,7 +83,7 @@ export async function startAccounts(backend: Backend, storage: string | ShardMap
 
 /**
  * Plays the gateway: authenticates a token over gRPC, resolves owner/repo with Authorize, and
- * forwards the request with the signed identity, as ARCHITECTURE "Request flow" describes.
+ * forwards the request with the signed identity, as docs/architecture.md#request-flow-and-identity describes.
  */
 export class Client {
   constructor(

@@ -3,7 +3,7 @@ import { ADMIN_TOKEN, Client, startAccounts, type Harness } from './harness.js';
 import { startFakeStorage, type FakeStorage } from './fake-storage.js';
 import { rpc } from './rpc.js';
 
-/** Placement (README "Operating"): new repositories go to the shard with the fewest, counted from accounts' table. */
+/** Placement (docs/operating.md#adding-a-shard): new repositories go to the shard with the fewest, counted from accounts' table. */
 describe('placing repositories on git-storage shards', () => {
   let a: FakeStorage;
   let b: FakeStorage;

@@ -4,7 +4,7 @@ import { RULE_DEFAULTS } from '@githost/ref-policy';
 import { ADMIN_TOKEN, Client, SECRET, startAccounts, type Backend, type Harness } from './harness.js';
 import { refPolicyOf, rpc } from './rpc.js';
 
-/** README "Branch and tag protection": the rules' REST endpoints and GetRefPolicy, on the real service. */
+/** docs/decisions/branch-protection.md: the rules' REST endpoints and GetRefPolicy, on the real service. */
 describe.each<Backend>(['postgres', 'pglite'])('branch protections on %s', (backend) => {
   let storage: TestStorage;
   let h: Harness;

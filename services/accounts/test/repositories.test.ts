@@ -5,7 +5,7 @@ import { ADMIN_TOKEN, Client, PUBLIC_URL, SECRET, startAccounts, type Backend, t
 import { startFakeStorage, type FakeStorage } from './fake-storage.js';
 import { refPolicyOf, rpc } from './rpc.js';
 
-/** README "Repositories": listing, changing and deleting repositories on the real service. */
+/** docs/decisions/repositories.md: listing, changing and deleting repositories on the real service. */
 describe.each<Backend>(['postgres', 'pglite'])('repository management on %s', (backend) => {
   let storage: TestStorage;
   let h: Harness;

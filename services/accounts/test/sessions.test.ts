@@ -11,7 +11,7 @@ const INVALID = { status: 401, body: { error: 'Invalid username or password' } }
 const UNAUTHENTICATED = { kind: 'unauthenticated', message: 'Authentication required' };
 const FIREFOX = { address: '203.0.113.7', user_agent: 'Mozilla/5.0 Firefox/133.0' };
 
-/** README "Sessions", against the real service and database, with the service's clock in the
+/** services/accounts/README.md#sessions, against the real service and database, with the service's clock in the
  *  test's hands (no test waits for an expiry). */
 describe.each<Backend>(['postgres', 'pglite'])('passwords and sessions on %s', (backend) => {
   let storage: TestStorage;

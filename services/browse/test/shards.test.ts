@@ -5,7 +5,7 @@ import { encodeIdentity } from '@githost/identity';
 import { createServer, loadConfig, type BrowseService } from '../src/index.js';
 import { repoContext } from './support/harness.js';
 
-/** Sharded storage (README "Operating"): browse reads each repository from the shard its record names. */
+/** Sharded storage (docs/operating.md#adding-a-shard): browse reads each repository from the shard its record names. */
 describe('browsing repositories on two git-storage shards', () => {
   const secret = randomBytes(16).toString('hex');
   let a: TestStorage;

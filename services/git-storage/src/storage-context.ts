@@ -24,7 +24,7 @@ export interface StorageContext {
   /** Tree listings and log pages, which never change for the ids they are keyed by. */
   cache: ReadCaches;
   events: PushEventRecorder;
-  /** Write-ahead records of ref changes, settled into push events (README "Push events survive a kill"). */
+  /** Write-ahead records of ref changes, settled into push events (services/git-storage/README.md#push-events-survive-a-kill). */
   intents: RefIntents;
   housekeeping: Housekeeper;
   /** Readers caching ref lists; every ref change awaits their acks before it is acknowledged. */
@@ -34,7 +34,7 @@ export interface StorageContext {
   policies: RefPolicySource;
   /** The service's hooks directory (protection, ref intent record), given to every receive-pack. */
   hooksDir: string;
-  /** Bounds on every push (README "Push bounds"). */
+  /** Bounds on every push (docs/security.md#limits). */
   pushLimits: PushLimits;
 }
 

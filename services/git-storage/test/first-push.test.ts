@@ -6,7 +6,7 @@ import { eventually } from '@githost/test-support';
 import { cleanupWorkdirs, commitAll, createTestRepository, git, makeWorkdir, startTestStorage, writeFiles, type TestStorage } from '../src/testing.js';
 
 /**
- * accounts README "Default branch", git-storage's side: after a push that created a repository's
+ * services/accounts/README.md#default-branch, git-storage's side: after a push that created a repository's
  * first branches, accounts is told (AdoptPushedBranches) before the push's events are journaled;
  * when it cannot be told, the push still goes through and the write-ahead record stays until it
  * can.

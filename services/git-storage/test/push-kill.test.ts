@@ -2,7 +2,7 @@
  * git-storage as its own process (dist/main.js), killed with SIGKILL at the worst instants of a
  * push: after the ref moved but before the push was confirmed and journaled, and after the push
  * was prepared but before the ref moved. Restarted on the same DATA_DIR, it journals the first
- * push's event exactly once and none for the second (README "Push events survive a kill").
+ * push's event exactly once and none for the second (services/git-storage/README.md#push-events-survive-a-kill).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
@@ -114,7 +114,7 @@ describe('git-storage killed mid-push', () => {
     expect((events[0]!.payload.commits as Array<{ id: string }>).map((c) => c.id)).toEqual([c1]);
     expect(events.some((e) => e.payload.after === c2)).toBe(false);
     expect(await readdir(path.join(dataDir, 'pending'))).toEqual([]);
-    // It was the repository's first branch: the restart told accounts (accounts README "Default branch").
+    // It was the repository's first branch: the restart told accounts (services/accounts/README.md#default-branch).
     expect(policies.adoptions()).toEqual([`${ID} main`]);
   });
 });

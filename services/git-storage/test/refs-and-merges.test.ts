@@ -55,7 +55,7 @@ describe('CreateRepository and RemoveRepository', () => {
     const dir = s.repoPath('repo-new');
     expect(execFileSync('git', [`--git-dir=${dir}`, 'symbolic-ref', 'HEAD']).toString().trim()).toBe('refs/heads/trunk');
     expect(execFileSync('git', [`--git-dir=${dir}`, 'rev-parse', '--is-bare-repository']).toString().trim()).toBe('true');
-    // The service's hooks directory serves every repository (README "Branch and tag protection").
+    // The service's hooks directory serves every repository (docs/decisions/branch-protection.md).
     expect(existsSync(`${dir}/hooks`)).toBe(false);
     expect(execFileSync('git', [`--git-dir=${dir}`, 'config', '--list', '--local']).toString()).not.toMatch(/denynonfastforwards|hookspath/i);
     expect(dir).toMatch(/\/repos\/@hashed\/[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}\.git$/);

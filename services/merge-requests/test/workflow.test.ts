@@ -9,7 +9,7 @@ import { identityHeaders, user } from './support/identity.js';
 import { POLICIES, startStack, type Stack } from './support/stack.js';
 
 // Reviews, commit statuses and the merge gate on the real service: Postgres, git-storage over
-// gRPC, accounts' GetRefPolicy over gRPC (README "Reviews", "Commit statuses", "Merge gate").
+// gRPC, accounts' GetRefPolicy over gRPC (services/merge-requests/README.md#reviews, #commit-statuses, #merge-gate).
 const alice = user('u-alice', 'alice');
 const bob = user('u-bob', 'bob');
 const carol = user('u-carol', 'carol');

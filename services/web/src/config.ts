@@ -6,7 +6,7 @@ const schema = z
   .object({
     ...serviceListenEnv(3601),
     /** Where the web reaches the public REST API: the gateway, never a service directly, so
-     *  every page is bound by the same access rules as the API (README "The web"). */
+     *  every page is bound by the same access rules as the API (services/web/README.md#one-path-for-access-control). */
     GATEWAY_URL: httpUrl('http://127.0.0.1:3000'),
     /** What the browser sees: decides the cookie's `Secure` flag and the clone URLs. */
     PUBLIC_URL: httpUrl('http://localhost:3000'),

@@ -17,7 +17,7 @@ const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
 
 /**
  * Stateless: every page is rendered from the public REST API, called through the gateway as the
- * person asking, so any number of copies can run (README "The web").
+ * person asking, so any number of copies can run (services/web/README.md#one-path-for-access-control).
  */
 export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger('web');

@@ -4,7 +4,7 @@ import { cookiePair, csrfOf } from '@githost/test-support';
 import { PASSWORDS, startAccountsApi, type AccountsApi } from './support/accounts-api.js';
 import { SECRET, startWeb, type RunningWeb } from './support/web.js';
 
-/** Sign-in, sign-out, settings and home against the real accounts service (README "The web"). */
+/** Sign-in, sign-out, settings and home against the real accounts service (services/web/README.md#sessions). */
 let api: AccountsApi;
 let web: RunningWeb['web'];
 let base: string;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import { repositoryJson, startWebBefore } from './support/web.js';
 
-/** A list longer than one page of the API reads on, page by page (README "The web"). */
+/** A list longer than one page of the API reads on, page by page (services/web/README.md#site-map). */
 let running: Awaited<ReturnType<typeof startWebBefore>> | undefined;
 let base: string;
 const asked: string[] = [];

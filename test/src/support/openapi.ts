@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 
 /**
- * Checks answers against `openapi/openapi.yaml` (README "API description"), so the document cannot drift
+ * Checks answers against `openapi/openapi.yaml` (docs/operating.md#api-description-openapi), so the document cannot drift
  * from the code: the request's method and path must match an operation, the status must be one
  * it documents, and a JSON body must validate against that status's schema (JSON Schema 2020-12,
  * the dialect of OpenAPI 3.1). The document's one blanket rule: any path or method it does not

@@ -56,13 +56,13 @@ CREATE INDEX collaborators_user_id_idx ON collaborators (user_id);
   {
     version: 2,
     name: 'repositories_shard_index',
-    // Placement counts repositories per shard on every creation (README "Operating").
+    // Placement counts repositories per shard on every creation (docs/operating.md#adding-a-shard).
     sql: `CREATE INDEX repositories_shard_idx ON repositories (shard);`,
   },
   {
     version: 3,
     name: 'branch_protections_and_tag_changes',
-    // README "Branch and tag protection": rules per repository, read by git-storage through
+    // docs/decisions/branch-protection.md: rules per repository, read by git-storage through
     // GetRefPolicy on every ref change. Patterns are compared exactly (branch names are
     // case-sensitive in git). Rows go with their repository.
     sql: `
@@ -86,7 +86,7 @@ CREATE TABLE branch_protections (
   {
     version: 4,
     name: 'suspension_token_scopes_and_expiry',
-    // README "Users and tokens": a suspended user's tokens stop working; tokens carry scopes
+    // services/accounts/README.md#users-and-tokens: a suspended user's tokens stop working; tokens carry scopes
     // (cumulative, stored closed: write includes read, admin includes write) and may expire.
     // Tokens issued before scopes existed keep what they could do: a site admin's all three.
     sql: `
@@ -102,7 +102,7 @@ ALTER TABLE tokens ADD CONSTRAINT tokens_scopes_check CHECK (scopes <@ ARRAY['re
   {
     version: 5,
     name: 'passwords_sessions_sign_in_failures',
-    // README "Sessions": an optional argon2id password per user; sign-in sessions stored by the
+    // services/accounts/README.md#sessions: an optional argon2id password per user; sign-in sessions stored by the
     // sha256 of their secret (never the secret), ended by deleting the row; failed sign-ins kept
     // for the rate limit's window. Times are written by the service (its clock decides expiry).
     sql: `

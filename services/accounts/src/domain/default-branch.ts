@@ -4,7 +4,7 @@ import { branchNameProblem } from './names.js';
 const USUAL_DEFAULTS = ['main', 'master'];
 
 /**
- * accounts README "Default branch": the default branch after a push created `pushed` (in the
+ * services/accounts/README.md#default-branch: the default branch after a push created `pushed` (in the
  * push's order) in a repository that had no branch. The configured one stays when the push
  * brought it; otherwise `main`, else `master`, else the first pushed branch, as Gitea does
  * (docs/decisions/first-push-default-branch.md). Names that could not be a default branch are

@@ -1,6 +1,6 @@
 import { validation } from '@githost/errors';
 
-/** README "Decisions": lists are paged as GitHub pages them. */
+/** docs/decisions/repositories.md: lists are paged as GitHub pages them. */
 export const DEFAULT_PER_PAGE = 30;
 export const MAX_PER_PAGE = 100;
 

@@ -1,6 +1,6 @@
 import { validation } from '@githost/errors';
 
-/** README "Sessions": passwords are 8 to 1024 characters (code points), any characters but NUL,
+/** services/accounts/README.md#sessions: passwords are 8 to 1024 characters (code points), any characters but NUL,
  *  in well-formed Unicode. */
 export const MIN_PASSWORD_LENGTH = 8;
 /** Long passphrases are welcome; the cap only bounds the hashing work one request can ask for. */

@@ -1,5 +1,5 @@
 /**
- * Where a new repository goes (README "Operating", as Gitaly places repositories): the configured
+ * Where a new repository goes (docs/operating.md#adding-a-shard, as Gitaly places repositories): the configured
  * default shard when there is one, else the shard holding the fewest repositories, ties going to
  * the shard listed first. Counts come from accounts' own table, which records every repository's
  * shard; two creations at the same moment may pick the same shard, which only evens out later.

@@ -50,7 +50,7 @@ export interface TokenStore {
   listForUser(userId: string): Promise<TokenRecord[]>;
 }
 
-/** A sign-in session as stored (README "Sessions"); times ISO 8601. */
+/** A sign-in session as stored (services/accounts/README.md#sessions); times ISO 8601. */
 export interface SessionRecord {
   id: string;
   user_id: string;

@@ -5,7 +5,7 @@ import type { AccountsDeps } from './deps.js';
 import type { StoredProtection } from './ports.js';
 import { manageableRepositoryId, readableRepositoryId, REPOSITORY_NOT_FOUND, type RepoAccess } from './repo-access.js';
 
-/** Bounds what git-storage reads on every ref change (README "Decisions"). */
+/** Bounds what git-storage reads on every ref change (docs/decisions/branch-protection.md). */
 export const MAX_RULES_PER_REPOSITORY = 100;
 
 const ruleNotFound = (pattern: string) => notFound(`Branch protection not found: ${pattern}`);
@@ -13,7 +13,7 @@ const ruleNotFound = (pattern: string) => notFound(`Branch protection not found:
 type ProtectionDeps = Pick<AccountsDeps, 'protections'>;
 
 /*
- * README "Branch and tag protection": the repository owner and site admins manage the rules;
+ * docs/decisions/branch-protection.md: the repository owner and site admins manage the rules;
  * anyone who can read the repository may read them, so a writer can learn why a push was refused.
  */
 

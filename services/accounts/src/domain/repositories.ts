@@ -46,7 +46,7 @@ async function ownerFor(deps: RepositoryDeps, caller: Caller, owner: string | un
     if (!caller.user_id) throw validation('owner is required: the bootstrap admin has no user record to own the repository');
     const [self] = await deps.users.byIds([caller.user_id]);
     if (!self) throw notFound('User not found');
-    // A principal signed before its user was suspended (README "Users and tokens").
+    // A principal signed before its user was suspended (services/accounts/README.md#users-and-tokens).
     if (self.suspended_at) throw unauthenticated();
     return self;
   }
@@ -71,7 +71,7 @@ export async function repositoryById(deps: RepositoryDeps, id: string): Promise<
 /**
  * The gateway's question: this repository and what this caller may do on it. The caller's
  * admin flag is read from the user record, never taken from the request; the request can only
- * give it up (`without_site_admin`: the token lacks the admin scope, README "Token scopes").
+ * give it up (`without_site_admin`: the token lacks the admin scope, services/accounts/README.md#token-scopes).
  * A suspended user is refused outright (UNAUTHENTICATED), as their tokens are.
  */
 export async function authorizeCaller(deps: RepositoryDeps, owner: string, name: string, who: { user_id: string; bootstrap_admin: boolean; without_site_admin?: boolean }): Promise<{ repository: Repository; permission: Permission }> {
@@ -104,7 +104,7 @@ export async function updateRepository(deps: RepositoryDeps, access: RepoAccess 
 
 /**
  * AdoptPushedBranches, git-storage's call after a push created `pushed`, the first branches of
- * a repository that had none (accounts README "Default branch"): the default branch becomes
+ * a repository that had none (services/accounts/README.md#default-branch): the default branch becomes
  * one of them unless it is among them, row and HEAD together as on a PATCH. Asked again (a
  * retry, or git-storage settling the push again after a restart), it changes nothing more.
  */

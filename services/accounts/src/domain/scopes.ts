@@ -2,7 +2,7 @@ import { validation } from '@githost/errors';
 import type { TokenScope } from './types.js';
 
 /**
- * README "Token scopes": `read` clones and browses; `write` also pushes, comments, merges and
+ * services/accounts/README.md#token-scopes: `read` clones and browses; `write` also pushes, comments, merges and
  * manages what the user may manage; `admin` also carries site-admin powers. Each includes the
  * ones before it (as GitHub's `admin:org` includes `write:org`), so a token's scopes are always
  * a prefix of this list.

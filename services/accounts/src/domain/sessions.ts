@@ -7,7 +7,7 @@ import { scopesOf } from './scopes.js';
 import type { Caller, TokenScope, User } from './types.js';
 import { requireSiteAdmin } from './users.js';
 
-/** Session secrets are told apart from tokens (`ghs_`) by this prefix (README "Sessions"). */
+/** Session secrets are told apart from tokens (`ghs_`) by this prefix (services/accounts/README.md#sessions). */
 export const SESSION_PREFIX = 'ghsess_';
 const SECRET_BYTES = 32;
 /** Longer input cannot be one of ours; refuse it before hashing. */
@@ -41,7 +41,7 @@ export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
   failureWindowMs: 15 * 60_000,
 };
 
-/** The client a request came from, as the gateway signed it (README "Internal calls"). */
+/** The client a request came from, as the gateway signed it (docs/security.md#internal-calls). */
 export interface ClientOrigin {
   address: string | null;
   user_agent: string | null;
@@ -76,7 +76,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 type SessionDeps = Pick<AccountsDeps, 'sessions' | 'hasher' | 'sessionSettings' | 'clock'>;
 
 /*
- * README "Sessions": sign-in with a password, server-side sessions whose secret works like a
+ * services/accounts/README.md#sessions: sign-in with a password, server-side sessions whose secret works like a
  * token with all of the user's powers (a password sign-in on GitHub), idle and absolute expiry,
  * per-account and per-address limits on failures, and password changes.
  */
@@ -197,7 +197,7 @@ export function hashNewPassword(deps: Pick<AccountsDeps, 'hasher'>, password: st
   return deps.hasher.hash(password);
 }
 
-/** Suspension ends every session of the user (README "Users and tokens"). */
+/** Suspension ends every session of the user (services/accounts/README.md#users-and-tokens). */
 export function endAllSessions(deps: { sessions: Pick<SessionStore, 'removeAllOf'> }, userId: string): Promise<void> {
   return deps.sessions.removeAllOf(userId);
 }

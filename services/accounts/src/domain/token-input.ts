@@ -3,7 +3,7 @@ import { parseTokenName } from './input.js';
 import { TOKEN_SCOPES } from './scopes.js';
 import type { TokenScope } from './types.js';
 
-/** `POST .../tokens {name?, scopes?, expires_at?}`, checked (README "Users and tokens"). */
+/** `POST .../tokens {name?, scopes?, expires_at?}`, checked (services/accounts/README.md#users-and-tokens). */
 export interface CreateTokenInput {
   name: string | null;
   /** Absent: everything the token's user has. */

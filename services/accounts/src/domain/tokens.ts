@@ -38,7 +38,7 @@ export type Authenticated =
 type TokenDeps = Pick<AccountsDeps, 'tokens'>;
 
 /**
- * A new token for `holder` (README "Token scopes"): the requested scopes, or all the holder
+ * A new token for `holder` (services/accounts/README.md#token-scopes): the requested scopes, or all the holder
  * has; `admin` only when the holder is a site admin, as the request's principal says (so a
  * token without the admin scope cannot mint one with it).
  */

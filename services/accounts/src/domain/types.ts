@@ -8,7 +8,7 @@ export interface User {
   email: string;
   is_admin: boolean;
   /** When a site admin suspended the user (ISO 8601); null when not suspended. A suspended
-   *  user's tokens do not authenticate and Authorize refuses them (README "Users and tokens"). */
+   *  user's tokens do not authenticate and Authorize refuses them (services/accounts/README.md#users-and-tokens). */
   suspended_at: string | null;
   /** ISO 8601. */
   created_at: string;
@@ -25,7 +25,7 @@ export interface Repository {
   private: boolean;
   default_branch: string;
   description: string | null;
-  /** Existing tags may be moved or deleted (README "Branch and tag protection"); off by default. */
+  /** Existing tags may be moved or deleted (docs/decisions/branch-protection.md); off by default. */
   allow_tag_changes: boolean;
   /** git-storage shard holding the repository (GIT_STORAGE_SHARDS name); every storage call for it goes there. */
   shard: string;
@@ -42,7 +42,7 @@ export interface Caller {
   is_admin: boolean;
 }
 
-/** What a token may do (README "Token scopes"): cumulative, so stored closed under implication. */
+/** What a token may do (services/accounts/README.md#token-scopes): cumulative, so stored closed under implication. */
 export type TokenScope = 'read' | 'write' | 'admin';
 
 export interface IssuedToken {

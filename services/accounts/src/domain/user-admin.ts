@@ -11,7 +11,7 @@ const NAME_SHAPE = /^[A-Za-z0-9._-]{1,100}$/;
 const TOKEN_ID_SHAPE = /^[0-9A-Za-z-]{1,64}$/;
 
 /*
- * README "Users and tokens", site-admin side: list, change, suspend and delete users, list and
+ * services/accounts/README.md#users-and-tokens, site-admin side: list, change, suspend and delete users, list and
  * revoke anyone's tokens. Every operation answers 403 `Forbidden` to anyone else before reading
  * its input (CONTRACT §9 Access).
  */

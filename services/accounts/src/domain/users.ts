@@ -12,7 +12,7 @@ export function requireSiteAdmin(caller: Caller): void {
 
 type UserDeps = Pick<AccountsDeps, 'users'>;
 
-/** `passwordHash`: the hash of the optional initial password (README "Sessions"). */
+/** `passwordHash`: the hash of the optional initial password (services/accounts/README.md#sessions). */
 export async function createUser(deps: UserDeps, caller: Caller, input: CreateUserInput, passwordHash?: string): Promise<User> {
   requireSiteAdmin(caller);
   return deps.users.insert({ id: randomUUID(), ...input }, passwordHash);

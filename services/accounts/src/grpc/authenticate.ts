@@ -8,7 +8,7 @@ import { userMessage } from './messages.js';
 
 /** Authenticate: the principal with the token's scopes and expiry; UNAUTHENTICATED
  *  `Authentication required` for unknown, revoked or expired tokens and suspended users. A
- *  session secret (README "Sessions") answers as a token with all the user's scopes, expiring
+ *  session secret (services/accounts/README.md#sessions) answers as a token with all the user's scopes, expiring
  *  when the session would, and names its session. */
 export function authenticate(deps: AccountsDeps, metrics: AccountsMetrics) {
   return async (req: accounts.AuthenticateRequest__Output): Promise<accounts.AuthenticateResponse> => {

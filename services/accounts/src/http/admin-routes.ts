@@ -27,7 +27,7 @@ function segment(req: Request, index: number, notFoundMessage: string): string {
 
 const usernameOf = (req: Request) => segment(req, 4, 'User not found');
 
-/** README "Users and tokens": site-admin management of users and their tokens. */
+/** services/accounts/README.md#users-and-tokens: site-admin management of users and their tokens. */
 export function registerAdminRoutes(app: Express, deps: AccountsDeps, publicUrl: string): void {
   app.get('/api/admin/users', route(async (req, res) => {
     const caller = callerOf(res);

@@ -12,7 +12,7 @@ export function createAccountsApp(opts: {
   ready: ReadinessChecks;
   deps: AccountsDeps;
   registry: Registry;
-  /** Counts sign-in outcomes (README "Operating"). */
+  /** Counts sign-in outcomes (docs/operating.md#metrics). */
   onSignIn?: (result: 'signed_in' | 'refused' | 'throttled') => void;
 }): Express {
   const app = createHttpApp({ service: 'accounts', logger: opts.logger, internalSecret: opts.internalSecret, ready: opts.ready, registry: opts.registry });

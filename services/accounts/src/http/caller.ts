@@ -11,7 +11,7 @@ export function optionalCallerOf(res: Response): Caller | null {
   return { user_id: principal.user_id, username: principal.username, is_admin: principal.is_admin };
 }
 
-/** Required-auth routes (ARCHITECTURE route table): no principal is 401 `Authentication required`. */
+/** Required-auth routes (docs/architecture.md#request-flow-and-identity, the route table): no principal is 401 `Authentication required`. */
 export function callerOf(res: Response): Caller {
   const caller = optionalCallerOf(res);
   if (!caller) throw unauthenticated();
@@ -29,7 +29,7 @@ export function sessionIdOf(res: Response): string | undefined {
   return identityOf(res).principal?.session_id || undefined;
 }
 
-/** The client's address and user agent as the gateway signed them (README "Internal calls"). */
+/** The client's address and user agent as the gateway signed them (docs/security.md#internal-calls). */
 export function clientOf(res: Response): { address: string | null; user_agent: string | null } {
   const client = identityOf(res).client;
   return { address: client?.address ?? null, user_agent: client?.user_agent ?? null };

@@ -24,7 +24,7 @@ function patternOf(req: Request): string {
   }
 }
 
-/** README "Branch and tag protection": `/api/repos/{owner}/{repo}/branch-protections[/{pattern}]`. */
+/** docs/decisions/branch-protection.md: `/api/repos/{owner}/{repo}/branch-protections[/{pattern}]`. */
 export function registerProtectionRoutes(app: Express, deps: AccountsDeps): void {
   app.get(LIST, route(async (_req, res) => {
     callerOf(res);

@@ -22,7 +22,7 @@ function usernameOf(req: Request): string {
   }
 }
 
-/** README "Repositories": listing, changing and deleting repositories, and their collaborators. */
+/** docs/decisions/repositories.md: listing, changing and deleting repositories, and their collaborators. */
 export function registerRepositoryRoutes(app: Express, deps: AccountsDeps, publicUrl: string): void {
   const asJson = (r: Parameters<typeof repositoryJson>[0]) => repositoryJson(r, publicUrl);
 

@@ -39,7 +39,7 @@ export function registerRoutes(app: Express, deps: AccountsDeps, publicUrl: stri
     const caller = callerOf(res);
     // The bootstrap admin has no record; it is described by what the gateway signed.
     const user = caller.user_id ? await userById(deps, caller.user_id) : null;
-    // A principal signed before its user was suspended (README "Users and tokens").
+    // A principal signed before its user was suspended (services/accounts/README.md#users-and-tokens).
     if (user?.suspended_at) throw unauthenticated();
     if (user) res.json({ id: user.id, username: user.username, email: user.email, is_admin: user.is_admin });
     else res.json({ id: caller.user_id, username: caller.username, email: null, is_admin: caller.is_admin });
@@ -53,7 +53,7 @@ export function registerRoutes(app: Express, deps: AccountsDeps, publicUrl: stri
     const caller = callerOf(res);
     if (!caller.user_id) throw validation(NO_USER_RECORD);
     // The signed is_admin is false for a token without the admin scope, so no token mints a
-    // token with more than its own scopes (README "Token scopes").
+    // token with more than its own scopes (services/accounts/README.md#token-scopes).
     const holder = { id: caller.user_id, is_admin: caller.is_admin };
     res.status(201).json(issuedTokenJson(await issueToken(deps, holder, parseCreateToken(req.body, Date.now()))));
   }));

@@ -18,7 +18,7 @@ function segment(req: Request, index: number, notFoundMessage: string): string {
   }
 }
 
-/** 429 with how long to wait (README "Sessions": sign-in limits). */
+/** 429 with how long to wait (services/accounts/README.md#sessions: sign-in limits). */
 function tooManyFailures(res: Response, throttled: Throttled): void {
   res.setHeader('Retry-After', String(throttled.retryAfterSeconds));
   res.status(429).json({ error: 'Too many failed sign-in attempts; try again later' });
@@ -37,7 +37,7 @@ export const sessionJson = (s: SessionRecord, currentId: string | undefined) => 
 
 export type SignInObserver = (result: 'signed_in' | 'refused' | 'throttled') => void;
 
-/** README "Sessions": sign-in, the caller's sessions, and passwords. */
+/** services/accounts/README.md#sessions: sign-in, the caller's sessions, and passwords. */
 export function registerSessionRoutes(app: Express, deps: AccountsDeps, onSignIn: SignInObserver = () => undefined): void {
   app.post('/api/sessions', route(async (req, res) => {
     const result = await signIn(deps, req.body, clientOf(res)).catch((err: unknown) => {

@@ -9,7 +9,7 @@ const BRANCH_PREFIX = 'refs/heads/';
  * The branches `updates` created, in their order, when the repository had no branch before them:
  * no update moved or deleted an existing branch, and every branch on disk now (`branchesNow`,
  * full names) is one they created. Empty otherwise. A repository whose default branch was
- * deleted later still has other branches, so its setting stays (accounts README "Default branch").
+ * deleted later still has other branches, so its setting stays (services/accounts/README.md#default-branch).
  */
 export function branchesOfFirstPush(updates: readonly RefUpdate[], branchesNow: readonly string[]): string[] {
   const branchUpdates = updates.filter((u) => u.ref.startsWith(BRANCH_PREFIX));

@@ -54,7 +54,7 @@ export interface StagedPushEvents extends StagedAppend {
  * Turns ref updates into `push` events (one per ref, CONTRACT §9) and journals them durably; the
  * relay publishes them afterwards. A repository's events join the journal in the order they were
  * staged, that is the order its refs moved, even when a caller commits them later (UpdateRef
- * journals after its answer, README "Push events survive a kill").
+ * journals after its answer, services/git-storage/README.md#push-events-survive-a-kill).
  */
 export class PushEventRecorder {
   /** Per repository, the last staged set's way into the journal (committed or discarded). */

@@ -10,7 +10,7 @@ import { branchesOfFirstPush, createsBranches, type FirstPushAdoption } from './
 import type { PushContext, PushEventRecorder, RefUpdate } from './push-events.js';
 
 /**
- * Write-ahead records of ref changes (README "Push events survive a kill"). Before any ref moves,
+ * Write-ahead records of ref changes (services/git-storage/README.md#push-events-survive-a-kill). Before any ref moves,
  * a record file in `DATA_DIR/pending` holds, fsynced, who changes what (`P <old> <new> <ref>`
  * lines: for a push, every command the transport read from the request, or, when it could not
  * read them, written by git's reference-transaction hook in its `prepared` phase; for UpdateRef,

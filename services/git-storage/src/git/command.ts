@@ -93,7 +93,7 @@ export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     GIT_NO_REPLACE_OBJECTS: '1',
     // Everything git writes in a repository is the service user's alone (0600 files, 0700
     // directories, read-only objects 0400), whatever the umask; repositories made before this
-    // setting existed get it too, since it is not read from their config (README, "Security").
+    // setting existed get it too, since it is not read from their config (docs/operating.md#files-under-data_dir).
     GIT_CONFIG_COUNT: '1',
     GIT_CONFIG_KEY_0: 'core.sharedRepository',
     GIT_CONFIG_VALUE_0: '0600',

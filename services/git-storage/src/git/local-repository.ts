@@ -221,7 +221,7 @@ export class LocalRepository {
 
   /**
    * Writes the merge commit (parents ours, theirs) or the squash commit (ours alone: the merged
-   * tree without the source's history, README "Merge options"). A conflict writes nothing.
+   * tree without the source's history, docs/decisions/merge-options.md). A conflict writes nothing.
    */
   async writeMerge(
     ours: string,

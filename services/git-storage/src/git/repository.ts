@@ -35,7 +35,7 @@ export async function createBareRepository(gitDir: string, defaultBranch: string
     await runGit({ name: 'init', flags: ['--bare', '--quiet', '--template=', `--initial-branch=${defaultBranch}`], args: [scratch] });
     for (const [key, value] of CONFIG) await runGit({ name: 'config', flags: ['--local'], args: [key, value] }, { gitDir: scratch });
     // init under core.sharedRepository (gitEnv) also writes receive.denyNonFastForwards=true;
-    // force pushes are for the ref policy to decide (README "Branch and tag protection").
+    // force pushes are for the ref policy to decide (docs/decisions/branch-protection.md).
     await runGit({ name: 'config', flags: ['--local', '--unset'], args: ['receive.denyNonFastForwards'] }, { gitDir: scratch });
     try {
       await rename(scratch, gitDir);

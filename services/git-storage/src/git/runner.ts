@@ -3,7 +3,7 @@ import { unavailable } from '@githost/errors';
 
 /**
  * Where `runGit` starts its git processes: a small helper process, so that the fork does not
- * stop this one (this service's README, "git from a helper process"). node's `spawn` holds the
+ * stop this one (services/git-storage/README.md#git-from-a-helper-process). node's `spawn` holds the
  * event loop while the kernel copies the page tables of the whole process, and that costs more
  * the bigger the process is: tens of milliseconds for the embedded mode's one process, against a
  * few for a helper of ~50 MiB. The helper runs what it is sent and nothing else: the argv is built

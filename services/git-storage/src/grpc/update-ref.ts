@@ -22,10 +22,9 @@ export function updateRef(ctx: StorageContext) {
     const requestId = ec.request_id || requestIdOfCall(call);
     const context = { repository: { id: req.repository_id, owner: ec.owner, name: ec.name }, pusher: ec.pusher || 'unknown', requestId };
     // The three waits before the move are independent, so they overlap (bench/RESULTS.md "Merge
-    // requests"): whether the move rewrites history, the repository's rules (README "Branch and
-    // tag protection": every ref move a service asks for obeys the same rules as a push, under
+    // requests"): whether the move rewrites history, the repository's rules (docs/decisions/branch-protection.md: every ref move a service asks for obeys the same rules as a push, under
     // `merge`), and the fsynced intent record. The record holds only what is about to change; a
-    // refused move drops it before anything moved (README "Push events survive a kill").
+    // refused move drops it before anything moved (services/git-storage/README.md#push-events-survive-a-kill).
     const prepared = ctx.intents.prepare(repo.gitDir, context, [{ ref, before: oldOid, after: newOid }]);
     const checked = Promise.all([repo.isForced(oldOid, newOid, signalOf(call)), ctx.policies.policyOf(req.repository_id, requestId)]);
     // Every ref's value before the move (read whole before it), from the refs cache: the push
@@ -62,8 +61,7 @@ export function updateRef(ctx: StorageContext) {
     }
     // The C line and the push event's journal file are written while the watchers ack; the event
     // joins the journal once they have, after the C line, and after the answer: until then the
-    // confirmed record holds the move, and a kill leaves it to the next start (README "Push
-    // events survive a kill", bench/RESULTS.md "Merge requests").
+    // confirmed record holds the move, and a kill leaves it to the next start (services/git-storage/README.md#push-events-survive-a-kill, bench/RESULTS.md "Merge requests").
     const confirmed = ctx.intents.confirm(intent, [update]);
     confirmed.catch(() => undefined); // its failure is handled below
     const staged = ctx.intents.stageConfirmed(intent, repo.gitDir, context, [update], refsBefore);

@@ -72,7 +72,7 @@ const PAUSE = String.raw`pause() {
 
 /**
  * The hooks for a receive-pack whose commands the transport read from the request and recorded
- * itself before git started (README "Push events survive a kill"): no reference-transaction hook,
+ * itself before git started (services/git-storage/README.md#push-events-survive-a-kill): no reference-transaction hook,
  * which git would run once per ref (a shell and a sync each, milliseconds per ref). Under the
  * fault-injection variable it holds one that only pauses, so a test can still kill the service
  * once the refs moved and before the transport confirmed them.

@@ -36,8 +36,7 @@ export function parsePushedRefs(text: string): PushedRef[] {
 
 /**
  * Why the push is refused (one line per refused ref), empty when every ref may move. The whole
- * push is refused when one ref is (pre-receive semantics: all or nothing, README "Branch and tag
- * protection"). `isAncestor` is asked only when the answer changes the verdict, so a push the
+ * push is refused when one ref is (pre-receive semantics: all or nothing, docs/decisions/branch-protection.md). `isAncestor` is asked only when the answer changes the verdict, so a push the
  * rules do not care about costs no ancestry walk.
  */
 export async function refusalsOfPush(input: PushPolicyInput | undefined, refs: PushedRef[], isAncestor: (a: string, b: string) => Promise<boolean>): Promise<string[]> {
@@ -78,7 +77,7 @@ const MAX_VERDICTS_BYTES = 100 * 1024;
  * [message]`: `ok`; `no <message>` (refused however the ref moves); `ff <message>` (refused
  * unless a fast-forward, which only git can tell once the objects are in). The hook's shell
  * fast path applies them only when git hands it exactly these refs, and asks git for ancestry
- * only on `ff`, so a push costs no Node start (README "Branch and tag protection"). Undefined
+ * only on `ff`, so a push costs no Node start (docs/decisions/branch-protection.md). Undefined
  * when the table would not fit in the environment.
  */
 export function verdictTable(policy: RefPolicy, permission: RefActor['permission'], refs: PushedRef[]): string | undefined {

@@ -12,7 +12,7 @@ const CONTENT_TYPES = { 'tar.gz': 'application/gzip', zip: 'application/zip' } a
 type ArchiveFormat = keyof typeof CONTENT_TYPES;
 
 /**
- * `GET /api/repos/{owner}/{repo}/archive/{ref}.tar.gz|.zip` (README "Archives"): `git archive` of
+ * `GET /api/repos/{owner}/{repo}/archive/{ref}.tar.gz|.zip` (docs/decisions/archives.md): `git archive` of
  * the ref's commit with the prefix `{repo}-{ref}/`, streamed from git to the client with
  * backpressure (a 1 GB archive never sits in memory), git killed when the client goes away.
  * Read access as browse: the repository comes only from the identity the gateway signed.

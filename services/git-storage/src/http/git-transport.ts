@@ -140,8 +140,7 @@ function watchedBody(ctx: StorageContext, req: Request, res: Response): Readable
 /**
  * Git smart HTTP (`info/refs`, `git-upload-pack`, `git-receive-pack`), `--stateless-rpc`, streamed
  * end to end in both directions with backpressure (pipe), so a 200 MB push or clone never sits
- * in memory. The push's ref changes are recorded before they happen (README "Push events survive a
- * kill"); after receive-pack, the push events are journaled before the response ends.
+ * in memory. The push's ref changes are recorded before they happen (services/git-storage/README.md#push-events-survive-a-kill); after receive-pack, the push events are journaled before the response ends.
  */
 export function mountGitTransport(app: Express, ctx: StorageContext): void {
   app.get(

@@ -165,7 +165,7 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
     }),
   );
 
-  // docs/api/locking.md
+  // git-lfs docs/api/locking.md
   app.get(
     new RegExp(`${LFS}\\/locks$`),
     route(async (req, res) => {

@@ -14,7 +14,7 @@ export interface ReportedStatus {
  * then `ok <ref>` / `ng <ref> <reason>` pkt-lines up to a flush, inside band 1 when side-band was
  * asked for (progress on band 2 and errors on band 3 are skipped). `result()` is undefined until
  * the whole report has been seen, and for anything that is not one: then only the refs on disk
- * can tell what happened (README "Push events survive a kill").
+ * can tell what happened (services/git-storage/README.md#push-events-survive-a-kill).
  */
 export class ReportStatusReader {
   /** receive-pack's side-band frames, when asked for. */

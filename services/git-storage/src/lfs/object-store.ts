@@ -5,7 +5,7 @@ export const LFS_OID = /^[0-9a-f]{64}$/;
 
 /**
  * Where LFS objects live, per repository (docs/decisions/lfs.md). The disk store is the only one
- * today; an S3-compatible store implements the same four calls (README "Running on Kubernetes").
+ * today; an S3-compatible store implements the same four calls (docs/operating.md#running-on-kubernetes).
  */
 export interface LfsObjectStore {
   /** The stored object's size, or undefined when this repository holds no such object. */

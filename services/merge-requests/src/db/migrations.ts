@@ -70,10 +70,10 @@ CREATE TABLE merge_intents (
 `,
   },
   { version: 2, name: 'event outbox', sql: OUTBOX_MIGRATION_SQL },
-  // Recovery finishes a merge on the repository's git-storage shard (README "Operating"); intents
+  // Recovery finishes a merge on the repository's git-storage shard (docs/operating.md#adding-a-shard); intents
   // written before shards existed were all on `default`.
   { version: 3, name: 'merge intent shard', sql: `ALTER TABLE merge_intents ADD COLUMN repo_shard text NOT NULL DEFAULT 'default';` },
-  // A merge request follows its source branch (README "Decisions"): `head_sha` is the source tip
+  // A merge request follows its source branch (docs/decisions/following-source-branch.md): `head_sha` is the source tip
   // now, `source_sha` stays the tip at creation (seed §2). `repo_shard` lets the push consumer
   // reach git-storage without asking accounts.
   {
@@ -102,7 +102,7 @@ CREATE TABLE handled_events (
 CREATE INDEX handled_events_repo_idx ON handled_events (repo_id);
 `,
   },
-  // Versions 20 and up: reviews and commit statuses (README "Reviews", "Commit statuses").
+  // Versions 20 and up: reviews and commit statuses (services/merge-requests/README.md#reviews, #commit-statuses).
   {
     version: 20,
     name: 'reviews and commit statuses',

@@ -7,7 +7,7 @@ import { isValidBranchName, mrNotFound, parseNumber } from './validate.js';
 export const COMMITS_LIMIT = 250;
 
 /**
- * The commits of the source not in the target, oldest first, at most 250 (README "Decisions":
+ * The commits of the source not in the target, oldest first, at most 250 (docs/decisions/merge-request-page-diff.md:
  * current tips, like the detail's diff; a missing branch gives an empty list, as the detail
  * gives an empty diff).
  */

@@ -30,7 +30,7 @@ export type PushOutcome = 'applied' | 'duplicate' | 'nothing';
 
 
 /**
- * A merge request follows its source branch, as GitHub's pull requests do (README "Decisions"):
+ * A merge request follows its source branch, as GitHub's pull requests do (docs/decisions/following-source-branch.md):
  * - a push to the source of an open merge request sets `head_sha` (activity `push_mr`, event
  *   `synchronize`); a deleted source branch is recorded and the merge request stays open;
  * - a plain push of the target that now contains an open merge request's head merges it by
@@ -85,7 +85,7 @@ export async function followPush(deps: FollowDeps, event: EventEnvelope): Promis
         unless_merging: true,
       });
     }
-    // Only a plain push merges by itself (README "Decisions"): the push a merge through the API
+    // Only a plain push merges by itself (docs/decisions/following-source-branch.md): the push a merge through the API
     // makes merges that one merge request alone, as the seed's merge procedure says.
     if (merges.length > 0 && !(await deps.store.isMergeResult(repoId, branch, push.after))) changes.push(...merges);
   }

@@ -23,7 +23,7 @@ export interface LifecycleContext {
 const alreadyMerged = () => conflict('Merge request is already merged');
 
 /**
- * Edit, close or reopen (README "Decisions": the author or a writer; a merged merge request
+ * Edit, close or reopen (docs/decisions/merge-request-lifecycle.md: the author or a writer; a merged merge request
  * keeps its state; reopening needs both branches, and takes the source's current tip as head).
  * Each change, its activities and its events are one transaction.
  */

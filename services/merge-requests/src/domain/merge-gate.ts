@@ -8,7 +8,7 @@ import type { WorkflowPorts } from './ports.js';
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /**
- * README "Merge gate", merge side: the target branch's rule must be satisfied on
+ * services/merge-requests/README.md#merge-gate, merge side: the target branch's rule must be satisfied on
  * `head`, the source tip about to be merged. In order: every required status check (in the rule's
  * order) has `success` as its latest status on the head; then, when the rule requires approvals,
  * enough current approvals by writers and no current change request by a writer (GitHub blocks a

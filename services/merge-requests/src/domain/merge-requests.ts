@@ -30,7 +30,7 @@ export interface MergeRequestDetail extends Omit<WithAuthor<MergeRequest>, 'sour
   comments: WithAuthor<Comment>[];
   mergeable: boolean | null;
   conflicts?: string[];
-  /** README "Reviews" and "Commit statuses", about the current head. */
+  /** services/merge-requests/README.md#reviews and #commit-statuses, about the current head. */
   review_summary?: ReviewSummary;
   status?: CombinedStatus;
 }

@@ -35,8 +35,7 @@ export interface MergeResult {
 const notOpen = () => conflict('Merge request is not open');
 
 /** How long the loser of a claim waits for the merge in flight before answering. A live merge
- *  ends well within it; an intent whose process died waits for recovery (README "Failure and
- *  recovery"), far longer. */
+ *  ends well within it; an intent whose process died waits for recovery (docs/operating.md#failure-and-recovery), far longer. */
 export const CLAIM_WAIT_MS = 3_000;
 const CLAIM_POLL_MS = 100;
 
@@ -129,7 +128,7 @@ interface Plan {
 }
 
 /**
- * Steps 3-5: the tips, then fast-forward or a merge commit; with options (README "Decisions"):
+ * Steps 3-5: the tips, then fast-forward or a merge commit; with options (docs/decisions/merge-options.md):
  * `sha` guards the reviewed head, `squash` writes one commit on the target tip,
  * `merge-commit` always writes a merge commit (GitHub's "Create a merge commit"),
  * `fast-forward-only` refuses anything else.
@@ -143,7 +142,7 @@ async function planMerge(deps: MergeDeps, repo: RepoRef, caller: Caller, mr: Mer
   // The source is still reported first, as step 3 lists it.
   if (!source) throw notFound(`Source branch not found: ${mr.source_branch}`);
   if (!target) throw notFound(`Target branch not found: ${mr.target_branch}`);
-  await assertMergeAllowed(deps.workflow, repo, mr, source, policy); // README "Merge gate"
+  await assertMergeAllowed(deps.workflow, repo, mr, source, policy); // services/merge-requests/README.md#merge-gate
   if (options.sha !== undefined && options.sha !== source) throw conflict('Head branch was modified');
   // step 4 (nothing to merge when the tips are equal, whatever the strategy)
   if (target === source || (targetInSource && (options.strategy === undefined || options.strategy === 'fast-forward-only'))) {

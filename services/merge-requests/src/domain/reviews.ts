@@ -25,7 +25,7 @@ export interface ReviewDeps {
 
 export type ReviewView = Omit<Review, 'reviewer_permission'> & {
   author_username: string | null;
-  /** Given on an older head than the current one (README "Reviews"). */
+  /** Given on an older head than the current one (services/merge-requests/README.md#reviews). */
   stale: boolean;
 };
 
@@ -40,7 +40,7 @@ export interface ReviewPayload extends MergeRequestPayloadBase<'merge_request_re
 
 const fieldsOf = (body: unknown): Record<string, unknown> => (body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {});
 
-/** README "Reviews": as GitHub, a change request or a comment says something; an approval may
+/** services/merge-requests/README.md#reviews: as GitHub, a change request or a comment says something; an approval may
  *  be bare. Limits as comments (CONTRACT §9). */
 export function validateReview(body: unknown): { event: ReviewEvent; body: string } {
   const b = fieldsOf(body);
@@ -57,7 +57,7 @@ export function validateReview(body: unknown): { event: ReviewEvent; body: strin
 
 /**
  * The head a merge request is at now: the live tip of its source branch, or, when the branch is
- * gone, the tip recorded for it (README "Reviews").
+ * gone, the tip recorded for it (services/merge-requests/README.md#reviews).
  */
 export async function headOf(git: GitPort, repoId: string, mr: MergeRequest): Promise<string> {
   const tip = isValidBranchName(mr.source_branch) ? await git.resolveBranch(repoId, mr.source_branch) : null;
@@ -70,7 +70,7 @@ async function findOrThrow(store: MergeRequestStore, repoId: string, rawNumber: 
   return mr;
 }
 
-/** `POST .../merge-requests/{number}/reviews` (README "Reviews"). */
+/** `POST .../merge-requests/{number}/reviews` (services/merge-requests/README.md#reviews). */
 export async function submitReview(deps: ReviewDeps, repo: RepoRef | null, caller: Caller | null, rawNumber: string, body: unknown, requestId: string | null): Promise<ReviewView> {
   const who = requireCaller(caller);
   const r = requireVisible(repo);
@@ -106,7 +106,7 @@ function viewOf(review: Review, username: string | null, head: string): ReviewVi
 }
 
 /**
- * README "Reviews": per reviewer only the latest approval or change request counts (GitHub; a
+ * services/merge-requests/README.md#reviews: per reviewer only the latest approval or change request counts (GitHub; a
  * later comment review changes nothing), only reviewers who had write access when they reviewed
  * count, and with `dismissStale` only reviews given on `head` count: a push dismisses both kinds
  * of verdict, so each must be given again on what will be merged.

@@ -8,7 +8,7 @@ import type { Caller, RepoRef } from './types.js';
 import type { NewStatus, StatusStore } from './ports.js';
 import type { CommitStatus, StatusState } from './types.js';
 
-/** README "Commit statuses" limits, GitHub's: 1,000 statuses per sha and context, a description
+/** services/merge-requests/README.md#commit-statuses limits, GitHub's: 1,000 statuses per sha and context, a description
  *  of at most 140 characters. Context and URL bounds are ours (GitHub documents none). */
 export const STATUS_STATES: readonly StatusState[] = ['pending', 'success', 'failure', 'error'];
 export const MAX_STATUSES_PER_CONTEXT = 1000;
@@ -52,7 +52,7 @@ export interface StatusInput {
   target_url: string | null;
 }
 
-/** README "Commit statuses": every field checked before anything is looked up or written. */
+/** services/merge-requests/README.md#commit-statuses: every field checked before anything is looked up or written. */
 export function validateStatus(body: unknown): StatusInput {
   const b = fieldsOf(body);
   if (typeof b.state !== 'string' || !(STATUS_STATES as readonly string[]).includes(b.state)) {
@@ -96,7 +96,7 @@ async function commitOf(git: GitPort, repoId: string, raw: string): Promise<stri
   return sha;
 }
 
-/** `POST /statuses/{sha}` (README "Commit statuses"): writers only (a CI token), as the seed's
+/** `POST /statuses/{sha}` (services/merge-requests/README.md#commit-statuses): writers only (a CI token), as the seed's
  *  merge reports a missing write access (400). */
 export async function createStatus(deps: StatusDeps, repo: RepoRef | null, caller: Caller | null, rawSha: string, body: unknown, requestId: string | null): Promise<CommitStatus> {
   const who = requireCaller(caller);
@@ -155,7 +155,7 @@ export async function combinedStatusOf(statuses: StatusStore, repoId: string, sh
   return { state: combine(latest), sha, total_count: latest.length, statuses: latest };
 }
 
-/** README "Commit statuses": `failure` if any is failure or error, `pending` if any is pending or
+/** services/merge-requests/README.md#commit-statuses: `failure` if any is failure or error, `pending` if any is pending or
  *  there are none, else `success`. */
 export function combine(latest: Pick<CommitStatus, 'state'>[]): CombinedStatus['state'] {
   if (latest.some((s) => s.state === 'failure' || s.state === 'error')) return 'failure';

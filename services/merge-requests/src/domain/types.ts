@@ -13,7 +13,7 @@ export interface MergeRequest {
   target_branch: string;
   /** Tip of the source branch at creation time (the detail overrides it with the current tip). */
   source_sha: string;
-  /** Tip of the source branch as last seen (creation, a push, a reopen); README "Decisions". */
+  /** Tip of the source branch as last seen (creation, a push, a reopen); docs/decisions/following-source-branch.md. */
   head_sha: string;
   state: string;
   merged_sha: string | null;
@@ -93,7 +93,7 @@ export interface Comparison {
   commits: CommitRecord[];
 }
 
-/** README "Reviews": what a review records. `reviewer_permission` is the reviewer's access when
+/** services/merge-requests/README.md#reviews: what a review records. `reviewer_permission` is the reviewer's access when
  *  the review was given: only write and admin count, and a later change of access does not
  *  rewrite history (GitHub keeps an approval by a collaborator who later lost access too). */
 export interface Review {
@@ -111,7 +111,7 @@ export type ReviewState = 'approved' | 'changes_requested' | 'commented';
 
 export type StatusState = 'pending' | 'success' | 'failure' | 'error';
 
-/** README "Commit statuses": one entry of a (repository, sha, context) history. */
+/** services/merge-requests/README.md#commit-statuses: one entry of a (repository, sha, context) history. */
 export interface CommitStatus {
   id: string;
   sha: string;

@@ -10,7 +10,7 @@ export interface UpdateInput {
 
 export const UPDATE_STATES = ['open', 'closed'] as const;
 
-/** README "Decisions": the create limits (CONTRACT §9) hold for an edit too; `description: null` clears it. */
+/** docs/decisions/merge-request-lifecycle.md: the create limits (CONTRACT §9) hold for an edit too; `description: null` clears it. */
 export function validateUpdate(body: unknown): UpdateInput {
   const b = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   if (b.title === undefined && b.description === undefined && b.state === undefined) {

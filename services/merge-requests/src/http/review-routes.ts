@@ -8,7 +8,7 @@ export interface ReviewRouteDeps extends Omit<ReviewDeps, 'git'> {
   gitFor(requestId: string, shard: string): GitPort;
 }
 
-/** README "Reviews". The gateway forwards these paths unchanged (auth required but on GET). */
+/** services/merge-requests/README.md#reviews. The gateway forwards these paths unchanged (auth required but on GET). */
 export function reviewRoutes(deps: ReviewRouteDeps): express.Router {
   const router = express.Router();
   const path = '/api/repos/:owner/:repo/merge-requests/:number/reviews';

@@ -28,7 +28,7 @@ function captured(req: Request, pattern: RegExp, unknown: (raw: string) => Error
   }
 }
 
-/** README "Commit statuses". */
+/** services/merge-requests/README.md#commit-statuses. */
 export function statusRoutes(deps: StatusRouteDeps): express.Router {
   const router = express.Router();
   const domain = (res: express.Response) => {

@@ -64,7 +64,7 @@ export function apiPath<T extends ApiTemplate>(template: T, ...[params, query = 
 }
 
 /**
- * The public REST API through the gateway, as the signed-in person (README "The web"): the web
+ * The public REST API through the gateway, as the signed-in person (services/web/README.md#one-path-for-access-control): the web
  * holds no privileges of its own, so a page can never show what the API would refuse.
  */
 export class GatewayApi {

@@ -5,7 +5,7 @@ import https from 'node:https';
 export interface WholeAnswer {
   status: number;
   text: string;
-  /** The answer's validator, when it has one (browse reads: README "Decisions"). */
+  /** The answer's validator, when it has one (browse reads: docs/decisions/browse-refs.md). */
   etag?: string | undefined;
 }
 

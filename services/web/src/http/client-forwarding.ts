@@ -15,7 +15,7 @@ export function browserOf(req: Request, internalSecret: string): ClientInfo | un
 }
 
 /**
- * README "Internal calls", client forwarding: the API calls the web makes for a page carry the
+ * docs/security.md#internal-calls, client forwarding: the API calls the web makes for a page carry the
  * browser's address and user agent, signed, so the gateway counts rate limits and sign-in
  * failures against the browser and accounts records it on a new session, not the web's address.
  */

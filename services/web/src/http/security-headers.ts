@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 
 /**
- * The site's policy (README "The web"): scripts only from our own origin (no inline script can
+ * The site's policy (services/web/README.md#headers-on-every-page): scripts only from our own origin (no inline script can
  * run, whatever a repository smuggles into a page), no framing, no plugins, forms only to us.
  * Images: our own origin (raw files) and data: URIs; a README's remote images are not loaded,
  * so reading a page does not tell a third party who read it.

@@ -50,7 +50,7 @@ export interface CsrfBinding {
 }
 
 /**
- * Anti-CSRF tokens (README "The web"): HMAC(internal secret, the session secret), so a token is
+ * Anti-CSRF tokens (services/web/README.md#forms): HMAC(internal secret, the session secret), so a token is
  * worth nothing with another session or after sign-out, and the web keeps no state for it.
  */
 export class CsrfTokens {

@@ -39,7 +39,7 @@ interface FormValues {
 }
 
 /**
- * Compare view and the new merge request form (README "The web"): the branch pickers are a GET
+ * Compare view and the new merge request form (services/web/README.md#merge-requests-compare-repository-settings-site-admin): the branch pickers are a GET
  * form, the diff from the merge base to head is previewed, and the form below posts the merge
  * request with the anti-CSRF token.
  */

@@ -17,7 +17,7 @@ interface KeptPage {
 export type Revalidation = { html: string } | { answers: Map<string, WholeAnswer> };
 
 /**
- * Rendered pages kept per process (README "The web" → "What a page costs"), for pages that are a
+ * Rendered pages kept per process (services/web/README.md#what-a-page-costs), for pages that are a
  * function of their URL and their API answers only. A page is kept for one credential and URL
  * with the answers it was built from; a later view sends those calls again as the person, with
  * `If-None-Match` where an answer had an ETag, and is the kept HTML only when every answer is a
@@ -81,7 +81,7 @@ export interface PageAnswer {
 }
 
 /**
- * The API answers one page view is built from (README "The web" → "What a page costs"): every
+ * The API answers one page view is built from (services/web/README.md#what-a-page-costs): every
  * GET its calls made as the person asking, so the page can be kept and checked against them
  * later (KeptPages below); and answers already fetched for this view while checking a kept
  * page, each handed out once, to the same credential only. A call that is no plain GET (a

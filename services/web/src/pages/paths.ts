@@ -1,6 +1,6 @@
 import { encodePath } from '../clients/api.js';
 
-/** The site's URLs in one place (README "The web": site map). Everything of the site's own is
+/** The site's URLs in one place (services/web/README.md#site-map). Everything of the site's own is
  *  under `/-/`, which no user or repository name can be (names never start with `-`). */
 export const site = {
   home: () => '/',

@@ -5,7 +5,7 @@ import type { Viewer } from '../clients/types.js';
 import type { Config } from '../config.js';
 
 /**
- * The page registry (README "The web"): a page is a method, an express path and a function from
+ * The page registry (services/web/README.md#extending-it): a page is a method, an express path and a function from
  * the request's context to a result. Nothing else is needed to add one; `pages/index.ts` lists
  * every module's pages in match order.
  */

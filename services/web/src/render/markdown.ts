@@ -36,7 +36,7 @@ export function resolveRelative(url: string, base: MarkdownBase, kind: 'link' | 
 }
 
 /**
- * User-written Markdown as safe HTML (README "The web"): marked (GitHub-flavoured) renders it,
+ * User-written Markdown as safe HTML (services/web/README.md#what-a-page-shows-of-a-repository-is-escaped): marked (GitHub-flavoured) renders it,
  * sanitize-html keeps only harmless tags and attributes (no script, no event handler, no style,
  * no javascript: URL), relative links and images are resolved against the ref.
  */

@@ -34,7 +34,7 @@ export const DEFAULT_PREFETCH = 256;
 export const DEFAULT_MAX_BATCH = 128;
 
 /**
- * Turns events into deliveries and sends their first attempts (README "Webhook deliveries"). The event stays
+ * Turns events into deliveries and sends their first attempts (docs/decisions/webhook-first-attempt-before-record.md). The event stays
  * unacknowledged until every first attempt's outcome is recorded with its delivery, and the bus
  * acks only then: a crash in between brings the event again, a delivery already recorded is not
  * sent again, and one whose record was lost goes out again under the same delivery id. The events

@@ -41,7 +41,7 @@ export interface DeliveryAttempt {
 
 /**
  * A delivery this process is about to send: a pending one it has leased, or the first attempt of
- * an event's delivery, which is recorded only with that attempt's outcome (README "Webhook deliveries").
+ * an event's delivery, which is recorded only with that attempt's outcome (docs/decisions/webhook-first-attempt-before-record.md).
  */
 export interface ClaimedDelivery {
   id: string;
