@@ -18,6 +18,7 @@ const run = promisify(execFile);
 const exchange = uniqueTestName('launcher', 'events');
 const queue = uniqueTestName('launcher', 'webhooks');
 const mergeRequestsQueue = uniqueTestName('launcher', 'merge-requests');
+const accountsQueue = uniqueTestName('launcher', 'accounts');
 const dirs: string[] = [];
 const databases: { drop(): Promise<void> }[] = [];
 
@@ -29,7 +30,7 @@ beforeAll(() => {
 afterAll(async () => {
   for (const db of databases) await db.drop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  await removeBrokerTopology(TEST_AMQP_URL, exchange, [queue, mergeRequestsQueue]);
+  await removeBrokerTopology(TEST_AMQP_URL, exchange, [queue, mergeRequestsQueue, accountsQueue]);
 });
 
 async function options(): Promise<{ dataDir: string; databaseUrl: string; env: Record<string, string> }> {
@@ -40,7 +41,7 @@ async function options(): Promise<{ dataDir: string; databaseUrl: string; env: R
   return {
     dataDir: path.join(dir, 'data'),
     databaseUrl: db.url,
-    env: { GITHOST_EVENTS_EXCHANGE: exchange, GITHOST_WEBHOOKS_QUEUE: queue, GITHOST_MERGE_REQUESTS_QUEUE: mergeRequestsQueue, GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true', GITHOST_WEBHOOK_RETRY_BASE_MS: '50', GITHOST_ADMIN_TOKEN: '' },
+    env: { GITHOST_EVENTS_EXCHANGE: exchange, GITHOST_WEBHOOKS_QUEUE: queue, GITHOST_MERGE_REQUESTS_QUEUE: mergeRequestsQueue, GITHOST_ACCOUNTS_QUEUE: accountsQueue, GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true', GITHOST_WEBHOOK_RETRY_BASE_MS: '50', GITHOST_ADMIN_TOKEN: '' },
   };
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase } from '@githost/db';
-import { TEST_AMQP_URL, uniqueTestName } from '@githost/bus/testing';
+import { removeBrokerTopology, TEST_AMQP_URL, uniqueTestName } from '@githost/bus/testing';
 import { rpc } from './rpc.js';
 import { encodeIdentity, type ClientInfo, type Principal, type RepoContext } from '@githost/identity';
 import { createAccountsClient, type AccountsServiceClient } from '@githost/protos';
@@ -74,6 +74,8 @@ export async function startAccounts(backend: Backend, storage: string | ShardMap
     async close() {
       grpc.close();
       await harness.service.stop();
+      // Each run's exchange and queue are its own: leave nothing on the shared broker.
+      if (opts.rabbitmq) await removeBrokerTopology(TEST_AMQP_URL, config.eventsExchange, [config.eventsQueue]);
       await database?.drop();
       await rm(dataDir, { recursive: true, force: true });
     },

@@ -5,7 +5,7 @@ import { createEventBus, type EventBus, type EventEnvelope } from '@githost/bus'
 import { openDatabase } from '@githost/db';
 import { PgMergeRequestStore } from '../src/db/merge-request-store.js';
 import { mergeRequestEvent } from '../src/domain/merge-request-event.js';
-import { TEST_AMQP_URL, uniqueTestName } from '@githost/bus/testing';
+import { removeBrokerTopology, TEST_AMQP_URL, uniqueTestName } from '@githost/bus/testing';
 import { createLogger } from '@githost/logging';
 import { commitAll, createTestRepository, git, makeWorkdir, pushTo, writeFiles } from '@githost/git-storage/testing';
 import { identityHeaders, user } from './support/identity.js';
@@ -291,14 +291,16 @@ describe('merge options with real git', () => {
 describe('over RabbitMQ', () => {
   let bus: EventBus;
   let rabbit: Stack;
+  const exchange = uniqueTestName('mr-follow', 'exchange');
+  const queue = uniqueTestName('mr-follow', 'queue');
   beforeAll(async () => {
-    const exchange = uniqueTestName('mr-follow', 'exchange');
     bus = createEventBus({ amqpUrl: TEST_AMQP_URL, exchange, logger: createLogger('bus', 'silent') });
-    rabbit = await startStack({ bus }, { eventsQueue: uniqueTestName('mr-follow', 'queue'), eventsExchange: exchange });
+    rabbit = await startStack({ bus }, { eventsQueue: queue, eventsExchange: exchange });
   });
   afterAll(async () => {
     await rabbit?.stop();
     await bus?.close();
+    await removeBrokerTopology(TEST_AMQP_URL, exchange, [queue]);
   });
 
   it('when a push event comes through the broker, then the merge request follows it', async () => {

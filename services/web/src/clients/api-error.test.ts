@@ -15,7 +15,7 @@ describe('apiError', () => {
       414: 'uri_too_long',
       415: 'unsupported_media_type',
       418: 'validation',
-      422: 'validation',
+      422: 'unprocessable',
       431: 'validation',
       500: 'unavailable',
       502: 'unavailable',
