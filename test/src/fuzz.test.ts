@@ -238,13 +238,17 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
       const where = `${r.op.method} ${r.path} as ${r.actor} (${JSON.stringify(r.headers)}) -> ${res.status} ${res.text.slice(0, 300)}`;
       if (res.status >= 500) throw new Error(`5xx: ${where}`);
       if (res.status < 400) return;
+      // The LFS endpoints answer git-lfs's own error shape, `{message}` as application/vnd.git-lfs+json
+      // (docs/decisions/lfs.md); a refusal the gateway makes before them is the usual `{error}`.
+      const lfsError = r.path.includes('/info/lfs/') && res.contentType.startsWith('application/vnd.git-lfs+json');
       let error: unknown;
       try {
-        error = (JSON.parse(res.text) as { error?: unknown }).error;
+        const body = JSON.parse(res.text) as { error?: unknown; message?: unknown };
+        error = lfsError ? body.message : body.error;
       } catch {
         // not JSON: reported below
       }
-      if (!res.contentType.startsWith('application/json') || typeof error !== 'string') throw new Error(`4xx without a JSON error body: ${where}`);
+      if (!(lfsError || res.contentType.startsWith('application/json')) || typeof error !== 'string') throw new Error(`4xx without a JSON error body: ${where}`);
       if (write) {
         const after = await snapshot(r.op.tag, r.actor);
         if (JSON.stringify(after) !== JSON.stringify(before)) throw new Error(`a refused write changed state: ${where}\nbefore: ${JSON.stringify(before)}\nafter: ${JSON.stringify(after)}`);
