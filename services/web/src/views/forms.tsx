@@ -1,4 +1,4 @@
-import { AppError } from '@githost/errors';
+import { AppError, httpStatusOf, type ErrorKind } from '@githost/errors';
 import type { PageContext } from '../pages/registry.js';
 import { Notice } from './components.js';
 
@@ -38,13 +38,14 @@ export function ErrorNotice({ error }: { error: string | undefined }) {
 
 /** A refusal of the API a person can act on (bad input, a conflict, no permission), with its
  *  status; anything else (404, 5xx, signed out) goes on to the router's error pages. */
+/** The kinds a person can act on from the form; their status comes from packages/errors' one table. */
+const FORM_KINDS: readonly ErrorKind[] = ['validation', 'conflict', 'unprocessable', 'forbidden', 'too_large'];
+
 export function formRefusal(err: unknown): { message: string; status: number } | undefined {
   if (!(err instanceof AppError)) return undefined;
   const status = typeof err.details?.status === 'number' ? err.details.status : undefined;
-  if (err.kind === 'validation' || err.kind === 'conflict' || err.kind === 'unprocessable' || err.kind === 'forbidden' || err.kind === 'too_large') {
-    return { message: err.message, status: status ?? (err.kind === 'conflict' ? 409 : err.kind === 'unprocessable' ? 422 : err.kind === 'forbidden' ? 403 : err.kind === 'too_large' ? 413 : 400) };
-  }
-  return undefined;
+  if (!FORM_KINDS.includes(err.kind)) return undefined;
+  return { message: err.message, status: status ?? httpStatusOf(err.kind) };
 }
 
 /** Runs a change; its refusal becomes the page re-rendered with the message, anything else
