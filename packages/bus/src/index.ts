@@ -8,4 +8,4 @@ export { RabbitMqEventBus, type RabbitMqBusOptions } from './rabbitmq-bus.js';
 export { FileJournal, type StagedAppend } from './file-journal.js';
 export { createFileDurably, DirectorySync } from './durable-file.js';
 export { startJournalRelay, type JournalRelayOptions } from './journal-relay.js';
-export type { BackoffOptions } from './backoff.js';
+export { backoffDelay, type BackoffOptions } from './backoff.js';

@@ -1,3 +1,4 @@
+import { backoffDelay } from '@githost/bus';
 import { AppError, type ErrorKind } from '@githost/errors';
 import type { Logger } from '@githost/logging';
 import { ZERO_OID } from '@githost/git-records/object-id';
@@ -32,9 +33,8 @@ export interface PushedBranchAdopter {
 /** Answers asking again would not change. */
 const FINAL_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['not_found', 'validation', 'forbidden', 'unauthenticated']);
 
-/** Retries start here and double up to the cap, for as long as the process runs. */
-const FIRST_RETRY_MS = 1_000;
-const MAX_RETRY_MS = 60_000;
+/** Retries back off from 1 s to 60 s (the bus's jittered backoff), for as long as the process runs. */
+const RETRY_BACKOFF = { initialMs: 1_000, maxMs: 60_000 };
 
 /**
  * Tells accounts which branches a first push created, before the push's events are journaled
@@ -69,15 +69,15 @@ export class FirstPushAdoption {
   }
 
   /** Retries in the background until accounts answers, then runs `done`. */
-  retry(repositoryId: string, branches: string[], done: () => Promise<void>, delayMs = FIRST_RETRY_MS): void {
+  retry(repositoryId: string, branches: string[], done: () => Promise<void>, attempt = 0): void {
     if (this.closed) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       void this.tryOnce(repositoryId, branches).then(async (ok) => {
         if (ok) await done().catch((err: unknown) => this.logger.warn({ err }, 'first push: could not remove the settled record'));
-        else this.retry(repositoryId, branches, done, Math.min(delayMs * 2, MAX_RETRY_MS));
+        else this.retry(repositoryId, branches, done, attempt + 1);
       });
-    }, delayMs);
+    }, backoffDelay(attempt, RETRY_BACKOFF));
     timer.unref();
     this.timers.add(timer);
   }
