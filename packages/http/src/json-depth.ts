@@ -19,11 +19,12 @@ const BACKSLASH = 0x5c; // \
  * no recursion and no allocation: brackets inside strings (escaped quotes included) do not
  * count. Text that is not JSON is left to the parser, which refuses it; only depth is judged here.
  */
-export function nestedDeeperThan(text: string, limit = MAX_JSON_DEPTH): boolean {
+export function nestedDeeperThan(text: string | Uint8Array, limit = MAX_JSON_DEPTH): boolean {
+  const codeAt = typeof text === 'string' ? (i: number) => text.charCodeAt(i) : (i: number) => text[i]!;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+    const c = codeAt(i);
     if (inString) {
       if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;
@@ -40,15 +41,15 @@ export function nestedDeeperThan(text: string, limit = MAX_JSON_DEPTH): boolean 
 
 /**
  * body-parser's `verify` hook: runs on the raw (already inflated) body before `JSON.parse`.
- * UTF-8 is scanned byte for byte (a latin1 view keeps every ASCII byte as it is, and no byte of
- * a multi-byte UTF-8 character is ASCII); UTF-16 is decoded first. A charset TextDecoder does
+ * UTF-8 is scanned byte for byte, with no copy of the body (no byte of a multi-byte UTF-8
+ * character is ASCII, so the brackets, quotes and backslashes are the text's); UTF-16 is decoded first. A charset TextDecoder does
  * not know (UTF-32) is refused: RFC 8259 §8.1 asks for UTF-8 between systems anyway.
  */
 export function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer, charset: string | null): void {
   const encoding = (charset ?? 'utf-8').toLowerCase();
-  let text: string;
+  let text: string | Uint8Array;
   if (encoding === 'utf-8' || encoding === 'utf8') {
-    text = body.toString('latin1');
+    text = body;
   } else {
     try {
       text = new TextDecoder(encoding).decode(body);
