@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The LFS bench's baseline: a plain node `http` server, in a process of its own as githost's
- * services are, streaming `PUT /objects/<oid>` to a temporary file, fsyncing it and renaming it in
- * place (as githost's disk store does), and `GET /objects/<oid>` from disk. No batch API, no
+ * services are, streaming `PUT /objects/<oid>` to a temporary file, fsyncing it, renaming it in
+ * place and fsyncing the directory (as githost's disk store does), and `GET /objects/<oid>` from disk. No batch API, no
  * authentication, no hashing: the bytes to and from disk alone.
  */
 export interface PlainLfsServer {
@@ -63,6 +63,9 @@ async function serve(dir: string): Promise<void> {
         const handle = await open(temp, 'r');
         await handle.sync().finally(() => handle.close());
         await rename(temp, file);
+        // the rename made durable too, as githost's store does (fsync of the directory)
+        const parent = await open(dir, 'r');
+        await parent.sync().finally(() => parent.close());
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       })().catch(async (err: unknown) => {
         await rm(temp, { force: true });

@@ -53,7 +53,7 @@ export async function benchLfs(ctx: BenchContext): Promise<Section> {
   const scratch = mkdtempSync(join(workDir('scratch'), 'lfs-'));
   const notes: string[] = [
     `each case moves the same total; the client sends ${CONCURRENT_TRANSFERS} objects at once (git-lfs's lfs.concurrenttransfers default), batches of 100, keep-alive connections; downloads are written to disk and their sha256 checked, for both contestants`,
-    'the plain server fsyncs each upload and renames it in place, as githost does; it neither hashes nor authenticates, githost does both (and passes each byte through its gateway process)',
+    'the plain server fsyncs each upload, renames it in place and fsyncs the directory, as githost does; it neither hashes nor authenticates, githost does both (and passes each byte through its gateway process)',
     'MiB/s = object bytes / wall time of the whole direction (githost: batch requests included); each direction once per case (a shared 2-core machine)',
   ];
   const plainDir = join(scratch, 'plain');
@@ -218,11 +218,11 @@ function rate(bytes: number, ms: number): number {
 }
 
 function throughputTable(results: Array<{ c: LfsCase; upload: Measured; download: Measured }>, cli: { upload: Measured; download: Measured; checkoutMs: number } | undefined): Table {
+  // the direction in the first cell, so the summary of targets tells the rows apart
   const row = (label: string, direction: string, m: Measured, plainLabel = ''): string[] => {
     const share = m.plainMs / m.hostMs;
     return [
-      label,
-      direction,
+      `${label}, ${direction}`,
       `${rate(m.bytes, m.plainMs).toFixed(0)} MiB/s (${fmtMs(m.plainMs)})${plainLabel}`,
       `${rate(m.bytes, m.hostMs).toFixed(0)} MiB/s (${fmtMs(m.hostMs)})`,
       `${(share * 100).toFixed(0)} %`,
@@ -238,11 +238,11 @@ function throughputTable(results: Array<{ c: LfsCase; upload: Measured; download
     const medium = results[1]!.c;
     rows.push(row(`${medium.count} x ${medium.label}, git lfs push`, 'upload', cli.upload, ' [node client]'));
     rows.push(row(`${medium.count} x ${medium.label}, git lfs fetch`, 'download', cli.download, ' [node client]'));
-    rows.push([`${medium.count} x ${medium.label}, git lfs pull = fetch + checkout`, 'download', '—', `${rate(cli.download.bytes, cli.download.hostMs + cli.checkoutMs).toFixed(0)} MiB/s (${fmtMs(cli.download.hostMs + cli.checkoutMs)}; checkout ${fmtMs(cli.checkoutMs)})`, '—', '—', '—']);
+    rows.push([`${medium.count} x ${medium.label}, git lfs pull = fetch + checkout, download`, '—', `${rate(cli.download.bytes, cli.download.hostMs + cli.checkoutMs).toFixed(0)} MiB/s (${fmtMs(cli.download.hostMs + cli.checkoutMs)}; checkout ${fmtMs(cli.checkoutMs)})`, '—', '—', '—']);
   }
   return {
     title: 'LFS throughput: githost\'s batch API and object hrefs vs a plain node http server streaming the same bytes to and from disk (target: githost >= 80 % of plain)',
-    header: ['objects', 'direction', 'plain node http', 'githost', 'githost / plain', 'target', 'met'],
+    header: ['objects, direction', 'plain node http', 'githost', 'githost / plain', 'target', 'met'],
     rows,
   };
 }

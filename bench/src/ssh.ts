@@ -69,13 +69,19 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
     const user = await ctx.user();
     const sshPort = ctx.sshPort;
     let hosted: SshRemote | undefined;
+    /** What the githost SSH cells say when they hold no figure. */
+    let unavailable = NO_SSH_LISTENER;
     if (sshPort === undefined || !(await accepts(sshPort))) {
       notes.push(`githost SSH: nothing accepts on SSH_PORT ${sshPort ?? '(unset)'}: the SSH service is not on this branch, its rows read "${NO_SSH_LISTENER}"`);
     } else {
       const added = await user.api.request('POST', '/api/user/keys', { title: 'bench', key: key.publicKey });
-      if (added.status !== 201) throw new Error(`POST /api/user/keys answered ${added.status} ${JSON.stringify(added.body)}`);
-      const { name } = await createRepo(user, `ssh-${randomBytes(3).toString('hex')}`);
-      hosted = { url: `ssh://git@127.0.0.1:${sshPort}/${user.username}/${name}.git`, user: 'git', port: sshPort, path: `${user.username}/${name}.git` };
+      if (added.status !== 201) {
+        unavailable = `not available (POST /api/user/keys: ${added.status})`;
+        notes.push(`githost SSH: SSH_PORT ${sshPort} accepts, but registering the key answered ${added.status} ${JSON.stringify(added.body)}`);
+      } else {
+        const { name } = await createRepo(user, `ssh-${randomBytes(3).toString('hex')}`);
+        hosted = { url: `ssh://git@127.0.0.1:${sshPort}/${user.username}/${name}.git`, user: 'git', port: sshPort, path: `${user.username}/${name}.git` };
+      }
     }
     const { name: httpName } = await createRepo(user, `http-${randomBytes(3).toString('hex')}`);
     const httpUrl = gitUrl(service.url, user, httpName);
@@ -88,7 +94,18 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
       return { ms, rss: service.rss.read() };
     };
     const plainPush = plain && (await push(plain.url));
-    const sshPush = hosted && (await push(hosted.url));
+    // A failing githost SSH (the service is new) must not lose the baseline rows: say why instead.
+    const orFailure = async <T>(step: string, work: () => Promise<T>): Promise<T | undefined> => {
+      try {
+        return await work();
+      } catch (err) {
+        notes.push(`githost SSH ${step} failed: ${err instanceof Error ? err.message : String(err)}`);
+        unavailable = `failed (${step}; see notes)`;
+        hosted = undefined;
+        return undefined;
+      }
+    };
+    const sshPush = hosted && (await orFailure('push', () => push(hosted!.url)));
     const httpPush = await push(httpUrl);
 
     // Clone --no-checkout of what was just pushed, in the same order.
@@ -104,7 +121,7 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
       return { ms, rss };
     };
     const plainClone = plain && (await clone(plain.url, 'plain-clone'));
-    const sshClone = hosted && (await clone(hosted.url, 'ssh-clone'));
+    const sshClone = hosted && (await orFailure('clone', () => clone(hosted!.url, 'ssh-clone')));
     const httpClone = await clone(httpUrl, 'http-clone');
 
     // Connection set-up: `ssh … "git-upload-pack '<path>'"` sent a flush at once (protocol v2: the
@@ -114,13 +131,17 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
     await waitForQuiet(service.pid);
     for (let i = 0; i < rounds; i++) {
       if (plain) setup.plain.push(await connectOnce(sshArgs, plain));
-      if (hosted) setup.hosted.push(await connectOnce(sshArgs, hosted));
+      if (hosted) {
+        const remote = hosted;
+        const ms = await orFailure('connection set-up', () => connectOnce(sshArgs, remote));
+        if (ms !== undefined) setup.hosted.push(ms);
+      }
     }
 
     // Idle RSS of the process that holds SSH_PORT, once githost is quiet again.
-    const tables: Table[] = [transferTable([['push --mirror', plainPush, sshPush, httpPush], ['clone --no-checkout', plainClone, sshClone, httpClone]], plain !== undefined)];
-    tables.push(setupTable(setup, plain !== undefined, hosted !== undefined, rounds));
-    tables.push(await idleTable(ctx, service.pid, sshPort, hosted !== undefined));
+    const tables: Table[] = [transferTable([['push --mirror', plainPush, sshPush, httpPush], ['clone --no-checkout', plainClone, sshClone, httpClone]], plain !== undefined, unavailable)];
+    tables.push(setupTable(setup, plain !== undefined, setup.hosted.length > 0 ? undefined : unavailable, rounds));
+    tables.push(await idleTable(ctx, service.pid, sshPort, hosted !== undefined || sshPush !== undefined ? undefined : unavailable));
     notes.push('githost checks every pushed object (receive.fsckObjects); the OpenSSH baseline is git-receive-pack with git\'s defaults, as the issue states it');
     return { name: 'ssh', title: 'Git over SSH', tables, notes };
   } finally {
@@ -131,7 +152,7 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
 
 type Timed = { ms: number; rss: RssPeaks } | undefined;
 
-function transferTable(rows: Array<[string, Timed, Timed, Timed]>, hasPlain: boolean): Table {
+function transferTable(rows: Array<[string, Timed, Timed, Timed]>, hasPlain: boolean, unavailable: string): Table {
   const noPlain = 'not available (no sshd)';
   return {
     title: `push and clone over SSH: githost vs OpenSSH sshd running git directly, and githost over HTTP (target: githost SSH <= ${TARGET_RATIO}x OpenSSH)`,
@@ -139,7 +160,7 @@ function transferTable(rows: Array<[string, Timed, Timed, Timed]>, hasPlain: boo
     rows: rows.map(([op, plain, ssh, http]) => [
       op,
       hasPlain ? fmtMs(plain?.ms) : noPlain,
-      ssh ? fmtMs(ssh.ms) : NO_SSH_LISTENER,
+      ssh ? fmtMs(ssh.ms) : unavailable,
       fmtMs(http?.ms),
       fmtRatio(ssh?.ms, plain?.ms),
       fmtRatio(ssh?.ms, http?.ms),
@@ -150,7 +171,8 @@ function transferTable(rows: Array<[string, Timed, Timed, Timed]>, hasPlain: boo
   };
 }
 
-function setupTable(setup: { plain: number[]; hosted: number[] }, hasPlain: boolean, hasHosted: boolean, rounds: number): Table {
+/** `unavailable`: why githost SSH has no figure (undefined when it has). */
+function setupTable(setup: { plain: number[]; hosted: number[] }, hasPlain: boolean, unavailable: string | undefined, rounds: number): Table {
   const p = summarize(setup.plain);
   const h = summarize(setup.hosted);
   return {
@@ -158,15 +180,16 @@ function setupTable(setup: { plain: number[]; hosted: number[] }, hasPlain: bool
     header: ['server', 'n', 'p50', 'p95', 'p50 / OpenSSH p50'],
     rows: [
       hasPlain ? ['OpenSSH sshd', String(p.n), fmtMs(p.p50), fmtMs(p.p95), ''] : ['OpenSSH sshd', 'not available (no sshd)', '—', '—', ''],
-      hasHosted ? ['githost SSH', String(h.n), fmtMs(h.p50), fmtMs(h.p95), fmtRatio(h.p50, hasPlain ? p.p50 : undefined)] : ['githost SSH', NO_SSH_LISTENER, '—', '—', '—'],
+      unavailable === undefined ? ['githost SSH', String(h.n), fmtMs(h.p50), fmtMs(h.p95), fmtRatio(h.p50, hasPlain ? p.p50 : undefined)] : ['githost SSH', unavailable, '—', '—', '—'],
     ],
   };
 }
 
-async function idleTable(ctx: BenchContext, servicePid: number, sshPort: number | undefined, hasHosted: boolean): Promise<Table> {
+async function idleTable(ctx: BenchContext, servicePid: number, sshPort: number | undefined, unavailable: string | undefined): Promise<Table> {
   const header = ['process holding SSH_PORT', 'pid', 'idle VmRSS', 'VmHWM since start', 'target', 'met'];
   const title = `the SSH service's idle RSS (VmRSS of the process that holds SSH_PORT, after githost went quiet; target <= ${fmtMiB(TARGET_IDLE_RSS)})`;
-  if (!hasHosted || sshPort === undefined) return { title, header, rows: [[NO_SSH_LISTENER, '—', '—', '—', `<= ${fmtMiB(TARGET_IDLE_RSS)}`, '—']] };
+  // A listener that failed later still has an idle RSS worth reporting; no listener has none.
+  if (sshPort === undefined || unavailable === NO_SSH_LISTENER) return { title, header, rows: [[NO_SSH_LISTENER, '—', '—', '—', `<= ${fmtMiB(TARGET_IDLE_RSS)}`, '—']] };
   await waitForQuiet(servicePid);
   const pid = listenerPid(sshPort);
   if (pid === undefined) return { title, header, rows: [['(listening socket not found in /proc)', '—', '—', '—', `<= ${fmtMiB(TARGET_IDLE_RSS)}`, '—']] };
