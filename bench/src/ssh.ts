@@ -91,6 +91,7 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
       await waitForQuiet(service.pid);
       service.rss.reset();
       const ms = await time(() => git(['push', '-q', '--mirror', url], { cwd: repo.path, env: gitEnv }));
+      ctx.log(`ssh: push --mirror ${url.replace(/\/\/[^@]*@/, '//')}: ${fmtMs(ms)}`);
       return { ms, rss: service.rss.read() };
     };
     const plainPush = plain && (await push(plain.url));
@@ -115,6 +116,7 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
       const target = join(scratch, dir);
       const ms = await time(() => git(['clone', '-q', '--no-checkout', url, target], { env: gitEnv }));
       const rss = service.rss.read();
+      ctx.log(`ssh: ${dir}: ${fmtMs(ms)}`);
       const head = (await git(['rev-parse', '--verify', '--end-of-options', 'refs/remotes/origin/main'], { cwd: target })).stdout.toString().trim();
       if (head !== repo.head) notes.push(`WARNING: the ${dir}'s main is ${head}, expected ${repo.head}`);
       rmSync(target, { recursive: true, force: true });
