@@ -80,7 +80,7 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
         notes.push(`githost SSH: SSH_PORT ${sshPort} accepts, but registering the key answered ${added.status} ${JSON.stringify(added.body)}`);
       } else {
         const { name } = await createRepo(user, `ssh-${randomBytes(3).toString('hex')}`);
-        hosted = { url: `ssh://git@127.0.0.1:${sshPort}/${user.username}/${name}.git`, user: 'git', port: sshPort, path: `${user.username}/${name}.git` };
+        hosted = { url: `ssh://git@127.0.0.1:${sshPort}/${user.username}/${name}.git`, user: 'git', port: sshPort, path: `/${user.username}/${name}.git` };
       }
     }
     const { name: httpName } = await createRepo(user, `http-${randomBytes(3).toString('hex')}`);
