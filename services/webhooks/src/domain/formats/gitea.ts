@@ -1,6 +1,5 @@
 import type { EventEnvelope } from '@githost/bus';
 import { createHmac } from 'node:crypto';
-import { ZERO_OID } from '@githost/git-records/object-id';
 import type { DeliveryRequest } from '../signing.js';
 import { giteaIdOf, pullRequestKey, repositoryKey, statusKey } from './gitea-ids.js';
 import type { FormatContext, FormattedDelivery, WebhookFormat } from './types.js';
@@ -181,7 +180,7 @@ function pushDeliveries(ctx: FormatContext, event: EventEnvelope): FormattedDeli
   // githost lists the new commits oldest first; Gitea newest first, the pushed tip at the head.
   const commits = p.commits.map((c) => payloadCommit(ctx, repo, c)).reverse();
   const base = `${ctx.publicUrl}/${path(repo.owner, repo.name)}`;
-  const compareUrl = p.before === ZERO_OID || commits.length === 0 ? '' : `${base}/-/compare?${new URLSearchParams({ base: p.before, head: p.after }).toString()}`;
+  const compareUrl = p.created || commits.length === 0 ? '' : `${base}/-/compare?${new URLSearchParams({ base: p.before, head: p.after }).toString()}`;
   out.push({
     suffix: '',
     event: 'push',
