@@ -1846,14 +1846,41 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description An LFS error (git-lfs docs/api/batch.md "Response Errors") from git-storage; refusals made by the gateway itself (a repository the caller cannot see, a token without the write scope) keep its `{error}` body */
+        /** @description An LFS error (git-lfs docs/api/batch.md "Response Errors"), from git-storage or from the gateway itself (a repository the caller cannot see, a token without the write scope, a service down) */
         LfsError: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/vnd.git-lfs+json": components["schemas"]["LfsError"];
-                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Credentials needed (anonymous on a private or missing repository, or any upload), in git-lfs's error shape */
+        LfsChallenge: {
+            headers: {
+                /** @description Basic realm="githost" */
+                "WWW-Authenticate": string;
+                /** @description Basic realm="githost" */
+                "LFS-Authenticate": string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/vnd.git-lfs+json": components["schemas"]["LfsError"];
+            };
+        };
+        /** @description The client's budget for this minute is spent, in git-lfs's error shape */
+        LfsRateLimited: {
+            headers: {
+                /** @description Seconds to wait */
+                "Retry-After": number;
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/vnd.git-lfs+json": components["schemas"]["LfsError"];
             };
         };
         /** @description Credentials needed: anonymous on a private or missing repository, or any push */
@@ -4741,13 +4768,13 @@ export interface operations {
                 };
             };
             400: components["responses"]["LfsError"];
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             403: components["responses"]["LfsError"];
             404: components["responses"]["LfsError"];
             409: components["responses"]["LfsError"];
             413: components["responses"]["LfsError"];
             415: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsDownload: {
@@ -4773,9 +4800,9 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             404: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsUpload: {
@@ -4806,11 +4833,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["LfsError"];
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             403: components["responses"]["Error"];
             404: components["responses"]["LfsError"];
             413: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsVerify: {
@@ -4841,10 +4868,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["LfsError"];
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             403: components["responses"]["Error"];
             404: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsListLocks: {
@@ -4873,9 +4900,9 @@ export interface operations {
                     };
                 };
             };
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             404: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsCreateLock: {
@@ -4908,11 +4935,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["LfsError"];
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             403: components["responses"]["Error"];
             404: components["responses"]["LfsError"];
             409: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsVerifyLocks: {
@@ -4943,10 +4970,10 @@ export interface operations {
                     };
                 };
             };
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             403: components["responses"]["Error"];
             404: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsUnlock: {
@@ -4980,10 +5007,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["LfsError"];
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             403: components["responses"]["LfsError"];
             404: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
 }
