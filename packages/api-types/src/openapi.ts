@@ -1027,7 +1027,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The raw bytes of a file, streamed */
+        /**
+         * The raw bytes of a file, streamed
+         * @description A Git LFS pointer whose object this repository holds serves the object's bytes (docs/decisions/lfs.md#display).
+         */
         get: operations["getRaw"];
         put?: never;
         post?: never;
@@ -4332,6 +4335,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Only for a Git LFS pointer: `stored` (the bytes are its object's) or `missing` (the repository lacks the object; the bytes are the pointer's) */
+                    "X-Git-LFS"?: "stored" | "missing";
                     [name: string]: unknown;
                 };
                 content: {
