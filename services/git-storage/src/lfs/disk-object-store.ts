@@ -104,8 +104,13 @@ export class DiskObjectStore implements LfsObjectStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
-    const { size } = await handle.stat();
-    return { size, body: handle.createReadStream() };
+    try {
+      const { size } = await handle.stat();
+      return { size, body: handle.createReadStream() };
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
   }
 
   async write(repositoryId: string, oid: string, size: number, body: Readable): Promise<void> {
