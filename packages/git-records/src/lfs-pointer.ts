@@ -1,5 +1,5 @@
 /**
- * Git LFS pointer files (git-lfs `docs/spec.md`, "The pointer"): the one parser browse, the web and
+ * Git LFS pointer files (git-lfs docs/spec.md "The pointer"): the one parser browse, the web and
  * git-storage share. Kept apart from the rest of git-records (no gRPC), like `object-id`.
  */
 
