@@ -23,6 +23,7 @@ import { findOpenApiDocument, OPENAPI_PATH, openApiHandler } from './openapi.js'
 import { createAdmission } from './admission/admit.js';
 import { createUpstreamProxies } from './forwarding/upstreams.js';
 import { createForwarding } from './forwarding/forward.js';
+import { lfsRefusals } from './refusals.js';
 import { admitAndForward } from './admit-and-forward.js';
 import { createTargetCheck, refuseMalformedTarget } from './request-checks/request-target.js';
 import { createEdgeReads } from './edge-cache/reads.js';
@@ -85,6 +86,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   app.get(OPENAPI_PATH, openApiHandler(logger));
   app.use(admitAndForward(admit, forward, metrics));
   app.use(normaliseErrors);
+  app.use(lfsRefusals);
   finish(app);
   const addressOf = (req: IncomingMessage) => proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean);
   const warmReads = reads.active

@@ -75,9 +75,10 @@ describe('Git LFS through the gateway', () => {
     const byReader = await batch(bob, 'media', 'upload', [{ oid, size: 12 }]);
     expect([byReader.status, byReader.type, byReader.body.message]).toEqual([403, LFS_JSON, 'You do not have write access to this repository']);
     const byStranger = await batch(carol, 'media', 'upload', [{ oid, size: 12 }]);
-    expect(byStranger.status).toBe(404);
+    expect([byStranger.status, byStranger.type, byStranger.body]).toEqual([404, LFS_JSON, { message: 'Repository not found', request_id: expect.any(String) }]);
+    // The gateway's own refusal, in git-lfs's shape as git-storage's are.
     const put = await fetch(lfsUrl('media', `objects/${oid}`), { method: 'PUT', headers: basic(bob), body: 'never stored' });
-    expect(put.status).toBe(403);
+    expect([put.status, put.headers.get('content-type'), await put.json()]).toEqual([403, LFS_JSON, { message: 'You do not have write access to this repository', request_id: expect.any(String) }]);
     const download = await batch(alice, 'media', 'download', [{ oid, size: 12 }]);
     expect(download.body.objects).toEqual([{ oid, size: 12, error: { code: 404, message: 'Object does not exist' } }]);
   });
@@ -98,7 +99,9 @@ describe('Git LFS through the gateway', () => {
     const byStranger = await fetch(lfsUrl('media', `objects/${bigOid}`), { headers: basic(carol) });
     expect(byStranger.status).toBe(404);
     const anonymous = await batch(null, 'media', 'download', [{ oid: bigOid, size: big.length }]);
-    expect(anonymous.status).toBe(401);
+    expect([anonymous.status, anonymous.type, anonymous.body]).toEqual([401, LFS_JSON, { message: 'Authentication required', request_id: expect.any(String) }]);
+    const challenged = await fetch(lfsUrl('media', `objects/${bigOid}`));
+    expect([challenged.status, challenged.headers.get('www-authenticate'), challenged.headers.get('lfs-authenticate')]).toEqual([401, 'Basic realm="githost"', 'Basic realm="githost"']);
     // alice may read both repositories, but the object was uploaded through media only.
     const elsewhere = await fetch(lfsUrl('other', `objects/${bigOid}`), { headers: basic(alice) });
     const missing = await elsewhere.json();

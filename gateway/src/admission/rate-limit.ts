@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { sendRefusal } from '../refusals.js';
 
 export interface RateLimits {
   /** REST API requests per minute per token (hashed); 0 turns the limit off. */
@@ -89,11 +90,7 @@ function limiter(perMinute: number, prefix: string, counts?: (req: Request, res:
     standardHeaders: 'draft-6',
     legacyHeaders: false,
     keyGenerator: (req) => String(keys.get(req)),
-    handler: (_req, res) => {
-      res.statusCode = 429;
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.end(JSON.stringify({ error: 'Rate limit exceeded' }));
-    },
+    handler: (req, res) => sendRefusal(req, res, { message: 'Rate limit exceeded', details: undefined }, 429),
     // The key is computed above (hash or ipKeyGenerator); the library cannot see that.
     validate: { keyGeneratorIpFallback: false },
   }) as unknown as RequestHandler;

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { NextFunction, RequestHandler } from 'express';
 import type { Logger } from '@githost/logging';
+import { sendRefusal } from '../refusals.js';
 
 export interface UpstreamProxyOptions {
   target: string;
@@ -90,9 +91,7 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Request
           res.destroy();
           return;
         }
-        res.statusCode = 503;
-        res.setHeader('Content-Type', 'application/json; charset=utf-8');
-        res.end(JSON.stringify({ error: 'Service unavailable' }));
+        sendRefusal(req, res, { message: 'Service unavailable', details: undefined }, 503);
       },
     },
   });

@@ -1027,7 +1027,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The raw bytes of a file, streamed */
+        /**
+         * The raw bytes of a file, streamed
+         * @description A Git LFS pointer whose object this repository holds serves the object's bytes (docs/decisions/lfs.md#display).
+         */
         get: operations["getRaw"];
         put?: never;
         post?: never;
@@ -1846,14 +1849,41 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description An LFS error (git-lfs docs/api/batch.md "Response Errors") from git-storage; refusals made by the gateway itself (a repository the caller cannot see, a token without the write scope) keep its `{error}` body */
+        /** @description An LFS error (git-lfs docs/api/batch.md "Response Errors"), from git-storage or from the gateway itself (a repository the caller cannot see, a token without the write scope, a service down) */
         LfsError: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/vnd.git-lfs+json": components["schemas"]["LfsError"];
-                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Credentials needed (anonymous on a private or missing repository, or any upload), in git-lfs's error shape */
+        LfsChallenge: {
+            headers: {
+                /** @description Basic realm="githost" */
+                "WWW-Authenticate": string;
+                /** @description Basic realm="githost" */
+                "LFS-Authenticate": string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/vnd.git-lfs+json": components["schemas"]["LfsError"];
+            };
+        };
+        /** @description The client's budget for this minute is spent, in git-lfs's error shape */
+        LfsRateLimited: {
+            headers: {
+                /** @description Seconds to wait */
+                "Retry-After": number;
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/vnd.git-lfs+json": components["schemas"]["LfsError"];
             };
         };
         /** @description Credentials needed: anonymous on a private or missing repository, or any push */
@@ -4310,6 +4340,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Only for a Git LFS pointer: `stored` (the bytes are its object's) or `missing` (the repository lacks the object; the bytes are the pointer's) */
+                    "X-Git-LFS"?: "stored" | "missing";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4746,13 +4778,13 @@ export interface operations {
                 };
             };
             400: components["responses"]["LfsError"];
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             403: components["responses"]["LfsError"];
             404: components["responses"]["LfsError"];
             409: components["responses"]["LfsError"];
             413: components["responses"]["LfsError"];
             415: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsDownload: {
@@ -4778,9 +4810,9 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             404: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsUpload: {
@@ -4811,11 +4843,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["LfsError"];
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             403: components["responses"]["Error"];
             404: components["responses"]["LfsError"];
             413: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsVerify: {
@@ -4846,10 +4878,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["LfsError"];
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             403: components["responses"]["Error"];
             404: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsListLocks: {
@@ -4878,9 +4910,9 @@ export interface operations {
                     };
                 };
             };
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             404: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsCreateLock: {
@@ -4913,11 +4945,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["LfsError"];
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             403: components["responses"]["Error"];
             404: components["responses"]["LfsError"];
             409: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsVerifyLocks: {
@@ -4948,10 +4980,10 @@ export interface operations {
                     };
                 };
             };
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             403: components["responses"]["Error"];
             404: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
     lfsUnlock: {
@@ -4985,10 +5017,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["LfsError"];
-            401: components["responses"]["GitChallenge"];
+            401: components["responses"]["LfsChallenge"];
             403: components["responses"]["LfsError"];
             404: components["responses"]["LfsError"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["LfsRateLimited"];
         };
     };
 }

@@ -2,3 +2,4 @@ export { formatGitDate, parseCommit, parseCommitObject, parseSignature, type Com
 export type { TreeEntry } from './tree.js';
 export { DiffCollector, readDiff, toDiffEntry, type Diff, type DiffEntry, type DiffLimits } from './diff.js';
 export { isFullOid, OID_PATTERN, ZERO_OID } from './object-id.js';
+export { LFS_OID, LFS_POINTER_MAX_BYTES, parseLfsPointer, type LfsPointer } from './lfs-pointer.js';

@@ -24,6 +24,8 @@ import type { ReadBlobRequest as _githost_storage_v1_ReadBlobRequest, ReadBlobRe
 import type { ReadBlobResponse as _githost_storage_v1_ReadBlobResponse, ReadBlobResponse__Output as _githost_storage_v1_ReadBlobResponse__Output } from './githost/storage/v1/ReadBlobResponse.js';
 import type { ReadCommitRequest as _githost_storage_v1_ReadCommitRequest, ReadCommitRequest__Output as _githost_storage_v1_ReadCommitRequest__Output } from './githost/storage/v1/ReadCommitRequest.js';
 import type { ReadCommitResponse as _githost_storage_v1_ReadCommitResponse, ReadCommitResponse__Output as _githost_storage_v1_ReadCommitResponse__Output } from './githost/storage/v1/ReadCommitResponse.js';
+import type { ReadLfsObjectRequest as _githost_storage_v1_ReadLfsObjectRequest, ReadLfsObjectRequest__Output as _githost_storage_v1_ReadLfsObjectRequest__Output } from './githost/storage/v1/ReadLfsObjectRequest.js';
+import type { ReadLfsObjectResponse as _githost_storage_v1_ReadLfsObjectResponse, ReadLfsObjectResponse__Output as _githost_storage_v1_ReadLfsObjectResponse__Output } from './githost/storage/v1/ReadLfsObjectResponse.js';
 import type { ReadTreeRequest as _githost_storage_v1_ReadTreeRequest, ReadTreeRequest__Output as _githost_storage_v1_ReadTreeRequest__Output } from './githost/storage/v1/ReadTreeRequest.js';
 import type { ReadTreeResponse as _githost_storage_v1_ReadTreeResponse, ReadTreeResponse__Output as _githost_storage_v1_ReadTreeResponse__Output } from './githost/storage/v1/ReadTreeResponse.js';
 import type { Ref as _githost_storage_v1_Ref, Ref__Output as _githost_storage_v1_Ref__Output } from './githost/storage/v1/Ref.js';
@@ -75,6 +77,8 @@ export interface ProtoGrpcType {
         ReadBlobResponse: MessageTypeDefinition<_githost_storage_v1_ReadBlobResponse, _githost_storage_v1_ReadBlobResponse__Output>
         ReadCommitRequest: MessageTypeDefinition<_githost_storage_v1_ReadCommitRequest, _githost_storage_v1_ReadCommitRequest__Output>
         ReadCommitResponse: MessageTypeDefinition<_githost_storage_v1_ReadCommitResponse, _githost_storage_v1_ReadCommitResponse__Output>
+        ReadLfsObjectRequest: MessageTypeDefinition<_githost_storage_v1_ReadLfsObjectRequest, _githost_storage_v1_ReadLfsObjectRequest__Output>
+        ReadLfsObjectResponse: MessageTypeDefinition<_githost_storage_v1_ReadLfsObjectResponse, _githost_storage_v1_ReadLfsObjectResponse__Output>
         ReadTreeRequest: MessageTypeDefinition<_githost_storage_v1_ReadTreeRequest, _githost_storage_v1_ReadTreeRequest__Output>
         ReadTreeResponse: MessageTypeDefinition<_githost_storage_v1_ReadTreeResponse, _githost_storage_v1_ReadTreeResponse__Output>
         Ref: MessageTypeDefinition<_githost_storage_v1_Ref, _githost_storage_v1_Ref__Output>

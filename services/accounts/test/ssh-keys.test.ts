@@ -71,6 +71,17 @@ describe.each<Backend>(['postgres', 'pglite'])('SSH keys and deploy keys on %s',
     expect(await lookup(made.fingerprint)).toMatchObject({ outcome: 'not_found' });
   });
 
+  it('when a repository\'s owner is suspended, then the lookup refuses its deploy keys until the owner is reinstated', async () => {
+    const owner = await createUser('dk-suspended');
+    expect((await owner.request('POST', '/api/repos', { name: 'dks' })).status).toBe(201);
+    const made = await generateSshKey('ed25519');
+    expect((await owner.request('POST', '/api/repos/dk-suspended/dks/keys', { title: 'ci', key: made.publicKey })).status).toBe(201);
+    expect((await admin.request('PATCH', '/api/admin/users/dk-suspended', { suspended: true })).status).toBe(200);
+    expect(await lookup(made.fingerprint)).toMatchObject({ outcome: 'refused' });
+    expect((await admin.request('PATCH', '/api/admin/users/dk-suspended', { suspended: false })).status).toBe(200);
+    expect(await lookup(made.fingerprint)).toMatchObject({ outcome: 'deploy_key', repository: { owner: 'dk-suspended', name: 'dks' } });
+  });
+
   it('when a site admin lists and removes a user\'s keys, then they go; a user who is not an admin gets 403', async () => {
     const [ida, other] = [await createUser('ida'), await createUser('ida-other')];
     const made = await generateSshKey('ed25519');

@@ -6,7 +6,11 @@ import path from 'node:path';
  * (Gitaly/GitLab hashed storage). Names from requests never become paths.
  */
 export function repositoryPath(dataDir: string, repositoryId: string): string {
-  const h = repositoryHash(repositoryId);
+  return repositoryPathOfHash(dataDir, repositoryHash(repositoryId));
+}
+
+/** The same path from the repository's hash (the name of its other folders, such as its LFS objects'). */
+export function repositoryPathOfHash(dataDir: string, h: string): string {
   return path.join(path.resolve(dataDir), 'repos', '@hashed', h.slice(0, 2), h.slice(2, 4), `${h}.git`);
 }
 

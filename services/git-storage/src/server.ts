@@ -73,6 +73,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
   const pushedBranches = deps.pushedBranches ?? (accounts && new AccountsPushedBranches(accounts, accountsMetrics));
   const adoption = pushedBranches && new FirstPushAdoption(pushedBranches, logger);
   const refUpdates = new RefUpdaters();
+  const lfsStore = new DiskObjectStore(dataDir);
   const context: StorageContext = {
     dataDir,
     pool,
@@ -87,8 +88,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
     policies: new ReadAheadRefPolicies(deps.refPolicies ?? new AccountsRefPolicies(accounts!, accountsMetrics)),
     hooksDir: path.join(dataDir, 'hooks'),
     pushLimits: { maxBytes: config.pushMaxBytes, maxFileBytes: config.pushMaxFileBytes, quotaBytes: config.repositoryQuotaBytes, idleTimeoutMs: config.pushIdleTimeoutMs },
+    lfs: lfsStore,
   };
-  const lfsStore = new DiskObjectStore(dataDir);
   const lfsLocks = new LockStore((id) => lfsStore.repositoryDir(id));
   let http: Listening | undefined;
   let grpcServer: GrpcListening | undefined;
@@ -104,7 +105,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
       await mkdir(path.join(dataDir, 'tmp'), { recursive: true, mode: 0o700 });
       await installHooks(dataDir);
       await context.intents.reconcile();
-      await lfsStore.removeTemporary();
+      await lfsStore.recover();
       const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.internalSecret, json: false, registry });
       mountGitTransport(app, context);
       mountLfs(app, context, { store: lfsStore, locks: lfsLocks, publicUrl: config.publicUrl, maxObjectBytes: config.lfsMaxObjectBytes, internalSecret: config.internalSecret });

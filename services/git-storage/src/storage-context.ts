@@ -9,6 +9,7 @@ import type { RefsCache } from './git/refs-cache.js';
 import { repositoryExists } from './git/repository.js';
 import { validateRepositoryId } from './git/validate.js';
 import type { Housekeeper } from './housekeeping/housekeeper.js';
+import type { LfsObjectStore } from './lfs/object-store.js';
 import type { PushEventRecorder } from './events/push-events.js';
 import type { RefIntents } from './events/ref-intents.js';
 import { repositoryPath } from './repository-path.js';
@@ -36,6 +37,8 @@ export interface StorageContext {
   hooksDir: string;
   /** Bounds on every push (docs/security.md#limits). */
   pushLimits: PushLimits;
+  /** The repositories' Git LFS objects (docs/decisions/lfs.md). */
+  lfs: LfsObjectStore;
 }
 
 export interface PushLimits {

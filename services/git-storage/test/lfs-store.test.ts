@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AppError } from '@githost/errors';
 import { DiskObjectStore } from '../src/lfs/disk-object-store.js';
 import { LockStore } from '../src/lfs/lock-store.js';
+import { repositoryPath } from '../src/repository-path.js';
 
 /** The LFS object store on disk (docs/decisions/lfs.md): checked, atomic, per repository. */
 
@@ -22,7 +23,7 @@ const refusal = (p: Promise<unknown>) => p.then(() => 'stored', (err: unknown) =
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'githost-lfs-'));
   store = new DiskObjectStore(dataDir);
-  await store.removeTemporary();
+  await store.recover();
 });
 
 afterAll(async () => {
@@ -79,6 +80,41 @@ describe('LFS disk object store', () => {
     const dir = path.join(store.repositoryDir(REPO), oid.slice(0, 2), oid.slice(2, 4));
     expect(await readdir(dir)).toEqual([oid]);
     expect(await store.size(REPO, oid)).toBe(content.length);
+    expect(await temporaries()).toEqual([]);
+  });
+});
+
+describe('LFS deletion and start-up recovery (docs/decisions/lfs.md#deletion)', () => {
+  /** A repository whose git directory exists, holding one object. */
+  async function repositoryWithObject(id: string, withGitDir: boolean): Promise<string> {
+    if (withGitDir) await mkdir(repositoryPath(dataDir, id), { recursive: true });
+    const content = randomBytes(1000);
+    await store.write(id, oidOf(content), content.length, chunked(content));
+    return oidOf(content);
+  }
+
+  it('when a repository is removed, then its folder goes whole and another repository keeps its own copy of the same object', async () => {
+    const content = randomBytes(5000);
+    const oid = oidOf(content);
+    await store.write('repo-gone', oid, content.length, chunked(content));
+    await store.write('repo-stays', oid, content.length, chunked(content));
+    await store.removeRepository('repo-gone');
+    await store.removeRepository('repo-gone'); // idempotent
+    expect(await store.size('repo-gone', oid)).toBeUndefined();
+    expect(await store.size('repo-stays', oid)).toBe(content.length);
+    expect(await readdir(path.join(dataDir, 'lfs', 'deleted'))).toEqual([]);
+  });
+
+  it('when a removal or a write was killed half way, then the next start finishes it: nothing renamed aside, no temporary file, no folder of a repository whose git directory is gone', async () => {
+    const kept = await repositoryWithObject('repo-alive', true);
+    const orphan = await repositoryWithObject('repo-git-dir-removed', false);
+    // What a kill leaves: a folder renamed aside but not yet deleted, and a write's temporary file.
+    await mkdir(path.join(dataDir, 'lfs', 'deleted', `${'a'.repeat(64)}.0123456789ab`, 'aa', 'bb'), { recursive: true });
+    await writeFile(path.join(dataDir, 'lfs', 'tmp', `${kept}.0011223344556677`), 'partial');
+    await new DiskObjectStore(dataDir).recover();
+    expect(await store.size('repo-alive', kept)).toBe(1000);
+    expect(await store.size('repo-git-dir-removed', orphan)).toBeUndefined();
+    expect(await readdir(path.join(dataDir, 'lfs', 'deleted'))).toEqual([]);
     expect(await temporaries()).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { addDeployKey, addOwnKey, keyIdOf, lookupSshKey } from './ssh-keys.js';
 import type { Caller, Repository, User } from './types.js';
 
 const ana: User = { id: 'u1', username: 'ana', email: 'ana@example.test', is_admin: false, suspended_at: null, created_at: '2026-01-01T00:00:00.000Z' };
-const repo = { id: 'r1', owner: 'ana', name: 'site' } as Repository;
+const repo = { id: 'r1', owner: 'ana', owner_id: 'u1', name: 'site' } as Repository;
 const caller: Caller = { user_id: 'u1', username: 'ana', is_admin: false };
 
 /** In-memory keys, one user and one repository: enough for the rules. */
@@ -48,7 +48,7 @@ describe('SSH keys', () => {
     await expect(addDeployKey(deps, { id: 'r1', permission: 'none' }, { key: b.publicKey })).rejects.toMatchObject({ kind: 'not_found', message: 'Repository not found' });
   });
 
-  it('when a key is looked up, then a user\'s answers user, or refused once the user is suspended; a deploy key answers its repository', async () => {
+  it('when a key is looked up, then a user\'s answers user, or refused once the user is suspended; a deploy key answers its repository, or refused once its owner is suspended', async () => {
     const { deps, users } = world();
     const [mine, deploy] = [await generateSshKey('ecdsa', { bits: 256 }), await generateSshKey('ed25519')];
     await addOwnKey(deps, caller, { key: mine.publicKey });
@@ -57,6 +57,9 @@ describe('SSH keys', () => {
     expect(await lookupSshKey(deps, deploy.fingerprint)).toMatchObject({ outcome: 'deploy_key', repository: { id: 'r1' }, key: { read_only: false } });
     users.set(ana.id, { ...ana, suspended_at: '2026-02-01T00:00:00.000Z' });
     expect(await lookupSshKey(deps, mine.fingerprint)).toMatchObject({ outcome: 'refused' });
+    expect(await lookupSshKey(deps, deploy.fingerprint)).toMatchObject({ outcome: 'refused', key: { fingerprint: deploy.fingerprint } });
+    users.set(ana.id, ana);
+    expect(await lookupSshKey(deps, deploy.fingerprint)).toMatchObject({ outcome: 'deploy_key' });
     expect(await lookupSshKey(deps, `SHA256:${'A'.repeat(43)}`)).toEqual({ outcome: 'not_found' });
     await expect(lookupSshKey(deps, 'SHA256:short')).rejects.toMatchObject({ kind: 'validation' });
   });

@@ -92,5 +92,9 @@ export async function lookupSshKey(deps: Pick<AccountsDeps, 'sshKeys' | 'users' 
     return user.suspended_at ? { outcome: 'refused', key } : { outcome: 'user', key, user };
   }
   const repository = await deps.repositories.byId(owner.repository_id);
-  return repository ? { outcome: 'deploy_key', key, repository } : { outcome: 'not_found' };
+  if (!repository) return { outcome: 'not_found' };
+  // A suspended owner's repository lets no one in by its keys either, as it lets in no token of theirs.
+  const [repositoryOwner] = await deps.users.byIds([repository.owner_id]);
+  if (!repositoryOwner) return { outcome: 'not_found' };
+  return repositoryOwner.suspended_at ? { outcome: 'refused', key } : { outcome: 'deploy_key', key, repository };
 }

@@ -1,8 +1,8 @@
 import { callOptions, callUnary, fromServiceError, metadataFor, type GrpcMetrics } from '@githost/grpc';
-import { notFound } from '@githost/errors';
+import { AppError, notFound } from '@githost/errors';
 import type { storage } from '@githost/protos';
 import type { StorageRouter } from '@githost/storage-router';
-import type { BlobStream, Comparison, Diff, DiffLimits, RawCommit, ReadContext, RepositoryReader } from '../domain/ports.js';
+import type { BlobStream, Comparison, LfsObjectStream, Diff, DiffLimits, RawCommit, ReadContext, RepositoryReader } from '../domain/ports.js';
 import type { RawRef } from '../domain/refs.js';
 import { readDiff } from '@githost/git-records';
 
@@ -120,5 +120,34 @@ export class StorageReader implements RepositoryReader {
       }
     }
     return { oid: header.oid, size: header.size, mode: header.mode, tooLarge: header.too_large, chunks: chunks(), cancel: () => call.cancel() };
+  }
+
+  async openLfsObject(ctx: ReadContext, oid: string): Promise<LfsObjectStream | undefined> {
+    const client = this.router.client(ctx.shard);
+    // No deadline, as for openBlob: an object of any size to a client of any speed.
+    const call = client.ReadLfsObject({ repository_id: ctx.repoId, oid }, metadataFor(ctx.requestId), callOptions({ metrics: this.metrics }));
+    const messages = call[Symbol.asyncIterator]() as AsyncIterator<storage.ReadLfsObjectResponse__Output>;
+    let first: IteratorResult<storage.ReadLfsObjectResponse__Output>;
+    try {
+      first = await messages.next();
+    } catch (err) {
+      const error = fromServiceError(err);
+      if (error instanceof AppError && error.kind === 'not_found') return undefined;
+      throw error;
+    }
+    if (first.done) return undefined;
+    const size = first.value.size;
+    async function* chunks(): AsyncGenerator<Buffer> {
+      try {
+        for (;;) {
+          const next = await messages.next();
+          if (next.done) return;
+          if (next.value.data.length > 0) yield next.value.data;
+        }
+      } catch (err) {
+        throw fromServiceError(err);
+      }
+    }
+    return { size, chunks: chunks(), cancel: () => call.cancel() };
   }
 }

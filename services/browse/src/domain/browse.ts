@@ -1,6 +1,7 @@
 import { AppError, notFound, tooLarge, validation } from '@githost/errors';
 import { encodeBlobContent, MODE_SUBMODULE, MODE_TREE } from './blob.js';
 import { parseCommit } from '@githost/git-records';
+import { LFS_POINTER_MAX_BYTES, parseLfsPointer } from '@githost/git-records/lfs-pointer';
 import { COMPARE_MAX_COMMITS, compareFields, DIFF_LIMITS, parseCompareSpec } from './compare.js';
 import { etagOf } from './etag.js';
 import { parseLimit } from './limit.js';
@@ -110,6 +111,8 @@ export async function getBlob(deps: BrowseDeps, repo: RepoRef, refAndPath: strin
  * CONTRACT §8 raw: the bytes. A blob the object cache can keep is read once and then served
  * from memory, as `blob` is (without it every raw read was a ReadBlob stream and two cat-file
  * round trips in git-storage); a larger one is streamed, whatever its size, never held whole.
+ * A Git LFS pointer serves the object it points at when this repository holds it
+ * (docs/decisions/lfs.md#display).
  */
 export async function getRaw(deps: BrowseDeps, repo: RepoRef, refAndPath: string): Promise<Prepared<RawBlob>> {
   const { ref, path } = await split(deps, repo, refAndPath);
@@ -132,11 +135,31 @@ export async function getRaw(deps: BrowseDeps, repo: RepoRef, refAndPath: string
           for await (const chunk of stream.chunks) chunks.push(chunk);
           return Buffer.concat(chunks);
         });
-        if (bytes) return rawFromBytes(bytes);
+        if (bytes) return lfsObjectOf(deps, repo, rawFromBytes(bytes));
       }
-      return openRaw(await openFile(deps, repo, commit, path, 0));
+      return lfsObjectOf(deps, repo, await openRaw(await openFile(deps, repo, commit, path, 0)));
     },
   };
+}
+
+/**
+ * The object a Git LFS pointer names, streamed, when this repository holds it; otherwise the
+ * blob as it is, marked when it is a pointer whose object was never uploaded here.
+ */
+async function lfsObjectOf(deps: BrowseDeps, repo: RepoRef, blob: RawBlob): Promise<RawBlob> {
+  // A pointer is at most 1024 bytes, all of them already read to classify the blob.
+  if (blob.size > LFS_POINTER_MAX_BYTES || blob.head.length !== blob.size) return blob;
+  const pointer = parseLfsPointer(blob.head);
+  if (!pointer) return blob;
+  const object = await deps.reader.openLfsObject(repo, pointer.oid);
+  if (!object) return { ...blob, lfs: { oid: pointer.oid, stored: false } };
+  blob.cancel();
+  try {
+    return { ...(await openRaw(object)), lfs: { oid: pointer.oid, stored: true } };
+  } catch (err) {
+    object.cancel();
+    throw err;
+  }
 }
 
 /** seed §4 browsing rule 5. */

@@ -25,6 +25,14 @@ export interface BlobStream {
   cancel(): void;
 }
 
+/** A Git LFS object's content as git-storage streams it. */
+export interface LfsObjectStream {
+  size: number;
+  chunks: AsyncIterable<Buffer>;
+  /** Stops the transfer early (the client went away). */
+  cancel(): void;
+}
+
 /** CONTRACT §5 diff: one definition, shared with the client that builds it. */
 export type { Diff, DiffEntry, DiffLimits };
 
@@ -60,6 +68,8 @@ export interface RepositoryReader {
   readTree(ctx: ReadContext, commit: string, path: string): Promise<{ treeOid: string; entries: Uint8Array }>;
   /** The file at `path`; with `maxBytes` > 0 a larger blob comes back `tooLarge` and without data. */
   openBlob(ctx: ReadContext, commit: string, path: string, maxBytes: number): Promise<BlobStream>;
+  /** The Git LFS object `oid` this repository holds, or undefined when it holds none (docs/decisions/lfs.md#display). */
+  openLfsObject(ctx: ReadContext, oid: string): Promise<LfsObjectStream | undefined>;
   /** Full or abbreviated hex id. */
   readCommit(ctx: ReadContext, revision: string): Promise<RawCommit>;
   /** Commits reachable from `commit` in `git log` default order. */

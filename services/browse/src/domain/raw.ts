@@ -1,6 +1,13 @@
 import { classifyBlob, rawContentType, TEXT_SNIFF_BYTES } from './blob.js';
 import type { BlobStream } from './ports.js';
 
+/** What raw serves for a Git LFS pointer (docs/decisions/lfs.md#display). */
+export interface LfsServed {
+  oid: string;
+  /** true: the bytes are the object's; false: this repository lacks it, the bytes are the pointer's. */
+  stored: boolean;
+}
+
 export interface RawBlob {
   size: number;
   contentType: string;
@@ -9,13 +16,15 @@ export interface RawBlob {
   /** The remaining bytes, in order. */
   rest: AsyncIterator<Buffer>;
   cancel(): void;
+  /** Set when the file is a Git LFS pointer. */
+  lfs?: LfsServed;
 }
 
 /**
  * Reads just enough of a blob to choose its Content-Type (seed §4 browsing rule 4: the first
  * 8000 bytes), leaving the rest to be streamed: the response never holds the whole blob.
  */
-export async function openRaw(stream: BlobStream): Promise<RawBlob> {
+export async function openRaw(stream: Pick<BlobStream, 'size' | 'chunks' | 'cancel'>): Promise<RawBlob> {
   const want = Math.min(stream.size, TEXT_SNIFF_BYTES);
   const iterator = stream.chunks[Symbol.asyncIterator]();
   const parts: Buffer[] = [];

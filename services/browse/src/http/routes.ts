@@ -3,7 +3,7 @@ import { notFound } from '@githost/errors';
 import { identityOf, type NextFunction, type Request, type Response } from '@githost/http';
 import { canRead } from '@githost/identity';
 import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCommits, listTags, type BrowseDeps, type JsonBody, type Prepared, type RepoRef } from '../domain/browse.js';
-import { ifNoneMatchHits } from '../domain/etag.js';
+import { etagOf, ifNoneMatchHits } from '../domain/etag.js';
 import type { RawBlob } from '../domain/raw.js';
 
 /**
@@ -96,11 +96,26 @@ function setValidators(res: Response, prepared: Prepared<unknown>): void {
   res.setHeader('Cache-Control', prepared.immutable ? `${scope}, max-age=31536000, immutable` : isPrivate ? 'private, no-cache' : 'no-cache');
 }
 
+/**
+ * Says which bytes raw sent for a Git LFS pointer (docs/decisions/lfs.md#display): `stored`, the
+ * object's; `missing`, the pointer's, since this repository lacks the object. The web's file page reads it.
+ */
+export const LFS_RAW_HEADER = 'X-Git-LFS';
+
 async function sendRaw(req: Request, res: Response, prepared: Prepared<RawBlob>): Promise<void> {
   if (notModified(req, res, prepared)) return;
   const blob = await prepared.body();
   res.on('close', () => blob.cancel());
-  setValidators(res, prepared);
+  if (blob.lfs) {
+    res.setHeader(LFS_RAW_HEADER, blob.lfs.stored ? 'stored' : 'missing');
+    // The pointer's validator would outlive it: the object may be uploaded later. An object's
+    // content is fixed by its oid, so that is its validator; a missing one's answer has none.
+    if (blob.lfs.stored) {
+      const lfsPrepared = { ...prepared, etag: etagOf('raw-lfs', blob.lfs.oid) };
+      if (notModified(req, res, lfsPrepared)) return blob.cancel();
+      setValidators(res, lfsPrepared);
+    } else res.setHeader('Cache-Control', identityOf(res).repo?.private !== false ? 'private, no-cache' : 'no-cache');
+  } else setValidators(res, prepared);
   res.status(200);
   res.setHeader('Content-Type', blob.contentType);
   res.setHeader('Content-Length', String(blob.size));

@@ -8,6 +8,8 @@ import type { StorageContext } from '../storage-context.js';
 
 /**
  * Idempotent: removing a repository that is not there succeeds (it undoes a half-created one).
+ * Its git directory goes first, then its LFS objects: a kill between the two leaves objects no
+ * repository reads, which the store's start-up recovery removes (docs/decisions/lfs.md#deletion).
  * With a context (a deletion, not an undo) the `repository_deleted` event is journaled once the
  * repository is gone; a retry after a failure journals it again (at least once, like every event).
  */
@@ -20,6 +22,7 @@ export function removeRepository(ctx: StorageContext) {
     ctx.refUpdates.forget(gitDir);
     ctx.housekeeping.forget(gitDir);
     await removeBareRepository(gitDir);
+    await ctx.lfs.removeRepository(req.repository_id);
     ctx.refs.invalidate(gitDir);
     ctx.cache.forget(gitDir);
     await ctx.watchers.notify(req.repository_id);

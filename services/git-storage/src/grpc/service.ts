@@ -11,6 +11,7 @@ import { listRefs } from './list-refs.js';
 import { mergeBase } from './merge-base.js';
 import { readBlob } from './read-blob.js';
 import { readCommit } from './read-commit.js';
+import { readLfsObject } from './read-lfs-object.js';
 import { readTree } from './read-tree.js';
 import { removeRepository } from './remove-repository.js';
 import { resolveMergeTips } from './resolve-merge-tips.js';
@@ -42,6 +43,7 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     WatchRefs: ctx.watchers.handler,
     Compare: unary(compare(ctx), log, instruments),
     SetDefaultBranch: unary(setDefaultBranch(ctx), log, instruments),
+    ReadLfsObject: serverStream(readLfsObject(ctx), log, instruments),
   };
   server.addService(storageProto().githost.storage.v1.StorageService.service, handlers);
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { validation } from '@githost/errors';
-import { repositoryHash } from '../repository-path.js';
+import { repositoryHash, repositoryPathOfHash } from '../repository-path.js';
 import type { LfsObjectStore } from './object-store.js';
 
 const lfsRoot = (dataDir: string) => path.join(path.resolve(dataDir), 'lfs');
@@ -15,6 +15,9 @@ export function lfsRepositoryDir(dataDir: string, repositoryId: string): string 
   return path.join(lfsRoot(dataDir), repositoryHash(repositoryId));
 }
 
+/** A repository's LFS folder name: its hash (repositoryHash). */
+const REPOSITORY_FOLDER = /^[0-9a-f]{64}$/;
+
 /** A write that got more bytes than the batch announced, stopped before it fills the disk. */
 class TooManyBytes extends Error {}
 
@@ -22,20 +25,57 @@ class TooManyBytes extends Error {}
  * LFS objects on the shard's disk: `DATA_DIR/lfs/<repository hash>/<oid[0:2]>/<oid[2:4]>/<oid>`.
  * Each object belongs to the repository whose folder holds it (docs/decisions/lfs.md). A write
  * streams into `DATA_DIR/lfs/tmp`, is checked (sha256, size), fsynced and renamed in whole, so
- * memory stays flat and a killed write leaves only a temporary file, which `removeTemporary`
- * clears at the next start.
+ * memory stays flat and a killed write leaves only a temporary file, which `recover` clears at
+ * the next start. A deleted repository's folder is renamed into `DATA_DIR/lfs/deleted` in one
+ * step, then deleted; `recover` finishes what a kill interrupted.
  */
 export class DiskObjectStore implements LfsObjectStore {
   private readonly tmp: string;
+  private readonly deleted: string;
 
   constructor(private readonly dataDir: string) {
     this.tmp = path.join(lfsRoot(dataDir), 'tmp');
+    this.deleted = path.join(lfsRoot(dataDir), 'deleted');
   }
 
-  /** At start, before any write: what a killed write left behind. */
-  async removeTemporary(): Promise<void> {
+  /**
+   * At start, before any write: what a killed write left behind (temporary files), what a killed
+   * deletion left behind (folders renamed aside, and the folder of a repository whose git
+   * directory was removed before the kill reached its objects).
+   */
+  async recover(): Promise<void> {
     await rm(this.tmp, { recursive: true, force: true });
+    await rm(this.deleted, { recursive: true, force: true });
     await mkdir(this.tmp, { recursive: true, mode: 0o700 });
+    let folders: string[];
+    try {
+      folders = await readdir(lfsRoot(this.dataDir));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    for (const h of folders) {
+      if (!REPOSITORY_FOLDER.test(h)) continue;
+      const gitDir = await stat(repositoryPathOfHash(this.dataDir, h)).catch(() => undefined);
+      if (!gitDir) await this.removeFolder(path.join(lfsRoot(this.dataDir), h));
+    }
+  }
+
+  async removeRepository(repositoryId: string): Promise<void> {
+    await this.removeFolder(this.repositoryDir(repositoryId));
+  }
+
+  /** Renamed aside first, so no repository ever reads a half-deleted folder. */
+  private async removeFolder(dir: string): Promise<void> {
+    await mkdir(this.deleted, { recursive: true, mode: 0o700 });
+    const aside = path.join(this.deleted, `${path.basename(dir)}.${randomBytes(6).toString('hex')}`);
+    try {
+      await rename(dir, aside);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    await rm(aside, { recursive: true, force: true });
   }
 
   repositoryDir(repositoryId: string): string {
@@ -64,8 +104,13 @@ export class DiskObjectStore implements LfsObjectStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
-    const { size } = await handle.stat();
-    return { size, body: handle.createReadStream() };
+    try {
+      const { size } = await handle.stat();
+      return { size, body: handle.createReadStream() };
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
   }
 
   async write(repositoryId: string, oid: string, size: number, body: Readable): Promise<void> {

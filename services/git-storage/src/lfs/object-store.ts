@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
 
-/** A git-lfs object id: sha256 of the content, lowercase hex (git-lfs docs/spec.md "The pointer"). */
-export const LFS_OID = /^[0-9a-f]{64}$/;
+/** A git-lfs object id (git-lfs docs/spec.md "The pointer"): one definition, with the pointer parser. */
+export { LFS_OID } from '@githost/git-records/lfs-pointer';
 
 /**
  * Where LFS objects live, per repository (docs/decisions/lfs.md). The disk store is the only one
- * today; an S3-compatible store implements the same four calls (docs/operating.md#running-on-kubernetes).
+ * today; an S3-compatible store implements the same five calls (docs/operating.md#running-on-kubernetes).
  */
 export interface LfsObjectStore {
   /** The stored object's size, or undefined when this repository holds no such object. */
@@ -20,4 +20,10 @@ export interface LfsObjectStore {
   read(repositoryId: string, oid: string): Promise<{ size: number; body: Readable } | undefined>;
   /** Bytes of LFS objects this repository holds (counted towards REPOSITORY_QUOTA_BYTES). */
   usage(repositoryId: string): Promise<number>;
+  /**
+   * Removes every object of a repository that is being deleted (each repository holds its own
+   * copies, docs/decisions/lfs.md#deletion). Idempotent; a removal cut short by a crash is
+   * finished at the next start, never left half done where a repository could read it.
+   */
+  removeRepository(repositoryId: string): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { renderMarkdown } from '../render/markdown.js';
 import { CodeView } from '../views/code.js';
 import { Breadcrumbs, CloneBox, formatBytes, Notice, RefMenu, RefSwitcher, shortSha, subjectOf, Time, TreeTable } from '../views/components.js';
 import { commitOfListing } from './latest-commit.js';
+import { lfsFileOf } from './lfs-file.js';
 import { repoPages, repoUrl } from './paths.js';
 import { browseApiPath, chromeOf, countsOf, isApiError, loadCounts, loadRepo, openMergeRequestsPath, settle } from './repo-data.js';
 import { page, redirect, sent, type PageContext, type PageDefinition, type PageResult } from './registry.js';
@@ -189,9 +190,20 @@ async function blobPage(ctx: PageContext, owner: string, name: string, refAndPat
   const raw = repoPages.raw(owner, name, gitRef, path);
   const fileName = path.slice(path.lastIndexOf('/') + 1);
   const image = imageTypeOf(path);
+  const lfs = blob && (await lfsFileOf(ctx, owner, name, blob));
   let content;
   if (!blob) content = <Notice kind="info">This file is too large to show here. <a href={raw}>View it raw</a>.</Notice>;
+  else if (lfs?.state === 'missing')
+    content = (
+      <>
+        <Notice kind="info">This repository never received the file's Git LFS object; shown is the pointer git keeps in its place.</Notice>
+        <CodeView lines={highlightBlob(blob.sha, blob.content, '')} label={path} />
+      </>
+    );
+  else if (lfs?.state === 'too-large') content = <Notice kind="info">This file is too large to show here ({formatBytes(lfs.size)}). <a href={raw}>View it raw</a> or <a href={`${raw}?download=1`}>download it</a>.</Notice>;
   else if (image) content = <p class="image-view"><img src={raw} alt={fileName} /></p>;
+  else if (lfs?.state === 'shown' && !lfs.text) content = <Notice kind="info">This is a binary file ({formatBytes(lfs.size)}). <a href={raw}>View it raw</a> or <a href={`${raw}?download=1`}>download it</a>.</Notice>;
+  else if (lfs?.state === 'shown') content = <CodeView lines={highlightBlob(blob.sha, lfs.content.toString('utf8'), path)} label={path} />;
   else if (blob.encoding === 'base64') content = <Notice kind="info">This is a binary file ({formatBytes(blob.size)}). <a href={raw}>View it raw</a> or <a href={`${raw}?download=1`}>download it</a>.</Notice>;
   else content = <CodeView lines={highlightBlob(blob.sha, blob.content, path)} label={path} />;
   return page(
@@ -200,8 +212,10 @@ async function blobPage(ctx: PageContext, owner: string, name: string, refAndPat
       <RepoTop repo={repo} gitRef={gitRef} path={path} kind="blob" />
       <div class="file-header">
         <p>
-          {blob ? formatBytes(blob.size) : tooLarge ? 'Large file' : ''}
-          {blob && blob.encoding === 'utf-8' && ` · ${blob.content.split('\n').length - (blob.content.endsWith('\n') ? 1 : 0)} lines`}
+          {lfs && lfs.state !== 'missing' ? formatBytes(lfs.size) : blob ? formatBytes(blob.size) : tooLarge ? 'Large file' : ''}
+          {lfs?.state === 'shown' && lfs.text && ` · ${lineCount(lfs.content.toString('utf8'))} lines`}
+          {!lfs && blob && blob.encoding === 'utf-8' && ` · ${lineCount(blob.content)} lines`}
+          {lfs && <span class="lfs-mark"> · {lfs.state === 'missing' ? 'Stored with Git LFS — object not uploaded' : 'Stored with Git LFS'}</span>}
         </p>
         <p class="file-actions">
           <a href={raw}>Raw</a> <a href={`${raw}?download=1`}>Download</a> <a href={repoPages.commits(owner, name, gitRef)}>History</a>
@@ -211,6 +225,10 @@ async function blobPage(ctx: PageContext, owner: string, name: string, refAndPat
     </>,
     { repo: chromeOf(repo, 'code', counts, gitRef) },
   );
+}
+
+function lineCount(text: string): number {
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 }
 
 /** Streams an API answer (raw file, archive) to the browser with the headers that matter. */

@@ -22,6 +22,8 @@ import type { ReadBlobRequest as _githost_storage_v1_ReadBlobRequest, ReadBlobRe
 import type { ReadBlobResponse as _githost_storage_v1_ReadBlobResponse, ReadBlobResponse__Output as _githost_storage_v1_ReadBlobResponse__Output } from '../../../githost/storage/v1/ReadBlobResponse.js';
 import type { ReadCommitRequest as _githost_storage_v1_ReadCommitRequest, ReadCommitRequest__Output as _githost_storage_v1_ReadCommitRequest__Output } from '../../../githost/storage/v1/ReadCommitRequest.js';
 import type { ReadCommitResponse as _githost_storage_v1_ReadCommitResponse, ReadCommitResponse__Output as _githost_storage_v1_ReadCommitResponse__Output } from '../../../githost/storage/v1/ReadCommitResponse.js';
+import type { ReadLfsObjectRequest as _githost_storage_v1_ReadLfsObjectRequest, ReadLfsObjectRequest__Output as _githost_storage_v1_ReadLfsObjectRequest__Output } from '../../../githost/storage/v1/ReadLfsObjectRequest.js';
+import type { ReadLfsObjectResponse as _githost_storage_v1_ReadLfsObjectResponse, ReadLfsObjectResponse__Output as _githost_storage_v1_ReadLfsObjectResponse__Output } from '../../../githost/storage/v1/ReadLfsObjectResponse.js';
 import type { ReadTreeRequest as _githost_storage_v1_ReadTreeRequest, ReadTreeRequest__Output as _githost_storage_v1_ReadTreeRequest__Output } from '../../../githost/storage/v1/ReadTreeRequest.js';
 import type { ReadTreeResponse as _githost_storage_v1_ReadTreeResponse, ReadTreeResponse__Output as _githost_storage_v1_ReadTreeResponse__Output } from '../../../githost/storage/v1/ReadTreeResponse.js';
 import type { RefsChanged as _githost_storage_v1_RefsChanged, RefsChanged__Output as _githost_storage_v1_RefsChanged__Output } from '../../../githost/storage/v1/RefsChanged.js';
@@ -122,6 +124,11 @@ export interface StorageServiceClient extends grpc.Client {
   readCommit(argument: _githost_storage_v1_ReadCommitRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ReadCommitResponse__Output>): grpc.ClientUnaryCall;
   readCommit(argument: _githost_storage_v1_ReadCommitRequest, callback: grpc.requestCallback<_githost_storage_v1_ReadCommitResponse__Output>): grpc.ClientUnaryCall;
   
+  ReadLfsObject(argument: _githost_storage_v1_ReadLfsObjectRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_ReadLfsObjectResponse__Output>;
+  ReadLfsObject(argument: _githost_storage_v1_ReadLfsObjectRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_ReadLfsObjectResponse__Output>;
+  readLfsObject(argument: _githost_storage_v1_ReadLfsObjectRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_ReadLfsObjectResponse__Output>;
+  readLfsObject(argument: _githost_storage_v1_ReadLfsObjectRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_ReadLfsObjectResponse__Output>;
+  
   ReadTree(argument: _githost_storage_v1_ReadTreeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ReadTreeResponse__Output>): grpc.ClientUnaryCall;
   ReadTree(argument: _githost_storage_v1_ReadTreeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ReadTreeResponse__Output>): grpc.ClientUnaryCall;
   ReadTree(argument: _githost_storage_v1_ReadTreeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ReadTreeResponse__Output>): grpc.ClientUnaryCall;
@@ -213,6 +220,8 @@ export interface StorageServiceHandlers extends grpc.UntypedServiceImplementatio
   
   ReadCommit: grpc.handleUnaryCall<_githost_storage_v1_ReadCommitRequest__Output, _githost_storage_v1_ReadCommitResponse>;
   
+  ReadLfsObject: grpc.handleServerStreamingCall<_githost_storage_v1_ReadLfsObjectRequest__Output, _githost_storage_v1_ReadLfsObjectResponse>;
+  
   ReadTree: grpc.handleUnaryCall<_githost_storage_v1_ReadTreeRequest__Output, _githost_storage_v1_ReadTreeResponse>;
   
   RemoveRepository: grpc.handleUnaryCall<_githost_storage_v1_RemoveRepositoryRequest__Output, _githost_storage_v1_RemoveRepositoryResponse>;
@@ -242,6 +251,7 @@ export interface StorageServiceDefinition extends grpc.ServiceDefinition {
   MergeBase: MethodDefinition<_githost_storage_v1_MergeBaseRequest, _githost_storage_v1_MergeBaseResponse, _githost_storage_v1_MergeBaseRequest__Output, _githost_storage_v1_MergeBaseResponse__Output>
   ReadBlob: MethodDefinition<_githost_storage_v1_ReadBlobRequest, _githost_storage_v1_ReadBlobResponse, _githost_storage_v1_ReadBlobRequest__Output, _githost_storage_v1_ReadBlobResponse__Output>
   ReadCommit: MethodDefinition<_githost_storage_v1_ReadCommitRequest, _githost_storage_v1_ReadCommitResponse, _githost_storage_v1_ReadCommitRequest__Output, _githost_storage_v1_ReadCommitResponse__Output>
+  ReadLfsObject: MethodDefinition<_githost_storage_v1_ReadLfsObjectRequest, _githost_storage_v1_ReadLfsObjectResponse, _githost_storage_v1_ReadLfsObjectRequest__Output, _githost_storage_v1_ReadLfsObjectResponse__Output>
   ReadTree: MethodDefinition<_githost_storage_v1_ReadTreeRequest, _githost_storage_v1_ReadTreeResponse, _githost_storage_v1_ReadTreeRequest__Output, _githost_storage_v1_ReadTreeResponse__Output>
   RemoveRepository: MethodDefinition<_githost_storage_v1_RemoveRepositoryRequest, _githost_storage_v1_RemoveRepositoryResponse, _githost_storage_v1_RemoveRepositoryRequest__Output, _githost_storage_v1_RemoveRepositoryResponse__Output>
   ResolveMergeTips: MethodDefinition<_githost_storage_v1_ResolveMergeTipsRequest, _githost_storage_v1_ResolveMergeTipsResponse, _githost_storage_v1_ResolveMergeTipsRequest__Output, _githost_storage_v1_ResolveMergeTipsResponse__Output>

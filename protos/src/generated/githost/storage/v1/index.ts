@@ -22,6 +22,8 @@ export type * from './ReadBlobRequest.js';
 export type * from './ReadBlobResponse.js';
 export type * from './ReadCommitRequest.js';
 export type * from './ReadCommitResponse.js';
+export type * from './ReadLfsObjectRequest.js';
+export type * from './ReadLfsObjectResponse.js';
 export type * from './ReadTreeRequest.js';
 export type * from './ReadTreeResponse.js';
 export type * from './Ref.js';
