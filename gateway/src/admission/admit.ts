@@ -50,7 +50,8 @@ export function createAdmission({ accounts, withinRateLimit, site = false, inter
     if (route?.surface === 'oauth') {
       const anonymous: RateClient = { anonymous: true, credential: false, address: clientOf(req, req.ip ?? '').address };
       if (!(await withinRateLimit(req, res, anonymous, 'api'))) return undefined;
-      return { route, principal: null, repo: null, requestId };
+      const staleOnSuccess = staleAccessAfter(req.method, target!.path, route, null, null, accounts);
+      return { route, principal: null, repo: null, requestId, ...(staleOnSuccess ? { staleOnSuccess } : {}) };
     }
 
     // CONTRACT §9 Access: a present but invalid credential is 401 everywhere, before any lookup.
