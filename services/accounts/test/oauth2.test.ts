@@ -145,4 +145,16 @@ describe.each<Backend>(['postgres', 'pglite'])('OAuth2 provider on %s', (backend
     expect((await kim.client.request('DELETE', `/api/v1/user/applications/oauth2/${made.body.id}`)).status).toBe(204);
     expect((await kim.client.request('GET', `/api/v1/user/applications/oauth2/${made.body.id}`)).status).toBe(404);
   });
+
+  it('when a public client asks for a code without PKCE, then it is refused with OAuth error in the redirect; with S256 it gets to the consent page', async () => {
+    const made = await kim.client.request('POST', '/api/v1/user/applications/oauth2', { name: 'CLI', redirect_uris: ['http://127.0.0.1:9/cb'], confidential_client: false });
+    const base = { client_id: made.body.client_id as string, redirect_uri: 'http://127.0.0.1:9/cb', response_type: 'code', scope: 'openid write' };
+    const without = await send(`/login/oauth/authorize?${new URLSearchParams(base)}`);
+    expect(without.status).toBe(303);
+    const refused = new URL(without.headers.get('location')!);
+    expect([refused.origin + refused.pathname, refused.searchParams.get('error')]).toEqual(['http://127.0.0.1:9/cb', 'invalid_request']);
+    const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
+    const withPkce = await send(`/login/oauth/authorize?${new URLSearchParams({ ...base, code_challenge: challenge, code_challenge_method: 'S256' })}`);
+    expect(new URL(withPkce.headers.get('location')!, PUBLIC_URL).pathname).toMatch(/^\/-\/oauth\/authorize\//);
+  });
 });

@@ -99,7 +99,8 @@ export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
     },
     features: {
       devInteractions: { enabled: false },
-      revocation: { enabled: true },
+      // RFC 7009 §2.1: a client revokes only tokens issued to it; another's is left alone (200, as for an unknown token).
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: false },
     },
