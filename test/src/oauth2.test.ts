@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
-import { launchBrowser, type Browser, type BrowserContext, type Page } from '@githost/test-support/browser';
+import { launchBrowser, seriousAxeViolations, type Browser, type BrowserContext, type Page } from '@githost/test-support/browser';
 import { api, commitFiles, createRepo, createUser, git, gitResult, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 import { signInPage } from './support/web-session.js';
 
@@ -58,9 +58,10 @@ async function authorize(config: oidc.Configuration, choice: 'approve' | 'deny',
     await Promise.all([page.waitForURL((u) => u.pathname.startsWith('/-/oauth/authorize/')), page.click('form.stack button[type=submit]')]);
   }
   const heading = await page.textContent('h1');
+  const violations = await seriousAxeViolations(page);
   const asked = await page.locator('ul[aria-label="What the application asks for"] li').allTextContents();
   await Promise.all([page.waitForURL((u) => u.href.startsWith(callbackBase)), page.click(`button[value=${choice}]`)]);
-  return { callback: new URL(page.url()), verifier, state, heading, asked };
+  return { callback: new URL(page.url()), verifier, state, heading, asked, violations };
 }
 
 const clone = (token: string) => gitResult(makeWorkdir(), 'clone', '-q', `http://oauth2:${encodeURIComponent(token)}@127.0.0.1:${gh.port}/kim/demo.git`, 'demo');
@@ -123,8 +124,9 @@ describe('githost as an OpenID Connect provider, driven by openid-client and chr
 
   it('when kim signs in and approves, then the code gives a verified ID token, userinfo, and an access token that clones and calls the API; refresh rotates; revocation ends it', async () => {
     const config = await relyingParty(app);
-    const { callback, verifier, state, heading, asked } = await authorize(config, 'approve');
+    const { callback, verifier, state, heading, asked, violations } = await authorize(config, 'approve');
     expect(heading).toContain('Woodpecker');
+    expect(violations).toEqual([]);
     expect(asked.join('\n')).toContain('(read)');
     const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
     const claims = tokens.claims()!;
