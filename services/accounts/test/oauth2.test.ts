@@ -122,6 +122,10 @@ describe.each<Backend>(['postgres', 'pglite'])('OAuth2 provider on %s', (backend
     expect((await exchange({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).status).toBe(400);
     expect((await kim.client.request('GET', '/api/user/oauth2/grants')).body).toEqual([]);
     // A code is good once (RFC 6749 §4.1.2); OAuth's own error body, not githost's.
+    // A NUL in a form field or the Basic header names nothing (Postgres text cannot hold one): 4xx, never 5xx.
+    expect((await exchange({ grant_type: 'authorization_code', code: 'a\0b', redirect_uri: 'http://ci.example.test/callback', code_verifier: verifier })).status).toBe(400);
+    const nulClient = await send('/login/oauth/access_token', { method: 'POST', headers: { authorization: `Basic ${Buffer.from('a%00b:x').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&refresh_token=x' });
+    expect(nulClient.status).toBe(400);
     const reused = await exchange({ grant_type: 'authorization_code', code, redirect_uri: 'http://ci.example.test/callback', code_verifier: verifier });
     expect(reused.status).toBe(400);
     expect(await reused.json()).toMatchObject({ error: 'invalid_grant' });

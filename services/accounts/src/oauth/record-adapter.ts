@@ -14,9 +14,13 @@ export function recordAdapterFactory(db: Queryable, clients: ClientLookup): (mod
   return (model) => (model === 'Client' ? clientAdapter(clients) : new RecordAdapter(db, model));
 }
 
+/** A NUL can come in a form body or a Basic header (the edge refuses it only in paths, queries
+ *  and JSON) and Postgres text cannot hold one: such a value names no record, never a 500. */
+const storable = (value: string) => !value.includes('\0');
+
 function clientAdapter(clients: ClientLookup): Adapter {
   const none = () => Promise.resolve(undefined);
-  return { find: (id) => clients(id), upsert: none, findByUid: none, findByUserCode: none, consume: none, destroy: none, revokeByGrantId: none };
+  return { find: (id) => (storable(id) ? clients(id) : none()), upsert: none, findByUid: none, findByUserCode: none, consume: none, destroy: none, revokeByGrantId: none };
 }
 
 /** How often (at most) a write also deletes expired records: one statement per minute per process. */
@@ -77,6 +81,7 @@ export class RecordAdapter implements Adapter {
   }
 
   private async one(where: string, params: unknown[]): Promise<AdapterPayload | undefined> {
+    if (!params.every((p) => typeof p !== 'string' || storable(p))) return undefined;
     const { rows } = await this.db.query<{ payload: AdapterPayload | string }>(`SELECT payload FROM oauth_records WHERE ${where} AND ${LIVE}`, params);
     const payload = rows[0]?.payload;
     if (payload === undefined) return undefined;
