@@ -92,7 +92,7 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 }
 
 /** Reads the packs once so the first contestant does not pay for a cold page cache. */
-async function warmPageCache(repoPath: string): Promise<void> {
+export async function warmPageCache(repoPath: string): Promise<void> {
   const packDir = join(repoPath, 'objects', 'pack');
   for (const file of readdirSync(packDir)) {
     await pipeline(createReadStream(join(packDir, file)), new Writable({ write: (_c, _e, cb) => cb() }));

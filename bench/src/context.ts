@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase } from '@githost/db';
 import { removeBrokerTopology } from '@githost/bus/testing';
+import { freePort } from '@githost/test-support';
 import { Api, createRepo, createUser, gitUrl, type BenchUser } from './api.js';
 import { ensureRepo, type GeneratedRepo } from './generate-repo.js';
 import { isQuick, resolveParams, type RepoParams } from './params.js';
@@ -32,6 +33,8 @@ export class BenchContext {
   private userP?: Promise<BenchUser>;
   private hosted?: HostedRepo;
   private dropDatabase?: () => Promise<void>;
+  /** SSH_PORT given to the launcher (the SSH service listens there once it has landed). */
+  sshPort?: number;
   /** The run's Postgres database (its backends are found by this name); unset when embedded. */
   databaseName?: string;
   readonly embedded: boolean;
@@ -96,6 +99,9 @@ export class BenchContext {
       GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
       GITHOST_PROCESS_PER_SERVICE: String(this.processPerService),
     };
+    // A free port, not the default 2222: the ssh part finds the service by whether it listens here.
+    this.sshPort = await freePort();
+    env.SSH_PORT = String(this.sshPort);
     if (!this.embedded) {
       const db = await createTestDatabase('githost_bench');
       this.dropDatabase = db.drop;

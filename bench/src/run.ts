@@ -4,13 +4,15 @@ import { benchBrowse } from './browse.js';
 import { benchClonePush } from './clone-push.js';
 import { BenchContext } from './context.js';
 import { benchFootprint } from './footprint.js';
+import { benchLfs } from './lfs.js';
 import { benchMergeRequests } from './merge-requests.js';
 import { BENCH_DIR } from './paths.js';
 import { printTable, processPeaksTable, writeResults, type Section } from './report.js';
+import { benchSsh } from './ssh.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchWeb } from './web.js';
 
-/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web footprint]`; BENCH_QUICK=1 for a small repository. */
+/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web ssh lfs footprint]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
   'clone-push': { title: 'Clone and push', run: benchClonePush },
   browse: { title: 'Browse', run: benchBrowse },
@@ -18,6 +20,8 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
   webhooks: { title: 'Webhook deliveries', run: benchWebhooks },
   'archive-push': { title: 'Archives and protected pushes', run: benchArchivePush },
   web: { title: 'Web pages', run: benchWeb },
+  ssh: { title: 'Git over SSH', run: benchSsh },
+  lfs: { title: 'Git LFS', run: benchLfs },
   footprint: { title: 'Footprint (npm start, embedded)', run: benchFootprint },
 };
 

@@ -3889,6 +3889,11 @@ export interface operations {
                      * @example push,merge_request.*,status
                      */
                     events?: string;
+                    /**
+                     * @description The format deliveries are sent in (docs/decisions/webhook-formats.md): `githost` (default, the format above), `gitea` (Gitea's X-Gitea-* headers, X-Gitea-Signature and payloads) or `slack` (incoming-webhook `{text}`, push and merge request events only). Anything else: 400 `Unknown webhook type: <type> (one of githost, gitea, slack)`. Not shown in webhook responses, whose fields are exactly the seed's.
+                     * @enum {string}
+                     */
+                    type?: "githost" | "gitea" | "slack";
                 };
             };
         };

@@ -12,6 +12,7 @@ const schema = z
     GITHOST_WEBHOOK_TIMEOUT_MS: env.int(10_000, 1),
     GITHOST_WEBHOOK_CONCURRENCY: env.int(64, 1),
     GITHOST_WEBHOOK_POLL_MS: env.int(1000, 10),
+    PUBLIC_URL: z.string().url().default('http://localhost:3000'),
   })
   .transform((e) => ({
     ...databaseFields(e),
@@ -30,6 +31,8 @@ const schema = z
     concurrency: e.GITHOST_WEBHOOK_CONCURRENCY,
     /** How often due retries are looked for when nothing woke the worker sooner. */
     pollMs: e.GITHOST_WEBHOOK_POLL_MS,
+    /** Base of the links gitea and slack payloads carry (docs/decisions/webhook-formats.md). */
+    publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
   }));
 
 export type Config = z.output<typeof schema>;

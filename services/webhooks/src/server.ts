@@ -40,7 +40,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
     async start() {
       db = await openServiceDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'db', SERVICE), schema: SERVICE, migrations: MIGRATIONS });
       const webhooks = new PgWebhookStore(db);
-      const deliveries = new PgDeliveryStore(db);
+      const formatContext = { publicUrl: config.publicUrl };
+      const deliveries = new PgDeliveryStore(db, formatContext);
       const registry = createRegistry(SERVICE);
       const metrics = deliveryMetrics(registry, deliveries);
 
@@ -72,7 +73,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         internalSecret: config.internalSecret,
         ready: { database: () => database.ping(), 'event bus': () => eventBus.ready() },
       });
-      app.use(webhookRoutes({ webhooks, deliveries, onQueued: wake }));
+      app.use(webhookRoutes({ webhooks, deliveries, formatContext, onQueued: wake }));
       finish(app);
 
       serving = await serveHttp(app, registry, config, { service: SERVICE, logger, metricsEndpoint: deps.metricsEndpoint });

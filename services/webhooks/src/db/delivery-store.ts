@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@githost/db';
 import type { EventEnvelope } from '@githost/bus';
-import { actionOf, selectsEvent } from '../domain/events.js';
-import { deliveryIdFor } from '../domain/delivery-id.js';
+import { plannedDeliveries } from '../domain/planned-deliveries.js';
+import { DEFAULT_FORMAT_CONTEXT, DELIVERY_SUFFIXES, type FormatContext, type WebhookType } from '../domain/formats/index.js';
 import type { DeliveryQueue, DeliveryStore, DirectDelivery, RecordedAttempt } from '../domain/ports.js';
 import type { ClaimedDelivery, Delivery, DeliveryAttempt } from '../domain/types.js';
 import { afterDelivery, sameHealth, type WebhookHealth } from '../domain/webhook-health.js';
@@ -11,7 +11,10 @@ const COLUMNS =
   'id, webhook_id, event_id, event, payload, status, attempts, response_status, error, duration_ms, created_at, delivered_at, next_attempt_at';
 
 export class PgDeliveryStore implements DeliveryStore, DeliveryQueue {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly formatContext: FormatContext = DEFAULT_FORMAT_CONTEXT,
+  ) {}
 
   /**
    * The first attempts each event makes: one per webhook that wants it (active, selecting its
@@ -24,35 +27,42 @@ export class PgDeliveryStore implements DeliveryStore, DeliveryQueue {
     // The creation-time comparison stays in SQL, at the event's precision: occurred_at carries
     // milliseconds, created_at microseconds, so an event of the webhook's creation millisecond
     // (a push right after the webhook was added) cannot be told to be earlier, and counts as after.
-    const { rows: hooks } = await this.db.query<{ i: number; id: string; events: string; url: string; secret: string | null }>(
-      `SELECT e.i::int AS i, w.id, w.events, w.url, w.secret
+    // `done`: the event ids of this event's deliveries to the webhook already recorded (one for a
+    // githost webhook; a gitea one may have `<id>:create` beside `<id>`), so an event that comes
+    // again sends only what was not recorded.
+    const { rows: hooks } = await this.db.query<{ i: number; id: string; events: string; url: string; secret: string | null; type: WebhookType; done: string[] }>(
+      `SELECT e.i::int AS i, w.id, w.events, w.url, w.secret, w.type,
+              ARRAY(SELECT d.event_id FROM deliveries d
+                     WHERE d.webhook_id = w.id AND d.event_id = ANY(ARRAY(SELECT e.event_id || s FROM unnest($4::text[]) AS s))) AS done
          FROM unnest($1::text[], $2::timestamptz[], $3::text[]) WITH ORDINALITY AS e(repo_id, occurred_at, event_id, i)
          JOIN webhooks w ON w.repo_id = e.repo_id AND w.is_active AND date_trunc('milliseconds', w.created_at) <= e.occurred_at
-        WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.webhook_id = w.id AND d.event_id = e.event_id)
         ORDER BY e.i`,
-      [events.map((e) => e.repository.id), events.map((e) => e.occurred_at), events.map((e) => e.id)],
+      [events.map((e) => e.repository.id), events.map((e) => e.occurred_at), events.map((e) => e.id), DELIVERY_SUFFIXES],
     );
     const takenUp = new Date();
     const seen = new Set<string>();
     const claims: ClaimedDelivery[][] = events.map(() => []);
     for (const hook of hooks) {
       const event = events[hook.i - 1]!;
-      const id = deliveryIdFor(hook.id, event.id);
-      // An event id given twice in one batch is sent once.
-      if (seen.has(id) || !selectsEvent(hook.events, event.kind, actionOf(event.payload))) continue;
-      seen.add(id);
-      claims[hook.i - 1]!.push({
-        id,
-        webhook_id: hook.id,
-        event: event.kind,
-        payload: event.payload,
-        attempts: 0,
-        round_start: 0,
-        url: hook.url,
-        secret: hook.secret,
-        request_id: event.request_id ?? null,
-        first: { event_id: event.id, created_at: takenUp },
-      });
+      const done = new Set(hook.done);
+      for (const planned of plannedDeliveries(hook, event, this.formatContext)) {
+        // An event id given twice in one batch is sent once.
+        if (seen.has(planned.id) || done.has(planned.eventId)) continue;
+        seen.add(planned.id);
+        claims[hook.i - 1]!.push({
+          id: planned.id,
+          webhook_id: hook.id,
+          event: planned.event,
+          payload: planned.payload,
+          attempts: 0,
+          round_start: 0,
+          url: hook.url,
+          secret: hook.secret,
+          type: hook.type,
+          request_id: event.request_id ?? null,
+          first: { event_id: planned.eventId, created_at: takenUp },
+        });
+      }
     }
     return claims;
   }
@@ -123,7 +133,7 @@ export class PgDeliveryStore implements DeliveryStore, DeliveryQueue {
        UPDATE deliveries d SET next_attempt_at = now() + $2::double precision * interval '1 millisecond'
        FROM due, webhooks w
        WHERE d.id = due.id AND w.id = d.webhook_id
-       RETURNING d.id, d.webhook_id, d.event, d.payload, d.attempts, d.round_start, d.request_id, w.url, w.secret`,
+       RETURNING d.id, d.webhook_id, d.event, d.payload, d.attempts, d.round_start, d.request_id, w.url, w.secret, w.type`,
       [limit, leaseMs],
     );
     return rows;

@@ -59,4 +59,10 @@ CREATE TABLE delivery_attempts (
     // Operators follow one request from the gateway to the receiver's delivery (logs and rows).
     sql: 'ALTER TABLE deliveries ADD COLUMN request_id text;',
   },
+  {
+    version: 3,
+    name: 'webhooks have a type: the format their deliveries are sent in',
+    // docs/decisions/webhook-formats.md; existing webhooks keep githost's own format.
+    sql: "ALTER TABLE webhooks ADD COLUMN type text NOT NULL DEFAULT 'githost' CHECK (type IN ('githost', 'gitea', 'slack'));",
+  },
 ];

@@ -4,15 +4,15 @@ import type { WebhookStore } from '../domain/ports.js';
 import type { NewWebhook } from '../domain/webhook-input.js';
 import type { Webhook } from '../domain/types.js';
 
-const COLUMNS = 'id, repo_id, url, secret, events, is_active, consecutive_failures, created_at';
+const COLUMNS = 'id, repo_id, url, secret, events, type, is_active, consecutive_failures, created_at';
 
 export class PgWebhookStore implements WebhookStore {
   constructor(private readonly db: Queryable) {}
 
   async create(repoId: string, input: NewWebhook): Promise<Webhook> {
     const { rows } = await this.db.query<Webhook>(
-      `INSERT INTO webhooks (id, repo_id, url, secret, events) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-      [randomUUID(), repoId, input.url, input.secret, input.events],
+      `INSERT INTO webhooks (id, repo_id, url, secret, events, type) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+      [randomUUID(), repoId, input.url, input.secret, input.events, input.type ?? 'githost'],
     );
     return rows[0]!;
   }

@@ -6,7 +6,7 @@ import type { Got } from 'got';
 import type { DeliveryQueue, RecordedAttempt } from '../domain/ports.js';
 import type { ClaimedDelivery } from '../domain/types.js';
 import { decideNext, type AttemptOutcome, type RetryPolicy } from '../domain/retry-policy.js';
-import { deliveryHeaders } from '../domain/signing.js';
+import { formatOf } from '../domain/formats/index.js';
 import { deliveryClient, sendDelivery, type SendOptions, type SendResult } from './send-delivery.js';
 
 const RETRY_WAKE_MARGIN_MS = 5;
@@ -163,7 +163,7 @@ export class DeliveryWorker {
 
   private async attempt(claim: ClaimedDelivery): Promise<void> {
     const body = JSON.stringify(claim.payload);
-    const headers = deliveryHeaders({
+    const headers = formatOf(claim.type).headers({
       deliveryId: claim.id,
       event: claim.event,
       body,

@@ -1,3 +1,5 @@
+import type { WebhookType } from './formats/index.js';
+
 /** The records the webhook use cases work with; db/ stores them, http/ serialises them. */
 
 export interface Webhook {
@@ -6,6 +8,8 @@ export interface Webhook {
   url: string;
   secret: string | null;
   events: string;
+  /** The format its deliveries are sent in (docs/decisions/webhook-formats.md). */
+  type: WebhookType;
   is_active: boolean;
   consecutive_failures: number;
   created_at: Date;
@@ -52,6 +56,8 @@ export interface ClaimedDelivery {
   round_start: number;
   url: string;
   secret: string | null;
+  /** The webhook's format: which headers each attempt carries. */
+  type: WebhookType;
   /** Request id of the change behind the event, for logs (null for events without one). */
   request_id: string | null;
   /** Set for a first attempt: the delivery has no row yet, its attempt's record creates it. */

@@ -1,5 +1,6 @@
 import { validation } from '@githost/errors';
 import { parseEvents } from './events.js';
+import { parseWebhookType, type WebhookType } from './formats/index.js';
 
 /** Longest delivery URL accepted; longer ones are refused rather than stored (CONTRACT §7). */
 export const MAX_URL_LENGTH = 2048;
@@ -8,6 +9,8 @@ export interface NewWebhook {
   url: string;
   secret: string | null;
   events: string;
+  /** Absent: githost's own format. */
+  type?: WebhookType;
 }
 
 /**
@@ -20,7 +23,9 @@ export function parseNewWebhook(body: unknown): NewWebhook {
   const url = parseUrl(input.url);
   const secret = parseSecret(input.secret);
   const events = parseEvents(input.events);
-  return { url, secret, events };
+  // Not in the seed's body: optional, githost's own format when omitted (docs/decisions/webhook-formats.md).
+  if (input.type === undefined || input.type === null) return { url, secret, events };
+  return { url, secret, events, type: parseWebhookType(input.type) };
 }
 
 function parseUrl(raw: unknown): string {

@@ -3,12 +3,15 @@ import { requireWritableRepo, type Requester } from './access.js';
 import { pingWebhook } from './ping.js';
 import type { DeliveryStore, WebhookStore } from './ports.js';
 import type { Delivery, DeliveryAttempt, Webhook } from './types.js';
+import type { FormatContext } from './formats/index.js';
 import { isRecordId, parseNewWebhook } from './webhook-input.js';
 
 /** The webhook management use cases (seed §4 webhooks, CONTRACT §7, §9); every one needs write access. */
 export interface WebhookPorts {
   webhooks: WebhookStore;
   deliveries: DeliveryStore;
+  /** Where formatted payloads' links point (a ping to a slack webhook); PUBLIC_URL's default when absent. */
+  formatContext?: FormatContext;
 }
 
 const DEFAULT_DELIVERY_PAGE = 50;

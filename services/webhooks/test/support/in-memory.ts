@@ -9,7 +9,7 @@ export class MemoryWebhooks implements WebhookStore {
   hooks: Webhook[] = [];
 
   async create(repoId: string, input: NewWebhook): Promise<Webhook> {
-    const hook: Webhook = { id: randomUUID(), repo_id: repoId, ...input, is_active: true, consecutive_failures: 0, created_at: new Date() };
+    const hook: Webhook = { id: randomUUID(), repo_id: repoId, ...input, type: input.type ?? 'githost', is_active: true, consecutive_failures: 0, created_at: new Date() };
     this.hooks.push(hook);
     return { ...hook };
   }

@@ -1,0 +1,72 @@
+import type { Agent } from 'node:http';
+import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { CONCURRENT_TRANSFERS, eachLimited, getToFile, postJson, putFile, type LfsObject, type Target } from './lfs-http.js';
+
+const LFS_MEDIA_TYPE = 'application/vnd.git-lfs+json';
+/** git-lfs's `lfs.transfer.batchSize` default: 100 objects per batch request. */
+const BATCH_SIZE = 100;
+
+interface BatchAnswer {
+  objects?: Array<{ oid: string; size: number; actions?: Record<string, Target>; error?: { code: number; message: string } }>;
+}
+
+/**
+ * What git-lfs's basic transfer does (git-lfs docs/api/batch.md, basic-transfers.md): batch
+ * requests of 100 objects with Basic credentials, then each object's action href with the
+ * action's own headers, 8 at a time, then `verify` when the answer asks for it.
+ */
+export class LfsBasicClient {
+  private readonly auth: Record<string, string>;
+
+  /** `lfsUrl`: `<remote>.git/info/lfs`. */
+  constructor(private readonly lfsUrl: string, username: string, token: string, private readonly agent: Agent) {
+    this.auth = { authorization: `Basic ${Buffer.from(`${username}:${token}`).toString('base64')}`, accept: LFS_MEDIA_TYPE, 'content-type': LFS_MEDIA_TYPE };
+  }
+
+  /** Uploads every object the server asks for; the bytes sent. */
+  async upload(objects: LfsObject[]): Promise<number> {
+    const work = await this.batch('upload', objects);
+    let bytes = 0;
+    await eachLimited(work, CONCURRENT_TRANSFERS, async ({ object, actions }) => {
+      if (!actions.upload) return; // the server has it already
+      await putFile(actions.upload, object, this.agent);
+      bytes += object.size;
+      if (actions.verify) {
+        const v = await postJson(actions.verify.href, { ...this.auth, ...actions.verify.header }, { oid: object.oid, size: object.size }, this.agent);
+        if (v.status !== 200) throw new Error(`verify ${object.oid}: ${v.status} ${JSON.stringify(v.body)}`);
+      }
+    });
+    return bytes;
+  }
+
+  /** Downloads every object into `dir` (sha256 checked), removing each file once whole; the bytes received. */
+  async download(objects: LfsObject[], dir: string): Promise<number> {
+    const work = await this.batch('download', objects);
+    let bytes = 0;
+    await eachLimited(work, CONCURRENT_TRANSFERS, async ({ object, actions }) => {
+      if (!actions.download) throw new Error(`download ${object.oid}: no download action`);
+      const file = join(dir, object.oid);
+      await getToFile(actions.download, object, file, this.agent);
+      rmSync(file, { force: true });
+      bytes += object.size;
+    });
+    return bytes;
+  }
+
+  private async batch(operation: 'upload' | 'download', objects: LfsObject[]): Promise<Array<{ object: LfsObject; actions: Record<string, Target> }>> {
+    const out: Array<{ object: LfsObject; actions: Record<string, Target> }> = [];
+    for (let i = 0; i < objects.length; i += BATCH_SIZE) {
+      const chunk = objects.slice(i, i + BATCH_SIZE);
+      const res = await postJson(`${this.lfsUrl}/objects/batch`, this.auth, { operation, transfers: ['basic'], objects: chunk.map(({ oid, size }) => ({ oid, size })), hash_algo: 'sha256' }, this.agent);
+      if (res.status !== 200) throw new Error(`batch ${operation}: ${res.status} ${JSON.stringify(res.body)}`);
+      const byOid = new Map(chunk.map((o) => [o.oid, o]));
+      for (const answer of (res.body as BatchAnswer).objects ?? []) {
+        if (answer.error) throw new Error(`batch ${operation} ${answer.oid}: ${answer.error.code} ${answer.error.message}`);
+        const object = byOid.get(answer.oid);
+        if (object) out.push({ object, actions: answer.actions ?? {} });
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,277 @@
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes, randomFillSync } from 'node:crypto';
+import { copyFileSync, createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import type { Agent } from 'node:http';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { createRepo, gitUrl, type BenchUser } from './api.js';
+import type { BenchContext } from './context.js';
+import { git } from './git.js';
+import { LfsBasicClient } from './lfs-client.js';
+import { CONCURRENT_TRANSFERS, eachLimited, getToFile, putFile, transferAgent, type LfsObject } from './lfs-http.js';
+import { startPlainLfsServer, type PlainLfsServer } from './lfs-plain-server.js';
+import { statusBytes } from './listener.js';
+import { workDir } from './paths.js';
+import { waitForQuiet } from './quiet.js';
+import type { Section, Table } from './report.js';
+import type { NamedProcess, RssPeaks } from './rss.js';
+import type { RunningService } from './service.js';
+import { fmtMiB, fmtMs, nowMs, verdict } from './stats.js';
+
+const MiB = 1024 * 1024;
+const TARGET_SHARE = 0.8;
+/** "Does not grow with object size": the largest object's peak within this of the smallest's. */
+const FLAT_SLACK = 64 * MiB;
+
+interface LfsCase {
+  label: string;
+  size: number;
+  count: number;
+}
+
+/** One direction of one case: seconds and bytes for each contestant, githost's RSS peaks. */
+interface Measured {
+  plainMs: number;
+  hostMs: number;
+  bytes: number;
+  rss: RssPeaks;
+}
+
+/**
+ * Git LFS through githost (issue 25 "Benchmark"): the same bytes in objects of 1 MiB, 100 MiB and
+ * 1 GiB, uploaded then downloaded by a small client doing what git-lfs's basic transfer does
+ * (lfs-client.ts) against githost's batch API and object hrefs, and against a plain node `http`
+ * server streaming them to and from disk (lfs-plain-server.ts), in the same run; then the real
+ * `git lfs push`/`git lfs pull` for the 100 MiB objects. githost's per-process peak RSS for each.
+ */
+export async function benchLfs(ctx: BenchContext): Promise<Section> {
+  const skip = ctx.serviceUnavailable();
+  if (skip) return { name: 'lfs', title: 'Git LFS', tables: [], notes: [], skipped: skip };
+  const cases = lfsCases(Number(ctx.env.BENCH_LFS_TOTAL_MIB ?? (ctx.quick ? 64 : 1024)));
+  const service = await ctx.service();
+  const user = await ctx.user();
+  const scratch = mkdtempSync(join(workDir('scratch'), 'lfs-'));
+  const notes: string[] = [
+    `each case moves the same total; the client sends ${CONCURRENT_TRANSFERS} objects at once (git-lfs's lfs.concurrenttransfers default), batches of 100, keep-alive connections; downloads are written to disk and their sha256 checked, for both contestants`,
+    'the plain server fsyncs each upload, renames it in place and fsyncs the directory, as githost does; it neither hashes nor authenticates, githost does both (and passes each byte through its gateway process)',
+    'MiB/s = object bytes / wall time of the whole direction (githost: batch requests included); each direction once per case (a shared 2-core machine)',
+  ];
+  const plainDir = join(scratch, 'plain');
+  const downloads = join(scratch, 'downloads');
+  mkdirSync(downloads, { recursive: true });
+  let plain: PlainLfsServer | undefined;
+  try {
+    plain = await startPlainLfsServer(plainDir);
+    await waitForQuiet(service.pid);
+    const idle = Object.fromEntries(service.processes.map((p) => [p.name, statusBytes(p.pid, 'VmRSS') ?? 0]));
+    const results: Array<{ c: LfsCase; upload: Measured; download: Measured }> = [];
+    let cli: { upload: Measured; download: Measured; checkoutMs: number } | undefined;
+    for (const c of cases) {
+      ctx.log(`lfs: ${c.count} x ${c.label}: writing the objects`);
+      const objects = await writeObjects(join(scratch, 'src', c.label.replace(/\W+/g, '')), c);
+      const url = await lfsUrl(user, service, c);
+      const total = c.size * c.count;
+
+      const upload = await race(service, total, async (agent) => {
+        await eachLimited(objects, CONCURRENT_TRANSFERS, (o) => putFile({ href: `${plain!.url}/${o.oid}` }, o, agent));
+      }, async (agent) => {
+        const sent = await new LfsBasicClient(url, user.username, user.token, agent).upload(objects);
+        if (sent !== total) throw new Error(`githost took ${sent} of ${total} bytes (some objects already there?)`);
+      });
+      ctx.log(`lfs: ${c.count} x ${c.label}: upload plain ${fmtMs(upload.plainMs)}, githost ${fmtMs(upload.hostMs)}`);
+      const download = await race(service, total, async (agent) => {
+        await eachLimited(objects, CONCURRENT_TRANSFERS, async (o) => {
+          const file = join(downloads, o.oid);
+          await getToFile({ href: `${plain!.url}/${o.oid}` }, o, file, agent);
+          rmSync(file, { force: true });
+        });
+      }, async (agent) => {
+        await new LfsBasicClient(url, user.username, user.token, agent).download(objects, downloads);
+      });
+      ctx.log(`lfs: ${c.count} x ${c.label}: download plain ${fmtMs(download.plainMs)}, githost ${fmtMs(download.hostMs)}`);
+      results.push({ c, upload, download });
+      if (c === cases[1]) {
+        cli = await gitLfsClient(ctx, service, user, objects, join(scratch, 'cli'), upload, download).catch((err: unknown) => {
+          notes.push(`git lfs rows failed: ${err instanceof Error ? err.message : String(err)}`);
+          return undefined;
+        });
+      }
+      rmSync(join(scratch, 'src'), { recursive: true, force: true });
+      rmSync(plainDir, { recursive: true, force: true });
+      mkdirSync(plainDir, { recursive: true });
+    }
+    const plainHwm = statusBytes(plain.pid, 'VmHWM');
+    notes.push(`the plain server's own high-water mark (VmHWM) over all cases: ${fmtMiB(plainHwm)}`);
+    return { name: 'lfs', title: 'Git LFS', tables: [throughputTable(results, cli), rssTable(service.processes, idle, results, cli)], notes };
+  } finally {
+    await plain?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** 1 GiB by default: 1,024 x 1 MiB, 10 x 100 MiB, 1 x 1 GiB (a smaller total scales the middle size down). */
+export function lfsCases(totalMiB: number): LfsCase[] {
+  const medium = totalMiB >= 400 ? 100 : Math.max(1, Math.floor(totalMiB / 4));
+  const big = totalMiB >= 1024 && totalMiB % 1024 === 0 ? `${totalMiB / 1024} GiB` : `${totalMiB} MiB`;
+  return [
+    { label: '1 MiB', size: MiB, count: totalMiB },
+    { label: `${medium} MiB`, size: medium * MiB, count: Math.floor(totalMiB / medium) },
+    { label: big, size: totalMiB * MiB, count: 1 },
+  ];
+}
+
+/**
+ * The plain server first, then githost, each after `sync` so neither inherits the other's dirty
+ * pages, each with keep-alive connections of its own (none left idle from an earlier phase).
+ */
+async function race(service: RunningService, bytes: number, plainRun: (agent: Agent) => Promise<void>, hostRun: (agent: Agent) => Promise<void>): Promise<Measured> {
+  const run = async (name: string, work: (agent: Agent) => Promise<void>): Promise<number> => {
+    const agent = transferAgent();
+    try {
+      return await time(() => work(agent));
+    } catch (err) {
+      throw new Error(`${name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    } finally {
+      agent.destroy();
+    }
+  };
+  await syncDisks();
+  const plainMs = await run('plain server', plainRun);
+  await syncDisks();
+  await waitForQuiet(service.pid);
+  service.rss.reset();
+  const hostMs = await run('githost', hostRun);
+  return { plainMs, hostMs, bytes, rss: service.rss.read() };
+}
+
+/** The repository of one case, and its LFS endpoint as git-lfs derives it from the remote. */
+async function lfsUrl(user: BenchUser, service: RunningService, c: LfsCase): Promise<string> {
+  const { name } = await createRepo(user, `lfs-${c.label.replace(/\W+/g, '').toLowerCase()}-${randomBytes(3).toString('hex')}`);
+  return `${service.url}/${user.username}/${name}.git/info/lfs`;
+}
+
+/**
+ * The real git-lfs for one case: `git lfs push origin main` from a repository holding the objects
+ * as tracked files, then in a clone made with GIT_LFS_SKIP_SMUDGE=1, `git lfs fetch` (the
+ * download) and `git lfs checkout` (what `git lfs pull` adds: writing the files into the work tree).
+ */
+async function gitLfsClient(ctx: BenchContext, service: RunningService, user: BenchUser, objects: LfsObject[], dir: string, nodeUpload: Measured, nodeDownload: Measured) {
+  const { name } = await createRepo(user, `lfs-cli-${randomBytes(3).toString('hex')}`);
+  const url = gitUrl(service.url, user, name);
+  const work = join(dir, 'work');
+  const env = { GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
+  await git(['init', '-q', '-b', 'main', work]);
+  await git(['lfs', 'install', '--local'], { cwd: work, env });
+  await git(['lfs', 'track', '*.bin'], { cwd: work, env });
+  objects.forEach((o, i) => copyFileSync(o.file, join(work, `object-${i}.bin`)));
+  await git(['add', '.'], { cwd: work, env });
+  await git(['commit', '-q', '-m', 'LFS objects'], { cwd: work, env });
+  await git(['remote', 'add', 'origin', url], { cwd: work, env });
+  const total = objects.reduce((s, o) => s + o.size, 0);
+  await syncDisks();
+  await waitForQuiet(service.pid);
+  service.rss.reset();
+  const pushMs = await time(() => git(['lfs', 'push', 'origin', 'main'], { cwd: work, env }));
+  const pushRss = service.rss.read();
+  ctx.log(`lfs: git lfs push ${fmtMs(pushMs)}`);
+  await git(['push', '-q', 'origin', 'main'], { cwd: work, env });
+  const clone = join(dir, 'clone');
+  await git(['clone', '-q', url, clone], { env: { ...env, GIT_LFS_SKIP_SMUDGE: '1' } });
+  await waitForQuiet(service.pid);
+  service.rss.reset();
+  const fetchMs = await time(() => git(['lfs', 'fetch', 'origin', 'main'], { cwd: clone, env }));
+  const fetchRss = service.rss.read();
+  const checkoutMs = await time(() => git(['lfs', 'checkout'], { cwd: clone, env }));
+  ctx.log(`lfs: git lfs fetch ${fmtMs(fetchMs)}, checkout ${fmtMs(checkoutMs)}`);
+  return {
+    upload: { plainMs: nodeUpload.plainMs, hostMs: pushMs, bytes: total, rss: pushRss },
+    download: { plainMs: nodeDownload.plainMs, hostMs: fetchMs, bytes: total, rss: fetchRss },
+    checkoutMs,
+  };
+}
+
+/** Random (incompressible) objects of the case's size, written once; their sha256 is their oid. */
+async function writeObjects(dir: string, c: LfsCase): Promise<LfsObject[]> {
+  mkdirSync(dir, { recursive: true });
+  const chunk = Buffer.alloc(Math.min(c.size, 4 * MiB));
+  const objects: LfsObject[] = [];
+  for (let i = 0; i < c.count; i++) {
+    const file = join(dir, `object-${i}`);
+    const out = createWriteStream(file);
+    const hash = createHash('sha256');
+    for (let written = 0; written < c.size; ) {
+      const n = Math.min(chunk.length, c.size - written);
+      const piece = Buffer.from(randomFillSync(chunk, 0, n).subarray(0, n));
+      hash.update(piece);
+      if (!out.write(piece)) await once(out, 'drain');
+      written += n;
+    }
+    out.end();
+    await once(out, 'close');
+    objects.push({ oid: hash.digest('hex'), size: c.size, file });
+  }
+  return objects;
+}
+
+function rate(bytes: number, ms: number): number {
+  return bytes / MiB / (ms / 1000);
+}
+
+function throughputTable(results: Array<{ c: LfsCase; upload: Measured; download: Measured }>, cli: { upload: Measured; download: Measured; checkoutMs: number } | undefined): Table {
+  // the direction in the first cell, so the summary of targets tells the rows apart
+  const row = (label: string, direction: string, m: Measured, plainLabel = ''): string[] => {
+    const share = m.plainMs / m.hostMs;
+    return [
+      `${label}, ${direction}`,
+      `${rate(m.bytes, m.plainMs).toFixed(0)} MiB/s (${fmtMs(m.plainMs)})${plainLabel}`,
+      `${rate(m.bytes, m.hostMs).toFixed(0)} MiB/s (${fmtMs(m.hostMs)})`,
+      `${(share * 100).toFixed(0)} %`,
+      `>= ${TARGET_SHARE * 100} % of plain`,
+      verdict(share >= TARGET_SHARE),
+    ];
+  };
+  const rows: string[][] = [];
+  for (const { c, upload, download } of results) {
+    rows.push(row(`${c.count} x ${c.label}`, 'upload', upload), row(`${c.count} x ${c.label}`, 'download', download));
+  }
+  if (cli) {
+    const medium = results[1]!.c;
+    rows.push(row(`${medium.count} x ${medium.label}, git lfs push`, 'upload', cli.upload, ' [node client]'));
+    rows.push(row(`${medium.count} x ${medium.label}, git lfs fetch`, 'download', cli.download, ' [node client]'));
+    rows.push([`${medium.count} x ${medium.label}, git lfs pull = fetch + checkout, download`, '—', `${rate(cli.download.bytes, cli.download.hostMs + cli.checkoutMs).toFixed(0)} MiB/s (${fmtMs(cli.download.hostMs + cli.checkoutMs)}; checkout ${fmtMs(cli.checkoutMs)})`, '—', '—', '—']);
+  }
+  return {
+    title: 'LFS throughput: githost\'s batch API and object hrefs vs a plain node http server streaming the same bytes to and from disk (target: githost >= 80 % of plain)',
+    header: ['objects, direction', 'plain node http', 'githost', 'githost / plain', 'target', 'met'],
+    rows,
+  };
+}
+
+function rssTable(processes: NamedProcess[], idle: Record<string, number>, results: Array<{ c: LfsCase; upload: Measured; download: Measured }>, cli: { upload: Measured; download: Measured } | undefined): Table {
+  const phases: Array<{ label: string; m: Measured }> = [];
+  for (const { c, upload, download } of results) phases.push({ label: `${c.label} up`, m: upload }, { label: `${c.label} down`, m: download });
+  if (cli) phases.push({ label: 'git lfs push', m: cli.upload }, { label: 'git lfs fetch', m: cli.download });
+  const first = results[0];
+  const last = results[results.length - 1];
+  const rows = processes.map((p) => {
+    const peak = (m: Measured | undefined): number => m?.rss.byProcess[p.name] ?? 0;
+    const small = Math.max(peak(first?.upload), peak(first?.download));
+    const large = Math.max(peak(last?.upload), peak(last?.download));
+    return [p.name, fmtMiB(idle[p.name]), ...phases.map(({ m }) => fmtMiB(m.rss.byProcess[p.name])), `${fmtMiB(large - small)}`, verdict(large <= small + FLAT_SLACK)];
+  });
+  return {
+    title: `Peak RSS of every githost process during each LFS transfer (sampled every 200 ms); "flat": the largest objects' peak within ${fmtMiB(FLAT_SLACK)} of the smallest's`,
+    header: ['process', 'idle before', ...phases.map((p) => p.label), `${last?.c.label ?? ''} peak - ${first?.c.label ?? ''} peak`, 'flat'],
+    rows,
+  };
+}
+
+function syncDisks(): Promise<void> {
+  return new Promise((resolve) => spawn('sync', [], { stdio: 'ignore' }).on('close', () => resolve()).on('error', () => resolve()));
+}
+
+async function time(fn: () => Promise<unknown>): Promise<number> {
+  const start = nowMs();
+  await fn();
+  return nowMs() - start;
+}
