@@ -45,6 +45,14 @@ export function createAdmission({ accounts, withinRateLimit, site = false, inter
     // A page is not an API call: the web signs in through the API with the browser's session, and
     // each API call it makes is authenticated and counted there (services/web/README.md#one-path-for-access-control).
     if (route?.surface === 'web') return { route, principal: null, repo: null, requestId };
+    // The provider authenticates its own callers (a client's secret, an access token at userinfo)
+    // and answers in OAuth's error format; the edge only counts the address.
+    if (route?.surface === 'oauth') {
+      const anonymous: RateClient = { anonymous: true, credential: false, address: clientOf(req, req.ip ?? '').address };
+      if (!(await withinRateLimit(req, res, anonymous, 'api'))) return undefined;
+      const staleOnSuccess = staleAccessAfter(req.method, target!.path, route, null, null, accounts);
+      return { route, principal: null, repo: null, requestId, ...(staleOnSuccess ? { staleOnSuccess } : {}) };
+    }
 
     // CONTRACT §9 Access: a present but invalid credential is 401 everywhere, before any lookup.
     let invalidCredential: AppError | undefined;

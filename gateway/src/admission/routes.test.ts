@@ -107,3 +107,20 @@ describe('site routes (README "The web")', () => {
     expect(matchSiteRoute('DELETE', '/alice/demo')).toBeUndefined();
   });
 });
+
+describe('OAuth2 provider routes (docs/decisions/oauth2-provider.md#paths)', () => {
+  it('when a path is one of the provider protocol endpoints or discovery, then accounts answers it with the client credential untouched', () => {
+    for (const [m, p] of [['GET', '/.well-known/openid-configuration'], ['GET', '/login/oauth/authorize'], ['GET', '/login/oauth/authorize/abc'], ['POST', '/login/oauth/access_token'], ['GET', '/login/oauth/userinfo'], ['POST', '/login/oauth/userinfo'], ['GET', '/login/oauth/keys'], ['POST', '/login/oauth/revoke']] as const) {
+      expect([p, matchRoute(m, p)]).toEqual([p, { upstream: 'accounts', auth: 'optional', surface: 'oauth' }]);
+    }
+  });
+  it('when a path is Gitea applications API, then accounts answers it and a credential is required', () => {
+    for (const p of ['/api/v1/user/applications/oauth2', '/api/v1/user/applications/oauth2/7']) {
+      expect(matchRoute('GET', p)).toEqual({ upstream: 'accounts', auth: 'required', surface: 'api' });
+    }
+  });
+  it('when a path is the web consent page, then it stays a page of the site', () => {
+    expect(matchRoute('GET', '/-/oauth/authorize/abc')).toBeUndefined();
+    expect(matchSiteRoute('GET', '/-/oauth/authorize/abc')?.upstream).toBe('web');
+  });
+});

@@ -8,8 +8,10 @@ export type AuthMode = 'required' | 'optional';
 
 /** How a denial is worded: browse endpoints answer `Not found` (seed §4 browsing rule 1), git
  *  transport prompts for credentials, everything else says `Repository not found`. `web`: the
- *  site's pages, which authenticate through the API themselves. */
-export type Surface = 'api' | 'browse' | 'git' | 'web';
+ *  site's pages, which authenticate through the API themselves. `oauth`: the OAuth2 provider's
+ *  protocol endpoints, whose Authorization header is the client's or the access token's and goes
+ *  to the provider as sent (docs/decisions/oauth2-provider.md#paths). */
+export type Surface = 'api' | 'browse' | 'git' | 'web' | 'oauth';
 
 export interface RouteMatch {
   upstream: UpstreamName;
@@ -88,6 +90,9 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
     return { upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner, name }, push, ...lfsObject };
   }
 
+  // docs/decisions/oauth2-provider.md#paths: Gitea's paths of the provider, and OpenID discovery.
+  if (path === '/.well-known/openid-configuration' || path.startsWith('/login/oauth/')) return { upstream: 'accounts', auth: 'optional', surface: 'oauth' };
+  if (path === '/api/v1/user/applications/oauth2' || path.startsWith('/api/v1/user/applications/oauth2/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
   if (path === '/api/admin' || path.startsWith('/api/admin/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
   if (path === '/api/user' || path.startsWith('/api/user/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
   // services/accounts/README.md#sessions: signing in needs no credential (it is how one gets one).

@@ -67,4 +67,12 @@ describe('staleAccessAfter', () => {
     expect(afterSuccess('GET', '/api/user/sessions')).toEqual([]);
     expect(afterSuccess('POST', '/api/sessions', owner)).toEqual([]);
   });
+  it('when an OAuth2 application loses access or a client revokes a token, then the cached Authenticate answers go (docs/decisions/oauth2-provider.md#tokens)', () => {
+    expect(afterSuccess('DELETE', '/api/user/oauth2/grants/abc')).toEqual(['user u-olga']);
+    expect(afterSuccess('DELETE', '/api/v1/user/applications/oauth2/3')).toEqual(['user u-olga']);
+    const { forgotten, cache } = recorder();
+    staleAccessAfter('POST', '/login/oauth/revoke', matchRoute('POST', '/login/oauth/revoke')!, null, null, cache)?.();
+    expect(forgotten).toEqual(['all authentications']);
+    expect(staleAccessAfter('POST', '/login/oauth/access_token', matchRoute('POST', '/login/oauth/access_token')!, null, null, cache)).toBeUndefined();
+  });
 });

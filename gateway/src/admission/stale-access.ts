@@ -27,6 +27,10 @@ export function staleAccessAfter(method: string, path: string, route: RouteMatch
   // "Default branch"), which the cached answer carries to browse.
   if (route.push && repo && !READ_METHODS.has(method)) return () => cache.forgetRepository(repo.id);
   if (route.upstream !== 'accounts' || READ_METHODS.has(method)) return undefined;
+  // A client revoked an OAuth2 token (docs/decisions/oauth2-provider.md#tokens): which one is in
+  // the body, which the edge does not read, so every cached Authenticate answer goes (as for a
+  // site admin's revocation); revocations are rare, re-asking is one call per token.
+  if (route.surface === 'oauth') return path === '/login/oauth/revoke' ? () => cache.forgetAuthentications() : undefined;
   if (repo) return () => cache.forgetRepository(repo.id);
   // A site admin changed, suspended or deleted a user, or revoked one of their tokens: the
   // user's cached answers go at once rather than when they expire.
@@ -37,6 +41,8 @@ export function staleAccessAfter(method: string, path: string, route: RouteMatch
   // Signing out a session or changing the password (which ends the other sessions): the
   // caller's cached answers go, so an ended session stops working at once, not in 5 s.
   if (userId && (path.startsWith('/api/user/sessions/') || path === '/api/user/password')) return () => cache.forgetUser(userId);
+  // Revoking an application's access or deleting one's application ends its OAuth2 tokens.
+  if (userId && (path.startsWith('/api/user/oauth2/grants/') || path.startsWith('/api/v1/user/applications/oauth2/'))) return () => cache.forgetUser(userId);
   if (path.startsWith('/api/user/tokens/')) {
     // A site admin may revoke anyone's token here, and whose is not known at the edge.
     if (principal?.is_admin) return () => cache.forgetAuthentications();

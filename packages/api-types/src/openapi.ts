@@ -245,6 +245,104 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/user/applications/oauth2": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The OAuth2 applications the authenticated user registered, oldest first (Gitea's GET /user/applications/oauth2); client_secret is empty */
+        get: operations["listOAuth2Applications"];
+        put?: never;
+        /** Register an OAuth2 application; its client_secret is in this answer only (docs/decisions/oauth2-provider.md) */
+        post: operations["createOAuth2Application"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/applications/oauth2/{application_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an application id (anything but digits answers 404) */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        /** One of the authenticated user's OAuth2 applications; client_secret is empty */
+        get: operations["getOAuth2Application"];
+        put?: never;
+        post?: never;
+        /** Delete an application with every grant, code and token issued to it */
+        delete: operations["deleteOAuth2Application"];
+        options?: never;
+        head?: never;
+        /** Change an application's name, redirect URIs or type; a public client made confidential gets a secret, shown in this answer only */
+        patch: operations["updateOAuth2Application"];
+        trace?: never;
+    };
+    "/api/user/oauth2/authorizations/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the provider's interaction id, from the consent page's address */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        /** What an application asks of the signed-in user (the web's consent page); a session only (403 for tokens) */
+        get: operations["getOAuth2AuthorizationRequest"];
+        put?: never;
+        /** Approve or deny an authorization request; answers where the browser goes next (the provider's resume URL) */
+        post: operations["answerOAuth2AuthorizationRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/oauth2/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The applications the authenticated user authorised, newest grant first */
+        get: operations["listAuthorizedOAuth2Applications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/oauth2/grants/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the application's client id */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an application's access; its codes and tokens stop working at once */
+        delete: operations["revokeOAuth2Authorization"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/password": {
         parameters: {
             query?: never;
@@ -1510,6 +1608,39 @@ export interface components {
              */
             read_only: boolean;
         };
+        /** @description Gitea's OAuth2Application */
+        OAuth2Application: {
+            id: number;
+            name: string;
+            client_id: string;
+            /** @description only in the answer that made it; empty otherwise and for public clients */
+            client_secret: string;
+            redirect_uris: string[];
+            confidential_client: boolean;
+            skip_secondary_authorization: boolean;
+            created: components["schemas"]["Timestamp"];
+        };
+        OAuth2ApplicationRequest: {
+            name?: string;
+            redirect_uris?: string[];
+            /** @description default true */
+            confidential_client?: boolean;
+        };
+        OAuth2AuthorizationRequest: {
+            uid: string;
+            client: {
+                client_id: string;
+                name: string;
+            };
+            scopes: string[];
+            redirect_uri: string;
+        };
+        AuthorizedOAuth2Application: {
+            client_id: string;
+            name: string;
+            scopes: string[];
+            granted_at: components["schemas"]["Timestamp"];
+        };
         SshKey: {
             id: number;
             title: string;
@@ -2604,6 +2735,300 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listOAuth2Applications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuth2Application"][];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    createOAuth2Application: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OAuth2ApplicationRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuth2Application"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            /** @description The token lacks the "write" scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getOAuth2Application: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an application id (anything but digits answers 404) */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuth2Application"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deleteOAuth2Application: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an application id (anything but digits answers 404) */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            /** @description The token lacks the "write" scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    updateOAuth2Application: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an application id (anything but digits answers 404) */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OAuth2ApplicationRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuth2Application"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            /** @description The token lacks the "write" scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getOAuth2AuthorizationRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the provider's interaction id, from the consent page's address */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuth2AuthorizationRequest"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    answerOAuth2AuthorizationRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the provider's interaction id, from the consent page's address */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    approve: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uri */
+                        redirect_to: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listAuthorizedOAuth2Applications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizedOAuth2Application"][];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    revokeOAuth2Authorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the application's client id */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            /** @description The token lacks the "write" scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
         };

@@ -21,6 +21,10 @@ import { accountsDeps } from './domain/deps.js';
 import { registerAccountsService } from './grpc/service.js';
 import { createAccountsApp } from './http/app.js';
 import { createMetrics } from './metrics.js';
+import { PgOAuthApplicationStore } from './db/oauth-application-store.js';
+import { oauthAccessTokenLookup } from './oauth/access-tokens.js';
+import { createOAuthProvider } from './oauth/provider.js';
+import { loadOrCreateSigningKeys } from './oauth/signing-keys.js';
 
 export interface ServerDeps {
   /** A shared bus (the launcher's in-process one); built from AMQP_URL when absent. */
@@ -52,8 +56,20 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       storage = deps.storage ?? new GrpcRepositoryStorage(config.storageShards, config.internalSecret, metrics.grpcClient);
       const database = db;
       const store = storage;
+      const users = new PgUserStore(database);
+      const oauthApplications = new PgOAuthApplicationStore(database);
+      const provider = createOAuthProvider({
+        issuer: config.publicUrl,
+        db: database,
+        applications: oauthApplications,
+        users,
+        signingKeys: await loadOrCreateSigningKeys(database),
+        internalSecret: config.internalSecret,
+      });
       const accounts = accountsDeps({
-        users: new PgUserStore(database),
+        users,
+        oauthApplications,
+        oauthAccessTokens: oauthAccessTokenLookup(provider),
         tokens: new PgTokenStore(database),
         repositories: new PgRepositoryStore(database),
         protections: new PgProtectionStore(database),
@@ -73,7 +89,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       bus = deps.bus ?? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger });
       subscription = await subscribeToPushes(bus, new PgActivityStore(database), logger, config.eventsQueue);
       const ready: ReadinessChecks = { database: () => database.ping(), 'git-storage': () => (store.ready ? store.ready() : Promise.resolve(true)) };
-      const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, deps: accounts, registry, onSignIn: (result) => metrics.signIns.inc({ result }) });
+      const app = createAccountsApp({ logger, internalSecret: config.internalSecret, publicUrl: config.publicUrl, ready, deps: accounts, registry, onSignIn: (result) => metrics.signIns.inc({ result }), oauth: { provider, db: database } });
       grpc = await startGrpcServer((server) => registerAccountsService(server, accounts, metrics, logger), config.grpcPort, config.bindHost, ['githost.accounts.v1.AccountsService'], config.internalSecret);
       http = await listen(app, config.httpPort, config.bindHost);
       metricsListening = await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);

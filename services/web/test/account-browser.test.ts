@@ -37,7 +37,7 @@ async function signIn(page: Page, path = '/-/settings/tokens'): Promise<void> {
 describe('signed-in pages in a browser', () => {
   for (const viewport of VIEWPORTS) {
     it(`when read at ${viewport.width} px in ${viewport.colorScheme} mode, then axe finds no serious or critical violation and nothing runs that should not`, async () => {
-      const paths = ['/', '/-/new', '/-/settings', '/-/settings/sessions', '/-/settings/tokens', '/-/settings/keys', '/-/sign-in'];
+      const paths = ['/', '/-/new', '/-/settings', '/-/settings/sessions', '/-/settings/tokens', '/-/settings/keys', '/-/settings/applications', '/-/sign-in'];
       const { readings, incidents } = await readPages(browser, viewport, paths, { prepare: (page) => signIn(page), open: async (page, path) => (await page.goto(base + path))?.status() ?? 0 });
       expect(readings.map(({ path, violations, overflows }) => ({ path, violations, overflows }))).toEqual(paths.map((path) => ({ path, violations: [], overflows: false })));
       expect(incidents).toEqual({ dialogs: [], errors: [] });

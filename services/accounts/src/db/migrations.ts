@@ -164,4 +164,50 @@ CREATE INDEX ssh_keys_user_id_idx ON ssh_keys (user_id);
 CREATE INDEX ssh_keys_repository_id_idx ON ssh_keys (repository_id);
 `,
   },
+  {
+    version: 8,
+    name: 'oauth2_provider',
+    // docs/decisions/oauth2-provider.md: applications users register (Gitea's integer ids; the
+    // secret kept only as its SHA-256, like tokens), oidc-provider's records in the one table its
+    // adapter interface expects (keyed by model and id, with expiry; grant, uid and user code
+    // looked up by index), and the ID token signing keys, generated once and reused.
+    sql: `
+CREATE TABLE oauth_applications (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  name text NOT NULL,
+  client_id text NOT NULL UNIQUE,
+  client_secret_hash text,
+  redirect_uris text[] NOT NULL,
+  confidential boolean NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX oauth_applications_user_id_idx ON oauth_applications (user_id);
+
+CREATE TABLE oauth_records (
+  model text NOT NULL,
+  id text NOT NULL,
+  payload jsonb NOT NULL,
+  grant_id text,
+  uid text,
+  user_code text,
+  account_id text,
+  client_id text,
+  expires_at timestamptz,
+  PRIMARY KEY (model, id)
+);
+CREATE INDEX oauth_records_grant_id_idx ON oauth_records (grant_id);
+CREATE INDEX oauth_records_uid_idx ON oauth_records (uid);
+CREATE INDEX oauth_records_user_code_idx ON oauth_records (user_code);
+CREATE INDEX oauth_records_account_client_idx ON oauth_records (account_id, client_id);
+CREATE INDEX oauth_records_client_id_idx ON oauth_records (client_id);
+CREATE INDEX oauth_records_expires_at_idx ON oauth_records (expires_at);
+
+CREATE TABLE oauth_signing_keys (
+  kid text PRIMARY KEY,
+  jwk jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
 ];

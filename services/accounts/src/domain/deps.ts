@@ -1,5 +1,7 @@
 import type { PasswordHasher, ProtectionStore, RepositoryStorage, RepositoryStore, SessionStore, SshKeyStore, TokenStore, UserStore } from './ports.js';
+import type { OAuthApplicationStore } from './oauth-applications.js';
 import type { ShardPlacement } from './placement.js';
+import type { OAuthAccessTokenLookup } from './tokens.js';
 import { DEFAULT_SESSION_SETTINGS, warmSignIn, type SessionSettings } from './sessions.js';
 
 /**
@@ -13,6 +15,9 @@ export interface AccountsDeps {
   protections: ProtectionStore;
   sessions: SessionStore;
   sshKeys: SshKeyStore;
+  oauthApplications: OAuthApplicationStore;
+  /** The OAuth2 provider's access tokens (docs/decisions/oauth2-provider.md#tokens); absent: none authenticate. */
+  oauthAccessTokens?: OAuthAccessTokenLookup;
   hasher: PasswordHasher;
   sessionSettings: SessionSettings;
   /** Milliseconds since the epoch; tests move it to reach session expiry. */

@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { notFound, unauthenticated, validation } from '@githost/errors';
 import type { AccountsDeps } from './deps.js';
 import type { TokenRecord } from './ports.js';
+import { githostScopesOf } from './oauth-scopes.js';
 import { grantScopes, TOKEN_SCOPES } from './scopes.js';
 import type { CreateTokenInput } from './token-input.js';
 import type { Caller, IssuedToken, TokenScope, User } from './types.js';
@@ -37,6 +38,12 @@ export type Authenticated =
 
 type TokenDeps = Pick<AccountsDeps, 'tokens'>;
 
+/** An access token the OAuth2 provider issued (oauth/access-tokens.ts): whose, the scopes granted
+ *  to the application, and when it expires; null for an unknown, expired or revoked one. */
+export interface OAuthAccessTokenLookup {
+  find(value: string): Promise<{ account_id: string; scopes: string[]; expires_at: string } | null>;
+}
+
 /**
  * A new token for `holder` (services/accounts/README.md#token-scopes): the requested scopes, or all the holder
  * has; `admin` only when the holder is a site admin, as the request's principal says (so a
@@ -51,13 +58,30 @@ export async function issueToken(deps: TokenDeps, holder: { id: string; is_admin
 
 /** Unknown, revoked, expired and malformed tokens, and those of suspended users, all answer
  *  the same `Authentication required`: the answer tells a stolen token's holder nothing. */
-export async function authenticateToken(deps: Pick<AccountsDeps, 'tokens' | 'adminToken'>, token: string): Promise<Authenticated> {
+export async function authenticateToken(deps: Pick<AccountsDeps, 'tokens' | 'adminToken'> & Partial<Pick<AccountsDeps, 'users' | 'oauthAccessTokens'>>, token: string): Promise<Authenticated> {
   if (!token || token.length > MAX_TOKEN_LENGTH) throw unauthenticated();
   if (deps.adminToken && sameSecret(token, deps.adminToken)) return { kind: 'bootstrap_admin', scopes: [...TOKEN_SCOPES], expires_at: null };
   const found = await deps.tokens.findActive(hashToken(token));
-  if (!found) throw unauthenticated();
+  if (!found) {
+    if (!token.startsWith(TOKEN_PREFIX) && deps.oauthAccessTokens && deps.users) return authenticateOAuthAccessToken({ users: deps.users }, deps.oauthAccessTokens, token);
+    throw unauthenticated();
+  }
   await deps.tokens.touch(found.token.id, TOUCH_INTERVAL_MS);
   return { kind: 'user', user: found.user, scopes: found.token.scopes, expires_at: found.token.expires_at };
+}
+
+/**
+ * docs/decisions/oauth2-provider.md#tokens: an application's access token acts for its user
+ * with the githost scopes its grant maps to (never `admin`); one granted sign-in scopes only
+ * (`openid profile email`) opens nothing here but the provider's userinfo.
+ */
+async function authenticateOAuthAccessToken(deps: Pick<AccountsDeps, 'users'>, lookup: OAuthAccessTokenLookup, token: string): Promise<Authenticated> {
+  const found = await lookup.find(token);
+  const scopes = found ? githostScopesOf(found.scopes) : [];
+  if (!found || scopes.length === 0) throw unauthenticated();
+  const [user] = await deps.users.byIds([found.account_id]);
+  if (!user || user.suspended_at) throw unauthenticated();
+  return { kind: 'user', user, scopes, expires_at: found.expires_at };
 }
 
 /** A user revokes their own tokens; a site admin any token. */

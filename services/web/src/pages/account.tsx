@@ -63,12 +63,13 @@ async function signOut(ctx: PageContext): Promise<PageResult> {
   return redirect(site.home());
 }
 
-function SettingsNav({ current }: { current: 'password' | 'sessions' | 'tokens' | 'keys' }) {
+export function SettingsNav({ current }: { current: 'password' | 'sessions' | 'tokens' | 'keys' | 'applications' }) {
   const items = [
     { id: 'password', label: 'Password', href: site.settings() },
     { id: 'sessions', label: 'Sessions', href: site.sessions() },
     { id: 'tokens', label: 'Access tokens', href: site.tokens() },
     { id: 'keys', label: 'SSH keys', href: site.keys() },
+    { id: 'applications', label: 'Applications', href: site.applications() },
   ];
   return (
     <nav aria-label="Settings" class="tabs">

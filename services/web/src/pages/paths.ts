@@ -11,6 +11,8 @@ export const site = {
   sessions: () => '/-/settings/sessions',
   tokens: () => '/-/settings/tokens',
   keys: () => '/-/settings/keys',
+  /** OAuth2 applications, one's own and those one authorised (docs/decisions/oauth2-provider.md). */
+  applications: () => '/-/settings/applications',
   asset: (name: string) => `/-/static/${name}`,
   user: (username: string) => `/${encodeURIComponent(username)}`,
   /** The site's repositories (or users) anyone may browse, with a name filter and a page. */
