@@ -142,6 +142,9 @@ export function createSshServer(deps: SshServerDeps) {
     session.on('signal', () => {});
     const run = (channel: ServerChannel, command: string | null) => {
       started = true;
+      // A client gone mid-answer: the write fails here, and must not take the process down.
+      channel.on('error', (err: Error) => logger.debug({ err }, 'ssh channel error'));
+      channel.stderr.on('error', () => {});
       const key = caller.keyId;
       const running = sessions.get(key) ?? 0;
       if (running >= limits.sessionsPerKey) {
