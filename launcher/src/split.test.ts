@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { removeBrokerTopology, TEST_AMQP_URL, uniqueTestName } from '@githost/bus/testing';
 import { ConfigError } from '@githost/config';
 import { createTestDatabase } from '@githost/db';
+import { generateSshKey } from '@githost/test-support';
 import { startGithost, type RunningGithost, type ServiceProcess } from './index.js';
 
 // GITHOST_PROCESS_PER_SERVICE against the real Postgres and RabbitMQ: every service a child process.
@@ -124,6 +125,16 @@ describe('one process per service', () => {
       const deadline = Date.now() + 20_000;
       while (!deliveries.some((d) => d.body.includes(sha)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       expect(deliveries.find((d) => d.body.includes(sha))?.event).toBe('push');
+
+      // git over SSH from the ssh service's own process, git run by git-storage's.
+      const key = await generateSshKey('ed25519');
+      const keyFile = path.join(work, 'ssh-key');
+      writeFileSync(keyFile, key.privateKey, { mode: 0o600 });
+      expect((await fetch(`${githost.url}/api/user/keys`, { method: 'POST', headers: auth, body: JSON.stringify({ key: key.publicKey }) })).status).toBe(201);
+      const ssh = `ssh -i ${keyFile} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -F /dev/null`;
+      const cloned = await run('git', ['clone', '-q', `ssh://git@127.0.0.1:${githost.sshPort}/splituser/split.git`, 'over-ssh'], { cwd: work, env: { ...process.env, GIT_SSH_COMMAND: ssh } });
+      expect(cloned.stderr).not.toContain('fatal');
+      expect((await run('git', ['rev-parse', 'HEAD'], { cwd: path.join(work, 'over-ssh') })).stdout.trim()).toBe(sha);
     } finally {
       await new Promise((r) => receiver.close(r));
     }
