@@ -172,7 +172,12 @@ describe('git over SSH', () => {
     const out = await ssh(aliceKey, '-vv', '-T', 'git@127.0.0.1');
     expect(out.stderr).toMatch(/peer server KEXINIT proposal\s*\n.*KEX algorithms: [^\n]*kex-strict-s-v00@openssh\.com/);
     expect(out.stderr).toMatch(/kex: algorithm: (curve25519-sha256|ecdh-sha2-nistp256)/);
-    expect(out.stderr).not.toMatch(/ciphers ctos: [^\n]*cbc/);
+    const offered = (what: string) => new RegExp(`peer server KEXINIT proposal[\\s\\S]*?${what}: ([^\\n]*)`).exec(out.stderr)?.[1]?.trim().split(',');
+    expect(offered('ciphers stoc')).toEqual(['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com', 'aes256-gcm@openssh.com', 'aes128-ctr', 'aes192-ctr', 'aes256-ctr']);
+    expect(offered('MACs stoc')).toEqual(['hmac-sha2-256-etm@openssh.com', 'hmac-sha2-512-etm@openssh.com', 'hmac-sha2-256', 'hmac-sha2-512']);
+    expect(offered('KEX algorithms')).not.toContain('diffie-hellman-group14-sha1');
+    // ssh2 always appends ssh-rsa (SHA-1) after the RSA host key's SHA-2 forms (docs/decisions/ssh-server.md#algorithms).
+    expect(offered('host key algorithms')).toEqual(['ssh-ed25519', 'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa']);
   });
 
   it('when git lfs pushes and clones over an SSH remote, then git-lfs-authenticate opens HTTP for that repository and operation only', async () => {

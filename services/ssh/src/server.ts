@@ -74,7 +74,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<Ssh
         throw err;
       }
       // What users compare with `ssh`'s first-contact prompt (README.md#ssh).
-      logger.info({ ssh_port: sshPort, host_keys: hostKeys.map((k) => `${k.type} ${k.fingerprint}`) }, 'ssh listening');
+      logger.info({ ssh_port: sshPort, host_keys: hostKeys.map((k) => `${k.type} ${k.fingerprint}`) }, 'git over SSH listening');
       return { ...serving.ports, sshPort };
     },
 
