@@ -1,5 +1,5 @@
 import { AppError, forbidden, notFound, unauthenticated } from '@githost/errors';
-import { canWrite, isRepoVisible, type Principal, type RepoContext } from '@githost/identity';
+import { repositoryRefusal, WRITE_REFUSED, type Principal, type RepoContext } from '@githost/identity';
 import type { RouteMatch } from './routes.js';
 
 /** A refusal at the edge; `challenge` asks for `WWW-Authenticate`, since git sends credentials
@@ -27,14 +27,14 @@ export function denyAnonymous(route: RouteMatch, principal: Principal | null): D
  * `repo` is null when accounts knows no such repository.
  */
 export function denyRepository(route: RouteMatch, principal: Principal | null, repo: RepoContext | null): Denial | undefined {
-  if (!isRepoVisible(repo)) {
+  // The rule itself is shared with the SSH server (packages/identity repositoryRefusal).
+  const refusal = repositoryRefusal(repo, route.surface === 'git' && route.push ? 'write' : 'read', principal === null);
+  if (refusal === 'not_found') {
     if (route.surface === 'git' && principal === null) return deny(unauthenticated(), true);
     // seed §4 browsing rule 1: browse endpoints say `Not found`.
     return deny(notFound(route.surface === 'browse' ? 'Not found' : 'Repository not found'));
   }
-  if (route.surface === 'git' && route.push && !canWrite(repo.permission)) {
-    if (principal === null) return deny(unauthenticated(), true);
-    return deny(forbidden('You do not have write access to this repository'));
-  }
+  if (refusal === 'sign_in') return deny(unauthenticated(), true);
+  if (refusal === 'read_only') return deny(forbidden(WRITE_REFUSED));
   return undefined;
 }

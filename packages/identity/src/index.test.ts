@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { canRead, canWrite, decodeIdentity, isRepoVisible, encodeIdentity, IDENTITY_HEADER, SIGNATURE_HEADER, signInternalCall, verifyInternalCall, type Identity } from './index.js';
+import { canRead, canWrite, decodeIdentity, deployKeyRepository, isRepoVisible, encodeIdentity, IDENTITY_HEADER, repositoryRefusal, SIGNATURE_HEADER, signInternalCall, verifyInternalCall, type Identity, type RepoFields } from './index.js';
 
 const secret = 'a-very-long-internal-secret';
 const identity: Identity = {
@@ -53,5 +53,30 @@ describe('isRepoVisible (CONTRACT §3)', () => {
     expect(['none', 'read', 'write', 'admin'].map((permission) => isRepoVisible({ private: true, permission: permission as 'none' }))).toEqual([false, true, true, true]);
     expect(isRepoVisible({ private: false, permission: 'none' })).toBe(true);
     expect(isRepoVisible(null)).toBe(false);
+  });
+});
+
+describe('repositoryRefusal (CONTRACT §3, §9 Access; shared by smart HTTP and SSH)', () => {
+  it('when the repository is missing or private and unreadable, then not_found, whatever the access', () => {
+    expect(repositoryRefusal(null, 'read', false)).toBe('not_found');
+    expect(repositoryRefusal({ private: true, permission: 'none' }, 'write', true)).toBe('not_found');
+  });
+  it('when writing without write, then sign_in for the anonymous and read_only for the others', () => {
+    expect(repositoryRefusal({ private: false, permission: 'read' }, 'write', true)).toBe('sign_in');
+    expect(repositoryRefusal({ private: false, permission: 'read' }, 'write', false)).toBe('read_only');
+    expect(repositoryRefusal({ private: true, permission: 'write' }, 'write', false)).toBeUndefined();
+    expect(repositoryRefusal({ private: false, permission: 'none' }, 'read', true)).toBeUndefined();
+  });
+});
+
+describe('deployKeyRepository (docs/decisions/ssh-keys.md)', () => {
+  const repo: RepoFields = { id: 'r1', owner: 'Alice', name: 'Demo', default_branch: 'main', private: true, shard: 'default', owner_id: 'u1' };
+  it('when the key names its own repository, in any case, then read or write as the key says', () => {
+    expect(deployKeyRepository(repo, true, 'alice', 'demo')).toEqual({ ...repo, permission: 'read' });
+    expect(deployKeyRepository(repo, false, 'ALICE', 'DEMO')?.permission).toBe('write');
+  });
+  it('when it names any other repository, then none (answered as missing)', () => {
+    expect(deployKeyRepository(repo, false, 'alice', 'other')).toBeNull();
+    expect(deployKeyRepository(repo, false, 'bob', 'demo')).toBeNull();
   });
 });

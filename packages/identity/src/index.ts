@@ -104,6 +104,36 @@ export function isRepoVisible<R extends Pick<RepoContext, 'private' | 'permissio
   return repo !== null && (!repo.private || canRead(repo.permission));
 }
 
+/** The refusal of a push to a repository the caller may only read, the same over HTTP and SSH. */
+export const WRITE_REFUSED = 'You do not have write access to this repository';
+
+/** What a caller wants of a repository: `read` (clone, fetch, LFS download) or `write` (push, LFS upload). */
+export type RepositoryAccess = 'read' | 'write';
+
+/** Why a caller may not have `access` to a repository: `not_found` (missing, or private and
+ *  unreadable), `sign_in` (an anonymous caller who may push after signing in), `read_only`. */
+export type RepositoryRefusal = 'not_found' | 'sign_in' | 'read_only';
+
+/**
+ * CONTRACT §3 and §9 "Access", the one rule every git transport applies (the gateway's smart HTTP,
+ * the SSH server): a repository that does not exist and a private one the caller cannot read look
+ * the same; writing needs `write`. undefined when the caller may go ahead.
+ */
+export function repositoryRefusal<R extends Pick<RepoContext, 'private' | 'permission'>>(repo: R | null, access: RepositoryAccess, anonymous: boolean): RepositoryRefusal | undefined {
+  if (!isRepoVisible(repo)) return 'not_found';
+  if (access === 'write' && !canWrite(repo.permission)) return anonymous ? 'sign_in' : 'read_only';
+  return undefined;
+}
+
+/**
+ * A deploy key's access (docs/decisions/ssh-keys.md): `read` (read-only key) or `write` on its one
+ * repository, and nothing anywhere else, public or not (null: answered as a missing repository).
+ */
+export function deployKeyRepository(repository: RepoFields, readOnly: boolean, owner: string, name: string): RepoContext | null {
+  if (repository.owner.toLowerCase() !== owner.toLowerCase() || repository.name.toLowerCase() !== name.toLowerCase()) return null;
+  return { ...repoFieldsOf(repository), permission: readOnly ? 'read' : 'write' };
+}
+
 /**
  * Internal gRPC calls carry their own credential in metadata: an HMAC with the shared internal
  * secret over the full method path and the time of the call. Bound to the method, so a captured
@@ -198,10 +228,15 @@ export interface LfsActionGrant {
   principal: Principal;
   /** `owner/name` as the batch's path named it. */
   repository: string;
-  oid: string;
+  /** The one object; null for `git-lfs-authenticate`'s credential (docs/decisions/ssh-server.md#git-lfs-authenticate),
+   *  which opens the repository's whole LFS API (batch, objects, locks) for that operation. */
+  oid: string | null;
   operation: 'upload' | 'download';
   /** Unix milliseconds. */
   expires_at: number;
+  /** The most the grant allows whatever the principal's own permission (a deploy key's: it acts
+   *  as the repository's owner but never with more than its key grants). */
+  max_permission?: Permission;
 }
 
 /** The `Authorization` scheme that carries an LFS action grant. */

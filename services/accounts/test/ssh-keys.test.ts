@@ -35,6 +35,9 @@ describe.each<Backend>(['postgres', 'pglite'])('SSH keys and deploy keys on %s',
     expect(await kim.request('GET', '/api/user/keys')).toEqual({ status: 200, body: [added.body] });
     expect(await kim.request('GET', `/api/user/keys/${added.body.id}`)).toEqual({ status: 200, body: added.body });
     expect(await lookup(made.fingerprint)).toMatchObject({ outcome: 'user', key_id: added.body.id, user: { username: 'kim' } });
+    // OpenSSH mode's githost-serve names the key by id.
+    expect(await callUnary<accounts.LookupSshKeyRequest, accounts.LookupSshKeyResponse__Output>(h.grpc, h.grpc.LookupSshKey, { key_id: added.body.id })).toMatchObject({ outcome: 'user', key_id: added.body.id, user: { username: 'kim' } });
+    await expect(callUnary(h.grpc, h.grpc.LookupSshKey, { fingerprint: made.fingerprint, key_id: added.body.id })).rejects.toMatchObject({ kind: 'validation' });
 
     expect((await kim.request('DELETE', `/api/user/keys/${added.body.id}`)).status).toBe(204);
     expect(await kim.request('GET', `/api/user/keys/${added.body.id}`)).toEqual({ status: 404, body: { error: 'Key not found' } });

@@ -65,8 +65,16 @@ export class PgSshKeyStore implements SshKeyStore {
 
   async byFingerprint(fingerprint: string): Promise<{ key: SshKeyRecord; owner: SshKeyOwner } | null> {
     const { rows } = await this.db.query<SshKeyRow>(`SELECT ${COLUMNS} FROM ssh_keys WHERE fingerprint = $1`, [fingerprint]);
-    const row = rows[0];
-    if (!row) return null;
-    return { key: toKey(row), owner: row.user_id !== null ? { user_id: row.user_id } : { repository_id: row.repository_id! } };
+    return withOwner(rows[0]);
   }
+
+  async byId(id: number): Promise<{ key: SshKeyRecord; owner: SshKeyOwner } | null> {
+    const { rows } = await this.db.query<SshKeyRow>(`SELECT ${COLUMNS} FROM ssh_keys WHERE id = $1`, [id]);
+    return withOwner(rows[0]);
+  }
+}
+
+function withOwner(row: SshKeyRow | undefined): { key: SshKeyRecord; owner: SshKeyOwner } | null {
+  if (!row) return null;
+  return { key: toKey(row), owner: row.user_id !== null ? { user_id: row.user_id } : { repository_id: row.repository_id! } };
 }

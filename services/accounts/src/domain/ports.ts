@@ -224,4 +224,6 @@ export interface SshKeyStore {
   remove(owner: SshKeyOwner, id: number): Promise<boolean>;
   /** The key with this fingerprint, and whose it is. */
   byFingerprint(fingerprint: string): Promise<{ key: SshKeyRecord; owner: SshKeyOwner } | null>;
+  /** The key with this id, and whose it is. */
+  byId(id: number): Promise<{ key: SshKeyRecord; owner: SshKeyOwner } | null>;
 }

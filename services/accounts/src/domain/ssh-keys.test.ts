@@ -22,6 +22,7 @@ function world() {
     get: async () => null,
     remove: async () => false,
     byFingerprint: async (fingerprint) => keys.find((k) => k.key.fingerprint === fingerprint) ?? null,
+    byId: async (id) => keys.find((k) => k.key.id === id) ?? null,
   };
   const deps = {
     sshKeys,
@@ -62,6 +63,15 @@ describe('SSH keys', () => {
     expect(await lookupSshKey(deps, deploy.fingerprint)).toMatchObject({ outcome: 'deploy_key' });
     expect(await lookupSshKey(deps, `SHA256:${'A'.repeat(43)}`)).toEqual({ outcome: 'not_found' });
     await expect(lookupSshKey(deps, 'SHA256:short')).rejects.toMatchObject({ kind: 'validation' });
+  });
+
+  it('when a key is looked up by its id (OpenSSH mode), then the same answer as by its fingerprint', async () => {
+    const { deps } = world();
+    const made = await generateSshKey('ed25519');
+    const key = await addOwnKey(deps, caller, { key: made.publicKey });
+    expect(await lookupSshKey(deps, { key_id: key.id })).toEqual(await lookupSshKey(deps, { fingerprint: made.fingerprint }));
+    expect(await lookupSshKey(deps, { key_id: key.id + 1 })).toEqual({ outcome: 'not_found' });
+    await expect(lookupSshKey(deps, { key_id: 0 })).rejects.toMatchObject({ kind: 'validation' });
   });
 
   it('when a key id is not a positive integer, then it names no key', () => {

@@ -81,9 +81,19 @@ export type SshKeyLookup =
   | { outcome: 'user'; key: SshKeyRecord; user: User }
   | { outcome: 'deploy_key'; key: SshKeyRecord; repository: Repository };
 
-export async function lookupSshKey(deps: Pick<AccountsDeps, 'sshKeys' | 'users' | 'repositories'>, fingerprint: string): Promise<SshKeyLookup> {
-  if (!isSha256Fingerprint(fingerprint)) throw validation('fingerprint must be SHA256:<43 base64 characters>, as ssh-keygen -l prints it');
-  const found = await deps.sshKeys.byFingerprint(fingerprint);
+/** The key named by its fingerprint (the SSH server) or its id (OpenSSH mode's `githost-serve key-<id>`). */
+export type SshKeyName = { fingerprint: string } | { key_id: number };
+
+export async function lookupSshKey(deps: Pick<AccountsDeps, 'sshKeys' | 'users' | 'repositories'>, name: string | SshKeyName): Promise<SshKeyLookup> {
+  const by = typeof name === 'string' ? { fingerprint: name } : name;
+  let found;
+  if ('key_id' in by) {
+    if (!Number.isSafeInteger(by.key_id) || by.key_id <= 0) throw validation('key_id must be a positive integer');
+    found = await deps.sshKeys.byId(by.key_id);
+  } else {
+    if (!isSha256Fingerprint(by.fingerprint)) throw validation('fingerprint must be SHA256:<43 base64 characters>, as ssh-keygen -l prints it');
+    found = await deps.sshKeys.byFingerprint(by.fingerprint);
+  }
   if (!found) return { outcome: 'not_found' };
   const { key, owner } = found;
   if ('user_id' in owner) {

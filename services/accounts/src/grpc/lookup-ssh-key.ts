@@ -1,3 +1,4 @@
+import { validation } from '@githost/errors';
 import type { accounts } from '@githost/protos';
 import type { AccountsDeps } from '../domain/deps.js';
 import { lookupSshKey } from '../domain/ssh-keys.js';
@@ -6,7 +7,10 @@ import { repositoryMessage, userMessage } from './messages.js';
 /** LookupSshKey: what a public key authenticates as, for the SSH server (accounts.proto). */
 export function lookupSshKeyHandler(deps: AccountsDeps) {
   return async (req: accounts.LookupSshKeyRequest__Output): Promise<accounts.LookupSshKeyResponse> => {
-    const found = await lookupSshKey(deps, req.fingerprint);
+    // Exactly one of the two names the key (accounts.proto LookupSshKeyRequest).
+    const byId = Number(req.key_id ?? 0) !== 0;
+    if (byId === (req.fingerprint !== '')) throw validation('LookupSshKey takes exactly one of fingerprint and key_id');
+    const found = await lookupSshKey(deps, byId ? { key_id: Number(req.key_id) } : { fingerprint: req.fingerprint });
     switch (found.outcome) {
       case 'not_found':
         return { outcome: found.outcome };
