@@ -5,7 +5,7 @@ import { INTERNAL_CALL_METADATA, signInternalCall } from '@githost/identity';
  * accounts' LookupSshKey by fingerprint as githost-keys asks it: one gRPC unary call over
  * node's own http2, its two messages encoded by hand, because githost-keys runs on every SSH
  * connection and @grpc/grpc-js with proto-loader costs ~0.5-1 s to load on a busy machine, node's
- * http2 nothing (docs/decisions/ssh-server.md#openssh-mode). Only the fields githost-keys needs are
+ * http2 nothing (docs/decisions/openssh-mode.md). Only the fields githost-keys needs are
  * read (protos/githost/accounts/v1/accounts.proto: LookupSshKeyRequest.fingerprint = 1,
  * LookupSshKeyResponse.outcome = 1, key_id = 2); lookup-key-lite.test.ts checks the encoding
  * against the real accounts server code.
