@@ -111,6 +111,7 @@ async function npmStart(tree: string, dataDir: string, adminToken: string, ctx: 
   Object.assign(env, {
     PORT: String(port),
     METRICS_PORT: '0',
+    SSH_PORT: '0',
     DATA_DIR: dataDir,
     DATABASE_URL: '',
     AMQP_URL: '',

@@ -40,7 +40,7 @@ export async function startService(env: Record<string, string>): Promise<Running
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = spawn(process.execPath, [...profile, LAUNCHER_MAIN], {
     cwd: dataDir,
-    env: { ...process.env, NODE_ENV: 'production', PORT: String(port), METRICS_PORT: '0', DATA_DIR: dataDir, INIT_CWD: dataDir, GITHOST_ADMIN_TOKEN: adminToken, ...env },
+    env: { ...process.env, NODE_ENV: 'production', PORT: String(port), METRICS_PORT: '0', SSH_PORT: '0', DATA_DIR: dataDir, INIT_CWD: dataDir, GITHOST_ADMIN_TOKEN: adminToken, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const started = watchStartup(child);

@@ -9,7 +9,7 @@ let githost: RunningGithost;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'githost-launcher-'));
-  githost = await startGithost({ port: 0, metricsPort: 0, dataDir: path.join(dir, 'data'), env: { GITHOST_ADMIN_TOKEN: '', DATABASE_URL: '', AMQP_URL: '' } });
+  githost = await startGithost({ port: 0, metricsPort: 0, sshPort: 0, dataDir: path.join(dir, 'data'), env: { GITHOST_ADMIN_TOKEN: '', DATABASE_URL: '', AMQP_URL: '' } });
 }, 120_000); // three embedded databases initialise first: ~25 s on an idle 2-core machine
 
 afterAll(async () => {
@@ -56,9 +56,9 @@ describe('launcher', () => {
 
   it('when metrics are scraped, then every service\'s are on the one metrics port, and none on the public port (CONTRACT §8)', async () => {
     const ports = new Set(Object.values(githost.metricsPorts));
-    expect([Object.keys(githost.metricsPorts).sort(), ports.size, ports.has(githost.port)]).toEqual([['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'web', 'webhooks'], 1, false]);
+    expect([Object.keys(githost.metricsPorts).sort(), ports.size, ports.has(githost.port)]).toEqual([['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'ssh', 'web', 'webhooks'], 1, false]);
     const text = await (await fetch(`http://127.0.0.1:${[...ports][0]}/metrics`)).text();
-    for (const service of ['accounts', 'browse', 'gateway', 'git_storage', 'merge_requests', 'webhooks']) expect(text).toContain(`# TYPE githost_${service}_http_request_duration_seconds histogram`);
+    for (const service of ['accounts', 'browse', 'gateway', 'git_storage', 'merge_requests', 'ssh', 'webhooks']) expect(text).toContain(`# TYPE githost_${service}_http_request_duration_seconds histogram`);
     const onPublic = await fetch(`${githost.url}/metrics`);
     expect([onPublic.status, await onPublic.json()]).toEqual([404, { error: 'Not found' }]);
   });

@@ -22,6 +22,8 @@ export interface StartOptions {
    *  0 picks a free one. In one process, every service's metrics on this one port; with
    *  processPerService, each child gets its own: this port, then the next ones in start order. */
   metricsPort?: number;
+  /** The SSH service's listener (services/ssh); default SSH_PORT or 2222; 0 picks a free one. */
+  sshPort?: number;
   /** Default DATA_DIR or `./data`. */
   dataDir?: string;
   /** Real Postgres; default DATABASE_URL, else PGlite under the data dir. */
@@ -45,6 +47,8 @@ export interface RunningGithost {
   /** `http://localhost:<port>` */
   url: string;
   port: number;
+  /** Where the SSH service listens (git over SSH). */
+  sshPort: number;
   adminToken: string;
   dataDir: string;
   /** Names of the services running behind the gateway. */
@@ -113,6 +117,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     PORT: String(port),
     // The web renders pages from the public API: through the gateway, like any client.
     GATEWAY_URL: nonEmpty(base.GATEWAY_URL) ?? `http://127.0.0.1:${port}`,
+    ...(opts.sshPort !== undefined ? { SSH_PORT: String(opts.sshPort) } : {}),
   };
 
   const reserved = new Map<string, ReservedPort>();
@@ -147,12 +152,14 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
 
   const started: string[] = [];
   const metricsPorts: Record<string, number> = {};
+  let sshPort = 0;
   // processPerService: each child its own metrics port, in start order (all free ones for 0).
   let children = 0;
   const withMetricsPort = (startEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv => (split ? { ...startEnv, METRICS_PORT: String(metricsPort === 0 ? 0 : metricsPort + children++) } : startEnv);
   const startOne = async (name: string, module: string, stage: number, startEnv: NodeJS.ProcessEnv, server?: Server): Promise<Ports> => {
     const ports = await runner.start(name, module, stage, withMetricsPort(startEnv), server);
     if (ports.metricsPort !== undefined) metricsPorts[name] = ports.metricsPort;
+    if (ports.sshPort !== undefined) sshPort = ports.sshPort;
     if (name !== 'gateway') started.push(name);
     return ports;
   };
@@ -183,13 +190,14 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   writeSettingsFile(dataDir, env);
   const processes = [{ name: 'launcher', pid: process.pid }, ...runner.list()];
   logger.info(
-    { port, metrics_ports: metricsPorts, data_dir: dataDir, database: databaseUrl ? 'postgres' : 'pglite', bus: amqpUrl ? 'rabbitmq' : 'in-process', mode: split ? 'process-per-service' : 'one-process', services: started, processes },
+    { port, ssh_port: sshPort, metrics_ports: metricsPorts, data_dir: dataDir, database: databaseUrl ? 'postgres' : 'pglite', bus: amqpUrl ? 'rabbitmq' : 'in-process', mode: split ? 'process-per-service' : 'one-process', services: started, processes },
     'githost started',
   );
   let stopped: Promise<void> | undefined;
   return {
     url: `http://localhost:${port}`,
     port,
+    sshPort,
     adminToken,
     dataDir,
     services: started,

@@ -61,6 +61,9 @@ export const STAGES: ServiceEntry[][] = [
       reserveGrpcPort: true,
       exports: (p) => defined({ ACCOUNTS_GRPC_ADDR: local(p.grpcPort), ACCOUNTS_HTTP_URL: local(p.httpPort, 'http://') }),
     },
+    // Beside accounts: its gRPC address is reserved before any service starts, and the web reads
+    // the host keys from SSH_HTTP_URL.
+    { name: 'ssh', load: () => import('@githost/ssh'), exports: (p) => defined({ SSH_HTTP_URL: local(p.httpPort, 'http://') }) },
   ],
   [
     { name: 'browse', load: () => import('@githost/browse'), exports: (p) => defined({ BROWSE_URL: local(p.httpPort, 'http://') }) },

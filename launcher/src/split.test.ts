@@ -68,7 +68,7 @@ describe('one process per service', () => {
   let childPids: number[];
 
   beforeAll(async () => {
-    githost = await startGithost({ port: 0, metricsPort: 0, amqpUrl: TEST_AMQP_URL, processPerService: true, ...(await options()) });
+    githost = await startGithost({ port: 0, metricsPort: 0, sshPort: 0, amqpUrl: TEST_AMQP_URL, processPerService: true, ...(await options()) });
     childPids = children(githost.processes).map((p) => p.pid);
   }, 90_000);
 
@@ -77,11 +77,11 @@ describe('one process per service', () => {
   });
 
   it('when started, then the gateway and every service run in processes of their own', () => {
-    expect(githost.processes.map((p) => p.name).sort()).toEqual(['accounts', 'browse', 'gateway', 'git-storage', 'launcher', 'merge-requests', 'web', 'webhooks']);
+    expect(githost.processes.map((p) => p.name).sort()).toEqual(['accounts', 'browse', 'gateway', 'git-storage', 'launcher', 'merge-requests', 'ssh', 'web', 'webhooks']);
     expect(githost.processes.find((p) => p.name === 'launcher')?.pid).toBe(process.pid);
     expect(new Set(githost.processes.map((p) => p.pid)).size).toBe(8);
     expect(childPids.every(isRunning)).toBe(true);
-    expect(githost.services).toEqual(expect.arrayContaining(['git-storage', 'accounts', 'browse', 'merge-requests', 'webhooks', 'web']));
+    expect(githost.services).toEqual(expect.arrayContaining(['git-storage', 'accounts', 'ssh', 'browse', 'merge-requests', 'webhooks', 'web']));
   });
 
   it('when a user pushes with git, then browse shows the commit and the push event reaches her webhook across processes', async () => {
@@ -130,8 +130,8 @@ describe('one process per service', () => {
   }, 60_000);
 
   it('when metrics are scraped, then each process serves its own service\'s on a metrics port of its own', async () => {
-    const names = ['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'web', 'webhooks'];
-    expect([Object.keys(githost.metricsPorts).sort(), new Set(Object.values(githost.metricsPorts)).size]).toEqual([names, 7]);
+    const names = ['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'ssh', 'web', 'webhooks'];
+    expect([Object.keys(githost.metricsPorts).sort(), new Set(Object.values(githost.metricsPorts)).size]).toEqual([names, 8]);
     for (const name of names) {
       const text = await (await fetch(`http://127.0.0.1:${githost.metricsPorts[name]}/metrics`)).text();
       const families = new Set([...text.matchAll(/^# TYPE githost_([a-z]+(?:_storage|_requests)?)_/gm)].map((m) => m[1]));
@@ -159,7 +159,7 @@ describe('one process per service', () => {
 
 describe('one process per service, when a service process dies', () => {
   it('then the others are stopped and the launcher reports which one died', async () => {
-    const githost = await startGithost({ port: 0, metricsPort: 0, amqpUrl: TEST_AMQP_URL, processPerService: true, ...(await options()) });
+    const githost = await startGithost({ port: 0, metricsPort: 0, sshPort: 0, amqpUrl: TEST_AMQP_URL, processPerService: true, ...(await options()) });
     try {
       const browse = githost.processes.find((p) => p.name === 'browse')!;
       process.kill(browse.pid, 'SIGKILL');
@@ -175,7 +175,7 @@ describe('one process per service, when the launcher itself is killed', () => {
   it('then its service processes notice and exit', async () => {
     const opts = await options();
     const launcher = spawn(process.execPath, [path.join(LAUNCHER_DIR, 'dist', 'main.js')], {
-      env: { ...process.env, ...opts.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: '0', METRICS_PORT: '0', DATA_DIR: opts.dataDir, DATABASE_URL: opts.databaseUrl, AMQP_URL: TEST_AMQP_URL, GITHOST_PROCESS_PER_SERVICE: 'true', GITHOST_ADMIN_TOKEN: randomBytes(16).toString('hex') },
+      env: { ...process.env, ...opts.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: '0', METRICS_PORT: '0', SSH_PORT: '0', DATA_DIR: opts.dataDir, DATABASE_URL: opts.databaseUrl, AMQP_URL: TEST_AMQP_URL, GITHOST_PROCESS_PER_SERVICE: 'true', GITHOST_ADMIN_TOKEN: randomBytes(16).toString('hex') },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const started = await new Promise<{ processes: ServiceProcess[] }>((resolve, reject) => {

@@ -51,6 +51,11 @@ describe('a port that is taken', () => {
     expect([code, stderr]).toEqual([1, `METRICS_PORT=${takenPort} is already in use (another githost or another program listens on it): set METRICS_PORT to a free port, or METRICS_PORT=0 to pick one\n`]);
   }, 60_000);
 
+  it('when SSH_PORT is taken, then the launcher exits 1 with one line naming SSH_PORT', async () => {
+    const { code, stderr } = await launch({ PORT: '0', METRICS_PORT: '0', SSH_PORT: String(takenPort) });
+    expect([code, stderr]).toEqual([1, `SSH_PORT=${takenPort} is already in use (another githost or another program listens on it): set SSH_PORT to a free port, or SSH_PORT=0 to pick one\n`]);
+  }, 60_000);
+
   it('when the public port is taken, then startGithost rejects with that ConfigError before any service runs', async () => {
     await expect(startGithost({ port: takenPort, metricsPort: 0, dataDir: path.join(dir, 'in-process'), adminToken: 'ports-test-admin-token' })).rejects.toThrow(ConfigError);
   });

@@ -177,7 +177,7 @@ describe('npm start on a tree never built', () => {
     const port = await freePort();
     const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
       cwd: root,
-      env: { ...process.env, PORT: String(port), METRICS_PORT: '0', DATA_DIR: path.join(root, 'data'), DATABASE_URL: '', AMQP_URL: '', GITHOST_PROCESS_PER_SERVICE: 'false', GITHOST_ADMIN_TOKEN: '' },
+      env: { ...process.env, PORT: String(port), METRICS_PORT: '0', SSH_PORT: '0', DATA_DIR: path.join(root, 'data'), DATABASE_URL: '', AMQP_URL: '', GITHOST_PROCESS_PER_SERVICE: 'false', GITHOST_ADMIN_TOKEN: '' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

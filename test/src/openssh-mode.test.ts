@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { DeployKey, SshKey } from '@githost/api-types';
 import { freePort, generateSshKey } from '@githost/test-support';
-import { api, createRepo, createUser, gitResultWithEnv, makeWorkdir, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+import { api, commitFiles, createRepo, createUser, git, gitResultWithEnv, makeWorkdir, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * OpenSSH mode end to end (services/ssh/README.md#openssh-mode): Debian's real sshd on a loopback
@@ -141,10 +141,52 @@ describe('OpenSSH mode', () => {
     expect(text).toMatch(/^GITHOST_INTERNAL_SECRET=[0-9a-f]{64}$/m);
   });
 
+  it('when alice pushes and clones with her key through sshd, then git works over protocol v2 and the clone has her commit', async () => {
+    const work = makeWorkdir();
+    const sha = await commitFiles(work, { 'README.md': '# demo\n' }, 'first');
+    const pushed = await gitWithKey(work, keyFiles.alice, 'push', sshUrl('alice', 'demo'), 'main');
+    expect(pushed).toMatchObject({ code: 0 });
+    const clone = makeWorkdir();
+    const cloned = await gitResultWithEnv(clone, { GIT_SSH_COMMAND: sshCommand(keyFiles.alice), GIT_TRACE_PACKET: '1' }, '-c', 'protocol.version=2', 'clone', sshUrl('alice', 'demo'), 'copy');
+    expect(cloned.code).toBe(0);
+    // sshd passed GIT_PROTOCOL on (AcceptEnv): git-upload-pack answered in protocol v2.
+    expect(cloned.stderr).toContain('version 2');
+    expect(await git(path.join(clone, 'copy'), 'rev-parse', 'HEAD')).toBe(sha);
+  });
+
+  it('when a read-only deploy key clones and pushes, then the clone works and the push is refused with githost\'s message', async () => {
+    const clone = makeWorkdir();
+    const cloned = await gitWithKey(clone, keyFiles.readOnly, 'clone', sshUrl('alice', 'demo'), 'ro');
+    expect(cloned.code).toBe(0);
+    const work = path.join(clone, 'ro');
+    await commitFiles(work, { 'ci.txt': 'from ci\n' }, 'ci');
+    const pushed = await gitWithKey(work, keyFiles.readOnly, 'push', 'origin', 'main');
+    expect(pushed.code).not.toBe(0);
+    expect(pushed.stderr).toContain('You do not have write access to this repository');
+  });
+
+  it('when a writable deploy key pushes, then the branch moves', async () => {
+    const clone = makeWorkdir();
+    expect((await gitWithKey(clone, keyFiles.writable, 'clone', sshUrl('alice', 'demo'), 'rw')).code).toBe(0);
+    const work = path.join(clone, 'rw');
+    const sha = await commitFiles(work, { 'deploy.txt': 'deployed\n' }, 'deploy');
+    expect(await gitWithKey(work, keyFiles.writable, 'push', 'origin', 'main')).toMatchObject({ code: 0 });
+    const branches = await api<{ branches: { name: string; sha: string }[] }>(gh, 'GET', '/api/repos/alice/demo/branches', { token: alice.token });
+    expect(branches.body.branches).toContainEqual(expect.objectContaining({ name: 'main', sha }));
+  });
+
   it('when alice asks for a shell, then she is greeted by name and refused with status 1; a deploy key is greeted with its repository', async () => {
     expect(await ssh(keyFiles.alice)).toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining("Hi alice! You've authenticated, but githost does not provide shell access.") });
     expect(await ssh(keyFiles.readOnly)).toMatchObject({ code: 1, stderr: expect.stringContaining('Hi alice/demo! You\'ve authenticated with a deploy key') });
     expect(await ssh(keyFiles.alice, 'cat', '/etc/passwd')).toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('githost serves only git-upload-pack, git-receive-pack and git-lfs-authenticate') });
+  });
+
+  it('when git-lfs asks for a credential over sshd, then githost-serve answers git-lfs-authenticate\'s JSON for the gateway', async () => {
+    const r = await ssh(keyFiles.alice, 'git-lfs-authenticate', 'alice/demo.git', 'download');
+    expect(r.code).toBe(0);
+    const answer = JSON.parse(r.stdout) as { href: string; header: Record<string, string>; expires_in: number };
+    expect(answer).toEqual({ href: expect.stringMatching(/\/alice\/demo\.git\/info\/lfs$/), header: { Authorization: expect.any(String) }, expires_in: expect.any(Number) });
+    expect(await ssh(keyFiles.readOnly, 'git-lfs-authenticate', 'alice/demo.git', 'upload')).toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('You do not have write access to this repository') });
   });
 
   it('when a key githost does not know is offered, then sshd refuses it', async () => {

@@ -31,12 +31,13 @@ describe('two git-storage shards behind one gateway', () => {
     githost = await startGithost({
       port: 0,
       metricsPort: 0,
+      sshPort: 0,
       dataDir,
       adminToken,
       shards: 2,
       env: { DATABASE_URL: '', AMQP_URL: '', GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true', GITHOST_WEBHOOK_RETRY_BASE_MS: '50', GITHOST_SHARDS: '' },
     });
-    gh = { url: `http://127.0.0.1:${githost.port}`, port: githost.port, metricsUrl: `http://127.0.0.1:${githost.metricsPorts.gateway}/metrics`, adminToken, dataDir, grpcAddresses: githost.grpcAddresses, backend: 'embedded', exchange: 'githost.events', stop: () => githost.stop() };
+    gh = { url: `http://127.0.0.1:${githost.port}`, port: githost.port, sshPort: githost.sshPort, metricsUrl: `http://127.0.0.1:${githost.metricsPorts.gateway}/metrics`, adminToken, dataDir, grpcAddresses: githost.grpcAddresses, backend: 'embedded', exchange: 'githost.events', stop: () => githost.stop() };
     alice = await createUser(gh, 'alice');
     receiver = await startReceiver<Payload>();
   });

@@ -142,9 +142,13 @@ async function repositoryAccess(
  */
 function lfsActionAuthentication(value: string, route: RouteMatch | undefined, secret: string): Authentication {
   const grant = verifyLfsActionGrant(value, secret);
-  const object = route?.lfsObject;
-  if (!grant || !object || !route.repo || grant.oid !== object.oid || grant.repository.toLowerCase() !== `${route.repo.owner}/${route.repo.name}`.toLowerCase() || (object.write && grant.operation !== 'upload')) {
-    throw unauthenticated();
-  }
-  return { principal: grant.principal, scopes: grant.operation === 'upload' ? ['read', 'write'] : ['read'], expiresAt: grant.expires_at };
+  if (!grant || !route?.lfs || !route.repo || grant.repository.toLowerCase() !== `${route.repo.owner}/${route.repo.name}`.toLowerCase()) throw unauthenticated();
+  const scopes: Authentication['scopes'] = grant.operation === 'upload' ? ['read', 'write'] : ['read'];
+  const ceiling = grant.max_permission ? { maxPermission: grant.max_permission } : {};
+  // git-lfs-authenticate's credential (no oid): the repository's LFS API, writing only when
+  // granted for an upload (the read scope refuses every write before anything is looked up).
+  if (grant.oid === null) return { principal: grant.principal, scopes, expiresAt: grant.expires_at, ...ceiling };
+  const object = route.lfsObject;
+  if (!object || grant.oid !== object.oid || (object.write && grant.operation !== 'upload')) throw unauthenticated();
+  return { principal: grant.principal, scopes, expiresAt: grant.expires_at, ...ceiling };
 }

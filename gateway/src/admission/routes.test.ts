@@ -20,8 +20,8 @@ describe('route table', () => {
   it('when git lfs calls its API, then git-storage answers on the git surface; object uploads, verify and locks are writes, the batch and downloads are not', () => {
     const oid = 'a'.repeat(64);
     const repo = { owner: 'alice', name: 'demo' };
-    expect(matchRoute('POST', '/alice/demo.git/info/lfs/objects/batch')).toEqual({ upstream: 'git-storage', auth: 'optional', surface: 'git', repo, push: false });
-    expect(matchRoute('GET', `/alice/demo.git/info/lfs/objects/${oid}`)).toEqual({ upstream: 'git-storage', auth: 'optional', surface: 'git', repo, push: false, lfsObject: { oid, write: false } });
+    expect(matchRoute('POST', '/alice/demo.git/info/lfs/objects/batch')).toEqual({ upstream: 'git-storage', auth: 'optional', surface: 'git', repo, push: false, lfs: true });
+    expect(matchRoute('GET', `/alice/demo.git/info/lfs/objects/${oid}`)).toEqual({ upstream: 'git-storage', auth: 'optional', surface: 'git', repo, push: false, lfs: true, lfsObject: { oid, write: false } });
     expect(matchRoute('PUT', `/alice/demo.git/info/lfs/objects/${oid}`)?.lfsObject).toEqual({ oid, write: true });
     expect(matchRoute('POST', `/alice/demo.git/info/lfs/objects/${oid}/verify`)?.lfsObject).toEqual({ oid, write: true });
     expect(matchRoute('GET', '/alice/demo.git/info/lfs/locks')?.push).toBe(false);

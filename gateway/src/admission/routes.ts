@@ -21,6 +21,8 @@ export interface RouteMatch {
   push?: boolean;
   /** An LFS object endpoint (download, upload, verify): the one object an action grant may name. */
   lfsObject?: { oid: string; write: boolean };
+  /** A Git LFS route (batch, objects, locks): where an LFS grant may be presented. */
+  lfs?: boolean;
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
@@ -85,7 +87,7 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
     const push = method === 'PUT' || (method === 'POST' && lfs[3] !== 'objects/batch');
     const object = /^objects\/([^/]+)(?:\/verify)?$/.exec(lfs[3]!);
     const lfsObject = object && object[1] !== 'batch' ? { lfsObject: { oid: object[1]!, write: push } } : {};
-    return { upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner, name }, push, ...lfsObject };
+    return { upstream: 'git-storage', auth: 'optional', surface: 'git', repo: { owner, name }, push, lfs: true, ...lfsObject };
   }
 
   if (path === '/api/admin' || path.startsWith('/api/admin/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };

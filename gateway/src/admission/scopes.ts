@@ -23,7 +23,12 @@ export function denyScope(route: RouteMatch, method: string, authentication: Aut
 /** The permission the gateway signs: at most `read` for a token without the `write` scope, so no
  *  service grants such a token more, whatever it checks. */
 export function capPermission(repo: RepoContext, authentication: Authentication | null): RepoContext {
-  if (!authentication || authentication.scopes.includes('write')) return repo;
-  const capped: Permission = repo.permission === 'none' ? 'none' : 'read';
+  if (!authentication) return repo;
+  let capped: Permission = repo.permission;
+  if (!authentication.scopes.includes('write') && capped !== 'none') capped = 'read';
+  const ceiling = authentication.maxPermission;
+  if (ceiling && RANK[capped] > RANK[ceiling]) capped = ceiling;
   return capped === repo.permission ? repo : { ...repo, permission: capped };
 }
+
+const RANK: Record<Permission, number> = { none: 0, read: 1, write: 2, admin: 3 };

@@ -13,6 +13,9 @@ export interface Authentication {
   scopes: readonly TokenScope[];
   /** Unix milliseconds when the token stops working; null when never. */
   expiresAt: number | null;
+  /** The most this credential allows on any repository, whatever the principal's permission
+   *  (an LFS grant made for a deploy key). */
+  maxPermission?: Permission;
 }
 
 /** What the gateway asks accounts; an interface so the access rules are testable alone. */

@@ -228,10 +228,15 @@ export interface LfsActionGrant {
   principal: Principal;
   /** `owner/name` as the batch's path named it. */
   repository: string;
-  oid: string;
+  /** The one object; null for `git-lfs-authenticate`'s credential (docs/decisions/ssh-server.md#git-lfs-authenticate),
+   *  which opens the repository's whole LFS API (batch, objects, locks) for that operation. */
+  oid: string | null;
   operation: 'upload' | 'download';
   /** Unix milliseconds. */
   expires_at: number;
+  /** The most the grant allows whatever the principal's own permission (a deploy key's: it acts
+   *  as the repository's owner but never with more than its key grants). */
+  max_permission?: Permission;
 }
 
 /** The `Authorization` scheme that carries an LFS action grant. */

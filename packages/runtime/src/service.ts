@@ -4,6 +4,8 @@ export interface ServicePorts {
   grpcPort?: number;
   /** Where `GET /metrics` is served (METRICS_PORT). */
   metricsPort?: number;
+  /** The SSH service's listener (SSH_PORT). */
+  sshPort?: number;
 }
 
 /**

@@ -11,6 +11,8 @@ export interface TestGithost {
   /** `http://127.0.0.1:<port>` (IPv4 literal: the gateway listens on IPv4). */
   url: string;
   port: number;
+  /** Where git over SSH connects (services/ssh). */
+  sshPort: number;
   /** `GET /metrics` of every service (one listener, embedded mode): never the public port. */
   metricsUrl: string;
   adminToken: string;
@@ -67,6 +69,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
     const githost = await startGithost({
       port: 0,
       metricsPort: 0,
+      sshPort: 0,
       dataDir,
       adminToken,
       databaseUrl: database?.url,
@@ -87,6 +90,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
     return {
       url: `http://127.0.0.1:${githost.port}`,
       port: githost.port,
+      sshPort: githost.sshPort,
       metricsUrl: `http://127.0.0.1:${githost.metricsPorts.gateway}/metrics`,
       adminToken,
       dataDir,

@@ -16,6 +16,7 @@ import { ReportStatusReader } from './report-status.js';
 import type { RefIntent } from '../events/ref-intents.js';
 import { existingRepository, refsChanged, type StorageContext } from '../storage-context.js';
 import { authorizeTransport, type GitService } from './transport-access.js';
+import type { Identity } from '@githost/identity';
 
 const SERVICES = new Set<GitService>(['git-upload-pack', 'git-receive-pack']);
 // Values git itself sends ("version=2", "version=2:object-format=sha1"); anything else is dropped.
@@ -137,6 +138,101 @@ function watchedBody(ctx: StorageContext, req: Request, res: Response): Readable
   return req.pipe(cutoff);
 }
 
+/** Trailers of a duplex exchange: git's exit status, and its stderr (base64, first 8 KiB). */
+export const GIT_EXIT_STATUS_TRAILER = 'x-git-exit-status';
+export const GIT_STDERR_TRAILER = 'x-git-stderr';
+
+/** A receive-pack about to run: its hooks' environment, its intent record, the commands it
+ *  recorded itself when the client announced them with report-status. */
+interface PreparedPush {
+  repositoryId: string;
+  intent: RefIntent;
+  recorded?: { refs: PushedRef[]; report: ReportStatusReader };
+}
+
+/**
+ * Everything a push needs before git starts, whichever transport carries it. The hooks refuse what
+ * the push may not do (src/hooks/: bounds, then branch and tag protection). `peeked`: the commands
+ * and capabilities a stateless request announced before git runs; undefined when they come only
+ * after the advertisement (SSH), where the reference-transaction hook records them.
+ */
+async function preparePush(ctx: StorageContext, repo: NonNullable<Identity['repo']>, identity: Identity, gitDir: string, env: Record<string, string>, peeked: { refs?: PushedRef[]; capabilities?: string[] } | undefined): Promise<PreparedPush> {
+  const input = await pushPolicyInput(ctx, repo, identity.request_id);
+  Object.assign(env, preReceiveEnv(ctx.pushLimits, input, peeked?.refs));
+  // LFS objects count towards the quota with the git objects (docs/decisions/lfs.md "Limits").
+  if (ctx.pushLimits.quotaBytes !== undefined) env[LFS_BYTES_ENV] = String(await directoryBytes(lfsRepositoryDir(ctx.dataDir, repo.id)));
+  // A client that asks for git's report of every ref gets its commands recorded here, in one
+  // fsync, and receive-pack runs without the reference-transaction hook (one shell and sync
+  // per ref); otherwise the hook records what git prepares.
+  const caps = peeked?.capabilities ?? [];
+  let recorded: PreparedPush['recorded'];
+  if (peeked?.refs && peeked.refs.length > 0 && (caps.includes('report-status') || caps.includes('report-status-v2'))) {
+    recorded = { refs: peeked.refs, report: new ReportStatusReader(caps.includes('side-band-64k') || caps.includes('side-band')) };
+  }
+  // Last before git starts, so a request refused earlier leaves no record behind.
+  const pusher = identity.principal?.username ?? 'unknown';
+  const intent = await ctx.intents.prepare(gitDir, { repository: { id: repo.id, owner: repo.owner, name: repo.name }, pusher, requestId: identity.request_id }, recorded?.refs);
+  Object.assign(env, ctx.intents.hookEnv(intent));
+  return { repositoryId: repo.id, intent, ...(recorded ? { recorded } : {}) };
+}
+
+interface Exchange {
+  service: GitService;
+  gitDir: string;
+  env: Record<string, string>;
+  push: PreparedPush | undefined;
+  flags: string[];
+  body: Readable;
+  res: Response;
+  /** The full-duplex (SSH) exchange: the body does not end before git does. */
+  duplex: boolean;
+}
+
+/**
+ * Runs git between `body` and `res` (left open: the caller ends it). A push keeps the response
+ * open until its events are durable (CONTRACT §1): git's exit, then the quarantine, the refs
+ * watchers and the intent record settled.
+ */
+async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags, body, res, duplex }: Exchange): Promise<{ code: number; stderr: string }> {
+  const pushEnded = push ? ctx.housekeeping.pushStarted(gitDir) : undefined;
+  const child = spawnGit({ config: push ? receiveConfig(ctx, push.recorded !== undefined) : undefined, name: service.slice(4), flags: transportFlags(service, ...flags), args: [gitDir] }, { env });
+  killOnDisconnect(res, child);
+  let stderr = '';
+  child.stderr!.on('data', (b: Buffer) => {
+    if (stderr.length < 8192) stderr += b.toString('utf8');
+  });
+  const input = pipeline(body, child.stdin!).catch((err: unknown) => {
+    // A client that stops sending mid-body: git sees EOF and fails on its own. (A duplex
+    // exchange's input is cut on purpose once git is done.)
+    if (!duplex || child.exitCode === null) ctx.logger.warn({ err }, 'git transport: request body ended early');
+    stopGit(child);
+  });
+  child.stdout!.pipe(res, { end: false });
+  const recorded = push?.recorded;
+  if (recorded) child.stdout!.on('data', (chunk: Buffer) => recorded.report.push(chunk));
+  const [code] = await Promise.all([exited(child), new Promise((r) => child.stdout!.once('close', r))]);
+  if (duplex) {
+    // The SSH client closes its input only once it has the exit status: stop feeding git here.
+    body.unpipe(child.stdin!);
+    child.stdin!.destroy();
+  }
+  await input;
+  if (!push) return { code, stderr };
+  await pushEnded!(code === 0).catch((err: unknown) => ctx.logger.warn({ err }, 'git transport: could not remove the quarantine of a push that did not finish'));
+  try {
+    // Before the response ends: once git hears "done", no watcher answers from older refs.
+    await refsChanged(ctx, gitDir, push.repositoryId);
+    const report = recorded?.report.result();
+    // Without a whole report (git killed, the answer cut) the refs on disk tell what happened.
+    if (recorded && report) await ctx.intents.confirm(push.intent, recorded.refs.filter((u) => report.ok.has(u.ref)), recorded.refs.filter((u) => !report.ok.has(u.ref)));
+    await ctx.intents.settle(push.intent);
+  } catch (err) {
+    ctx.logger.error({ err }, 'git transport: could not record push events; they are journaled at the next start');
+  }
+  if (code !== 0) ctx.logger.warn({ exit_code: code, stderr: stderr.slice(0, 2000) }, `git ${service} failed`);
+  return { code, stderr };
+}
+
 /**
  * Git smart HTTP (`info/refs`, `git-upload-pack`, `git-receive-pack`), `--stateless-rpc`, streamed
  * end to end in both directions with backpressure (pipe), so a 200 MB push or clone never sits
@@ -177,65 +273,46 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const gitDir = await existingRepository(ctx, repo.id);
       let body = await requestBody(req, watchedBody(ctx, req, res));
       const env = gitProtocolEnv(req);
-      let intent: RefIntent | undefined;
-      // The push's commands, when the transport records them itself and reads git's report of each.
-      let recorded: { refs: PushedRef[]; report: ReportStatusReader } | undefined;
+      let push: PreparedPush | undefined;
       if (service === 'git-receive-pack') {
-        // The hooks refuse what the push may not do (src/hooks/: bounds, then branch and tag protection).
-        const input = await pushPolicyInput(ctx, repo, identity.request_id);
         const peeked = await peekCommands(body);
         body = peeked.body;
-        Object.assign(env, preReceiveEnv(ctx.pushLimits, input, peeked.refs));
-        // LFS objects count towards the quota with the git objects (docs/decisions/lfs.md "Limits").
-        if (ctx.pushLimits.quotaBytes !== undefined) env[LFS_BYTES_ENV] = String(await directoryBytes(lfsRepositoryDir(ctx.dataDir, repo.id)));
-        // A client that asks for git's report of every ref gets its commands recorded here, in one
-        // fsync, and receive-pack runs without the reference-transaction hook (one shell and sync
-        // per ref); otherwise the hook records what git prepares.
-        const caps = peeked.capabilities ?? [];
-        if (peeked.refs && peeked.refs.length > 0 && (caps.includes('report-status') || caps.includes('report-status-v2'))) {
-          recorded = { refs: peeked.refs, report: new ReportStatusReader(caps.includes('side-band-64k') || caps.includes('side-band')) };
-        }
-        // Last before git starts, so a request refused earlier leaves no record behind.
-        const pusher = identity.principal?.username ?? 'unknown';
-        intent = await ctx.intents.prepare(gitDir, { repository: { id: repo.id, owner: repo.owner, name: repo.name }, pusher, requestId: identity.request_id }, recorded?.refs);
-        Object.assign(env, ctx.intents.hookEnv(intent));
+        push = await preparePush(ctx, repo, identity, gitDir, env, peeked);
       }
-      const pushEnded = intent ? ctx.housekeeping.pushStarted(gitDir) : undefined;
-      const child = spawnGit({ config: intent ? receiveConfig(ctx, recorded !== undefined) : undefined, name: service.slice(4), flags: transportFlags(service, '--stateless-rpc'), args: [gitDir] }, { env });
-      killOnDisconnect(res, child);
-      let stderr = '';
-      child.stderr!.on('data', (b: Buffer) => {
-        if (stderr.length < 8192) stderr += b.toString('utf8');
-      });
       res.status(200).setHeader('Content-Type', `application/x-${service}-result`);
       noCache(res);
-      const input = pipeline(body, child.stdin!).catch((err: unknown) => {
-        // A client that stops sending mid-body: git sees EOF and fails on its own.
-        ctx.logger.warn({ err }, 'git transport: request body ended early');
-        stopGit(child);
-      });
-      if (!intent) {
-        await pipeline(child.stdout!, res);
-        await input;
-        await exited(child);
-        return;
-      }
-      // receive-pack: keep the response open until the push events are durable (CONTRACT §1).
-      child.stdout!.pipe(res, { end: false });
-      if (recorded) child.stdout!.on('data', (chunk: Buffer) => recorded!.report.push(chunk));
-      const [code] = await Promise.all([exited(child), input, new Promise((r) => child.stdout!.once('close', r))]);
-      await pushEnded!(code === 0).catch((err: unknown) => ctx.logger.warn({ err }, 'git transport: could not remove the quarantine of a push that did not finish'));
-      try {
-        // Before the response ends: once git hears "done", no watcher answers from older refs.
-        await refsChanged(ctx, gitDir, repo.id);
-        const report = recorded?.report.result();
-        // Without a whole report (git killed, the answer cut) the refs on disk tell what happened.
-        if (recorded && report) await ctx.intents.confirm(intent, recorded.refs.filter((u) => report.ok.has(u.ref)), recorded.refs.filter((u) => !report.ok.has(u.ref)));
-        await ctx.intents.settle(intent);
-      } catch (err) {
-        ctx.logger.error({ err }, 'git transport: could not record push events; they are journaled at the next start');
-      }
-      if (code !== 0) ctx.logger.warn({ exit_code: code, stderr: stderr.slice(0, 2000) }, 'git receive-pack failed');
+      const { code } = await exchange(ctx, { service, gitDir, env, push, flags: ['--stateless-rpc'], body, res, duplex: false });
+      if (push && code !== 0) ctx.logger.warn({ exit_code: code }, 'git receive-pack failed');
+      res.end();
+    }),
+  );
+
+  /**
+   * Full-duplex git for the SSH server (services/ssh/README.md#git-runs-in-git-storage): git runs
+   * WITHOUT `--stateless-rpc`, the request body is the SSH client's stdin and the response git's
+   * stdout, both streaming while the exchange lasts; git's exit status and stderr follow in
+   * trailers. A receive-pack's commands come only after the advertisement, so they cannot be
+   * peeked: the reference-transaction hook records them, as for any client without report-status.
+   * No idle cut-off on the body: an SSH client sends nothing while a long clone streams.
+   */
+  app.post(
+    /^\/([^/]+)\/([^/]+)\.git\/duplex\/(git-upload-pack|git-receive-pack)$/,
+    route(async (req, res) => {
+      const params = req.params as unknown as Record<string, string>;
+      const service = params[2] as GitService;
+      res.locals.routeLabel = `/:owner/:repo.git/duplex/${service}`;
+      const identity = identityOf(res);
+      const repo = authorizeTransport(identity, params[0]!, params[1]!, service);
+      const gitDir = await existingRepository(ctx, repo.id);
+      const env = gitProtocolEnv(req);
+      const push = service === 'git-receive-pack' ? await preparePush(ctx, repo, identity, gitDir, env, undefined) : undefined;
+      res.status(200).setHeader('Content-Type', `application/x-${service}-duplex`);
+      res.setHeader('Trailer', `${GIT_EXIT_STATUS_TRAILER}, ${GIT_STDERR_TRAILER}`);
+      noCache(res);
+      // The advertisement must reach the client before it sends anything.
+      res.flushHeaders();
+      const { code, stderr } = await exchange(ctx, { service, gitDir, env, push, flags: [], body: req, res, duplex: true });
+      res.addTrailers({ [GIT_EXIT_STATUS_TRAILER]: String(code), [GIT_STDERR_TRAILER]: Buffer.from(stderr).toString('base64') });
       res.end();
     }),
   );

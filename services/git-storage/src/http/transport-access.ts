@@ -1,5 +1,5 @@
 import { forbidden, notFound, unauthenticated } from '@githost/errors';
-import { canRead, canWrite, type Identity } from '@githost/identity';
+import { canRead, canWrite, WRITE_REFUSED, type Identity } from '@githost/identity';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
 
@@ -21,7 +21,7 @@ export function authorizeRepository(identity: Identity, urlOwner: string, urlNam
   if (access === 'write' && !canWrite(repo.permission)) {
     // git only sends credentials after a 401 with a challenge (CONTRACT §9 access).
     if (!identity.principal) throw unauthenticated();
-    throw forbidden('You do not have write access to this repository');
+    throw forbidden(WRITE_REFUSED);
   }
   return repo;
 }

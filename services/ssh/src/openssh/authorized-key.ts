@@ -56,7 +56,8 @@ export function offeredKeyBlob(keyType: string, keyBase64: string): Buffer | nul
   return name && name.toString('latin1') === keyType ? blob : null;
 }
 
-/** `SHA256:<base64 without padding>` of the blob, as `ssh-keygen -l` prints it and accounts keeps it. */
+/** `SHA256:<base64 without padding>` of the blob, as `ssh-keygen -l` prints it and accounts keeps it
+ *  (host-keys.ts's fingerprintOf says the same, but its module loads ssh2). */
 export function keyFingerprint(blob: Buffer): string {
   return 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
 }

@@ -1,40 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { unavailable } from '@githost/errors';
-import { callUnary } from '@githost/grpc';
 import { createLogger, setLogSink } from '@githost/logging';
-import { createAccountsClient, type accounts } from '@githost/protos';
-import { sshCallerOf } from '../commands/index.js';
+import { grpcSshAccounts } from '../clients/accounts.js';
+import { duplexGit } from '../clients/git-storage.js';
+import { loadConfig } from '../config.js';
+import { gitBudget } from '../git-budget.js';
+import { lfsAuthentication } from '../lfs-authentication.js';
 import type { ServeBackend } from './githost-serve.js';
-import { required, type Settings } from './settings.js';
-
-const TIMEOUT_MS = 5_000;
+import type { Settings } from './settings.js';
 
 /**
- * githost-serve's dependencies, from the settings file. Logs go to GITHOST_SERVE_LOG_FILE when
- * set and nowhere otherwise: stdout carries git's protocol and stderr reaches the user.
- * Running git waits for the SSH service's git-storage client (branch ssh-server): until then a
- * git command answers that git is unavailable.
+ * githost-serve's dependencies, built as the SSH service builds its own (src/server.ts), from the
+ * settings file read as its environment through the same configuration schema: the same accounts
+ * client, git-storage duplex runner and git-lfs-authenticate credential. Logs go to
+ * GITHOST_SERVE_LOG_FILE when set and nowhere otherwise: stdout carries git's protocol and stderr
+ * reaches the user.
  */
-export function openSshBackend(settings: Settings, file: string): ServeBackend {
-  const client = createAccountsClient(required(settings, 'ACCOUNTS_GRPC_ADDR', file), required(settings, 'GITHOST_INTERNAL_SECRET', file));
+export function openSshBackend(settings: Settings): ServeBackend {
+  const config = loadConfig({ ...settings });
   setLogSink({ destination: settings.GITHOST_SERVE_LOG_FILE ? createWriteStream(settings.GITHOST_SERVE_LOG_FILE, { flags: 'a', mode: 0o600 }) : { write: () => true } });
-  const notYet = () => Promise.reject(unavailable('githost: git over OpenSSH mode is not available yet'));
+  const logger = createLogger('githost-serve');
+  const accounts = grpcSshAccounts(config.accountsGrpcAddress, config.internalSecret);
   return {
-    async callerOfKey(keyId) {
-      const res = await callUnary<accounts.LookupSshKeyRequest, accounts.LookupSshKeyResponse__Output>(client, client.LookupSshKey, { key_id: keyId }, { requestId: randomUUID(), timeoutMs: TIMEOUT_MS });
-      return sshCallerOf(res);
-    },
+    callerOfKey: (keyId) => accounts.callerByKeyId(keyId, randomUUID()),
     deps: {
-      authorize: notYet,
-      withinGitBudget: async () => true,
-      runGit: notYet,
-      lfsAuthentication: () => {
-        throw unavailable('githost: git-lfs-authenticate over OpenSSH mode is not available yet');
-      },
+      authorize: (principal, owner, name, requestId) => accounts.authorize(principal, owner, name, requestId),
+      // One process per command: this budget never fills across commands (docs/decisions/openssh-mode.md).
+      withinGitBudget: gitBudget(config.gitPerMinute),
+      runGit: duplexGit(config.gitStorageShards, config.internalSecret),
+      lfsAuthentication: lfsAuthentication(config.publicUrl, config.internalSecret),
       newRequestId: randomUUID,
-      logger: createLogger('githost-serve'),
+      logger,
     },
-    close: () => client.close(),
+    close: () => accounts.close(),
   };
 }

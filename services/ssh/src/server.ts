@@ -1,0 +1,90 @@
+import { bindingPort } from '@githost/config';
+import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
+import { createLogger, type Logger } from '@githost/logging';
+import type { Service, ServicePorts } from '@githost/runtime';
+import type { Config } from './config.js';
+import { grpcSshAccounts, type SshAccounts } from './clients/accounts.js';
+import { duplexGit } from './clients/git-storage.js';
+import { gitBudget } from './git-budget.js';
+import { loadHostKeys, type HostKey } from './host-keys.js';
+import { lfsAuthentication } from './lfs-authentication.js';
+import { createSshServer, newRequestId } from './ssh-server.js';
+
+export interface ServerDeps {
+  logger?: Logger;
+  /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
+  metricsEndpoint?: MetricsEndpoint;
+}
+
+export interface SshPorts extends ServicePorts {
+  /** Where SSH clients connect (SSH_PORT). */
+  sshPort: number;
+}
+
+const SERVICE = 'ssh';
+
+/** What `GET /host-keys` answers: what users compare with what `ssh` shows them. */
+export interface HostKeysAnswer {
+  ssh_port: number;
+  host_keys: Array<{ type: string; public_key: string; fingerprint: string }>;
+}
+
+/**
+ * The SSH service (services/ssh/README.md): the SSH listener on SSH_PORT, and an internal HTTP
+ * port (health, readiness, `GET /host-keys` for the web's settings page). Holds no state of its
+ * own besides its host keys: every connection asks accounts, every command runs in git-storage.
+ */
+export function createServer(config: Config, deps: ServerDeps = {}): Service<SshPorts> {
+  const logger = deps.logger ?? createLogger(SERVICE);
+  let accounts: SshAccounts | undefined;
+  let ssh: ReturnType<typeof createSshServer> | undefined;
+  let serving: ServingHttp | undefined;
+
+  return {
+    async start() {
+      const hostKeys: HostKey[] = await loadHostKeys(config.dataDir);
+      const found = grpcSshAccounts(config.accountsGrpcAddress, config.internalSecret);
+      accounts = found;
+      ssh = createSshServer({
+        hostKeys,
+        limits: config.limits,
+        callerByFingerprint: (fingerprint, requestId) => found.callerByFingerprint(fingerprint, requestId),
+        commands: {
+          authorize: (principal, owner, name, requestId) => found.authorize(principal, owner, name, requestId),
+          withinGitBudget: gitBudget(config.gitPerMinute),
+          runGit: duplexGit(config.gitStorageShards, config.internalSecret),
+          lfsAuthentication: lfsAuthentication(config.publicUrl, config.internalSecret),
+          newRequestId,
+          logger,
+        },
+        logger,
+      });
+      const listening = ssh;
+      const sshPort = await bindingPort('SSH_PORT', config.sshPort, () => listening.listen(config.sshPort, config.sshBindHost));
+      const answer: HostKeysAnswer = { ssh_port: sshPort, host_keys: hostKeys.map((k) => ({ type: k.type, public_key: k.publicKey, fingerprint: k.fingerprint })) };
+      const registry = createRegistry(SERVICE);
+      const app = createHttpApp({ service: SERVICE, logger, registry, ready: { accounts: () => found.reachable() } });
+      // Public facts (what `ssh` prints on first contact), so no identity is asked for.
+      app.get('/host-keys', (_req, res) => void res.json(answer));
+      finish(app);
+      try {
+        serving = await serveHttp(app, registry, config, { service: SERVICE, logger, metricsEndpoint: deps.metricsEndpoint });
+      } catch (err) {
+        await listening.close();
+        throw err;
+      }
+      // What users compare with `ssh`'s first-contact prompt (README.md#ssh).
+      logger.info({ ssh_port: sshPort, host_keys: hostKeys.map((k) => `${k.type} ${k.fingerprint}`) }, 'ssh listening');
+      return { ...serving.ports, sshPort };
+    },
+
+    async stop() {
+      await ssh?.close();
+      await serving?.close();
+      accounts?.close();
+      ssh = undefined;
+      serving = undefined;
+      accounts = undefined;
+    },
+  };
+}
