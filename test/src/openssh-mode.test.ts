@@ -189,6 +189,15 @@ describe('OpenSSH mode', () => {
     expect(await ssh(keyFiles.readOnly, 'git-lfs-authenticate', 'alice/demo.git', 'upload')).toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('You do not have write access to this repository') });
   });
 
+  it('when alice deletes a key, then sshd refuses it on the next connection', async () => {
+    const made = await generateSshKey('ed25519');
+    const added = await api<SshKey>(gh, 'POST', '/api/user/keys', { token: alice.token, body: { title: 'old laptop', key: made.publicKey } });
+    const file = writeKey('deleted', made.privateKey);
+    expect(await ssh(file)).toMatchObject({ code: 1, stderr: expect.stringContaining('Hi alice!') });
+    expect((await api(gh, 'DELETE', `/api/user/keys/${added.body.id}`, { token: alice.token })).status).toBe(204);
+    expect(await ssh(file)).toMatchObject({ code: 255, stderr: expect.stringContaining('Permission denied (publickey)') });
+  });
+
   it('when a key githost does not know is offered, then sshd refuses it', async () => {
     const r = await ssh(keyFiles.stranger);
     expect(r.code).toBe(255);
