@@ -79,7 +79,7 @@ describe('one process per service', () => {
   it('when started, then the gateway and every service run in processes of their own', () => {
     expect(githost.processes.map((p) => p.name).sort()).toEqual(['accounts', 'browse', 'gateway', 'git-storage', 'launcher', 'merge-requests', 'ssh', 'web', 'webhooks']);
     expect(githost.processes.find((p) => p.name === 'launcher')?.pid).toBe(process.pid);
-    expect(new Set(githost.processes.map((p) => p.pid)).size).toBe(8);
+    expect(new Set(githost.processes.map((p) => p.pid)).size).toBe(9);
     expect(childPids.every(isRunning)).toBe(true);
     expect(githost.services).toEqual(expect.arrayContaining(['git-storage', 'accounts', 'ssh', 'browse', 'merge-requests', 'webhooks', 'web']));
   });
@@ -189,7 +189,7 @@ describe('one process per service, when the launcher itself is killed', () => {
     });
     launcher.stdout.resume();
     const pids = children(started.processes).map((p) => p.pid);
-    expect(pids).toHaveLength(7);
+    expect(pids).toHaveLength(8);
     launcher.kill('SIGKILL');
     expect(await gone(pids)).toEqual([]);
   }, 90_000);

@@ -1,11 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { PushPayload } from '@githost/git-storage';
+import { startGithost } from '@githost/launcher';
 import { generateSshKey } from '@githost/test-support';
-import { api, commitFiles, createRepo, createUser, eventually, git, gitResultWithEnv, makeWorkdir, startReceiver, startTestGithost, type GitResult, type Receiver, type TestGithost, type TestUser } from './support/index.js';
+import { api, webGet, commitFiles, createRepo, createUser, eventually, git, gitResultWithEnv, makeWorkdir, startReceiver, startTestGithost, type GitResult, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
 /** git over SSH with the real OpenSSH client (services/ssh/README.md, docs/decisions/ssh-server.md). */
 let gh: TestGithost;
@@ -85,6 +87,12 @@ describe('git over SSH', () => {
     expect((await gitResultWithEnv(work, viaSsh(aliceKey), 'push', `ssh://git@127.0.0.1:${gh.sshPort}/alice/demo`, 'main')).code).toBe(0);
     expect((await gitResultWithEnv(dir, viaSsh(aliceKey), 'fetch', remote('alice/demo'), 'main')).code).toBe(0);
     expect(await git(dir, 'rev-parse', 'FETCH_HEAD')).toBe(second);
+  });
+
+  it('when the repository page is shown, then its clone box offers the SSH URL beside HTTPS', async () => {
+    const page = await webGet(gh, '/alice/demo');
+    expect(page.status).toBe(200);
+    expect(page.html).toContain(`value="ssh://git@localhost:${gh.sshPort}/alice/demo.git"`);
   });
 
   it('when a user asks for a shell, then the greeting and exit 1; a deploy key names its repository', async () => {
@@ -167,9 +175,78 @@ describe('git over SSH', () => {
     expect(out.stderr).not.toMatch(/ciphers ctos: [^\n]*cbc/);
   });
 
+  it('when git lfs pushes and clones over an SSH remote, then git-lfs-authenticate opens HTTP for that repository and operation only', async () => {
+    await createRepo(gh, alice.token, 'media', { private: true });
+    const work = makeWorkdir();
+    await git(work, 'lfs', 'install', '--skip-repo');
+    await git(work, 'init', '-q', '-b', 'main');
+    await git(work, 'lfs', 'track', '*.bin');
+    const blob = randomBytes(3 * 1024 * 1024);
+    await commitFiles(work, { 'asset.bin': blob }, 'asset');
+    const pushed = await gitResultWithEnv(work, viaSsh(aliceKey), 'push', remote('alice/media'), 'main');
+    expect([pushed.code, pushed.stderr]).toEqual([0, expect.stringContaining('main -> main')]);
+    const dir = makeWorkdir();
+    expect((await gitResultWithEnv(dir, viaSsh(aliceKey), 'clone', '-q', remote('alice/media'), 'copy')).code).toBe(0);
+    expect(readFileSync(path.join(dir, 'copy', 'asset.bin')).equals(blob)).toBe(true);
+
+    // The download credential: the LFS API of this repository, reading only.
+    const answer = await ssh(aliceKey, 'git@127.0.0.1', 'git-lfs-authenticate alice/media.git download');
+    const credential = JSON.parse(answer.stdout) as { href: string; header: Record<string, string>; expires_in: number };
+    expect(credential).toEqual({ href: `http://localhost:${gh.port}/alice/media.git/info/lfs`, header: { Authorization: expect.stringMatching(/^RemoteAuth \S+$/) }, expires_in: 900 });
+    const batch = (repo: string, operation: string) =>
+      fetch(`http://127.0.0.1:${gh.port}/alice/${repo}.git/info/lfs/objects/batch`, {
+        method: 'POST',
+        headers: { ...credential.header, 'content-type': 'application/vnd.git-lfs+json', accept: 'application/vnd.git-lfs+json' },
+        body: JSON.stringify({ operation, transfers: ['basic'], objects: [{ oid: 'a'.repeat(64), size: 1 }] }),
+      });
+    expect((await batch('media', 'download')).status).toBe(200);
+    expect((await batch('media', 'upload')).status).toBe(403);
+    expect((await batch('demo', 'download')).status).toBe(401);
+    // A stranger and a read-only deploy key get no upload credential.
+    expect(await ssh(bobKey, 'git@127.0.0.1', 'git-lfs-authenticate alice/media.git download')).toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('Repository not found') });
+    const readOnly = await keyFile('deploy-lfs', deployKey('media', true));
+    expect(await ssh(readOnly, 'git@127.0.0.1', 'git-lfs-authenticate alice/media.git upload')).toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('You do not have write access to this repository') });
+  }, 120_000);
+
   it('when 20 clients clone at once over SSH, then every clone succeeds', async () => {
     const dir = makeWorkdir();
     const clones = await Promise.all(Array.from({ length: 20 }, (_, i) => gitResultWithEnv(dir, viaSsh(aliceKey), 'clone', '-q', remote('alice/demo'), `c${i}`)));
     expect(clones.map((c) => c.code)).toEqual(Array(20).fill(0));
   });
+});
+
+describe('host keys', () => {
+  it('when githost restarts on the same DATA_DIR, then ssh finds the same host key (StrictHostKeyChecking=yes passes)', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'githost-e2e-ssh-restart-'));
+    const adminToken = `e2e-admin-${randomBytes(16).toString('hex')}`;
+    const start = () => startGithost({ port: 0, metricsPort: 0, sshPort: 0, dataDir, adminToken, env: { DATABASE_URL: '', AMQP_URL: '', GITHOST_SHARDS: '' } });
+    const hosts = path.join(keyDir, 'known_hosts_restart');
+    const made = await generateSshKey('ed25519');
+    const key = path.join(keyDir, 'restart');
+    writeFileSync(key, made.privateKey, { mode: 0o600 });
+    const greet = (port: number, checking: string) =>
+      new Promise<GitResult>((resolve) => {
+        execFile('ssh', ['-i', key, '-p', String(port), '-o', 'IdentitiesOnly=yes', '-o', `UserKnownHostsFile=${hosts}`, '-o', `StrictHostKeyChecking=${checking}`, '-o', 'BatchMode=yes', '-F', '/dev/null', '-T', 'git@127.0.0.1'], { timeout: 60_000 }, (err, stdout, stderr) =>
+          resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+        );
+      });
+    let running = await start();
+    try {
+      const local = { url: `http://127.0.0.1:${running.port}` };
+      const user = await api<{ username: string }>(local, 'POST', '/api/admin/users', { token: adminToken, body: { username: 'rita', email: 'rita@example.com' } });
+      expect(user.status).toBe(201);
+      const token = (await api<{ token: string }>(local, 'POST', '/api/admin/users/rita/tokens', { token: adminToken })).body.token;
+      expect((await api(local, 'POST', '/api/user/keys', { token, body: { key: made.publicKey } })).status).toBe(201);
+      expect((await greet(running.sshPort, 'accept-new')).stderr).toContain('Hi rita!');
+      await running.stop();
+      running = await start();
+      // known_hosts names [127.0.0.1]:<port>; the port changed, so the entry is copied to the new one.
+      const line = readFileSync(hosts, 'utf8').trim().replace(/^\[127\.0\.0\.1\]:\d+/, `[127.0.0.1]:${running.sshPort}`);
+      writeFileSync(hosts, `${line}\n`);
+      expect(await greet(running.sshPort, 'yes')).toMatchObject({ code: 1, stderr: expect.stringContaining('Hi rita!') });
+    } finally {
+      await running.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

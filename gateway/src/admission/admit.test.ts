@@ -113,6 +113,22 @@ describe('admission', () => {
     expect(refusal(await attempt(admit, 'POST', '/alice/demo.git/info/lfs/locks', grant({ operation: 'upload' })))).toEqual(challenged);
   });
 
+  it('when git-lfs-authenticate\'s grant (no object) is presented, then it opens the repository\'s LFS routes only, writing only for an upload, never above its ceiling', async () => {
+    const { accounts } = fakeAccounts();
+    const admit = admission(accounts);
+    const download = grant({ oid: null });
+    expect((await attempt(admit, 'POST', '/alice/demo.git/info/lfs/objects/batch', download)).admitted?.repo?.permission).toBe('read');
+    expect((await attempt(admit, 'GET', `/alice/demo.git/info/lfs/objects/${OID}`, download)).admitted?.principal).toEqual(alice);
+    expect(refusal(await attempt(admit, 'POST', '/alice/demo.git/info/lfs/locks', download))).toEqual(['forbidden', READ_SCOPE_ONLY, null]);
+    expect((await attempt(admit, 'POST', '/alice/demo.git/info/lfs/locks', grant({ oid: null, operation: 'upload' }))).admitted?.repo?.permission).toBe('admin');
+    // A deploy key's grant acts as the owner but never above the key's write.
+    expect((await attempt(admit, 'PUT', `/alice/demo.git/info/lfs/objects/${OID}`, grant({ oid: null, operation: 'upload', max_permission: 'write' }))).admitted?.repo?.permission).toBe('write');
+    const challenged = ['unauthenticated', 'Authentication required', 'Basic realm="githost"'];
+    // Not a credential for git itself nor for the API.
+    expect(refusal(await attempt(admit, 'GET', '/alice/demo.git/info/refs?service=git-upload-pack', download))).toEqual(challenged);
+    expect(refusal(await attempt(admit, 'GET', '/api/repos/alice/demo', download))[0]).toBe('unauthenticated');
+  });
+
   it('when LFS actions carry grants, then they count against their user, not the address\'s anonymous git budget', async () => {
     const { accounts } = fakeAccounts();
     const admit = admission(accounts, { ...NO_LIMITS, git: { perTokenPerMinute: 0, perAddressPerMinute: 1 } });

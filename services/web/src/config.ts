@@ -10,11 +10,15 @@ const schema = z
     GATEWAY_URL: httpUrl('http://127.0.0.1:3000'),
     /** What the browser sees: decides the cookie's `Secure` flag and the clone URLs. */
     PUBLIC_URL: httpUrl('http://localhost:3000'),
+    /** The SSH service's internal HTTP address: its port and host keys for the clone box and the
+     *  SSH keys page; unset, pages offer HTTPS alone. */
+    SSH_HTTP_URL: unlessBlank(z.string().url().optional()),
   })
   .transform((e) => ({
     ...serviceListenFields(e),
     gatewayUrl: e.GATEWAY_URL.replace(/\/+$/, ''),
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
+    sshHttpUrl: e.SSH_HTTP_URL?.replace(/\/+$/, ''),
   }));
 
 export type Config = z.output<typeof schema>;

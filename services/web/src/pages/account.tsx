@@ -1,4 +1,5 @@
 import { apiPath } from '../clients/api.js';
+import { sshFactsOf, type SshFacts } from '../clients/ssh-facts.js';
 import { AppError } from '@githost/errors';
 import { appendCookie, cookieHeader, SESSION_COOKIE } from '../http/session.js';
 import type { IssuedSession, IssuedToken, SessionInfo, SshKey, TokenInfo } from '../clients/types.js';
@@ -214,7 +215,7 @@ async function revokeToken(ctx: PageContext, id: string): Promise<PageResult> {
   return redirect(`${site.tokens()}?done=token-revoked`);
 }
 
-function keysView(ctx: PageContext, keys: SshKey[], opts: { error?: string; values?: KeyFormValues; status?: number } = {}): PageResult {
+function keysView(ctx: PageContext, keys: SshKey[], facts: SshFacts | null, opts: { error?: string; values?: KeyFormValues; status?: number } = {}): PageResult {
   return page(
     'SSH keys',
     <>
@@ -225,8 +226,26 @@ function keysView(ctx: PageContext, keys: SshKey[], opts: { error?: string; valu
       <h2>SSH keys</h2>
       <SshKeyList ctx={ctx} keys={keys} deleteAction={(id) => `${site.keys()}/${id}/delete`} empty="You have no SSH keys." />
       <NewSshKeyForm ctx={ctx} action={site.keys()} heading="Add an SSH key" deployKey={false} values={opts.values} />
+      {facts && <HostKeys facts={facts} />}
     </>,
     { status: opts.status ?? 200 },
+  );
+}
+
+/** The server's host keys, so users can check what `ssh` shows on first contact (README.md#ssh). */
+function HostKeys({ facts }: { facts: SshFacts }) {
+  return (
+    <section aria-labelledby="host-keys-title">
+      <h2 id="host-keys-title">This server's SSH host keys</h2>
+      <p>On first contact, ssh shows one of these fingerprints (port {facts.port}); continue only if it matches.</p>
+      <ul class="host-keys">
+        {facts.hostKeys.map((k) => (
+          <li>
+            <code>{k.type}</code> <code>{k.fingerprint}</code>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -236,7 +255,7 @@ async function addKey(ctx: PageContext): Promise<PageResult> {
   const values = { title: field(ctx.form, 'title'), key: field(ctx.form, 'key'), write: false };
   const result = await attempt(
     () => ctx.api.call('POST', apiPath('/api/user/keys'), keyBodyOf(values, false)),
-    async (message, status) => keysView(ctx, await ownKeys(ctx), { error: message, values, status }),
+    async (message, status) => keysView(ctx, await ownKeys(ctx), await sshFactsOf(ctx.config.sshHttpUrl), { error: message, values, status }),
   );
   return result.ok ? redirect(`${site.keys()}?done=key-added`) : result.result;
 }
@@ -262,7 +281,7 @@ export const accountPages: PageDefinition[] = [
   { method: 'GET', path: '/-/settings/tokens', signedIn: true, handle: tokensPage },
   { method: 'POST', path: '/-/settings/tokens', signedIn: true, handle: createToken },
   { method: 'POST', path: '/-/settings/tokens/:id/revoke', signedIn: true, handle: (ctx, p) => revokeToken(ctx, p.id!) },
-  { method: 'GET', path: '/-/settings/keys', signedIn: true, handle: async (ctx) => keysView(ctx, await ownKeys(ctx)) },
+  { method: 'GET', path: '/-/settings/keys', signedIn: true, handle: async (ctx) => keysView(ctx, await ownKeys(ctx), await sshFactsOf(ctx.config.sshHttpUrl)) },
   { method: 'POST', path: '/-/settings/keys', signedIn: true, handle: addKey },
   { method: 'POST', path: '/-/settings/keys/:id/delete', signedIn: true, handle: (ctx, p) => deleteKey(ctx, p.id!) },
 ];

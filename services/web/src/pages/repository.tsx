@@ -8,6 +8,7 @@ import { highlightBlob } from '../render/highlight.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { CodeView } from '../views/code.js';
 import { Breadcrumbs, CloneBox, formatBytes, Notice, RefMenu, RefSwitcher, shortSha, subjectOf, Time, TreeTable } from '../views/components.js';
+import { sshCloneUrl, sshFactsOf } from '../clients/ssh-facts.js';
 import { commitOfListing } from './latest-commit.js';
 import { repoPages, repoUrl } from './paths.js';
 import { browseApiPath, chromeOf, countsOf, isApiError, loadCounts, loadRepo, openMergeRequestsPath, settle } from './repo-data.js';
@@ -32,12 +33,12 @@ function RepoTop({ repo, gitRef, path, kind }: { repo: Repository; gitRef: strin
 }
 
 /** An empty repository: how to push to it, as GitHub's and Gitea's empty pages show it. */
-function EmptyRepository({ repo }: { repo: Repository }) {
+function EmptyRepository({ repo, ssh }: { repo: Repository; ssh: string | undefined }) {
   return (
     <section aria-labelledby="empty-title">
       {repo.description && <p class="description">{repo.description}</p>}
       <h2 id="empty-title">This repository is empty</h2>
-      <CloneBox url={repo.clone_url} />
+      <CloneBox url={repo.clone_url} ssh={ssh} />
       <p>Push an existing repository from the command line:</p>
       <pre class="snippet">
         <code>{`git remote add origin ${repo.clone_url}\ngit branch -M ${repo.default_branch}\ngit push -u origin ${repo.default_branch}`}</code>
@@ -48,7 +49,7 @@ function EmptyRepository({ repo }: { repo: Repository }) {
 
 /** The repository has refs but not its default branch (never pushed, or only tags): say so and
  *  where its branches are, instead of a page that is not found. */
-function MissingDefaultBranch({ repo, branches }: { repo: Repository; branches: number }) {
+function MissingDefaultBranch({ repo, branches, ssh }: { repo: Repository; branches: number; ssh: string | undefined }) {
   const has = branches === 0 ? 'it has no branch yet' : branches === 1 ? 'it has one other branch' : `it has ${branches} other branches`;
   return (
     <section>
@@ -57,7 +58,7 @@ function MissingDefaultBranch({ repo, branches }: { repo: Repository; branches: 
         The default branch <strong>{repo.default_branch}</strong> does not exist: {has}. <a href={repoPages.branches(repo.owner, repo.name)}>See the branches</a>, push{' '}
         {repo.default_branch}, or choose another default branch in the settings.
       </Notice>
-      <CloneBox url={repo.clone_url} />
+      <CloneBox url={repo.clone_url} ssh={ssh} />
     </section>
   );
 }
@@ -112,22 +113,24 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
   // are asked for at once. Each answers 404 alike for a repository the caller may not see; a
   // list that cannot be read only drops its count, unless the page needs it to say why there is
   // no listing.
-  const [repo, listing, branchList, tagList, open] = await Promise.all([
+  const [repo, listing, branchList, tagList, open, sshFacts] = await Promise.all([
     ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
     settle(ctx.api.get(browseApiPath(owner, name, 'tree', refAndPath))),
     settle(ctx.api.get(apiPath('/api/repos/{owner}/{repo}/branches', { owner, repo: name }))),
     settle(ctx.api.get(apiPath('/api/repos/{owner}/{repo}/tags', { owner, repo: name }))),
     settle(ctx.api.get(openMergeRequestsPath(owner, name))),
+    sshFactsOf(ctx.config.sshHttpUrl),
   ]);
   const chrome = chromeOf(repo, 'code', countsOf(branchList, tagList, open));
+  const ssh = sshFacts ? sshCloneUrl(ctx.config.publicUrl, sshFacts, repo.owner, repo.name) : undefined;
   if (!listing.ok) {
     if (!branchList.ok) throw branchList.error;
     if (!tagList.ok) throw tagList.error;
     const branches = branchList.value.branches;
-    if (branches.length === 0 && tagList.value.tags.length === 0) return page(repo.full_name, <EmptyRepository repo={repo} />, { repo: chrome });
+    if (branches.length === 0 && tagList.value.tags.length === 0) return page(repo.full_name, <EmptyRepository repo={repo} ssh={ssh} />, { repo: chrome });
     // A default branch deleted (or never pushed) keeps its setting: the home says so, not 404.
     if (isHome && !branches.some((b) => b.name === repo.default_branch)) {
-      return page(repo.full_name, <MissingDefaultBranch repo={repo} branches={branches.length} />, { repo: chrome });
+      return page(repo.full_name, <MissingDefaultBranch repo={repo} branches={branches.length} ssh={ssh} />, { repo: chrome });
     }
     if (isApiError(listing.error, 'validation', 'Not a directory')) return redirect(repoUrl(owner, name, `/-/blob/${encodePath(refAndPath)}`), 302);
     throw listing.error;
@@ -141,7 +144,7 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
     <>
       {isHome && repo.description && <p class="description">{repo.description}</p>}
       <div class="repo-actions">
-        <CloneBox url={repo.clone_url} />
+        <CloneBox url={repo.clone_url} ssh={ssh} />
         <p class="downloads">
           Download: <a href={repoPages.archive(owner, name, tree.ref, 'zip')}>zip</a> · <a href={repoPages.archive(owner, name, tree.ref, 'tar.gz')}>tar.gz</a>
         </p>

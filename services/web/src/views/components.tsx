@@ -98,13 +98,22 @@ export function RefSwitcher({ owner, repo, current, path, refs, view }: { owner:
   );
 }
 
-/** The clone URL, selectable without script; site.js adds a copy button. */
-export function CloneBox({ url }: { url: string }) {
+/** The clone URL, selectable without script; site.js adds a copy button. The SSH URL beside it
+ *  when the site serves SSH (README.md#ssh). */
+export function CloneBox({ url, ssh }: { url: string; ssh?: string | undefined }) {
   return (
-    <div class="clone-box">
-      <label for="clone-url">Clone</label>
-      <input id="clone-url" type="text" readonly value={url} data-copy="" />
-    </div>
+    <>
+      <div class="clone-box">
+        <label for="clone-url">Clone</label>
+        <input id="clone-url" type="text" readonly value={url} data-copy="" />
+      </div>
+      {ssh && (
+        <div class="clone-ssh">
+          <label for="clone-url-ssh">SSH</label>
+          <input id="clone-url-ssh" type="text" readonly value={ssh} data-copy="" />
+        </div>
+      )}
+    </>
   );
 }
 
