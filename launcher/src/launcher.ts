@@ -7,6 +7,7 @@ import { holdsDatabase, shareEmbeddedDatabase } from '@githost/db';
 import { MetricsEndpoint } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import { privateFileModes } from '@githost/runtime';
+import { writeSettingsFile } from '@githost/ssh/openssh';
 import { ensureAdminToken } from './admin-token.js';
 import { InProcessServices } from './in-process.js';
 import { childEntry, processPerService, requireBrokerForProcesses, ServiceProcesses, type Ports, type ServiceProcess } from './processes.js';
@@ -184,6 +185,9 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     throw err;
   }
 
+  // OpenSSH mode's githost-keys and githost-serve find this start's addresses and secret here
+  // (services/ssh/README.md#openssh-mode).
+  writeSettingsFile(dataDir, env);
   const processes = [{ name: 'launcher', pid: process.pid }, ...runner.list()];
   logger.info(
     { port, ssh_port: sshPort, metrics_ports: metricsPorts, data_dir: dataDir, database: databaseUrl ? 'postgres' : 'pglite', bus: amqpUrl ? 'rabbitmq' : 'in-process', mode: split ? 'process-per-service' : 'one-process', services: started, processes },

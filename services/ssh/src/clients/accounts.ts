@@ -12,6 +12,8 @@ const PERMISSIONS: readonly Permission[] = ['none', 'read', 'write', 'admin'];
 export interface SshAccounts {
   /** The caller the key authenticates; null for an unknown key or a suspended user. */
   callerByFingerprint(fingerprint: string, requestId: string): Promise<SshCaller | null>;
+  /** The same by the key's id: OpenSSH mode's `githost-serve key-<id>` (services/ssh/README.md#openssh-mode). */
+  callerByKeyId(keyId: number, requestId: string): Promise<SshCaller | null>;
   authorize(principal: Principal, owner: string, name: string, requestId: string): Promise<RepoContext | null>;
   reachable(): Promise<boolean>;
   close(): void;
@@ -22,6 +24,10 @@ export function grpcSshAccounts(address: string, internalSecret: string): SshAcc
   return {
     async callerByFingerprint(fingerprint, requestId) {
       const res = await callUnary<accounts.LookupSshKeyRequest, accounts.LookupSshKeyResponse__Output>(client, client.LookupSshKey, { fingerprint }, { requestId, timeoutMs: TIMEOUT_MS });
+      return sshCallerOf(res);
+    },
+    async callerByKeyId(keyId, requestId) {
+      const res = await callUnary<accounts.LookupSshKeyRequest, accounts.LookupSshKeyResponse__Output>(client, client.LookupSshKey, { key_id: keyId }, { requestId, timeoutMs: TIMEOUT_MS });
       return sshCallerOf(res);
     },
     async authorize(principal, owner, name, requestId) {
