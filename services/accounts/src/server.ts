@@ -58,7 +58,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       const store = storage;
       const users = new PgUserStore(database);
       const oauthApplications = new PgOAuthApplicationStore(database);
-      const provider = createOAuthProvider({
+      const provider = await createOAuthProvider({
         issuer: config.publicUrl,
         db: database,
         applications: oauthApplications,

@@ -1,10 +1,12 @@
 import { createHash, createHmac, timingSafeEqual, type JsonWebKey } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '@githost/db';
 import type { OAuthApplicationStore } from '../domain/oauth-applications.js';
 import { OAUTH_SCOPES } from '../domain/oauth-scopes.js';
 import type { UserStore } from '../domain/ports.js';
+import { loadOidcProvider } from './load-oidc-provider.js';
 import { recordAdapterFactory } from './record-adapter.js';
 
 /**
@@ -53,7 +55,8 @@ export interface OAuthProviderDeps {
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
-export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
+export async function createOAuthProvider(deps: OAuthProviderDeps): Promise<Provider> {
+  const { default: OidcProvider, interactionPolicy } = await loadOidcProvider();
   const policy = interactionPolicy.base();
   // Every authorization passes the web's consent page, so it is always the person signed in to
   // the web who approves, never a provider session that outlived their sign-out.
@@ -119,7 +122,7 @@ export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
     },
   };
 
-  const provider = new Provider(deps.issuer, configuration);
+  const provider = new OidcProvider(deps.issuer, configuration);
   // The gateway in front sets X-Forwarded-Proto and Host (docs/architecture.md).
   provider.proxy = true;
   // Client secrets are kept as their SHA-256 (like tokens), so the one the client sends is hashed
