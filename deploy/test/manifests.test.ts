@@ -29,7 +29,7 @@ const OPERATOR_KINDS: Record<string, (o: K8sObject) => string[]> = {
   'rabbitmq.com/v1beta1/RabbitmqCluster': (o) => [`${o.metadata.name}-default-user`],
 };
 /** Created by whoever runs the cluster, before applying production (docs/operating.md#running-on-kubernetes). */
-const PRE_CREATED_SECRETS = ['githost-internal', 'githost-backup-s3'];
+const PRE_CREATED_SECRETS = ['githost-internal', 'githost-backup-s3', 'githost-ssh-host-keys'];
 
 function validateAgainstSchema(o: K8sObject): void {
   const modulePath = `kubernetes-models/${o.apiVersion}/${o.kind}`;
@@ -37,8 +37,8 @@ function validateAgainstSchema(o: K8sObject): void {
   new Model(o).validate();
 }
 
-type Container = { name: string; readinessProbe?: unknown; livenessProbe?: unknown; resources?: { limits?: Record<string, string>; requests?: Record<string, string> }; securityContext?: Record<string, unknown>; env?: Array<{ valueFrom?: { secretKeyRef?: { name: string; optional?: boolean } } }> };
-type PodSpec = { containers: Container[]; securityContext?: { runAsNonRoot?: boolean } };
+type Container = { name: string; readinessProbe?: unknown; livenessProbe?: unknown; resources?: { limits?: Record<string, string>; requests?: Record<string, string> }; securityContext?: Record<string, unknown>; env?: Array<{ name?: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; optional?: boolean } } }> };
+type PodSpec = { containers: Container[]; securityContext?: { runAsNonRoot?: boolean }; volumes?: Array<{ name: string; secret?: { secretName: string }; emptyDir?: object }> };
 
 const workloads = (objs: K8sObject[]) => objs.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
 const podSpecOf = (o: K8sObject) => (o.spec as { template: { spec: PodSpec; metadata: { labels: Record<string, string> } } }).template;
@@ -56,7 +56,7 @@ for (const overlay of ['dev', 'production']) {
     });
 
     it('when rendered, then each service has a workload, a Service, a ServiceAccount and a PodDisruptionBudget', () => {
-      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web']) {
+      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web', 'ssh']) {
         const kinds = objects.filter((o) => o.metadata.name === name).map((o) => o.kind);
         expect(kinds).toEqual(expect.arrayContaining(['Service', 'ServiceAccount', 'PodDisruptionBudget', name === 'git-storage' ? 'StatefulSet' : 'Deployment']));
       }
@@ -91,6 +91,8 @@ for (const overlay of ['dev', 'production']) {
       const refs = workloads(objects).flatMap((w) => podSpecOf(w).spec.containers.flatMap((c) => (c.env ?? []).map((e) => e.valueFrom?.secretKeyRef).filter((r) => r && !r.optional)));
       expect(refs.length).toBeGreaterThan(5);
       for (const r of refs) expect([r!.name, available.has(r!.name)]).toEqual([r!.name, true]);
+      const mounted = workloads(objects).flatMap((w) => (podSpecOf(w).spec.volumes ?? []).flatMap((v) => (v.secret ? [v.secret.secretName] : [])));
+      for (const name of mounted) expect([name, available.has(name)]).toEqual([name, true]);
     });
 
     it('when rendered, then every Service selects a workload and every ConfigMap reference exists', () => {
@@ -102,24 +104,29 @@ for (const overlay of ['dev', 'production']) {
       expect(objects.some((o) => o.kind === 'ConfigMap' && o.metadata.name === 'githost-config')).toBe(true);
     });
 
-    it('when rendered, then ingress is denied by default, only the gateway is open to everyone, and git-storage and accounts gRPC take named callers', () => {
+    it('when rendered, then ingress is denied by default, only the gateway and the SSH port are open to everyone, and git-storage and accounts gRPC take named callers', () => {
       const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
       const deny = policies.find((p) => p.metadata.name === 'default-deny-ingress')!;
       expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
       const open = policies.filter((p) => ((p.spec as { ingress?: Array<{ from?: unknown }> }).ingress ?? []).some((r) => r.from === undefined));
-      expect(open.map((p) => p.metadata.name)).toEqual(['gateway-from-anywhere']);
+      expect(open.map((p) => p.metadata.name).sort()).toEqual(['gateway-from-anywhere', 'ssh-from-anywhere']);
       const storage = policies.find((p) => p.metadata.name === 'git-storage-ingress')!;
       const grpcPeers = (storage.spec as { ingress: Array<{ from: Array<{ podSelector?: { matchLabels: Record<string, string> } }>; ports: Array<{ port: number }> }> }).ingress
         .filter((r) => r.ports.some((p) => p.port === 3102))
         .flatMap((r) => r.from.map((f) => f.podSelector?.matchLabels['app.kubernetes.io/name']));
       // the gateway's is the ref watch behind its 304 answers
       expect(grpcPeers.sort()).toEqual(['accounts', 'browse', 'gateway', 'merge-requests']);
+      // git runs in git-storage for both transports: smart HTTP from the gateway, SSH from ssh
+      const httpPeers = (storage.spec as { ingress: Array<{ from: Array<{ podSelector?: { matchLabels: Record<string, string> } }>; ports: Array<{ port: number }> }> }).ingress
+        .filter((r) => r.ports.some((p) => p.port === 3101))
+        .flatMap((r) => r.from.map((f) => f.podSelector?.matchLabels['app.kubernetes.io/name']));
+      expect(httpPeers.sort()).toEqual(['gateway', 'ssh']);
       // git-storage reads each repository's protection rules from accounts on every push
       const accounts = policies.find((p) => p.metadata.name === 'accounts-ingress')!;
       const accountsPeers = (accounts.spec as { ingress: Array<{ from: Array<{ podSelector?: { matchLabels: Record<string, string> } }>; ports: Array<{ port: number }> }> }).ingress
         .filter((r) => r.ports.some((p) => p.port === 3202))
         .flatMap((r) => r.from.map((f) => f.podSelector?.matchLabels['app.kubernetes.io/name']));
-      expect(accountsPeers.sort()).toEqual(['gateway', 'git-storage', 'merge-requests', 'webhooks']);
+      expect(accountsPeers.sort()).toEqual(['gateway', 'git-storage', 'merge-requests', 'ssh', 'webhooks']);
     });
 
     it('when rendered, then every workload exposes METRICS_PORT for scraping and scrapers reach that port alone, the gateway\'s public port serving no metrics', () => {
@@ -138,10 +145,36 @@ for (const overlay of ['dev', 'production']) {
           .flatMap((p) => (p.spec as { ingress: Rule[] }).ingress)
           .filter((r) => r.from?.some((f) => f.namespaceSelector?.matchLabels['githost.io/metrics-scraper'] === 'true'))
           .flatMap((r) => r.ports.map((p) => p.port));
-      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web']) expect([name, scraperPorts(name)]).toEqual([name, [port]]);
+      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web', 'ssh']) expect([name, scraperPorts(name)]).toEqual([name, [port]]);
       const open = objects.find((o) => o.metadata.name === 'gateway-from-anywhere')!;
       const publicPorts = (open.spec as { ingress: Rule[] }).ingress.filter((r) => r.from === undefined).flatMap((r) => r.ports.map((p) => p.port));
       expect(publicPorts).toEqual([3000]);
+    });
+
+    it('when rendered, then ssh has a public SSH Service keeping client addresses, its internal port open to the web alone, and host keys from one read-only Secret in production', () => {
+      type Rule = { from?: Array<{ podSelector?: { matchLabels: Record<string, string> } }>; ports: Array<{ port: number }> };
+      const publicSsh = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'ssh-public')!;
+      expect(publicSsh.spec).toMatchObject({ type: overlay === 'dev' ? 'NodePort' : 'LoadBalancer', externalTrafficPolicy: 'Local', ports: [{ name: 'ssh', port: 2222, targetPort: 'ssh' }] });
+      const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'ssh-from-anywhere')!;
+      const rules = (policy.spec as { ingress: Rule[] }).ingress;
+      expect(rules.filter((r) => r.from === undefined).flatMap((r) => r.ports.map((p) => p.port))).toEqual([2222]);
+      expect(rules.filter((r) => r.ports.some((p) => p.port === 3701)).flatMap((r) => r.from!.map((f) => f.podSelector?.matchLabels['app.kubernetes.io/name']))).toEqual(['web']);
+      const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'ssh')!;
+      const pod = podSpecOf(deployment).spec as PodSpec & { containers: Array<Container & { ports: Array<{ name: string; containerPort: number }>; volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean }> }> };
+      const container = pod.containers[0]!;
+      expect(container.ports.find((p) => p.name === 'ssh')?.containerPort).toBe(2222);
+      const keyDir = container.env!.find((e) => e.name === 'SSH_HOST_KEY_DIR')?.value;
+      const mount = container.volumeMounts.find((m) => m.mountPath === keyDir)!;
+      const volume = pod.volumes!.find((v) => v.name === mount.name)!;
+      if (overlay === 'production') {
+        // every replica the same keys, never made in the pod
+        expect([(deployment.spec as { replicas: number }).replicas > 1, volume.secret?.secretName, mount.readOnly]).toEqual([true, 'githost-ssh-host-keys', true]);
+      } else {
+        // one replica making its own keys on a writable volume
+        expect([(deployment.spec as { replicas: number }).replicas, volume.emptyDir, mount.readOnly]).toEqual([1, {}, undefined]);
+      }
+      const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'githost-config')!;
+      expect(config.data!.SSH_HTTP_URL).toBe('http://ssh:3701');
     });
   });
 }
@@ -165,7 +198,7 @@ describe('Dockerfile', () => {
   });
 
   it('when read, then every entry point it can start is a build output of a workspace that exists', () => {
-    const services = ['accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web'];
+    const services = ['accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web', 'ssh'];
     expect(dockerfile).toContain('exec node services/$SERVICE/dist/main.js');
     expect(dockerfile).toContain('exec node gateway/dist/main.js');
     for (const s of services) {

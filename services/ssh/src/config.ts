@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { env, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
 import { httpShardsOf, shardListEnv } from '@githost/storage-router';
 
@@ -14,6 +15,9 @@ const schema = z
     SSH_MAX_UNAUTHENTICATED_PER_ADDRESS: env.int(30, 1),
     SSH_MAX_SESSIONS_PER_KEY: env.int(20, 1),
     SSH_LOGIN_GRACE_MS: env.int(30_000, 1),
+    SSH_IDLE_TIMEOUT_MS: env.int(600_000, 1),
+    // Where the host keys are; a read-only Secret mount on Kubernetes, shared by every replica.
+    SSH_HOST_KEY_DIR: env.optional(z.string().min(1)),
     ACCOUNTS_GRPC_ADDR: env.address(),
     GIT_STORAGE_HTTP_URL: optionalUrl(),
     GIT_STORAGE_HTTP_SHARDS: shardListEnv('http'),
@@ -23,6 +27,7 @@ const schema = z
   .transform((e) => ({
     ...serviceListenFields(e),
     dataDir: e.DATA_DIR,
+    hostKeyDir: e.SSH_HOST_KEY_DIR ?? path.join(e.DATA_DIR, 'ssh'),
     sshPort: e.SSH_PORT,
     sshBindHost: e.SSH_BIND_HOST,
     limits: {
@@ -32,6 +37,8 @@ const schema = z
       sessionsPerKey: e.SSH_MAX_SESSIONS_PER_KEY,
       /** Time from connecting to authenticating (OpenSSH's LoginGraceTime is 120 s). */
       loginGraceMs: e.SSH_LOGIN_GRACE_MS,
+      /** Time an authenticated connection may spend with no command running (docs/decisions/ssh-server.md#limits). */
+      idleMs: e.SSH_IDLE_TIMEOUT_MS,
       /** Authentication attempts per connection (OpenSSH's MaxAuthTries). */
       authAttempts: 6,
     },

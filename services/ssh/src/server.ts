@@ -42,7 +42,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<Ssh
 
   return {
     async start() {
-      const hostKeys: HostKey[] = await loadHostKeys(config.dataDir);
+      const hostKeys: HostKey[] = await loadHostKeys(config.hostKeyDir);
       const found = grpcSshAccounts(config.accountsGrpcAddress, config.internalSecret);
       accounts = found;
       ssh = createSshServer({

@@ -24,6 +24,8 @@ export interface SshLimits {
   unauthenticatedPerAddress: number;
   sessionsPerKey: number;
   loginGraceMs: number;
+  /** An authenticated connection with no command running this long is closed. */
+  idleMs: number;
   authAttempts: number;
 }
 
@@ -34,6 +36,12 @@ export interface SshServerDeps {
   callerByFingerprint(fingerprint: string, requestId: string): Promise<SshCaller | null>;
   commands: CommandDeps;
   logger: Logger;
+}
+
+/** What a connection's sessions report, so its idle timer runs only while no command does. */
+interface CommandActivity {
+  started(): void;
+  ended(): void;
 }
 
 /** The environment variables a client may send (`env` requests); git sends GIT_PROTOCOL only. */
@@ -75,8 +83,32 @@ export function createSshServer(deps: SshServerDeps) {
       client.end();
     }, limits.loginGraceMs);
     grace.unref();
+    // After authentication: closes the connection once no command has run for `idleMs`
+    // (docs/decisions/ssh-server.md#limits). A running command is bounded by git-storage's own
+    // cut-off (PUSH_IDLE_TIMEOUT_MS) when both directions fall silent, so the timer waits for it.
+    let idle: NodeJS.Timeout | undefined;
+    let running = 0;
+    const armIdle = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        logger.info({ address, idle_ms: limits.idleMs }, 'ssh: no command for too long, disconnecting');
+        client.end();
+      }, limits.idleMs);
+      idle.unref();
+    };
+    const activity: CommandActivity = {
+      started() {
+        running++;
+        clearTimeout(idle);
+      },
+      ended() {
+        running--;
+        if (running === 0 && connections.has(client)) armIdle();
+      },
+    };
     client.on('close', () => {
       clearTimeout(grace);
+      clearTimeout(idle);
       uncount();
       connections.delete(client);
     });
@@ -118,7 +150,8 @@ export function createSshServer(deps: SshServerDeps) {
       uncount();
       const who = caller!;
       logger.info({ address, key_id: who.keyId, kind: who.kind }, 'ssh: authenticated');
-      client.on('session', (accept) => serveSession(accept(), who));
+      armIdle();
+      client.on('session', (accept) => serveSession(accept(), who, activity));
       // Port forwarding (-L, -R), agent and X11 forwarding, streamlocal: none of githost's business.
       client.on('tcpip', (_accept, reject) => reject());
       client.on('openssh.streamlocal', (_accept, reject) => reject());
@@ -126,7 +159,7 @@ export function createSshServer(deps: SshServerDeps) {
     });
   });
 
-  function serveSession(session: Session, caller: SshCaller): void {
+  function serveSession(session: Session, caller: SshCaller, activity: CommandActivity): void {
     const env: Record<string, string> = {};
     let started = false;
     session.on('env', (accept, reject, info) => {
@@ -154,7 +187,9 @@ export function createSshServer(deps: SshServerDeps) {
         return;
       }
       sessions.set(key, running + 1);
+      activity.started();
       const done = (code: number) => {
+        activity.ended();
         const n = (sessions.get(key) ?? 1) - 1;
         if (n <= 0) sessions.delete(key);
         else sessions.set(key, n);

@@ -120,7 +120,7 @@ function firstChunkRead(body: Readable): Promise<Readable> {
  * nothing for `PUSH_IDLE_TIMEOUT_MS`: a silent push would otherwise hold a receive-pack and its
  * quarantine forever.
  */
-function watchedBody(ctx: StorageContext, req: Request, res: Response): Readable {
+function watchedBody(ctx: StorageContext, req: Request, res: Response): IdleCutoff {
   const cutoff = new IdleCutoff(ctx.pushLimits.idleTimeoutMs, () => {
     ctx.logger.warn({ idle_ms: ctx.pushLimits.idleTimeoutMs }, 'git transport: the client sent nothing for too long, cutting it off');
     // The client's fault: 408 (the connection closes after it) while git has answered nothing
@@ -186,6 +186,8 @@ interface Exchange {
   res: Response;
   /** The full-duplex (SSH) exchange: the body does not end before git does. */
   duplex: boolean;
+  /** Called on each chunk of git's output (the duplex body's idle cut-off counts it as activity). */
+  onOutput?: () => void;
 }
 
 /**
@@ -193,7 +195,7 @@ interface Exchange {
  * open until its events are durable (CONTRACT §1): git's exit, then the quarantine, the refs
  * watchers and the intent record settled.
  */
-async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags, body, res, duplex }: Exchange): Promise<{ code: number; stderr: string }> {
+async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags, body, res, duplex, onOutput }: Exchange): Promise<{ code: number; stderr: string }> {
   const pushEnded = push ? ctx.housekeeping.pushStarted(gitDir) : undefined;
   const child = spawnGit({ config: push ? receiveConfig(ctx, push.recorded !== undefined) : undefined, name: service.slice(4), flags: transportFlags(service, ...flags), args: [gitDir] }, { env });
   killOnDisconnect(res, child);
@@ -208,6 +210,7 @@ async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags
     stopGit(child);
   });
   child.stdout!.pipe(res, { end: false });
+  if (onOutput) child.stdout!.on('data', onOutput);
   const recorded = push?.recorded;
   if (recorded) child.stdout!.on('data', (chunk: Buffer) => recorded.report.push(chunk));
   const [code] = await Promise.all([exited(child), new Promise((r) => child.stdout!.once('close', r))]);
@@ -293,7 +296,10 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
    * stdout, both streaming while the exchange lasts; git's exit status and stderr follow in
    * trailers. A receive-pack's commands come only after the advertisement, so they cannot be
    * peeked: the reference-transaction hook records them, as for any client without report-status.
-   * No idle cut-off on the body: an SSH client sends nothing while a long clone streams.
+   * The body has smart HTTP's idle cut-off (PUSH_IDLE_TIMEOUT_MS), git's output counting as
+   * activity too: an SSH client sends nothing while a clone streams or while it waits for
+   * receive-pack's report (git sends keep-alives then), so only an exchange silent both ways is
+   * cut (docs/decisions/ssh-server.md#limits) and a silent push cannot hold its quarantine.
    */
   app.post(
     /^\/([^/]+)\/([^/]+)\.git\/duplex\/(git-upload-pack|git-receive-pack)$/,
@@ -311,7 +317,9 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       noCache(res);
       // The advertisement must reach the client before it sends anything.
       res.flushHeaders();
-      const { code, stderr } = await exchange(ctx, { service, gitDir, env, push, flags: [], body: req, res, duplex: true });
+      // Watched from here: until git starts, the wait is the service's, not the client's.
+      const body = watchedBody(ctx, req, res);
+      const { code, stderr } = await exchange(ctx, { service, gitDir, env, push, flags: [], body, res, duplex: true, onOutput: () => body.activity() });
       res.addTrailers({ [GIT_EXIT_STATUS_TRAILER]: String(code), [GIT_STDERR_TRAILER]: Buffer.from(stderr).toString('base64') });
       res.end();
     }),

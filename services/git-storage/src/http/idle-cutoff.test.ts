@@ -48,4 +48,22 @@ describe('IdleCutoff', () => {
     expect(idle).toBe(1);
     cutoff.destroy();
   });
+
+  it('when the other direction moves (activity), then the client is not idle, and activity after the end arms nothing', async () => {
+    let idle = 0;
+    const source = new PassThrough();
+    const cutoff = source.pipe(new IdleCutoff(50, () => idle++));
+    cutoff.resume();
+    for (let i = 0; i < 4; i++) {
+      cutoff.activity();
+      await sleep(30);
+    }
+    expect(idle).toBe(0);
+    await sleep(80);
+    expect(idle).toBe(1);
+    cutoff.destroy();
+    cutoff.activity();
+    await sleep(80);
+    expect(idle).toBe(1);
+  });
 });

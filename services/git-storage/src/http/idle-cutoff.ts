@@ -17,6 +17,14 @@ export class IdleCutoff extends Transform {
     this.arm();
   }
 
+  /**
+   * The exchange moved the other way (git answered): a full-duplex client that waits for git's
+   * output is not idle. Does nothing once the body has ended or been destroyed.
+   */
+  activity(): void {
+    if (this.timer) this.arm();
+  }
+
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.arm();
     callback(null, chunk);
