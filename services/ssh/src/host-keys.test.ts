@@ -3,7 +3,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { loadHostKeys, MissingHostKeyError } from './host-keys.js';
+import ssh2 from 'ssh2';
+import { loadHostKeys, MissingHostKeyError, readableKey } from './host-keys.js';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -66,5 +67,13 @@ describe('loadHostKeys (docs/decisions/ssh-server.md#host-keys)', () => {
     mkdirSync(keys);
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(keys, 'ssh_host_rsa_key')]);
     await expect(loadHostKeys(keys)).rejects.toThrow(`${path.join(keys, 'ssh_host_rsa_key')}: a ssh-ed25519 key where ssh-rsa belongs`);
+  });
+
+  it('when ssh2 makes an ed25519 key its own parser refuses (about 4 in 1,000), then another is made: 2,000 new keys all read back', () => {
+    for (let i = 0; i < 2000; i++) expect(ssh2.utils.parseKey(readableKey(() => ssh2.utils.generateKeyPairSync('ed25519')))).not.toBeInstanceOf(Error);
+  });
+
+  it('when every key made is unreadable, then it gives up with an error instead of looping', () => {
+    expect(() => readableKey(() => ({ private: 'not a key' }), 3)).toThrow('no readable host key in 3 tries');
   });
 });

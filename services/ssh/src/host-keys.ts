@@ -16,10 +16,23 @@ export interface HostKey {
   fingerprint: string;
 }
 
+/**
+ * A new private key that ssh2 reads back: about 4 in 1,000 ed25519 keys ssh2 generates come out in
+ * a form its own parser refuses ("Malformed OpenSSH private key"), which stopped a first start; such
+ * a key is made again.
+ */
+export function readableKey(make: () => { private: string }, tries = 20): string {
+  for (let i = 0; i < tries; i++) {
+    const key = make().private;
+    if (!(utils.parseKey(key) instanceof Error)) return key;
+  }
+  throw new Error(`no readable host key in ${tries} tries`);
+}
+
 const KINDS = [
-  { file: 'ssh_host_ed25519_key', type: 'ssh-ed25519', make: () => utils.generateKeyPairSync('ed25519') },
+  { file: 'ssh_host_ed25519_key', type: 'ssh-ed25519', make: () => readableKey(() => utils.generateKeyPairSync('ed25519')) },
   // For clients without ed25519 (old ones); 3072 bits as ssh-keygen makes by default.
-  { file: 'ssh_host_rsa_key', type: 'ssh-rsa', make: () => utils.generateKeyPairSync('rsa', { bits: 3072 }) },
+  { file: 'ssh_host_rsa_key', type: 'ssh-rsa', make: () => readableKey(() => utils.generateKeyPairSync('rsa', { bits: 3072 })) },
 ] as const;
 
 /** SHA256 fingerprint of a public key blob. */
@@ -69,7 +82,7 @@ export async function loadHostKeys(dir: string, isWritable: (dir: string) => Pro
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       const missing = () => new MissingHostKeyError(`${file} is missing and ${dir} is read-only: create the host keys there (deploy/README.md#ssh-host-keys); githost never makes a key per replica`);
       if (!canWrite) throw missing();
-      privateKey = kind.make().private;
+      privateKey = kind.make();
       // `wx`: two processes starting on one DATA_DIR never overwrite each other's key.
       await writeFile(file, privateKey, { mode: 0o600, flag: 'wx' }).catch(async (e: NodeJS.ErrnoException) => {
         if (isReadOnly(e)) throw missing();
