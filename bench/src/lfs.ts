@@ -38,7 +38,7 @@ interface Measured {
 }
 
 /**
- * Git LFS through githost (issue 25 "Benchmark"): the same bytes in objects of 1 MiB, 100 MiB and
+ * Git LFS through githost (bench/README.md#lfs-git-lfs): the same bytes in objects of 1 MiB, 100 MiB and
  * 1 GiB, uploaded then downloaded by a small client doing what git-lfs's basic transfer does
  * (lfs-client.ts) against githost's batch API and object hrefs, and against a plain node `http`
  * server streaming them to and from disk (lfs-plain-server.ts), in the same run; then the real

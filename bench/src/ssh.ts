@@ -29,7 +29,7 @@ interface SshRemote {
 }
 
 /**
- * git over githost's SSH service (issue 25 "Benchmark") vs a plain OpenSSH `sshd` of the bench's
+ * git over githost's SSH service (bench/README.md#ssh-git-over-ssh) vs a plain OpenSSH `sshd` of the bench's
  * own running `git-upload-pack`/`git-receive-pack` on a bare repository, and vs githost's HTTP, in
  * the same run: push --mirror and clone of the generated repository, connection set-up (kex,
  * authentication and an exec answered at once) and the SSH service's idle RSS.
