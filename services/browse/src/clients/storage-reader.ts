@@ -109,15 +109,7 @@ export class StorageReader implements RepositoryReader {
     const header = first.value;
     async function* chunks(): AsyncGenerator<Buffer> {
       if (header.data.length > 0) yield header.data;
-      try {
-        for (;;) {
-          const next = await messages.next();
-          if (next.done) return;
-          if (next.value.data.length > 0) yield next.value.data;
-        }
-      } catch (err) {
-        throw fromServiceError(err);
-      }
+      yield* restOf(messages);
     }
     return { oid: header.oid, size: header.size, mode: header.mode, tooLarge: header.too_large, chunks: chunks(), cancel: () => call.cancel() };
   }
@@ -137,17 +129,20 @@ export class StorageReader implements RepositoryReader {
     }
     if (first.done) return undefined;
     const size = first.value.size;
-    async function* chunks(): AsyncGenerator<Buffer> {
-      try {
-        for (;;) {
-          const next = await messages.next();
-          if (next.done) return;
-          if (next.value.data.length > 0) yield next.value.data;
-        }
-      } catch (err) {
-        throw fromServiceError(err);
-      }
+    return { size, chunks: restOf(messages), cancel: () => call.cancel() };
+  }
+}
+
+/** The data of a read stream's messages after the first (ReadBlob, ReadLfsObject), its gRPC errors
+ *  mapped as every read maps them. */
+async function* restOf(messages: AsyncIterator<{ data: Buffer }>): AsyncGenerator<Buffer> {
+  try {
+    for (;;) {
+      const next = await messages.next();
+      if (next.done) return;
+      if (next.value.data.length > 0) yield next.value.data;
     }
-    return { size, chunks: chunks(), cancel: () => call.cancel() };
+  } catch (err) {
+    throw fromServiceError(err);
   }
 }
