@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { unauthenticated } from '@githost/errors';
@@ -102,6 +102,15 @@ export function canWrite(p: Permission | undefined): boolean {
  */
 export function isRepoVisible<R extends Pick<RepoContext, 'private' | 'permission'>>(repo: R | null): repo is R {
   return repo !== null && (!repo.private || canRead(repo.permission));
+}
+
+/**
+ * An SSH public key's fingerprint, `SHA256:` and the unpadded base64 of the SHA-256 of its wire
+ * blob, exactly what `ssh-keygen -l` prints (docs/decisions/ssh-keys.md): what accounts keeps, what
+ * the SSH server and githost-keys look a key up by, and how host keys are shown.
+ */
+export function sshKeyFingerprint(blob: Buffer): string {
+  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
 
 /** The refusal of a push to a repository the caller may only read, the same over HTTP and SSH. */

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { access, chmod, constants, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import ssh2 from 'ssh2';
 import { ConfigError } from '@githost/config';
+import { sshKeyFingerprint } from '@githost/identity';
 
 const { utils } = ssh2;
 
@@ -34,11 +34,6 @@ const KINDS = [
   // For clients without ed25519 (old ones); 3072 bits as ssh-keygen makes by default.
   { file: 'ssh_host_rsa_key', type: 'ssh-rsa', make: () => readableKey(() => utils.generateKeyPairSync('rsa', { bits: 3072 })) },
 ] as const;
-
-/** SHA256 fingerprint of a public key blob. */
-export function fingerprintOf(blob: Buffer): string {
-  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-}
 
 /** Errors that say the directory cannot be written (a Secret volume, a read-only mount). */
 const READ_ONLY = new Set(['EROFS', 'EACCES', 'EPERM']);
@@ -96,7 +91,7 @@ export async function loadHostKeys(dir: string, isWritable: (dir: string) => Pro
     const key = Array.isArray(parsed) ? parsed[0]! : parsed;
     if (key.type !== kind.type) throw new Error(`${file}: a ${key.type} key where ${kind.type} belongs`);
     const blob = key.getPublicSSH();
-    keys.push({ type: kind.type, privateKey, publicKey: `${kind.type} ${blob.toString('base64')}`, fingerprint: fingerprintOf(blob) });
+    keys.push({ type: kind.type, privateKey, publicKey: `${kind.type} ${blob.toString('base64')}`, fingerprint: sshKeyFingerprint(blob) });
   }
   return keys;
 }

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@githost/logging';
 import type { RepoFields } from '@githost/identity';
-import { fingerprintOf, loadHostKeys } from './host-keys.js';
+import { sshKeyFingerprint } from '@githost/identity';
+import { loadHostKeys } from './host-keys.js';
 import { createSshServer } from './ssh-server.js';
 import type { CommandDeps, SshCaller } from './commands/index.js';
 
@@ -26,7 +27,7 @@ async function start(runGit: CommandDeps['runGit']): Promise<{ port: number; ide
   dir = mkdtempSync(path.join(tmpdir(), 'githost-ssh-idle-'));
   const identity = path.join(dir, 'id_ed25519');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', identity]);
-  const aliceFingerprint = fingerprintOf(Buffer.from(readFileSync(`${identity}.pub`, 'utf8').split(' ')[1]!, 'base64'));
+  const aliceFingerprint = sshKeyFingerprint(Buffer.from(readFileSync(`${identity}.pub`, 'utf8').split(' ')[1]!, 'base64'));
   const logger = createLogger('ssh-test', 'silent');
   server = createSshServer({
     hostKeys: await loadHostKeys(path.join(dir, 'host')),

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import ssh2, { type Algorithms, type AuthContext, type Connection, type ServerChannel, type Session } from 'ssh2';
 import type { Logger } from '@githost/logging';
-import { fingerprintOf, type HostKey } from './host-keys.js';
+import { sshKeyFingerprint } from '@githost/identity';
+import type { HostKey } from './host-keys.js';
 import { serveCommand, type CommandDeps, type SshCaller } from './commands/index.js';
 
 const { Server, utils } = ssh2;
@@ -127,7 +128,7 @@ export function createSshServer(deps: SshServerDeps) {
         ctx.reject(['publickey']);
         return;
       }
-      const fingerprint = fingerprintOf(ctx.key.data);
+      const fingerprint = sshKeyFingerprint(ctx.key.data);
       void (async () => {
         // One lookup per key per connection (the query and the signed attempt ask about the same key).
         if (lookedUp?.fingerprint !== fingerprint) lookedUp = { fingerprint, caller: await deps.callerByFingerprint(fingerprint, randomUUID()) };

@@ -1,5 +1,6 @@
-import { createHash, createPublicKey, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { validation } from '@githost/errors';
+import { sshKeyFingerprint } from '@githost/identity';
 
 /** An OpenSSH public key as accepted (docs/decisions/ssh-keys.md). */
 export interface SshPublicKey {
@@ -121,7 +122,7 @@ export function parseSshPublicKey(text: string): SshPublicKey {
   if (data === '' || !BASE64.test(data) || data.length % 4 !== 0) throw malformed('the key data is not base64');
   const blob = Buffer.from(data, 'base64');
   checkBlob(type, blob);
-  const fingerprint = 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
+  const fingerprint = sshKeyFingerprint(blob);
   return { type, key: `${type} ${blob.toString('base64')}`, fingerprint, comment: comment.join(' ') };
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { generateSshKey } from '@githost/test-support';
-import { authorizedKeyLine, DEFAULT_SETTINGS_FILE, keyFingerprint, offeredKeyBlob, parseKeysArguments } from './authorized-key.js';
+import { sshKeyFingerprint } from '@githost/identity';
+import { authorizedKeyLine, DEFAULT_SETTINGS_FILE, offeredKeyBlob, parseKeysArguments } from './authorized-key.js';
 
 const serve = { node: '/usr/bin/node', script: '/opt/githost/services/ssh/bin/githost-serve.js', settingsFile: '/srv/githost/data/openssh.env' };
 
@@ -28,7 +29,7 @@ describe('the offered key', () => {
       const [type, base64] = made.publicKey.split(' ') as [string, string];
       const blob = offeredKeyBlob(type, base64);
       expect(blob).not.toBeNull();
-      expect(keyFingerprint(blob!)).toBe(made.fingerprint);
+      expect(sshKeyFingerprint(blob!)).toBe(made.fingerprint);
     }
   });
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { isShellSafePath } from './settings.js';
 
 /**
@@ -54,12 +53,6 @@ export function offeredKeyBlob(keyType: string, keyBase64: string): Buffer | nul
   if (blob.toString('base64') !== keyBase64) return null;
   const name = sshString(blob, 0);
   return name && name.toString('latin1') === keyType ? blob : null;
-}
-
-/** `SHA256:<base64 without padding>` of the blob, as `ssh-keygen -l` prints it and accounts keeps it
- *  (host-keys.ts's fingerprintOf says the same, but its module loads ssh2). */
-export function keyFingerprint(blob: Buffer): string {
-  return 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
 }
 
 export interface ServeCommand {

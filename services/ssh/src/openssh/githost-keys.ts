@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { authorizedKeyLine, keyFingerprint, offeredKeyBlob, parseKeysArguments } from './authorized-key.js';
+import { sshKeyFingerprint } from '@githost/identity';
+import { authorizedKeyLine, offeredKeyBlob, parseKeysArguments } from './authorized-key.js';
 import { lookupKeyByFingerprint, type KeyLookup } from './lookup-key-lite.js';
 import { readSettings, required } from './settings.js';
 
@@ -47,7 +48,7 @@ export async function githostKeys(argv: readonly string[], deps: KeysDeps): Prom
     if (args.user !== (settings.GITHOST_SSH_USER || DEFAULT_SSH_USER)) return { exitCode: 0, stdout: '', stderr: '' };
     const blob = offeredKeyBlob(args.keyType, args.keyBase64);
     if (!blob) return { exitCode: 0, stdout: '', stderr: '' };
-    const found = await deps.lookup(required(settings, 'ACCOUNTS_GRPC_ADDR', args.settingsFile), required(settings, 'GITHOST_INTERNAL_SECRET', args.settingsFile), keyFingerprint(blob));
+    const found = await deps.lookup(required(settings, 'ACCOUNTS_GRPC_ADDR', args.settingsFile), required(settings, 'GITHOST_INTERNAL_SECRET', args.settingsFile), sshKeyFingerprint(blob));
     if (found.outcome !== 'user' && found.outcome !== 'deploy_key') return { exitCode: 0, stdout: '', stderr: '' };
     const line = authorizedKeyLine({ node: deps.node, script: deps.serveScript, settingsFile: args.settingsFile }, found.keyId, args.keyType, args.keyBase64);
     return { exitCode: 0, stdout: `${line}\n`, stderr: '' };
