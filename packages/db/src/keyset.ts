@@ -59,7 +59,14 @@ export async function keysetPage<R>(db: Queryable, list: KeysetList, page: PageR
     `SELECT ${list.columns}, (extract(epoch FROM ${list.at}) * 1000000)::bigint::text AS ${KEY_AT}, ${list.tie}::text AS ${KEY_TIE}
        FROM ${list.from} WHERE ${list.where}${cond} ORDER BY ${list.at} ${dir}, ${list.tie} ${dir} LIMIT ${limit}`;
   const exists = async (op: '<' | '>', key: PageKey) => {
-    const r = await db.query(`SELECT 1 FROM ${list.from} WHERE ${list.where} AND ${row} ${op} ${keyOf(n + 1)} LIMIT 1`, [...list.params, key.at, key.tie]);
+    // Ordered as the index is: without it the planner may bet on a sequential scan finding a row
+    // early, which on a table filled in time order means reading most of it.
+    const dir = op === '>' ? 'ASC' : 'DESC';
+    const r = await db.query(`SELECT 1 FROM ${list.from} WHERE ${list.where} AND ${row} ${op} ${keyOf(n + 1)} ORDER BY ${list.at} ${dir}, ${list.tie} ${dir} LIMIT 1`, [
+      ...list.params,
+      key.at,
+      key.tie,
+    ]);
     return r.rows.length > 0;
   };
   const start = page.start;
