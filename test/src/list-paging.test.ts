@@ -31,7 +31,7 @@ describe('lists paged by cursor through the gateway', () => {
     r = await createBranchedRepo(gh, alice, 'paged', { mainFiles: { 'README.md': 'hi\n' }, branch: 'feature', branchFiles: { 'a.txt': 'a\n' } });
     for (let i = 1; i <= 7; i++) expect((await openMr(i)).status).toBe(201);
     receiver = await startReceiver();
-  });
+  }, 300_000); // a start on a busy machine
   afterAll(async () => {
     await receiver?.close();
     await gh?.stop();
