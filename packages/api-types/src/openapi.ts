@@ -752,7 +752,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Deliveries of a webhook, newest first (write access) */
+        /**
+         * Deliveries of a webhook, newest first (write access)
+         * @description Without `per_page` and `cursor`, the newest `limit`; with either, one cursor page and a `Link` header (`limit` beside them is 400).
+         */
         get: operations["listDeliveries"];
         put?: never;
         post?: never;
@@ -816,7 +819,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** List merge requests (state default open; newest first; at most 50) */
+        /**
+         * List merge requests (state default open; newest first; at most 50)
+         * @description Without `per_page` and `cursor`, the newest 50 (the spec's answer); with either, one cursor page of at most 100 and a `Link` header.
+         */
         get: operations["listMergeRequests"];
         put?: never;
         /** Open a merge request (any authenticated user) */
@@ -952,7 +958,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Activity log, newest first (read access) */
+        /**
+         * Activity log, newest first (read access)
+         * @description Without `per_page` and `cursor`, the newest 100; with either, one cursor page and a `Link` header.
+         */
         get: operations["listActivity"];
         put?: never;
         post?: never;
@@ -2042,6 +2051,10 @@ export interface components {
         q: string;
         /** @description items per page, default 30, at most 100 (larger values are 100, malformed ones 30), as GitHub */
         per_page: string;
+        /** @description asks for cursor paging (docs/decisions/list-paging.md): items per page, 1-100, default 30; anything else is 400 */
+        cursor_per_page: string;
+        /** @description where the page starts: opaque, from a Link header (docs/decisions/list-paging.md); another value is 400 */
+        cursor: string;
         /** @description a branch name or glob (`release/*`: `*` within a segment, `**` across); the rest of the path, slashes raw or percent-encoded (`release%2F*`), decoded once */
         pattern: string;
         /** @description a branch, a tag or a full sha (in that order); may contain slashes; unknown: 404 `Ref not found: <ref>` */
@@ -4031,6 +4044,10 @@ export interface operations {
             query?: {
                 /** @description page size; not a positive integer: the default */
                 limit?: number;
+                /** @description asks for cursor paging (docs/decisions/list-paging.md): items per page, 1-100, default 30; anything else is 400 */
+                per_page?: components["parameters"]["cursor_per_page"];
+                /** @description where the page starts: opaque, from a Link header (docs/decisions/list-paging.md); another value is 400 */
+                cursor?: components["parameters"]["cursor"];
             };
             header?: never;
             path: {
@@ -4045,6 +4062,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4141,6 +4159,10 @@ export interface operations {
         parameters: {
             query?: {
                 state?: string;
+                /** @description asks for cursor paging (docs/decisions/list-paging.md): items per page, 1-100, default 30; anything else is 400 */
+                per_page?: components["parameters"]["cursor_per_page"];
+                /** @description where the page starts: opaque, from a Link header (docs/decisions/list-paging.md); another value is 400 */
+                cursor?: components["parameters"]["cursor"];
             };
             header?: never;
             path: {
@@ -4154,12 +4176,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MergeRequestWithAuthor"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
@@ -4433,7 +4457,12 @@ export interface operations {
     };
     listActivity: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description asks for cursor paging (docs/decisions/list-paging.md): items per page, 1-100, default 30; anything else is 400 */
+                per_page?: components["parameters"]["cursor_per_page"];
+                /** @description where the page starts: opaque, from a Link header (docs/decisions/list-paging.md); another value is 400 */
+                cursor?: components["parameters"]["cursor"];
+            };
             header?: never;
             path: {
                 owner: components["parameters"]["owner"];
@@ -4446,6 +4475,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4458,6 +4488,7 @@ export interface operations {
                     }[];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];

@@ -41,6 +41,17 @@ export async function enqueueEvent(tx: Queryable, event: EventEnvelope): Promise
   await tx.query('INSERT INTO outbox (id, kind, envelope) VALUES ($1, $2, $3::jsonb)', [event.id, event.kind, JSON.stringify(event)]);
 }
 
+/** Several events in one statement, in the order given (their `seq` follows it): a change of many
+ *  records writes its events together with them without a round trip per event. */
+export async function enqueueEvents(tx: Queryable, events: EventEnvelope[]): Promise<void> {
+  if (events.length === 0) return;
+  await tx.query(
+    `INSERT INTO outbox (id, kind, envelope)
+     SELECT e.id, e.kind, e.envelope FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS e(id, kind, envelope, i) ORDER BY e.i`,
+    [events.map((e) => e.id), events.map((e) => e.kind), events.map((e) => JSON.stringify(e))],
+  );
+}
+
 export interface OutboxRelayOptions {
   db: Database;
   bus: EventBus;

@@ -17,6 +17,8 @@ describe('loadConfig', () => {
       amqpUrl: undefined,
       eventsExchange: 'githost.events',
       eventsQueue: 'githost.merge-requests',
+      publicUrl: 'http://localhost:3000',
+      handledEventsRetentionDays: 7,
     });
   });
 

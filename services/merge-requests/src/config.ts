@@ -9,6 +9,8 @@ const schema = requireGrpcShards(
     ACCOUNTS_GRPC_ADDR: env.address(),
     ...eventBusEnv(),
     GITHOST_MERGE_REQUESTS_QUEUE: env.name('githost.merge-requests'),
+    PUBLIC_URL: z.string().url().default('http://localhost:3000'),
+    GITHOST_HANDLED_EVENTS_RETENTION_DAYS: env.int(7, 1),
   }),
 ).transform((e) => ({
   ...databaseFields(e),
@@ -19,6 +21,10 @@ const schema = requireGrpcShards(
   ...eventBusFields(e),
   /** Durable queue of the push / repository_deleted events this service follows. */
   eventsQueue: e.GITHOST_MERGE_REQUESTS_QUEUE,
+  /** Base of the Link header of paged lists (docs/decisions/list-paging.md). */
+  publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
+  /** How long a handled event's id is kept to recognise a redelivery (docs/decisions/list-paging.md#retention). */
+  handledEventsRetentionDays: e.GITHOST_HANDLED_EVENTS_RETENTION_DAYS,
 }));
 
 export type Config = z.output<typeof schema>;

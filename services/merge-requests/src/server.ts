@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { createEventBus, startOutboxRelay, type EventBus, type Relay, type Subscription } from '@githost/bus';
-import { openServiceDatabase, type Database } from '@githost/db';
+import { openServiceDatabase, startPruneLoop, type Database, type PruneLoop } from '@githost/db';
 import { waitForReady } from '@githost/grpc';
 import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
@@ -22,6 +22,8 @@ import { mergeRequestRoutes } from './http/routes.js';
 import { statusRoutes } from './http/status-routes.js';
 import { mergeMetrics, outboxBacklogGauge } from './metrics.js';
 import { startRecoveryLoop, type RecoveryOptions } from './recovery-loop.js';
+
+const HANDLED_EVENTS_PRUNE_EVERY_MS = 60 * 60_000;
 
 export interface ServerDeps {
   /** A shared bus (the launcher's in-process one); built from AMQP_URL when absent. */
@@ -51,6 +53,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   let recovery: ReturnType<typeof startRecoveryLoop> | undefined;
   let serving: ServingHttp | undefined;
   let subscription: Subscription | undefined;
+  let pruning: PruneLoop | undefined;
 
   return {
     async start() {
@@ -64,6 +67,13 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       const outbox = startOutboxRelay({ db: database, bus, logger });
       relay = outbox;
       const store = new PgMergeRequestStore(database);
+      // Handled events stop mattering after days (docs/decisions/list-paging.md#retention): pruned hourly, in batches.
+      pruning = startPruneLoop({
+        everyMs: HANDLED_EVENTS_PRUNE_EVERY_MS,
+        firstAfterMs: 60_000,
+        pass: () => store.pruneHandledEvents(config.handledEventsRetentionDays),
+        onError: (err) => logger.warn({ err }, 'pruning handled events failed; the next pass tries again'),
+      });
       const users = new AccountsUserDirectory(accounts, metrics.grpcClient);
       recovery = startRecoveryLoop({ store, relay: outbox, gitOn: (shard) => git.onShard(shard) }, logger, deps.recovery, metrics);
       await recovery.first;
@@ -80,7 +90,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       const gitFor = (requestId: string, shard: string) => mergeability.wrap(git.forRequest(requestId, shard));
       app.use(reviewRoutes({ store, users, reviews: workflow.reviews, relay: outbox, gitFor }));
       app.use(statusRoutes({ statuses: workflow.statuses, relay: outbox, gitFor }));
-      app.use(mergeRequestRoutes({ store, users, workflow, relay: outbox, metrics, gitFor, usersFor: (requestId) => users.forRequest(requestId) }));
+      app.use(mergeRequestRoutes({ store, users, workflow, relay: outbox, metrics, publicUrl: config.publicUrl, gitFor, usersFor: (requestId) => users.forRequest(requestId) }));
       finish(app);
       serving = await serveHttp(app, registry, config, { service: 'merge-requests', logger, metricsEndpoint: deps.metricsEndpoint });
       return serving.ports;
@@ -90,6 +100,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       serving = undefined;
       await subscription?.close();
       subscription = undefined;
+      await pruning?.stop();
+      pruning = undefined;
       await recovery?.stop();
       await relay?.stop();
       if (!deps.bus) await bus.close();

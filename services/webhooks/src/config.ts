@@ -12,6 +12,8 @@ const schema = z
     GITHOST_WEBHOOK_TIMEOUT_MS: env.int(10_000, 1),
     GITHOST_WEBHOOK_CONCURRENCY: env.int(64, 1),
     GITHOST_WEBHOOK_POLL_MS: env.int(1000, 10),
+    GITHOST_WEBHOOK_DELIVERY_RETENTION_COUNT: env.int(100, 1),
+    GITHOST_WEBHOOK_DELIVERY_RETENTION_DAYS: env.int(7, 1),
     PUBLIC_URL: z.string().url().default('http://localhost:3000'),
   })
   .transform((e) => ({
@@ -31,6 +33,10 @@ const schema = z
     concurrency: e.GITHOST_WEBHOOK_CONCURRENCY,
     /** How often due retries are looked for when nothing woke the worker sooner. */
     pollMs: e.GITHOST_WEBHOOK_POLL_MS,
+    /** Retention (docs/decisions/list-paging.md#retention): a finished delivery goes once it is past
+     *  its webhook's newest `retentionCount` AND older than `retentionDays`. */
+    retentionCount: e.GITHOST_WEBHOOK_DELIVERY_RETENTION_COUNT,
+    retentionDays: e.GITHOST_WEBHOOK_DELIVERY_RETENTION_DAYS,
     /** Base of the links gitea and slack payloads carry (docs/decisions/webhook-formats.md). */
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
   }));

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { EventBus, Subscription } from '@githost/bus';
-import { openServiceDatabase, type Database } from '@githost/db';
+import { openServiceDatabase, startPruneLoop, type Database, type PruneLoop } from '@githost/db';
 import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
@@ -22,6 +22,8 @@ export interface ServerDeps {
 }
 
 const SERVICE = 'webhooks';
+/** Deliveries past retention are looked for this often (docs/decisions/list-paging.md#retention). */
+const DELIVERY_PRUNE_EVERY_MS = 60 * 60_000;
 
 /**
  * The webhooks service: management API, event consumer and delivery worker over one database.
@@ -35,6 +37,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   let serving: ServingHttp | undefined;
   let subscription: Subscription | undefined;
   let worker: DeliveryWorker | undefined;
+  let pruning: PruneLoop | undefined;
 
   return {
     async start() {
@@ -79,10 +82,18 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       serving = await serveHttp(app, registry, config, { service: SERVICE, logger, metricsEndpoint: deps.metricsEndpoint });
       subscription = await subscribeToEvents(eventBus, deliveries, webhooks, worker, logger, { queue: config.eventsQueue, metrics });
       worker.start();
+      pruning = startPruneLoop({
+        everyMs: DELIVERY_PRUNE_EVERY_MS,
+        firstAfterMs: 60_000,
+        pass: () => deliveries.prune(config.retentionCount, config.retentionDays),
+        onError: (err) => logger.warn({ err }, 'pruning webhook deliveries failed; the next pass tries again'),
+      });
       return serving.ports;
     },
 
     async stop() {
+      await pruning?.stop();
+      pruning = undefined;
       await subscription?.close();
       await serving?.close();
       await worker?.stop();

@@ -1,5 +1,5 @@
-import { enqueueEvent } from '@githost/bus';
-import type { Database, Queryable } from '@githost/db';
+import { enqueueEvent, enqueueEvents, type EventEnvelope } from '@githost/bus';
+import { deleteInBatches, type Database, type Queryable } from '@githost/db';
 import { conflict } from '@githost/errors';
 import type { ActivityEntry, MergeRequestChange } from '../domain/ports.js';
 import type { MergeRequest } from '../domain/types.js';
@@ -48,13 +48,95 @@ export function applyEvent(db: Database, eventId: string, repoId: string, change
   return db.transaction(async (tx) => {
     const marked = await tx.query('INSERT INTO handled_events (event_id, repo_id) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id', [eventId, repoId]);
     if (marked.rows.length === 0) return false;
-    for (const change of changes) await applyChangeIn(tx, change);
+    await applyChangesIn(tx, changes);
     return true;
   });
 }
 
+/**
+ * Many changes inside `tx` in a fixed number of statements, whatever their count (one push to
+ * the source of 2,000 open merge requests): the rows locked in one statement (in id order, the
+ * order every batch takes them in), one UPDATE per set of columns, one INSERT of the activities
+ * and one of the events, each in the order of the changes. What each change does is exactly what
+ * applyChangeIn does: still in `from_state` after the lock or nothing; a merge in flight on an
+ * `unless_merging` one refuses the whole batch.
+ */
+export async function applyChangesIn(tx: Queryable, changes: MergeRequestChange[]): Promise<MergeRequest[]> {
+  const ids = changes.map((c) => c.mr_id);
+  if (new Set(ids).size !== ids.length) {
+    // The same merge request twice: each change must see the one before it, as one by one.
+    const out: MergeRequest[] = [];
+    for (const change of changes) {
+      const mr = await applyChangeIn(tx, change);
+      if (mr) out.push(mr);
+    }
+    return out;
+  }
+  if (changes.length === 0) return [];
+  const locked = await tx.query<{ id: string; state: string; merging: boolean }>(
+    `SELECT id, state, EXISTS (SELECT 1 FROM merge_intents i WHERE i.mr_id = m.id) AS merging
+       FROM merge_requests m WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+    [ids],
+  );
+  const now = new Map(locked.rows.map((r) => [String(r.id), r]));
+  const live = changes.filter((c) => now.get(c.mr_id)?.state === c.from_state);
+  if (live.some((c) => c.unless_merging && now.get(c.mr_id)!.merging)) throw conflict('A merge of this merge request is in progress; retry shortly');
+  // Changes setting the same columns share one UPDATE over unnest (every settable column is text).
+  const groups = new Map<string, MergeRequestChange[]>();
+  for (const c of live) {
+    const key = SETTABLE.filter((k) => c.set[k] !== undefined).join(',');
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  const after = new Map<string, MergeRequest>();
+  for (const [key, group] of groups) {
+    const fields = key === '' ? [] : (key.split(',') as (typeof SETTABLE)[number][]);
+    const groupIds = group.map((c) => c.mr_id);
+    const r =
+      fields.length === 0
+        ? await tx.query<Row>(`SELECT ${MR_COLUMNS} FROM merge_requests WHERE id = ANY($1::uuid[])`, [groupIds])
+        : await tx.query<Row>(
+            `UPDATE merge_requests m SET ${fields.map((f) => `${f} = v.${f}`).join(', ')}, updated_at = clock_timestamp()
+               FROM unnest($1::uuid[], ${fields.map((_, i) => `$${i + 2}::text[]`).join(', ')}) AS v(id, ${fields.join(', ')})
+              WHERE m.id = ANY($1::uuid[]) AND m.id = v.id
+              RETURNING ${MR_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')}`,
+            [groupIds, ...fields.map((f) => group.map((c) => c.set[f] ?? null))],
+          );
+    for (const row of r.rows) {
+      const mr = toMergeRequest(row);
+      after.set(mr.id, mr);
+    }
+  }
+  const updated = live.map((c) => after.get(c.mr_id)!);
+  const activities = live.flatMap((c, i) => c.activities.map((a) => ({ repo: updated[i]!.repo_id, ...a })));
+  if (activities.length > 0) {
+    await tx.query(
+      `INSERT INTO activity (repo_id, user_id, action, data)
+       SELECT a.repo_id, a.user_id, a.action, a.data FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) WITH ORDINALITY AS a(repo_id, user_id, action, data, i) ORDER BY a.i`,
+      [activities.map((a) => a.repo), activities.map((a) => a.user_id), activities.map((a) => a.action), activities.map((a) => JSON.stringify(a.data))],
+    );
+  }
+  const events: EventEnvelope[] = live.flatMap((c, i) => c.events(updated[i]!));
+  await enqueueEvents(tx, events);
+  return updated;
+}
+
 export async function wasHandled(db: Database, eventId: string): Promise<boolean> {
   return (await db.query('SELECT 1 FROM handled_events WHERE event_id = $1', [eventId])).rows.length > 0;
+}
+
+/**
+ * Handled events older than `days`, in batches (docs/decisions/list-paging.md#retention): by then
+ * nothing redelivers them (a broker redelivers only what was never acked, a relay republishes only
+ * what it never marked published, and both happen within minutes).
+ */
+export function pruneHandledEvents(db: Database, days: number): Promise<number> {
+  return deleteInBatches(
+    db,
+    `DELETE FROM handled_events WHERE event_id = ANY(ARRAY(
+       SELECT event_id FROM handled_events WHERE handled_at < clock_timestamp() - $1 * interval '1 day'
+        ORDER BY handled_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
+    [days],
+  );
 }
 
 export interface BranchKey {

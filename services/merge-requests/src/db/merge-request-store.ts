@@ -1,4 +1,4 @@
-import { GroupCommit, type Database, type Queryable } from '@githost/db';
+import { GroupCommit, keysetPage, type Database, type KeysetPage, type PageRequest, type Queryable } from '@githost/db';
 import { enqueueEvent } from '@githost/bus';
 import type { MergeRequestChange } from '../domain/ports.js';
 import type { ClaimResult, EventOf, MergeCompletion, MergePlan, MergeRequestStore, NewComment, NewMergeRequest } from '../domain/ports.js';
@@ -118,6 +118,12 @@ export class PgMergeRequestStore implements MergeRequestStore {
     return r.rows.map(toMergeRequest);
   }
 
+  /** A keyset page of the same list (docs/decisions/list-paging.md), over merge_requests_page_idx. */
+  async listPage(repoId: string, state: string, page: PageRequest): Promise<KeysetPage<MergeRequest>> {
+    const r = await keysetPage<Row>(this.db, { columns: MR_COLUMNS, from: 'merge_requests', where: 'repo_id = $1 AND state = $2', params: [repoId, state], at: 'created_at', tie: 'number' }, page);
+    return { ...r, rows: r.rows.map(toMergeRequest) };
+  }
+
   async findByNumber(repoId: string, number: number): Promise<MergeRequest | null> {
     const r = await this.db.query<Row>(`SELECT ${MR_COLUMNS} FROM merge_requests WHERE repo_id = $1 AND number = $2`, [repoId, number]);
     return r.rows[0] ? toMergeRequest(r.rows[0]) : null;
@@ -152,6 +158,12 @@ export class PgMergeRequestStore implements MergeRequestStore {
       [repoId, limit],
     );
     return r.rows.map(toActivity);
+  }
+
+  /** A keyset page of the activity log, over activity_repo_idx. */
+  async activityPage(repoId: string, page: PageRequest): Promise<KeysetPage<Activity>> {
+    const r = await keysetPage<Row>(this.db, { columns: 'id, action, user_id, data, created_at', from: 'activity', where: 'repo_id = $1', params: [repoId], at: 'created_at', tie: 'seq' }, page);
+    return { ...r, rows: r.rows.map(toActivity) };
   }
 
   async claimMerge(intent: Pick<MergeIntent, 'mr_id' | 'repo' | 'merger_id' | 'request_id'> & { plan?: MergePlan }): Promise<ClaimResult> {
@@ -274,6 +286,11 @@ export class PgMergeRequestStore implements MergeRequestStore {
 
   isMergeResult(repoId: string, branch: string, sha: string) {
     return lifecycle.isMergeResult(this.db, repoId, branch, sha);
+  }
+
+  /** Handled events older than `days` (docs/decisions/list-paging.md#retention); how many went. */
+  pruneHandledEvents(days: number) {
+    return lifecycle.pruneHandledEvents(this.db, days);
   }
 
   shardOf(repoId: string) {

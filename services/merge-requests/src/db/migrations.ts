@@ -147,4 +147,14 @@ CREATE TABLE commit_status_counts (
 );
 `,
   },
+  // Versions 21 and up: lists at volume (docs/decisions/list-paging.md). The page index carries
+  // the list's whole order, so a keyset page is one probe; handled events are pruned by age.
+  {
+    version: 21,
+    name: 'merge request page index, handled events by age',
+    sql: `
+CREATE INDEX IF NOT EXISTS merge_requests_page_idx ON merge_requests (repo_id, state, created_at DESC, number DESC);
+CREATE INDEX IF NOT EXISTS handled_events_age_idx ON handled_events (handled_at);
+`,
+  },
 ];

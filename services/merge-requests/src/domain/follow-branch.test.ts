@@ -235,3 +235,33 @@ describe('repository_deleted', () => {
     expect(store.activity.map((a) => a.repo_id)).toEqual(['r2']);
   });
 });
+
+describe('one push, many merge requests', () => {
+  it('when 2,000 open merge requests share the pushed source (and 2,000 its target), then git is asked once per distinct head and all are changed in one event', async () => {
+    for (let i = 0; i < 1999; i++) await createMergeRequest({ store, git, users: deps.users }, repo, { user_id: 'u-bob', username: 'bob' }, { title: `F${i}`, source_branch: 'feature', target_branch: 'main' });
+    store.outbox = [];
+    const asked: string[] = [];
+    const counting = new Proxy(git, {
+      get: (target, prop, receiver) => {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          asked.push(String(prop));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    git.branches.set('feature', F2);
+    expect(await followPush({ ...deps, gitOn: () => counting }, push('refs/heads/feature', F1, F2))).toBe('applied');
+    expect(store.mrs.filter((m) => m.head_sha === F2)).toHaveLength(2000);
+    expect(actions()).toEqual(Array.from({ length: 2000 }, () => 'synchronize'));
+    expect(asked.length).toBeLessThanOrEqual(2);
+    // The target now contains the head of all of them: merged by the push, git asked once again.
+    asked.length = 0;
+    store.outbox = [];
+    git.branches.set('main', F2);
+    expect(await followPush({ ...deps, gitOn: () => counting }, push('refs/heads/main', BASE, F2))).toBe('applied');
+    expect(store.mrs.filter((m) => m.state === 'merged')).toHaveLength(2000);
+    expect(asked).toEqual(['isAncestor']);
+  });
+});

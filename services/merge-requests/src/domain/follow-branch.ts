@@ -61,8 +61,12 @@ export async function followPush(deps: FollowDeps, event: EventEnvelope): Promis
     // open; the deletion is recorded, and a branch pushed again under the name is followed.
     for (const mr of bySource) changes.push(sourceDeleted(mr, push, pusher));
   } else {
+    // Merge requests of one source share a head almost always: git is asked once per distinct head,
+    // not once per merge request (2,000 of them on one branch are one question, not 2,000).
+    const described = new Map<string, ReturnType<typeof describePush>>();
+    const describe = (head: string) => described.get(head) ?? described.set(head, describePush(git, repoId, p, push, head)).get(head)!;
     for (const mr of bySource.filter((m) => m.head_sha !== push.after)) {
-      const { forced, newCommits } = await describePush(git, repoId, p, push, mr.head_sha);
+      const { forced, newCommits } = await describe(mr.head_sha);
       const data = { mr_number: mr.number, mr_title: mr.title, before: push.before, after: push.after, new_commits: newCommits, forced };
       changes.push({
         mr_id: mr.id,
@@ -73,8 +77,10 @@ export async function followPush(deps: FollowDeps, event: EventEnvelope): Promis
       });
     }
     const merges: MergeRequestChange[] = [];
+    const containing = new Map<string, Promise<boolean>>();
+    const inTarget = (head: string) => containing.get(head) ?? containing.set(head, contains(git, repoId, push.after, head)).get(head)!;
     for (const mr of byTarget) {
-      if (!(await contains(git, repoId, push.after, mr.head_sha))) continue;
+      if (!(await inTarget(mr.head_sha))) continue;
       merges.push({
         mr_id: mr.id,
         from_state: 'open',

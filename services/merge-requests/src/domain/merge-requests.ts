@@ -3,7 +3,7 @@ import { requireCaller, requireVisible } from './access.js';
 import { usernamesOf } from './authors.js';
 import { ACTIVITY_LIMIT, DIFF_MAX_FILES, DIFF_MAX_PATCH_BYTES, DIFF_MAX_TOTAL_PATCH_BYTES, LIST_LIMIT } from './limits.js';
 import { commentEvent, lifecycleEvent } from './lifecycle-events.js';
-import type { EventRelay, GitPort, MergeRequestStore, UserDirectory } from './ports.js';
+import type { EventRelay, GitPort, KeysetPage, MergeRequestStore, PageRequest, UserDirectory } from './ports.js';
 import type { Activity, Caller, Comment, DiffEntry, MergeRequest, RepoRef } from './types.js';
 import { isValidBranchName, mrNotFound, parseNumber, stateFilter, validateComment, validateCreate } from './validate.js';
 import { workflowOf } from './merge-gate.js';
@@ -67,6 +67,14 @@ export async function listMergeRequests(deps: Deps, repo: RepoRef | null, rawSta
   return records.map((m) => ({ ...m, author_username: nameOf(m.author_id) }));
 }
 
+/** The same list, one keyset page at a time (docs/decisions/list-paging.md). */
+export async function listMergeRequestsPage(deps: Deps, repo: RepoRef | null, rawState: unknown, page: PageRequest): Promise<KeysetPage<WithAuthor<MergeRequest>>> {
+  const r = requireVisible(repo);
+  const found = await deps.store.listPage(r.id, stateFilter(rawState), page);
+  const nameOf = await usernamesOf(deps.users, found.rows.map((m) => m.author_id));
+  return { ...found, rows: found.rows.map((m) => ({ ...m, author_username: nameOf(m.author_id) })) };
+}
+
 async function findOrThrow(deps: Deps, repoId: string, rawNumber: string): Promise<MergeRequest> {
   const mr = await deps.store.findByNumber(repoId, parseNumber(rawNumber));
   if (!mr) throw mrNotFound(rawNumber);
@@ -124,4 +132,10 @@ export async function addComment(deps: Deps, repo: RepoRef | null, caller: Calle
 export async function listActivity(deps: Deps, repo: RepoRef | null): Promise<Activity[]> {
   const r = requireVisible(repo);
   return deps.store.listActivity(r.id, ACTIVITY_LIMIT);
+}
+
+/** The activity log, one keyset page at a time; read through activity_repo_idx however long it grows. */
+export async function listActivityPage(deps: Deps, repo: RepoRef | null, page: PageRequest): Promise<KeysetPage<Activity>> {
+  const r = requireVisible(repo);
+  return deps.store.activityPage(r.id, page);
 }

@@ -1,9 +1,11 @@
 import type { EventEnvelope } from '@githost/bus';
+import type { KeysetPage, PageRequest } from '@githost/db';
 import type { DiffLimits } from '@githost/git-records';
 import type { RefPolicy } from '@githost/ref-policy';
 import type { Activity, Comment, CommitStatus, Comparison, Diff, MergeIntent, MergeRequest, MergeStrategy, Review, StatusState, UserRecord } from './types.js';
 
 export type { DiffLimits };
+export type { KeysetPage, PageRequest };
 
 /** What the domain needs from git-storage. Branch names are without `refs/heads/`. */
 export interface GitPort {
@@ -95,11 +97,15 @@ export interface MergeRequestStore extends LifecycleStore {
    *  the `create_mr` activity in one transaction. */
   create(input: NewMergeRequest, opts?: { shard?: string; event?: EventOf<MergeRequest> }): Promise<MergeRequest>;
   list(repoId: string, state: string, limit: number): Promise<MergeRequest[]>;
+  /** The same list, newest first, one keyset page (docs/decisions/list-paging.md). */
+  listPage(repoId: string, state: string, page: PageRequest): Promise<KeysetPage<MergeRequest>>;
   findByNumber(repoId: string, number: number): Promise<MergeRequest | null>;
   listComments(mrId: string): Promise<Comment[]>;
   /** The comment and its event (when given) in one transaction. */
   addComment(input: NewComment, event?: EventOf<Comment>): Promise<Comment>;
   listActivity(repoId: string, limit: number): Promise<Activity[]>;
+  /** The activity log, newest first, one keyset page. */
+  activityPage(repoId: string, page: PageRequest): Promise<KeysetPage<Activity>>;
 
   /** Takes the one merge slot of an open merge request, or answers why not, in one write that
    *  also records the planned ref move before it happens (recovery relies on it). */

@@ -1,9 +1,9 @@
-import { express, identityOf, route, type Response } from '@githost/http';
+import { express, identityOf, parseCursorPage, route, sendCursorPage, type Response } from '@githost/http';
 import type { Identity } from '@githost/identity';
 import { listMergeRequestCommits } from '../domain/commits.js';
 import { updateMergeRequest } from '../domain/lifecycle.js';
 import { mergeMergeRequest } from '../domain/merge.js';
-import { addComment, createMergeRequest, getMergeRequest, listActivity, listMergeRequests, type Deps } from '../domain/merge-requests.js';
+import { addComment, createMergeRequest, getMergeRequest, listActivity, listActivityPage, listMergeRequests, listMergeRequestsPage, type Deps } from '../domain/merge-requests.js';
 import type { EventRelay, GitPort } from '../domain/ports.js';
 import type { Caller, RepoRef } from '../domain/types.js';
 import type { MergeMetrics } from '../metrics.js';
@@ -15,6 +15,8 @@ export interface RouteDeps extends Omit<Deps, 'git'> {
   usersFor?(requestId: string): Deps['users'];
   relay: EventRelay;
   metrics?: MergeMetrics;
+  /** Base of the Link header's URLs (PUBLIC_URL). */
+  publicUrl?: string;
 }
 
 export function contextOf(res: Response) {
@@ -46,7 +48,11 @@ export function mergeRequestRoutes(deps: RouteDeps): express.Router {
     `${base}/merge-requests`,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      res.json(await listMergeRequests(d, ctx.repo, req.query.state));
+      // Paged only when asked (per_page or cursor): the spec's answer stays as it is otherwise.
+      const page = parseCursorPage(req.query as Record<string, unknown>);
+      if (!page) return void res.json(await listMergeRequests(d, ctx.repo, req.query.state));
+      const found = await listMergeRequestsPage(d, ctx.repo, req.query.state, page);
+      sendCursorPage(req, res, deps.publicUrl ?? '', page, found, found.rows);
     }),
   );
   router.get(
@@ -91,9 +97,12 @@ export function mergeRequestRoutes(deps: RouteDeps): express.Router {
   );
   router.get(
     `${base}/activity`,
-    route(async (_req, res) => {
+    route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      res.json(await listActivity(d, ctx.repo));
+      const page = parseCursorPage(req.query as Record<string, unknown>);
+      if (!page) return void res.json(await listActivity(d, ctx.repo));
+      const found = await listActivityPage(d, ctx.repo, page);
+      sendCursorPage(req, res, deps.publicUrl ?? '', page, found, found.rows);
     }),
   );
   return router;

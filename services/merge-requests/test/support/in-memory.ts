@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
 import { conflict } from '@githost/errors';
 import type { MergeRequestChange } from '../../src/domain/ports.js';
+import type { KeysetPage, PageRequest } from '../../src/domain/ports.js';
 import type { ClaimResult, EventOf, GitPort, MergeCompletion, MergePlan, MergeRequestStore, NewComment, NewMergeRequest, UpdateRefInput, UserDirectory, WriteMergeInput } from '../../src/domain/ports.js';
 import type { Activity, CommitRecord, Comment, Comparison, Diff, MergeIntent, MergeRequest, UserRecord } from '../../src/domain/types.js';
 
@@ -31,6 +32,15 @@ export class MemoryStore implements MergeRequestStore {
   }
   async list(repoId: string, state: string, limit: number) {
     return this.mrs.filter((m) => m.repo_id === repoId && m.state === state).sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, limit);
+  }
+  async listPage(repoId: string, state: string, page: PageRequest) {
+    const rows = this.mrs.filter((m) => m.repo_id === repoId && m.state === state);
+    return memoryPage(rows, (m) => [Date.parse(m.created_at) * 1000, m.number], page);
+  }
+  async activityPage(repoId: string, page: PageRequest) {
+    const rows = this.activity.map((a, i) => ({ a, i })).filter(({ a }) => a.repo_id === repoId);
+    const found = memoryPage(rows, ({ a, i }) => [Date.parse(a.created_at) * 1000, i], page);
+    return { ...found, rows: found.rows.map(({ a: { repo_id: _r, ...a } }) => a) };
   }
   async findByNumber(repoId: string, number: number) {
     return this.mrs.find((m) => m.repo_id === repoId && m.number === number) ?? null;
@@ -254,4 +264,22 @@ export class FakeUsers implements UserDirectory {
   async getUsersByName(usernames: string[]) {
     return new Map(this.users.filter((u) => usernames.includes(u.username)).map((u) => [u.username, u] as const));
   }
+}
+
+/** The keyset page @githost/db's keysetPage answers, over an array (the same contract). */
+export function memoryPage<T>(items: T[], keyOf: (t: T) => [number, number], page: PageRequest): KeysetPage<T> {
+  const cmp = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1] - b[1];
+  const newestFirst = [...items].sort((a, b) => cmp(keyOf(b), keyOf(a)));
+  const key = (t: T) => ({ at: String(keyOf(t)[0]), tie: String(keyOf(t)[1]) });
+  const start = page.start;
+  const k = start.kind === 'older' || start.kind === 'newer' ? ([Number(start.key.at), Number(start.key.tie)] as [number, number]) : null;
+  let from = 0;
+  let to = newestFirst.length;
+  if (start.kind === 'older') from = newestFirst.findIndex((t) => cmp(keyOf(t), k!) < 0) >>> 0;
+  if (start.kind === 'newer') to = newestFirst.filter((t) => cmp(keyOf(t), k!) > 0).length;
+  if (from > newestFirst.length) from = newestFirst.length;
+  const rows = start.kind === 'newer' || start.kind === 'oldest' ? newestFirst.slice(Math.max(from, to - page.perPage), to) : newestFirst.slice(from, from + page.perPage);
+  const firstAt = rows.length > 0 ? newestFirst.indexOf(rows[0]!) : from;
+  const lastAt = rows.length > 0 ? newestFirst.indexOf(rows[rows.length - 1]!) : to - 1;
+  return { rows, first: rows[0] ? key(rows[0]) : null, last: rows.length > 0 ? key(rows[rows.length - 1]!) : null, hasNewer: firstAt > 0, hasOlder: lastAt < newestFirst.length - 1 };
 }

@@ -63,6 +63,8 @@ export async function startStack(deps: Partial<ServerDeps> = {}, overrides: Part
     amqpUrl: undefined,
     eventsExchange: 'githost.events',
     eventsQueue: 'githost.merge-requests',
+    publicUrl: 'http://githost.test',
+    handledEventsRetentionDays: 7,
     ...overrides,
   };
   const logger = createLogger('merge-requests', 'silent');

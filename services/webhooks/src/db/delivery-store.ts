@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '@githost/db';
+import { deleteInBatches, keysetPage, type Database, type KeysetPage, type PageRequest } from '@githost/db';
 import type { EventEnvelope } from '@githost/bus';
 import { plannedDeliveries } from '../domain/planned-deliveries.js';
 import { DEFAULT_FORMAT_CONTEXT, DELIVERY_SUFFIXES, type FormatContext, type WebhookType } from '../domain/formats/index.js';
@@ -90,6 +90,42 @@ export class PgDeliveryStore implements DeliveryStore, DeliveryQueue {
       [webhookId, limit],
     );
     return rows;
+  }
+
+  /** Newest first, one keyset page (docs/decisions/list-paging.md), over deliveries_webhook_idx. */
+  async pageForWebhook(webhookId: string, page: PageRequest): Promise<KeysetPage<Delivery>> {
+    return keysetPage<Delivery>(this.db, { columns: COLUMNS, from: 'deliveries', where: 'webhook_id = $1', params: [webhookId], at: 'created_at', tie: 'seq' }, page);
+  }
+
+  /**
+   * Retention (docs/decisions/list-paging.md#retention): of each webhook's deliveries, those past
+   * its newest `keep` AND older than `days` go, with their attempts (ON DELETE CASCADE); a
+   * pending one (a first attempt or a retry to come) never does. 500 rows a statement, each
+   * taken with SKIP LOCKED, one webhook after another; how many went.
+   */
+  async prune(keep: number, days: number): Promise<number> {
+    let total = 0;
+    let after = 0n;
+    for (;;) {
+      const { rows } = await this.db.query<{ id: string; seq: string }>('SELECT id, seq::text AS seq FROM webhooks WHERE seq > $1 ORDER BY seq LIMIT 100', [after.toString()]);
+      for (const hook of rows) total += await this.pruneWebhook(hook.id, keep, days);
+      if (rows.length < 100) return total;
+      after = BigInt(rows[rows.length - 1]!.seq);
+    }
+  }
+
+  private pruneWebhook(webhookId: string, keep: number, days: number): Promise<number> {
+    // The newest `keep` are those at or above the keep-th newest's key (one walk of `keep` index
+    // entries); with fewer deliveries than that the comparison is NULL and nothing goes.
+    return deleteInBatches(
+      this.db,
+      `DELETE FROM deliveries d WHERE d.id = ANY(ARRAY(
+         SELECT id FROM deliveries
+          WHERE webhook_id = $1 AND status <> 'pending' AND created_at < now() - $3 * interval '1 day'
+            AND (created_at, seq) < (SELECT created_at, seq FROM deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, seq DESC OFFSET $2 LIMIT 1)
+          ORDER BY created_at, seq LIMIT $4 FOR UPDATE SKIP LOCKED)) AND d.status <> 'pending'`,
+      [webhookId, keep - 1, days],
+    );
   }
 
   async find(webhookId: string, id: string): Promise<Delivery | null> {

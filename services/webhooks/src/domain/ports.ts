@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@githost/bus';
+import type { KeysetPage, PageRequest } from '@githost/db';
 import type { NewWebhook } from './webhook-input.js';
 import type { AttemptResult, ClaimedDelivery, Delivery, DeliveryAttempt, Webhook } from './types.js';
 
@@ -8,6 +9,8 @@ export interface RecordedAttempt {
   result: AttemptResult;
   body?: string;
 }
+
+export type { KeysetPage, PageRequest };
 
 /** What the webhook use cases need from storage; db/ implements them. */
 
@@ -41,6 +44,8 @@ export interface DeliveryStore {
   recordDirect(delivery: DirectDelivery): Promise<string>;
   /** Newest first (CONTRACT §7). */
   listForWebhook(webhookId: string, limit: number): Promise<Delivery[]>;
+  /** Newest first, one keyset page (docs/decisions/list-paging.md). */
+  pageForWebhook(webhookId: string, page: PageRequest): Promise<KeysetPage<Delivery>>;
   find(webhookId: string, id: string): Promise<Delivery | null>;
   attempts(deliveryId: string): Promise<DeliveryAttempt[]>;
   /** Queues a finished delivery again under the same id; null when unknown or still pending. */

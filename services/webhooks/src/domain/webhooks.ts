@@ -1,7 +1,7 @@
 import { conflict, notFound } from '@githost/errors';
 import { requireWritableRepo, type Requester } from './access.js';
 import { pingWebhook } from './ping.js';
-import type { DeliveryStore, WebhookStore } from './ports.js';
+import type { DeliveryStore, KeysetPage, PageRequest, WebhookStore } from './ports.js';
 import type { Delivery, DeliveryAttempt, Webhook } from './types.js';
 import type { FormatContext } from './formats/index.js';
 import { isRecordId, parseNewWebhook } from './webhook-input.js';
@@ -45,6 +45,12 @@ export async function listDeliveries(ports: WebhookPorts, who: Requester, hookId
   return ports.deliveries.listForWebhook(hook.id, pageSize(rawLimit));
 }
 
+/** The same log, one keyset page at a time (docs/decisions/list-paging.md). */
+export async function listDeliveriesPage(ports: WebhookPorts, who: Requester, hookId: string, page: PageRequest): Promise<KeysetPage<Delivery>> {
+  const hook = await ownWebhook(ports, who, hookId);
+  return ports.deliveries.pageForWebhook(hook.id, page);
+}
+
 /** One delivery with every attempt (CONTRACT §9). */
 export async function getDelivery(ports: WebhookPorts, who: Requester, hookId: string, deliveryId: string): Promise<{ delivery: Delivery; attempts: DeliveryAttempt[] }> {
   const hook = await ownWebhook(ports, who, hookId);
@@ -57,7 +63,8 @@ export async function redeliver(ports: WebhookPorts, who: Requester, hookId: str
   const hook = await ownWebhook(ports, who, hookId);
   const delivery = await findDelivery(ports, hook.id, deliveryId);
   const queued = await ports.deliveries.redeliver(hook.id, delivery.id);
-  if (!queued) throw conflict('Delivery is still pending');
+  // Pruned meanwhile (retention) is not found, not pending.
+  if (!queued) throw (await ports.deliveries.find(hook.id, delivery.id)) ? conflict('Delivery is still pending') : notFound('Delivery not found');
   return queued;
 }
 

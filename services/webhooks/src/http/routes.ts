@@ -1,6 +1,7 @@
-import { express, identityOf, route, type Request, type Response } from '@githost/http';
+import { express, identityOf, parseCursorPage, route, sendCursorPage, type Request, type Response } from '@githost/http';
+import { validation } from '@githost/errors';
 import type { Requester } from '../domain/access.js';
-import { createWebhook, deleteWebhook, getDelivery, listDeliveries, listWebhooks, pingOnRequest, redeliver, type WebhookPorts } from '../domain/webhooks.js';
+import { createWebhook, deleteWebhook, getDelivery, listDeliveries, listDeliveriesPage, listWebhooks, pingOnRequest, redeliver, type WebhookPorts } from '../domain/webhooks.js';
 import { deliveryDetailJson, deliveryJson, webhookJson } from './serialize.js';
 
 export interface RouteDeps extends WebhookPorts {
@@ -67,7 +68,12 @@ export function webhookRoutes(deps: RouteDeps): express.Router {
   router.get(
     `${BASE}/:id/deliveries`,
     route(async (req, res) => {
-      res.json((await listDeliveries(deps, requesterOf(res), param(req, 'id'), req.query.limit)).map(deliveryJson));
+      // Paged only when asked (per_page or cursor); `limit` keeps its CONTRACT §7 meaning otherwise.
+      const page = parseCursorPage(req.query as Record<string, unknown>);
+      if (!page) return void res.json((await listDeliveries(deps, requesterOf(res), param(req, 'id'), req.query.limit)).map(deliveryJson));
+      if (req.query.limit !== undefined) throw validation('limit and per_page/cursor cannot be combined: use per_page');
+      const found = await listDeliveriesPage(deps, requesterOf(res), param(req, 'id'), page);
+      sendCursorPage(req, res, deps.formatContext?.publicUrl ?? '', page, found, found.rows.map(deliveryJson));
     }),
   );
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
-import type { DeliveryStore, DirectDelivery, WebhookStore } from '../../src/domain/ports.js';
+import type { DeliveryStore, DirectDelivery, PageRequest, WebhookStore } from '../../src/domain/ports.js';
 import type { ClaimedDelivery, Delivery, DeliveryAttempt, Webhook } from '../../src/domain/types.js';
 import type { NewWebhook } from '../../src/domain/webhook-input.js';
 
@@ -51,6 +51,24 @@ export class MemoryDeliveries implements DeliveryStore {
   }
   async listForWebhook(webhookId: string, limit: number) {
     return this.deliveries.filter((d) => d.webhook_id === webhookId).reverse().slice(0, limit);
+  }
+  /** Keyed by position (the tie-break); the timestamp part of a key is the position too. */
+  async pageForWebhook(webhookId: string, page: PageRequest) {
+    const mine = this.deliveries.map((d, i) => ({ d, i })).filter(({ d }) => d.webhook_id === webhookId).reverse();
+    const s = page.start;
+    const at = s.kind === 'older' || s.kind === 'newer' ? Number(s.key.tie) : 0;
+    const older = s.kind === 'older' ? mine.filter((x) => x.i < at) : mine;
+    const window = s.kind === 'newer' ? mine.filter((x) => x.i > at).slice(-page.perPage) : s.kind === 'oldest' ? mine.slice(-page.perPage) : older.slice(0, page.perPage);
+    const key = (x: { i: number }) => ({ at: String(x.i), tie: String(x.i) });
+    const top = window[0];
+    const bottom = window[window.length - 1];
+    return {
+      rows: window.map((x) => x.d),
+      first: top ? key(top) : null,
+      last: bottom ? key(bottom) : null,
+      hasNewer: top ? mine[0] !== top : false,
+      hasOlder: bottom ? mine[mine.length - 1] !== bottom : false,
+    };
   }
   async find(webhookId: string, id: string) {
     return this.deliveries.find((d) => d.id === id && d.webhook_id === webhookId) ?? null;

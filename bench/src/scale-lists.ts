@@ -1,0 +1,117 @@
+import { performance } from 'node:perf_hooks';
+import { createTestDatabase, migrate, openDatabase, type Database, type PageRequest } from '@githost/db';
+import { MIGRATIONS as MR_MIGRATIONS, PgMergeRequestStore } from '@githost/merge-requests';
+import { MIGRATIONS as WEBHOOK_MIGRATIONS, PgDeliveryStore, PgWebhookStore } from '@githost/webhooks';
+import type { BenchContext } from './context.js';
+import type { Section, Table } from './report.js';
+
+/**
+ * Lists at volume (docs/decisions/list-paging.md): the merge request list, the activity log and a
+ * webhook's delivery log, one page at the top and one deep in the list, at 1k / 10k / 100k rows
+ * of the one repository or webhook read (and as many again of others), generated with SQL in bulk
+ * on the local Postgres; and pruning of deliveries, per 100k rows pruned. The services' own store
+ * classes run the very queries the API runs. Scale: BENCH_SCALE_SIZES (default 1000,10000,100000).
+ */
+const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const READS = 30;
+
+async function timed(n: number, fn: () => Promise<unknown>): Promise<{ p50: number; p95: number }> {
+  const ms: number[] = [];
+  await fn(); // warm
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    ms.push(performance.now() - t);
+  }
+  ms.sort((a, b) => a - b);
+  return { p50: ms[Math.floor(n / 2)]!, p95: ms[Math.min(n - 1, Math.floor(n * 0.95))]! };
+}
+
+const fmt = (x: { p50: number; p95: number }) => `${x.p50.toFixed(2)} / ${x.p95.toFixed(2)}`;
+
+async function withDatabase<T>(prefix: string, schema: string, fn: (db: Database) => Promise<T>): Promise<T> {
+  const t = await createTestDatabase(prefix);
+  const db = await openDatabase({ url: t.url, schema });
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+    await t.drop();
+  }
+}
+
+/** A page at the top and one `depth` rows down (its key taken from the table). */
+async function pages(read: (p: PageRequest) => Promise<unknown>, deepKey: { at: string; tie: string }) {
+  const top = await timed(READS, () => read({ perPage: 50, start: { kind: 'newest' } }));
+  const deep = await timed(READS, () => read({ perPage: 50, start: { kind: 'older', key: deepKey } }));
+  return { top, deep };
+}
+
+export async function benchScaleLists(ctx: BenchContext): Promise<Section> {
+  const rows: string[][] = [];
+  const prune: string[][] = [];
+  for (const size of SIZES) {
+    ctx.log(`scale-lists: ${size.toLocaleString('en-US')} rows`);
+    await withDatabase('githost_bench_mr', 'merge_requests', async (db) => {
+      await migrate(db, MR_MIGRATIONS);
+      // `size` in repo-a (two thirds open), as many spread over 20 other repositories.
+      for (const repo of ['repo-a', 'others']) {
+        await db.query(
+          `INSERT INTO merge_requests (repo_id, number, title, author_id, source_branch, target_branch, source_sha, head_sha, state, created_at)
+           SELECT CASE WHEN $2 = 'repo-a' THEN 'repo-a' ELSE 'repo-' || (n % 20) END, n, 'MR ' || n, NULL, 'b' || n, 'main', repeat('a', 40), repeat('a', 40),
+                  CASE WHEN n % 3 = 0 THEN 'closed' ELSE 'open' END, timestamptz '2026-01-01' + n * interval '1 second'
+             FROM generate_series(1, $1::int) AS n`,
+          [size, repo],
+        );
+        await db.query(
+          `INSERT INTO activity (repo_id, user_id, action, data, created_at)
+           SELECT CASE WHEN $2 = 'repo-a' THEN 'repo-a' ELSE 'repo-' || (n % 20) END, NULL, 'create_mr', jsonb_build_object('mr_number', n), timestamptz '2026-01-01' + n * interval '1 second'
+             FROM generate_series(1, $1::int) AS n`,
+          [size, repo],
+        );
+      }
+      await db.query('ANALYZE');
+      const store = new PgMergeRequestStore(db);
+      const mid = String((Date.parse('2026-01-01T00:00:00Z') + Math.floor(size / 2) * 1000) * 1000);
+      const spec = await timed(READS, () => store.list('repo-a', 'open', 50));
+      const mr = await pages((p) => store.listPage('repo-a', 'open', p), { at: mid, tie: String(Math.floor(size / 2)) });
+      const act = await pages((p) => store.activityPage('repo-a', p), { at: mid, tie: String(size * 2) });
+      rows.push([size.toLocaleString('en-US'), 'merge requests (open)', fmt(spec), fmt(mr.top), fmt(mr.deep)]);
+      rows.push([size.toLocaleString('en-US'), 'activity', fmt(await timed(READS, () => store.listActivity('repo-a', 100))), fmt(act.top), fmt(act.deep)]);
+    });
+    await withDatabase('githost_bench_hooks', 'webhooks', async (db) => {
+      await migrate(db, WEBHOOK_MIGRATIONS);
+      const webhooks = new PgWebhookStore(db);
+      const hooks = await Promise.all(Array.from({ length: 21 }, (_, i) => webhooks.create(`repo-${i}`, { url: 'http://127.0.0.1:9/hook', secret: null, events: 'push' })));
+      const hook = hooks[0]!.id;
+      // `size` for the one webhook read, as many over 20 others; each with one ~3 KB attempt, as a real log has.
+      await db.query(
+        `INSERT INTO deliveries (id, webhook_id, event_id, event, payload, status, attempts, created_at)
+         SELECT gen_random_uuid(), CASE WHEN n <= $1 THEN $2::uuid ELSE ($3::uuid[])[1 + n % 20] END, 'e' || n, 'push', '{"ref":"refs/heads/main"}', 'delivered', 1,
+                now() - interval '30 days' + (n % $1) * interval '1 second'
+           FROM generate_series(1, 2 * $1::int) AS n`,
+        [size, hook, hooks.slice(1).map((h) => h.id)],
+      );
+      await db.query(`INSERT INTO delivery_attempts (delivery_id, number, status, duration_ms, response_status, response_body) SELECT id, 1, 'succeeded', 3, 200, repeat('x', 3000) FROM deliveries`);
+      await db.query('ANALYZE');
+      const store = new PgDeliveryStore(db);
+      const mid = String((Date.now() - 30 * 86_400_000 + (size / 2) * 1000) * 1000);
+      const spec = await timed(READS, () => store.listForWebhook(hook, 100));
+      const d = await pages((p) => store.pageForWebhook(hook, p), { at: mid, tie: String(Math.floor(size / 2)) });
+      rows.push([size.toLocaleString('en-US'), 'webhook deliveries', fmt(spec), fmt(d.top), fmt(d.deep)]);
+      const t = performance.now();
+      const pruned = await store.prune(100, 7);
+      const s = (performance.now() - t) / 1000;
+      prune.push([size.toLocaleString('en-US'), (2 * size).toLocaleString('en-US'), pruned.toLocaleString('en-US'), s.toFixed(2), pruned > 0 ? ((s * 100_000) / pruned).toFixed(2) : '-']);
+    });
+  }
+  const tables: Table[] = [
+    {
+      title: 'Scale: one page of a list, ms p50 / p95 (30 reads each, local Postgres)',
+      header: ['rows of the list read (as many more elsewhere)', 'list', 'spec answer (no paging)', 'first page (per_page=50)', 'page halfway down (cursor)'],
+      rows,
+    },
+    { title: 'Scale: pruning webhook deliveries (keep newest 100 per webhook or younger than 7 days; all 30 days old)', header: ['rows per webhook read', 'deliveries in all', 'pruned', 'seconds', 'seconds per 100k pruned'], rows: prune },
+  ];
+  return { name: 'scale-lists', title: 'Lists at scale', tables, notes: ['pages are keyset pages over an index (docs/decisions/list-paging.md): the time of a page should not grow with the table'] };
+}

@@ -1,0 +1,67 @@
+import type { Queryable } from './index.js';
+
+/**
+ * Retention of tables that only grow (docs/decisions/list-paging.md#retention): rows are deleted
+ * in small statements of their own (no transaction around them), each taking its rows with
+ * `FOR UPDATE SKIP LOCKED`, so pruning never waits on a row a request holds and a request waits
+ * at most for one small batch. Between batches the loop yields, so on PGlite (one connection for
+ * every service of the process) requests take their turn.
+ */
+
+/** Rows per statement. */
+export const PRUNE_BATCH = 500;
+
+/**
+ * Runs `sql` (one DELETE of at most `batch` rows, its last parameter the batch size) until it
+ * deletes fewer than `batch`; the rows deleted. `params` come first.
+ */
+export async function deleteInBatches(db: Queryable, sql: string, params: unknown[], batch = PRUNE_BATCH): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const r = await db.query(sql, [...params, batch]);
+    total += r.rowCount;
+    if (r.rowCount < batch) return total;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+export interface PruneLoop {
+  /** One pass now (also what the timer runs); passes never overlap. */
+  runNow(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Runs `pass` every `everyMs` (first one `firstAfterMs` after start); a failed pass is reported and the next one tries again. */
+export function startPruneLoop(opts: { everyMs: number; firstAfterMs?: number; pass: () => Promise<number>; onError?: (err: unknown) => void }): PruneLoop {
+  let running: Promise<number> | undefined;
+  let stopped = false;
+  const runNow = () => {
+    running ??= opts
+      .pass()
+      .catch((err: unknown) => {
+        opts.onError?.(err);
+        return 0;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      void runNow().then(() => schedule(opts.everyMs));
+    }, ms);
+    timer.unref();
+  };
+  schedule(opts.firstAfterMs ?? opts.everyMs);
+  return {
+    runNow,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
