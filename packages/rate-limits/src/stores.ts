@@ -9,6 +9,8 @@ import { WINDOW_MS, type BudgetName } from './budgets.js';
 export const DEFAULT_PREFIX = 'githost:rl:';
 /** How long one Redis command may take before the request is counted in this process instead. */
 export const DEFAULT_TIMEOUT_MS = 250;
+/** How long the first command waits for the first connection (a new process, a new connection). */
+const FIRST_CONNECTION_MS = 1_000;
 /** After a failure, how long requests are counted here before Redis is asked again. */
 export const DEFAULT_RETRY_MS = 1_000;
 
@@ -57,6 +59,13 @@ export function createLimitStores(settings: LimitStoreSettings): LimitStores {
   // Without REDIS_URL there is no store to watch: no metrics, as before.
   const metrics = settings.registry && settings.url ? storeMetrics(settings.registry, settings.service) : undefined;
   const redis: Client | undefined = settings.url ? connect(settings.url) : undefined;
+  // The first commands wait for the first connection (a githost-serve's one command comes right
+  // after it starts); after that, a command while disconnected fails at once.
+  let connected = false;
+  const firstConnection = redis?.connect().then(
+    () => void (connected = true),
+    () => undefined,
+  );
   const made = new Map<BudgetName, SharedStore>();
   let up = false;
   let retryAt = 0;
@@ -70,6 +79,7 @@ export function createLimitStores(settings: LimitStoreSettings): LimitStores {
       return local();
     }
     try {
+      if (!connected) await withTimeout(firstConnection!, Math.max(timeoutMs, FIRST_CONNECTION_MS));
       const value = await withTimeout(remote(), timeoutMs);
       if (!up) {
         up = true;
@@ -188,7 +198,6 @@ function connect(url: string) {
   });
   // Reported once per outage by `shared` below; the client's own reconnection errors are noise.
   c.on('error', () => undefined);
-  c.connect().catch(() => undefined);
   return c;
 }
 
