@@ -62,6 +62,7 @@ export function createLimitStores(settings: LimitStoreSettings): LimitStores {
   // The first commands wait for the first connection (a githost-serve's one command comes right
   // after it starts); after that, a command while disconnected fails at once.
   let connected = false;
+  let answered = false;
   const firstConnection = redis?.connect().then(
     () => void (connected = true),
     () => undefined,
@@ -79,8 +80,11 @@ export function createLimitStores(settings: LimitStoreSettings): LimitStores {
       return local();
     }
     try {
+      // Until Redis has answered once, the connection and the scripts' loading get longer.
+      const first = !answered;
       if (!connected) await withTimeout(firstConnection!, Math.max(timeoutMs, FIRST_CONNECTION_MS));
-      const value = await withTimeout(remote(), timeoutMs);
+      const value = await withTimeout(remote(), first ? Math.max(timeoutMs, FIRST_CONNECTION_MS) : timeoutMs);
+      answered = true;
       if (!up) {
         up = true;
         metrics?.up.set(1);
