@@ -1,3 +1,4 @@
+import type { WebhookSettings } from '@githost/api-types';
 import { giteaIdOf } from '@githost/gitea-ids';
 import { unprocessable } from '@githost/errors';
 
@@ -7,14 +8,7 @@ import { unprocessable } from '@githost/errors';
  */
 
 /** A githost webhook as its settings endpoint answers it (the seed's fields plus `type`). */
-export interface GithostHook {
-  id: string;
-  url: string;
-  events: string;
-  type: string;
-  is_active: boolean;
-  created_at: string;
-}
+export type GithostHook = Pick<WebhookSettings, 'id' | 'url' | 'events' | 'type' | 'is_active' | 'created_at'>;
 
 export const hookId = (uuid: string) => giteaIdOf('hook', uuid);
 
