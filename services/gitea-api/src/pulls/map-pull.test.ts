@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { MergeRequestDetail, MergeRequestWithAuthor } from '@githost/api-types';
 import { giteaIdOf } from '@githost/gitea-ids';
-import { giteaPullState, toGiteaChangedFile, toGiteaPull, type PullContext } from './map-pull.js';
+import { giteaPullState, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext } from './map-pull.js';
 import { headBranchOf, toCreateMergeRequest, toMergeBody, toUpdateMergeRequest } from './map-requests.js';
 
 const ctx: PullContext = {
@@ -165,5 +165,18 @@ describe('request bodies', () => {
     expect(toMergeBody({ Do: 'rebase-merge' })).toEqual({ unsupported: 'rebase-merge' });
     expect(toMergeBody({ Do: 'constructor' })).toEqual({ unsupported: 'constructor' });
     expect(toMergeBody({ Do: 'merge', merge_when_checks_succeed: true })).toEqual({ unsupported: 'merge_when_checks_succeed' });
+  });
+});
+
+describe('sortPulls', () => {
+  const mr = (number: number, created: string, updated: string): MergeRequestWithAuthor => ({ ...listed, number, created_at: `2026-11-0${created}T00:00:00.000Z`, updated_at: `2026-11-0${updated}T00:00:00.000Z` });
+  const list = [mr(1, '1', '5'), mr(2, '2', '3'), mr(3, '3', '4')];
+  it('orders as Gitea\'s sort names ask; anything else newest first', () => {
+    expect(sortPulls(list, undefined).map((m) => m.number)).toEqual([3, 2, 1]);
+    expect(sortPulls(list, 'priority').map((m) => m.number)).toEqual([3, 2, 1]);
+    expect(sortPulls(list, 'oldest').map((m) => m.number)).toEqual([1, 2, 3]);
+    expect(sortPulls(list, 'recentupdate').map((m) => m.number)).toEqual([1, 3, 2]);
+    expect(sortPulls(list, 'leastupdate').map((m) => m.number)).toEqual([2, 3, 1]);
+    expect(sortPulls(list, 'constructor').map((m) => m.number)).toEqual([3, 2, 1]);
   });
 });

@@ -128,3 +128,20 @@ export function toGiteaChangedFile(ctx: Pick<PullContext, 'publicUrl' | 'owner' 
     raw_url: `${repoHtml}/-/raw/${headSha}/${filePath}`,
   };
 }
+
+/** githost states behind each of Gitea's `state` values (a merged pull request is a closed one). */
+export const PULL_STATES: Record<string, string[]> = { open: ['open'], closed: ['closed', 'merged'], all: ['open', 'closed', 'merged'] };
+
+const time = (s: string) => Date.parse(s);
+
+/** Gitea's list sorts; anything else (its default, `priority`, the comment counts githost's list lacks) newest first. */
+export function sortPulls(list: MergeRequestWithAuthor[], sort: unknown): MergeRequestWithAuthor[] {
+  const byNumber = (a: MergeRequestWithAuthor, b: MergeRequestWithAuthor) => b.number - a.number;
+  const cmp: Record<string, (a: MergeRequestWithAuthor, b: MergeRequestWithAuthor) => number> = {
+    oldest: (a, b) => time(a.created_at) - time(b.created_at) || a.number - b.number,
+    recentupdate: (a, b) => time(b.updated_at) - time(a.updated_at) || byNumber(a, b),
+    leastupdate: (a, b) => time(a.updated_at) - time(b.updated_at) || a.number - b.number,
+  };
+  const key = typeof sort === 'string' && Object.hasOwn(cmp, sort) ? sort : '';
+  return [...list].sort(cmp[key] ?? ((a, b) => time(b.created_at) - time(a.created_at) || byNumber(a, b)));
+}

@@ -1,33 +1,15 @@
 import { Router } from 'express';
 import { apiPath } from '@githost/api-client';
-import type { MergeRequestWithAuthor } from '@githost/api-types';
 import { AppError, notFound, unprocessable } from '@githost/errors';
 import { route } from '@githost/http';
 import { giteaCommitOf } from '../content/map-commits.js';
 import type { FeatureDeps } from '../http/context.js';
 import { pagingOf, sendPage } from '../http/pagination.js';
-import { toGiteaChangedFile, toGiteaPull, type PullContext } from './map-pull.js';
+import { PULL_STATES, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext } from './map-pull.js';
 import { invalidStyleMessage, toCreateMergeRequest, toMergeBody, toUpdateMergeRequest } from './map-requests.js';
 import { giteaCall, indexOf, repoScope, type RepoScope } from './repo-context.js';
 
 const BASE = '/repos/:owner/:repo/pulls';
-
-/** githost states behind each of Gitea's `state` values (a merged pull request is a closed one). */
-const STATES: Record<string, string[]> = { open: ['open'], closed: ['closed', 'merged'], all: ['open', 'closed', 'merged'] };
-
-const time = (s: string) => Date.parse(s);
-
-/** Gitea's list sorts; anything else (its default, `priority`, the comment counts githost's list lacks) newest first. */
-export function sortPulls(list: MergeRequestWithAuthor[], sort: unknown): MergeRequestWithAuthor[] {
-  const byNumber = (a: MergeRequestWithAuthor, b: MergeRequestWithAuthor) => b.number - a.number;
-  const cmp: Record<string, (a: MergeRequestWithAuthor, b: MergeRequestWithAuthor) => number> = {
-    oldest: (a, b) => time(a.created_at) - time(b.created_at) || a.number - b.number,
-    recentupdate: (a, b) => time(b.updated_at) - time(a.updated_at) || byNumber(a, b),
-    leastupdate: (a, b) => time(a.updated_at) - time(b.updated_at) || a.number - b.number,
-  };
-  const key = typeof sort === 'string' && Object.hasOwn(cmp, sort) ? sort : '';
-  return [...list].sort(cmp[key] ?? ((a, b) => time(b.created_at) - time(a.created_at) || byNumber(a, b)));
-}
 
 const pullContext = (s: RepoScope): PullContext => ({ publicUrl: s.publicUrl, owner: s.owner, name: s.name, repoId: s.repoId, repository: s.repository, user: s.user });
 
@@ -49,9 +31,9 @@ export function pullRoutes({ config }: FeatureDeps): Router {
     BASE,
     route(async (req, res) => {
       const raw = typeof req.query.state === 'string' && req.query.state !== '' ? req.query.state : 'open';
-      if (!Object.hasOwn(STATES, raw)) throw unprocessable(`state must be one of open, closed, all, not ${raw}`);
+      if (!Object.hasOwn(PULL_STATES, raw)) throw unprocessable(`state must be one of open, closed, all, not ${raw}`);
       const s = await repoScope(req, config);
-      const lists = await Promise.all(STATES[raw]!.map((state) => listOf(s, state)));
+      const lists = await Promise.all(PULL_STATES[raw]!.map((state) => listOf(s, state)));
       const poster = typeof req.query.poster === 'string' && req.query.poster !== '' ? req.query.poster.toLowerCase() : null;
       const all = lists.flat().filter((mr) => poster === null || (mr.author_username ?? '').toLowerCase() === poster);
       const ctx = pullContext(s);
