@@ -1,10 +1,11 @@
 import type { Request } from 'express';
 import { apiPath } from '@githost/api-client';
+import type { Repository } from '@githost/api-types';
+import { giteaIdOf, repositoryKey } from '@githost/gitea-ids';
 import { AppError } from '@githost/errors';
 import type { Config } from '../config.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { gatewayFor } from '../http/context.js';
-import { giteaRepositoryOf } from '../repos/map-repos.js';
 import { giteaUserOf } from '../users/map-users.js';
 
 /**
@@ -27,6 +28,20 @@ export const param = (req: Request, name: string) => String(req.params[name] ?? 
 /** Gitea's user for a githost username; a deleted account is Gitea's ghost user. */
 export function userMapper(publicUrl: string) {
   return (username: string | null) => (username === null ? { ...giteaUserOf({ username: 'Ghost' }, publicUrl), id: -1 } : giteaUserOf({ username }, publicUrl));
+}
+
+/** TEMPORARY until repos/ (gitea-core) answers Gitea's Repository: the fields tools read. */
+function giteaRepositoryOf(repo: Repository, publicUrl: string) {
+  return {
+    id: giteaIdOf('repository', repositoryKey(repo.id)),
+    owner: giteaUserOf({ username: repo.owner }, publicUrl),
+    name: repo.name,
+    full_name: repo.full_name,
+    private: repo.private,
+    html_url: `${publicUrl}/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.name)}`,
+    clone_url: repo.clone_url,
+    default_branch: repo.default_branch,
+  };
 }
 
 export async function repoScope(req: Request, config: Config): Promise<RepoScope> {

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { apiPath } from '@githost/api-client';
 import { AppError, notFound, unprocessable } from '@githost/errors';
 import { route } from '@githost/http';
-import { giteaCommitOf } from '../content/map-commits.js';
+import type { Commit } from '@githost/api-types';
 import type { FeatureDeps } from '../http/context.js';
 import { pagingOf, sendPage } from '../http/pagination.js';
 import { PULL_STATES, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext } from './map-pull.js';
@@ -10,6 +10,22 @@ import { invalidStyleMessage, toCreateMergeRequest, toMergeBody, toUpdateMergeRe
 import { giteaCall, indexOf, repoScope, type RepoScope } from './repo-context.js';
 
 const BASE = '/repos/:owner/:repo/pulls';
+
+/** TEMPORARY until content/ (gitea-core) answers Gitea's Commit. */
+function giteaCommitOf(c: Commit, s: RepoScope) {
+  const api = `${s.publicUrl}/api/v1/repos/${encodeURIComponent(s.owner)}/${encodeURIComponent(s.name)}/git/commits/${c.sha}`;
+  const person = (p: Commit['author']) => ({ name: p.name, email: p.email, date: p.date });
+  return {
+    url: api,
+    sha: c.sha,
+    created: c.committer.date,
+    html_url: `${s.publicUrl}/${encodeURIComponent(s.owner)}/${encodeURIComponent(s.name)}/-/commit/${c.sha}`,
+    commit: { url: api, author: person(c.author), committer: person(c.committer), message: c.message, tree: { sha: c.tree, url: '', created: c.committer.date } },
+    author: null,
+    committer: null,
+    parents: c.parents.map((sha) => ({ sha, url: '', created: '' })),
+  };
+}
 
 const pullContext = (s: RepoScope): PullContext => ({ publicUrl: s.publicUrl, owner: s.owner, name: s.name, repoId: s.repoId, repository: s.repository, user: s.user });
 
