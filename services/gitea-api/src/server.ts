@@ -5,10 +5,13 @@ import type { Config } from './config.js';
 import { giteaErrors, giteaNotFound } from './http/errors.js';
 import { siteRoutes } from './site/routes.js';
 import { userRoutes } from './users/routes.js';
-import { hookRoutes } from './hooks/routes.js';
+import { repoRoutes } from './repos/routes.js';
+import { contentRoutes } from './content/routes.js';
 import { pullRoutes } from './pulls/routes.js';
 import { reviewRoutes } from './reviews/routes.js';
 import { statusRoutes } from './statuses/routes.js';
+import { hookRoutes } from './hooks/routes.js';
+import { disabledUnitRoutes } from './disabled-units/routes.js';
 
 export interface ServerDeps {
   logger?: Logger;
@@ -32,10 +35,13 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   api.use(express.json({ limit: '1mb' }));
   api.use(siteRoutes());
   api.use(userRoutes(features));
+  api.use(repoRoutes(features));
+  api.use(contentRoutes(features));
   api.use(pullRoutes(features));
   api.use(reviewRoutes(features));
   api.use(statusRoutes(features));
   api.use(hookRoutes(features));
+  api.use(disabledUnitRoutes(features));
   api.use(giteaNotFound(config.publicUrl));
   app.use('/api/v1', api);
   app.use(giteaNotFound(config.publicUrl));

@@ -1,11 +1,10 @@
 import type { Request } from 'express';
-import { apiPath } from '@githost/api-client';
-import type { Repository } from '@githost/api-types';
-import { giteaIdOf, repositoryKey } from '@githost/gitea-ids';
 import { AppError } from '@githost/errors';
 import type { Config } from '../config.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { gatewayFor } from '../http/context.js';
+import { repositoryFacts } from '../repos/load.js';
+import { giteaRepositoryOf } from '../repos/map-repos.js';
 import { giteaUserOf } from '../users/map-users.js';
 
 /**
@@ -30,27 +29,13 @@ export function userMapper(publicUrl: string) {
   return (username: string | null) => (username === null ? { ...giteaUserOf({ username: 'Ghost' }, publicUrl), id: -1 } : giteaUserOf({ username }, publicUrl));
 }
 
-/** TEMPORARY until repos/ (gitea-core) answers Gitea's Repository: the fields tools read. */
-function giteaRepositoryOf(repo: Repository, publicUrl: string) {
-  return {
-    id: giteaIdOf('repository', repositoryKey(repo.id)),
-    owner: giteaUserOf({ username: repo.owner }, publicUrl),
-    name: repo.name,
-    full_name: repo.full_name,
-    private: repo.private,
-    html_url: `${publicUrl}/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.name)}`,
-    clone_url: repo.clone_url,
-    default_branch: repo.default_branch,
-  };
-}
-
 export async function repoScope(req: Request, config: Config): Promise<RepoScope> {
   const gateway = gatewayFor(req, config);
   const owner = param(req, 'owner');
   const name = param(req, 'repo');
-  const repo = await gateway.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name }));
-  const repository = giteaRepositoryOf(repo, config.publicUrl);
-  return { gateway, owner, name, repoId: repo.id, repository, publicUrl: config.publicUrl, user: userMapper(config.publicUrl) };
+  const facts = await repositoryFacts(gateway, config, owner, name);
+  const repository = giteaRepositoryOf(facts, config.publicUrl);
+  return { gateway, owner, name, repoId: facts.repo.id, repository, publicUrl: config.publicUrl, user: userMapper(config.publicUrl) };
 }
 
 /** githost's refusals of a write, in Gitea's statuses: no write access is 403, a refused body 422. */
