@@ -232,7 +232,8 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
       expect(pr.merged_at).toMatch(ISO);
       const mainTip = (await git(r.wd, 'ls-remote', r.remote, 'refs/heads/main')).split('\t')[0];
       expect(pr.merge_commit_sha).toBe(mainTip);
-      expect(await git(r.wd, 'log', '-1', '--format=%s%n%n%b', mainTip!, '--')).toBe('Merge a\n\nwith a body\n');
+      await git(r.wd, 'fetch', '-q', r.remote, 'main');
+      expect(await git(r.wd, 'log', '-1', '--format=%B', mainTip!)).toBe('Merge a\n\nwith a body');
       expect((await as(bob).repos.repoPullRequestIsMerged('alice', 'app', 1)).status).toBe(204);
       expect(await refusal(as(bob).repos.repoMergePullRequest('alice', 'app', 1, { Do: 'merge' }))).toMatchObject({ status: 405, body: { message: 'PR already merged' } });
     });

@@ -32,7 +32,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   const app = createHttpApp({ service: 'gitea-api', logger, ready: { gateway }, registry, json: false });
   const features = { config };
   const api = express.Router();
-  api.use(express.json({ limit: '1mb' }));
+  // Gitea reads a body as JSON whatever its Content-Type; gitea-js sends some (review requests) without one.
+  api.use(express.json({ limit: '1mb', type: () => true }));
   api.use(siteRoutes());
   api.use(userRoutes(features));
   api.use(repoRoutes(features));
