@@ -130,11 +130,11 @@ describe('Gitea API: trees and commits', () => {
 });
 
 describe('Gitea API: branches, tags, compare', () => {
-  it('when a tool lists branches, then Gitea\'s Branch with its tip commit; one by a name with a slash', async () => {
+  it('when a tool lists branches, then Gitea\'s Branch with its tip commit, the default branch protected (githost keeps it from force pushes); one by a name with a slash', async () => {
     const { data, headers } = await giteaClient(gh, ann.token).repos.repoListBranches('ann', 'demo');
     expect(data.map((b) => [b.name, b.commit?.id, b.protected, b.user_can_push])).toEqual([
       ['feature/x', feature, false, true],
-      ['main', second, false, true],
+      ['main', second, true, true],
     ]);
     expect(headers.get('x-total-count')).toBe('2');
     const one = await giteaClient(gh).repos.repoGetBranch('ann', 'demo', 'feature/x');

@@ -3,6 +3,7 @@ import { apiPath } from '@githost/api-client';
 import type { BranchProtection, Commit } from '@githost/api-types';
 import { AppError, notFound, validation } from '@githost/errors';
 import { route } from '@githost/http';
+import { protectionFor } from '@githost/ref-policy';
 import { gatewayFor, type FeatureDeps } from '../http/context.js';
 import { links } from '../http/links.js';
 import { API_SETTINGS, pageOf, pagingOf, setPagingHeaders } from '../http/pagination.js';
@@ -52,25 +53,21 @@ async function fileBytes(gateway: GatewayClient, params: { owner: string; repo: 
   }
 }
 
-/** A branch's protection as Gitea's `Branch` shows it; callers who may not read the rules see none. */
-async function branchRules(gateway: GatewayClient, params: { owner: string; repo: string }, name: string, canWrite: boolean): Promise<BranchRules> {
-  const open: BranchRules = { protected: false, pattern: '', requiredApprovals: 0, statusChecks: [], canPush: canWrite, canMerge: canWrite };
-  let rules: BranchProtection[];
+/**
+ * A branch's protection as Gitea's `Branch` shows it, by githost's one rule of which rule governs
+ * a branch (`protectionFor`: the default branch is always kept from force pushes and deletion).
+ * Callers who may not read the rules (all but the repository's admins) see that default alone.
+ */
+async function branchRules(gateway: GatewayClient, params: { owner: string; repo: string }, name: string, defaultBranch: string, canWrite: boolean): Promise<BranchRules> {
+  let protections: BranchProtection[] = [];
   try {
-    rules = (await gateway.page(apiPath('/api/repos/{owner}/{repo}/branch-protections', params))).items;
+    protections = (await gateway.page(apiPath('/api/repos/{owner}/{repo}/branch-protections', params))).items;
   } catch (err) {
-    if (err instanceof AppError && (err.kind === 'forbidden' || err.kind === 'unauthenticated' || err.kind === 'not_found')) return open;
-    throw err;
+    if (!(err instanceof AppError && (err.kind === 'forbidden' || err.kind === 'unauthenticated' || err.kind === 'not_found'))) throw err;
   }
-  const rule = rules.find((r) => r.pattern === name) ?? rules.find((r) => globMatches(r.pattern, name));
-  if (!rule) return open;
-  return { protected: true, pattern: rule.pattern, requiredApprovals: rule.required_approvals, statusChecks: rule.required_status_checks, canPush: canWrite && rule.push !== 'nobody', canMerge: canWrite };
-}
-
-/** githost's branch patterns (docs/decisions/branch-protection.md): `*` within a segment, `**` across. */
-function globMatches(pattern: string, name: string): boolean {
-  const source = pattern.split(/(\*\*|\*)/).map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))).join('');
-  return new RegExp(`^${source}$`).test(name);
+  const rule = protectionFor({ default_branch: defaultBranch, allow_tag_changes: false, protections }, name);
+  if (!rule) return { protected: false, pattern: '', requiredApprovals: 0, statusChecks: [], canPush: canWrite, canMerge: canWrite };
+  return { protected: true, pattern: rule.pattern, requiredApprovals: rule.required_approvals, statusChecks: rule.required_status_checks, canPush: canWrite && rule.push === 'write', canMerge: canWrite };
 }
 
 /**
@@ -171,9 +168,9 @@ export function contentRoutes({ config }: FeatureDeps): Router {
     }),
   );
 
-  const branch = async (req: Request, gateway: GatewayClient, name: string, sha: string, canWrite: boolean) => {
+  const branch = async (req: Request, gateway: GatewayClient, name: string, sha: string, defaultBranch: string, canWrite: boolean) => {
     const params = repoOf(req);
-    const [tip, rules] = await Promise.all([gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { ...params, sha })), branchRules(gateway, params, name, canWrite)]);
+    const [tip, rules] = await Promise.all([gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { ...params, sha })), branchRules(gateway, params, name, defaultBranch, canWrite)]);
     return giteaBranchOf(at(req), name, tip, rules);
   };
   const canWriteOf = async (gateway: GatewayClient, params: { owner: string; repo: string }) =>
@@ -185,9 +182,9 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       const gateway = gatewayFor(req, config);
       const paging = pagingOf(req);
       const params = repoOf(req);
-      const [{ branches }, canWrite] = await Promise.all([gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', params)), canWriteOf(gateway, params)]);
+      const [{ branches, default_branch }, canWrite] = await Promise.all([gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', params)), canWriteOf(gateway, params)]);
       setPagingHeaders(req, res, branches.length, paging, config.publicUrl);
-      res.json(await Promise.all(pageOf(branches, paging).map((b) => branch(req, gateway, b.name, b.sha, canWrite))));
+      res.json(await Promise.all(pageOf(branches, paging).map((b) => branch(req, gateway, b.name, b.sha, default_branch, canWrite))));
     }),
   );
 
@@ -198,10 +195,10 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       const params = repoOf(req);
       const value = (req.params as Record<string, unknown>).branch;
       const name = Array.isArray(value) ? value.join('/') : String(value);
-      const [{ branches }, canWrite] = await Promise.all([gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', params)), canWriteOf(gateway, params)]);
+      const [{ branches, default_branch }, canWrite] = await Promise.all([gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', params)), canWriteOf(gateway, params)]);
       const found = branches.find((b) => b.name === name);
       if (!found) throw notFound('branch does not exist');
-      res.json(await branch(req, gateway, found.name, found.sha, canWrite));
+      res.json(await branch(req, gateway, found.name, found.sha, default_branch, canWrite));
     }),
   );
 
