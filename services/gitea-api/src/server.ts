@@ -7,6 +7,10 @@ import { siteRoutes } from './site/routes.js';
 import { userRoutes } from './users/routes.js';
 import { repoRoutes } from './repos/routes.js';
 import { contentRoutes } from './content/routes.js';
+import { pullRoutes } from './pulls/routes.js';
+import { reviewRoutes } from './reviews/routes.js';
+import { statusRoutes } from './statuses/routes.js';
+import { hookRoutes } from './hooks/routes.js';
 import { disabledUnitRoutes } from './disabled-units/routes.js';
 
 export interface ServerDeps {
@@ -28,11 +32,16 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   const app = createHttpApp({ service: 'gitea-api', logger, ready: { gateway }, registry, json: false });
   const features = { config };
   const api = express.Router();
-  api.use(express.json({ limit: '1mb' }));
+  // Gitea reads a body as JSON whatever its Content-Type; gitea-js sends some (review requests) without one.
+  api.use(express.json({ limit: '1mb', type: () => true }));
   api.use(siteRoutes());
   api.use(userRoutes(features));
   api.use(repoRoutes(features));
   api.use(contentRoutes(features));
+  api.use(pullRoutes(features));
+  api.use(reviewRoutes(features));
+  api.use(statusRoutes(features));
+  api.use(hookRoutes(features));
   api.use(disabledUnitRoutes(features));
   api.use(giteaNotFound(config.publicUrl));
   app.use('/api/v1', api);
