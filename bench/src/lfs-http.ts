@@ -25,14 +25,34 @@ export function transferAgent(): Agent {
   return new Agent({ keepAlive: true, maxSockets: CONCURRENT_TRANSFERS });
 }
 
+/**
+ * A request written on a kept-alive connection the server had closed meanwhile (its keep-alive
+ * timeout passed while this busy client was elsewhere) fails before any answer: it is sent once
+ * more on a fresh connection, as Go's http transport (git-lfs's) does.
+ */
+async function onceMoreIfReused(send: () => Promise<void>): Promise<void> {
+  try {
+    await send();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (!(err as { reusedSocket?: boolean }).reusedSocket || (code !== 'ECONNRESET' && code !== 'EPIPE')) throw err;
+    await send();
+  }
+}
+
 /** Streams `file` as the body of `PUT href` (Content-Length: the object's size, as basic-transfers.md says). */
-export async function putFile(target: Target, object: LfsObject, agent: Agent): Promise<void> {
+export function putFile(target: Target, object: LfsObject, agent: Agent): Promise<void> {
+  return onceMoreIfReused(() => putFileOnce(target, object, agent));
+}
+
+async function putFileOnce(target: Target, object: LfsObject, agent: Agent): Promise<void> {
   const req = request(target.href, {
     method: 'PUT',
     agent,
     headers: { ...target.header, 'content-type': 'application/octet-stream', 'content-length': String(object.size) },
   });
   const answered = response(req);
+  answered.catch(() => {}); // the pipeline below reports the same error first
   await pipeline(createReadStream(object.file), req);
   const res = await answered;
   const body = await text(res);
@@ -40,7 +60,11 @@ export async function putFile(target: Target, object: LfsObject, agent: Agent): 
 }
 
 /** `GET href` into `file`, hashing as it goes (git-lfs checks every download's sha256). */
-export async function getToFile(target: Target, object: LfsObject, file: string, agent: Agent): Promise<void> {
+export function getToFile(target: Target, object: LfsObject, file: string, agent: Agent): Promise<void> {
+  return onceMoreIfReused(() => getToFileOnce(target, object, file, agent));
+}
+
+async function getToFileOnce(target: Target, object: LfsObject, file: string, agent: Agent): Promise<void> {
   const req = request(target.href, { method: 'GET', agent, headers: { ...target.header } });
   const answered = response(req);
   req.end();
@@ -89,7 +113,7 @@ export async function eachLimited<T>(items: readonly T[], limit: number, work: (
 function response(req: ReturnType<typeof request>): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     req.once('response', resolve);
-    req.once('error', reject);
+    req.once('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
   });
 }
 

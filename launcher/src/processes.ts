@@ -21,6 +21,14 @@ export interface ServiceProcess {
   pid: number;
 }
 
+/**
+ * V8 flags a service's process starts with beyond the launcher's own. The SSH service holds
+ * nothing between connections, and its young generation otherwise grows to V8's default (16 MiB
+ * semi-spaces) under a clone's garbage and stays that large once idle
+ * (docs/decisions/ssh-server.md#memory).
+ */
+export const SERVICE_V8_FLAGS: Readonly<Record<string, readonly string[]>> = { ssh: ['--max-semi-space-size=1'] };
+
 /** A stopping child gets this long to finish its requests before SIGKILL. */
 const STOP_GRACE_MS = 30_000;
 
@@ -93,7 +101,7 @@ export class ServiceProcesses {
    */
   start(name: string, module: string, stage: number, childEnv: NodeJS.ProcessEnv, publicServer?: Server): Promise<Ports> {
     if (this.stopping) return Promise.reject(new Error(`githost is stopping: ${name} not started`));
-    const proc = fork(this.entry, [module, name], { env: childEnv, detached: true });
+    const proc = fork(this.entry, [module, name], { env: childEnv, detached: true, execArgv: [...process.execArgv, ...(SERVICE_V8_FLAGS[module] ?? [])] });
     let settle: ((err: Error | undefined, ports?: Ports) => void) | undefined;
     const started = new Promise<Ports>((resolve, reject) => {
       settle = (err, ports) => {

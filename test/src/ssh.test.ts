@@ -1,6 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -218,6 +218,90 @@ describe('git over SSH', () => {
     const clones = await Promise.all(Array.from({ length: 20 }, (_, i) => gitResultWithEnv(dir, viaSsh(aliceKey), 'clone', '-q', remote('alice/demo'), `c${i}`)));
     expect(clones.map((c) => c.code)).toEqual(Array(20).fill(0));
   });
+});
+
+/** git transport processes (upload-pack, receive-pack and their pack-objects, index-pack) in or on a
+ *  repository under `dataDir`, by cwd or argument; git-storage's long-lived cat-file readers are not. */
+const TRANSPORT = /(upload-pack|receive-pack|pack-objects|index-pack|unpack-objects)/;
+function gitProcessesUnder(dataDir: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      if (TRANSPORT.test(cmdline) && (cwd.startsWith(dataDir) || cmdline.includes(dataDir))) found.push(`${pid} ${cmdline}`);
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
+
+/** pkt-lines of a v0 exchange: the length in 4 hex digits, the payload. */
+const pkt = (line: string) => `${(line.length + 4).toString(16).padStart(4, '0')}${line}`;
+
+/**
+ * `ssh ... <command> '<repo>'` with the real client, protocol v0; resolves once git-storage's git has
+ * answered with its whole ref advertisement (a flush), with the advertised tip.
+ */
+function sshGit(key: string, command: string, repo: string) {
+  const child = spawn('ssh', [...sshOptions(key), 'git@127.0.0.1', `${command} '${repo}.git'`], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.on('error', () => {});
+  const advertised = new Promise<string>((resolve, reject) => {
+    let seen = '';
+    const onData = (b: Buffer) => {
+      seen += b.toString('latin1');
+      if (!seen.endsWith('0000')) return;
+      child.stdout.off('data', onData);
+      // Stop reading: what git sends next fills the SSH window and the pipes, and git waits on them.
+      child.stdout.pause();
+      resolve(seen.slice(4, 44));
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`ssh exited ${code} before the advertisement`)));
+  });
+  return { child, advertised };
+}
+
+describe('a client that goes away', () => {
+  it('when the ssh client is killed -9 mid-clone or mid-push, then git-storage stops its git and removes the push quarantine', async () => {
+    await createRepo(gh, alice.token, 'big');
+    const work = makeWorkdir();
+    // Incompressible, so the pack is far larger than the SSH window and every pipe on its way.
+    await commitFiles(work, { 'noise.bin': randomBytes(24 * 1024 * 1024) }, 'noise');
+    expect((await gitResultWithEnv(work, viaSsh(aliceKey), 'push', '-q', remote('alice/big'), 'main')).code).toBe(0);
+    expect(gitProcessesUnder(gh.dataDir)).toEqual([]);
+
+    // A clone: the client asked for the pack and stopped reading it; git-storage's git is stuck writing.
+    const clone = sshGit(aliceKey, 'git-upload-pack', 'alice/big');
+    const tip = await clone.advertised;
+    clone.child.stdin.write(`${pkt(`want ${tip}\n`)}0000${pkt('done\n')}`);
+    await eventually(() => gitProcessesUnder(gh.dataDir).some((p) => p.includes('pack-objects')) || undefined);
+    clone.child.kill('SIGKILL');
+    await eventually(() => gitProcessesUnder(gh.dataDir).length === 0 || undefined);
+
+    // A push: the command and half of the pack sent, then the client dies; receive-pack waits for the rest.
+    await commitFiles(work, { 'more.bin': randomBytes(8 * 1024 * 1024) }, 'more');
+    const head = await git(work, 'rev-parse', 'HEAD');
+    const pack = await new Promise<Buffer>((resolve, reject) => {
+      const out: Buffer[] = [];
+      const p = spawn('git', ['pack-objects', '--stdout', '--revs', '-q'], { cwd: work });
+      p.stdout.on('data', (b: Buffer) => out.push(b));
+      p.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`pack-objects exited ${code}`))));
+      p.stdin.end(`${head}\n^${tip}\n`);
+    });
+    const push = sshGit(aliceKey, 'git-receive-pack', 'alice/big');
+    expect(await push.advertised).toBe(tip);
+    push.child.stdin.write(`${pkt(`${tip} ${head} refs/heads/main\0 report-status\n`)}0000`);
+    push.child.stdin.write(pack.subarray(0, pack.length >> 1));
+    const quarantines = () => readdirSync(gh.dataDir, { recursive: true, encoding: 'utf8' }).filter((p) => p.includes('tmp_objdir-incoming'));
+    await eventually(() => quarantines().length > 0 || undefined);
+    push.child.kill('SIGKILL');
+    await eventually(() => gitProcessesUnder(gh.dataDir).length === 0 || undefined);
+    await eventually(() => quarantines().length === 0 || undefined);
+    // Nothing moved, and the repository still serves.
+    expect((await gitResultWithEnv(work, viaSsh(aliceKey), 'ls-remote', remote('alice/big'), 'refs/heads/main')).stdout).toBe(`${tip}\trefs/heads/main\n`);
+  }, 120_000);
 });
 
 describe('host keys', () => {
