@@ -87,6 +87,8 @@ export function runRenovate(opts: RenovateOptions): Promise<RenovateRun> {
     HTTPS_PROXY: 'http://127.0.0.1:9',
     NO_PROXY: '127.0.0.1,localhost,::1',
     RENOVATE_CONFIG_FILE: path.join(home, 'no-config.js'),
+    // re2 is a native module, not built with --ignore-scripts; Renovate's documented fallback is RegExp.
+    RENOVATE_X_IGNORE_RE2: 'true',
   };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
