@@ -56,12 +56,12 @@ for (const overlay of ['dev', 'production']) {
     });
 
     it('when rendered, then each service has a workload, a Service, a ServiceAccount and a PodDisruptionBudget', () => {
-      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web', 'ssh']) {
+      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web', 'gitea-api', 'ssh']) {
         const kinds = objects.filter((o) => o.metadata.name === name).map((o) => o.kind);
         expect(kinds).toEqual(expect.arrayContaining(['Service', 'ServiceAccount', 'PodDisruptionBudget', name === 'git-storage' ? 'StatefulSet' : 'Deployment']));
       }
       const hpas = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler').map((o) => o.metadata.name).sort();
-      expect(hpas).toEqual(['browse', 'gateway', 'web']);
+      expect(hpas).toEqual(['browse', 'gateway', 'gitea-api', 'web']);
       const sts = objects.find((o) => o.kind === 'StatefulSet')!;
       expect((sts.spec as { volumeClaimTemplates: unknown[] }).volumeClaimTemplates).toHaveLength(1);
     });
@@ -145,7 +145,7 @@ for (const overlay of ['dev', 'production']) {
           .flatMap((p) => (p.spec as { ingress: Rule[] }).ingress)
           .filter((r) => r.from?.some((f) => f.namespaceSelector?.matchLabels['githost.io/metrics-scraper'] === 'true'))
           .flatMap((r) => r.ports.map((p) => p.port));
-      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web', 'ssh']) expect([name, scraperPorts(name)]).toEqual([name, [port]]);
+      for (const name of ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web', 'gitea-api', 'ssh']) expect([name, scraperPorts(name)]).toEqual([name, [port]]);
       const open = objects.find((o) => o.metadata.name === 'gateway-from-anywhere')!;
       const publicPorts = (open.spec as { ingress: Rule[] }).ingress.filter((r) => r.from === undefined).flatMap((r) => r.ports.map((p) => p.port));
       expect(publicPorts).toEqual([3000]);

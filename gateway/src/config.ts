@@ -25,6 +25,7 @@ const schema = z
     MERGE_REQUESTS_URL: optionalUrl(),
     WEBHOOKS_URL: optionalUrl(),
     WEB_URL: optionalUrl(),
+    GITEA_API_URL: optionalUrl(),
     GITHOST_RATE_LIMIT_PER_MINUTE: env.int(600),
     GITHOST_RATE_LIMIT_ANON_PER_MINUTE: env.int(120),
     GITHOST_GIT_RATE_LIMIT_PER_MINUTE: env.int(1200),
@@ -48,6 +49,7 @@ const schema = z
         'merge-requests': e.MERGE_REQUESTS_URL,
         webhooks: e.WEBHOOKS_URL,
         web: e.WEB_URL,
+        'gitea-api': e.GITEA_API_URL,
       },
       gitStorageShards,
       gitStorageGrpcShards: e.GIT_STORAGE_SHARDS || e.GIT_STORAGE_GRPC_ADDR ? grpcShardsOf(e) : undefined,
@@ -73,7 +75,7 @@ function trustProxyOf(value: string): boolean | number | string {
   return v;
 }
 
-export type UpstreamName = 'accounts' | 'git-storage' | 'browse' | 'merge-requests' | 'webhooks' | 'web';
+export type UpstreamName = 'accounts' | 'git-storage' | 'browse' | 'merge-requests' | 'webhooks' | 'web' | 'gitea-api';
 
 export interface Config {
   port: number;
@@ -87,9 +89,11 @@ export interface Config {
   accountsGrpcAddress: string;
   /** Base URL of each service's HTTP server; an absent one answers 503, so the edge still runs
    *  while a service is down or not deployed. */
-  upstreams: Record<Exclude<UpstreamName, 'web'>, string | undefined> & {
+  upstreams: Record<Exclude<UpstreamName, 'web' | 'gitea-api'>, string | undefined> & {
     /** The site's pages (WEB_URL, services/web/README.md#one-path-for-access-control); absent: every page path answers 503. */
     web?: string | undefined;
+    /** Gitea's API under /api/v1 (GITEA_API_URL, docs/decisions/gitea-api.md); absent: those paths answer 503. */
+    'gitea-api'?: string | undefined;
   };
   /** git-storage smart-HTTP base URL by shard (GIT_STORAGE_HTTP_SHARDS, or GIT_STORAGE_HTTP_URL as
    *  `default`); git transport goes to the shard of the repository. Absent: upstreams['git-storage']. */

@@ -56,7 +56,7 @@ describe('launcher', () => {
 
   it('when metrics are scraped, then every service\'s are on the one metrics port, and none on the public port (CONTRACT §8)', async () => {
     const ports = new Set(Object.values(githost.metricsPorts));
-    expect([Object.keys(githost.metricsPorts).sort(), ports.size, ports.has(githost.port)]).toEqual([['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'ssh', 'web', 'webhooks'], 1, false]);
+    expect([Object.keys(githost.metricsPorts).sort(), ports.size, ports.has(githost.port)]).toEqual([['accounts', 'browse', 'gateway', 'git-storage', 'gitea-api', 'merge-requests', 'ssh', 'web', 'webhooks'], 1, false]);
     const text = await (await fetch(`http://127.0.0.1:${[...ports][0]}/metrics`)).text();
     for (const service of ['accounts', 'browse', 'gateway', 'git_storage', 'merge_requests', 'ssh', 'webhooks']) expect(text).toContain(`# TYPE githost_${service}_http_request_duration_seconds histogram`);
     const onPublic = await fetch(`${githost.url}/metrics`);

@@ -31,7 +31,7 @@ describe('service modules', () => {
   });
 
   it('when services start, then each stage only needs addresses from the stages before it', () => {
-    expect(STAGES.map((stage) => stage.map((s) => s.name))).toEqual([['git-storage'], ['accounts', 'ssh'], ['browse', 'merge-requests', 'webhooks', 'web']]);
+    expect(STAGES.map((stage) => stage.map((s) => s.name))).toEqual([['git-storage'], ['accounts', 'ssh'], ['browse', 'merge-requests', 'webhooks', 'web', 'gitea-api']]);
     const storage = STAGES[0]![0]!.exports({ httpPort: 1001, grpcPort: 1002 });
     expect(storage).toEqual({ GIT_STORAGE_GRPC_ADDR: '127.0.0.1:1002', GIT_STORAGE_HTTP_URL: 'http://127.0.0.1:1001' });
     expect(STAGES[1]![0]!.exports({ httpPort: 2001 })).toEqual({ ACCOUNTS_HTTP_URL: 'http://127.0.0.1:2001' });

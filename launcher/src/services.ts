@@ -71,6 +71,8 @@ export const STAGES: ServiceEntry[][] = [
     { name: 'webhooks', load: () => import('@githost/webhooks'), exports: (p) => defined({ WEBHOOKS_URL: local(p.httpPort, 'http://') }) },
     // The pages call the API through the gateway (GATEWAY_URL), at request time only.
     { name: 'web', load: () => import(WEB_PACKAGE), exports: (p) => defined({ WEB_URL: local(p.httpPort, 'http://') }) },
+    // Gitea's API (docs/decisions/gitea-api.md): like the web, it calls the API through the gateway.
+    { name: 'gitea-api', load: () => import('@githost/gitea-api'), exports: (p) => defined({ GITEA_API_URL: local(p.httpPort, 'http://') }) },
   ],
 ];
 

@@ -78,11 +78,11 @@ describe('one process per service', () => {
   });
 
   it('when started, then the gateway and every service run in processes of their own', () => {
-    expect(githost.processes.map((p) => p.name).sort()).toEqual(['accounts', 'browse', 'gateway', 'git-storage', 'launcher', 'merge-requests', 'ssh', 'web', 'webhooks']);
+    expect(githost.processes.map((p) => p.name).sort()).toEqual(['accounts', 'browse', 'gateway', 'git-storage', 'gitea-api', 'launcher', 'merge-requests', 'ssh', 'web', 'webhooks']);
     expect(githost.processes.find((p) => p.name === 'launcher')?.pid).toBe(process.pid);
     expect(new Set(githost.processes.map((p) => p.pid)).size).toBe(9);
     expect(childPids.every(isRunning)).toBe(true);
-    expect(githost.services).toEqual(expect.arrayContaining(['git-storage', 'accounts', 'ssh', 'browse', 'merge-requests', 'webhooks', 'web']));
+    expect(githost.services).toEqual(expect.arrayContaining(['git-storage', 'accounts', 'ssh', 'browse', 'merge-requests', 'webhooks', 'web', 'gitea-api']));
   });
 
   it('when a user pushes with git, then browse shows the commit and the push event reaches her webhook across processes', async () => {
@@ -141,11 +141,11 @@ describe('one process per service', () => {
   }, 60_000);
 
   it('when metrics are scraped, then each process serves its own service\'s on a metrics port of its own', async () => {
-    const names = ['accounts', 'browse', 'gateway', 'git-storage', 'merge-requests', 'ssh', 'web', 'webhooks'];
-    expect([Object.keys(githost.metricsPorts).sort(), new Set(Object.values(githost.metricsPorts)).size]).toEqual([names, 8]);
+    const names = ['accounts', 'browse', 'gateway', 'git-storage', 'gitea-api', 'merge-requests', 'ssh', 'web', 'webhooks'];
+    expect([Object.keys(githost.metricsPorts).sort(), new Set(Object.values(githost.metricsPorts)).size]).toEqual([names, 9]);
     for (const name of names) {
       const text = await (await fetch(`http://127.0.0.1:${githost.metricsPorts[name]}/metrics`)).text();
-      const families = new Set([...text.matchAll(/^# TYPE githost_([a-z]+(?:_storage|_requests)?)_/gm)].map((m) => m[1]));
+      const families = new Set([...text.matchAll(/^# TYPE githost_([a-z]+(?:_storage|_requests|_api)?)_/gm)].map((m) => m[1]));
       expect([name, [...families]]).toEqual([name, [name.replace(/-/g, '_')]]);
     }
   });

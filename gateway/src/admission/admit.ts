@@ -44,7 +44,9 @@ export function createAdmission({ accounts, withinRateLimit, site = false, inter
     const requestId = String(req.headers[REQUEST_ID_HEADER]);
     // A page is not an API call: the web signs in through the API with the browser's session, and
     // each API call it makes is authenticated and counted there (services/web/README.md#one-path-for-access-control).
-    if (route?.surface === 'web') return { route, principal: null, repo: null, requestId };
+    // Gitea's API likewise: every githost call it makes for the request is admitted here as the caller
+    // (docs/decisions/gitea-api.md#a-face-over-the-api).
+    if (route?.surface === 'web' || route?.surface === 'gitea') return { route, principal: null, repo: null, requestId };
     // The provider authenticates its own callers (a client's secret, an access token at userinfo)
     // and answers in OAuth's error format; the edge only counts the address.
     if (route?.surface === 'oauth') {

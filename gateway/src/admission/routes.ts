@@ -10,8 +10,10 @@ export type AuthMode = 'required' | 'optional';
  *  transport prompts for credentials, everything else says `Repository not found`. `web`: the
  *  site's pages, which authenticate through the API themselves. `oauth`: the OAuth2 provider's
  *  protocol endpoints, whose Authorization header is the client's or the access token's and goes
- *  to the provider as sent (docs/decisions/oauth2-provider.md#paths). */
-export type Surface = 'api' | 'browse' | 'git' | 'web' | 'oauth';
+ *  to the provider as sent (docs/decisions/oauth2-provider.md#paths). `gitea`: Gitea's API under
+ *  /api/v1, a face that calls githost's API through the gateway with the caller's credential,
+ *  which goes to it as sent (docs/decisions/gitea-api.md#a-face-over-the-api). */
+export type Surface = 'api' | 'browse' | 'git' | 'web' | 'oauth' | 'gitea';
 
 export interface RouteMatch {
   upstream: UpstreamName;
@@ -95,6 +97,8 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
   // docs/decisions/oauth2-provider.md#paths: Gitea's paths of the provider, and OpenID discovery.
   if (path === '/.well-known/openid-configuration' || path.startsWith('/login/oauth/')) return { upstream: 'accounts', auth: 'optional', surface: 'oauth' };
   if (path === '/api/v1/user/applications/oauth2' || path.startsWith('/api/v1/user/applications/oauth2/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
+  // docs/decisions/gitea-api.md: the rest of Gitea's API; each call it makes comes back through here.
+  if (path === '/api/v1' || path.startsWith('/api/v1/')) return { upstream: 'gitea-api', auth: 'optional', surface: 'gitea' };
   if (path === '/api/admin' || path.startsWith('/api/admin/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
   if (path === '/api/user' || path.startsWith('/api/user/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
   // services/accounts/README.md#sessions: signing in needs no credential (it is how one gets one).
@@ -114,6 +118,8 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
   const rest = m[3] ?? '';
 
   if (rest === '' || rest === '/') return { upstream: 'accounts', auth: optionalOnRead, surface: 'api', repo };
+  // The caller's permission on it (docs/decisions/gitea-api.md#what-was-added-to-githosts-api).
+  if (rest === '/permission') return read ? { upstream: 'accounts', auth: 'optional', surface: 'api', repo } : undefined;
   if (rest === '/collaborators' || rest.startsWith('/collaborators/')) return { upstream: 'accounts', auth: 'required', surface: 'api', repo };
   if (rest === '/branch-protections' || rest.startsWith('/branch-protections/')) return { upstream: 'accounts', auth: 'required', surface: 'api', repo };
   // Deploy keys (docs/decisions/ssh-keys.md): managed by the repository's admins only.

@@ -39,8 +39,9 @@ export function createForwarding({ proxies, reads, internalSecret }: ForwardDeps
     }
     // Signed only now: an answer from the edge goes nowhere. Services trust the signed identity
     // alone; the raw token goes no further than the edge, except to the OAuth2 provider.
-    // The provider's Authorization header is its client's credential (docs/decisions/oauth2-provider.md#paths).
-    if (route.surface !== 'oauth') delete req.headers.authorization;
+    // The provider's Authorization header is its client's credential (docs/decisions/oauth2-provider.md#paths);
+    // Gitea's API sends the caller's back through the edge (docs/decisions/gitea-api.md#a-face-over-the-api).
+    if (route.surface !== 'oauth' && route.surface !== 'gitea') delete req.headers.authorization;
     Object.assign(req.headers, encodeIdentity({ principal: state.principal, repo, request_id: state.requestId, issued_at: Date.now(), client: clientOf(req, req.ip ?? '') }, internalSecret));
     state.forwardedTo = route.upstream;
     if (route.surface !== 'git' && hasStreamedBody(req)) {

@@ -540,6 +540,31 @@ export interface paths {
         patch: operations["updateRepository"];
         trace?: never;
     };
+    "/api/repos/{owner}/{repo}/permission": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The caller's permission on a repository it may read, capped by the token's scopes
+         * @description Added beside the seed for the Gitea-compatible API, which shows it as a repository's
+         *     `permissions` (docs/decisions/gitea-api.md#what-was-added-to-githosts-api). Anonymous
+         *     callers of a public repository get `read`; a caller who cannot read it, 404.
+         */
+        get: operations["getRepositoryPermission"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/repos/{owner}/{repo}/collaborators": {
         parameters: {
             query?: never;
@@ -2053,6 +2078,8 @@ export interface components {
     headers: {
         /** @description GitHub's pagination links: `<url>; rel="prev"`, `rel="next"`, `rel="last"`, `rel="first"` as they apply; absent when one page holds everything */
         Link: string;
+        /** @description How many items the whole list has, over every page (as GitLab and Gitea send it) */
+        "X-Total-Count": number;
         /** @description Requests allowed in the window */
         "RateLimit-Limit": number;
         /** @description Requests left in the window */
@@ -2109,6 +2136,7 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3212,6 +3240,7 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3243,6 +3272,7 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3283,6 +3313,7 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3323,6 +3354,7 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3473,6 +3505,36 @@ export interface operations {
             503: components["responses"]["Error"];
         };
     };
+    getRepositoryPermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        permission: "read" | "write" | "admin";
+                    };
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
     listCollaborators: {
         parameters: {
             query?: {
@@ -3494,6 +3556,7 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {

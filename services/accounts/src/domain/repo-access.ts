@@ -33,3 +33,9 @@ export function manageableRepositoryId(access: RepoAccess | null): string {
   if (access!.permission !== 'admin') throw forbidden();
   return id;
 }
+
+/** The caller's permission on a repository it may read (a stranger's is the 404 of a missing one). */
+export function readablePermission(access: RepoAccess | null): Permission {
+  readableRepositoryId(access);
+  return access!.permission;
+}

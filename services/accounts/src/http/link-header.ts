@@ -20,10 +20,12 @@ export function linkHeader(publicUrl: string, path: string, rawQuery: string, pa
   return links.length > 0 ? links.join(', ') : undefined;
 }
 
-/** Sends one page of a list with its Link header. */
+/** Sends one page of a list with its Link header and, as GitLab and Gitea do, `X-Total-Count`
+ *  (the Gitea-compatible API pages by it: docs/decisions/gitea-api.md#what-was-added-to-githosts-api). */
 export function sendPage<T>(req: Request, res: Response, publicUrl: string, page: Page, result: { items: T[]; total: number }, json: (item: T) => unknown): void {
   const q = req.originalUrl.indexOf('?');
   const link = linkHeader(publicUrl, req.path, q < 0 ? '' : req.originalUrl.slice(q + 1), page, result.total);
   if (link) res.setHeader('Link', link);
+  res.setHeader('X-Total-Count', String(result.total));
   res.json(result.items.map(json));
 }

@@ -5,6 +5,7 @@ import { parseCreateRepository, parseCreateUser } from '../domain/input.js';
 import { parseCreateToken } from '../domain/token-input.js';
 import type { AccountsDeps } from '../domain/deps.js';
 import { createRepository, getRepository, putCollaborator, removeCollaborator } from '../domain/repositories.js';
+import { readablePermission } from '../domain/repo-access.js';
 import { hashNewPassword } from '../domain/sessions.js';
 import { issueToken, listOwnTokens, NO_USER_RECORD, revokeToken } from '../domain/tokens.js';
 import { createUser, requireSiteAdmin, userById, userByUsername } from '../domain/users.js';
@@ -71,6 +72,12 @@ export function registerRoutes(app: Express, deps: AccountsDeps, publicUrl: stri
 
   app.get('/api/repos/:owner/:repo', route(async (_req, res) => {
     res.json(repositoryJson(await getRepository(deps, repoAccessOf(res)), publicUrl));
+  }));
+
+  // The caller's permission as the gateway decided it (capped by the token's scopes): a fact the
+  // Gitea-compatible API shows as a repository's `permissions` (docs/decisions/gitea-api.md#what-was-added-to-githosts-api).
+  app.get('/api/repos/:owner/:repo/permission', route((_req, res) => {
+    res.json({ permission: readablePermission(repoAccessOf(res)) });
   }));
 
   app.put('/api/repos/:owner/:repo/collaborators/:username', route(async (req, res) => {

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { WholeAnswer } from './http-client.js';
+import type { WholeAnswer } from '@githost/api-client';
 
 /** How long an answer is reused for the same credential. */
 export const RECENT_ANSWER_MS = 2_000;

@@ -1,5 +1,5 @@
 import { apiPath } from '../clients/api.js';
-import { sshFactsOf, type SshFacts } from '../clients/ssh-facts.js';
+import { sshFactsOf, type SshFacts } from '@githost/api-client';
 import { AppError } from '@githost/errors';
 import { appendCookie, cookieHeader, SESSION_COOKIE } from '../http/session.js';
 import type { IssuedSession, IssuedToken, SessionInfo, SshKey, TokenInfo } from '../clients/types.js';

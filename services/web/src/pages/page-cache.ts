@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { GatewayApi } from '../clients/api.js';
-import type { WholeAnswer } from '../clients/http-client.js';
+import type { WholeAnswer } from '@githost/api-client';
 
 /** How much rendered HTML (and the answers it was built from) a web process keeps. */
 export const KEPT_PAGES_BYTES = 32 * 1024 * 1024;

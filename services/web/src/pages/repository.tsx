@@ -8,7 +8,7 @@ import { highlightBlob } from '../render/highlight.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { CodeView } from '../views/code.js';
 import { Breadcrumbs, CloneBox, formatBytes, Notice, RefMenu, RefSwitcher, shortSha, subjectOf, Time, TreeTable } from '../views/components.js';
-import { sshCloneUrl, sshFactsOf } from '../clients/ssh-facts.js';
+import { sshCloneUrl, sshFactsOf } from '@githost/api-client';
 import { commitOfListing } from './latest-commit.js';
 import { lfsFileOf } from './lfs-file.js';
 import { repoPages, repoUrl } from './paths.js';

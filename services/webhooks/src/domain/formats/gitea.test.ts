@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createHmac } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
 import { giteaEventOf, giteaFormat } from './gitea.js';
-import { giteaIdOf } from './gitea-ids.js';
+import { giteaIdOf } from '@githost/gitea-ids';
 
 const ctx = { publicUrl: 'https://git.example.com' };
 const REPO = { id: '7f0c1a9e-2b1d-4c57-9a0e-3d2f1b8c4e61', owner: 'alice', name: 'demo' };

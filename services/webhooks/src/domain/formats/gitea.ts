@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@githost/bus';
 import { createHmac } from 'node:crypto';
 import type { DeliveryRequest } from '../signing.js';
-import { giteaIdOf, pullRequestKey, repositoryKey, statusKey } from './gitea-ids.js';
+import { giteaIdOf, pullRequestKey, repositoryKey, statusKey } from '@githost/gitea-ids';
 import type { FormatContext, FormattedDelivery, WebhookFormat } from './types.js';
 
 /**

@@ -1,4 +1,4 @@
-/** What the web shows of the SSH service: its port and host keys (services/ssh `GET /host-keys`). */
+/** What the faces over the API (the web, the Gitea-compatible API) show of the SSH service: its port and host keys (services/ssh `GET /host-keys`). */
 export interface SshFacts {
   port: number;
   hostKeys: Array<{ type: string; fingerprint: string }>;

@@ -1,0 +1,111 @@
+import type { Request } from 'express';
+import { apiError, requestWhole, type ApiAnswer, type ApiPath, type WholeAnswer, type WithMethod } from '@githost/api-client';
+import { AppError } from '@githost/errors';
+import { decodeIdentity, signClientForwarding } from '@githost/identity';
+import { REQUEST_ID_HEADER } from '@githost/logging';
+import { credentialOf } from './http/credentials.js';
+
+const TIMEOUT_MS = 30_000;
+
+/** Who a Gitea call is made for: the credential as the gateway reads it, the request id, and the
+ *  client's address signed (docs/security.md#internal-calls) so rate limits count the client. */
+export interface Caller {
+  authorization?: string;
+  headers: Record<string, string>;
+}
+
+/** The caller behind a Gitea request, from what the gateway forwarded. */
+export function callerOf(req: Request, internalSecret: string): Caller {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const requestId = req.headers[REQUEST_ID_HEADER];
+  if (typeof requestId === 'string') headers['x-request-id'] = requestId;
+  try {
+    const client = decodeIdentity(req.headers, internalSecret).client;
+    if (client?.address) Object.assign(headers, signClientForwarding(internalSecret, { address: client.address, userAgent: client.user_agent }));
+  } catch {
+    // Not through the gateway: there is no one to vouch for, so no client is named.
+  }
+  const authorization = credentialOf(req);
+  return authorization === undefined ? { headers } : { authorization, headers };
+}
+
+/**
+ * githost's own REST API through the gateway as the caller (docs/decisions/gitea-api.md#a-face-over-the-api):
+ * the face holds no privilege of its own, so it can never answer what the API would refuse.
+ * A non-2xx answer throws an AppError carrying the API's message and status.
+ */
+export class GatewayClient {
+  constructor(
+    private readonly base: string,
+    private readonly caller: Caller,
+  ) {}
+
+  get signedIn(): boolean {
+    return this.caller.authorization !== undefined;
+  }
+
+  get<T extends WithMethod<'get'>>(path: ApiPath<T>): Promise<ApiAnswer<T>> {
+    return this.send('GET', path);
+  }
+
+  /** A GET whose 404 is an answer (null), not an error. */
+  async find<T extends WithMethod<'get'>>(path: ApiPath<T>): Promise<ApiAnswer<T> | null> {
+    try {
+      return await this.get(path);
+    } catch (err) {
+      if (err instanceof AppError && err.kind === 'not_found') return null;
+      throw err;
+    }
+  }
+
+  call<M extends 'POST' | 'PUT' | 'PATCH' | 'DELETE', T extends WithMethod<Lowercase<M>>>(method: M, path: ApiPath<T>, body?: unknown): Promise<ApiAnswer<T, Lowercase<M>>> {
+    return this.send(method, path, body);
+  }
+
+  /** A GET whose answer is not JSON (raw file content): the bytes and headers as they came; non-2xx throws. */
+  async bytes(path: string): Promise<{ body: Buffer; contentType: string | null; etag: string | null }> {
+    let res: Response;
+    try {
+      res = await fetch(this.base + path, { headers: this.headers({}), redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+    } catch (err) {
+      throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
+    }
+    if (!res.ok) {
+      const text = await res.text().catch(() => '');
+      throw apiError(res.status, messageOf(text));
+    }
+    return { body: Buffer.from(await res.arrayBuffer()), contentType: res.headers.get('content-type'), etag: res.headers.get('etag') };
+  }
+
+  private async send<T>(method: string, path: string, body?: unknown): Promise<T> {
+    let res: WholeAnswer;
+    try {
+      const headers = this.headers(body === undefined ? {} : { 'content-type': 'application/json' });
+      res = await requestWhole(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS });
+    } catch (err) {
+      throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
+    }
+    if (res.status < 200 || res.status > 299) throw apiError(res.status, messageOf(res.text));
+    if (res.status === 204 || res.text === '') return undefined as T;
+    try {
+      return JSON.parse(res.text) as T;
+    } catch (err) {
+      throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
+    }
+  }
+
+  private headers(extra: Record<string, string>): Record<string, string> {
+    const headers = { ...this.caller.headers, ...extra };
+    if (this.caller.authorization) headers.authorization = this.caller.authorization;
+    return headers;
+  }
+}
+
+function messageOf(text: string): string | undefined {
+  try {
+    const error = (JSON.parse(text) as { error?: unknown }).error;
+    return typeof error === 'string' ? error : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from '@jest/globals';
+import type { Request, Response } from 'express';
+import { pageOf, pagingOf, setPagingHeaders } from './pagination.js';
+
+const req = (query: Record<string, unknown>, originalUrl = '/api/v1/repos/search?q=x') => ({ query, originalUrl }) as unknown as Request;
+function headersOf(total: number, page: number, limit: number, url?: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const res = { setHeader: (name: string, value: string) => (headers[name] = value) } as unknown as Response;
+  setPagingHeaders(req({}, url), res, total, { page, limit }, 'https://git.example.com');
+  return headers;
+}
+
+describe('pagingOf', () => {
+  it('when page and limit are absent, malformed or out of range, then Gitea\'s reading: page 1, limit 30, at most 50', () => {
+    expect(pagingOf(req({}))).toEqual({ page: 1, limit: 30 });
+    expect(pagingOf(req({ page: '3', limit: '10' }))).toEqual({ page: 3, limit: 10 });
+    expect(pagingOf(req({ page: '0', limit: '500' }))).toEqual({ page: 1, limit: 50 });
+    expect(pagingOf(req({ page: 'x', limit: '-2' }))).toEqual({ page: 1, limit: 30 });
+    expect(pagingOf(req({ per_page: '5' }))).toEqual({ page: 1, limit: 5 });
+    expect(pagingOf(req({ limit: '200' }), 30, 1000)).toEqual({ page: 1, limit: 200 });
+  });
+});
+
+describe('setPagingHeaders', () => {
+  it('when there are more pages, then X-Total-Count and Link with next, last, first, prev in Gitea\'s order', () => {
+    expect(headersOf(25, 2, 10)).toEqual({
+      'X-Total-Count': '25',
+      Link: [
+        '<https://git.example.com/api/v1/repos/search?q=x&page=3>; rel="next"',
+        '<https://git.example.com/api/v1/repos/search?q=x&page=3>; rel="last"',
+        '<https://git.example.com/api/v1/repos/search?q=x&page=1>; rel="first"',
+        '<https://git.example.com/api/v1/repos/search?q=x&page=1>; rel="prev"',
+      ].join(','),
+    });
+  });
+
+  it('when one page holds everything, then the count alone', () => {
+    expect(headersOf(3, 1, 30)).toEqual({ 'X-Total-Count': '3' });
+    expect(headersOf(0, 1, 30)).toEqual({ 'X-Total-Count': '0' });
+  });
+
+  it('when a page is sliced from a whole list, then the items of that page', () => {
+    expect(pageOf([1, 2, 3, 4, 5], { page: 2, limit: 2 })).toEqual([3, 4]);
+    expect(pageOf([1, 2, 3], { page: 3, limit: 2 })).toEqual([]);
+  });
+});

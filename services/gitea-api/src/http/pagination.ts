@@ -1,0 +1,61 @@
+import type { Request, Response } from 'express';
+
+/** Gitea's defaults (its app.ini `[api]`), answered by `GET /settings/api` too. */
+export const API_SETTINGS = {
+  max_response_items: 50,
+  default_paging_num: 30,
+  default_git_trees_per_page: 1000,
+  default_max_blob_size: 10_485_760,
+  default_max_response_size: 52_428_800,
+} as const;
+
+export interface Paging {
+  page: number;
+  limit: number;
+}
+
+const intOf = (value: unknown): number => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : 0);
+
+/**
+ * `page` and `limit` as Gitea reads them (`utils.GetListOptions`): a page below 1 is the first,
+ * a limit below 1 the default (30), a limit above `max_response_items` (50) lowered to it;
+ * anything that is not an integer counts as absent. `per_page` is Gitea's older name for `limit`.
+ */
+export function pagingOf(req: Request, defaultLimit: number = API_SETTINGS.default_paging_num, maxLimit: number = API_SETTINGS.max_response_items): Paging {
+  const query = req.query as Record<string, unknown>;
+  const page = Math.max(1, intOf(query.page));
+  const asked = intOf(query.limit) || intOf(query.per_page);
+  const limit = asked <= 0 ? defaultLimit : Math.min(asked, maxLimit);
+  return { page, limit };
+}
+
+/** One page of a whole list. */
+export function pageOf<T>(items: readonly T[], { page, limit }: Paging): T[] {
+  return items.slice((page - 1) * limit, page * limit);
+}
+
+/**
+ * Gitea's paging headers: `X-Total-Count`, and `Link` with `next`, `last`, `first`, `prev` in
+ * Gitea's order, each the request's own URL on the public address with `page` replaced.
+ */
+export function setPagingHeaders(req: Request, res: Response, total: number, { page, limit }: Paging, publicUrl: string): void {
+  res.setHeader('X-Total-Count', String(total));
+  const pages = Math.max(1, Math.ceil(total / limit));
+  const at = (n: number) => {
+    const url = new URL(req.originalUrl, 'http://placeholder');
+    url.searchParams.set('page', String(n));
+    return `${publicUrl}${url.pathname}${url.search}`;
+  };
+  const links: string[] = [];
+  if (page < pages) links.push(`<${at(page + 1)}>; rel="next"`);
+  if (page < pages) links.push(`<${at(pages)}>; rel="last"`);
+  if (page > 1) links.push(`<${at(1)}>; rel="first"`);
+  if (page > 1) links.push(`<${at(Math.min(page - 1, pages))}>; rel="prev"`);
+  if (links.length > 0) res.setHeader('Link', links.join(','));
+}
+
+/** Sends one page of a whole list with Gitea's paging headers. */
+export function sendPage<T>(req: Request, res: Response, items: readonly T[], paging: Paging, publicUrl: string): void {
+  setPagingHeaders(req, res, items.length, paging, publicUrl);
+  res.json(pageOf(items, paging));
+}

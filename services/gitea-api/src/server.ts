@@ -1,0 +1,47 @@
+import { createHttpApp, createRegistry, express, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
+import { createLogger, type Logger } from '@githost/logging';
+import type { Service } from '@githost/runtime';
+import type { Config } from './config.js';
+import { giteaErrors, giteaNotFound } from './http/errors.js';
+import { siteRoutes } from './site/routes.js';
+import { userRoutes } from './users/routes.js';
+
+export interface ServerDeps {
+  logger?: Logger;
+  /** The launcher's shared /metrics listener (embedded mode); without it, METRICS_PORT is this service's own. */
+  metricsEndpoint?: MetricsEndpoint;
+}
+
+/**
+ * Gitea's REST API under /api/v1, answered from githost's own API called through the gateway as
+ * the caller (docs/decisions/gitea-api.md#a-face-over-the-api): stateless, any number of copies.
+ * Each feature is one router mounted here, one line each.
+ */
+export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
+  const logger = deps.logger ?? createLogger('gitea-api');
+  const registry = createRegistry('gitea-api');
+  // Ready when the API it answers from answers.
+  const gateway = async () => (await fetch(`${config.gatewayUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
+  const app = createHttpApp({ service: 'gitea-api', logger, ready: { gateway }, registry, json: false });
+  const features = { config };
+  const api = express.Router();
+  api.use(express.json({ limit: '1mb' }));
+  api.use(siteRoutes());
+  api.use(userRoutes(features));
+  api.use(giteaNotFound(config.publicUrl));
+  app.use('/api/v1', api);
+  app.use(giteaNotFound(config.publicUrl));
+  app.use(giteaErrors(config.publicUrl));
+
+  let serving: ServingHttp | undefined;
+  return {
+    async start() {
+      serving = await serveHttp(app, registry, config, { service: 'gitea-api', logger, metricsEndpoint: deps.metricsEndpoint });
+      return serving.ports;
+    },
+    async stop() {
+      await serving?.close();
+      serving = undefined;
+    },
+  };
+}
