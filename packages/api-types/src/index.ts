@@ -46,6 +46,7 @@ export type Collaborator = Schemas['Collaborator'];
 export type BranchProtection = Schemas['BranchProtection'];
 export type BranchProtectionInput = Schemas['BranchProtectionInput'];
 export type Webhook = Schemas['Webhook'];
+export type WebhookSettings = Schemas['WebhookSettings'];
 export type Delivery = Schemas['Delivery'];
 /** One delivery with what was sent and every attempt (`GET .../deliveries/{delivery_id}`, CONTRACT §9). */
 export type DeliveryDetail = Schemas['DeliveryDetail'];

@@ -732,14 +732,22 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One webhook with its delivery format (write access)
+         * @description Beside the seed's endpoints (whose answers carry exactly the seed's fields): the webhook's settings including `type`, which the Gitea-compatible API's hooks need (docs/decisions/gitea-api.md#hooks). An unknown id or another repository's webhook: 404 `Webhook not found`.
+         */
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /** Delete a webhook of this repository (204 whether or not it existed) */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a webhook's url, secret, events, type or is_active (write access)
+         * @description Only the fields given change, each checked as on create; `secret` "" or null removes it; switching `is_active` on starts its failure count afresh. An unknown id or another repository's webhook: 404 `Webhook not found`.
+         */
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/api/repos/{owner}/{repo}/webhooks/{webhook_id}/pings": {
@@ -1782,6 +1790,16 @@ export interface components {
             repo_id: string;
             url: string;
             events: string;
+            is_active: boolean;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        WebhookSettings: {
+            id: string;
+            repo_id: string;
+            url: string;
+            events: string;
+            /** @enum {unknown} */
+            type: "githost" | "gitea" | "slack";
             is_active: boolean;
             created_at: components["schemas"]["Timestamp"];
         };
@@ -4017,6 +4035,35 @@ export interface operations {
             503: components["responses"]["Error"];
         };
     };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSettings"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
     deleteWebhook: {
         parameters: {
             query?: never;
@@ -4049,6 +4096,56 @@ export interface operations {
                 };
             };
             404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    secret?: string | null;
+                    events?: string;
+                    /** @enum {unknown} */
+                    type?: "githost" | "gitea" | "slack";
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The webhook as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSettings"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            /** @description The token lacks the "write" scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
         };
@@ -4324,6 +4421,8 @@ export interface operations {
                     description?: string | null;
                     /** @enum {unknown} */
                     state?: "open" | "closed";
+                    /** @description retarget an open merge request to another existing branch (not the source): 404 `Branch not found: <branch>`, 409 when not open */
+                    target_branch?: string;
                 };
             };
         };

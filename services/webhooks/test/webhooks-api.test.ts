@@ -143,6 +143,51 @@ describe('webhooks API on Postgres', () => {
   });
 });
 
+describe('one webhook\'s settings: GET and PATCH beside the seed\'s endpoints', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('when a writer reads one webhook, then it carries the seed\'s fields and its type', async () => {
+    const hook = (await h.call('POST', hooksPath, { url: 'https://example.com/g', type: 'gitea', events: 'push,status' })).body as Hook;
+    const res = await h.call('GET', `${hooksPath}/${hook.id}`);
+    expect(res).toMatchObject({ status: 200, body: { ...hook, type: 'gitea' } });
+    expect(Object.keys(res.body as object).sort()).toEqual(['created_at', 'events', 'id', 'is_active', 'repo_id', 'type', 'url']);
+  });
+
+  it('when a writer patches url, events, type, secret and is_active, then only those change and the list shows them', async () => {
+    const hook = (await h.call('POST', hooksPath, { url: 'https://example.com/p1', secret: 'old-secret' })).body as Hook;
+    const off = await h.call('PATCH', `${hooksPath}/${hook.id}`, { is_active: false });
+    expect(off).toMatchObject({ status: 200, body: { id: hook.id, url: 'https://example.com/p1', events: 'push', is_active: false, type: 'githost' } });
+    const res = await h.call('PATCH', `${hooksPath}/${hook.id}`, { url: 'https://example.com/p2', events: 'status', type: 'slack', secret: '', is_active: true });
+    expect(res).toMatchObject({ status: 200, body: { id: hook.id, url: 'https://example.com/p2', events: 'status', is_active: true, type: 'slack', created_at: hook.created_at } });
+    expect(res.text).not.toContain('secret');
+    const listed = ((await h.call('GET', hooksPath)).body as Hook[]).find((x) => x.id === hook.id);
+    expect(listed).toEqual({ ...hook, url: 'https://example.com/p2', events: 'status', is_active: true });
+  });
+
+  it('when a patch is malformed, then 400 with the create checks\' messages and nothing changes', async () => {
+    const hook = (await h.call('POST', hooksPath, { url: 'https://example.com/m' })).body as Hook;
+    expect(await h.call('PATCH', `${hooksPath}/${hook.id}`, { url: 'gopher://x' })).toMatchObject({ status: 400, body: { error: 'URL must use http or https' } });
+    expect(await h.call('PATCH', `${hooksPath}/${hook.id}`, { events: 'issues' })).toMatchObject({ status: 400, body: { error: 'Unknown event: issues' } });
+    expect(await h.call('PATCH', `${hooksPath}/${hook.id}`, { is_active: 'yes' })).toMatchObject({ status: 400, body: { error: 'is_active must be a boolean' } });
+    expect((await h.call('GET', `${hooksPath}/${hook.id}`)).body).toMatchObject({ url: 'https://example.com/m', events: 'push', is_active: true });
+  });
+
+  it('when the webhook is another repository\'s or unknown, then 404 Webhook not found; a reader gets Write access required', async () => {
+    const theirs = (await h.call('POST', hooksPath, { url: 'https://example.com/t' }, { repoId: randomUUID() })).body as Hook;
+    expect(await h.call('GET', `${hooksPath}/${theirs.id}`)).toMatchObject({ status: 404, body: { error: 'Webhook not found' } });
+    expect(await h.call('PATCH', `${hooksPath}/${theirs.id}`, { url: 'https://example.com/x' })).toMatchObject({ status: 404, body: { error: 'Webhook not found' } });
+    expect(await h.call('PATCH', `${hooksPath}/nope`, {})).toMatchObject({ status: 404, body: { error: 'Webhook not found' } });
+    const mine = (await h.call('POST', hooksPath, { url: 'https://example.com/r' })).body as Hook;
+    expect(await h.call('PATCH', `${hooksPath}/${mine.id}`, { is_active: false }, { permission: 'read' })).toMatchObject({ status: 400, body: { error: 'Write access required' } });
+  });
+});
+
 describe('webhooks API on PGlite', () => {
   let h: Harness;
   beforeAll(async () => {

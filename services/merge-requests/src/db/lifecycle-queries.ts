@@ -9,7 +9,7 @@ import { MR_COLUMNS, toMergeRequest } from './rows.js';
 type Row = Record<string, unknown>;
 
 /** Columns a change may set (MergeRequestFields); anything else is never interpolated. */
-const SETTABLE = ['title', 'description', 'state', 'head_sha', 'merged_sha', 'merged_by'] as const;
+const SETTABLE = ['title', 'description', 'state', 'head_sha', 'merged_sha', 'merged_by', 'target_branch'] as const;
 
 export async function insertActivity(tx: Queryable, repoId: string, a: ActivityEntry): Promise<void> {
   await tx.query('INSERT INTO activity (repo_id, user_id, action, data) VALUES ($1, $2, $3, $4::jsonb)', [repoId, a.user_id, a.action, JSON.stringify(a.data)]);

@@ -87,6 +87,32 @@ describe('PATCH: who may change a merge request', () => {
   });
 });
 
+describe('PATCH: target_branch retargets an open merge request', () => {
+  it('when the author retargets it, then the target changes, `update_mr` records it and an `edited` event carries changes.target_branch', async () => {
+    git.branches.set('dev', C);
+    const mr = await updateMergeRequest(deps, asBob, '1', { target_branch: 'dev' });
+    expect(mr.target_branch).toBe('dev');
+    expect(store.activity.at(-1)).toMatchObject({ action: 'update_mr', data: { mr_number: 1, changes: { target_branch: { from: 'main', to: 'dev' } } } });
+    expect(actions()).toEqual(['merge_request:opened', 'merge_request:edited']);
+    expect(store.outbox.at(-1)!.payload).toMatchObject({ action: 'edited', changes: { target_branch: { from: 'main' } }, merge_request: { target_branch: 'dev' } });
+  });
+
+  it('when the target is missing, the source itself, or the merge request is not open, then refused and nothing changes', async () => {
+    expect(await rejection(updateMergeRequest(deps, asBob, '1', { target_branch: 'nope' }))).toEqual({ kind: 'not_found', message: 'Branch not found: nope' });
+    expect(await rejection(updateMergeRequest(deps, asBob, '1', { target_branch: 'feature' }))).toEqual({ kind: 'validation', message: 'Source and target branches must be different' });
+    expect(await rejection(updateMergeRequest(deps, asBob, '1', { target_branch: '' }))).toEqual({ kind: 'validation', message: 'target_branch must be a non-empty string' });
+    await updateMergeRequest(deps, asBob, '1', { state: 'closed' });
+    git.branches.set('dev', C);
+    expect(await rejection(updateMergeRequest(deps, asBob, '1', { target_branch: 'dev' }))).toEqual({ kind: 'conflict', message: 'Merge request is not open' });
+    expect(store.mrs[0]!.target_branch).toBe('main');
+  });
+
+  it('when the target is already that branch, then nothing is recorded', async () => {
+    await updateMergeRequest(deps, asBob, '1', { target_branch: 'main' });
+    expect(actions()).toEqual(['merge_request:opened']);
+  });
+});
+
 describe('PATCH: bad input changes nothing', () => {
   it.each([
     [{}, 'Nothing to change: give title, description or state'],

@@ -44,9 +44,14 @@ export async function updateMergeRequest(deps: LifecycleDeps, ctx: LifecycleCont
   const changes: Record<string, { from: string | null; to: string | null }> = {};
   if (input.title !== undefined && input.title !== mr.title) changes.title = { from: mr.title, to: input.title };
   if (input.description !== undefined && input.description !== mr.description) changes.description = { from: mr.description, to: input.description };
+  if (input.target_branch !== undefined && input.target_branch !== mr.target_branch) {
+    await requireRetarget(deps, repo, mr, input.target_branch);
+    changes.target_branch = { from: mr.target_branch, to: input.target_branch };
+  }
   if (Object.keys(changes).length > 0) {
     if (changes.title) set.title = input.title;
     if (changes.description) set.description = input.description;
+    if (changes.target_branch) set.target_branch = input.target_branch;
     activities.push({ user_id: caller.user_id, action: 'update_mr', data: { ...ref, changes } });
     // GitHub's `changes.<field>.from` in the edited payload
     actions.push({ action: 'edited', extra: { changes: Object.fromEntries(Object.entries(changes).map(([k, v]) => [k, { from: v.from }])) } });
@@ -84,6 +89,17 @@ export async function updateMergeRequest(deps: LifecycleDeps, ctx: LifecycleCont
   }
   deps.relay.kick();
   return updated;
+}
+
+/**
+ * A new target for an open merge request: an existing branch other than the source (the create
+ * rules' messages). A merged or closed one keeps its target, as on Gitea (409).
+ */
+async function requireRetarget(deps: Deps, repo: RepoRef, mr: MergeRequest, target: string): Promise<void> {
+  if (mr.state === 'merged') throw alreadyMerged();
+  if (mr.state !== 'open') throw conflict('Merge request is not open');
+  if (target === mr.source_branch) throw validation('Source and target branches must be different');
+  if (!isValidBranchName(target) || !(await deps.git.resolveBranch(repo.id, target))) throw notFound(`Branch not found: ${target}`);
 }
 
 /** seed §4 merge requests rule 3 order and message: the source first. Returns the source tip. */

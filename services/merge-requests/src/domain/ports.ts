@@ -136,7 +136,7 @@ export interface ActivityEntry {
 }
 
 /** The fields a lifecycle change may set. */
-export type MergeRequestFields = Partial<Pick<MergeRequest, 'title' | 'description' | 'state' | 'head_sha' | 'merged_sha' | 'merged_by'>>;
+export type MergeRequestFields = Partial<Pick<MergeRequest, 'title' | 'description' | 'state' | 'head_sha' | 'merged_sha' | 'merged_by' | 'target_branch'>>;
 
 /**
  * One change of one merge request with its activity and events, written in one transaction

@@ -6,6 +6,8 @@ export interface UpdateInput {
   title?: string;
   description?: string | null;
   state?: 'open' | 'closed';
+  /** Retarget an open merge request (Gitea's `base`; docs/decisions/gitea-api.md#pull-requests). */
+  target_branch?: string;
 }
 
 export const UPDATE_STATES = ['open', 'closed'] as const;
@@ -13,7 +15,7 @@ export const UPDATE_STATES = ['open', 'closed'] as const;
 /** docs/decisions/merge-request-lifecycle.md: the create limits (CONTRACT §9) hold for an edit too; `description: null` clears it. */
 export function validateUpdate(body: unknown): UpdateInput {
   const b = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  if (b.title === undefined && b.description === undefined && b.state === undefined) {
+  if (b.title === undefined && b.description === undefined && b.state === undefined && b.target_branch === undefined) {
     throw validation('Nothing to change: give title, description or state');
   }
   const out: UpdateInput = {};
@@ -30,6 +32,10 @@ export function validateUpdate(body: unknown): UpdateInput {
   if (b.state !== undefined) {
     if (b.state !== 'open' && b.state !== 'closed') throw validation('state must be "open" or "closed"');
     out.state = b.state;
+  }
+  if (b.target_branch !== undefined) {
+    if (typeof b.target_branch !== 'string' || b.target_branch === '') throw validation('target_branch must be a non-empty string');
+    out.target_branch = b.target_branch;
   }
   return out;
 }

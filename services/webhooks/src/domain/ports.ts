@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@githost/bus';
-import type { NewWebhook } from './webhook-input.js';
+import type { NewWebhook, WebhookChanges } from './webhook-input.js';
 import type { AttemptResult, ClaimedDelivery, Delivery, DeliveryAttempt, Webhook } from './types.js';
 
 /** An attempt to record: `body` is the payload as it was sent (JSON), so it is not serialised twice. */
@@ -17,6 +17,8 @@ export interface WebhookStore {
   list(repoId: string): Promise<Webhook[]>;
   /** The webhook `id` of repository `repoId`, or null (another repository's counts as absent). */
   find(repoId: string, id: string): Promise<Webhook | null>;
+  /** Applies the changes to webhook `id` of repository `repoId`; switching it on clears its failure count. Null: no such webhook. */
+  update(repoId: string, id: string, changes: WebhookChanges): Promise<Webhook | null>;
   /** Only when both the id and the repository match (seed §4 webhooks rule 4); whether one went. */
   delete(repoId: string, id: string): Promise<boolean>;
   /** Deletes every webhook of the repository with its deliveries and their attempts; how many webhooks went. */

@@ -28,6 +28,30 @@ export function parseNewWebhook(body: unknown): NewWebhook {
   return { url, secret, events, type: parseWebhookType(input.type) };
 }
 
+/** Changes to a webhook (`PATCH .../webhooks/{id}`): each field optional, validated as on create. */
+export interface WebhookChanges {
+  url?: string;
+  secret?: string | null;
+  events?: string;
+  type?: WebhookType;
+  is_active?: boolean;
+}
+
+/** Only the fields given change; `secret` "" or null removes it; `is_active` must be a boolean. */
+export function parseWebhookChanges(body: unknown): WebhookChanges {
+  const input = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const out: WebhookChanges = {};
+  if (input.url !== undefined) out.url = parseUrl(input.url);
+  if (input.secret !== undefined) out.secret = parseSecret(input.secret);
+  if (input.events !== undefined) out.events = parseEvents(input.events);
+  if (input.type !== undefined) out.type = parseWebhookType(input.type);
+  if (input.is_active !== undefined) {
+    if (typeof input.is_active !== 'boolean') throw validation('is_active must be a boolean');
+    out.is_active = input.is_active;
+  }
+  return out;
+}
+
 function parseUrl(raw: unknown): string {
   // seed §4 webhooks rule 2
   if (raw === undefined || raw === null || raw === '') throw validation('URL is required');

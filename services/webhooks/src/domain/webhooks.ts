@@ -4,7 +4,7 @@ import { pingWebhook } from './ping.js';
 import type { DeliveryStore, WebhookStore } from './ports.js';
 import type { Delivery, DeliveryAttempt, Webhook } from './types.js';
 import type { FormatContext } from './formats/index.js';
-import { isRecordId, parseNewWebhook } from './webhook-input.js';
+import { isRecordId, parseNewWebhook, parseWebhookChanges } from './webhook-input.js';
 
 /** The webhook management use cases (seed §4 webhooks, CONTRACT §7, §9); every one needs write access. */
 export interface WebhookPorts {
@@ -25,6 +25,20 @@ export async function createWebhook(ports: WebhookPorts, who: Requester, body: u
 
 export async function listWebhooks(ports: WebhookPorts, who: Requester): Promise<Webhook[]> {
   return ports.webhooks.list(requireWritableRepo(who).id);
+}
+
+/** One webhook of this repository with its settings (docs/decisions/gitea-api.md#hooks). */
+export async function getWebhook(ports: WebhookPorts, who: Requester, hookId: string): Promise<Webhook> {
+  return ownWebhook(ports, who, hookId);
+}
+
+/** Changes url, secret, events, type or is_active of one webhook of this repository. */
+export async function updateWebhook(ports: WebhookPorts, who: Requester, hookId: string, body: unknown): Promise<Webhook> {
+  const repo = requireWritableRepo(who);
+  const changes = parseWebhookChanges(body);
+  const updated = isRecordId(hookId) ? await ports.webhooks.update(repo.id, hookId, changes) : null;
+  if (!updated) throw notFound('Webhook not found');
+  return updated;
 }
 
 /** seed §4 webhooks rule 4: done whether or not a webhook of this repository had that id. */

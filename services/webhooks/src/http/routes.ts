@@ -1,7 +1,7 @@
 import { express, identityOf, route, type Request, type Response } from '@githost/http';
 import type { Requester } from '../domain/access.js';
-import { createWebhook, deleteWebhook, getDelivery, listDeliveries, listWebhooks, pingOnRequest, redeliver, type WebhookPorts } from '../domain/webhooks.js';
-import { deliveryDetailJson, deliveryJson, webhookJson } from './serialize.js';
+import { createWebhook, deleteWebhook, getDelivery, getWebhook, listDeliveries, listWebhooks, pingOnRequest, redeliver, updateWebhook, type WebhookPorts } from '../domain/webhooks.js';
+import { deliveryDetailJson, deliveryJson, webhookJson, webhookSettingsJson } from './serialize.js';
 
 export interface RouteDeps extends WebhookPorts {
   /** Called after a delivery is queued, so the worker picks it up now rather than at its next poll. */
@@ -52,6 +52,21 @@ export function webhookRoutes(deps: RouteDeps): express.Router {
       res.locals.routeLabel = `${BASE}/:id`;
       await deleteWebhook(deps, requesterOf(res), decodedOrEmpty(req.path.slice(req.path.lastIndexOf('/') + 1)));
       res.status(204).end();
+    }),
+  );
+
+  // After the DELETE above: matching `:id` decodes it, which would refuse the DELETE's malformed ids.
+  router.get(
+    `${BASE}/:id`,
+    route(async (req, res) => {
+      res.json(webhookSettingsJson(await getWebhook(deps, requesterOf(res), param(req, 'id'))));
+    }),
+  );
+
+  router.patch(
+    `${BASE}/:id`,
+    route(async (req, res) => {
+      res.json(webhookSettingsJson(await updateWebhook(deps, requesterOf(res), param(req, 'id'), req.body)));
     }),
   );
 

@@ -7,6 +7,14 @@ export function webhookJson(w: Webhook) {
   return { id: w.id, repo_id: w.repo_id, url: w.url, events: w.events, is_active: w.is_active, created_at: iso(w.created_at) };
 }
 
+/**
+ * One webhook's settings (`GET`/`PATCH .../webhooks/{id}`, beside the seed's endpoints): the
+ * seed's fields plus the delivery format, which the seed's answers do not carry.
+ */
+export function webhookSettingsJson(w: Webhook) {
+  return { ...webhookJson(w), type: w.type };
+}
+
 /** CONTRACT §7 delivery list element. */
 export function deliveryJson(d: Delivery) {
   return {

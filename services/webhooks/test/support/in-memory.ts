@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
 import type { DeliveryStore, DirectDelivery, WebhookStore } from '../../src/domain/ports.js';
 import type { ClaimedDelivery, Delivery, DeliveryAttempt, Webhook } from '../../src/domain/types.js';
-import type { NewWebhook } from '../../src/domain/webhook-input.js';
+import type { NewWebhook, WebhookChanges } from '../../src/domain/webhook-input.js';
 
 /** In-memory ports for domain unit tests: the same contracts as the Postgres stores. */
 export class MemoryWebhooks implements WebhookStore {
@@ -18,6 +18,12 @@ export class MemoryWebhooks implements WebhookStore {
   }
   async find(repoId: string, id: string) {
     return this.hooks.find((h) => h.id === id && h.repo_id === repoId) ?? null;
+  }
+  async update(repoId: string, id: string, changes: WebhookChanges) {
+    const hook = this.hooks.find((h) => h.id === id && h.repo_id === repoId);
+    if (!hook) return null;
+    Object.assign(hook, changes, changes.is_active ? { consecutive_failures: 0 } : {});
+    return { ...hook };
   }
   async delete(repoId: string, id: string) {
     const before = this.hooks.length;

@@ -154,6 +154,11 @@ describe('gitea format: pull_request (PullRequestPayload)', () => {
     expect((d!.payload as Json).changes).toEqual({ title: { from: 'Old' }, body: { from: '' } });
   });
 
+  it('when retargeted, then Gitea changes.ref with the old base', () => {
+    const [d] = giteaFormat.deliveries(mr('edited', { changes: { target_branch: { from: 'main' } } }), ctx);
+    expect((d!.payload as Json).changes).toEqual({ ref: { from: 'main' } });
+  });
+
   it('when closed or reopened, then that action with state closed / open', () => {
     const [closed] = giteaFormat.deliveries(mr('closed', {}, { state: 'closed' }), ctx);
     expect(closed!.payload).toMatchObject({ action: 'closed', pull_request: { state: 'closed', merged: false } });

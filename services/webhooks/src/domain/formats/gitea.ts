@@ -286,6 +286,8 @@ function editedChanges(changes: Record<string, { from: string | null }>) {
   return {
     ...(changes.title ? { title: { from: changes.title.from ?? '' } } : {}),
     ...(changes.description ? { body: { from: changes.description.from ?? '' } } : {}),
+    // Gitea's `changes.ref`: the base branch a pull request was retargeted from.
+    ...(changes.target_branch ? { ref: { from: changes.target_branch.from ?? '' } } : {}),
   };
 }
 

@@ -1,0 +1,269 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { giteaApi, type Api } from 'gitea-js';
+import { api, commitFiles, createBranchedRepo, createUsers, git, startTestGithost, type BranchedRepo, type TestGithost, type TestUser } from './support/index.js';
+
+/**
+ * The Gitea-compatible API's pull requests, reviews, review requests and commit statuses, called
+ * with gitea-js (the client generated from Gitea's swagger) through the gateway, each answer
+ * checked field by field against Gitea's documented shapes (services/gitea-api/README.md).
+ */
+
+type Refusal = { status: number; body: { message?: string; url?: string } };
+/** gitea-js throws the Response (with the parsed error body) for a non-2xx answer. */
+const refusal = (p: Promise<unknown>): Promise<Refusal | null> =>
+  p.then(
+    () => null,
+    (r: { status: number; error: Refusal['body'] }) => ({ status: r.status, body: r.error }),
+  );
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
+  let gh: TestGithost;
+  let alice: TestUser; // owner
+  let bob: TestUser; // write collaborator, author of the pull requests
+  let rita: TestUser; // read collaborator
+  let eve: TestUser; // no access
+  let r: BranchedRepo;
+  let repoIntId: number;
+  const as = (u: TestUser | null): Api<unknown> => giteaApi(`${gh.url}/api/v1`, { ...(u ? { token: u.token } : {}), customFetch: fetch });
+
+  beforeAll(async () => {
+    gh = await startTestGithost();
+    [alice, bob, rita, eve] = await createUsers(gh, 'alice', 'bob', 'rita', 'eve');
+    r = await createBranchedRepo(gh, alice, 'app', {
+      collaborators: { bob: 'write', rita: 'read' },
+      mainFiles: { 'README.md': 'hello\n' },
+      branch: 'feature/x',
+      branchFiles: { 'a.txt': 'one\n' },
+    });
+    // Two more heads for the list, and a second base.
+    await git(r.wd, 'push', '-q', r.remote, 'feature/x:refs/heads/feature/y', 'feature/x:refs/heads/feature/z', 'main:refs/heads/dev');
+    repoIntId = (await as(alice).repos.repoGet('alice', 'app')).data.id!;
+  }, 240_000);
+  afterAll(async () => gh?.stop());
+
+  describe('pull requests', () => {
+    it('when bob opens one, then 201 with Gitea\'s PullRequest: number, poster, branches with their tips, mergeable, not merged', async () => {
+      const res = await as(bob).repos.repoCreatePullRequest('alice', 'app', { head: 'feature/x', base: 'main', title: 'Add a', body: 'Why: tests' });
+      expect(res.status).toBe(201);
+      const pr = res.data;
+      expect(pr).toMatchObject({
+        number: 1,
+        title: 'Add a',
+        body: 'Why: tests',
+        state: 'open',
+        draft: false,
+        is_locked: false,
+        merged: false,
+        merged_at: null,
+        merge_commit_sha: null,
+        mergeable: true,
+        labels: [],
+        milestone: null,
+        assignees: [],
+        requested_reviewers: [],
+        additions: 1,
+        deletions: 0,
+        changed_files: 1,
+        comments: 0,
+        closed_at: null,
+        html_url: `${gh.url}/alice/app/-/merge-requests/1`,
+        url: `${gh.url}/alice/app/-/merge-requests/1`,
+        diff_url: `${gh.url}/alice/app/-/merge-requests/1.diff`,
+      });
+      expect(pr.user).toMatchObject({ login: 'bob', username: 'bob' });
+      expect(pr.head).toMatchObject({ label: 'feature/x', ref: 'feature/x', sha: r.head, repo_id: repoIntId });
+      expect(pr.base).toMatchObject({ label: 'main', ref: 'main', sha: r.base, repo_id: repoIntId });
+      expect(pr.head!.repo).toMatchObject({ id: repoIntId, full_name: 'alice/app' });
+      expect(Number.isSafeInteger(pr.id) && pr.id! > 0).toBe(true);
+      expect(pr.created_at).toMatch(ISO);
+      expect(pr.updated_at).toMatch(ISO);
+      // The same id from the single and the list answers.
+      expect((await as(bob).repos.repoGetPullRequest('alice', 'app', 1)).data.id).toBe(pr.id);
+    });
+
+    it('when the same head and base are opened again, then 409; the same branch on both sides 422; a missing branch 404', async () => {
+      expect(await refusal(as(bob).repos.repoCreatePullRequest('alice', 'app', { head: 'feature/x', base: 'main', title: 'again' }))).toMatchObject({
+        status: 409,
+        body: { message: expect.stringContaining('pull request already exists for these targets') },
+      });
+      expect((await refusal(as(bob).repos.repoCreatePullRequest('alice', 'app', { head: 'main', base: 'main', title: 'same' })))?.status).toBe(422);
+      expect(await refusal(as(bob).repos.repoCreatePullRequest('alice', 'app', { head: 'nope', base: 'main', title: 'missing' }))).toMatchObject({ status: 404, body: { message: 'Branch not found: nope' } });
+      expect((await refusal(as(bob).repos.repoCreatePullRequest('alice', 'app', { head: 'feature/y', base: 'main', title: 'labelled', labels: [3] })))?.status).toBe(422);
+    });
+
+    it('when listed with page and limit, then pages with X-Total-Count and Link, newest first; state and sort filter', async () => {
+      await as(bob).repos.repoCreatePullRequest('alice', 'app', { head: 'feature/y', base: 'main', title: 'Second' });
+      await as(bob).repos.repoCreatePullRequest('alice', 'app', { head: 'feature/z', base: 'main', title: 'Third' });
+      const first = await as(null).repos.repoListPullRequests('alice', 'app', { state: 'open', limit: 2, page: 1 });
+      expect(first.data.map((p) => p.number)).toEqual([3, 2]);
+      expect(first.headers.get('x-total-count')).toBe('3');
+      const link = first.headers.get('link') ?? '';
+      expect(link).toContain('rel="next"');
+      expect(link).toContain('page=2');
+      expect(link).toContain('rel="last"');
+      const second = await as(null).repos.repoListPullRequests('alice', 'app', { state: 'open', limit: 2, page: 2 });
+      expect(second.data.map((p) => p.number)).toEqual([1]);
+      expect(second.headers.get('link')).toContain('rel="prev"');
+      expect((await as(null).repos.repoListPullRequests('alice', 'app', { state: 'open', sort: 'oldest' })).data.map((p) => p.number)).toEqual([1, 2, 3]);
+      expect((await as(null).repos.repoListPullRequests('alice', 'app', { state: 'closed' })).data).toEqual([]);
+      const listed = (await as(null).repos.repoListPullRequests('alice', 'app', {})).data.find((p) => p.number === 1)!;
+      expect(listed).toMatchObject({ number: 1, title: 'Add a', state: 'open', head: { ref: 'feature/x', sha: r.head }, base: { ref: 'main' }, user: { login: 'bob' } });
+      expect(await refusal(as(null).repos.repoListPullRequests('alice', 'app', { state: 'merged' as 'open' }))).toMatchObject({ status: 422 });
+    });
+
+    it('when the files and commits are asked for, then Gitea\'s ChangedFile and Commit', async () => {
+      const files = await as(null).repos.repoGetPullRequestFiles('alice', 'app', 1);
+      expect(files.data).toEqual([
+        expect.objectContaining({ filename: 'a.txt', status: 'added', additions: 1, deletions: 0, changes: 1, raw_url: `${gh.url}/alice/app/-/raw/${r.head}/a.txt` }),
+      ]);
+      expect(files.headers.get('x-total-count')).toBe('1');
+      const commits = await as(null).repos.repoGetPullRequestCommits('alice', 'app', 1);
+      expect(commits.data.map((c) => c.sha)).toEqual([r.head]);
+      expect(commits.data[0]!.commit).toMatchObject({ message: expect.stringContaining('feature work') });
+    });
+
+    it('when edited, then 201 with the new title, body, base and state; a reader who is not the author gets 403', async () => {
+      const edited = await as(bob).repos.repoEditPullRequest('alice', 'app', 2, { title: 'Second, retitled', body: 'now with a body', base: 'dev' });
+      expect(edited.status).toBe(201);
+      expect(edited.data).toMatchObject({ number: 2, title: 'Second, retitled', body: 'now with a body', base: { ref: 'dev' }, state: 'open' });
+      const closed = await as(bob).repos.repoEditPullRequest('alice', 'app', 2, { state: 'closed' });
+      expect(closed.data).toMatchObject({ state: 'closed', merged: false });
+      expect(closed.data.closed_at).toMatch(ISO);
+      expect((await as(null).repos.repoListPullRequests('alice', 'app', { state: 'closed' })).data.map((p) => p.number)).toEqual([2]);
+      expect((await as(bob).repos.repoEditPullRequest('alice', 'app', 2, { state: 'open' })).data).toMatchObject({ state: 'open', closed_at: null });
+      expect(await refusal(as(rita).repos.repoEditPullRequest('alice', 'app', 2, { title: 'mine now' }))).toMatchObject({ status: 403 });
+      expect(await refusal(as(bob).repos.repoEditPullRequest('alice', 'app', 2, { base: 'nope' }))).toMatchObject({ status: 404, body: { message: 'Branch not found: nope' } });
+      expect(await refusal(as(bob).repos.repoEditPullRequest('alice', 'app', 99, { title: 'x' }))).toMatchObject({ status: 404 });
+    });
+  });
+
+  describe('reviews and review requests', () => {
+    it('when alice approves and comments on lines, then PullReviews with Gitea\'s states, listed and found by id', async () => {
+      const approved = await as(alice).repos.repoCreatePullReview('alice', 'app', 1, { event: 'APPROVED', body: 'LGTM' });
+      expect(approved.status).toBe(200);
+      expect(approved.data).toMatchObject({
+        state: 'APPROVED',
+        body: 'LGTM',
+        commit_id: r.head,
+        stale: false,
+        dismissed: false,
+        comments_count: 0,
+        user: { login: 'alice' },
+        pull_request_url: `${gh.url}/alice/app/-/merge-requests/1`,
+      });
+      expect(approved.data.submitted_at).toMatch(ISO);
+      const commented = await as(rita).repos.repoCreatePullReview('alice', 'app', 1, { event: 'COMMENT', body: 'a thought', comments: [{ path: 'a.txt', body: 'this line', new_position: 1 }] });
+      expect(commented.data).toMatchObject({ state: 'COMMENT', comments_count: 1, user: { login: 'rita' } });
+      const listed = await as(null).repos.repoListPullReviews('alice', 'app', 1);
+      expect(listed.data.map((v) => [v.state, v.user?.login])).toEqual([['APPROVED', 'alice'], ['COMMENT', 'rita']]);
+      expect(listed.headers.get('x-total-count')).toBe('2');
+      expect((await as(null).repos.repoGetPullReview('alice', 'app', 1, approved.data.id!)).data).toEqual(approved.data);
+      const detail = await api(gh, 'GET', `${r.path}/merge-requests/1`);
+      expect(detail.body.comments).toEqual([expect.objectContaining({ body: 'this line', file_path: 'a.txt', line_number: 1, diff_side: 'new' })]);
+    });
+
+    it('when a review is pending, by the author, or unknown, then refused (422, 404)', async () => {
+      expect(await refusal(as(alice).repos.repoCreatePullReview('alice', 'app', 1, { body: 'draft' }))).toMatchObject({ status: 422, body: { message: expect.stringContaining('no pending reviews') } });
+      expect((await refusal(as(bob).repos.repoCreatePullReview('alice', 'app', 1, { event: 'APPROVED' })))?.status).toBe(422);
+      expect((await refusal(as(null).repos.repoGetPullReview('alice', 'app', 1, 12345)))?.status).toBe(404);
+    });
+
+    it('when bob asks alice and rita to review, then 201 REQUEST_REVIEW reviews; an unknown user 404, teams and the author 422', async () => {
+      const res = await as(bob).repos.repoCreatePullReviewRequests('alice', 'app', 1, { reviewers: ['alice', 'rita'] });
+      expect(res.status).toBe(201);
+      expect(res.data.map((v) => [v.state, v.user?.login])).toEqual([['REQUEST_REVIEW', 'alice'], ['REQUEST_REVIEW', 'rita']]);
+      expect((await refusal(as(bob).repos.repoCreatePullReviewRequests('alice', 'app', 1, { reviewers: ['nobody-here'] })))?.status).toBe(404);
+      expect((await refusal(as(bob).repos.repoCreatePullReviewRequests('alice', 'app', 1, { team_reviewers: ['core'] })))?.status).toBe(422);
+      expect((await refusal(as(bob).repos.repoCreatePullReviewRequests('alice', 'app', 1, { reviewers: ['bob'] })))?.status).toBe(422);
+    });
+  });
+
+  describe('commit statuses', () => {
+    it('when CI reports, then CommitStatus answers; listed by ref newest first and combined by Gitea\'s worst state', async () => {
+      const created = await as(bob).repos.repoCreateStatus('alice', 'app', r.head, { state: 'pending', context: 'ci/build', description: 'building', target_url: 'https://ci.example/1' });
+      expect(created.status).toBe(201);
+      expect(created.data).toMatchObject({
+        status: 'pending',
+        context: 'ci/build',
+        description: 'building',
+        target_url: 'https://ci.example/1',
+        url: `${gh.url}/api/v1/repos/alice/app/statuses/${r.head}`,
+        creator: { login: 'bob' },
+      });
+      expect(created.data.created_at).toMatch(ISO);
+      expect(Number.isSafeInteger(created.data.id)).toBe(true);
+      await as(bob).repos.repoCreateStatus('alice', 'app', r.head, { state: 'success', context: 'ci/build' });
+      await as(bob).repos.repoCreateStatus('alice', 'app', r.head, { state: 'error', context: 'ci/lint', description: 'crashed' });
+
+      const listed = await as(null).repos.repoListStatusesByRef('alice', 'app', 'feature/x');
+      expect(listed.data.map((s) => [s.context, s.status])).toEqual([['ci/lint', 'error'], ['ci/build', 'success'], ['ci/build', 'pending']]);
+      expect(listed.headers.get('x-total-count')).toBe('3');
+      expect((await as(null).repos.repoListStatusesByRef('alice', 'app', 'feature/x', { sort: 'oldest', limit: 1 })).data.map((s) => s.status)).toEqual(['pending']);
+      expect((await as(null).repos.repoListStatuses('alice', 'app', r.head, { state: 'success' })).data.map((s) => s.context)).toEqual(['ci/build']);
+
+      const combined = await as(null).repos.repoGetCombinedStatusByRef('alice', 'app', 'feature/x');
+      expect(combined.data).toMatchObject({ state: 'error', sha: r.head, total_count: 2, repository: { id: repoIntId, full_name: 'alice/app' } });
+      expect(combined.data.statuses!.map((s) => [s.context, s.status]).sort()).toEqual([['ci/build', 'success'], ['ci/lint', 'error']]);
+      // No statuses: Gitea's zero value.
+      expect((await as(null).repos.repoGetCombinedStatusByRef('alice', 'app', 'main')).data).toEqual({ state: '', sha: '', total_count: 0, statuses: null, repository: null, commit_url: '', url: '' });
+    });
+
+    it('when a reader reports or a state is warning, then 403 and 422; a status on an unknown commit 404', async () => {
+      expect((await refusal(as(rita).repos.repoCreateStatus('alice', 'app', r.head, { state: 'success', context: 'x' })))?.status).toBe(403);
+      expect(await refusal(as(bob).repos.repoCreateStatus('alice', 'app', r.head, { state: 'warning', context: 'x' }))).toMatchObject({ status: 422, body: { message: expect.stringContaining('no warning state') } });
+      expect((await refusal(as(bob).repos.repoCreateStatus('alice', 'app', 'f'.repeat(40), { state: 'success' })))?.status).toBe(404);
+    });
+  });
+
+  describe('merging', () => {
+    it('when a reader merges or asks for rebase, then 405 as Gitea answers; the author\'s merge with Do merge is 200 and the pull request is merged', async () => {
+      expect(await refusal(as(rita).repos.repoMergePullRequest('alice', 'app', 1, { Do: 'merge' }))).toMatchObject({ status: 405, body: { message: 'User not allowed to merge PR' } });
+      expect(await refusal(as(bob).repos.repoMergePullRequest('alice', 'app', 1, { Do: 'rebase' }))).toMatchObject({
+        status: 405,
+        body: { message: 'rebase is not allowed an allowed merge style for this repository' },
+      });
+      expect(await refusal(as(bob).repos.repoMergePullRequest('alice', 'app', 1, { Do: 'merge', head_commit_id: 'e'.repeat(40) }))).toMatchObject({ status: 409, body: { message: 'Head branch was modified' } });
+      expect((await as(bob).repos.repoPullRequestIsMerged('alice', 'app', 1).catch((e: Response) => e)).status).toBe(404);
+
+      const merged = await as(bob).repos.repoMergePullRequest('alice', 'app', 1, { Do: 'merge', MergeTitleField: 'Merge a', MergeMessageField: 'with a body', head_commit_id: r.head });
+      expect(merged.status).toBe(200);
+      const pr = (await as(null).repos.repoGetPullRequest('alice', 'app', 1)).data;
+      expect(pr).toMatchObject({ state: 'closed', merged: true, mergeable: false });
+      expect(pr.merged_at).toMatch(ISO);
+      const mainTip = (await git(r.wd, 'ls-remote', r.remote, 'refs/heads/main')).split('\t')[0];
+      expect(pr.merge_commit_sha).toBe(mainTip);
+      expect(await git(r.wd, 'log', '-1', '--format=%s%n%n%b', mainTip!, '--')).toBe('Merge a\n\nwith a body\n');
+      expect((await as(bob).repos.repoPullRequestIsMerged('alice', 'app', 1)).status).toBe(204);
+      expect(await refusal(as(bob).repos.repoMergePullRequest('alice', 'app', 1, { Do: 'merge' }))).toMatchObject({ status: 405, body: { message: 'PR already merged' } });
+    });
+
+    it('when a closed pull request is merged, then 404; squash and fast-forward-only styles merge', async () => {
+      await as(bob).repos.repoEditPullRequest('alice', 'app', 2, { state: 'closed' });
+      expect((await refusal(as(bob).repos.repoMergePullRequest('alice', 'app', 2, { Do: 'merge' })))?.status).toBe(404);
+
+      // feature/y is behind main now (main has the merge of feature/x): a fast-forward cannot be.
+      expect(await refusal(as(bob).repos.repoMergePullRequest('alice', 'app', 3, { Do: 'fast-forward-only' }))).toMatchObject({ status: 409, body: { message: 'Fast-forward merge is not possible' } });
+      await commitFiles(r.wd, { 'z.txt': 'zed\n' }, 'zed');
+      await git(r.wd, 'push', '-q', r.remote, 'HEAD:refs/heads/feature/z');
+      expect((await as(bob).repos.repoMergePullRequest('alice', 'app', 3, { Do: 'squash' })).status).toBe(200);
+      expect((await as(null).repos.repoGetPullRequest('alice', 'app', 3)).data).toMatchObject({ merged: true, state: 'closed' });
+    });
+  });
+
+  describe('access', () => {
+    it('when a stranger or anonymous asks about a private repository\'s pull requests, then 404 in Gitea\'s error shape', async () => {
+      const p = await createBranchedRepo(gh, alice, 'secret', { private: true, mainFiles: { 'README.md': 'x\n' }, branch: 'f', branchFiles: { 'b.txt': 'b\n' } });
+      await as(alice).repos.repoCreatePullRequest('alice', 'secret', { head: 'f', base: 'main', title: 'hidden' });
+      for (const who of [eve, null]) {
+        const refused = await refusal(as(who).repos.repoGetPullRequest('alice', 'secret', 1));
+        expect(refused?.status).toBe(404);
+        expect(refused?.body.url).toBe(`${gh.url}/api/swagger`);
+        expect((await refusal(as(who).repos.repoListPullRequests('alice', 'secret', {})))?.status).toBe(404);
+        expect((await refusal(as(who).repos.repoGetCombinedStatusByRef('alice', 'secret', 'main')))?.status).toBe(404);
+      }
+      expect((await refusal(as(eve).repos.repoCreateStatus('alice', 'secret', p.head, { state: 'success' })))?.status).toBe(404);
+      expect((await as(alice).repos.repoGetPullRequest('alice', 'secret', 1)).data.title).toBe('hidden');
+    });
+  });
+});
