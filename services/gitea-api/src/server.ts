@@ -3,7 +3,12 @@ import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import type { Config } from './config.js';
 import { giteaErrors, giteaNotFound } from './http/errors.js';
+import { hookRoutes } from './hooks/routes.js';
+import { pullRoutes } from './pulls/routes.js';
+import { repoRoutes } from './repos/routes.js';
+import { reviewRoutes } from './reviews/routes.js';
 import { siteRoutes } from './site/routes.js';
+import { statusRoutes } from './statuses/routes.js';
 import { userRoutes } from './users/routes.js';
 
 export interface ServerDeps {
@@ -28,6 +33,11 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   api.use(express.json({ limit: '1mb' }));
   api.use(siteRoutes());
   api.use(userRoutes(features));
+  api.use(repoRoutes(features));
+  api.use(pullRoutes(features));
+  api.use(reviewRoutes(features));
+  api.use(statusRoutes(features));
+  api.use(hookRoutes(features));
   api.use(giteaNotFound(config.publicUrl));
   app.use('/api/v1', api);
   app.use(giteaNotFound(config.publicUrl));
