@@ -49,10 +49,13 @@ async function mergeRequests(state: 'open' | 'merged'): Promise<GhMergeRequest[]
   return res.body;
 }
 
-async function fileAt(ref: string, path: string): Promise<string> {
-  const res = await fetch(`${gh.url}/api/v1/repos/kim/app/raw/${path}?ref=${encodeURIComponent(ref)}`, { headers: { authorization: `token ${kim.token}` } });
+/** The version of leftpad-lite in package.json at the tip of `branch`, read through githost's own API. */
+async function pinnedAt(branch: string): Promise<string> {
+  const [sha] = (await git(makeWorkdir(), 'ls-remote', pushUrl(gh, 'kim', kim.token, 'kim', 'app'), `refs/heads/${branch}`)).split('\t');
+  const res = await api<{ content: string; encoding: string }>(gh, 'GET', `/api/repos/kim/app/blob/${sha}/package.json`, { token: kim.token });
   expect(res.status).toBe(200);
-  return res.text();
+  expect(res.body.encoding).toBe('utf-8');
+  return (JSON.parse(res.body.content) as { dependencies: Record<string, string> }).dependencies['leftpad-lite']!;
 }
 
 beforeAll(async () => {
@@ -103,8 +106,8 @@ describe(`Renovate ${RENOVATE_VERSION_MAJOR}, unchanged, with --platform=gitea a
     expect(mr.author_username).toBe('renovate-bot');
     expect(mr.title).toContain('leftpad-lite');
     expect(mr.title).toContain('1.2.0');
-    expect(JSON.parse(await fileAt(mr.source_branch, 'package.json')).dependencies['leftpad-lite']).toBe('1.2.0');
-    expect(JSON.parse(await fileAt('main', 'package.json')).dependencies['leftpad-lite']).toBe('1.0.0');
+    expect(await pinnedAt(mr.source_branch)).toBe('1.2.0');
+    expect(await pinnedAt('main')).toBe('1.0.0');
   });
 
   it('when kim merges it and Renovate runs again, then it sees the pull request as merged and writes nothing', async () => {
@@ -112,6 +115,7 @@ describe(`Renovate ${RENOVATE_VERSION_MAJOR}, unchanged, with --platform=gitea a
     const merged = await api(gh, 'POST', `/api/repos/kim/app/merge-requests/${mr!.number}/merge`, { token: kim.token });
     expect(merged.status).toBe(200);
     const work = makeWorkdir();
+    await git(work, 'init', '-q');
     await git(work, 'push', '-q', pushUrl(gh, 'kim', kim.token, 'kim', 'app'), '--delete', mr!.source_branch);
 
     second = await runRenovate({ endpoint: `${gh.url}/api/v1`, token: bot.token, repository: 'kim/app', baseDir });
@@ -124,6 +128,6 @@ describe(`Renovate ${RENOVATE_VERSION_MAJOR}, unchanged, with --platform=gitea a
     // Renovate's own cache of the bot's pull requests, as the second run left it.
     const cached = readPrCache(baseDir, 'kim/app');
     expect(cached[mr!.number]).toMatchObject({ number: mr!.number, state: 'merged', sourceBranch: mr!.source_branch, targetBranch: 'main' });
-    expect(JSON.parse(await fileAt('main', 'package.json')).dependencies['leftpad-lite']).toBe('1.2.0');
+    expect(await pinnedAt('main')).toBe('1.2.0');
   }, 600_000);
 });

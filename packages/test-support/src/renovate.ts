@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,8 +52,9 @@ export interface RenovateOptions {
 }
 
 /**
- * Runs Renovate as its users do, with only the flags that keep it on this machine and make a
- * config-less first run act: `--onboarding=false` (no onboarding pull request), JSON logs at
+ * Runs Renovate as its users do, in an empty directory (no config.js) with a HOME of its own,
+ * with only the flags that keep it on this machine and make a first run act:
+ * `--onboarding=false` (no onboarding pull request), JSON logs at
  * trace level (for its own count of requests), the repository cache on disk (read back by
  * readPrCache). HTTP(S)_PROXY points at a closed port with NO_PROXY for loopback, so a request
  * that would leave the machine fails at once instead of waiting on the network.
@@ -86,7 +87,6 @@ export function runRenovate(opts: RenovateOptions): Promise<RenovateRun> {
     HTTP_PROXY: 'http://127.0.0.1:9',
     HTTPS_PROXY: 'http://127.0.0.1:9',
     NO_PROXY: '127.0.0.1,localhost,::1',
-    RENOVATE_CONFIG_FILE: path.join(home, 'no-config.js'),
     // re2 is a native module, not built with --ignore-scripts; Renovate's documented fallback is RegExp.
     RENOVATE_X_IGNORE_RE2: 'true',
   };
@@ -98,6 +98,9 @@ export function runRenovate(opts: RenovateOptions): Promise<RenovateRun> {
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     child.once('error', reject);
     child.once('close', (exitCode) => {
+      rmSync(home, { recursive: true, force: true });
+      // RENOVATE_LOG_COPY=<file>: keep Renovate's JSON log, to see what it asked for.
+      if (process.env.RENOVATE_LOG_COPY) appendFileSync(process.env.RENOVATE_LOG_COPY, out);
       const log: Array<Record<string, unknown>> = [];
       for (const line of out.split('\n')) {
         if (!line.startsWith('{')) continue;
