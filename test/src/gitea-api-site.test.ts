@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createUser, giteaClient, giteaFailure, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+import { api, createUser, giteaClient, giteaFailure, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * services/gitea-api: Gitea's instance-wide endpoints through gitea-js, each field as Gitea's
@@ -9,9 +9,13 @@ import { createUser, giteaClient, giteaFailure, startTestGithost, type TestGitho
 let gh: TestGithost;
 let ann: TestUser;
 
+// A small anonymous budget: the Gitea API's calls to githost's are counted against the client.
+const ANONYMOUS_PER_MINUTE = 4;
+
 beforeAll(async () => {
-  gh = await startTestGithost();
+  gh = await startTestGithost({ env: { GITHOST_RATE_LIMIT_ANON_PER_MINUTE: String(ANONYMOUS_PER_MINUTE) } });
   ann = await createUser(gh, 'ann');
+  await api(gh, 'POST', '/api/repos', { token: ann.token, body: { name: 'demo' } });
 });
 
 afterAll(async () => {
@@ -51,5 +55,23 @@ describe('Gitea API: the instance', () => {
     expect(Object.keys(wrong.body as object).sort()).toEqual(['message', 'url']);
     const anonymous = await giteaFailure(giteaClient(gh).user.userGetCurrent());
     expect(anonymous.status).toBe(401);
+  });
+
+  it('when an anonymous client spends its budget through the Gitea API, then the calls it makes to githost\'s API are refused: 429 in Gitea\'s shape', async () => {
+    const statuses: number[] = [];
+    let refused: unknown;
+    for (let i = 0; i < ANONYMOUS_PER_MINUTE + 1; i++) {
+      const res = await fetch(`${gh.url}/api/v1/repos/ann/demo`);
+      statuses.push(res.status);
+      if (res.status === 429) refused = await res.json();
+      else await res.arrayBuffer();
+    }
+    // Each answer takes two calls (the repository and its branches), so the budget runs out
+    // within a few requests, and stays out for the minute.
+    const first = statuses.indexOf(429);
+    expect([statuses[0], first > 0, statuses.slice(first).every((s) => s === 429)]).toEqual([200, true, true]);
+    expect(refused).toEqual({ message: 'Too many requests: try again in a minute', url: `http://localhost:${gh.port}/api/swagger` });
+    // A token has its own budget.
+    expect((await giteaClient(gh, ann.token).repos.repoGet('ann', 'demo')).status).toBe(200);
   });
 });

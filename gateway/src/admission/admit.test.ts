@@ -195,6 +195,14 @@ describe('admission', () => {
     expect([calls.authenticate, calls.authorize]).toEqual([[], []]);
   });
 
+  it('when a Gitea API path comes with any credential, even a made-up one, then it is admitted for gitea-api unchecked: its own calls come back through here', async () => {
+    const { accounts, calls } = fakeAccounts();
+    const admit = admission(accounts);
+    const gitea = await attempt(admit, 'GET', '/api/v1/repos/alice/demo', bearer('made-up'));
+    expect([gitea.admitted?.route, gitea.admitted?.principal]).toEqual([{ upstream: 'gitea-api', auth: 'optional', surface: 'gitea' }, null]);
+    expect([calls.authenticate, calls.authorize]).toEqual([[], []]);
+  });
+
   it('when a read-only token writes, then 403 before the repository is looked up; when it reads, then its permission is capped to read', async () => {
     const { accounts, calls } = fakeAccounts();
     const admit = admission(accounts);

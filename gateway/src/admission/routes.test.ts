@@ -119,6 +119,16 @@ describe('OAuth2 provider routes (docs/decisions/oauth2-provider.md#paths)', () 
       expect(matchRoute('GET', p)).toEqual({ upstream: 'accounts', auth: 'required', surface: 'api' });
     }
   });
+  it('when a path is any other of Gitea\'s API, then gitea-api answers it, not authenticated at the edge (docs/decisions/gitea-api.md#a-face-over-the-api)', () => {
+    for (const [m, p] of [['GET', '/api/v1/version'], ['GET', '/api/v1'], ['GET', '/api/v1/repos/alice/demo'], ['POST', '/api/v1/repos/alice/demo/pulls'], ['DELETE', '/api/v1/repos/alice/demo/hooks/1']] as const) {
+      expect([p, matchRoute(m, p)]).toEqual([p, { upstream: 'gitea-api', auth: 'optional', surface: 'gitea' }]);
+    }
+    expect(matchRoute('GET', '/api/v1x')).toBeUndefined();
+  });
+  it('when a path asks the caller\'s permission on a repository, then accounts answers a read of it', () => {
+    expect(matchRoute('GET', '/api/repos/alice/demo/permission')).toEqual({ upstream: 'accounts', auth: 'optional', surface: 'api', repo: { owner: 'alice', name: 'demo' } });
+    expect(matchRoute('POST', '/api/repos/alice/demo/permission')).toBeUndefined();
+  });
   it('when a path is the web consent page, then it stays a page of the site', () => {
     expect(matchRoute('GET', '/-/oauth/authorize/abc')).toBeUndefined();
     expect(matchSiteRoute('GET', '/-/oauth/authorize/abc')?.upstream).toBe('web');

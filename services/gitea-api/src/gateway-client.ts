@@ -77,7 +77,18 @@ export class GatewayClient {
     return { body: Buffer.from(await res.arrayBuffer()), contentType: res.headers.get('content-type'), etag: res.headers.get('etag') };
   }
 
+  /** One page of a paged githost list, with the whole list's length (`X-Total-Count`). */
+  async page<T extends WithMethod<'get'>>(path: ApiPath<T>): Promise<{ items: ApiAnswer<T>; total: number }> {
+    const res = await this.exchange('GET', path);
+    const items = parsed<ApiAnswer<T>>(res);
+    return { items, total: res.totalCount ?? (Array.isArray(items) ? items.length : 0) };
+  }
+
   private async send<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return parsed<T>(await this.exchange(method, path, body));
+  }
+
+  private async exchange(method: string, path: string, body?: unknown): Promise<WholeAnswer> {
     let res: WholeAnswer;
     try {
       const headers = this.headers(body === undefined ? {} : { 'content-type': 'application/json' });
@@ -86,18 +97,22 @@ export class GatewayClient {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }
     if (res.status < 200 || res.status > 299) throw apiError(res.status, messageOf(res.text));
-    if (res.status === 204 || res.text === '') return undefined as T;
-    try {
-      return JSON.parse(res.text) as T;
-    } catch (err) {
-      throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
-    }
+    return res;
   }
 
   private headers(extra: Record<string, string>): Record<string, string> {
     const headers = { ...this.caller.headers, ...extra };
     if (this.caller.authorization) headers.authorization = this.caller.authorization;
     return headers;
+  }
+}
+
+function parsed<T>(res: WholeAnswer): T {
+  if (res.status === 204 || res.text === '') return undefined as T;
+  try {
+    return JSON.parse(res.text) as T;
+  } catch (err) {
+    throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
   }
 }
 

@@ -10,6 +10,8 @@ import { reviewRoutes } from './reviews/routes.js';
 import { siteRoutes } from './site/routes.js';
 import { statusRoutes } from './statuses/routes.js';
 import { userRoutes } from './users/routes.js';
+import { contentRoutes } from './content/routes.js';
+import { disabledUnitRoutes } from './disabled-units/routes.js';
 
 export interface ServerDeps {
   logger?: Logger;
@@ -34,10 +36,12 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   api.use(siteRoutes());
   api.use(userRoutes(features));
   api.use(repoRoutes(features));
+  api.use(contentRoutes(features));
   api.use(pullRoutes(features));
   api.use(reviewRoutes(features));
   api.use(statusRoutes(features));
   api.use(hookRoutes(features));
+  api.use(disabledUnitRoutes(features));
   api.use(giteaNotFound(config.publicUrl));
   app.use('/api/v1', api);
   app.use(giteaNotFound(config.publicUrl));

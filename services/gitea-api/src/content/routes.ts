@@ -1,0 +1,232 @@
+import { Router, type Request } from 'express';
+import { apiPath } from '@githost/api-client';
+import type { BranchProtection, Commit } from '@githost/api-types';
+import { AppError, notFound, validation } from '@githost/errors';
+import { route } from '@githost/http';
+import { protectionFor } from '@githost/ref-policy';
+import { gatewayFor, type FeatureDeps } from '../http/context.js';
+import { links } from '../http/links.js';
+import { API_SETTINGS, pageOf, pagingOf, setPagingHeaders } from '../http/pagination.js';
+import type { GatewayClient } from '../gateway-client.js';
+import { blobBytes, contentsOf, giteaBranchOf, giteaCommitOf, giteaTagOf, gitEntryOf, treeResponseOf, type BranchRules, type GiteaGitEntry, type TreeEntry } from './map-content.js';
+
+/** githost's commit log answers at most this many commits (seed §8). */
+const GITHOST_MAX_COMMITS = 100;
+
+/** The path after `/contents/` or `/raw/`: Express's wildcard, slashes kept, never leading or trailing. */
+function pathParam(req: Request): string {
+  const value = (req.params as Record<string, unknown>).path;
+  const path = Array.isArray(value) ? value.join('/') : typeof value === 'string' ? value : '';
+  return path.replace(/^\/+|\/+$/g, '');
+}
+
+const queryString = (req: Request, name: string): string | undefined => {
+  const value = (req.query as Record<string, unknown>)[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+};
+
+const repoOf = (req: Request) => ({ owner: String(req.params.owner), repo: String(req.params.repo) });
+
+/** The `ref` asked for, or the repository's default branch. */
+async function refOf(req: Request, gateway: GatewayClient): Promise<string> {
+  const ref = queryString(req, 'ref') ?? queryString(req, 'sha');
+  if (ref) return ref;
+  return (await gateway.get(apiPath('/api/repos/{owner}/{repo}', repoOf(req)))).default_branch;
+}
+
+/** The entry a path names, read from its parent's listing; null when there is none. */
+async function entryAt(gateway: GatewayClient, params: { owner: string; repo: string }, ref: string, path: string): Promise<{ entry: TreeEntry; commit: string } | null> {
+  const slash = path.lastIndexOf('/');
+  const parent = slash < 0 ? '' : path.slice(0, slash);
+  const tree = await gateway.find(apiPath('/api/repos/{owner}/{repo}/tree/{ref_and_path}', { ...params, ref_and_path: parent ? `${ref}/${parent}` : ref }));
+  const entry = tree?.entries.find((e) => e.path === path);
+  return tree && entry ? { entry: entry as TreeEntry, commit: tree.commit } : null;
+}
+
+/** A file's bytes: the blob endpoint, or raw past its size limit. */
+async function fileBytes(gateway: GatewayClient, params: { owner: string; repo: string }, ref: string, path: string): Promise<Buffer> {
+  try {
+    return blobBytes(await gateway.get(apiPath('/api/repos/{owner}/{repo}/blob/{ref_and_path}', { ...params, ref_and_path: `${ref}/${path}` })));
+  } catch (err) {
+    if (!(err instanceof AppError) || err.kind === 'not_found' || err.kind === 'unavailable') throw err;
+    return (await gateway.bytes(apiPath('/api/repos/{owner}/{repo}/raw/{ref_and_path}', { ...params, ref_and_path: `${ref}/${path}` }))).body;
+  }
+}
+
+/**
+ * A branch's protection as Gitea's `Branch` shows it, by githost's one rule of which rule governs
+ * a branch (`protectionFor`: the default branch is always kept from force pushes and deletion).
+ * Callers who may not read the rules (all but the repository's admins) see that default alone.
+ */
+async function branchRules(gateway: GatewayClient, params: { owner: string; repo: string }, name: string, defaultBranch: string, canWrite: boolean): Promise<BranchRules> {
+  let protections: BranchProtection[] = [];
+  try {
+    protections = (await gateway.page(apiPath('/api/repos/{owner}/{repo}/branch-protections', params))).items;
+  } catch (err) {
+    if (!(err instanceof AppError && (err.kind === 'forbidden' || err.kind === 'unauthenticated' || err.kind === 'not_found'))) throw err;
+  }
+  const rule = protectionFor({ default_branch: defaultBranch, allow_tag_changes: false, protections }, name);
+  if (!rule) return { protected: false, pattern: '', requiredApprovals: 0, statusChecks: [], canPush: canWrite, canMerge: canWrite };
+  return { protected: true, pattern: rule.pattern, requiredApprovals: rule.required_approvals, statusChecks: rule.required_status_checks, canPush: canWrite && rule.push === 'write', canMerge: canWrite };
+}
+
+/**
+ * Repository content as Gitea serves it: contents (files base64, directories as listings), raw
+ * bytes, trees, commits, branches, tags and compare, each read from githost's browse endpoints.
+ */
+export function contentRoutes({ config }: FeatureDeps): Router {
+  const router = Router();
+  const at = (req: Request) => links(config.publicUrl, String(req.params.owner), String(req.params.repo));
+
+  const contents = route(async (req, res) => {
+    const gateway = gatewayFor(req, config);
+    const params = repoOf(req);
+    const ref = await refOf(req, gateway);
+    const path = pathParam(req);
+    const dir = async (dirPath: string) => {
+      const tree = await gateway.get(apiPath('/api/repos/{owner}/{repo}/tree/{ref_and_path}', { ...params, ref_and_path: dirPath ? `${ref}/${dirPath}` : ref }));
+      return tree.entries.map((e) => contentsOf(at(req), e as TreeEntry, ref, tree.commit));
+    };
+    if (path === '') {
+      res.json(await dir(''));
+      return;
+    }
+    const found = await entryAt(gateway, params, ref, path);
+    if (!found) throw notFound('object does not exist');
+    const { entry, commit } = found;
+    if (entry.type === 'tree') res.json(await dir(path));
+    else if (entry.type === 'commit') res.json(contentsOf(at(req), entry, ref, commit));
+    else res.json(contentsOf(at(req), entry, ref, commit, await fileBytes(gateway, params, ref, path)));
+  });
+  router.get('/repos/:owner/:repo/contents', contents);
+  router.get('/repos/:owner/:repo/contents/*path', contents);
+
+  router.get(
+    '/repos/:owner/:repo/raw/*path',
+    route(async (req, res) => {
+      const gateway = gatewayFor(req, config);
+      const ref = await refOf(req, gateway);
+      const raw = await gateway.bytes(apiPath('/api/repos/{owner}/{repo}/raw/{ref_and_path}', { ...repoOf(req), ref_and_path: `${ref}/${pathParam(req)}` }));
+      res.setHeader('Content-Type', raw.contentType ?? 'application/octet-stream');
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.end(raw.body);
+    }),
+  );
+
+  router.get(
+    '/repos/:owner/:repo/git/trees/:sha',
+    route(async (req, res) => {
+      const gateway = gatewayFor(req, config);
+      const params = repoOf(req);
+      const sha = String(req.params.sha);
+      const recursive = ['1', 'true'].includes(String((req.query as Record<string, unknown>).recursive ?? ''));
+      const { page, limit } = pagingOf(req, API_SETTINGS.default_git_trees_per_page, API_SETTINGS.default_git_trees_per_page);
+      // githost addresses trees through a commit (a branch, a tag or a commit id): the tree's own
+      // id is the commit's `tree` (docs/decisions/gitea-api.md, what githost does not have).
+      const commit = /^[0-9a-f]{40}$/.test(sha)
+        ? await gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { ...params, sha }))
+        : (await gateway.get(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...params, ref: sha }, '?limit=1'))).commits[0];
+      if (!commit) throw notFound('sha not found');
+      const entries: GiteaGitEntry[] = [];
+      const pending = [''];
+      while (pending.length > 0) {
+        const dir = pending.shift()!;
+        const tree = await gateway.get(apiPath('/api/repos/{owner}/{repo}/tree/{ref_and_path}', { ...params, ref_and_path: dir ? `${commit.sha}/${dir}` : commit.sha }));
+        for (const e of tree.entries) {
+          entries.push(gitEntryOf(at(req), e as TreeEntry, ''));
+          if (recursive && e.type === 'tree') pending.push(e.path);
+        }
+        if (entries.length > page * limit) break;
+      }
+      entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      res.json(treeResponseOf(at(req), commit.tree, entries, page, limit));
+    }),
+  );
+
+  router.get(
+    '/repos/:owner/:repo/git/commits/:sha',
+    route(async (req, res) => {
+      const gateway = gatewayFor(req, config);
+      const commit = await gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { ...repoOf(req), sha: String(req.params.sha) }));
+      res.json(giteaCommitOf(at(req), commit));
+    }),
+  );
+
+  router.get(
+    '/repos/:owner/:repo/commits',
+    route(async (req, res) => {
+      if (queryString(req, 'path')) throw validation('githost cannot filter commits by path');
+      const gateway = gatewayFor(req, config);
+      const paging = pagingOf(req);
+      const ref = queryString(req, 'sha') ?? '';
+      // githost's log has no pages: the first `page * limit` commits (one more to know of a next
+      // page), at most githost's 100, are read and the page cut from them.
+      const want = Math.min(GITHOST_MAX_COMMITS, paging.page * paging.limit + 1);
+      const log = await gateway.get(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${want}`));
+      setPagingHeaders(req, res, log.commits.length, paging, config.publicUrl);
+      res.json(pageOf(log.commits, paging).map((c) => giteaCommitOf(at(req), c)));
+    }),
+  );
+
+  const branch = async (req: Request, gateway: GatewayClient, name: string, sha: string, defaultBranch: string, canWrite: boolean) => {
+    const params = repoOf(req);
+    const [tip, rules] = await Promise.all([gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { ...params, sha })), branchRules(gateway, params, name, defaultBranch, canWrite)]);
+    return giteaBranchOf(at(req), name, tip, rules);
+  };
+  const canWriteOf = async (gateway: GatewayClient, params: { owner: string; repo: string }) =>
+    gateway.signedIn && (await gateway.get(apiPath('/api/repos/{owner}/{repo}/permission', params))).permission !== 'read';
+
+  router.get(
+    '/repos/:owner/:repo/branches',
+    route(async (req, res) => {
+      const gateway = gatewayFor(req, config);
+      const paging = pagingOf(req);
+      const params = repoOf(req);
+      const [{ branches, default_branch }, canWrite] = await Promise.all([gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', params)), canWriteOf(gateway, params)]);
+      setPagingHeaders(req, res, branches.length, paging, config.publicUrl);
+      res.json(await Promise.all(pageOf(branches, paging).map((b) => branch(req, gateway, b.name, b.sha, default_branch, canWrite))));
+    }),
+  );
+
+  router.get(
+    '/repos/:owner/:repo/branches/*branch',
+    route(async (req, res) => {
+      const gateway = gatewayFor(req, config);
+      const params = repoOf(req);
+      const value = (req.params as Record<string, unknown>).branch;
+      const name = Array.isArray(value) ? value.join('/') : String(value);
+      const [{ branches, default_branch }, canWrite] = await Promise.all([gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', params)), canWriteOf(gateway, params)]);
+      const found = branches.find((b) => b.name === name);
+      if (!found) throw notFound('branch does not exist');
+      res.json(await branch(req, gateway, found.name, found.sha, default_branch, canWrite));
+    }),
+  );
+
+  router.get(
+    '/repos/:owner/:repo/tags',
+    route(async (req, res) => {
+      const gateway = gatewayFor(req, config);
+      const paging = pagingOf(req);
+      const params = repoOf(req);
+      const { tags } = await gateway.get(apiPath('/api/repos/{owner}/{repo}/tags', params));
+      setPagingHeaders(req, res, tags.length, paging, config.publicUrl);
+      const page = pageOf(tags, paging);
+      const commits = await Promise.all(page.map((t) => gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { ...params, sha: t.sha }))));
+      res.json(page.map((t, i) => giteaTagOf(at(req), config.publicUrl, params.owner, params.repo, t, (commits[i] as Commit).committer.date)));
+    }),
+  );
+
+  router.get(
+    '/repos/:owner/:repo/compare/*basehead',
+    route(async (req, res) => {
+      const gateway = gatewayFor(req, config);
+      const value = (req.params as Record<string, unknown>).basehead;
+      const basehead = Array.isArray(value) ? value.join('/') : String(value);
+      if (!basehead.includes('...')) throw validation('compare needs base...head');
+      const compare = await gateway.get(apiPath('/api/repos/{owner}/{repo}/compare/{basehead}', { ...repoOf(req), basehead }));
+      res.json({ total_commits: compare.ahead_by, commits: compare.commits.map((c) => giteaCommitOf(at(req), c)) });
+    }),
+  );
+
+  return router;
+}

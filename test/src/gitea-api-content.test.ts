@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { commitFiles, createRepo, createUsers, git, giteaClient, giteaFailure, makeWorkdir, pushUrl, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+
+/**
+ * services/gitea-api: repository content through gitea-js (`ContentsResponse`, raw,
+ * `GitTreeResponse`, `Commit`, `Branch`, `Tag`, `Compare`), read from githost's browse endpoints.
+ */
+let gh: TestGithost;
+let ann: TestUser;
+let cat: TestUser;
+let first: string;
+let second: string;
+let feature: string;
+const BINARY = Buffer.from([0, 1, 2, 250, 251, 252, 10, 0]);
+
+beforeAll(async () => {
+  gh = await startTestGithost();
+  [ann, cat] = await createUsers(gh, 'ann', 'cat');
+  await createRepo(gh, ann.token, 'demo');
+  await createRepo(gh, ann.token, 'secret', { private: true });
+  const wd = makeWorkdir();
+  first = await commitFiles(wd, { 'README.md': '# demo\n', 'src/app.ts': 'export const x = 1;\n', 'src/lib/util.ts': 'export {};\n', 'logo.bin': BINARY }, 'initial');
+  await git(wd, 'tag', 'v1.0');
+  second = await commitFiles(wd, { 'README.md': '# demo, second\n' }, 'second');
+  await git(wd, 'checkout', '-q', '-b', 'feature/x');
+  feature = await commitFiles(wd, { 'feature.txt': 'new\n' }, 'feature work');
+  const remote = pushUrl(gh, 'ann', ann.token, 'ann', 'demo');
+  await git(wd, 'push', '-q', remote, 'main', 'feature/x', 'v1.0');
+  await git(wd, 'push', '-q', pushUrl(gh, 'ann', ann.token, 'ann', 'secret'), 'main');
+}, 240_000);
+
+afterAll(async () => {
+  await gh?.stop();
+});
+
+describe('Gitea API: contents and raw', () => {
+  it('when a tool reads a file, then Gitea\'s ContentsResponse with the content base64 and its links', async () => {
+    const { data } = await giteaClient(gh, ann.token).repos.repoGetContents('ann', 'demo', 'README.md', { ref: 'main' });
+    expect(data).toMatchObject({
+      name: 'README.md',
+      path: 'README.md',
+      type: 'file',
+      size: 15,
+      encoding: 'base64',
+      content: Buffer.from('# demo, second\n').toString('base64'),
+      last_commit_sha: second,
+      url: `http://localhost:${gh.port}/api/v1/repos/ann/demo/contents/README.md?ref=main`,
+      download_url: `http://localhost:${gh.port}/ann/demo/-/raw/main/README.md`,
+    });
+    expect(data.sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(data._links).toEqual({ self: data.url, git: data.git_url, html: data.html_url });
+  });
+
+  it('when the ref is a tag, a commit or absent, then the file as of it (absent: the default branch); a binary file\'s bytes survive', async () => {
+    const client = giteaClient(gh);
+    const atTag = (await client.repos.repoGetContents('ann', 'demo', 'README.md', { ref: 'v1.0' })).data;
+    expect(Buffer.from(atTag.content!, 'base64').toString()).toBe('# demo\n');
+    expect((await client.repos.repoGetContents('ann', 'demo', 'README.md', { ref: first })).data.last_commit_sha).toBe(first);
+    expect(Buffer.from((await client.repos.repoGetContents('ann', 'demo', 'README.md')).data.content!, 'base64').toString()).toBe('# demo, second\n');
+    expect(Buffer.from((await client.repos.repoGetContents('ann', 'demo', 'logo.bin')).data.content!, 'base64')).toEqual(BINARY);
+  });
+
+  it('when a tool reads a directory or the root, then the listing of ContentsResponse without content', async () => {
+    const { data } = await giteaClient(gh).repos.repoGetContentsList('ann', 'demo', { ref: 'main' });
+    expect((data as Array<{ name: string; type: string; content: unknown }>).map((e) => [e.name, e.type, e.content])).toEqual([
+      ['README.md', 'file', null],
+      ['logo.bin', 'file', null],
+      ['src', 'dir', null],
+    ]);
+    const src = (await giteaClient(gh).repos.repoGetContents('ann', 'demo', 'src')).data as unknown as Array<{ path: string; type: string }>;
+    expect(src.map((e) => [e.path, e.type])).toEqual([
+      ['src/app.ts', 'file'],
+      ['src/lib', 'dir'],
+    ]);
+  });
+
+  it('when the path or the ref does not exist, or the repository is private to the caller, then 404', async () => {
+    expect((await giteaFailure(giteaClient(gh).repos.repoGetContents('ann', 'demo', 'nope.txt'))).status).toBe(404);
+    expect((await giteaFailure(giteaClient(gh).repos.repoGetContents('ann', 'demo', 'README.md', { ref: 'no-such-branch' }))).status).toBe(404);
+    expect((await giteaFailure(giteaClient(gh, cat.token).repos.repoGetContents('ann', 'secret', 'README.md'))).status).toBe(404);
+    expect((await giteaClient(gh, ann.token).repos.repoGetContents('ann', 'secret', 'README.md')).data.type).toBe('file');
+  });
+
+  it('when a tool asks for the raw file, then its bytes', async () => {
+    const res = await fetch(`${gh.url}/api/v1/repos/ann/demo/raw/src/app.ts?ref=main`);
+    expect([res.status, await res.text()]).toEqual([200, 'export const x = 1;\n']);
+    const bin = await fetch(`${gh.url}/api/v1/repos/ann/demo/raw/logo.bin`);
+    expect(Buffer.from(await bin.arrayBuffer())).toEqual(BINARY);
+    expect((await fetch(`${gh.url}/api/v1/repos/ann/secret/raw/README.md?token=${cat.token}`)).status).toBe(404);
+  });
+});
+
+describe('Gitea API: trees and commits', () => {
+  it('when a tool lists a tree recursively, then every entry by its path from the root, blobs with sizes', async () => {
+    const { data } = await giteaClient(gh).repos.getTree('ann', 'demo', first, { recursive: true });
+    expect(data.tree?.map((e) => [e.path, e.type])).toEqual([
+      ['README.md', 'blob'],
+      ['logo.bin', 'blob'],
+      ['src', 'tree'],
+      ['src/app.ts', 'blob'],
+      ['src/lib', 'tree'],
+      ['src/lib/util.ts', 'blob'],
+    ]);
+    expect([data.truncated, data.page, data.total_count, data.sha]).toEqual([false, 1, 6, expect.stringMatching(/^[0-9a-f]{40}$/)]);
+    expect(data.tree?.find((e) => e.path === 'logo.bin')?.size).toBe(BINARY.length);
+    const flat = await giteaClient(gh).repos.getTree('ann', 'demo', 'main');
+    expect(flat.data.tree?.map((e) => e.path)).toEqual(['README.md', 'logo.bin', 'src']);
+  });
+
+  it('when a tool asks for one commit, then Gitea\'s Commit with its parents and tree', async () => {
+    const { data } = await giteaClient(gh).repos.repoGetSingleCommit('ann', 'demo', second);
+    expect(data).toMatchObject({
+      sha: second,
+      html_url: `http://localhost:${gh.port}/ann/demo/-/commit/${second}`,
+      url: `http://localhost:${gh.port}/api/v1/repos/ann/demo/git/commits/${second}`,
+      commit: { message: 'second\n', author: { name: expect.any(String), email: expect.any(String) }, tree: { sha: expect.stringMatching(/^[0-9a-f]{40}$/) } },
+      parents: [{ sha: first }],
+    });
+  });
+
+  it('when a tool lists commits, then newest first, paged with X-Total-Count; a branch by sha=', async () => {
+    const all = await giteaClient(gh).repos.repoGetAllCommits('ann', 'demo');
+    expect([all.data.map((c) => c.sha), all.headers.get('x-total-count')]).toEqual([[second, first], '2']);
+    const page2 = await giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { limit: 1, page: 2 });
+    expect(page2.data.map((c) => c.sha)).toEqual([first]);
+    expect(page2.headers.get('link')).toContain('rel="prev"');
+    const branch = await giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { sha: 'feature/x', limit: 1 });
+    expect(branch.data.map((c) => c.sha)).toEqual([feature]);
+  });
+});
+
+describe('Gitea API: branches, tags, compare', () => {
+  it('when a tool lists branches, then Gitea\'s Branch with its tip commit, the default branch protected (githost keeps it from force pushes); one by a name with a slash', async () => {
+    const { data, headers } = await giteaClient(gh, ann.token).repos.repoListBranches('ann', 'demo');
+    expect(data.map((b) => [b.name, b.commit?.id, b.protected, b.user_can_push])).toEqual([
+      ['feature/x', feature, false, true],
+      ['main', second, true, true],
+    ]);
+    expect(headers.get('x-total-count')).toBe('2');
+    const one = await giteaClient(gh).repos.repoGetBranch('ann', 'demo', 'feature/x');
+    expect([one.data.name, one.data.commit?.message, one.data.user_can_push]).toEqual(['feature/x', 'feature work\n', false]);
+    expect((await giteaFailure(giteaClient(gh).repos.repoGetBranch('ann', 'demo', 'nope'))).status).toBe(404);
+  });
+
+  it('when a tool lists tags, then Gitea\'s Tag with the commit and archive links', async () => {
+    const { data } = await giteaClient(gh).repos.repoListTags('ann', 'demo');
+    expect(data).toEqual([
+      expect.objectContaining({
+        name: 'v1.0',
+        commit: expect.objectContaining({ sha: first }),
+        tarball_url: `http://localhost:${gh.port}/api/repos/ann/demo/archive/v1.0.tar.gz`,
+        zipball_url: `http://localhost:${gh.port}/api/repos/ann/demo/archive/v1.0.zip`,
+      }),
+    ]);
+  });
+
+  it('when a tool compares two refs, then the commits of head not in base', async () => {
+    const { data } = await giteaClient(gh).repos.repoCompareDiff('ann', 'demo', 'main...feature/x');
+    expect([data.total_commits, data.commits?.map((c) => c.sha)]).toEqual([1, [feature]]);
+    expect((await giteaFailure(giteaClient(gh).repos.repoCompareDiff('ann', 'demo', 'main...nope'))).status).toBe(404);
+  });
+});
