@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { giteaApi, type Api } from 'gitea-js';
-import { api, commitFiles, createRepo, createUsers, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, addCollaborator, type Receiver, type TestGithost, type TestUser } from './support/index.js';
+import type { Api } from 'gitea-js';
+import { api, commitFiles, createRepo, createUsers, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, addCollaborator, giteaClient, giteaFailure, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * The Gitea-compatible API's repository hooks, called with gitea-js through the gateway: Gitea's
@@ -8,12 +8,9 @@ import { api, commitFiles, createRepo, createUsers, eventually, git, makeWorkdir
  * (docs/decisions/gitea-api.md#hooks), checked field by field and by a real delivery.
  */
 
-type Refusal = { status: number; body: { message?: string } };
-const refusal = (p: Promise<unknown>): Promise<Refusal | null> =>
-  p.then(
-    () => null,
-    (r: { status: number; error: Refusal['body'] }) => ({ status: r.status, body: r.error }),
-  );
+type Refusal = { status: number; body: { message?: string; url?: string } };
+/** What gitea-js rejected with (its status and Gitea's error body). */
+const refusal = (p: Promise<unknown>) => giteaFailure(p) as Promise<Refusal>;
 
 describe('Gitea API: hooks (gitea-js)', () => {
   let gh: TestGithost;
@@ -21,7 +18,7 @@ describe('Gitea API: hooks (gitea-js)', () => {
   let rita: TestUser;
   let eve: TestUser;
   let receiver: Receiver;
-  const as = (u: TestUser | null): Api<unknown> => giteaApi(`${gh.url}/api/v1`, { ...(u ? { token: u.token } : {}), customFetch: fetch });
+  const as = (u: TestUser | null): Api<unknown> => giteaClient(gh, u?.token);
 
   beforeAll(async () => {
     gh = await startTestGithost();

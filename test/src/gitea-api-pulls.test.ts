@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { giteaApi, type Api } from 'gitea-js';
-import { api, commitFiles, createBranchedRepo, createUsers, git, startTestGithost, type BranchedRepo, type TestGithost, type TestUser } from './support/index.js';
+import type { Api } from 'gitea-js';
+import { api, commitFiles, createBranchedRepo, createUsers, git, startTestGithost, giteaClient, giteaFailure, type BranchedRepo, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * The Gitea-compatible API's pull requests, reviews, review requests and commit statuses, called
@@ -9,12 +9,8 @@ import { api, commitFiles, createBranchedRepo, createUsers, git, startTestGithos
  */
 
 type Refusal = { status: number; body: { message?: string; url?: string } };
-/** gitea-js throws the Response (with the parsed error body) for a non-2xx answer. */
-const refusal = (p: Promise<unknown>): Promise<Refusal | null> =>
-  p.then(
-    () => null,
-    (r: { status: number; error: Refusal['body'] }) => ({ status: r.status, body: r.error }),
-  );
+/** What gitea-js rejected with (its status and Gitea's error body). */
+const refusal = (p: Promise<unknown>) => giteaFailure(p) as Promise<Refusal>;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
@@ -25,7 +21,9 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
   let eve: TestUser; // no access
   let r: BranchedRepo;
   let repoIntId: number;
-  const as = (u: TestUser | null): Api<unknown> => giteaApi(`${gh.url}/api/v1`, { ...(u ? { token: u.token } : {}), customFetch: fetch });
+  const as = (u: TestUser | null): Api<unknown> => giteaClient(gh, u?.token);
+  /** githost's public address, which Gitea's links and error bodies name. */
+  const pub = () => `http://localhost:${gh.port}`;
 
   beforeAll(async () => {
     gh = await startTestGithost();
@@ -38,7 +36,6 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
     });
     // Two more heads for the list, and a second base.
     await git(r.wd, 'push', '-q', r.remote, 'feature/x:refs/heads/feature/y', 'feature/x:refs/heads/feature/z', 'main:refs/heads/dev');
-    repoIntId = (await as(alice).repos.repoGet('alice', 'app')).data.id!;
   }, 240_000);
   afterAll(async () => gh?.stop());
 
@@ -67,11 +64,13 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
         changed_files: 1,
         comments: 0,
         closed_at: null,
-        html_url: `${gh.url}/alice/app/-/merge-requests/1`,
-        url: `${gh.url}/alice/app/-/merge-requests/1`,
-        diff_url: `${gh.url}/alice/app/-/merge-requests/1.diff`,
+        html_url: `${pub()}/alice/app/-/merge-requests/1`,
+        url: `${pub()}/alice/app/-/merge-requests/1`,
+        diff_url: `${pub()}/alice/app/-/merge-requests/1.diff`,
       });
       expect(pr.user).toMatchObject({ login: 'bob', username: 'bob' });
+      repoIntId = pr.base!.repo_id!;
+      expect(Number.isSafeInteger(repoIntId) && repoIntId > 0).toBe(true);
       expect(pr.head).toMatchObject({ label: 'feature/x', ref: 'feature/x', sha: r.head, repo_id: repoIntId });
       expect(pr.base).toMatchObject({ label: 'main', ref: 'main', sha: r.base, repo_id: repoIntId });
       expect(pr.head!.repo).toMatchObject({ id: repoIntId, full_name: 'alice/app' });
@@ -115,7 +114,7 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
     it('when the files and commits are asked for, then Gitea\'s ChangedFile and Commit', async () => {
       const files = await as(null).repos.repoGetPullRequestFiles('alice', 'app', 1);
       expect(files.data).toEqual([
-        expect.objectContaining({ filename: 'a.txt', status: 'added', additions: 1, deletions: 0, changes: 1, raw_url: `${gh.url}/alice/app/-/raw/${r.head}/a.txt` }),
+        expect.objectContaining({ filename: 'a.txt', status: 'added', additions: 1, deletions: 0, changes: 1, raw_url: `${pub()}/alice/app/-/raw/${r.head}/a.txt` }),
       ]);
       expect(files.headers.get('x-total-count')).toBe('1');
       const commits = await as(null).repos.repoGetPullRequestCommits('alice', 'app', 1);
@@ -150,7 +149,7 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
         dismissed: false,
         comments_count: 0,
         user: { login: 'alice' },
-        pull_request_url: `${gh.url}/alice/app/-/merge-requests/1`,
+        pull_request_url: `${pub()}/alice/app/-/merge-requests/1`,
       });
       expect(approved.data.submitted_at).toMatch(ISO);
       const commented = await as(rita).repos.repoCreatePullReview('alice', 'app', 1, { event: 'COMMENT', body: 'a thought', comments: [{ path: 'a.txt', body: 'this line', new_position: 1 }] });
@@ -188,7 +187,7 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
         context: 'ci/build',
         description: 'building',
         target_url: 'https://ci.example/1',
-        url: `${gh.url}/api/v1/repos/alice/app/statuses/${r.head}`,
+        url: `${pub()}/api/v1/repos/alice/app/statuses/${r.head}`,
         creator: { login: 'bob' },
       });
       expect(created.data.created_at).toMatch(ISO);
@@ -233,7 +232,8 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
       expect(pr.merged_at).toMatch(ISO);
       const mainTip = (await git(r.wd, 'ls-remote', r.remote, 'refs/heads/main')).split('\t')[0];
       expect(pr.merge_commit_sha).toBe(mainTip);
-      expect(await git(r.wd, 'log', '-1', '--format=%s%n%n%b', mainTip!, '--')).toBe('Merge a\n\nwith a body\n');
+      await git(r.wd, 'fetch', '-q', r.remote, 'main');
+      expect(await git(r.wd, 'log', '-1', '--format=%B', mainTip!)).toBe('Merge a\n\nwith a body');
       expect((await as(bob).repos.repoPullRequestIsMerged('alice', 'app', 1)).status).toBe(204);
       expect(await refusal(as(bob).repos.repoMergePullRequest('alice', 'app', 1, { Do: 'merge' }))).toMatchObject({ status: 405, body: { message: 'PR already merged' } });
     });
@@ -258,7 +258,7 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
       for (const who of [eve, null]) {
         const refused = await refusal(as(who).repos.repoGetPullRequest('alice', 'secret', 1));
         expect(refused?.status).toBe(404);
-        expect(refused?.body.url).toBe(`${gh.url}/api/swagger`);
+        expect(refused?.body.url).toBe(`${pub()}/api/swagger`);
         expect((await refusal(as(who).repos.repoListPullRequests('alice', 'secret', {})))?.status).toBe(404);
         expect((await refusal(as(who).repos.repoGetCombinedStatusByRef('alice', 'secret', 'main')))?.status).toBe(404);
       }

@@ -11,6 +11,10 @@ import { siteRoutes } from './site/routes.js';
 import { statusRoutes } from './statuses/routes.js';
 import { userRoutes } from './users/routes.js';
 import { contentRoutes } from './content/routes.js';
+import { pullRoutes } from './pulls/routes.js';
+import { reviewRoutes } from './reviews/routes.js';
+import { statusRoutes } from './statuses/routes.js';
+import { hookRoutes } from './hooks/routes.js';
 import { disabledUnitRoutes } from './disabled-units/routes.js';
 
 export interface ServerDeps {
@@ -32,7 +36,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   const app = createHttpApp({ service: 'gitea-api', logger, ready: { gateway }, registry, json: false });
   const features = { config };
   const api = express.Router();
-  api.use(express.json({ limit: '1mb' }));
+  // Gitea reads a body as JSON whatever its Content-Type; gitea-js sends some (review requests) without one.
+  api.use(express.json({ limit: '1mb', type: () => true }));
   api.use(siteRoutes());
   api.use(userRoutes(features));
   api.use(repoRoutes(features));

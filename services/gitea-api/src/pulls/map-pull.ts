@@ -1,5 +1,6 @@
 import type { DiffFile, MergeRequestDetail, MergeRequestWithAuthor } from '@githost/api-types';
 import { giteaIdOf, pullRequestKey } from '@githost/gitea-ids';
+import { links } from '../http/links.js';
 
 /**
  * githost merge requests as Gitea pull requests (Gitea's `PullRequest`, `ChangedFile`,
@@ -19,10 +20,8 @@ export interface PullContext {
   user(username: string | null): unknown;
 }
 
-const seg = (s: string) => encodeURIComponent(s);
-
 export function pullHtmlUrl(ctx: Pick<PullContext, 'publicUrl' | 'owner' | 'name'>, number: number): string {
-  return `${ctx.publicUrl}/${seg(ctx.owner)}/${seg(ctx.name)}/-/merge-requests/${number}`;
+  return `${links(ctx.publicUrl, ctx.owner, ctx.name).html}/-/merge-requests/${number}`;
 }
 
 export function pullId(repoId: string, number: number): number {
@@ -114,8 +113,7 @@ const FILE_STATUS: Record<DiffFile['status'], string> = {
 
 /** One file of a merge request's diff as Gitea's `ChangedFile`; links point at the head commit. */
 export function toGiteaChangedFile(ctx: Pick<PullContext, 'publicUrl' | 'owner' | 'name'>, headSha: string, f: DiffFile) {
-  const repoHtml = `${ctx.publicUrl}/${seg(ctx.owner)}/${seg(ctx.name)}`;
-  const filePath = f.path.split('/').map(seg).join('/');
+  const at = links(ctx.publicUrl, ctx.owner, ctx.name);
   return {
     filename: f.path,
     previous_filename: f.status === 'renamed' ? (f.old_path ?? '') : '',
@@ -123,9 +121,9 @@ export function toGiteaChangedFile(ctx: Pick<PullContext, 'publicUrl' | 'owner' 
     additions: f.additions,
     deletions: f.deletions,
     changes: f.additions + f.deletions,
-    html_url: `${repoHtml}/-/blob/${headSha}/${filePath}`,
-    contents_url: `${ctx.publicUrl}/api/v1/repos/${seg(ctx.owner)}/${seg(ctx.name)}/contents/${filePath}?ref=${headSha}`,
-    raw_url: `${repoHtml}/-/raw/${headSha}/${filePath}`,
+    html_url: at.blob(headSha, f.path),
+    contents_url: at.apiContents(f.path, headSha),
+    raw_url: at.raw(headSha, f.path),
   };
 }
 

@@ -33,7 +33,7 @@ export function headBranchOf(head: string, owner: string): string {
   return head.slice(colon + 1);
 }
 
-export type CreateMergeRequest = RequestBody<'createMergeRequest'>;
+export type CreateMergeRequest = Required<Pick<RequestBody<'createMergeRequest'>, 'title' | 'source_branch' | 'target_branch'>> & Pick<RequestBody<'createMergeRequest'>, 'description'>;
 
 /** Gitea's `CreatePullRequestOption` -> githost's create body (githost validates the rest). */
 export function toCreateMergeRequest(body: unknown, owner: string): { request: CreateMergeRequest; reviewers: string[] } {

@@ -1,9 +1,9 @@
 import type { Request } from 'express';
-import { apiPath } from '@githost/api-client';
 import { AppError } from '@githost/errors';
 import type { Config } from '../config.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { gatewayFor } from '../http/context.js';
+import { repositoryFacts } from '../repos/load.js';
 import { giteaRepositoryOf } from '../repos/map-repos.js';
 import { giteaUserOf } from '../users/map-users.js';
 
@@ -33,9 +33,9 @@ export async function repoScope(req: Request, config: Config): Promise<RepoScope
   const gateway = gatewayFor(req, config);
   const owner = param(req, 'owner');
   const name = param(req, 'repo');
-  const repo = await gateway.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name }));
-  const repository = giteaRepositoryOf(repo, config.publicUrl);
-  return { gateway, owner, name, repoId: repo.id, repository, publicUrl: config.publicUrl, user: userMapper(config.publicUrl) };
+  const facts = await repositoryFacts(gateway, config, owner, name);
+  const repository = giteaRepositoryOf(facts, config.publicUrl);
+  return { gateway, owner, name, repoId: facts.repo.id, repository, publicUrl: config.publicUrl, user: userMapper(config.publicUrl) };
 }
 
 /** githost's refusals of a write, in Gitea's statuses: no write access is 403, a refused body 422. */

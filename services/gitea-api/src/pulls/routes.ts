@@ -2,8 +2,10 @@ import { Router } from 'express';
 import { apiPath } from '@githost/api-client';
 import { AppError, notFound, unprocessable } from '@githost/errors';
 import { route } from '@githost/http';
-import { giteaCommitOf } from '../content/map-commits.js';
-import type { FeatureDeps } from '../http/context.js';
+import { giteaCommitOf } from '../content/map-content.js';
+import { links } from '../http/links.js';
+import type { GatewayClient } from '../gateway-client.js';
+import { gatewayFor, type FeatureDeps } from '../http/context.js';
 import { pagingOf, sendPage } from '../http/pagination.js';
 import { PULL_STATES, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext } from './map-pull.js';
 import { invalidStyleMessage, toCreateMergeRequest, toMergeBody, toUpdateMergeRequest } from './map-requests.js';
@@ -19,8 +21,8 @@ function detailOf(s: RepoScope, number: number) {
 }
 
 /** githost's merge request list of one state. It answers the newest 50 and has no paging yet (docs/decisions/gitea-api.md#pull-requests). */
-function listOf(s: RepoScope, state: string) {
-  return s.gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner: s.owner, repo: s.name }, `?state=${state}`));
+function listOf(gateway: GatewayClient, owner: string, repo: string, state: string) {
+  return gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner, repo }, `?state=${state}`));
 }
 
 /** Pull requests (githost merge requests): list, one, create, edit, merge, files, commits. */
@@ -32,8 +34,9 @@ export function pullRoutes({ config }: FeatureDeps): Router {
     route(async (req, res) => {
       const raw = typeof req.query.state === 'string' && req.query.state !== '' ? req.query.state : 'open';
       if (!Object.hasOwn(PULL_STATES, raw)) throw unprocessable(`state must be one of open, closed, all, not ${raw}`);
-      const s = await repoScope(req, config);
-      const lists = await Promise.all(PULL_STATES[raw]!.map((state) => listOf(s, state)));
+      // The repository's facts and the lists at once: a private repository is a 404 from either.
+      const gateway = gatewayFor(req, config);
+      const [s, lists] = await Promise.all([repoScope(req, config), Promise.all(PULL_STATES[raw]!.map((state) => listOf(gateway, req.params.owner as string, req.params.repo as string, state)))]);
       const poster = typeof req.query.poster === 'string' && req.query.poster !== '' ? req.query.poster.toLowerCase() : null;
       const all = lists.flat().filter((mr) => poster === null || (mr.author_username ?? '').toLowerCase() === poster);
       const ctx = pullContext(s);
@@ -119,8 +122,9 @@ export function pullRoutes({ config }: FeatureDeps): Router {
     route(async (req, res) => {
       const number = indexOf(req);
       const s = await repoScope(req, config);
+      const at = links(config.publicUrl, s.owner, s.name);
       const commits = await s.gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}/commits', { owner: s.owner, repo: s.name, number }));
-      sendPage(req, res, commits.map((c) => giteaCommitOf(c, s)), pagingOf(req), config.publicUrl);
+      sendPage(req, res, commits.map((c) => giteaCommitOf(at, c)), pagingOf(req), config.publicUrl);
     }),
   );
 
@@ -130,7 +134,7 @@ export function pullRoutes({ config }: FeatureDeps): Router {
 /** Gitea refuses a second open pull request for the same head and base (409), which githost allows. */
 async function refuseDuplicate(s: RepoScope, source: string, target: string): Promise<void> {
   if (source === '' || target === '') return;
-  const open = await listOf(s, 'open');
+  const open = await listOf(s.gateway, s.owner, s.name, 'open');
   const same = open.find((mr) => mr.source_branch === source && mr.target_branch === target);
   if (same) {
     throw new AppError('conflict', `pull request already exists for these targets [id: ${same.number}, issue_id: ${same.number}, head_repo_id: ${s.repository.id}, base_repo_id: ${s.repository.id}, head_branch: ${source}, base_branch: ${target}]`, { status: 409 });

@@ -1,6 +1,7 @@
 import type { CommitStatus, RequestBody } from '@githost/api-types';
 import { giteaIdOf, statusKey } from '@githost/gitea-ids';
 import { unprocessable } from '@githost/errors';
+import { links } from '../http/links.js';
 
 /** githost commit statuses as Gitea's `CommitStatus` / `CombinedStatus`, and Gitea's `CreateStatusOption`. */
 
@@ -17,15 +18,13 @@ export interface StatusContext {
 
 export type GiteaStatusState = 'pending' | 'success' | 'error' | 'failure' | 'warning';
 
-const seg = (s: string) => encodeURIComponent(s);
-
 export function toGiteaStatus(ctx: StatusContext, s: CommitStatus) {
   return {
     id: giteaIdOf('status', statusKey(ctx.repoId, s.sha, s.context, s.created_at)),
     status: s.state as GiteaStatusState,
     target_url: s.target_url ?? '',
     description: s.description ?? '',
-    url: `${ctx.publicUrl}/api/v1/repos/${seg(ctx.owner)}/${seg(ctx.name)}/statuses/${s.sha}`,
+    url: `${links(ctx.publicUrl, ctx.owner, ctx.name).api}/statuses/${s.sha}`,
     context: s.context,
     creator: ctx.user(s.creator.username),
     created_at: s.created_at,
