@@ -58,7 +58,7 @@ export function pullRoutes({ config }: FeatureDeps): Router {
     route(async (req, res) => {
       const s = await repoScope(req, config);
       const { request } = toCreateMergeRequest(req.body, s.owner);
-      await refuseDuplicate(s, request.source_branch ?? '', request.target_branch ?? '');
+      await refuseDuplicate(s, request.source_branch, request.target_branch);
       const created = await giteaCall(s.gateway.call('POST', apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner: s.owner, repo: s.name }), request));
       res.status(201).json(toGiteaPull(pullContext(s), await detailOf(s, created.number)));
     }),
