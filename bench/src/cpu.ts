@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import type { NamedProcess } from './rss.js';
 
 const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
 
@@ -93,4 +94,11 @@ export class CpuSplit {
     groups.push({ name: 'bench (publisher, receiver, git client)', pids: () => [process.pid] });
     return new CpuSplit(groups);
   }
+}
+
+/** `work`'s result and the CPU milliseconds each githost process spent meanwhile, by name (with `children`, also the git processes each reaped). */
+export async function withCpu<T>(processes: NamedProcess[], work: () => Promise<T>, children = false): Promise<[T, Record<string, number>]> {
+  const before = processes.map((p) => cpuMs([p.pid], children));
+  const result = await work();
+  return [result, Object.fromEntries(processes.map((p, i) => [p.name, cpuMs([p.pid], children) - before[i]!]))];
 }

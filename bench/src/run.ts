@@ -4,6 +4,7 @@ import { benchBrowse } from './browse.js';
 import { benchClonePush } from './clone-push.js';
 import { BenchContext } from './context.js';
 import { benchFootprint } from './footprint.js';
+import { benchGitea } from './gitea.js';
 import { benchLfs } from './lfs.js';
 import { benchMergeRequests } from './merge-requests.js';
 import { BENCH_DIR } from './paths.js';
@@ -14,7 +15,7 @@ import { benchSsh } from './ssh.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchWeb } from './web.js';
 
-/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web ssh lfs footprint scale-lists rate-limits]`; BENCH_QUICK=1 for a small repository. */
+/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web ssh lfs footprint scale-lists rate-limits gitea]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
   'clone-push': { title: 'Clone and push', run: benchClonePush },
   browse: { title: 'Browse', run: benchBrowse },
@@ -27,6 +28,7 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
   footprint: { title: 'Footprint (npm start, embedded)', run: benchFootprint },
   'scale-lists': { title: 'Lists at scale', run: benchScaleLists },
   'rate-limits': { title: 'Rate limits in Redis', run: benchRateLimits },
+  gitea: { title: 'Gitea-compatible API', run: benchGitea },
 };
 
 async function main(): Promise<void> {

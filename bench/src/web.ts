@@ -4,12 +4,11 @@ import { gzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { Api } from './api.js';
 import type { BenchContext } from './context.js';
-import { cpuMs } from './cpu.js';
+import { withCpu } from './cpu.js';
 import { git } from './git.js';
 import { fetchOnce, loadTest, sequentialLatency, type LoadResult } from './load.js';
 import { workDir } from './paths.js';
 import type { Section, Table } from './report.js';
-import type { NamedProcess } from './rss.js';
 import { fmtMiB, fmtMs, fmtNum, fmtRatio, verdict } from './stats.js';
 
 const QUIET_GIT = { GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@bench.example', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@bench.example' };
@@ -136,10 +135,3 @@ export async function benchWeb(ctx: BenchContext): Promise<Section> {
 }
 
 const answered = (load: LoadResult) => Object.values(load.statuses).reduce((a, b) => a + b, 0);
-
-/** `work`'s result and the CPU milliseconds each githost process spent meanwhile, by name. */
-async function withCpu<T>(processes: NamedProcess[], work: () => Promise<T>): Promise<[T, Record<string, number>]> {
-  const before = processes.map((p) => cpuMs([p.pid]));
-  const result = await work();
-  return [result, Object.fromEntries(processes.map((p, i) => [p.name, cpuMs([p.pid]) - before[i]!]))];
-}
