@@ -1268,7 +1268,7 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Every branch */
+        /** Every branch; one page of those matching with `q`, `page` or `per_page` */
         get: operations["listBranches"];
         put?: never;
         post?: never;
@@ -1288,7 +1288,7 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Every tag, peeled to its commit */
+        /** Every tag, peeled to its commit; one page of those matching with `q`, `page` or `per_page` */
         get: operations["listTags"];
         put?: never;
         post?: never;
@@ -2042,6 +2042,12 @@ export interface components {
         q: string;
         /** @description items per page, default 30, at most 100 (larger values are 100, malformed ones 30), as GitHub */
         per_page: string;
+        /** @description pages the list (docs/decisions/ref-pages.md): the names holding this text, any letter case; at most 100 characters */
+        ref_q: string;
+        /** @description pages the list (docs/decisions/ref-pages.md): page number from 1; malformed: 400 */
+        ref_page: string;
+        /** @description pages the list (docs/decisions/ref-pages.md): items per page, default 30, from 1 to 100; else 400 */
+        ref_per_page: string;
         /** @description a branch name or glob (`release/*`: `*` within a segment, `**` across); the rest of the path, slashes raw or percent-encoded (`release%2F*`), decoded once */
         pattern: string;
         /** @description a branch, a tag or a full sha (in that order); may contain slashes; unknown: 404 `Ref not found: <ref>` */
@@ -2051,6 +2057,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description How many items match in all pages (paged branches and tags) */
+        "X-Total-Count": number;
         /** @description GitHub's pagination links: `<url>; rel="prev"`, `rel="next"`, `rel="last"`, `rel="first"` as they apply; absent when one page holds everything */
         Link: string;
         /** @description Requests allowed in the window */
@@ -5001,7 +5009,14 @@ export interface operations {
     };
     listBranches: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description pages the list (docs/decisions/ref-pages.md): the names holding this text, any letter case; at most 100 characters */
+                q?: components["parameters"]["ref_q"];
+                /** @description pages the list (docs/decisions/ref-pages.md): page number from 1; malformed: 400 */
+                page?: components["parameters"]["ref_page"];
+                /** @description pages the list (docs/decisions/ref-pages.md): items per page, default 30, from 1 to 100; else 400 */
+                per_page?: components["parameters"]["ref_per_page"];
+            };
             header?: never;
             path: {
                 owner: components["parameters"]["owner"];
@@ -5011,9 +5026,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK (paged, in name order: the same shape holding the page's items) */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5034,6 +5051,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `per_page must be an integer from 1 to 100`, `page must be an integer from 1 to 1000000`, `q must be at most 100 characters` or `<name> must be given once` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
@@ -5042,7 +5068,14 @@ export interface operations {
     };
     listTags: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description pages the list (docs/decisions/ref-pages.md): the names holding this text, any letter case; at most 100 characters */
+                q?: components["parameters"]["ref_q"];
+                /** @description pages the list (docs/decisions/ref-pages.md): page number from 1; malformed: 400 */
+                page?: components["parameters"]["ref_page"];
+                /** @description pages the list (docs/decisions/ref-pages.md): items per page, default 30, from 1 to 100; else 400 */
+                per_page?: components["parameters"]["ref_per_page"];
+            };
             header?: never;
             path: {
                 owner: components["parameters"]["owner"];
@@ -5052,9 +5085,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK (paged, in name order: the same shape holding the page's items) */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5073,6 +5108,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `per_page must be an integer from 1 to 100`, `page must be an integer from 1 to 1000000`, `q must be at most 100 characters` or `<name> must be given once` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];

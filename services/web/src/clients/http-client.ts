@@ -7,6 +7,8 @@ export interface WholeAnswer {
   text: string;
   /** The answer's validator, when it has one (browse reads: docs/decisions/browse-refs.md). */
   etag?: string | undefined;
+  /** A paged list's X-Total-Count: how many match in all its pages. */
+  total?: number | undefined;
 }
 
 // One pool of kept-alive connections to the gateway for the process: node's own client costs
@@ -29,7 +31,8 @@ export function requestWhole(url: string, init: { method: string; headers: Recor
       const req = client.request(target, { method: init.method, headers: init.headers, agent, timeout: init.timeoutMs }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), etag: res.headers.etag }));
+        const total = Number(res.headers['x-total-count'] ?? NaN);
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), etag: res.headers.etag, ...(Number.isSafeInteger(total) && { total }) }));
         res.on('error', reject);
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${init.timeoutMs} ms`)));
