@@ -1,4 +1,4 @@
-/* global document, window, navigator, location, history, setTimeout, URL, fetch, DOMParser */
+/* global document, window, navigator, location, history, setTimeout, clearTimeout, URL, fetch, DOMParser */
 // githost's only script: progressive enhancement. Every page works without it.
 (function () {
   'use strict';
