@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseTreeRecords, treeRecordsJson } from './tree.js';
+import { parseTreeRecords } from './tree.js';
 
 const O1 = '1'.repeat(40);
 const O2 = '2'.repeat(40);
@@ -45,13 +45,5 @@ describe('parseTreeRecords (CONTRACT §5 tree entry)', () => {
 
   it('when a record has an unknown type, then parsing fails loudly', () => {
     expect(() => parseTreeRecords(Buffer.from(`100644 tag ${O1}       1\tname\0`), '')).toThrow('malformed tree record');
-  });
-});
-
-describe('treeRecordsJson', () => {
-  it('when given records, then the same text as JSON.stringify of the parsed entries, at the root and in a directory', () => {
-    expect(treeRecordsJson(records, '')).toBe(JSON.stringify(parseTreeRecords(records, '')));
-    expect(treeRecordsJson(records, 'a/"b"')).toBe(JSON.stringify(parseTreeRecords(records, 'a/"b"')));
-    expect(treeRecordsJson(Buffer.alloc(0), '')).toBe('[]');
   });
 });

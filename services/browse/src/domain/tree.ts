@@ -33,19 +33,3 @@ export function parseTreeRecords(bytes: Uint8Array, dir: string): TreeEntry[] {
   });
   return entries;
 }
-
-/**
- * The same entries as JSON text, written straight from the records: a 100,000-entry directory
- * is not first built as objects and then serialised (bench "Big pages"). Equal to
- * `JSON.stringify(parseTreeRecords(bytes, dir))`.
- */
-export function treeRecordsJson(bytes: Uint8Array, dir: string): string {
-  const prefix = dir === '' ? '' : `${dir}/`;
-  const parts: string[] = [];
-  eachRecord(bytes, (mode, type, sha, size, name) => {
-    const n = JSON.stringify(name);
-    const p = prefix === '' ? n : JSON.stringify(prefix + name);
-    parts.push(`{"name":${n},"path":${p},"type":"${type}","mode":${JSON.stringify(mode)},"sha":${JSON.stringify(sha)},"size":${size === '-' ? 'null' : String(Number(size))}}`);
-  });
-  return `[${parts.join(',')}]`;
-}
