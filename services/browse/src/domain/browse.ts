@@ -82,7 +82,7 @@ export async function getTree(deps: BrowseDeps, repo: RepoRef, refAndPath: strin
           throw await explainMissing(deps.reader, repo, commit, path, 'tree', err);
         });
         // JSON.stringify of the parsed entries measured faster than writing the JSON text from the
-        // records directly (100,000 entries: 2.6 s against 4.1 s on a loaded machine; bench/RESULTS.md#big-pages).
+        // records directly (100,000 entries: 2.6 s against 4.1 s on a loaded machine; bench/RESULTS.md, "2026-11-29: big pages").
         return json(parseTreeRecords(listing.entries, path));
       });
       return [`{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},"entries":`, entries, '}'];
