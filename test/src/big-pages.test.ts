@@ -34,6 +34,7 @@ function bigRepository(): string {
   return out.join('\n');
 }
 
+// Writing and pushing 3,000 branches and a 7,000-file tree takes minutes on a loaded machine.
 beforeAll(async () => {
   gh = await startTestGithost();
   const user = await api(gh, 'POST', '/api/admin/users', { token: gh.adminToken, body: { username: 'alice', email: 'alice@example.com', password: 'alice has a long password' } });
@@ -55,7 +56,7 @@ beforeAll(async () => {
   }
   const mr = await api(gh, 'POST', '/api/repos/alice/big/merge-requests', { token, body: { title: 'Change every file', source_branch: 'feature', target_branch: 'main' } });
   expect(mr.status).toBe(201);
-}, 300_000);
+}, 600_000);
 
 afterAll(async () => {
   await gh?.stop();
