@@ -14,8 +14,9 @@ import { benchRateLimits } from './rate-limits.js';
 import { benchSsh } from './ssh.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchWeb } from './web.js';
+import { benchBigPages } from './big-pages.js';
 
-/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web ssh lfs footprint scale-lists rate-limits gitea]`; BENCH_QUICK=1 for a small repository. */
+/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web big-pages ssh lfs footprint scale-lists rate-limits gitea]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
   'clone-push': { title: 'Clone and push', run: benchClonePush },
   browse: { title: 'Browse', run: benchBrowse },
@@ -23,6 +24,7 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
   webhooks: { title: 'Webhook deliveries', run: benchWebhooks },
   'archive-push': { title: 'Archives and protected pushes', run: benchArchivePush },
   web: { title: 'Web pages', run: benchWeb },
+  'big-pages': { title: 'Big pages', run: benchBigPages },
   ssh: { title: 'Git over SSH', run: benchSsh },
   lfs: { title: 'Git LFS', run: benchLfs },
   footprint: { title: 'Footprint (npm start, embedded)', run: benchFootprint },

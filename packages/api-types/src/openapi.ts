@@ -1310,7 +1310,7 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Every branch */
+        /** Every branch; one page of those matching with `q`, `page` or `per_page` */
         get: operations["listBranches"];
         put?: never;
         post?: never;
@@ -1330,7 +1330,7 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Every tag, peeled to its commit */
+        /** Every tag, peeled to its commit; one page of those matching with `q`, `page` or `per_page` */
         get: operations["listTags"];
         put?: never;
         post?: never;
@@ -2098,6 +2098,12 @@ export interface components {
         cursor_per_page: string;
         /** @description where the page starts: opaque, from a Link header (docs/decisions/list-paging.md); another value is 400 */
         cursor: string;
+        /** @description pages the list (docs/decisions/ref-pages.md): the names holding this text, any letter case; at most 100 characters */
+        ref_q: string;
+        /** @description pages the list (docs/decisions/ref-pages.md): page number from 1; malformed: 400 */
+        ref_page: string;
+        /** @description pages the list (docs/decisions/ref-pages.md): items per page, default 30, from 1 to 100; else 400 */
+        ref_per_page: string;
         /** @description a branch name or glob (`release/*`: `*` within a segment, `**` across); the rest of the path, slashes raw or percent-encoded (`release%2F*`), decoded once */
         pattern: string;
         /** @description a branch, a tag or a full sha (in that order); may contain slashes; unknown: 404 `Ref not found: <ref>` */
@@ -5194,7 +5200,14 @@ export interface operations {
     };
     listBranches: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description pages the list (docs/decisions/ref-pages.md): the names holding this text, any letter case; at most 100 characters */
+                q?: components["parameters"]["ref_q"];
+                /** @description pages the list (docs/decisions/ref-pages.md): page number from 1; malformed: 400 */
+                page?: components["parameters"]["ref_page"];
+                /** @description pages the list (docs/decisions/ref-pages.md): items per page, default 30, from 1 to 100; else 400 */
+                per_page?: components["parameters"]["ref_per_page"];
+            };
             header?: never;
             path: {
                 owner: components["parameters"]["owner"];
@@ -5204,9 +5217,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK (paged, in name order: the same shape holding the page's items) */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5227,6 +5242,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `per_page must be an integer from 1 to 100`, `page must be an integer from 1 to 1000000`, `q must be at most 100 characters` or `<name> must be given once` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
@@ -5235,7 +5259,14 @@ export interface operations {
     };
     listTags: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description pages the list (docs/decisions/ref-pages.md): the names holding this text, any letter case; at most 100 characters */
+                q?: components["parameters"]["ref_q"];
+                /** @description pages the list (docs/decisions/ref-pages.md): page number from 1; malformed: 400 */
+                page?: components["parameters"]["ref_page"];
+                /** @description pages the list (docs/decisions/ref-pages.md): items per page, default 30, from 1 to 100; else 400 */
+                per_page?: components["parameters"]["ref_per_page"];
+            };
             header?: never;
             path: {
                 owner: components["parameters"]["owner"];
@@ -5245,9 +5276,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK (paged, in name order: the same shape holding the page's items) */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5266,6 +5299,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `per_page must be an integer from 1 to 100`, `page must be an integer from 1 to 1000000`, `q must be at most 100 characters` or `<name> must be given once` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];

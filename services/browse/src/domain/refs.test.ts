@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { branchList, buildRefSet, tagList } from './refs.js';
+import { branchList, buildRefSet, compareNames, tagList } from './refs.js';
 
 const refs = buildRefSet([
   { name: 'refs/heads/main', target: 'a', peeled: '' },
@@ -27,5 +27,13 @@ describe('branchList (seed §4 browsing rule 7)', () => {
 describe('tagList (CONTRACT §8, §9)', () => {
   it('when a tag is annotated, then sha is the peeled commit and tag_sha the tag object; lightweight tags have no tag_sha', () => {
     expect(tagList(refs)).toEqual({ tags: [{ name: 'light', sha: 'b' }, { name: 'v1', sha: 'a', tag_sha: 't' }] });
+  });
+});
+
+describe('compareNames', () => {
+  it('when names hold any characters, then the order is that of their UTF-8 bytes', () => {
+    const names = ['b', 'a', 'a/b', 'a-b', 'ab', '\u{e000}', '\u{1f600}', 'é', 'Z', '', 'a\u{10000}', 'a\u{ffff}'];
+    const byBytes = [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    expect([...names].sort(compareNames)).toEqual(byBytes);
   });
 });

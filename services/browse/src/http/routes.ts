@@ -5,6 +5,7 @@ import { canRead } from '@githost/identity';
 import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCommits, listTags, type BrowseDeps, type JsonBody, type Prepared, type RepoRef } from '../domain/browse.js';
 import { etagOf, ifNoneMatchHits } from '../domain/etag.js';
 import type { RawBlob } from '../domain/raw.js';
+import { refPageOf } from '../domain/ref-pages.js';
 
 /**
  * The path is matched on the raw (still percent-encoded) URL: CONTRACT §9 decodes ref_and_path
@@ -34,12 +35,21 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
   else if (refEndpoint === 'compare') prepared = await compareRefs(browse, repo, refAndPath);
   else if (refEndpoint === 'commits') prepared = await listCommits(browse, repo, refAndPath, req.query.limit);
   else if (sha !== undefined) prepared = await getCommit(browse, repo, sha);
-  else if (listEndpoint === 'branches') prepared = await listBranches(browse, repo);
-  else prepared = await listTags(browse, repo);
+  else {
+    const [path, rawQuery = ''] = splitUrl(req.originalUrl);
+    const list = { path, rawQuery, page: refPageOf(req.query as Record<string, unknown>) };
+    prepared = listEndpoint === 'branches' ? await listBranches(browse, repo, list) : await listTags(browse, repo, list);
+  }
   if (notModified(req, res, prepared)) return;
   const body = await prepared.body();
   setValidators(res, prepared);
+  for (const [name, value] of Object.entries(prepared.headers ?? {})) res.setHeader(name, value);
   sendJson(req, res, body);
+}
+
+function splitUrl(url: string): [string, string | undefined] {
+  const q = url.indexOf('?');
+  return q < 0 ? [url, undefined] : [url.slice(0, q), url.slice(q + 1)];
 }
 
 /** Below this, the pieces are joined into one buffer; above, written as they are (no copy). */

@@ -1,4 +1,4 @@
-/* global document, window, navigator, location, history, setTimeout, URL, fetch, DOMParser */
+/* global document, window, navigator, location, history, setTimeout, clearTimeout, URL, fetch, DOMParser */
 // githost's only script: progressive enhancement. Every page works without it.
 (function () {
   'use strict';
@@ -116,31 +116,78 @@
     });
   }
 
-  // The tree and file pages do not list branches and tags: the switcher's menu is the refs
-  // page's, fetched when it is first opened (its link still leads there if this fails).
+  // No page lists every branch and tag: the switcher's lists are the refs page's, fetched when
+  // it is first opened and again, filtered on the server, as one types in its filter (its link
+  // and its form still lead to that page if this fails).
   function lazyRefMenus() {
     var switchers = document.querySelectorAll('details.ref-switcher[data-refs]');
     for (var i = 0; i < switchers.length; i++) {
       (function (details) {
-        var asked = false;
-        details.addEventListener('toggle', function () {
-          if (!details.open || asked) return;
-          asked = true;
-          fetch(details.getAttribute('data-refs'), { credentials: 'same-origin' })
+        var loaded = false;
+        var asked = 0;
+        var timer = 0;
+        var input = details.querySelector('form.ref-filter input[name=q]');
+        function load() {
+          var url = new URL(details.getAttribute('data-refs'), location.href);
+          if (input && input.value) url.searchParams.set('q', input.value);
+          var mine = ++asked;
+          fetch(url.toString(), { credentials: 'same-origin' })
             .then(function (res) { return res.ok ? res.text() : Promise.reject(new Error(String(res.status))); })
             .then(function (html) {
-              var menu = new DOMParser().parseFromString(html, 'text/html').querySelector('.ref-menu');
-              var here = details.querySelector('.ref-menu');
-              if (menu && here) here.parentNode.replaceChild(document.importNode(menu, true), here);
+              if (mine !== asked) return;
+              var lists = new DOMParser().parseFromString(html, 'text/html').querySelector('.ref-menu-lists');
+              var here = details.querySelector('.ref-menu-lists');
+              if (lists && here) here.parentNode.replaceChild(document.importNode(lists, true), here);
+              loaded = true;
             })
-            .catch(function () { asked = false; });
+            .catch(function () { loaded = false; });
+        }
+        details.addEventListener('toggle', function () {
+          if (details.open && !loaded) load();
+        });
+        if (!input) return;
+        input.addEventListener('input', function () {
+          clearTimeout(timer);
+          timer = setTimeout(load, 150);
+        });
+        input.form.addEventListener('submit', function (event) {
+          event.preventDefault();
+          clearTimeout(timer);
+          load();
         });
       })(switchers[i]);
     }
   }
 
+  // A diff over the page's budget lists its files; each file's link loads that file's changes
+  // in place (without script it opens the page with that file shown).
+  function diffsOnDemand() {
+    var section = document.querySelector('section.diffs');
+    if (!section) return;
+    section.addEventListener('click', function (event) {
+      var link = event.target.closest && event.target.closest('a[data-load-diff]');
+      if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+      var article = link.closest('article.diff-file');
+      if (!article) return;
+      event.preventDefault();
+      link.textContent = 'Loading…';
+      fetch(link.href, { credentials: 'same-origin' })
+        .then(function (res) { return res.ok ? res.text() : Promise.reject(new Error(String(res.status))); })
+        .then(function (html) {
+          var got = new DOMParser().parseFromString(html, 'text/html').getElementById(article.id);
+          if (!got || got.querySelector('a[data-load-diff]')) return Promise.reject(new Error('not in the answer'));
+          var fresh = document.importNode(got, true);
+          article.parentNode.replaceChild(fresh, article);
+          var focus = fresh.querySelector('.diff-scroll');
+          if (focus) focus.focus();
+        })
+        .catch(function () { location.href = link.href; });
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     lazyRefMenus();
+    diffsOnDemand();
     addCopyButtons();
     markLines();
     lineClicks();

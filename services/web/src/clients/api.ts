@@ -41,6 +41,15 @@ export class GatewayApi {
     return this.send('GET', path);
   }
 
+  /** A page of a paged list and how many match in all (its X-Total-Count; undefined without one). */
+  async getCounted<T extends WithMethod<'get'>>(path: ApiPath<T>): Promise<{ value: ApiAnswer<T>; total: number | undefined }> {
+    let total: number | undefined;
+    const value = await this.send<ApiAnswer<T>>('GET', path, undefined, true, (res) => {
+      total = res.totalCount;
+    });
+    return { value, total };
+  }
+
   /**
    * A GET whose answer follows from what the page's other calls answered (a commit by its sha,
    * once a listing at that sha was answered to this person): left out of the page's record, so a
@@ -55,9 +64,10 @@ export class GatewayApi {
     return this.send(method, path, body);
   }
 
-  private async send<T>(method: string, path: string, body?: unknown, recorded = true): Promise<T> {
+  private async send<T>(method: string, path: string, body?: unknown, recorded = true, seen?: (res: WholeAnswer) => void): Promise<T> {
     const record = recorded ? this.caller.answers : undefined;
     const res = (method === 'GET' ? record?.take(this.caller.credential, path) : undefined) ?? (await this.answer(method, path, body));
+    seen?.(res);
     if (method === 'GET') record?.record(this.caller.credential, path, res);
     else record?.spoil();
     await this.caller.gate;

@@ -53,8 +53,8 @@ export class KeptPages {
     const now = await Promise.all(
       kept.answers.map(async (was) => {
         const answer = await api.revalidate(was.path, was.etag).catch(() => undefined);
-        if (answer?.status === 304 && was.etag !== undefined) return { path: was.path, same: true, answer: { status: 200, text: was.text, etag: was.etag } };
-        return { path: was.path, same: answer?.status === 200 && answer.text === was.text, answer };
+        if (answer?.status === 304 && was.etag !== undefined) return { path: was.path, same: true, answer: { status: 200, text: was.text, etag: was.etag, totalCount: was.total } };
+        return { path: was.path, same: answer?.status === 200 && answer.text === was.text && answer.totalCount === was.total, answer };
       }),
     );
     if (now.every((a) => a.same)) {
@@ -78,6 +78,8 @@ export interface PageAnswer {
   status: number;
   text: string;
   etag?: string | undefined;
+  /** A paged list's count (its ETag covers it). */
+  total?: number | undefined;
 }
 
 /**
@@ -122,7 +124,7 @@ export class PageAnswers {
   record(credential: string | undefined, path: string, answer: WholeAnswer): void {
     const before = this.got.get(path);
     if (credential !== this.credential || (before && (before.status !== answer.status || before.text !== answer.text))) this.spoiled = true;
-    else if (!before) this.got.set(path, { path, status: answer.status, text: answer.text, etag: answer.etag });
+    else if (!before) this.got.set(path, { path, status: answer.status, text: answer.text, etag: answer.etag, total: answer.totalCount });
   }
 
   spoil(): void {

@@ -3,18 +3,18 @@ import { apiPath, type ApiPath, type GatewayApi } from '../clients/api.js';
 import type { Branches, Repository, Tag } from '../clients/types.js';
 import type { RepoChrome, RepoCounts } from './registry.js';
 
-/** The repository, its branches and tags: what the chrome and the ref switcher need. */
+/** The repository, every branch and tag (the compare page's selectors), and the tabs' counts. */
 export interface RepoView {
   repo: Repository;
   branches: Branches;
   tags: Tag[];
   /** The tabs' counts. */
-  counts: RepoCounts;
+  counts: RepoCounts | undefined;
 }
 
 const repoPath = (owner: string, name: string) => apiPath('/api/repos/{owner}/{repo}', { owner, repo: name });
-const branchesPath = (owner: string, name: string) => apiPath('/api/repos/{owner}/{repo}/branches', { owner, repo: name });
-const tagsPath = (owner: string, name: string) => apiPath('/api/repos/{owner}/{repo}/tags', { owner, repo: name });
+const branchesPath = (owner: string, name: string, query = '') => apiPath('/api/repos/{owner}/{repo}/branches', { owner, repo: name }, query);
+const tagsPath = (owner: string, name: string, query = '') => apiPath('/api/repos/{owner}/{repo}/tags', { owner, repo: name }, query);
 /** The open list, by the very path the answer cache keeps (clients/answer-cache.ts), so a page
  *  that also lists the open merge requests asks once. */
 export const openMergeRequestsPath = (owner: string, name: string) => apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner, repo: name }, '?state=open');
@@ -23,27 +23,32 @@ export async function loadRepo(api: GatewayApi, owner: string, name: string): Pr
   // Together: each answers 404 alike for a repository the caller may not see. The open merge
   // requests only count in their tab, so a list that cannot be read drops that count alone.
   const [repo, branches, tags, open] = await Promise.all([api.get(repoPath(owner, name)), api.get(branchesPath(owner, name)), api.get(tagsPath(owner, name)), settle(api.get(openMergeRequestsPath(owner, name)))]);
-  return { repo, branches, tags: tags.tags, counts: countsFrom(branches, tags.tags, open) };
+  return { repo, branches, tags: tags.tags, counts: countsOf({ ok: true, value: branches.branches.length }, { ok: true, value: tags.tags.length }, open) };
 }
 
 /** Open merge requests shown as a count: the list answers at most this many. */
 const OPEN_MR_LIST_MAX = 50;
 
 /**
- * The tabs' counts from the lists that tell them: a page that reads them anyway passes its own
- * answers. Without the branches or the tags there are no counts; without the open merge
- * requests, no count in their tab.
+ * The tabs' counts from the lists' X-Total-Count: a page asks each list for one item only
+ * (docs/decisions/ref-pages.md), never every branch. Without the branches' or the tags' count
+ * there are no counts; without the open merge requests, no count in their tab.
  */
-export function countsOf(branches: Settled<Branches>, tags: Settled<{ tags: Tag[] }>, open: Settled<readonly unknown[]>): RepoCounts | undefined {
-  return branches.ok && tags.ok ? countsFrom(branches.value, tags.value.tags, open) : undefined;
-}
-
-function countsFrom(branches: Branches, tags: readonly Tag[], open: Settled<readonly unknown[]>): RepoCounts {
+export function countsOf(branches: Settled<number>, tags: Settled<number>, open: Settled<readonly unknown[]>): RepoCounts | undefined {
+  if (!branches.ok || !tags.ok) return undefined;
   return {
-    branches: branches.branches.length,
-    tags: tags.length,
+    branches: branches.value,
+    tags: tags.value,
     ...(open.ok && { mergeRequests: open.value.length >= OPEN_MR_LIST_MAX ? `${OPEN_MR_LIST_MAX}+` : String(open.value.length) }),
   };
+}
+
+/** How many branches or tags the repository has: one item asked for, the count from its header. */
+export async function refCount(api: GatewayApi, owner: string, name: string, kind: 'branches' | 'tags'): Promise<number> {
+  const path = kind === 'branches' ? branchesPath(owner, name, '?per_page=1') : tagsPath(owner, name, '?per_page=1');
+  const { total } = await api.getCounted(path);
+  if (total === undefined) throw new AppError('unavailable', `The API did not count the ${kind}`);
+  return total;
 }
 
 /**
@@ -52,8 +57,30 @@ function countsFrom(branches: Branches, tags: readonly Tag[], open: Settled<read
  * answer cache when a page was just read; a list that cannot be read only drops its count.
  */
 export async function loadCounts(api: GatewayApi, owner: string, name: string): Promise<RepoCounts | undefined> {
-  const [branches, tags, open] = await Promise.all([settle(api.get(branchesPath(owner, name))), settle(api.get(tagsPath(owner, name))), settle(api.get(openMergeRequestsPath(owner, name)))]);
+  const [branches, tags, open] = await Promise.all([settle(refCount(api, owner, name, 'branches')), settle(refCount(api, owner, name, 'tags')), settle(api.get(openMergeRequestsPath(owner, name)))]);
   return countsOf(branches, tags, open);
+}
+
+/** The repository and its tabs' counts, without its lists of branches and tags. */
+export async function loadRepoCounted(api: GatewayApi, owner: string, name: string): Promise<{ repo: Repository; counts: RepoCounts | undefined }> {
+  const [repo, counts] = await Promise.all([api.get(repoPath(owner, name)), loadCounts(api, owner, name)]);
+  return { repo, counts };
+}
+
+/** The API's `q`, `per_page` and `page` of a ref list (`q` cut to what the API takes). */
+export function refListQuery(q: string, pageNo: number, perPage: number): string {
+  return `?${new URLSearchParams({ ...(q ? { q: q.slice(0, 100) } : {}), per_page: String(perPage), page: String(pageNo) }).toString()}`;
+}
+
+/** One page of the branches or tags whose names hold `q`, and how many match. */
+export async function refListPage<K extends 'branches' | 'tags'>(api: GatewayApi, owner: string, name: string, kind: K, q: string, pageNo: number, perPage: number) {
+  const query = refListQuery(q, pageNo, perPage);
+  if (kind === 'branches') {
+    const { value, total } = await api.getCounted(branchesPath(owner, name, query));
+    return { branches: value.branches, tags: [] as Tag[], total: total ?? value.branches.length };
+  }
+  const { value, total } = await api.getCounted(tagsPath(owner, name, query));
+  return { branches: [] as Branches['branches'], tags: value.tags, total: total ?? value.tags.length };
 }
 
 /** The chrome above a repository page: its name, the active tab, the counts when known. */

@@ -12,7 +12,7 @@ import { sshCloneUrl, sshFactsOf } from '@githost/api-client';
 import { commitOfListing } from './latest-commit.js';
 import { lfsFileOf } from './lfs-file.js';
 import { repoPages, repoUrl } from './paths.js';
-import { browseApiPath, chromeOf, countsOf, isApiError, loadCounts, loadRepo, openMergeRequestsPath, settle } from './repo-data.js';
+import { browseApiPath, chromeOf, countsOf, isApiError, loadCounts, loadRepoCounted, openMergeRequestsPath, refCount, refListPage, settle } from './repo-data.js';
 import { page, redirect, sent, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 
 const README = /^readme(\.(md|markdown|mdown|txt|rst))?$/i;
@@ -108,30 +108,43 @@ async function readme(ctx: PageContext, repo: Repository, tree: Tree) {
   }
 }
 
+/** A directory lists at most this many entries, as GitHub's does (docs/decisions/big-pages.md). */
+export const TREE_SHOWN_MAX = 1000;
+
+/** Says the listing was cut and how to get every entry: a clone, as GitHub says it. */
+function TruncatedListing({ total, cloneUrl }: { total: number; cloneUrl: string }) {
+  return (
+    <Notice kind="info">
+      This directory has {total.toLocaleString('en-US')} entries; only the first {TREE_SHOWN_MAX.toLocaleString('en-US')} are shown. To see them all, clone the repository:{' '}
+      <code>git clone {cloneUrl}</code>
+    </Notice>
+  );
+}
+
 async function treePage(ctx: PageContext, owner: string, name: string, refAndPath: string): Promise<PageResult> {
   const isHome = refAndPath === '';
   // The listing, the repository, its branches, tags and open merge requests (the tabs' counts)
   // are asked for at once. Each answers 404 alike for a repository the caller may not see; a
   // list that cannot be read only drops its count, unless the page needs it to say why there is
   // no listing.
-  const [repo, listing, branchList, tagList, open, sshFacts] = await Promise.all([
+  const [repo, listing, branchCount, tagCount, open, sshFacts] = await Promise.all([
     ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
     settle(ctx.api.get(browseApiPath(owner, name, 'tree', refAndPath))),
-    settle(ctx.api.get(apiPath('/api/repos/{owner}/{repo}/branches', { owner, repo: name }))),
-    settle(ctx.api.get(apiPath('/api/repos/{owner}/{repo}/tags', { owner, repo: name }))),
+    settle(refCount(ctx.api, owner, name, 'branches')),
+    settle(refCount(ctx.api, owner, name, 'tags')),
     settle(ctx.api.get(openMergeRequestsPath(owner, name))),
     sshFactsOf(ctx.config.sshHttpUrl),
   ]);
-  const chrome = chromeOf(repo, 'code', countsOf(branchList, tagList, open));
+  const chrome = chromeOf(repo, 'code', countsOf(branchCount, tagCount, open));
   const ssh = sshFacts ? sshCloneUrl(ctx.config.publicUrl, sshFacts, repo.owner, repo.name) : undefined;
   if (!listing.ok) {
-    if (!branchList.ok) throw branchList.error;
-    if (!tagList.ok) throw tagList.error;
-    const branches = branchList.value.branches;
-    if (branches.length === 0 && tagList.value.tags.length === 0) return page(repo.full_name, <EmptyRepository repo={repo} ssh={ssh} />, { repo: chrome });
+    if (!branchCount.ok) throw branchCount.error;
+    if (!tagCount.ok) throw tagCount.error;
+    const branches = branchCount.value;
+    if (branches === 0 && tagCount.value === 0) return page(repo.full_name, <EmptyRepository repo={repo} ssh={ssh} />, { repo: chrome });
     // A default branch deleted (or never pushed) keeps its setting: the home says so, not 404.
-    if (isHome && !branches.some((b) => b.name === repo.default_branch)) {
-      return page(repo.full_name, <MissingDefaultBranch repo={repo} branches={branches.length} ssh={ssh} />, { repo: chrome });
+    if (isHome && isApiError(listing.error, 'not_found', '')) {
+      return page(repo.full_name, <MissingDefaultBranch repo={repo} branches={branches} ssh={ssh} />, { repo: chrome });
     }
     if (isApiError(listing.error, 'validation', 'Not a directory')) return redirect(repoUrl(owner, name, `/-/blob/${encodePath(refAndPath)}`), 302);
     throw listing.error;
@@ -159,8 +172,9 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
             At commit <a href={repoPages.commit(owner, name, tree.commit)}><code>{shortSha(tree.commit)}</code></a> · <a href={repoPages.commits(owner, name, tree.ref)}>History</a>
           </p>
         )}
-        <TreeTable owner={owner} repo={name} gitRef={tree.ref} entries={tree.entries} parentPath={parent} />
+        <TreeTable owner={owner} repo={name} gitRef={tree.ref} entries={tree.entries.length > TREE_SHOWN_MAX ? tree.entries.slice(0, TREE_SHOWN_MAX) : tree.entries} parentPath={parent} />
       </div>
+      {tree.entries.length > TREE_SHOWN_MAX && <TruncatedListing total={tree.entries.length} cloneUrl={repo.clone_url} />}
       {await readme(ctx, repo, tree)}
     </>,
     { repo: { ...chrome, ref: tree.ref } },
@@ -278,17 +292,29 @@ async function archivePage(ctx: PageContext, owner: string, name: string, refAnd
 
 const REF_VIEWS = ['tree', 'blob', 'commits'] as const;
 
-/** The ref switcher's menu as a page: its link without script, its contents with site.js. */
+/** Branches and tags the ref switcher lists at most, each; a filter finds the others. */
+export const REF_MENU_MAX = 30;
+
+/**
+ * The ref switcher's menu as a page: its link without script, its contents with site.js, which
+ * also asks it again as one types in its filter (`?q=`, docs/decisions/ref-pages.md). At most
+ * REF_MENU_MAX branches and tags, found by the API, never every one.
+ */
 async function refsPage(ctx: PageContext, owner: string, name: string): Promise<PageResult> {
   const query = (key: string) => (typeof ctx.req.query[key] === 'string' ? (ctx.req.query[key] as string) : '');
   const view = REF_VIEWS.find((v) => v === query('view')) ?? 'tree';
-  const { repo, branches, tags, counts } = await loadRepo(ctx.api, owner, name);
+  const q = query('q');
+  const [{ repo, counts }, branches, tags] = await Promise.all([
+    loadRepoCounted(ctx.api, owner, name),
+    refListPage(ctx.api, owner, name, 'branches', q, 1, REF_MENU_MAX),
+    refListPage(ctx.api, owner, name, 'tags', q, 1, REF_MENU_MAX),
+  ]);
   const current = query('ref') || repo.default_branch;
   return page(
     `Switch branch or tag · ${repo.full_name}`,
     <>
       <h1 class="page-title">Switch branch or tag</h1>
-      <RefMenu owner={repo.owner} repo={repo.name} current={current} path={query('path')} branches={branches.branches} tags={tags} view={view} />
+      <RefMenu owner={repo.owner} repo={repo.name} current={current} path={query('path')} branches={branches.branches} tags={tags.tags} view={view} filter={{ q, branches: branches.total, tags: tags.total }} />
     </>,
     { repo: chromeOf(repo, view === 'commits' ? 'commits' : 'code', counts, current) },
   );

@@ -37,36 +37,79 @@ export function Breadcrumbs({ owner, repo, gitRef, path }: { owner: string; repo
 
 export type RefView = 'tree' | 'blob' | 'commits';
 
+/** What a ref menu was filtered by and how many match in all (it lists one page of each). */
+export interface RefMenuFilter {
+  q: string;
+  branches: number;
+  tags: number;
+}
+
+/**
+ * The ref switcher's filter: a plain GET form to the refs page (docs/decisions/ref-pages.md),
+ * which site.js also asks as one types and puts its lists in place.
+ */
+function RefFilter({ owner, repo, current, path, view, q }: { owner: string; repo: string; current: string; path: string; view: RefView; q: string }) {
+  return (
+    <form method="get" action={repoUrl(owner, repo, '/-/refs')} role="search" class="ref-filter">
+      <input type="hidden" name="view" value={view} />
+      <input type="hidden" name="ref" value={current} />
+      {path && <input type="hidden" name="path" value={path} />}
+      <label for={`ref-q-${view}`} class="visually-hidden">
+        Filter branches and tags
+      </label>
+      <input id={`ref-q-${view}`} type="search" name="q" value={q} maxLength={100} placeholder="Find a branch or tag…" autocomplete="off" />
+      <button type="submit">Find</button>
+    </form>
+  );
+}
+
 /** The branches and tags to switch to, each a link to the same view and path at that ref. */
-export function RefMenu({ owner, repo, current, path, branches, tags, view }: { owner: string; repo: string; current: string; path: string; branches: Branch[]; tags: Tag[]; view: RefView }) {
+export function RefMenu({ owner, repo, current, path, branches, tags, view, filter }: { owner: string; repo: string; current: string; path: string; branches: Branch[]; tags: Tag[]; view: RefView; filter?: RefMenuFilter }) {
   const link = (ref: string) => (view === 'commits' ? repoPages.commits(owner, repo, ref) : view === 'blob' ? repoPages.blob(owner, repo, ref, path) : repoPages.tree(owner, repo, ref, path));
+  const q = filter?.q ?? '';
+  const withQ = (url: string) => (q ? `${url}?${new URLSearchParams({ q }).toString()}` : url);
   return (
     <div class="menu ref-menu">
-      <p class="menu-title">Branches</p>
-      <ul>
-        {branches.map((b) => (
-          <li>
-            <a href={link(b.name)} aria-current={b.name === current ? 'true' : undefined}>
-              {b.name}
-            </a>
-            {b.isDefault && <span class="badge">default</span>}
-          </li>
-        ))}
-      </ul>
-      {tags.length > 0 && (
-        <>
-          <p class="menu-title">Tags</p>
-          <ul>
-            {tags.map((t) => (
-              <li>
-                <a href={link(t.name)} aria-current={t.name === current ? 'true' : undefined}>
-                  {t.name}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
+      <RefFilter owner={owner} repo={repo} current={current} path={path} view={view} q={q} />
+      <div class="ref-menu-lists">
+        <p class="menu-title">Branches</p>
+        {branches.length === 0 && <p class="muted">{q ? 'No branch matches.' : 'No branches.'}</p>}
+        <ul>
+          {branches.map((b) => (
+            <li>
+              <a href={link(b.name)} aria-current={b.name === current ? 'true' : undefined}>
+                {b.name}
+              </a>
+              {b.isDefault && <span class="badge">default</span>}
+            </li>
+          ))}
+        </ul>
+        {filter && filter.branches > branches.length && (
+          <p class="muted">
+            {branches.length} of {filter.branches.toLocaleString('en-US')} shown: type more of the name, or <a href={withQ(repoPages.branches(owner, repo))}>see every branch</a>.
+          </p>
+        )}
+        {(tags.length > 0 || (filter && filter.tags > 0)) && (
+          <>
+            <p class="menu-title">Tags</p>
+            {tags.length === 0 && <p class="muted">No tag matches.</p>}
+            <ul>
+              {tags.map((t) => (
+                <li>
+                  <a href={link(t.name)} aria-current={t.name === current ? 'true' : undefined}>
+                    {t.name}
+                  </a>
+                </li>
+              ))}
+            </ul>
+            {filter && filter.tags > tags.length && (
+              <p class="muted">
+                {tags.length} of {filter.tags.toLocaleString('en-US')} shown: type more of the name, or <a href={withQ(repoPages.tags(owner, repo))}>see every tag</a>.
+              </p>
+            )}
+          </>
+        )}
+      </div>
     </div>
   );
 }
@@ -74,9 +117,9 @@ export function RefMenu({ owner, repo, current, path, branches, tags, view }: { 
 /**
  * Branches and tags as plain links in a disclosure (no script needed); a ref's name may hold
  * slashes, so each link names the ref and the current path, and the API splits them again.
- * Without `refs` the page did not ask for them (tree and file pages: two API calls fewer per
- * page, bench "Web pages"): the disclosure links to the refs page, whose menu site.js loads
- * into it when opened.
+ * Without `refs` the page did not ask for them (every repository page: a repository may have
+ * thousands, bench "Big pages"): the disclosure holds the filter and a link to the refs page,
+ * whose lists site.js loads into it when opened and again as one types.
  */
 export function RefSwitcher({ owner, repo, current, path, refs, view }: { owner: string; repo: string; current: string; path: string; refs?: { branches: Branch[]; tags: Tag[] } | undefined; view: RefView }) {
   const menuUrl = repoPages.refs(owner, repo, view, current, path);
@@ -89,9 +132,12 @@ export function RefSwitcher({ owner, repo, current, path, refs, view }: { owner:
         <RefMenu owner={owner} repo={repo} current={current} path={path} branches={refs.branches} tags={refs.tags} view={view} />
       ) : (
         <div class="menu ref-menu">
-          <p>
-            <a href={menuUrl}>Switch branch or tag</a>
-          </p>
+          <RefFilter owner={owner} repo={repo} current={current} path={path} view={view} q="" />
+          <div class="ref-menu-lists">
+            <p>
+              <a href={menuUrl}>Switch branch or tag</a>
+            </p>
+          </div>
         </div>
       )}
     </details>

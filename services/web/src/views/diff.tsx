@@ -162,15 +162,38 @@ function SplitTable({ lines, label, path, inline }: { lines: DiffLine[]; label: 
 export const BOTH_TABLES_MAX_LINES = 500;
 
 /**
+ * A diff over either is shown as its list of files, each file's changes loaded on demand
+ * (docs/decisions/big-pages.md): GitHub and Gitea cut large diffs alike.
+ */
+export const DIFF_PAGE_BUDGET = { files: 100, lines: 5000 } as const;
+
+/** Whether a diff is over the page's budget: counted from the API's numbers, nothing parsed. */
+export function overDiffBudget(files: readonly DiffFile[]): boolean {
+  if (files.length > DIFF_PAGE_BUDGET.files) return true;
+  let lines = 0;
+  for (const f of files) lines += f.additions + f.deletions;
+  return lines > DIFF_PAGE_BUDGET.lines;
+}
+
+/** How a diff over the budget loads one file: its page's URL with that file shown, and which file this view shows. */
+export interface DiffOnDemand {
+  href(path: string): string;
+  shown: string | undefined;
+}
+
+/**
  * The diff renderer every diff page uses (commit, compare, merge request): a file list, then
  * each file's changes, unified or side by side. A small diff has both tables and the container's
  * `data-view` picks one (a `?view=` link without script, an instant toggle with site.js); a
- * large one has only the table of `mode` (`data-tables="one"`: the toggle is then a link).
+ * large one has only the table of `mode` (`data-tables="one"`: the toggle is then a link). With
+ * `onDemand`, a diff over DIFF_PAGE_BUDGET shows each file's changes only when asked: a link per
+ * file to the page with that file shown, which site.js loads in place.
  */
-export function DiffView({ files, mode, truncated, toggleHref, inline }: { files: DiffFile[]; mode: DiffViewMode; truncated: boolean; toggleHref: (mode: DiffViewMode) => string; inline?: InlineComments }) {
+export function DiffView({ files, mode, truncated, toggleHref, inline, onDemand }: { files: DiffFile[]; mode: DiffViewMode; truncated: boolean; toggleHref: (mode: DiffViewMode) => string; inline?: InlineComments; onDemand?: DiffOnDemand }) {
   const additions = files.reduce((n, f) => n + f.additions, 0);
   const deletions = files.reduce((n, f) => n + f.deletions, 0);
-  const parsed = files.map((f) => (f.patch ? parsePatch(f.patch) : []));
+  const lazy = onDemand !== undefined && overDiffBudget(files);
+  const parsed = files.map((f) => (f.patch && (!lazy || f.path === onDemand.shown) ? parsePatch(f.patch) : []));
   const both = parsed.reduce((n, lines) => n + lines.length, 0) <= BOTH_TABLES_MAX_LINES;
   return (
     <section class="diffs" data-view={mode} data-tables={both ? 'both' : 'one'} aria-label="Changes">
@@ -188,6 +211,11 @@ export function DiffView({ files, mode, truncated, toggleHref, inline }: { files
         </p>
       </div>
       {truncated && <p class="notice notice-info">This diff is too large to show in full; some files are listed without their changes.</p>}
+      {lazy && (
+        <p class="notice notice-info" role="status">
+          This diff is large ({files.length.toLocaleString('en-US')} files): each file's changes load when you open them.
+        </p>
+      )}
       <ol class="diff-files">
         {files.map((f, i) => (
           <li>
@@ -198,12 +226,19 @@ export function DiffView({ files, mode, truncated, toggleHref, inline }: { files
       {files.map((f, i) => {
         const label = f.old_path && f.old_path !== f.path ? `${f.old_path} → ${f.path}` : f.path;
         const lines = parsed[i]!;
+        const waiting = lazy && f.path !== onDemand.shown && !f.binary && f.patch !== null;
         return (
           <article class="diff-file" id={diffAnchor(i)}>
             <h3 class="diff-file-header">
               <span class={`status status-${f.status}`}>{f.status}</span> {label}
             </h3>
-            {f.binary ? (
+            {waiting ? (
+              <p>
+                <a href={`${onDemand.href(f.path)}#${diffAnchor(i)}`} data-load-diff="" rel="nofollow">
+                  Show the changes to {label}
+                </a>
+              </p>
+            ) : f.binary ? (
               <p class="muted">Binary file not shown.</p>
             ) : f.patch === null ? (
               <p class="muted">{f.additions + f.deletions > 0 ? 'Changes not shown: too large.' : 'No changes to show.'}</p>

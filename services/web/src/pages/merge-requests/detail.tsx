@@ -207,13 +207,22 @@ export async function detailPage(ctx: PageContext, owner: string, name: string, 
   const mode: DiffViewMode = ctx.req.query.view === 'split' ? 'split' : 'unified';
   const here = mrPages.show(owner, name, number);
   const open = ctx.viewer ? openLineOf(ctx) : undefined;
+  // A diff over the page's budget shows one file's changes: the one asked for (`?file=`), or the
+  // one whose line comment form is open.
+  const shown = typeof ctx.req.query.file === 'string' ? ctx.req.query.file : open?.path;
+  const withFile = (params: Record<string, string>) => {
+    const q = new URLSearchParams({ ...params, ...(shown !== undefined ? { file: shown } : {}) }).toString();
+    return q ? `${here}?${q}` : here;
+  };
   const commentAction = mrPages.action(owner, name, number, 'comments');
 
   // Comments on a line of the diff show under it; the rest (general ones, and lines the current
   // diff no longer has) show in the conversation.
+  // Only the files a comment is on are parsed: a diff of thousands of files is not (bench "Big pages").
+  const commented = new Set(mr.comments.map((c) => c.file_path).filter((p) => p));
   const lines = new Set<string>();
   for (const f of changes.files) {
-    if (!f.patch) continue;
+    if (!f.patch || !commented.has(f.path)) continue;
     for (const l of parsePatch(f.patch)) {
       if (l.old !== undefined) lines.add(lineKey(f.path, 'old', l.old));
       if (l.new !== undefined) lines.add(lineKey(f.path, 'new', l.new));
@@ -227,7 +236,7 @@ export async function detailPage(ctx: PageContext, owner: string, name: string, 
     else general.push(c);
   }
   const inline: InlineComments = {
-    href: (path, side, line) => `${here}?${new URLSearchParams({ ...(mode === 'split' ? { view: 'split' } : {}), comment: `${side}:${line}`, path }).toString()}#new-comment`,
+    href: (path, side, line) => `${here}?${new URLSearchParams({ ...(mode === 'split' ? { view: 'split' } : {}), ...(shown === path ? { file: path } : {}), comment: `${side}:${line}`, path }).toString()}#new-comment`,
     below: (path, side, line, table) => {
       const key = lineKey(path, side, line);
       const list = onLine.get(key);
@@ -285,7 +294,16 @@ export async function detailPage(ctx: PageContext, owner: string, name: string, 
           <LineCommentForm ctx={ctx} action={commentAction} open={undefined} />
         </template>
       )}
-      {changes.files.length > 0 && <DiffView files={changes.files} mode={mode} truncated={changes.truncated} toggleHref={(m) => `${here}?view=${m}`} inline={inline} />}
+      {changes.files.length > 0 && (
+        <DiffView
+          files={changes.files}
+          mode={mode}
+          truncated={changes.truncated}
+          toggleHref={(m) => withFile({ view: m })}
+          inline={inline}
+          onDemand={{ href: (path) => `${here}?${new URLSearchParams({ ...(mode === 'split' ? { view: 'split' } : {}), file: path }).toString()}`, shown }}
+        />
+      )}
       <section aria-labelledby="mr-conversation" class="conversation">
         <h2 id="mr-conversation">Conversation</h2>
         {timeline.length === 0 && <p class="muted">No comments yet.</p>}
