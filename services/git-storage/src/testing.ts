@@ -142,6 +142,7 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
     pushIdleTimeoutMs: opts.pushIdleTimeoutMs ?? 60_000,
     lfsMaxObjectBytes: opts.lfsMaxObjectBytes ?? 5 * 1024 ** 3,
     publicUrl: 'http://localhost:3000',
+    housekeeping: { delayMs: 2_000, concurrency: 1, looseObjectsLimit: 1024, looseRefsLimit: 64, packsLimit: 16 },
   };
   const service = createServer(config, { bus: opts.bus, housekeeping: { delayMs: opts.housekeepingDelayMs ?? 60_000 } });
   let ports: { httpPort: number; grpcPort: number; metricsPort: number };
