@@ -5,6 +5,7 @@ import { benchClonePush } from './clone-push.js';
 import { BenchContext } from './context.js';
 import { benchFootprint } from './footprint.js';
 import { benchLfs } from './lfs.js';
+import { benchManyRefs } from './many-refs.js';
 import { benchMergeRequests } from './merge-requests.js';
 import { BENCH_DIR } from './paths.js';
 import { printTable, processPeaksTable, writeResults, type Section } from './report.js';
@@ -12,7 +13,7 @@ import { benchSsh } from './ssh.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchWeb } from './web.js';
 
-/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web ssh lfs footprint]`; BENCH_QUICK=1 for a small repository. */
+/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web ssh lfs footprint many-refs]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
   'clone-push': { title: 'Clone and push', run: benchClonePush },
   browse: { title: 'Browse', run: benchBrowse },
@@ -23,6 +24,7 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
   ssh: { title: 'Git over SSH', run: benchSsh },
   lfs: { title: 'Git LFS', run: benchLfs },
   footprint: { title: 'Footprint (npm start, embedded)', run: benchFootprint },
+  'many-refs': { title: 'Push of many refs', run: benchManyRefs },
 };
 
 async function main(): Promise<void> {
