@@ -81,7 +81,6 @@ describe('housekeeping in the service', () => {
     expect(bare('fsck', '--no-progress')).toBe('');
     const files = readdirSync(`${gitDir}/objects/pack`);
     expect(files.some((f) => f.endsWith('.bitmap'))).toBe(true);
-    expect(bare('count-objects', '-v')).toMatch(/^count: 0$/m);
     expect(bare('cat-file', '-p', 'refs/heads/during:during.txt')).toBe('pushed while housekeeping ran\n');
   }, 300_000);
 });

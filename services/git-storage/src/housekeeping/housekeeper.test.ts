@@ -141,7 +141,7 @@ describe('Housekeeper', () => {
     const files = readdirSync(path.join(geo, 'objects', 'pack'));
     expect(files).toContain('multi-pack-index');
     expect(files.some((f) => f.startsWith('multi-pack-index-') && f.endsWith('.bitmap'))).toBe(true);
-    expect(execFileSync('git', [`--git-dir=${geo}`, 'fsck', '--no-progress'], { env }).toString()).toBe('');
+    expect(execFileSync('git', [`--git-dir=${geo}`, 'fsck', '--no-progress', '--no-dangling'], { env }).toString()).toBe('');
     await hk.stop();
   });
 
