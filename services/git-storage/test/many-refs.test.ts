@@ -6,7 +6,7 @@ import { encodeIdentity, type Identity } from '@githost/identity';
 import { cleanupWorkdirs, createTestRepository, makeWorkdir, startTestStorage, testGitEnv, type TestStorage } from '../src/testing.js';
 
 /** docs/decisions/many-refs-push.md: a push of 10,000 new branches, each on a commit of its own. */
-const REFS = 10_000;
+const REFS = Number(process.env.MANY_REFS ?? 10_000);
 const ID = 'many-refs';
 let s: TestStorage;
 let source: string;
@@ -88,7 +88,8 @@ describe('a push of many refs', () => {
       });
     });
     // Once receive-pack runs, the service answers another request before the push is over.
-    await gitRunning('receive-pack', s.repoPath(ID));
+    const ended = push.then(() => 'push ended first', (err: Error) => `push failed: ${err.message}`);
+    expect(await Promise.race([gitRunning('receive-pack', s.repoPath(ID)).then(() => 'receive-pack running'), ended])).toBe('receive-pack running');
     const status = await healthz();
     order.push('healthz answered');
     await push;
