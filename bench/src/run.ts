@@ -6,6 +6,7 @@ import { BenchContext } from './context.js';
 import { benchFootprint } from './footprint.js';
 import { benchGitea } from './gitea.js';
 import { benchLfs } from './lfs.js';
+import { benchManyRefs } from './many-refs.js';
 import { benchMergeRequests } from './merge-requests.js';
 import { BENCH_DIR } from './paths.js';
 import { printTable, processPeaksTable, writeResults, type Section } from './report.js';
@@ -16,7 +17,7 @@ import { benchWebhooks } from './webhooks.js';
 import { benchWeb } from './web.js';
 import { benchBigPages } from './big-pages.js';
 
-/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web big-pages ssh lfs footprint scale-lists rate-limits gitea]`; BENCH_QUICK=1 for a small repository. */
+/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web big-pages ssh lfs footprint scale-lists rate-limits gitea many-refs]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
   'clone-push': { title: 'Clone and push', run: benchClonePush },
   browse: { title: 'Browse', run: benchBrowse },
@@ -31,6 +32,7 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
   'scale-lists': { title: 'Lists at scale', run: benchScaleLists },
   'rate-limits': { title: 'Rate limits in Redis', run: benchRateLimits },
   gitea: { title: 'Gitea-compatible API', run: benchGitea },
+  'many-refs': { title: 'Push of many refs', run: benchManyRefs },
 };
 
 async function main(): Promise<void> {

@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       pushIdleTimeoutMs: 60000,
       lfsMaxObjectBytes: 5 * 1024 ** 3,
       publicUrl: 'http://localhost:3000',
+      housekeeping: { delayMs: 2000, concurrency: 1, looseObjectsLimit: 1024, looseRefsLimit: 64, packsLimit: 16 },
     });
   });
 
@@ -35,6 +36,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, PUSH_MAX_FILE_BYTES: '0' })).toThrow(/PUSH_MAX_FILE_BYTES/);
     expect(() => loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, REPOSITORY_QUOTA_BYTES: '-1' })).toThrow(/REPOSITORY_QUOTA_BYTES/);
     expect(() => loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, PUSH_IDLE_TIMEOUT_MS: '1.5' })).toThrow(/PUSH_IDLE_TIMEOUT_MS/);
+    expect(() => loadConfig({ ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, HOUSEKEEPING_CONCURRENCY: '0' })).toThrow(/HOUSEKEEPING_CONCURRENCY/);
   });
 
   it('when AMQP_URL is empty, then it counts as unset', () => {

@@ -16,6 +16,11 @@ const schema = z
     PUSH_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
     LFS_MAX_OBJECT_BYTES: bytes().default(5 * 1024 ** 3),
     PUBLIC_URL: z.string().url().default('http://localhost:3000'),
+    HOUSEKEEPING_DELAY_MS: z.coerce.number().int().min(0).default(2_000),
+    HOUSEKEEPING_CONCURRENCY: z.coerce.number().int().min(1).default(1),
+    HOUSEKEEPING_LOOSE_OBJECTS: z.coerce.number().int().min(0).default(1024),
+    HOUSEKEEPING_LOOSE_REFS: z.coerce.number().int().min(0).default(64),
+    HOUSEKEEPING_MAX_PACKS: z.coerce.number().int().min(0).default(16),
   })
   .transform((e) => ({
     dataDir: e.DATA_DIR,
@@ -42,6 +47,14 @@ const schema = z
     lfsMaxObjectBytes: e.LFS_MAX_OBJECT_BYTES,
     /** Where clients reach githost (the gateway): LFS batch answers point their actions there. */
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
+    /** Repository housekeeping after ref updates (docs/decisions/housekeeping.md). */
+    housekeeping: {
+      delayMs: e.HOUSEKEEPING_DELAY_MS,
+      concurrency: e.HOUSEKEEPING_CONCURRENCY,
+      looseObjectsLimit: e.HOUSEKEEPING_LOOSE_OBJECTS,
+      looseRefsLimit: e.HOUSEKEEPING_LOOSE_REFS,
+      packsLimit: e.HOUSEKEEPING_MAX_PACKS,
+    },
   }));
 
 /** A byte count: a whole number of at least 1, within what a double holds exactly. */

@@ -82,7 +82,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
     cache: new ReadCaches({ registry, ...deps.readCache }),
     events,
     intents: new RefIntents(path.join(dataDir, 'pending'), events, logger, adoption),
-    housekeeping: new Housekeeper(logger, deps.housekeeping),
+    housekeeping: new Housekeeper(logger, { ...config.housekeeping, ...deps.housekeeping }),
     watchers: new RefWatchers({ ackTimeoutMs: config.refsWatchAckTimeoutMs, heartbeatMs: config.refsWatchHeartbeatMs, logger }),
     logger,
     policies: new ReadAheadRefPolicies(deps.refPolicies ?? new AccountsRefPolicies(accounts!, accountsMetrics)),

@@ -4,7 +4,7 @@ import type { Logger } from '@githost/logging';
 import type { CatfilePool } from '../git/catfile-pool.js';
 import { runGit } from '../git/command.js';
 import { parseCommitObject } from '@githost/git-records';
-import { readCommitObject, readCommitObjects } from '../git/objects.js';
+import { readCommitObject, readCommitObjects, readCommitObjectsOrNull } from '../git/objects.js';
 import { ZERO_OID } from '@githost/git-records/object-id';
 
 export interface RefUpdate {
@@ -104,7 +104,9 @@ export class PushEventRecorder {
     if (refsBefore) for (const tip of tips) await this.newCommitsWithoutWalk(gitDir, tip, refsBefore).then((c) => c && commitsOf.set(tip, c));
     const unknown = tips.filter((tip) => !commitsOf.has(tip));
     if (unknown.length > 1 && !(await this.anyNew(gitDir, unknown, excluded))) for (const tip of unknown) commitsOf.set(tip, []);
-    for (const tip of unknown) if (!commitsOf.has(tip)) commitsOf.set(tip, await this.newCommits(gitDir, tip, excluded));
+    const walk = unknown.filter((tip) => !commitsOf.has(tip));
+    if (walk.length > PER_TIP_WALKS) for (const [tip, commits] of (await this.newCommitsOfMany(gitDir, walk, excluded)) ?? []) commitsOf.set(tip, commits);
+    for (const tip of walk) if (!commitsOf.has(tip)) commitsOf.set(tip, await this.newCommits(gitDir, tip, excluded));
     const envelopes: EventEnvelope<PushPayload>[] = [];
     for (const u of updates) {
       const forced = u.forced ?? (await this.isForced(gitDir, u));
@@ -216,6 +218,44 @@ export class PushEventRecorder {
     return [{ id: tip, message: c.message, author: { name: c.author.name, email: c.author.email }, timestamp: c.author.date }];
   }
 
+  /**
+   * `newCommits` of many tips with ONE rev-list instead of one each (a push of 10,000 branches
+   * started 10,000 gits: docs/decisions/many-refs-push.md): every commit new to the repository
+   * with its parents and commit time, then, per tip, the walk rev-list makes (newest commit time
+   * first, at most 20) done in memory over those commits alone. Tips that are not commits (tags)
+   * are peeled in one cat-file round trip. Undefined when the new history is too large to hold
+   * (the per-tip walks decide then).
+   */
+  private async newCommitsOfMany(gitDir: string, tips: string[], excluded: Exclusion): Promise<Map<string, PushPayload['commits']> | undefined> {
+    let stdout: Buffer;
+    try {
+      const stdin = `${tips.join('\n')}\n${excluded.negatives.map((o) => `^${o}`).join('\n')}\n`;
+      ({ stdout } = await runGit({ name: 'rev-list', flags: [...excluded.flags, '--timestamp', '--parents', '--stdin'] }, { gitDir, stdin, maxStdoutBytes: MAX_NEW_HISTORY_BYTES }));
+    } catch (err) {
+      this.logger.warn({ err, tips: tips.length }, 'push event: could not list the new commits of many refs at once');
+      return undefined;
+    }
+    const graph = parseTimedParents(stdout);
+    const peeled = new Map<string, string | null>();
+    const notListed = tips.filter((t) => !graph.has(t));
+    if (notListed.length > 0) {
+      const objs = await readCommitObjectsOrNull(this.pool, gitDir, notListed);
+      notListed.forEach((t, i) => peeled.set(t, objs[i]?.oid ?? null));
+    }
+    const chosen = new Map<string, string[]>();
+    for (const tip of tips) {
+      const start = peeled.has(tip) ? peeled.get(tip) : tip;
+      chosen.set(tip, start && graph.has(start) ? newestFirst(graph, start, MAX_COMMITS).reverse() : []);
+    }
+    const wanted = [...new Set([...chosen.values()].flat())];
+    const parsed = new Map<string, PushPayload['commits'][number]>();
+    for (const { oid, raw } of await readCommitObjects(this.pool, gitDir, wanted)) {
+      const c = parseCommitObject(raw);
+      parsed.set(oid, { id: oid, message: c.message, author: { name: c.author.name, email: c.author.email }, timestamp: c.author.date });
+    }
+    return new Map([...chosen].map(([tip, oids]) => [tip, oids.map((o) => parsed.get(o)!)]));
+  }
+
   /** CONTRACT §9: the commits new to the repository, the 20 newest, oldest first. */
   private async newCommits(gitDir: string, tip: string, excluded: Exclusion): Promise<PushPayload['commits']> {
     let oids: string[];
@@ -234,6 +274,54 @@ export class PushEventRecorder {
       return { id: oid, message: c.message, author: { name: c.author.name, email: c.author.email }, timestamp: c.author.date };
     });
   }
+}
+
+/** More tips than this go through one rev-list for all (newCommitsOfMany). */
+const PER_TIP_WALKS = 8;
+/** The new history newCommitsOfMany holds at most (~600,000 commits); beyond, per-tip walks. */
+const MAX_NEW_HISTORY_BYTES = 64 * 1024 * 1024;
+
+interface TimedCommit {
+  time: number;
+  parents: string[];
+}
+
+/** `rev-list --timestamp --parents` lines: `<time> <oid> <parent>...`. */
+function parseTimedParents(stdout: Buffer): Map<string, TimedCommit> {
+  const graph = new Map<string, TimedCommit>();
+  for (const line of stdout.toString('latin1').split('\n')) {
+    if (!line) continue;
+    const [time, oid, ...parents] = line.split(' ');
+    graph.set(oid!, { time: Number(time), parents });
+  }
+  return graph;
+}
+
+/**
+ * The first `limit` commits rev-list lists from `tip` within `graph` (the new commits; a parent
+ * outside it is reachable from the excluded refs): commit time descending, the earlier found first
+ * on a tie, as git's date-ordered walk.
+ */
+export function newestFirst(graph: ReadonlyMap<string, TimedCommit>, tip: string, limit: number): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>([tip]);
+  // The queue stays small (the walk stops after `limit` commits): a sorted insert is enough.
+  const queue: Array<{ oid: string; time: number; order: number }> = [{ oid: tip, time: graph.get(tip)!.time, order: 0 }];
+  let order = 1;
+  while (queue.length > 0 && out.length < limit) {
+    const { oid } = queue.shift()!;
+    out.push(oid);
+    for (const p of graph.get(oid)!.parents) {
+      const c = graph.get(p);
+      if (!c || seen.has(p)) continue;
+      seen.add(p);
+      const entry = { oid: p, time: c.time, order: order++ };
+      let at = queue.findIndex((q) => q.time < entry.time);
+      if (at < 0) at = queue.length;
+      queue.splice(at, 0, entry);
+    }
+  }
+  return out;
 }
 
 /** What rev-list leaves out so that only commits new to the repository remain: the refs as they

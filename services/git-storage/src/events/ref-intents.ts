@@ -68,11 +68,13 @@ export function parseIntentRecord(id: string, text: string): IntentRecord {
   return record;
 }
 
-const same = (a: RefUpdate, b: RefUpdate) => a.ref === b.ref && a.before === b.before && a.after === b.after;
+/** One update as a key: a record of 10,000 refs is matched by lookups, not by scans of scans. */
+const keyOf = (u: RefUpdate) => `${u.before} ${u.after} ${u.ref}`;
 
 /** Prepared updates neither confirmed nor dropped: only the refs on disk can tell what happened. */
 export function unsettled(record: IntentRecord): RefUpdate[] {
-  return record.prepared.filter((p) => !record.committed.some((c) => same(c, p)) && !record.aborted.some((a) => same(a, p)));
+  const settled = new Set([...record.committed, ...record.aborted].map(keyOf));
+  return record.prepared.filter((p) => !settled.has(keyOf(p)));
 }
 
 /**
@@ -86,8 +88,9 @@ export function happenedUpdates(record: IntentRecord, refValue: (ref: string) =>
   const happened = [...record.committed, ...open.filter((u) => refValue(u.ref) === u.after)].filter((u) => u.before !== u.after);
   const byRef = new Map<string, RefUpdate>();
   for (const u of happened) if (!byRef.has(u.ref)) byRef.set(u.ref, u);
-  const order = [...record.prepared, ...record.committed].map((u) => u.ref);
-  return [...byRef.values()].sort((a, b) => order.indexOf(a.ref) - order.indexOf(b.ref));
+  const order = new Map<string, number>();
+  for (const u of [...record.prepared, ...record.committed]) if (!order.has(u.ref)) order.set(u.ref, order.size);
+  return [...byRef.values()].sort((a, b) => order.get(a.ref)! - order.get(b.ref)!);
 }
 
 /** A stable event id (UUID-shaped) for one update of one record. */
@@ -184,7 +187,8 @@ export class RefIntents {
     }
     const { gitDir, context } = record.header;
     const refs = unsettled(record).length > 0 ? await refValues(gitDir) : new Map<string, string>();
-    const updates = happenedUpdates(record, (ref) => refs.get(ref) ?? ZERO_OID).map((u) => ({ ...u, forced: known.find((k) => same(k, u))?.forced }));
+    const forcedOf = new Map(known.map((k) => [keyOf(k), k.forced]));
+    const updates = happenedUpdates(record, (ref) => refs.get(ref) ?? ZERO_OID).map((u) => ({ ...u, forced: forcedOf.get(keyOf(u)) }));
     const adoption = this.adoption;
     const first = adoption && createsBranches(updates) ? branchesOfFirstPush(updates, branchRefs(refs.size > 0 ? refs : await refValues(gitDir))) : [];
     const adopted = first.length === 0 || (await adoption!.tryOnce(context.repository.id, first, context.requestId));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -125,4 +125,99 @@ describe('Housekeeper', () => {
     expect(existsSync(orphan)).toBe(false);
     await hk.stop();
   });
+
+  it('when loose objects and packs pile up, then a geometric repack rolls them into few packs with a multi-pack index and bitmap', async () => {
+    const geo = path.join(root, 'geo.git');
+    execFileSync('git', ['clone', '-q', '--bare', repo, geo], { env });
+    for (let i = 0; i < 3; i++) {
+      execFileSync('git', [`--git-dir=${geo}`, 'hash-object', '-w', '--stdin'], { input: `pack ${i}\n`, env });
+      execFileSync('git', [`--git-dir=${geo}`, 'repack', '-d', '-q'], { env });
+    }
+    const packs = () => readdirSync(path.join(geo, 'objects', 'pack')).filter((f) => f.endsWith('.pack'));
+    expect(packs().length).toBeGreaterThanOrEqual(2);
+    const hk = new Housekeeper(createLogger('test'), { delayMs: 60_000, looseObjectsLimit: 0 });
+    await hk.runNow(geo);
+    expect(execFileSync('git', [`--git-dir=${geo}`, 'count-objects', '-v'], { env }).toString()).toMatch(/^count: 0$/m);
+    const files = readdirSync(path.join(geo, 'objects', 'pack'));
+    expect(files).toContain('multi-pack-index');
+    expect(files.some((f) => f.startsWith('multi-pack-index-') && f.endsWith('.bitmap'))).toBe(true);
+    expect(execFileSync('git', [`--git-dir=${geo}`, 'fsck', '--no-progress', '--no-dangling'], { env }).toString()).toBe('');
+    await hk.stop();
+  });
+
+  it('when a push is in flight, then housekeeping waits for it to end before its next step', async () => {
+    const hk = new Housekeeper(createLogger('test'), { delayMs: 60_000 });
+    const pushEnded = hk.pushStarted(repo);
+    const before = hk.runs.get(repo) ?? 0;
+    const run = hk.runNow(repo);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hk.runs.get(repo) ?? 0).toBe(before);
+    await pushEnded(true);
+    await run;
+    expect(hk.runs.get(repo)).toBe(before + 1);
+    await hk.stop();
+  });
+
+  it('when two repositories need housekeeping and the concurrency is 1, then their runs never overlap', async () => {
+    const other = path.join(root, 'other.git');
+    execFileSync('git', ['clone', '-q', '--bare', repo, other], { env });
+    const hk = new Housekeeper(createLogger('test'), { delayMs: 60_000, concurrency: 1 });
+    const order: string[] = [];
+    const a = hk.runNow(repo).then(() => order.push('a'));
+    const b = hk.runNow(other).then(() => order.push('b'));
+    // The second waits for a slot: it has not run while the first holds it.
+    await a;
+    expect(hk.runs.get(other)).toBeUndefined();
+    await b;
+    expect(order).toEqual(['a', 'b']);
+    await hk.stop();
+  });
+
+  it('when the repack child is killed (SIGKILL) midway, then the repository stays valid and the next housekeeping completes', async () => {
+    const big = path.join(root, 'big.git');
+    execFileSync('git', ['init', '-q', '--bare', big], { env });
+    // Enough distinct, similar blobs that the delta search of a full repack takes a while.
+    let fi = '';
+    for (let i = 1; i <= 1000; i++) {
+      const body = `${i}\n${'line of text that repeats with a number '.repeat(20)}${i * 7919}\n`.repeat(8);
+      fi += `commit refs/heads/b${i % 50}\ncommitter T <t@e> ${1700000000 + i} +0000\ndata 2\nc\nM 644 inline f${i}.txt\ndata ${Buffer.byteLength(body)}\n${body}\n`;
+    }
+    execFileSync('git', ['fast-import', '--quiet'], { cwd: big, input: fi, env: { ...env, GIT_DIR: big } });
+    const refsBefore = execFileSync('git', [`--git-dir=${big}`, 'for-each-ref', '--format=%(objectname) %(refname)'], { env }).toString();
+    const hk = new Housekeeper(createLogger('test'), { delayMs: 60_000, packsLimit: 0 });
+    const run = hk.runNow(big);
+    const pid = await childRunning('repack', big);
+    process.kill(pid, 'SIGKILL');
+    await run;
+    expect(execFileSync('git', [`--git-dir=${big}`, 'fsck', '--no-progress', '--connectivity-only'], { env }).toString()).toBe('');
+    expect(execFileSync('git', [`--git-dir=${big}`, 'for-each-ref', '--format=%(objectname) %(refname)'], { env }).toString()).toBe(refsBefore);
+    const refs = refsBefore.trim().split('\n').map((l) => l.split(' ')[1]!);
+    for (const ref of refs) expect(execFileSync('git', [`--git-dir=${big}`, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { env }).toString()).toMatch(/^[0-9a-f]{40}\n$/);
+    await hk.runNow(big);
+    expect(hk.runs.get(big)).toBe(2);
+    const files = readdirSync(path.join(big, 'objects', 'pack'));
+    expect(files.filter((f) => f.startsWith('.tmp-'))).toEqual([]);
+    expect(files.some((f) => f.endsWith('.bitmap'))).toBe(true);
+    expect(existsSync(path.join(big, 'objects', 'info', 'commit-graphs', 'commit-graph-chain'))).toBe(true);
+    expect(execFileSync('git', [`--git-dir=${big}`, 'fsck', '--no-progress'], { env }).toString()).toBe('');
+    await hk.stop();
+  }, 120_000);
 });
+
+/** The pid of a running `git <subcommand>` on `gitDir` (polled from /proc until it appears). */
+async function childRunning(subcommand: string, gitDir: string): Promise<number> {
+  for (let i = 0; i < 6000; i++) {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let argv: string[];
+      try {
+        argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      } catch {
+        continue;
+      }
+      if (argv[0]?.endsWith('git') && argv.includes(subcommand) && argv.some((a) => a.includes(gitDir))) return Number(entry);
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`git ${subcommand} never ran`);
+}

@@ -11,17 +11,29 @@ export interface HousekeepingOptions {
   delayMs?: number;
   /** Loose refs beyond which refs are packed. */
   looseRefsLimit?: number;
-  /** Loose objects beyond which they are packed. */
+  /** Loose objects beyond which they are packed (with the small packs: geometric repack). */
   looseObjectsLimit?: number;
-  /** Packs beyond which everything is repacked into one (with a bitmap). */
+  /** Packs beyond which everything is repacked into one (cruft pack aside, with a bitmap). */
   packsLimit?: number;
+  /** Repositories housekept at once in this process; the others wait their turn. */
+  concurrency?: number;
+  /** Longest one git step of housekeeping may run before it is killed. */
+  stepTimeoutMs?: number;
 }
 
+/** Lock files older than this belong to a git that died (a ref update holds one for milliseconds). */
+const STALE_LOCK_MS = 10 * 60_000;
+
 /**
- * Gitaly-style housekeeping after ref updates: keep the commit-graph current (incremental, split:
- * merges and merge-bases are several times slower without it), pack refs and loose objects past
- * thresholds. Debounced per repository and never concurrent with itself on one repository; git
- * writes its results with atomic renames, so readers are never disturbed.
+ * Gitaly-style housekeeping after ref updates (docs/decisions/housekeeping.md): keep the
+ * commit-graph current (incremental, split, with Bloom filters: merges and merge-bases are several
+ * times slower without it), roll loose objects and small packs into a geometric progression
+ * (`repack --geometric=2`, with a multi-pack index and its bitmap), everything into one pack with a
+ * bitmap past `packsLimit` packs, pack refs past `looseRefsLimit`. Debounced per repository, never
+ * concurrent with itself on one repository, `concurrency` repositories at once, and each step
+ * starts only while no push is in flight on the repository. git writes its results with atomic
+ * renames, so readers are never disturbed, and a step killed midway leaves only temporary files
+ * and locks, which the next run removes before it starts.
  */
 export class Housekeeper {
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -31,13 +43,18 @@ export class Housekeeper {
   /** Completed runs per repository (for tests and debugging). */
   readonly runs = new Map<string, number>();
   private readonly opts: Required<HousekeepingOptions>;
+  /** Runs holding one of the `concurrency` slots, and the ones waiting for a slot. */
+  private active = 0;
+  private readonly waitingForSlot: Array<() => void> = [];
+  /** Per repository, who waits for its pushes in flight to end. */
+  private readonly waitingForPushes = new Map<string, Array<() => void>>();
 
   constructor(
     private readonly logger: Logger,
     opts: HousekeepingOptions = {},
   ) {
     const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
-    this.opts = { delayMs: 2_000, looseRefsLimit: 64, looseObjectsLimit: 1024, packsLimit: 16, ...given };
+    this.opts = { delayMs: 2_000, looseRefsLimit: 64, looseObjectsLimit: 1024, packsLimit: 16, concurrency: 1, stepTimeoutMs: 10 * 60_000, ...given };
   }
 
   private readonly checked = new Set<string>();
@@ -121,7 +138,12 @@ export class Housekeeper {
       ended = true;
       const left = (this.pushing.get(gitDir) ?? 1) - 1;
       if (left > 0) this.pushing.set(gitDir, left);
-      else this.pushing.delete(gitDir);
+      else {
+        this.pushing.delete(gitDir);
+        const waiting = this.waitingForPushes.get(gitDir) ?? [];
+        this.waitingForPushes.delete(gitDir);
+        for (const wake of waiting) wake();
+      }
       if (succeeded || left > 0) return [];
       const objects = path.join(gitDir, 'objects');
       const removed = (await namesIn(objects)).filter((n) => n.startsWith('tmp_objdir-')).map((n) => path.join(objects, n));
@@ -167,7 +189,36 @@ export class Housekeeper {
     this.stopped = true;
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
+    // Runs waiting for a slot or for pushes give up (optimize checks `stopped`).
+    for (const wake of this.waitingForSlot.splice(0)) wake();
+    for (const [, waiting] of this.waitingForPushes) for (const wake of waiting) wake();
+    this.waitingForPushes.clear();
     await Promise.all([...this.running.values()]);
+  }
+
+  /** Whether a push is in flight on the repository (receive-pack running or its events settling). */
+  pushInFlight(gitDir: string): boolean {
+    return this.pushing.has(gitDir);
+  }
+
+  /** Resolves once no push is in flight on `gitDir` (at once when none is). */
+  private noPush(gitDir: string): Promise<void> {
+    if (!this.pushing.has(gitDir) || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiting = this.waitingForPushes.get(gitDir) ?? [];
+      waiting.push(resolve);
+      this.waitingForPushes.set(gitDir, waiting);
+    });
+  }
+
+  private async slot(): Promise<void> {
+    while (this.active >= this.opts.concurrency && !this.stopped) await new Promise<void>((resolve) => this.waitingForSlot.push(resolve));
+    this.active++;
+  }
+
+  private release(): void {
+    this.active--;
+    this.waitingForSlot.shift()?.();
   }
 
   private start(gitDir: string): void {
@@ -186,20 +237,82 @@ export class Housekeeper {
   }
 
   private async optimize(gitDir: string): Promise<void> {
-    const opts = { gitDir, timeoutMs: 10 * 60_000 };
-    const stats = await objectStats(gitDir);
-    if (stats.packs > this.opts.packsLimit) {
-      // --cruft instead of -a: objects nothing references YET (a merge commit written before its
-      // UpdateRef, a push whose refs are about to move) go to a cruft pack instead of being dropped.
-      await runGit({ name: 'repack', flags: ['--cruft', '--cruft-expiration=2.weeks.ago', '-d', '-b', '-q', '--write-midx'] }, opts);
-    } else if (stats.looseObjects > this.opts.looseObjectsLimit) {
-      await runGit({ name: 'repack', flags: ['-d', '-q'] }, opts);
+    await this.slot();
+    try {
+      if (this.stopped) return;
+      await this.removeLeftovers(gitDir);
+      const opts = { gitDir, timeoutMs: this.opts.stepTimeoutMs };
+      // Every step waits until no push is in flight: git copes with a push beside a repack, but a
+      // push's own critical section (receive-pack, its ref transaction, its events) is not made
+      // to share the disk and the cores with housekeeping.
+      const done: string[] = [];
+      const step = async (what: string, run: () => Promise<unknown>) => {
+        await this.noPush(gitDir);
+        if (this.stopped) return false;
+        await run();
+        done.push(what);
+        return true;
+      };
+      const stats = await objectStats(gitDir);
+      if (stats.packs > this.opts.packsLimit) {
+        // --cruft instead of -a: objects nothing references YET (a merge commit written before its
+        // UpdateRef, a push whose refs are about to move) go to a cruft pack instead of being dropped.
+        await step('full repack', () => runGit({ name: 'repack', flags: ['--cruft', '--cruft-expiration=2.weeks.ago', '-d', '-b', '-q', '--write-midx'] }, opts));
+      } else if (stats.looseObjects > this.opts.looseObjectsLimit || (stats.packs > 1 && !(await geometric(gitDir)))) {
+        // Loose objects and the smallest packs rolled into one, so that every pack is at least
+        // twice the size of the next smaller: a push costs a repack of its own size, not of the
+        // repository's, and the packs stay logarithmically few. The multi-pack index and its bitmap
+        // serve clones as one pack's bitmap would.
+        await step('geometric repack', () => runGit({ name: 'repack', flags: ['--geometric=2', '-d', '-q', '--write-midx', '--write-bitmap-index'] }, opts));
+      }
+      if ((await countLooseRefs(path.join(gitDir, 'refs'))) > this.opts.looseRefsLimit) {
+        await step('pack-refs', () => runGit({ name: 'pack-refs', flags: ['--all'] }, opts));
+      }
+      await step('commit-graph', () => runGit({ name: 'commit-graph', action: 'write', flags: ['--reachable', '--split', '--size-multiple=4', '--changed-paths', '--no-progress'] }, opts));
+      this.logger.info({ git_dir: gitDir, steps: done, loose_objects: stats.looseObjects, packs: stats.packs }, 'housekeeping done');
+    } finally {
+      this.release();
     }
-    if ((await countLooseRefs(path.join(gitDir, 'refs'))) > this.opts.looseRefsLimit) {
-      await runGit({ name: 'pack-refs', flags: ['--all'] }, opts);
-    }
-    await runGit({ name: 'commit-graph', action: 'write', flags: ['--reachable', '--split', '--size-multiple=4', '--changed-paths', '--no-progress'] }, opts);
   }
+
+  /**
+   * What a housekeeping git killed midway left (its temporary pack, commit-graph and multi-pack
+   * index files, their locks): only housekeeping writes them, one run per repository at a time, so
+   * at the start of a run none is in use. A `packed-refs.lock` is also taken by ref updates, for
+   * milliseconds: it goes only when it is old.
+   */
+  private async removeLeftovers(gitDir: string): Promise<void> {
+    const pack = path.join(gitDir, 'objects', 'pack');
+    const info = path.join(gitDir, 'objects', 'info');
+    const graphs = path.join(info, 'commit-graphs');
+    const leftovers = [
+      ...(await namesIn(pack)).filter((n) => n.startsWith('.tmp-') || n.endsWith('.lock')).map((n) => path.join(pack, n)),
+      ...(await namesIn(info)).filter((n) => n.endsWith('.lock')).map((n) => path.join(info, n)),
+      ...(await namesIn(graphs)).filter((n) => n.startsWith('tmp_graph_') || n.endsWith('.lock')).map((n) => path.join(graphs, n)),
+    ];
+    const packedRefsLock = path.join(gitDir, 'packed-refs.lock');
+    const lock = await stat(packedRefsLock).catch(() => undefined);
+    if (lock && Date.now() - lock.mtimeMs > STALE_LOCK_MS) leftovers.push(packedRefsLock);
+    if (leftovers.length === 0) return;
+    await Promise.all(leftovers.map((p) => rm(p, { recursive: true, force: true })));
+    this.logger.info({ git_dir: gitDir, removed: leftovers.length }, 'housekeeping: removed what an interrupted run left');
+  }
+}
+
+/** Whether the packs already form a geometric progression (factor 2): then there is nothing to roll up. */
+async function geometric(gitDir: string): Promise<boolean> {
+  const dir = path.join(gitDir, 'objects', 'pack');
+  const sizes: number[] = [];
+  const names = new Set(await namesIn(dir));
+  for (const n of names) {
+    if (!n.endsWith('.pack') || n.startsWith('.tmp-')) continue;
+    // A cruft pack (with .mtimes) holds what no ref reaches yet: not part of the progression.
+    if (names.has(n.replace(/\.pack$/, '.mtimes'))) continue;
+    const s = await stat(path.join(dir, n)).catch(() => undefined);
+    if (s) sizes.push(s.size);
+  }
+  sizes.sort((a, b) => b - a);
+  return sizes.every((size, i) => i === 0 || sizes[i - 1]! >= 2 * size);
 }
 
 async function objectStats(gitDir: string): Promise<{ looseObjects: number; packs: number }> {

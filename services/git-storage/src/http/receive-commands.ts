@@ -2,12 +2,52 @@ import { PassThrough, type Readable } from 'node:stream';
 import { OID_PATTERN } from '@githost/git-records/object-id';
 import type { PushedRef } from '../hooks/push-check.js';
 
-/** The command list is a few pkt-lines per ref; past this much the body is not a plain push. */
-const MAX_COMMANDS_BYTES = 1024 * 1024;
+/**
+ * The command list is a few pkt-lines per ref (~100 bytes); past this much the body is not a plain
+ * push (10,000 refs are ~1 MiB, which the earlier 1 MiB cap sent to the per-ref hook:
+ * docs/decisions/many-refs-push.md).
+ */
+const MAX_COMMANDS_BYTES = 32 * 1024 * 1024;
 const COMMAND = new RegExp(`^(${OID_PATTERN}) (${OID_PATTERN}) (refs/[^\\0\\n ]+)(?:\\0([^\\n]*))?\\n?$`);
 const SHALLOW = new RegExp(`^shallow ${OID_PATTERN}\\n?$`);
 
 type Parsed = { done: false } | { done: true; refs?: PushedRef[]; capabilities?: string[] };
+
+/**
+ * Reads the command section chunk by chunk: each whole pkt-line once, only the unfinished last
+ * one carried to the next chunk (reading the whole prefix again on every chunk cost seconds for
+ * 10,000 refs).
+ */
+export class CommandSectionParser {
+  private readonly refs: PushedRef[] = [];
+  private capabilities: string[] = [];
+  private rest: Buffer = Buffer.alloc(0);
+  private result: Parsed = { done: false };
+
+  feed(chunk: Buffer): Parsed {
+    if (this.result.done) return this.result;
+    const buf = this.rest.length === 0 ? chunk : Buffer.concat([this.rest, chunk]);
+    let at = 0;
+    for (;;) {
+      if (buf.length - at < 4) break;
+      const head = buf.subarray(at, at + 4).toString('latin1');
+      const len = Number.parseInt(head, 16);
+      if (!/^[0-9a-f]{4}$/.test(head) || Number.isNaN(len) || (len > 0 && len < 4)) return (this.result = { done: true });
+      if (len === 0) return (this.result = { done: true, refs: this.refs, capabilities: this.capabilities });
+      if (buf.length - at < len) break;
+      const line = buf.subarray(at + 4, at + len).toString('latin1');
+      at += len;
+      if (SHALLOW.test(line)) continue;
+      const m = COMMAND.exec(line);
+      if (!m) return (this.result = { done: true });
+      // The client's capabilities ride on the first command, after a NUL.
+      if (this.refs.length === 0 && m[4] !== undefined) this.capabilities = m[4].split(' ').filter(Boolean);
+      this.refs.push({ before: m[1]!, after: m[2]!, ref: Buffer.from(m[3]!, 'latin1').toString('utf8') });
+    }
+    this.rest = buf.subarray(at);
+    return this.result;
+  }
+}
 
 /**
  * The `<old> <new> <ref>` commands at the start of a receive-pack request (pkt-lines up to the
@@ -15,24 +55,7 @@ type Parsed = { done: false } | { done: true; refs?: PushedRef[]; capabilities?:
  * malformed or oversized list): then the hook decides alone from git's own list.
  */
 export function parseCommandSection(buf: Buffer): Parsed {
-  const refs: PushedRef[] = [];
-  let capabilities: string[] = [];
-  let at = 0;
-  for (;;) {
-    if (buf.length - at < 4) return { done: false };
-    const len = Number.parseInt(buf.subarray(at, at + 4).toString('latin1'), 16);
-    if (!/^[0-9a-f]{4}$/.test(buf.subarray(at, at + 4).toString('latin1')) || Number.isNaN(len) || (len > 0 && len < 4)) return { done: true };
-    if (len === 0) return { done: true, refs, capabilities };
-    if (buf.length - at < len) return { done: false };
-    const line = buf.subarray(at + 4, at + len).toString('latin1');
-    at += len;
-    if (SHALLOW.test(line)) continue;
-    const m = COMMAND.exec(line);
-    if (!m) return { done: true };
-    // The client's capabilities ride on the first command, after a NUL.
-    if (refs.length === 0 && m[4] !== undefined) capabilities = m[4].split(' ').filter(Boolean);
-    refs.push({ before: m[1]!, after: m[2]!, ref: Buffer.from(m[3]!, 'latin1').toString('utf8') });
-  }
+  return new CommandSectionParser().feed(buf);
 }
 
 /**
@@ -42,6 +65,7 @@ export function parseCommandSection(buf: Buffer): Parsed {
 export function peekCommands(body: Readable): Promise<{ refs?: PushedRef[]; capabilities?: string[]; body: Readable }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
+    const parser = new CommandSectionParser();
     let size = 0;
     let settled = false;
     const settle = (parsed: Parsed | undefined, ended: boolean, err?: Error) => {
@@ -68,13 +92,12 @@ export function peekCommands(body: Readable): Promise<{ refs?: PushedRef[]; capa
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
-      const parsed = parseCommandSection(Buffer.concat(chunks));
+      const parsed = parser.feed(chunk);
       if (parsed.done) settle(parsed, false);
       else if (size > MAX_COMMANDS_BYTES) settle(undefined, false);
     };
     const onEnd = () => {
-      const parsed = parseCommandSection(Buffer.concat(chunks));
-      settle(parsed, true);
+      settle(parser.feed(Buffer.alloc(0)), true);
     };
     const onError = (err: Error) => settle(undefined, true, err);
     body.on('data', onData);

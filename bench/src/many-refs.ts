@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRepo, gitUrl } from './api.js';
+import type { BenchContext } from './context.js';
+import { git } from './git.js';
+import { workDir } from './paths.js';
+import type { Section } from './report.js';
+import { fmtMs, fmtRatio, nowMs, verdict } from './stats.js';
+
+const QUIET_GIT = { GIT_TERMINAL_PROMPT: '0' };
+/** docs/decisions/many-refs-push.md: at most 1.5x plain git, no other request delayed > 100 ms. */
+const TARGET_RATIO = 1.5;
+const TARGET_DELAY_MS = 100;
+/** The settings githost's repositories have (services/git-storage/src/git/repository.ts) and every push gets. */
+const SAME_SETTINGS: Array<[string, string]> = [
+  ['receive.fsckObjects', 'true'],
+  ['core.fsync', 'objects,derived-metadata,reference'],
+  ['core.fsyncMethod', 'fsync'],
+  ['receive.unpackLimit', '100'],
+];
+
+/** A repository of `n` commits in a chain, a branch on each: a push --mirror creates n refs, each with new commits. */
+async function manyBranches(dir: string, n: number): Promise<void> {
+  await git(['init', '-q', dir]);
+  const lines: string[] = [];
+  for (let i = 1; i <= n; i++) {
+    lines.push(`commit refs/heads/b${String(i).padStart(6, '0')}`, `mark :${i}`, `committer Bench <bench@example.com> ${1_700_000_000 + i} +0000`, `data ${`c${i}`.length}`, `c${i}`);
+    if (i > 1) lines.push(`from :${i - 1}`);
+    lines.push('M 644 inline f.txt', `data ${String(i).length + 1}`, String(i), '');
+  }
+  await git(['fast-import', '--quiet'], { cwd: dir, input: lines.join('\n') + '\n' });
+}
+
+/** Asks `url` again and again, one at a time, until stopped; the slowest answer is the longest any request waited. */
+function probe(url: string): { stop(): Promise<{ max: number; count: number }> } {
+  let stopped = false;
+  let max = 0;
+  let count = 0;
+  const loop = (async () => {
+    while (!stopped) {
+      const t = nowMs();
+      await fetch(url).then((r) => r.arrayBuffer()).catch(() => undefined);
+      max = Math.max(max, nowMs() - t);
+      count++;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return { max, count };
+    },
+  };
+}
+
+/** A push --mirror of 1,000 and 10,000 new branches through the gateway against plain git with the same settings, and /healthz meanwhile. */
+export async function benchManyRefs(ctx: BenchContext): Promise<Section> {
+  const counts = (process.env.BENCH_MANY_REFS ?? (ctx.quick ? '1000' : '1000,10000')).split(',').map(Number);
+  const scratch = mkdtempSync(join(workDir('scratch'), 'many-refs-'));
+  const notes = [
+    'source: a chain of N commits with a branch on each (every ref new, every tip its own commit); `git push --mirror`',
+    `plain git: \`file://\` to a bare repository with ${SAME_SETTINGS.map(([k, v]) => `${k}=${v}`).join(', ')} (githost's settings)`,
+    '/healthz: asked through the gateway one request at a time, 20 ms apart, while the githost push ran; the slowest answer',
+  ];
+  const rows: string[][] = [];
+  try {
+    const service = await ctx.service();
+    const user = await ctx.user();
+    for (const n of counts) {
+      const source = join(scratch, `source-${n}`);
+      await manyBranches(source, n);
+      const raw = join(scratch, `raw-${n}.git`);
+      await git(['init', '-q', '--bare', raw]);
+      for (const [k, v] of SAME_SETTINGS) await git(['config', k, v], { cwd: raw });
+      let t = nowMs();
+      await git(['push', '-q', '--mirror', `file://${raw}`], { cwd: source, env: QUIET_GIT });
+      const rawMs = nowMs() - t;
+      rmSync(raw, { recursive: true, force: true });
+      const { name } = await createRepo(user, `many-refs-${n}-${Date.now()}`);
+      const healthz = probe(`${service.url}/healthz`);
+      t = nowMs();
+      await git(['push', '-q', '--mirror', gitUrl(service.url, user, name)], { cwd: source, env: QUIET_GIT });
+      const hostMs = nowMs() - t;
+      const delay = await healthz.stop();
+      rows.push([n.toLocaleString('en-US'), fmtMs(rawMs), fmtMs(hostMs), fmtRatio(hostMs, rawMs), `${fmtMs(delay.max)} (${delay.count} asked)`, verdict(hostMs / rawMs <= TARGET_RATIO && delay.max <= TARGET_DELAY_MS)]);
+      ctx.log(`many-refs: ${n} refs: raw ${fmtMs(rawMs)}, githost ${fmtMs(hostMs)}, /healthz max ${fmtMs(delay.max)}`);
+      rmSync(source, { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return {
+    name: 'many-refs',
+    title: 'Push of many refs',
+    tables: [
+      {
+        title: `push --mirror of N new branches (targets: ratio <= ${TARGET_RATIO}, /healthz <= ${TARGET_DELAY_MS} ms)`,
+        header: ['refs', 'plain git (file://, same settings)', 'githost (HTTP)', 'ratio', 'slowest /healthz meanwhile', 'targets met'],
+        rows,
+      },
+    ],
+    notes,
+  };
+}
