@@ -251,6 +251,64 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
     });
   });
 
+  describe('paging through many pull requests', () => {
+    // 120 merge requests on alice/many, 1..120 opened in order; every fourth closed (30), the rest open (90).
+    const numbers = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    const closedOnes = numbers(1, 120).filter((n) => n % 4 === 0);
+    const openOnes = numbers(1, 120).filter((n) => n % 4 !== 0);
+
+    beforeAll(async () => {
+      const m = await createBranchedRepo(gh, alice, 'many', { mainFiles: { 'README.md': 'many\n' }, branch: 'f', branchFiles: { 'f.txt': 'f\n' } });
+      for (let i = 1; i <= 120; i++) {
+        const created = await api(gh, 'POST', `${m.path}/merge-requests`, { token: alice.token, body: { title: `mr ${i}`, source_branch: 'f', target_branch: 'main' } });
+        expect([created.status, created.body.number]).toEqual([201, i]);
+      }
+      for (const n of closedOnes) expect((await api(gh, 'PATCH', `${m.path}/merge-requests/${n}`, { token: alice.token, body: { state: 'closed' } })).status).toBe(200);
+    }, 240_000);
+
+    /** Pages 1.. of a Gitea list with limit 50 until an empty one: the numbers, and each page's headers. */
+    async function walk(query: { state?: 'open' | 'closed' | 'all'; sort?: 'oldest' | 'recentupdate' }) {
+      const pages: { numbers: number[]; total: string | null; link: string }[] = [];
+      for (let page = 1; page <= 10; page++) {
+        const res = await as(null).repos.repoListPullRequests('alice', 'many', { ...query, limit: 50, page });
+        if (res.data.length === 0) break;
+        pages.push({ numbers: res.data.map((p) => p.number!), total: res.headers.get('x-total-count'), link: res.headers.get('link') ?? '' });
+      }
+      return pages;
+    }
+
+    it('when state=all is paged with limit 50, then 120 down to 1 exactly once over 3 pages, X-Total-Count 120, Link next/last to page 3', async () => {
+      const pages = await walk({ state: 'all' });
+      expect(pages.map((p) => p.numbers.length)).toEqual([50, 50, 20]);
+      expect(pages.flatMap((p) => p.numbers)).toEqual(numbers(1, 120).reverse());
+      expect(pages.map((p) => p.total)).toEqual(['120', '120', '120']);
+      const url = (page: number) => `<${pub()}/api/v1/repos/alice/many/pulls?state=all&limit=50&page=${page}>`;
+      expect(pages[0]!.link).toBe(`${url(2)}; rel="next",${url(3)}; rel="last"`);
+      expect(pages[1]!.link).toBe(`${url(3)}; rel="next",${url(3)}; rel="last",${url(1)}; rel="first",${url(1)}; rel="prev"`);
+      expect(pages[2]!.link).toBe(`${url(1)}; rel="first",${url(2)}; rel="prev"`);
+    });
+
+    it('when state=open or closed, then each of that state once, newest first, with its count; oldest runs the other way', async () => {
+      const open = await walk({ state: 'open' });
+      expect(open.flatMap((p) => p.numbers)).toEqual([...openOnes].reverse());
+      expect(open.map((p) => p.total)).toEqual(['90', '90']);
+      const closed = await walk({ state: 'closed' });
+      expect(closed.flatMap((p) => p.numbers)).toEqual([...closedOnes].reverse());
+      expect(closed.map((p) => p.total)).toEqual(['30']);
+      expect(closed[0]!.link).toBe('');
+      expect((await walk({ state: 'all', sort: 'oldest' })).flatMap((p) => p.numbers)).toEqual(numbers(1, 120));
+      // Closing moved updated_at: the 30 closed ones are the most recently updated, newest close first.
+      expect((await walk({ state: 'all', sort: 'recentupdate' })).flatMap((p) => p.numbers).slice(0, 30)).toEqual([...closedOnes].reverse());
+    });
+
+    it('when the default limit is used, then pages of 30: page 3 of the 90 open holds the oldest 30 and page 4 is empty', async () => {
+      const third = await as(null).repos.repoListPullRequests('alice', 'many', { state: 'open', page: 3 });
+      expect(third.data.map((p) => p.number)).toEqual(openOnes.slice(0, 30).reverse());
+      expect(third.headers.get('x-total-count')).toBe('90');
+      expect((await as(null).repos.repoListPullRequests('alice', 'many', { state: 'open', page: 4 })).data).toEqual([]);
+    });
+  });
+
   describe('access', () => {
     it('when a stranger or anonymous asks about a private repository\'s pull requests, then 404 in Gitea\'s error shape', async () => {
       const p = await createBranchedRepo(gh, alice, 'secret', { private: true, mainFiles: { 'README.md': 'x\n' }, branch: 'f', branchFiles: { 'b.txt': 'b\n' } });

@@ -9,6 +9,8 @@ export interface WholeAnswer {
   etag?: string | undefined;
   /** A paged list's `X-Total-Count`, when it has one. */
   totalCount?: number | undefined;
+  /** A cursor-paged list's `Link` header (docs/decisions/list-paging.md), when it has one. */
+  link?: string | undefined;
 }
 
 // One pool of kept-alive connections to the gateway for the process: node's own client costs
@@ -33,7 +35,7 @@ export function requestWhole(url: string, init: { method: string; headers: Recor
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         const total = res.headers['x-total-count'];
         const totalCount = typeof total === 'string' && /^\d+$/.test(total) ? Number(total) : undefined;
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), etag: res.headers.etag, totalCount }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), etag: res.headers.etag, totalCount, link: typeof res.headers.link === 'string' ? res.headers.link : undefined }));
         res.on('error', reject);
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${init.timeoutMs} ms`)));

@@ -84,6 +84,12 @@ export class GatewayClient {
     return { items, total: res.totalCount ?? (Array.isArray(items) ? items.length : 0) };
   }
 
+  /** One cursor page of a githost list (docs/decisions/list-paging.md) with its `Link` header. */
+  async cursorPage<T extends WithMethod<'get'>>(path: ApiPath<T>): Promise<{ items: ApiAnswer<T>; link: string | undefined }> {
+    const res = await this.exchange('GET', path);
+    return { items: parsed<ApiAnswer<T>>(res), link: res.link };
+  }
+
   private async send<T>(method: string, path: string, body?: unknown): Promise<T> {
     return parsed<T>(await this.exchange(method, path, body));
   }

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { apiPath } from '@githost/api-client';
+import { apiPath, type ApiPath } from '@githost/api-client';
 import { AppError, notFound, unprocessable } from '@githost/errors';
 import { route } from '@githost/http';
 import { giteaCommitOf } from '../content/map-content.js';
@@ -10,6 +10,7 @@ import { pagingOf, sendPage } from '../http/pagination.js';
 import { PULL_STATES, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext } from './map-pull.js';
 import { invalidStyleMessage, toCreateMergeRequest, toMergeBody, toUpdateMergeRequest } from './map-requests.js';
 import { giteaCall, indexOf, repoScope, type RepoScope } from './repo-context.js';
+import { GITHOST_PER_PAGE, readAllPages } from './walk-pages.js';
 
 const BASE = '/repos/:owner/:repo/pulls';
 
@@ -20,9 +21,15 @@ function detailOf(s: RepoScope, number: number) {
   return s.gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner: s.owner, repo: s.name, number }));
 }
 
-/** githost's merge request list of one state. It answers the newest 50 and has no paging yet (docs/decisions/gitea-api.md#pull-requests). */
+type MergeRequestList = '/api/repos/{owner}/{repo}/merge-requests';
+
+/**
+ * githost's merge request list of one state, whole: its cursor pages of 100 one after another, so
+ * a list of n costs ceil(n / 100) calls, at least one (docs/decisions/gitea-api.md#pull-requests).
+ */
 function listOf(gateway: GatewayClient, owner: string, repo: string, state: string) {
-  return gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner, repo }, `?state=${state}`));
+  const first = apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner, repo }, `?state=${state}&per_page=${GITHOST_PER_PAGE}`);
+  return readAllPages((path) => gateway.cursorPage(path as ApiPath<MergeRequestList>), first);
 }
 
 /** Pull requests (githost merge requests): list, one, create, edit, merge, files, commits. */
