@@ -29,7 +29,9 @@ const OPERATOR_KINDS: Record<string, (o: K8sObject) => string[]> = {
   'rabbitmq.com/v1beta1/RabbitmqCluster': (o) => [`${o.metadata.name}-default-user`],
 };
 /** Created by whoever runs the cluster, before applying production (docs/operating.md#running-on-kubernetes). */
-const PRE_CREATED_SECRETS = ['githost-internal', 'githost-backup-s3', 'githost-ssh-host-keys'];
+const PRE_CREATED_SECRETS = ['githost-internal', 'githost-backup-s3', 'githost-ssh-host-keys', 'githost-redis'];
+/** githost's own workloads (the dev overlay adds a Redis of its own). */
+const SERVICES = ['gateway', 'accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web', 'ssh'];
 
 function validateAgainstSchema(o: K8sObject): void {
   const modulePath = `kubernetes-models/${o.apiVersion}/${o.kind}`;
@@ -41,6 +43,7 @@ type Container = { name: string; readinessProbe?: unknown; livenessProbe?: unkno
 type PodSpec = { containers: Container[]; securityContext?: { runAsNonRoot?: boolean }; volumes?: Array<{ name: string; secret?: { secretName: string }; emptyDir?: object }> };
 
 const workloads = (objs: K8sObject[]) => objs.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
+const githostWorkloads = (objs: K8sObject[]) => workloads(objs).filter((o) => SERVICES.includes(o.metadata.name));
 const podSpecOf = (o: K8sObject) => (o.spec as { template: { spec: PodSpec; metadata: { labels: Record<string, string> } } }).template;
 
 for (const overlay of ['dev', 'production']) {
@@ -62,7 +65,7 @@ for (const overlay of ['dev', 'production']) {
       }
       const hpas = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler').map((o) => o.metadata.name).sort();
       expect(hpas).toEqual(['browse', 'gateway', 'web']);
-      const sts = objects.find((o) => o.kind === 'StatefulSet')!;
+      const sts = objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'git-storage')!;
       expect((sts.spec as { volumeClaimTemplates: unknown[] }).volumeClaimTemplates).toHaveLength(1);
     });
 
@@ -133,7 +136,7 @@ for (const overlay of ['dev', 'production']) {
       const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'githost-config')!;
       const port = Number(config.data!.METRICS_PORT);
       expect(port).toBe(9464);
-      for (const w of workloads(objects)) {
+      for (const w of githostWorkloads(objects)) {
         const template = podSpecOf(w) as { metadata: { annotations?: Record<string, string> }; spec: { containers: Array<{ ports?: Array<{ name: string; containerPort: number }> }> } };
         expect([w.metadata.name, template.metadata.annotations]).toEqual([w.metadata.name, { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' }]);
         expect([w.metadata.name, template.spec.containers[0]!.ports!.find((p) => p.name === 'metrics')?.containerPort]).toEqual([w.metadata.name, port]);
@@ -149,6 +152,35 @@ for (const overlay of ['dev', 'production']) {
       const open = objects.find((o) => o.metadata.name === 'gateway-from-anywhere')!;
       const publicPorts = (open.spec as { ingress: Rule[] }).ingress.filter((r) => r.from === undefined).flatMap((r) => r.ports.map((p) => p.port));
       expect(publicPorts).toEqual([3000]);
+    });
+
+    it('when rendered, then every workload has a PodDisruptionBudget selecting it and spreads its replicas across zones and nodes', () => {
+      for (const w of workloads(objects).filter((o) => o.kind === 'Deployment' || SERVICES.includes(o.metadata.name))) {
+        const labels = podSpecOf(w).metadata.labels;
+        const pdb = objects.find((o) => o.kind === 'PodDisruptionBudget' && Object.entries((o.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels).every(([k, v]) => labels[k] === v));
+        expect([w.metadata.name, pdb?.metadata.name]).toEqual([w.metadata.name, w.metadata.name]);
+        const spread = (podSpecOf(w).spec as { topologySpreadConstraints?: Array<{ topologyKey: string; whenUnsatisfiable: string; labelSelector: { matchLabels: Record<string, string> } }> }).topologySpreadConstraints ?? [];
+        expect([w.metadata.name, spread.map((c) => c.topologyKey)]).toEqual([w.metadata.name, ['topology.kubernetes.io/zone', 'kubernetes.io/hostname']]);
+        for (const c of spread) expect([w.metadata.name, c.whenUnsatisfiable, Object.entries(c.labelSelector.matchLabels).every(([k, v]) => labels[k] === v)]).toEqual([w.metadata.name, 'ScheduleAnyway', true]);
+      }
+    });
+
+    it('when rendered, then the gateway and ssh read REDIS_URL from Secret githost-redis: the overlay\'s own Redis in dev, an external one in production', () => {
+      for (const name of ['gateway', 'ssh']) {
+        const container = podSpecOf(objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name)!).spec.containers[0]!;
+        expect([name, container.env!.find((e) => e.name === 'REDIS_URL')?.valueFrom?.secretKeyRef]).toEqual([name, { name: 'githost-redis', key: 'url' }]);
+      }
+      const redis = objects.filter((o) => o.metadata.name === 'redis').map((o) => o.kind).sort();
+      const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'redis-ingress');
+      if (overlay === 'dev') {
+        expect(redis).toEqual(['Service', 'ServiceAccount', 'StatefulSet']);
+        const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === 'githost-redis')!;
+        expect(Buffer.from(secret.data!.url!, 'base64').toString()).toBe('redis://redis:6379');
+        const peers = (policy!.spec as { ingress: Array<{ from: Array<{ podSelector: { matchLabels: Record<string, string> } }>; ports: Array<{ port: number }> }> }).ingress.flatMap((r) => r.from.map((f) => f.podSelector.matchLabels['app.kubernetes.io/name']));
+        expect(peers.sort()).toEqual(['gateway', 'ssh']);
+      } else {
+        expect([redis, policy, objects.some((o) => o.kind === 'Secret' && o.metadata.name === 'githost-redis')]).toEqual([[], undefined, false]);
+      }
     });
 
     it('when rendered, then ssh has a public SSH Service keeping client addresses, its internal port open to the web alone, and host keys from one read-only Secret in production', () => {

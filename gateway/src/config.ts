@@ -1,4 +1,4 @@
-import { env, loadConfig as load, z } from '@githost/config';
+import { env, loadConfig as load, rateLimitStoreEnv, rateLimitStoreFields, z } from '@githost/config';
 import { grpcShardEnv, grpcShardsOf, httpShardsOf, shardListEnv, type ShardMap } from '@githost/storage-router';
 import { DEFAULT_BODY_TIMEOUT_MS } from './request-checks/body-timeout.js';
 import { DEFAULT_EDGE_CACHE_BYTES } from './edge-cache/answers.js';
@@ -29,6 +29,7 @@ const schema = z
     GITHOST_RATE_LIMIT_ANON_PER_MINUTE: env.int(120),
     GITHOST_GIT_RATE_LIMIT_PER_MINUTE: env.int(1200),
     GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: env.int(600),
+    ...rateLimitStoreEnv(),
     GITHOST_TRUST_PROXY: z.string().default(''),
     GITHOST_BODY_TIMEOUT_MS: env.int(DEFAULT_BODY_TIMEOUT_MS, 1),
   })
@@ -58,6 +59,7 @@ const schema = z
         anonymousPerMinute: e.GITHOST_RATE_LIMIT_ANON_PER_MINUTE,
         git: { perTokenPerMinute: e.GITHOST_GIT_RATE_LIMIT_PER_MINUTE, perAddressPerMinute: e.GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE },
       },
+      ...rateLimitStoreFields(e),
       trustProxy: trustProxyOf(e.GITHOST_TRUST_PROXY),
       bodyTimeoutMs: e.GITHOST_BODY_TIMEOUT_MS,
     };
@@ -105,6 +107,10 @@ export interface Config {
    *  and git transport (GITHOST_GIT_RATE_LIMIT_PER_MINUTE, GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE);
    *  absent: no limits. */
   rateLimits?: RateLimits;
+  /** Where the budgets are counted (docs/decisions/shared-rate-limits.md): Redis (REDIS_URL), shared by
+   *  every replica and the SSH service, keys starting with `prefix` (GITHOST_RATE_LIMIT_PREFIX);
+   *  absent or without a URL, in this process. */
+  rateLimitStore?: { url?: string | undefined; prefix?: string };
   /** Which proxies in front may name the client address in X-Forwarded-For (GITHOST_TRUST_PROXY):
    *  behind an ingress, anonymous clients would otherwise all share the ingress's budget. */
   trustProxy?: boolean | number | string;

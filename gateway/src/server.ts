@@ -19,6 +19,7 @@ import { stripInternalHeaders } from './forwarding/strip-headers.js';
 import { acceptClientForwarding } from './admission/client-forwarding.js';
 import { adoptServer } from './adopt-server.js';
 import { createRateLimitGate } from './admission/rate-limit.js';
+import { createLimitStores } from '@githost/rate-limits';
 import { findOpenApiDocument, OPENAPI_PATH, openApiHandler } from './openapi.js';
 import { createAdmission } from './admission/admit.js';
 import { createUpstreamProxies } from './forwarding/upstreams.js';
@@ -69,7 +70,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   const answers = edgeBytes > 0 ? createEdgeAnswers(refVersions ?? { version: () => undefined }, edgeBytes) : undefined;
   if (answers) gaugeEdgeAnswerBytes(metrics, () => answers.bytes);
 
-  const withinRateLimit = createRateLimitGate(config.rateLimits ?? { perTokenPerMinute: 0, anonymousPerMinute: 0 });
+  const limitStores = createLimitStores({ ...config.rateLimitStore, logger, registry: metrics.registry, service: 'gateway' });
+  const withinRateLimit = createRateLimitGate(config.rateLimits ?? { perTokenPerMinute: 0, anonymousPerMinute: 0 }, limitStores);
   const admit = createAdmission({ accounts, withinRateLimit, site: Boolean(config.upstreams.web), internalSecret: config.internalSecret });
   const proxies = createUpstreamProxies(config, { agent, logger, edge, answers });
   const reads = createEdgeReads(edge, answers, metrics);
@@ -114,6 +116,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       refsWatch?.close();
       storageRouter?.close();
       agent.destroy();
+      await limitStores.close();
     },
   };
 }

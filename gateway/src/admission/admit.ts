@@ -77,9 +77,9 @@ export function createAdmission({ accounts, withinRateLimit, site = false, inter
     // one request per object and must not spend the address's anonymous budget.
     const client: RateClient =
       principal && credential.kind === 'token'
-        ? { token: credential.token }
+        ? { token: credential.token, userId: principal.user_id }
         : principal && credential.kind === 'lfs-action'
-          ? { token: `lfs-action:${principal.user_id ?? principal.username}` }
+          ? { token: `lfs-action:${principal.user_id ?? principal.username}`, userId: principal.user_id }
           : { anonymous: true, credential: credential.kind !== 'none', address: clientOf(req, req.ip ?? '').address };
     if (!(await withinRateLimit(req, res, client, route?.surface === 'git' ? 'git' : 'api'))) return undefined;
     if (invalidCredential) refuse({ error: invalidCredential, challenge: route?.surface === 'git' });

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { BUDGETS, createLimitStores, gitBudgetKey, tokenKey, WINDOW_MS, type BudgetName, type LimitStores } from '@githost/rate-limits';
 import { sendRefusal } from '../refusals.js';
 
 export interface RateLimits {
@@ -20,10 +20,11 @@ export interface RateLimits {
   };
 }
 
-/** Whom a request is counted against: a token that authenticated, or the client's address
- *  (`credential`: whether the request carried one, valid or not). The address is the one the web
- *  service vouched for when it calls for a browser (client-forwarding.ts). */
-export type RateClient = { token: string } | { anonymous: true; credential: boolean; address: string };
+/** Whom a request is counted against: a token that authenticated (with its user, whose git
+ *  budget it spends), or the client's address (`credential`: whether the request carried one,
+ *  valid or not). The address is the one the web service vouched for when it calls for a browser
+ *  (client-forwarding.ts). */
+export type RateClient = { token: string; userId?: string | null } | { anonymous: true; credential: boolean; address: string };
 
 export type RateSurface = 'api' | 'git';
 
@@ -38,36 +39,39 @@ export function markChallenged(res: Response): void {
  *  runs (edge-cache/before-router.ts). */
 export type RateLimitGate = (req: IncomingMessage, res: ServerResponse, client: RateClient, surface: RateSurface) => Promise<boolean>;
 
-const WINDOW_MS = 60_000;
 /** Each request's key, computed by the gate (hash or address) and read back by the limiter. */
 const keys = new WeakMap<IncomingMessage, string>();
 
 /**
  * One client cannot starve the others (docs/operating.md#rate-limits-gateway): each token, and each anonymous address,
  * gets its own budget per minute, with the IETF `RateLimit-*` headers on every answer and
- * `429 {"error":"Rate limit exceeded"}` plus `Retry-After` once it is spent. Counts live in this
- * process (express-rate-limit's memory store), so with several gateway replicas the limit holds
- * per replica. The gate runs after authentication, which is what tells a token from an anonymous
- * caller; returns false when it has answered 429. git transport has budgets of its own (see
- * `RateLimits.git`), so a CI machine cloning and pushing does not eat the REST API's.
+ * `429 {"error":"Rate limit exceeded"}` plus `Retry-After` once it is spent. Counts live in
+ * `stores`: Redis when REDIS_URL is set, so every replica spends one budget, this process's memory
+ * otherwise (docs/decisions/shared-rate-limits.md). The gate runs after authentication, which is
+ * what tells a token from an anonymous caller; returns false when it has answered 429. git
+ * transport has budgets of its own (see `RateLimits.git`), so a CI machine cloning and pushing does
+ * not eat the REST API's; a user's git budget is the one the SSH service spends too (gitBudgetKey).
  */
-export function createRateLimitGate(limits: RateLimits): RateLimitGate {
+export function createRateLimitGate(limits: RateLimits, stores: LimitStores = createLimitStores({ service: 'gateway' })): RateLimitGate {
+  const limiter = (perMinute: number, budget: BudgetName, identifier: string, counts?: (req: Request, res: Response) => boolean) =>
+    perMinute > 0 ? limiterOn(stores, perMinute, budget, identifier, counts) : undefined;
   const budgets: Record<RateSurface, { byToken?: RequestHandler; byAddress?: RequestHandler }> = {
-    api: { byToken: limiter(limits.perTokenPerMinute, 'token'), byAddress: limiter(limits.anonymousPerMinute, 'anonymous') },
+    api: { byToken: limiter(limits.perTokenPerMinute, BUDGETS.apiToken, 'token'), byAddress: limiter(limits.anonymousPerMinute, BUDGETS.apiAnonymous, 'anonymous') },
     // A git client sends every operation's first request without credentials and repeats it with
     // its token after the 401: those challenged first legs are given back (refunded once answered),
     // so pushing with a token never spends an address's budget, and git never spends the REST one.
     git: {
-      byToken: limiter(limits.git?.perTokenPerMinute ?? 0, 'git-token'),
-      byAddress: limiter(limits.git?.perAddressPerMinute ?? 0, 'git-anonymous', (_req, res) => !(res.statusCode === 401 && res.locals[CHALLENGED] === true)),
+      byToken: limiter(limits.git?.perTokenPerMinute ?? 0, BUDGETS.git, 'git-token'),
+      byAddress: limiter(limits.git?.perAddressPerMinute ?? 0, BUDGETS.gitAnonymous, 'git-anonymous', (_req, res) => !(res.statusCode === 401 && res.locals[CHALLENGED] === true)),
     },
   };
   return async (req, res, client, surface) => {
     const { byToken, byAddress } = budgets[surface];
     const handler = 'token' in client ? byToken : byAddress;
     if (!handler) return true;
-    // Tokens are counted by their hash, so the limiter never holds a usable secret.
-    keys.set(req, 'token' in client ? `token:${createHash('sha256').update(client.token).digest('hex')}` : `ip:${ipKeyGenerator(client.address)}`);
+    // Tokens are counted by their hash, so the limiter never holds a usable secret; git by the
+    // user behind the token, as SSH counts the user behind the key.
+    keys.set(req, 'token' in client ? (surface === 'git' ? gitBudgetKey(client.userId ? { userId: client.userId } : { token: client.token }) : tokenKey(client.token)) : `ip:${ipKeyGenerator(client.address)}`);
     let passed = false;
     let failure: unknown;
     await handler(req as Request, res as Response, (err?: unknown) => {
@@ -79,13 +83,13 @@ export function createRateLimitGate(limits: RateLimits): RateLimitGate {
   };
 }
 
-function limiter(perMinute: number, prefix: string, counts?: (req: Request, res: Response) => boolean): RequestHandler | undefined {
-  if (perMinute <= 0) return undefined;
+function limiterOn(stores: LimitStores, perMinute: number, budget: BudgetName, identifier: string, counts?: (req: Request, res: Response) => boolean): RequestHandler {
   return rateLimit({
     ...(counts ? { skipFailedRequests: true, requestWasSuccessful: counts } : {}),
     windowMs: WINDOW_MS,
     limit: perMinute,
-    identifier: prefix,
+    identifier,
+    store: stores.store(budget),
     // draft-6: separate RateLimit-Limit / -Remaining / -Reset and RateLimit-Policy headers.
     standardHeaders: 'draft-6',
     legacyHeaders: false,

@@ -6,7 +6,7 @@ import { startFakeAccounts, type FakeUser } from './fake-accounts.js';
 export type EchoUpstream = Awaited<ReturnType<typeof startEchoUpstream>>;
 export type RateLimits = NonNullable<Config['rateLimits']>;
 /** What a test sets on its gateway; the rest is the fakes'. */
-export type GatewaySettings = Pick<Config, 'rateLimits' | 'bodyTimeoutMs'>;
+export type GatewaySettings = Pick<Config, 'rateLimits' | 'bodyTimeoutMs' | 'rateLimitStore'>;
 
 /**
  * Fake accounts (the users given, alice's public `demo`) and one echo upstream behind every
@@ -14,7 +14,10 @@ export type GatewaySettings = Pick<Config, 'rateLimits' | 'bodyTimeoutMs'>;
  * test do not leak into the next. Call at a test file's top level: it registers the hooks that
  * start the fakes, stop each test's gateways after it, and stop the fakes at the end.
  */
-export function gatewaysPerTest(secret: string, users: FakeUser[]): { upstream(): EchoUpstream; gatewayWith(settings: GatewaySettings): Promise<string> } {
+export function gatewaysPerTest(
+  secret: string,
+  users: FakeUser[],
+): { upstream(): EchoUpstream; gatewayWith(settings: GatewaySettings): Promise<string>; gatewayPorts(settings: GatewaySettings): Promise<{ base: string; metrics: string }> } {
   let accounts: Awaited<ReturnType<typeof startFakeAccounts>>;
   let upstream: EchoUpstream;
   const gateways: Service[] = [];
@@ -33,22 +36,26 @@ export function gatewaysPerTest(secret: string, users: FakeUser[]): { upstream()
     await accounts.close();
   });
 
+  const start = async (settings: GatewaySettings) => {
+    const url = upstream.url;
+    const config: Config = {
+      port: 0,
+      metricsPort: 0,
+      internalSecret: secret,
+      accountsGrpcAddress: accounts.address,
+      upstreams: { accounts: url, 'git-storage': url, browse: url, 'merge-requests': url, webhooks: url },
+      ...settings,
+    };
+    const gateway = createServer(config);
+    gateways.push(gateway);
+    const ports = await gateway.start();
+    return { base: `http://127.0.0.1:${ports.httpPort}`, metrics: `http://127.0.0.1:${ports.metricsPort}/metrics` };
+  };
   return {
     upstream: () => upstream,
     /** A gateway with these settings; its base URL. */
-    async gatewayWith(settings) {
-      const url = upstream.url;
-      const config: Config = {
-        port: 0,
-        metricsPort: 0,
-        internalSecret: secret,
-        accountsGrpcAddress: accounts.address,
-        upstreams: { accounts: url, 'git-storage': url, browse: url, 'merge-requests': url, webhooks: url },
-        ...settings,
-      };
-      const gateway = createServer(config);
-      gateways.push(gateway);
-      return `http://127.0.0.1:${(await gateway.start()).httpPort}`;
-    },
+    gatewayWith: async (settings) => (await start(settings)).base,
+    /** A gateway with these settings; its base URL and its metrics URL. */
+    gatewayPorts: start,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { bindingPort, ConfigError, databaseEnv, databaseFields, env, eventBusEnv, eventBusFields, loadConfig, portProblem, serviceListenEnv, serviceListenFields, unlessBlank, z } from './index.js';
+import { bindingPort, ConfigError, databaseEnv, databaseFields, env, eventBusEnv, eventBusFields, loadConfig, portProblem, rateLimitStoreEnv, rateLimitStoreFields, serviceListenEnv, serviceListenFields, unlessBlank, z } from './index.js';
 
 const schema = z.object({ PORT: env.port(3000), FLAG: env.bool(false), ADDR: env.address().optional() });
 
@@ -86,6 +86,19 @@ describe('env.optionalUrl, env.dataDir, env.eventsExchange, env.name', () => {
   });
   it('when a value is empty or not a URL, then start-up stops naming each', () => {
     expect(() => loadConfig('t', s, { URL: 'not a url', DATA_DIR: '', EXCHANGE: '', QUEUE: '' })).toThrow(/URL[\s\S]*DATA_DIR[\s\S]*EXCHANGE[\s\S]*QUEUE/);
+  });
+});
+
+describe('rateLimitStoreEnv / rateLimitStoreFields (docs/decisions/shared-rate-limits.md)', () => {
+  const schema = z.object(rateLimitStoreEnv()).transform(rateLimitStoreFields);
+
+  it('when unset or blank, then no Redis and the default prefix', () => {
+    expect(loadConfig('t', schema, { REDIS_URL: '', GITHOST_RATE_LIMIT_PREFIX: '' })).toEqual({ rateLimitStore: { url: undefined, prefix: 'githost:rl:' } });
+  });
+
+  it('when set, then the URL and prefix are used; another scheme or a prefix with spaces stops the start naming each', () => {
+    expect(loadConfig('t', schema, { REDIS_URL: 'rediss://:pw@redis.internal:6380/2', GITHOST_RATE_LIMIT_PREFIX: 'ci-1:' })).toEqual({ rateLimitStore: { url: 'rediss://:pw@redis.internal:6380/2', prefix: 'ci-1:' } });
+    expect(() => loadConfig('t', schema, { REDIS_URL: 'http://redis:6379', GITHOST_RATE_LIMIT_PREFIX: 'a b' })).toThrow(/REDIS_URL[\s\S]*GITHOST_RATE_LIMIT_PREFIX/);
   });
 });
 

@@ -99,6 +99,20 @@ export function eventBusFields(e: { AMQP_URL?: string | undefined; GITHOST_EVENT
   return { amqpUrl: e.AMQP_URL, eventsExchange: e.GITHOST_EVENTS_EXCHANGE };
 }
 
+/** Where rate-limit counters are kept (docs/decisions/shared-rate-limits.md): REDIS_URL (a Redis or
+ *  Valkey; unset: each process counts its own) and GITHOST_RATE_LIMIT_PREFIX, put before every key. */
+export function rateLimitStoreEnv() {
+  return {
+    REDIS_URL: optional(z.string().regex(/^rediss?:\/\/\S+$/, 'expected a redis:// or rediss:// URL')),
+    GITHOST_RATE_LIMIT_PREFIX: unlessBlank(z.string().regex(/^[\w:.-]{1,64}$/, 'expected up to 64 letters, digits, _ : . -').default('githost:rl:')),
+  };
+}
+
+/** rateLimitStoreEnv's variables as Config fields. */
+export function rateLimitStoreFields(e: { REDIS_URL?: string | undefined; GITHOST_RATE_LIMIT_PREFIX: string }) {
+  return { rateLimitStore: { url: e.REDIS_URL, prefix: e.GITHOST_RATE_LIMIT_PREFIX } };
+}
+
 /**
  * A listener that could not bind its port, as the one line a user acts on: the variable, the port
  * and what to do (docs/configuration.md#two-instances-side-by-side). `EADDRINUSE` (another githost, or another program, has

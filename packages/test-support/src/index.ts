@@ -4,4 +4,5 @@ export { freePort } from './ports.js';
 export { sample } from './prometheus.js';
 export { startReceiver, statusByPath, type Answer, type Receiver, type ReceivedDelivery, type ReceiverOptions } from './receiver.js';
 export { cookiePair, csrfOf } from './web-forms.js';
+export { MACHINE_REDIS_URL, redisCli, redisKeys, removeRedisKeys, startOwnRedis, type OwnRedis } from './redis.js';
 export { generateSshKey, type GeneratedSshKey } from './ssh-keys.js';

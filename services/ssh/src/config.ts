@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { env, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
+import { env, loadConfig as load, rateLimitStoreEnv, rateLimitStoreFields, serviceListenEnv, serviceListenFields, z } from '@githost/config';
 import { httpShardsOf, shardListEnv } from '@githost/storage-router';
 
 const optionalUrl = () => env.optional(z.string().url());
@@ -23,6 +23,7 @@ const schema = z
     GIT_STORAGE_HTTP_SHARDS: shardListEnv('http'),
     PUBLIC_URL: z.string().url().default('http://localhost:3000'),
     GITHOST_GIT_RATE_LIMIT_PER_MINUTE: env.int(1200),
+    ...rateLimitStoreEnv(),
   })
   .transform((e) => ({
     ...serviceListenFields(e),
@@ -48,6 +49,8 @@ const schema = z
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
     /** git requests per minute per user (or deploy key), as the gateway's per-token git budget; 0: no limit. */
     gitPerMinute: e.GITHOST_GIT_RATE_LIMIT_PER_MINUTE,
+    /** Where the git budget is counted: the gateway's Redis (REDIS_URL, GITHOST_RATE_LIMIT_PREFIX), or this process. */
+    ...rateLimitStoreFields(e),
   }));
 
 export type Config = z.output<typeof schema>;

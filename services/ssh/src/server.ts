@@ -5,6 +5,7 @@ import type { Service, ServicePorts } from '@githost/runtime';
 import type { Config } from './config.js';
 import { grpcSshAccounts, type SshAccounts } from './clients/accounts.js';
 import { duplexGit } from './clients/git-storage.js';
+import { createLimitStores, type LimitStores } from '@githost/rate-limits';
 import { gitBudget } from './git-budget.js';
 import { loadHostKeys, type HostKey } from './host-keys.js';
 import { lfsAuthentication } from './lfs-authentication.js';
@@ -39,19 +40,22 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<Ssh
   let accounts: SshAccounts | undefined;
   let ssh: ReturnType<typeof createSshServer> | undefined;
   let serving: ServingHttp | undefined;
+  let limitStores: LimitStores | undefined;
 
   return {
     async start() {
       const hostKeys: HostKey[] = await loadHostKeys(config.hostKeyDir);
+      const registry = createRegistry(SERVICE);
       const found = grpcSshAccounts(config.accountsGrpcAddress, config.internalSecret);
       accounts = found;
+      limitStores = createLimitStores({ ...config.rateLimitStore, logger, registry, service: SERVICE });
       ssh = createSshServer({
         hostKeys,
         limits: config.limits,
         callerByFingerprint: (fingerprint, requestId) => found.callerByFingerprint(fingerprint, requestId),
         commands: {
           authorize: (principal, owner, name, requestId) => found.authorize(principal, owner, name, requestId),
-          withinGitBudget: gitBudget(config.gitPerMinute),
+          withinGitBudget: gitBudget(config.gitPerMinute, limitStores),
           runGit: duplexGit(config.gitStorageShards, config.internalSecret),
           lfsAuthentication: lfsAuthentication(config.publicUrl, config.internalSecret),
           newRequestId,
@@ -62,7 +66,6 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<Ssh
       const listening = ssh;
       const sshPort = await bindingPort('SSH_PORT', config.sshPort, () => listening.listen(config.sshPort, config.sshBindHost));
       const answer: HostKeysAnswer = { ssh_port: sshPort, host_keys: hostKeys.map((k) => ({ type: k.type, public_key: k.publicKey, fingerprint: k.fingerprint })) };
-      const registry = createRegistry(SERVICE);
       const app = createHttpApp({ service: SERVICE, logger, registry, ready: { accounts: () => found.reachable() } });
       // Public facts (what `ssh` prints on first contact), so no identity is asked for.
       app.get('/host-keys', (_req, res) => void res.json(answer));
@@ -82,6 +85,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<Ssh
       await ssh?.close();
       await serving?.close();
       accounts?.close();
+      await limitStores?.close();
+      limitStores = undefined;
       ssh = undefined;
       serving = undefined;
       accounts = undefined;

@@ -4,6 +4,7 @@ import { createLogger, setLogSink } from '@githost/logging';
 import { grpcSshAccounts } from '../clients/accounts.js';
 import { duplexGit } from '../clients/git-storage.js';
 import { loadConfig } from '../config.js';
+import { createLimitStores } from '@githost/rate-limits';
 import { gitBudget } from '../git-budget.js';
 import { lfsAuthentication } from '../lfs-authentication.js';
 import type { ServeBackend } from './githost-serve.js';
@@ -21,17 +22,22 @@ export function openSshBackend(settings: Settings): ServeBackend {
   setLogSink({ destination: settings.GITHOST_SERVE_LOG_FILE ? createWriteStream(settings.GITHOST_SERVE_LOG_FILE, { flags: 'a', mode: 0o600 }) : { write: () => true } });
   const logger = createLogger('githost-serve');
   const accounts = grpcSshAccounts(config.accountsGrpcAddress, config.internalSecret);
+  const limitStores = createLimitStores({ ...config.rateLimitStore, logger, service: 'ssh' });
   return {
     callerOfKey: (keyId) => accounts.callerByKeyId(keyId, randomUUID()),
     deps: {
       authorize: (principal, owner, name, requestId) => accounts.authorize(principal, owner, name, requestId),
-      // One process per command: this budget never fills across commands (docs/decisions/openssh-mode.md).
-      withinGitBudget: gitBudget(config.gitPerMinute),
+      // One process per command: without REDIS_URL this budget never fills across commands
+      // (docs/decisions/openssh-mode.md); with it, it is the gateway's (docs/decisions/shared-rate-limits.md#one-git-budget).
+      withinGitBudget: gitBudget(config.gitPerMinute, limitStores),
       runGit: duplexGit(config.gitStorageShards, config.internalSecret),
       lfsAuthentication: lfsAuthentication(config.publicUrl, config.internalSecret),
       newRequestId: randomUUID,
       logger,
     },
-    close: () => accounts.close(),
+    close: () => {
+      accounts.close();
+      void limitStores.close();
+    },
   };
 }

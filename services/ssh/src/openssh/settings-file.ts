@@ -8,7 +8,7 @@ export const SETTINGS_FILE_NAME = 'openssh.env';
 /**
  * The variables githost-keys and githost-serve read: those of the SSH service's own configuration
  * (services/ssh/src/config.ts) that say where accounts and git-storage are, how to sign, the
- * public URL for git-lfs-authenticate and the git budget, plus the git user's name.
+ * public URL for git-lfs-authenticate and the git budget (and where it is counted), plus the git user's name.
  */
 export const SETTINGS_NAMES = [
   'ACCOUNTS_GRPC_ADDR',
@@ -17,6 +17,8 @@ export const SETTINGS_NAMES = [
   'GIT_STORAGE_HTTP_SHARDS',
   'PUBLIC_URL',
   'GITHOST_GIT_RATE_LIMIT_PER_MINUTE',
+  'REDIS_URL',
+  'GITHOST_RATE_LIMIT_PREFIX',
   'GITHOST_SSH_USER',
 ] as const;
 

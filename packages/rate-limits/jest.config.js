@@ -1,0 +1,2 @@
+import preset from '../../jest.preset.js';
+export default { ...preset };
