@@ -188,8 +188,9 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
         const ports = await startOne(entry.name, entry.name, index, port ? { ...stageEnv, GRPC_PORT: String(port.port) } : stageEnv);
         Object.assign(env, entry.exports(ports));
         if (replicas > 1 && REPLICATED.some((r) => r.name === entry.name)) {
-          replicaPorts[entry.name] = [ports.httpPort ?? 0];
-          for (let n = 2; n <= replicas; n++) replicaPorts[entry.name].push((await startOne(`${entry.name} ${n}`, entry.name, index, stageEnv)).httpPort ?? 0);
+          const httpPorts = [ports.httpPort ?? 0];
+          for (let n = 2; n <= replicas; n++) httpPorts.push((await startOne(`${entry.name} ${n}`, entry.name, index, stageEnv)).httpPort ?? 0);
+          replicaPorts[entry.name] = httpPorts;
         }
       }));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -204,7 +205,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
       for (const r of REPLICATED) {
         const front = await reserveLoopbackPort();
         held.push(front);
-        sections.push({ name: r.name, port: front.port, servers: replicaPorts[r.name] });
+        sections.push({ name: r.name, port: front.port, servers: replicaPorts[r.name] ?? [] });
         env[r.urlVar] = `http://127.0.0.1:${front.port}`;
       }
       const gatewayPorts: number[] = [];
