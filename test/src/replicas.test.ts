@@ -27,7 +27,7 @@ beforeAll(async () => {
     shards: 2,
     env: { REDIS_URL: MACHINE_REDIS_URL, GITHOST_RATE_LIMIT_PREFIX: prefix, GITHOST_GIT_RATE_LIMIT_PER_MINUTE: String(GIT_LIMIT) },
   });
-  [one, two] = gh.gatewayUrls.map(at) as [typeof one, typeof two];
+  [one, two] = gh.gatewayUrls!.map(at) as [typeof one, typeof two];
 }, 300_000);
 
 afterAll(async () => {
@@ -37,11 +37,11 @@ afterAll(async () => {
 
 describe('githost as replicas behind haproxy', () => {
   it('when it runs, then two processes of each replicated service and of the gateway run, haproxy among them, and /readyz answers through it', async () => {
-    const names = gh.processes.map((p) => p.name);
+    const names = gh.processes!.map((p) => p.name);
     for (const service of ['gateway', 'browse', 'merge-requests', 'webhooks', 'web']) expect(names).toEqual(expect.arrayContaining([service, `${service} 2`]));
     expect(names).toEqual(expect.arrayContaining(['haproxy', 'git-storage', 'git-storage shard-1']));
     expect(gh.gatewayUrls).toHaveLength(2);
-    for (const url of [gh.url, ...gh.gatewayUrls]) expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    for (const url of [gh.url, ...gh.gatewayUrls!]) expect((await fetch(`${url}/readyz`)).status).toBe(200);
   });
 
   it('when alice pushes through the load balancer and then on one gateway, then a read on the other gateway at once sees each push, and a clone through the load balancer has the last', async () => {

@@ -23,9 +23,9 @@ export interface TestGithost {
   /** Events exchange of this run (unique per run on RabbitMQ). */
   exchange: string;
   /** Each gateway's own URL; one unless `replicas` (then `url` is haproxy in front of them). */
-  gatewayUrls: string[];
+  gatewayUrls?: string[];
   /** Every child process by name (`browse 2`, `gateway 2`, `haproxy`...), with `replicas`. */
-  processes: Array<{ name: string; pid: number }>;
+  processes?: Array<{ name: string; pid: number }>;
   /** Stops every service, drops the test database, removes the data dir and the workdirs made
    *  with makeWorkdir(). */
   stop(): Promise<void>;
