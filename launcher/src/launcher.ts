@@ -69,6 +69,8 @@ export interface RunningGithost {
   gatewayUrls: string[];
   /** Each replica's http port by service name (replicas mode), in replica order. */
   replicaPorts: Record<string, number[]>;
+  /** haproxy's statistics page on loopback (`;csv` for each server's UP/DOWN), with replicas. */
+  haproxyStatsUrl?: string;
   /** Loopback gRPC addresses of the internal services (`GIT_STORAGE_GRPC_ADDR`, `ACCOUNTS_GRPC_ADDR`). */
   grpcAddresses: { gitStorage: string; accounts: string };
   stop(): Promise<void>;
@@ -153,6 +155,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   const embeddedDb = !split && !databaseUrl ? shareEmbeddedDatabase(path.join(dataDir, 'db', SHARED_DB)) : undefined;
   if (embeddedDb) warnOwnDatabases(path.join(dataDir, 'db'), logger);
   const runner = split ? new ServiceProcesses(logger, childFile) : new InProcessServices(amqpUrl, nonEmpty(base.GITHOST_EVENTS_EXCHANGE), logger, metricsEndpoint);
+  if (runner instanceof ServiceProcesses && replicas > 1) for (const module of [...REPLICATED.map((r) => r.name), 'gateway']) runner.replicated.add(module);
   let haproxy: RunningHaproxy | undefined;
   const stopAll = async () => {
     // The load balancer first, so nothing new reaches a stopping replica.
@@ -167,6 +170,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   const started: string[] = [];
   const replicaPorts: Record<string, number[]> = {};
   const gatewayUrls: string[] = [];
+  let haproxyStatsUrl: string | undefined;
   const metricsPorts: Record<string, number> = {};
   let sshPort = 0;
   // processPerService: each child its own metrics port, in start order (all free ones for 0).
@@ -220,8 +224,10 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
         gatewayUrls.push(`http://127.0.0.1:${gatewayPort}`);
       }
       sections.unshift({ name: 'gateway', port, bind: '0.0.0.0', servers: gatewayPorts, forwardFor: true });
-      await Promise.all([...held.map((h) => h.release()), closeServer(publicServer)]);
-      haproxy = await startHaproxy(haproxyConfig(sections), port, logger, nonEmpty(base.GITHOST_HAPROXY));
+      const stats = await reserveLoopbackPort();
+      await Promise.all([...held.map((h) => h.release()), stats.release(), closeServer(publicServer)]);
+      haproxy = await startHaproxy(haproxyConfig(sections, stats.port), port, logger, nonEmpty(base.GITHOST_HAPROXY));
+      haproxyStatsUrl = `http://127.0.0.1:${stats.port}/`;
     } else {
       await startOne('gateway', 'gateway', STAGES.length, env, publicServer);
       // The gateway child serves on its own copy of the listening socket: ours would answer 503.
@@ -254,6 +260,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     crashed: runner.crashed,
     gatewayUrls,
     replicaPorts,
+    haproxyStatsUrl,
     grpcAddresses: { gitStorage: env.GIT_STORAGE_GRPC_ADDR as string, accounts: env.ACCOUNTS_GRPC_ADDR as string },
     stop: () => (stopped ??= stopAll()),
   };

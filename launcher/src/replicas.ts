@@ -52,7 +52,7 @@ export interface ProxySection {
  * `/readyz` every 500 ms and out after 2 failures, so a killed replica stops getting requests within
  * about a second; a request whose connection is refused goes once more to another server (`redispatch`).
  */
-export function haproxyConfig(sections: ProxySection[]): string {
+export function haproxyConfig(sections: ProxySection[], statsPort?: number): string {
   const lines = [
     'global',
     '  maxconn 4096',
@@ -71,6 +71,8 @@ export function haproxyConfig(sections: ProxySection[]): string {
     if (s.forwardFor) lines.push('  option forwardfor');
     s.servers.forEach((port, i) => lines.push(`  server ${s.name}-${i + 1} 127.0.0.1:${port} check inter 500ms fall 2 rise 1`));
   }
+  // Which servers haproxy has taken out (`<url>/;csv`), on loopback only.
+  if (statsPort) lines.push('listen stats', `  bind 127.0.0.1:${statsPort}`, '  stats enable', '  stats uri /');
   return `${lines.join('\n')}\n`;
 }
 

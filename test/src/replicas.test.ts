@@ -171,3 +171,53 @@ describe('githost as replicas behind haproxy', () => {
     }, 120_000);
   });
 });
+
+/** Last: it kills the second replica of everything. */
+describe('a replica killed with SIGKILL', () => {
+  /** haproxy's view of each server: `<section>/<server>` -> UP, DOWN, ... */
+  const serverStates = async (): Promise<Map<string, string>> => {
+    const csv = await (await fetch(`${gh.haproxyStatsUrl!};csv`)).text();
+    const rows = csv.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(','));
+    return new Map(rows.filter((r) => r[1] !== 'FRONTEND' && r[1] !== 'BACKEND').map((r) => [`${r[0]}/${r[1]}`, r[17] ?? '']));
+  };
+
+  it('when the second of every replicated service and gateway is killed, then haproxy takes them out, githost keeps running, and nothing is answered 5xx once they are out', async () => {
+    const kim = await createUser(gh, 'kim');
+    await createRepo(gh, kim.token, 'survivor');
+    const wd = makeWorkdir();
+    const remote = pushUrl(gh, 'kim', kim.token, 'kim', 'survivor');
+    await commitFiles(wd, { 'README.md': 'before\n' }, 'before');
+    await git(wd, 'push', '-q', remote, 'main');
+    expect([...(await serverStates()).values()].every((s) => s === 'UP')).toBe(true);
+
+    const victims = gh.processes!.filter((p) => / 2$/.test(p.name) && !p.name.startsWith('git-storage'));
+    expect(victims.map((p) => p.name).sort()).toEqual(['browse 2', 'gateway 2', 'merge-requests 2', 'web 2', 'webhooks 2']);
+    const killedAt = Date.now();
+    for (const p of victims) process.kill(p.pid, 'SIGKILL');
+    // Requests keep going while haproxy notices; only those after it took every victim out must all succeed.
+    const before: number[] = [];
+    let down: Map<string, string>;
+    for (;;) {
+      down = await serverStates();
+      const out = ['gateway/gateway-2', 'browse/browse-2', 'merge-requests/merge-requests-2', 'webhooks/webhooks-2', 'web/web-2'].every((k) => down.get(k)?.startsWith('DOWN'));
+      if (out) break;
+      before.push((await api(gh, 'GET', '/api/repos/kim/survivor/commits/main', { token: kim.token })).status);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const window = Date.now() - killedAt;
+    process.stdout.write(`haproxy took the killed replicas out ${window} ms after SIGKILL; answers in between: ${JSON.stringify(before)}\n`);
+    expect(down.get('gateway/gateway-1')).toBe('UP');
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      statuses.push((await api(gh, 'GET', '/api/repos/kim/survivor/commits/main', { token: kim.token })).status);
+      statuses.push((await api(gh, 'GET', '/api/repos/kim/survivor/merge-requests', { token: kim.token })).status);
+      statuses.push((await api(gh, 'GET', '/api/repos/kim/survivor/webhooks', { token: kim.token })).status);
+      statuses.push((await fetch(`${gh.url}/kim/survivor`, { headers: { accept: 'text/html' } })).status);
+    }
+    expect(statuses).toEqual(Array(40).fill(200));
+    const after = await commitFiles(wd, { 'README.md': 'after\n' }, 'after');
+    await git(wd, 'push', '-q', remote, 'main');
+    expect((await api(gh, 'GET', '/api/repos/kim/survivor/commits/main?limit=1', { token: kim.token })).body.commits[0].sha).toBe(after);
+  }, 120_000);
+});

@@ -26,6 +26,8 @@ export interface TestGithost {
   gatewayUrls?: string[];
   /** Every child process by name (`browse 2`, `gateway 2`, `haproxy`...), with `replicas`. */
   processes?: Array<{ name: string; pid: number }>;
+  /** haproxy's statistics page (`;csv`), with `replicas`. */
+  haproxyStatsUrl?: string;
   /** Stops every service, drops the test database, removes the data dir and the workdirs made
    *  with makeWorkdir(). */
   stop(): Promise<void>;
@@ -110,6 +112,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
       exchange,
       gatewayUrls: githost.gatewayUrls.length > 0 ? githost.gatewayUrls : [`http://127.0.0.1:${githost.port}`],
       processes: githost.processes,
+      haproxyStatsUrl: githost.haproxyStatsUrl,
       async stop() {
         await githost.stop();
         await database?.drop();
