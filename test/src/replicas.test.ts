@@ -195,13 +195,13 @@ describe('a replica killed with SIGKILL', () => {
     const killedAt = Date.now();
     for (const p of victims) process.kill(p.pid, 'SIGKILL');
     // Requests keep going while haproxy notices; only those after it took every victim out must all succeed.
-    const before: number[] = [];
+    const before: Array<number | string> = [];
     let down: Map<string, string>;
     for (;;) {
       down = await serverStates();
       const out = ['gateway/gateway-2', 'browse/browse-2', 'merge-requests/merge-requests-2', 'webhooks/webhooks-2', 'web/web-2'].every((k) => down.get(k)?.startsWith('DOWN'));
       if (out) break;
-      before.push((await api(gh, 'GET', '/api/repos/kim/survivor/commits/main', { token: kim.token })).status);
+      before.push(await api(gh, 'GET', '/api/repos/kim/survivor/commits/main', { token: kim.token }).then((r) => r.status, (err: Error) => `failed: ${String((err.cause as Error | undefined)?.message ?? err.message)}`));
       await new Promise((r) => setTimeout(r, 50));
     }
     const window = Date.now() - killedAt;
