@@ -26,6 +26,8 @@ export interface TestGithost {
   gatewayUrls?: string[];
   /** Every child process by name (`browse 2`, `gateway 2`, `haproxy`...), with `replicas`. */
   processes?: Array<{ name: string; pid: number }>;
+  /** Each process's metrics port by name (`gateway`, `gateway 2`, ...). */
+  metricsPorts?: Record<string, number>;
   /** haproxy's statistics page (`;csv`), with `replicas`. */
   haproxyStatsUrl?: string;
   /** Stops every service, drops the test database, removes the data dir and the workdirs made
@@ -113,6 +115,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
       gatewayUrls: githost.gatewayUrls.length > 0 ? githost.gatewayUrls : [`http://127.0.0.1:${githost.port}`],
       processes: githost.processes,
       haproxyStatsUrl: githost.haproxyStatsUrl,
+      metricsPorts: githost.metricsPorts,
       async stop() {
         await githost.stop();
         await database?.drop();
