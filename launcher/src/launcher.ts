@@ -95,7 +95,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   const split = processPerService(opts.processPerService, base.GITHOST_PROCESS_PER_SERVICE);
   if (split) requireBrokerForProcesses(amqpUrl);
   const replicas = replicaCount(opts.replicas, base.GITHOST_REPLICAS);
-  requireProcessesForReplicas(replicas, split);
+  requireProcessesForReplicas(replicas, split, databaseUrl);
   const childFile = split ? childEntry() : undefined;
   // Embedded, every service shares this process: DATA_DIR and all under it for its user alone
   // (child processes inherit the umask). Made only once the configuration is known to be good.

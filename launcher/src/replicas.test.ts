@@ -10,10 +10,11 @@ describe('launcher replicas', () => {
     expect(() => replicaCount(undefined, value)).toThrow(/GITHOST_REPLICAS \(replicas\) must be a whole number from 1 to 8/);
   });
 
-  it('when replicas are asked without a process per service, then start-up fails saying what is needed', () => {
-    expect(() => requireProcessesForReplicas(2, false)).toThrow(/GITHOST_REPLICAS above 1 needs GITHOST_PROCESS_PER_SERVICE=true/);
-    expect(() => requireProcessesForReplicas(1, false)).not.toThrow();
-    expect(() => requireProcessesForReplicas(2, true)).not.toThrow();
+  it('when replicas are asked without a process per service, then start-up fails saying what is needed; so without Postgres', () => {
+    expect(() => requireProcessesForReplicas(2, false, 'postgres://db')).toThrow(/GITHOST_REPLICAS above 1 needs GITHOST_PROCESS_PER_SERVICE=true/);
+    expect(() => requireProcessesForReplicas(2, true, undefined)).toThrow(/GITHOST_REPLICAS above 1 needs DATABASE_URL/);
+    expect(() => requireProcessesForReplicas(1, false, undefined)).not.toThrow();
+    expect(() => requireProcessesForReplicas(2, true, 'postgres://db')).not.toThrow();
   });
 
   it('when two gateways and two browse replicas run, then each section balances them round robin, checked on /readyz', () => {

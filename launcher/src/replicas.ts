@@ -29,10 +29,14 @@ export function replicaCount(option: number | undefined, envValue: string | unde
   return raw;
 }
 
-/** Replicas are processes: the in-process mode has one of each by construction. */
-export function requireProcessesForReplicas(replicas: number, split: boolean): void {
+/** Replicas are processes (the in-process mode has one of each by construction) sharing one Postgres. */
+export function requireProcessesForReplicas(replicas: number, split: boolean, databaseUrl: string | undefined): void {
   if (replicas > 1 && !split) {
     throw new ConfigError('launcher: GITHOST_REPLICAS above 1 needs GITHOST_PROCESS_PER_SERVICE=true (and so AMQP_URL): replicas are separate processes sharing Postgres, RabbitMQ and Redis.');
+  }
+  // Two processes cannot open one embedded database (PGlite) directory.
+  if (replicas > 1 && !databaseUrl) {
+    throw new ConfigError('launcher: GITHOST_REPLICAS above 1 needs DATABASE_URL: replicas of a service share its Postgres database; the embedded one belongs to one process.');
   }
 }
 
