@@ -9,12 +9,13 @@ import { benchMergeRequests } from './merge-requests.js';
 import { BENCH_DIR } from './paths.js';
 import { printTable, processPeaksTable, writeResults, type Section } from './report.js';
 import { benchRateLimits } from './rate-limits.js';
+import { benchReplicas } from './replicas.js';
 import { benchScaleLists } from './scale-lists.js';
 import { benchSsh } from './ssh.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchWeb } from './web.js';
 
-/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web ssh lfs footprint scale-lists rate-limits]`; BENCH_QUICK=1 for a small repository. */
+/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web ssh lfs footprint scale-lists rate-limits replicas]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
   'clone-push': { title: 'Clone and push', run: benchClonePush },
   browse: { title: 'Browse', run: benchBrowse },
@@ -27,6 +28,7 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
   footprint: { title: 'Footprint (npm start, embedded)', run: benchFootprint },
   'scale-lists': { title: 'Lists at scale', run: benchScaleLists },
   'rate-limits': { title: 'Rate limits in Redis', run: benchRateLimits },
+  replicas: { title: 'Replicas behind haproxy', run: benchReplicas },
 };
 
 async function main(): Promise<void> {
