@@ -69,7 +69,7 @@ describe('githost as replicas behind haproxy', () => {
     expect(await git(`${copy}/demo`, 'rev-parse', 'HEAD')).toBe(sha);
   }, 120_000);
 
-  it(`when rita lists refs ${GIT_LIMIT + 10} times alternating gateways, then exactly ${GIT_LIMIT} are admitted in all (one budget in Redis)`, async () => {
+  it(`when rita lists refs ${GIT_LIMIT + 10} times alternating gateways, then ${GIT_LIMIT} are admitted in all, ±1 per gateway (one budget in Redis)`, async () => {
     const rita = await createUser(gh, 'rita');
     await createRepo(gh, rita.token, 'limited');
     const auth = { authorization: `Basic ${Buffer.from(`rita:${rita.token}`).toString('base64')}` };
@@ -79,8 +79,12 @@ describe('githost as replicas behind haproxy', () => {
       await res.arrayBuffer();
       statuses.push(res.status);
     }
-    expect(statuses.filter((s) => s === 200)).toHaveLength(GIT_LIMIT);
-    expect(statuses.slice(GIT_LIMIT).every((s) => s === 429)).toBe(true);
+    // ±1 per replica: a spend Redis answers slower than 250 ms is counted in that gateway's memory
+    // (docs/decisions/shared-rate-limits.md), which a very busy machine does now and then.
+    const admitted = statuses.filter((s) => s === 200).length;
+    expect(admitted).toBeGreaterThanOrEqual(GIT_LIMIT);
+    expect(admitted).toBeLessThanOrEqual(GIT_LIMIT + 2);
+    expect(statuses.slice(GIT_LIMIT + 2).every((s) => s === 429)).toBe(true);
   }, 120_000);
 
   it('when 11 wrong passwords for one account are spread over both gateways, then the account is locked on both', async () => {
