@@ -10,14 +10,15 @@ import { benchManyRefs } from './many-refs.js';
 import { benchMergeRequests } from './merge-requests.js';
 import { BENCH_DIR } from './paths.js';
 import { printTable, processPeaksTable, writeResults, type Section } from './report.js';
-import { benchScaleLists } from './scale-lists.js';
 import { benchRateLimits } from './rate-limits.js';
+import { benchReplicas } from './replicas.js';
+import { benchScaleLists } from './scale-lists.js';
 import { benchSsh } from './ssh.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchWeb } from './web.js';
 import { benchBigPages } from './big-pages.js';
 
-/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web big-pages ssh lfs footprint scale-lists rate-limits gitea many-refs]`; BENCH_QUICK=1 for a small repository. */
+/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web big-pages ssh lfs footprint scale-lists rate-limits gitea many-refs replicas]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
   'clone-push': { title: 'Clone and push', run: benchClonePush },
   browse: { title: 'Browse', run: benchBrowse },
@@ -33,6 +34,7 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
   'rate-limits': { title: 'Rate limits in Redis', run: benchRateLimits },
   gitea: { title: 'Gitea-compatible API', run: benchGitea },
   'many-refs': { title: 'Push of many refs', run: benchManyRefs },
+  replicas: { title: 'Replicas behind haproxy', run: benchReplicas },
 };
 
 async function main(): Promise<void> {

@@ -14,6 +14,7 @@ import { childEntry, processPerService, requireBrokerForProcesses, ServiceProces
 import { bindPublicPort, boundPort, reserveLoopbackPort, type ReservedPort } from './public-port.js';
 import { STAGES } from './services.js';
 import { shardCount, startExtraShards } from './shards.js';
+import { haproxyConfig, REPLICATED, replicaCount, requireProcessesForReplicas, startHaproxy, type ProxySection, type RunningHaproxy } from './replicas.js';
 
 export interface StartOptions {
   /** Public port of the gateway; default PORT or 3000; 0 picks a free one. */
@@ -40,6 +41,10 @@ export interface StartOptions {
   /** Each service and the gateway as its own child process, as deployed; default
    *  GITHOST_PROCESS_PER_SERVICE, else false. Needs RabbitMQ (AMQP_URL). */
   processPerService?: boolean;
+  /** Processes of each of browse, merge-requests, webhooks and web, and gateways, all behind one
+   *  haproxy on the public port (docs/decisions/replicas.md); default GITHOST_REPLICAS, else 1.
+   *  Above 1 needs processPerService and Debian's haproxy. */
+  replicas?: number;
   logger?: Logger;
 }
 
@@ -60,6 +65,12 @@ export interface RunningGithost {
   processes: ServiceProcess[];
   /** Settles when a service process died on its own and the others were stopped (processPerService). */
   crashed: Promise<Error>;
+  /** Each gateway's own URL (`http://127.0.0.1:<port>`): one, the public one, unless replicas. */
+  gatewayUrls: string[];
+  /** Each replica's http port by service name (replicas mode), in replica order. */
+  replicaPorts: Record<string, number[]>;
+  /** haproxy's statistics page on loopback (`;csv` for each server's UP/DOWN), with replicas. */
+  haproxyStatsUrl?: string;
   /** Loopback gRPC addresses of the internal services (`GIT_STORAGE_GRPC_ADDR`, `ACCOUNTS_GRPC_ADDR`). */
   grpcAddresses: { gitStorage: string; accounts: string };
   stop(): Promise<void>;
@@ -83,6 +94,8 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   const shards = shardCount(opts.shards, base.GITHOST_SHARDS);
   const split = processPerService(opts.processPerService, base.GITHOST_PROCESS_PER_SERVICE);
   if (split) requireBrokerForProcesses(amqpUrl);
+  const replicas = replicaCount(opts.replicas, base.GITHOST_REPLICAS);
+  requireProcessesForReplicas(replicas, split, databaseUrl);
   const childFile = split ? childEntry() : undefined;
   // Embedded, every service shares this process: DATA_DIR and all under it for its user alone
   // (child processes inherit the umask). Made only once the configuration is known to be good.
@@ -142,7 +155,11 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   const embeddedDb = !split && !databaseUrl ? shareEmbeddedDatabase(path.join(dataDir, 'db', SHARED_DB)) : undefined;
   if (embeddedDb) warnOwnDatabases(path.join(dataDir, 'db'), logger);
   const runner = split ? new ServiceProcesses(logger, childFile) : new InProcessServices(amqpUrl, nonEmpty(base.GITHOST_EVENTS_EXCHANGE), logger, metricsEndpoint);
+  if (runner instanceof ServiceProcesses && replicas > 1) for (const module of [...REPLICATED.map((r) => r.name), 'gateway']) runner.replicated.add(module);
+  let haproxy: RunningHaproxy | undefined;
   const stopAll = async () => {
+    // The load balancer first, so nothing new reaches a stopping replica.
+    await haproxy?.stop();
     await runner.stop();
     await embeddedDb?.close();
     await releaseReserved();
@@ -151,6 +168,9 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   };
 
   const started: string[] = [];
+  const replicaPorts: Record<string, number[]> = {};
+  const gatewayUrls: string[] = [];
+  let haproxyStatsUrl: string | undefined;
   const metricsPorts: Record<string, number> = {};
   let sshPort = 0;
   // processPerService: each child its own metrics port, in start order (all free ones for 0).
@@ -160,7 +180,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     const ports = await runner.start(name, module, stage, withMetricsPort(startEnv), server);
     if (ports.metricsPort !== undefined) metricsPorts[name] = ports.metricsPort;
     if (ports.sshPort !== undefined) sshPort = ports.sshPort;
-    if (name !== 'gateway') started.push(name);
+    if (!name.startsWith('gateway')) started.push(name);
     return ports;
   };
   try {
@@ -171,15 +191,49 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
         await port?.release();
         const ports = await startOne(entry.name, entry.name, index, port ? { ...stageEnv, GRPC_PORT: String(port.port) } : stageEnv);
         Object.assign(env, entry.exports(ports));
+        if (replicas > 1 && REPLICATED.some((r) => r.name === entry.name)) {
+          const httpPorts = [ports.httpPort ?? 0];
+          for (let n = 2; n <= replicas; n++) httpPorts.push((await startOne(`${entry.name} ${n}`, entry.name, index, stageEnv)).httpPort ?? 0);
+          replicaPorts[entry.name] = httpPorts;
+        }
       }));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
       // Every shard runs before the services that route to them are configured.
       if (stage.some((e) => e.name === 'git-storage')) Object.assign(env, await startExtraShards(shards, env, (name, shardEnv) => startOne(name, 'git-storage', index, shardEnv)));
     }
-    await startOne('gateway', 'gateway', STAGES.length, env, publicServer);
-    // The gateway child serves on its own copy of the listening socket: ours would answer 503.
-    if (split) await closeServer(publicServer);
+    if (replicas > 1) {
+      // Every replicated service behind its own haproxy section; the gateways call those.
+      const sections: ProxySection[] = [];
+      const held: ReservedPort[] = [];
+      for (const r of REPLICATED) {
+        const front = await reserveLoopbackPort();
+        held.push(front);
+        sections.push({ name: r.name, port: front.port, servers: replicaPorts[r.name] ?? [] });
+        env[r.urlVar] = `http://127.0.0.1:${front.port}`;
+      }
+      const gatewayPorts: number[] = [];
+      for (let n = 1; n <= replicas; n++) {
+        const own = await bindPublicPort(0, '127.0.0.1');
+        const gatewayPort = boundPort(own);
+        gatewayPorts.push(gatewayPort);
+        // haproxy names the client in X-Forwarded-For: without trusting that one hop, every
+        // anonymous client would share haproxy's address and its budget.
+        await startOne(n === 1 ? 'gateway' : `gateway ${n}`, 'gateway', STAGES.length, { ...env, GITHOST_TRUST_PROXY: nonEmpty(base.GITHOST_TRUST_PROXY) ?? '1' }, own);
+        await closeServer(own);
+        gatewayUrls.push(`http://127.0.0.1:${gatewayPort}`);
+      }
+      sections.unshift({ name: 'gateway', port, bind: '0.0.0.0', servers: gatewayPorts, forwardFor: true });
+      const stats = await reserveLoopbackPort();
+      await Promise.all([...held.map((h) => h.release()), stats.release(), closeServer(publicServer)]);
+      haproxy = await startHaproxy(haproxyConfig(sections, stats.port), port, logger, nonEmpty(base.GITHOST_HAPROXY));
+      haproxyStatsUrl = `http://127.0.0.1:${stats.port}/`;
+    } else {
+      await startOne('gateway', 'gateway', STAGES.length, env, publicServer);
+      // The gateway child serves on its own copy of the listening socket: ours would answer 503.
+      if (split) await closeServer(publicServer);
+      gatewayUrls.push(`http://127.0.0.1:${port}`);
+    }
   } catch (err) {
     await stopAll();
     throw err;
@@ -188,9 +242,9 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   // OpenSSH mode's githost-keys and githost-serve find this start's addresses and secret here
   // (services/ssh/README.md#openssh-mode).
   writeSettingsFile(dataDir, env);
-  const processes = [{ name: 'launcher', pid: process.pid }, ...runner.list()];
+  const processes = [{ name: 'launcher', pid: process.pid }, ...runner.list(), ...(haproxy ? [{ name: 'haproxy', pid: haproxy.pid }] : [])];
   logger.info(
-    { port, ssh_port: sshPort, metrics_ports: metricsPorts, data_dir: dataDir, database: databaseUrl ? 'postgres' : 'pglite', bus: amqpUrl ? 'rabbitmq' : 'in-process', mode: split ? 'process-per-service' : 'one-process', services: started, processes },
+    { port, ssh_port: sshPort, metrics_ports: metricsPorts, data_dir: dataDir, database: databaseUrl ? 'postgres' : 'pglite', bus: amqpUrl ? 'rabbitmq' : 'in-process', mode: split ? 'process-per-service' : 'one-process', replicas, services: started, processes },
     'githost started',
   );
   let stopped: Promise<void> | undefined;
@@ -204,6 +258,9 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     metricsPorts,
     processes,
     crashed: runner.crashed,
+    gatewayUrls,
+    replicaPorts,
+    haproxyStatsUrl,
     grpcAddresses: { gitStorage: env.GIT_STORAGE_GRPC_ADDR as string, accounts: env.ACCOUNTS_GRPC_ADDR as string },
     stop: () => (stopped ??= stopAll()),
   };

@@ -59,6 +59,7 @@ export function childEntry(): string {
 
 interface Child {
   name: string;
+  module: string;
   stage: number;
   process: ChildProcess;
   /** Set once it reported `started`: from then on, exiting on its own is a crash. */
@@ -74,6 +75,9 @@ interface Child {
  */
 export class ServiceProcesses {
   private readonly children: Child[] = [];
+  /** Modules run as replicas behind haproxy (GITHOST_REPLICAS): one of them dying is not a crash
+   *  while another of the same module still runs, since haproxy takes the dead one out. */
+  readonly replicated = new Set<string>();
   private stopping: Promise<void> | undefined;
   private reportCrash!: (err: Error) => void;
   /** Settles after an unexpected child exit, once every other child was stopped. */
@@ -112,6 +116,7 @@ export class ServiceProcesses {
     });
     const child: Child = {
       name,
+      module,
       stage,
       process: proc,
       running: false,
@@ -159,6 +164,14 @@ export class ServiceProcesses {
 
   private crash(child: Child, code: number | null, signal: NodeJS.Signals | null): void {
     const how = exitDescription(code, signal);
+    if (this.replicated.has(child.module)) {
+      child.running = false;
+      const others = this.children.filter((c) => c.module === child.module && c.running && alive(c.process));
+      if (others.length > 0) {
+        this.logger.error({ child: child.name, pid: child.process.pid, code, signal, still_running: others.map((c) => c.name) }, `replica ${child.name} exited unexpectedly (${how}): haproxy takes it out, the other replicas serve`);
+        return;
+      }
+    }
     this.logger.error({ child: child.name, pid: child.process.pid, code, signal }, `service process ${child.name} exited unexpectedly (${how}): stopping githost`);
     void this.stop().then(() => this.reportCrash(new Error(`${child.name} (pid ${child.process.pid}) exited unexpectedly (${how})`)));
   }

@@ -22,6 +22,14 @@ export interface TestGithost {
   backend: 'embedded' | 'postgres+rabbitmq';
   /** Events exchange of this run (unique per run on RabbitMQ). */
   exchange: string;
+  /** Each gateway's own URL; one unless `replicas` (then `url` is haproxy in front of them). */
+  gatewayUrls?: string[];
+  /** Every child process by name (`browse 2`, `gateway 2`, `haproxy`...), with `replicas`. */
+  processes?: Array<{ name: string; pid: number }>;
+  /** Each process's metrics port by name (`gateway`, `gateway 2`, ...). */
+  metricsPorts?: Record<string, number>;
+  /** haproxy's statistics page (`;csv`), with `replicas`. */
+  haproxyStatsUrl?: string;
   /** Stops every service, drops the test database, removes the data dir and the workdirs made
    *  with makeWorkdir(). */
   stop(): Promise<void>;
@@ -37,6 +45,11 @@ export interface TestGithostOptions {
   /** `test` (default): limits far above what a test file sends. `default`: the services' own
    *  defaults, for a test of the limits as a deployment gets them. */
   rateLimits?: 'test' | 'default';
+  /** Each service in its own process, this many of each replicated service and gateways behind
+   *  haproxy (docs/decisions/replicas.md); needs `backend: 'real'`. */
+  replicas?: number;
+  /** git-storage shards (GITHOST_SHARDS). */
+  shards?: number;
 }
 
 const TEST_ENV = {
@@ -74,6 +87,8 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
       adminToken,
       databaseUrl: database?.url,
       amqpUrl,
+      ...(opts.replicas ? { processPerService: true, replicas: opts.replicas } : {}),
+      ...(opts.shards ? { shards: opts.shards } : {}),
       env: {
         ...TEST_ENV,
         ...(opts.rateLimits === 'default' ? {} : TEST_RATE_LIMITS),
@@ -97,6 +112,10 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
       grpcAddresses: githost.grpcAddresses,
       backend: real ? 'postgres+rabbitmq' : 'embedded',
       exchange,
+      gatewayUrls: githost.gatewayUrls.length > 0 ? githost.gatewayUrls : [`http://127.0.0.1:${githost.port}`],
+      processes: githost.processes,
+      haproxyStatsUrl: githost.haproxyStatsUrl,
+      metricsPorts: githost.metricsPorts,
       async stop() {
         await githost.stop();
         await database?.drop();
