@@ -20,6 +20,8 @@ export interface TestGithost {
   /** Loopback gRPC addresses of git-storage and accounts, for tests that call them directly. */
   grpcAddresses: { gitStorage: string; accounts: string };
   backend: 'embedded' | 'postgres+rabbitmq';
+  /** The test database on the local Postgres (backend `real`), for tests that read it from outside. */
+  databaseUrl?: string;
   /** Events exchange of this run (unique per run on RabbitMQ). */
   exchange: string;
   /** Stops every service, drops the test database, removes the data dir and the workdirs made
@@ -96,6 +98,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
       dataDir,
       grpcAddresses: githost.grpcAddresses,
       backend: real ? 'postgres+rabbitmq' : 'embedded',
+      databaseUrl: database?.url,
       exchange,
       async stop() {
         await githost.stop();
