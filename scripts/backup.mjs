@@ -91,7 +91,7 @@ async function dumpDatabase(dataDir, databaseUrl, dir) {
     const { PGlite } = await import('@electric-sql/pglite');
     for (const e of await readdir(dbRoot, { withFileTypes: true })) {
       if (!e.isDirectory() || !existsSync(path.join(dbRoot, e.name, 'PG_VERSION'))) continue;
-      if (existsSync(path.join(dbRoot, e.name, 'postmaster.pid'))) throw new Error(`the embedded database ${e.name} is open: stop githost first, or run it on Postgres (DATABASE_URL) to back up while it serves`);
+      if (existsSync(path.join(dbRoot, e.name, 'postmaster.pid'))) throw new Error(`the embedded database ${e.name} is open: stop githost first (one killed without stopping leaves it marked open: start and stop it once), or run it on Postgres (DATABASE_URL) to back up while it serves`);
       const db = new PGlite(path.join(dbRoot, e.name));
       const tar = await db.dumpDataDir('gzip');
       await db.close();
@@ -175,7 +175,8 @@ export async function backup(dir, env = process.env) {
       ssh.push({ path: path.join('ssh', name), sha256: await sha256File(path.join(dir, 'ssh', name)) });
     }
   }
-  const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+  // The launcher's version is githost's (the root package has none).
+  const pkg = JSON.parse(await readFile(path.join(root, 'launcher', 'package.json'), 'utf8').catch(() => readFile(path.join(root, 'package.json'), 'utf8')));
   const commit = spawnSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8' });
   const manifest = {
     format: FORMAT,
