@@ -3,12 +3,15 @@
 // DATABASE_URL as the services do. Order: the database first (pg_dump: one transaction snapshot
 // of every service's schema), then each repository's refs, then exactly those refs' objects, then
 // the LFS objects; so git is never behind the database, and restore reconciles what moved after.
+import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
+import console from 'node:console';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import process from 'node:process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 export const MANIFEST = 'manifest.json';
@@ -138,7 +141,7 @@ async function backupRepository(dataDir, rel, dir, scratchRoot) {
 async function pauseForTest(file) {
   if (!file) return;
   await writeFile(`${file}.paused`, '');
-  while (existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (existsSync(file)) await sleep(50);
 }
 
 export async function backup(dir, env = process.env) {

@@ -3,6 +3,8 @@
 // checked against the manifest's checksum, every ref against the manifest, every repository with
 // git fsck; then merge requests are reconciled with the refs, which may be ahead of the database
 // (docs/decisions/backup.md#consistency).
+import { Blob } from 'node:buffer';
+import console from 'node:console';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';

@@ -4,6 +4,7 @@
 // with main before the last commit (for a merge, main before the merge).
 // Usage: node scripts/buf-check.mjs [--against <git revision>]
 import { spawnSync } from 'node:child_process';
+import console from 'node:console';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';

@@ -35,7 +35,8 @@ let restoredDb: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
 const restoredDataDir = path.join(scratch, 'restored-data');
 const suffix = `${process.pid}.${randomBytes(4).toString('hex')}`;
 const exchange = `githost.events.e2e-restored.${suffix}`;
-const queues = ['webhooks', 'merge-requests', 'accounts'].map((q) => `githost.${q}.e2e-restored.${suffix}`);
+const queue = (q: string) => `githost.${q}.e2e-restored.${suffix}`;
+const queues = { webhooks: queue('webhooks'), mergeRequests: queue('merge-requests'), accounts: queue('accounts') };
 const amqpUrl = process.env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672';
 
 function script(name: string, args: string[], env: Record<string, string>): Promise<string> {
@@ -56,7 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await restored?.stop();
   await restoredDb?.drop();
-  await removeBrokerTopology(amqpUrl, exchange, queues).catch(() => undefined);
+  await removeBrokerTopology(amqpUrl, exchange, Object.values(queues)).catch(() => undefined);
   await receiver?.close();
   await gh?.stop();
   rmSync(scratch, { recursive: true, force: true });
@@ -112,14 +113,13 @@ describe('backup while serving, restore on a fresh machine', () => {
     expect(kept.refs['refs/heads/after-backup']).toBeUndefined();
     expect(manifest.lfs.map((o) => o.sha256)).toContain(oid);
 
-    // A fresh machine: a new DATA_DIR and a new database.
-    await gh.stop();
+    // A fresh machine: a new DATA_DIR and a new database (the old one keeps serving).
     restoredDb = await createTestDatabase('githost_restored');
     const out = await script('restore.mjs', [backupDir], { DATA_DIR: restoredDataDir, DATABASE_URL: restoredDb.url });
     expect(out).toContain('1 synchronized, 1 merged');
     restored = await startGithost({
       port: 0, metricsPort: 0, sshPort: 0, dataDir: restoredDataDir, adminToken: gh.adminToken, databaseUrl: restoredDb.url, amqpUrl,
-      env: { GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true', GITHOST_WEBHOOK_RETRY_BASE_MS: '50', AMQP_URL: '', DATABASE_URL: '', GITHOST_EVENTS_EXCHANGE: exchange, GITHOST_WEBHOOKS_QUEUE: queues[0], GITHOST_MERGE_REQUESTS_QUEUE: queues[1], GITHOST_ACCOUNTS_QUEUE: queues[2] },
+      env: { GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true', GITHOST_WEBHOOK_RETRY_BASE_MS: '50', AMQP_URL: '', DATABASE_URL: '', GITHOST_EVENTS_EXCHANGE: exchange, GITHOST_WEBHOOKS_QUEUE: queues.webhooks, GITHOST_MERGE_REQUESTS_QUEUE: queues.mergeRequests, GITHOST_ACCOUNTS_QUEUE: queues.accounts },
     });
     const r = { url: `http://127.0.0.1:${restored.port}`, port: restored.port };
 
