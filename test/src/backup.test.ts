@@ -162,3 +162,48 @@ describe('backup while serving, restore on a fresh machine', () => {
   });
 });
 
+
+describe('backup of the embedded database', () => {
+  it('when githost on PGlite is stopped, then its backup restores into a new DATA_DIR with users, tokens, repositories and merge requests', async () => {
+    const env = { DATABASE_URL: '', AMQP_URL: '', GITHOST_WEBHOOK_ALLOW_PRIVATE: 'true' };
+    const oldDir = path.join(scratch, 'embedded-data');
+    const newDir = path.join(scratch, 'embedded-restored');
+    const dir = path.join(scratch, 'embedded-backup');
+    const adminToken = `e2e-admin-${randomBytes(16).toString('hex')}`;
+    const first = await startGithost({ port: 0, metricsPort: 0, sshPort: 0, dataDir: oldDir, adminToken, env });
+    let second: RunningGithost | undefined;
+    let running = true;
+    try {
+      const g = { url: `http://127.0.0.1:${first.port}`, port: first.port, adminToken } as TestGithost;
+      const bob = await createUser(g, 'bob');
+      await createRepo(g, bob.token, 'small');
+      const wd = makeWorkdir();
+      const tip = await commitFiles(wd, { 'README.md': 'small\n' }, 'initial');
+      await git(wd, 'checkout', '-q', '-b', 'topic');
+      const topic = await commitFiles(wd, { 'topic.txt': 'topic\n' }, 'topic');
+      await git(wd, 'push', '-q', pushUrl(g, 'bob', bob.token, 'bob', 'small'), 'main', 'topic');
+      expect((await api(g, 'POST', '/api/repos/bob/small/merge-requests', { token: bob.token, body: { title: 'Topic', source_branch: 'topic', target_branch: 'main' } })).status).toBe(201);
+
+      // An open embedded database is refused: PGlite is one process's.
+      await expect(script('backup.mjs', [path.join(scratch, 'refused')], { DATA_DIR: oldDir, DATABASE_URL: '' })).rejects.toThrow(/the embedded database shared is open: stop githost first/);
+      await first.stop();
+      running = false;
+      await script('backup.mjs', [dir], { DATA_DIR: oldDir, DATABASE_URL: '' });
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest & { database: { dumps: { name: string }[] } };
+      expect(manifest.database).toMatchObject({ kind: 'pglite', dumps: [expect.objectContaining({ name: 'shared' })] });
+      expect(manifest.repositories.map((r) => r.refs)).toEqual([{ 'refs/heads/main': tip, 'refs/heads/topic': topic }]);
+      await script('restore.mjs', [dir], { DATA_DIR: newDir, DATABASE_URL: '' });
+
+      second = await startGithost({ port: 0, metricsPort: 0, sshPort: 0, dataDir: newDir, adminToken, env });
+      const h = { url: `http://127.0.0.1:${second.port}`, port: second.port };
+      const detail = await api(h, 'GET', '/api/repos/bob/small/merge-requests/1', { token: bob.token });
+      expect(detail.body).toMatchObject({ state: 'open', title: 'Topic', source_sha: topic, target_sha: tip, author_username: 'bob' });
+      const merged = await api(h, 'POST', '/api/repos/bob/small/merge-requests/1/merge', { token: bob.token });
+      expect(merged.status).toBe(200);
+      expect((await git(wd, 'ls-remote', pushUrl(h, 'bob', bob.token, 'bob', 'small'), 'refs/heads/main')).split('\t')[0]).toBe(merged.body.sha);
+    } finally {
+      await second?.stop();
+      if (running) await first.stop();
+    }
+  });
+});
