@@ -96,6 +96,7 @@ async function dumpDatabase(dataDir, databaseUrl, dir) {
       if (!e.isDirectory() || !existsSync(path.join(dbRoot, e.name, 'PG_VERSION'))) continue;
       if (existsSync(path.join(dbRoot, e.name, 'postmaster.pid'))) throw new Error(`the embedded database ${e.name} is open: stop githost first (one killed without stopping leaves it marked open: start and stop it once), or run it on Postgres (DATABASE_URL) to back up while it serves`);
       const db = new PGlite(path.join(dbRoot, e.name));
+      await db.waitReady; // a dump asked before it is ready never settles
       const tar = await db.dumpDataDir('gzip');
       await db.close();
       const file = `pglite-${e.name}.tar.gz`;

@@ -59,6 +59,8 @@ export function mergePoint(repo, head, target) {
  */
 export async function reconcileMergeRequests(query, repoPathOf) {
   const out = { synchronized: [], merged: [] };
+  const [{ present }] = await query(`SELECT to_regclass('merge_requests.merge_requests') IS NOT NULL AS present`);
+  if (!present) return out; // a database merge-requests never started on
   const open = await query(`SELECT id, repo_id, number, source_branch, target_branch, head_sha FROM merge_requests.merge_requests
     WHERE state = 'open' AND NOT EXISTS (SELECT 1 FROM merge_requests.merge_intents i WHERE i.mr_id = merge_requests.id)`);
   for (const mr of open) {
