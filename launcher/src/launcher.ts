@@ -40,6 +40,10 @@ export interface StartOptions {
   /** Each service and the gateway as its own child process, as deployed; default
    *  GITHOST_PROCESS_PER_SERVICE, else false. Needs RabbitMQ (AMQP_URL). */
   processPerService?: boolean;
+  /** With processPerService: the child entry (`launcher/dist/child.js`) of another build for some
+   *  services, as during a rolling upgrade (the mixed-versions test, docs/decisions/proto-contracts.md);
+   *  undefined for a service: this build's. */
+  childEntryFor?: (module: string) => string | undefined;
   logger?: Logger;
 }
 
@@ -141,7 +145,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   // the first services start.
   const embeddedDb = !split && !databaseUrl ? shareEmbeddedDatabase(path.join(dataDir, 'db', SHARED_DB)) : undefined;
   if (embeddedDb) warnOwnDatabases(path.join(dataDir, 'db'), logger);
-  const runner = split ? new ServiceProcesses(logger, childFile) : new InProcessServices(amqpUrl, nonEmpty(base.GITHOST_EVENTS_EXCHANGE), logger, metricsEndpoint);
+  const runner = split ? new ServiceProcesses(logger, childFile, opts.childEntryFor) : new InProcessServices(amqpUrl, nonEmpty(base.GITHOST_EVENTS_EXCHANGE), logger, metricsEndpoint);
   const stopAll = async () => {
     await runner.stop();
     await embeddedDb?.close();
