@@ -229,6 +229,16 @@ describe('Dockerfile', () => {
     expect(dockerfile).not.toMatch(/SECRET|TOKEN|PASSWORD/);
   });
 
+  it('when read, then the image runs `npm run backup` and `npm run restore` as a checkout does (docs/operating.md#backup-and-restore)', () => {
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(runtime).toMatch(/apt-get install[^\n]*postgresql-client/);
+    expect(runtime).toContain('COPY --chown=root:root scripts/backup.mjs scripts/restore.mjs ./scripts/');
+    expect(runtime).toContain('COPY --from=build --chown=root:root /src/package.json ./package.json');
+    const root = JSON.parse(readFileSync(path.join(here, '..', '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect([root.scripts.backup, root.scripts.restore]).toEqual(['node scripts/backup.mjs', 'node scripts/restore.mjs']);
+    expect(dockerignore.split('\n')).not.toContain('scripts');
+  });
+
   it('when read, then every entry point it can start is a build output of a workspace that exists', () => {
     const services = ['accounts', 'git-storage', 'browse', 'merge-requests', 'webhooks', 'web', 'ssh'];
     expect(dockerfile).toContain('exec node services/$SERVICE/dist/main.js');

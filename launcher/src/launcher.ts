@@ -45,6 +45,10 @@ export interface StartOptions {
    *  haproxy on the public port (docs/decisions/replicas.md); default GITHOST_REPLICAS, else 1.
    *  Above 1 needs processPerService and Debian's haproxy. */
   replicas?: number;
+  /** With processPerService: the child entry (`launcher/dist/child.js`) of another build for some
+   *  services, as during a rolling upgrade (the mixed-versions test, docs/decisions/proto-contracts.md);
+   *  undefined for a service: this build's. */
+  childEntryFor?: (module: string) => string | undefined;
   logger?: Logger;
 }
 
@@ -154,7 +158,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   // the first services start.
   const embeddedDb = !split && !databaseUrl ? shareEmbeddedDatabase(path.join(dataDir, 'db', SHARED_DB)) : undefined;
   if (embeddedDb) warnOwnDatabases(path.join(dataDir, 'db'), logger);
-  const runner = split ? new ServiceProcesses(logger, childFile) : new InProcessServices(amqpUrl, nonEmpty(base.GITHOST_EVENTS_EXCHANGE), logger, metricsEndpoint);
+  const runner = split ? new ServiceProcesses(logger, childFile, opts.childEntryFor) : new InProcessServices(amqpUrl, nonEmpty(base.GITHOST_EVENTS_EXCHANGE), logger, metricsEndpoint);
   if (runner instanceof ServiceProcesses && replicas > 1) for (const module of [...REPLICATED.map((r) => r.name), 'gateway']) runner.replicated.add(module);
   let haproxy: RunningHaproxy | undefined;
   const stopAll = async () => {

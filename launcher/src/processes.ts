@@ -89,6 +89,7 @@ export class ServiceProcesses {
   constructor(
     private readonly logger: Logger,
     private readonly entry = childEntry(),
+    private readonly entryFor: (module: string) => string | undefined = () => undefined,
   ) {
     // Last resort when the launcher exits without stopping (process.exit after a failure).
     process.on('exit', this.killAll);
@@ -105,7 +106,7 @@ export class ServiceProcesses {
    */
   start(name: string, module: string, stage: number, childEnv: NodeJS.ProcessEnv, publicServer?: Server): Promise<Ports> {
     if (this.stopping) return Promise.reject(new Error(`githost is stopping: ${name} not started`));
-    const proc = fork(this.entry, [module, name], { env: childEnv, detached: true, execArgv: [...process.execArgv, ...(SERVICE_V8_FLAGS[module] ?? [])] });
+    const proc = fork(this.entryFor(module) ?? this.entry, [module, name], { env: childEnv, detached: true, execArgv: [...process.execArgv, ...(SERVICE_V8_FLAGS[module] ?? [])] });
     let settle: ((err: Error | undefined, ports?: Ports) => void) | undefined;
     const started = new Promise<Ports>((resolve, reject) => {
       settle = (err, ports) => {

@@ -20,6 +20,8 @@ export interface TestGithost {
   /** Loopback gRPC addresses of git-storage and accounts, for tests that call them directly. */
   grpcAddresses: { gitStorage: string; accounts: string };
   backend: 'embedded' | 'postgres+rabbitmq';
+  /** The test database on the local Postgres (backend `real`), for tests that read it from outside. */
+  databaseUrl?: string;
   /** Events exchange of this run (unique per run on RabbitMQ). */
   exchange: string;
   /** Each gateway's own URL; one unless `replicas` (then `url` is haproxy in front of them). */
@@ -111,6 +113,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
       dataDir,
       grpcAddresses: githost.grpcAddresses,
       backend: real ? 'postgres+rabbitmq' : 'embedded',
+      databaseUrl: database?.url,
       exchange,
       gatewayUrls: githost.gatewayUrls.length > 0 ? githost.gatewayUrls : [`http://127.0.0.1:${githost.port}`],
       processes: githost.processes,
