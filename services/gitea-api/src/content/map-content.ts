@@ -1,17 +1,10 @@
-import type { Commit } from '@githost/api-types';
+import type { Commit, TreeEntry } from '@githost/api-types';
 import { links } from '../http/links.js';
 
 type Links = ReturnType<typeof links>;
 
-/** githost's tree entry (`TreeEntry`). */
-export interface TreeEntry {
-  name: string;
-  path: string;
-  type: 'blob' | 'tree' | 'commit';
-  mode: string;
-  sha: string;
-  size: number | null;
-}
+/** githost's tree entry, as its API answers it. */
+export type { TreeEntry };
 
 /** Gitea's `ContentsResponse`. */
 export interface GiteaContents {
