@@ -80,7 +80,7 @@ describe('one process per service', () => {
   it('when started, then the gateway and every service run in processes of their own', () => {
     expect(githost.processes.map((p) => p.name).sort()).toEqual(['accounts', 'browse', 'gateway', 'git-storage', 'gitea-api', 'launcher', 'merge-requests', 'ssh', 'web', 'webhooks']);
     expect(githost.processes.find((p) => p.name === 'launcher')?.pid).toBe(process.pid);
-    expect(new Set(githost.processes.map((p) => p.pid)).size).toBe(9);
+    expect(new Set(githost.processes.map((p) => p.pid)).size).toBe(10);
     expect(childPids.every(isRunning)).toBe(true);
     expect(githost.services).toEqual(expect.arrayContaining(['git-storage', 'accounts', 'ssh', 'browse', 'merge-requests', 'webhooks', 'web', 'gitea-api']));
   });
@@ -200,7 +200,7 @@ describe('one process per service, when the launcher itself is killed', () => {
     });
     launcher.stdout.resume();
     const pids = children(started.processes).map((p) => p.pid);
-    expect(pids).toHaveLength(8);
+    expect(pids).toHaveLength(9);
     launcher.kill('SIGKILL');
     expect(await gone(pids)).toEqual([]);
   }, 90_000);
