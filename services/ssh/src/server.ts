@@ -76,7 +76,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<Ssh
         await listening.close();
         throw err;
       }
-      // What users compare with `ssh`'s first-contact prompt (README.md#ssh).
+      // What users compare with `ssh`'s first-contact prompt (services/ssh/README.md#from-a-developers-machine).
       logger.info({ ssh_port: sshPort, host_keys: hostKeys.map((k) => `${k.type} ${k.fingerprint}`) }, 'git over SSH listening');
       return { ...serving.ports, sshPort };
     },
