@@ -7,7 +7,7 @@ import { holdsDatabase } from './initdb.js';
 export { EmbeddedPostgres, shareEmbeddedDatabase } from './embedded.js';
 export { holdsDatabase } from './initdb.js';
 export { GroupCommit, type GroupCommitOptions } from './group-commit.js';
-export { deleteInBatches, PRUNE_BATCH, startPruneLoop, type PruneLoop } from './prune.js';
+export { deleteInBatches, startPruneLoop, type PruneLoop } from './prune.js';
 export { keysetPage, type KeysetList, type KeysetPage, type PageKey, type PageRequest, type PageStart } from './keyset.js';
 
 /**

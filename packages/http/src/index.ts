@@ -12,7 +12,7 @@ import { httpLogger, type Logger } from '@githost/logging';
 export { express };
 export { fieldWithNul, refuseNulInBody } from './nul.js';
 export { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.js';
-export { cursorLinks, decodeCursor, encodeCursor, parseCursorPage, sendCursorPage, type CursorPageAnswer, type CursorPageRequest, type CursorStart } from './cursor-page.js';
+export { parseCursorPage, sendCursorPage, type CursorPageAnswer, type CursorPageRequest, type CursorStart } from './cursor-page.js';
 export type { Express, Request, Response, NextFunction };
 
 /** What a service's HTTP parser reads of a request line and headers (node's default is 16 KiB). */

@@ -1,28 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, migrate, openDatabase, type Database } from '@githost/db';
+import { migrate, type Database } from '@githost/db';
 import { MIGRATIONS } from '../src/db/migrations.js';
 import { PgMergeRequestStore } from '../src/db/merge-request-store.js';
 import type { MergeRequestChange } from '../src/domain/ports.js';
 import type { MergeRequest } from '../src/domain/types.js';
+import { storeBackends } from './support/backends.js';
 
 const SHA = 'a'.repeat(40);
 const NEXT = 'b'.repeat(40);
 
-const backends: Array<[string, () => Promise<{ db: Database; done: () => Promise<void> }>]> = [
-  [
-    'Postgres',
-    async () => {
-      const t = await createTestDatabase('githost_mr_lifecycle');
-      const db = await openDatabase({ url: t.url, schema: 'merge_requests' });
-      return { db, done: async () => (await db.close(), await t.drop()) };
-    },
-  ],
-  ['PGlite', async () => {
-    const db = await openDatabase({ schema: 'merge_requests' });
-    return { db, done: () => db.close() };
-  }],
-];
+const backends = storeBackends('githost_mr_lifecycle');
 
 const envelope = (mr: MergeRequest, action: string) => ({ id: randomUUID(), kind: 'merge_request', occurred_at: mr.updated_at, repository: { id: mr.repo_id, owner: 'o', name: 'n' }, payload: { action, number: mr.number } });
 

@@ -1,28 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTestDatabase, migrate, openDatabase, type Database } from '@githost/db';
+import { migrate, type Database } from '@githost/db';
 import { MIGRATIONS } from '../src/db/migrations.js';
 import { INTENT_STALE_AFTER_MS, LEFT_INTENT_RECOVERY_MS, PgMergeRequestStore } from '../src/db/merge-request-store.js';
 import { mergeRequestEvent } from '../src/domain/merge-request-event.js';
 import type { MergeRequest } from '../src/domain/types.js';
+import { storeBackends } from './support/backends.js';
 
 const SHA = 'a'.repeat(40);
 const repo = { id: 'repo-1', owner: 'alice', name: 'proj', shard: 'shard-2' };
 const newMr = (title: string, repoId = repo.id) => ({ repo_id: repoId, title, description: null, author_id: 'u1', source_branch: 'f', target_branch: 'main', source_sha: SHA });
 
-const backends: Array<[string, () => Promise<{ db: Database; done: () => Promise<void> }>]> = [
-  [
-    'Postgres',
-    async () => {
-      const t = await createTestDatabase('githost_mr_store');
-      const db = await openDatabase({ url: t.url, schema: 'merge_requests' });
-      return { db, done: async () => (await db.close(), await t.drop()) };
-    },
-  ],
-  ['PGlite', async () => {
-    const db = await openDatabase({ schema: 'merge_requests' });
-    return { db, done: () => db.close() };
-  }],
-];
+const backends = storeBackends('githost_mr_store');
 
 describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
   let db: Database;

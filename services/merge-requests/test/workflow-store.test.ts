@@ -1,31 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
-import { createTestDatabase, migrate, openDatabase, type Database } from '@githost/db';
+import { migrate, type Database } from '@githost/db';
 import { MIGRATIONS } from '../src/db/migrations.js';
 import { PgMergeRequestStore } from '../src/db/merge-request-store.js';
 import { PgReviewStore } from '../src/db/review-store.js';
 import { PgStatusStore } from '../src/db/status-store.js';
 import type { NewStatus } from '../src/domain/ports.js';
+import { storeBackends } from './support/backends.js';
 
 const SHA = 'a'.repeat(40);
 const event = (kind: string) => (): EventEnvelope => ({ id: randomUUID(), kind, occurred_at: new Date().toISOString(), repository: { id: 'r', owner: 'o', name: 'n' }, payload: { kind } });
 const status = (over: Partial<NewStatus> = {}): NewStatus => ({ repo_id: 'repo-1', sha: SHA, state: 'pending', context: 'ci', description: null, target_url: null, creator_id: 'u1', creator_username: 'ci', ...over });
 
-const backends: Array<[string, () => Promise<{ db: Database; done: () => Promise<void> }>]> = [
-  [
-    'Postgres',
-    async () => {
-      const t = await createTestDatabase('githost_mr_workflow_store');
-      const db = await openDatabase({ url: t.url, schema: 'merge_requests' });
-      return { db, done: async () => (await db.close(), await t.drop()) };
-    },
-  ],
-  ['PGlite', async () => {
-    const db = await openDatabase({ schema: 'merge_requests' });
-    return { db, done: () => db.close() };
-  }],
-];
+const backends = storeBackends('githost_mr_workflow_store');
 
 describe.each(backends)('review and status stores on %s', (_name, open) => {
   let db: Database;

@@ -85,7 +85,9 @@ export async function applyChangesIn(tx: Queryable, changes: MergeRequestChange[
   const groups = new Map<string, MergeRequestChange[]>();
   for (const c of live) {
     const key = SETTABLE.filter((k) => c.set[k] !== undefined).join(',');
-    groups.set(key, [...(groups.get(key) ?? []), c]);
+    const group = groups.get(key);
+    if (group) group.push(c);
+    else groups.set(key, [c]);
   }
   const after = new Map<string, MergeRequest>();
   for (const [key, group] of groups) {

@@ -62,17 +62,20 @@ export async function createMergeRequest(deps: Deps, repo: RepoRef | null, calle
 /** seed §4 merge requests rule 5 */
 export async function listMergeRequests(deps: Deps, repo: RepoRef | null, rawState: unknown): Promise<WithAuthor<MergeRequest>[]> {
   const r = requireVisible(repo);
-  const records = await deps.store.list(r.id, stateFilter(rawState), LIST_LIMIT);
-  const nameOf = await usernamesOf(deps.users, records.map((m) => m.author_id));
-  return records.map((m) => ({ ...m, author_username: nameOf(m.author_id) }));
+  return withAuthors(deps, await deps.store.list(r.id, stateFilter(rawState), LIST_LIMIT));
 }
 
 /** The same list, one keyset page at a time (docs/decisions/list-paging.md). */
 export async function listMergeRequestsPage(deps: Deps, repo: RepoRef | null, rawState: unknown, page: PageRequest): Promise<KeysetPage<WithAuthor<MergeRequest>>> {
   const r = requireVisible(repo);
   const found = await deps.store.listPage(r.id, stateFilter(rawState), page);
-  const nameOf = await usernamesOf(deps.users, found.rows.map((m) => m.author_id));
-  return { ...found, rows: found.rows.map((m) => ({ ...m, author_username: nameOf(m.author_id) })) };
+  return { ...found, rows: await withAuthors(deps, found.rows) };
+}
+
+/** Each merge request with its author's username, looked up once for the lot. */
+async function withAuthors(deps: Deps, records: MergeRequest[]): Promise<WithAuthor<MergeRequest>[]> {
+  const nameOf = await usernamesOf(deps.users, records.map((m) => m.author_id));
+  return records.map((m) => ({ ...m, author_username: nameOf(m.author_id) }));
 }
 
 async function findOrThrow(deps: Deps, repoId: string, rawNumber: string): Promise<MergeRequest> {

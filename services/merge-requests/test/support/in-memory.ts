@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
 import { conflict } from '@githost/errors';
-import type { MergeRequestChange } from '../../src/domain/ports.js';
-import type { KeysetPage, PageRequest } from '../../src/domain/ports.js';
-import type { ClaimResult, EventOf, GitPort, MergeCompletion, MergePlan, MergeRequestStore, NewComment, NewMergeRequest, UpdateRefInput, UserDirectory, WriteMergeInput } from '../../src/domain/ports.js';
+import type { ClaimResult, EventOf, GitPort, KeysetPage, MergeCompletion, MergePlan, MergeRequestChange, MergeRequestStore, NewComment, NewMergeRequest, PageRequest, UpdateRefInput, UserDirectory, WriteMergeInput } from '../../src/domain/ports.js';
 import type { Activity, CommitRecord, Comment, Comparison, Diff, MergeIntent, MergeRequest, UserRecord } from '../../src/domain/types.js';
 
 /** In-memory ports for domain unit tests: the same contracts as the Postgres store and gRPC. */
