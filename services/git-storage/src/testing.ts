@@ -19,7 +19,7 @@ import type { RefPolicy } from '@githost/ref-policy';
 import type { Config } from './config.js';
 import { repositoryPath } from './repository-path.js';
 import { createServer, type GitStorageService } from './server.js';
-import type { HousekeepingOptions } from './housekeeping/housekeeper.js';
+import { HOUSEKEEPING_DEFAULTS, type HousekeepingOptions } from './housekeeping/housekeeper.js';
 import { refsChanged } from './storage-context.js';
 
 export interface TestStorage {
@@ -147,7 +147,7 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
     pushIdleTimeoutMs: opts.pushIdleTimeoutMs ?? 60_000,
     lfsMaxObjectBytes: opts.lfsMaxObjectBytes ?? 5 * 1024 ** 3,
     publicUrl: 'http://localhost:3000',
-    housekeeping: { delayMs: 2_000, concurrency: 1, looseObjectsLimit: 1024, looseRefsLimit: 64, packsLimit: 16 },
+    housekeeping: HOUSEKEEPING_DEFAULTS,
   };
   const service = createServer(config, { bus: opts.bus, housekeeping: { ...opts.housekeeping, delayMs: opts.housekeepingDelayMs ?? 60_000 } });
   let ports: { httpPort: number; grpcPort: number; metricsPort: number };
