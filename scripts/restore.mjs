@@ -24,13 +24,11 @@ async function checked(dir, rel, sha256) {
 
 const repoHash = (id) => createHash('sha256').update(id).digest('hex');
 
+/** Whether `a` is an ancestor of `b`; false too when git cannot tell (a commit missing). */
 function isAncestor(repo, a, b) {
-  return git(['-C', repo, 'merge-base', '--is-ancestor', a, b], { stdio: ['ignore', 'pipe', 'pipe'] }) !== undefined;
-}
-
-function tryIsAncestor(repo, a, b) {
   try {
-    return isAncestor(repo, a, b);
+    git(['-C', repo, 'merge-base', '--is-ancestor', a, b], { stdio: ['ignore', 'pipe', 'pipe'] });
+    return true;
   } catch {
     return false;
   }
@@ -81,7 +79,7 @@ export async function reconcileMergeRequests(query, repoPathOf) {
       out.synchronized.push(`${mr.repo_id}!${mr.number}`);
     }
     const target = tipOf(mr.target_branch);
-    if (target && head && tryIsAncestor(repo, head, target)) {
+    if (target && head && isAncestor(repo, head, target)) {
       await query(`UPDATE merge_requests.merge_requests SET state = 'merged', merged_sha = $1, updated_at = clock_timestamp() WHERE id = $2`, [mergePoint(repo, head, target), mr.id]);
       out.merged.push(`${mr.repo_id}!${mr.number}`);
     }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '@githost/config';
 import type { Logger } from '@githost/logging';
+import { countSetting } from './shards.js';
 
 /**
  * GITHOST_REPLICAS (docs/decisions/replicas.md): N processes of each stateless service and N
@@ -22,11 +23,7 @@ export const REPLICATED: ReadonlyArray<{ name: string; urlVar: string }> = [
 ];
 
 export function replicaCount(option: number | undefined, envValue: string | undefined): number {
-  const raw = option ?? (envValue === undefined || envValue.trim() === '' ? 1 : Number(envValue.trim()));
-  if (!Number.isInteger(raw) || raw < 1 || raw > MAX_REPLICAS) {
-    throw new ConfigError(`launcher: GITHOST_REPLICAS (replicas) must be a whole number from 1 to ${MAX_REPLICAS}, got ${JSON.stringify(option ?? envValue)}`);
-  }
-  return raw;
+  return countSetting(option, envValue, 'launcher: GITHOST_REPLICAS (replicas)', MAX_REPLICAS);
 }
 
 /** Replicas are processes (the in-process mode has one of each by construction) sharing one Postgres. */

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ConfigError } from '@githost/config';
 import type { Ports } from './processes.js';
 
 /**
@@ -9,8 +10,13 @@ import type { Ports } from './processes.js';
 export const MAX_SHARDS = 16;
 
 export function shardCount(option: number | undefined, envValue: string | undefined): number {
+  return countSetting(option, envValue, 'GITHOST_SHARDS (shards)', MAX_SHARDS);
+}
+
+/** A count from 1 to `max` for the launcher: the option, else the environment variable, else 1. */
+export function countSetting(option: number | undefined, envValue: string | undefined, name: string, max: number): number {
   const raw = option ?? (envValue === undefined || envValue.trim() === '' ? 1 : Number(envValue.trim()));
-  if (!Number.isInteger(raw) || raw < 1 || raw > MAX_SHARDS) throw new Error(`GITHOST_SHARDS (shards) must be a whole number from 1 to ${MAX_SHARDS}, got ${JSON.stringify(option ?? envValue)}`);
+  if (!Number.isInteger(raw) || raw < 1 || raw > max) throw new ConfigError(`${name} must be a whole number from 1 to ${max}, got ${JSON.stringify(option ?? envValue)}`);
   return raw;
 }
 

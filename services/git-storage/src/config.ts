@@ -1,4 +1,5 @@
 import { env, loadConfig as load, serviceListenEnv, serviceListenFields, unlessBlank, z } from '@githost/config';
+import { HOUSEKEEPING_DEFAULTS } from './housekeeping/housekeeper.js';
 
 const schema = z
   .object({
@@ -16,11 +17,11 @@ const schema = z
     PUSH_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
     LFS_MAX_OBJECT_BYTES: bytes().default(5 * 1024 ** 3),
     PUBLIC_URL: z.string().url().default('http://localhost:3000'),
-    HOUSEKEEPING_DELAY_MS: z.coerce.number().int().min(0).default(2_000),
-    HOUSEKEEPING_CONCURRENCY: z.coerce.number().int().min(1).default(1),
-    HOUSEKEEPING_LOOSE_OBJECTS: z.coerce.number().int().min(0).default(1024),
-    HOUSEKEEPING_LOOSE_REFS: z.coerce.number().int().min(0).default(64),
-    HOUSEKEEPING_MAX_PACKS: z.coerce.number().int().min(0).default(16),
+    HOUSEKEEPING_DELAY_MS: z.coerce.number().int().min(0).default(HOUSEKEEPING_DEFAULTS.delayMs),
+    HOUSEKEEPING_CONCURRENCY: z.coerce.number().int().min(1).default(HOUSEKEEPING_DEFAULTS.concurrency),
+    HOUSEKEEPING_LOOSE_OBJECTS: z.coerce.number().int().min(0).default(HOUSEKEEPING_DEFAULTS.looseObjectsLimit),
+    HOUSEKEEPING_LOOSE_REFS: z.coerce.number().int().min(0).default(HOUSEKEEPING_DEFAULTS.looseRefsLimit),
+    HOUSEKEEPING_MAX_PACKS: z.coerce.number().int().min(0).default(HOUSEKEEPING_DEFAULTS.packsLimit),
   })
   .transform((e) => ({
     dataDir: e.DATA_DIR,

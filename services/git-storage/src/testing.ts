@@ -4,6 +4,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,13 +12,14 @@ import { fileURLToPath } from 'node:url';
 import { eventually, freePort } from '@githost/test-support';
 import type { EventBus } from '@githost/bus';
 import { unavailable } from '@githost/errors';
+import { encodeIdentity, type Identity } from '@githost/identity';
 import { callUnary, grpc, startGrpcServer, unary } from '@githost/grpc';
 import { accountsProto, createStorageClient, type AccountsServiceHandlers, type StorageServiceClient } from '@githost/protos';
 import type { RefPolicy } from '@githost/ref-policy';
 import type { Config } from './config.js';
 import { repositoryPath } from './repository-path.js';
 import { createServer, type GitStorageService } from './server.js';
-import type { HousekeepingOptions } from './housekeeping/housekeeper.js';
+import { HOUSEKEEPING_DEFAULTS, type HousekeepingOptions } from './housekeeping/housekeeper.js';
 import { refsChanged } from './storage-context.js';
 
 export interface TestStorage {
@@ -145,7 +147,7 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
     pushIdleTimeoutMs: opts.pushIdleTimeoutMs ?? 60_000,
     lfsMaxObjectBytes: opts.lfsMaxObjectBytes ?? 5 * 1024 ** 3,
     publicUrl: 'http://localhost:3000',
-    housekeeping: { delayMs: 2_000, concurrency: 1, looseObjectsLimit: 1024, looseRefsLimit: 64, packsLimit: 16 },
+    housekeeping: HOUSEKEEPING_DEFAULTS,
   };
   const service = createServer(config, { bus: opts.bus, housekeeping: { ...opts.housekeeping, delayMs: opts.housekeepingDelayMs ?? 60_000 } });
   let ports: { httpPort: number; grpcPort: number; metricsPort: number };
@@ -253,6 +255,40 @@ export async function pushTo(storage: TestStorage, repositoryId: string, workdir
   const gitDir = storage.repoPath(repositoryId);
   await git(workdir, 'push', '-q', `file://${gitDir}`, ...(refspecs.length > 0 ? refspecs : ['HEAD']));
   await refsChanged(storage.service.context, gitDir, repositoryId);
+}
+
+/** alice with write permission on `repositoryId` (named after it), as the gateway would sign her. */
+export function writerIdentity(repositoryId: string): Identity {
+  return {
+    principal: { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false },
+    repo: { id: repositoryId, owner: 'alice', name: repositoryId, default_branch: 'main', private: false, shard: 'default', permission: 'write', owner_id: 'u-alice' },
+    request_id: `req-${repositoryId}`,
+    issued_at: Date.now(),
+  };
+}
+
+/** git `-c http.extraHeader=...` arguments carrying `identity` signed with `secret`. */
+export function identityHeaderArgs(identity: Identity, secret: string): string[] {
+  return Object.entries(encodeIdentity(identity, secret)).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
+}
+
+/** The pid of a running `git <subcommand>` on `gitDir`, polled from /proc until it appears. */
+export async function gitRunning(subcommand: string, gitDir: string, timeoutMs = 120_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let argv: string[];
+      try {
+        argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      } catch {
+        continue;
+      }
+      if (argv[0]?.endsWith('git') && argv.includes(subcommand) && argv.some((a) => a.includes(gitDir))) return Number(entry);
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`git ${subcommand} never ran on ${gitDir}`);
 }
 
 /** Kept for existing tests: `callUnary` infers the response type itself now. */

@@ -1,44 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { encodeIdentity, type Identity } from '@githost/identity';
-import { cleanupWorkdirs, commitAll, createTestRepository, git, makeWorkdir, rpc, startTestStorage, testGitEnv, writeFiles, type TestStorage } from '../src/testing.js';
+import { readdirSync } from 'node:fs';
+import { cleanupWorkdirs, commitAll, createTestRepository, git, gitRunning, identityHeaderArgs, makeWorkdir, rpc, startTestStorage, testGitEnv, writeFiles, writerIdentity, type TestStorage } from '../src/testing.js';
 
 const ID = 'housekept';
 let s: TestStorage;
 let work: string;
 
-function identity(): Identity {
-  return {
-    principal: { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false },
-    repo: { id: ID, owner: 'alice', name: ID, default_branch: 'main', private: false, shard: 'default', permission: 'write', owner_id: 'u-alice' },
-    request_id: `req-${ID}`,
-    issued_at: Date.now(),
-  };
-}
-
 const bare = (...args: string[]) => execFileSync('git', [`--git-dir=${s.repoPath(ID)}`, ...args], { env: testGitEnv() }).toString();
 
 async function push(...refspecs: string[]): Promise<void> {
-  const headers = Object.entries(encodeIdentity(identity(), s.secret)).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
-  await git(work, ...headers, 'push', '-q', `http://127.0.0.1:${s.httpPort}/alice/${ID}.git`, ...refspecs);
-}
-
-/** The pid of a running `git <subcommand>` on `gitDir`, polled from /proc until it appears. */
-async function gitRunning(subcommand: string, gitDir: string): Promise<number> {
-  for (;;) {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      let argv: string[];
-      try {
-        argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      } catch {
-        continue;
-      }
-      if (argv.includes(subcommand) && argv.some((a) => a.includes(gitDir))) return Number(entry);
-    }
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await git(work, ...identityHeaderArgs(writerIdentity(ID), s.secret), 'push', '-q', `http://127.0.0.1:${s.httpPort}/alice/${ID}.git`, ...refspecs);
 }
 
 beforeAll(async () => {

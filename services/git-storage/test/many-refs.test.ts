@@ -1,24 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import http from 'node:http';
-import { encodeIdentity, type Identity } from '@githost/identity';
-import { cleanupWorkdirs, createTestRepository, makeWorkdir, startTestStorage, testGitEnv, type TestStorage } from '../src/testing.js';
+import { cleanupWorkdirs, createTestRepository, gitRunning, identityHeaderArgs, makeWorkdir, startTestStorage, testGitEnv, writerIdentity, type TestStorage } from '../src/testing.js';
 
 /** docs/decisions/many-refs-push.md: a push of 10,000 new branches, each on a commit of its own. */
 const REFS = Number(process.env.MANY_REFS ?? 10_000);
 const ID = 'many-refs';
 let s: TestStorage;
 let source: string;
-
-function identity(repositoryId: string): Identity {
-  return {
-    principal: { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false },
-    repo: { id: repositoryId, owner: 'alice', name: repositoryId, default_branch: 'main', private: false, shard: 'default', permission: 'write', owner_id: 'u-alice' },
-    request_id: `req-${repositoryId}`,
-    issued_at: Date.now(),
-  };
-}
 
 const branch = (i: number) => `refs/heads/b${String(i).padStart(5, '0')}`;
 
@@ -42,23 +32,6 @@ afterAll(async () => {
   await cleanupWorkdirs();
 });
 
-/** The pid of a running `git <subcommand>` on `gitDir`, polled from /proc until it appears. */
-async function gitRunning(subcommand: string, gitDir: string): Promise<number> {
-  for (;;) {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      let argv: string[];
-      try {
-        argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      } catch {
-        continue;
-      }
-      if (argv.includes(subcommand) && argv.includes(gitDir)) return Number(entry);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 function healthz(): Promise<number> {
   return new Promise((resolve, reject) => {
     http.get(`http://127.0.0.1:${s.httpPort}/healthz`, (res) => {
@@ -74,7 +47,7 @@ describe('a push of many refs', () => {
     const journalDir = s.service.journal.dir;
     const entriesOf = () => (existsSync(journalDir) ? readdirSync(journalDir).filter((n) => n.endsWith('.json')) : []);
     const entriesBefore = entriesOf();
-    const headers = Object.entries(encodeIdentity(identity(ID), s.secret)).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
+    const headers = identityHeaderArgs(writerIdentity(ID), s.secret);
     const order: string[] = [];
     const push = new Promise<number>((resolve, reject) => {
       const child = spawn('git', [...headers, 'push', '-q', '--mirror', `http://127.0.0.1:${s.httpPort}/alice/${ID}.git`], { cwd: source, env: testGitEnv(), stdio: ['ignore', 'ignore', 'pipe'] });

@@ -2,26 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { encodeIdentity, type Identity } from '@githost/identity';
-import { cleanupWorkdirs, commitAll, createTestRepository, git, makeWorkdir, startTestStorage, testGitEnv, writeFiles, type TestStorage } from '../src/testing.js';
+import { encodeIdentity } from '@githost/identity';
+import { cleanupWorkdirs, commitAll, createTestRepository, git, identityHeaderArgs, makeWorkdir, startTestStorage, testGitEnv, writeFiles, writerIdentity, type TestStorage } from '../src/testing.js';
 
 const MiB = 1024 * 1024;
 let defaults: TestStorage;
 let small: TestStorage;
 let quota: TestStorage;
 
-function identity(repositoryId: string): Identity {
-  return {
-    principal: { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false },
-    repo: { id: repositoryId, owner: 'alice', name: repositoryId, default_branch: 'main', private: false, shard: 'default', permission: 'write', owner_id: 'u-alice' },
-    request_id: `req-${repositoryId}`,
-    issued_at: Date.now(),
-  };
-}
-
 /** Pushes through smart HTTP; resolves git's stderr on failure, undefined on success. */
 async function push(s: TestStorage, id: string, work: string, ...refspecs: string[]): Promise<string | undefined> {
-  const headers = Object.entries(encodeIdentity(identity(id), s.secret)).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
+  const headers = identityHeaderArgs(writerIdentity(id), s.secret);
   try {
     await git(work, ...headers, 'push', `http://127.0.0.1:${s.httpPort}/alice/${id}.git`, ...refspecs);
     return undefined;
@@ -167,7 +158,7 @@ describe('push bounds', () => {
         port: small.httpPort,
         method: 'POST',
         path: '/alice/idle.git/git-receive-pack',
-        headers: { ...encodeIdentity(identity('idle'), small.secret), 'Content-Type': 'application/x-git-receive-pack-request' },
+        headers: { ...encodeIdentity(writerIdentity('idle'), small.secret), 'Content-Type': 'application/x-git-receive-pack-request' },
       });
       req.on('response', (res) => {
         let body = '';

@@ -3,7 +3,7 @@ import type { EventEnvelope, FileJournal, Relay, StagedAppend } from '@githost/b
 import type { Logger } from '@githost/logging';
 import type { CatfilePool } from '../git/catfile-pool.js';
 import { runGit } from '../git/command.js';
-import { parseCommitObject } from '@githost/git-records';
+import { parseCommitObject, type CommitFields } from '@githost/git-records';
 import { readCommitObject, readCommitObjects, readCommitObjectsOrNull } from '../git/objects.js';
 import { ZERO_OID } from '@githost/git-records/object-id';
 
@@ -194,8 +194,7 @@ export class PushEventRecorder {
    *  that is not a commit), so the per-tip walk decides. */
   private async anyNew(gitDir: string, tips: string[], excluded: Exclusion): Promise<boolean> {
     try {
-      const stdin = `${tips.join('\n')}\n${excluded.negatives.map((o) => `^${o}`).join('\n')}\n`;
-      const { stdout } = await runGit({ name: 'rev-list', flags: [...excluded.flags, '--max-count=1', '--stdin'] }, { gitDir, stdin });
+      const { stdout } = await runGit({ name: 'rev-list', flags: [...excluded.flags, '--max-count=1', '--stdin'] }, { gitDir, stdin: revListStdin(tips, excluded) });
       return stdout.length > 0;
     } catch {
       return true;
@@ -215,7 +214,7 @@ export class PushEventRecorder {
     if (!commit || commit.oid !== tip) return undefined; // not a commit (a tag peeled to one): the walk decides
     const c = parseCommitObject(commit.raw);
     if (!c.parents.every((p) => refsBefore.has(p))) return undefined;
-    return [{ id: tip, message: c.message, author: { name: c.author.name, email: c.author.email }, timestamp: c.author.date }];
+    return [payloadCommit(tip, c)];
   }
 
   /**
@@ -229,8 +228,7 @@ export class PushEventRecorder {
   private async newCommitsOfMany(gitDir: string, tips: string[], excluded: Exclusion): Promise<Map<string, PushPayload['commits']> | undefined> {
     let stdout: Buffer;
     try {
-      const stdin = `${tips.join('\n')}\n${excluded.negatives.map((o) => `^${o}`).join('\n')}\n`;
-      ({ stdout } = await runGit({ name: 'rev-list', flags: [...excluded.flags, '--timestamp', '--parents', '--stdin'] }, { gitDir, stdin, maxStdoutBytes: MAX_NEW_HISTORY_BYTES }));
+      ({ stdout } = await runGit({ name: 'rev-list', flags: [...excluded.flags, '--timestamp', '--parents', '--stdin'] }, { gitDir, stdin: revListStdin(tips, excluded), maxStdoutBytes: MAX_NEW_HISTORY_BYTES }));
     } catch (err) {
       this.logger.warn({ err, tips: tips.length }, 'push event: could not list the new commits of many refs at once');
       return undefined;
@@ -249,10 +247,7 @@ export class PushEventRecorder {
     }
     const wanted = [...new Set([...chosen.values()].flat())];
     const parsed = new Map<string, PushPayload['commits'][number]>();
-    for (const { oid, raw } of await readCommitObjects(this.pool, gitDir, wanted)) {
-      const c = parseCommitObject(raw);
-      parsed.set(oid, { id: oid, message: c.message, author: { name: c.author.name, email: c.author.email }, timestamp: c.author.date });
-    }
+    for (const { oid, raw } of await readCommitObjects(this.pool, gitDir, wanted)) parsed.set(oid, payloadCommit(oid, parseCommitObject(raw)));
     return new Map([...chosen].map(([tip, oids]) => [tip, oids.map((o) => parsed.get(o)!)]));
   }
 
@@ -260,8 +255,7 @@ export class PushEventRecorder {
   private async newCommits(gitDir: string, tip: string, excluded: Exclusion): Promise<PushPayload['commits']> {
     let oids: string[];
     try {
-      const stdin = `${tip}\n${excluded.negatives.map((o) => `^${o}`).join('\n')}\n`;
-      const { stdout } = await runGit({ name: 'rev-list', flags: [...excluded.flags, `--max-count=${MAX_COMMITS}`, '--stdin'] }, { gitDir, stdin });
+      const { stdout } = await runGit({ name: 'rev-list', flags: [...excluded.flags, `--max-count=${MAX_COMMITS}`, '--stdin'] }, { gitDir, stdin: revListStdin([tip], excluded) });
       oids = stdout.toString('utf8').split('\n').filter(Boolean).reverse();
     } catch (err) {
       // A tag pointing at a tree or blob has no commits; the event still goes out.
@@ -269,10 +263,7 @@ export class PushEventRecorder {
       return [];
     }
     const raws = await readCommitObjects(this.pool, gitDir, oids);
-    return raws.map(({ oid, raw }) => {
-      const c = parseCommitObject(raw);
-      return { id: oid, message: c.message, author: { name: c.author.name, email: c.author.email }, timestamp: c.author.date };
-    });
+    return raws.map(({ oid, raw }) => payloadCommit(oid, parseCommitObject(raw)));
   }
 }
 
@@ -329,6 +320,16 @@ export function newestFirst(graph: ReadonlyMap<string, TimedCommit>, tip: string
 interface Exclusion {
   flags: string[];
   negatives: string[];
+}
+
+/** rev-list's stdin for the commits of `tips` new to the repository: the tips, then `^` lines. */
+function revListStdin(tips: readonly string[], excluded: Exclusion): string {
+  return `${tips.join('\n')}\n${excluded.negatives.map((o) => `^${o}`).join('\n')}\n`;
+}
+
+/** A commit as a push event carries it (CONTRACT §9). */
+function payloadCommit(oid: string, c: CommitFields): PushPayload['commits'][number] {
+  return { id: oid, message: c.message, author: { name: c.author.name, email: c.author.email }, timestamp: c.author.date };
 }
 
 /** Updated refs named to rev-list's `--exclude` at most; more go through one for-each-ref. */

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '@githost/logging';
+import { gitRunning } from '../testing.js';
 import { Housekeeper } from './housekeeper.js';
 
 let root: string;
@@ -186,7 +187,7 @@ describe('Housekeeper', () => {
     const refsBefore = execFileSync('git', [`--git-dir=${big}`, 'for-each-ref', '--format=%(objectname) %(refname)'], { env }).toString();
     const hk = new Housekeeper(createLogger('test'), { delayMs: 60_000, packsLimit: 0 });
     const run = hk.runNow(big);
-    const pid = await childRunning('repack', big);
+    const pid = await gitRunning('repack', big);
     process.kill(pid, 'SIGKILL');
     await run;
     expect(execFileSync('git', [`--git-dir=${big}`, 'fsck', '--no-progress', '--connectivity-only'], { env }).toString()).toBe('');
@@ -203,21 +204,3 @@ describe('Housekeeper', () => {
     await hk.stop();
   }, 120_000);
 });
-
-/** The pid of a running `git <subcommand>` on `gitDir` (polled from /proc until it appears). */
-async function childRunning(subcommand: string, gitDir: string): Promise<number> {
-  for (let i = 0; i < 6000; i++) {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      let argv: string[];
-      try {
-        argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      } catch {
-        continue;
-      }
-      if (argv[0]?.endsWith('git') && argv.includes(subcommand) && argv.some((a) => a.includes(gitDir))) return Number(entry);
-    }
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`git ${subcommand} never ran`);
-}

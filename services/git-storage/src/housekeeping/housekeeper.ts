@@ -21,6 +21,9 @@ export interface HousekeepingOptions {
   stepTimeoutMs?: number;
 }
 
+/** What housekeeping does without options (the HOUSEKEEPING_* settings default to it). */
+export const HOUSEKEEPING_DEFAULTS: Required<HousekeepingOptions> = { delayMs: 2_000, looseRefsLimit: 64, looseObjectsLimit: 1024, packsLimit: 16, concurrency: 1, stepTimeoutMs: 10 * 60_000 };
+
 /** Lock files older than this belong to a git that died (a ref update holds one for milliseconds). */
 const STALE_LOCK_MS = 10 * 60_000;
 
@@ -54,7 +57,7 @@ export class Housekeeper {
     opts: HousekeepingOptions = {},
   ) {
     const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
-    this.opts = { delayMs: 2_000, looseRefsLimit: 64, looseObjectsLimit: 1024, packsLimit: 16, concurrency: 1, stepTimeoutMs: 10 * 60_000, ...given };
+    this.opts = { ...HOUSEKEEPING_DEFAULTS, ...given };
   }
 
   private readonly checked = new Set<string>();
@@ -196,11 +199,6 @@ export class Housekeeper {
     await Promise.all([...this.running.values()]);
   }
 
-  /** Whether a push is in flight on the repository (receive-pack running or its events settling). */
-  pushInFlight(gitDir: string): boolean {
-    return this.pushing.has(gitDir);
-  }
-
   /** Resolves once no push is in flight on `gitDir` (at once when none is). */
   private noPush(gitDir: string): Promise<void> {
     if (!this.pushing.has(gitDir) || this.stopped) return Promise.resolve();
@@ -248,10 +246,9 @@ export class Housekeeper {
       const done: string[] = [];
       const step = async (what: string, run: () => Promise<unknown>) => {
         await this.noPush(gitDir);
-        if (this.stopped) return false;
+        if (this.stopped) return;
         await run();
         done.push(what);
-        return true;
       };
       const stats = await objectStats(gitDir);
       if (stats.packs > this.opts.packsLimit) {

@@ -28,11 +28,11 @@ export class CommandSectionParser {
     if (this.result.done) return this.result;
     const buf = this.rest.length === 0 ? chunk : Buffer.concat([this.rest, chunk]);
     let at = 0;
-    for (;;) {
-      if (buf.length - at < 4) break;
+    while (buf.length - at >= 4) {
       const head = buf.subarray(at, at + 4).toString('latin1');
+      if (!/^[0-9a-f]{4}$/.test(head)) return (this.result = { done: true });
       const len = Number.parseInt(head, 16);
-      if (!/^[0-9a-f]{4}$/.test(head) || Number.isNaN(len) || (len > 0 && len < 4)) return (this.result = { done: true });
+      if (len > 0 && len < 4) return (this.result = { done: true });
       if (len === 0) return (this.result = { done: true, refs: this.refs, capabilities: this.capabilities });
       if (buf.length - at < len) break;
       const line = buf.subarray(at + 4, at + len).toString('latin1');
