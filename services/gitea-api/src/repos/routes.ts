@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { apiPath } from '@githost/api-client';
 import type { Repository } from '@githost/api-types';
 import { giteaIdOf, repositoryKey } from '@githost/gitea-ids';
@@ -38,7 +38,7 @@ export function repoRoutes({ config }: FeatureDeps): Router {
   const explorePage = (gateway: GatewayClient, q: string) => (page: number) =>
     gateway.page(apiPath('/api/repos', {}, `?${new URLSearchParams({ ...(q ? { q } : {}), page: String(page), per_page: String(GITHOST_PAGE) }).toString()}`));
   const mine = (gateway: GatewayClient) => (page: number) => gateway.page(apiPath('/api/user/repos', {}, `?page=${page}&per_page=${GITHOST_PAGE}`));
-  const sendRepos = async (req: Request, res: import('express').Response, gateway: GatewayClient, repos: Repository[], paging: Paging, wrap: boolean) => {
+  const sendRepos = async (req: Request, res: Response, gateway: GatewayClient, repos: Repository[], paging: Paging, wrap: boolean) => {
     setPagingHeaders(req, res, repos.length, paging, config.publicUrl);
     const data = await asGitea(gateway, pageOf(repos, paging));
     res.json(wrap ? searchResultsOf(data) : data);
