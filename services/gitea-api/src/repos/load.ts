@@ -13,7 +13,8 @@ export async function repositoryFacts(gateway: GatewayClient, config: Config, ow
   const [repo, permission, branches, ssh] = await Promise.all([
     known ?? gateway.get(apiPath('/api/repos/{owner}/{repo}', params)),
     gateway.signedIn ? gateway.get(apiPath('/api/repos/{owner}/{repo}/permission', params)).then((p) => p.permission as GithostPermission) : Promise.resolve(null),
-    gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', params)),
+    // One branch is enough to know it is not empty; the whole list would cross the wire on every call.
+    gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', params, '?per_page=1')),
     sshFactsOf(config.sshHttpUrl),
   ]);
   return { repo, permission, empty: branches.branches.length === 0, sshUrl: ssh ? sshCloneUrl(config.publicUrl, ssh, repo.owner, repo.name) : '' };

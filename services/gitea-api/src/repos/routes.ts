@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { apiPath } from '@githost/api-client';
 import type { Repository } from '@githost/api-types';
 import { giteaIdOf, repositoryKey } from '@githost/gitea-ids';
@@ -35,10 +35,10 @@ export function repoRoutes({ config }: FeatureDeps): Router {
     const facts = await Promise.all(repos.map((r) => repositoryFacts(gateway, config, r.owner, r.name, r)));
     return facts.map((f) => giteaRepositoryOf(f, config.publicUrl));
   };
-  const explorePage = (gateway: GatewayClient, q: string) => (page: number) =>
-    gateway.page(apiPath('/api/repos', {}, `?${new URLSearchParams({ ...(q ? { q } : {}), page: String(page), per_page: String(GITHOST_PAGE) }).toString()}`));
+  const explorePage = (gateway: GatewayClient, q: string, perPage = GITHOST_PAGE) => (page: number) =>
+    gateway.page(apiPath('/api/repos', {}, `?${new URLSearchParams({ ...(q ? { q } : {}), page: String(page), per_page: String(perPage) }).toString()}`));
   const mine = (gateway: GatewayClient) => (page: number) => gateway.page(apiPath('/api/user/repos', {}, `?page=${page}&per_page=${GITHOST_PAGE}`));
-  const sendRepos = async (req: Request, res: import('express').Response, gateway: GatewayClient, repos: Repository[], paging: Paging, wrap: boolean) => {
+  const sendRepos = async (req: Request, res: Response, gateway: GatewayClient, repos: Repository[], paging: Paging, wrap: boolean) => {
     setPagingHeaders(req, res, repos.length, paging, config.publicUrl);
     const data = await asGitea(gateway, pageOf(repos, paging));
     res.json(wrap ? searchResultsOf(data) : data);
@@ -55,7 +55,7 @@ export function repoRoutes({ config }: FeatureDeps): Router {
       const uid = typeof query.uid === 'string' && /^\d+$/.test(query.uid) ? Number(query.uid) : 0;
       if (uid === 0) {
         // githost's explore list is the search: what the caller may read, by a part of the name.
-        const { items, total } = await gateway.page(apiPath('/api/repos', {}, `?${new URLSearchParams({ ...(q ? { q } : {}), page: String(paging.page), per_page: String(paging.limit) }).toString()}`));
+        const { items, total } = await explorePage(gateway, q, paging.limit)(paging.page);
         setPagingHeaders(req, res, total, paging, config.publicUrl);
         res.json(searchResultsOf(await asGitea(gateway, items)));
         return;

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { apiPath } from '@githost/api-client';
+import { pullRequestKey } from '@githost/gitea-ids';
 import { notFound, unprocessable } from '@githost/errors';
 import { route } from '@githost/http';
 import type { FeatureDeps } from '../http/context.js';
@@ -66,7 +67,7 @@ export function reviewRoutes({ config }: FeatureDeps): Router {
       await requireUsers(s, logins, mr.author_username);
       const ctx = reviewContext(s, number);
       const at = new Date().toISOString();
-      res.status(201).json(logins.map((login) => toRequestedReview(ctx, `${s.repoId}#${number}`, login, at)));
+      res.status(201).json(logins.map((login) => toRequestedReview(ctx, pullRequestKey(s.repoId, number), login, at)));
     }),
   );
 

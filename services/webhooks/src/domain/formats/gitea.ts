@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@githost/bus';
 import { createHmac } from 'node:crypto';
 import type { DeliveryRequest } from '../signing.js';
-import { giteaIdOf, pullRequestKey, repositoryKey, statusKey } from '@githost/gitea-ids';
+import { giteaIdOf, giteaRepositoryOf, giteaUserOf, pullRequestKey, statusKey } from '@githost/gitea-ids';
 import type { FormatContext, FormattedDelivery, WebhookFormat } from './types.js';
 
 /**
@@ -60,81 +60,14 @@ interface StatusIn {
 
 const path = (...segments: string[]) => segments.map(encodeURIComponent).join('/');
 
-/** Gitea's `User` (modules/structs/user.go): what githost knows is the name ('' for nobody known: id 0). */
-export function giteaUser(ctx: FormatContext, username: string) {
-  const known = username !== '';
-  return {
-    id: known ? giteaIdOf('user', username) : 0,
-    login: username,
-    login_name: '',
-    source_id: 0,
-    full_name: '',
-    email: '',
-    avatar_url: '',
-    html_url: known ? `${ctx.publicUrl}/${path(username)}` : '',
-    language: '',
-    is_admin: false,
-    restricted: false,
-    active: true,
-    prohibit_login: false,
-    location: '',
-    website: '',
-    description: '',
-    visibility: 'public',
-    followers_count: 0,
-    following_count: 0,
-    starred_repos_count: 0,
-    username,
-  };
+/** Gitea's `User`: what githost's events know is the name ('' for nobody known: id 0). */
+function giteaUser(ctx: FormatContext, username: string) {
+  return giteaUserOf({ username }, ctx.publicUrl);
 }
 
-/** Gitea's `Repository` (modules/structs/repo.go), the fields tools read first. */
-export function giteaRepository(ctx: FormatContext, repo: EventRepository) {
-  const html = `${ctx.publicUrl}/${path(repo.owner, repo.name)}`;
-  return {
-    id: giteaIdOf('repository', repositoryKey(repo.id)),
-    owner: giteaUser(ctx, repo.owner),
-    name: repo.name,
-    full_name: `${repo.owner}/${repo.name}`,
-    description: '',
-    empty: false,
-    private: false,
-    fork: false,
-    template: false,
-    parent: null,
-    mirror: false,
-    size: 0,
-    language: '',
-    html_url: html,
-    url: `${ctx.publicUrl}/api/v1/repos/${path(repo.owner, repo.name)}`,
-    link: '',
-    ssh_url: '',
-    clone_url: `${html}.git`,
-    original_url: '',
-    website: '',
-    stars_count: 0,
-    forks_count: 0,
-    watchers_count: 0,
-    open_issues_count: 0,
-    open_pr_counter: 0,
-    release_counter: 0,
-    default_branch: '',
-    archived: false,
-    has_issues: false,
-    has_wiki: false,
-    has_pull_requests: true,
-    has_projects: false,
-    has_releases: false,
-    has_packages: false,
-    has_actions: false,
-    allow_merge_commits: true,
-    allow_rebase: false,
-    allow_rebase_explicit: false,
-    allow_squash_merge: false,
-    default_merge_style: 'merge',
-    internal: false,
-    object_format_name: 'sha1',
-  };
+/** Gitea's `Repository`: what githost's events know is its uuid, owner and name. */
+function giteaRepository(ctx: FormatContext, repo: EventRepository) {
+  return giteaRepositoryOf({ id: repo.id, owner: repo.owner, name: repo.name }, ctx.publicUrl);
 }
 
 function payloadCommit(ctx: FormatContext, repo: EventRepository, c: PushIn['commits'][number]) {
