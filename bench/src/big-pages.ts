@@ -82,9 +82,12 @@ export async function benchBigPages(ctx: BenchContext): Promise<Section> {
   const bearer = { authorization: `Bearer ${session.secret}` };
   const base = `/${username}/big`;
   const api = `/api/repos/${username}/big`;
+  // The detail's diff is cached by its two commit ids (docs/decisions/merge-request-page-diff.md#cache):
+  // the API row's cold view computes it, the warm views look it up.
   const pages: Array<{ name: string; path: string; headers: Record<string, string> }> = [
     { name: `web: directory of ${entries.toLocaleString('en-US')} entries`, path: `${base}/-/tree/main/huge`, headers: cookie },
     { name: `API: tree of that directory`, path: `${api}/tree/main/huge`, headers: bearer },
+    { name: 'API: tree of that directory, ?limit=1000 (what the page asks)', path: `${api}/tree/main/huge?limit=1000`, headers: bearer },
     { name: `web: repository home (${branches.toLocaleString('en-US')} branches)`, path: base, headers: cookie },
     { name: 'web: branches page', path: `${base}/-/branches`, headers: cookie },
     { name: 'web: branches page, filtered (?q=b/0042)', path: `${base}/-/branches?q=b/0042`, headers: cookie },
@@ -92,8 +95,11 @@ export async function benchBigPages(ctx: BenchContext): Promise<Section> {
     { name: 'API: branches, ?per_page=100&page=50', path: `${api}/branches?per_page=100&page=50`, headers: bearer },
     { name: 'web: ref switcher menu', path: `${base}/-/refs?view=tree&ref=main`, headers: cookie },
     { name: 'web: ref switcher menu, ?q=0042', path: `${base}/-/refs?view=tree&ref=main&q=0042`, headers: cookie },
+    { name: `API: merge request detail (diff of ${changed.toLocaleString('en-US')} files; warm: from the diff cache)`, path: `${api}/merge-requests/${mr.number}`, headers: bearer },
     { name: `web: merge request changing ${changed.toLocaleString('en-US')} files`, path: `${base}/-/merge-requests/${mr.number}`, headers: cookie },
     { name: 'web: that merge request, one file shown (?file=)', path: `${base}/-/merge-requests/${mr.number}?file=chg%2Ff00007`, headers: cookie },
+    { name: 'web: compare page (branch selects, 30 each)', path: `${base}/-/compare`, headers: cookie },
+    { name: 'web: settings (default branch select, 30)', path: `${base}/-/settings`, headers: cookie },
   ];
   const warmViews = ctx.quick ? 5 : 10;
   const table: Table = { title: 'Pages of a big repository through the gateway, signed in: bytes, first view (cold) and median of the next views (warm)', header: ['page', 'status', 'bytes', 'cold', 'warm p50'], rows: [] };

@@ -13,6 +13,7 @@ import { visitPage } from './support/web-session.js';
 let gh: TestGithost;
 let browser: Browser;
 let token: string;
+let cookie: string;
 
 const WIDE = 5000;
 const BRANCHES = 3000;
@@ -40,6 +41,7 @@ beforeAll(async () => {
   const user = await api(gh, 'POST', '/api/admin/users', { token: gh.adminToken, body: { username: 'alice', email: 'alice@example.com', password: 'alice has a long password' } });
   expect(user.status).toBe(201);
   const session = (await api(gh, 'POST', '/api/sessions', { body: { username: 'alice', password: 'alice has a long password' } })).body.secret as string;
+  cookie = `githost_session=${encodeURIComponent(session)}`;
   token = (await api(gh, 'POST', '/api/user/tokens', { token: session, body: { name: 'push', scopes: ['read', 'write'] } })).body.token as string;
   await createRepo(gh, token, 'big');
   const work = makeWorkdir();
@@ -74,9 +76,11 @@ describe('a 5,000-entry directory', () => {
     expect(textOf(page.html)).toContain('This directory has 5,000 entries; only the first 1,000 are shown. To see them all, clone the repository: git clone http://');
   });
 
-  it('when the API lists it, then every entry, as the seed says', async () => {
+  it('when the API lists it, then every entry, as the seed says; with ?limit=1000, the first 1,000 and the count', async () => {
     const res = await api(gh, 'GET', '/api/repos/alice/big/tree/main/many');
     expect([res.status, (res.body.entries as unknown[]).length]).toEqual([200, WIDE]);
+    const head = await api(gh, 'GET', '/api/repos/alice/big/tree/main/many?limit=1000');
+    expect([head.status, head.body.entries, head.headers.get('x-total-count')]).toEqual([200, (res.body.entries as unknown[]).slice(0, 1000), String(WIDE)]);
   });
 });
 
@@ -122,6 +126,37 @@ describe('3,003 branches', () => {
     expect(found.html).not.toContain('href="/alice/big/-/tree/b/0000"');
     const menu = await webGet(gh, '/alice/big/-/refs?view=tree&ref=main');
     expect(textOf(menu.html)).toContain('30 of 3,003 shown: type more of the name, or see every branch');
+  });
+});
+
+describe('choosing a branch among 3,003', () => {
+  const options = (html: string, id: string) => [...(new RegExp(`<select id="${id}"[^>]*>([\\s\\S]*?)</select>`).exec(html)?.[1] ?? '').matchAll(/<option value(?:="([^"]*)")?/g)].map((m) => m[1] ?? '');
+
+  it('when the compare page is read, then each select lists 30 branches found by the API and the chosen one, and says how many there are', async () => {
+    const page = await webGet(gh, '/alice/big/-/compare?base=main&head=feature', { cookie });
+    expect(page.status).toBe(200);
+    const first30 = Array.from({ length: 30 }, (_, i) => `b/${pad(i)}`);
+    expect(options(page.html, 'compare-base')).toEqual(['main', ...first30]);
+    expect(options(page.html, 'compare-head')).toEqual(['feature', ...first30]);
+    expect(textOf(page.html)).toContain('30 of 3,003 branches listed: type part of a name and press Compare.');
+    // Both are branches (asked of the API by name), so the merge request form is offered.
+    expect(page.html).toContain('name="source_branch" value="feature"');
+  });
+
+  it('when the compare page is filtered, then the select holds the branches matching the filter', async () => {
+    const page = await webGet(gh, '/alice/big/-/compare?base=main&head=&head_q=NEEDLE', { cookie });
+    expect(options(page.html, 'compare-head')).toEqual(['', 'special/needle-42']);
+    expect(page.html).toContain('name="head_q" type="search" value="NEEDLE"');
+  });
+
+  it('when the settings page is read, then the default branch select lists 30 and the default; filtered, the matches', async () => {
+    const page = await webGet(gh, '/alice/big/-/settings', { cookie });
+    expect(page.status).toBe(200);
+    expect(options(page.html, 'repo-default-branch')).toEqual(['main', ...Array.from({ length: 30 }, (_, i) => `b/${pad(i)}`)]);
+    expect(page.html).toMatch(/<option value="main" selected/);
+    expect(textOf(page.html)).toContain('30 of 3,003 branches listed: filter by part of a name.');
+    const filtered = await webGet(gh, '/alice/big/-/settings?q=needle', { cookie });
+    expect(options(filtered.html, 'repo-default-branch')).toEqual(['main', 'special/needle-42']);
   });
 });
 
@@ -182,6 +217,18 @@ describe('in a browser (chromium)', () => {
       await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form.filter button[type=submit]')]);
       expect(await page.locator('ul.ref-list li').count()).toBe(1);
       expect(await page.locator('ul.ref-list li a').first().textContent()).toBe('special/needle-42');
+    }));
+
+  it('without script, when the compare page\'s head filter is submitted, then the match can be chosen and compared', () =>
+    withPage(browser, { javaScriptEnabled: false }, async (page) => {
+      await visitPage(page, gh, '/alice/big/-/compare');
+      await page.fill('#compare-head-q', 'needle');
+      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form.compare-pickers button[type=submit]')]);
+      await page.selectOption('#compare-head', 'special/needle-42');
+      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form.compare-pickers button[type=submit]')]);
+      const url = new URL(page.url());
+      expect([url.searchParams.get('base'), url.searchParams.get('head')]).toEqual(['main', 'special/needle-42']);
+      expect(await page.locator('#compare-head option[selected]').textContent()).toBe('special/needle-42');
     }));
 
   it('with script, when a file\'s link is clicked, then its diff loads in place', () =>

@@ -1123,7 +1123,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Directory listing at a branch, tag or commit */
+        /**
+         * Directory listing at a branch, tag or commit
+         * @description Every entry (the spec's answer) unless `limit` is given: then the same shape with the first `limit` entries in git's order and `X-Total-Count` saying how many there are (docs/decisions/big-pages.md#bounded-tree-read).
+         */
         get: operations["getTree"];
         put?: never;
         post?: never;
@@ -4858,7 +4861,10 @@ export interface operations {
     };
     getTree: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description at most this many entries; not an integer from 1 to 1000: 400 `limit must be an integer from 1 to 1000` */
+                limit?: number;
+            };
             header?: never;
             path: {
                 owner: components["parameters"]["owner"];
@@ -4874,6 +4880,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description with `limit`: how many entries the directory has */
+                    "X-Total-Count"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -199,31 +199,66 @@ describe('GET tree', () => {
 });
 
 describe('a wide directory', () => {
+  let src: string;
+  let expected: TreeBody['entries'];
+  const wide = (query = '') => h.get(`/api/repos/alice/wide/tree/main/wide${query}`, { repo: { id: 'browse-wide' } });
+  beforeAll(async () => {
+    src = await mkdtemp(path.join(tmpdir(), 'browse-wide-'));
+    await git(src, 'init', '-q', '--bare');
+    const lines = ['blob', 'mark :1', 'data 3', 'ab', '', 'commit refs/heads/main', 'committer A <a@example.com> 0 +0000', 'data 4', 'wide'];
+    for (let i = 0; i < 5000; i++) lines.push(`M 100644 :1 wide/f${i}.txt`);
+    lines.push('', 'done', '');
+    await fastImport(src, Buffer.from(lines.join('\n')));
+    await createTestRepository(h.storage, 'browse-wide', 'main');
+    await pushTo(h.storage, 'browse-wide', src, 'refs/heads/main');
+    expected = (await git(src, 'ls-tree', '--long', '-z', 'main:wide')).split('\0').filter(Boolean).map((rec) => {
+      const [meta, name] = rec.split('\t') as [string, string];
+      const [mode, type, sha, size] = meta.trim().split(/ +/) as [string, string, string, string];
+      return { name, path: `wide/${name}`, type, mode, sha, size: Number(size) };
+    });
+  });
+  afterAll(async () => {
+    await rm(src, { recursive: true, force: true });
+  });
+
   it('when a directory holds 5,000 entries, then all come back in git order with git ids and sizes', async () => {
-    const src = await mkdtemp(path.join(tmpdir(), 'browse-wide-'));
-    try {
-      await git(src, 'init', '-q', '--bare');
-      const lines = ['blob', 'mark :1', 'data 3', 'ab', '', 'commit refs/heads/main', 'committer A <a@example.com> 0 +0000', 'data 4', 'wide'];
-      for (let i = 0; i < 5000; i++) lines.push(`M 100644 :1 wide/f${i}.txt`);
-      lines.push('', 'done', '');
-      await fastImport(src, Buffer.from(lines.join('\n')));
-      await createTestRepository(h.storage, 'browse-wide', 'main');
-      await pushTo(h.storage, 'browse-wide', src, 'refs/heads/main');
-      const res = await h.get('/api/repos/alice/wide/tree/main/wide', { repo: { id: 'browse-wide' } });
-      const body = res.json() as TreeBody;
-      const expected = (await git(src, 'ls-tree', '--long', '-z', 'main:wide')).split('\0').filter(Boolean).map((rec) => {
-        const [meta, name] = rec.split('\t') as [string, string];
-        const [mode, type, sha, size] = meta.trim().split(/ +/) as [string, string, string, string];
-        return { name, path: `wide/${name}`, type, mode, sha, size: Number(size) };
-      });
-      expect([res.status, body.entries.length]).toEqual([200, 5000]);
-      expect(body.entries).toEqual(expected);
-      // Large answers leave as pieces (cached bytes uncopied): the length must still be exact.
-      expect(res.headers['content-length']).toBe(String(res.body.length));
-      const again = await h.get('/api/repos/alice/wide/tree/main/wide', { repo: { id: 'browse-wide' } });
-      expect(again.body.equals(res.body)).toBe(true);
-    } finally {
-      await rm(src, { recursive: true, force: true });
+    const res = await wide();
+    const body = res.json() as TreeBody;
+    expect([res.status, body.entries.length]).toEqual([200, 5000]);
+    expect(body.entries).toEqual(expected);
+    expect(res.headers['x-total-count']).toBeUndefined();
+    // Large answers leave as pieces (cached bytes uncopied): the length must still be exact.
+    expect(res.headers['content-length']).toBe(String(res.body.length));
+    const again = await wide();
+    expect(again.body.equals(res.body)).toBe(true);
+  });
+
+  it('when ?limit=1000 is asked, then the same shape with the first 1,000 entries in git order, and X-Total-Count 5000', async () => {
+    const full = await wide();
+    const res = await wide('?limit=1000');
+    const body = res.json() as TreeBody;
+    expect(res.status).toBe(200);
+    expect(body).toEqual({ ...(full.json() as TreeBody), entries: expected.slice(0, 1000) });
+    expect(res.headers['x-total-count']).toBe('5000');
+    expect(res.headers['content-length']).toBe(String(res.body.length));
+    expect(res.headers.etag).not.toBe(full.headers.etag);
+    const again = await wide('?limit=1000');
+    expect([again.body.equals(res.body), again.headers['x-total-count'], again.headers.etag]).toEqual([true, '5000', res.headers.etag]);
+  });
+
+  it('when ?limit is 1 or more than the directory holds, then that many entries or all of them, with the count', async () => {
+    const one = await wide('?limit=1');
+    expect([(one.json() as TreeBody).entries, one.headers['x-total-count']]).toEqual([expected.slice(0, 1), '5000']);
+    const src2 = await h.get(`${API}/tree/main/src?limit=1000`);
+    const all = await h.get(`${API}/tree/main/src`);
+    expect(src2.json()).toEqual(all.json());
+    expect(src2.headers['x-total-count']).toBe(String((all.json() as TreeBody).entries.length));
+  });
+
+  it('when ?limit is not an integer from 1 to 1000, then 400 naming the limit', async () => {
+    for (const q of ['?limit=0', '?limit=1001', '?limit=abc', '?limit=5.5', '?limit=', '?limit=1&limit=2', '?limit=-1']) {
+      const res = await wide(q);
+      expect([q, res.status, (res.json() as { error: string }).error]).toEqual([q, 400, 'limit must be an integer from 1 to 1000']);
     }
   });
 });

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       eventsQueue: 'githost.merge-requests',
       publicUrl: 'http://localhost:3000',
       handledEventsRetentionDays: 7,
+      diffCacheBytes: 64 * 1024 * 1024,
     });
   });
 

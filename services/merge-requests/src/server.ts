@@ -9,6 +9,7 @@ import { createAccountsClient, type AccountsServiceClient } from '@githost/proto
 import { createStorageRouter, type StorageRouter } from '@githost/storage-router';
 import { AccountsUserDirectory } from './clients/accounts.js';
 import { GitStorageClient } from './clients/git-storage.js';
+import { DiffCache } from './clients/diff-cache.js';
 import { MergeabilityCache } from './clients/mergeability-cache.js';
 import type { Config } from './config.js';
 import { MIGRATIONS } from './db/migrations.js';
@@ -46,6 +47,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   const metrics = mergeMetrics(registry);
   const git = new GitStorageClient(storage, '', undefined, metrics.grpcClient);
   const mergeability = new MergeabilityCache();
+  const diffs = new DiffCache(config.diffCacheBytes);
   let db: Database | undefined;
   let relay: Relay | undefined;
   // Registered once; reads whichever relay is running at scrape time (none before start()).
@@ -87,7 +89,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         ready: { database: () => database.ping(), 'event bus': () => bus.ready(), 'git-storage': () => storage.ready(), accounts: () => waitForReady(accounts, 1000) },
       });
       const workflow = { reviews: new PgReviewStore(database), statuses: new PgStatusStore(database), policy: new AccountsRefPolicySource(accounts, metrics.grpcClient) };
-      const gitFor = (requestId: string, shard: string) => mergeability.wrap(git.forRequest(requestId, shard));
+      const gitFor = (requestId: string, shard: string) => diffs.wrap(mergeability.wrap(git.forRequest(requestId, shard)));
       app.use(reviewRoutes({ store, users, reviews: workflow.reviews, relay: outbox, gitFor }));
       app.use(statusRoutes({ statuses: workflow.statuses, relay: outbox, gitFor }));
       app.use(mergeRequestRoutes({ store, users, workflow, relay: outbox, metrics, publicUrl: config.publicUrl, gitFor, usersFor: (requestId) => users.forRequest(requestId) }));

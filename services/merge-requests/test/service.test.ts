@@ -120,6 +120,31 @@ describe('merge-requests service on Postgres and git-storage', () => {
     expect(gone.body).toMatchObject({ diff: [], mergeable: null });
   });
 
+  it('when the detail is read again, then its diff is not asked of git-storage again, byte for byte the same; after a push to the source, the new head\'s diff', async () => {
+    const diffCalls = async () => {
+      const m = /^githost_merge_requests_grpc_client_handled_seconds_count\{[^}]*method="Diff",code="OK"[^}]*\} (\d+)/m.exec(await (await fetch(stack.metricsUrl)).text());
+      return Number(m?.[1] ?? 0);
+    };
+    const r = await makeRepo();
+    await open(r);
+    const raw = async () => (await fetch(`${stack.baseUrl}/api/repos/alice/proj/merge-requests/1`, { headers: identityHeaders(bob, { id: r.id, permission: 'read' }) })).text();
+    const before = await diffCalls();
+    const first = await raw();
+    expect(await diffCalls()).toBe(before + 1);
+    const second = await raw();
+    expect(second).toBe(first);
+    expect(await diffCalls()).toBe(before + 1);
+
+    await git(r.wd, 'checkout', '-q', 'feature');
+    await writeFiles(r.wd, { 'b.txt': 'pushed later\n' });
+    const head = await commitAll(r.wd, 'more work', { date: '2024-01-04T00:00:00Z' });
+    await git(r.wd, 'checkout', '-q', 'main');
+    await pushTo(stack.storage, r.id, r.wd, 'feature');
+    const moved = JSON.parse(await raw()) as { source_sha: string; diff: Array<{ path: string }> };
+    expect([moved.source_sha, moved.diff.map((f) => f.path)]).toEqual([head, ['a.txt', 'b.txt', 'new.txt']]);
+    expect(await diffCalls()).toBe(before + 2);
+  });
+
   it('when the diff spans more than 3000 files, then 3000 entries and diff_truncated (CONTRACT §5)', async () => {
     const r = await makeRepo();
     // fast-import writes the 3001-file commit in one process, far quicker than a work tree

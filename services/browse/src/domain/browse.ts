@@ -13,7 +13,7 @@ import { RefSnapshots, type RefLookup } from './ref-snapshots.js';
 import { prefixesOfName, refPrefixes, resolveCommitsRef, resolveRefName, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
 import { branchList, buildRefSet, tagList, type RefSet } from './refs.js';
 import { openRaw, rawFromBytes, type RawBlob } from './raw.js';
-import { parseTreeRecords } from './tree.js';
+import { countTreeRecords, parseTreeRecords } from './tree.js';
 import { pageOfRefs, refPageLinks, type RefPage } from './ref-pages.js';
 
 /** The repository as the gateway resolved it. */
@@ -70,24 +70,65 @@ export function browseDeps(reader: RepositoryReader, cache: ObjectCache, options
 }
 
 /** seed §4 browsing rules 2 and 3. */
-export async function getTree(deps: BrowseDeps, repo: RepoRef, refAndPath: string): Promise<Prepared> {
+export async function getTree(deps: BrowseDeps, repo: RepoRef, refAndPath: string, rawLimit?: unknown): Promise<Prepared> {
+  const limit = rawLimit === undefined ? undefined : parseTreeLimit(rawLimit);
   const { ref, path } = await split(deps, repo, refAndPath);
   const commit = await commitOf(deps, repo, ref);
+  const head = () => `{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},"entries":`;
+  if (limit !== undefined) return treeHead(deps, repo, { ref, path, commit, limit, head });
   return {
     etag: etagOf('tree', ref.ref, commit, path),
     immutable: ref.kind === 'sha',
     body: async () => {
       const entries = await deps.cache.getOrLoadBytes(`tree\0${commit}\0${path}`, async () => {
-        const listing = await deps.reader.readTree(repo, commit, path).catch(async (err: unknown) => {
-          throw await explainMissing(deps.reader, repo, commit, path, 'tree', err);
-        });
+        const listing = await readListing(deps, repo, commit, path);
         // JSON.stringify of the parsed entries measured faster than writing the JSON text from the
         // records directly (100,000 entries: 2.6 s against 4.1 s on a loaded machine; bench/RESULTS.md, "2026-11-29: big pages").
-        return json(parseTreeRecords(listing.entries, path));
+        return json(parseTreeRecords(listing, path));
       });
-      return [`{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},"entries":`, entries, '}'];
+      return [head(), entries, '}'];
     },
   };
+}
+
+/** The most entries `?limit=` gives: a page's worth (docs/decisions/big-pages.md#bounded-tree-read). */
+export const TREE_LIMIT_MAX = 1000;
+
+/** `?limit=` of a tree: a decimal integer from 1 to TREE_LIMIT_MAX; anything else is 400. */
+export function parseTreeLimit(raw: unknown): number {
+  const n = typeof raw === 'string' && /^\d{1,7}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 1 && n <= TREE_LIMIT_MAX)) throw validation(`limit must be an integer from 1 to ${TREE_LIMIT_MAX}`);
+  return n;
+}
+
+async function readListing(deps: BrowseDeps, repo: RepoRef, commit: string, path: string): Promise<Uint8Array> {
+  const listing = await deps.reader.readTree(repo, commit, path).catch(async (err: unknown) => {
+    throw await explainMissing(deps.reader, repo, commit, path, 'tree', err);
+  });
+  return listing.entries;
+}
+
+/**
+ * The tree answer's shape with only its first `limit` entries, and how many there are in all in
+ * X-Total-Count (docs/decisions/big-pages.md#bounded-tree-read): a page that shows 1,000 entries of
+ * a 100,000-entry directory builds, sends and parses 1,000, not 100,000. Kept as `<total> <entries
+ * JSON>` in the object cache.
+ */
+function treeHead(deps: BrowseDeps, repo: RepoRef, t: { ref: ResolvedRef; path: string; commit: string; limit: number; head: () => string }): Prepared {
+  const prepared: Prepared = {
+    etag: etagOf('tree', t.ref.ref, t.commit, t.path, 'limit', t.limit),
+    immutable: t.ref.kind === 'sha',
+    body: async () => {
+      const kept = await deps.cache.getOrLoadBytes(`tree-head\0${t.commit}\0${t.path}\0${t.limit}`, async () => {
+        const listing = await readListing(deps, repo, t.commit, t.path);
+        return `${countTreeRecords(listing)} ${json(parseTreeRecords(listing, t.path, t.limit))}`;
+      });
+      const space = kept.indexOf(0x20);
+      prepared.headers = { 'X-Total-Count': kept.subarray(0, space).toString('latin1') };
+      return [t.head(), kept.subarray(space + 1), '}'];
+    },
+  };
+  return prepared;
 }
 
 /** seed §4 browsing rule 4. */

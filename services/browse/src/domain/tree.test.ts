@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseTreeRecords } from './tree.js';
+import { countTreeRecords, parseTreeRecords } from './tree.js';
 
 const O1 = '1'.repeat(40);
 const O2 = '2'.repeat(40);
@@ -45,5 +45,19 @@ describe('parseTreeRecords (CONTRACT §5 tree entry)', () => {
 
   it('when a record has an unknown type, then parsing fails loudly', () => {
     expect(() => parseTreeRecords(Buffer.from(`100644 tag ${O1}       1\tname\0`), '')).toThrow('malformed tree record');
+  });
+});
+
+describe('parseTreeRecords with a limit, countTreeRecords', () => {
+  it('when a limit is given, then only the first that many records are decoded, in order', () => {
+    expect(parseTreeRecords(records, '', 2).map((e) => e.name)).toEqual(['README.md', 'src']);
+    expect(parseTreeRecords(records, '', 5)).toEqual(parseTreeRecords(records, ''));
+    expect(parseTreeRecords(records, '', 99)).toEqual(parseTreeRecords(records, ''));
+  });
+
+  it('when records are counted, then every NUL-terminated record counts once, and a last one without NUL too', () => {
+    expect(countTreeRecords(records)).toBe(5);
+    expect(countTreeRecords(records.subarray(0, records.length - 1))).toBe(5);
+    expect(countTreeRecords(new Uint8Array(0))).toBe(0);
   });
 });

@@ -24,12 +24,37 @@ function eachRecord(bytes: Uint8Array, visit: (mode: string, type: TreeEntry['ty
   }
 }
 
-/** CONTRACT §5 entries in git's order. */
-export function parseTreeRecords(bytes: Uint8Array, dir: string): TreeEntry[] {
+/** CONTRACT §5 entries in git's order; with `limit`, only the first `limit` are decoded. */
+export function parseTreeRecords(bytes: Uint8Array, dir: string, limit = Infinity): TreeEntry[] {
   const prefix = dir === '' ? '' : `${dir}/`;
   const entries: TreeEntry[] = [];
-  eachRecord(bytes, (mode, type, sha, size, name) => {
+  eachRecord(limit === Infinity ? bytes : bytes.subarray(0, endOfRecords(bytes, limit)), (mode, type, sha, size, name) => {
     entries.push({ name, path: prefix + name, type, mode, sha, size: size === '-' ? null : Number(size) });
   });
   return entries;
+}
+
+/** How many `ls-tree -z` records `bytes` holds: its NULs, and a last record without one. */
+export function countTreeRecords(bytes: Uint8Array): number {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let count = 0;
+  let at = buf.indexOf(0);
+  let last = -1;
+  while (at !== -1) {
+    count++;
+    last = at;
+    at = buf.indexOf(0, at + 1);
+  }
+  return last === buf.length - 1 || buf.length === 0 ? count : count + 1;
+}
+
+/** The offset just past the first `n` records (NUL-terminated), or the end. */
+function endOfRecords(bytes: Uint8Array, n: number): number {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let end = 0;
+  for (let i = 0; i < n && end < buf.length; i++) {
+    const nul = buf.indexOf(0, end);
+    end = nul === -1 ? buf.length : nul + 1;
+  }
+  return end;
 }

@@ -30,7 +30,7 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
   const repo = readableRepo(req, res);
   if (refEndpoint === 'raw') return sendRaw(req, res, await getRaw(browse, repo, refAndPath));
   let prepared: Prepared;
-  if (refEndpoint === 'tree') prepared = await getTree(browse, repo, refAndPath);
+  if (refEndpoint === 'tree') prepared = await getTree(browse, repo, refAndPath, req.query.limit);
   else if (refEndpoint === 'blob') prepared = await getBlob(browse, repo, refAndPath);
   else if (refEndpoint === 'compare') prepared = await compareRefs(browse, repo, refAndPath);
   else if (refEndpoint === 'commits') prepared = await listCommits(browse, repo, refAndPath, req.query.limit);

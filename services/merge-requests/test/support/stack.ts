@@ -8,7 +8,7 @@ import { cleanupWorkdirs, startTestStorage, type TestStorage } from '@githost/gi
 import { createStorageRouter, singleShard, type StorageRouter } from '@githost/storage-router';
 import type { Service } from '@githost/runtime';
 import { createServer, type ServerDeps } from '../../src/server.js';
-import type { Config } from '../../src/config.js';
+import { MR_DIFF_CACHE_BYTES, type Config } from '../../src/config.js';
 import { SECRET } from './identity.js';
 
 export const USERS = [
@@ -65,6 +65,7 @@ export async function startStack(deps: Partial<ServerDeps> = {}, overrides: Part
     eventsQueue: 'githost.merge-requests',
     publicUrl: 'http://githost.test',
     handledEventsRetentionDays: 7,
+    diffCacheBytes: MR_DIFF_CACHE_BYTES,
     ...overrides,
   };
   const logger = createLogger('merge-requests', 'silent');

@@ -4,31 +4,42 @@ import { CommitRow, Notice, subjectOf } from '../views/components.js';
 import { DiffView, type DiffViewMode } from '../views/diff.js';
 import { attempt, CsrfField, ErrorNotice } from '../views/forms.js';
 import { mrPages } from './paths.js';
-import { chromeOf, loadRepo, type RepoView } from './repo-data.js';
+import { branchChoices, branchExists, type BranchChoices, chromeOf, loadRepoCounted, type RepoView } from './repo-data.js';
 import { field, page, redirect, type PageContext, type PageDefinition, type PageResult } from './registry.js';
 import { AppError } from '@githost/errors';
 
+const queryOf = (ctx: PageContext, name: string) => (typeof ctx.req.query[name] === 'string' ? (ctx.req.query[name] as string) : '');
+
 /** The query's base and head (a branch, a tag or a commit id); absent base: the default branch. */
 function pickedRefs(ctx: PageContext, view: RepoView): { base: string; head: string } {
-  const q = (name: string) => (typeof ctx.req.query[name] === 'string' ? (ctx.req.query[name] as string) : '');
-  return { base: q('base') || view.repo.default_branch, head: q('head') };
+  return { base: queryOf(ctx, 'base') || view.repo.default_branch, head: queryOf(ctx, 'head') };
 }
 
-function BranchPicker({ id, label, name, value, view }: { id: string; label: string; name: string; value: string; view: RepoView }) {
-  const names = view.branches.branches.map((b) => b.name);
-  // A ref from the URL that is not a branch (a tag, a commit id) stays choosable.
-  const options = value && !names.includes(value) ? [value, ...names] : names;
+/**
+ * A branch select of at most BRANCH_CHOICES_MAX names that hold the filter beside it (`base_q`,
+ * `head_q`), found by the API, never every branch (docs/decisions/ref-pages.md#choosing-a-branch).
+ * A ref from the URL that is not among them (a tag, a commit id, a branch the filter leaves out)
+ * stays chosen.
+ */
+function BranchPicker({ id, label, name, value, q, choices }: { id: string; label: string; name: string; value: string; q: string; choices: BranchChoices }) {
   return (
     <p class="picker">
       <label for={id}>{label}</label>
       <select id={id} name={name}>
         {name === 'head' && !value && <option value="">Choose a branch</option>}
-        {options.map((n) => (
+        {choices.names.map((n) => (
           <option value={n} selected={n === value}>
             {n}
           </option>
         ))}
       </select>
+      <input id={`${id}-q`} name={`${name}_q`} type="search" value={q} placeholder="Filter branches" aria-label={`Filter the ${label.toLowerCase()} branches`} maxLength={100} />
+      {choices.total > choices.listed && (
+        <span class="muted">
+          {' '}
+          {choices.listed} of {choices.total.toLocaleString('en-US')} {q ? `branches matching “${q}”` : 'branches'} listed: type part of a name and press Compare.
+        </span>
+      )}
     </p>
   );
 }
@@ -44,9 +55,11 @@ interface FormValues {
  * request with the anti-CSRF token.
  */
 async function comparePage(ctx: PageContext, owner: string, name: string, opts: { error?: string; status?: number; values?: FormValues; refs?: { base: string; head: string } } = {}): Promise<PageResult> {
-  const view = await loadRepo(ctx.api, owner, name);
+  const view = await loadRepoCounted(ctx.api, owner, name);
   const { repo } = view;
   const { base, head } = opts.refs ?? pickedRefs(ctx, view);
+  const [baseQ, headQ] = [queryOf(ctx, 'base_q'), queryOf(ctx, 'head_q')];
+  const [baseChoices, headChoices] = await Promise.all([branchChoices(ctx.api, owner, name, baseQ, base), branchChoices(ctx.api, owner, name, headQ, head)]);
   const chrome = chromeOf(repo, 'merge-requests', view.counts);
   let comparison: Comparison | undefined;
   let refusal: string | undefined;
@@ -65,16 +78,17 @@ async function comparePage(ctx: PageContext, owner: string, name: string, opts: 
   const mode: DiffViewMode = ctx.req.query.view === 'split' ? 'split' : 'unified';
   const here = mrPages.compare(owner, name, base, head);
   const defaultTitle = comparison && comparison.commits.length === 1 ? subjectOf(comparison.commits[0]!.message) : head;
-  const isBranch = (ref: string) => view.branches.branches.some((b) => b.name === ref);
+  // The merge request form needs both to be branches: asked only when it would be shown.
+  const bothBranches = ctx.viewer && comparison && comparison.ahead_by > 0 && (await Promise.all([branchExists(ctx.api, owner, name, base), branchExists(ctx.api, owner, name, head)])).every(Boolean);
   return page(
     `Compare · ${repo.full_name}`,
     <>
       <h1 class="page-title">Compare changes</h1>
       <p class="muted">Choose the branch to merge into (base) and the branch with the changes (head).</p>
       <form method="get" action={mrPages.compare(owner, name)} class="compare-pickers">
-        <BranchPicker id="compare-base" label="Base" name="base" value={base} view={view} />
+        <BranchPicker id="compare-base" label="Base" name="base" value={base} q={baseQ} choices={baseChoices} />
         <span aria-hidden="true">←</span>
-        <BranchPicker id="compare-head" label="Head" name="head" value={head} view={view} />
+        <BranchPicker id="compare-head" label="Head" name="head" value={head} q={headQ} choices={headChoices} />
         <button type="submit">Compare</button>
       </form>
       <ErrorNotice error={opts.error} />
@@ -89,7 +103,7 @@ async function comparePage(ctx: PageContext, owner: string, name: string, opts: 
                 {comparison.ahead_by} {comparison.ahead_by === 1 ? 'commit' : 'commits'} of <strong>{head}</strong> not in <strong>{base}</strong>
                 {comparison.behind_by > 0 && <> ({comparison.behind_by} behind)</>}.
               </p>
-              {ctx.viewer && isBranch(base) && isBranch(head) ? (
+              {bothBranches ? (
                 <form method="post" action={mrPages.create(owner, name)} class="stack mr-form">
                   <h2>Open a merge request</h2>
                   <CsrfField token={ctx.csrf} />

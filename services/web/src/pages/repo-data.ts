@@ -3,11 +3,9 @@ import { apiPath, type ApiPath, type GatewayApi } from '../clients/api.js';
 import type { Branches, Repository, Tag } from '../clients/types.js';
 import type { RepoChrome, RepoCounts } from './registry.js';
 
-/** The repository, every branch and tag (the compare page's selectors), and the tabs' counts. */
+/** The repository and the tabs' counts, without its lists of branches and tags. */
 export interface RepoView {
   repo: Repository;
-  branches: Branches;
-  tags: Tag[];
   /** The tabs' counts. */
   counts: RepoCounts | undefined;
 }
@@ -18,13 +16,6 @@ const tagsPath = (owner: string, name: string, query = '') => apiPath('/api/repo
 /** The open list, by the very path the answer cache keeps (clients/answer-cache.ts), so a page
  *  that also lists the open merge requests asks once. */
 export const openMergeRequestsPath = (owner: string, name: string) => apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner, repo: name }, '?state=open');
-
-export async function loadRepo(api: GatewayApi, owner: string, name: string): Promise<RepoView> {
-  // Together: each answers 404 alike for a repository the caller may not see. The open merge
-  // requests only count in their tab, so a list that cannot be read drops that count alone.
-  const [repo, branches, tags, open] = await Promise.all([api.get(repoPath(owner, name)), api.get(branchesPath(owner, name)), api.get(tagsPath(owner, name)), settle(api.get(openMergeRequestsPath(owner, name)))]);
-  return { repo, branches, tags: tags.tags, counts: countsOf({ ok: true, value: branches.branches.length }, { ok: true, value: tags.tags.length }, open) };
-}
 
 /** Open merge requests shown as a count: the list answers at most this many. */
 const OPEN_MR_LIST_MAX = 50;
@@ -62,7 +53,7 @@ export async function loadCounts(api: GatewayApi, owner: string, name: string): 
 }
 
 /** The repository and its tabs' counts, without its lists of branches and tags. */
-export async function loadRepoCounted(api: GatewayApi, owner: string, name: string): Promise<{ repo: Repository; counts: RepoCounts | undefined }> {
+export async function loadRepoCounted(api: GatewayApi, owner: string, name: string): Promise<RepoView> {
   const [repo, counts] = await Promise.all([api.get(repoPath(owner, name)), loadCounts(api, owner, name)]);
   return { repo, counts };
 }
@@ -81,6 +72,38 @@ export async function refListPage<K extends 'branches' | 'tags'>(api: GatewayApi
   }
   const { value, total } = await api.getCounted(tagsPath(owner, name, query));
   return { branches: [] as Branches['branches'], tags: value.tags, total: total ?? value.tags.length };
+}
+
+/** Branches a select offers at most: the ref switcher's page (docs/decisions/ref-pages.md#choosing-a-branch). */
+export const BRANCH_CHOICES_MAX = 30;
+
+export interface BranchChoices {
+  names: string[];
+  /** How many of `names` the API listed (the chosen one may be added), and how many match in all. */
+  listed: number;
+  total: number;
+}
+
+/** What a branch select offers: the first BRANCH_CHOICES_MAX branches holding `q` (found by the
+ *  API), the chosen one first when the page does not hold it, and how many match in all. */
+export async function branchChoices(api: GatewayApi, owner: string, name: string, q: string, chosen: string): Promise<BranchChoices> {
+  const { branches, total } = await refListPage(api, owner, name, 'branches', q, 1, BRANCH_CHOICES_MAX);
+  const names = branches.map((b) => b.name);
+  return { names: chosen && !names.includes(chosen) ? [chosen, ...names] : names, listed: names.length, total };
+}
+
+/** Pages of the name filter read to find one branch; past them a name is taken for no branch. */
+const BRANCH_LOOKUP_PAGES = 10;
+
+/** Whether `branch` names a branch: the API's filter by that very name, paged until it is found. */
+export async function branchExists(api: GatewayApi, owner: string, name: string, branch: string): Promise<boolean> {
+  if (!branch) return false;
+  for (let pageNo = 1; pageNo <= BRANCH_LOOKUP_PAGES; pageNo++) {
+    const { branches, total } = await refListPage(api, owner, name, 'branches', branch, pageNo, 100);
+    if (branches.some((b) => b.name === branch)) return true;
+    if (pageNo * 100 >= total) return false;
+  }
+  return false;
 }
 
 /** The chrome above a repository page: its name, the active tab, the counts when known. */

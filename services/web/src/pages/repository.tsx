@@ -129,7 +129,8 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
   // no listing.
   const [repo, listing, branchCount, tagCount, open, sshFacts] = await Promise.all([
     ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
-    settle(ctx.api.get(browseApiPath(owner, name, 'tree', refAndPath))),
+    // Only the entries the page shows, and how many there are (docs/decisions/big-pages.md#bounded-tree-read).
+    settle(ctx.api.getCounted(browseApiPath(owner, name, 'tree', refAndPath, `?limit=${TREE_SHOWN_MAX}`))),
     settle(refCount(ctx.api, owner, name, 'branches')),
     settle(refCount(ctx.api, owner, name, 'tags')),
     settle(ctx.api.get(openMergeRequestsPath(owner, name))),
@@ -149,7 +150,8 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
     if (isApiError(listing.error, 'validation', 'Not a directory')) return redirect(repoUrl(owner, name, `/-/blob/${encodePath(refAndPath)}`), 302);
     throw listing.error;
   }
-  const tree = listing.value;
+  const tree = listing.value.value;
+  const total = listing.value.total ?? tree.entries.length;
   // The newest commit at the ref is the one the listing was read at.
   const latest = await commitOfListing(ctx.api, owner, name, tree);
   const parent = tree.path === '' ? undefined : tree.path.split('/').slice(0, -1).join('/');
@@ -172,9 +174,9 @@ async function treePage(ctx: PageContext, owner: string, name: string, refAndPat
             At commit <a href={repoPages.commit(owner, name, tree.commit)}><code>{shortSha(tree.commit)}</code></a> · <a href={repoPages.commits(owner, name, tree.ref)}>History</a>
           </p>
         )}
-        <TreeTable owner={owner} repo={name} gitRef={tree.ref} entries={tree.entries.length > TREE_SHOWN_MAX ? tree.entries.slice(0, TREE_SHOWN_MAX) : tree.entries} parentPath={parent} />
+        <TreeTable owner={owner} repo={name} gitRef={tree.ref} entries={tree.entries} parentPath={parent} />
       </div>
-      {tree.entries.length > TREE_SHOWN_MAX && <TruncatedListing total={tree.entries.length} cloneUrl={repo.clone_url} />}
+      {total > tree.entries.length && <TruncatedListing total={total} cloneUrl={repo.clone_url} />}
       {await readme(ctx, repo, tree)}
     </>,
     { repo: { ...chrome, ref: tree.ref } },
