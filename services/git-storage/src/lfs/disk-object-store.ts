@@ -114,7 +114,12 @@ export class DiskObjectStore implements LfsObjectStore {
     }
     try {
       const { size } = await handle.stat();
-      return { size, body: handle.createReadStream({ highWaterMark: STREAM_BUFFER_BYTES }) };
+      // Bounded by the size just read (an object never changes once renamed into place): the
+      // stream ends after its last byte without one more read, and one more 1 MiB buffer, to
+      // find the end of the file (docs/decisions/lfs.md#throughput). `end` is inclusive, so an
+      // empty object reads to the end of its file instead.
+      const range = size > 0 ? { start: 0, end: size - 1 } : {};
+      return { size, body: handle.createReadStream({ highWaterMark: STREAM_BUFFER_BYTES, ...range }) };
     } catch (err) {
       await handle.close();
       throw err;
