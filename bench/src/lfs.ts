@@ -10,6 +10,7 @@ import { git } from './git.js';
 import { LfsBasicClient } from './lfs-client.js';
 import { CONCURRENT_TRANSFERS, eachLimited, getToFile, putFile, transferAgent, type LfsObject } from './lfs-http.js';
 import { startPlainLfsServer, type PlainLfsServer } from './lfs-plain-server.js';
+import { cpuMs } from './cpu.js';
 import { statusBytes } from './listener.js';
 import { workDir } from './paths.js';
 import { waitForQuiet } from './quiet.js';
@@ -29,12 +30,17 @@ interface LfsCase {
   count: number;
 }
 
-/** One direction of one case: seconds and bytes for each contestant, githost's RSS peaks. */
+/** One direction of one case: seconds and bytes for each contestant, githost's RSS peaks, and the
+ *  CPU time each side's server processes spent on it (which a loaded machine changes far less
+ *  than wall time). */
 interface Measured {
   plainMs: number;
   hostMs: number;
   bytes: number;
   rss: RssPeaks;
+  plainCpuMs?: number;
+  /** Per githost process, by name. */
+  hostCpuMs?: Record<string, number>;
 }
 
 /**
@@ -72,14 +78,14 @@ export async function benchLfs(ctx: BenchContext): Promise<Section> {
       const url = await lfsUrl(user, service, c);
       const total = c.size * c.count;
 
-      const upload = await race(service, total, async (agent) => {
+      const upload = await race(service, plain.pid, total, async (agent) => {
         await eachLimited(objects, CONCURRENT_TRANSFERS, (o) => putFile({ href: `${plain!.url}/${o.oid}` }, o, agent));
       }, async (agent) => {
         const sent = await new LfsBasicClient(url, user.username, user.token, agent).upload(objects);
         if (sent !== total) throw new Error(`githost took ${sent} of ${total} bytes (some objects already there?)`);
       });
       ctx.log(`lfs: ${c.count} x ${c.label}: upload plain ${fmtMs(upload.plainMs)}, githost ${fmtMs(upload.hostMs)}`);
-      const download = await race(service, total, async (agent) => {
+      const download = await race(service, plain.pid, total, async (agent) => {
         await eachLimited(objects, CONCURRENT_TRANSFERS, async (o) => {
           const file = join(downloads, o.oid);
           await getToFile({ href: `${plain!.url}/${o.oid}` }, o, file, agent);
@@ -102,7 +108,7 @@ export async function benchLfs(ctx: BenchContext): Promise<Section> {
     }
     const plainHwm = statusBytes(plain.pid, 'VmHWM');
     notes.push(`the plain server's own high-water mark (VmHWM) over all cases: ${fmtMiB(plainHwm)}`);
-    return { name: 'lfs', title: 'Git LFS', tables: [throughputTable(results, cli), rssTable(service.processes, idle, results, cli)], notes };
+    return { name: 'lfs', title: 'Git LFS', tables: [throughputTable(results, cli), cpuTable(results), rssTable(service.processes, idle, results, cli)], notes };
   } finally {
     await plain?.stop();
     rmSync(scratch, { recursive: true, force: true });
@@ -124,7 +130,7 @@ export function lfsCases(totalMiB: number): LfsCase[] {
  * The plain server first, then githost, each after `sync` so neither inherits the other's dirty
  * pages, each with keep-alive connections of its own (none left idle from an earlier phase).
  */
-async function race(service: RunningService, bytes: number, plainRun: (agent: Agent) => Promise<void>, hostRun: (agent: Agent) => Promise<void>): Promise<Measured> {
+async function race(service: RunningService, plainPid: number, bytes: number, plainRun: (agent: Agent) => Promise<void>, hostRun: (agent: Agent) => Promise<void>): Promise<Measured> {
   const run = async (name: string, work: (agent: Agent) => Promise<void>): Promise<number> => {
     const agent = transferAgent();
     try {
@@ -136,12 +142,16 @@ async function race(service: RunningService, bytes: number, plainRun: (agent: Ag
     }
   };
   await syncDisks();
+  const plainCpuBefore = cpuMs([plainPid]);
   const plainMs = await run('plain server', plainRun);
+  const plainCpuMs = cpuMs([plainPid]) - plainCpuBefore;
   await syncDisks();
   await waitForQuiet(service.pid);
   service.rss.reset();
+  const hostCpuBefore = service.processes.map((p) => cpuMs([p.pid]));
   const hostMs = await run('githost', hostRun);
-  return { plainMs, hostMs, bytes, rss: service.rss.read() };
+  const hostCpuMs = Object.fromEntries(service.processes.map((p, i) => [p.name, cpuMs([p.pid]) - hostCpuBefore[i]!]));
+  return { plainMs, hostMs, bytes, rss: service.rss.read(), plainCpuMs, hostCpuMs };
 }
 
 /** The repository of one case, and its LFS endpoint as git-lfs derives it from the remote. */
@@ -243,6 +253,27 @@ function throughputTable(results: Array<{ c: LfsCase; upload: Measured; download
   return {
     title: 'LFS throughput: githost\'s batch API and object hrefs vs a plain node http server streaming the same bytes to and from disk (target: githost >= 80 % of plain)',
     header: ['objects, direction', 'plain node http', 'githost', 'githost / plain', 'target', 'met'],
+    rows,
+  };
+}
+
+/** Where each direction's CPU went: the plain server's process against githost's processes that
+ *  spent any (the gateway and git-storage carry the bytes; accounts answers what is not cached). */
+function cpuTable(results: Array<{ c: LfsCase; upload: Measured; download: Measured }>): Table {
+  const busy = new Set<string>();
+  for (const { upload, download } of results) {
+    for (const m of [upload, download]) for (const [name, ms] of Object.entries(m.hostCpuMs ?? {})) if (ms >= 50) busy.add(name);
+  }
+  const names = [...busy];
+  const rows = results.flatMap(({ c, upload, download }) =>
+    ([['upload', upload], ['download', download]] as const).map(([direction, m]) => {
+      const host = names.reduce((sum, n) => sum + (m.hostCpuMs?.[n] ?? 0), 0);
+      return [`${c.count} x ${c.label}, ${direction}`, fmtMs(m.plainCpuMs ?? 0), ...names.map((n) => fmtMs(m.hostCpuMs?.[n] ?? 0)), fmtMs(host), m.plainCpuMs ? `${(host / m.plainCpuMs).toFixed(1)}x` : '—'];
+    }),
+  );
+  return {
+    title: 'CPU time of the server processes during each LFS transfer (/proc utime + stime): the plain server vs githost\'s processes that spent 50 ms or more in some row',
+    header: ['objects, direction', 'plain server', ...names, 'githost total', 'githost / plain'],
     rows,
   };
 }

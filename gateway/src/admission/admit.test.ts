@@ -7,7 +7,7 @@ import { AppError, notFound, unauthenticated, unavailable } from '@githost/error
 import { signLfsActionGrant, type LfsActionGrant, type Principal, type RepoContext } from '@githost/identity';
 import { createAdmission, type Admit } from './admit.js';
 import type { Authentication } from '../clients/accounts.js';
-import type { CachedAccountsGateway } from '../clients/cached-accounts.js';
+import { cachedAccounts, type CachedAccountsGateway } from '../clients/cached-accounts.js';
 import { READ_SCOPE_ONLY } from './scopes.js';
 import { createRateLimitGate, type RateLimits } from './rate-limit.js';
 import type { Admission } from '../request-state.js';
@@ -127,6 +127,29 @@ describe('admission', () => {
     // Not a credential for git itself nor for the API.
     expect(refusal(await attempt(admit, 'GET', '/alice/demo.git/info/refs?service=git-upload-pack', download))).toEqual(challenged);
     expect(refusal(await attempt(admit, 'GET', '/api/repos/alice/demo', download))[0]).toBe('unauthenticated');
+  });
+
+  it('when a transfer\'s objects carry grants, then accounts is asked once for the repository, not again after each upload and verify', async () => {
+    let asked = 0;
+    const accounts = cachedAccounts({
+      authenticate: () => Promise.reject(unauthenticated('Invalid token')),
+      authorize: async () => {
+        asked++;
+        return demo;
+      },
+      reachable: async () => true,
+      close: () => undefined,
+    });
+    const admit = admission(accounts);
+    for (const oid of ['a', 'b', 'c'].map((c) => c.repeat(64))) {
+      const upload = grant({ oid, operation: 'upload' });
+      for (const [method, path] of [['PUT', `/alice/demo.git/info/lfs/objects/${oid}`], ['POST', `/alice/demo.git/info/lfs/objects/${oid}/verify`]] as const) {
+        const { admitted } = await attempt(admit, method, path, upload);
+        expect(admitted?.repo?.permission).toBe('admin');
+        admitted?.staleOnSuccess?.(); // as the proxy does on the 2xx
+      }
+    }
+    expect(asked).toBe(1);
   });
 
   it('when LFS actions carry grants, then they count against their user, not the address\'s anonymous git budget', async () => {

@@ -40,6 +40,14 @@ describe('staleAccessAfter', () => {
     expect(afterSuccess('POST', '/olga/demo.git/git-upload-pack')).toEqual([]);
   });
 
+  it('when an LFS object is uploaded or verified, or a lock taken, then nothing is dropped: the next object of the transfer keeps the cached access', () => {
+    const oid = 'a'.repeat(64);
+    expect(afterSuccess('PUT', `/olga/demo.git/info/lfs/objects/${oid}`)).toEqual([]);
+    expect(afterSuccess('POST', `/olga/demo.git/info/lfs/objects/${oid}/verify`)).toEqual([]);
+    expect(afterSuccess('POST', '/olga/demo.git/info/lfs/objects/batch')).toEqual([]);
+    expect(afterSuccess('POST', '/olga/demo.git/info/lfs/locks')).toEqual([]);
+  });
+
   it('when a request only reads, then nothing is dropped', () => {
     expect(afterSuccess('GET', '/api/repos/olga/demo')).toEqual([]);
     expect(afterSuccess('GET', '/api/repos/olga/demo/collaborators')).toEqual([]);

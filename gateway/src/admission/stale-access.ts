@@ -24,8 +24,10 @@ function decoded(segment: string): string | undefined {
  */
 export function staleAccessAfter(method: string, path: string, route: RouteMatch, principal: Principal | null, repo: RepoContext | null, cache: CachedAccountsGateway): (() => void) | undefined {
   // A push into a repository without branches sets its default branch (accounts README
-  // "Default branch"), which the cached answer carries to browse.
-  if (route.push && repo && !READ_METHODS.has(method)) return () => cache.forgetRepository(repo.id);
+  // "Default branch"), which the cached answer carries to browse. An LFS write (an object, its
+  // verify, a lock) changes nothing accounts answers: dropping the answers there sent every
+  // object of a transfer to accounts again (docs/decisions/lfs.md#throughput).
+  if (route.push && !route.lfs && repo && !READ_METHODS.has(method)) return () => cache.forgetRepository(repo.id);
   if (route.upstream !== 'accounts' || READ_METHODS.has(method)) return undefined;
   // A client revoked an OAuth2 token (docs/decisions/oauth2-provider.md#tokens): which one is in
   // the body, which the edge does not read, so every cached Authenticate answer goes (as for a

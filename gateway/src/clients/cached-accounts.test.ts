@@ -135,6 +135,22 @@ describe('cachedAccounts', () => {
     expect(authenticates).toHaveLength(6);
   });
 
+  it('when a site admin changes a user whose token is not cached (an LFS grant\'s caller), then that user\'s cached Authorize answers go too', async () => {
+    const { inner, authorizes } = controlledAccounts();
+    const cache = cachedAccounts(inner);
+    const r = cache.authorize(alice, 'alice', 'demo', 'q1');
+    authorizes[0]!.resolve(repo('write'));
+    await r;
+    await cache.authorize(alice, 'alice', 'demo', 'q2');
+    expect(authorizes).toHaveLength(1);
+    cache.forgetUsername('bob');
+    await cache.authorize(alice, 'alice', 'demo', 'q3');
+    expect(authorizes).toHaveLength(1);
+    cache.forgetUsername('Alice');
+    void cache.authorize(alice, 'alice', 'demo', 'q4');
+    expect(authorizes).toHaveLength(2);
+  });
+
   it('when the same user asks with and without site-admin powers, then the answers are cached apart', async () => {
     const { inner, authorizes } = controlledAccounts();
     const cache = cachedAccounts(inner);

@@ -51,6 +51,10 @@ export interface CachedAccountsGateway extends AccountsGateway {
 export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT_TTLS, observe: CacheObserver = () => undefined): CachedAccountsGateway {
   const auth = new LRUCache<string, AuthAnswer>({ max: 10_000, ttl: ttls.authenticatedMs, ttlAutopurge: false });
   const repos = new LRUCache<string, RepoContext>({ max: 10_000, ttl: ttls.authorizedMs, ttlAutopurge: false });
+  // Whose user id an Authorize answer was asked for, by (lowercased) username: a caller admitted
+  // on an LFS action's grant has no cached Authenticate answer to name them
+  // (docs/decisions/lfs.md#throughput), and a site admin's change by name must still drop theirs.
+  const askedBy = new LRUCache<string, string>({ max: 10_000, ttl: ttls.authorizedMs, ttlAutopurge: false });
   const disabled = (ms: number) => ms <= 0;
   // When an entry expires under load, every request in flight misses at once: they share the one
   // call already asking (its answer is younger than any cached one they would have taken) instead
@@ -100,7 +104,10 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
       const joined = fresh ? undefined : authorizing.get(key);
       return joined ?? shared(authorizing, key, async (asked) => {
         const repo = await inner.authorize(principal, owner, name, requestId);
-        if (!disabled(ttls.authorizedMs) && asked === generation) repos.set(key, repo);
+        if (!disabled(ttls.authorizedMs) && asked === generation) {
+          repos.set(key, repo);
+          if (principal?.user_id) askedBy.set(principal.user_id, principal.username.toLowerCase());
+        }
         return repo;
       });
     },
@@ -144,6 +151,7 @@ export function cachedAccounts(inner: AccountsGateway, ttls: CacheTtls = DEFAULT
           auth.delete(key);
         }
       }
+      for (const [id, asker] of [...askedBy.entries()]) if (asker === name) ids.add(id);
       // An admin flag just changed leaves Authorize answers of either kind stale.
       for (const key of [...repos.keys()]) if (ids.has((JSON.parse(key) as string[])[0]!.split(':')[0]!)) repos.delete(key);
     },

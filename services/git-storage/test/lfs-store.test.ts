@@ -45,6 +45,25 @@ describe('LFS disk object store', () => {
     expect(await temporaries()).toEqual([]);
   });
 
+  it('when an object is empty or exactly one read buffer long, then it is read back whole', async () => {
+    for (const content of [Buffer.alloc(0), randomBytes(1024 * 1024)]) {
+      const oid = oidOf(content);
+      await store.write(REPO, oid, content.length, chunked(content));
+      const read = await store.read(REPO, oid);
+      const chunks: Buffer[] = [];
+      for await (const c of read!.body) chunks.push(c as Buffer);
+      expect([read!.size, Buffer.concat(chunks).equals(content)]).toEqual([content.length, true]);
+    }
+  });
+
+  it('when the temporary folder was removed while running, then the next upload makes it again and is stored', async () => {
+    await rm(path.join(dataDir, 'lfs', 'tmp'), { recursive: true });
+    const content = randomBytes(100_000);
+    await store.write(REPO, oidOf(content), content.length, chunked(content));
+    expect(await store.size(REPO, oidOf(content))).toBe(content.length);
+    expect(await temporaries()).toEqual([]);
+  });
+
   it('when the content does not match its oid, then nothing is stored and no temporary file is left', async () => {
     const oid = oidOf(Buffer.from('what was announced'));
     expect(await refusal(store.write(REPO, oid, 18, chunked(Buffer.from('what was sent here'))))).toEqual(['validation', 'The uploaded content does not match its oid (sha256)']);

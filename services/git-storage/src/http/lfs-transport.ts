@@ -34,10 +34,20 @@ function params(req: Request): { owner: string; name: string } {
 
 /** The repository the path names, checked against the signed identity (read or write). */
 async function lfsRepository(ctx: StorageContext, req: Request, res: Response, access: 'read' | 'write') {
-  const { owner, name } = params(req);
-  const repo = authorizeRepository(identityOf(res), owner, name, access);
+  const repo = signedRepository(req, res, access);
   await existingRepository(ctx, repo.id);
   return repo;
+}
+
+/**
+ * The same check without looking for the git directory: for a download or a verify, where the
+ * object's own path in the repository's folder answers whether the repository holds it (a
+ * deleted repository's folder goes with it, docs/decisions/lfs.md#deletion), so one fewer disk
+ * call per object (docs/decisions/lfs.md#throughput).
+ */
+function signedRepository(req: Request, res: Response, access: 'read' | 'write') {
+  const { owner, name } = params(req);
+  return authorizeRepository(identityOf(res), owner, name, access);
 }
 
 async function readJson(req: Request): Promise<unknown> {
@@ -113,7 +123,7 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
     new RegExp(`${LFS}\\/objects\\/([^/]+)$`),
     route(async (req, res) => {
       res.locals.routeLabel = '/:owner/:repo.git/info/lfs/objects/:oid';
-      const repo = await lfsRepository(ctx, req, res, 'read');
+      const repo = signedRepository(req, res, 'read');
       const oid = (req.params as unknown as Record<string, string>)[2]!;
       const found = LFS_OID.test(oid) ? await store.read(repo.id, oid) : undefined;
       if (!found) throw new AppError('not_found', 'Object does not exist');
@@ -156,8 +166,9 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
     route(async (req, res) => {
       res.locals.routeLabel = '/:owner/:repo.git/info/lfs/objects/:oid/verify';
       const body = (await readJson(req)) as { oid?: unknown; size?: unknown } | null;
-      const repo = await lfsRepository(ctx, req, res, 'write');
+      const repo = signedRepository(req, res, 'write');
       const oid = (req.params as unknown as Record<string, string>)[2]!;
+      // One stat: the upload's 200 came only after the object was checked, fsynced and in place.
       const stored = LFS_OID.test(oid) ? await store.size(repo.id, oid) : undefined;
       if (stored === undefined) throw new AppError('not_found', 'Object does not exist');
       if (body?.size !== stored) throw validation(`The object has ${stored} bytes, not ${String(body?.size)}`);

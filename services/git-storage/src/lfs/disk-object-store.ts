@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -115,7 +114,12 @@ export class DiskObjectStore implements LfsObjectStore {
     }
     try {
       const { size } = await handle.stat();
-      return { size, body: handle.createReadStream({ highWaterMark: STREAM_BUFFER_BYTES }) };
+      // Bounded by the size just read (an object never changes once renamed into place): the
+      // stream ends after its last byte without one more read, and one more 1 MiB buffer, to
+      // find the end of the file (docs/decisions/lfs.md#throughput). `end` is inclusive, so an
+      // empty object reads to the end of its file instead.
+      const range = size > 0 ? { start: 0, end: size - 1 } : {};
+      return { size, body: handle.createReadStream({ highWaterMark: STREAM_BUFFER_BYTES, ...range }) };
     } catch (err) {
       await handle.close();
       throw err;
@@ -123,8 +127,8 @@ export class DiskObjectStore implements LfsObjectStore {
   }
 
   async write(repositoryId: string, oid: string, size: number, body: Readable): Promise<void> {
-    await mkdir(this.tmp, { recursive: true, mode: 0o700 });
     const temp = path.join(this.tmp, `${oid}.${randomBytes(8).toString('hex')}`);
+    const handle = await this.openTemporary(temp);
     const hash = createHash('sha256');
     let received = 0;
     const check = new Transform({
@@ -139,7 +143,7 @@ export class DiskObjectStore implements LfsObjectStore {
     try {
       // `flush`: fsynced by the stream before it closes, not reopened for it (fewer round trips
       // per object, which is what 1 MiB objects wait on).
-      const out = createWriteStream(temp, { flags: 'wx', mode: 0o600, highWaterMark: STREAM_BUFFER_BYTES, flush: true });
+      const out = handle.createWriteStream({ highWaterMark: STREAM_BUFFER_BYTES, flush: true });
       try {
         await pipeline(body, check, out);
       } catch (err) {
@@ -156,6 +160,18 @@ export class DiskObjectStore implements LfsObjectStore {
       await syncDir(path.dirname(final));
     } finally {
       if (!renamed) await rm(temp, { force: true });
+    }
+  }
+
+  /** `tmp` is made at start (`recover`); made again only when something removed it since, so an
+   *  upload costs no `mkdir` (docs/decisions/lfs.md#throughput). */
+  private async openTemporary(temp: string): Promise<FileHandle> {
+    try {
+      return await open(temp, 'wx', 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await mkdir(this.tmp, { recursive: true, mode: 0o700 });
+      return open(temp, 'wx', 0o600);
     }
   }
 
