@@ -1,13 +1,20 @@
 import type { Receiver } from '@githost/test-support';
 import { git, gitResult, makeWorkdir } from '../src/support/git.js';
-import { sleep, type Cluster } from './cluster.js';
+import { sleep } from './cluster.js';
 
 /**
  * What clients do while a fault happens: pushers pushing commits with a real git client through
  * the gateway (each a push event), a merger opening and merging merge requests through the API
- * (each a `merge_request` event), and a prober reading the API; every answer a client got is kept
- * with its time, so the 5xx window after a fault can be measured.
+ * (each a `merge_request` event), and a prober reading the API (and with `pages`, the web's
+ * repository page); every answer a client got is kept with its time, so the 5xx window after a
+ * fault can be measured.
  */
+
+/** Where clients connect: the gateway (cluster.ts), or haproxy in front of the gateways. */
+export interface PublicAddress {
+  readonly url: string;
+  readonly publicPort: number;
+}
 
 export interface Answer {
   at: number;
@@ -43,6 +50,8 @@ export interface WorkloadOptions {
   pushes: number;
   merges: number;
   pushers: number;
+  /** The prober reads the web's repository page too, between its API reads. */
+  pages?: boolean;
 }
 
 export class Workload {
@@ -57,7 +66,7 @@ export class Workload {
   private done = false;
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly cluster: PublicAddress,
     private readonly user: User,
     private readonly opts: WorkloadOptions,
   ) {
@@ -74,14 +83,15 @@ export class Workload {
     return `http://${this.user.username}:${this.user.token}@127.0.0.1:${this.cluster.publicPort}/${this.user.username}/${repo}.git`;
   }
 
-  /** One API call as a client makes it (10 s timeout); status 0 when nothing answered. */
-  async call<B = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: B }> {
+  /** One API call (or with `accept`, a page read) as a client makes it (10 s timeout); status 0
+   *  when nothing answered. */
+  async call<B = unknown>(method: string, path: string, body?: unknown, accept?: string): Promise<{ status: number; body: B }> {
     let status = 0;
     let parsed: unknown = null;
     try {
       const res = await fetch(`${this.cluster.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${this.user.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { authorization: `Bearer ${this.user.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(accept ? { accept } : {}) },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(10_000),
       });
@@ -173,6 +183,7 @@ export class Workload {
     while (!this.done) {
       await this.gate();
       await this.call('GET', `/api/repos/${this.user.username}/${this.pushRepo}/branches`);
+      if (this.opts.pages) await this.call('GET', `/${this.user.username}/${this.pushRepo}`, undefined, 'text/html');
       await sleep(250);
     }
   }
