@@ -11,7 +11,6 @@
  * Sizes: FAULTS_MODE=quick (the default, part of `npm test`), full (`npm run faults`), big.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import path from 'node:path';
 import { startOwnRedis, startReceiver, type OwnRedis, type Receiver } from '@githost/test-support';
 import { startTestGithost, type TestGithost } from '../src/support/index.js';
 import { MERGE_RECOVERY_MS, printTable, staleOpenIntents, verify, type CheckTarget, type Fault, type Figures } from './checks.js';
@@ -53,6 +52,7 @@ interface KillFigures {
 
 const results: Figures[] = [];
 const kills: KillFigures[] = [];
+const notes: string[] = [];
 let redis: OwnRedis;
 let gh: TestGithost;
 let receiver: Receiver;
@@ -71,6 +71,7 @@ beforeAll(async () => {
 afterAll(async () => {
   printTable(`fault injection with replicas, mode ${MODE} (${SIZE.pushes} pushes, ${SIZE.merges} merges per scenario)`, results);
   printKills(kills);
+  if (notes.length) process.stdout.write(`${notes.join('\n')}\n`);
   await gh?.stop();
   await receiver?.close();
   await redis?.stop();
@@ -91,10 +92,16 @@ async function serverStates(): Promise<Map<string, string>> {
   return new Map(rows.filter((r) => r[1] !== 'FRONTEND' && r[1] !== 'BACKEND').map((r) => [`${r[0]}/${r[1]}`, r[17] ?? '']));
 }
 
-/** Servers haproxy does not have UP, except those killed on purpose: the survivors are ready by themselves. */
-async function notUp(except: string[]): Promise<string[]> {
-  const states = await serverStates();
-  return [...states].filter(([k, v]) => !except.includes(k) && !v.startsWith('UP')).map(([k, v]) => `${k} ${v}`);
+/** Waits until haproxy has every server UP but those killed on purpose (the survivors ready by
+ *  themselves); returns those that were not within `withinMs`. */
+async function waitUp(except: string[], withinMs: number): Promise<string[]> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const states = await serverStates();
+    const notUp = [...states].filter(([k, v]) => !except.includes(k) && !v.startsWith('UP')).map(([k, v]) => `${k} ${v}`);
+    if (notUp.length === 0 || Date.now() > deadline) return notUp;
+    await sleep(250);
+  }
 }
 
 /** Runs the workload, injects `fault` once `trigger` holds, then checks everything. */
@@ -109,10 +116,11 @@ async function scenario(name: string, fault: (w: Workload) => Promise<Fault>, ki
   const f = await fault(w);
   if (finished) (f.problems ??= []).push('the workload ended before the fault did: it ran on no load at its end');
   const stuck = sleep(Math.max(0, f.end + MERGE_RECOVERY_MS - Date.now())).then(() => staleOpenIntents(gh.databaseUrl!));
-  await running;
+  const notReady = await waitUp(killed, 60_000);
   const recoveredAt = Date.now();
+  await running;
   const target: CheckTarget = { receiver, user, databaseUrl: gh.databaseUrl!, reposRoot: gh.dataDir };
-  const figures = await verify(target, name, w, f, await notUp(killed), recoveredAt, stuck);
+  const figures = await verify(target, name, w, f, notReady, recoveredAt, stuck);
   results.push(figures);
   return figures;
 }
@@ -153,7 +161,9 @@ describe('fault injection with replicas', () => {
           await remaining(port === gatewayMetrics[0] ? one! : two!, budget);
           await sleep(200);
         }
+        if ((await metricValue(port, 'githost_gateway_rate_limit_store_up')) !== 1) problems.push(`the gateway on metrics port ${port} did not count in Redis again within 30 s`);
       }
+      notes.push(`redis-stop: both gateways count in Redis again ${Date.now() - end} ms after it came back`);
       // Five reads on one gateway, then one on the other: a shared counter shows them; two counts
       // in memory would show only the other's own.
       const first = await remaining(one!, budget);
