@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { express, listen } from '@githost/http';
 import { createLogger } from '@githost/logging';
 import { freePort } from '@githost/test-support';
 import { haproxyConfig, replicaCount, requireProcessesForReplicas, startHaproxy } from './replicas.js';
@@ -93,6 +94,35 @@ describe('launcher replicas', () => {
       await haproxy.stop();
       dying.server.close();
       answering.server.close();
+    }
+  }, 30_000);
+
+  it('when a replica stops as on SIGTERM (its listener closes, requests in flight finish), then through the real haproxy nothing in flight or after is lost, POSTs included', async () => {
+    // Two replicas as every service serves (packages/http's listen and its graceful close).
+    const replica = async (name: string) => {
+      const app = express();
+      app.get('/readyz', (_req, res) => void res.send('ready'));
+      app.get('/slow', (_req, res) => void setTimeout(() => res.send(name), 1500));
+      app.all('/fast', (_req, res) => void res.send(name));
+      return listen(app, 0, '127.0.0.1');
+    };
+    const [first, second] = [await replica('first'), await replica('second')];
+    const front = await freePort();
+    const haproxy = await startHaproxy(haproxyConfig([{ name: 'browse', port: front, servers: [first.port, second.port] }]), front, createLogger('test'));
+    try {
+      // One slow request on each replica, then the first stops while they run.
+      const slow = [send(front, 'GET', '/slow'), send(front, 'GET', '/slow')];
+      await new Promise((r) => setTimeout(r, 300));
+      const stopped = first.close();
+      const after: number[] = [];
+      for (let i = 0; i < 10; i++) after.push(await send(front, i % 2 === 0 ? 'GET' : 'POST', '/fast'));
+      expect(await Promise.all(slow)).toEqual([200, 200]);
+      await stopped;
+      // A connection the stopped replica refused was never sent: haproxy sends it to the other, whatever its method.
+      expect(after).toEqual(Array(10).fill(200));
+    } finally {
+      await haproxy.stop();
+      await second.close();
     }
   }, 30_000);
 
