@@ -72,11 +72,11 @@ describe('launcher replicas', () => {
     const front = await freePort();
     const haproxy = await startHaproxy(haproxyConfig([{ name: 'browse', port: front, servers: [dying.port, answering.port] }]), front, createLogger('test'));
     try {
-      const statuses: Record<string, number[]> = { GET: [], POST: [] };
+      const statuses: { GET: number[]; POST: number[] } = { GET: [], POST: [] };
       // Two of each in a row, so each method meets both replicas in round robin.
       for (let i = 0; i < 6; i += 2) {
         for (const method of ['GET', 'POST'] as const) {
-          for (const n of [i, i + 1]) statuses[method]!.push(await send(front, method, `/${method}/${n}`));
+          for (const n of [i, i + 1]) statuses[method].push(await send(front, method, `/${method}/${n}`));
         }
       }
       expect(statuses.GET).toEqual(Array(6).fill(200));
