@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeBrokerTopology } from '@githost/bus/testing';
 import { createTestDatabase } from '@githost/db';
-import { BUDGETS, createLimitStores } from '@githost/rate-limits';
 import { MACHINE_REDIS_URL, removeRedisKeys } from '@githost/test-support';
 import { Api, createRepo, createUser, gitUrl } from './api.js';
 import type { BenchContext } from './context.js';
@@ -12,7 +11,8 @@ import { fetchOnce, loadTest } from './load.js';
 import { workDir } from './paths.js';
 import type { Section } from './report.js';
 import { launcherMissing, startService, type RunningService } from './service.js';
-import { fmtMs, fmtNum, fmtRatio, nowMs, summarize, type Summary } from './stats.js';
+import { timeRoundTrips, type RoundTrips } from './counter-round-trips.js';
+import { fmtMs, fmtNum, fmtRatio } from './stats.js';
 
 /**
  * Replicas behind haproxy (docs/decisions/replicas.md) against one of each: browse API and web tree
@@ -74,23 +74,10 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
     }
     const seconds = quick ? 2 : 5;
     const slices = quick ? 3 : 6;
-    const counter = createLimitStores({ url: MACHINE_REDIS_URL, prefix, service: 'bench' });
-    cleanups.push(() => counter.close());
-    // One limited request's counter in Redis, one at a time; `stop` ends it.
-    const roundTrips = async (count: number, stop?: () => boolean): Promise<Summary> => {
-      const times: number[] = [];
-      for (let i = 0; i < count && !stop?.(); i++) {
-        const start = nowMs();
-        await counter.spend(BUDGETS.apiToken, `token:bench${i % 100}`, 100_000_000);
-        times.push(nowMs() - start);
-        // Beside a load run, a sample every 5 ms: the bench's own CPU belongs to autocannon.
-        if (stop) await new Promise((r) => setTimeout(r, 5));
-      }
-      return summarize(times);
-    };
-    await roundTrips(200);
-    const idle = await roundTrips(quick ? 500 : 2000);
-    const underLoad: number[][] = [];
+    const idleTiming = timeRoundTrips({ url: MACHINE_REDIS_URL, prefix, pauseMs: 0 });
+    await new Promise((r) => setTimeout(r, quick ? 2_000 : 5_000));
+    const idle = await idleTiming.stop();
+    const underLoad: RoundTrips[] = [];
     for (const [kind, label] of [[0, 'browse API tree'], [1, 'web tree page']] as const) {
       for (const t of targets) await loadTest(t[kind]!.url, { connections: 50, seconds: 2, headers: t[kind]!.headers });
       const sums = githosts.map(() => ({ requests: 0, seconds: 0, p99: [] as number[], non200: 0 }));
@@ -99,15 +86,10 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
         for (let k = 0; k < githosts.length; k++) {
           const which = (i + k) % githosts.length;
           const t = targets[which]![kind]!;
-          let loading = true;
           // While the Redis-backed replicas are loaded, what a counter's round trip costs then.
-          const sampling = which === 2 ? roundTrips(100_000, () => !loading) : undefined;
+          const timing = which === 2 ? timeRoundTrips({ url: MACHINE_REDIS_URL, prefix, pauseMs: 5 }) : undefined;
           const r = await loadTest(t.url, { connections: 50, seconds, headers: t.headers });
-          loading = false;
-          if (sampling) {
-            const sampled = await sampling;
-            underLoad.push([sampled.p50, sampled.p99, sampled.n]);
-          }
+          if (timing) underLoad.push(await timing.stop());
           sums[which]!.requests += r.rps * seconds;
           sums[which]!.seconds += seconds;
           sums[which]!.p99.push(r.p99);
@@ -121,8 +103,8 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     counterRows.push(
-      ['machine as the others load it, githosts idle', String(idle.n), fmtMs(idle.p50), fmtMs(idle.p99)],
-      ['while the Redis-backed replicas serve 50 connections (median slice)', String(underLoad.reduce((n, x) => n + x[2]!, 0)), fmtMs(median(underLoad.map((x) => x[0]!))), fmtMs(median(underLoad.map((x) => x[1]!)))],
+      ['githosts idle (the machine as the others load it), back to back', String(idle.summary.n), fmtMs(idle.summary.p50), fmtMs(idle.summary.p99), String(idle.local)],
+      ['while the Redis-backed replicas serve 50 connections, one every 5 ms (median of the slices)', String(underLoad.reduce((n, x) => n + x.summary.n, 0)), fmtMs(median(underLoad.map((x) => x.summary.p50))), fmtMs(median(underLoad.map((x) => x.summary.p99))), String(underLoad.reduce((n, x) => n + x.local, 0))],
     );
     notes.push(`${slices} slices of ${seconds} s each per githost at 50 connections, rotating which goes first, after 2 s of unmeasured warm-up; target: replicas with limits in Redis >= 0.8x one gateway`);
     notes.push('"vs one" splits as haproxy + processes (the middle row) times Redis (its own column: the Redis row against the middle one)');
@@ -139,7 +121,7 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
     title: 'Replicas behind haproxy',
     tables: [
       ...(rows.length ? [{ title: 'Reads a second, one of each against replicas (same run)', header: ['read', 'githost', 'req/s', 'worst slice p99', 'non-200', 'vs one', 'Redis vs memory'], rows }] : []),
-      ...(counterRows.length ? [{ title: "One limited request's counter in Redis (rate-limit-redis's script, one at a time from the bench)", header: ['when', 'samples', 'p50', 'p99'], rows: counterRows }] : []),
+      ...(counterRows.length ? [{ title: "One limited request's counter in Redis (rate-limit-redis's script through packages/rate-limits, timed in a worker thread of the bench)", header: ['when', 'samples', 'p50', 'p99', 'counted locally (> 250 ms)'], rows: counterRows }] : []),
     ],
     notes,
   };
