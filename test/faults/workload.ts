@@ -159,8 +159,18 @@ export class Workload {
     }
   }
 
-  /** Runs pushers, the merger and the prober until the pushes and merges are done. */
-  async run(): Promise<void> {
+  /** Set while pushers and the merger go on past their counts (`run`'s `until`). */
+  private extended = false;
+
+  /** Runs pushers, the merger and the prober until the pushes and merges are done, and with
+   *  `until`, the pushers and the merger go on until it settles too: a fault that takes a while
+   *  (several kills in turn) meets load to its end, however fast the machine pushes. */
+  async run(until?: Promise<unknown>): Promise<void> {
+    if (until) {
+      this.extended = true;
+      const over = () => void (this.extended = false);
+      until.then(over, over);
+    }
     const perPusher = Math.ceil(this.opts.pushes / this.opts.pushers);
     const pushers = Array.from({ length: this.opts.pushers }, (_, k) => this.pusher(`w${k}`, perPusher));
     const prober = this.prober();
@@ -172,7 +182,7 @@ export class Workload {
   private async pusher(branch: string, count: number): Promise<void> {
     const work = makeWorkdir();
     await git(work, 'init', '-q');
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < count || this.extended; i++) {
       await git(work, 'commit', '-q', '--allow-empty', '-m', `${branch} ${i}`);
       // A client tries again until its push goes through, as a CI job or a person would.
       if (!(await this.push(work, this.pushRepo, branch, `HEAD:refs/heads/${branch}`, 60_000))) this.violations.push(`${branch}: a push failed for 60 s`);
@@ -191,7 +201,7 @@ export class Workload {
   private async merger(): Promise<void> {
     const work = this.mergeWork;
     const repoPath = `/api/repos/${this.user.username}/${this.mergeRepo}`;
-    for (let i = 0; i < this.opts.merges; i++) {
+    for (let i = 0; i < this.opts.merges || this.extended; i++) {
       const source = `f${i}`;
       // Branch from main as the server has it now.
       for (let tries = 0; ; tries++) {
