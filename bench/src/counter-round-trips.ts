@@ -6,8 +6,9 @@ import { nowMs, summarize, type Summary } from './stats.js';
  * What one limited request pays for its counter in Redis: rate-limit-redis's script through
  * packages/rate-limits, one spend at a time, timed in a worker thread of its own, so that the
  * bench's load generator (autocannon, on the main thread) does not delay the answers it times.
- * A spend Redis did not answer within the store's 250 ms is counted locally: such samples are
- * left out and counted apart.
+ * The worker loads and connects once (slow on a loaded machine), then times windows on demand. A
+ * spend Redis did not answer within the store's 250 ms is counted locally: such samples are left
+ * out and counted apart.
  */
 export interface RoundTrips {
   summary: Summary;
@@ -15,49 +16,70 @@ export interface RoundTrips {
   local: number;
 }
 
-interface Settings {
-  url: string;
-  prefix: string;
-  /** Pause between spends; 0: back to back. */
-  pauseMs: number;
+export interface RoundTripTimer {
+  /** Times spends, one every `pauseMs` (0: back to back), until the returned stop. */
+  window(pauseMs: number): { stop(): Promise<RoundTrips> };
+  close(): Promise<void>;
 }
 
-/** Starts timing spends; `stop()` ends it and gives the figures. */
-export function timeRoundTrips(settings: Settings): { stop(): Promise<RoundTrips> } {
+type ToWorker = { type: 'start'; pauseMs: number } | { type: 'stop' };
+type FromWorker = { type: 'ready' } | { type: 'result'; times: number[]; local: number };
+
+/** Resolves once the worker is connected and its counter's script loaded. */
+export async function roundTripTimer(settings: { url: string; prefix: string }): Promise<RoundTripTimer> {
   const worker = new Worker(new URL(import.meta.url), { workerData: settings });
-  const result = new Promise<RoundTrips>((resolve, reject) => {
-    worker.once('message', (m: { times: number[]; local: number }) => resolve({ summary: summarize(m.times), local: m.local }));
-    worker.once('error', reject);
-  });
+  const next = () =>
+    new Promise<FromWorker>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+  await next();
   return {
-    async stop() {
-      worker.postMessage('stop');
-      const r = await result;
+    window(pauseMs) {
+      worker.postMessage({ type: 'start', pauseMs } satisfies ToWorker);
+      return {
+        async stop() {
+          const result = next();
+          worker.postMessage({ type: 'stop' } satisfies ToWorker);
+          const r = (await result) as Extract<FromWorker, { type: 'result' }>;
+          return { summary: summarize(r.times), local: r.local };
+        },
+      };
+    },
+    async close() {
       await worker.terminate();
-      return r;
     },
   };
 }
 
-async function run(settings: Settings): Promise<void> {
+async function serve(settings: { url: string; prefix: string }): Promise<void> {
   const counter = createLimitStores({ url: settings.url, prefix: settings.prefix, service: 'bench' });
+  let i = 0;
+  const spend = () => counter.spend(BUDGETS.apiToken, `token:bench${i++ % 100}`, 100_000_000);
+  // The first spends wait for the connection and the script's loading.
+  for (let w = 0; w < 50 || !counter.sharedNow; w++) await spend();
   let stopping = false;
-  parentPort!.once('message', () => (stopping = true));
-  const times: number[] = [];
-  let local = 0;
-  for (let i = 0; !stopping; i++) {
-    const start = nowMs();
-    await counter.spend(BUDGETS.apiToken, `token:bench${i % 100}`, 100_000_000);
-    const ms = nowMs() - start;
-    // The first spends wait for the connection and the script's loading.
-    if (i >= 50) {
-      if (counter.sharedNow) times.push(ms);
-      else local++;
+  parentPort!.on('message', (m: ToWorker) => {
+    if (m.type === 'stop') {
+      stopping = true;
+      return;
     }
-    await new Promise((r) => setTimeout(r, settings.pauseMs));
-  }
-  await counter.close();
-  parentPort!.postMessage({ times, local });
+    stopping = false;
+    void (async () => {
+      const times: number[] = [];
+      let local = 0;
+      while (!stopping) {
+        const start = nowMs();
+        await spend();
+        const ms = nowMs() - start;
+        if (counter.sharedNow) times.push(ms);
+        else local++;
+        await new Promise((r) => setTimeout(r, m.pauseMs));
+      }
+      parentPort!.postMessage({ type: 'result', times, local } satisfies FromWorker);
+    })();
+  });
+  parentPort!.postMessage({ type: 'ready' } satisfies FromWorker);
 }
 
-if (!isMainThread && parentPort) await run(workerData as Settings);
+if (!isMainThread && parentPort) await serve(workerData as { url: string; prefix: string });

@@ -11,7 +11,7 @@ import { fetchOnce, loadTest } from './load.js';
 import { workDir } from './paths.js';
 import type { Section } from './report.js';
 import { launcherMissing, startService, type RunningService } from './service.js';
-import { timeRoundTrips, type RoundTrips } from './counter-round-trips.js';
+import { roundTripTimer, type RoundTrips } from './counter-round-trips.js';
 import { fmtMs, fmtNum, fmtRatio } from './stats.js';
 
 /**
@@ -74,9 +74,11 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
     }
     const seconds = quick ? 2 : 5;
     const slices = quick ? 3 : 6;
-    const idleTiming = timeRoundTrips({ url: MACHINE_REDIS_URL, prefix, pauseMs: 0 });
+    const timer = await roundTripTimer({ url: MACHINE_REDIS_URL, prefix });
+    cleanups.push(() => timer.close());
+    const idleWindow = timer.window(0);
     await new Promise((r) => setTimeout(r, quick ? 2_000 : 5_000));
-    const idle = await idleTiming.stop();
+    const idle = await idleWindow.stop();
     const underLoad: RoundTrips[] = [];
     for (const [kind, label] of [[0, 'browse API tree'], [1, 'web tree page']] as const) {
       for (const t of targets) await loadTest(t[kind]!.url, { connections: 50, seconds: 2, headers: t[kind]!.headers });
@@ -87,7 +89,7 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
           const which = (i + k) % githosts.length;
           const t = targets[which]![kind]!;
           // While the Redis-backed replicas are loaded, what a counter's round trip costs then.
-          const timing = which === 2 ? timeRoundTrips({ url: MACHINE_REDIS_URL, prefix, pauseMs: 5 }) : undefined;
+          const timing = which === 2 ? timer.window(5) : undefined;
           const r = await loadTest(t.url, { connections: 50, seconds, headers: t.headers });
           if (timing) underLoad.push(await timing.stop());
           sums[which]!.requests += r.rps * seconds;
