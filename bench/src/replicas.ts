@@ -11,19 +11,24 @@ import { fetchOnce, loadTest } from './load.js';
 import { workDir } from './paths.js';
 import type { Section } from './report.js';
 import { launcherMissing, startService, type RunningService } from './service.js';
+import { roundTripTimer, type RoundTrips } from './counter-round-trips.js';
 import { fmtMs, fmtNum, fmtRatio } from './stats.js';
 
 /**
  * Replicas behind haproxy (docs/decisions/replicas.md) against one of each: browse API and web tree
- * page reads a second through two githosts started one after the other, both one process per
- * service on Postgres and RabbitMQ: one gateway with limits in memory, and GITHOST_REPLICAS=2 (two
- * gateways, two browse and web processes behind haproxy) with limits in the machine's Redis.
- * Measured in alternating slices so both see the same machine.
+ * page reads a second through three githosts started one after the other, each one process per
+ * service on Postgres and RabbitMQ: one gateway with limits in memory; GITHOST_REPLICAS=2 (two
+ * gateways and two of each service behind haproxy) with limits in memory; and the same with limits
+ * in the machine's Redis. The middle one splits the cost: haproxy's hops and the extra processes
+ * against the Redis counter. Measured in rotating slices so all see the same machine. And what one
+ * limited request pays for its counter in Redis (the store's round trip from this process, one at a
+ * time), with the machine idle and while the replicas are loaded.
  */
 export async function benchReplicas(ctx: BenchContext): Promise<Section> {
   const quick = ctx.quick;
   const notes: string[] = [];
   const rows: string[][] = [];
+  const counterRows: string[][] = [];
   const prefix = `githost-bench-replicas:${randomBytes(6).toString('hex')}:`;
   const skip = launcherMissing();
   const services: RunningService[] = [];
@@ -46,13 +51,16 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
       return service;
     };
     const one = await setup('one', { REDIS_URL: '', GITHOST_REPLICAS: '1' });
+    const twoMemory = await setup('two-memory', { REDIS_URL: '', GITHOST_REPLICAS: '2' });
     const two = await setup('two', { REDIS_URL: MACHINE_REDIS_URL, GITHOST_RATE_LIMIT_PREFIX: prefix, GITHOST_REPLICAS: '2' });
+    const githosts = [one, twoMemory, two];
+    const labels = ['one gateway, limits in memory', '2 gateways + 2 of each service behind haproxy, limits in memory', '2 gateways + 2 of each service behind haproxy, limits in Redis'];
     await git(['init', '-q', '-b', 'main', src]);
     for (let i = 0; i < 20; i++) writeFileSync(join(src, `file-${i}.txt`), `line ${i}\n`.repeat(50));
     await git(['add', '.'], { cwd: src });
     await git(['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'files'], { cwd: src });
     const targets: Array<Array<{ url: string; headers: Record<string, string> }>> = [];
-    for (const service of [one, two]) {
+    for (const service of githosts) {
       const user = await createUser(new Api(service.url, service.adminToken), `rp${randomBytes(3).toString('hex')}`);
       await createRepo(user, 'small');
       await git(['push', '-q', gitUrl(service.url, user, 'small'), 'main'], { cwd: src, env: { GIT_TERMINAL_PROMPT: '0' } });
@@ -65,14 +73,25 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
       targets.push([api, page]);
     }
     const seconds = quick ? 2 : 5;
-    const slices = quick ? 2 : 4;
+    const slices = quick ? 3 : 6;
+    const timer = await roundTripTimer({ url: MACHINE_REDIS_URL, prefix });
+    cleanups.push(() => timer.close());
+    const idleWindow = timer.window(0);
+    await new Promise((r) => setTimeout(r, quick ? 2_000 : 5_000));
+    const idle = await idleWindow.stop();
+    const underLoad: RoundTrips[] = [];
     for (const [kind, label] of [[0, 'browse API tree'], [1, 'web tree page']] as const) {
       for (const t of targets) await loadTest(t[kind]!.url, { connections: 50, seconds: 2, headers: t[kind]!.headers });
-      const sums = [{ requests: 0, seconds: 0, p99: [] as number[], non200: 0 }, { requests: 0, seconds: 0, p99: [] as number[], non200: 0 }];
+      const sums = githosts.map(() => ({ requests: 0, seconds: 0, p99: [] as number[], non200: 0 }));
       for (let i = 0; i < slices; i++) {
-        for (const which of i % 2 === 0 ? [0, 1] : [1, 0]) {
+        // Each githost first, second and last in turn.
+        for (let k = 0; k < githosts.length; k++) {
+          const which = (i + k) % githosts.length;
           const t = targets[which]![kind]!;
+          // While the Redis-backed replicas are loaded, what a counter's round trip costs then.
+          const timing = which === 2 ? timer.window(5) : undefined;
           const r = await loadTest(t.url, { connections: 50, seconds, headers: t.headers });
+          if (timing) underLoad.push(await timing.stop());
           sums[which]!.requests += r.rps * seconds;
           sums[which]!.seconds += seconds;
           sums[which]!.p99.push(r.p99);
@@ -80,12 +99,17 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
         }
       }
       const rps = sums.map((s) => s.requests / s.seconds);
-      rows.push(
-        [label, 'one gateway, limits in memory', fmtNum(rps[0]), fmtMs(Math.max(...sums[0]!.p99)), String(sums[0]!.non200), '1.00x'],
-        [label, '2 gateways + 2 browse/web behind haproxy, limits in Redis', fmtNum(rps[1]), fmtMs(Math.max(...sums[1]!.p99)), String(sums[1]!.non200), fmtRatio(rps[1], rps[0])],
-      );
+      for (const [which, sum] of sums.entries()) {
+        rows.push([label, labels[which]!, fmtNum(rps[which]), fmtMs(Math.max(...sum.p99)), String(sum.non200), fmtRatio(rps[which], rps[0]), which === 2 ? fmtRatio(rps[2], rps[1]) : '']);
+      }
     }
-    notes.push(`${slices} slices of ${seconds} s each per githost at 50 connections, alternating which goes first, after 2 s of unmeasured warm-up; target: replicas >= 0.8x one gateway`);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    counterRows.push(
+      ['githosts idle (the machine as the others load it), back to back', String(idle.summary.n), fmtMs(idle.summary.p50), fmtMs(idle.summary.p99), String(idle.local)],
+      ['while the Redis-backed replicas serve 50 connections, one every 5 ms (median of the slices)', String(underLoad.reduce((n, x) => n + x.summary.n, 0)), fmtMs(median(underLoad.map((x) => x.summary.p50))), fmtMs(median(underLoad.map((x) => x.summary.p99))), String(underLoad.reduce((n, x) => n + x.local, 0))],
+    );
+    notes.push(`${slices} slices of ${seconds} s each per githost at 50 connections, rotating which goes first, after 2 s of unmeasured warm-up; target: replicas with limits in Redis >= 0.8x one gateway`);
+    notes.push('"vs one" splits as haproxy + processes (the middle row) times Redis (its own column: the Redis row against the middle one)');
   } catch (err) {
     notes.push(`replicas comparison failed: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
@@ -97,7 +121,10 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
   return {
     name: 'replicas',
     title: 'Replicas behind haproxy',
-    tables: rows.length ? [{ title: 'Reads a second, one of each against replicas (same run)', header: ['read', 'githost', 'req/s', 'worst slice p99', 'non-200', 'vs one'], rows }] : [],
+    tables: [
+      ...(rows.length ? [{ title: 'Reads a second, one of each against replicas (same run)', header: ['read', 'githost', 'req/s', 'worst slice p99', 'non-200', 'vs one', 'Redis vs memory'], rows }] : []),
+      ...(counterRows.length ? [{ title: "One limited request's counter in Redis (rate-limit-redis's script through packages/rate-limits, timed in a worker thread of the bench)", header: ['when', 'samples', 'p50', 'p99', 'counted locally (> 250 ms)'], rows: counterRows }] : []),
+    ],
     notes,
   };
 }

@@ -160,13 +160,17 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   if (embeddedDb) warnOwnDatabases(path.join(dataDir, 'db'), logger);
   const runner = split ? new ServiceProcesses(logger, childFile, opts.childEntryFor) : new InProcessServices(amqpUrl, nonEmpty(base.GITHOST_EVENTS_EXCHANGE), logger, metricsEndpoint);
   if (runner instanceof ServiceProcesses && replicas > 1) for (const module of [...REPLICATED.map((r) => r.name), 'gateway']) runner.replicated.add(module);
+  // Each replicated service's haproxy sections, set up as soon as its replicas run, so the stages
+  // after it are configured with the sections' addresses; haproxy binds them once all run.
+  const sections: ProxySection[] = [];
+  const held: ReservedPort[] = [];
   let haproxy: RunningHaproxy | undefined;
   const stopAll = async () => {
     // The load balancer first, so nothing new reaches a stopping replica.
     await haproxy?.stop();
     await runner.stop();
     await embeddedDb?.close();
-    await releaseReserved();
+    await Promise.all([releaseReserved(), ...held.map((h) => h.release())]);
     // Closed by the gateway (or, split, by us) once it took it over; before that, still ours to release.
     if (publicServer.listening) await closeServer(publicServer);
   };
@@ -191,15 +195,19 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     for (const [index, stage] of STAGES.entries()) {
       const stageEnv = { ...env };
       const results = await Promise.allSettled(stage.map(async (entry) => {
+        const replicated = replicas > 1 ? REPLICATED.find((r) => r.name === entry.name) : undefined;
         const port = reserved.get(entry.name);
+        if (replicated) {
+          // The replicas take free ports; the reserved gRPC port is their haproxy section's.
+          const all = [await startOne(entry.name, entry.name, index, stageEnv)];
+          for (let n = 2; n <= replicas; n++) all.push(await startOne(`${entry.name} ${n}`, entry.name, index, stageEnv));
+          Object.assign(env, entry.exports(all[0]!), await proxySectionsFor(replicated, all, port, sections, held));
+          replicaPorts[entry.name] = all.map((p) => p.httpPort ?? 0);
+          return;
+        }
         await port?.release();
         const ports = await startOne(entry.name, entry.name, index, port ? { ...stageEnv, GRPC_PORT: String(port.port) } : stageEnv);
         Object.assign(env, entry.exports(ports));
-        if (replicas > 1 && REPLICATED.some((r) => r.name === entry.name)) {
-          const httpPorts = [ports.httpPort ?? 0];
-          for (let n = 2; n <= replicas; n++) httpPorts.push((await startOne(`${entry.name} ${n}`, entry.name, index, stageEnv)).httpPort ?? 0);
-          replicaPorts[entry.name] = httpPorts;
-        }
       }));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
@@ -207,15 +215,6 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
       if (stage.some((e) => e.name === 'git-storage')) Object.assign(env, await startExtraShards(shards, env, (name, shardEnv) => startOne(name, 'git-storage', index, shardEnv)));
     }
     if (replicas > 1) {
-      // Every replicated service behind its own haproxy section; the gateways call those.
-      const sections: ProxySection[] = [];
-      const held: ReservedPort[] = [];
-      for (const r of REPLICATED) {
-        const front = await reserveLoopbackPort();
-        held.push(front);
-        sections.push({ name: r.name, port: front.port, servers: replicaPorts[r.name] ?? [] });
-        env[r.urlVar] = `http://127.0.0.1:${front.port}`;
-      }
       const gatewayPorts: number[] = [];
       for (let n = 1; n <= replicas; n++) {
         const own = await bindPublicPort(0, '127.0.0.1');
@@ -268,6 +267,33 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     grpcAddresses: { gitStorage: env.GIT_STORAGE_GRPC_ADDR as string, accounts: env.ACCOUNTS_GRPC_ADDR as string },
     stop: () => (stopped ??= stopAll()),
   };
+}
+
+/**
+ * The haproxy sections of one replicated service (docs/decisions/replicas.md): HTTP, and for a
+ * service others call over gRPC a TCP section too, on `reservedGrpc` when the service's gRPC port
+ * was reserved for an earlier stage. Their ports stay held until haproxy binds them; returns the
+ * variables that point the other services at them.
+ */
+async function proxySectionsFor(
+  service: (typeof REPLICATED)[number],
+  replicas: Ports[],
+  reservedGrpc: ReservedPort | undefined,
+  sections: ProxySection[],
+  held: ReservedPort[],
+): Promise<Record<string, string>> {
+  const httpPorts = replicas.map((p) => p.httpPort ?? 0);
+  const front = await reserveLoopbackPort();
+  held.push(front);
+  sections.push({ name: service.name, port: front.port, servers: httpPorts });
+  const vars: Record<string, string> = { [service.urlVar]: `http://127.0.0.1:${front.port}` };
+  if (service.grpcVar) {
+    const grpcFront = reservedGrpc ?? (await reserveLoopbackPort());
+    held.push(grpcFront);
+    sections.push({ name: `${service.name}-grpc`, port: grpcFront.port, mode: 'tcp', servers: replicas.map((p) => p.grpcPort ?? 0), checkPorts: httpPorts });
+    vars[service.grpcVar] = `127.0.0.1:${grpcFront.port}`;
+  } else await reservedGrpc?.release();
+  return vars;
 }
 
 /** `<DATA_DIR>/db/shared`: the embedded database; its siblings are the services' own from before. */

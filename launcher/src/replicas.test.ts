@@ -1,5 +1,29 @@
 import { describe, expect, it } from '@jest/globals';
-import { haproxyConfig, replicaCount, requireProcessesForReplicas } from './replicas.js';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { express, listen } from '@githost/http';
+import { createLogger } from '@githost/logging';
+import { freePort } from '@githost/test-support';
+import { haproxyConfig, replicaCount, requireProcessesForReplicas, startHaproxy } from './replicas.js';
+
+/** One request on a connection of its own (haproxy closes the client's after a 502); its status. */
+function send(port: number, method: string, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, agent: false }, (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.once('error', reject);
+    req.end(method === 'POST' ? 'x' : undefined);
+  });
+}
+
+/** A loopback HTTP server on a free port. */
+function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; port: number }> {
+  return new Promise((resolve) => {
+    const server = createServer(handler).listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as AddressInfo).port }));
+  });
+}
 
 describe('launcher replicas', () => {
   it('when nothing is asked, then one of each; the option wins over GITHOST_REPLICAS', () => {
@@ -23,8 +47,90 @@ describe('launcher replicas', () => {
       { name: 'browse', port: 5000, servers: [6001, 6002] },
     ]);
     expect(cfg).toContain(['listen gateway', '  bind 0.0.0.0:3000', '  balance roundrobin', '  option httpchk GET /readyz', '  http-check expect status 200',
-      '  server gateway-1 127.0.0.1:4001 check inter 500ms fall 2 rise 1', '  server gateway-2 127.0.0.1:4002 check inter 500ms fall 2 rise 1', 'listen browse', '  bind 127.0.0.1:5000'].join('\n'));
+      '  retry-on conn-failure empty-response', '  http-request disable-l7-retry unless METH_GET', '  server gateway-1 127.0.0.1:4001 check inter 500ms fall 2 rise 1', '  server gateway-2 127.0.0.1:4002 check inter 500ms fall 2 rise 1', 'listen browse', '  bind 127.0.0.1:5000'].join('\n'));
     expect(cfg).toContain('  server browse-2 127.0.0.1:6002 check inter 500ms fall 2 rise 1\n');
-    expect(cfg).toMatch(/option redispatch/);
+    expect(cfg).toMatch(/option redispatch 1\n/);
+  });
+
+  it('when a replica dies mid-request, then only a GET (or HEAD) that got no byte back is tried again on another server', () => {
+    const cfg = haproxyConfig([{ name: 'browse', port: 5000, servers: [6001, 6002] }]);
+    expect(cfg).toContain(['  retry-on conn-failure empty-response', '  http-request disable-l7-retry unless METH_GET'].join('\n'));
+  });
+
+  it('when one replica drops the connection without answering, then through the real haproxy every GET is answered by the other and each POST is sent once, never again', async () => {
+    // One replica that is ready but dies on every request (as one killed mid-request), one that answers.
+    const seen = { dying: [] as string[], answering: [] as string[] };
+    const dying = await serve((req, res) => {
+      if (req.url === '/readyz') return void res.end('ok');
+      seen.dying.push(`${req.method} ${req.url}`);
+      req.socket.destroy();
+    });
+    const answering = await serve((req, res) => {
+      if (req.url !== '/readyz') seen.answering.push(`${req.method} ${req.url}`);
+      res.end('ok');
+    });
+    const front = await freePort();
+    const haproxy = await startHaproxy(haproxyConfig([{ name: 'browse', port: front, servers: [dying.port, answering.port] }]), front, createLogger('test'));
+    try {
+      const statuses: { GET: number[]; POST: number[] } = { GET: [], POST: [] };
+      // Two of each in a row, so each method meets both replicas in round robin.
+      for (let i = 0; i < 6; i += 2) {
+        for (const method of ['GET', 'POST'] as const) {
+          for (const n of [i, i + 1]) statuses[method].push(await send(front, method, `/${method}/${n}`));
+        }
+      }
+      expect(statuses.GET).toEqual(Array(6).fill(200));
+      // A GET reached the dying replica at least once, so it was tried again on the other.
+      const gets = (list: string[]) => list.filter((r) => r.startsWith('GET '));
+      expect(gets(seen.dying).length).toBeGreaterThan(0);
+      expect(seen.dying.filter((r) => r.startsWith('POST ')).length).toBeGreaterThan(0);
+      expect(gets(seen.answering).sort()).toEqual(Array.from({ length: 6 }, (_, i) => `GET /GET/${i}`).sort());
+      // A POST is never sent twice: the dying replica's are answered 502, the others 200.
+      const posts = [...seen.dying, ...seen.answering].filter((r) => r.startsWith('POST '));
+      expect(posts.sort()).toEqual(Array.from({ length: 6 }, (_, i) => `POST /POST/${i}`).sort());
+      expect(statuses.POST.filter((s) => s === 502)).toHaveLength(seen.dying.filter((r) => r.startsWith('POST ')).length);
+      expect(statuses.POST.filter((s) => s !== 502).every((s) => s === 200)).toBe(true);
+    } finally {
+      await haproxy.stop();
+      dying.server.close();
+      answering.server.close();
+    }
+  }, 30_000);
+
+  it('when a replica stops as on SIGTERM (its listener closes, requests in flight finish), then through the real haproxy nothing in flight or after is lost, POSTs included', async () => {
+    // Two replicas as every service serves (packages/http's listen and its graceful close).
+    const replica = async (name: string) => {
+      const app = express();
+      app.get('/readyz', (_req, res) => void res.send('ready'));
+      app.get('/slow', (_req, res) => void setTimeout(() => res.send(name), 1500));
+      app.all('/fast', (_req, res) => void res.send(name));
+      return listen(app, 0, '127.0.0.1');
+    };
+    const [first, second] = [await replica('first'), await replica('second')];
+    const front = await freePort();
+    const haproxy = await startHaproxy(haproxyConfig([{ name: 'browse', port: front, servers: [first.port, second.port] }]), front, createLogger('test'));
+    try {
+      // One slow request on each replica, then the first stops while they run.
+      const slow = [send(front, 'GET', '/slow'), send(front, 'GET', '/slow')];
+      await new Promise((r) => setTimeout(r, 300));
+      const stopped = first.close();
+      const after: number[] = [];
+      for (let i = 0; i < 10; i++) after.push(await send(front, i % 2 === 0 ? 'GET' : 'POST', '/fast'));
+      expect(await Promise.all(slow)).toEqual([200, 200]);
+      await stopped;
+      // A connection the stopped replica refused was never sent: haproxy sends it to the other, whatever its method.
+      expect(after).toEqual(Array(10).fill(200));
+    } finally {
+      await haproxy.stop();
+      await second.close();
+    }
+  }, 30_000);
+
+  it('when accounts runs as replicas, then its gRPC goes through a TCP section checked on each replica\'s HTTP /readyz', () => {
+    const cfg = haproxyConfig([{ name: 'accounts-grpc', port: 7000, mode: 'tcp', servers: [7101, 7102], checkPorts: [7201, 7202] }]);
+    expect(cfg).toContain(['listen accounts-grpc', '  bind 127.0.0.1:7000', '  balance roundrobin', '  option httpchk GET /readyz', '  http-check expect status 200', '  mode tcp'].join('\n'));
+    expect(cfg).toContain('  server accounts-grpc-1 127.0.0.1:7101 check port 7201 inter 500ms fall 2 rise 1\n  server accounts-grpc-2 127.0.0.1:7102 check port 7202 inter 500ms fall 2 rise 1\n');
+    // HTTP retries mean nothing to a byte stream.
+    expect(cfg).not.toContain('retry-on');
   });
 });

@@ -10,12 +10,14 @@ import { countSetting } from './shards.js';
 /**
  * GITHOST_REPLICAS (docs/decisions/replicas.md): N processes of each stateless service and N
  * gateways on one machine, all behind one haproxy the launcher runs. git-storage stays sharded
- * (GITHOST_SHARDS), accounts and ssh stay one each.
+ * (GITHOST_SHARDS), ssh stays one.
  */
 export const MAX_REPLICAS = 8;
 
-/** The services that run as replicas; the gateway reaches each through its haproxy backend. */
-export const REPLICATED: ReadonlyArray<{ name: string; urlVar: string }> = [
+/** The services that run as replicas; the others reach each through its haproxy section: HTTP at
+ *  `urlVar`, and gRPC (accounts) at `grpcVar`, a TCP section (docs/decisions/replicas.md#accounts). */
+export const REPLICATED: ReadonlyArray<{ name: string; urlVar: string; grpcVar?: string }> = [
+  { name: 'accounts', urlVar: 'ACCOUNTS_HTTP_URL', grpcVar: 'ACCOUNTS_GRPC_ADDR' },
   { name: 'browse', urlVar: 'BROWSE_URL' },
   { name: 'merge-requests', urlVar: 'MERGE_REQUESTS_URL' },
   { name: 'webhooks', urlVar: 'WEBHOOKS_URL' },
@@ -46,12 +48,20 @@ export interface ProxySection {
   servers: number[];
   /** Adds the client's address to `X-Forwarded-For` (the public section: the gateways trust one hop). */
   forwardFor?: boolean;
+  /** `tcp` for gRPC: haproxy passes the HTTP/2 connection through, and checks each server's HTTP
+   *  `/readyz` on `checkPorts` (same order as `servers`) instead. Default `http`. */
+  mode?: 'http' | 'tcp';
+  checkPorts?: number[];
 }
 
 /**
  * One `listen` section per service and one for the gateways: round robin, each server checked on
  * `/readyz` every 500 ms and out after 2 failures, so a killed replica stops getting requests within
- * about a second; a request whose connection is refused goes once more to another server (`redispatch`).
+ * about a second. A request is tried again on another server (`redispatch 1`: every retry moves on)
+ * when its connection failed before it was sent, whatever its method; and a GET or HEAD also when
+ * the server closed the connection without a byte of answer (a replica killed mid-request),
+ * never any other method, which may have changed something already
+ * (docs/decisions/replicas.md#a-replica-that-dies).
  */
 export function haproxyConfig(sections: ProxySection[], statsPort?: number): string {
   const lines = [
@@ -64,13 +74,22 @@ export function haproxyConfig(sections: ProxySection[], statsPort?: number): str
     '  timeout server 5m',
     '  timeout http-request 30s',
     '  retries 2',
-    '  option redispatch',
+    '  option redispatch 1',
     '  option http-server-close',
   ];
   for (const s of sections) {
     lines.push(`listen ${s.name}`, `  bind ${s.bind ?? '127.0.0.1'}:${s.port}`, '  balance roundrobin', '  option httpchk GET /readyz', '  http-check expect status 200');
+    if (s.mode === 'tcp') {
+      // A gRPC connection lives as long as its client: an idle one is not cut after minutes.
+      lines.push('  mode tcp', '  no option http-server-close', '  timeout client 1h', '  timeout server 1h');
+    } else {
+      lines.push('  retry-on conn-failure empty-response', '  http-request disable-l7-retry unless METH_GET');
+    }
     if (s.forwardFor) lines.push('  option forwardfor');
-    s.servers.forEach((port, i) => lines.push(`  server ${s.name}-${i + 1} 127.0.0.1:${port} check inter 500ms fall 2 rise 1`));
+    s.servers.forEach((port, i) => {
+      const checkPort = s.checkPorts?.[i];
+      lines.push(`  server ${s.name}-${i + 1} 127.0.0.1:${port} check${checkPort ? ` port ${checkPort}` : ''} inter 500ms fall 2 rise 1`);
+    });
   }
   // Which servers haproxy has taken out (`<url>/;csv`), on loopback only.
   if (statsPort) lines.push('listen stats', `  bind 127.0.0.1:${statsPort}`, '  stats enable', '  stats uri /');

@@ -1,13 +1,20 @@
 import type { Receiver } from '@githost/test-support';
 import { git, gitResult, makeWorkdir } from '../src/support/git.js';
-import { sleep, type Cluster } from './cluster.js';
+import { sleep } from './cluster.js';
 
 /**
  * What clients do while a fault happens: pushers pushing commits with a real git client through
  * the gateway (each a push event), a merger opening and merging merge requests through the API
- * (each a `merge_request` event), and a prober reading the API; every answer a client got is kept
- * with its time, so the 5xx window after a fault can be measured.
+ * (each a `merge_request` event), and a prober reading the API (and with `pages`, the web's
+ * repository page); every answer a client got is kept with its time, so the 5xx window after a
+ * fault can be measured.
  */
+
+/** Where clients connect: the gateway (cluster.ts), or haproxy in front of the gateways. */
+export interface PublicAddress {
+  readonly url: string;
+  readonly publicPort: number;
+}
 
 export interface Answer {
   at: number;
@@ -43,6 +50,8 @@ export interface WorkloadOptions {
   pushes: number;
   merges: number;
   pushers: number;
+  /** The prober reads the web's repository page too, between its API reads. */
+  pages?: boolean;
 }
 
 export class Workload {
@@ -57,7 +66,7 @@ export class Workload {
   private done = false;
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly cluster: PublicAddress,
     private readonly user: User,
     private readonly opts: WorkloadOptions,
   ) {
@@ -74,14 +83,15 @@ export class Workload {
     return `http://${this.user.username}:${this.user.token}@127.0.0.1:${this.cluster.publicPort}/${this.user.username}/${repo}.git`;
   }
 
-  /** One API call as a client makes it (10 s timeout); status 0 when nothing answered. */
-  async call<B = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: B }> {
+  /** One API call (or with `accept`, a page read) as a client makes it (10 s timeout); status 0
+   *  when nothing answered. */
+  async call<B = unknown>(method: string, path: string, body?: unknown, accept?: string): Promise<{ status: number; body: B }> {
     let status = 0;
     let parsed: unknown = null;
     try {
       const res = await fetch(`${this.cluster.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${this.user.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { authorization: `Bearer ${this.user.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(accept ? { accept } : {}) },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(10_000),
       });
@@ -149,8 +159,18 @@ export class Workload {
     }
   }
 
-  /** Runs pushers, the merger and the prober until the pushes and merges are done. */
-  async run(): Promise<void> {
+  /** Set while pushers and the merger go on past their counts (`run`'s `until`). */
+  private extended = false;
+
+  /** Runs pushers, the merger and the prober until the pushes and merges are done, and with
+   *  `until`, the pushers and the merger go on until it settles too: a fault that takes a while
+   *  (several kills in turn) meets load to its end, however fast the machine pushes. */
+  async run(until?: Promise<unknown>): Promise<void> {
+    if (until) {
+      this.extended = true;
+      const over = () => void (this.extended = false);
+      until.then(over, over);
+    }
     const perPusher = Math.ceil(this.opts.pushes / this.opts.pushers);
     const pushers = Array.from({ length: this.opts.pushers }, (_, k) => this.pusher(`w${k}`, perPusher));
     const prober = this.prober();
@@ -162,7 +182,7 @@ export class Workload {
   private async pusher(branch: string, count: number): Promise<void> {
     const work = makeWorkdir();
     await git(work, 'init', '-q');
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < count || this.extended; i++) {
       await git(work, 'commit', '-q', '--allow-empty', '-m', `${branch} ${i}`);
       // A client tries again until its push goes through, as a CI job or a person would.
       if (!(await this.push(work, this.pushRepo, branch, `HEAD:refs/heads/${branch}`, 60_000))) this.violations.push(`${branch}: a push failed for 60 s`);
@@ -173,6 +193,7 @@ export class Workload {
     while (!this.done) {
       await this.gate();
       await this.call('GET', `/api/repos/${this.user.username}/${this.pushRepo}/branches`);
+      if (this.opts.pages) await this.call('GET', `/${this.user.username}/${this.pushRepo}`, undefined, 'text/html');
       await sleep(250);
     }
   }
@@ -180,7 +201,7 @@ export class Workload {
   private async merger(): Promise<void> {
     const work = this.mergeWork;
     const repoPath = `/api/repos/${this.user.username}/${this.mergeRepo}`;
-    for (let i = 0; i < this.opts.merges; i++) {
+    for (let i = 0; i < this.opts.merges || this.extended; i++) {
       const source = `f${i}`;
       // Branch from main as the server has it now.
       for (let tries = 0; ; tries++) {

@@ -7,7 +7,7 @@ import {
 } from './support/index.js';
 
 /**
- * Two of each of browse, merge-requests, webhooks, web and the gateway, each its own process,
+ * Two of each of accounts, browse, merge-requests, webhooks, web and the gateway, each its own process,
  * behind Debian's haproxy, on the real Postgres, RabbitMQ and Redis, with two git-storage shards
  * (docs/decisions/replicas.md). `gh.url` is haproxy; `gh.gatewayUrls` reach one gateway each.
  */
@@ -19,6 +19,17 @@ let one: { url: string; port: number };
 let two: { url: string; port: number };
 
 const at = (url: string) => ({ url, port: Number(new URL(url).port) });
+
+/** haproxy's statistics, one row per server: `<section>/<server>` -> its columns. */
+const haproxyRows = async (): Promise<Map<string, string[]>> => {
+  const csv = await (await fetch(`${gh.haproxyStatsUrl!};csv`)).text();
+  const rows = csv.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(','));
+  return new Map(rows.filter((r) => r[1] !== 'FRONTEND' && r[1] !== 'BACKEND').map((r) => [`${r[0]}/${r[1]}`, r]));
+};
+
+/** Requests each server of one section was sent so far (haproxy's `stot`). */
+const sessionsByServer = async (section: string): Promise<Map<string, number>> =>
+  new Map([...(await haproxyRows())].filter(([k]) => k.startsWith(`${section}/`)).map(([k, r]) => [k.slice(section.length + 1), Number(r[7])]));
 
 beforeAll(async () => {
   gh = await startTestGithost({
@@ -38,7 +49,7 @@ afterAll(async () => {
 describe('githost as replicas behind haproxy', () => {
   it('when it runs, then two processes of each replicated service and of the gateway run, haproxy among them, and /readyz answers through it', async () => {
     const names = gh.processes!.map((p) => p.name);
-    for (const service of ['gateway', 'browse', 'merge-requests', 'webhooks', 'web']) expect(names).toEqual(expect.arrayContaining([service, `${service} 2`]));
+    for (const service of ['gateway', 'accounts', 'browse', 'merge-requests', 'webhooks', 'web']) expect(names).toEqual(expect.arrayContaining([service, `${service} 2`]));
     expect(names).toEqual(expect.arrayContaining(['haproxy', 'git-storage', 'git-storage shard-1']));
     expect(gh.gatewayUrls).toHaveLength(2);
     for (const url of [gh.url, ...gh.gatewayUrls!]) expect((await fetch(`${url}/readyz`)).status).toBe(200);
@@ -87,14 +98,18 @@ describe('githost as replicas behind haproxy', () => {
     expect(statuses.slice(GIT_LIMIT + 2).every((s) => s === 429)).toBe(true);
   }, 120_000);
 
-  it('when 11 wrong passwords for one account are spread over both gateways, then the account is locked on both', async () => {
+  it('when 11 wrong passwords for one account are spread over both gateways and both accounts replicas, then the account is locked on both', async () => {
     const created = await api(gh, 'POST', '/api/admin/users', { token: gh.adminToken, body: { username: 'tariq', email: 'tariq@example.com', password: 'tariq password!' } });
     expect(created.status).toBe(201);
     const signIn = (where: typeof one, password: string) => api(where, 'POST', '/api/sessions', { body: { username: 'tariq', password }, headers: { 'user-agent': BROWSER } });
+    const before = await sessionsByServer('accounts');
     const failed: number[] = [];
     for (let i = 0; i < 11; i++) failed.push((await signIn(i % 2 === 0 ? one : two, `guess ${i}`)).status);
+    const after = await sessionsByServer('accounts');
     expect(failed.slice(0, 10)).toEqual(Array(10).fill(401));
     expect(failed[10]).toBe(429);
+    // Round robin: each accounts replica counted some of the failures (the count is in Postgres).
+    for (const server of ['accounts-1', 'accounts-2']) expect((after.get(server) ?? 0) - (before.get(server) ?? 0)).toBeGreaterThanOrEqual(3);
     for (const where of [one, two]) expect(await signIn(where, 'tariq password!')).toMatchObject({ status: 429, body: { error: 'Too many failed sign-in attempts; try again later' } });
   }, 60_000);
 
@@ -179,11 +194,7 @@ describe('githost as replicas behind haproxy', () => {
 /** Last: it kills the second replica of everything. */
 describe('a replica killed with SIGKILL', () => {
   /** haproxy's view of each server: `<section>/<server>` -> UP, DOWN, ... */
-  const serverStates = async (): Promise<Map<string, string>> => {
-    const csv = await (await fetch(`${gh.haproxyStatsUrl!};csv`)).text();
-    const rows = csv.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(','));
-    return new Map(rows.filter((r) => r[1] !== 'FRONTEND' && r[1] !== 'BACKEND').map((r) => [`${r[0]}/${r[1]}`, r[17] ?? '']));
-  };
+  const serverStates = async (): Promise<Map<string, string>> => new Map([...(await haproxyRows())].map(([k, r]) => [k, r[17] ?? '']));
 
   it('when the second of every replicated service and gateway is killed, then haproxy takes them out, githost keeps running, and nothing is answered 5xx once they are out', async () => {
     const kim = await createUser(gh, 'kim');
@@ -195,7 +206,7 @@ describe('a replica killed with SIGKILL', () => {
     expect([...(await serverStates()).values()].every((s) => s === 'UP')).toBe(true);
 
     const victims = gh.processes!.filter((p) => / 2$/.test(p.name) && !p.name.startsWith('git-storage'));
-    expect(victims.map((p) => p.name).sort()).toEqual(['browse 2', 'gateway 2', 'merge-requests 2', 'web 2', 'webhooks 2']);
+    expect(victims.map((p) => p.name).sort()).toEqual(['accounts 2', 'browse 2', 'gateway 2', 'merge-requests 2', 'web 2', 'webhooks 2']);
     const killedAt = Date.now();
     for (const p of victims) process.kill(p.pid, 'SIGKILL');
     // Requests keep going while haproxy notices; only those after it took every victim out must all succeed.
@@ -203,7 +214,7 @@ describe('a replica killed with SIGKILL', () => {
     let down: Map<string, string>;
     for (;;) {
       down = await serverStates();
-      const out = ['gateway/gateway-2', 'browse/browse-2', 'merge-requests/merge-requests-2', 'webhooks/webhooks-2', 'web/web-2'].every((k) => down.get(k)?.startsWith('DOWN'));
+      const out = ['gateway/gateway-2', 'accounts/accounts-2', 'accounts-grpc/accounts-grpc-2', 'browse/browse-2', 'merge-requests/merge-requests-2', 'webhooks/webhooks-2', 'web/web-2'].every((k) => down.get(k)?.startsWith('DOWN'));
       if (out) break;
       before.push(await api(gh, 'GET', '/api/repos/kim/survivor/commits/main', { token: kim.token }).then((r) => r.status, (err: Error) => `failed: ${String((err.cause as Error | undefined)?.message ?? err.message)}`));
       await new Promise((r) => setTimeout(r, 50));
