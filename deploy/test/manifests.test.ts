@@ -69,6 +69,17 @@ for (const overlay of ['dev', 'production']) {
       expect((sts.spec as { volumeClaimTemplates: unknown[] }).volumeClaimTemplates).toHaveLength(1);
     });
 
+    it('when rendered, then every githost workload drains before it closes: the shared config sets a shutdown delay that, with 10 s for requests in flight, fits its termination grace', () => {
+      const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'githost-config') as unknown as { data: Record<string, string> };
+      const delayMs = Number(config.data.GITHOST_SHUTDOWN_DELAY_MS);
+      expect(delayMs).toBeGreaterThanOrEqual(5000);
+      for (const w of githostWorkloads(objects)) {
+        const pod = podSpecOf(w).spec as PodSpec & { terminationGracePeriodSeconds?: number; containers: Array<Container & { envFrom?: Array<{ configMapRef?: { name: string } }> }> };
+        expect(pod.containers[0]!.envFrom?.map((e) => e.configMapRef?.name)).toContain('githost-config');
+        expect((pod.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(delayMs + 10_000);
+      }
+    });
+
     it('when rendered, then every container has probes (gRPC health on gRPC ports), limits and a non-root, read-only, unprivileged securityContext', () => {
       for (const w of workloads(objects)) {
         const pod = podSpecOf(w).spec;

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { AppError, grpcCodeOf, kindOfGrpcCode, toAppError, unavailable } from '@githost/errors';
 import type { Logger } from '@githost/logging';
+import { onStopping } from '@githost/runtime/stopping';
 import { internalCallCheck } from './internal-call.js';
 import { codeName, metricsInterceptor, methodOfPath, secondsSince, type GrpcMetrics } from './metrics.js';
 
@@ -197,15 +198,24 @@ export function startGrpcServer(register: (server: grpc.Server) => void, port: n
   const names = ['', ...healthNames];
   const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, 'SERVING'])));
   health.addToServer(server);
+  // A stopping process answers NOT_SERVING while it drains (docs/operating.md#stopping-a-process).
+  const notServing = () => {
+    for (const n of names) health.setStatus(n, 'NOT_SERVING');
+  };
+  const forgetStopping = onStopping(notServing);
   return new Promise((resolve, reject) => {
     server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, actual) => {
-      if (err) return reject(err);
+      if (err) {
+        forgetStopping();
+        return reject(err);
+      }
       resolve({
         server,
         port: actual,
         close: (graceMs = 10_000) =>
           new Promise<void>((done) => {
-            for (const n of names) health.setStatus(n, 'NOT_SERVING');
+            forgetStopping();
+            notServing();
             const timer = setTimeout(() => {
               server.forceShutdown();
               done();

@@ -8,6 +8,7 @@ import { refuseNulInBody } from './nul.js';
 import { refuseDeepJson } from './json-depth.js';
 import { decodeIdentity, type Identity } from '@githost/identity';
 import { httpLogger, type Logger } from '@githost/logging';
+import { isStopping } from '@githost/runtime/stopping';
 
 export { express };
 export { fieldWithNul, refuseNulInBody } from './nul.js';
@@ -78,7 +79,8 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   let lastFailing = '';
   app.get('/readyz', async (_req, res) => {
-    const failing = opts.ready ? await failingChecks(opts.ready) : [];
+    // A stopping process is out of rotation while it drains (docs/operating.md#stopping-a-process).
+    const failing = isStopping() ? ['stopping'] : opts.ready ? await failingChecks(opts.ready) : [];
     // Logged when the set changes, so a probe every few seconds does not repeat it.
     const key = failing.join(',');
     if (key !== lastFailing) {

@@ -1,7 +1,9 @@
 import { ConfigError } from '@githost/config';
 import { createLogger, type Logger } from '@githost/logging';
+import { markStopping, shutdownDelayMs } from './stopping.js';
 
 export type { Service, ServiceModule, ServicePorts } from './service.js';
+export { isStopping, onStopping } from './stopping.js';
 
 /**
  * Whatever this process and its children (git, PGlite) create is the service user's alone:
@@ -17,12 +19,19 @@ export interface Stoppable {
 
 /**
  * The one way a githost process runs (every `main.ts`): boot, then on SIGTERM or SIGINT stop
- * gracefully (requests in flight finish) and exit 0. A bad configuration stops the process at
+ * gracefully and exit 0: readiness says "not serving" at once, requests keep being served for
+ * GITHOST_SHUTDOWN_DELAY_MS (so load balancers route around the process first), then the service
+ * stops and requests in flight finish (docs/operating.md#stopping-a-process). A bad configuration stops the process at
  * boot with the message naming each variable (exit 1, no stack); any other boot failure is
  * logged as fatal (exit 1).
  */
 export async function runUntilSignalled(name: string, boot: (logger: Logger) => Promise<Stoppable>, logger: Logger = createLogger(name)): Promise<void> {
   privateFileModes();
+  const delayMs = shutdownDelayMs();
+  if (typeof delayMs !== 'number') {
+    process.stderr.write(`${delayMs.error}\n`);
+    process.exit(1);
+  }
   // Handlers go in before boot: a signal that arrives while starting stops the process as soon as
   // it has started, instead of killing it half-started.
   let running: Stoppable | undefined;
@@ -31,8 +40,10 @@ export async function runUntilSignalled(name: string, boot: (logger: Logger) => 
   const stop = (signal: NodeJS.Signals, service: Stoppable) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'stopping: finishing requests in flight');
-    service.stop().then(
+    markStopping();
+    logger.info({ signal, delayMs }, 'stopping: not ready, finishing requests in flight');
+    const stopped = new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(() => service.stop());
+    stopped.then(
       () => process.exit(0),
       (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
