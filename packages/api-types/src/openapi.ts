@@ -854,12 +854,35 @@ export interface paths {
         };
         /**
          * List merge requests (state default open; newest first; at most 50)
-         * @description Without `per_page` and `cursor`, the newest 50 (the spec's answer); with either, one cursor page of at most 100 and a `Link` header.
+         * @description Without `per_page` and `cursor`, the newest 50 (the spec's answer); with either, one cursor page of at most 100, a `Link` header and `X-Total-Count` (the state's whole list).
          */
         get: operations["listMergeRequests"];
         put?: never;
         /** Open a merge request (any authenticated user) */
         post: operations["createMergeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/repos/{owner}/{repo}/merge-requests/merge-facts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Mergeability and merger of up to 100 merge requests (beside the spec)
+         * @description What a list record lacks about merging, for a page of merge requests at once: `mergeable` as the detail computes it (null unless open with both branches present) and `merged_by_username` (null unless merged). In the order asked; numbers that do not exist are left out.
+         */
+        get: operations["getMergeFacts"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1866,6 +1889,11 @@ export interface components {
         };
         MergeRequestWithAuthor: components["schemas"]["MergeRequest"] & {
             author_username: string | null;
+        };
+        MergeFacts: {
+            number: number;
+            mergeable: boolean | null;
+            merged_by_username: string | null;
         };
         MergeRequestDetail: {
             id: string;
@@ -4343,6 +4371,7 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4399,6 +4428,37 @@ export interface operations {
             };
             404: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getMergeFacts: {
+        parameters: {
+            query: {
+                /** @description 1 to 100 merge request numbers, comma-separated */
+                numbers: string;
+            };
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MergeFacts"][];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
         };
