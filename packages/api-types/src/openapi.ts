@@ -877,8 +877,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Mergeability and merger of up to 100 merge requests (beside the spec)
-         * @description What a list record lacks about merging, for a page of merge requests at once: `mergeable` as the detail computes it (null unless open with both branches present) and `merged_by_username` (null unless merged). In the order asked; numbers that do not exist are left out.
+         * Mergeability, merger and review requests of up to 100 merge requests (beside the spec)
+         * @description What a list record lacks about merging, for a page of merge requests at once: `mergeable` as the detail computes it (null unless open with both branches present), `merged_by_username` (null unless merged) and `requested_reviewers`. In the order asked; numbers that do not exist are left out.
          */
         get: operations["getMergeFacts"];
         put?: never;
@@ -1022,6 +1022,36 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/repos/{owner}/{repo}/merge-requests/{number}/requested-reviewers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description merge request number (non-integers answer 404) */
+                number: components["parameters"]["number"];
+            };
+            cookie?: never;
+        };
+        /** Pending review requests, oldest first (beside the spec) */
+        get: operations["listReviewRequests"];
+        put?: never;
+        /**
+         * Ask users for a review (the author or write access; beside the spec)
+         * @description Only the author or a writer may ask (else 403). Each name must be a user (404 `User not found: <name>`), not the author (400). Asking again is no change; at most 100 pending. A review by a requested reviewer answers the request (it is gone). Answers the pending requests.
+         */
+        post: operations["requestReviews"];
+        /**
+         * Withdraw review requests (the author or write access; beside the spec)
+         * @description Only the author or a writer may withdraw (else 403). A name not pending is no change; an unknown user is 404. Answers the pending requests left.
+         */
+        delete: operations["withdrawReviewRequests"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1894,6 +1924,14 @@ export interface components {
             number: number;
             mergeable: boolean | null;
             merged_by_username: string | null;
+            /** @description usernames whose reviews are asked for and not yet given, oldest request first */
+            requested_reviewers: string[];
+        };
+        ReviewRequest: {
+            /** @description null when the account is gone */
+            username: string | null;
+            requested_by_username: string | null;
+            created_at: components["schemas"]["Timestamp"];
         };
         MergeRequestDetail: {
             id: string;
@@ -4719,6 +4757,127 @@ export interface operations {
             400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listReviewRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description merge request number (non-integers answer 404) */
+                number: components["parameters"]["number"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewRequest"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    requestReviews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description merge request number (non-integers answer 404) */
+                number: components["parameters"]["number"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reviewers: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewRequest"][];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            /** @description The token lacks the "write" scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    withdrawReviewRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description merge request number (non-integers answer 404) */
+                number: components["parameters"]["number"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reviewers: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewRequest"][];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            /** @description The token lacks the "write" scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
         };

@@ -38,13 +38,13 @@ function isDetail(mr: AnyMergeRequest): mr is MergeRequestDetail {
 export const giteaPullState = (state: string): 'open' | 'closed' => (state === 'open' ? 'open' : 'closed');
 
 /** What githost's merge-facts answer says of one merge request (its list records lack it). */
-export type PullFacts = Pick<MergeFacts, 'mergeable' | 'merged_by_username'>;
+export type PullFacts = Pick<MergeFacts, 'mergeable' | 'merged_by_username' | 'requested_reviewers'>;
 
 /**
  * One merge request as Gitea's `PullRequest`. `mergeable` is githost's check (the detail's, or
  * the merge facts' for a list record), false when it could not be made (a branch gone); without
- * either, an open one answers true, as Gitea does before its check. `merged_by` comes from the
- * facts. From a list record the line counts, which need the diff, are left out.
+ * either, an open one answers true, as Gitea does before its check. `merged_by` and
+ * `requested_reviewers` come from the facts. From a list record the line counts, which need the diff, are left out.
  */
 export function toGiteaPull(ctx: PullContext, mr: AnyMergeRequest, facts?: PullFacts) {
   const html = pullHtmlUrl(ctx, mr.number);
@@ -65,7 +65,7 @@ export function toGiteaPull(ctx: PullContext, mr: AnyMergeRequest, facts?: PullF
     milestone: null,
     assignee: null,
     assignees: [] as unknown[],
-    requested_reviewers: [] as unknown[],
+    requested_reviewers: (facts?.requested_reviewers ?? []).map((username) => ctx.user(username)),
     requested_reviewers_teams: [] as unknown[],
     state: giteaPullState(mr.state),
     draft: false,

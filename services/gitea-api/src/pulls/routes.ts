@@ -29,11 +29,10 @@ async function factsOf(s: RepoScope, numbers: number[]): Promise<Map<number, Mer
   return new Map(facts.map((f) => [f.number, f]));
 }
 
-/** One pull request as Gitea shows it: the detail, and for a merged one who merged it. */
+/** One pull request as Gitea shows it: the detail, and its facts (who merged it, whose reviews are asked for). */
 async function pullOf(s: RepoScope, number: number) {
-  const mr = await detailOf(s, number);
-  const facts = mr.state === 'merged' ? (await factsOf(s, [number])).get(number) : undefined;
-  return toGiteaPull(pullContext(s), mr, facts);
+  const [mr, facts] = await Promise.all([detailOf(s, number), factsOf(s, [number])]);
+  return toGiteaPull(pullContext(s), mr, facts.get(number));
 }
 
 type MergeRequestList = '/api/repos/{owner}/{repo}/merge-requests';

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { FakeGit, FakeUsers, MemoryStore } from '../../test/support/in-memory.js';
+import { MemoryReviews } from '../../test/support/in-memory-workflow.js';
 import { createMergeRequest, type Deps } from './merge-requests.js';
 import { mergeFactsOf, parseNumbers } from './merge-facts.js';
 import type { GitPort } from './ports.js';
@@ -31,14 +32,16 @@ function countingGit() {
 
 let store: MemoryStore;
 let git: ReturnType<typeof countingGit>['counts'];
-let deps: Deps;
+let requests: MemoryReviews;
+let deps: Deps & { requests: MemoryReviews };
 
 beforeEach(async () => {
   store = new MemoryStore();
   const made = countingGit();
   git = made.counts;
   made.fake.branches.set('main', A).set('clean', B).set('conflicting', C).set('gone-soon', B);
-  deps = { store, git: made.port, users: new FakeUsers([{ id: 'u-bob', username: 'bob', email: 'bob@example.com' }, { id: 'u-alice', username: 'alice', email: 'alice@example.com' }]) };
+  requests = new MemoryReviews();
+  deps = { store, git: made.port, requests, users: new FakeUsers([{ id: 'u-bob', username: 'bob', email: 'bob@example.com' }, { id: 'u-alice', username: 'alice', email: 'alice@example.com' }, { id: 'u-rita', username: 'rita', email: 'rita@example.com' }]) };
   for (const source of ['clean', 'conflicting', 'gone-soon', 'clean']) await createMergeRequest(deps, repo, bob, { title: source, source_branch: source, target_branch: 'main' });
   made.fake.branches.delete('gone-soon');
   Object.assign(store.mrs[3]!, { state: 'merged', merged_by: 'u-alice', merged_sha: B });
@@ -47,10 +50,10 @@ beforeEach(async () => {
 describe('merge facts (services/merge-requests/README.md#merge-facts)', () => {
   it('when asked for open, merged and unknown numbers, then each known one in the order asked: open ones by the merge check, a missing branch null, the merged one with its merger', async () => {
     expect(await mergeFactsOf(deps, repo, '4,2,9,1,3')).toEqual([
-      { number: 4, mergeable: null, merged_by_username: 'alice' },
-      { number: 2, mergeable: false, merged_by_username: null },
-      { number: 1, mergeable: true, merged_by_username: null },
-      { number: 3, mergeable: null, merged_by_username: null },
+      { number: 4, mergeable: null, merged_by_username: 'alice', requested_reviewers: [] },
+      { number: 2, mergeable: false, merged_by_username: null, requested_reviewers: [] },
+      { number: 1, mergeable: true, merged_by_username: null, requested_reviewers: [] },
+      { number: 3, mergeable: null, merged_by_username: null, requested_reviewers: [] },
     ]);
     // One ref listing for every tip; the check as the detail runs it (target tip, then source tip), only for open ones with both branches.
     expect(git.tipListings).toBe(1);
@@ -58,13 +61,18 @@ describe('merge facts (services/merge-requests/README.md#merge-facts)', () => {
   });
 
   it('when only closed or merged ones are asked for, then no tips are listed and no check runs', async () => {
-    expect(await mergeFactsOf(deps, repo, '4')).toEqual([{ number: 4, mergeable: null, merged_by_username: 'alice' }]);
+    expect(await mergeFactsOf(deps, repo, '4')).toEqual([{ number: 4, mergeable: null, merged_by_username: 'alice', requested_reviewers: [] }]);
     expect([git.tipListings, git.checks.length]).toEqual([0, 0]);
+  });
+
+  it('when reviews are asked of rita and alice on one merge request, then its facts name them, oldest request first', async () => {
+    await requests.addRequests(store.mrs[1]!.id, ['u-rita', 'u-alice'], 'u-bob', 100);
+    expect((await mergeFactsOf(deps, repo, '2,1')).map((f) => [f.number, f.requested_reviewers])).toEqual([[2, ['rita', 'alice']], [1, []]]);
   });
 
   it('when the merger\'s account is gone, then merged_by_username is null', async () => {
     Object.assign(store.mrs[3]!, { merged_by: 'u-deleted' });
-    expect(await mergeFactsOf(deps, repo, '4')).toEqual([{ number: 4, mergeable: null, merged_by_username: null }]);
+    expect(await mergeFactsOf(deps, repo, '4')).toEqual([{ number: 4, mergeable: null, merged_by_username: null, requested_reviewers: [] }]);
   });
 
   it('when the numbers are missing, not positive integers, or more than 100, then a validation error naming the form', async () => {

@@ -2,12 +2,13 @@ import { validation } from '@githost/errors';
 import { requireVisible } from './access.js';
 import { usernamesOf } from './authors.js';
 import type { Deps } from './merge-requests.js';
+import type { ReviewRequestStore } from './ports.js';
 import type { RepoRef } from './types.js';
 
 /** As many as one page of the list holds (docs/decisions/list-paging.md: per_page up to 100). */
 export const MERGE_FACTS_MAX = 100;
 
-/** What a list record lacks about merging, for one merge request (services/merge-requests/README.md#merge-facts). */
+/** What a list record lacks about merging, for one merge request (services/merge-requests/README.md#merge-facts): mergeability, merger, pending review requests. */
 export interface MergeFacts {
   number: number;
   /** Whether the source tip merges cleanly into the target tip, as the detail's `mergeable`; null
@@ -15,6 +16,8 @@ export interface MergeFacts {
   mergeable: boolean | null;
   /** Who merged it (the record's `merged_by`, by name); null unless merged or when the account is gone. */
   merged_by_username: string | null;
+  /** Whose reviews are asked for and not yet given, oldest request first (services/merge-requests/README.md#review-requests). */
+  requested_reviewers: string[];
 }
 
 /** `numbers=1,2,3`: 1 to 100 distinct positive merge request numbers, in the order given. */
@@ -33,15 +36,17 @@ export function parseNumbers(raw: unknown): number[] {
  * (target tip, source tip) pair goes through the same check as the detail, which git-storage's
  * client caches by both shas. Numbers that do not exist are left out.
  */
-export async function mergeFactsOf(deps: Pick<Deps, 'store' | 'git' | 'users'>, repo: RepoRef | null, rawNumbers: unknown): Promise<MergeFacts[]> {
+export async function mergeFactsOf(deps: Pick<Deps, 'store' | 'git' | 'users'> & { requests: ReviewRequestStore }, repo: RepoRef | null, rawNumbers: unknown): Promise<MergeFacts[]> {
   const r = requireVisible(repo);
   const numbers = parseNumbers(rawNumbers);
   const found = await deps.store.findByNumbers(r.id, numbers);
   const open = found.filter((mr) => mr.state === 'open');
-  const [tips, nameOf] = await Promise.all([
+  const [tips, requests] = await Promise.all([
     open.length > 0 ? deps.git.branchTips(r.id) : new Map<string, string>(),
-    usernamesOf(deps.users, found.map((mr) => (mr.state === 'merged' ? mr.merged_by : null))),
+    found.length > 0 ? deps.requests.listRequests(found.map((mr) => mr.id)) : [],
   ]);
+  const nameOf = await usernamesOf(deps.users, [...found.map((mr) => (mr.state === 'merged' ? mr.merged_by : null)), ...requests.map((q) => q.reviewer_id)]);
+  const requested = (mrId: string) => requests.filter((q) => q.mr_id === mrId).flatMap((q) => nameOf(q.reviewer_id) ?? []);
   const mergeable = await Promise.all(
     found.map(async (mr) => {
       const source = tips.get(mr.source_branch);
@@ -50,6 +55,6 @@ export async function mergeFactsOf(deps: Pick<Deps, 'store' | 'git' | 'users'>, 
       return (await deps.git.checkMerge(r.id, target, source)).clean;
     }),
   );
-  const byNumber = new Map(found.map((mr, i) => [mr.number, { number: mr.number, mergeable: mergeable[i]!, merged_by_username: mr.state === 'merged' ? nameOf(mr.merged_by) : null }]));
+  const byNumber = new Map(found.map((mr, i) => [mr.number, { number: mr.number, mergeable: mergeable[i]!, merged_by_username: mr.state === 'merged' ? nameOf(mr.merged_by) : null, requested_reviewers: requested(mr.id) }]));
   return numbers.flatMap((n) => byNumber.get(n) ?? []);
 }

@@ -194,8 +194,26 @@ export interface LifecycleStore {
 
 export type NewReview = Omit<Review, 'id' | 'created_at'>;
 
+/** A pending review request (services/merge-requests/README.md#review-requests). */
+export interface ReviewRequest {
+  mr_id: string;
+  reviewer_id: string;
+  requested_by: string | null;
+  created_at: string;
+}
+
+export interface ReviewRequestStore {
+  /** Adds the requests not already pending; 'limit' (nothing added) when more than `max` would be pending. */
+  addRequests(mrId: string, reviewerIds: string[], requestedBy: string | null, max: number): Promise<'ok' | 'limit'>;
+  /** Withdraws these reviewers' requests; one not pending is no change. */
+  removeRequests(mrId: string, reviewerIds: string[]): Promise<void>;
+  /** The pending requests of these merge requests, oldest first. */
+  listRequests(mrIds: string[]): Promise<ReviewRequest[]>;
+}
+
 export interface ReviewStore {
-  /** Inserts the review and the event built from it (outbox) in one transaction. */
+  /** Inserts the review and the event built from it (outbox) in one transaction, in which a
+   *  pending review request of its author on that merge request is answered (deleted). */
   addReview(input: NewReview, event: (review: Review) => EventEnvelope): Promise<Review>;
   /** Oldest first. */
   listReviews(mrId: string): Promise<Review[]>;

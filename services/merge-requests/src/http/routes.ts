@@ -5,11 +5,13 @@ import { updateMergeRequest } from '../domain/lifecycle.js';
 import { mergeMergeRequest } from '../domain/merge.js';
 import { mergeFactsOf } from '../domain/merge-facts.js';
 import { addComment, createMergeRequest, getMergeRequest, listActivity, listActivityPage, listMergeRequests, listMergeRequestsPage, type Deps } from '../domain/merge-requests.js';
-import type { EventRelay, GitPort } from '../domain/ports.js';
+import type { EventRelay, GitPort, ReviewRequestStore } from '../domain/ports.js';
 import type { Caller, RepoRef } from '../domain/types.js';
 import type { MergeMetrics } from '../metrics.js';
 
 export interface RouteDeps extends Omit<Deps, 'git'> {
+  /** Pending review requests, which the merge facts answer. */
+  requests: ReviewRequestStore;
   /** git access on the repository's shard, tagged with the request's id. */
   gitFor(requestId: string, shard: string): GitPort;
   /** accounts lookups tagged with the request's id; `users` when absent. */
