@@ -135,6 +135,20 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
       expect(await refusal(as(bob).repos.repoEditPullRequest('alice', 'app', 2, { base: 'nope' }))).toMatchObject({ status: 404, body: { message: 'Branch not found: nope' } });
       expect(await refusal(as(bob).repos.repoEditPullRequest('alice', 'app', 99, { title: 'x' }))).toMatchObject({ status: 404 });
     });
+
+    it('when a pull request is looked up by base and head, then the one from that head into that base; another owner or a retargeted base 404', async () => {
+      // gitea-js encodes the head as one segment; Gitea reads the rest of the path, slashes and all.
+      const byPath = async (base: string, head: string) => {
+        const res = await fetch(`${gh.url}/api/v1/repos/alice/app/pulls/${base}/${head}`, { headers: { authorization: `token ${bob.token}` } });
+        return { status: res.status, body: (await res.json()) as { number?: number } & Array<{ filename: string }> };
+      };
+      expect((await as(null).repos.repoGetPullRequestByBaseHead('alice', 'app', 'main', 'feature/x')).data).toMatchObject({ number: 1, head: { ref: 'feature/x' }, base: { ref: 'main' } });
+      expect([(await byPath('dev', 'alice:feature/y')).body.number, (await byPath('dev', 'alice/app:feature/y')).body.number]).toEqual([2, 2]);
+      expect((await byPath('main', 'feature/y')).status).toBe(404);
+      expect((await byPath('main', 'bob:feature/x')).status).toBe(404);
+      // The index routes keep their paths.
+      expect((await byPath('1', 'files')).body.map((f) => f.filename)).toEqual(['a.txt']);
+    });
   });
 
   describe('reviews and review requests', () => {

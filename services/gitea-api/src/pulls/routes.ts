@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { apiPath, type ApiPath } from '@githost/api-client';
 import type { MergeFacts, MergeRequestWithAuthor } from '@githost/api-types';
 import { AppError, notFound, unprocessable } from '@githost/errors';
@@ -10,7 +10,7 @@ import { gatewayFor, type FeatureDeps } from '../http/context.js';
 import { pageOf, pagingOf, sendPage, setPagingHeaders, type Paging } from '../http/pagination.js';
 import { isNewestFirst, PULL_STATES, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext } from './map-pull.js';
 import { invalidStyleMessage, toCreateMergeRequest, toMergeBody, toUpdateMergeRequest } from './map-requests.js';
-import { giteaCall, indexOf, repoScope, type RepoScope } from './repo-context.js';
+import { giteaCall, indexOf, param, repoScope, type RepoScope } from './repo-context.js';
 import { GITHOST_PER_PAGE, readPages, type ListHead } from './walk-pages.js';
 
 const BASE = '/repos/:owner/:repo/pulls';
@@ -93,6 +93,19 @@ export function pullRoutes({ config }: FeatureDeps): Router {
       res.json(page.map((mr) => toGiteaPull(ctx, mr, facts.get(mr.number))));
     }),
   );
+
+  // Gitea's GetPullRequestByBaseHead. Registered before the index routes, which it leaves alone
+  // (`/pulls/1/files` is pull request 1's files, not base `1` and head `files`).
+  const byBaseHead = route(async (req, res) => {
+    const s = await repoScope(req, config);
+    const head = headBranchOf(s, headParam(req));
+    const mr = await pullByBaseHead(s, param(req, 'base'), head);
+    res.json(await pullOf(s, mr.number));
+  });
+  router.get(`${BASE}/:base/*head`, (req, res, next) => {
+    if (/^\d+$/.test(param(req, 'base')) && INDEX_PATHS.test(headParam(req))) return next();
+    return byBaseHead(req, res, next);
+  });
 
   router.get(
     `${BASE}/:index`,
@@ -179,6 +192,42 @@ export function pullRoutes({ config }: FeatureDeps): Router {
   );
 
   return router;
+}
+
+/** What follows `/pulls/{index}/` on the index routes (these and the reviews feature's). */
+const INDEX_PATHS = /^(merge|files|commits|requested_reviewers|reviews(\/.*)?)$/;
+
+/** The rest of the path after `/pulls/{base}/`: Express's wildcard, slashes kept. */
+function headParam(req: Request): string {
+  const value = (req.params as Record<string, unknown>).head;
+  return Array.isArray(value) ? value.join('/') : typeof value === 'string' ? value : '';
+}
+
+/**
+ * Gitea's `head`: a branch, `owner:branch` or `owner/repo:branch`. githost has no forks, so an
+ * owner or repository other than this one names no pull request (404).
+ */
+export function headBranchOf(s: Pick<RepoScope, 'owner' | 'name'>, head: string): string {
+  const colon = head.indexOf(':');
+  if (colon < 0) return head;
+  const [owner, name = s.name] = head.slice(0, colon).split('/');
+  if (owner?.toLowerCase() !== s.owner.toLowerCase() || name.toLowerCase() !== s.name.toLowerCase()) throw notFound('pull request does not exist');
+  return head.slice(colon + 1);
+}
+
+/**
+ * The pull request from `head` into `base`: the open one (Gitea allows one per pair, and so does
+ * this face), else the newest closed or merged one; none is 404. Reads the lists whole, as the
+ * duplicate check does.
+ */
+async function pullByBaseHead(s: RepoScope, base: string, head: string): Promise<MergeRequestWithAuthor> {
+  const same = (mr: MergeRequestWithAuthor) => mr.source_branch === head && mr.target_branch === base;
+  const open = (await listOf(s.gateway, s.owner, s.name, 'open')).find(same);
+  if (open) return open;
+  const done = (await Promise.all(['closed', 'merged'].map((state) => listOf(s.gateway, s.owner, s.name, state)))).flat().filter(same);
+  const newest = sortPulls(done, undefined)[0];
+  if (!newest) throw notFound('pull request does not exist');
+  return newest;
 }
 
 /** Gitea refuses a second open pull request for the same head and base (409), which githost allows. */
