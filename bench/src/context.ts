@@ -54,6 +54,11 @@ export class BenchContext {
     console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
   }
 
+  /** Whether a part asked for the generated repository. */
+  get repoUsed(): boolean {
+    return this.repoP !== undefined;
+  }
+
   repo(): Promise<GeneratedRepo> {
     return (this.repoP ??= ensureRepo(this.params, { log: (m) => this.log(m) }));
   }

@@ -149,6 +149,9 @@ async function renovateRun(ctx: BenchContext, baseUrl: string, processes: NamedP
         enabledManagers: ['custom.regex'],
         customManagers: [{ customType: 'regex', fileMatch: ['^package\\.json$'], matchStrings: ['"(?<depName>dep-\\d+)": "(?<currentValue>[^"]+)"'], packageNameTemplate: `${baseUrl}/${owner.username}/${lib}.git`, datasourceTemplate: 'git-tags', versioningTemplate: 'semver' }],
         fetchChangeLogs: 'off',
+        // Renovate 39's defaults open 2 pull requests an hour (prHourlyLimit) and 10 at once: the run is to propose all 20.
+        prHourlyLimit: 0,
+        prConcurrentLimit: 0,
       }, null, 2)}\n`,
     );
     await git(['init', '-q', '-b', 'main'], { cwd: appWork, env: QUIET_GIT });

@@ -76,14 +76,17 @@ async function main(): Promise<void> {
   } finally {
     await ctx.close();
   }
-  const repo = await ctx.repo();
+  // Described only when a part used it: generating it for a part that does not (gitea) would take the run's longest step.
+  const repo = ctx.repoUsed ? await ctx.repo() : null;
   const file = process.env.BENCH_RESULTS ?? join(BENCH_DIR, ctx.quick ? '.work/RESULTS.quick.md' : 'RESULTS.md');
   writeResults(file, sections, [
     '## Setup',
     '',
     `- mode: ${ctx.quick ? 'BENCH_QUICK (small repository)' : 'full size'}; githost as \`launcher/dist/main.js\` in a child process, ${ctx.processPerService ? 'with GITHOST_PROCESS_PER_SERVICE=true: the gateway and each service in a process of its own, as deployed on Kubernetes (BENCH_ONE_PROCESS=1: all in one)' : 'all services in one process, as `npm start`'}, ${ctx.embedded ? 'PGlite and the in-process bus' : 'real Postgres and RabbitMQ'}, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}`,
     `- memory: RSS sampled from /proc every 200 ms for each githost process (${ctx.processPerService ? 'the launcher and each service process' : 'the one process'}) and their children; "service peak RSS" names the largest process of the phase, and "every process under 300 MiB" is checked per process; each part ends with a table of every process's peak`,
-    `- generated repository \`${repo.key}\`: ${repo.commits.toLocaleString('en-US')} commits, ${repo.files.toLocaleString('en-US')} files, pack ${(repo.packBytes / 1048576).toFixed(0)} MiB, trees ${repo.params.depth} deep, blobs ${repo.params.minBlob} B to ${(repo.params.maxBlob / 1048576).toFixed(0)} MiB; parameters ${JSON.stringify(repo.params)}`,
+    ...(repo
+      ? [`- generated repository \`${repo.key}\`: ${repo.commits.toLocaleString('en-US')} commits, ${repo.files.toLocaleString('en-US')} files, pack ${(repo.packBytes / 1048576).toFixed(0)} MiB, trees ${repo.params.depth} deep, blobs ${repo.params.minBlob} B to ${(repo.params.maxBlob / 1048576).toFixed(0)} MiB; parameters ${JSON.stringify(repo.params)}`]
+      : []),
     '- the load generator (autocannon) and the raw git comparisons run on the same machine, in the same run, sharing its cores',
   ]);
   console.log(`\nresults written to ${file}`);

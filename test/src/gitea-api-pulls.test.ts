@@ -135,6 +135,20 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
       expect(await refusal(as(bob).repos.repoEditPullRequest('alice', 'app', 2, { base: 'nope' }))).toMatchObject({ status: 404, body: { message: 'Branch not found: nope' } });
       expect(await refusal(as(bob).repos.repoEditPullRequest('alice', 'app', 99, { title: 'x' }))).toMatchObject({ status: 404 });
     });
+
+    it('when a pull request is looked up by base and head, then the one from that head into that base; another owner or a retargeted base 404', async () => {
+      // gitea-js encodes the head as one segment; Gitea reads the rest of the path, slashes and all.
+      const byPath = async (base: string, head: string) => {
+        const res = await fetch(`${gh.url}/api/v1/repos/alice/app/pulls/${base}/${head}`, { headers: { authorization: `token ${bob.token}` } });
+        return { status: res.status, body: (await res.json()) as { number?: number } & Array<{ filename: string }> };
+      };
+      expect((await as(null).repos.repoGetPullRequestByBaseHead('alice', 'app', 'main', 'feature/x')).data).toMatchObject({ number: 1, head: { ref: 'feature/x' }, base: { ref: 'main' } });
+      expect([(await byPath('dev', 'alice:feature/y')).body.number, (await byPath('dev', 'alice/app:feature/y')).body.number]).toEqual([2, 2]);
+      expect((await byPath('main', 'feature/y')).status).toBe(404);
+      expect((await byPath('main', 'bob:feature/x')).status).toBe(404);
+      // The index routes keep their paths.
+      expect((await byPath('1', 'files')).body.map((f) => f.filename)).toEqual(['a.txt']);
+    });
   });
 
   describe('reviews and review requests', () => {
@@ -175,6 +189,22 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
       expect((await refusal(as(bob).repos.repoCreatePullReviewRequests('alice', 'app', 1, { reviewers: ['nobody-here'] })))?.status).toBe(404);
       expect((await refusal(as(bob).repos.repoCreatePullReviewRequests('alice', 'app', 1, { team_reviewers: ['core'] })))?.status).toBe(422);
       expect((await refusal(as(bob).repos.repoCreatePullReviewRequests('alice', 'app', 1, { reviewers: ['bob'] })))?.status).toBe(422);
+      // A reader who is neither the author nor a writer may not ask.
+      expect((await refusal(as(rita).repos.repoCreatePullReviewRequests('alice', 'app', 1, { reviewers: ['alice'] })))?.status).toBe(403);
+    });
+
+    it('when reviews are asked for, then githost keeps them: the pull request lists them until each reviews or is withdrawn', async () => {
+      const requested = async () => (await as(null).repos.repoGetPullRequest('alice', 'app', 1)).data.requested_reviewers?.map((u) => u.login);
+      expect(await requested()).toEqual(['alice', 'rita']);
+      const listed = (await as(null).repos.repoListPullRequests('alice', 'app', { state: 'open' })).data.find((p) => p.number === 1)!;
+      expect(listed.requested_reviewers?.map((u) => u.login)).toEqual(['alice', 'rita']);
+      const own = await api(gh, 'GET', `${r.path}/merge-requests/1/requested-reviewers`);
+      expect([own.status, own.body.map((v: { username: string; requested_by_username: string }) => [v.username, v.requested_by_username])]).toEqual([200, [['alice', 'bob'], ['rita', 'bob']]]);
+      // alice's review answers her request (Gitea and GitHub do the same); rita's is withdrawn.
+      await as(alice).repos.repoCreatePullReview('alice', 'app', 1, { event: 'COMMENT', body: 'seen' });
+      expect(await requested()).toEqual(['rita']);
+      expect((await as(bob).repos.repoDeletePullReviewRequests('alice', 'app', 1, { reviewers: ['rita'] })).status).toBe(204);
+      expect(await requested()).toEqual([]);
     });
   });
 
@@ -236,6 +266,36 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
       expect(await git(r.wd, 'log', '-1', '--format=%B', mainTip!)).toBe('Merge a\n\nwith a body');
       expect((await as(bob).repos.repoPullRequestIsMerged('alice', 'app', 1)).status).toBe(204);
       expect(await refusal(as(bob).repos.repoMergePullRequest('alice', 'app', 1, { Do: 'merge' }))).toMatchObject({ status: 405, body: { message: 'PR already merged' } });
+      // Who merged it, from githost's merge facts, in the single answer and in a list.
+      expect(pr.merged_by).toMatchObject({ login: 'bob', username: 'bob' });
+      const closed = (await as(null).repos.repoListPullRequests('alice', 'app', { state: 'closed' })).data;
+      expect(closed.map((p) => [p.number, p.merged, p.merged_by?.login])).toEqual([[1, true, 'bob']]);
+    });
+
+    it('when an open pull request conflicts with its base, then a list answers mergeable false for it and true for a clean one, as the single answer does', async () => {
+      // From the old main, a.txt written otherwise than feature/x, which main now has.
+      await git(r.wd, 'checkout', '-q', '-b', 'clash', r.base);
+      await commitFiles(r.wd, { 'a.txt': 'other\n' }, 'a differently');
+      await git(r.wd, 'push', '-q', r.remote, 'HEAD:refs/heads/clash');
+      await git(r.wd, 'checkout', '-q', '-');
+      const clash = (await as(bob).repos.repoCreatePullRequest('alice', 'app', { head: 'clash', base: 'main', title: 'Clash' })).data;
+      expect(clash.mergeable).toBe(false);
+      const listed = (await as(null).repos.repoListPullRequests('alice', 'app', { state: 'open' })).data;
+      expect(listed.map((p) => [p.number, p.mergeable, p.merged_by])).toEqual([
+        [clash.number, false, null],
+        [3, true, null],
+        [2, true, null],
+      ]);
+      expect((await as(null).repos.repoGetPullRequest('alice', 'app', 3)).data.mergeable).toBe(true);
+      // githost's own answer the list is made of, beside the spec: the same facts, in the order asked.
+      const facts = await api(gh, 'GET', `${r.path}/merge-requests/merge-facts?numbers=${clash.number},1,3,99`, { token: rita.token });
+      expect([facts.status, facts.body]).toEqual([200, [
+        { number: clash.number, mergeable: false, merged_by_username: null, requested_reviewers: [] },
+        { number: 1, mergeable: null, merged_by_username: 'bob', requested_reviewers: [] },
+        { number: 3, mergeable: true, merged_by_username: null, requested_reviewers: [] },
+      ]]);
+      expect((await api(gh, 'GET', `${r.path}/merge-requests/merge-facts?numbers=0`, { token: rita.token })).status).toBe(400);
+      await as(bob).repos.repoEditPullRequest('alice', 'app', clash.number!, { state: 'closed' });
     });
 
     it('when a closed pull request is merged, then 404; squash and fast-forward-only styles merge', async () => {
@@ -299,6 +359,13 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
       expect((await walk({ state: 'all', sort: 'oldest' })).flatMap((p) => p.numbers)).toEqual(numbers(1, 120));
       // Closing moved updated_at: the 30 closed ones are the most recently updated, newest close first.
       expect((await walk({ state: 'all', sort: 'recentupdate' })).flatMap((p) => p.numbers).slice(0, 30)).toEqual([...closedOnes].reverse());
+    });
+
+    it('when githost\'s list is paged, then it counts the state (X-Total-Count), which lets a Gitea page read only as deep as it reaches', async () => {
+      const own = await api(gh, 'GET', `/api/repos/alice/many/merge-requests?state=open&per_page=10`, { token: alice.token });
+      expect([own.status, own.headers.get('x-total-count'), (own.body as unknown[]).length]).toEqual([200, '90', 10]);
+      // The spec's answer (no per_page, no cursor) stays without it.
+      expect((await api(gh, 'GET', `/api/repos/alice/many/merge-requests?state=open`, { token: alice.token })).headers.get('x-total-count')).toBeNull();
     });
 
     it('when the default limit is used, then pages of 30: page 3 of the 90 open holds the oldest 30 and page 4 is empty', async () => {

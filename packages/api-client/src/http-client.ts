@@ -28,9 +28,12 @@ export function requestWhole(url: string, init: { method: string; headers: Recor
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : http;
   const agent = target.protocol === 'https:' ? AGENTS['https:'] : AGENTS['http:'];
+  // node frames a body by chunks only for methods it expects one with: a DELETE's body would go
+  // unframed, and the gateway would read it as the next request on the kept-alive connection.
+  const headers = init.body === undefined ? init.headers : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
   const once = (retried: boolean): Promise<WholeAnswer> =>
     new Promise((resolve, reject) => {
-      const req = client.request(target, { method: init.method, headers: init.headers, agent, timeout: init.timeoutMs }, (res) => {
+      const req = client.request(target, { method: init.method, headers, agent, timeout: init.timeoutMs }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         const total = res.headers['x-total-count'];

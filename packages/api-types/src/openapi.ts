@@ -854,12 +854,35 @@ export interface paths {
         };
         /**
          * List merge requests (state default open; newest first; at most 50)
-         * @description Without `per_page` and `cursor`, the newest 50 (the spec's answer); with either, one cursor page of at most 100 and a `Link` header.
+         * @description Without `per_page` and `cursor`, the newest 50 (the spec's answer); with either, one cursor page of at most 100, a `Link` header and `X-Total-Count` (the state's whole list).
          */
         get: operations["listMergeRequests"];
         put?: never;
         /** Open a merge request (any authenticated user) */
         post: operations["createMergeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/repos/{owner}/{repo}/merge-requests/merge-facts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Mergeability, merger and review requests of up to 100 merge requests (beside the spec)
+         * @description What a list record lacks about merging, for a page of merge requests at once: `mergeable` as the detail computes it (null unless open with both branches present), `merged_by_username` (null unless merged) and `requested_reviewers`. In the order asked; numbers that do not exist are left out.
+         */
+        get: operations["getMergeFacts"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -999,6 +1022,36 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/repos/{owner}/{repo}/merge-requests/{number}/requested-reviewers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description merge request number (non-integers answer 404) */
+                number: components["parameters"]["number"];
+            };
+            cookie?: never;
+        };
+        /** Pending review requests, oldest first (beside the spec) */
+        get: operations["listReviewRequests"];
+        put?: never;
+        /**
+         * Ask users for a review (the author or write access; beside the spec)
+         * @description Only the author or a writer may ask (else 403). Each name must be a user (404 `User not found: <name>`), not the author (400). Asking again is no change; at most 100 pending. A review by a requested reviewer answers the request (it is gone). Answers the pending requests.
+         */
+        post: operations["requestReviews"];
+        /**
+         * Withdraw review requests (the author or write access; beside the spec)
+         * @description Only the author or a writer may withdraw (else 403). A name not pending is no change; an unknown user is 404. Answers the pending requests left.
+         */
+        delete: operations["withdrawReviewRequests"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1869,6 +1922,19 @@ export interface components {
         };
         MergeRequestWithAuthor: components["schemas"]["MergeRequest"] & {
             author_username: string | null;
+        };
+        MergeFacts: {
+            number: number;
+            mergeable: boolean | null;
+            merged_by_username: string | null;
+            /** @description usernames whose reviews are asked for and not yet given, oldest request first */
+            requested_reviewers: string[];
+        };
+        ReviewRequest: {
+            /** @description null when the account is gone */
+            username: string | null;
+            requested_by_username: string | null;
+            created_at: components["schemas"]["Timestamp"];
         };
         MergeRequestDetail: {
             id: string;
@@ -4346,6 +4412,7 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4402,6 +4469,37 @@ export interface operations {
             };
             404: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getMergeFacts: {
+        parameters: {
+            query: {
+                /** @description 1 to 100 merge request numbers, comma-separated */
+                numbers: string;
+            };
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MergeFacts"][];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
         };
@@ -4662,6 +4760,127 @@ export interface operations {
             400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listReviewRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description merge request number (non-integers answer 404) */
+                number: components["parameters"]["number"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewRequest"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    requestReviews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description merge request number (non-integers answer 404) */
+                number: components["parameters"]["number"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reviewers: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewRequest"][];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            /** @description The token lacks the "write" scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    withdrawReviewRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+                /** @description merge request number (non-integers answer 404) */
+                number: components["parameters"]["number"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reviewers: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewRequest"][];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            /** @description The token lacks the "write" scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
         };

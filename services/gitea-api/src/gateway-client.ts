@@ -84,10 +84,10 @@ export class GatewayClient {
     return { items, total: res.totalCount ?? (Array.isArray(items) ? items.length : 0) };
   }
 
-  /** One cursor page of a githost list (docs/decisions/list-paging.md) with its `Link` header. */
-  async cursorPage<T extends WithMethod<'get'>>(path: ApiPath<T>): Promise<{ items: ApiAnswer<T>; link: string | undefined }> {
+  /** One cursor page of a githost list (docs/decisions/list-paging.md) with its `Link` header and, when it sends one, the whole list's length. */
+  async cursorPage<T extends WithMethod<'get'>>(path: ApiPath<T>): Promise<{ items: ApiAnswer<T>; link: string | undefined; total: number | undefined }> {
     const res = await this.exchange('GET', path);
-    return { items: parsed<ApiAnswer<T>>(res), link: res.link };
+    return { items: parsed<ApiAnswer<T>>(res), link: res.link, total: res.totalCount };
   }
 
   private async send<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -90,9 +90,9 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       });
       const workflow = { reviews: new PgReviewStore(database), statuses: new PgStatusStore(database), policy: new AccountsRefPolicySource(accounts, metrics.grpcClient) };
       const gitFor = (requestId: string, shard: string) => diffs.wrap(mergeability.wrap(git.forRequest(requestId, shard)));
-      app.use(reviewRoutes({ store, users, reviews: workflow.reviews, relay: outbox, gitFor }));
+      app.use(reviewRoutes({ store, users, reviews: workflow.reviews, requests: workflow.reviews, relay: outbox, gitFor }));
       app.use(statusRoutes({ statuses: workflow.statuses, relay: outbox, gitFor }));
-      app.use(mergeRequestRoutes({ store, users, workflow, relay: outbox, metrics, publicUrl: config.publicUrl, gitFor, usersFor: (requestId) => users.forRequest(requestId) }));
+      app.use(mergeRequestRoutes({ store, users, workflow, requests: workflow.reviews, relay: outbox, metrics, publicUrl: config.publicUrl, gitFor, usersFor: (requestId) => users.forRequest(requestId) }));
       finish(app);
       serving = await serveHttp(app, registry, config, { service: 'merge-requests', logger, metricsEndpoint: deps.metricsEndpoint });
       return serving.ports;

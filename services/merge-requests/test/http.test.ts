@@ -3,6 +3,7 @@ import { createHttpApp, finish, listen, type Listening } from '@githost/http';
 import { createLogger } from '@githost/logging';
 import { mergeRequestRoutes } from '../src/http/routes.js';
 import { BASE, FakeUsers, gitWithFeature, MemoryStore, SRC, type FakeGit } from './support/in-memory.js';
+import { MemoryReviews } from './support/in-memory-workflow.js';
 import { identityHeaders, SECRET, user, type RepoSpec } from './support/identity.js';
 
 // The HTTP edge with in-memory ports: statuses, JSON bodies and the identity rules. The real
@@ -26,6 +27,7 @@ beforeEach(async () => {
     mergeRequestRoutes({
       store,
       users,
+      requests: new MemoryReviews(),
       relay: { kick: () => undefined },
       gitFor: (_requestId, shard) => {
         gitShards.push(shard);

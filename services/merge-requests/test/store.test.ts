@@ -27,7 +27,7 @@ describe.each(backends)('PgMergeRequestStore on %s', (_name, open) => {
   it('when migrations run again, then nothing is applied twice', async () => {
     expect(await migrate(db, MIGRATIONS)).toEqual([]);
     const tables = await db.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'merge_requests' ORDER BY table_name`);
-    expect(tables.rows.map((r) => r.table_name)).toEqual(['activity', 'commit_status_counts', 'commit_statuses', 'handled_events', 'merge_intents', 'merge_request_comments', 'merge_request_counters', 'merge_request_reviews', 'merge_requests', 'outbox', 'schema_migrations']);
+    expect(tables.rows.map((r) => r.table_name)).toEqual(['activity', 'commit_status_counts', 'commit_statuses', 'handled_events', 'merge_intents', 'merge_request_comments', 'merge_request_counters', 'merge_request_review_requests', 'merge_request_reviews', 'merge_requests', 'outbox', 'schema_migrations']);
   });
 
   it('when 50 merge requests are created at once, then they get numbers 1..50 with no gap or duplicate', async () => {

@@ -38,6 +38,20 @@ describe.each(backends)('review and status stores on %s', (_name, open) => {
     expect((await outboxKinds()).filter((k) => k === 'review')).toHaveLength(2);
   });
 
+  it('when reviews are requested, then pending oldest first once each, bounded; a review by one answers (deletes) that request in its transaction', async () => {
+    const mr = await new PgMergeRequestStore(db).create({ repo_id: 'repo-3', title: 't', description: null, author_id: 'u1', source_branch: 'f', target_branch: 'main', source_sha: SHA });
+    const reviews = new PgReviewStore(db);
+    expect(await reviews.addRequests(mr.id, ['u2', 'u3'], 'u1', 3)).toBe('ok');
+    expect(await reviews.addRequests(mr.id, ['u3'], 'u1', 3)).toBe('ok');
+    expect(await reviews.addRequests(mr.id, ['u4', 'u5'], 'u1', 3)).toBe('limit');
+    const pending = async () => (await reviews.listRequests([mr.id])).map((q) => [q.reviewer_id, q.requested_by]);
+    expect(await pending()).toEqual([['u2', 'u1'], ['u3', 'u1']]);
+    await reviews.addReview({ mr_id: mr.id, author_id: 'u2', state: 'commented', body: 'seen', commit_sha: SHA, reviewer_permission: 'read' }, event('review'));
+    expect(await pending()).toEqual([['u3', 'u1']]);
+    await reviews.removeRequests(mr.id, ['u3', 'u9']);
+    expect(await pending()).toEqual([]);
+  });
+
   it('when the event cannot be written, then the review is not either (one transaction)', async () => {
     const mr = await new PgMergeRequestStore(db).create({ repo_id: 'repo-2', title: 't', description: null, author_id: 'u1', source_branch: 'f', target_branch: 'main', source_sha: SHA });
     const reviews = new PgReviewStore(db);

@@ -82,6 +82,17 @@ describe('toGiteaPull', () => {
     expect(pr).toMatchObject({ state: 'closed', merged: true, merged_at: listed.updated_at, merge_commit_sha: C, closed_at: listed.updated_at, mergeable: false });
   });
 
+  it('a listed one with githost\'s merge facts: mergeable as checked (false when a branch is gone), merged_by the merger', () => {
+    expect(toGiteaPull(ctx, listed, { mergeable: false, merged_by_username: null, requested_reviewers: [] }).mergeable).toBe(false);
+    expect(toGiteaPull(ctx, listed, { mergeable: null, merged_by_username: null, requested_reviewers: [] }).mergeable).toBe(false);
+    expect(toGiteaPull(ctx, listed, { mergeable: true, merged_by_username: null, requested_reviewers: [] })).toMatchObject({ mergeable: true, merged_by: null });
+    const merged = { ...listed, state: 'merged', merged_sha: C, merged_by: 'u2' };
+    expect(toGiteaPull(ctx, merged, { mergeable: null, merged_by_username: 'alice', requested_reviewers: [] })).toMatchObject({ mergeable: false, merged: true, merged_by: { login: 'alice' } });
+    expect(toGiteaPull(ctx, listed, { mergeable: true, merged_by_username: null, requested_reviewers: ['rita', 'alice'] }).requested_reviewers).toEqual([{ login: 'rita' }, { login: 'alice' }]);
+    // A merger whose account is gone is Gitea's ghost, as a gone author is.
+    expect(toGiteaPull(ctx, merged, { mergeable: null, merged_by_username: null, requested_reviewers: [] }).merged_by).toEqual({ login: 'Ghost' });
+  });
+
   it('a detail brings live tips, mergeability, counts and comments', () => {
     const detail: MergeRequestDetail = {
       ...listed,

@@ -1,4 +1,4 @@
-import type { DiffFile, MergeRequestDetail, MergeRequestWithAuthor } from '@githost/api-types';
+import type { DiffFile, MergeFacts, MergeRequestDetail, MergeRequestWithAuthor } from '@githost/api-types';
 import { giteaIdOf, pullRequestKey } from '@githost/gitea-ids';
 import { links } from '../http/links.js';
 
@@ -37,12 +37,16 @@ function isDetail(mr: AnyMergeRequest): mr is MergeRequestDetail {
 /** githost `open` | `closed` | `merged` -> Gitea's `open` | `closed` (a merged one is closed with `merged: true`). */
 export const giteaPullState = (state: string): 'open' | 'closed' => (state === 'open' ? 'open' : 'closed');
 
+/** What githost's merge-facts answer says of one merge request (its list records lack it). */
+export type PullFacts = Pick<MergeFacts, 'mergeable' | 'merged_by_username' | 'requested_reviewers'>;
+
 /**
- * One merge request as Gitea's `PullRequest`. From a list record (no diff) the figures a detail
- * computes are absent: `mergeable` is then "open" (githost computes mergeability only for one
- * merge request; GET /pulls/{n} answers the computed value), the line counts are left out.
+ * One merge request as Gitea's `PullRequest`. `mergeable` is githost's check (the detail's, or
+ * the merge facts' for a list record), false when it could not be made (a branch gone); without
+ * either, an open one answers true, as Gitea does before its check. `merged_by` and
+ * `requested_reviewers` come from the facts. From a list record the line counts, which need the diff, are left out.
  */
-export function toGiteaPull(ctx: PullContext, mr: AnyMergeRequest) {
+export function toGiteaPull(ctx: PullContext, mr: AnyMergeRequest, facts?: PullFacts) {
   const html = pullHtmlUrl(ctx, mr.number);
   const merged = mr.state === 'merged';
   const closed = mr.state !== 'open';
@@ -61,7 +65,7 @@ export function toGiteaPull(ctx: PullContext, mr: AnyMergeRequest) {
     milestone: null,
     assignee: null,
     assignees: [] as unknown[],
-    requested_reviewers: [] as unknown[],
+    requested_reviewers: (facts?.requested_reviewers ?? []).map((username) => ctx.user(username)),
     requested_reviewers_teams: [] as unknown[],
     state: giteaPullState(mr.state),
     draft: false,
@@ -72,12 +76,12 @@ export function toGiteaPull(ctx: PullContext, mr: AnyMergeRequest) {
     html_url: html,
     diff_url: `${html}.diff`,
     patch_url: `${html}.patch`,
-    mergeable: detail ? mr.state === 'open' && detail.mergeable === true : mr.state === 'open',
+    mergeable: mr.state === 'open' && (detail ? detail.mergeable === true : facts ? facts.mergeable === true : true),
     merged,
     // githost sets updated_at when it merges or closes and keeps no separate time (docs/decisions/gitea-api.md#pull-requests).
     merged_at: merged ? mr.updated_at : null,
     merge_commit_sha: merged ? mr.merged_sha : null,
-    merged_by: null,
+    merged_by: merged && facts ? ctx.user(facts.merged_by_username) : null,
     allow_maintainer_edit: false,
     base: branch(mr.target_branch, detail?.target_sha ?? ''),
     head: branch(mr.source_branch, headSha),
@@ -131,6 +135,11 @@ export function toGiteaChangedFile(ctx: Pick<PullContext, 'publicUrl' | 'owner' 
 export const PULL_STATES: Record<string, string[]> = { open: ['open'], closed: ['closed', 'merged'], all: ['open', 'closed', 'merged'] };
 
 const time = (s: string) => Date.parse(s);
+
+const SORTS = ['oldest', 'recentupdate', 'leastupdate'];
+
+/** Whether Gitea's `sort` is its default order, newest first by creation: githost's own list order. */
+export const isNewestFirst = (sort: unknown): boolean => !(typeof sort === 'string' && SORTS.includes(sort));
 
 /** Gitea's list sorts; anything else (its default, `priority`, the comment counts githost's list lacks) newest first. */
 export function sortPulls(list: MergeRequestWithAuthor[], sort: unknown): MergeRequestWithAuthor[] {

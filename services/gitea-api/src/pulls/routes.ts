@@ -1,16 +1,17 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { apiPath, type ApiPath } from '@githost/api-client';
+import type { MergeFacts, MergeRequestWithAuthor } from '@githost/api-types';
 import { AppError, notFound, unprocessable } from '@githost/errors';
 import { route } from '@githost/http';
 import { giteaCommitOf } from '../content/map-content.js';
 import { links } from '../http/links.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { gatewayFor, type FeatureDeps } from '../http/context.js';
-import { pagingOf, sendPage } from '../http/pagination.js';
-import { PULL_STATES, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext } from './map-pull.js';
+import { pageOf, pagingOf, sendPage, setPagingHeaders, type Paging } from '../http/pagination.js';
+import { isNewestFirst, PULL_STATES, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext } from './map-pull.js';
 import { invalidStyleMessage, toCreateMergeRequest, toMergeBody, toUpdateMergeRequest } from './map-requests.js';
-import { giteaCall, indexOf, repoScope, type RepoScope } from './repo-context.js';
-import { GITHOST_PER_PAGE, readAllPages } from './walk-pages.js';
+import { giteaCall, indexOf, param, repoScope, type RepoScope } from './repo-context.js';
+import { GITHOST_PER_PAGE, readPages, type ListHead } from './walk-pages.js';
 
 const BASE = '/repos/:owner/:repo/pulls';
 
@@ -21,15 +22,51 @@ function detailOf(s: RepoScope, number: number) {
   return s.gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner: s.owner, repo: s.name, number }));
 }
 
+/** What githost's lists lack about merging (mergeability, merger) for a page of numbers, in one call. */
+async function factsOf(s: RepoScope, numbers: number[]): Promise<Map<number, MergeFacts>> {
+  if (numbers.length === 0) return new Map();
+  const facts = await s.gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/merge-facts', { owner: s.owner, repo: s.name }, `?numbers=${numbers.join(',')}`));
+  return new Map(facts.map((f) => [f.number, f]));
+}
+
+/** One pull request as Gitea shows it: the detail, and its facts (who merged it, whose reviews are asked for). */
+async function pullOf(s: RepoScope, number: number) {
+  const [mr, facts] = await Promise.all([detailOf(s, number), factsOf(s, [number])]);
+  return toGiteaPull(pullContext(s), mr, facts.get(number));
+}
+
 type MergeRequestList = '/api/repos/{owner}/{repo}/merge-requests';
 
 /**
- * githost's merge request list of one state, whole: its cursor pages of 100 one after another, so
- * a list of n costs ceil(n / 100) calls, at least one (docs/decisions/gitea-api.md#pull-requests).
+ * The newest `wanted` merge requests of one githost state (all of them when Infinity) and the
+ * state's count: cursor pages one after another, so it costs ceil(wanted / 100) calls, at least one
+ * (docs/decisions/gitea-api.md#pull-requests).
  */
-function listOf(gateway: GatewayClient, owner: string, repo: string, state: string) {
-  const first = apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner, repo }, `?state=${state}&per_page=${GITHOST_PER_PAGE}`);
-  return readAllPages((path) => gateway.cursorPage(path as ApiPath<MergeRequestList>), first);
+function listHeadOf(gateway: GatewayClient, owner: string, repo: string, state: string, wanted = Infinity): Promise<ListHead<MergeRequestWithAuthor>> {
+  const perPage = Math.min(GITHOST_PER_PAGE, Math.max(1, wanted));
+  const first = apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner, repo }, `?state=${encodeURIComponent(state)}&per_page=${perPage}`);
+  return readPages((path) => gateway.cursorPage(path as ApiPath<MergeRequestList>), first, wanted);
+}
+
+/** One githost state's list, whole. */
+async function listOf(gateway: GatewayClient, owner: string, repo: string, state: string): Promise<MergeRequestWithAuthor[]> {
+  return (await listHeadOf(gateway, owner, repo, state)).rows;
+}
+
+/**
+ * The merge requests of the githost `states` that Gitea's page needs, with the count. When Gitea's
+ * order is githost's own (newest first, no `poster` filter), each state's list is read only as
+ * deep as the page reaches, newest first, and counted by githost; otherwise whole.
+ */
+async function pullsFor(gateway: GatewayClient, owner: string, repo: string, states: string[], newestFirst: boolean, paging: Paging): Promise<{ rows: MergeRequestWithAuthor[]; total: number | undefined }> {
+  const wanted = newestFirst ? paging.page * paging.limit : Infinity;
+  const heads = await Promise.all(states.map(async (state) => {
+    const head = await listHeadOf(gateway, owner, repo, state, wanted);
+    // A githost that does not count its pages: the whole list counts itself.
+    return head.total === undefined ? { rows: await listOf(gateway, owner, repo, state), total: undefined } : head;
+  }));
+  const rows = heads.flatMap((h) => h.rows);
+  return { rows, total: heads.every((h) => h.total !== undefined) ? heads.reduce((n, h) => n + h.total!, 0) : undefined };
 }
 
 /** Pull requests (githost merge requests): list, one, create, edit, merge, files, commits. */
@@ -41,22 +78,41 @@ export function pullRoutes({ config }: FeatureDeps): Router {
     route(async (req, res) => {
       const raw = typeof req.query.state === 'string' && req.query.state !== '' ? req.query.state : 'open';
       if (!Object.hasOwn(PULL_STATES, raw)) throw unprocessable(`state must be one of open, closed, all, not ${raw}`);
+      const paging = pagingOf(req);
+      const poster = typeof req.query.poster === 'string' && req.query.poster !== '' ? req.query.poster.toLowerCase() : null;
+      // githost has no author filter: with `poster` the count is the filtered whole list's.
+      const newestFirst = poster === null && isNewestFirst(req.query.sort);
       // The repository's facts and the lists at once: a private repository is a 404 from either.
       const gateway = gatewayFor(req, config);
-      const [s, lists] = await Promise.all([repoScope(req, config), Promise.all(PULL_STATES[raw]!.map((state) => listOf(gateway, req.params.owner as string, req.params.repo as string, state)))]);
-      const poster = typeof req.query.poster === 'string' && req.query.poster !== '' ? req.query.poster.toLowerCase() : null;
-      const all = lists.flat().filter((mr) => poster === null || (mr.author_username ?? '').toLowerCase() === poster);
+      const [s, found] = await Promise.all([repoScope(req, config), pullsFor(gateway, req.params.owner as string, req.params.repo as string, PULL_STATES[raw]!, newestFirst, paging)]);
+      const all = found.rows.filter((mr) => poster === null || (mr.author_username ?? '').toLowerCase() === poster);
+      const page = pageOf(sortPulls(all, req.query.sort), paging);
+      const facts = await factsOf(s, page.map((mr) => mr.number));
       const ctx = pullContext(s);
-      sendPage(req, res, sortPulls(all, req.query.sort).map((mr) => toGiteaPull(ctx, mr)), pagingOf(req), config.publicUrl);
+      setPagingHeaders(req, res, newestFirst && found.total !== undefined ? found.total : all.length, paging, config.publicUrl);
+      res.json(page.map((mr) => toGiteaPull(ctx, mr, facts.get(mr.number))));
     }),
   );
+
+  // Gitea's GetPullRequestByBaseHead. Registered before the index routes, which it leaves alone
+  // (`/pulls/1/files` is pull request 1's files, not base `1` and head `files`).
+  const byBaseHead = route(async (req, res) => {
+    const s = await repoScope(req, config);
+    const head = headBranchOf(s, headParam(req));
+    const mr = await pullByBaseHead(s, param(req, 'base'), head);
+    res.json(await pullOf(s, mr.number));
+  });
+  router.get(`${BASE}/:base/*head`, (req, res, next) => {
+    if (/^\d+$/.test(param(req, 'base')) && INDEX_PATHS.test(headParam(req))) return next();
+    return byBaseHead(req, res, next);
+  });
 
   router.get(
     `${BASE}/:index`,
     route(async (req, res) => {
       const number = indexOf(req);
       const s = await repoScope(req, config);
-      res.json(toGiteaPull(pullContext(s), await detailOf(s, number)));
+      res.json(await pullOf(s, number));
     }),
   );
 
@@ -67,7 +123,7 @@ export function pullRoutes({ config }: FeatureDeps): Router {
       const { request } = toCreateMergeRequest(req.body, s.owner);
       await refuseDuplicate(s, request.source_branch, request.target_branch);
       const created = await giteaCall(s.gateway.call('POST', apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner: s.owner, repo: s.name }), request));
-      res.status(201).json(toGiteaPull(pullContext(s), await detailOf(s, created.number)));
+      res.status(201).json(await pullOf(s, created.number));
     }),
   );
 
@@ -81,7 +137,7 @@ export function pullRoutes({ config }: FeatureDeps): Router {
       if (Object.keys(changes).length > 0) {
         await giteaCall(s.gateway.call('PATCH', apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner: s.owner, repo: s.name, number }), changes));
       }
-      res.status(201).json(toGiteaPull(pullContext(s), await detailOf(s, number)));
+      res.status(201).json(await pullOf(s, number));
     }),
   );
 
@@ -136,6 +192,42 @@ export function pullRoutes({ config }: FeatureDeps): Router {
   );
 
   return router;
+}
+
+/** What follows `/pulls/{index}/` on the index routes (these and the reviews feature's). */
+const INDEX_PATHS = /^(merge|files|commits|requested_reviewers|reviews(\/.*)?)$/;
+
+/** The rest of the path after `/pulls/{base}/`: Express's wildcard, slashes kept. */
+function headParam(req: Request): string {
+  const value = (req.params as Record<string, unknown>).head;
+  return Array.isArray(value) ? value.join('/') : typeof value === 'string' ? value : '';
+}
+
+/**
+ * Gitea's `head`: a branch, `owner:branch` or `owner/repo:branch`. githost has no forks, so an
+ * owner or repository other than this one names no pull request (404).
+ */
+export function headBranchOf(s: Pick<RepoScope, 'owner' | 'name'>, head: string): string {
+  const colon = head.indexOf(':');
+  if (colon < 0) return head;
+  const [owner, name = s.name] = head.slice(0, colon).split('/');
+  if (owner?.toLowerCase() !== s.owner.toLowerCase() || name.toLowerCase() !== s.name.toLowerCase()) throw notFound('pull request does not exist');
+  return head.slice(colon + 1);
+}
+
+/**
+ * The pull request from `head` into `base`: the open one (Gitea allows one per pair, and so does
+ * this face), else the newest closed or merged one; none is 404. Reads the lists whole, as the
+ * duplicate check does.
+ */
+async function pullByBaseHead(s: RepoScope, base: string, head: string): Promise<MergeRequestWithAuthor> {
+  const same = (mr: MergeRequestWithAuthor) => mr.source_branch === head && mr.target_branch === base;
+  const open = (await listOf(s.gateway, s.owner, s.name, 'open')).find(same);
+  if (open) return open;
+  const done = (await Promise.all(['closed', 'merged'].map((state) => listOf(s.gateway, s.owner, s.name, state)))).flat().filter(same);
+  const newest = sortPulls(done, undefined)[0];
+  if (!newest) throw notFound('pull request does not exist');
+  return newest;
 }
 
 /** Gitea refuses a second open pull request for the same head and base (409), which githost allows. */

@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { MergeRequestWithAuthor } from '@githost/api-types';
 import { pageOf, type Paging } from '../http/pagination.js';
-import { sortPulls } from './map-pull.js';
-import { nextPathOf, readAllPages, type PageReader } from './walk-pages.js';
+import { isNewestFirst, sortPulls } from './map-pull.js';
+import { nextPathOf, readAllPages, readPages, type PageReader } from './walk-pages.js';
 
 const BASE = '/api/repos/o/r/merge-requests';
 
 /** A githost list of `rows` (newest first) answered in cursor pages of `per` with its Link header. */
-function cursorList<T>(rows: T[], per: number): { read: PageReader<T>; calls: string[] } {
+function cursorList<T>(rows: T[], per: number, counted = false): { read: PageReader<T>; calls: string[] } {
   const calls: string[] = [];
   const read: PageReader<T> = async (path) => {
     calls.push(path);
@@ -15,7 +15,7 @@ function cursorList<T>(rows: T[], per: number): { read: PageReader<T>; calls: st
     const items = rows.slice(at, at + per);
     const more = at + per < rows.length;
     const link = more ? `<http://pub.example${BASE}?state=open&per_page=${per}&cursor=${at + per}>; rel="next", <http://pub.example${BASE}?state=open&per_page=${per}&cursor=l>; rel="last"` : undefined;
-    return { items, link };
+    return counted ? { items, link, total: rows.length } : { items, link };
   };
   return { read, calls };
 }
@@ -96,5 +96,39 @@ describe('Gitea pages over whole githost lists', () => {
     const closed = (await giteaPages(['closed', 'merged'], undefined, 50)).flat();
     expect(closed).toEqual(all.filter((m) => m.state !== 'open').map((m) => m.number).reverse());
     expect(closed.length).toBe(40 + 16);
+  });
+});
+
+describe('readPages as deep as a Gitea page reaches', () => {
+  it('when 50 of a counted list of 250 are wanted, then one call and githost\'s count', async () => {
+    const { read, calls } = cursorList(Array.from({ length: 250 }, (_, i) => i), 50, true);
+    expect(await readPages(read, BASE, 50)).toEqual({ rows: Array.from({ length: 50 }, (_, i) => i), total: 250 });
+    expect(calls.length).toBe(1);
+  });
+
+  it('when 150 are wanted in pages of 100, then two calls; when the list ends first, its length is the count even unsent', async () => {
+    const counted = cursorList(Array.from({ length: 250 }, (_, i) => i), 100, true);
+    expect((await readPages(counted.read, BASE, 150)).total).toBe(250);
+    expect(counted.calls.length).toBe(2);
+    const short = cursorList([1, 2, 3], 100);
+    expect(await readPages(short.read, BASE, 50)).toEqual({ rows: [1, 2, 3], total: 3 });
+    const uncounted = cursorList(Array.from({ length: 250 }, (_, i) => i), 100);
+    expect((await readPages(uncounted.read, BASE, 100)).total).toBeUndefined();
+  });
+
+  it('when every page of state=all is read only as deep as it reaches, newest first, then the same pages as from the whole lists', async () => {
+    const stateOf = (n: number) => (n % 3 === 0 ? 'closed' : n % 5 === 0 ? 'merged' : 'open');
+    const all = Array.from({ length: 120 }, (_, i) => mr(i + 1, stateOf(i + 1), i + 1));
+    const lists = ['open', 'closed', 'merged'].map((state) => all.filter((m) => m.state === state).reverse());
+    expect(isNewestFirst(undefined) && isNewestFirst('priority') && !isNewestFirst('oldest') && !isNewestFirst('recentupdate')).toBe(true);
+    const whole = sortPulls(lists.flat(), undefined).map((m) => m.number);
+    for (const limit of [7, 30, 50]) {
+      for (let page = 1; page <= Math.ceil(120 / limit) + 1; page++) {
+        const heads = await Promise.all(lists.map((l) => readPages(cursorList(l, 100, true).read, BASE, page * limit)));
+        expect(heads.reduce((n, h) => n + h.total!, 0)).toBe(120);
+        const got = pageOf(sortPulls(heads.flatMap((h) => h.rows), undefined), { page, limit }).map((m) => m.number);
+        expect(got).toEqual(whole.slice((page - 1) * limit, page * limit));
+      }
+    }
   });
 });

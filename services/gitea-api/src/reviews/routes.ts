@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { apiPath } from '@githost/api-client';
 import { pullRequestKey } from '@githost/gitea-ids';
-import { notFound, unprocessable } from '@githost/errors';
+import { notFound } from '@githost/errors';
 import { route } from '@githost/http';
 import type { FeatureDeps } from '../http/context.js';
 import { pagingOf, sendPage } from '../http/pagination.js';
@@ -13,11 +13,13 @@ const BASE = '/repos/:owner/:repo/pulls/:index';
 
 const reviewContext = (s: RepoScope, number: number): ReviewContext => ({ pullHtmlUrl: pullHtmlUrl(s, number), user: s.user });
 
+const requestedPath = (s: RepoScope, number: number) => apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}/requested-reviewers', { owner: s.owner, repo: s.name, number });
+
 function reviewsOf(s: RepoScope, number: number) {
   return s.gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}/reviews', { owner: s.owner, repo: s.name, number }));
 }
 
-/** Reviews (githost's merge request reviews) and review requests (githost keeps none: docs/decisions/gitea-api.md#reviews). */
+/** Reviews (githost's merge request reviews) and review requests (githost's, beside the spec: docs/decisions/gitea-api.md#reviews). */
 export function reviewRoutes({ config }: FeatureDeps): Router {
   const router = Router();
 
@@ -56,18 +58,23 @@ export function reviewRoutes({ config }: FeatureDeps): Router {
     }),
   );
 
-  // Gitea answers 201 with one REQUEST_REVIEW review per reviewer; each must be a user, not the author.
+  // Gitea answers 201 with one REQUEST_REVIEW review per reviewer; githost stores the requests
+  // (services/merge-requests/README.md#review-requests): an unknown user 404, the author 422, a
+  // caller who is neither the author nor a writer 403, by githost's statuses.
   router.post(
     `${BASE}/requested_reviewers`,
     route(async (req, res) => {
       const number = indexOf(req);
       const logins = toReviewRequest(req.body);
       const s = await repoScope(req, config);
-      const mr = await s.gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner: s.owner, repo: s.name, number }));
-      await requireUsers(s, logins, mr.author_username);
+      if (logins.length === 0) {
+        res.status(201).json([]);
+        return;
+      }
+      const pending = await giteaCall(s.gateway.call('POST', requestedPath(s, number), { reviewers: logins }));
       const ctx = reviewContext(s, number);
-      const at = new Date().toISOString();
-      res.status(201).json(logins.map((login) => toRequestedReview(ctx, pullRequestKey(s.repoId, number), login, at)));
+      const at = (login: string) => pending.find((p) => (p.username ?? '').toLowerCase() === login.toLowerCase())?.created_at ?? new Date().toISOString();
+      res.status(201).json(logins.map((login) => toRequestedReview(ctx, pullRequestKey(s.repoId, number), login, at(login))));
     }),
   );
 
@@ -77,20 +84,10 @@ export function reviewRoutes({ config }: FeatureDeps): Router {
       const number = indexOf(req);
       const logins = toReviewRequest(req.body);
       const s = await repoScope(req, config);
-      await s.gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner: s.owner, repo: s.name, number }));
-      await requireUsers(s, logins, null);
+      if (logins.length > 0) await giteaCall(s.gateway.call('DELETE', requestedPath(s, number), { reviewers: logins }));
       res.status(204).end();
     }),
   );
 
   return router;
-}
-
-/** Gitea: an unknown login is 404, the pull request's poster cannot be asked to review it (422). */
-async function requireUsers(s: RepoScope, logins: string[], author: string | null): Promise<void> {
-  for (const login of logins) {
-    const found = await s.gateway.get(apiPath('/api/users', {}, `?q=${encodeURIComponent(login)}&per_page=100`));
-    if (!found.some((u) => u.username.toLowerCase() === login.toLowerCase())) throw notFound(`user redirect does not exist [name: ${login}]`);
-    if (author !== null && login.toLowerCase() === author.toLowerCase()) throw unprocessable(`${login} is the poster of this pull request and cannot review it`);
-  }
 }

@@ -9,6 +9,7 @@ import { parseCommit, readDiff, ZERO_OID } from '@githost/git-records';
 const TIMEOUT_MS = 30_000;
 /** gRPC status UNIMPLEMENTED. */
 const UNIMPLEMENTED = 12;
+const BRANCH_PREFIX = 'refs/heads/';
 
 /** GitPort over git-storage's gRPC API on one shard; request ids travel as metadata for tracing. */
 export class GitStorageClient implements GitPort {
@@ -53,6 +54,11 @@ export class GitStorageClient implements GitPort {
       if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return null;
       throw err;
     }
+  }
+
+  async branchTips(repoId: string): Promise<Map<string, string>> {
+    const res = await callUnary<storage.ListRefsRequest, storage.ListRefsResponse__Output>(this.client, this.client.ListRefs, { repository_id: repoId, prefixes: [BRANCH_PREFIX] }, this.opts());
+    return new Map(res.refs.filter((r) => r.name.startsWith(BRANCH_PREFIX)).map((r) => [r.name.slice(BRANCH_PREFIX.length), r.target]));
   }
 
   async resolveRevision(repoId: string, revision: string): Promise<string | null> {

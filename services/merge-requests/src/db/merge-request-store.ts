@@ -124,9 +124,20 @@ export class PgMergeRequestStore implements MergeRequestStore {
     return { ...r, rows: r.rows.map(toMergeRequest) };
   }
 
+  /** An index-only count over merge_requests_page_idx's leading columns. */
+  async countByState(repoId: string, state: string): Promise<number> {
+    const r = await this.db.query<{ n: string | number }>(`SELECT count(*) AS n FROM merge_requests WHERE repo_id = $1 AND state = $2`, [repoId, state]);
+    return Number(r.rows[0]?.n ?? 0);
+  }
+
   async findByNumber(repoId: string, number: number): Promise<MergeRequest | null> {
     const r = await this.db.query<Row>(`SELECT ${MR_COLUMNS} FROM merge_requests WHERE repo_id = $1 AND number = $2`, [repoId, number]);
     return r.rows[0] ? toMergeRequest(r.rows[0]) : null;
+  }
+
+  async findByNumbers(repoId: string, numbers: number[]): Promise<MergeRequest[]> {
+    const r = await this.db.query<Row>(`SELECT ${MR_COLUMNS} FROM merge_requests WHERE repo_id = $1 AND number = ANY($2::int[])`, [repoId, numbers]);
+    return r.rows.map(toMergeRequest);
   }
 
   async findById(mrId: string): Promise<MergeRequest | null> {

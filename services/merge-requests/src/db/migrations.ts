@@ -157,4 +157,19 @@ CREATE INDEX IF NOT EXISTS merge_requests_page_idx ON merge_requests (repo_id, s
 CREATE INDEX IF NOT EXISTS handled_events_age_idx ON handled_events (handled_at);
 `,
   },
+  // Version 22: review requests (services/merge-requests/README.md#review-requests). Additive: a
+  // table of its own; a review by a requested reviewer deletes its row in the review's transaction.
+  {
+    version: 22,
+    name: 'review requests',
+    sql: `
+CREATE TABLE IF NOT EXISTS merge_request_review_requests (
+  mr_id uuid NOT NULL REFERENCES merge_requests (id) ON DELETE CASCADE,
+  reviewer_id text NOT NULL,
+  requested_by text,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  PRIMARY KEY (mr_id, reviewer_id)
+);
+`,
+  },
 ];

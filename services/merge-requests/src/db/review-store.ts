@@ -1,7 +1,7 @@
 import type { Database } from '@githost/db';
 import { enqueueEvent, type EventEnvelope } from '@githost/bus';
 import type { Permission } from '@githost/identity';
-import type { NewReview, ReviewStore } from '../domain/ports.js';
+import type { NewReview, ReviewRequest, ReviewRequestStore, ReviewStore } from '../domain/ports.js';
 import type { Review, ReviewState } from '../domain/types.js';
 
 const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
@@ -20,8 +20,8 @@ function toReview(r: Record<string, unknown>): Review {
   };
 }
 
-/** ReviewStore on Postgres or PGlite (schema `merge_requests`). */
-export class PgReviewStore implements ReviewStore {
+/** ReviewStore and ReviewRequestStore on Postgres or PGlite (schema `merge_requests`). */
+export class PgReviewStore implements ReviewStore, ReviewRequestStore {
   constructor(private readonly db: Database) {}
 
   async addReview(input: NewReview, event: (review: Review) => EventEnvelope): Promise<Review> {
@@ -32,9 +32,38 @@ export class PgReviewStore implements ReviewStore {
         [input.mr_id, input.author_id, input.state, input.body, input.commit_sha, input.reviewer_permission],
       );
       const review = toReview(r.rows[0]!);
+      // A review answers its author's request for one (Gitea, GitHub), with the review or not at all.
+      if (input.author_id !== null) await tx.query(`DELETE FROM merge_request_review_requests WHERE mr_id = $1 AND reviewer_id = $2`, [input.mr_id, input.author_id]);
       await enqueueEvent(tx, event(review));
       return review;
     });
+  }
+
+  /** Adds the requests not already pending, under the merge request's row lock so `max` holds under concurrent asks. */
+  async addRequests(mrId: string, reviewerIds: string[], requestedBy: string | null, max: number): Promise<'ok' | 'limit'> {
+    return this.db.transaction(async (tx) => {
+      await tx.query(`SELECT 1 FROM merge_requests WHERE id = $1 FOR UPDATE`, [mrId]);
+      const pending = await tx.query<{ reviewer_id: string }>(`SELECT reviewer_id FROM merge_request_review_requests WHERE mr_id = $1`, [mrId]);
+      const have = new Set(pending.rows.map((r) => r.reviewer_id));
+      const fresh = reviewerIds.filter((id) => !have.has(id));
+      if (have.size + fresh.length > max) return 'limit';
+      for (const id of fresh) {
+        await tx.query(`INSERT INTO merge_request_review_requests (mr_id, reviewer_id, requested_by) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [mrId, id, requestedBy]);
+      }
+      return 'ok';
+    });
+  }
+
+  async removeRequests(mrId: string, reviewerIds: string[]): Promise<void> {
+    await this.db.query(`DELETE FROM merge_request_review_requests WHERE mr_id = $1 AND reviewer_id = ANY($2::text[])`, [mrId, reviewerIds]);
+  }
+
+  async listRequests(mrIds: string[]): Promise<ReviewRequest[]> {
+    const r = await this.db.query<Record<string, unknown>>(
+      `SELECT mr_id, reviewer_id, requested_by, created_at FROM merge_request_review_requests WHERE mr_id = ANY($1::uuid[]) ORDER BY created_at, reviewer_id`,
+      [mrIds],
+    );
+    return r.rows.map((row) => ({ mr_id: String(row.mr_id), reviewer_id: String(row.reviewer_id), requested_by: (row.requested_by as string | null) ?? null, created_at: iso(row.created_at) }));
   }
 
   async listReviews(mrId: string): Promise<Review[]> {

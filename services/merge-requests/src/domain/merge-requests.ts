@@ -65,11 +65,12 @@ export async function listMergeRequests(deps: Deps, repo: RepoRef | null, rawSta
   return withAuthors(deps, await deps.store.list(r.id, stateFilter(rawState), LIST_LIMIT));
 }
 
-/** The same list, one keyset page at a time (docs/decisions/list-paging.md). */
-export async function listMergeRequestsPage(deps: Deps, repo: RepoRef | null, rawState: unknown, page: PageRequest): Promise<KeysetPage<WithAuthor<MergeRequest>>> {
+/** The same list, one keyset page at a time (docs/decisions/list-paging.md), with the whole list's length. */
+export async function listMergeRequestsPage(deps: Deps, repo: RepoRef | null, rawState: unknown, page: PageRequest): Promise<KeysetPage<WithAuthor<MergeRequest>> & { total: number }> {
   const r = requireVisible(repo);
-  const found = await deps.store.listPage(r.id, stateFilter(rawState), page);
-  return { ...found, rows: await withAuthors(deps, found.rows) };
+  const state = stateFilter(rawState);
+  const [found, total] = await Promise.all([deps.store.listPage(r.id, state, page), deps.store.countByState(r.id, state)]);
+  return { ...found, rows: await withAuthors(deps, found.rows), total };
 }
 
 /** Each merge request with its author's username, looked up once for the lot. */

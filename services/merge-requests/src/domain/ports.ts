@@ -11,6 +11,8 @@ export type { KeysetPage, PageRequest };
 export interface GitPort {
   /** Current tip of `refs/heads/<branch>`, or null when the branch does not exist. */
   resolveBranch(repoId: string, branch: string): Promise<string | null>;
+  /** Every branch's tip by name (without `refs/heads/`), in one call: a list's worth of tips. */
+  branchTips(repoId: string): Promise<Map<string, string>>;
   /** The commit a fully qualified ref or a hex id names (tags peeled), or null when none. */
   resolveRevision(repoId: string, revision: string): Promise<string | null>;
   isAncestor(repoId: string, ancestor: string, descendant: string): Promise<boolean>;
@@ -99,7 +101,11 @@ export interface MergeRequestStore extends LifecycleStore {
   list(repoId: string, state: string, limit: number): Promise<MergeRequest[]>;
   /** The same list, newest first, one keyset page (docs/decisions/list-paging.md). */
   listPage(repoId: string, state: string, page: PageRequest): Promise<KeysetPage<MergeRequest>>;
+  /** How many merge requests of the repository are in `state` (the paged list's X-Total-Count). */
+  countByState(repoId: string, state: string): Promise<number>;
   findByNumber(repoId: string, number: number): Promise<MergeRequest | null>;
+  /** The repository's merge requests with these numbers, in no particular order. */
+  findByNumbers(repoId: string, numbers: number[]): Promise<MergeRequest[]>;
   listComments(mrId: string): Promise<Comment[]>;
   /** The comment and its event (when given) in one transaction. */
   addComment(input: NewComment, event?: EventOf<Comment>): Promise<Comment>;
@@ -188,8 +194,26 @@ export interface LifecycleStore {
 
 export type NewReview = Omit<Review, 'id' | 'created_at'>;
 
+/** A pending review request (services/merge-requests/README.md#review-requests). */
+export interface ReviewRequest {
+  mr_id: string;
+  reviewer_id: string;
+  requested_by: string | null;
+  created_at: string;
+}
+
+export interface ReviewRequestStore {
+  /** Adds the requests not already pending; 'limit' (nothing added) when more than `max` would be pending. */
+  addRequests(mrId: string, reviewerIds: string[], requestedBy: string | null, max: number): Promise<'ok' | 'limit'>;
+  /** Withdraws these reviewers' requests; one not pending is no change. */
+  removeRequests(mrId: string, reviewerIds: string[]): Promise<void>;
+  /** The pending requests of these merge requests, oldest first. */
+  listRequests(mrIds: string[]): Promise<ReviewRequest[]>;
+}
+
 export interface ReviewStore {
-  /** Inserts the review and the event built from it (outbox) in one transaction. */
+  /** Inserts the review and the event built from it (outbox) in one transaction, in which a
+   *  pending review request of its author on that merge request is answered (deleted). */
   addReview(input: NewReview, event: (review: Review) => EventEnvelope): Promise<Review>;
   /** Oldest first. */
   listReviews(mrId: string): Promise<Review[]>;

@@ -1,9 +1,11 @@
 import { express, route } from '@githost/http';
-import type { GitPort } from '../domain/ports.js';
+import type { GitPort, ReviewRequestStore } from '../domain/ports.js';
+import { listReviewRequests, requestReviews, withdrawReviewRequests } from '../domain/review-requests.js';
 import { listReviews, submitReview, type ReviewDeps } from '../domain/reviews.js';
 import { contextOf } from './routes.js';
 
 export interface ReviewRouteDeps extends Omit<ReviewDeps, 'git'> {
+  requests: ReviewRequestStore;
   /** git access on the repository's shard, tagged with the request's id. */
   gitFor(requestId: string, shard: string): GitPort;
 }
@@ -29,6 +31,29 @@ export function reviewRoutes(deps: ReviewRouteDeps): express.Router {
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
       res.json(await listReviews(d, ctx.repo, String(req.params.number)));
+    }),
+  );
+  // Beside the spec (services/merge-requests/README.md#review-requests).
+  const requested = '/api/repos/:owner/:repo/merge-requests/:number/requested-reviewers';
+  router.get(
+    requested,
+    route(async (req, res) => {
+      const { ctx, deps: d } = domain(res);
+      res.json(await listReviewRequests(d, ctx.repo, String(req.params.number)));
+    }),
+  );
+  router.post(
+    requested,
+    route(async (req, res) => {
+      const { ctx, deps: d } = domain(res);
+      res.status(201).json(await requestReviews(d, ctx.repo, ctx.caller, String(req.params.number), req.body));
+    }),
+  );
+  router.delete(
+    requested,
+    route(async (req, res) => {
+      const { ctx, deps: d } = domain(res);
+      res.json(await withdrawReviewRequests(d, ctx.repo, ctx.caller, String(req.params.number), req.body));
     }),
   );
   return router;

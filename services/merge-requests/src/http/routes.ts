@@ -3,12 +3,15 @@ import type { Identity } from '@githost/identity';
 import { listMergeRequestCommits } from '../domain/commits.js';
 import { updateMergeRequest } from '../domain/lifecycle.js';
 import { mergeMergeRequest } from '../domain/merge.js';
+import { mergeFactsOf } from '../domain/merge-facts.js';
 import { addComment, createMergeRequest, getMergeRequest, listActivity, listActivityPage, listMergeRequests, listMergeRequestsPage, type Deps } from '../domain/merge-requests.js';
-import type { EventRelay, GitPort } from '../domain/ports.js';
+import type { EventRelay, GitPort, ReviewRequestStore } from '../domain/ports.js';
 import type { Caller, RepoRef } from '../domain/types.js';
 import type { MergeMetrics } from '../metrics.js';
 
 export interface RouteDeps extends Omit<Deps, 'git'> {
+  /** Pending review requests, which the merge facts answer. */
+  requests: ReviewRequestStore;
   /** git access on the repository's shard, tagged with the request's id. */
   gitFor(requestId: string, shard: string): GitPort;
   /** accounts lookups tagged with the request's id; `users` when absent. */
@@ -52,7 +55,17 @@ export function mergeRequestRoutes(deps: RouteDeps): express.Router {
       const page = parseCursorPage(req.query as Record<string, unknown>);
       if (!page) return void res.json(await listMergeRequests(d, ctx.repo, req.query.state));
       const found = await listMergeRequestsPage(d, ctx.repo, req.query.state, page);
+      // As GitLab and Gitea count theirs: a client paging by offset (the Gitea-compatible API) needs the length.
+      res.setHeader('X-Total-Count', String(found.total));
       sendCursorPage(req, res, deps.publicUrl ?? '', page, found, found.rows);
+    }),
+  );
+  // Beside the spec, before `:number` (services/merge-requests/README.md#merge-facts).
+  router.get(
+    `${base}/merge-requests/merge-facts`,
+    route(async (req, res) => {
+      const { ctx, deps: d } = domain(res);
+      res.json(await mergeFactsOf(d, ctx.repo, req.query.numbers));
     }),
   );
   router.get(

@@ -1,23 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@githost/bus';
 import { RULE_DEFAULTS, type BranchProtection, type RefPolicy } from '@githost/ref-policy';
-import type { NewReview, NewStatus, RefPolicySource, ReviewStore, StatusStore, WorkflowPorts } from '../../src/domain/ports.js';
+import type { NewReview, NewStatus, RefPolicySource, ReviewRequest, ReviewRequestStore, ReviewStore, StatusStore, WorkflowPorts } from '../../src/domain/ports.js';
 import type { CommitStatus, Review } from '../../src/domain/types.js';
 
 /** In-memory reviews, statuses and ref policy: the same contracts as the Postgres stores and accounts. */
-export class MemoryReviews implements ReviewStore {
+export class MemoryReviews implements ReviewStore, ReviewRequestStore {
   reviews: Review[] = [];
+  requests: ReviewRequest[] = [];
   outbox: EventEnvelope[] = [];
   private clock = 0;
 
   async addReview(input: NewReview, event: (review: Review) => EventEnvelope): Promise<Review> {
     const review: Review = { id: randomUUID(), created_at: new Date(Date.UTC(2026, 0, 2) + ++this.clock * 1000).toISOString(), ...input };
     this.reviews.push(review);
+    this.requests = this.requests.filter((q) => !(q.mr_id === input.mr_id && q.reviewer_id === input.author_id));
     this.outbox.push(event(review));
     return { ...review };
   }
   async listReviews(mrId: string): Promise<Review[]> {
     return this.reviews.filter((r) => r.mr_id === mrId);
+  }
+  async addRequests(mrId: string, reviewerIds: string[], requestedBy: string | null, max: number): Promise<'ok' | 'limit'> {
+    const fresh = reviewerIds.filter((id) => !this.requests.some((q) => q.mr_id === mrId && q.reviewer_id === id));
+    if (this.requests.filter((q) => q.mr_id === mrId).length + fresh.length > max) return 'limit';
+    for (const id of fresh) this.requests.push({ mr_id: mrId, reviewer_id: id, requested_by: requestedBy, created_at: new Date(Date.UTC(2026, 0, 4) + ++this.clock * 1000).toISOString() });
+    return 'ok';
+  }
+  async removeRequests(mrId: string, reviewerIds: string[]): Promise<void> {
+    this.requests = this.requests.filter((q) => !(q.mr_id === mrId && reviewerIds.includes(q.reviewer_id)));
+  }
+  async listRequests(mrIds: string[]): Promise<ReviewRequest[]> {
+    return this.requests.filter((q) => mrIds.includes(q.mr_id));
   }
 }
 

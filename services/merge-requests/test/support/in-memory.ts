@@ -43,6 +43,12 @@ export class MemoryStore implements MergeRequestStore {
   async findByNumber(repoId: string, number: number) {
     return this.mrs.find((m) => m.repo_id === repoId && m.number === number) ?? null;
   }
+  async countByState(repoId: string, state: string) {
+    return this.mrs.filter((m) => m.repo_id === repoId && m.state === state).length;
+  }
+  async findByNumbers(repoId: string, numbers: number[]) {
+    return this.mrs.filter((m) => m.repo_id === repoId && numbers.includes(m.number));
+  }
   async findById(id: string) {
     return this.mrs.find((m) => m.id === id) ?? null;
   }
@@ -170,6 +176,9 @@ export class FakeGit implements GitPort {
   }
   async resolveBranch(_repoId: string, branch: string) {
     return this.branches.get(branch) ?? null;
+  }
+  async branchTips() {
+    return new Map(this.branches);
   }
   async resolveRevision(_repoId: string, revision: string) {
     if (revision.startsWith('refs/heads/')) return this.branches.get(revision.slice('refs/heads/'.length)) ?? null;
