@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { validation } from '@githost/errors';
 import type { Logger } from '@githost/logging';
+import { LoopBudget } from '@githost/runtime';
 import { createFileDurably, DirectorySync } from './durable-file.js';
 import type { EventEnvelope } from './event-bus.js';
 
@@ -19,10 +20,25 @@ const BATCH = /^(\d{16})\.batch\.json$/;
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 /**
+ * Events in one journal file at most. A push of 10,000 refs is 10,000 events of ~3 KB each (20
+ * commits apiece): as one file, writing it and reading it back were one `JSON.stringify` and one
+ * `JSON.parse` of 30 MB, each holding the event loop for seconds. Files of 250 events cost tens
+ * of milliseconds each, with the loop given back in between (docs/decisions/many-refs-push.md#yielding).
+ */
+export const DEFAULT_EVENTS_PER_FILE = 250;
+
+export interface FileJournalOptions {
+  logger?: Logger;
+  /** Events in one file at most (DEFAULT_EVENTS_PER_FILE). */
+  eventsPerFile?: number;
+}
+
+/**
  * A durable journal of events for a producer without a database (git-storage, CONTRACT §1). Each
  * append is one file, so directory order is append order: `<16-digit sequence>-<event id>.json`
  * holds one event, `<16-digit sequence>.batch.json` an array of the events appended together
- * (a push of many refs costs one file and one fsync, not one per ref).
+ * (a push of many refs costs one file and one fsync per DEFAULT_EVENTS_PER_FILE events, not one
+ * per ref).
  *
  * An append is durable before it resolves: the file is written under a temp name, fsynced,
  * renamed into place (atomic: a reader sees all of it or nothing) and the directory fsynced (so the
@@ -38,45 +54,71 @@ export class FileJournal {
    *  under a name except through this class, so the ids stay true). */
   private readonly batchIds = new Map<string, string[]>();
   private readonly directory: DirectorySync;
+  private readonly logger?: Logger;
+  private readonly eventsPerFile: number;
 
   constructor(
     readonly dir: string,
-    private readonly logger?: Logger,
+    opts: FileJournalOptions = {},
   ) {
     this.directory = new DirectorySync(dir);
+    this.logger = opts.logger;
+    this.eventsPerFile = Math.max(1, opts.eventsPerFile ?? DEFAULT_EVENTS_PER_FILE);
   }
 
   async append(event: EventEnvelope): Promise<void> {
     await this.appendMany([event]);
   }
 
-  /** Appends several events durably with one file and one fsync; they stay in this order. */
+  /** Appends several events durably, one file and one fsync per `eventsPerFile` of them; they stay in this order. */
   async appendMany(events: EventEnvelope[]): Promise<void> {
     await (await this.stageMany(events)).commit();
   }
 
   /**
-   * appendMany in two steps: the file is written and fsynced under its temp name now, and joins
-   * the journal (rename, directory fsync) only at `commit`, so a caller can write it while it waits
-   * for something the events must not be seen before. Not committed, it is not part of the journal
-   * (`discard` removes it; a crash leaves a `.tmp-*` file, cleaned up on the next start).
+   * appendMany in two steps: the files are written and fsynced under their temp names now, and
+   * join the journal (renames, one directory fsync) only at `commit`, so a caller can write them
+   * while it waits for something the events must not be seen before. Not committed, they are not
+   * part of the journal (`discard` removes them; a crash leaves `.tmp-*` files, cleaned up on the
+   * next start). More than `eventsPerFile` events take several files, in order: a crash during
+   * `commit` may leave the first of them in the journal without the rest, which the caller's
+   * write-ahead record covers by appending them all again under the same ids (at-least-once).
    */
   async stageMany(events: EventEnvelope[]): Promise<StagedAppend> {
     for (const e of events) checkId(e.id);
     if (events.length === 0) return { commit: async () => undefined, discard: async () => undefined };
     await this.init();
-    const seq = Math.max(Date.now() * 1000, this.lastSeq + 1);
-    this.lastSeq = seq;
-    const prefix = String(seq).padStart(16, '0');
-    const name = events.length === 1 ? `${prefix}-${events[0]!.id}.json` : `${prefix}.batch.json`;
-    const tmp = await this.writeTemp(name, JSON.stringify(events.length === 1 ? events[0] : events));
+    // Each file is written and fsynced while the next is turned into JSON (the writes run on
+    // libuv's threads), so many files cost about one file's wait.
+    const writes: Array<Promise<{ name: string; tmp: string; ids: string[] }>> = [];
+    const budget = new LoopBudget();
+    for (let at = 0; at < events.length; at += this.eventsPerFile) {
+      const part = events.slice(at, at + this.eventsPerFile);
+      const seq = Math.max(Date.now() * 1000, this.lastSeq + 1);
+      this.lastSeq = seq;
+      const prefix = String(seq).padStart(16, '0');
+      const name = part.length === 1 ? `${prefix}-${part[0]!.id}.json` : `${prefix}.batch.json`;
+      writes.push(this.writeTemp(name, JSON.stringify(part.length === 1 ? part[0] : part)).then((tmp) => ({ name, tmp, ids: part.map((e) => e.id) })));
+      await budget.pauseIfSpent();
+    }
+    const written = await Promise.allSettled(writes);
+    const files = written.flatMap((w) => (w.status === 'fulfilled' ? [w.value] : []));
+    const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
+    if (failed) {
+      await Promise.all(files.map((f) => unlink(f.tmp).catch(ignoreMissing)));
+      throw failed.reason;
+    }
     return {
       commit: async () => {
-        if (events.length > 1) this.batchIds.set(name, events.map((e) => e.id));
-        await rename(tmp, path.join(this.dir, name));
+        for (const f of files) {
+          if (f.ids.length > 1) this.batchIds.set(f.name, f.ids);
+          await rename(f.tmp, path.join(this.dir, f.name));
+        }
         await this.directory.sync();
       },
-      discard: () => unlink(tmp).catch(ignoreMissing),
+      discard: async () => {
+        await Promise.all(files.map((f) => unlink(f.tmp).catch(ignoreMissing)));
+      },
     };
   }
 

@@ -57,6 +57,21 @@ describe('file journal', () => {
     expect((await restarted.pending(2)).map((e) => (e.payload as { n: number }).n)).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it('when more events are appended together than a file holds, then they take several files, in order, and a discarded append leaves none', async () => {
+    const journal = new FileJournal(dir, { eventsPerFile: 3 });
+    const events = Array.from({ length: 8 }, (_, n) => makeEvent(n));
+    const dropped = await journal.stageMany([makeEvent(100), makeEvent(101), makeEvent(102), makeEvent(103)]);
+    await dropped.discard();
+    await journal.appendMany(events);
+    // 3 + 3 + 2 events: three files, nothing left under a temp name
+    expect(readdirSync(dir).sort()).toEqual([expect.stringMatching(/\.batch\.json$/), expect.stringMatching(/\.batch\.json$/), expect.stringMatching(/\.batch\.json$/)]);
+    const restarted = new FileJournal(dir);
+    expect((await restarted.pending()).map((e) => (e.payload as { n: number }).n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect((await restarted.pending(4)).map((e) => (e.payload as { n: number }).n)).toEqual([0, 1, 2, 3, 4, 5]);
+    await restarted.removeMany(events.slice(0, 4).map((e) => e.id));
+    expect((await new FileJournal(dir).pending()).map((e) => (e.payload as { n: number }).n)).toEqual([4, 5, 6, 7]);
+  });
+
   it('when an append is staged, then it is no event until committed; a discarded one never becomes one, nor one a "restart" finds staged', async () => {
     const journal = new FileJournal(dir);
     const events = [1, 2, 3].map((n) => makeEvent(n));
@@ -135,5 +150,29 @@ describe('file journal', () => {
     }
     expect(got).toEqual(events);
     expect(await new FileJournal(dir).pending()).toEqual([]);
+  });
+
+  it('when a pass holds more events than a slice, then the relay publishes every one once, in order; a failed slice holds back the rest until the next pass', async () => {
+    const bus = new InProcessEventBus();
+    const got: number[] = [];
+    let failOn: number | undefined = 4;
+    await bus.subscribe('q', ['push'], async (e) => {
+      const n = (e.payload as { n: number }).n;
+      if (n === failOn) {
+        failOn = undefined;
+        throw new Error('broker unreachable');
+      }
+      got.push(n);
+    }, { maxRedeliveries: 1000 });
+    const journal = new FileJournal(dir, { eventsPerFile: 4 });
+    await journal.appendMany(Array.from({ length: 10 }, (_, n) => makeEvent(n)));
+    const relay = startJournalRelay({ journal, bus, intervalMs: 20, batchSize: 10, sliceSize: 3 });
+    try {
+      await waitFor(async () => (await relay.backlog()) === 0, 'journal emptied');
+    } finally {
+      await relay.stop();
+    }
+    // slices [0,1,2] [3,4,5]: 4 failed, so 6.. waited; the next pass sent 4 and the rest
+    expect(got).toEqual([0, 1, 2, 3, 5, 4, 6, 7, 8, 9]);
   });
 });

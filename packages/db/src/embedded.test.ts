@@ -36,6 +36,17 @@ describe('one embedded database shared by two services', () => {
     expect(statSync(path.join(root, 'db', 'shared', 'PG_VERSION')).mode & 0o777).toBe(0o600);
   });
 
+  it('when thousands of statements are queued at once, then the event loop still gets turns between them', async () => {
+    // PGlite runs each statement on this thread; a queue that ran to its end in one task would
+    // hold every request of the process (docs/decisions/many-refs-push.md#yielding).
+    let done = 0;
+    let doneWhenTimerRan: number | undefined;
+    setTimeout(() => (doneWhenTimerRan = done), 0);
+    await Promise.all(Array.from({ length: 1000 }, () => accounts.query('SELECT value FROM counters').then(() => done++)));
+    expect(done).toBe(1000);
+    expect(doneWhenTimerRan).toBeLessThan(1000);
+  });
+
   it('when each service writes its own unqualified table, then each reads only its own rows', async () => {
     await accounts.query('UPDATE counters SET value = 7');
     await webhooks.query('UPDATE counters SET value = 3');

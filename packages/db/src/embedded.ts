@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { chmod, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { LoopBudget } from '@githost/runtime';
 import type { Database, QueryResult, Queryable } from './index.js';
 import { initialise } from './initdb.js';
 
@@ -40,6 +41,14 @@ export class EmbeddedPostgres {
   private searchPath: string | undefined;
   private readonly schemas = new Set<string>();
   private closed: Promise<void> | undefined;
+  /**
+   * PGlite runs each statement synchronously (WASM on this thread) and a turn follows the last
+   * through a promise, so a queue of thousands of statements (10,000 push events, each an UPDATE
+   * in a consumer) would run as one task and hold every request of the process until its end.
+   * Turns give the event loop back once they have held it for this budget
+   * (docs/decisions/many-refs-push.md#yielding).
+   */
+  private readonly budget = new LoopBudget();
 
   private constructor(private readonly db: PGlite) {}
 
@@ -88,6 +97,7 @@ export class EmbeddedPostgres {
   /** Runs `fn` alone on the connection, with `schema` (if any) as the search_path. */
   private exclusive<T>(schema: string | undefined, fn: () => Promise<T>): Promise<T> {
     const turn = async () => {
+      await this.budget.pauseIfSpent();
       if (schema !== undefined && this.searchPath !== schema) {
         await this.db.exec(`SET search_path TO ${schema}`);
         this.searchPath = schema;

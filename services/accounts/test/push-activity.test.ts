@@ -64,6 +64,20 @@ describe('the Explore order from push events, over real Postgres and RabbitMQ', 
     expect(await order()).toEqual(['first', 'second', 'third']);
   });
 
+  it('when many push events of one repository come at once (a push of many refs), then it keeps the latest of them', async () => {
+    const latest = new Date(Date.now() + 60_000);
+    const times = Array.from({ length: 300 }, (_, i) => (i === 137 ? latest : new Date(Date.now() - i * 1000)));
+    await Promise.all(times.map((t) => push('third', t)));
+    const db = await openDatabase({ url: h.databaseUrl, schema: 'accounts', poolSize: 1 });
+    try {
+      const pushedAt = async () => (await db.query<{ pushed_at: Date }>('SELECT pushed_at FROM repositories WHERE id = $1', [ids.third])).rows[0]?.pushed_at?.getTime();
+      await waitFor(async () => (await pushedAt()) === latest.getTime(), 'the latest push time kept');
+      expect(await order()).toEqual(['third', 'first', 'second']);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('when the list is read, then Postgres walks the activity index rather than sorting every row', async () => {
     const db = await openDatabase({ url: h.databaseUrl, schema: 'accounts', poolSize: 1 });
     try {

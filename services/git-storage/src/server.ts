@@ -61,7 +61,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
   const dataDir = path.resolve(config.dataDir);
   const registry = createRegistry('git-storage');
   const pool = new CatfilePool({ registry, ...deps.catfile });
-  const journal = new FileJournal(path.join(dataDir, 'journal'), logger);
+  const journal = new FileJournal(path.join(dataDir, 'journal'), { logger });
   journalBacklogGauge(registry, journal);
   const grpcInstruments = { metrics: grpcServerMetrics(registry, 'git-storage') };
   const ownBus = !deps.bus && config.amqpUrl ? createEventBus({ amqpUrl: config.amqpUrl, exchange: config.eventsExchange, logger }) : undefined;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope, FileJournal, Relay, StagedAppend } from '@githost/bus';
 import type { Logger } from '@githost/logging';
+import { LoopBudget } from '@githost/runtime';
 import type { CatfilePool } from '../git/catfile-pool.js';
 import { runGit } from '../git/command.js';
 import { parseCommitObject, type CommitFields } from '@githost/git-records';
@@ -108,7 +109,11 @@ export class PushEventRecorder {
     if (walk.length > PER_TIP_WALKS) for (const [tip, commits] of (await this.newCommitsOfMany(gitDir, walk, excluded)) ?? []) commitsOf.set(tip, commits);
     for (const tip of walk) if (!commitsOf.has(tip)) commitsOf.set(tip, await this.newCommits(gitDir, tip, excluded));
     const envelopes: EventEnvelope<PushPayload>[] = [];
+    // 10,000 refs are 10,000 envelopes (and their ids' hashes): the event loop is given back
+    // between (docs/decisions/many-refs-push.md#yielding).
+    const budget = new LoopBudget();
     for (const u of updates) {
+      await budget.pauseIfSpent();
       const forced = u.forced ?? (await this.isForced(gitDir, u));
       const commits = u.after === ZERO_OID ? [] : commitsOf.get(u.after)!;
       envelopes.push({
@@ -233,7 +238,8 @@ export class PushEventRecorder {
       this.logger.warn({ err, tips: tips.length }, 'push event: could not list the new commits of many refs at once');
       return undefined;
     }
-    const graph = parseTimedParents(stdout);
+    const budget = new LoopBudget();
+    const graph = await parseTimedParents(stdout, budget);
     const peeled = new Map<string, string | null>();
     const notListed = tips.filter((t) => !graph.has(t));
     if (notListed.length > 0) {
@@ -241,14 +247,25 @@ export class PushEventRecorder {
       notListed.forEach((t, i) => peeled.set(t, objs[i]?.oid ?? null));
     }
     const chosen = new Map<string, string[]>();
+    const wanted = new Set<string>();
     for (const tip of tips) {
       const start = peeled.has(tip) ? peeled.get(tip) : tip;
-      chosen.set(tip, start && graph.has(start) ? newestFirst(graph, start, MAX_COMMITS).reverse() : []);
+      const oids = start && graph.has(start) ? newestFirst(graph, start, MAX_COMMITS).reverse() : [];
+      chosen.set(tip, oids);
+      for (const oid of oids) wanted.add(oid);
+      await budget.pauseIfSpent();
     }
-    const wanted = [...new Set([...chosen.values()].flat())];
     const parsed = new Map<string, PushPayload['commits'][number]>();
-    for (const { oid, raw } of await readCommitObjects(this.pool, gitDir, wanted)) parsed.set(oid, payloadCommit(oid, parseCommitObject(raw)));
-    return new Map([...chosen].map(([tip, oids]) => [tip, oids.map((o) => parsed.get(o)!)]));
+    for (const { oid, raw } of await readCommitObjects(this.pool, gitDir, [...wanted])) {
+      parsed.set(oid, payloadCommit(oid, parseCommitObject(raw)));
+      await budget.pauseIfSpent();
+    }
+    const commitsOf = new Map<string, PushPayload['commits']>();
+    for (const [tip, oids] of chosen) {
+      commitsOf.set(tip, oids.map((o) => parsed.get(o)!));
+      await budget.pauseIfSpent();
+    }
+    return commitsOf;
   }
 
   /** CONTRACT §9: the commits new to the repository, the 20 newest, oldest first. */
@@ -278,12 +295,13 @@ interface TimedCommit {
 }
 
 /** `rev-list --timestamp --parents` lines: `<time> <oid> <parent>...`. */
-function parseTimedParents(stdout: Buffer): Map<string, TimedCommit> {
+async function parseTimedParents(stdout: Buffer, budget: LoopBudget): Promise<Map<string, TimedCommit>> {
   const graph = new Map<string, TimedCommit>();
   for (const line of stdout.toString('latin1').split('\n')) {
     if (!line) continue;
     const [time, oid, ...parents] = line.split(' ');
     graph.set(oid!, { time: Number(time), parents });
+    await budget.pauseIfSpent();
   }
   return graph;
 }

@@ -77,7 +77,7 @@ describe('RefIntents on a real repository and journal', () => {
     c1 = git('commit-tree', tree, '-m', 'first');
     const logger = createLogger('test');
     pool = new CatfilePool();
-    journal = new FileJournal(path.join(dir, 'journal'), logger);
+    journal = new FileJournal(path.join(dir, 'journal'), { logger });
     intents = new RefIntents(path.join(dir, 'pending'), new PushEventRecorder(pool, journal, () => undefined, logger), logger);
   });
 

@@ -2,6 +2,7 @@ import { AppError, notFound, validation } from '@githost/errors';
 import { ReadCaches, type TreeListing } from '../cache/read-caches.js';
 import type { CatfilePool } from './catfile-pool.js';
 import type { CatfileProcess } from './catfile-process.js';
+import { LoopBudget } from '@githost/runtime';
 import { GitError } from './errors.js';
 import { blobInfoCommands, findEntry, formatListing, indexTree, sizeOfInfoLine } from './tree-format.js';
 
@@ -43,10 +44,14 @@ export function readCommitObjects(pool: CatfilePool, gitDir: string, oids: strin
   return pool.with(gitDir, async (p) => {
     p.send(oids.map((o) => ['contents', o] as ['contents', string]));
     const out: Array<{ oid: string; raw: Buffer }> = [];
+    // Answers already buffered resolve without a turn of the event loop: 10,000 of them (a push
+    // of many refs) would be read as one task (docs/decisions/many-refs-push.md#yielding).
+    const budget = new LoopBudget();
     for (const oid of oids) {
       const h = await p.readHeader();
       if (!h) throw new Error(`commit ${oid} vanished`);
       out.push({ oid: h.oid, raw: await p.readBody(h.size) });
+      await budget.pauseIfSpent();
     }
     return out;
   });

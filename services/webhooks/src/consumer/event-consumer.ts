@@ -73,7 +73,11 @@ export function subscribeToEvents(
     const failed = sent.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
     if (Number.isFinite(lagSeconds)) opts.metrics?.eventRecorded(lagSeconds);
-    logger.info({ event_id: event.id, kind: event.kind, repo_id: event.repository.id, recorded: claims.length, request_id: event.request_id, lag_ms: Math.round(lagSeconds * 1000) }, 'event recorded');
+    // An event no webhook wants is logged at debug: a push of 10,000 refs to a repository
+    // without webhooks wrote 10,000 info lines in a second (docs/decisions/many-refs-push.md).
+    const fields = { event_id: event.id, kind: event.kind, repo_id: event.repository.id, recorded: claims.length, request_id: event.request_id, lag_ms: Math.round(lagSeconds * 1000) };
+    if (claims.length > 0) logger.info(fields, 'event recorded');
+    else logger.debug(fields, 'event recorded');
   };
   return bus.subscribe(opts.queue, [...EVENT_KINDS, REPOSITORY_DELETED], handler, { prefetch: opts.prefetch ?? DEFAULT_PREFETCH });
 }
