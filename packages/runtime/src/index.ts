@@ -1,4 +1,4 @@
-import { ConfigError } from '@githost/config';
+import { ConfigError } from '@githost/config/errors';
 import { createLogger, type Logger } from '@githost/logging';
 
 export type { Service, ServiceModule, ServicePorts } from './service.js';
