@@ -1,8 +1,8 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { Server as NetServer } from 'node:net';
-import { ConfigError } from '@githost/config';
+import { ConfigError } from '@githost/config/errors';
 import { createLogger } from '@githost/logging';
-import { PUBLIC_SERVER_MESSAGE, type ChildMessage } from './processes.js';
+import { PUBLIC_SERVER_MESSAGE, type ChildMessage } from './child-messages.js';
 import type { Service } from '@githost/runtime';
 import { loadService, type LaunchDeps } from './services.js';
 

@@ -5,16 +5,11 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, env, loadConfig, z } from '@githost/config';
 import type { Logger } from '@githost/logging';
 import type { ServicePorts } from '@githost/runtime';
+import { PUBLIC_SERVER_MESSAGE, type ChildMessage } from './child-messages.js';
+
+export { PUBLIC_SERVER_MESSAGE, type ChildMessage };
 
 export type Ports = ServicePorts;
-
-/** What a service child tells the launcher over IPC, once. */
-export type ChildMessage =
-  | { type: 'started'; ports: Ports }
-  | { type: 'failed'; message: string; config: boolean };
-
-/** Sent to the gateway child with the public server's handle, which it serves on. */
-export const PUBLIC_SERVER_MESSAGE = 'public-server';
 
 export interface ServiceProcess {
   name: string;

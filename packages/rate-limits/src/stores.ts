@@ -1,6 +1,6 @@
 import { MemoryStore, type ClientRateLimitInfo, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
-import { RedisStore, type RedisReply } from 'rate-limit-redis';
-import { createClient } from 'redis';
+import type { RedisStore, RedisReply } from 'rate-limit-redis';
+import type * as Redis from 'redis';
 import client from 'prom-client';
 import { createLogger, type Logger } from '@githost/logging';
 import { WINDOW_MS, type BudgetName } from './budgets.js';
@@ -58,15 +58,20 @@ export function createLimitStores(settings: LimitStoreSettings): LimitStores {
   const logger = settings.logger ?? (settings.url ? createLogger('rate-limits') : undefined);
   // Without REDIS_URL there is no store to watch: no metrics, as before.
   const metrics = settings.registry && settings.url ? storeMetrics(settings.registry, settings.service) : undefined;
-  const redis: Client | undefined = settings.url ? connect(settings.url) : undefined;
+  // Loaded only with REDIS_URL: the Redis client is most of this package's memory, which a
+  // process counting its own (the SSH service without Redis) does not need (docs/decisions/ssh-server.md#memory).
+  const url = settings.url;
+  const redisP: Promise<Client> | undefined = url ? import('redis').then(({ createClient }) => connect(createClient, url)) : undefined;
+  let redis: Client | undefined;
   // The first commands wait for the first connection (a githost-serve's one command comes right
   // after it starts); after that, a command while disconnected fails at once.
   let connected = false;
   let answered = false;
-  const firstConnection = redis?.connect().then(
+  const firstConnection = redisP?.then((client) => (redis = client).connect()).then(
     () => void (connected = true),
     () => undefined,
   );
+  const redisStoreClass = url ? import('rate-limit-redis').then((m) => m.RedisStore) : undefined;
   const made = new Map<BudgetName, SharedStore>();
   let up = false;
   let retryAt = 0;
@@ -82,7 +87,8 @@ export function createLimitStores(settings: LimitStoreSettings): LimitStores {
     try {
       // Until Redis has answered once, the connection and the scripts' loading get longer.
       const first = !answered;
-      if (!connected) await withTimeout(firstConnection!, Math.max(timeoutMs, FIRST_CONNECTION_MS));
+      // Loading the client's modules is this process's own work, not Redis's: outside the timeout.
+      if (!connected) await Promise.all([redisP, redisStoreClass]).then(() => withTimeout(firstConnection!, Math.max(timeoutMs, FIRST_CONNECTION_MS)));
       const value = await withTimeout(remote(), first ? Math.max(timeoutMs, FIRST_CONNECTION_MS) : timeoutMs);
       answered = true;
       if (!up) {
@@ -107,14 +113,15 @@ export function createLimitStores(settings: LimitStoreSettings): LimitStores {
   const sendCommand = (...args: string[]) => redis!.sendCommand(args) as Promise<RedisReply>;
 
   const stores: LimitStores = {
-    shared: redis !== undefined,
+    shared: url !== undefined,
     get sharedNow() {
       return up;
     },
     store(name) {
       let store = made.get(name);
       if (!store) {
-        store = new SharedStore(`${prefix}${name}:`, redis ? new RedisStore({ sendCommand, prefix: `${prefix}${name}:` }) : undefined, shared);
+        const keyPrefix = `${prefix}${name}:`;
+        store = new SharedStore(keyPrefix, redisStoreClass?.then((RedisStoreClass) => new RedisStoreClass({ sendCommand, prefix: keyPrefix })), shared);
         made.set(name, store);
       }
       return store;
@@ -126,8 +133,10 @@ export function createLimitStores(settings: LimitStoreSettings): LimitStores {
     },
     async close() {
       for (const store of made.values()) store.shutdown();
-      if (redis?.isReady) await redis.close().catch(() => redis.destroy());
-      else if (redis?.isOpen) redis.destroy();
+      // The client exists as soon as its module loaded, whether or not it ever connected.
+      const client = redis ?? (await redisP?.catch(() => undefined));
+      if (client?.isReady) await client.close().catch(() => client.destroy());
+      else if (client?.isOpen) client.destroy();
     },
   };
   return stores;
@@ -147,7 +156,7 @@ class SharedStore implements Store {
 
   constructor(
     readonly prefix: string,
-    private readonly redis: RedisStore | undefined,
+    private readonly redis: Promise<RedisStore> | undefined,
     private readonly shared: Shared,
   ) {
     this.localKeys = redis === undefined;
@@ -155,10 +164,11 @@ class SharedStore implements Store {
   }
 
   private remote<T>(run: (redis: RedisStore) => Promise<T>): (() => Promise<T>) | undefined {
-    const redis = this.redis;
-    if (!redis) return undefined;
+    const redisP = this.redis;
+    if (!redisP) return undefined;
     return async () => {
       try {
+        const redis = await redisP;
         await (this.loaded ??= redis.init({ windowMs: WINDOW_MS } as Options));
         return await run(redis);
       } catch (err) {
@@ -192,7 +202,7 @@ class SharedStore implements Store {
   }
 }
 
-function connect(url: string) {
+function connect(createClient: typeof Redis.createClient, url: string) {
   const c = createClient({
     url,
     // A command while disconnected fails at once (and the request is counted here) instead of

@@ -1,4 +1,4 @@
-import { ConfigError } from '@githost/config';
+import { ConfigError } from '@githost/config/errors';
 import { createLogger, type Logger } from '@githost/logging';
 import { markStopping, shutdownDelayMs } from './stopping.js';
 

@@ -1,60 +1,78 @@
 import path from 'node:path';
-import { env, loadConfig as load, rateLimitStoreEnv, rateLimitStoreFields, serviceListenEnv, serviceListenFields, z } from '@githost/config';
-import { httpShardsOf, shardListEnv } from '@githost/storage-router';
+import { ConfigError } from '@githost/config/errors';
+import { parseShardList, singleShard, type ShardMap } from '@githost/storage-router/shard-map';
+import { EnvReader } from './env-reader.js';
 
-const optionalUrl = () => env.optional(z.string().url());
-
-const schema = z
-  .object({
-    // The internal HTTP port (health, metrics, GET /host-keys), as every service has one.
-    ...serviceListenEnv(3701),
-    DATA_DIR: env.dataDir(),
-    SSH_PORT: env.port(2222),
-    // The SSH listener is public, unlike the internal ports: all interfaces unless told otherwise.
-    SSH_BIND_HOST: env.bindHost(),
-    SSH_MAX_UNAUTHENTICATED_PER_ADDRESS: env.int(30, 1),
-    SSH_MAX_SESSIONS_PER_KEY: env.int(20, 1),
-    SSH_LOGIN_GRACE_MS: env.int(30_000, 1),
-    SSH_IDLE_TIMEOUT_MS: env.int(600_000, 1),
-    // Where the host keys are; a read-only Secret mount on Kubernetes, shared by every replica.
-    SSH_HOST_KEY_DIR: env.optional(z.string().min(1)),
-    ACCOUNTS_GRPC_ADDR: env.address(),
-    GIT_STORAGE_HTTP_URL: optionalUrl(),
-    GIT_STORAGE_HTTP_SHARDS: shardListEnv('http'),
-    PUBLIC_URL: z.string().url().default('http://localhost:3000'),
-    GITHOST_GIT_RATE_LIMIT_PER_MINUTE: env.int(1200),
-    ...rateLimitStoreEnv(),
-  })
-  .transform((e) => ({
-    ...serviceListenFields(e),
-    dataDir: e.DATA_DIR,
-    hostKeyDir: e.SSH_HOST_KEY_DIR ?? path.join(e.DATA_DIR, 'ssh'),
-    sshPort: e.SSH_PORT,
-    sshBindHost: e.SSH_BIND_HOST,
-    limits: {
-      /** Connections not yet authenticated from one address at once. */
-      unauthenticatedPerAddress: e.SSH_MAX_UNAUTHENTICATED_PER_ADDRESS,
-      /** Sessions (git commands) running at once under one key. */
-      sessionsPerKey: e.SSH_MAX_SESSIONS_PER_KEY,
-      /** Time from connecting to authenticating (OpenSSH's LoginGraceTime is 120 s). */
-      loginGraceMs: e.SSH_LOGIN_GRACE_MS,
-      /** Time an authenticated connection may spend with no command running (docs/decisions/ssh-server.md#limits). */
-      idleMs: e.SSH_IDLE_TIMEOUT_MS,
-      /** Authentication attempts per connection (OpenSSH's MaxAuthTries). */
-      authAttempts: 6,
-    },
-    accountsGrpcAddress: e.ACCOUNTS_GRPC_ADDR,
-    gitStorageShards: httpShardsOf(e),
-    /** Where clients reach the gateway: git-lfs-authenticate's href. */
-    publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
-    /** git requests per minute per user (or deploy key), as the gateway's per-token git budget; 0: no limit. */
-    gitPerMinute: e.GITHOST_GIT_RATE_LIMIT_PER_MINUTE,
-    /** Where the git budget is counted: the gateway's Redis (REDIS_URL, GITHOST_RATE_LIMIT_PREFIX), or this process. */
-    ...rateLimitStoreFields(e),
-  }));
-
-export type Config = z.output<typeof schema>;
+/**
+ * The SSH service's configuration, read from the environment as every service reads its own (the
+ * same variables, defaults and checks as @githost/config's shapes; a bad value stops the start with
+ * one message naming every variable) but without the schema library, which costs this small
+ * process 4 MiB of its 60 (docs/decisions/ssh-server.md#memory).
+ */
+export interface Config {
+  /** The internal HTTP port (health, GET /host-keys), as every service has one. */
+  httpPort: number;
+  metricsPort: number;
+  bindHost: string;
+  internalSecret: string;
+  dataDir: string;
+  hostKeyDir: string;
+  sshPort: number;
+  /** The SSH listener is public, unlike the internal ports: all interfaces unless told otherwise. */
+  sshBindHost: string;
+  limits: {
+    /** Connections not yet authenticated from one address at once. */
+    unauthenticatedPerAddress: number;
+    /** Sessions (git commands) running at once under one key. */
+    sessionsPerKey: number;
+    /** Time from connecting to authenticating (OpenSSH's LoginGraceTime is 120 s). */
+    loginGraceMs: number;
+    /** Time an authenticated connection may spend with no command running (docs/decisions/ssh-server.md#limits). */
+    idleMs: number;
+    /** Authentication attempts per connection (OpenSSH's MaxAuthTries). */
+    authAttempts: number;
+  };
+  accountsGrpcAddress: string;
+  gitStorageShards: ShardMap;
+  /** Where clients reach the gateway: git-lfs-authenticate's href. */
+  publicUrl: string;
+  /** git requests per minute per user (or deploy key), as the gateway's per-token git budget; 0: no limit. */
+  gitPerMinute: number;
+  /** Where the git budget is counted: the gateway's Redis (REDIS_URL, GITHOST_RATE_LIMIT_PREFIX), or this process. */
+  rateLimitStore: { url: string | undefined; prefix: string };
+}
 
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
-  return load('ssh', schema, environment);
+  const e = new EnvReader(environment);
+  const dataDir = e.string('DATA_DIR', './data');
+  const httpShards = e.optional('GIT_STORAGE_HTTP_SHARDS', (v) => parseShardList(v, 'http'));
+  const httpUrl = e.optionalUrl('GIT_STORAGE_HTTP_URL');
+  const config: Config = {
+    httpPort: e.port('HTTP_PORT', 3701),
+    metricsPort: e.port('METRICS_PORT', 9464),
+    bindHost: e.bindHost('BIND_HOST'),
+    internalSecret: e.required('GITHOST_INTERNAL_SECRET', (v) => (v.length >= 16 ? v : e.problem('must be at least 16 characters'))),
+    dataDir,
+    hostKeyDir: e.optional('SSH_HOST_KEY_DIR', (v) => v) ?? path.join(dataDir, 'ssh'),
+    sshPort: e.port('SSH_PORT', 2222),
+    sshBindHost: e.bindHost('SSH_BIND_HOST'),
+    limits: {
+      unauthenticatedPerAddress: e.int('SSH_MAX_UNAUTHENTICATED_PER_ADDRESS', 30, 1),
+      sessionsPerKey: e.int('SSH_MAX_SESSIONS_PER_KEY', 20, 1),
+      loginGraceMs: e.int('SSH_LOGIN_GRACE_MS', 30_000, 1),
+      idleMs: e.int('SSH_IDLE_TIMEOUT_MS', 600_000, 1),
+      authAttempts: 6,
+    },
+    accountsGrpcAddress: e.required('ACCOUNTS_GRPC_ADDR', (v) => (/^[^\s:]+:\d+$/.test(v) ? v : e.problem('expected host:port'))),
+    gitStorageShards: httpShards ?? (httpUrl ? singleShard(httpUrl.replace(/\/+$/, '')) : new Map()),
+    publicUrl: (e.optionalUrl('PUBLIC_URL') ?? 'http://localhost:3000').replace(/\/+$/, ''),
+    gitPerMinute: e.int('GITHOST_GIT_RATE_LIMIT_PER_MINUTE', 1200, 0),
+    rateLimitStore: {
+      url: e.optional('REDIS_URL', (v) => (/^rediss?:\/\/\S+$/.test(v) ? v : e.problem('expected a redis:// or rediss:// URL'))),
+      prefix: e.optional('GITHOST_RATE_LIMIT_PREFIX', (v) => (/^[\w:.-]{1,64}$/.test(v) ? v : e.problem('expected up to 64 letters, digits, _ : . -'))) ?? 'githost:rl:',
+    },
+  };
+  const problems = e.problems();
+  if (problems.length > 0) throw new ConfigError(`ssh: invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  return config;
 }

@@ -1,7 +1,7 @@
 import { access, chmod, constants, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import ssh2 from 'ssh2';
-import { ConfigError } from '@githost/config';
+import { ConfigError } from '@githost/config/errors';
 import { sshKeyFingerprint } from '@githost/identity';
 
 const { utils } = ssh2;

@@ -1,9 +1,10 @@
-import { bindingPort } from '@githost/config';
-import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
+import { bindingPort } from '@githost/config/errors';
+import type { MetricsEndpoint } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service, ServicePorts } from '@githost/runtime';
 import type { Config } from './config.js';
-import { grpcSshAccounts, type SshAccounts } from './clients/accounts.js';
+import { sshAccounts, type SshAccounts } from './clients/accounts.js';
+import { createRegistry, internalHttpHandler, listenHttp, serveMetrics, type Listening } from './http/internal-http.js';
 import { duplexGit } from './clients/git-storage.js';
 import { createLimitStores, type LimitStores } from '@githost/rate-limits';
 import { gitBudget } from './git-budget.js';
@@ -39,14 +40,14 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<Ssh
   const logger = deps.logger ?? createLogger(SERVICE);
   let accounts: SshAccounts | undefined;
   let ssh: ReturnType<typeof createSshServer> | undefined;
-  let serving: ServingHttp | undefined;
+  let serving: Listening[] = [];
   let limitStores: LimitStores | undefined;
 
   return {
     async start() {
       const hostKeys: HostKey[] = await loadHostKeys(config.hostKeyDir);
       const registry = createRegistry(SERVICE);
-      const found = grpcSshAccounts(config.accountsGrpcAddress, config.internalSecret);
+      const found = sshAccounts(config.accountsGrpcAddress, config.internalSecret);
       accounts = found;
       limitStores = createLimitStores({ ...config.rateLimitStore, logger, registry, service: SERVICE });
       ssh = createSshServer({
@@ -66,29 +67,31 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<Ssh
       const listening = ssh;
       const sshPort = await bindingPort('SSH_PORT', config.sshPort, () => listening.listen(config.sshPort, config.sshBindHost));
       const answer: HostKeysAnswer = { ssh_port: sshPort, host_keys: hostKeys.map((k) => ({ type: k.type, public_key: k.publicKey, fingerprint: k.fingerprint })) };
-      const app = createHttpApp({ service: SERVICE, logger, registry, ready: { accounts: () => found.reachable() } });
       // Public facts (what `ssh` prints on first contact), so no identity is asked for.
-      app.get('/host-keys', (_req, res) => void res.json(answer));
-      finish(app);
+      const handler = internalHttpHandler({ service: SERVICE, logger, registry, ready: { accounts: () => found.reachable() }, routes: { '/host-keys': () => answer } });
       try {
-        serving = await serveHttp(app, registry, config, { service: SERVICE, logger, metricsEndpoint: deps.metricsEndpoint });
+        serving.push(await listenHttp('HTTP_PORT', handler, config.httpPort, config.bindHost));
+        serving.push(await serveMetrics(registry, config.metricsPort, config.bindHost, deps.metricsEndpoint));
       } catch (err) {
-        await listening.close();
+        await Promise.all([listening.close(), ...serving.map((s) => s.close())]);
+        serving = [];
         throw err;
       }
+      const [http, metrics] = serving as [Listening, Listening];
+      logger.info({ http_port: http.port }, `${SERVICE} listening`);
       // What users compare with `ssh`'s first-contact prompt (services/ssh/README.md#from-a-developers-machine).
       logger.info({ ssh_port: sshPort, host_keys: hostKeys.map((k) => `${k.type} ${k.fingerprint}`) }, 'git over SSH listening');
-      return { ...serving.ports, sshPort };
+      return { httpPort: http.port, metricsPort: metrics.port, sshPort };
     },
 
     async stop() {
       await ssh?.close();
-      await serving?.close();
+      await Promise.all(serving.map((s) => s.close()));
       accounts?.close();
       await limitStores?.close();
       limitStores = undefined;
       ssh = undefined;
-      serving = undefined;
+      serving = [];
       accounts = undefined;
     },
   };

@@ -1,8 +1,8 @@
-import { createAccountsClient, type AccountsServiceClient, type accounts } from '@githost/protos';
 import { AppError } from '@githost/errors';
-import { callUnary, waitForReady } from '@githost/grpc';
 import { repoFieldsOf, type Permission, type Principal, type RepoContext } from '@githost/identity';
-import { sshCallerOf, type SshCaller } from '../commands/index.js';
+import { sshCallerOf, type SshCaller } from '../commands/caller.js';
+import { AUTHORIZE_PATH, decodeAuthorizeResponse, decodeLookupSshKeyResponse, encodeAuthorizeRequest, encodeLookupSshKeyRequest, LOOKUP_SSH_KEY_PATH } from './accounts-messages.js';
+import { GrpcConnection } from './grpc-unary.js';
 
 const TIMEOUT_MS = 5_000;
 const PERMISSIONS: readonly Permission[] = ['none', 'read', 'write', 'admin'];
@@ -19,22 +19,19 @@ export interface SshAccounts {
   close(): void;
 }
 
-export function grpcSshAccounts(address: string, internalSecret: string): SshAccounts {
-  const client: AccountsServiceClient = createAccountsClient(address, internalSecret);
+/** accounts at `address` (host:port), over gRPC on node's http2 (clients/grpc-unary.ts). */
+export function sshAccounts(address: string, internalSecret: string): SshAccounts {
+  const connection = new GrpcConnection(address, internalSecret);
+  const lookup = async (req: { fingerprint?: string; key_id?: number }, requestId: string) =>
+    sshCallerOf(decodeLookupSshKeyResponse(await connection.unary(LOOKUP_SSH_KEY_PATH, encodeLookupSshKeyRequest(req), { requestId, timeoutMs: TIMEOUT_MS })));
   return {
-    async callerByFingerprint(fingerprint, requestId) {
-      const res = await callUnary<accounts.LookupSshKeyRequest, accounts.LookupSshKeyResponse__Output>(client, client.LookupSshKey, { fingerprint }, { requestId, timeoutMs: TIMEOUT_MS });
-      return sshCallerOf(res);
-    },
-    async callerByKeyId(keyId, requestId) {
-      const res = await callUnary<accounts.LookupSshKeyRequest, accounts.LookupSshKeyResponse__Output>(client, client.LookupSshKey, { key_id: keyId }, { requestId, timeoutMs: TIMEOUT_MS });
-      return sshCallerOf(res);
-    },
+    callerByFingerprint: (fingerprint, requestId) => lookup({ fingerprint }, requestId),
+    callerByKeyId: (keyId, requestId) => lookup({ key_id: keyId }, requestId),
     async authorize(principal, owner, name, requestId) {
       // A key acts without site-admin powers (commands/caller.ts principalOf).
       const req = { user_id: principal.user_id ?? '', bootstrap_admin: false, without_site_admin: true, owner, name };
       try {
-        const res = await callUnary<accounts.AuthorizeRequest, accounts.AuthorizeResponse__Output>(client, client.Authorize, req, { requestId, timeoutMs: TIMEOUT_MS });
+        const res = decodeAuthorizeResponse(await connection.unary(AUTHORIZE_PATH, encodeAuthorizeRequest(req), { requestId, timeoutMs: TIMEOUT_MS }));
         const r = res.repository;
         if (!r) return null;
         const permission = PERMISSIONS.includes(res.permission as Permission) ? (res.permission as Permission) : 'none';
@@ -46,7 +43,29 @@ export function grpcSshAccounts(address: string, internalSecret: string): SshAcc
         throw err;
       }
     },
-    reachable: () => waitForReady(client, 1_000),
-    close: () => client.close(),
+    reachable: () => connection.reachable(1_000),
+    close: () => connection.close(),
   };
+}
+
+/** What githost-keys needs of a key: whether it authenticates anyone, and its id. */
+export interface KeyLookup {
+  /** not_found, refused, user or deploy_key. */
+  outcome: string;
+  keyId: number;
+}
+
+/**
+ * accounts' LookupSshKey by fingerprint on a connection of its own, as githost-keys asks it once
+ * per SSH connection sshd accepts (docs/decisions/openssh-mode.md); rejects on any failure
+ * (unreachable, a gRPC status other than OK, `timeoutMs` passed).
+ */
+export async function lookupKeyByFingerprint(address: string, internalSecret: string, fingerprint: string, timeoutMs = TIMEOUT_MS): Promise<KeyLookup> {
+  const connection = new GrpcConnection(address, internalSecret);
+  try {
+    const res = decodeLookupSshKeyResponse(await connection.unary(LOOKUP_SSH_KEY_PATH, encodeLookupSshKeyRequest({ fingerprint }), { timeoutMs }));
+    return { outcome: res.outcome, keyId: res.key_id };
+  } finally {
+    connection.close();
+  }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { createLogger, setLogSink } from '@githost/logging';
-import { grpcSshAccounts } from '../clients/accounts.js';
+import { sshAccounts } from '../clients/accounts.js';
 import { duplexGit } from '../clients/git-storage.js';
 import { loadConfig } from '../config.js';
 import { createLimitStores } from '@githost/rate-limits';
@@ -21,7 +21,7 @@ export function openSshBackend(settings: Settings): ServeBackend {
   const config = loadConfig({ ...settings });
   setLogSink({ destination: settings.GITHOST_SERVE_LOG_FILE ? createWriteStream(settings.GITHOST_SERVE_LOG_FILE, { flags: 'a', mode: 0o600 }) : { write: () => true } });
   const logger = createLogger('githost-serve');
-  const accounts = grpcSshAccounts(config.accountsGrpcAddress, config.internalSecret);
+  const accounts = sshAccounts(config.accountsGrpcAddress, config.internalSecret);
   const limitStores = createLimitStores({ ...config.rateLimitStore, logger, service: 'ssh' });
   return {
     callerOfKey: (keyId) => accounts.callerByKeyId(keyId, randomUUID()),

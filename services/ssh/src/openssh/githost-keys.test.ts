@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateSshKey } from '@githost/test-support';
 import { githostKeys, type KeysDeps } from './githost-keys.js';
-import type { KeyLookup } from './lookup-key-lite.js';
+import type { KeyLookup } from '../clients/accounts.js';
 
 let dir: string;
 let settingsFile: string;

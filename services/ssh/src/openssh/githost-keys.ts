@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sshKeyFingerprint } from '@githost/identity';
 import { authorizedKeyLine, offeredKeyBlob, parseKeysArguments } from './authorized-key.js';
-import { lookupKeyByFingerprint, type KeyLookup } from './lookup-key-lite.js';
+import { lookupKeyByFingerprint, type KeyLookup } from '../clients/accounts.js';
 import { readSettings, required } from './settings.js';
 
 /** The system user sshd logs git users in as when GITHOST_SSH_USER is not set. */

@@ -1,0 +1,15 @@
+import type { ServicePorts } from '@githost/runtime';
+
+/*
+ * What the launcher and a service process say over IPC, apart from processes.ts, which reads the
+ * launcher's configuration: a service process imports only this, so its configuration library
+ * is not loaded into every service process (docs/decisions/ssh-server.md#memory).
+ */
+
+/** What a service child tells the launcher over IPC, once. */
+export type ChildMessage =
+  | { type: 'started'; ports: ServicePorts }
+  | { type: 'failed'; message: string; config: boolean };
+
+/** Sent to the gateway child with the public server's handle, which it serves on. */
+export const PUBLIC_SERVER_MESSAGE = 'public-server';
