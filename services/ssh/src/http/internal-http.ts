@@ -4,6 +4,7 @@ import client from 'prom-client';
 import { bindingPort } from '@githost/config/errors';
 import type { MetricsEndpoint } from '@githost/http';
 import { httpLogger, type Logger } from '@githost/logging';
+import { isStopping } from '@githost/runtime/stopping';
 
 /** A dependency's check for /readyz: true when it answers; false or a rejection when not. */
 export type ReadinessChecks = Record<string, () => Promise<boolean>>;
@@ -47,9 +48,10 @@ export function internalHttpHandler(opts: InternalHttpOptions): (req: IncomingMe
     if (req.method !== 'GET' && req.method !== 'HEAD') return { status: 404, body: { error: 'Not found' } };
     if (path === '/healthz') return { status: 200, body: { status: 'ok' } };
     if (path === '/readyz') {
-      const entries = Object.entries(opts.ready);
+      // A stopping process is out of rotation while it drains (docs/operating.md#stopping-a-process).
+      const entries = isStopping() ? [] : Object.entries(opts.ready);
       const answers = await Promise.all(entries.map(([, check]) => check().catch(() => false)));
-      const failing = entries.filter((_, i) => !answers[i]).map(([name]) => name);
+      const failing = isStopping() ? ['stopping'] : entries.filter((_, i) => !answers[i]).map(([name]) => name);
       // Logged when the set changes, so a probe every few seconds does not repeat it.
       const key = failing.join(',');
       if (key !== lastFailing) {
