@@ -18,9 +18,10 @@ let alice: TestUser;
 // PUBLIC_URL is http://localhost:<port> in tests: the batch's hrefs and the remote share a host.
 const remote = (user: TestUser, repo: string) => `http://${user.username}:${user.token}@localhost:${gh.port}/alice/${repo}.git`;
 
-/** The statuses of every HTTP answer git and git-lfs received (GIT_CURL_VERBOSE prints each). */
+/** The statuses of every HTTP answer git (`<= Recv header: HTTP/1.1 200 OK`) and git-lfs
+ *  (`< HTTP/1.1 200 OK`) received: GIT_CURL_VERBOSE makes both print each. */
 function statusesIn(stderr: string): string[] {
-  return [...stderr.matchAll(/^< HTTP\/[\d.]+ (\d{3})/gm)].map((m) => m[1]!);
+  return [...stderr.matchAll(/(?:^< |<= Recv header: )HTTP\/[\d.]+ (\d{3})/gm)].map((m) => m[1]!);
 }
 
 beforeAll(async () => {
