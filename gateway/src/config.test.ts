@@ -4,10 +4,10 @@ import { loadConfig } from './config.js';
 const REQUIRED = { GITHOST_INTERNAL_SECRET: 'config-test-internal-secret', ACCOUNTS_GRPC_ADDR: '127.0.0.1:50051' };
 
 describe('gateway config', () => {
-  it('when no rate-limit variables are set, then REST gets 600 per token and 120 per anonymous address a minute, git 1200 and 600, no proxy trusted', () => {
+  it('when no rate-limit variables are set, then REST gets 600 per token and 120 per anonymous address a minute, git 1200 and 600, LFS transfers 6000 per user, no proxy trusted', () => {
     const config = loadConfig(REQUIRED);
     expect([config.rateLimits, config.trustProxy]).toEqual([
-      { perTokenPerMinute: 600, anonymousPerMinute: 120, git: { perTokenPerMinute: 1200, perAddressPerMinute: 600 } },
+      { perTokenPerMinute: 600, anonymousPerMinute: 120, git: { perTokenPerMinute: 1200, perAddressPerMinute: 600 }, lfs: { perUserPerMinute: 6000 } },
       false,
     ]);
   });
@@ -19,9 +19,10 @@ describe('gateway config', () => {
       GITHOST_RATE_LIMIT_ANON_PER_MINUTE: '30',
       GITHOST_GIT_RATE_LIMIT_PER_MINUTE: '0',
       GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: '45',
+      GITHOST_LFS_RATE_LIMIT_PER_MINUTE: '0',
       GITHOST_TRUST_PROXY: '1',
     });
-    expect([config.rateLimits, config.trustProxy]).toEqual([{ perTokenPerMinute: 0, anonymousPerMinute: 30, git: { perTokenPerMinute: 0, perAddressPerMinute: 45 } }, 1]);
+    expect([config.rateLimits, config.trustProxy]).toEqual([{ perTokenPerMinute: 0, anonymousPerMinute: 30, git: { perTokenPerMinute: 0, perAddressPerMinute: 45 }, lfs: { perUserPerMinute: 0 } }, 1]);
     expect(loadConfig({ ...REQUIRED, GITHOST_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
     expect(loadConfig({ ...REQUIRED, GITHOST_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
   });
@@ -30,6 +31,7 @@ describe('gateway config', () => {
     expect(() => loadConfig({ ...REQUIRED, GITHOST_RATE_LIMIT_PER_MINUTE: 'lots' })).toThrow(/GITHOST_RATE_LIMIT_PER_MINUTE/);
     expect(() => loadConfig({ ...REQUIRED, GITHOST_GIT_RATE_LIMIT_PER_MINUTE: '-1' })).toThrow(/GITHOST_GIT_RATE_LIMIT_PER_MINUTE/);
     expect(() => loadConfig({ ...REQUIRED, GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: '1.5' })).toThrow(/GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE/);
+    expect(() => loadConfig({ ...REQUIRED, GITHOST_LFS_RATE_LIMIT_PER_MINUTE: 'many' })).toThrow(/GITHOST_LFS_RATE_LIMIT_PER_MINUTE/);
   });
 
   it('when git-storage gRPC is named, then the ref watch has its shards; without, none; the edge keeps 10,000 entries unless told', () => {

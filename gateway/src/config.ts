@@ -3,7 +3,7 @@ import { grpcShardEnv, grpcShardsOf, httpShardsOf, shardListEnv, type ShardMap }
 import { DEFAULT_BODY_TIMEOUT_MS } from './request-checks/body-timeout.js';
 import { DEFAULT_EDGE_CACHE_BYTES } from './edge-cache/answers.js';
 import { DEFAULT_EDGE_ENTRIES } from './edge-cache/validators.js';
-import type { RateLimits } from './admission/rate-limit.js';
+import { DEFAULT_LFS_RATE_LIMIT_PER_MINUTE, type RateLimits } from './admission/rate-limit.js';
 
 const optionalUrl = env.optionalUrl;
 
@@ -30,6 +30,7 @@ const schema = z
     GITHOST_RATE_LIMIT_ANON_PER_MINUTE: env.int(120),
     GITHOST_GIT_RATE_LIMIT_PER_MINUTE: env.int(1200),
     GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: env.int(600),
+    GITHOST_LFS_RATE_LIMIT_PER_MINUTE: env.int(DEFAULT_LFS_RATE_LIMIT_PER_MINUTE),
     ...rateLimitStoreEnv(),
     GITHOST_TRUST_PROXY: z.string().default(''),
     GITHOST_BODY_TIMEOUT_MS: env.int(DEFAULT_BODY_TIMEOUT_MS, 1),
@@ -60,6 +61,7 @@ const schema = z
         perTokenPerMinute: e.GITHOST_RATE_LIMIT_PER_MINUTE,
         anonymousPerMinute: e.GITHOST_RATE_LIMIT_ANON_PER_MINUTE,
         git: { perTokenPerMinute: e.GITHOST_GIT_RATE_LIMIT_PER_MINUTE, perAddressPerMinute: e.GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE },
+        lfs: { perUserPerMinute: e.GITHOST_LFS_RATE_LIMIT_PER_MINUTE },
       },
       ...rateLimitStoreFields(e),
       trustProxy: trustProxyOf(e.GITHOST_TRUST_PROXY),
@@ -108,8 +110,8 @@ export interface Config {
   /** Whole browse answers kept at the edge, in bytes (GITHOST_EDGE_CACHE_BYTES, default 32 MiB; 0: none). */
   edgeCacheBytes?: number;
   /** Per-minute budgets: REST API (GITHOST_RATE_LIMIT_PER_MINUTE, GITHOST_RATE_LIMIT_ANON_PER_MINUTE)
-   *  and git transport (GITHOST_GIT_RATE_LIMIT_PER_MINUTE, GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE);
-   *  absent: no limits. */
+   *  and git transport (GITHOST_GIT_RATE_LIMIT_PER_MINUTE, GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE),
+   *  LFS object transfers (GITHOST_LFS_RATE_LIMIT_PER_MINUTE); absent: no limits. */
   rateLimits?: RateLimits;
   /** Where the budgets are counted (docs/decisions/shared-rate-limits.md): Redis (REDIS_URL), shared by
    *  every replica and the SSH service, keys starting with `prefix` (GITHOST_RATE_LIMIT_PREFIX);

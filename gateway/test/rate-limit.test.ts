@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { signLfsActionGrant, type LfsActionGrant } from '@githost/identity';
 import { gatewaysPerTest, type RateLimits } from './support/gateways-per-test.js';
 
 const SECRET = 'gateway-rate-limit-test-secret';
@@ -7,13 +8,27 @@ const bob = { id: 'u-bob', username: 'bob', token: 'bob-token-bbbbbbbbbbbbbbbbbb
 
 /** A gateway of its own per test, so budgets spent in one test do not leak into the next. */
 const { gatewayWith: limited } = gatewaysPerTest(SECRET, [alice, bob]);
-const gatewayWith = (perTokenPerMinute: number, anonymousPerMinute: number, git?: RateLimits['git']) => limited({ rateLimits: { perTokenPerMinute, anonymousPerMinute, git } });
+const gatewayWith = (perTokenPerMinute: number, anonymousPerMinute: number, git?: RateLimits['git'], lfs?: RateLimits['lfs']) => limited({ rateLimits: { perTokenPerMinute, anonymousPerMinute, git, lfs } });
+
+const OID = 'a'.repeat(64);
+/** The `Authorization` a batch answer hands git-lfs for alice's `demo` (docs/decisions/lfs.md);
+ *  `oid: null` is git-lfs-authenticate's credential for the whole LFS API. */
+function grantFor(operation: LfsActionGrant['operation'], oid: string | null): string {
+  const principal = { user_id: alice.id, username: alice.username, email: 'alice@example.com', is_admin: false };
+  return `RemoteAuth ${signLfsActionGrant({ principal, repository: 'alice/demo', oid, operation, expires_at: Date.now() + 600_000 }, SECRET)}`;
+}
 
 async function get(base: string, path: string, token?: string, authorization = token ? `Bearer ${token}` : undefined) {
   const res = await fetch(base + path, { headers: authorization ? { authorization } : {} });
   const text = await res.text();
   const header = (name: string) => res.headers.get(name);
   return { status: res.status, body: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text, header };
+}
+
+async function post(base: string, path: string, authorization: string) {
+  const res = await fetch(base + path, { method: 'POST', headers: { authorization, 'content-type': 'application/vnd.git-lfs+json' }, body: '{}' });
+  await res.arrayBuffer();
+  return { status: res.status, header: (name: string) => res.headers.get(name) };
 }
 
 describe('gateway rate limiting', () => {
@@ -91,6 +106,41 @@ describe('gateway rate limiting', () => {
     expect(statuses).toEqual([200, 200, 429]);
     const api = await get(base, '/api/user', alice.token);
     expect([api.status, api.header('ratelimit-remaining')]).toEqual([200, '99']);
+  });
+
+  it('when LFS objects are moved with their grants, then they spend the user LFS budget and not the git one, and a spent LFS budget answers 429 in git-lfs shape', async () => {
+    const base = await gatewayWith(100, 100, { perTokenPerMinute: 3, perAddressPerMinute: 100 }, { perUserPerMinute: 4 });
+    const objects = [];
+    for (let i = 0; i < 2; i++) {
+      const download = await get(base, `/alice/demo.git/info/lfs/objects/${OID}`, undefined, grantFor('download', OID));
+      const verify = await post(base, `/alice/demo.git/info/lfs/objects/${OID}/verify`, grantFor('upload', OID));
+      objects.push([download.status, download.header('ratelimit-limit'), download.header('ratelimit-remaining'), verify.status, verify.header('ratelimit-remaining')]);
+    }
+    expect(objects).toEqual([[200, '4', '3', 200, '2'], [200, '4', '1', 200, '0']]);
+
+    // The batch is the operation: it spends the git budget, with a token or git-lfs-authenticate's grant.
+    const batchByToken = await post(base, '/alice/demo.git/info/lfs/objects/batch', `Bearer ${alice.token}`);
+    const batchByGrant = await post(base, '/alice/demo.git/info/lfs/objects/batch', grantFor('upload', null));
+    const clone = await get(base, '/alice/demo.git/info/refs?service=git-upload-pack', alice.token);
+    expect([batchByToken.status, batchByToken.header('ratelimit-limit'), batchByToken.header('ratelimit-remaining'), batchByGrant.status, batchByGrant.header('ratelimit-remaining'), clone.status, clone.header('ratelimit-remaining')]).toEqual([
+      200, '3', '2', 200, '1', 200, '0',
+    ]);
+
+    const refused = await get(base, `/alice/demo.git/info/lfs/objects/${OID}`, undefined, grantFor('download', OID));
+    expect([refused.status, refused.header('content-type'), refused.body.message, typeof refused.body.request_id, refused.header('ratelimit-remaining'), refused.header('ratelimit-policy')]).toEqual([
+      429,
+      'application/vnd.git-lfs+json',
+      'Rate limit exceeded',
+      'string',
+      '0',
+      '4;w=60',
+    ]);
+    const retryAfter = Number(refused.header('retry-after'));
+    expect(retryAfter > 0 && retryAfter <= 60).toBe(true);
+    // Bob's LFS budget is his own.
+    const bobs = `RemoteAuth ${signLfsActionGrant({ principal: { user_id: bob.id, username: bob.username, email: 'bob@example.com', is_admin: false }, repository: 'alice/demo', oid: OID, operation: 'download', expires_at: Date.now() + 600_000 }, SECRET)}`;
+    const other = await get(base, `/alice/demo.git/info/lfs/objects/${OID}`, undefined, bobs);
+    expect([other.status, other.header('ratelimit-remaining')]).toEqual([200, '3']);
   });
 
   it('when made-up tokens are sent, then each counts against the address, so rotating them does not dodge the limit', async () => {

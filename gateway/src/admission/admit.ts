@@ -83,7 +83,10 @@ export function createAdmission({ accounts, withinRateLimit, site = false, inter
         : principal && credential.kind === 'lfs-action'
           ? { token: `lfs-action:${principal.user_id ?? principal.username}`, userId: principal.user_id }
           : { anonymous: true, credential: credential.kind !== 'none', address: clientOf(req, req.ip ?? '').address };
-    if (!(await withinRateLimit(req, res, client, route?.surface === 'git' ? 'git' : 'api'))) return undefined;
+    // An object transfer carrying its batch's grant spends the LFS budget; the batch (the operation)
+    // and everything else on git's paths spend the git one (docs/decisions/shared-rate-limits.md#lfs-object-transfers).
+    const surface = route?.surface !== 'git' ? 'api' : principal && credential.kind === 'lfs-action' && route.lfsObject ? 'lfs' : 'git';
+    if (!(await withinRateLimit(req, res, client, surface))) return undefined;
     if (invalidCredential) refuse({ error: invalidCredential, challenge: route?.surface === 'git' });
     if (!route) throw new AppError('not_found', 'Not found');
     const anonymousDenial = denyAnonymous(route, principal);

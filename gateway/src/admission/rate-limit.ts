@@ -4,6 +4,10 @@ import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { BUDGETS, createLimitStores, gitBudgetKey, tokenKey, WINDOW_MS, type BudgetName, type LimitStores } from '@githost/rate-limits';
 import { sendRefusal } from '../refusals.js';
 
+/** GITHOST_LFS_RATE_LIMIT_PER_MINUTE's default: 3,000 objects pushed a minute (a PUT and a verify
+ *  each), 6,000 fetched (docs/decisions/shared-rate-limits.md#lfs-object-transfers). */
+export const DEFAULT_LFS_RATE_LIMIT_PER_MINUTE = 6000;
+
 export interface RateLimits {
   /** REST API requests per minute per token (hashed); 0 turns the limit off. */
   perTokenPerMinute: number;
@@ -18,6 +22,12 @@ export interface RateLimits {
      *  invalid credentials); 0 turns the limit off. */
     perAddressPerMinute: number;
   };
+  /** LFS object transfers' own budget (absent: not limited). */
+  lfs?: {
+    /** grant-bearing LFS object requests (upload, download, verify) per minute per user; 0 turns
+     *  the limit off. */
+    perUserPerMinute: number;
+  };
 }
 
 /** Whom a request is counted against: a token that authenticated (with its user, whose git
@@ -26,7 +36,8 @@ export interface RateLimits {
  *  (client-forwarding.ts). */
 export type RateClient = { token: string; userId?: string | null } | { anonymous: true; credential: boolean; address: string };
 
-export type RateSurface = 'api' | 'git';
+/** `lfs`: an LFS object transfer carrying its batch's grant; the batch itself is `git`. */
+export type RateSurface = 'api' | 'git' | 'lfs';
 
 /** Whether this request is a git client's credential-less first leg, answered with the 401
  *  challenge that makes it retry with its token (set by the gate, read when the answer is sent). */
@@ -51,6 +62,7 @@ const keys = new WeakMap<IncomingMessage, string>();
  * what tells a token from an anonymous caller; returns false when it has answered 429. git
  * transport has budgets of its own (see `RateLimits.git`), so a CI machine cloning and pushing does
  * not eat the REST API's; a user's git budget is the one the SSH service spends too (gitBudgetKey).
+ * LFS object transfers spend a third, per user (`RateLimits.lfs`).
  */
 export function createRateLimitGate(limits: RateLimits, stores: LimitStores = createLimitStores({ service: 'gateway' })): RateLimitGate {
   const limiter = (perMinute: number, budget: BudgetName, identifier: string, counts?: (req: Request, res: Response) => boolean) =>
@@ -64,6 +76,10 @@ export function createRateLimitGate(limits: RateLimits, stores: LimitStores = cr
       byToken: limiter(limits.git?.perTokenPerMinute ?? 0, BUDGETS.git, 'git-token'),
       byAddress: limiter(limits.git?.perAddressPerMinute ?? 0, BUDGETS.gitAnonymous, 'git-anonymous', (_req, res) => !(res.statusCode === 401 && res.locals[CHALLENGED] === true)),
     },
+    // One request per object and two per upload (PUT, verify): a push of many objects would spend
+    // the git budget in seconds, so transfers have a budget of their own, per user
+    // (docs/decisions/shared-rate-limits.md#lfs-object-transfers). A grant always has a principal.
+    lfs: { byToken: limiter(limits.lfs?.perUserPerMinute ?? 0, BUDGETS.lfs, 'lfs') },
   };
   return async (req, res, client, surface) => {
     const { byToken, byAddress } = budgets[surface];
@@ -71,7 +87,7 @@ export function createRateLimitGate(limits: RateLimits, stores: LimitStores = cr
     if (!handler) return true;
     // Tokens are counted by their hash, so the limiter never holds a usable secret; git by the
     // user behind the token, as SSH counts the user behind the key.
-    keys.set(req, 'token' in client ? (surface === 'git' ? gitBudgetKey(client.userId ? { userId: client.userId } : { token: client.token }) : tokenKey(client.token)) : `ip:${ipKeyGenerator(client.address)}`);
+    keys.set(req, 'token' in client ? (surface !== 'api' ? gitBudgetKey(client.userId ? { userId: client.userId } : { token: client.token }) : tokenKey(client.token)) : `ip:${ipKeyGenerator(client.address)}`);
     let passed = false;
     let failure: unknown;
     await handler(req as Request, res as Response, (err?: unknown) => {

@@ -17,6 +17,9 @@ export const BUDGETS = {
   git: 'git',
   /** git requests per address without a valid credential (GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE). */
   gitAnonymous: 'git-anonymous',
+  /** LFS object transfers (an upload, download or verify carrying a batch's grant) per user, apart
+   *  from the git budget (GITHOST_LFS_RATE_LIMIT_PER_MINUTE; docs/decisions/shared-rate-limits.md#lfs-object-transfers). */
+  lfs: 'lfs',
 } as const;
 
 export type BudgetName = (typeof BUDGETS)[keyof typeof BUDGETS];
@@ -25,7 +28,7 @@ export type BudgetName = (typeof BUDGETS)[keyof typeof BUDGETS];
 export type GitCaller = { userId: string } | { deployKeyId: string } | { token: string };
 
 /**
- * The one key of a git budget: a user's whichever token, SSH key or LFS grant they use and
+ * The one key of a git budget (and of the LFS one, under its own name): a user's whichever token, SSH key or LFS grant they use and
  * whichever transport; a deploy key's (SSH only); a token with no user behind it (the
  * GITHOST_ADMIN_TOKEN principal) by its hash.
  */
