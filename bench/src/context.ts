@@ -102,6 +102,7 @@ export class BenchContext {
       GITHOST_RATE_LIMIT_ANON_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
       GITHOST_GIT_RATE_LIMIT_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
       GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
+      GITHOST_LFS_RATE_LIMIT_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
       GITHOST_PROCESS_PER_SERVICE: String(this.processPerService),
     };
     // A free port, not the default 2222: the ssh part finds the service by whether it listens here.
