@@ -16,9 +16,13 @@ import { fmtMs, fmtNum, fmtRatio, nowMs, summarize } from './stats.js';
 
 const CGIT = process.env.BENCH_CGIT ?? '/usr/lib/cgit/cgit.cgi';
 const CONNECTIONS = 16;
+/** Each row's requests in this many slices per server, alternating between them. */
+const SLICES = 6;
 
 interface ColdRun {
   rps: number;
+  seconds: number;
+  requests: number;
   p50: number;
   p99: number;
   non200: number;
@@ -58,7 +62,38 @@ async function coldLoad(origin: string, paths: string[], cpuPids: number[]): Pro
   const cpu = cpuMs(cpuPids, true) - before;
   const ok = r.statusCodeStats?.['200']?.count ?? 0;
   // autocannon's average is over whole seconds; a 600-request run lasts a few, so count it out
-  return { rps: paths.length / (r.duration || 1), p50: r.latency.p50, p99: r.latency.p99, non200: paths.length - ok + r.errors + r.timeouts, cpuPerAnswer: cpu / paths.length };
+  return { rps: paths.length / (r.duration || 1), seconds: r.duration || 1, requests: paths.length, p50: r.latency.p50, p99: r.latency.p99, non200: paths.length - ok + r.errors + r.timeouts, cpuPerAnswer: cpu / paths.length };
+}
+
+/**
+ * githost's and cgit's requests of one row in `slices` alternating slices (githost, cgit, githost,
+ * ...), so a change in the shared machine's load falls on both: req/s over the summed durations,
+ * p50 the median of the slices' p50s, p99 the highest slice p99, CPU summed.
+ */
+async function alternating(sides: Array<{ origin: string; paths: string[]; pids: number[] }>, slices: number): Promise<ColdRun[]> {
+  const runs: ColdRun[][] = sides.map(() => []);
+  for (let i = 0; i < slices; i++) {
+    for (let s = 0; s < sides.length; s++) {
+      const { origin, paths, pids } = sides[s]!;
+      const per = Math.ceil(paths.length / slices);
+      const slice = paths.slice(i * per, (i + 1) * per);
+      if (slice.length > 0) runs[s]!.push(await coldLoad(origin, slice, pids));
+    }
+  }
+  return runs.map((rs, s) => {
+    const n = sides[s]!.paths.length;
+    const seconds = rs.reduce((t, r) => t + r.seconds, 0);
+    const p50s = rs.map((r) => r.p50).sort((a, b) => a - b);
+    return {
+      rps: n / seconds,
+      seconds,
+      p50: p50s[Math.floor(p50s.length / 2)]!,
+      p99: Math.max(...rs.map((r) => r.p99)),
+      non200: rs.reduce((t, r) => t + r.non200, 0),
+      cpuPerAnswer: rs.reduce((t, r) => t + r.cpuPerAnswer * r.requests, 0) / n,
+      requests: n,
+    };
+  });
 }
 
 /** One request at a time on one keep-alive connection over `paths`: the unloaded cold latency. */
@@ -157,7 +192,7 @@ export async function benchColdReads(ctx: BenchContext): Promise<Section> {
   }
   const githostPids = service.processes.map((p) => p.pid);
   const table: Table = {
-    title: `Cold reads, ${perRow} requests a row, each naming a different commit, ${CONNECTIONS} connections (autocannon for both): githost through the gateway vs cgit as a CGI, cache-size=0`,
+    title: `Cold reads, ${perRow} requests a row, each naming a different commit, ${CONNECTIONS} connections (autocannon for both) in ${SLICES} slices alternating between githost through the gateway and cgit as a CGI, cache-size=0`,
     header: ['read', 'githost req/s', 'p50', 'p99', 'CPU/answer', 'cgit req/s', 'p50', 'p99', 'CPU/answer', 'githost/cgit', 'target >= 4×'],
     rows: [],
   };
@@ -165,8 +200,9 @@ export async function benchColdReads(ctx: BenchContext): Promise<Section> {
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
       ctx.log(`cold reads: ${row.name}`);
-      const g = await coldLoad(service.url, sets[i]!.githost.map(row.githost), githostPids);
-      const c = cgit ? await coldLoad(cgit.origin, sets[i]!.cgit.map(row.cgit), [cgit.process.pid!]) : undefined;
+      const sides = [{ origin: service.url, paths: sets[i]!.githost.map(row.githost), pids: githostPids }];
+      if (cgit) sides.push({ origin: cgit.origin, paths: sets[i]!.cgit.map(row.cgit), pids: [cgit.process.pid!] });
+      const [g, c] = (await alternating(sides, SLICES)) as [ColdRun, ColdRun | undefined];
       if (g.non200 > 0) notes.push(`${row.name}: githost answered ${g.non200} requests with other than 200`);
       if (c && c.non200 > 0) notes.push(`${row.name}: cgit answered ${c.non200} requests with other than 200`);
       const ratio = c ? g.rps / c.rps : undefined;
@@ -189,6 +225,8 @@ export async function benchColdReads(ctx: BenchContext): Promise<Section> {
     const root = await gitText(['ls-tree', sequential[0]!.commit], repo.path);
     notes.push(`repository: ${repo.commits.toLocaleString('en-US')} commits, ${repo.files.toLocaleString('en-US')} files, a root of ${root.trim().split('\n').length} entries; cgit reads the hosted repository's own pack`);
     notes.push('CPU/answer: githost\'s processes with the git they ran; cgit\'s, its CGI server with every cgit process');
+    notes.push(`each row's requests in ${SLICES} slices a server, alternating: req/s over the summed slices, p50 the median slice p50, p99 the highest slice p99 (autocannon's, whole ms)`);
+    notes.push('cgit\'s pages: tree/?id=<commit> (HTML listing with sizes), blob/<path>?h=<commit> (the file\'s bytes), log/?id=<commit> (50 commits), commit/?id=<commit> (with its diff); githost\'s answer JSON (the commit without a diff)');
     return { name: 'cold-reads', title: 'Cold reads against cgit', tables: [table, single], notes };
   } finally {
     cgit?.process.kill();
