@@ -28,6 +28,8 @@ interface ColdRun {
   non200: number;
   /** CPU ms per answer of the server side (githost's processes, or the CGI server with its cgit children). */
   cpuPerAnswer: number;
+  /** The same, process by process (each with the children it reaped: git-storage's git). */
+  cpuByPid: Map<number, number>;
 }
 
 /** Commit c's blob path: a file that commit added or changed, so each blob is one no earlier request read. */
@@ -51,7 +53,7 @@ async function samples(repoPath: string, skip: number, count: number): Promise<S
 /** autocannon at 16 connections over `paths`, each requested once: every request names a different commit. */
 async function coldLoad(origin: string, paths: string[], cpuPids: number[]): Promise<ColdRun> {
   let next = 0;
-  const before = cpuMs(cpuPids, true);
+  const before = new Map(cpuPids.map((pid) => [pid, cpuMs([pid], true)]));
   const r = await autocannon({
     url: origin,
     connections: CONNECTIONS,
@@ -59,10 +61,11 @@ async function coldLoad(origin: string, paths: string[], cpuPids: number[]): Pro
     timeout: 60,
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length]! }) }],
   });
-  const cpu = cpuMs(cpuPids, true) - before;
+  const cpuByPid = new Map(cpuPids.map((pid) => [pid, (cpuMs([pid], true) - before.get(pid)!) / paths.length]));
+  const cpu = [...cpuByPid.values()].reduce((a, b) => a + b, 0) * paths.length;
   const ok = r.statusCodeStats?.['200']?.count ?? 0;
   // autocannon's average is over whole seconds; a 600-request run lasts a few, so count it out
-  return { rps: paths.length / (r.duration || 1), seconds: r.duration || 1, requests: paths.length, p50: r.latency.p50, p99: r.latency.p99, non200: paths.length - ok + r.errors + r.timeouts, cpuPerAnswer: cpu / paths.length };
+  return { rps: paths.length / (r.duration || 1), seconds: r.duration || 1, requests: paths.length, p50: r.latency.p50, p99: r.latency.p99, non200: paths.length - ok + r.errors + r.timeouts, cpuPerAnswer: cpu / paths.length, cpuByPid };
 }
 
 /**
@@ -91,6 +94,7 @@ async function alternating(sides: Array<{ origin: string; paths: string[]; pids:
       p99: Math.max(...rs.map((r) => r.p99)),
       non200: rs.reduce((t, r) => t + r.non200, 0),
       cpuPerAnswer: rs.reduce((t, r) => t + r.cpuPerAnswer * r.requests, 0) / n,
+      cpuByPid: new Map(sides[s]!.pids.map((pid) => [pid, rs.reduce((t, r) => t + (r.cpuByPid.get(pid) ?? 0) * r.requests, 0) / n])),
       requests: n,
     };
   });
@@ -191,6 +195,12 @@ export async function benchColdReads(ctx: BenchContext): Promise<Section> {
     }
   }
   const githostPids = service.processes.map((p) => p.pid);
+  const hops = service.processes.filter((p) => ['gateway', 'browse', 'git-storage'].includes(p.name));
+  const split: Table = {
+    title: 'Where a cold answer\'s CPU goes in githost (bench/src/cpu.ts: each process\'s utime+stime over the row, git-storage with the git it ran), ms per answer',
+    header: ['read', ...hops.map((p) => p.name), 'other githost processes', 'githost total', 'cgit (CGI server + cgit)'],
+    rows: [],
+  };
   const table: Table = {
     title: `Cold reads, ${perRow} requests a row, each naming a different commit, ${CONNECTIONS} connections (autocannon for both) in ${SLICES} slices alternating between githost through the gateway and cgit as a CGI, cache-size=0`,
     header: ['read', 'githost req/s', 'p50', 'p99', 'CPU/answer', 'cgit req/s', 'p50', 'p99', 'CPU/answer', 'githost/cgit', 'target >= 4×'],
@@ -206,6 +216,8 @@ export async function benchColdReads(ctx: BenchContext): Promise<Section> {
       if (g.non200 > 0) notes.push(`${row.name}: githost answered ${g.non200} requests with other than 200`);
       if (c && c.non200 > 0) notes.push(`${row.name}: cgit answered ${c.non200} requests with other than 200`);
       const ratio = c ? g.rps / c.rps : undefined;
+      const byHop = hops.map((p) => g.cpuByPid.get(p.pid) ?? 0);
+      split.rows.push([row.name, ...byHop.map(fmtMs), fmtMs(g.cpuPerAnswer - byHop.reduce((a, b) => a + b, 0)), fmtMs(g.cpuPerAnswer), fmtMs(c?.cpuPerAnswer)]);
       table.rows.push([row.name, fmtNum(g.rps), fmtMs(g.p50), fmtMs(g.p99), fmtMs(g.cpuPerAnswer), c ? fmtNum(c.rps) : '—', fmtMs(c?.p50), fmtMs(c?.p99), fmtMs(c?.cpuPerAnswer), fmtRatio(g.rps, c?.rps), ratio === undefined ? '—' : ratio >= 4 ? 'yes' : 'NO']);
       ctx.log(`cold reads: ${row.name}: githost ${fmtNum(g.rps)}/s p50 ${fmtMs(g.p50)}; cgit ${c ? `${fmtNum(c.rps)}/s p50 ${fmtMs(c.p50)}` : 'skipped'}`);
       await waitForQuiet(service.pid);
@@ -227,7 +239,7 @@ export async function benchColdReads(ctx: BenchContext): Promise<Section> {
     notes.push('CPU/answer: githost\'s processes with the git they ran; cgit\'s, its CGI server with every cgit process');
     notes.push(`each row's requests in ${SLICES} slices a server, alternating: req/s over the summed slices, p50 the median slice p50, p99 the highest slice p99 (autocannon's, whole ms)`);
     notes.push('cgit\'s pages: tree/?id=<commit> (HTML listing with sizes), blob/<path>?h=<commit> (the file\'s bytes), log/?id=<commit> (50 commits), commit/?id=<commit> (with its diff); githost\'s answer JSON (the commit without a diff)');
-    return { name: 'cold-reads', title: 'Cold reads against cgit', tables: [table, single], notes };
+    return { name: 'cold-reads', title: 'Cold reads against cgit', tables: [table, split, single], notes };
   } finally {
     cgit?.process.kill();
     if (cgit) rmSync(cgit.dir, { recursive: true, force: true });
