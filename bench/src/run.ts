@@ -17,6 +17,7 @@ import { benchSsh } from './ssh.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchWeb } from './web.js';
 import { benchBigPages } from './big-pages.js';
+import { benchColdReads } from './cold-reads.js';
 
 /** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web big-pages ssh lfs footprint scale-lists rate-limits gitea many-refs replicas]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
@@ -27,6 +28,7 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
   'archive-push': { title: 'Archives and protected pushes', run: benchArchivePush },
   web: { title: 'Web pages', run: benchWeb },
   'big-pages': { title: 'Big pages', run: benchBigPages },
+  'cold-reads': { title: 'Cold reads against cgit', run: benchColdReads },
   ssh: { title: 'Git over SSH', run: benchSsh },
   lfs: { title: 'Git LFS', run: benchLfs },
   footprint: { title: 'Footprint (npm start, embedded)', run: benchFootprint },

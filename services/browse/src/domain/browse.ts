@@ -73,21 +73,24 @@ export function browseDeps(reader: RepositoryReader, cache: ObjectCache, options
 export async function getTree(deps: BrowseDeps, repo: RepoRef, refAndPath: string, rawLimit?: unknown): Promise<Prepared> {
   const limit = rawLimit === undefined ? undefined : parseTreeLimit(rawLimit);
   const { ref, path } = await split(deps, repo, refAndPath);
+  const headOf = (commit: string) => () => `{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},"entries":`;
+  if (limit !== undefined) {
+    const commit = await commitOf(deps, repo, ref);
+    return treeHead(deps, repo, { ref, path, commit, limit, head: headOf(commit) });
+  }
+  const treeKey = (commit: string) => `tree\0${commit}\0${path}`;
+  const load = beforeConfirmed(deps, repo, ref, treeKey, async (commit) => {
+    const listing = await readListing(deps, repo, commit, path);
+    // JSON.stringify of the parsed entries measured faster than writing the JSON text from the
+    // records directly (100,000 entries: 2.6 s against 4.1 s on a loaded machine; bench/RESULTS.md, "2026-11-29: big pages").
+    return json(parseTreeRecords(listing, path));
+  });
   const commit = await commitOf(deps, repo, ref);
-  const head = () => `{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},"entries":`;
-  if (limit !== undefined) return treeHead(deps, repo, { ref, path, commit, limit, head });
+  const head = headOf(commit);
   return {
     etag: etagOf('tree', ref.ref, commit, path),
     immutable: ref.kind === 'sha',
-    body: async () => {
-      const entries = await deps.cache.getOrLoadBytes(`tree\0${commit}\0${path}`, async () => {
-        const listing = await readListing(deps, repo, commit, path);
-        // JSON.stringify of the parsed entries measured faster than writing the JSON text from the
-        // records directly (100,000 entries: 2.6 s against 4.1 s on a loaded machine; bench/RESULTS.md, "2026-11-29: big pages").
-        return json(parseTreeRecords(listing, path));
-      });
-      return [head(), entries, '}'];
-    },
+    body: async () => [head(), await deps.cache.getOrLoadBytes(treeKey(commit), () => load(commit)), '}'],
   };
 }
 
@@ -135,22 +138,40 @@ function treeHead(deps: BrowseDeps, repo: RepoRef, t: { ref: ResolvedRef; path: 
 export async function getBlob(deps: BrowseDeps, repo: RepoRef, refAndPath: string): Promise<Prepared> {
   const { ref, path } = await split(deps, repo, refAndPath);
   if (path === '') throw validation('Path required');
+  const blobKey = (commit: string) => `blob\0${commit}\0${path}`;
+  const load = beforeConfirmed(deps, repo, ref, blobKey, async (commit) => {
+    const stream = await openFile(deps, repo, commit, path, deps.maxBlobBytes);
+    if (stream.tooLarge) throw tooLarge('Blob too large; use the raw endpoint');
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream.chunks) chunks.push(chunk);
+    const { content, encoding } = encodeBlobContent(Buffer.concat(chunks));
+    return `"sha":"${stream.oid}","size":${stream.size},"content":${json(content)},"encoding":"${encoding}"`;
+  });
   const commit = await commitOf(deps, repo, ref);
   return {
     etag: etagOf('blob', ref.ref, commit, path),
     immutable: ref.kind === 'sha',
     body: async () => {
-      const fields = await deps.cache.getOrLoadBytes(`blob\0${commit}\0${path}`, async () => {
-        const stream = await openFile(deps, repo, commit, path, deps.maxBlobBytes);
-        if (stream.tooLarge) throw tooLarge('Blob too large; use the raw endpoint');
-        const chunks: Buffer[] = [];
-        for await (const chunk of stream.chunks) chunks.push(chunk);
-        const { content, encoding } = encodeBlobContent(Buffer.concat(chunks));
-        return `"sha":"${stream.oid}","size":${stream.size},"content":${json(content)},"encoding":"${encoding}"`;
-      });
+      const fields = await deps.cache.getOrLoadBytes(blobKey(commit), () => load(commit));
       return [`{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},`, fields, '}'];
     },
   };
+}
+
+/**
+ * `load` for a full commit id no request has confirmed in this repository yet, started beside
+ * the confirmation (ResolveRevision) instead of after it, so a cold read waits for one gRPC round
+ * trip, not two (docs/decisions/gateway-serves-warm-reads.md#cold-reads). Its answer is used only
+ * for the very id that was then confirmed: it was read from this repository, so the object cache
+ * (keyed by id alone) never learns another repository's object through it. A tag's id (confirmed
+ * as the commit it peels to) and every warm read load after confirmation, as before.
+ */
+function beforeConfirmed(deps: BrowseDeps, repo: RepoRef, ref: ResolvedRef, key: (commit: string) => string, load: (commit: string) => Promise<string>): (commit: string) => Promise<string> {
+  if (ref.kind !== 'sha' || deps.cache.has(confirmedKey(repo, ref.sha)) || deps.cache.has(key(ref.sha))) return load;
+  const early = load(ref.sha);
+  // Not confirmed (no such commit here): the early answer, or its error, is dropped unread.
+  early.catch(() => undefined);
+  return (commit) => (commit === ref.sha ? early : load(commit));
 }
 
 /**
@@ -238,6 +259,15 @@ export async function getCommit(deps: BrowseDeps, repo: RepoRef, shaRaw: string)
   if (!/^[0-9a-fA-F]{4,40}$/.test(sha)) throw notFound(`Commit not found: ${sha}`);
   const hex = sha.toLowerCase();
   if (hex.length === 40) {
+    if (!deps.cache.has(confirmedKey(repo, hex))) {
+      // Cold: ReadCommit peels `^{commit}` in this repository, so one call both confirms the id
+      // (what confirmCommit asks) and reads it, instead of ResolveRevision then ReadCommit
+      // (docs/decisions/gateway-serves-warm-reads.md#cold-reads).
+      const found = await readCommit(deps, repo, hex, sha);
+      deps.cache.set(confirmedKey(repo, hex), found.oid);
+      const body = commitJson(deps, found.oid, found.raw);
+      return { etag: etagOf('commit', found.oid), immutable: true, body: () => Promise.resolve(body) };
+    }
     const oid = await confirmCommit(deps, repo, hex);
     if (oid === null) throw notFound(`Commit not found: ${sha}`);
     return { etag: etagOf('commit', oid), immutable: true, body: () => deps.cache.getOrLoad(`commit\0${oid}`, () => loadCommit(deps, repo, oid, sha)) };
@@ -343,7 +373,7 @@ async function commitOf(deps: BrowseDeps, repo: RepoRef, ref: ResolvedRef): Prom
  * what stops a private repository's objects being read through another repository that lacks them.
  */
 async function confirmCommit(deps: BrowseDeps, repo: RepoRef, hex: string): Promise<string | null> {
-  const key = `has\0${repo.repoId}\0${hex}`;
+  const key = confirmedKey(repo, hex);
   const cached = deps.cache.get(key);
   if (cached !== undefined) return cached;
   try {
@@ -354,6 +384,11 @@ async function confirmCommit(deps: BrowseDeps, repo: RepoRef, hex: string): Prom
     if (err instanceof AppError && (err.kind === 'not_found' || err.kind === 'validation')) return null;
     throw err;
   }
+}
+
+/** Where confirmCommit keeps the commit a full id names in one repository. */
+function confirmedKey(repo: RepoRef, hex: string): string {
+  return `has\0${repo.repoId}\0${hex}`;
 }
 
 async function openFile(deps: BrowseDeps, repo: RepoRef, commit: string, path: string, maxBytes: number): Promise<BlobStream> {

@@ -36,6 +36,11 @@ export class ObjectCache {
     return hit;
   }
 
+  /** Whether `key` is kept, without counting as a lookup or refreshing it. */
+  has(key: string): boolean {
+    return this.lru?.has(key) ?? false;
+  }
+
   set(key: string, json: string): void {
     this.lru?.set(key, json);
   }
