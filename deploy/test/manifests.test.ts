@@ -219,6 +219,13 @@ for (const overlay of ['dev', 'production']) {
       const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'githost-config')!;
       expect(config.data!.SSH_HTTP_URL).toBe('http://ssh:3701');
     });
+
+    it('when rendered, then the ssh container keeps a 1 MiB young generation and glibc maps its buffers of 4 KiB and more on their own, as the launcher\'s ssh process does', () => {
+      const container = podSpecOf(objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'ssh')!).spec.containers[0]!;
+      const env = Object.fromEntries(container.env!.filter((e) => e.name === 'NODE_OPTIONS' || (e.name ?? '').startsWith('MALLOC_')).map((e) => [e.name, e.value]));
+      // the launcher's SERVICE_V8_FLAGS and SERVICE_ENV for ssh (launcher/src/processes.ts)
+      expect(env).toEqual({ NODE_OPTIONS: '--max-semi-space-size=1', MALLOC_MMAP_THRESHOLD_: '4096' });
+    });
   });
 }
 

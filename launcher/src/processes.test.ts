@@ -1,6 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '@githost/config';
-import { processPerService, requireBrokerForProcesses } from './processes.js';
+import { createLogger } from '@githost/logging';
+import { processPerService, requireBrokerForProcesses, ServiceProcesses } from './processes.js';
 
 describe('process per service option', () => {
   it('when GITHOST_PROCESS_PER_SERVICE is unset or empty, then every service runs in one process; the option wins over the variable', () => {
@@ -15,5 +19,44 @@ describe('process per service option', () => {
   it('when there is no RabbitMQ, then one process per service is refused naming AMQP_URL', () => {
     expect(() => requireBrokerForProcesses(undefined)).toThrow(/GITHOST_PROCESS_PER_SERVICE=true needs AMQP_URL/);
     expect(() => requireBrokerForProcesses('amqp://127.0.0.1')).not.toThrow();
+  });
+});
+
+describe('a service process\'s environment and V8 flags', () => {
+  /** Starts `module` from a stand-in child that writes what it was started with, then reads that. */
+  async function startedWith(module: string, childEnv: NodeJS.ProcessEnv): Promise<{ mmapThreshold: string | null; execArgv: string[] }> {
+    const dir = mkdtempSync(join(tmpdir(), 'githost-processes-'));
+    const entry = join(dir, 'child.cjs');
+    const out = join(dir, 'out.json');
+    writeFileSync(
+      entry,
+      `require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({ mmapThreshold: process.env.MALLOC_MMAP_THRESHOLD_ ?? null, execArgv: process.execArgv }));
+process.send({ type: 'started', ports: {} });
+setInterval(() => undefined, 1000);`,
+    );
+    const processes = new ServiceProcesses(createLogger('launcher-test'), entry);
+    try {
+      await processes.start(module, module, 1, { PATH: process.env.PATH, ...childEnv });
+      return JSON.parse(readFileSync(out, 'utf8')) as { mmapThreshold: string | null; execArgv: string[] };
+    } finally {
+      await processes.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('when the ssh process starts, then glibc maps its buffers of 4 KiB and more on their own (MALLOC_MMAP_THRESHOLD_=4096) and its young generation is 1 MiB', async () => {
+    const started = await startedWith('ssh', {});
+    expect(started.mmapThreshold).toBe('4096');
+    expect(started.execArgv).toContain('--max-semi-space-size=1');
+  });
+
+  it('when the launcher\'s environment sets MALLOC_MMAP_THRESHOLD_, then the ssh process gets that value', async () => {
+    expect((await startedWith('ssh', { MALLOC_MMAP_THRESHOLD_: '65536' })).mmapThreshold).toBe('65536');
+  });
+
+  it('when another service\'s process starts, then it gets neither the ssh process\'s malloc setting nor its V8 flag', async () => {
+    const started = await startedWith('browse', {});
+    expect(started.mmapThreshold).toBeNull();
+    expect(started.execArgv).not.toContain('--max-semi-space-size=1');
   });
 });

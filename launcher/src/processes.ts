@@ -24,6 +24,14 @@ export interface ServiceProcess {
  */
 export const SERVICE_V8_FLAGS: Readonly<Record<string, readonly string[]>> = { ssh: ['--max-semi-space-size=1'] };
 
+/**
+ * Environment a service's process starts with unless the launcher's own environment sets the same
+ * variable. The SSH service's packet buffers (4-64 KiB) otherwise come from glibc's main heap,
+ * which keeps their pages after a push or a clone; at a 4 KiB mmap threshold each is its own
+ * mapping, returned when freed (docs/decisions/ssh-server.md#memory).
+ */
+export const SERVICE_ENV: Readonly<Record<string, Readonly<Record<string, string>>>> = { ssh: { MALLOC_MMAP_THRESHOLD_: '4096' } };
+
 /** A stopping child gets this long to finish its requests before SIGKILL. */
 const STOP_GRACE_MS = 30_000;
 
@@ -101,7 +109,7 @@ export class ServiceProcesses {
    */
   start(name: string, module: string, stage: number, childEnv: NodeJS.ProcessEnv, publicServer?: Server): Promise<Ports> {
     if (this.stopping) return Promise.reject(new Error(`githost is stopping: ${name} not started`));
-    const proc = fork(this.entryFor(module) ?? this.entry, [module, name], { env: childEnv, detached: true, execArgv: [...process.execArgv, ...(SERVICE_V8_FLAGS[module] ?? [])] });
+    const proc = fork(this.entryFor(module) ?? this.entry, [module, name], { env: { ...SERVICE_ENV[module], ...childEnv }, detached: true, execArgv: [...process.execArgv, ...(SERVICE_V8_FLAGS[module] ?? [])] });
     let settle: ((err: Error | undefined, ports?: Ports) => void) | undefined;
     const started = new Promise<Ports>((resolve, reject) => {
       settle = (err, ports) => {
