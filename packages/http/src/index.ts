@@ -5,6 +5,7 @@ import client from 'prom-client';
 import { bindingPort } from '@githost/config';
 import { AppError, errorBody, httpStatusOf, kindOfHttpStatus, notFound, requestTimeout, toAppError } from '@githost/errors';
 import { refuseNulInBody } from './nul.js';
+import { createRegistry, requestDurationHistogram } from './request-metrics.js';
 import { refuseDeepJson } from './json-depth.js';
 import { decodeIdentity, type Identity } from '@githost/identity';
 import { httpLogger, type Logger } from '@githost/logging';
@@ -49,12 +50,7 @@ async function failingChecks(checks: ReadinessChecks): Promise<string[]> {
   return entries.filter((_, i) => !answers[i]).map(([name]) => name);
 }
 
-/** Metrics registry per service so several services can live in one process. */
-export function createRegistry(service: string): client.Registry {
-  const registry = new client.Registry();
-  registry.setDefaultLabels({ service });
-  return registry;
-}
+export { createRegistry } from './request-metrics.js';
 
 /**
  * An express app with the shared edges: request ids and JSON logs, health, request metrics,
@@ -66,14 +62,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   const registry = opts.registry ?? createRegistry(opts.service);
-  const prefix = `githost_${opts.service.replace(/-/g, '_')}`;
-  const duration = new client.Histogram({
-    name: `${prefix}_http_request_duration_seconds`,
-    help: 'HTTP request latency by route and status',
-    labelNames: ['method', 'route', 'status'],
-    buckets: [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3, 10],
-    registers: [registry],
-  });
+  const duration = requestDurationHistogram(opts.service, registry);
   app.locals.registry = registry;
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 import { bindingPort } from '@githost/config/errors';
 import type { MetricsEndpoint } from '@githost/http';
+import { requestDurationHistogram } from '@githost/http/request-metrics';
 import { httpLogger, type Logger } from '@githost/logging';
 import { isStopping } from '@githost/runtime/stopping';
 
@@ -18,12 +19,8 @@ export interface InternalHttpOptions {
   routes: Record<string, () => unknown>;
 }
 
-/** Metrics registry of this service, labelled as every service's is (@githost/http createRegistry). */
-export function createRegistry(service: string): client.Registry {
-  const registry = new client.Registry();
-  registry.setDefaultLabels({ service });
-  return registry;
-}
+/** Metrics registry of this service, labelled as every service's is. */
+export { createRegistry } from '@githost/http/request-metrics';
 
 /**
  * The SSH service's internal HTTP port on a bare node:http handler: /healthz, /readyz and its
@@ -33,14 +30,7 @@ export function createRegistry(service: string): client.Registry {
  * (docs/decisions/ssh-server.md#memory).
  */
 export function internalHttpHandler(opts: InternalHttpOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const prefix = `githost_${opts.service.replace(/-/g, '_')}`;
-  const duration = new client.Histogram({
-    name: `${prefix}_http_request_duration_seconds`,
-    help: 'HTTP request latency by route and status',
-    labelNames: ['method', 'route', 'status'],
-    buckets: [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3, 10],
-    registers: [opts.registry],
-  });
+  const duration = requestDurationHistogram(opts.service, opts.registry);
   const logRequest = httpLogger(opts.logger);
   let lastFailing = '';
 
