@@ -23,7 +23,7 @@ const SAME_SETTINGS: Array<[string, string]> = [
 ];
 
 /** A repository of `n` commits in a chain, a branch on each: a push --mirror creates n refs, each with new commits. */
-async function manyBranches(dir: string, n: number): Promise<void> {
+export async function manyBranches(dir: string, n: number): Promise<void> {
   await git(['init', '-q', dir]);
   const lines: string[] = [];
   for (let i = 1; i <= n; i++) {

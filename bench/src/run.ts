@@ -17,8 +17,9 @@ import { benchSsh } from './ssh.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchWeb } from './web.js';
 import { benchBigPages } from './big-pages.js';
+import { benchScale } from './scale/scale.js';
 
-/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web big-pages ssh lfs footprint scale-lists rate-limits gitea many-refs replicas]`; BENCH_QUICK=1 for a small repository. */
+/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web big-pages ssh lfs footprint scale-lists rate-limits gitea many-refs replicas scale]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
   'clone-push': { title: 'Clone and push', run: benchClonePush },
   browse: { title: 'Browse', run: benchBrowse },
@@ -35,6 +36,7 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
   gitea: { title: 'Gitea-compatible API', run: benchGitea },
   'many-refs': { title: 'Push of many refs', run: benchManyRefs },
   replicas: { title: 'Replicas behind haproxy', run: benchReplicas },
+  scale: { title: 'Scale ladder', run: benchScale },
 };
 
 async function main(): Promise<void> {
