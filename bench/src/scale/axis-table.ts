@@ -79,8 +79,8 @@ export class AxisTable {
       const worst = Math.max(0, ...peaks.map((b) => b ?? 0));
       return [p, ...peaks.map((b) => fmtMiB(b)), verdict(worst < PROCESS_LIMIT)];
     });
-    const git = steps.map((s) => Object.values(this.rss.get(s)?.childByCommand ?? {}).reduce((a, b) => Math.max(a, b), 0));
-    rssRows.push(['largest git child', ...git.map((b) => fmtMiB(b)), '—']);
+    const children = steps.map((s) => Object.entries(this.rss.get(s)?.childByCommand ?? {}).sort((a, b) => b[1] - a[1])[0]);
+    rssRows.push(['largest other child (git, ...)', ...children.map((c) => (c ? `${fmtMiB(c[1])} (${c[0]})` : '—')), '—']);
     return [
       { title: `${this.title}: ms per request (warm: median of the next views; cold: the first view)`, header, rows },
       { title: `${this.title}: peak RSS of each process at each size`, header: ['process', ...steps.map((s) => this.labels.get(s)!), 'under 500 MiB'], rows: rssRows },
