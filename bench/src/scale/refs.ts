@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchContext } from '../context.js';
 import { git, gitText } from '../git.js';
-import { manyBranches } from '../many-refs.js';
+import { manyBranches, SAME_SETTINGS } from '../many-refs.js';
 import { workDir } from '../paths.js';
 import type { RunningService } from '../service.js';
 import { AxisTable, medianOf } from './axis-table.js';
@@ -25,7 +25,8 @@ async function commitOnTop(dir: string, parent: string, path: string, time: numb
 
 /**
  * 1k / 10k / 100k refs (many-refs' chain of commits with a branch on each, and a tag on every
- * tenth): ref lists, the ref switcher, a push of one commit, a push of 1k new refs, merges.
+ * tenth): ref lists, the ref switcher, a push of one commit and a push of 1k new refs (beside plain
+ * git over file:// with githost's settings holding the same refs), merges.
  */
 export async function refsAxis(ctx: BenchContext, ladder: Ladder, service: RunningService, user: SignedIn, views: number): Promise<AxisTable> {
   const labels = new Map(ladder.steps.map((s) => [s, `${sized(1_000, s, ladder).toLocaleString('en-US')} branches + ${Math.ceil(sized(1_000, s, ladder) / TAG_EVERY).toLocaleString('en-US')} tags`]));
@@ -59,15 +60,23 @@ export async function refsAxis(ctx: BenchContext, ladder: Ladder, service: Runni
         { row: 'web: tags page', path: `${web}/-/tags`, headers: user.cookie, target: 'constant' },
         { row: 'web: ref switcher', path: `${web}/-/refs?view=tree&ref=${tip}`, headers: user.cookie, target: 'constant' },
       ], views, log);
+      // The baseline: plain git with githost's settings holding the same refs, pushed over file://.
+      const plain = join(scratch, 'plain.git');
+      await git(['init', '-q', '--bare', plain]);
+      for (const [k, v] of SAME_SETTINGS) await git(['config', k, v], { cwd: plain });
+      await timedGit(['push', '-q', '--mirror', `file://${plain}`], source);
       const first = await gitText(['rev-parse', 'refs/heads/b000001'], source);
+      const plainOne: number[] = [];
       const ms = await medianOf(RUNS, async (i) => {
         const sha = await commitOnTop(source, first, `one-${i}.txt`, 1_800_000_000 + i);
+        plainOne.push(await timedGit(['push', '-q', `file://${plain}`, `${sha}:refs/heads/one/${i}`], source));
         return timedGit(['push', '-q', url, `${sha}:refs/heads/one/${i}`], source);
       });
-      table.record('push of one commit (new branch)', 'constant', step, { ms });
+      table.record('push of one commit (new branch)', 'constant', step, { ms, baseline: plainOne.sort((a, b) => a - b)[Math.floor(RUNS / 2)]! });
       const refspecs = Array.from({ length: newRefs }, (_, i) => `${first}:refs/heads/new/${String(i).padStart(6, '0')}`);
       await git(['update-ref', '--stdin'], { cwd: source, input: refspecs.map((r) => `create ${r.split(':')[1]} ${first}\n`).join('') });
-      table.record(`push of ${newRefs.toLocaleString('en-US')} new refs`, 'constant', step, { ms: await timedGit(['push', '-q', url, 'refs/heads/new/*:refs/heads/new/*'], source) });
+      const plainNew = await timedGit(['push', '-q', `file://${plain}`, 'refs/heads/new/*:refs/heads/new/*'], source);
+      table.record(`push of ${newRefs.toLocaleString('en-US')} new refs`, 'constant', step, { ms: await timedGit(['push', '-q', url, 'refs/heads/new/*:refs/heads/new/*'], source), baseline: plainNew });
       // b000002 is one commit past b000001 (new/<i>): a fast-forward; one/<i> adds a file beside the
       // chain's changes to f.txt, merged into the chain's last tips: three-way. Needs n >= 4.
       const ff = await medianOf(RUNS, async (i) => (await timedMerge(user, name, `b${String(2 + i).padStart(6, '0')}`, `new/${String(i).padStart(6, '0')}`)).ms);
