@@ -13,7 +13,7 @@ const pad = (n: number, width: number) => String(n).padStart(width, '0');
 
 /** main: `huge/` with `entries` files and `chg/` with `changed`; `feature` changes every file of
  *  `chg/`; `branches` branches at main. One blob each side: the size is in trees and refs. */
-function bigRepository(entries: number, changed: number, branches: number): string {
+export function bigRepository(entries: number, changed: number, branches: number): string {
   const out = ['blob', 'mark :1', 'data 4', 'one', '', 'blob', 'mark :2', 'data 4', 'two', ''];
   out.push('commit refs/heads/main', 'mark :10', 'committer B <b@bench.example> 1700000000 +0000', 'data 5', 'base', 'M 644 inline README.md', 'data 7', '# Big', '');
   for (let i = 0; i < entries; i++) out.push(`M 644 :1 huge/f${pad(i, 6)}`);
@@ -26,13 +26,13 @@ function bigRepository(entries: number, changed: number, branches: number): stri
   return out.join('\n');
 }
 
-interface Reading {
+export interface Reading {
   status: number;
   bytes: number;
   ms: number;
 }
 
-async function read(url: string, headers: Record<string, string>): Promise<Reading> {
+export async function read(url: string, headers: Record<string, string>): Promise<Reading> {
   const started = performance.now();
   const res = await fetch(url, { headers });
   const body = Buffer.from(await res.arrayBuffer());

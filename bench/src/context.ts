@@ -37,6 +37,8 @@ export class BenchContext {
   sshPort?: number;
   /** The run's Postgres database (its backends are found by this name); unset when embedded. */
   databaseName?: string;
+  /** Its URL, for parts that write data in bulk with SQL (the scale part); unset when embedded. */
+  databaseUrl?: string;
   readonly embedded: boolean;
   /** Each service in its own process (GITHOST_PROCESS_PER_SERVICE), as on Kubernetes. */
   readonly processPerService: boolean;
@@ -112,6 +114,7 @@ export class BenchContext {
       const db = await createTestDatabase('githost_bench');
       this.dropDatabase = db.drop;
       this.databaseName = db.name;
+      this.databaseUrl = db.url;
       Object.assign(env, { DATABASE_URL: db.url, AMQP_URL: this.amqpUrl, GITHOST_EVENTS_EXCHANGE: this.exchange, GITHOST_WEBHOOKS_QUEUE: this.queue, GITHOST_MERGE_REQUESTS_QUEUE: this.mergeRequestsQueue, GITHOST_ACCOUNTS_QUEUE: this.accountsQueue });
     } else {
       Object.assign(env, { DATABASE_URL: '', AMQP_URL: '' });

@@ -15,7 +15,7 @@ const TARGET_DELAY_MS = 100;
 /** The probe goes on this long after the push ended: the consumers handle its events then. */
 const PROBE_AFTER_MS = 10_000;
 /** The settings githost's repositories have (services/git-storage/src/git/repository.ts) and every push gets. */
-const SAME_SETTINGS: Array<[string, string]> = [
+export const SAME_SETTINGS: Array<[string, string]> = [
   ['receive.fsckObjects', 'true'],
   ['core.fsync', 'objects,derived-metadata,reference'],
   ['core.fsyncMethod', 'fsync'],
@@ -23,7 +23,7 @@ const SAME_SETTINGS: Array<[string, string]> = [
 ];
 
 /** A repository of `n` commits in a chain, a branch on each: a push --mirror creates n refs, each with new commits. */
-async function manyBranches(dir: string, n: number): Promise<void> {
+export async function manyBranches(dir: string, n: number): Promise<void> {
   await git(['init', '-q', dir]);
   const lines: string[] = [];
   for (let i = 1; i <= n; i++) {

@@ -18,8 +18,9 @@ import { benchWebhooks } from './webhooks.js';
 import { benchWeb } from './web.js';
 import { benchBigPages } from './big-pages.js';
 import { benchColdReads } from './cold-reads.js';
+import { benchScale } from './scale/scale.js';
 
-/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web big-pages ssh lfs footprint scale-lists rate-limits gitea many-refs replicas]`; BENCH_QUICK=1 for a small repository. */
+/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web big-pages ssh lfs footprint scale-lists rate-limits gitea many-refs replicas cold-reads scale]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
   'clone-push': { title: 'Clone and push', run: benchClonePush },
   browse: { title: 'Browse', run: benchBrowse },
@@ -37,10 +38,11 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
   gitea: { title: 'Gitea-compatible API', run: benchGitea },
   'many-refs': { title: 'Push of many refs', run: benchManyRefs },
   replicas: { title: 'Replicas behind haproxy', run: benchReplicas },
+  scale: { title: 'Scale ladder', run: benchScale },
 };
 
 async function main(): Promise<void> {
-  // `npm run bench -- -- browse` (turbo passes what follows its own `--`) or BENCH_ONLY=browse,webhooks
+  // `npm run bench -- browse webhooks` or BENCH_ONLY=browse,webhooks
   const named = [...process.argv.slice(2).filter((a) => !a.startsWith('-')), ...(process.env.BENCH_ONLY ?? '').split(',').filter(Boolean)];
   const unknown = named.filter((n) => !(n in BENCHES));
   if (unknown.length > 0) throw new Error(`unknown bench ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`);

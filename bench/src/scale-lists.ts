@@ -4,15 +4,15 @@ import { MIGRATIONS as MR_MIGRATIONS, PgMergeRequestStore } from '@githost/merge
 import { MIGRATIONS as WEBHOOK_MIGRATIONS, PgDeliveryStore, PgWebhookStore } from '@githost/webhooks';
 import type { BenchContext } from './context.js';
 import type { Section, Table } from './report.js';
+import { listSizes } from './scale/ladder.js';
 
 /**
  * Lists at volume (docs/decisions/list-paging.md): the merge request list, the activity log and a
  * webhook's delivery log, one page at the top and one deep in the list, at 1k / 10k / 100k rows
  * of the one repository or webhook read (and as many again of others), generated with SQL in bulk
  * on the local Postgres; and pruning of deliveries, per 100k rows pruned. The services' own store
- * classes run the very queries the API runs. Scale: BENCH_SCALE_SIZES (default 1000,10000,100000).
+ * classes run the very queries the API runs. Scale: BENCH_SCALE_SIZES (default 1000,10000,100000; or the scale part's size names).
  */
-const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const READS = 30;
 
 async function timed(n: number, fn: () => Promise<unknown>): Promise<{ p50: number; p95: number }> {
@@ -47,28 +47,56 @@ async function pages(read: (p: PageRequest) => Promise<unknown>, deepKey: { at: 
   return { top, deep };
 }
 
+/** The SQL generators (one definition, also used by the scale part): rows n = 1..count, row n
+ *  in `repos[n % repos.length]`, state `states[n % states.length]`, one second apart from 2026-01-01. */
+export async function insertMergeRequests(db: Database, count: number, repos: string[], states: string[]): Promise<void> {
+  await db.query(
+    `INSERT INTO merge_requests (repo_id, number, title, author_id, source_branch, target_branch, source_sha, head_sha, state, created_at)
+     SELECT ($2::text[])[1 + n % cardinality($2::text[])], n, 'MR ' || n, NULL, 'b' || n, 'main', repeat('a', 40), repeat('a', 40),
+            ($3::text[])[1 + n % cardinality($3::text[])], timestamptz '2026-01-01' + n * interval '1 second'
+       FROM generate_series(1, $1::int) AS n`,
+    [count, repos, states],
+  );
+}
+
+/** `create_mr` activities, spread over `repos` as insertMergeRequests spreads its rows. */
+export async function insertActivity(db: Database, count: number, repos: string[]): Promise<void> {
+  await db.query(
+    `INSERT INTO activity (repo_id, user_id, action, data, created_at)
+     SELECT ($2::text[])[1 + n % cardinality($2::text[])], NULL, 'create_mr', jsonb_build_object('mr_number', n), timestamptz '2026-01-01' + n * interval '1 second'
+       FROM generate_series(1, $1::int) AS n`,
+    [count, repos],
+  );
+}
+
+/** `count` finished deliveries of `hook` (and as many over `others`, when given), `age` old and one
+ *  second apart, each with one ~3 KB attempt, as a real log has. */
+export async function insertDeliveries(db: Database, count: number, hook: string, others: string[], age: string): Promise<void> {
+  await db.query(
+    `WITH d AS (
+       INSERT INTO deliveries (id, webhook_id, event_id, event, payload, status, attempts, created_at)
+       SELECT gen_random_uuid(), CASE WHEN n <= $1 THEN $2::uuid ELSE ($3::uuid[])[1 + n % cardinality($3::uuid[])] END, 'e' || n, 'push', '{"ref":"refs/heads/main"}', 'delivered', 1,
+              now() - $4::interval + (n % $1) * interval '1 second'
+         FROM generate_series(1, $1::int * CASE WHEN cardinality($3::uuid[]) > 0 THEN 2 ELSE 1 END) AS n
+       RETURNING id)
+     INSERT INTO delivery_attempts (delivery_id, number, status, duration_ms, response_status, response_body) SELECT id, 1, 'succeeded', 3, 200, repeat('x', 3000) FROM d`,
+    [count, hook, others, age],
+  );
+}
+
 export async function benchScaleLists(ctx: BenchContext): Promise<Section> {
   const rows: string[][] = [];
   const prune: string[][] = [];
-  for (const size of SIZES) {
+  // Read when the part runs: a setting for the scale part must not stop a run that leaves this part out.
+  for (const size of listSizes(process.env)) {
     ctx.log(`scale-lists: ${size.toLocaleString('en-US')} rows`);
     await withDatabase('githost_bench_mr', 'merge_requests', async (db) => {
       await migrate(db, MR_MIGRATIONS);
       // `size` in repo-a (two thirds open), as many spread over 20 other repositories.
-      for (const repo of ['repo-a', 'others']) {
-        await db.query(
-          `INSERT INTO merge_requests (repo_id, number, title, author_id, source_branch, target_branch, source_sha, head_sha, state, created_at)
-           SELECT CASE WHEN $2 = 'repo-a' THEN 'repo-a' ELSE 'repo-' || (n % 20) END, n, 'MR ' || n, NULL, 'b' || n, 'main', repeat('a', 40), repeat('a', 40),
-                  CASE WHEN n % 3 = 0 THEN 'closed' ELSE 'open' END, timestamptz '2026-01-01' + n * interval '1 second'
-             FROM generate_series(1, $1::int) AS n`,
-          [size, repo],
-        );
-        await db.query(
-          `INSERT INTO activity (repo_id, user_id, action, data, created_at)
-           SELECT CASE WHEN $2 = 'repo-a' THEN 'repo-a' ELSE 'repo-' || (n % 20) END, NULL, 'create_mr', jsonb_build_object('mr_number', n), timestamptz '2026-01-01' + n * interval '1 second'
-             FROM generate_series(1, $1::int) AS n`,
-          [size, repo],
-        );
+      const others = Array.from({ length: 20 }, (_, i) => `repo-${i}`);
+      for (const repos of [['repo-a'], others]) {
+        await insertMergeRequests(db, size, repos, ['closed', 'open', 'open']);
+        await insertActivity(db, size, repos);
       }
       await db.query('ANALYZE');
       const store = new PgMergeRequestStore(db);
@@ -85,14 +113,7 @@ export async function benchScaleLists(ctx: BenchContext): Promise<Section> {
       const hooks = await Promise.all(Array.from({ length: 21 }, (_, i) => webhooks.create(`repo-${i}`, { url: 'http://127.0.0.1:9/hook', secret: null, events: 'push' })));
       const hook = hooks[0]!.id;
       // `size` for the one webhook read, as many over 20 others; each with one ~3 KB attempt, as a real log has.
-      await db.query(
-        `INSERT INTO deliveries (id, webhook_id, event_id, event, payload, status, attempts, created_at)
-         SELECT gen_random_uuid(), CASE WHEN n <= $1 THEN $2::uuid ELSE ($3::uuid[])[1 + n % 20] END, 'e' || n, 'push', '{"ref":"refs/heads/main"}', 'delivered', 1,
-                now() - interval '30 days' + (n % $1) * interval '1 second'
-           FROM generate_series(1, 2 * $1::int) AS n`,
-        [size, hook, hooks.slice(1).map((h) => h.id)],
-      );
-      await db.query(`INSERT INTO delivery_attempts (delivery_id, number, status, duration_ms, response_status, response_body) SELECT id, 1, 'succeeded', 3, 200, repeat('x', 3000) FROM deliveries`);
+      await insertDeliveries(db, size, hook, hooks.slice(1).map((h) => h.id), '30 days');
       await db.query('ANALYZE');
       const store = new PgDeliveryStore(db);
       const mid = String((Date.now() - 30 * 86_400_000 + (size / 2) * 1000) * 1000);

@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BenchContext } from '../context.js';
+import { git, gitText } from '../git.js';
+import { manyBranches, SAME_SETTINGS } from '../many-refs.js';
+import { workDir } from '../paths.js';
+import type { RunningService } from '../service.js';
+import { AxisTable, medianOf } from './axis-table.js';
+import { sized, type Ladder } from './ladder.js';
+import { measurePages, timedGit, timedMerge } from './requests.js';
+import type { SignedIn } from './signed-in.js';
+
+const RUNS = 3;
+/** One tag for every this many branches. */
+const TAG_EVERY = 10;
+
+/** A commit adding `path` to `parent`'s tree (root level), so it merges cleanly with the chain's changes to f.txt. */
+async function commitOnTop(dir: string, parent: string, path: string, time: number): Promise<string> {
+  const blob = (await git(['hash-object', '-w', '--stdin'], { cwd: dir, input: `${path}\n` })).stdout.toString().trim();
+  const entries = (await git(['ls-tree', '--end-of-options', parent], { cwd: dir })).stdout.toString();
+  const tree = (await git(['mktree'], { cwd: dir, input: `${entries}100644 blob ${blob}\t${path}\n` })).stdout.toString().trim();
+  const env = { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_AUTHOR_DATE: `${time} +0000`, GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com', GIT_COMMITTER_DATE: `${time} +0000` };
+  return (await git(['commit-tree', tree, '-p', parent, '-m', `add ${path}`], { cwd: dir, env })).stdout.toString().trim();
+}
+
+/**
+ * 1k / 10k / 100k refs (many-refs' chain of commits with a branch on each, and a tag on every
+ * tenth): ref lists, the ref switcher, a push of one commit and a push of 1k new refs (beside plain
+ * git over file:// with githost's settings holding the same refs), merges.
+ */
+export async function refsAxis(ctx: BenchContext, ladder: Ladder, service: RunningService, user: SignedIn, views: number): Promise<AxisTable> {
+  const labels = new Map(ladder.steps.map((s) => [s, `${sized(1_000, s, ladder).toLocaleString('en-US')} branches + ${Math.ceil(sized(1_000, s, ladder) / TAG_EVERY).toLocaleString('en-US')} tags`]));
+  const table = new AxisTable('Refs and tags', labels);
+  const newRefs = sized(1_000, 0, ladder);
+  for (const step of ladder.steps) {
+    const n = sized(1_000, step, ladder);
+    const log = (m: string): void => ctx.log(`scale refs ${n}: ${m}`);
+    const scratch = mkdtempSync(join(workDir('scratch'), 'scale-refs-'));
+    try {
+      const source = join(scratch, 'source');
+      await manyBranches(source, n);
+      const heads = (await gitText(['for-each-ref', '--format=%(objectname) %(refname:lstrip=2)', 'refs/heads/'], source)).split('\n');
+      const tags = heads.filter((_, i) => i % TAG_EVERY === 0).map((line) => `create refs/tags/t/${line.split(' ')[1]} ${line.split(' ')[0]}\n`);
+      await git(['update-ref', '--stdin'], { cwd: source, input: tags.join('') });
+      service.rss.reset();
+      const name = `refs-${n}`;
+      await user.api.expect(201, 'POST', '/api/repos', { name });
+      const url = user.gitUrl(name);
+      table.record(`push --mirror of every ref (set-up)`, 'none', step, { ms: await timedGit(['push', '-q', '--mirror', url], source) });
+      const api = `/api/repos/${user.username}/${name}`;
+      const web = `/${user.username}/${name}`;
+      const tip = 'b' + String(n).padStart(6, '0');
+      await measurePages(table, step, service.url, [
+        { row: 'API: branches (every one, the spec answer)', path: `${api}/branches`, headers: user.bearer, target: 'answer' },
+        { row: 'API: branches ?per_page=100', path: `${api}/branches?per_page=100`, headers: user.bearer, target: 'constant' },
+        { row: 'API: tags (every one)', path: `${api}/tags`, headers: user.bearer, target: 'answer' },
+        { row: 'API: tree root', path: `${api}/tree/${tip}`, headers: user.bearer, target: 'constant' },
+        { row: 'web: repository home', path: web, headers: user.cookie, target: 'constant' },
+        { row: 'web: branches page', path: `${web}/-/branches`, headers: user.cookie, target: 'constant' },
+        { row: 'web: tags page', path: `${web}/-/tags`, headers: user.cookie, target: 'constant' },
+        { row: 'web: ref switcher', path: `${web}/-/refs?view=tree&ref=${tip}`, headers: user.cookie, target: 'constant' },
+      ], views, log);
+      // The baseline: plain git with githost's settings holding the same refs, pushed over file://.
+      const plain = join(scratch, 'plain.git');
+      await git(['init', '-q', '--bare', plain]);
+      for (const [k, v] of SAME_SETTINGS) await git(['config', k, v], { cwd: plain });
+      await timedGit(['push', '-q', '--mirror', `file://${plain}`], source);
+      const first = await gitText(['rev-parse', 'refs/heads/b000001'], source);
+      const plainOne: number[] = [];
+      const ms = await medianOf(RUNS, async (i) => {
+        const sha = await commitOnTop(source, first, `one-${i}.txt`, 1_800_000_000 + i);
+        plainOne.push(await timedGit(['push', '-q', `file://${plain}`, `${sha}:refs/heads/one/${i}`], source));
+        return timedGit(['push', '-q', url, `${sha}:refs/heads/one/${i}`], source);
+      });
+      table.record('push of one commit (new branch)', 'constant', step, { ms, baseline: plainOne.sort((a, b) => a - b)[Math.floor(RUNS / 2)]! });
+      const refspecs = Array.from({ length: newRefs }, (_, i) => `${first}:refs/heads/new/${String(i).padStart(6, '0')}`);
+      await git(['update-ref', '--stdin'], { cwd: source, input: refspecs.map((r) => `create ${r.split(':')[1]} ${first}\n`).join('') });
+      const plainNew = await timedGit(['push', '-q', `file://${plain}`, 'refs/heads/new/*:refs/heads/new/*'], source);
+      table.record(`push of ${newRefs.toLocaleString('en-US')} new refs`, 'constant', step, { ms: await timedGit(['push', '-q', url, 'refs/heads/new/*:refs/heads/new/*'], source), baseline: plainNew });
+      // b000002 is one commit past b000001 (new/<i>): a fast-forward; one/<i> adds a file beside the
+      // chain's changes to f.txt, merged into the chain's last tips: three-way. Needs n >= 4.
+      const ff = await medianOf(RUNS, async (i) => (await timedMerge(user, name, `b${String(2 + i).padStart(6, '0')}`, `new/${String(i).padStart(6, '0')}`)).ms);
+      table.record(`merge, fast-forward (API, median of ${RUNS})`, 'constant', step, { ms: ff });
+      const threeWay = await medianOf(RUNS, async (i) => (await timedMerge(user, name, `one/${i}`, `b${String(n - i).padStart(6, '0')}`)).ms);
+      table.record(`merge, three-way (API, median of ${RUNS})`, 'constant', step, { ms: threeWay });
+      log(`merges: fast-forward ${ff.toFixed(0)} ms, three-way ${threeWay.toFixed(0)} ms`);
+    } catch (err) {
+      table.failed('refs axis', step, err);
+    } finally {
+      table.recordRss(step, service.rss.read());
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+  return table;
+}
