@@ -136,8 +136,30 @@ export class PgRepositoryStore implements RepositoryStore {
     });
   }
 
-  listForMember(userId: string, page: Page): Promise<Paged<Repository>> {
-    return this.paged(`(r.owner_id = $1 OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repository_id = r.id AND c.user_id = $1))`, [userId], page);
+  /**
+   * docs/decisions/explore-lists.md#the-callers-own-list: the owned and the collaborated rows
+   * are read apart, each from its own index and cut at the page's end, then merged in the full
+   * name order; one OR over both made the planner walk every user against every owned row.
+   */
+  async listForMember(userId: string, page: Page): Promise<Paged<Repository>> {
+    const { rows: counted } = await this.db.query<{ count: string | number }>(
+      `SELECT (SELECT count(*) FROM repositories WHERE owner_id = $1)
+            + (SELECT count(*) FROM collaborators c JOIN repositories r ON r.id = c.repository_id
+                WHERE c.user_id = $1 AND r.owner_id <> $1) AS count`,
+      [userId],
+    );
+    const { rows } = await this.db.query<RepositoryRow>(
+      // Owned rows share one owner, and lower(name) is unique per owner
+      // (repositories_owner_name_key), so that index alone gives their full-name order.
+      `SELECT * FROM (
+         (${SELECT_REPOSITORY} WHERE r.owner_id = $1 ORDER BY lower(r.name) LIMIT $2)
+         UNION ALL
+         (${SELECT_REPOSITORY} JOIN collaborators c ON c.repository_id = r.id
+           WHERE c.user_id = $1 AND r.owner_id <> $1 ORDER BY ${BY_FULL_NAME} LIMIT $2)
+       ) r ORDER BY lower(r.owner), lower(r.name), r.id LIMIT $3 OFFSET $4`,
+      [userId, offsetOf(page) + page.per_page, page.per_page, offsetOf(page)],
+    );
+    return { items: rows.map(toRepository), total: Number(counted[0]?.count ?? 0) };
   }
 
   listOwnedBy(ownerId: string, viewer: { userId: string | null; isAdmin: boolean }, page: Page): Promise<Paged<Repository>> {
