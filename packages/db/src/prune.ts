@@ -1,4 +1,5 @@
 import type { Queryable } from './index.js';
+import { yieldToEventLoop } from '@githost/runtime';
 
 /**
  * Retention of tables that only grow (docs/decisions/list-paging.md#retention): rows are deleted
@@ -21,7 +22,7 @@ export async function deleteInBatches(db: Queryable, sql: string, params: unknow
     const r = await db.query(sql, [...params, batch]);
     total += r.rowCount;
     if (r.rowCount < batch) return total;
-    await new Promise((resolve) => setImmediate(resolve));
+    await yieldToEventLoop();
   }
 }
 

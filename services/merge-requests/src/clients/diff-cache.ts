@@ -1,9 +1,7 @@
 import { LRUCache } from 'lru-cache';
+import { isFullOid } from '@githost/git-records/object-id';
 import type { DiffLimits, GitPort } from '../domain/ports.js';
 import type { Diff } from '../domain/types.js';
-
-/** A full object id (SHA-1 or SHA-256): only a diff between two of these is fixed forever. */
-const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 /** Bytes a kept diff holds, near enough: its text (one byte a character, V8 keeps ASCII so) and
  *  a flat allowance per file for the object, its shas, modes and numbers. */
@@ -43,8 +41,8 @@ export class DiffCache {
   }
 
   private diff(git: GitPort, repoId: string, from: string, to: string, limits: DiffLimits): Promise<Diff> {
-    // A ref name would move: only commit ids are keyed.
-    if (!OBJECT_ID.test(from) || !OBJECT_ID.test(to)) return git.diff(repoId, from, to, limits);
+    // A ref name would move: only a diff between two full commit ids is fixed forever.
+    if (!isFullOid(from) || !isFullOid(to)) return git.diff(repoId, from, to, limits);
     const key = `${repoId}\0${from}\0${to}\0${limits.maxFiles}\0${limits.maxPatchBytes}\0${limits.maxTotalPatchBytes}`;
     const hit = this.lru?.get(key);
     if (hit) return Promise.resolve(hit);
