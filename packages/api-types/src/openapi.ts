@@ -1734,6 +1734,8 @@ export interface components {
             };
             scopes: string[];
             redirect_uri: string;
+            /** @description the user granted this application every scope asked for already (a live grant, not revoked): the consent page answers without asking (docs/decisions/oauth2-provider.md#consent) */
+            remembered: boolean;
         };
         AuthorizedOAuth2Application: {
             client_id: string;
