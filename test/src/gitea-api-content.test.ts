@@ -127,6 +127,25 @@ describe('Gitea API: trees and commits', () => {
     const branch = await giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { sha: 'feature/x', limit: 1 });
     expect(branch.data.map((c) => c.sha)).toEqual([feature]);
   });
+
+  it('when a tool pages through a history longer than githost\'s 100-commit log, then every commit once, newest first, Link next until the end, where X-Total-Count counts them', async () => {
+    await createRepo(gh, ann.token, 'long');
+    const wd = makeWorkdir();
+    await commitFiles(wd, { 'README.md': '# long\n' }, 'commit 0');
+    for (let i = 1; i < 120; i++) await git(wd, 'commit', '-q', '--allow-empty', '-m', `commit ${i}`);
+    await git(wd, 'push', '-q', pushUrl(gh, 'ann', ann.token, 'ann', 'long'), 'main');
+    const expected = (await git(wd, 'log', '--format=%H', 'main')).split('\n').filter(Boolean);
+    const seen: string[] = [];
+    const headers: [string | null, string | null, boolean][] = [];
+    for (let page = 1; page <= 3; page++) {
+      const res = await giteaClient(gh).repos.repoGetAllCommits('ann', 'long', { limit: 50, page });
+      seen.push(...res.data.map((c) => c.sha as string));
+      headers.push([res.headers.get('x-total-count'), res.headers.get('x-hasmore'), (res.headers.get('link') ?? '').includes('rel="next"')]);
+    }
+    expect([seen, expected.length]).toEqual([expected, 120]);
+    expect(headers).toEqual([[null, 'true', true], [null, 'true', true], ['120', 'false', false]]);
+    expect((await giteaClient(gh).repos.repoGetAllCommits('ann', 'long', { limit: 50, page: 4 })).data).toEqual([]);
+  }, 120_000);
 });
 
 describe('Gitea API: branches, tags, compare', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHmac } from 'node:crypto';
 import type { Api } from 'gitea-js';
-import { api, commitFiles, createRepo, createUsers, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, addCollaborator, giteaClient, giteaFailure, type Receiver, type TestGithost, type TestUser } from './support/index.js';
+import { api, commitFiles, createBranchedRepo, createRepo, createUsers, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost, addCollaborator, giteaClient, giteaFailure, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * The Gitea-compatible API's repository hooks, called with gitea-js through the gateway: Gitea's
@@ -70,6 +71,39 @@ describe('Gitea API: hooks (gitea-js)', () => {
     const push = await eventually(() => receiver.received.find((d) => d.headers['x-gitea-event'] === 'push'));
     expect(push.body).toMatchObject({ ref: 'refs/heads/main', repository: { full_name: 'alice/app' } });
     expect(push.headers['x-gitea-signature']).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('when reviewers are requested and withdrawn through Gitea\'s API, then a pull_request hook with action review_requested / review_request_removed reaches a Gitea receiver, signed (X-Gitea-Signature)', async () => {
+    const secret = 'rev1ew-secret';
+    const signed = await startReceiver();
+    try {
+      const r = await createBranchedRepo(gh, alice, 'reviewed', { mainFiles: { 'README.md': 'r\n' }, branch: 'topic', branchFiles: { 't.txt': 't\n' } });
+      const hook = await as(alice).repos.repoCreateHook('alice', 'reviewed', { type: 'gitea', config: { url: signed.url, content_type: 'json', secret }, events: ['pull_request_review_request'], active: true });
+      expect(hook.data.events).toEqual(['pull_request_review_request']);
+      const pr = (await as(alice).repos.repoCreatePullRequest('alice', 'reviewed', { head: 'topic', base: 'main', title: 'Topic' })).data;
+      expect((await as(alice).repos.repoCreatePullReviewRequests('alice', 'reviewed', pr.number!, { reviewers: ['rita'] })).status).toBe(201);
+      expect((await as(alice).repos.repoDeletePullReviewRequests('alice', 'reviewed', pr.number!, { reviewers: ['rita'] })).status).toBe(204);
+      const ofAction = (action: string) => eventually(() => signed.received.find((d) => (d.body as { action?: string }).action === action), 30_000);
+      for (const action of ['review_requested', 'review_request_removed']) {
+        const d = await ofAction(action);
+        // Woodpecker's Gitea forge: the hex HMAC-SHA256 of the raw body under the hook's secret.
+        expect(d.headers['x-gitea-signature']).toBe(createHmac('sha256', secret).update(d.raw).digest('hex'));
+        expect([d.headers['x-gitea-event'], d.headers['x-gitea-event-type']]).toEqual(['pull_request', 'pull_request_review_request']);
+        expect(d.body).toMatchObject({
+          action,
+          number: pr.number,
+          requested_reviewer: { login: 'rita', username: 'rita' },
+          sender: { login: 'alice' },
+          pull_request: { number: pr.number, title: 'Topic', state: 'open', head: { ref: 'topic' }, base: { ref: 'main' } },
+          repository: { full_name: 'alice/reviewed' },
+        });
+      }
+      // Only what the hook asked for: opening the pull request sent nothing to it.
+      expect(signed.received.map((d) => (d.body as { action?: string }).action).sort()).toEqual(['review_request_removed', 'review_requested']);
+      expect(r.head).toMatch(/^[0-9a-f]{40}$/);
+    } finally {
+      await signed.close();
+    }
   });
 
   it('when edited, then only what is given changes: events, active and url; githost\'s list agrees', async () => {

@@ -311,6 +311,23 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
     });
   });
 
+  describe('refusals told by githost\'s structured answers, not its messages', () => {
+    it('when branch protection is unmet, then 405 not ready (githost\'s reason: branch_protection); a reader author\'s bad edit is 422 (a reader\'s edit of another\'s is 403, above)', async () => {
+      const p = await createBranchedRepo(gh, alice, 'guarded', { collaborators: { bob: 'write', rita: 'read' }, mainFiles: { 'README.md': 'g\n' }, branch: 'topic', branchFiles: { 't.txt': 't\n' } });
+      expect((await api(gh, 'PUT', `${p.path}/branch-protections/main`, { token: alice.token, body: { required_status_checks: ['ci'] } })).status).toBe(201);
+      const pr = (await as(rita).repos.repoCreatePullRequest('alice', 'guarded', { head: 'topic', base: 'main', title: 'Topic' })).data;
+      // githost's own answer: the spec's error, and the reason beside it.
+      const direct = await api(gh, 'POST', `${p.path}/merge-requests/${pr.number}/merge`, { token: bob.token });
+      expect([direct.status, direct.body]).toEqual([409, { error: 'Required status check "ci" is not successful', reason: 'branch_protection' }]);
+      expect(await refusal(as(bob).repos.repoMergePullRequest('alice', 'guarded', pr.number!, { Do: 'merge' }))).toMatchObject({
+        status: 405,
+        body: { message: 'PR is not ready to be merged: Required status check "ci" is not successful' },
+      });
+      // rita (read) wrote it: githost's 400 is her body's fault, not her permission's.
+      expect(await refusal(as(rita).repos.repoEditPullRequest('alice', 'guarded', pr.number!, { title: '   ' }))).toMatchObject({ status: 422, body: { message: 'title must be a non-empty string' } });
+    });
+  });
+
   describe('paging through many pull requests', () => {
     // 120 merge requests on alice/many, 1..120 opened in order; every fourth closed (30), the rest open (90).
     const numbers = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);

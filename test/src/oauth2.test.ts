@@ -39,7 +39,10 @@ async function relyingParty(client: { client_id: string; client_secret: string }
   return config;
 }
 
-/** Starts an authorization in the browser; resolves with the URL the browser was sent back to. */
+/**
+ * Starts an authorization in the browser; resolves with the URL the browser was sent back to.
+ * `consented`: whether the consent page was shown and answered (a remembered grant skips it).
+ */
 async function authorize(config: oidc.Configuration, choice: 'approve' | 'deny', extra: Record<string, string> = {}) {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
@@ -55,13 +58,14 @@ async function authorize(config: oidc.Configuration, choice: 'approve' | 'deny',
   if (new URL(page.url()).pathname === '/-/sign-in') {
     await page.fill('#username', 'kim');
     await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForURL((u) => u.pathname.startsWith('/-/oauth/authorize/')), page.click('form.stack button[type=submit]')]);
+    await Promise.all([page.waitForURL((u) => u.pathname.startsWith('/-/oauth/authorize/') || u.href.startsWith(callbackBase)), page.click('form.stack button[type=submit]')]);
   }
+  if (page.url().startsWith(callbackBase)) return { callback: new URL(page.url()), verifier, state, heading: null, asked: [], violations: [], consented: false };
   const heading = await page.textContent('h1');
   const violations = await seriousAxeViolations(page);
   const asked = await page.locator('ul[aria-label="What the application asks for"] li').allTextContents();
   await Promise.all([page.waitForURL((u) => u.href.startsWith(callbackBase)), page.click(`button[value=${choice}]`)]);
-  return { callback: new URL(page.url()), verifier, state, heading, asked, violations };
+  return { callback: new URL(page.url()), verifier, state, heading, asked, violations, consented: true };
 }
 
 const clone = (token: string) => gitResult(makeWorkdir(), 'clone', '-q', `http://oauth2:${encodeURIComponent(token)}@127.0.0.1:${gh.port}/kim/demo.git`, 'demo');
@@ -184,13 +188,31 @@ describe('githost as an OpenID Connect provider, driven by openid-client and chr
 
   it('when kim denies, then the application gets access_denied and no code', async () => {
     const config = await relyingParty(app);
-    const { callback, verifier, state } = await authorize(config, 'deny');
+    // Asking for more than kim granted before, so the consent page asks.
+    const { callback, verifier, state, consented } = await authorize(config, 'deny', { scope: 'openid profile email read write' });
+    expect(consented).toBe(true);
     expect(callback.searchParams.get('error')).toBe('access_denied');
     expect(callback.searchParams.get('code')).toBeNull();
     await expect(oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state })).rejects.toMatchObject({ error: 'access_denied' });
   }, 60_000);
 
-  it('when kim revokes the application on the settings page, then its tokens stop working at once', async () => {
+  it('when kim signs in again with the same or fewer scopes, then no consent page: a code at once; more scopes ask again', async () => {
+    const config = await relyingParty(app);
+    // Approved once (the page may show if an earlier reuse of a code revoked the grant).
+    await authorize(config, 'approve');
+    for (const scope of ['openid profile email read', 'openid read']) {
+      const again = await authorize(config, 'approve', { scope });
+      expect([again.consented, again.heading]).toEqual([false, null]);
+      const tokens = await oidc.authorizationCodeGrant(config, again.callback, { pkceCodeVerifier: again.verifier, expectedState: again.state });
+      expect(tokens.claims()).toMatchObject({ sub: kim.id, aud: app.client_id });
+      expect((await api(gh, 'GET', '/api/user', { token: tokens.access_token })).body).toMatchObject({ username: 'kim' });
+    }
+    // Another application kim never approved asks.
+    const first = await authorize(await relyingParty(other), 'approve');
+    expect(first.consented).toBe(true);
+  }, 120_000);
+
+  it('when kim revokes the application on the settings page, then its tokens stop working at once, and the next sign-in asks again', async () => {
     const config = await relyingParty(app);
     const again = await authorize(config, 'approve');
     const tokens = await oidc.authorizationCodeGrant(config, again.callback, { pkceCodeVerifier: again.verifier, expectedState: again.state });
@@ -199,5 +221,8 @@ describe('githost as an OpenID Connect provider, driven by openid-client and chr
     await Promise.all([page.waitForURL((u) => u.search.includes('done=authorization-revoked')), page.click('button:has-text("Revoke Woodpecker")')]);
     expect((await api(gh, 'GET', '/api/user', { token: tokens.access_token })).status).toBe(401);
     await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // Revoking forgot the consent: the page asks again.
+    const asked = await authorize(config, 'approve');
+    expect([asked.consented, asked.heading]).toEqual([true, expect.stringContaining('Woodpecker')]);
   }, 60_000);
 });

@@ -1240,6 +1240,8 @@ export interface paths {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description beside the spec: that page of `limit` commits, with a Link header (docs/decisions/gitea-api.md#commits); 400 unless an integer from 1 to 1000000 */
+                page?: number;
             };
             header?: never;
             path: {
@@ -1732,6 +1734,8 @@ export interface components {
             };
             scopes: string[];
             redirect_uri: string;
+            /** @description the user granted this application every scope asked for already (a live grant, not revoked): the consent page answers without asking (docs/decisions/oauth2-provider.md#consent) */
+            remembered: boolean;
         };
         AuthorizedOAuth2Application: {
             client_id: string;
@@ -3449,6 +3453,8 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description items per page, default 30, at most 100 (larger values are 100, malformed ones 30), as GitHub */
                 per_page?: components["parameters"]["per_page"];
+                /** @description beside the spec: only the repository whose Gitea integer id this is (docs/decisions/gitea-api.md#integer-ids) */
+                gitea_id?: number;
             };
             header?: never;
             path?: never;
@@ -3467,7 +3473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Repository"][];
                 };
             };
-            /** @description `q must be at most 100 characters` or `q must be given once` */
+            /** @description `q must be at most 100 characters`, `q must be given once` or `gitea_id must be a positive integer, given once` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4084,7 +4090,7 @@ export interface operations {
                     url?: string;
                     secret?: string;
                     /**
-                     * @description Comma-separated names (trimmed, kept once; default push): `push`; `merge_request` (merges only, the seed's); `merge_request.opened`, `.edited`, `.closed`, `.reopened`, `.synchronize`, `.merged` (the same as `merge_request`) or `merge_request.*` for every action, each delivered as event `merge_request` with its `action`; `merge_request_review`; `merge_request_comment`; `status`; `*` for every kind and action. Anything else: 400 `Unknown event: <name>`. A webhook gets one delivery per event however many of its names match.
+                     * @description Comma-separated names (trimmed, kept once; default push): `push`; `merge_request` (merges only, the seed's); `merge_request.opened`, `.edited`, `.closed`, `.reopened`, `.synchronize`, `.merged` (the same as `merge_request`), `.review_requested`, `.review_request_removed` or `merge_request.*` for every action, each delivered as event `merge_request` with its `action`; `merge_request_review`; `merge_request_comment`; `status`; `*` for every kind and action. Anything else: 400 `Unknown event: <name>`. A webhook gets one delivery per event however many of its names match.
                      * @example push,merge_request.*,status
                      */
                     events?: string;
@@ -5218,6 +5224,8 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description beside the spec: that page of `limit` commits, with a Link header (docs/decisions/gitea-api.md#commits); 400 unless an integer from 1 to 1000000 */
+                page?: number;
             };
             header?: never;
             path: {
@@ -5233,6 +5241,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5248,6 +5257,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `page must be an integer from 1 to 1000000` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];

@@ -89,7 +89,7 @@ describe.each<Backend>(['postgres', 'pglite'])('OAuth2 provider on %s', (backend
     // The consent page's calls: only a session may answer, and the request names the application.
     expect((await kim.client.request('GET', `/api/user/oauth2/authorizations/${uid}`)).status).toBe(403);
     const shown = await send(`/api/user/oauth2/authorizations/${uid}`, { principal: kimSession() });
-    expect(await shown.json()).toEqual({ uid, client: { client_id, name: 'CI' }, scopes: ['openid', 'profile', 'email', 'read'], redirect_uri: 'http://ci.example.test/callback' });
+    expect(await shown.json()).toEqual({ uid, client: { client_id, name: 'CI' }, scopes: ['openid', 'profile', 'email', 'read'], redirect_uri: 'http://ci.example.test/callback', remembered: false });
     const answered = await send(`/api/user/oauth2/authorizations/${uid}`, { method: 'POST', principal: kimSession(), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approve: true }) });
     const { redirect_to } = (await answered.json()) as { redirect_to: string };
 
@@ -115,9 +115,20 @@ describe.each<Backend>(['postgres', 'pglite'])('OAuth2 provider on %s', (backend
     const userinfo = await send('/login/oauth/userinfo', { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(await userinfo.json()).toEqual({ sub: kim.id, name: 'kim', preferred_username: 'kim', profile: `${PUBLIC_URL}/kim`, email: 'kim@example.test' });
 
+    // docs/decisions/oauth2-provider.md#consent: a later sign-in asking for the same or fewer
+    // scopes is remembered; one asking for more is asked again.
+    const rememberedFor = async (scope: string) => {
+      const again = await send(`/login/oauth/authorize?${new URLSearchParams({ client_id, redirect_uri: 'http://ci.example.test/callback', response_type: 'code', scope, code_challenge: challenge, code_challenge_method: 'S256' })}`);
+      const againUid = new URL(again.headers.get('location')!, PUBLIC_URL).pathname.split('/').pop()!;
+      return ((await (await send(`/api/user/oauth2/authorizations/${againUid}`, { principal: kimSession() })).json()) as { remembered: boolean }).remembered;
+    };
+    expect([await rememberedFor('openid profile email read'), await rememberedFor('openid read'), await rememberedFor('openid read write')]).toEqual([true, true, false]);
+
     const grants = await kim.client.request('GET', '/api/user/oauth2/grants');
     expect(grants.body).toEqual([{ client_id, name: 'CI', scopes: ['openid', 'profile', 'email', 'read'], granted_at: expect.any(String) }]);
     expect((await kim.client.request('DELETE', `/api/user/oauth2/grants/${client_id}`)).status).toBe(204);
+    // Revoked: forgotten.
+    expect(await rememberedFor('openid read')).toBe(false);
     await expect(authenticate(tokens.access_token)).rejects.toMatchObject({ kind: 'unauthenticated', message: 'Authentication required' });
     expect((await exchange({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).status).toBe(400);
     expect((await kim.client.request('GET', '/api/user/oauth2/grants')).body).toEqual([]);

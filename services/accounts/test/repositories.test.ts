@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
+import { giteaIdOf, repositoryKey } from '@githost/gitea-ids';
 import { cleanupWorkdirs, commitAll, git, makeWorkdir, pushTo, startTestStorage, writeFiles, type TestStorage } from '@githost/git-storage/testing';
 import { ADMIN_TOKEN, Client, PUBLIC_URL, SECRET, startAccounts, type Backend, type Harness } from './harness.js';
 import { startFakeStorage, type FakeStorage } from './fake-storage.js';
@@ -167,6 +168,25 @@ describe.each<Backend>(['postgres', 'pglite'])('repository management on %s', (b
       expect((await anonymous.request('GET', '/api/repos')).body.map((r: { full_name: string }) => r.full_name)).toContain('lena/a1');
       expect(await anonymous.request('GET', `/api/repos?q=${'x'.repeat(101)}`)).toEqual({ status: 400, body: { error: 'q must be at most 100 characters' } });
       expect(await anonymous.request('GET', '/api/repos?q=a&q=b')).toEqual({ status: 400, body: { error: 'q must be given once' } });
+    });
+
+    it('when the explore list is asked for a Gitea id, then only the repository with that id, if the caller may read it (the id is giteaIdOf\'s)', async () => {
+      const finder = await user('gina');
+      const open = (await finder.request('POST', '/api/repos', { name: 'by-id' })).body;
+      const hidden = (await finder.request('POST', '/api/repos', { name: 'by-id-private', private: true })).body;
+      const byGiteaId = async (who: Client, id: number) => {
+        const res = await who.requestWithHeaders('GET', `/api/repos?gitea_id=${id}`);
+        return [res.body.map((r: { full_name: string }) => r.full_name), res.headers.get('x-total-count')];
+      };
+      expect(await byGiteaId(anonymous, giteaIdOf('repository', repositoryKey(open.id)))).toEqual([['gina/by-id'], '1']);
+      expect(await byGiteaId(finder, giteaIdOf('repository', repositoryKey(hidden.id)))).toEqual([['gina/by-id-private'], '1']);
+      expect(await byGiteaId(stranger, giteaIdOf('repository', repositoryKey(hidden.id)))).toEqual([[], '0']);
+      // Every repository's stored id is the one packages/gitea-ids derives (the SQL and the TS agree).
+      const all = await admin.request('GET', '/api/repos?per_page=100');
+      for (const r of all.body as { id: string; full_name: string }[]) expect((await byGiteaId(admin, giteaIdOf('repository', repositoryKey(r.id))))[0]).toEqual([r.full_name]);
+      expect(await anonymous.request('GET', '/api/repos?gitea_id=0')).toEqual({ status: 400, body: { error: 'gitea_id must be a positive integer, given once' } });
+      expect(await anonymous.request('GET', '/api/repos?gitea_id=1&gitea_id=2')).toEqual({ status: 400, body: { error: 'gitea_id must be a positive integer, given once' } });
+      expect((await anonymous.request('GET', '/api/repos?gitea_id=12x')).status).toBe(400);
     });
 
     it('when users are explored, then the ones not suspended come by username with no email, filtered by name', async () => {

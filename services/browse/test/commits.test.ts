@@ -67,6 +67,25 @@ describe('GET commits', () => {
     expect((await commits('main?limit=5&limit=7')).commits).toHaveLength(20);
   });
 
+  it('when page is asked for (docs/decisions/gitea-api.md#commits), then the log page by page to its end, with Link while more remain; without it, no Link', async () => {
+    const whole = await log('refs/heads/main', 1000);
+    const first = await h.get(`${API}/commits/main?limit=100&page=1`);
+    const second = await h.get(`${API}/commits/main?limit=100&page=2`);
+    const shas = (res: typeof first) => (res.json() as { commits: CommitBody[] }).commits.map((c) => c.sha);
+    expect([...shas(first), ...shas(second)]).toEqual(whole);
+    expect(whole.length).toBeGreaterThan(100);
+    expect(first.headers.link).toBe(`<${API}/commits/main?limit=100&page=2>; rel="next"`);
+    expect(second.headers.link).toBe(`<${API}/commits/main?limit=100&page=1>; rel="prev", <${API}/commits/main?limit=100&page=1>; rel="first"`);
+    const middle = await h.get(`${API}/commits/main?page=3&limit=7`);
+    expect([shas(middle), middle.headers.link]).toEqual([whole.slice(14, 21), `<${API}/commits/main?page=2&limit=7>; rel="prev", <${API}/commits/main?page=4&limit=7>; rel="next", <${API}/commits/main?page=1&limit=7>; rel="first"`]);
+    expect((await h.get(`${API}/commits/main?limit=100`)).headers.link).toBeUndefined();
+    expect(shas(await h.get(`${API}/commits/main?limit=100&page=9`))).toEqual([]);
+    for (const page of ['0', 'abc', '1e3', '2&page=3']) {
+      const res = await h.get(`${API}/commits/main?page=${page}`);
+      expect([res.status, res.json()]).toEqual([400, { error: 'page must be an integer from 1 to 1000000' }]);
+    }
+  });
+
   it('when the ref has slashes, then the whole remainder is the ref and is echoed', async () => {
     const body = await commits('feature/x?limit=3');
     expect([body.ref, body.commits.map((c) => c.sha)]).toEqual(['feature/x', await log('refs/heads/feature/x', 3)]);

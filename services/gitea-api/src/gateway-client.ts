@@ -72,7 +72,7 @@ export class GatewayClient {
     }
     if (!res.ok) {
       const text = await res.text().catch(() => '');
-      throw apiError(res.status, messageOf(text));
+      throw refusalOf(res.status, text);
     }
     return { body: Buffer.from(await res.arrayBuffer()), contentType: res.headers.get('content-type'), etag: res.headers.get('etag') };
   }
@@ -102,7 +102,7 @@ export class GatewayClient {
     } catch (err) {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }
-    if (res.status < 200 || res.status > 299) throw apiError(res.status, messageOf(res.text));
+    if (res.status < 200 || res.status > 299) throw refusalOf(res.status, res.text);
     return res;
   }
 
@@ -122,11 +122,18 @@ function parsed<T>(res: WholeAnswer): T {
   }
 }
 
-function messageOf(text: string): string | undefined {
+/**
+ * The API's refusal as an AppError: its message, and its machine-readable `reason` when the body
+ * carries one (merge-requests' branch protection refusals), so the face translates by it and
+ * never by the message (docs/decisions/gitea-api.md#errors).
+ */
+function refusalOf(status: number, text: string): AppError {
+  let body: { error?: unknown; reason?: unknown } = {};
   try {
-    const error = (JSON.parse(text) as { error?: unknown }).error;
-    return typeof error === 'string' ? error : undefined;
+    body = JSON.parse(text) as typeof body;
   } catch {
-    return undefined;
+    // Not JSON (an edge's refusal): the status alone.
   }
+  const err = apiError(status, typeof body.error === 'string' ? body.error : undefined);
+  return typeof body.reason === 'string' ? new AppError(err.kind, err.message, { ...err.details, reason: body.reason }) : err;
 }

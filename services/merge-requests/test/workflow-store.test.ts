@@ -41,15 +41,22 @@ describe.each(backends)('review and status stores on %s', (_name, open) => {
   it('when reviews are requested, then pending oldest first once each, bounded; a review by one answers (deletes) that request in its transaction', async () => {
     const mr = await new PgMergeRequestStore(db).create({ repo_id: 'repo-3', title: 't', description: null, author_id: 'u1', source_branch: 'f', target_branch: 'main', source_sha: SHA });
     const reviews = new PgReviewStore(db);
-    expect(await reviews.addRequests(mr.id, ['u2', 'u3'], 'u1', 3)).toBe('ok');
-    expect(await reviews.addRequests(mr.id, ['u3'], 'u1', 3)).toBe('ok');
-    expect(await reviews.addRequests(mr.id, ['u4', 'u5'], 'u1', 3)).toBe('limit');
+    const before = (await outboxKinds()).length;
+    const asked: string[][] = [];
+    const events = (ids: string[]) => (asked.push(ids), ids.map(() => event('merge_request')()));
+    expect(await reviews.addRequests(mr.id, ['u2', 'u3'], 'u1', 3, events)).toBe('ok');
+    expect(await reviews.addRequests(mr.id, ['u3'], 'u1', 3, events)).toBe('ok');
+    expect(await reviews.addRequests(mr.id, ['u4', 'u5'], 'u1', 3, events)).toBe('limit');
+    // Events only for the reviewers added, in the requests' transaction.
+    expect([asked, (await outboxKinds()).length - before]).toEqual([[['u2', 'u3']], 2]);
     const pending = async () => (await reviews.listRequests([mr.id])).map((q) => [q.reviewer_id, q.requested_by]);
     expect(await pending()).toEqual([['u2', 'u1'], ['u3', 'u1']]);
     await reviews.addReview({ mr_id: mr.id, author_id: 'u2', state: 'commented', body: 'seen', commit_sha: SHA, reviewer_permission: 'read' }, event('review'));
     expect(await pending()).toEqual([['u3', 'u1']]);
-    await reviews.removeRequests(mr.id, ['u3', 'u9']);
+    await reviews.removeRequests(mr.id, ['u3', 'u9'], events);
     expect(await pending()).toEqual([]);
+    // The two requests', the review's and the withdrawal's (u9 was not pending: none for it).
+    expect([asked.at(-1), (await outboxKinds()).length - before]).toEqual([['u3'], 4]);
   });
 
   it('when the event cannot be written, then the review is not either (one transaction)', async () => {

@@ -173,7 +173,7 @@ describe('merge gate', () => {
     await openMr(r);
     protect(r, { required_status_checks: ['ci/build'] });
     const before = await tip(r, 'refs/heads/main');
-    expect(await call(r, bob, 'POST', '/merge-requests/1/merge')).toEqual({ status: 409, body: { error: 'Required status check "ci/build" is not successful' } });
+    expect(await call(r, bob, 'POST', '/merge-requests/1/merge')).toEqual({ status: 409, body: { error: 'Required status check "ci/build" is not successful', reason: 'branch_protection' } });
     expect(await tip(r, 'refs/heads/main')).toBe(before);
     const head = await tip(r, 'refs/heads/feature/x');
     await call(r, bob, 'POST', `/statuses/${head}`, { state: 'failure', context: 'ci/build' });
@@ -188,10 +188,10 @@ describe('merge gate', () => {
     await openMr(r);
     protect(r, { required_approvals: 1 });
     await call(r, carol, 'POST', '/merge-requests/1/reviews', { event: 'approve' }, 'read');
-    expect(await call(r, bob, 'POST', '/merge-requests/1/merge')).toEqual({ status: 409, body: { error: '1 approving review required' } });
+    expect(await call(r, bob, 'POST', '/merge-requests/1/merge')).toEqual({ status: 409, body: { error: '1 approving review required', reason: 'branch_protection' } });
     await call(r, carol, 'POST', '/merge-requests/1/reviews', { event: 'approve' }, 'write');
     await pushFeature(r, 'one\ntwo\nstale\n');
-    expect(await call(r, bob, 'POST', '/merge-requests/1/merge')).toEqual({ status: 409, body: { error: '1 approving review required' } });
+    expect(await call(r, bob, 'POST', '/merge-requests/1/merge')).toEqual({ status: 409, body: { error: '1 approving review required', reason: 'branch_protection' } });
     await call(r, carol, 'POST', '/merge-requests/1/reviews', { event: 'approve' }, 'write');
     const merged = await call(r, bob, 'POST', '/merge-requests/1/merge');
     expect(merged).toEqual({ status: 200, body: { merged: true, sha: await tip(r, 'refs/heads/feature/x'), strategy: 'fast-forward' } });

@@ -210,4 +210,19 @@ CREATE TABLE oauth_signing_keys (
 );
 `,
   },
+  {
+    version: 9,
+    name: 'repositories_gitea_id',
+    // docs/decisions/gitea-api.md#integer-ids: the integer id Gitea's JSON gives a repository,
+    // packages/gitea-ids' giteaIdOf('repository', id) written in SQL (the first 48 bits of
+    // SHA-256 over "repository\n<id>", modulo 2^48-1, plus one; the escape decoding takes the
+    // text's bytes as they are once its backslashes are doubled), so GET /api/v1/repositories/{id}
+    // finds the row by index. test/repositories.test.ts checks it against giteaIdOf.
+    sql: `
+ALTER TABLE repositories ADD COLUMN gitea_id bigint GENERATED ALWAYS AS (
+  ('x' || left(encode(sha256(decode(replace('repository' || chr(10) || id, chr(92), chr(92) || chr(92)), 'escape')), 'hex'), 12))::bit(48)::bigint % 281474976710655 + 1
+) STORED;
+CREATE INDEX repositories_gitea_id_idx ON repositories (gitea_id);
+`,
+  },
 ];

@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '@githost/db';
 import { offsetOf, type Page, type Paged } from '../domain/paging.js';
-import type { AccessFacts, Collaborator, RepositoryChanges, RepositoryStore } from '../domain/ports.js';
+import type { AccessFacts, Collaborator, ExploreFilter, RepositoryChanges, RepositoryStore } from '../domain/ports.js';
 import type { CollaboratorPermission, Repository } from '../domain/types.js';
 import { iso, uniquely } from './rows.js';
 import { withExistingUser } from './user-store.js';
@@ -166,11 +166,12 @@ export class PgRepositoryStore implements RepositoryStore {
     return this.paged(`r.owner_id = $1 AND ${readableBy('$2', '$3')}`, [ownerId, viewer.isAdmin, viewer.userId], page);
   }
 
-  listReadable(viewer: { userId: string | null; isAdmin: boolean }, nameContains: string | undefined, page: Page): Promise<Paged<Repository>> {
+  listReadable(viewer: { userId: string | null; isAdmin: boolean }, filter: ExploreFilter, page: Page): Promise<Paged<Repository>> {
     // strpos, not LIKE: the filter is a plain part of the name, `%` and `_` included.
     return this.paged(
-      `${readableBy('$1', '$2')} AND ($3::text IS NULL OR strpos(lower(r.name), lower($3::text)) > 0)`,
-      [viewer.isAdmin, viewer.userId, nameContains ?? null],
+      `${readableBy('$1', '$2')} AND ($3::text IS NULL OR strpos(lower(r.name), lower($3::text)) > 0)
+         AND ($4::bigint IS NULL OR r.gitea_id = $4::bigint)`,
+      [viewer.isAdmin, viewer.userId, filter.nameContains ?? null, filter.giteaId ?? null],
       page,
       NEWEST_FIRST,
     );

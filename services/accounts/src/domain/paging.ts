@@ -54,3 +54,18 @@ export function parseNameFilter(query: Record<string, unknown>): string | undefi
   if (q.length > MAX_NAME_FILTER) throw validation(`q must be at most ${MAX_NAME_FILTER} characters`);
   return q === '' ? undefined : q;
 }
+
+/** The largest integer id Gitea's JSON carries (packages/gitea-ids: 48 bits, plus one). */
+const MAX_GITEA_ID = 2 ** 48;
+
+/**
+ * `gitea_id`, the explore list's filter by the integer id Gitea's JSON gives a repository
+ * (docs/decisions/gitea-api.md#integer-ids), beside the spec's parameters: absent is no filter;
+ * otherwise a positive integer of at most 48 bits, given once.
+ */
+export function parseGiteaIdFilter(query: Record<string, unknown>): number | undefined {
+  const raw = query.gitea_id;
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^[0-9]{1,15}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_GITEA_ID) throw validation('gitea_id must be a positive integer, given once');
+  return Number(raw);
+}

@@ -122,11 +122,19 @@ export interface RepositoryStore {
   listForMember(userId: string, page: Page): Promise<Paged<Repository>>;
   /** The owner's repositories the viewer may read (CONTRACT §3), by name. */
   listOwnedBy(ownerId: string, viewer: { userId: string | null; isAdmin: boolean }, page: Page): Promise<Paged<Repository>>;
-  /** Every repository the viewer may read (CONTRACT §3) whose name holds `nameContains` (any
-   *  letter case), newest first (docs/decisions/explore-lists.md). */
-  listReadable(viewer: { userId: string | null; isAdmin: boolean }, nameContains: string | undefined, page: Page): Promise<Paged<Repository>>;
+  /** Every repository the viewer may read (CONTRACT §3) that the filter keeps, newest first
+   *  (docs/decisions/explore-lists.md). */
+  listReadable(viewer: { userId: string | null; isAdmin: boolean }, filter: ExploreFilter, page: Page): Promise<Paged<Repository>>;
   /** Explicit collaborators, by username. */
   listCollaborators(repositoryId: string, page: Page): Promise<Paged<Collaborator>>;
+}
+
+/** The explore list's filters; an absent one keeps every repository. */
+export interface ExploreFilter {
+  /** A part of the name, any letter case (`q`). */
+  nameContains?: string;
+  /** The integer id Gitea's JSON gives the repository (`gitea_id`, docs/decisions/gitea-api.md#integer-ids). */
+  giteaId?: number;
 }
 
 /** Fields a PATCH may change; absent ones stay as they are. */

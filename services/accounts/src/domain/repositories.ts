@@ -7,7 +7,7 @@ import { defaultBranchAfterFirstPush } from './default-branch.js';
 import { chooseShard } from './placement.js';
 import { parseCollaboratorPermission, type CreateRepositoryInput } from './input.js';
 import type { AccountsDeps } from './deps.js';
-import type { CallContext, Collaborator, RepositoryChanges } from './ports.js';
+import type { CallContext, Collaborator, ExploreFilter, RepositoryChanges } from './ports.js';
 import type { Caller, Permission, Repository, User } from './types.js';
 
 export type { RepoAccess };
@@ -169,8 +169,8 @@ export async function listUserRepositories(deps: RepositoryDeps, username: strin
 }
 
 /** GET /api/repos: every repository the caller may read, newest first (docs/decisions/explore-lists.md). */
-export function exploreRepositories(deps: RepositoryDeps, caller: Caller | null, nameContains: string | undefined, page: Page): Promise<Paged<Repository>> {
-  return deps.repositories.listReadable({ userId: caller?.user_id ?? null, isAdmin: caller?.is_admin === true }, nameContains, page);
+export function exploreRepositories(deps: RepositoryDeps, caller: Caller | null, filter: ExploreFilter, page: Page): Promise<Paged<Repository>> {
+  return deps.repositories.listReadable({ userId: caller?.user_id ?? null, isAdmin: caller?.is_admin === true }, filter, page);
 }
 
 /** CONTRACT §9 Access: only the owner or a site admin (permission `admin`) manages collaborators. */

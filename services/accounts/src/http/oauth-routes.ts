@@ -54,14 +54,14 @@ export function registerOAuthRoutes(app: Express, deps: AccountsDeps, { provider
     return caller.user_id;
   };
   app.get('/api/user/oauth2/authorizations/:uid', route(async (req, res) => {
-    sessionUser(res);
-    res.json(await consentRequest(provider, deps.oauthApplications, String(req.params.uid)));
+    const userId = sessionUser(res);
+    res.json(await consentRequest(provider, deps.oauthApplications, db, String(req.params.uid), userId));
   }));
   app.post('/api/user/oauth2/authorizations/:uid', route(async (req, res) => {
     const userId = sessionUser(res);
     const approve = (req.body as { approve?: unknown } | undefined)?.approve;
     if (typeof approve !== 'boolean') throw validation('approve must be true or false');
-    res.json({ redirect_to: await answerConsent(provider, String(req.params.uid), userId, approve) });
+    res.json({ redirect_to: await answerConsent(provider, db, String(req.params.uid), userId, approve) });
   }));
 
   app.get('/api/user/oauth2/grants', route(async (_req, res) => {

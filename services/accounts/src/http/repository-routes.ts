@@ -2,7 +2,7 @@ import type { Express, Request } from 'express';
 import { notFound } from '@githost/errors';
 import { identityOf, route } from '@githost/http';
 import { parseUpdateRepository } from '../domain/input.js';
-import { parseNameFilter, parsePage } from '../domain/paging.js';
+import { parseGiteaIdFilter, parseNameFilter, parsePage } from '../domain/paging.js';
 import { manageableRepositoryId } from '../domain/repo-access.js';
 import type { AccountsDeps } from '../domain/deps.js';
 import { deleteRepository, exploreRepositories, listCollaborators, listMyRepositories, listUserRepositories, updateRepository } from '../domain/repositories.js';
@@ -29,9 +29,9 @@ export function registerRepositoryRoutes(app: Express, deps: AccountsDeps, publi
   // The explore lists (docs/decisions/explore-lists.md): anyone may ask; each answers only what
   // the caller may see. The filter is read before the page, so a bad one changes nothing.
   app.get('/api/repos', route(async (req, res) => {
-    const q = parseNameFilter(req.query);
+    const filter = { nameContains: parseNameFilter(req.query), giteaId: parseGiteaIdFilter(req.query) };
     const page = parsePage(req.query);
-    sendPage(req, res, publicUrl, page, await exploreRepositories(deps, optionalCallerOf(res), q, page), asJson);
+    sendPage(req, res, publicUrl, page, await exploreRepositories(deps, optionalCallerOf(res), filter, page), asJson);
   }));
 
   app.get('/api/users', route(async (req, res) => {

@@ -18,6 +18,9 @@ export interface ConsentRequest {
   /** The scopes asked for that githost grants, in the order they were asked. */
   scopes: string[];
   redirect_uri: string;
+  /** The user granted this application every scope asked for already (a live grant): the web
+   *  answers for them without asking again (docs/decisions/oauth2-provider.md#consent). */
+  remembered: boolean;
 }
 
 const INTERACTION_NOT_FOUND = 'Authorization request not found or expired';
@@ -27,20 +30,40 @@ function requestedScopes(scope: unknown): string[] {
   return typeof scope === 'string' ? [...new Set(scope.split(' ').filter((s) => SUPPORTED.has(s)))] : [];
 }
 
-export async function consentRequest(provider: Provider, applications: OAuthApplicationStore, uid: string): Promise<ConsentRequest> {
+export async function consentRequest(provider: Provider, applications: OAuthApplicationStore, db: Database, uid: string, accountId: string): Promise<ConsentRequest> {
   const interaction = await provider.Interaction.find(uid);
   if (!interaction || interaction.result) throw notFound(INTERACTION_NOT_FOUND);
   const clientId = String(interaction.params.client_id ?? '');
   const app = await applications.byClientId(clientId);
   if (!app) throw notFound(INTERACTION_NOT_FOUND);
-  return { uid, client: { client_id: app.client_id, name: app.name }, scopes: requestedScopes(interaction.params.scope), redirect_uri: String(interaction.params.redirect_uri ?? '') };
+  const scopes = requestedScopes(interaction.params.scope);
+  const granted = await liveGrants(db, accountId, clientId);
+  const held = new Set(granted.flatMap((g) => g.scopes));
+  const remembered = granted.length > 0 && scopes.every((s) => held.has(s));
+  return { uid, client: { client_id: app.client_id, name: app.name }, scopes, redirect_uri: String(interaction.params.redirect_uri ?? ''), remembered };
+}
+
+type GrantPayload = { openid?: { scope?: string }; iat?: number };
+const payloadOf = (payload: GrantPayload | string): GrantPayload => (typeof payload === 'string' ? (JSON.parse(payload) as GrantPayload) : payload);
+
+/**
+ * The user's live grants to the application, the longest-lived first, with their scopes: what
+ * they approved before and have not revoked (Settings → Applications) nor let expire.
+ */
+async function liveGrants(db: Database, accountId: string, clientId: string): Promise<{ id: string; scopes: string[] }[]> {
+  const { rows } = await db.query<{ id: string; payload: GrantPayload | string }>(
+    `SELECT id, payload FROM oauth_records WHERE model = 'Grant' AND account_id = $1 AND client_id = $2 AND (expires_at IS NULL OR expires_at > now())
+      ORDER BY expires_at DESC NULLS FIRST`,
+    [accountId, clientId],
+  );
+  return rows.map((r) => ({ id: r.id, scopes: requestedScopes(payloadOf(r.payload).openid?.scope) }));
 }
 
 /**
  * Records the person's answer and returns where the browser goes next (the provider's resume
  * URL, which redirects to the client with a code or with `access_denied`).
  */
-export async function answerConsent(provider: Provider, uid: string, accountId: string, approve: boolean): Promise<string> {
+export async function answerConsent(provider: Provider, db: Database, uid: string, accountId: string, approve: boolean): Promise<string> {
   const interaction = await provider.Interaction.find(uid);
   if (!interaction || interaction.result) throw notFound(INTERACTION_NOT_FOUND);
   const ttl = Math.max(1, (interaction.exp ?? 0) - Math.floor(Date.now() / 1000));
@@ -50,8 +73,10 @@ export async function answerConsent(provider: Provider, uid: string, accountId: 
     return interaction.returnTo;
   }
   const clientId = String(interaction.params.client_id);
-  // One grant per user and application: approving again adds the newly asked scopes to it.
-  const existing = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
+  // One grant per user and application: approving again adds the newly asked scopes to it, and
+  // saving it again keeps it (so the remembered consent) for another grant lifetime.
+  const known = interaction.grantId ?? (await liveGrants(db, accountId, clientId))[0]?.id;
+  const existing = known ? await provider.Grant.find(known) : undefined;
   const grant = existing && existing.accountId === accountId && existing.clientId === clientId ? existing : new provider.Grant({ accountId, clientId });
   const scopes = requestedScopes(interaction.params.scope);
   if (scopes.length > 0) grant.addOIDCScope(scopes.join(' '));
@@ -71,14 +96,14 @@ export interface AuthorizedApplication {
 
 /** The applications the user has live grants for, newest grant first, one line per application. */
 export async function authorizedApplications(db: Database, accountId: string): Promise<AuthorizedApplication[]> {
-  const { rows } = await db.query<{ client_id: string; name: string; payload: { openid?: { scope?: string }; iat?: number } | string }>(
+  const { rows } = await db.query<{ client_id: string; name: string; payload: GrantPayload | string }>(
     `SELECT r.client_id, a.name, r.payload FROM oauth_records r JOIN oauth_applications a ON a.client_id = r.client_id
       WHERE r.model = 'Grant' AND r.account_id = $1 AND (r.expires_at IS NULL OR r.expires_at > now())`,
     [accountId],
   );
   const byClient = new Map<string, AuthorizedApplication & { iat: number }>();
   for (const row of rows) {
-    const payload = typeof row.payload === 'string' ? (JSON.parse(row.payload) as { openid?: { scope?: string }; iat?: number }) : row.payload;
+    const payload = payloadOf(row.payload);
     const iat = payload.iat ?? 0;
     const seen = byClient.get(row.client_id);
     const scopes = new Set([...(seen?.scopes ?? []), ...requestedScopes(payload.openid?.scope)]);

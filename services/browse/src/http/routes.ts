@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { notFound } from '@githost/errors';
 import { identityOf, type NextFunction, type Request, type Response } from '@githost/http';
 import { canRead } from '@githost/identity';
-import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCommits, listTags, type BrowseDeps, type JsonBody, type Prepared, type RepoRef } from '../domain/browse.js';
+import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCommits, listTags, parseLogPage, type BrowseDeps, type JsonBody, type Prepared, type RepoRef } from '../domain/browse.js';
 import { etagOf, ifNoneMatchHits } from '../domain/etag.js';
 import type { RawBlob } from '../domain/raw.js';
 import { refPageOf } from '../domain/ref-pages.js';
@@ -33,7 +33,11 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
   if (refEndpoint === 'tree') prepared = await getTree(browse, repo, refAndPath, req.query.limit);
   else if (refEndpoint === 'blob') prepared = await getBlob(browse, repo, refAndPath);
   else if (refEndpoint === 'compare') prepared = await compareRefs(browse, repo, refAndPath);
-  else if (refEndpoint === 'commits') prepared = await listCommits(browse, repo, refAndPath, req.query.limit);
+  else if (refEndpoint === 'commits') {
+    const page = parseLogPage(req.query.page);
+    const [path, rawQuery = ''] = splitUrl(req.originalUrl);
+    prepared = await listCommits(browse, repo, refAndPath, req.query.limit, page === undefined ? undefined : { page, path, rawQuery });
+  }
   else if (sha !== undefined) prepared = await getCommit(browse, repo, sha);
   else {
     const [path, rawQuery = ''] = splitUrl(req.originalUrl);

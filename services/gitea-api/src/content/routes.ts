@@ -6,12 +6,9 @@ import { route } from '@githost/http';
 import { protectionFor } from '@githost/ref-policy';
 import { gatewayFor, type FeatureDeps } from '../http/context.js';
 import { links } from '../http/links.js';
-import { API_SETTINGS, pageOf, pagingOf, setPagingHeaders } from '../http/pagination.js';
+import { API_SETTINGS, pageOf, pagingOf, setLogPagingHeaders, setPagingHeaders } from '../http/pagination.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { blobBytes, contentsOf, giteaBranchOf, giteaCommitOf, giteaTagOf, gitEntryOf, treeResponseOf, type BranchRules, type GiteaGitEntry, type TreeEntry } from './map-content.js';
-
-/** githost's commit log answers at most this many commits (seed §8). */
-const GITHOST_MAX_COMMITS = 100;
 
 /** The path after `/contents/` or `/raw/`: Express's wildcard, slashes kept, never leading or trailing. */
 function pathParam(req: Request): string {
@@ -159,12 +156,10 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       const gateway = gatewayFor(req, config);
       const paging = pagingOf(req);
       const ref = queryString(req, 'sha') ?? '';
-      // githost's log has no pages: the first `page * limit` commits (one more to know of a next
-      // page), at most githost's 100, are read and the page cut from them.
-      const want = Math.min(GITHOST_MAX_COMMITS, paging.page * paging.limit + 1);
-      const log = await gateway.get(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${want}`));
-      setPagingHeaders(req, res, log.commits.length, paging, config.publicUrl);
-      res.json(pageOf(log.commits, paging).map((c) => giteaCommitOf(at(req), c)));
+      // githost's log page by page (docs/decisions/gitea-api.md#commits): the same page and limit.
+      const { items: log, link } = await gateway.cursorPage(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${paging.limit}&page=${paging.page}`));
+      setLogPagingHeaders(req, res, log.commits.length, /rel="next"/.test(link ?? ''), paging, config.publicUrl);
+      res.json(log.commits.map((c) => giteaCommitOf(at(req), c)));
     }),
   );
 

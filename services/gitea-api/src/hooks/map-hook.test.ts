@@ -11,7 +11,7 @@ describe('toGiteaHook', () => {
       type: 'gitea',
       branch_filter: '*',
       config: { url: 'https://ci.example/hook', content_type: 'json', http_method: 'post' },
-      events: ['push', 'create', 'delete', 'pull_request', 'pull_request_sync', 'status'],
+      events: ['push', 'create', 'delete', 'pull_request', 'pull_request_sync', 'pull_request_review_request', 'status'],
       authorization_header: '',
       active: true,
       updated_at: '2026-11-03T10:00:00.000Z',
@@ -30,11 +30,13 @@ describe('events', () => {
   it('Gitea -> githost; events of missing units are dropped', () => {
     expect(githostEvents(['push', 'create', 'pull_request', 'issues', 'release'])).toBe('push,merge_request.opened,merge_request.edited,merge_request.closed,merge_request.reopened,merge_request.merged');
     expect(githostEvents(['status', 'pull_request_sync', 'pull_request_review_approved', 'pull_request_review_rejected'])).toBe('status,merge_request.synchronize,merge_request_review');
+    expect(githostEvents(['pull_request_review_request'])).toBe('merge_request.review_requested,merge_request.review_request_removed');
+    expect(giteaEvents('merge_request.review_requested')).toEqual(['pull_request_review_request']);
     expect(githostEvents(['issues', 'wiki', 'constructor'])).toBeNull();
   });
 
   it('round-trips the events githost keeps', () => {
-    const names = ['push', 'create', 'delete', 'pull_request', 'pull_request_sync', 'status'];
+    const names = ['push', 'create', 'delete', 'pull_request', 'pull_request_sync', 'pull_request_review_request', 'status'];
     expect(giteaEvents(githostEvents(names)!)).toEqual(expect.arrayContaining(names));
   });
 });

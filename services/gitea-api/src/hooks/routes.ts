@@ -13,12 +13,12 @@ const webhooksPath = (s: RepoScope) => apiPath('/api/repos/{owner}/{repo}/webhoo
 const webhookPath = (s: RepoScope, id: string) => apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}', { owner: s.owner, repo: s.name, webhook_id: id });
 
 /** One webhook's settings (its type included) through the webhooks service's settings endpoint. */
-const settingsOf = (s: RepoScope, id: string) => giteaCall(s.gateway.get(webhookPath(s, id)));
+const settingsOf = (s: RepoScope, id: string) => giteaCall(s, 'write', s.gateway.get(webhookPath(s, id)));
 
 /** The githost webhook behind Gitea's integer hook id (derived from its uuid, so found by listing). */
 async function uuidOf(s: RepoScope, req: Request): Promise<string> {
   const asked = param(req, 'id');
-  const hooks = await giteaCall(s.gateway.get(webhooksPath(s)));
+  const hooks = await giteaCall(s, 'write', s.gateway.get(webhooksPath(s)));
   const hook = hooks.find((h) => String(hookId(h.id)) === asked);
   if (!hook) throw notFound('hook does not exist');
   return hook.id;
@@ -32,7 +32,7 @@ export function hookRoutes({ config }: FeatureDeps): Router {
     BASE,
     route(async (req, res) => {
       const s = await repoScope(req, config);
-      const hooks = await giteaCall(s.gateway.get(webhooksPath(s)));
+      const hooks = await giteaCall(s, 'write', s.gateway.get(webhooksPath(s)));
       const settings = await Promise.all(hooks.map((h) => settingsOf(s, h.id)));
       sendPage(req, res, settings.map(toGiteaHook), pagingOf(req), config.publicUrl);
     }),
@@ -52,8 +52,8 @@ export function hookRoutes({ config }: FeatureDeps): Router {
     route(async (req, res) => {
       const { create, active } = toCreateHook(req.body);
       const s = await repoScope(req, config);
-      const created = await giteaCall(s.gateway.call('POST', webhooksPath(s), create));
-      const settings = await giteaCall(s.gateway.call('PATCH', webhookPath(s, created.id), active ? {} : { is_active: false }));
+      const created = await giteaCall(s, 'write', s.gateway.call('POST', webhooksPath(s), create));
+      const settings = await giteaCall(s, 'write', s.gateway.call('PATCH', webhookPath(s, created.id), active ? {} : { is_active: false }));
       res.status(201).json(toGiteaHook(settings));
     }),
   );
@@ -64,7 +64,7 @@ export function hookRoutes({ config }: FeatureDeps): Router {
       const changes = toEditHook(req.body);
       const s = await repoScope(req, config);
       const id = await uuidOf(s, req);
-      res.json(toGiteaHook(await giteaCall(s.gateway.call('PATCH', webhookPath(s, id), changes))));
+      res.json(toGiteaHook(await giteaCall(s, 'write', s.gateway.call('PATCH', webhookPath(s, id), changes))));
     }),
   );
 
@@ -73,7 +73,7 @@ export function hookRoutes({ config }: FeatureDeps): Router {
     route(async (req, res) => {
       const s = await repoScope(req, config);
       const id = await uuidOf(s, req);
-      await giteaCall(s.gateway.call('DELETE', webhookPath(s, id)));
+      await giteaCall(s, 'write', s.gateway.call('DELETE', webhookPath(s, id)));
       res.status(204).end();
     }),
   );
@@ -84,7 +84,7 @@ export function hookRoutes({ config }: FeatureDeps): Router {
     route(async (req, res) => {
       const s = await repoScope(req, config);
       const id = await uuidOf(s, req);
-      await giteaCall(s.gateway.call('POST', apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/pings', { owner: s.owner, repo: s.name, webhook_id: id })));
+      await giteaCall(s, 'write', s.gateway.call('POST', apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/pings', { owner: s.owner, repo: s.name, webhook_id: id })));
       res.status(204).end();
     }),
   );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Request, Response } from 'express';
-import { pageOf, pagingOf, setPagingHeaders } from './pagination.js';
+import { pageOf, pagingOf, setLogPagingHeaders, setPagingHeaders } from './pagination.js';
 
 const req = (query: Record<string, unknown>, originalUrl = '/api/v1/repos/search?q=x') => ({ query, originalUrl }) as unknown as Request;
 function headersOf(total: number, page: number, limit: number, url?: string): Record<string, string> {
@@ -37,6 +37,33 @@ describe('setPagingHeaders', () => {
   it('when one page holds everything, then the count alone', () => {
     expect(headersOf(3, 1, 30)).toEqual({ 'X-Total-Count': '3' });
     expect(headersOf(0, 1, 30)).toEqual({ 'X-Total-Count': '0' });
+  });
+
+  it('when a log page has more after it, then X-HasMore and Link next, first, prev, but no count or last; its last page counts exactly', () => {
+    const logHeaders = (count: number, more: boolean, page: number) => {
+      const headers: Record<string, string> = {};
+      const res = { setHeader: (name: string, value: string) => (headers[name] = value) } as unknown as Response;
+      setLogPagingHeaders(req({}, '/api/v1/repos/a/b/commits?limit=10'), res, count, more, { page, limit: 10 }, 'https://git.example.com');
+      return headers;
+    };
+    expect(logHeaders(10, true, 2)).toEqual({
+      'X-HasMore': 'true',
+      Link: [
+        '<https://git.example.com/api/v1/repos/a/b/commits?limit=10&page=3>; rel="next"',
+        '<https://git.example.com/api/v1/repos/a/b/commits?limit=10&page=1>; rel="first"',
+        '<https://git.example.com/api/v1/repos/a/b/commits?limit=10&page=1>; rel="prev"',
+      ].join(','),
+    });
+    expect(logHeaders(4, false, 3)).toEqual({
+      'X-HasMore': 'false',
+      'X-Total-Count': '24',
+      Link: '<https://git.example.com/api/v1/repos/a/b/commits?limit=10&page=1>; rel="first",<https://git.example.com/api/v1/repos/a/b/commits?limit=10&page=2>; rel="prev"',
+    });
+    expect(logHeaders(7, false, 1)).toEqual({ 'X-HasMore': 'false', 'X-Total-Count': '7' });
+    expect(logHeaders(0, false, 9)).toEqual({
+      'X-HasMore': 'false',
+      Link: '<https://git.example.com/api/v1/repos/a/b/commits?limit=10&page=1>; rel="first",<https://git.example.com/api/v1/repos/a/b/commits?limit=10&page=8>; rel="prev"',
+    });
   });
 
   it('when a page is sliced from a whole list, then the items of that page', () => {

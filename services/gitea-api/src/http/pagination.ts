@@ -41,16 +41,34 @@ export function pageOf<T>(items: readonly T[], { page, limit }: Paging): T[] {
 export function setPagingHeaders(req: Request, res: Response, total: number, { page, limit }: Paging, publicUrl: string): void {
   res.setHeader('X-Total-Count', String(total));
   const pages = Math.max(1, Math.ceil(total / limit));
+  setLinkHeader(req, res, publicUrl, page, page < pages ? { next: true, last: pages } : { next: false, last: pages });
+}
+
+/**
+ * Gitea's paging headers for a list whose length is not known before its end (git's log,
+ * docs/decisions/gitea-api.md#commits): `X-HasMore` as Gitea sends it on commits, `Link` with
+ * `next` while more remain and `first`, `prev` past page 1, and `X-Total-Count` and `last` only
+ * on the page that holds the end, where they are exact.
+ */
+export function setLogPagingHeaders(req: Request, res: Response, count: number, more: boolean, paging: Paging, publicUrl: string): void {
+  res.setHeader('X-HasMore', String(more));
+  // A page past the end (empty, not the first) knows only that the log is shorter.
+  if (more || (count === 0 && paging.page > 1)) setLinkHeader(req, res, publicUrl, paging.page, { next: more });
+  else setPagingHeaders(req, res, (paging.page - 1) * paging.limit + count, paging, publicUrl);
+}
+
+/** `Link` in Gitea's order, each the request's own URL on the public address with `page` replaced. */
+function setLinkHeader(req: Request, res: Response, publicUrl: string, page: number, { next, last }: { next: boolean; last?: number }): void {
   const at = (n: number) => {
     const url = new URL(req.originalUrl, 'http://placeholder');
     url.searchParams.set('page', String(n));
     return `${publicUrl}${url.pathname}${url.search}`;
   };
   const links: string[] = [];
-  if (page < pages) links.push(`<${at(page + 1)}>; rel="next"`);
-  if (page < pages) links.push(`<${at(pages)}>; rel="last"`);
+  if (next) links.push(`<${at(page + 1)}>; rel="next"`);
+  if (next && last !== undefined) links.push(`<${at(last)}>; rel="last"`);
   if (page > 1) links.push(`<${at(1)}>; rel="first"`);
-  if (page > 1) links.push(`<${at(Math.min(page - 1, pages))}>; rel="prev"`);
+  if (page > 1) links.push(`<${at(last === undefined ? page - 1 : Math.min(page - 1, last))}>; rel="prev"`);
   if (links.length > 0) res.setHeader('Link', links.join(','));
 }
 

@@ -18,6 +18,8 @@ export interface RepoScope {
   name: string;
   repoId: string;
   repository: { id: number };
+  /** The caller may write (githost's permission write or admin, capped by the token's scopes). */
+  canWrite: boolean;
   publicUrl: string;
   user(username: string | null): unknown;
 }
@@ -35,25 +37,35 @@ export async function repoScope(req: Request, config: Config): Promise<RepoScope
   const name = param(req, 'repo');
   const facts = await repositoryFacts(gateway, config, owner, name);
   const repository = giteaRepositoryOf(facts, config.publicUrl);
-  return { gateway, owner, name, repoId: facts.repo.id, repository, publicUrl: config.publicUrl, user: userMapper(config.publicUrl) };
+  const canWrite = facts.permission === 'write' || facts.permission === 'admin';
+  return { gateway, owner, name, repoId: facts.repo.id, repository, canWrite, publicUrl: config.publicUrl, user: userMapper(config.publicUrl) };
 }
 
-/** githost's refusals of a write, in Gitea's statuses: no write access is 403, a refused body 422. */
-const NO_WRITE = new Set(['You do not have write access to this repository', 'Write access required', 'Only the author or users with write access can change this merge request']);
+/**
+ * Who may make a githost write (api-spec §4, docs/decisions/merge-request-lifecycle.md): `write`
+ * needs write access (merge, statuses, webhooks); `author-or-write` the merge request's author or
+ * a writer (an edit), `anyone` any signed-in caller (create, comment, review).
+ */
+export type WriteRule = 'write' | { authorOrWrite: () => Promise<boolean> } | 'anyone';
 
-export function asGitea(err: unknown): unknown {
-  if (!(err instanceof AppError)) return err;
-  if (NO_WRITE.has(err.message)) return new AppError('forbidden', err.message, { status: 403 });
-  if (err.details?.status === 400) return new AppError('unprocessable', err.message, { status: 422 });
-  return err;
+/**
+ * githost's refusals of a write, in Gitea's statuses (docs/decisions/gitea-api.md#errors): githost
+ * answers a missing write access with a 400, the status of a refused body (api-spec §7), so the
+ * two are told apart by the caller's permission and the rule of the call, never by the message:
+ * a 400 the caller's permission explains is Gitea's 403, any other 400 its 422.
+ */
+export async function asGitea(s: RepoScope, rule: WriteRule, err: unknown): Promise<unknown> {
+  if (!(err instanceof AppError) || err.details?.status !== 400) return err;
+  const refused = !s.canWrite && (rule === 'write' || (typeof rule === 'object' && !(await rule.authorOrWrite().catch(() => false))));
+  return refused ? new AppError('forbidden', err.message, { status: 403 }) : new AppError('unprocessable', err.message, { status: 422 });
 }
 
 /** Runs a call to githost, its refusals answered in Gitea's statuses. */
-export async function giteaCall<T>(call: Promise<T>): Promise<T> {
+export async function giteaCall<T>(s: RepoScope, rule: WriteRule, call: Promise<T>): Promise<T> {
   try {
     return await call;
   } catch (err) {
-    throw asGitea(err);
+    throw await asGitea(s, rule, err);
   }
 }
 

@@ -22,6 +22,13 @@ function detailOf(s: RepoScope, number: number) {
   return s.gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner: s.owner, repo: s.name, number }));
 }
 
+/** Whether the caller wrote the merge request (who else but a writer may edit it). */
+async function isAuthorOf(s: RepoScope, number: number): Promise<boolean> {
+  if (!s.gateway.signedIn) return false;
+  const [mr, me] = await Promise.all([detailOf(s, number), s.gateway.get(apiPath('/api/user'))]);
+  return mr.author_username !== null && mr.author_username.toLowerCase() === me.username.toLowerCase();
+}
+
 /** What githost's lists lack about merging (mergeability, merger) for a page of numbers, in one call. */
 async function factsOf(s: RepoScope, numbers: number[]): Promise<Map<number, MergeFacts>> {
   if (numbers.length === 0) return new Map();
@@ -122,7 +129,7 @@ export function pullRoutes({ config }: FeatureDeps): Router {
       const s = await repoScope(req, config);
       const { request } = toCreateMergeRequest(req.body, s.owner);
       await refuseDuplicate(s, request.source_branch, request.target_branch);
-      const created = await giteaCall(s.gateway.call('POST', apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner: s.owner, repo: s.name }), request));
+      const created = await giteaCall(s, 'anyone', s.gateway.call('POST', apiPath('/api/repos/{owner}/{repo}/merge-requests', { owner: s.owner, repo: s.name }), request));
       res.status(201).json(await pullOf(s, created.number));
     }),
   );
@@ -135,7 +142,7 @@ export function pullRoutes({ config }: FeatureDeps): Router {
       const s = await repoScope(req, config);
       const changes = toUpdateMergeRequest(req.body);
       if (Object.keys(changes).length > 0) {
-        await giteaCall(s.gateway.call('PATCH', apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner: s.owner, repo: s.name, number }), changes));
+        await giteaCall(s, { authorOrWrite: () => isAuthorOf(s, number) }, s.gateway.call('PATCH', apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner: s.owner, repo: s.name, number }), changes));
       }
       res.status(201).json(await pullOf(s, number));
     }),
@@ -241,21 +248,20 @@ async function refuseDuplicate(s: RepoScope, source: string, target: string): Pr
 }
 
 /**
- * githost's refusals of a merge in Gitea's statuses (its MergePullRequest): not allowed to merge,
- * already merged, or branch protection unmet: 405; closed: 404; conflicts and a moved head: 409.
+ * githost's refusals of a merge in Gitea's statuses (its MergePullRequest; docs/decisions/gitea-api.md#errors),
+ * each told by a structured fact, never by the message: a 400 to a caller without write access
+ * (the spec's status for it) is Gitea's 405 "not allowed"; a 409 carrying merge-requests'
+ * `reason: "branch_protection"` is 405 "not ready"; another 409 on a merge request that is no
+ * longer open (its `state`) is 405 when merged, 404 when closed; conflicts and a moved head stay 409.
  */
 async function mergeRefusal(s: RepoScope, number: number, err: unknown): Promise<unknown> {
   if (!(err instanceof AppError)) return err;
   const status = err.details?.status;
-  if (err.message === 'You do not have write access to this repository') return new AppError('validation', 'User not allowed to merge PR', { status: 405 });
-  if (err.message === 'Merge request is not open') {
-    const mr = await detailOf(s, number).catch(() => null);
-    return mr?.state === 'merged' ? new AppError('validation', 'PR already merged', { status: 405 }) : notFound('pull request is closed');
-  }
-  if (status === 409 && /^(Required status check|\d+ approving review|Changes requested by)/.test(err.message)) {
-    return new AppError('validation', `PR is not ready to be merged: ${err.message}`, { status: 405 });
-  }
-  if (status === 400) return new AppError('unprocessable', err.message, { status: 422 });
+  if (status === 400) return s.canWrite ? new AppError('unprocessable', err.message, { status: 422 }) : new AppError('validation', 'User not allowed to merge PR', { status: 405 });
+  if (status !== 409) return err;
+  if (err.details?.reason === 'branch_protection') return new AppError('validation', `PR is not ready to be merged: ${err.message}`, { status: 405 });
+  const mr = await detailOf(s, number).catch(() => null);
+  if (mr?.state === 'merged') return new AppError('validation', 'PR already merged', { status: 405 });
+  if (mr?.state === 'closed') return notFound('pull request is closed');
   return err;
 }
-

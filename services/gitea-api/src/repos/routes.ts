@@ -86,11 +86,13 @@ export function repoRoutes({ config }: FeatureDeps): Router {
       const id = String(req.params.id);
       if (!/^\d{1,16}$/.test(id)) throw validation('id must be an integer');
       const gateway = gatewayFor(req, config);
-      // Gitea's ids are derived from githost's (docs/decisions/gitea-api.md#integer-ids), so the
-      // repository is found among those the caller may read: a stranger's private one stays a 404.
-      const repos = await everyPage(explorePage(gateway, ''));
-      const repo = repos.find((r) => giteaIdOf('repository', repositoryKey(r.id)) === Number(id));
-      if (!repo) throw notFound('repository does not exist');
+      // The explore list filtered by the Gitea id accounts keeps beside each repository
+      // (docs/decisions/gitea-api.md#integer-ids): one indexed row, and only if the caller may
+      // read it, so a stranger's private repository stays a 404.
+      if (Number(id) < 1 || Number(id) > 2 ** 48) throw notFound('repository does not exist');
+      const { items } = await gateway.page(apiPath('/api/repos', {}, `?gitea_id=${id}&per_page=1`));
+      const repo = items[0];
+      if (!repo || giteaIdOf('repository', repositoryKey(repo.id)) !== Number(id)) throw notFound('repository does not exist');
       res.json(giteaRepositoryOf(await repositoryFacts(gateway, config, repo.owner, repo.name, repo), config.publicUrl));
     }),
   );

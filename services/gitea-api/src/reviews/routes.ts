@@ -52,8 +52,8 @@ export function reviewRoutes({ config }: FeatureDeps): Router {
       const { review, comments } = toCreateReview(req.body);
       const s = await repoScope(req, config);
       const mr = { owner: s.owner, repo: s.name, number };
-      const created = await giteaCall(s.gateway.call('POST', apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}/reviews', mr), review));
-      for (const comment of comments) await giteaCall(s.gateway.call('POST', apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}/comments', mr), comment));
+      const created = await giteaCall(s, 'anyone', s.gateway.call('POST', apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}/reviews', mr), review));
+      for (const comment of comments) await giteaCall(s, 'anyone', s.gateway.call('POST', apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}/comments', mr), comment));
       res.status(200).json(toGiteaReview(reviewContext(s, number), created, comments.length));
     }),
   );
@@ -71,7 +71,7 @@ export function reviewRoutes({ config }: FeatureDeps): Router {
         res.status(201).json([]);
         return;
       }
-      const pending = await giteaCall(s.gateway.call('POST', requestedPath(s, number), { reviewers: logins }));
+      const pending = await giteaCall(s, 'anyone', s.gateway.call('POST', requestedPath(s, number), { reviewers: logins }));
       const ctx = reviewContext(s, number);
       const at = (login: string) => pending.find((p) => (p.username ?? '').toLowerCase() === login.toLowerCase())?.created_at ?? new Date().toISOString();
       res.status(201).json(logins.map((login) => toRequestedReview(ctx, pullRequestKey(s.repoId, number), login, at(login))));
@@ -84,7 +84,7 @@ export function reviewRoutes({ config }: FeatureDeps): Router {
       const number = indexOf(req);
       const logins = toReviewRequest(req.body);
       const s = await repoScope(req, config);
-      if (logins.length > 0) await giteaCall(s.gateway.call('DELETE', requestedPath(s, number), { reviewers: logins }));
+      if (logins.length > 0) await giteaCall(s, 'anyone', s.gateway.call('DELETE', requestedPath(s, number), { reviewers: logins }));
       res.status(204).end();
     }),
   );

@@ -38,7 +38,7 @@ export function statusRoutes({ config }: FeatureDeps): Router {
     route(async (req, res) => {
       const body = toCreateStatus(req.body);
       const s = await repoScope(req, config);
-      const created = await giteaCall(s.gateway.call('POST', apiPath('/api/repos/{owner}/{repo}/statuses/{sha}', { owner: s.owner, repo: s.name, sha: param(req, 'sha') }), body));
+      const created = await giteaCall(s, 'write', s.gateway.call('POST', apiPath('/api/repos/{owner}/{repo}/statuses/{sha}', { owner: s.owner, repo: s.name, sha: param(req, 'sha') }), body));
       res.status(201).json(toGiteaStatus(statusContext(s), created));
     }),
   );

@@ -40,7 +40,7 @@ export class PgReviewStore implements ReviewStore, ReviewRequestStore {
   }
 
   /** Adds the requests not already pending, under the merge request's row lock so `max` holds under concurrent asks. */
-  async addRequests(mrId: string, reviewerIds: string[], requestedBy: string | null, max: number): Promise<'ok' | 'limit'> {
+  async addRequests(mrId: string, reviewerIds: string[], requestedBy: string | null, max: number, events: (added: string[]) => EventEnvelope[]): Promise<'ok' | 'limit'> {
     return this.db.transaction(async (tx) => {
       await tx.query(`SELECT 1 FROM merge_requests WHERE id = $1 FOR UPDATE`, [mrId]);
       const pending = await tx.query<{ reviewer_id: string }>(`SELECT reviewer_id FROM merge_request_review_requests WHERE mr_id = $1`, [mrId]);
@@ -50,12 +50,22 @@ export class PgReviewStore implements ReviewStore, ReviewRequestStore {
       for (const id of fresh) {
         await tx.query(`INSERT INTO merge_request_review_requests (mr_id, reviewer_id, requested_by) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [mrId, id, requestedBy]);
       }
+      for (const e of fresh.length > 0 ? events(fresh) : []) await enqueueEvent(tx, e);
       return 'ok';
     });
   }
 
-  async removeRequests(mrId: string, reviewerIds: string[]): Promise<void> {
-    await this.db.query(`DELETE FROM merge_request_review_requests WHERE mr_id = $1 AND reviewer_id = ANY($2::text[])`, [mrId, reviewerIds]);
+  async removeRequests(mrId: string, reviewerIds: string[], events: (removed: string[]) => EventEnvelope[]): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const removed = await tx.query<{ reviewer_id: string }>(
+        `DELETE FROM merge_request_review_requests WHERE mr_id = $1 AND reviewer_id = ANY($2::text[]) RETURNING reviewer_id`,
+        [mrId, reviewerIds],
+      );
+      // In the order asked, as the added ones are.
+      const gone = new Set(removed.rows.map((r) => String(r.reviewer_id)));
+      const ids = reviewerIds.filter((id) => gone.has(id));
+      for (const e of ids.length > 0 ? events(ids) : []) await enqueueEvent(tx, e);
+    });
   }
 
   async listRequests(mrIds: string[]): Promise<ReviewRequest[]> {

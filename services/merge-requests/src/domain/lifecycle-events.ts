@@ -72,6 +72,23 @@ export function lifecycleEvent(
   return envelope('merge_request', mr.updated_at, repo, { ...payloadBase('merge_request', action, repo, sender, mr), merge_request: mergeRequestFields(mr), ...extra }, requestId);
 }
 
+/**
+ * `merge_request` event for a review request asked for (`review_requested`) or withdrawn
+ * (`review_request_removed`), one per reviewer, as GitHub and Gitea send them: the lifecycle's
+ * payload with `requested_reviewer` (services/merge-requests/README.md#review-requests).
+ */
+export function reviewRequestEvent(
+  action: 'review_requested' | 'review_request_removed',
+  mr: MergeRequest,
+  repo: EventRepo,
+  sender: string,
+  reviewer: string,
+  occurredAt: string,
+  requestId: string | null,
+): EventEnvelope {
+  return envelope('merge_request', occurredAt, repo, { ...payloadBase('merge_request', action, repo, sender, mr), merge_request: mergeRequestFields(mr), requested_reviewer: { username: reviewer } }, requestId);
+}
+
 /** `merge_request_comment` event (BRIEF event conventions). */
 export function commentEvent(comment: Comment, mr: MergeRequest, repo: EventRepo, sender: string, requestId: string | null): EventEnvelope {
   return envelope('merge_request_comment', comment.created_at, repo, {

@@ -66,7 +66,7 @@ describe('merge facts (services/merge-requests/README.md#merge-facts)', () => {
   });
 
   it('when reviews are asked of rita and alice on one merge request, then its facts name them, oldest request first', async () => {
-    await requests.addRequests(store.mrs[1]!.id, ['u-rita', 'u-alice'], 'u-bob', 100);
+    await requests.addRequests(store.mrs[1]!.id, ['u-rita', 'u-alice'], 'u-bob', 100, () => []);
     expect((await mergeFactsOf(deps, repo, '2,1')).map((f) => [f.number, f.requested_reviewers])).toEqual([[2, ['rita', 'alice']], [1, []]]);
   });
 

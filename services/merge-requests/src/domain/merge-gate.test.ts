@@ -19,7 +19,7 @@ let store: MemoryStore;
 let git: FakeGit;
 let workflow: ReturnType<typeof memoryWorkflow>;
 let deps: MergeDeps;
-const rejection = (p: Promise<unknown>) => p.then(() => null, (e: AppError) => ({ kind: e.kind, message: e.message }));
+const rejection = (p: Promise<unknown>) => p.then(() => null, (e: AppError) => ({ kind: e.kind, message: e.message, ...(e.details ? { details: e.details } : {}) }));
 const review = (who: Caller, event: string, permission: RepoRef['permission'] = 'write', body = 'because') =>
   submitReview({ ...deps, reviews: workflow.reviews }, { ...repo, permission }, who, '1', { event, body }, null);
 const status = (state: string, context: string, sha = SRC) => createStatus({ ...deps, statuses: workflow.statuses }, repo, { user_id: 'u-ci', username: 'ci' }, sha, { state, context }, null);
@@ -45,7 +45,7 @@ describe('merge gate (README "Merge gate", merge side)', () => {
   it('when a required check has no status, then 409 naming the first missing context in rule order, the claim released and nothing moved', async () => {
     workflow.policy.protect('main', { required_status_checks: ['ci/build', 'ci/lint'] });
     await status('success', 'ci/lint');
-    expect(await rejection(mergeMergeRequest(deps, ctx, '1'))).toEqual({ kind: 'conflict', message: 'Required status check "ci/build" is not successful' });
+    expect(await rejection(mergeMergeRequest(deps, ctx, '1'))).toEqual({ kind: 'conflict', message: 'Required status check "ci/build" is not successful', details: { reason: 'branch_protection' } });
     expect(store.intents.size).toBe(0);
     expect(git.updates).toEqual([]);
     expect(store.mrs[0]!.state).toBe('open');
@@ -69,7 +69,7 @@ describe('merge gate (README "Merge gate", merge side)', () => {
 
   it('when approvals are required, then 409 with the number until enough writers approve; a reader approval does not count', async () => {
     workflow.policy.protect('main', { required_approvals: 2 });
-    expect(await rejection(mergeMergeRequest(deps, ctx, '1'))).toEqual({ kind: 'conflict', message: '2 approving reviews required' });
+    expect(await rejection(mergeMergeRequest(deps, ctx, '1'))).toEqual({ kind: 'conflict', message: '2 approving reviews required', details: { reason: 'branch_protection' } });
     await review(bob, 'approve');
     await review(carol, 'approve', 'read');
     expect((await rejection(mergeMergeRequest(deps, ctx, '1')))?.message).toBe('2 approving reviews required');
@@ -81,7 +81,7 @@ describe('merge gate (README "Merge gate", merge side)', () => {
     workflow.policy.protect('ma*', { required_approvals: 1 });
     await review(bob, 'approve');
     push(SRC2, SRC);
-    expect(await rejection(mergeMergeRequest(deps, ctx, '1'))).toEqual({ kind: 'conflict', message: '1 approving review required' });
+    expect(await rejection(mergeMergeRequest(deps, ctx, '1'))).toEqual({ kind: 'conflict', message: '1 approving review required', details: { reason: 'branch_protection' } });
     expect(store.intents.size).toBe(0);
   });
 
@@ -96,7 +96,7 @@ describe('merge gate (README "Merge gate", merge side)', () => {
     workflow.policy.protect('main', { required_approvals: 1 });
     await review(bob, 'approve');
     await review(carol, 'request_changes');
-    expect(await rejection(mergeMergeRequest(deps, ctx, '1'))).toEqual({ kind: 'conflict', message: 'Changes requested by 1 reviewer with write access' });
+    expect(await rejection(mergeMergeRequest(deps, ctx, '1'))).toEqual({ kind: 'conflict', message: 'Changes requested by 1 reviewer with write access', details: { reason: 'branch_protection' } });
     await review(carol, 'approve');
     expect((await mergeMergeRequest(deps, ctx, '1')).strategy).toBe('fast-forward');
   });

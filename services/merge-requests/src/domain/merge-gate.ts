@@ -8,6 +8,13 @@ import type { WorkflowPorts } from './ports.js';
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /**
+ * A refusal by the rule: a 409 whose body also carries `reason: "branch_protection"` (CONTRACT §4
+ * allows extra fields), so a client tells it from a merge conflict or a moved head without reading
+ * the message (the Gitea-compatible API: docs/decisions/gitea-api.md#errors).
+ */
+const unmet = (message: string) => conflict(message, { reason: 'branch_protection' });
+
+/**
  * services/merge-requests/README.md#merge-gate, merge side: the target branch's rule must be satisfied on
  * `head`, the source tip about to be merged. In order: every required status check (in the rule's
  * order) has `success` as its latest status on the head; then, when the rule requires approvals,
@@ -25,15 +32,15 @@ export async function assertMergeAllowed(workflow: WorkflowPorts | undefined, re
     const latest = await workflow.statuses.latestPerContext(repo.id, head);
     const state = new Map(latest.map((s) => [s.context, s.state]));
     const missing = rule.required_status_checks.find((context) => state.get(context) !== 'success');
-    if (missing !== undefined) throw conflict(`Required status check "${missing}" is not successful`);
+    if (missing !== undefined) throw unmet(`Required status check "${missing}" is not successful`);
   }
   if (rule.required_approvals > 0) {
     const summary = summarizeReviews(await workflow.reviews.listReviews(mr.id), head, rule.dismiss_stale_approvals);
     if (summary.approvals < rule.required_approvals) {
-      throw conflict(`${plural(rule.required_approvals, 'approving review', 'approving reviews')} required`);
+      throw unmet(`${plural(rule.required_approvals, 'approving review', 'approving reviews')} required`);
     }
     if (summary.changes_requested > 0) {
-      throw conflict(`Changes requested by ${plural(summary.changes_requested, 'reviewer', 'reviewers')} with write access`);
+      throw unmet(`Changes requested by ${plural(summary.changes_requested, 'reviewer', 'reviewers')} with write access`);
     }
   }
 }

@@ -203,10 +203,12 @@ export interface ReviewRequest {
 }
 
 export interface ReviewRequestStore {
-  /** Adds the requests not already pending; 'limit' (nothing added) when more than `max` would be pending. */
-  addRequests(mrId: string, reviewerIds: string[], requestedBy: string | null, max: number): Promise<'ok' | 'limit'>;
-  /** Withdraws these reviewers' requests; one not pending is no change. */
-  removeRequests(mrId: string, reviewerIds: string[]): Promise<void>;
+  /** Adds the requests not already pending, with the events `events` builds for the reviewers
+   *  added, in one transaction; 'limit' (nothing added) when more than `max` would be pending. */
+  addRequests(mrId: string, reviewerIds: string[], requestedBy: string | null, max: number, events: (added: string[]) => EventEnvelope[]): Promise<'ok' | 'limit'>;
+  /** Withdraws these reviewers' requests, with the events for those that were pending, in one
+   *  transaction; one not pending is no change. */
+  removeRequests(mrId: string, reviewerIds: string[], events: (removed: string[]) => EventEnvelope[]): Promise<void>;
   /** The pending requests of these merge requests, oldest first. */
   listRequests(mrIds: string[]): Promise<ReviewRequest[]>;
 }

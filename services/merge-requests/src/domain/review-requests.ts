@@ -2,7 +2,8 @@ import { forbidden, notFound, validation } from '@githost/errors';
 import { canWrite } from '@githost/identity';
 import { requireCaller, requireVisible } from './access.js';
 import { usernamesOf } from './authors.js';
-import type { MergeRequestStore, ReviewRequest, ReviewRequestStore, UserDirectory } from './ports.js';
+import { reviewRequestEvent } from './lifecycle-events.js';
+import type { EventRelay, MergeRequestStore, ReviewRequest, ReviewRequestStore, UserDirectory } from './ports.js';
 import type { Caller, MergeRequest, RepoRef } from './types.js';
 import { mrNotFound, parseNumber } from './validate.js';
 
@@ -13,6 +14,7 @@ export interface ReviewRequestDeps {
   store: MergeRequestStore;
   users: UserDirectory;
   requests: ReviewRequestStore;
+  relay: EventRelay;
 }
 
 /** One pending review request, as answered. */
@@ -69,7 +71,7 @@ export async function listReviewRequests(deps: ReviewRequestDeps, repo: RepoRef 
  * `POST .../requested-reviewers {reviewers}`: asks each for a review (services/merge-requests/README.md#review-requests).
  * Asking again is no change; the author cannot be asked. Answers the pending requests after it.
  */
-export async function requestReviews(deps: ReviewRequestDeps, repo: RepoRef | null, caller: Caller | null, rawNumber: string, body: unknown): Promise<ReviewRequestView[]> {
+export async function requestReviews(deps: ReviewRequestDeps, repo: RepoRef | null, caller: Caller | null, rawNumber: string, body: unknown, requestId: string | null): Promise<ReviewRequestView[]> {
   const who = requireCaller(caller);
   const r = requireVisible(repo);
   const mr = await findOrThrow(deps.store, r.id, rawNumber);
@@ -78,21 +80,33 @@ export async function requestReviews(deps: ReviewRequestDeps, repo: RepoRef | nu
   const ids = await idsOf(deps.users, names);
   const author = [...ids].find(([, id]) => id === mr.author_id);
   if (author) throw validation(`Can not request a review from the author: ${author[0]}`);
-  if ((await deps.requests.addRequests(mr.id, [...ids.values()], who.user_id, MAX_REVIEW_REQUESTS)) === 'limit') {
+  const events = eventsFor('review_requested', mr, r, who, ids, requestId);
+  if ((await deps.requests.addRequests(mr.id, [...ids.values()], who.user_id, MAX_REVIEW_REQUESTS, events)) === 'limit') {
     throw validation(`At most ${MAX_REVIEW_REQUESTS} reviews can be pending on a merge request`);
   }
+  deps.relay.kick();
   return viewsOf(deps, await deps.requests.listRequests([mr.id]));
 }
 
 /** `DELETE .../requested-reviewers {reviewers}`: withdraws those requests; one not pending is no change. */
-export async function withdrawReviewRequests(deps: ReviewRequestDeps, repo: RepoRef | null, caller: Caller | null, rawNumber: string, body: unknown): Promise<ReviewRequestView[]> {
+export async function withdrawReviewRequests(deps: ReviewRequestDeps, repo: RepoRef | null, caller: Caller | null, rawNumber: string, body: unknown, requestId: string | null): Promise<ReviewRequestView[]> {
   const who = requireCaller(caller);
   const r = requireVisible(repo);
   const mr = await findOrThrow(deps.store, r.id, rawNumber);
   requireAuthorOrWriter(r, who, mr);
   const ids = await idsOf(deps.users, parseReviewers(body));
-  await deps.requests.removeRequests(mr.id, [...ids.values()]);
+  await deps.requests.removeRequests(mr.id, [...ids.values()], eventsFor('review_request_removed', mr, r, who, ids, requestId));
+  deps.relay.kick();
   return viewsOf(deps, await deps.requests.listRequests([mr.id]));
+}
+
+/** One event per reviewer the store added or removed (given by id), named as asked. */
+function eventsFor(action: 'review_requested' | 'review_request_removed', mr: MergeRequest, repo: RepoRef, who: Caller, ids: Map<string, string>, requestId: string | null) {
+  const nameOf = new Map([...ids].map(([name, id]) => [id, name]));
+  return (changed: string[]) => {
+    const at = new Date().toISOString();
+    return changed.map((id) => reviewRequestEvent(action, mr, { id: repo.id, owner: repo.owner, name: repo.name }, who.username, nameOf.get(id) ?? '', at, requestId));
+  };
 }
 
 async function viewsOf(deps: ReviewRequestDeps, rows: ReviewRequest[]): Promise<ReviewRequestView[]> {

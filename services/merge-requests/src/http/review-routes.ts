@@ -46,14 +46,14 @@ export function reviewRoutes(deps: ReviewRouteDeps): express.Router {
     requested,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      res.status(201).json(await requestReviews(d, ctx.repo, ctx.caller, String(req.params.number), req.body));
+      res.status(201).json(await requestReviews(d, ctx.repo, ctx.caller, String(req.params.number), req.body, ctx.requestId));
     }),
   );
   router.delete(
     requested,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      res.json(await withdrawReviewRequests(d, ctx.repo, ctx.caller, String(req.params.number), req.body));
+      res.json(await withdrawReviewRequests(d, ctx.repo, ctx.caller, String(req.params.number), req.body, ctx.requestId));
     }),
   );
   return router;

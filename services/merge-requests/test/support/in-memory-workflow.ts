@@ -21,14 +21,17 @@ export class MemoryReviews implements ReviewStore, ReviewRequestStore {
   async listReviews(mrId: string): Promise<Review[]> {
     return this.reviews.filter((r) => r.mr_id === mrId);
   }
-  async addRequests(mrId: string, reviewerIds: string[], requestedBy: string | null, max: number): Promise<'ok' | 'limit'> {
+  async addRequests(mrId: string, reviewerIds: string[], requestedBy: string | null, max: number, events: (added: string[]) => EventEnvelope[]): Promise<'ok' | 'limit'> {
     const fresh = reviewerIds.filter((id) => !this.requests.some((q) => q.mr_id === mrId && q.reviewer_id === id));
     if (this.requests.filter((q) => q.mr_id === mrId).length + fresh.length > max) return 'limit';
     for (const id of fresh) this.requests.push({ mr_id: mrId, reviewer_id: id, requested_by: requestedBy, created_at: new Date(Date.UTC(2026, 0, 4) + ++this.clock * 1000).toISOString() });
+    if (fresh.length > 0) this.outbox.push(...events(fresh));
     return 'ok';
   }
-  async removeRequests(mrId: string, reviewerIds: string[]): Promise<void> {
+  async removeRequests(mrId: string, reviewerIds: string[], events: (removed: string[]) => EventEnvelope[]): Promise<void> {
+    const removed = reviewerIds.filter((id) => this.requests.some((q) => q.mr_id === mrId && q.reviewer_id === id));
     this.requests = this.requests.filter((q) => !(q.mr_id === mrId && reviewerIds.includes(q.reviewer_id)));
+    if (removed.length > 0) this.outbox.push(...events(removed));
   }
   async listRequests(mrIds: string[]): Promise<ReviewRequest[]> {
     return this.requests.filter((q) => mrIds.includes(q.mr_id));

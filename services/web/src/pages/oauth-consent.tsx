@@ -38,6 +38,9 @@ const consentPath = (uid: string) => `/-/oauth/authorize/${encodeURIComponent(ui
 
 async function consentPage(ctx: PageContext, uid: string): Promise<PageResult> {
   const request = await ctx.api.get(apiPath('/api/user/oauth2/authorizations/{uid}', { uid }));
+  // Granted before with these scopes or more, and not revoked: the person signed in here answered
+  // already, so the browser goes on at once, as on Gitea and GitHub (docs/decisions/oauth2-provider.md#consent).
+  if (request.remembered) return answerWith(ctx, uid, true);
   ctx.res.setHeader('Content-Security-Policy', policyAllowing(request.redirect_uri));
   const host = (() => {
     try {
@@ -80,8 +83,11 @@ async function consentPage(ctx: PageContext, uid: string): Promise<PageResult> {
   );
 }
 
-async function answer(ctx: PageContext, uid: string): Promise<PageResult> {
-  const approve = field(ctx.form, 'answer') === 'approve';
+function answer(ctx: PageContext, uid: string): Promise<PageResult> {
+  return answerWith(ctx, uid, field(ctx.form, 'answer') === 'approve');
+}
+
+async function answerWith(ctx: PageContext, uid: string, approve: boolean): Promise<PageResult> {
   try {
     const { redirect_to } = await ctx.api.call('POST', apiPath('/api/user/oauth2/authorizations/{uid}', { uid }), { approve });
     return redirect(redirect_to);

@@ -4,7 +4,7 @@ import { validation } from '@githost/errors';
 export const EVENT_KINDS = ['push', 'merge_request', 'merge_request_review', 'merge_request_comment', 'status'] as const;
 
 /** merge_request lifecycle actions a webhook can ask for by name (`merge_request.<action>`). */
-export const MERGE_REQUEST_ACTIONS = ['opened', 'edited', 'closed', 'reopened', 'synchronize', 'merged'] as const;
+export const MERGE_REQUEST_ACTIONS = ['opened', 'edited', 'closed', 'reopened', 'synchronize', 'merged', 'review_requested', 'review_request_removed'] as const;
 
 /** The seed's `merge_request` name selects merges only: its one action (seed §6). */
 const SEED_MERGE_REQUEST_ACTION = 'merged';

@@ -149,6 +149,20 @@ describe('gitea format: pull_request (PullRequestPayload)', () => {
     expect((d!.payload as Json).pull_request.user).toMatchObject({ id: 0, login: '' });
   });
 
+  it('when a review is requested or withdrawn, then action review_requested / review_request_removed with requested_reviewer, type pull_request_review_request (X-Gitea-Event pull_request)', () => {
+    for (const [action, expected] of [['review_requested', 'review_requested'], ['review_request_removed', 'review_request_removed']] as const) {
+      const [d] = giteaFormat.deliveries(mr(action, { requested_reviewer: { username: 'rita' } }), ctx);
+      expect([d!.event, giteaEventOf(d!.event)]).toEqual(['pull_request_review_request', 'pull_request']);
+      expect(d!.payload as Json).toMatchObject({
+        action: expected,
+        number: 3,
+        requested_reviewer: { id: giteaIdOf('user', 'rita'), login: 'rita', username: 'rita' },
+        sender: { login: 'carol' },
+        pull_request: { number: 3, state: 'open', title: 'Add x' },
+      });
+    }
+  });
+
   it('when edited, then Gitea changes {title, body} with `from`', () => {
     const [d] = giteaFormat.deliveries(mr('edited', { changes: { title: { from: 'Old' }, description: { from: null } } }), ctx);
     expect((d!.payload as Json).changes).toEqual({ title: { from: 'Old' }, body: { from: '' } });

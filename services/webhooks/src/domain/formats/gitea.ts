@@ -43,6 +43,8 @@ interface MergeRequestIn {
     head_sha?: string;
   };
   changes?: Record<string, { from: string | null }>;
+  /** `review_requested` and `review_request_removed`: whom the request is for. */
+  requested_reviewer?: { username: string };
 }
 
 interface ReviewIn extends MergeRequestIn {
@@ -190,6 +192,9 @@ const PULL_REQUEST_ACTIONS: Record<string, { action: string; type: string }> = {
   reopened: { action: 'reopened', type: 'pull_request' },
   merged: { action: 'closed', type: 'pull_request' },
   synchronize: { action: 'synchronized', type: 'pull_request_sync' },
+  // Gitea's PullRequestReviewRequest notification (services/webhook/notifier.go): one per reviewer.
+  review_requested: { action: 'review_requested', type: 'pull_request_review_request' },
+  review_request_removed: { action: 'review_request_removed', type: 'pull_request_review_request' },
 };
 
 function pullRequestDeliveries(ctx: FormatContext, event: EventEnvelope): FormattedDelivery[] {
@@ -205,7 +210,7 @@ function pullRequestDeliveries(ctx: FormatContext, event: EventEnvelope): Format
       number: p.merge_request.number,
       ...(changes ? { changes } : {}),
       pull_request: pullRequest(ctx, event.repository, p.merge_request, event.occurred_at, p.action === 'opened' ? p.sender.username : null),
-      requested_reviewer: null,
+      requested_reviewer: p.requested_reviewer ? giteaUser(ctx, p.requested_reviewer.username) : null,
       repository: giteaRepository(ctx, event.repository),
       sender: giteaUser(ctx, p.sender.username),
       commit_id: '',
@@ -275,11 +280,13 @@ function statusDeliveries(ctx: FormatContext, event: EventEnvelope): FormattedDe
 
 /**
  * Gitea's `X-Gitea-Event` for an event type (webhook_module HookEventType.Event()): the review
- * types have short names of their own, `pull_request_sync` is `pull_request`.
+ * types have short names of their own, `pull_request_sync` and `pull_request_review_request` are
+ * `pull_request`.
  */
 export function giteaEventOf(type: string): string {
   switch (type) {
     case 'pull_request_sync':
+    case 'pull_request_review_request':
       return 'pull_request';
     case 'pull_request_review_approved':
       return 'pull_request_approved';
