@@ -39,6 +39,9 @@ if (typeof delay !== 'number') {
 }
 
 let stopping = false;
+/** Ends the drain delay early: the launcher's STOP_NOW_MESSAGE after a signal to the whole
+ *  process group (Ctrl-C in a terminal) reached this child before it. */
+let endDelay: (() => void) | undefined;
 /**
  * Stops as every githost process does (docs/operating.md#stopping-a-process): not ready at once,
  * serving for `delayMs` (GITHOST_SHUTDOWN_DELAY_MS; the launcher gives replicas haproxy's time to
@@ -46,7 +49,10 @@ let stopping = false;
  * everything has stopped haproxy first, so it asks for no delay (STOP_NOW_MESSAGE).
  */
 const stop = async (reason: string, delayMs: number): Promise<void> => {
-  if (stopping) return;
+  if (stopping) {
+    if (delayMs === 0) endDelay?.();
+    return;
+  }
   stopping = true;
   markStopping();
   logger.info({ reason, delay_ms: delayMs }, `${name}: stopping`);
@@ -58,7 +64,15 @@ const stop = async (reason: string, delayMs: number): Promise<void> => {
   try {
     // A signal while starting waits for the start, so nothing is left half-open.
     const service = await starting.catch(() => undefined);
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (delayMs > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs);
+        endDelay = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
     await service?.stop();
   } catch (err) {
     logger.error({ err }, `${name}: did not stop cleanly`);
@@ -94,12 +108,15 @@ async function start(): Promise<Service> {
 const starting = start();
 process.on('SIGTERM', () => void stop('SIGTERM', delay));
 process.on('SIGINT', () => void stop('SIGINT', delay));
-process.on('message', (message: unknown) => {
-  if (message === STOP_NOW_MESSAGE) void stop('the launcher stops githost', 0);
-});
 process.on('disconnect', () => void stop('the launcher is gone (IPC channel closed)', 0));
 try {
   await starting;
+  // Only once started: a 'message' listener starts reading the IPC channel, and one added sooner
+  // would take the public server's handle before publicServer() listens for it. A stop asked for
+  // while starting is a SIGTERM's, which waits for the start anyway.
+  process.on('message', (message: unknown) => {
+    if (message === STOP_NOW_MESSAGE) void stop('the launcher stops githost', 0);
+  });
 } catch (err) {
   const config = err instanceof ConfigError;
   if (!config) logger.fatal({ err }, `${name} could not start`);

@@ -84,8 +84,10 @@ export interface LimitStores {
 
 /**
  * The counters behind every rate limit (docs/decisions/shared-rate-limits.md). With REDIS_URL,
- * in Redis via rate-limit-redis (one INCR+PEXPIRE script per request), so every gateway replica
- * and every SSH process spends the same budgets; without it, in this process (express-rate-limit's
+ * in Redis, so every gateway replica and every SSH process spends the same budgets: a limiter's
+ * store takes a budget of 200 a minute or more in leases of several units per round trip
+ * (leaseSize, docs/decisions/shared-rate-limits.md#leases), smaller ones and `spend` with
+ * rate-limit-redis's INCR+PEXPIRE script per request; without it, in this process (express-rate-limit's
  * MemoryStore), as before. When Redis does not answer (down, paused, unreachable, slower than
  * `timeoutMs`) each counter falls back to this process's own count (docs/decisions/shared-rate-limits.md#when-redis-is-down)
  * with one log line and the `rate_limit_store_up` gauge at 0, and asks Redis again `retryMs`
