@@ -40,13 +40,22 @@ function sendOn(agent: Agent, port: number, method: string, path: string): Promi
 }
 
 /** A replica as every service serves (packages/http's listen and graceful close), ready until
- *  `stopping`; it records each request but /readyz and counts the connections those came on. */
+ *  `stopping`; it records each request but /readyz and counts the connections those came on. With
+ *  `closing`, a request that comes on a connection which already carried one is dropped unanswered,
+ *  once per path: as if the replica had closed that idle connection just as haproxy wrote on it. */
 async function replica(name: string) {
-  const state = { stopping: false, seen: [] as string[], sockets: new Set<unknown>() };
+  const state = { stopping: false, closing: false, seen: [] as string[], dropped: [] as string[], sockets: new Set<unknown>() };
+  const served = new WeakMap<object, number>();
   const app = express();
   app.get('/readyz', (_req, res) => void res.status(state.stopping ? 503 : 200).send(state.stopping ? 'stopping' : 'ready'));
   app.use((req, _res, next) => {
-    state.seen.push(`${req.method} ${req.url}`);
+    const request = `${req.method} ${req.url}`;
+    if (state.closing && (served.get(req.socket) ?? 0) > 0 && !state.dropped.includes(request)) {
+      state.dropped.push(request);
+      return void req.socket.destroy();
+    }
+    served.set(req.socket, (served.get(req.socket) ?? 0) + 1);
+    state.seen.push(request);
     state.sockets.add(req.socket);
     next();
   });
@@ -161,7 +170,7 @@ describe('launcher replicas', () => {
     }
   }, 30_000);
 
-  it('when GETs and POSTs come over kept-alive connections, then haproxy reuses connections to the replicas for GETs only, and loses nothing when a replica closes idle ones as haproxy writes', async () => {
+  it('when GETs and POSTs come over kept-alive connections, then haproxy reuses connections to the replicas for GETs only, and loses nothing when a reused connection closes as haproxy writes on it', async () => {
     const replicas = [await replica('first'), await replica('second')];
     const front = await freePort();
     const haproxy = await startHaproxy(haproxyConfig([{ name: 'browse', port: front, servers: replicas.map((r) => r.listening.port) }]), front, createLogger('test'));
@@ -177,16 +186,18 @@ describe('launcher replicas', () => {
       for (let i = 0; i < 6; i++) expect((await sendOn(agent, front, 'POST', `/fast/post-${i}`))[0]).toBe(200);
       // Each POST on a connection of its own.
       expect(sockets() - before).toBe(6);
-      // Now each replica closes a connection 2 ms after its answer, so haproxy keeps writing on
-      // connections being closed: GETs are sent again elsewhere, POSTs were never on one.
-      for (const r of replicas) r.listening.server.keepAliveTimeout = 2;
+      // Now every request haproxy writes on a reused connection meets it closing (once per path):
+      // a GET is sent again on another connection, a POST never went on a reused one.
+      for (const r of replicas) r.state.closing = true;
       const statuses: number[] = [];
       for (let round = 0; round < 30; round++) {
         const batch = await Promise.all(['GET', 'POST', 'GET', 'GET'].map((method, k) => sendOn(agent, front, method, `/fast/race-${round}-${k}`)));
         statuses.push(...batch.map(([status]) => status));
-        await new Promise((r) => setTimeout(r, round % 3));
       }
       expect(statuses).toEqual(Array(120).fill(200));
+      const dropped = replicas.flatMap((r) => r.state.dropped);
+      expect(dropped.filter((r) => r.startsWith('GET /fast/race-')).length).toBeGreaterThan(10);
+      expect(dropped.filter((r) => r.startsWith('POST '))).toEqual([]);
       const posts = seen().filter((r) => r.startsWith('POST /fast/race-'));
       expect(posts.sort()).toEqual(Array.from({ length: 30 }, (_, round) => `POST /fast/race-${round}-1`).sort());
     } finally {
