@@ -190,7 +190,6 @@ export function createLimitStores(settings: LimitStoreSettings): LimitStores {
 
 type Shared = <T>(remote: (() => Promise<T>) | undefined, local: () => T | Promise<T>) => Promise<T>;
 
-/** One budget's counter: Redis's while it answers, this process's own meanwhile. */
 type SendCommand = (...args: string[]) => Promise<RedisReply>;
 
 /** Units of one key's budget taken from Redis by one round trip and not spent yet. */
@@ -203,6 +202,8 @@ interface Lease {
   lastUsed: number;
 }
 
+/** One budget's counter: Redis's while it answers (in leases when its budget is known), this
+ *  process's own meanwhile. */
 class SharedStore implements Store {
   readonly localKeys: boolean;
   private readonly local = new MemoryStore();
