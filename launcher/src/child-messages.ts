@@ -13,3 +13,7 @@ export type ChildMessage =
 
 /** Sent to the gateway child with the public server's handle, which it serves on. */
 export const PUBLIC_SERVER_MESSAGE = 'public-server';
+
+/** Sent to every child when the launcher stops githost: stop without GITHOST_SHUTDOWN_DELAY_MS,
+ *  since haproxy, which the delay is for, has stopped first. */
+export const STOP_NOW_MESSAGE = 'stop-now';

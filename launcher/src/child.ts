@@ -2,7 +2,8 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { Server as NetServer } from 'node:net';
 import { ConfigError } from '@githost/config/errors';
 import { createLogger } from '@githost/logging';
-import { PUBLIC_SERVER_MESSAGE, type ChildMessage } from './child-messages.js';
+import { markStopping, shutdownDelayMs } from '@githost/runtime/stopping';
+import { PUBLIC_SERVER_MESSAGE, STOP_NOW_MESSAGE, type ChildMessage } from './child-messages.js';
 import type { Service } from '@githost/runtime';
 import { loadService, type LaunchDeps } from './services.js';
 
@@ -31,19 +32,48 @@ const report = (message: ChildMessage): Promise<void> =>
     }
   });
 
+const delay = shutdownDelayMs();
+if (typeof delay !== 'number') {
+  process.stderr.write(`${delay.error}\n`);
+  process.exit(1);
+}
+
 let stopping = false;
-const stop = async (reason: string): Promise<void> => {
-  if (stopping) return;
+/** Ends the drain delay early: the launcher's STOP_NOW_MESSAGE after a signal to the whole
+ *  process group (Ctrl-C in a terminal) reached this child before it. */
+let endDelay: (() => void) | undefined;
+/**
+ * Stops as every githost process does (docs/operating.md#stopping-a-process): not ready at once,
+ * serving for `delayMs` (GITHOST_SHUTDOWN_DELAY_MS; the launcher gives replicas haproxy's time to
+ * take them out), then the listener closes and requests in flight finish. The launcher stopping
+ * everything has stopped haproxy first, so it asks for no delay (STOP_NOW_MESSAGE).
+ */
+const stop = async (reason: string, delayMs: number): Promise<void> => {
+  if (stopping) {
+    if (delayMs === 0) endDelay?.();
+    return;
+  }
   stopping = true;
-  logger.info({ reason }, `${name}: stopping`);
+  markStopping();
+  logger.info({ reason, delay_ms: delayMs }, `${name}: stopping`);
   setTimeout(() => {
     logger.error(`${name}: did not stop within ${STOP_DEADLINE_MS / 1000} s: exiting`);
     process.exit(1);
-  }, STOP_DEADLINE_MS).unref();
+  }, delayMs + STOP_DEADLINE_MS).unref();
   let code = 0;
   try {
     // A signal while starting waits for the start, so nothing is left half-open.
-    await (await starting.catch(() => undefined))?.stop();
+    const service = await starting.catch(() => undefined);
+    if (delayMs > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs);
+        endDelay = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    await service?.stop();
   } catch (err) {
     logger.error({ err }, `${name}: did not stop cleanly`);
     code = 1;
@@ -76,11 +106,17 @@ async function start(): Promise<Service> {
 }
 
 const starting = start();
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));
-process.on('disconnect', () => void stop('the launcher is gone (IPC channel closed)'));
+process.on('SIGTERM', () => void stop('SIGTERM', delay));
+process.on('SIGINT', () => void stop('SIGINT', delay));
+process.on('disconnect', () => void stop('the launcher is gone (IPC channel closed)', 0));
 try {
   await starting;
+  // Only once started: a 'message' listener starts reading the IPC channel, and one added sooner
+  // would take the public server's handle before publicServer() listens for it. A stop asked for
+  // while starting is a SIGTERM's, which waits for the start anyway.
+  process.on('message', (message: unknown) => {
+    if (message === STOP_NOW_MESSAGE) void stop('the launcher stops githost', 0);
+  });
 } catch (err) {
   const config = err instanceof ConfigError;
   if (!config) logger.fatal({ err }, `${name} could not start`);

@@ -14,7 +14,7 @@ import { childEntry, processPerService, requireBrokerForProcesses, ServiceProces
 import { bindPublicPort, boundPort, reserveLoopbackPort, type ReservedPort } from './public-port.js';
 import { STAGES } from './services.js';
 import { shardCount, startExtraShards } from './shards.js';
-import { haproxyConfig, REPLICATED, replicaCount, requireProcessesForReplicas, startHaproxy, type ProxySection, type RunningHaproxy } from './replicas.js';
+import { haproxyConfig, REPLICA_SHUTDOWN_DELAY_MS, REPLICATED, replicaCount, requireProcessesForReplicas, startHaproxy, type ProxySection, type RunningHaproxy } from './replicas.js';
 
 export interface StartOptions {
   /** Public port of the gateway; default PORT or 3000; 0 picks a free one. */
@@ -175,6 +175,9 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     if (publicServer.listening) await closeServer(publicServer);
   };
 
+  // A replica sent SIGTERM on its own (a rolling restart) stays serving, not ready, until haproxy
+  // has taken it out (docs/decisions/replicas.md#a-replica-that-dies); an operator's value wins.
+  if (replicas > 1 && nonEmpty(base.GITHOST_SHUTDOWN_DELAY_MS) === undefined) env.GITHOST_SHUTDOWN_DELAY_MS = String(REPLICA_SHUTDOWN_DELAY_MS);
   const started: string[] = [];
   const replicaPorts: Record<string, number[]> = {};
   const gatewayUrls: string[] = [];

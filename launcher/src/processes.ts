@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, env, loadConfig, z } from '@githost/config';
 import type { Logger } from '@githost/logging';
 import type { ServicePorts } from '@githost/runtime';
-import { PUBLIC_SERVER_MESSAGE, type ChildMessage } from './child-messages.js';
+import { PUBLIC_SERVER_MESSAGE, STOP_NOW_MESSAGE, type ChildMessage } from './child-messages.js';
 
 export { PUBLIC_SERVER_MESSAGE, type ChildMessage };
 
@@ -157,7 +157,17 @@ export class ServiceProcesses {
 
   private async stopChild(child: Child): Promise<void> {
     if (!alive(child.process)) return child.exited;
-    child.process.kill('SIGTERM');
+    // Stopping githost stops haproxy first: no replica needs its drain delay (child.ts), so the
+    // message asks for none before SIGTERM arrives (which then finds the child stopping already).
+    await new Promise<void>((resolve) => {
+      if (!child.process.connected) return resolve();
+      try {
+        child.process.send(STOP_NOW_MESSAGE, () => resolve());
+      } catch {
+        resolve();
+      }
+    });
+    if (alive(child.process)) child.process.kill('SIGTERM');
     const timer = setTimeout(() => {
       this.logger.error({ child: child.name, pid: child.process.pid }, `${child.name} did not stop within ${STOP_GRACE_MS / 1000} s: killed`);
       child.process.kill('SIGKILL');

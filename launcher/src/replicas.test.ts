@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { express, listen } from '@githost/http';
 import { createLogger } from '@githost/logging';
 import { freePort } from '@githost/test-support';
-import { haproxyConfig, replicaCount, requireProcessesForReplicas, startHaproxy } from './replicas.js';
+import { CLIENT_KEEP_ALIVE_S, haproxyConfig, REPLICA_SHUTDOWN_DELAY_MS, replicaCount, requireProcessesForReplicas, startHaproxy } from './replicas.js';
 
 /** One request on a connection of its own (haproxy closes the client's after a 502); its status. */
 function send(port: number, method: string, path: string): Promise<number> {
@@ -25,6 +25,45 @@ function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Pr
   });
 }
 
+
+/** A request over `agent` (kept-alive connections, as the gateway and the web send); status and body. */
+function sendOn(agent: Agent, port: number, method: string, path: string): Promise<[number, string]> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, agent }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.once('end', () => resolve([res.statusCode ?? 0, body]));
+    });
+    req.once('error', reject);
+    req.end(method === 'POST' ? path : undefined);
+  });
+}
+
+/** A replica as every service serves (packages/http's listen and graceful close), ready until
+ *  `stopping`; it records each request but /readyz and counts the connections those came on. With
+ *  `closing`, a request that comes on a connection which already carried one is dropped unanswered,
+ *  once per path: as if the replica had closed that idle connection just as haproxy wrote on it. */
+async function replica(name: string) {
+  const state = { stopping: false, closing: false, seen: [] as string[], dropped: [] as string[], sockets: new Set<unknown>() };
+  const served = new WeakMap<object, number>();
+  const app = express();
+  app.get('/readyz', (_req, res) => void res.status(state.stopping ? 503 : 200).send(state.stopping ? 'stopping' : 'ready'));
+  app.use((req, _res, next) => {
+    const request = `${req.method} ${req.url}`;
+    if (state.closing && (served.get(req.socket) ?? 0) > 0 && !state.dropped.includes(request)) {
+      state.dropped.push(request);
+      return void req.socket.destroy();
+    }
+    served.set(req.socket, (served.get(req.socket) ?? 0) + 1);
+    state.seen.push(request);
+    state.sockets.add(req.socket);
+    next();
+  });
+  app.get('/slow', (_req, res) => void setTimeout(() => res.send(name), 1500));
+  app.all(/^\/fast/, (_req, res) => void res.send(name));
+  return { name, state, listening: await listen(app, 0, '127.0.0.1') };
+}
+
 describe('launcher replicas', () => {
   it('when nothing is asked, then one of each; the option wins over GITHOST_REPLICAS', () => {
     expect([replicaCount(undefined, undefined), replicaCount(undefined, ''), replicaCount(undefined, ' 3 '), replicaCount(2, '5')]).toEqual([1, 1, 3, 2]);
@@ -41,20 +80,25 @@ describe('launcher replicas', () => {
     expect(() => requireProcessesForReplicas(2, true, 'postgres://db')).not.toThrow();
   });
 
-  it('when two gateways and two browse replicas run, then each section balances them round robin, checked on /readyz', () => {
+  it('when two gateways and two browse replicas run, then each section balances them round robin, checked on /readyz, keeping connections alive', () => {
     const cfg = haproxyConfig([
       { name: 'gateway', port: 3000, bind: '0.0.0.0', servers: [4001, 4002] },
       { name: 'browse', port: 5000, servers: [6001, 6002] },
     ]);
     expect(cfg).toContain(['listen gateway', '  bind 0.0.0.0:3000', '  balance roundrobin', '  option httpchk GET /readyz', '  http-check expect status 200',
-      '  retry-on conn-failure empty-response', '  http-request disable-l7-retry unless METH_GET', '  server gateway-1 127.0.0.1:4001 check inter 500ms fall 2 rise 1', '  server gateway-2 127.0.0.1:4002 check inter 500ms fall 2 rise 1', 'listen browse', '  bind 127.0.0.1:5000'].join('\n'));
+      '  http-reuse always', '  retry-on conn-failure empty-response', '  use_backend gateway-writes unless METH_GET', '  server gateway-1 127.0.0.1:4001 check inter 500ms fall 2 rise 1', '  server gateway-2 127.0.0.1:4002 check inter 500ms fall 2 rise 1', 'listen browse', '  bind 127.0.0.1:5000'].join('\n'));
     expect(cfg).toContain('  server browse-2 127.0.0.1:6002 check inter 500ms fall 2 rise 1\n');
     expect(cfg).toMatch(/option redispatch 1\n/);
+    expect(cfg).toMatch(/option http-keep-alive\n/);
+    expect(cfg).toContain(`  timeout http-keep-alive ${CLIENT_KEEP_ALIVE_S}s\n`);
+    expect(cfg).not.toContain('http-server-close\nlisten');
   });
 
-  it('when a replica dies mid-request, then only a GET (or HEAD) that got no byte back is tried again on another server', () => {
+  it('when a request is not a GET or HEAD, then it goes to the section\'s writes backend: the same servers, tracked, a new connection each, never an L7 retry', () => {
     const cfg = haproxyConfig([{ name: 'browse', port: 5000, servers: [6001, 6002] }]);
-    expect(cfg).toContain(['  retry-on conn-failure empty-response', '  http-request disable-l7-retry unless METH_GET'].join('\n'));
+    expect(cfg).toContain(['  http-reuse always', '  retry-on conn-failure empty-response', '  use_backend browse-writes unless METH_GET'].join('\n'));
+    expect(cfg).toContain(['backend browse-writes', '  balance roundrobin', '  option http-server-close', '  http-reuse never', '  retry-on conn-failure',
+      '  server browse-1 127.0.0.1:6001 track browse/browse-1', '  server browse-2 127.0.0.1:6002 track browse/browse-2'].join('\n'));
   });
 
   it('when one replica drops the connection without answering, then through the real haproxy every GET is answered by the other and each POST is sent once, never again', async () => {
@@ -126,11 +170,84 @@ describe('launcher replicas', () => {
     }
   }, 30_000);
 
+  it('when GETs and POSTs come over kept-alive connections, then haproxy reuses connections to the replicas for GETs only, and loses nothing when a reused connection closes as haproxy writes on it', async () => {
+    const replicas = [await replica('first'), await replica('second')];
+    const front = await freePort();
+    const haproxy = await startHaproxy(haproxyConfig([{ name: 'browse', port: front, servers: replicas.map((r) => r.listening.port) }]), front, createLogger('test'));
+    const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+    const seen = () => replicas.flatMap((r) => r.state.seen);
+    const sockets = () => replicas.reduce((n, r) => n + r.state.sockets.size, 0);
+    try {
+      const gets = await Promise.all(Array.from({ length: 40 }, (_, i) => sendOn(agent, front, 'GET', `/fast/get-${i}`)));
+      expect(gets.every(([status]) => status === 200)).toBe(true);
+      // 40 GETs on at most a few connections per replica (4 at once from the client).
+      expect(sockets()).toBeLessThanOrEqual(8);
+      const before = sockets();
+      for (let i = 0; i < 6; i++) expect((await sendOn(agent, front, 'POST', `/fast/post-${i}`))[0]).toBe(200);
+      // Each POST on a connection of its own.
+      expect(sockets() - before).toBe(6);
+      // Now every request haproxy writes on a reused connection meets it closing (once per path):
+      // a GET is sent again on another connection, a POST never went on a reused one.
+      for (const r of replicas) r.state.closing = true;
+      const statuses: number[] = [];
+      for (let round = 0; round < 30; round++) {
+        const batch = await Promise.all(['GET', 'POST', 'GET', 'GET'].map((method, k) => sendOn(agent, front, method, `/fast/race-${round}-${k}`)));
+        statuses.push(...batch.map(([status]) => status));
+      }
+      expect(statuses).toEqual(Array(120).fill(200));
+      const dropped = replicas.flatMap((r) => r.state.dropped);
+      expect(dropped.filter((r) => r.startsWith('GET /fast/race-')).length).toBeGreaterThan(10);
+      expect(dropped.filter((r) => r.startsWith('POST '))).toEqual([]);
+      const posts = seen().filter((r) => r.startsWith('POST /fast/race-'));
+      expect(posts.sort()).toEqual(Array.from({ length: 30 }, (_, round) => `POST /fast/race-${round}-1`).sort());
+    } finally {
+      agent.destroy();
+      await haproxy.stop();
+      await Promise.all(replicas.map((r) => r.listening.close(100)));
+    }
+  }, 30_000);
+
+  it('when a replica drains as a stopping process does (not ready, serving for the delay, then closing), then over kept-alive connections nothing in flight or after is lost, POSTs included', async () => {
+    const [first, second] = [await replica('first'), await replica('second')];
+    const front = await freePort();
+    const haproxy = await startHaproxy(haproxyConfig([{ name: 'browse', port: front, servers: [first.listening.port, second.listening.port] }]), front, createLogger('test'));
+    const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+    try {
+      // Both replicas UP and holding kept-alive connections before the first stops.
+      await new Promise((r) => setTimeout(r, 1200));
+      for (let i = 0; i < 8; i++) await sendOn(agent, front, 'GET', `/fast/warm-${i}`);
+      const slow = [sendOn(agent, front, 'GET', '/slow'), sendOn(agent, front, 'GET', '/slow')];
+      await new Promise((r) => setTimeout(r, 300));
+      // launcher/src/child.ts on SIGTERM: not ready at once, the listener closed after the delay.
+      first.state.stopping = true;
+      const stopped = new Promise((r) => setTimeout(r, REPLICA_SHUTDOWN_DELAY_MS)).then(() => first.listening.close());
+      let done = false;
+      void stopped.then(() => (done = true));
+      const statuses: number[] = [];
+      let n = 0;
+      while (!done || n < 60) {
+        const batch = await Promise.all(['GET', 'POST'].map((method) => sendOn(agent, front, method, `/fast/during-${n++}`)));
+        statuses.push(...batch.map(([status]) => status));
+      }
+      expect((await Promise.all(slow)).map(([status]) => status)).toEqual([200, 200]);
+      await stopped;
+      expect(statuses).toEqual(Array(statuses.length).fill(200));
+      const posts = [...first.state.seen, ...second.state.seen].filter((r) => r.startsWith('POST /fast/during-'));
+      expect(posts).toHaveLength(statuses.length / 2);
+      expect(new Set(posts).size).toBe(posts.length);
+    } finally {
+      agent.destroy();
+      await haproxy.stop();
+      await second.listening.close(100);
+    }
+  }, 30_000);
+
   it('when accounts runs as replicas, then its gRPC goes through a TCP section checked on each replica\'s HTTP /readyz', () => {
     const cfg = haproxyConfig([{ name: 'accounts-grpc', port: 7000, mode: 'tcp', servers: [7101, 7102], checkPorts: [7201, 7202] }]);
     expect(cfg).toContain(['listen accounts-grpc', '  bind 127.0.0.1:7000', '  balance roundrobin', '  option httpchk GET /readyz', '  http-check expect status 200', '  mode tcp'].join('\n'));
     expect(cfg).toContain('  server accounts-grpc-1 127.0.0.1:7101 check port 7201 inter 500ms fall 2 rise 1\n  server accounts-grpc-2 127.0.0.1:7102 check port 7202 inter 500ms fall 2 rise 1\n');
-    // HTTP retries mean nothing to a byte stream.
+    // HTTP retries and connection reuse mean nothing to a byte stream.
     expect(cfg).not.toContain('retry-on');
+    expect(cfg).not.toContain('http-reuse');
   });
 });

@@ -54,14 +54,27 @@ export interface ProxySection {
   checkPorts?: number[];
 }
 
+/** GITHOST_SHUTDOWN_DELAY_MS for replicas unless set: haproxy's checks (every 500 ms, out after 2
+ *  failures) take a stopping replica out within about a second; twice that on a loaded machine,
+ *  so that a replica closes its kept-alive connections only once haproxy sends nothing on them. */
+export const REPLICA_SHUTDOWN_DELAY_MS = 2_000;
+
+/** How long haproxy keeps a client's idle connection: longer than the gateway's and the web's
+ *  agents keep theirs idle (60 s, gateway/src/forwarding/upstream-agent.ts), so it is always the
+ *  client that closes one, never haproxy while a request is being written on it. */
+export const CLIENT_KEEP_ALIVE_S = 75;
+
 /**
  * One `listen` section per service and one for the gateways: round robin, each server checked on
  * `/readyz` every 500 ms and out after 2 failures, so a killed replica stops getting requests within
- * about a second. A request is tried again on another server (`redispatch 1`: every retry moves on)
- * when its connection failed before it was sent, whatever its method; and a GET or HEAD also when
- * the server closed the connection without a byte of answer (a replica killed mid-request),
- * never any other method, which may have changed something already
- * (docs/decisions/replicas.md#a-replica-that-dies).
+ * about a second. Connections are kept alive on both sides (docs/decisions/replicas.md#keep-alive):
+ * a GET or HEAD goes out on any idle connection to the chosen server (`http-reuse always`), and is
+ * tried again on another server (`redispatch 1`: every retry moves on) when its connection failed
+ * or closed without a byte of answer: a replica killed mid-request, or one closing an idle
+ * connection just as haproxy wrote on it. Any other method goes to `<name>-writes`, the same
+ * servers (tracking the section's checks) on a new connection each, as before keep-alive: such a
+ * request may have changed something already, so it is never sent twice, and only a connection
+ * that was refused (never sent) is tried elsewhere (docs/decisions/replicas.md#a-replica-that-dies).
  */
 export function haproxyConfig(sections: ProxySection[], statsPort?: number): string {
   const lines = [
@@ -73,17 +86,21 @@ export function haproxyConfig(sections: ProxySection[], statsPort?: number): str
     '  timeout client 5m',
     '  timeout server 5m',
     '  timeout http-request 30s',
+    `  timeout http-keep-alive ${CLIENT_KEEP_ALIVE_S}s`,
     '  retries 2',
     '  option redispatch 1',
-    '  option http-server-close',
+    '  option http-keep-alive',
   ];
+  const writes: string[] = [];
   for (const s of sections) {
     lines.push(`listen ${s.name}`, `  bind ${s.bind ?? '127.0.0.1'}:${s.port}`, '  balance roundrobin', '  option httpchk GET /readyz', '  http-check expect status 200');
     if (s.mode === 'tcp') {
       // A gRPC connection lives as long as its client: an idle one is not cut after minutes.
-      lines.push('  mode tcp', '  no option http-server-close', '  timeout client 1h', '  timeout server 1h');
+      lines.push('  mode tcp', '  timeout client 1h', '  timeout server 1h');
     } else {
-      lines.push('  retry-on conn-failure empty-response', '  http-request disable-l7-retry unless METH_GET');
+      lines.push('  http-reuse always', '  retry-on conn-failure empty-response', `  use_backend ${s.name}-writes unless METH_GET`);
+      writes.push(`backend ${s.name}-writes`, '  balance roundrobin', '  option http-server-close', '  http-reuse never', '  retry-on conn-failure');
+      s.servers.forEach((port, i) => writes.push(`  server ${s.name}-${i + 1} 127.0.0.1:${port} track ${s.name}/${s.name}-${i + 1}`));
     }
     if (s.forwardFor) lines.push('  option forwardfor');
     s.servers.forEach((port, i) => {
@@ -91,6 +108,7 @@ export function haproxyConfig(sections: ProxySection[], statsPort?: number): str
       lines.push(`  server ${s.name}-${i + 1} 127.0.0.1:${port} check${checkPort ? ` port ${checkPort}` : ''} inter 500ms fall 2 rise 1`);
     });
   }
+  lines.push(...writes);
   // Which servers haproxy has taken out (`<url>/;csv`), on loopback only.
   if (statsPort) lines.push('listen stats', `  bind 127.0.0.1:${statsPort}`, '  stats enable', '  stats uri /');
   return `${lines.join('\n')}\n`;

@@ -27,9 +27,16 @@ const haproxyRows = async (): Promise<Map<string, string[]>> => {
   return new Map(rows.filter((r) => r[1] !== 'FRONTEND' && r[1] !== 'BACKEND').map((r) => [`${r[0]}/${r[1]}`, r]));
 };
 
-/** Requests each server of one section was sent so far (haproxy's `stot`). */
-const sessionsByServer = async (section: string): Promise<Map<string, number>> =>
-  new Map([...(await haproxyRows())].filter(([k]) => k.startsWith(`${section}/`)).map(([k, r]) => [k.slice(section.length + 1), Number(r[7])]));
+/** Requests each server of one section was sent so far (haproxy's `stot`), GETs and HEADs (the
+ *  section's own rows) and the rest (its `-writes` backend's, launcher/src/replicas.ts) together. */
+const sessionsByServer = async (section: string): Promise<Map<string, number>> => {
+  const counts = new Map<string, number>();
+  for (const [k, r] of await haproxyRows()) {
+    const server = [`${section}/`, `${section}-writes/`].map((p) => (k.startsWith(p) ? k.slice(p.length) : undefined)).find(Boolean);
+    if (server) counts.set(server, (counts.get(server) ?? 0) + Number(r[7]));
+  }
+  return counts;
+};
 
 beforeAll(async () => {
   gh = await startTestGithost({

@@ -14,10 +14,14 @@ export interface WholeAnswer {
 }
 
 // One pool of kept-alive connections to the gateway for the process: node's own client costs
-// about half the CPU of fetch per call (bench "Web pages"), and a page makes several.
+// about half the CPU of fetch per call (bench "Web pages"), and a page makes several. An idle one
+// is dropped after 60 s (or a second before the server's announced Keep-Alive timeout), before a
+// load balancer in front of the gateways drops it (haproxy's 75 s, launcher/src/replicas.ts): a
+// POST is then never written on a connection being closed.
+const IDLE_MS = 60_000;
 const AGENTS = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo' }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo' }),
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo', timeout: IDLE_MS }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo', timeout: IDLE_MS }),
 };
 
 /**

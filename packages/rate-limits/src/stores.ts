@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { MemoryStore, type ClientRateLimitInfo, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
 import type { RedisStore, RedisReply } from 'rate-limit-redis';
 import type * as Redis from 'redis';
@@ -13,6 +14,44 @@ export const DEFAULT_TIMEOUT_MS = 250;
 const FIRST_CONNECTION_MS = 1_000;
 /** After a failure, how long requests are counted here before Redis is asked again. */
 export const DEFAULT_RETRY_MS = 1_000;
+/** The most units of a budget one Redis round trip takes for this process (docs/decisions/shared-rate-limits.md#leases). */
+export const MAX_LEASE = 64;
+/** A lease unused this long is given back to Redis, so the other replicas can spend it. */
+export const LEASE_IDLE_MS = 1_000;
+/** Nothing is given back this close to a window's end: the key may be a new window's by then. */
+const GIVE_BACK_MARGIN_MS = 1_000;
+
+/**
+ * How many units one round trip takes for a budget of `perMinute`: 1 % of it, at least 1 and at
+ * most MAX_LEASE. Up to one lease less one unit is what a replica may hold unspent, the whole
+ * inexactness of a shared budget (docs/decisions/shared-rate-limits.md#leases): budgets under 200
+ * a minute are counted one request per round trip, exactly as before.
+ */
+export function leaseSize(perMinute: number): number {
+  return Math.max(1, Math.min(MAX_LEASE, Math.floor(perMinute / 100)));
+}
+
+/**
+ * Takes up to ARGV[2] units of KEYS[1]'s budget of ARGV[1], never past it; the key's window
+ * (ARGV[3] ms) starts with its first unit. Returns the count after, the units taken and the
+ * window's time left. A request past the budget takes nothing and is not counted: it may be
+ * refused only because another replica holds units it will give back, which must then all be
+ * spendable (the count it would make is returned, to be refused).
+ */
+const TAKE_SCRIPT = `local limit = tonumber(ARGV[1])
+local spent = tonumber(redis.call('GET', KEYS[1]) or '0')
+local grant = math.min(tonumber(ARGV[2]), limit - spent)
+if grant < 1 then
+  return { spent + 1, 0, redis.call('PTTL', KEYS[1]) }
+end
+local total = redis.call('INCRBY', KEYS[1], grant)
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl <= 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  ttl = tonumber(ARGV[3])
+end
+return { total, grant, ttl }`;
+const TAKE_SHA = createHash('sha1').update(TAKE_SCRIPT).digest('hex');
 
 export interface LimitStoreSettings {
   /** REDIS_URL: counters shared by every replica; absent, each process counts its own (the embedded mode). */
@@ -36,7 +75,8 @@ export interface LimitStores {
   /** A budget's counter, an express-rate-limit Store (one per limiter: the library refuses a
    *  store used by two), counting in fixed windows of WINDOW_MS. */
   store(name: BudgetName): Store;
-  /** Spends one of `key`'s `perMinute` on `name`; whether it was within (0: no limit). */
+  /** Spends one of `key`'s `perMinute` on `name`; whether it was within (0: no limit). One
+   *  round trip per call: the store a limiter uses (`store`) takes leases, this does not. */
   spend(name: BudgetName, key: string, perMinute: number): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -44,8 +84,10 @@ export interface LimitStores {
 
 /**
  * The counters behind every rate limit (docs/decisions/shared-rate-limits.md). With REDIS_URL,
- * in Redis via rate-limit-redis (one INCR+PEXPIRE script per request), so every gateway replica
- * and every SSH process spends the same budgets; without it, in this process (express-rate-limit's
+ * in Redis, so every gateway replica and every SSH process spends the same budgets: a limiter's
+ * store takes a budget of 200 a minute or more in leases of several units per round trip
+ * (leaseSize, docs/decisions/shared-rate-limits.md#leases), smaller ones and `spend` with
+ * rate-limit-redis's INCR+PEXPIRE script per request; without it, in this process (express-rate-limit's
  * MemoryStore), as before. When Redis does not answer (down, paused, unreachable, slower than
  * `timeoutMs`) each counter falls back to this process's own count (docs/decisions/shared-rate-limits.md#when-redis-is-down)
  * with one log line and the `rate_limit_store_up` gauge at 0, and asks Redis again `retryMs`
@@ -110,7 +152,7 @@ export function createLimitStores(settings: LimitStoreSettings): LimitStores {
     }
   }
 
-  const sendCommand = (...args: string[]) => redis!.sendCommand(args) as Promise<RedisReply>;
+  const sendCommand: SendCommand = (...args: string[]) => redis!.sendCommand(args) as Promise<RedisReply>;
 
   const stores: LimitStores = {
     shared: url !== undefined,
@@ -121,17 +163,21 @@ export function createLimitStores(settings: LimitStoreSettings): LimitStores {
       let store = made.get(name);
       if (!store) {
         const keyPrefix = `${prefix}${name}:`;
-        store = new SharedStore(keyPrefix, redisStoreClass?.then((RedisStoreClass) => new RedisStoreClass({ sendCommand, prefix: keyPrefix })), shared);
+        store = new SharedStore(keyPrefix, redisStoreClass?.then((RedisStoreClass) => new RedisStoreClass({ sendCommand, prefix: keyPrefix })), shared, url ? sendCommand : undefined);
         made.set(name, store);
       }
       return store;
     },
     async spend(name, key, perMinute) {
       if (perMinute <= 0) return true;
+      // One round trip each, no lease: the SSH service's githost-serve is a process per command,
+      // which would take a lease for one request (docs/decisions/shared-rate-limits.md#leases).
       const { totalHits } = await stores.store(name).increment(key);
       return totalHits <= perMinute;
     },
     async close() {
+      // Units taken and not spent go back, so a stopping replica does not shrink the budgets.
+      await Promise.all([...made.values()].map((store) => store.giveBack(() => true)));
       for (const store of made.values()) store.shutdown();
       // The client exists as soon as its module loaded, whether or not it ever connected.
       const client = redis ?? (await redisP?.catch(() => undefined));
@@ -144,10 +190,27 @@ export function createLimitStores(settings: LimitStoreSettings): LimitStores {
 
 type Shared = <T>(remote: (() => Promise<T>) | undefined, local: () => T | Promise<T>) => Promise<T>;
 
-/** One budget's counter: Redis's while it answers, this process's own meanwhile. */
+type SendCommand = (...args: string[]) => Promise<RedisReply>;
+
+/** Units of one key's budget taken from Redis by one round trip and not spent yet. */
+interface Lease {
+  /** The key's count in Redis when the units were taken (theirs included): at most the budget. */
+  total: number;
+  left: number;
+  /** When the key's window ends (its time to live in Redis, from when it answered). */
+  end: number;
+  lastUsed: number;
+}
+
+/** One budget's counter: Redis's while it answers (in leases when its budget is known), this
+ *  process's own meanwhile. */
 class SharedStore implements Store {
   readonly localKeys: boolean;
   private readonly local = new MemoryStore();
+  /** The limiter's budget (express-rate-limit passes it to `init`); unknown, no leases. */
+  private limit: number | undefined;
+  private readonly leases = new Map<string, Lease>();
+  private readonly sweeper: NodeJS.Timeout | undefined;
 
   /** The Redis store's scripts are loaded on its first command and again after any failure:
    *  its `init` remembers a failed load for good, so a Redis that was down at start, or came
@@ -158,9 +221,14 @@ class SharedStore implements Store {
     readonly prefix: string,
     private readonly redis: Promise<RedisStore> | undefined,
     private readonly shared: Shared,
+    private readonly send?: SendCommand,
   ) {
     this.localKeys = redis === undefined;
     this.local.init({ windowMs: WINDOW_MS } as Options);
+    if (send) {
+      this.sweeper = setInterval(() => void this.giveBack((lease, now) => now - lease.lastUsed >= LEASE_IDLE_MS), LEASE_IDLE_MS);
+      this.sweeper.unref();
+    }
   }
 
   private remote<T>(run: (redis: RedisStore) => Promise<T>): (() => Promise<T>) | undefined {
@@ -178,11 +246,74 @@ class SharedStore implements Store {
     };
   }
 
-  /** express-rate-limit passes its options; the window is WINDOW_MS whatever they say. */
-  init(): void {}
+  /** express-rate-limit passes its options: the budget is kept for the leases; the window is
+   *  WINDOW_MS whatever they say. */
+  init(options?: Partial<Options>): void {
+    if (typeof options?.limit === 'number') this.limit = options.limit;
+  }
 
   increment(key: string): Promise<IncrementResponse> {
-    return this.shared(this.remote((r) => r.increment(key)), () => this.local.increment(key));
+    return this.incrementWithin(key, this.limit);
+  }
+
+  /**
+   * Spends one unit of `key`'s budget of `perMinute`: from this process's lease while it has one
+   * in the key's window, else with one round trip that takes the next lease (leaseSize). Without a
+   * known budget (or a budget of one a round trip), one INCR per request, as rate-limit-redis does.
+   */
+  incrementWithin(key: string, perMinute: number | undefined): Promise<IncrementResponse> {
+    const size = perMinute === undefined ? 1 : leaseSize(perMinute);
+    if (!this.send || size === 1) return this.shared(this.remote((r) => r.increment(key)), () => this.local.increment(key));
+    const now = Date.now();
+    const lease = this.leases.get(key);
+    if (lease && lease.left > 0 && now < lease.end) {
+      lease.left -= 1;
+      lease.lastUsed = now;
+      return Promise.resolve({ totalHits: lease.total - lease.left, resetTime: new Date(lease.end) });
+    }
+    return this.shared(async () => this.take(key, perMinute!, size), () => this.local.increment(key));
+  }
+
+  /** One round trip: the next lease of `key`, one unit of it spent on this request. */
+  private async take(key: string, perMinute: number, size: number): Promise<IncrementResponse> {
+    const args = ['1', this.prefix + key, String(perMinute), String(size), String(WINDOW_MS)];
+    const reply = (await this.send!('EVALSHA', TAKE_SHA, ...args).catch((err: unknown) => {
+      // Redis restarted, or this is the first take: the script is sent whole once.
+      if (!String(err).includes('NOSCRIPT')) throw err;
+      return this.send!('EVAL', TAKE_SCRIPT, ...args);
+    })) as [number, number, number];
+    const [total, taken, ttl] = reply.map(Number) as [number, number, number];
+    const now = Date.now();
+    const end = now + (ttl > 0 ? ttl : WINDOW_MS);
+    // Past the budget: nothing taken, the request is refused.
+    if (taken === 0) return { totalHits: total, resetTime: new Date(end) };
+    const left = taken - 1;
+    if (left > 0) {
+      const held = this.leases.get(key);
+      // Two requests may take leases at once: the second adds to the first's if of the same window.
+      if (held && held.left > 0 && Math.abs(held.end - end) < GIVE_BACK_MARGIN_MS) {
+        held.left += left;
+        held.total = Math.max(held.total, total);
+        held.lastUsed = now;
+      } else this.leases.set(key, { total, left, end, lastUsed: now });
+    }
+    return { totalHits: total - left, resetTime: new Date(end) };
+  }
+
+  /** Gives the unspent units of the leases `which` picks back to Redis (and forgets those and
+   *  every lease whose window ended). A failure loses them until the window ends: fewer admitted,
+   *  never more. */
+  async giveBack(which: (lease: Lease, now: number) => boolean): Promise<void> {
+    const now = Date.now();
+    const back: Array<Promise<unknown>> = [];
+    for (const [key, lease] of this.leases) {
+      if (now >= lease.end) this.leases.delete(key);
+      else if (which(lease, now)) {
+        this.leases.delete(key);
+        if (lease.left > 0 && lease.end - now > GIVE_BACK_MARGIN_MS) back.push(this.shared(async () => this.send!('DECRBY', this.prefix + key, String(lease.left)), () => undefined));
+      }
+    }
+    await Promise.all(back);
   }
 
   decrement(key: string): Promise<void> {
@@ -190,6 +321,7 @@ class SharedStore implements Store {
   }
 
   resetKey(key: string): Promise<void> {
+    this.leases.delete(key);
     return this.shared(this.remote((r) => r.resetKey(key)), () => this.local.resetKey(key));
   }
 
@@ -198,6 +330,7 @@ class SharedStore implements Store {
   }
 
   shutdown(): void {
+    clearInterval(this.sweeper);
     this.local.shutdown();
   }
 }

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import client from 'prom-client';
 import { createLogger, setLogSink } from '@githost/logging';
 import { MACHINE_REDIS_URL, redisCli, redisKeys, removeRedisKeys, sample, startOwnRedis, waitFor, type OwnRedis } from '@githost/test-support';
-import { BUDGETS, createLimitStores, type LimitStores } from '../src/index.js';
+import { BUDGETS, createLimitStores, LEASE_IDLE_MS, leaseSize, MAX_LEASE, type BudgetName, type LimitStores } from '../src/index.js';
 
 /** Log lines written by loggers made while collecting. */
 function collectLogs(): { lines: Array<Record<string, unknown>>; logger: ReturnType<typeof createLogger> } {
@@ -41,6 +41,67 @@ describe('limit stores sharing the machine Redis (docs/decisions/shared-rate-lim
     const ttl = Number(redisCli(MACHINE_REDIS_URL, 'PTTL', `${prefix}git:user:u-1`));
     expect(ttl > 0 && ttl <= 60_000).toBe(true);
     expect([a.shared, a.sharedNow, b.sharedNow]).toEqual([true, true, true]);
+  });
+});
+
+describe('leases: one round trip takes several units of a large budget (docs/decisions/shared-rate-limits.md#leases)', () => {
+  const prefix = `githost-test:${randomUUID()}:`;
+  afterAll(() => removeRedisKeys(MACHINE_REDIS_URL, prefix));
+  const count = (key: string) => Number(redisCli(MACHINE_REDIS_URL, 'GET', `${prefix}${key}`));
+  /** A budget's store as express-rate-limit sets it up (it passes the limit to `init`). */
+  const limiter = (stores: LimitStores, budget: BudgetName, limit: number) => {
+    const store = stores.store(budget);
+    store.init?.({ limit, windowMs: 60_000 } as never);
+    return async (key: string) => (await store.increment(key)).totalHits <= limit;
+  };
+
+  it('when a budget is under 200 a minute, then every request is one round trip, as before', () => {
+    expect([leaseSize(1), leaseSize(199), leaseSize(200), leaseSize(600), leaseSize(1200), leaseSize(100_000_000)]).toEqual([1, 1, 2, 6, 12, MAX_LEASE]);
+  });
+
+  it('when two processes spend one budget of 1,000 in turns, then they admit exactly 1,000 in all, Redis counting each lease once, and a process that stops gives its unspent units back', async () => {
+    const a = open({ url: MACHINE_REDIS_URL, prefix, service: 'test' });
+    const b = open({ url: MACHINE_REDIS_URL, prefix, service: 'test' });
+    const [spendA, spendB] = [limiter(a, BUDGETS.apiToken, 1000), limiter(b, BUDGETS.apiToken, 1000)];
+    // One unit first: its lease of 10 is taken, 9 left here.
+    expect(await spendA('token:t-1')).toBe(true);
+    expect(count('api-token:token:t-1')).toBe(10);
+    // Nine more from the lease: Redis is not asked.
+    for (let i = 0; i < 9; i++) expect(await spendA('token:t-1')).toBe(true);
+    expect(count('api-token:token:t-1')).toBe(10);
+    let admitted = 10;
+    for (let i = 0; i < 1100; i++) if (await (i % 3 ? spendA : spendB)('token:t-1')) admitted += 1;
+    expect(admitted).toBe(1000);
+    // Past the budget nothing more is taken: the 1,000 admitted, no lease left anywhere.
+    expect(count('api-token:token:t-1')).toBe(1000);
+    // A lease half spent, then the process stops: the rest goes back.
+    expect(await spendA('token:t-2')).toBe(true);
+    expect(count('api-token:token:t-2')).toBe(10);
+    await a.close();
+    opened.splice(opened.indexOf(a), 1);
+    expect(count('api-token:token:t-2')).toBe(1);
+  });
+
+  it('when a process holds units it does not spend, then they go back after LEASE_IDLE_MS, and the other process can spend the whole budget', async () => {
+    const a = open({ url: MACHINE_REDIS_URL, prefix, service: 'test' });
+    const b = open({ url: MACHINE_REDIS_URL, prefix, service: 'test' });
+    const [spendA, spendB] = [limiter(a, BUDGETS.git, 500), limiter(b, BUDGETS.git, 500)];
+    expect(await spendA('user:idle')).toBe(true);
+    let admitted = 1;
+    while (await spendB('user:idle')) admitted += 1;
+    // a holds 4 of its lease of 5: b is refused 4 short of the budget, and its refusals take nothing.
+    expect(admitted).toBe(496);
+    expect(count('git:user:idle')).toBe(500);
+    await waitFor(() => count('git:user:idle') === 496, 'the idle lease given back', LEASE_IDLE_MS * 5);
+    while (await spendB('user:idle')) admitted += 1;
+    expect(admitted).toBe(500);
+  });
+
+  it('when the SSH service spends (a process per command in OpenSSH mode), then each spend is one round trip and takes no lease', async () => {
+    const a = open({ url: MACHINE_REDIS_URL, prefix, service: 'test' });
+    expect(await a.spend(BUDGETS.git, 'user:ssh', 6000)).toBe(true);
+    expect(await a.spend(BUDGETS.git, 'user:ssh', 6000)).toBe(true);
+    expect(count('git:user:ssh')).toBe(2);
   });
 });
 
