@@ -12,7 +12,7 @@ import type { GatewayClient } from '../gateway-client.js';
  * its visibility and the URL, the key the gateway's edge keeps it under
  * (docs/decisions/gitea-api.md#warm-reads-at-the-edge). Undefined: send no validators.
  */
-export function validatorsOf(gateway: GatewayClient, body: Buffer): { etag: string; cacheControl: string } | undefined {
+export function validatorsOf(gateway: Pick<GatewayClient, 'admittedRepo' | 'validated'>, body: Buffer): { etag: string; cacheControl: string } | undefined {
   const repo = gateway.admittedRepo;
   if (!repo || !gateway.validated) return undefined;
   return { etag: `"${createHash('sha1').update(body).digest('base64url')}"`, cacheControl: repo.private ? 'private, no-cache' : 'no-cache' };
