@@ -4,6 +4,7 @@ import type { UpstreamName } from './config.js';
 import type { AnswerPending } from './edge-cache/answers.js';
 import type { Pending } from './edge-cache/validators.js';
 import type { RouteMatch } from './admission/routes.js';
+import type { RateClient } from './admission/rate-limit.js';
 
 /** What admission decided about a request: where it goes and as whom. */
 export interface Admission {
@@ -15,6 +16,8 @@ export interface Admission {
   requestId: string;
   /** Drops the cached access this request's success makes stale; run once a 2xx answer arrives. */
   staleOnSuccess?: () => void;
+  /** A Gitea read admitted unrefused: whom an answer from the edge counts against (the face's own calls count otherwise). */
+  rateClient?: RateClient;
 }
 
 /**

@@ -75,7 +75,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   const admit = createAdmission({ accounts, withinRateLimit, site: Boolean(config.upstreams.web), internalSecret: config.internalSecret });
   const proxies = createUpstreamProxies(config, { agent, logger, edge, answers });
   const reads = createEdgeReads(edge, answers, metrics);
-  const forward = createForwarding({ proxies, reads, internalSecret: config.internalSecret });
+  const forward = createForwarding({ proxies, reads, internalSecret: config.internalSecret, withinRateLimit, metrics });
   const checkTarget = createTargetCheck(findOpenApiDocument());
 
   const app = createHttpApp({ service: 'gateway', logger, ready: { accounts: () => accounts.reachable() }, json: false, registry: metrics.registry });

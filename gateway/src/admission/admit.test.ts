@@ -218,12 +218,36 @@ describe('admission', () => {
     expect([calls.authenticate, calls.authorize]).toEqual([[], []]);
   });
 
-  it('when a Gitea API path comes with any credential, even a made-up one, then it is admitted for gitea-api unchecked: its own calls come back through here', async () => {
+  it('when a Gitea API path comes with any credential, even a made-up one, then it is admitted for gitea-api without a refusal: its own calls come back through here', async () => {
     const { accounts, calls } = fakeAccounts();
     const admit = admission(accounts);
-    const gitea = await attempt(admit, 'GET', '/api/v1/repos/alice/demo', bearer('made-up'));
-    expect([gitea.admitted?.route, gitea.admitted?.principal]).toEqual([{ upstream: 'gitea-api', auth: 'optional', surface: 'gitea' }, null]);
+    const write = await attempt(admit, 'POST', '/api/v1/repos/alice/demo/pulls', bearer('made-up'));
+    expect([write.admitted?.route, write.admitted?.principal, write.admitted?.repo]).toEqual([{ upstream: 'gitea-api', auth: 'optional', surface: 'gitea' }, null, null]);
     expect([calls.authenticate, calls.authorize]).toEqual([[], []]);
+    const read = await attempt(admit, 'GET', '/api/v1/repos/alice/demo/contents/a.txt', bearer('made-up'));
+    expect([read.refused, read.admitted?.principal, read.admitted?.repo, read.admitted?.rateClient]).toEqual([undefined, null, null, undefined]);
+  });
+
+  it('when a Gitea read names a repository the caller may read, then the caller and the repository are admitted for the face, with whom an edge answer counts against', async () => {
+    const { accounts } = fakeAccounts();
+    const admit = admission(accounts);
+    const owner = await attempt(admit, 'GET', '/api/v1/repos/alice/demo/contents/a.txt', { authorization: 'token alice-token' });
+    expect([owner.admitted?.principal, owner.admitted?.repo, owner.admitted?.rateClient]).toEqual([alice, demo, { token: 'alice-token' }]);
+    // A read-only token's permission is capped as on githost's own routes.
+    expect((await attempt(admit, 'GET', '/api/v1/repos/alice/demo/pulls', bearer('reader-token'))).admitted?.repo?.permission).toBe('read');
+    const anonymous = await attempt(admit, 'GET', '/api/v1/repos/alice/demo/raw/a.txt');
+    expect([anonymous.admitted?.principal, anonymous.admitted?.repo?.permission, anonymous.admitted?.rateClient]).toEqual([null, 'read', { anonymous: true, credential: false, address: '203.0.113.7' }]);
+  });
+
+  it('when a stranger reads a private repository or an unknown one through Gitea, then it is admitted with no repository, not refused: the face answers the 404 in Gitea\'s shape', async () => {
+    const { accounts, calls } = fakeAccounts((p) => ({ ...demo, private: true, permission: p ? 'admin' : 'none' }));
+    const admit = admission(accounts);
+    const stranger = await attempt(admit, 'GET', '/api/v1/repos/alice/demo/contents/a.txt');
+    expect([stranger.refused, stranger.admitted?.route.upstream, stranger.admitted?.repo, stranger.admitted?.rateClient]).toEqual([undefined, 'gitea-api', null, undefined]);
+    // A cached refusal is asked again fresh before it stands, as on githost's own routes.
+    expect(calls.authorize).toEqual([{ who: 'anonymous', fresh: false }, { who: 'anonymous', fresh: true }]);
+    const unknown = await attempt(admit, 'GET', '/api/v1/repos/alice/other/contents/a.txt', { authorization: 'token alice-token' });
+    expect([unknown.refused, unknown.admitted?.repo]).toEqual([undefined, null]);
   });
 
   it('when a read-only token writes, then 403 before the repository is looked up; when it reads, then its permission is capped to read', async () => {

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import { AppError, tooLarge, unauthenticated } from '@githost/errors';
-import { verifyLfsActionGrant, type Principal, type RepoContext } from '@githost/identity';
+import { AppError, notFound, tooLarge, unauthenticated } from '@githost/errors';
+import { canRead, verifyLfsActionGrant, type Principal, type RepoContext } from '@githost/identity';
 import { REQUEST_ID_HEADER } from '@githost/logging';
 import type { Authentication } from '../clients/accounts.js';
 import { isRejection, type CachedAccountsGateway } from '../clients/cached-accounts.js';
@@ -46,6 +46,7 @@ export function createAdmission({ accounts, withinRateLimit, site = false, inter
     // each API call it makes is authenticated and counted there (services/web/README.md#one-path-for-access-control).
     // Gitea's API likewise: every githost call it makes for the request is admitted here as the caller
     // (docs/decisions/gitea-api.md#a-face-over-the-api).
+    if (route?.surface === 'gitea' && route.repo) return { route, requestId, ...(await giteaReader(accounts, req, route, requestId)) };
     if (route?.surface === 'web' || route?.surface === 'gitea') return { route, principal: null, repo: null, requestId };
     // The provider authenticates its own callers (a client's secret, an access token at userinfo)
     // and answers in OAuth's error format; the edge only counts the address.
@@ -145,6 +146,36 @@ async function repositoryAccess(
   }
   if (repoDenial) refuse(repoDenial);
   return repo;
+}
+
+/**
+ * A Gitea read of a repository (docs/decisions/gitea-api.md#warm-reads-at-the-edge): the caller and
+ * the repository as `repositoryAccess` decides them, but never a refusal. A credential the edge
+ * cannot take, or a repository the caller may not read, leaves the request as every other Gitea
+ * request is (no caller, no repository): the face then answers it in Gitea's shape from its own
+ * calls, which this edge refuses as it refuses the API's. With the repository, the face takes its
+ * default branch and the caller's permission from the signed identity, and the edge may answer
+ * the read from what it keeps (forwarding/forward.ts), counting it against `rateClient`.
+ */
+async function giteaReader(accounts: CachedAccountsGateway, req: Request, route: RouteMatch, requestId: string): Promise<Pick<Admission, 'principal' | 'repo' | 'rateClient'>> {
+  const none = { principal: null, repo: null };
+  const credential = parseAuthorization(req.headers.authorization);
+  if (credential.kind === 'malformed' || credential.kind === 'lfs-action') return none;
+  try {
+    const authentication = credential.kind === 'token' ? await accounts.authenticate(credential.token, requestId) : null;
+    const principal = authentication?.principal ?? null;
+    const denied = (): never => {
+      throw notFound('Repository not found');
+    };
+    const repo = await repositoryAccess(accounts, route, principal, authentication, requestId, denied);
+    if (!repo || !canRead(repo.permission)) return none;
+    const rateClient: RateClient = credential.kind === 'token' ? { token: credential.token } : { anonymous: true, credential: false, address: clientOf(req, req.ip ?? '').address };
+    return { principal, repo, rateClient };
+  } catch (err) {
+    // A refusal, a token accounts rejects, or accounts unreachable: the face's own calls answer it.
+    if (err instanceof AppError) return none;
+    throw err;
+  }
 }
 
 /**

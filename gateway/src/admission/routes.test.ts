@@ -120,10 +120,25 @@ describe('OAuth2 provider routes (docs/decisions/oauth2-provider.md#paths)', () 
     }
   });
   it('when a path is any other of Gitea\'s API, then gitea-api answers it, not authenticated at the edge (docs/decisions/gitea-api.md#a-face-over-the-api)', () => {
-    for (const [m, p] of [['GET', '/api/v1/version'], ['GET', '/api/v1'], ['GET', '/api/v1/repos/alice/demo'], ['POST', '/api/v1/repos/alice/demo/pulls'], ['DELETE', '/api/v1/repos/alice/demo/hooks/1']] as const) {
+    for (const [m, p] of [['GET', '/api/v1/version'], ['GET', '/api/v1'], ['GET', '/api/v1/user/repos'], ['POST', '/api/v1/repos/alice/demo/pulls'], ['DELETE', '/api/v1/repos/alice/demo/hooks/1']] as const) {
       expect([p, matchRoute(m, p)]).toEqual([p, { upstream: 'gitea-api', auth: 'optional', surface: 'gitea' }]);
     }
     expect(matchRoute('GET', '/api/v1x')).toBeUndefined();
+  });
+  it('when a Gitea read names a repository, then it names it for admission; when it reads content made of browse answers alone, then the edge may keep it (docs/decisions/gitea-api.md#warm-reads-at-the-edge)', () => {
+    const repo = { owner: 'alice', name: 'demo' };
+    for (const p of ['/api/v1/repos/alice/demo', '/api/v1/repos/alice/demo/pulls', '/api/v1/repos/alice/demo/branches', '/api/v1/repos/alice/demo/branches/main', '/api/v1/repos/alice/demo/commits/main/status', '/api/v1/repos/alice/demo/commits/main/statuses', '/api/v1/repos/alice/demo/hooks']) {
+      expect([p, matchRoute('GET', p)]).toEqual([p, { upstream: 'gitea-api', auth: 'optional', surface: 'gitea', repo }]);
+    }
+    for (const p of ['/api/v1/repos/alice/demo/contents', '/api/v1/repos/alice/demo/contents/src/a.ts', '/api/v1/repos/alice/demo/raw/src/a.ts', '/api/v1/repos/alice/demo/git/trees/main', '/api/v1/repos/alice/demo/git/commits/' + 'a'.repeat(40), '/api/v1/repos/alice/demo/commits', '/api/v1/repos/alice/demo/tags', '/api/v1/repos/alice/demo/compare/main...dev']) {
+      expect([p, matchRoute('GET', p, 'ref=main')]).toEqual([p, { upstream: 'gitea-api', auth: 'optional', surface: 'gitea', repo, edgeRead: true }]);
+      expect(matchRoute('HEAD', p)?.edgeRead).toBe(true);
+    }
+    // A credential in the query is the face's to read: such a read is never answered at the edge.
+    expect(matchRoute('GET', '/api/v1/repos/alice/demo/contents/a', 'ref=main&token=abc')).toEqual({ upstream: 'gitea-api', auth: 'optional', surface: 'gitea', repo });
+    expect(matchRoute('GET', '/api/v1/repos/alice/demo/contents/a', 'access%5Ftoken=abc')?.edgeRead).toBeUndefined();
+    expect(matchRoute('GET', '/api/v1/repos/alice/demo/contents/a', 'tokens=abc')?.edgeRead).toBe(true);
+    expect(matchRoute('GET', '/api/v1/repos/al%2Fice/demo/contents/a')).toEqual({ upstream: 'gitea-api', auth: 'optional', surface: 'gitea' });
   });
   it('when a path asks the caller\'s permission on a repository, then accounts answers a read of it', () => {
     expect(matchRoute('GET', '/api/repos/alice/demo/permission')).toEqual({ upstream: 'accounts', auth: 'optional', surface: 'api', repo: { owner: 'alice', name: 'demo' } });

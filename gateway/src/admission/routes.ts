@@ -27,6 +27,9 @@ export interface RouteMatch {
   lfsObject?: { oid: string; write: boolean };
   /** A Git LFS route (batch, objects, locks): where an LFS grant may be presented. */
   lfs?: boolean;
+  /** A Gitea read of repository content whose answer depends only on the repository's refs and the
+   *  URL: kept and answered at the edge as browse's are (docs/decisions/gitea-api.md#warm-reads-at-the-edge). */
+  edgeRead?: boolean;
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
@@ -44,6 +47,16 @@ const STATUS_READ = /^\/commits\/.+\/status(?:es)?$/;
 const STATUS_WRITE = /^\/statuses\/[^/]+$/;
 const ARCHIVE = /^\/archive\/.+\.(?:tar\.gz|zip)$/;
 const USER_REPOS = /^\/api\/users\/([^/]+)\/repos$/;
+const GITEA_REPO_PATH = /^\/api\/v1\/repos\/([^/]+)\/([^/]+)(\/.*)?$/;
+// The face's reads made only of browse answers (services/gitea-api/README.md#why-it-is-fast): not
+// `branches`, whose `user_can_push` is the caller's, nor `commits/{ref}/status(es)`, which are not refs.
+const GITEA_CONTENT_READ = /^\/(?:contents(?:\/.*)?|raw\/.+|git\/(?:trees|commits)\/[^/]+|commits|tags|compare\/.+)$/;
+/** Gitea's query forms of a credential (decoded as the face's query parser decodes them), which only the face reads. */
+function hasQueryCredential(query: string): boolean {
+  if (query === '') return false;
+  const params = new URLSearchParams(query);
+  return params.has('token') || params.has('access_token');
+}
 
 function decodeSegment(segment: string): string | undefined {
   try {
@@ -98,7 +111,7 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
   if (path === '/.well-known/openid-configuration' || path.startsWith('/login/oauth/')) return { upstream: 'accounts', auth: 'optional', surface: 'oauth' };
   if (path === '/api/v1/user/applications/oauth2' || path.startsWith('/api/v1/user/applications/oauth2/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
   // docs/decisions/gitea-api.md: the rest of Gitea's API; each call it makes comes back through here.
-  if (path === '/api/v1' || path.startsWith('/api/v1/')) return { upstream: 'gitea-api', auth: 'optional', surface: 'gitea' };
+  if (path === '/api/v1' || path.startsWith('/api/v1/')) return giteaRoute(read, path, query);
   if (path === '/api/admin' || path.startsWith('/api/admin/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
   if (path === '/api/user' || path.startsWith('/api/user/')) return { upstream: 'accounts', auth: 'required', surface: 'api' };
   // services/accounts/README.md#sessions: signing in needs no credential (it is how one gets one).
@@ -137,6 +150,22 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
   // seed §5: all webhook endpoints require an identity, reads included.
   if (rest === '/webhooks' || rest.startsWith('/webhooks/')) return { upstream: 'webhooks', auth: 'required', surface: 'api', repo };
   return undefined;
+}
+
+/**
+ * Gitea's API. A read under `/api/v1/repos/{owner}/{repo}` names that repository: admission looks
+ * up the caller's access without refusing (the face answers refusals in Gitea's shape) and signs
+ * it for the face, and a content read may be answered at the edge
+ * (docs/decisions/gitea-api.md#warm-reads-at-the-edge).
+ */
+function giteaRoute(read: boolean, path: string, query: string): RouteMatch {
+  const route: RouteMatch = { upstream: 'gitea-api', auth: 'optional', surface: 'gitea' };
+  const m = read ? GITEA_REPO_PATH.exec(path) : null;
+  const owner = m && decodeSegment(m[1]!);
+  const name = m && decodeSegment(m[2]!);
+  if (!owner || !name) return route;
+  const edgeRead = GITEA_CONTENT_READ.test(m![3] ?? '') && !hasQueryCredential(query);
+  return { ...route, repo: { owner, name }, ...(edgeRead ? { edgeRead } : {}) };
 }
 
 // Everything under a `{owner}/{repo}.git` path is git's, served or not, never a page.

@@ -44,11 +44,13 @@ afterEach(async () => {
 });
 
 /** The front before a stand-in for the express app, which answers 599 and records what reached it. */
-async function front(opts: { tokens?: Record<string, Authentication>; repos?: Record<string, RepoContext>; limits?: RateLimits; keep?: RepoContext[] } = {}) {
+async function front(opts: { tokens?: Record<string, Authentication>; repos?: Record<string, RepoContext>; limits?: RateLimits; keep?: RepoContext[]; paths?: string[] } = {}) {
   const metrics = createGatewayMetrics();
   const answers = createEdgeAnswers({ version: () => 'v1' });
   for (const repo of opts.keep ?? [demo]) {
-    answers.store(answers.pending(edgeRequestOf(repo, TREE.replace('demo', repo.name))), 200, { etag: '"e1"', 'cache-control': 'no-cache', 'content-type': 'application/json; charset=utf-8' }, Buffer.from(BODY));
+    for (const path of opts.paths ?? [TREE]) {
+      answers.store(answers.pending(edgeRequestOf(repo, path.replace('demo', repo.name))), 200, { etag: '"e1"', 'cache-control': 'no-cache', 'content-type': 'application/json; charset=utf-8' }, Buffer.from(BODY));
+    }
   }
   const observed: string[] = [];
   const warm = createWarmReads({
@@ -143,5 +145,17 @@ describe('warm reads answered before express', () => {
     ]);
     expect(answers[2]!.body).toBe('{"error":"Rate limit exceeded"}');
     expect([f.leftToApp, await f.hits(), await f.refused()]).toEqual([[], 2, [['429', 1]]]);
+  });
+
+  it('when a Gitea content read is kept for a caller who may read the repository, then the front sends it; a stranger to a private one, a query credential and a read the edge may not keep are left to the app (docs/decisions/gitea-api.md#warm-reads-at-the-edge)', async () => {
+    const contents = '/api/v1/repos/alice/demo/contents/a.txt?ref=main';
+    const pulls = '/api/v1/repos/alice/demo/pulls';
+    const f = await front({ paths: [contents, pulls, `${contents}&token=t`] });
+    expect(await f.read(contents)).toMatchObject({ status: 200, body: BODY, requestId: 'observed' });
+    expect([(await f.read(pulls)).status, (await f.read(`${contents}&token=t`)).status]).toEqual([599, 599]);
+    expect([f.observed, f.leftToApp]).toEqual([[`${contents} gitea-api/gitea`], [`GET ${pulls}`, `GET ${contents}&token=t`]]);
+    const secretContents = contents.replace('demo', 'secret');
+    const p = await front({ repos: { 'anonymous alice/secret': { ...secret, permission: 'none' } }, keep: [secret], paths: [contents] });
+    expect([(await p.read(secretContents)).status, p.leftToApp]).toEqual([599, [`GET ${secretContents}`]]);
   });
 });

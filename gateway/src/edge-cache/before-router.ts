@@ -34,12 +34,14 @@ export interface WarmReadDeps {
 export type WarmReads = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 const REPOS = '/api/repos/';
+const GITEA_REPOS = '/api/v1/repos/';
 
 /**
  * Warm browse reads answered before express runs (gateway/README.md#warm-reads-before-the-router): what express costs a
  * request (its request and response prototypes, the router's layers) is most of what a kept
  * answer costs. Taken only when everything the normal path would decide is already known in
- * this process and decides the same way: a clean target with no body, a browse route, no
+ * this process and decides the same way: a clean target with no body, a browse route (or a
+ * Gitea content read: admission/routes.ts `edgeRead`), no
  * credential or a token whose authentication is cached, the caller's access to the repository
  * cached and allowing the read, and the edge holding an answer still current. Anything else,
  * a refusal included, is left to the app untouched, which answers it as before; so nothing is
@@ -52,10 +54,12 @@ export function createWarmReads(deps: WarmReadDeps): WarmReads {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') return false;
     const url = req.url ?? '';
-    if (!url.startsWith(REPOS) || hasBody(req)) return false;
+    if (!(url.startsWith(REPOS) || url.startsWith(GITEA_REPOS)) || hasBody(req)) return false;
     const target = splitTarget(url);
     const route = target && matchRoute(method, target.path, target.query);
-    if (!route || route.surface !== 'browse' || !route.repo) return false;
+    // A Gitea content read the caller may not make is left to the app, whose face answers the
+    // refusal in Gitea's shape (docs/decisions/gitea-api.md#warm-reads-at-the-edge).
+    if (!route || !(route.surface === 'browse' || route.edgeRead) || !route.repo) return false;
     const credential = parseAuthorization(req.headers.authorization);
     if (credential.kind === 'malformed') return false;
     const authentication = credential.kind === 'token' ? deps.accounts.peekAuthentication(credential.token) : null;

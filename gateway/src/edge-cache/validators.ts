@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { ifNoneMatchHits } from '@githost/http';
 
 /**
  * Which refs state a repository is in, as the git-storage ref watch reports it (port of
@@ -55,15 +56,8 @@ export function edgeKey(r: EdgeRequest): string {
   return `${r.shard}\0${r.repoId}\0${r.defaultBranch}\0${r.private ? 'private' : 'public'}\0${r.url}`;
 }
 
-/**
- * RFC 9110 §13.1.2 weak comparison, as browse's `ifNoneMatchHits` (services/browse/src/domain/etag.ts):
- * `*` is not honoured there, so not here either; a full answer is always correct.
- */
-export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  const bare = etag.replace(/^W\//, '');
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === bare);
-}
+/** RFC 9110 §13.1.2 weak comparison, as browse reads it (@githost/http). */
+export { ifNoneMatchHits };
 
 /** The validators of browse answers by request, bounded by count; `maxEntries` 0: none kept. */
 export function createEdgeValidators(versions: RefVersions, maxEntries = DEFAULT_EDGE_ENTRIES): EdgeValidators {

@@ -6,11 +6,16 @@ import { hasStreamedBody, limitStreamedBody } from '../request-checks/body-limit
 import { clientOf } from '../admission/client-forwarding.js';
 import { edgeRequestOf, type EdgeReads } from '../edge-cache/reads.js';
 import type { RequestState } from '../request-state.js';
+import type { RateLimitGate } from '../admission/rate-limit.js';
+import type { GatewayMetrics } from '../metrics.js';
 
 export interface ForwardDeps {
   proxies: Map<UpstreamName, RequestHandler>;
   reads: EdgeReads;
   internalSecret: string;
+  /** Counts a Gitea read the edge answers (admission counted browse's already). */
+  withinRateLimit: RateLimitGate;
+  metrics: Pick<GatewayMetrics, 'refused'>;
 }
 
 /** Returns what the proxy returns, so its failure reaches the error handler. */
@@ -20,19 +25,25 @@ export type Forward = (req: Request, res: Response, next: NextFunction, state: R
  * Hands an admitted request to its upstream, signed with the identity admission decided; a
  * browse read the edge can answer (a 304, or a kept answer still current) is answered here instead.
  */
-export function createForwarding({ proxies, reads, internalSecret }: ForwardDeps): Forward {
+export function createForwarding({ proxies, reads, internalSecret, withinRateLimit, metrics }: ForwardDeps): Forward {
   return (req, res, next, state) => {
     const { route, repo } = state;
     const proxy = proxies.get(route.upstream);
     if (!proxy) throw unavailable('Service unavailable');
-    if (reads.active && route.upstream === 'browse' && repo && canRead(repo.permission)) {
+    // Browse reads, and the Gitea face's content reads of a repository the caller may read
+    // (docs/decisions/gitea-api.md#warm-reads-at-the-edge): the same keys, the same refs rule.
+    const edgeRead = route.upstream === 'browse' || (route.edgeRead === true && state.rateClient !== undefined);
+    if (reads.active && edgeRead && repo && canRead(repo.permission)) {
       const request = edgeRequestOf(repo, req.url);
       const ifNoneMatch = req.headers['if-none-match'];
       const hit = reads.find(request, ifNoneMatch);
       if (hit) {
         state.answeredAtEdge = true;
-        reads.send(hit, req.method, ifNoneMatch, res);
-        return undefined;
+        if (!state.rateClient) return void reads.send(hit, req.method, ifNoneMatch, res);
+        return withinRateLimit(req, res, state.rateClient, 'api').then((within) => {
+          if (within) reads.send(hit, req.method, ifNoneMatch, res);
+          else metrics.refused.inc({ status: String(res.statusCode) }); // answered 429 already
+        });
       }
       reads.missed(ifNoneMatch);
       Object.assign(state, reads.pending(request, req.method));

@@ -55,6 +55,7 @@ export type MergeRequest = Schemas['MergeRequest'];
 export type MergeRequestWithAuthor = Schemas['MergeRequestWithAuthor'];
 export type MergeRequestDetail = Schemas['MergeRequestDetail'];
 export type MergeFacts = Schemas['MergeFacts'];
+export type MergeRequestWithMergeFacts = Schemas['MergeRequestWithMergeFacts'];
 export type ReviewRequest = Schemas['ReviewRequest'];
 export type DiffFile = Schemas['DiffFile'];
 export type Comment = Schemas['Comment'];

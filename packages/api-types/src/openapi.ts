@@ -889,6 +889,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/repos/{owner}/{repo}/merge-requests/with-merge-facts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One cursor page of the list with each record's merge facts (beside the spec)
+         * @description The list's cursor page (`state`, `per_page` default 100, `cursor`, `Link`, `X-Total-Count`), each record with the merge facts `merge-facts` answers for it (`mergeable`, `merged_by_username`, `requested_reviewers`): a list that shows both in one call.
+         */
+        get: operations["listMergeRequestsWithMergeFacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/repos/{owner}/{repo}/merge-requests/{number}": {
         parameters: {
             query?: never;
@@ -1926,6 +1949,12 @@ export interface components {
         };
         MergeRequestWithAuthor: components["schemas"]["MergeRequest"] & {
             author_username: string | null;
+        };
+        MergeRequestWithMergeFacts: components["schemas"]["MergeRequestWithAuthor"] & {
+            mergeable: boolean | null;
+            merged_by_username: string | null;
+            /** @description usernames whose reviews are asked for and not yet given, oldest request first */
+            requested_reviewers: string[];
         };
         MergeFacts: {
             number: number;
@@ -4501,6 +4530,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MergeFacts"][];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listMergeRequestsWithMergeFacts: {
+        parameters: {
+            query?: {
+                state?: string;
+                /** @description asks for cursor paging (docs/decisions/list-paging.md): items per page, 1-100, default 30; anything else is 400 */
+                per_page?: components["parameters"]["cursor_per_page"];
+                /** @description where the page starts: opaque, from a Link header (docs/decisions/list-paging.md); another value is 400 */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path: {
+                owner: components["parameters"]["owner"];
+                repo: components["parameters"]["repo"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MergeRequestWithMergeFacts"][];
                 };
             };
             400: components["responses"]["Error"];

@@ -14,6 +14,7 @@ import { isStopping } from '@githost/runtime/stopping';
 export { express };
 export { fieldWithNul, refuseNulInBody } from './nul.js';
 export { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.js';
+export { ifNoneMatchHits } from './if-none-match.js';
 export { parseCursorPage, sendCursorPage, type CursorPageAnswer, type CursorPageRequest, type CursorStart } from './cursor-page.js';
 export type { Express, Request, Response, NextFunction };
 

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { apiError, requestWhole, type ApiAnswer, type ApiPath, type WholeAnswer, type WithMethod } from '@githost/api-client';
 import { AppError } from '@githost/errors';
-import { decodeIdentity, signClientForwarding } from '@githost/identity';
+import { canRead, decodeIdentity, signClientForwarding, type RepoContext } from '@githost/identity';
 import { REQUEST_ID_HEADER } from '@githost/logging';
 import { credentialOf } from './http/credentials.js';
 
@@ -12,6 +12,10 @@ const TIMEOUT_MS = 30_000;
 export interface Caller {
   authorization?: string;
   headers: Record<string, string>;
+  /** The repository of a Gitea read as the gateway admitted it for this caller (default branch,
+   *  visibility, the caller's capped permission): present only when the caller may read it
+   *  (docs/decisions/gitea-api.md#warm-reads-at-the-edge). */
+  repo?: RepoContext;
 }
 
 /** The caller behind a Gitea request, from what the gateway forwarded. */
@@ -19,14 +23,17 @@ export function callerOf(req: Request, internalSecret: string): Caller {
   const headers: Record<string, string> = { accept: 'application/json' };
   const requestId = req.headers[REQUEST_ID_HEADER];
   if (typeof requestId === 'string') headers['x-request-id'] = requestId;
+  let repo: RepoContext | undefined;
   try {
-    const client = decodeIdentity(req.headers, internalSecret).client;
+    const identity = decodeIdentity(req.headers, internalSecret);
+    const client = identity.client;
     if (client?.address) Object.assign(headers, signClientForwarding(internalSecret, { address: client.address, userAgent: client.user_agent }));
+    if (identity.repo && canRead(identity.repo.permission)) repo = identity.repo;
   } catch {
     // Not through the gateway: there is no one to vouch for, so no client is named.
   }
   const authorization = credentialOf(req);
-  return authorization === undefined ? { headers } : { authorization, headers };
+  return { headers, ...(authorization === undefined ? {} : { authorization }), ...(repo ? { repo } : {}) };
 }
 
 /**
@@ -40,8 +47,25 @@ export class GatewayClient {
     private readonly caller: Caller,
   ) {}
 
+  /** False once any read answered without a validator (docs/decisions/gitea-api.md#warm-reads-at-the-edge). */
+  private validatedOnly = true;
+
   get signedIn(): boolean {
     return this.caller.authorization !== undefined;
+  }
+
+  /** The repository the gateway admitted this read for, when it did (Caller.repo). */
+  get admittedRepo(): RepoContext | undefined {
+    return this.caller.repo;
+  }
+
+  /**
+   * Whether every answer read so far carried a validator: browse gives one to every answer that
+   * depends only on the refs and the URL, so a face answer made of such answers alone may carry
+   * its own (http/cacheable.ts).
+   */
+  get validated(): boolean {
+    return this.validatedOnly;
   }
 
   get<T extends WithMethod<'get'>>(path: ApiPath<T>): Promise<ApiAnswer<T>> {
@@ -74,7 +98,9 @@ export class GatewayClient {
       const text = await res.text().catch(() => '');
       throw refusalOf(res.status, text);
     }
-    return { body: Buffer.from(await res.arrayBuffer()), contentType: res.headers.get('content-type'), etag: res.headers.get('etag') };
+    const etag = res.headers.get('etag');
+    if (!etag) this.validatedOnly = false;
+    return { body: Buffer.from(await res.arrayBuffer()), contentType: res.headers.get('content-type'), etag };
   }
 
   /** One page of a paged githost list, with the whole list's length (`X-Total-Count`). */
@@ -103,6 +129,7 @@ export class GatewayClient {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }
     if (res.status < 200 || res.status > 299) throw refusalOf(res.status, res.text);
+    if (!res.etag) this.validatedOnly = false;
     return res;
   }
 

@@ -133,10 +133,20 @@ describe('merge requests over HTTP', () => {
     expect(await call('POST', '/merge-requests/1/merge')).toEqual({ status: 409, body: { error: 'Merge conflict', conflicts: ['README.md'] } });
   });
 
+  it('when a page of the list is asked with its merge facts, then the records carry them, with the list\'s count and its Link on the same path (services/merge-requests/README.md#merge-facts)', async () => {
+    await create();
+    await create({ title: 'Again', source_branch: 'feature', target_branch: 'main' });
+    const res = await fetch(`${url}/merge-requests/with-merge-facts?state=open&per_page=1`, { headers: identityHeaders(null, { id: 'r1', permission: 'read' }) });
+    expect([res.status, res.headers.get('x-total-count')]).toEqual([200, '2']);
+    expect(res.headers.get('link')).toContain('/api/repos/alice/proj/merge-requests/with-merge-facts?state=open&per_page=1&cursor=');
+    const rows = (await res.json()) as Array<Record<string, unknown>>;
+    expect(rows.map((m) => [m.number, m.author_username, m.mergeable, m.merged_by_username, m.requested_reviewers])).toEqual([[2, 'bob', true, null, []]]);
+  });
+
   it('when the repository is private and the caller cannot read it, then every endpoint answers 404 `Repository not found`', async () => {
     await create();
     const hidden = { id: 'r1', private: true, permission: 'none' as const };
-    for (const [method, path] of [['GET', '/merge-requests'], ['GET', '/merge-requests/1'], ['POST', '/merge-requests'], ['POST', '/merge-requests/1/comments'], ['POST', '/merge-requests/1/merge'], ['GET', '/activity']] as const) {
+    for (const [method, path] of [['GET', '/merge-requests'], ['GET', '/merge-requests/with-merge-facts'], ['GET', '/merge-requests/1'], ['POST', '/merge-requests'], ['POST', '/merge-requests/1/comments'], ['POST', '/merge-requests/1/merge'], ['GET', '/activity']] as const) {
       expect(await call(method, path, { repo: hidden, body: method === 'POST' ? { body: 'x' } : undefined })).toEqual({ status: 404, body: { error: 'Repository not found' } });
     }
   });

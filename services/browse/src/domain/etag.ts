@@ -11,13 +11,5 @@ export function etagOf(...parts: readonly (string | number)[]): string {
   return `"${hash.digest('base64url')}"`;
 }
 
-/**
- * RFC 9110 §13.1.2: If-None-Match uses the weak comparison. `*` is not honoured: the validator
- * is known before the object is read, so `*` could turn a missing path into a 304; a full answer
- * is always a correct reply to it.
- */
-export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  const bare = etag.replace(/^W\//, '');
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === bare);
-}
+/** RFC 9110 §13.1.2 weak comparison, `*` not honoured: one definition for every reader of the header. */
+export { ifNoneMatchHits } from '@githost/http';

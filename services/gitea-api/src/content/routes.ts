@@ -6,6 +6,8 @@ import { route } from '@githost/http';
 import { protectionFor } from '@githost/ref-policy';
 import { gatewayFor, type FeatureDeps } from '../http/context.js';
 import { links } from '../http/links.js';
+import { sendJsonRead, sendRead } from '../http/cacheable.js';
+import { permissionOf } from '../repos/load.js';
 import { API_SETTINGS, pageOf, pagingOf, setLogPagingHeaders, setPagingHeaders } from '../http/pagination.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { blobBytes, contentsOf, giteaBranchOf, giteaCommitOf, giteaTagOf, gitEntryOf, treeResponseOf, type BranchRules, type GiteaGitEntry, type TreeEntry } from './map-content.js';
@@ -24,11 +26,14 @@ const queryString = (req: Request, name: string): string | undefined => {
 
 const repoOf = (req: Request) => ({ owner: String(req.params.owner), repo: String(req.params.repo) });
 
-/** The `ref` asked for, or the repository's default branch. */
+/**
+ * The `ref` asked for, or the repository's default branch: the one the gateway signed with the
+ * admitted read when it did (no call), else the repository's.
+ */
 async function refOf(req: Request, gateway: GatewayClient): Promise<string> {
   const ref = queryString(req, 'ref') ?? queryString(req, 'sha');
   if (ref) return ref;
-  return (await gateway.get(apiPath('/api/repos/{owner}/{repo}', repoOf(req)))).default_branch;
+  return gateway.admittedRepo?.default_branch ?? (await gateway.get(apiPath('/api/repos/{owner}/{repo}', repoOf(req)))).default_branch;
 }
 
 /** The entry a path names, read from its parent's listing; null when there is none. */
@@ -40,14 +45,14 @@ async function entryAt(gateway: GatewayClient, params: { owner: string; repo: st
   return tree && entry ? { entry: entry as TreeEntry, commit: tree.commit } : null;
 }
 
-/** A file's bytes: the blob endpoint, or raw past its size limit. */
-async function fileBytes(gateway: GatewayClient, params: { owner: string; repo: string }, ref: string, path: string): Promise<Buffer> {
-  try {
-    return blobBytes(await gateway.get(apiPath('/api/repos/{owner}/{repo}/blob/{ref_and_path}', { ...params, ref_and_path: `${ref}/${path}` })));
-  } catch (err) {
-    if (!(err instanceof AppError) || err.kind === 'not_found' || err.kind === 'unavailable') throw err;
-    return (await gateway.bytes(apiPath('/api/repos/{owner}/{repo}/raw/{ref_and_path}', { ...params, ref_and_path: `${ref}/${path}` }))).body;
-  }
+/** A file's bytes from the blob endpoint (past its size limit: `rawPastLimit`). */
+const blobOf = async (gateway: GatewayClient, params: { owner: string; repo: string }, ref: string, path: string) =>
+  blobBytes(await gateway.get(apiPath('/api/repos/{owner}/{repo}/blob/{ref_and_path}', { ...params, ref_and_path: `${ref}/${path}` })));
+
+/** raw's bytes when the blob endpoint refused the file for its size; any other failure stands. */
+async function rawPastLimit(gateway: GatewayClient, params: { owner: string; repo: string }, ref: string, path: string, err: unknown): Promise<Buffer> {
+  if (!(err instanceof AppError) || err.kind === 'not_found' || err.kind === 'unavailable') throw err;
+  return (await gateway.bytes(apiPath('/api/repos/{owner}/{repo}/raw/{ref_and_path}', { ...params, ref_and_path: `${ref}/${path}` }))).body;
 }
 
 /**
@@ -84,16 +89,21 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       const tree = await gateway.get(apiPath('/api/repos/{owner}/{repo}/tree/{ref_and_path}', { ...params, ref_and_path: dirPath ? `${ref}/${dirPath}` : ref }));
       return tree.entries.map((e) => contentsOf(at(req), e as TreeEntry, ref, tree.commit));
     };
-    if (path === '') {
-      res.json(await dir(''));
-      return;
-    }
+    if (path === '') return sendJsonRead(req, res, gateway, await dir(''));
+    // A path is most often a file (a tool reading its config): its bytes are asked beside its
+    // parent's listing, which gives its type and mode, rather than after it.
+    const bytes = blobOf(gateway, params, ref, path).then(
+      (blob) => ({ blob }),
+      (err: unknown) => ({ err }),
+    );
     const found = await entryAt(gateway, params, ref, path);
     if (!found) throw notFound('object does not exist');
     const { entry, commit } = found;
-    if (entry.type === 'tree') res.json(await dir(path));
-    else if (entry.type === 'commit') res.json(contentsOf(at(req), entry, ref, commit));
-    else res.json(contentsOf(at(req), entry, ref, commit, await fileBytes(gateway, params, ref, path)));
+    if (entry.type === 'tree') return sendJsonRead(req, res, gateway, await dir(path));
+    if (entry.type === 'commit') return sendJsonRead(req, res, gateway, contentsOf(at(req), entry, ref, commit));
+    const read = await bytes;
+    const blob = 'blob' in read ? read.blob : await rawPastLimit(gateway, params, ref, path, read.err);
+    sendJsonRead(req, res, gateway, contentsOf(at(req), entry, ref, commit, blob));
   });
   router.get('/repos/:owner/:repo/contents', contents);
   router.get('/repos/:owner/:repo/contents/*path', contents);
@@ -104,9 +114,8 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       const gateway = gatewayFor(req, config);
       const ref = await refOf(req, gateway);
       const raw = await gateway.bytes(apiPath('/api/repos/{owner}/{repo}/raw/{ref_and_path}', { ...repoOf(req), ref_and_path: `${ref}/${pathParam(req)}` }));
-      res.setHeader('Content-Type', raw.contentType ?? 'application/octet-stream');
       res.setHeader('X-Content-Type-Options', 'nosniff');
-      res.end(raw.body);
+      sendRead(req, res, gateway, raw.body, raw.contentType ?? 'application/octet-stream');
     }),
   );
 
@@ -136,7 +145,7 @@ export function contentRoutes({ config }: FeatureDeps): Router {
         if (entries.length > page * limit) break;
       }
       entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      res.json(treeResponseOf(at(req), commit.tree, entries, page, limit));
+      sendJsonRead(req, res, gateway, treeResponseOf(at(req), commit.tree, entries, page, limit));
     }),
   );
 
@@ -145,7 +154,7 @@ export function contentRoutes({ config }: FeatureDeps): Router {
     route(async (req, res) => {
       const gateway = gatewayFor(req, config);
       const commit = await gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { ...repoOf(req), sha: String(req.params.sha) }));
-      res.json(giteaCommitOf(at(req), commit));
+      sendJsonRead(req, res, gateway, giteaCommitOf(at(req), commit));
     }),
   );
 
@@ -159,7 +168,7 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       // githost's log page by page (docs/decisions/gitea-api.md#commits): the same page and limit.
       const { items: log, link } = await gateway.cursorPage(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${paging.limit}&page=${paging.page}`));
       setLogPagingHeaders(req, res, log.commits.length, /rel="next"/.test(link ?? ''), paging, config.publicUrl);
-      res.json(log.commits.map((c) => giteaCommitOf(at(req), c)));
+      sendJsonRead(req, res, gateway, log.commits.map((c) => giteaCommitOf(at(req), c)));
     }),
   );
 
@@ -168,8 +177,10 @@ export function contentRoutes({ config }: FeatureDeps): Router {
     const [tip, rules] = await Promise.all([gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { ...params, sha })), branchRules(gateway, params, name, defaultBranch, canWrite)]);
     return giteaBranchOf(at(req), name, tip, rules);
   };
-  const canWriteOf = async (gateway: GatewayClient, params: { owner: string; repo: string }) =>
-    gateway.signedIn && (await gateway.get(apiPath('/api/repos/{owner}/{repo}/permission', params))).permission !== 'read';
+  const canWriteOf = async (gateway: GatewayClient, params: { owner: string; repo: string }) => {
+    const permission = await permissionOf(gateway, params.owner, params.repo);
+    return permission !== null && permission !== 'read';
+  };
 
   router.get(
     '/repos/:owner/:repo/branches',
@@ -207,7 +218,7 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       setPagingHeaders(req, res, tags.length, paging, config.publicUrl);
       const page = pageOf(tags, paging);
       const commits = await Promise.all(page.map((t) => gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { ...params, sha: t.sha }))));
-      res.json(page.map((t, i) => giteaTagOf(at(req), config.publicUrl, params.owner, params.repo, t, (commits[i] as Commit).committer.date)));
+      sendJsonRead(req, res, gateway, page.map((t, i) => giteaTagOf(at(req), config.publicUrl, params.owner, params.repo, t, (commits[i] as Commit).committer.date)));
     }),
   );
 
@@ -219,7 +230,7 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       const basehead = Array.isArray(value) ? value.join('/') : String(value);
       if (!basehead.includes('...')) throw validation('compare needs base...head');
       const compare = await gateway.get(apiPath('/api/repos/{owner}/{repo}/compare/{basehead}', { ...repoOf(req), basehead }));
-      res.json({ total_commits: compare.ahead_by, commits: compare.commits.map((c) => giteaCommitOf(at(req), c)) });
+      sendJsonRead(req, res, gateway, { total_commits: compare.ahead_by, commits: compare.commits.map((c) => giteaCommitOf(at(req), c)) });
     }),
   );
 

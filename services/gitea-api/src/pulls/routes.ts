@@ -8,7 +8,7 @@ import { links } from '../http/links.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { gatewayFor, type FeatureDeps } from '../http/context.js';
 import { pageOf, pagingOf, sendPage, setPagingHeaders, type Paging } from '../http/pagination.js';
-import { isNewestFirst, PULL_STATES, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext } from './map-pull.js';
+import { isNewestFirst, PULL_STATES, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext, type PullFacts } from './map-pull.js';
 import { invalidStyleMessage, toCreateMergeRequest, toMergeBody, toUpdateMergeRequest } from './map-requests.js';
 import { giteaCall, indexOf, param, repoScope, type RepoScope } from './repo-context.js';
 import { GITHOST_PER_PAGE, readPages, type ListHead } from './walk-pages.js';
@@ -65,7 +65,11 @@ async function listOf(gateway: GatewayClient, owner: string, repo: string, state
  * order is githost's own (newest first, no `poster` filter), each state's list is read only as
  * deep as the page reaches, newest first, and counted by githost; otherwise whole.
  */
-async function pullsFor(gateway: GatewayClient, owner: string, repo: string, states: string[], newestFirst: boolean, paging: Paging): Promise<{ rows: MergeRequestWithAuthor[]; total: number | undefined }> {
+async function pullsFor(gateway: GatewayClient, owner: string, repo: string, states: string[], newestFirst: boolean, paging: Paging): Promise<{ rows: MergeRequestWithAuthor[]; total: number | undefined; facts?: Map<number, PullFacts> }> {
+  if (newestFirst && states.length === 1 && paging.page === 1) {
+    const first = await firstPageWithFacts(gateway, owner, repo, states[0]!, paging.limit);
+    if (first) return first;
+  }
   const wanted = newestFirst ? paging.page * paging.limit : Infinity;
   const heads = await Promise.all(states.map(async (state) => {
     const head = await listHeadOf(gateway, owner, repo, state, wanted);
@@ -74,6 +78,22 @@ async function pullsFor(gateway: GatewayClient, owner: string, repo: string, sta
   }));
   const rows = heads.flatMap((h) => h.rows);
   return { rows, total: heads.every((h) => h.total !== undefined) ? heads.reduce((n, h) => n + h.total!, 0) : undefined };
+}
+
+/**
+ * The first page of one state, newest first, is githost's own first cursor page: read with its
+ * merge facts in one call (`…/merge-requests/with-merge-facts`, beside the spec) instead of the
+ * list, then the facts. Null when githost does not answer that path (an older merge-requests
+ * during an upgrade): the list and the facts are then read apart, as before.
+ */
+async function firstPageWithFacts(gateway: GatewayClient, owner: string, repo: string, state: string, limit: number): Promise<{ rows: MergeRequestWithAuthor[]; total: number | undefined; facts: Map<number, PullFacts> } | null> {
+  try {
+    const { items, total } = await gateway.cursorPage(apiPath('/api/repos/{owner}/{repo}/merge-requests/with-merge-facts', { owner, repo }, `?state=${encodeURIComponent(state)}&per_page=${limit}`));
+    return { rows: items, total, facts: new Map(items.map((mr) => [mr.number, mr])) };
+  } catch (err) {
+    if (err instanceof AppError && err.kind === 'not_found') return null;
+    throw err;
+  }
 }
 
 /** Pull requests (githost merge requests): list, one, create, edit, merge, files, commits. */
@@ -94,7 +114,7 @@ export function pullRoutes({ config }: FeatureDeps): Router {
       const [s, found] = await Promise.all([repoScope(req, config), pullsFor(gateway, req.params.owner as string, req.params.repo as string, PULL_STATES[raw]!, newestFirst, paging)]);
       const all = found.rows.filter((mr) => poster === null || (mr.author_username ?? '').toLowerCase() === poster);
       const page = pageOf(sortPulls(all, req.query.sort), paging);
-      const facts = await factsOf(s, page.map((mr) => mr.number));
+      const facts = found.facts ?? (await factsOf(s, page.map((mr) => mr.number)));
       const ctx = pullContext(s);
       setPagingHeaders(req, res, newestFirst && found.total !== undefined ? found.total : all.length, paging, config.publicUrl);
       res.json(page.map((mr) => toGiteaPull(ctx, mr, facts.get(mr.number))));

@@ -12,10 +12,21 @@ export async function repositoryFacts(gateway: GatewayClient, config: Config, ow
   const params = { owner, repo: name };
   const [repo, permission, branches, ssh] = await Promise.all([
     known ?? gateway.get(apiPath('/api/repos/{owner}/{repo}', params)),
-    gateway.signedIn ? gateway.get(apiPath('/api/repos/{owner}/{repo}/permission', params)).then((p) => p.permission as GithostPermission) : Promise.resolve(null),
+    permissionOf(gateway, owner, name),
     // One branch is enough to know it is not empty; the whole list would cross the wire on every call.
     gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', params, '?per_page=1')),
     sshFactsOf(config.sshHttpUrl),
   ]);
   return { repo, permission, empty: branches.branches.length === 0, sshUrl: ssh ? sshCloneUrl(config.publicUrl, ssh, repo.owner, repo.name) : '' };
+}
+
+/**
+ * The caller's permission (null: anonymous): as the gateway signed it with an admitted read of
+ * this repository (capped by the token's scopes, as `GET …/permission` answers it: no call), else asked.
+ */
+export function permissionOf(gateway: GatewayClient, owner: string, name: string): Promise<GithostPermission | null> {
+  if (!gateway.signedIn) return Promise.resolve(null);
+  const admitted = gateway.admittedRepo;
+  if (admitted && admitted.owner.toLowerCase() === owner.toLowerCase() && admitted.name.toLowerCase() === name.toLowerCase()) return Promise.resolve(admitted.permission as GithostPermission);
+  return gateway.get(apiPath('/api/repos/{owner}/{repo}/permission', { owner, repo: name })).then((p) => p.permission as GithostPermission);
 }

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { FakeGit, FakeUsers, MemoryStore } from '../../test/support/in-memory.js';
 import { MemoryReviews } from '../../test/support/in-memory-workflow.js';
 import { createMergeRequest, type Deps } from './merge-requests.js';
-import { mergeFactsOf, parseNumbers } from './merge-facts.js';
+import { listWithMergeFactsPage, mergeFactsOf, parseNumbers } from './merge-facts.js';
 import type { GitPort } from './ports.js';
 import type { Caller, RepoRef } from './types.js';
 
@@ -86,5 +86,21 @@ describe('merge facts (services/merge-requests/README.md#merge-facts)', () => {
 
   it('when the repository is private and the caller cannot read it, then not found', async () => {
     expect(await rejection(mergeFactsOf(deps, { ...repo, private: true, permission: 'none' }, '1'))).toEqual({ kind: 'not_found', message: 'Repository not found' });
+  });
+
+  it('when a cursor page of the list is asked with its merge facts, then each record of the page carries what merge-facts answers for it, and the page and count are the list\'s', async () => {
+    await requests.addRequests(store.mrs[0]!.id, ['u-rita'], 'u-bob', 100);
+    const found = await listWithMergeFactsPage(deps, repo, 'open', { perPage: 2, start: { kind: 'newest' } });
+    expect(found.total).toBe(3);
+    expect(found.rows.map((mr) => [mr.number, mr.author_username, mr.mergeable, mr.merged_by_username, mr.requested_reviewers])).toEqual([
+      [3, 'bob', null, null, []],
+      [2, 'bob', false, null, []],
+    ]);
+    const facts = await mergeFactsOf(deps, repo, '3,2');
+    expect(found.rows.map(({ number, mergeable, merged_by_username, requested_reviewers }) => ({ number, mergeable, merged_by_username, requested_reviewers }))).toEqual(facts);
+    const merged = await listWithMergeFactsPage(deps, repo, 'merged', { perPage: 10, start: { kind: 'newest' } });
+    expect(merged.rows.map((mr) => [mr.number, mr.merged_by_username])).toEqual([[4, 'alice']]);
+    // One ref listing for the page's open ones, none for a page with none open.
+    expect(git.tipListings).toBe(2);
   });
 });

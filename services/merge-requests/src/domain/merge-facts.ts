@@ -1,9 +1,9 @@
 import { validation } from '@githost/errors';
 import { requireVisible } from './access.js';
 import { usernamesOf } from './authors.js';
-import type { Deps } from './merge-requests.js';
-import type { ReviewRequestStore } from './ports.js';
-import type { RepoRef } from './types.js';
+import { listMergeRequestsPage, type Deps } from './merge-requests.js';
+import type { PageRequest, ReviewRequestStore } from './ports.js';
+import type { MergeRequest, RepoRef } from './types.js';
 
 /** As many as one page of the list holds (docs/decisions/list-paging.md: per_page up to 100). */
 export const MERGE_FACTS_MAX = 100;
@@ -36,10 +36,31 @@ export function parseNumbers(raw: unknown): number[] {
  * (target tip, source tip) pair goes through the same check as the detail, which git-storage's
  * client caches by both shas. Numbers that do not exist are left out.
  */
-export async function mergeFactsOf(deps: Pick<Deps, 'store' | 'git' | 'users'> & { requests: ReviewRequestStore }, repo: RepoRef | null, rawNumbers: unknown): Promise<MergeFacts[]> {
+export async function mergeFactsOf(deps: FactsDeps, repo: RepoRef | null, rawNumbers: unknown): Promise<MergeFacts[]> {
   const r = requireVisible(repo);
   const numbers = parseNumbers(rawNumbers);
-  const found = await deps.store.findByNumbers(r.id, numbers);
+  const byNumber = await factsOfRecords(deps, r, await deps.store.findByNumbers(r.id, numbers));
+  return numbers.flatMap((n) => byNumber.get(n) ?? []);
+}
+
+/**
+ * `GET .../merge-requests/with-merge-facts?state=&per_page=&cursor=`: one cursor page of the list
+ * (as `listMergeRequestsPage`, counted) with each record's merge facts, so a client showing both
+ * (the Gitea-compatible API's pull requests) makes one call, not two
+ * (services/merge-requests/README.md#merge-facts).
+ */
+export async function listWithMergeFactsPage(deps: FactsDeps & Deps, repo: RepoRef | null, rawState: unknown, page: PageRequest) {
+  const found = await listMergeRequestsPage(deps, repo, rawState, page);
+  const byNumber = await factsOfRecords(deps, requireVisible(repo), found.rows);
+  return { ...found, rows: found.rows.map((mr) => ({ ...mr, ...withoutNumber(byNumber.get(mr.number)) })) };
+}
+
+const withoutNumber = (facts: MergeFacts | undefined) => ({ mergeable: facts?.mergeable ?? null, merged_by_username: facts?.merged_by_username ?? null, requested_reviewers: facts?.requested_reviewers ?? [] });
+
+type FactsDeps = Pick<Deps, 'store' | 'git' | 'users'> & { requests: ReviewRequestStore };
+
+/** The facts of merge requests already read, by number: one ref listing, one review request query, one user lookup. */
+async function factsOfRecords(deps: FactsDeps, r: RepoRef, found: MergeRequest[]): Promise<Map<number, MergeFacts>> {
   const open = found.filter((mr) => mr.state === 'open');
   const [tips, requests] = await Promise.all([
     open.length > 0 ? deps.git.branchTips(r.id) : new Map<string, string>(),
@@ -55,6 +76,5 @@ export async function mergeFactsOf(deps: Pick<Deps, 'store' | 'git' | 'users'> &
       return (await deps.git.checkMerge(r.id, target, source)).clean;
     }),
   );
-  const byNumber = new Map(found.map((mr, i) => [mr.number, { number: mr.number, mergeable: mergeable[i]!, merged_by_username: mr.state === 'merged' ? nameOf(mr.merged_by) : null, requested_reviewers: requested(mr.id) }]));
-  return numbers.flatMap((n) => byNumber.get(n) ?? []);
+  return new Map(found.map((mr, i) => [mr.number, { number: mr.number, mergeable: mergeable[i]!, merged_by_username: mr.state === 'merged' ? nameOf(mr.merged_by) : null, requested_reviewers: requested(mr.id) }]));
 }

@@ -3,7 +3,7 @@ import type { Identity } from '@githost/identity';
 import { listMergeRequestCommits } from '../domain/commits.js';
 import { updateMergeRequest } from '../domain/lifecycle.js';
 import { mergeMergeRequest } from '../domain/merge.js';
-import { mergeFactsOf } from '../domain/merge-facts.js';
+import { listWithMergeFactsPage, MERGE_FACTS_MAX, mergeFactsOf } from '../domain/merge-facts.js';
 import { addComment, createMergeRequest, getMergeRequest, listActivity, listActivityPage, listMergeRequests, listMergeRequestsPage, type Deps } from '../domain/merge-requests.js';
 import type { EventRelay, GitPort, ReviewRequestStore } from '../domain/ports.js';
 import type { Caller, RepoRef } from '../domain/types.js';
@@ -66,6 +66,17 @@ export function mergeRequestRoutes(deps: RouteDeps): express.Router {
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
       res.json(await mergeFactsOf(d, ctx.repo, req.query.numbers));
+    }),
+  );
+  // Beside the spec: a cursor page of the list with each record's merge facts, in one call.
+  router.get(
+    `${base}/merge-requests/with-merge-facts`,
+    route(async (req, res) => {
+      const { ctx, deps: d } = domain(res);
+      const page = parseCursorPage(req.query as Record<string, unknown>) ?? parseCursorPage({ per_page: String(MERGE_FACTS_MAX) })!;
+      const found = await listWithMergeFactsPage(d, ctx.repo, req.query.state, page);
+      res.setHeader('X-Total-Count', String(found.total));
+      sendCursorPage(req, res, deps.publicUrl ?? '', page, found, found.rows);
     }),
   );
   router.get(
