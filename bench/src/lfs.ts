@@ -56,7 +56,7 @@ interface LoopTime {
 }
 
 /** The event loops of one contestant, watched over one transfer. */
-function watchLoops(pids: Record<string, number>): () => Record<string, LoopTime> {
+export function watchLoops(pids: Record<string, number>): () => Record<string, LoopTime> {
   const read = (pid: number): [number, number] => {
     try {
       const [run, queued] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
