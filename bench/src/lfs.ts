@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes, randomFillSync } from 'node:crypto';
-import { copyFileSync, createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { Agent } from 'node:http';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -41,6 +41,43 @@ interface Measured {
   plainCpuMs?: number;
   /** Per githost process, by name. */
   hostCpuMs?: Record<string, number>;
+  /** Each event loop's share of the transfer's wall time: the plain server's and the client's
+   *  against the plain run, the gateway's, git-storage's and the client's against githost's. */
+  loops?: { plain: Record<string, LoopTime>; host: Record<string, LoopTime> };
+}
+
+/** A main thread's time over a transfer (/proc/<pid>/schedstat): on a CPU, runnable but waiting
+ *  for one, and asleep (the rest of the wall time: nothing to do until bytes, a file call on the
+ *  thread pool or the other side's answer came). */
+interface LoopTime {
+  runMs: number;
+  queuedMs: number;
+  asleepMs: number;
+}
+
+/** The event loops of one contestant, watched over one transfer. */
+export function watchLoops(pids: Record<string, number>): () => Record<string, LoopTime> {
+  const read = (pid: number): [number, number] => {
+    try {
+      const [run, queued] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+      return [run! / 1e6, queued! / 1e6];
+    } catch {
+      return [0, 0];
+    }
+  };
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, read(pid)]));
+  const start = nowMs();
+  return () => {
+    const wall = nowMs() - start;
+    return Object.fromEntries(
+      Object.entries(pids).map(([name, pid]) => {
+        const [run, queued] = read(pid);
+        const runMs = run - before[name]![0];
+        const queuedMs = queued - before[name]![1];
+        return [name, { runMs, queuedMs, asleepMs: Math.max(0, wall - runMs - queuedMs) }];
+      }),
+    );
+  };
 }
 
 /**
@@ -108,7 +145,7 @@ export async function benchLfs(ctx: BenchContext): Promise<Section> {
     }
     const plainHwm = statusBytes(plain.pid, 'VmHWM');
     notes.push(`the plain server's own high-water mark (VmHWM) over all cases: ${fmtMiB(plainHwm)}`);
-    return { name: 'lfs', title: 'Git LFS', tables: [throughputTable(results, cli), cpuTable(results), rssTable(service.processes, idle, results, cli)], notes };
+    return { name: 'lfs', title: 'Git LFS', tables: [throughputTable(results, cli), cpuTable(results), loopTable(results), rssTable(service.processes, idle, results, cli)], notes };
   } finally {
     await plain?.stop();
     rmSync(scratch, { recursive: true, force: true });
@@ -131,10 +168,12 @@ export function lfsCases(totalMiB: number): LfsCase[] {
  * pages, each with keep-alive connections of its own (none left idle from an earlier phase).
  */
 async function race(service: RunningService, plainPid: number, bytes: number, plainRun: (agent: Agent) => Promise<void>, hostRun: (agent: Agent) => Promise<void>): Promise<Measured> {
-  const run = async (name: string, work: (agent: Agent) => Promise<void>): Promise<number> => {
+  const run = async (name: string, work: (agent: Agent) => Promise<void>, loops: Record<string, number>): Promise<[number, Record<string, LoopTime>]> => {
     const agent = transferAgent();
     try {
-      return await time(() => work(agent));
+      const watched = watchLoops(loops);
+      const ms = await time(() => work(agent));
+      return [ms, watched()];
     } catch (err) {
       throw new Error(`${name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     } finally {
@@ -143,15 +182,16 @@ async function race(service: RunningService, plainPid: number, bytes: number, pl
   };
   await syncDisks();
   const plainCpuBefore = cpuMs([plainPid]);
-  const plainMs = await run('plain server', plainRun);
+  const [plainMs, plainLoops] = await run('plain server', plainRun, { 'plain server': plainPid, client: process.pid });
   const plainCpuMs = cpuMs([plainPid]) - plainCpuBefore;
   await syncDisks();
   await waitForQuiet(service.pid);
   service.rss.reset();
   const hostCpuBefore = service.processes.map((p) => cpuMs([p.pid]));
-  const hostMs = await run('githost', hostRun);
+  const carriers = Object.fromEntries(service.processes.filter((p) => p.name === 'gateway' || p.name === 'git-storage').map((p) => [p.name, p.pid]));
+  const [hostMs, hostLoops] = await run('githost', hostRun, { ...carriers, client: process.pid });
   const hostCpuMs = Object.fromEntries(service.processes.map((p, i) => [p.name, cpuMs([p.pid]) - hostCpuBefore[i]!]));
-  return { plainMs, hostMs, bytes, rss: service.rss.read(), plainCpuMs, hostCpuMs };
+  return { plainMs, hostMs, bytes, rss: service.rss.read(), plainCpuMs, hostCpuMs, loops: { plain: plainLoops, host: hostLoops } };
 }
 
 /** The repository of one case, and its LFS endpoint as git-lfs derives it from the remote. */
@@ -274,6 +314,30 @@ function cpuTable(results: Array<{ c: LfsCase; upload: Measured; download: Measu
   return {
     title: 'CPU time of the server processes during each LFS transfer (/proc utime + stime): the plain server vs githost\'s processes that spent 50 ms or more in some row',
     header: ['objects, direction', 'plain server', ...names, 'githost total', 'githost / plain'],
+    rows,
+  };
+}
+
+/**
+ * Whether a transfer waited or computed: each event loop's wall time split into on a CPU, waiting
+ * for one (the machine's other work) and asleep. A loop asleep most of a transfer that took far
+ * longer than its CPU waited on something (the disk, the thread pool, the other side's window);
+ * one mostly waiting for a CPU was held back by the machine's load.
+ */
+function loopTable(results: Array<{ c: LfsCase; upload: Measured; download: Measured }>): Table {
+  const names = [...new Set(results.flatMap(({ upload }) => Object.keys(upload.loops?.host ?? {})))];
+  const cell = (t: LoopTime | undefined): string => (t ? `${fmtMs(t.runMs)} / ${fmtMs(t.queuedMs)} / ${fmtMs(t.asleepMs)}` : '—');
+  const rows = results.flatMap(({ c, upload, download }) =>
+    ([['upload', upload], ['download', download]] as const).map(([direction, m]) => [
+      `${c.count} x ${c.label}, ${direction}`,
+      cell(m.loops?.plain['plain server']),
+      cell(m.loops?.plain.client),
+      ...names.map((n) => cell(m.loops?.host[n])),
+    ]),
+  );
+  return {
+    title: "Each event loop's (main thread's) time during each LFS transfer, /proc/<pid>/schedstat: on a CPU / runnable, waiting for a CPU / asleep (nothing to do until bytes, a file call or an answer came)",
+    header: ['objects, direction', 'plain server', 'client (plain run)', ...names.map((n) => (n === 'client' ? 'client (githost run)' : n))],
     rows,
   };
 }

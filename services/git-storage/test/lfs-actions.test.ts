@@ -1,0 +1,48 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { encodeIdentity, type Identity } from '@githost/identity';
+import { createTestRepository, startTestStorage, type TestStorage } from '../src/testing.js';
+
+/** What a batch offers an upload (docs/decisions/lfs.md#throughput): the upload alone, no verify. */
+
+const ID = 'repo-lfs-actions';
+const LFS_TYPE = 'application/vnd.git-lfs+json';
+let s: TestStorage;
+
+function headers(): Record<string, string> {
+  const identity: Identity = {
+    principal: { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false },
+    repo: { id: ID, owner: 'alice', name: 'demo', default_branch: 'main', private: true, shard: 'default', permission: 'write', owner_id: 'u-alice' },
+    request_id: 'req-lfs-actions',
+    issued_at: Date.now(),
+  };
+  return encodeIdentity(identity, s.secret);
+}
+
+const url = (rest: string) => `http://127.0.0.1:${s.httpPort}/alice/demo.git/info/lfs/${rest}`;
+
+beforeAll(async () => {
+  s = await startTestStorage();
+  await createTestRepository(s, ID);
+});
+
+afterAll(async () => {
+  await s?.stop();
+});
+
+describe('LFS upload actions', () => {
+  it('when a batch asks to upload, then each object gets an upload action and no verify; a verify sent anyway is 404 before the upload and 200 after it', async () => {
+    const content = randomBytes(100_000);
+    const oid = createHash('sha256').update(content).digest('hex');
+    const res = await fetch(url('objects/batch'), { method: 'POST', headers: { ...headers(), 'content-type': LFS_TYPE }, body: JSON.stringify({ operation: 'upload', objects: [{ oid, size: content.length }] }) });
+    const answer = (await res.json()) as { objects: Array<{ oid: string; actions: Record<string, { href: string }> }> };
+    expect([res.status, answer.objects.map((o) => [o.oid, Object.keys(o.actions)])]).toEqual([200, [[oid, ['upload']]]]);
+    expect(answer.objects[0]!.actions.upload!.href).toMatch(new RegExp(`/alice/demo\\.git/info/lfs/objects/${oid}$`));
+
+    const verify = () => fetch(url(`objects/${oid}/verify`), { method: 'POST', headers: { ...headers(), 'content-type': LFS_TYPE }, body: JSON.stringify({ oid, size: content.length }) }).then((r) => r.status);
+    expect(await verify()).toBe(404);
+    const put = await fetch(url(`objects/${oid}`), { method: 'PUT', headers: headers(), body: content });
+    expect(put.status).toBe(200);
+    expect(await verify()).toBe(200);
+  });
+});
