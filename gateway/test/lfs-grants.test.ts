@@ -60,10 +60,6 @@ async function batch(base: string, token: string, repo: string, operation: 'uplo
   return new Map(answer.objects.map((o) => [o.oid, o.actions]));
 }
 
-/** The verify endpoint of an uploaded object, under its upload's grant (batches offer no verify
- *  action, docs/decisions/lfs.md#throughput; a client may still call it). */
-const verifyOf = (upload: Action): Action => ({ ...upload, href: `${upload.href}/verify` });
-
 /** An action sent to one replica: the href's path (its host is PUBLIC_URL's) with the action's headers. */
 async function act(base: string, action: Action, method: string, body?: Buffer | string): Promise<{ status: number; text: string }> {
   const res = await fetch(base + new URL(action.href).pathname, { method, headers: { ...action.header, ...(typeof body === 'string' ? { 'content-type': LFS_TYPE } : {}) }, body });
@@ -111,7 +107,7 @@ describe('LFS action grants at the gateway', () => {
 
     // Bob's grants work on both replicas, each now holding his Authorize answer.
     expect((await act(first, actions.get(kept.oid)!.upload!, 'PUT', kept.bytes)).status).toBe(200);
-    expect((await act(second, verifyOf(actions.get(kept.oid)!.upload!), 'POST', JSON.stringify({ oid: kept.oid, size: kept.size }))).status).toBe(200);
+    expect((await act(second, actions.get(kept.oid)!.verify!, 'POST', JSON.stringify({ oid: kept.oid, size: kept.size }))).status).toBe(200);
 
     expect(await api(first, 'DELETE', '/api/repos/alice/media/collaborators/bob', alice)).toBe(204);
     // The private repository is now one bob cannot see: 404, as for any stranger.
@@ -120,7 +116,7 @@ describe('LFS action grants at the gateway', () => {
     await sleep(DEFAULT_TTLS.authorizedMs + 200);
     const there = await act(second, actions.get(refusedThere.oid)!.upload!, 'PUT', refusedThere.bytes);
     expect([there.status, JSON.parse(there.text).message]).toEqual([404, 'Repository not found']);
-    expect((await act(second, verifyOf(actions.get(kept.oid)!.upload!), 'POST', JSON.stringify({ oid: kept.oid, size: kept.size }))).status).toBe(404);
+    expect((await act(second, actions.get(kept.oid)!.verify!, 'POST', JSON.stringify({ oid: kept.oid, size: kept.size }))).status).toBe(404);
 
     // Only the object uploaded before the removal is there.
     const stored = await batch(first, alice, 'alice/media', 'download', [kept, refusedHere, refusedThere]);

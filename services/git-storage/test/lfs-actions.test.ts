@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { encodeIdentity, type Identity } from '@githost/identity';
 import { createTestRepository, startTestStorage, type TestStorage } from '../src/testing.js';
 
-/** What a batch offers an upload (docs/decisions/lfs.md#throughput): the upload alone, no verify. */
+/** What a batch offers an upload (docs/decisions/lfs.md#throughput): the upload and its verify. */
 
 const ID = 'repo-lfs-actions';
 const LFS_TYPE = 'application/vnd.git-lfs+json';
@@ -31,14 +31,15 @@ afterAll(async () => {
 });
 
 describe('LFS upload actions', () => {
-  it('when a batch asks to upload, then each object gets an upload action and no verify; a verify sent anyway is 404 before the upload and 200 after it', async () => {
+  it('when a batch asks to upload, then each object gets an upload and a verify action; the verify is 404 before the upload and 200 after it', async () => {
     const content = randomBytes(100_000);
     const oid = createHash('sha256').update(content).digest('hex');
     const res = await fetch(url('objects/batch'), { method: 'POST', headers: { ...headers(), 'content-type': LFS_TYPE }, body: JSON.stringify({ operation: 'upload', objects: [{ oid, size: content.length }] }) });
     const answer = (await res.json()) as { objects: Array<{ oid: string; actions: Record<string, { href: string }> }> };
-    expect([res.status, answer.objects.map((o) => [o.oid, Object.keys(o.actions)])]).toEqual([200, [[oid, ['upload']]]]);
+    expect([res.status, answer.objects.map((o) => [o.oid, Object.keys(o.actions)])]).toEqual([200, [[oid, ['upload', 'verify']]]]);
     expect(answer.objects[0]!.actions.upload!.href).toMatch(new RegExp(`/alice/demo\\.git/info/lfs/objects/${oid}$`));
 
+    expect(answer.objects[0]!.actions.verify!.href).toMatch(new RegExp(`/alice/demo\\.git/info/lfs/objects/${oid}/verify$`));
     const verify = () => fetch(url(`objects/${oid}/verify`), { method: 'POST', headers: { ...headers(), 'content-type': LFS_TYPE }, body: JSON.stringify({ oid, size: content.length }) }).then((r) => r.status);
     expect(await verify()).toBe(404);
     const put = await fetch(url(`objects/${oid}`), { method: 'PUT', headers: headers(), body: content });

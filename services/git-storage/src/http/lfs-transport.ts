@@ -112,7 +112,7 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
         repo.id,
         request,
         { maxObjectBytes: deps.maxObjectBytes, quotaBytes: ctx.pushLimits.quotaBytes },
-        { object: (oid) => `${base(req)}/objects/${oid}`, header },
+        { object: (oid) => `${base(req)}/objects/${oid}`, verify: (oid) => `${base(req)}/objects/${oid}/verify`, header },
         repositoryBytes(repo.id),
       );
       sendLfs(res, 200, { transfer: 'basic', objects, hash_algo: 'sha256' });
@@ -168,9 +168,7 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
       const body = (await readJson(req)) as { oid?: unknown; size?: unknown } | null;
       const repo = signedRepository(req, res, 'write');
       const oid = (req.params as unknown as Record<string, string>)[2]!;
-      // Batches offer no verify action any more; a client that still sends one (a batch answered
-      // before, or its own habit) gets one stat: the upload's 200 came only after the object was
-      // checked, fsynced and in place.
+      // One stat: the upload's 200 came only after the object was checked, fsynced and in place.
       const stored = LFS_OID.test(oid) ? await store.size(repo.id, oid) : undefined;
       if (stored === undefined) throw new AppError('not_found', 'Object does not exist');
       if (body?.size !== stored) throw validation(`The object has ${stored} bytes, not ${String(body?.size)}`);

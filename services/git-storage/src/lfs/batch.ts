@@ -35,6 +35,7 @@ export interface BatchLimits {
 
 export interface BatchLinks {
   object(oid: string): string;
+  verify(oid: string): string;
   /** Headers that let the caller's client perform this action (docs/decisions/lfs.md). */
   header(oid: string, operation: 'upload' | 'download'): Record<string, string> | undefined;
 }
@@ -105,10 +106,7 @@ export async function answerBatch(store: LfsObjectStore, repositoryId: string, r
       }
       budget -= size;
     }
-    // No `verify` action (basic-transfers.md: optional): an upload's 200 comes only once the object
-    // is checked, fsynced and renamed into place, so a verify would prove nothing more and cost
-    // every object a second request (docs/decisions/lfs.md#throughput). The endpoint still answers.
-    answers.push({ oid, size, authenticated: true, actions: { upload: action(links.object(oid), oid, 'upload') } });
+    answers.push({ oid, size, authenticated: true, actions: { upload: action(links.object(oid), oid, 'upload'), verify: action(links.verify(oid), oid, 'upload') } });
   }
   return answers;
 }
