@@ -21,6 +21,9 @@ export interface UpstreamProxyOptions {
   onRetry?: () => void;
 }
 
+/** The headers http-proxy's `xfwd` writes into the request. */
+const X_FORWARDED = ['x-forwarded-for', 'x-forwarded-port', 'x-forwarded-proto', 'x-forwarded-host'] as const;
+
 /** The upstream request each forwarded request went out as (its latest try). */
 const upstreamRequests = new WeakMap<IncomingMessage, ClientRequest>();
 
@@ -37,6 +40,9 @@ export function upstreamRequestOf(req: IncomingMessage): ClientRequest | undefin
 export function upstreamProxy(name: string, opts: UpstreamProxyOptions): RequestHandler {
   const retries = new ReadRetries();
   const nextOf = new WeakMap<IncomingMessage, NextFunction>();
+  // http-proxy appends to the request's own X-Forwarded-* headers (xfwd), so a second try starts
+  // from the ones the request came with, or the service would read the client's address twice.
+  const forwardedOf = new WeakMap<IncomingMessage, (string | string[] | undefined)[]>();
   const proxyThrough = (agent: Agent | false) =>
     createProxyMiddleware<IncomingMessage, ServerResponse>({
       target: opts.target,
@@ -72,6 +78,11 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Request
           if (res instanceof ServerResponse && retries.claim(err, req, res, upstreamRequestOf(req))) {
             opts.onRetry?.();
             opts.logger.warn({ upstream: name, method: req.method, code: (err as NodeJS.ErrnoException).code, err }, 'upstream connection failed before any answer: sending the read once more on a new connection');
+            X_FORWARDED.forEach((header, i) => {
+              const value = forwardedOf.get(req)?.[i];
+              if (value === undefined) delete req.headers[header];
+              else req.headers[header] = value;
+            });
             void retry(req, res, nextOf.get(req));
             return;
           }
@@ -97,6 +108,7 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Request
   const retry = proxyThrough(false);
   return (req, res, next) => {
     nextOf.set(req, next);
+    forwardedOf.set(req, X_FORWARDED.map((header) => req.headers[header]));
     return proxy(req, res, next);
   };
 }

@@ -21,7 +21,7 @@ const close = (s: Server | TcpServer) => () => new Promise((r) => s.close(r));
 
 /** An upstream speaking HTTP by hand, so it can fail at any point of an answer; it records each request's head. */
 async function rawUpstream(behaviour: Behaviour) {
-  const seen = { requests: [] as string[], connections: 0 };
+  const seen = { requests: [] as string[], connections: 0, forwardedFor: [] as (string | undefined)[] };
   const sockets = new Set<Socket>();
   const server = createTcpServer((socket) => {
     seen.connections++;
@@ -34,6 +34,7 @@ async function rawUpstream(behaviour: Behaviour) {
         const head = buffered.slice(0, buffered.indexOf('\r\n\r\n'));
         buffered = buffered.slice(head.length + 4);
         seen.requests.push(head.split('\r\n')[0]!);
+        seen.forwardedFor.push(/^x-forwarded-for: (.*)$/im.exec(head)?.[1]);
         behaviour(seen.requests.length, socket);
       }
     });
@@ -77,7 +78,7 @@ describe('a read whose upstream connection fails before any answer (docs/decisio
     const upstream = await rawUpstream((n, socket) => (n === 1 ? socket.destroy() : answer(socket)));
     const gateway = await gatewayTo(upstream.port);
     expect(await gateway.send('GET')).toEqual({ status: 200, body: 'fresh' });
-    expect(upstream.seen).toEqual({ requests: ['GET /api/repos/a/b/branches HTTP/1.1', 'GET /api/repos/a/b/branches HTTP/1.1'], connections: 2 });
+    expect(upstream.seen).toEqual({ requests: ['GET /api/repos/a/b/branches HTTP/1.1', 'GET /api/repos/a/b/branches HTTP/1.1'], connections: 2, forwardedFor: ['127.0.0.1', '127.0.0.1'] });
     expect(await gateway.retries()).toEqual([['browse', 1]]);
   });
 
