@@ -13,6 +13,8 @@ export interface GatewayMetrics {
   edgeValidators: client.Counter<'result'>;
   /** Browse reads answered from a kept answer (hit) or forwarded to browse (miss). */
   edgeAnswers: client.Counter<'result'>;
+  /** Reads sent once more after their upstream connection failed unanswered (forwarding/read-retry.ts). */
+  upstreamRetries: client.Counter<'upstream'>;
   /** Authenticate/Authorize calls to accounts by method and code (cache misses only). */
   grpcClient: GrpcMetrics;
 }
@@ -38,6 +40,7 @@ export function createGatewayMetrics(): GatewayMetrics {
     accountsCache: new client.Counter({ name: 'githost_gateway_accounts_cache_total', help: 'Authenticate and Authorize answers served from the cache or asked of accounts', labelNames: ['cache', 'result'], registers: [registry] }),
     edgeValidators: new client.Counter({ name: 'githost_gateway_edge_validators_total', help: 'Conditional browse reads answered 304 at the edge (hit) or forwarded to browse (miss)', labelNames: ['result'], registers: [registry] }),
     edgeAnswers: new client.Counter({ name: 'githost_gateway_edge_answers_total', help: 'Browse reads answered from an answer kept at the edge (hit) or forwarded to browse (miss)', labelNames: ['result'], registers: [registry] }),
+    upstreamRetries: new client.Counter({ name: 'githost_gateway_upstream_retries_total', help: 'GET and HEAD requests sent once more on a new connection after the upstream connection was refused, reset or closed before any answer', labelNames: ['upstream'], registers: [registry] }),
     grpcClient: grpcClientMetrics(registry, 'gateway'),
   };
 }

@@ -303,9 +303,16 @@ describe('gateway body limits and failures', () => {
     expect([lastSeen().body_bytes, lastSeen().complete]).toEqual([8 * 32 * 1024, true]);
   });
 
-  it('when the upstream is down, then 503 JSON Service unavailable', async () => {
+  it('when the upstream is down, then a read is tried once more on a new connection, counted, and answered 503 JSON Service unavailable', async () => {
+    const retried = async () => Number(/githost_gateway_upstream_retries_total\{upstream="webhooks",service="gateway"\} (\d+)/.exec(await (await fetch(`${metricsBase}/metrics`)).text())?.[1] ?? 0);
+    const before = await retried();
     const res = await call('GET', '/api/repos/alice/demo/webhooks', { headers: bearer(alice.token) });
     expect([res.status, res.body]).toEqual([503, { error: 'Service unavailable' }]);
+    expect(await retried()).toBe(before + 1);
+    // A write is never sent twice (docs/decisions/replicas.md#a-replica-that-dies).
+    const write = await call('POST', '/api/repos/alice/demo/webhooks', { headers: { ...bearer(alice.token), 'content-type': 'application/json' }, body: '{}' });
+    expect([write.status, write.body]).toEqual([503, { error: 'Service unavailable' }]);
+    expect(await retried()).toBe(before + 1);
   });
 });
 

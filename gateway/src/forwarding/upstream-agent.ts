@@ -10,9 +10,10 @@ export const UPSTREAM_SOCKET_TIMEOUT_MS = 60_000;
 /**
  * The gateway's keep-alive connections to the services. node drops an idle connection one second
  * before the service's announced `Keep-Alive: timeout=5`, so a request is never written on a
- * connection the service is closing at that moment (answered by a reset, which the proxy could
- * only turn into a 503). node 20 applies that hint only when the agent has a timeout of its own to
- * compare it with: without one it keeps the connection until the service closes it.
+ * connection the service is closing at that moment (answered by a reset: a read is sent again,
+ * read-retry.ts, but a write could only be turned into a 503). node 20 applies that hint only
+ * when the agent has a timeout of its own to compare it with: without one it keeps the
+ * connection until the service closes it.
  */
 export function createUpstreamAgent(): Agent {
   return new Agent({ keepAlive: true, maxFreeSockets: 64, timeout: UPSTREAM_SOCKET_TIMEOUT_MS });

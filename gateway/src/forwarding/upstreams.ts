@@ -8,6 +8,7 @@ import type { EdgeValidators } from '../edge-cache/validators.js';
 import { gitStorageTarget } from './git-storage-shards.js';
 import { upstreamProxy } from './proxy.js';
 import { stateOf } from '../request-state.js';
+import type { GatewayMetrics } from '../metrics.js';
 
 const API_TIMEOUT_MS = 120_000;
 
@@ -16,17 +17,26 @@ export interface UpstreamDeps {
   logger: Logger;
   edge?: EdgeValidators;
   answers?: EdgeAnswers;
+  metrics?: Pick<GatewayMetrics, 'upstreamRetries'>;
 }
 
 /** A proxy for each configured upstream; git transport goes to the shard accounts named for the request. */
-export function createUpstreamProxies(config: Config, { agent, logger, edge, answers }: UpstreamDeps): Map<UpstreamName, RequestHandler> {
+export function createUpstreamProxies(config: Config, { agent, logger, edge, answers, metrics }: UpstreamDeps): Map<UpstreamName, RequestHandler> {
   const onResponse = answerHook(edge, answers);
   const shardOf = (req: IncomingMessage) => stateOf(req)?.repo?.shard || DEFAULT_SHARD;
   const proxies = new Map<UpstreamName, RequestHandler>();
   for (const [name, target] of Object.entries(config.upstreams) as [UpstreamName, string | undefined][]) {
     if (!target) continue;
     const router = name === 'git-storage' ? gitStorageTarget(config.gitStorageShards ?? singleShard(target), shardOf) : undefined;
-    proxies.set(name, upstreamProxy(name, { target, router, agent, logger, timeoutMs: name === 'git-storage' ? undefined : API_TIMEOUT_MS, onResponse }));
+    proxies.set(name, upstreamProxy(name, {
+      target,
+      router,
+      agent,
+      logger,
+      timeoutMs: name === 'git-storage' ? undefined : API_TIMEOUT_MS,
+      onResponse,
+      onRetry: () => metrics?.upstreamRetries.inc({ upstream: name }),
+    }));
   }
   return proxies;
 }
