@@ -89,7 +89,7 @@ describe('merge facts (services/merge-requests/README.md#merge-facts)', () => {
   });
 
   it('when a cursor page of the list is asked with its merge facts, then each record of the page carries what merge-facts answers for it, and the page and count are the list\'s', async () => {
-    await requests.addRequests(store.mrs[0]!.id, ['u-rita'], 'u-bob', 100);
+    await requests.addRequests(store.mrs[0]!.id, ['u-rita'], 'u-bob', 100, () => []);
     const found = await listWithMergeFactsPage(deps, repo, 'open', { perPage: 2, start: { kind: 'newest' } });
     expect(found.total).toBe(3);
     expect(found.rows.map((mr) => [mr.number, mr.author_username, mr.mergeable, mr.merged_by_username, mr.requested_reviewers])).toEqual([
