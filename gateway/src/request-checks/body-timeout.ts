@@ -2,14 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { answerRequestTimeout } from '@githost/http';
 import { upstreamRequestOf } from '../forwarding/proxy.js';
+import { hasBody } from './body-encoding.js';
 
 /** GITHOST_BODY_TIMEOUT_MS: the longest a request body may go without a byte (docs/security.md#malformed-requests). */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
-
-function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
 
 /**
  * Every public route: a request body that goes silent for `timeoutMs` is the client's fault, so it
