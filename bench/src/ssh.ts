@@ -153,7 +153,7 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
       transferTable(
         [
           ['push --mirror', plainPush, sshPush, httpPush],
-          [`push --mirror; OpenSSH into a repository with githost's receive settings (${GITHOST_RECEIVE_CONFIG.map(([k, v]) => `${k}=${v}`).join(', ')}; no hooks)`, plainCheckedPush, sshPush, httpPush, 'no target: git\'s checks apart from the transport'],
+          ['push --mirror, OpenSSH with githost\'s receive settings', plainCheckedPush, sshPush, httpPush, 'none (the transport\'s own cost)'],
           ['clone --no-checkout', plainClone, sshClone, httpClone],
         ],
         plain !== undefined,
@@ -162,7 +162,7 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
     ];
     tables.push(setupTable(setup, plain !== undefined, setup.hosted.length > 0 ? undefined : unavailable, rounds));
     tables.push(await idleTable(ctx, service.pid, sshPort, hosted !== undefined || sshPush !== undefined ? undefined : unavailable));
-    notes.push('githost checks every pushed object (receive.fsckObjects); the OpenSSH baseline the target is read against is git-receive-pack with git\'s defaults, as the issue states it; the second push row is the same sshd into a repository with git-storage\'s receive settings (services/git-storage/src/git/repository.ts, hooks/receive-pack.ts), githost\'s hooks and events aside');
+    notes.push(`githost checks every pushed object (receive.fsckObjects); the OpenSSH baseline the target is read against is git-receive-pack with git's defaults, as the issue states it; the second push row is the same sshd into a repository with git-storage's receive settings (${GITHOST_RECEIVE_CONFIG.map(([k, v]) => `${k}=${v}`).join(', ')}: services/git-storage/src/git/repository.ts, hooks/receive-pack.ts), githost's hooks and events aside`);
     return { name: 'ssh', title: 'Git over SSH', tables, notes };
   } finally {
     await sshd?.stop();
