@@ -39,7 +39,7 @@ function validateAgainstSchema(o: K8sObject): void {
   new Model(o).validate();
 }
 
-type Container = { name: string; readinessProbe?: unknown; livenessProbe?: unknown; resources?: { limits?: Record<string, string>; requests?: Record<string, string> }; securityContext?: Record<string, unknown>; env?: Array<{ name?: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; optional?: boolean } } }> };
+type Container = { name: string; command?: string[]; readinessProbe?: unknown; livenessProbe?: unknown; resources?: { limits?: Record<string, string>; requests?: Record<string, string> }; securityContext?: Record<string, unknown>; env?: Array<{ name?: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; optional?: boolean } } }> };
 type PodSpec = { containers: Container[]; securityContext?: { runAsNonRoot?: boolean }; volumes?: Array<{ name: string; secret?: { secretName: string }; emptyDir?: object }> };
 
 const workloads = (objs: K8sObject[]) => objs.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
