@@ -39,7 +39,7 @@ function validateAgainstSchema(o: K8sObject): void {
   new Model(o).validate();
 }
 
-type Container = { name: string; readinessProbe?: unknown; livenessProbe?: unknown; resources?: { limits?: Record<string, string>; requests?: Record<string, string> }; securityContext?: Record<string, unknown>; env?: Array<{ name?: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; optional?: boolean } } }> };
+type Container = { name: string; command?: string[]; readinessProbe?: unknown; livenessProbe?: unknown; resources?: { limits?: Record<string, string>; requests?: Record<string, string> }; securityContext?: Record<string, unknown>; env?: Array<{ name?: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; optional?: boolean } } }> };
 type PodSpec = { containers: Container[]; securityContext?: { runAsNonRoot?: boolean }; volumes?: Array<{ name: string; secret?: { secretName: string }; emptyDir?: object }> };
 
 const workloads = (objs: K8sObject[]) => objs.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
@@ -224,7 +224,8 @@ for (const overlay of ['dev', 'production']) {
       const container = podSpecOf(objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'ssh')!).spec.containers[0]!;
       const env = Object.fromEntries(container.env!.filter((e) => e.name === 'NODE_OPTIONS' || (e.name ?? '').startsWith('MALLOC_')).map((e) => [e.name, e.value]));
       // the launcher's SERVICE_V8_FLAGS and SERVICE_ENV for ssh (launcher/src/processes.ts)
-      expect(env).toEqual({ NODE_OPTIONS: '--max-semi-space-size=1', MALLOC_MMAP_THRESHOLD_: '4096' });
+      expect(container.command).toEqual(['/usr/bin/tini', '--', 'node', '--max-semi-space-size=1', '--minor-gc-task-trigger=1', 'services/ssh/dist/main.js']);
+      expect(env).toEqual({ MALLOC_MMAP_THRESHOLD_: '4096', MALLOC_TOP_PAD_: '0' });
     });
   });
 }

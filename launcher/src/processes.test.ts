@@ -24,30 +24,31 @@ describe('process per service option', () => {
 
 describe('a service process\'s environment and V8 flags', () => {
   /** Starts `module` from a stand-in child that writes what it was started with, then reads that. */
-  async function startedWith(module: string, childEnv: NodeJS.ProcessEnv): Promise<{ mmapThreshold: string | null; execArgv: string[] }> {
+  async function startedWith(module: string, childEnv: NodeJS.ProcessEnv): Promise<{ mmapThreshold: string | null; topPad: string | null; execArgv: string[] }> {
     const dir = mkdtempSync(join(tmpdir(), 'githost-processes-'));
     const entry = join(dir, 'child.cjs');
     const out = join(dir, 'out.json');
     writeFileSync(
       entry,
-      `require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({ mmapThreshold: process.env.MALLOC_MMAP_THRESHOLD_ ?? null, execArgv: process.execArgv }));
+      `require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({ mmapThreshold: process.env.MALLOC_MMAP_THRESHOLD_ ?? null, topPad: process.env.MALLOC_TOP_PAD_ ?? null, execArgv: process.execArgv }));
 process.send({ type: 'started', ports: {} });
 setInterval(() => undefined, 1000);`,
     );
     const processes = new ServiceProcesses(createLogger('launcher-test'), entry);
     try {
       await processes.start(module, module, 1, { PATH: process.env.PATH, ...childEnv });
-      return JSON.parse(readFileSync(out, 'utf8')) as { mmapThreshold: string | null; execArgv: string[] };
+      return JSON.parse(readFileSync(out, 'utf8')) as { mmapThreshold: string | null; topPad: string | null; execArgv: string[] };
     } finally {
       await processes.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   }
 
-  it('when the ssh process starts, then glibc maps its buffers of 4 KiB and more on their own (MALLOC_MMAP_THRESHOLD_=4096) and its young generation is 1 MiB', async () => {
+  it('when the ssh process starts, then glibc maps its buffers of 4 KiB and more on their own (MALLOC_MMAP_THRESHOLD_=4096) without padding its heap (MALLOC_TOP_PAD_=0) and its young generation is 1 MiB, collected from 1 % full', async () => {
     const started = await startedWith('ssh', {});
     expect(started.mmapThreshold).toBe('4096');
-    expect(started.execArgv).toContain('--max-semi-space-size=1');
+    expect(started.topPad).toBe('0');
+    expect(started.execArgv).toEqual(expect.arrayContaining(['--max-semi-space-size=1', '--minor-gc-task-trigger=1']));
   });
 
   it('when the launcher\'s environment sets MALLOC_MMAP_THRESHOLD_, then the ssh process gets that value', async () => {
@@ -57,6 +58,8 @@ setInterval(() => undefined, 1000);`,
   it('when another service\'s process starts, then it gets neither the ssh process\'s malloc setting nor its V8 flag', async () => {
     const started = await startedWith('browse', {});
     expect(started.mmapThreshold).toBeNull();
+    expect(started.topPad).toBeNull();
     expect(started.execArgv).not.toContain('--max-semi-space-size=1');
+    expect(started.execArgv).not.toContain('--minor-gc-task-trigger=1');
   });
 });

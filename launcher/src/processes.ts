@@ -19,18 +19,22 @@ export interface ServiceProcess {
 /**
  * V8 flags a service's process starts with beyond the launcher's own. The SSH service holds
  * nothing between connections, and its young generation otherwise grows to V8's default (16 MiB
- * semi-spaces) under a clone's garbage and stays that large once idle
- * (docs/decisions/ssh-server.md#memory).
+ * semi-spaces) under a clone's garbage and stays that large once idle. A young-generation
+ * collection is also scheduled as soon as 1 % of it is used, rather than 80 %: the packet buffers
+ * a transfer leaves are freed once it ends instead of waiting, mapped, for allocations that
+ * never come to an idle process (docs/decisions/ssh-server.md#memory).
  */
-export const SERVICE_V8_FLAGS: Readonly<Record<string, readonly string[]>> = { ssh: ['--max-semi-space-size=1'] };
+export const SERVICE_V8_FLAGS: Readonly<Record<string, readonly string[]>> = { ssh: ['--max-semi-space-size=1', '--minor-gc-task-trigger=1'] };
 
 /**
  * Environment a service's process starts with unless the launcher's own environment sets the same
  * variable. The SSH service's packet buffers (4-64 KiB) otherwise come from glibc's main heap,
  * which keeps their pages after a push or a clone; at a 4 KiB mmap threshold each is its own
- * mapping, returned when freed (docs/decisions/ssh-server.md#memory).
+ * mapping, returned when freed. glibc still carves a large block from its heap's free top before
+ * it maps one, and grows that top by 128 KiB beyond each small allocation's need: with no such
+ * padding the packet buffers stop landing in the heap (docs/decisions/ssh-server.md#memory).
  */
-export const SERVICE_ENV: Readonly<Record<string, Readonly<Record<string, string>>>> = { ssh: { MALLOC_MMAP_THRESHOLD_: '4096' } };
+export const SERVICE_ENV: Readonly<Record<string, Readonly<Record<string, string>>>> = { ssh: { MALLOC_MMAP_THRESHOLD_: '4096', MALLOC_TOP_PAD_: '0' } };
 
 /** A stopping child gets this long to finish its requests before SIGKILL. */
 const STOP_GRACE_MS = 30_000;

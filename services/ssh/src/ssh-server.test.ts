@@ -1,13 +1,15 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
+import type { Connection } from 'ssh2';
 import { createLogger } from '@githost/logging';
 import type { RepoFields } from '@githost/identity';
 import { sshKeyFingerprint } from '@githost/identity';
 import { loadHostKeys } from './host-keys.js';
-import { createSshServer } from './ssh-server.js';
+import { corkedOn, createSshServer } from './ssh-server.js';
 import type { CommandDeps, SshCaller } from './commands/index.js';
 
 const demo: RepoFields = { id: 'r1', owner: 'alice', name: 'demo', default_branch: 'main', private: false, shard: 'default', owner_id: 'u-alice' };
@@ -71,5 +73,24 @@ describe('createSshServer idle cut-off (docs/decisions/ssh-server.md#limits)', (
       return 0;
     });
     expect(await ssh(port, identity, ["git-upload-pack 'alice/demo.git'"])).toEqual({ code: 0, stdout: 'git output' });
+  });
+});
+
+describe('corkedOn (docs/decisions/ssh-server.md#the-clone-path)', () => {
+  it('when a connection has its socket, then a write runs with it corked and it is uncorked after, even when the write throws', () => {
+    const socket = new Socket();
+    const corked = corkedOn({ _sock: socket } as unknown as Connection)!;
+    const seen: number[] = [];
+    expect(corked(() => (seen.push(socket.writableCorked), false))).toBe(false);
+    expect(() => corked(() => {
+      seen.push(socket.writableCorked);
+      throw new Error('boom');
+    })).toThrow('boom');
+    expect([...seen, socket.writableCorked]).toEqual([1, 1, 0]);
+    socket.destroy();
+  });
+
+  it('when a connection has no socket ssh2 keeps, then there is nothing to cork', () => {
+    expect(corkedOn({} as unknown as Connection)).toBeUndefined();
   });
 });

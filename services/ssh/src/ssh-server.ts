@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { Socket, type AddressInfo } from 'node:net';
 import ssh2, { type Algorithms, type AuthContext, type Connection, type ServerChannel, type Session } from 'ssh2';
 import type { Logger } from '@githost/logging';
 import { sshKeyFingerprint } from '@githost/identity';
+import type { Corked } from './clients/gather.js';
 import type { HostKey } from './host-keys.js';
 import { serveCommand, type CommandDeps, type SshCaller } from './commands/index.js';
 
@@ -152,7 +153,7 @@ export function createSshServer(deps: SshServerDeps) {
       const who = caller!;
       logger.info({ address, key_id: who.keyId, kind: who.kind }, 'ssh: authenticated');
       armIdle();
-      client.on('session', (accept) => serveSession(accept(), who, activity));
+      client.on('session', (accept) => serveSession(accept(), who, activity, corkedOn(client)));
       // Port forwarding (-L, -R), agent and X11 forwarding, streamlocal: none of githost's business.
       client.on('tcpip', (_accept, reject) => reject());
       client.on('openssh.streamlocal', (_accept, reject) => reject());
@@ -160,7 +161,7 @@ export function createSshServer(deps: SshServerDeps) {
     });
   });
 
-  function serveSession(session: Session, caller: SshCaller, activity: CommandActivity): void {
+  function serveSession(session: Session, caller: SshCaller, activity: CommandActivity, corked: Corked | undefined): void {
     const env: Record<string, string> = {};
     let started = false;
     session.on('env', (accept, reject, info) => {
@@ -198,7 +199,7 @@ export function createSshServer(deps: SshServerDeps) {
         channel.exit(code < 0 ? 1 : code);
         channel.end();
       };
-      serveCommand(deps.commands, caller, command, env, { stdin: channel, stdout: channel, stderr: channel.stderr }).then(done, (err: unknown) => {
+      serveCommand(deps.commands, caller, command, env, { stdin: channel, stdout: channel, stderr: channel.stderr, ...(corked ? { corked } : {}) }).then(done, (err: unknown) => {
         logger.error({ err }, 'ssh: command failed');
         done(1);
       });
@@ -230,3 +231,22 @@ export function createSshServer(deps: SshServerDeps) {
 }
 
 export const newRequestId = (): string => randomUUID();
+
+/**
+ * Runs a write with the connection's TCP socket corked, so the SSH packets ssh2 makes of it (one
+ * `socket.write` each) leave in one `writev` (docs/decisions/ssh-server.md#the-clone-path). ssh2
+ * exposes no hook for it: its server connection keeps the socket as `_sock` (ssh2 1.17.0,
+ * lib/server.js); without one, the write runs as it is.
+ */
+export function corkedOn(connection: Connection): Corked | undefined {
+  const socket = (connection as unknown as { _sock?: unknown })._sock;
+  if (!(socket instanceof Socket)) return undefined;
+  return (write) => {
+    socket.cork();
+    try {
+      return write();
+    } finally {
+      socket.uncork();
+    }
+  };
+}

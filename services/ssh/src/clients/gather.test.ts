@@ -1,6 +1,6 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
-import { pipeGathered } from './gather.js';
+import { GATHER_BYTES, pipeGathered, SSH_PACKET_PAYLOAD } from './gather.js';
 
 /** A destination that records each write, and says "full" when told to. */
 function recorder(highWaterMark = 1 << 20, later = true) {
@@ -50,5 +50,39 @@ describe('pipeGathered (docs/decisions/ssh-server.md#the-clone-path)', () => {
     await new Promise((r) => from.once('end', r));
     await new Promise((r) => (to.writableLength === 0 ? r(undefined) : to.once('drain', r)));
     expect(writes.join('')).toBe(sent.join(''));
+  });
+});
+
+describe('pipeGathered with a corked socket (docs/decisions/ssh-server.md#the-clone-path)', () => {
+  it('when chunks are gathered, then each write to the destination runs inside `corked`, and its answer (full or not) is what the source sees', async () => {
+    const from = new PassThrough();
+    const { to, writes } = recorder(1 << 20, false);
+    const inside: string[] = [];
+    let depth = 0;
+    pipeGathered(from, to, GATHER_BYTES, (write) => {
+      depth++;
+      const ok = write();
+      inside.push(`${depth}:${writes.at(-1)}`);
+      depth--;
+      return ok;
+    });
+    from.write('ab');
+    from.write('cd');
+    await new Promise((r) => setImmediate(r));
+    from.end('ef');
+    await new Promise((r) => from.once('end', r));
+    expect(writes).toEqual(['abcd', 'ef']);
+    expect(inside).toEqual(['1:abcd', '1:ef']);
+  });
+
+  it('when more than one packet\'s worth arrives in one tick, then it is written as one chunk of up to four packets', async () => {
+    const from = new PassThrough();
+    const { to, writes } = recorder(1 << 22, false);
+    pipeGathered(from, to);
+    const piece = Buffer.alloc(SSH_PACKET_PAYLOAD / 2, 'x');
+    for (let i = 0; i < 20; i++) from.write(piece);
+    from.end();
+    await new Promise((r) => from.once('end', r));
+    expect(writes.map((w) => w.length)).toEqual([GATHER_BYTES, GATHER_BYTES, 2 * SSH_PACKET_PAYLOAD]);
   });
 });

@@ -3,16 +3,23 @@ import type { Readable, Writable } from 'node:stream';
 /** The largest SSH packet payload OpenSSH accepts on a session channel (its CHAN_SES_PACKET_DEFAULT). */
 export const SSH_PACKET_PAYLOAD = 32 * 1024;
 
+/** Most bytes gathered into one write: four full packets, sent in one system call when corked. */
+export const GATHER_BYTES = 4 * SSH_PACKET_PAYLOAD;
+
+/** Runs `write` with the connection's socket corked: the SSH packets it makes leave in one `writev`. */
+export type Corked = (write: () => boolean) => boolean;
+
 /**
  * Pipes `from` into `to` (not ending it), writing what arrived together as one chunk of up to
  * `size` bytes. git-storage's answer comes as HTTP chunks of git's pipe reads, often 8 KiB
- * (upload-pack's side-band packets), and ssh2 makes one SSH packet of each write: one cipher
- * call, one random padding and one socket write (a system call) per chunk. The chunks of one
- * socket read of the HTTP response are delivered in the same tick, so they are gathered until
- * that tick's microtasks run: fewer, fuller packets, and no added wait
+ * (upload-pack's side-band packets), and ssh2 makes one SSH packet of each write (split at the
+ * client's largest packet): one cipher call, one random padding and one socket write (a system
+ * call) per chunk. The chunks of one socket read of the HTTP response are delivered in the same
+ * tick, so they are gathered until that tick's microtasks run: fewer, fuller packets, and no added
+ * wait. With `corked`, the packets of one write leave the socket together
  * (docs/decisions/ssh-server.md#the-clone-path).
  */
-export function pipeGathered(from: Readable, to: Writable, size = SSH_PACKET_PAYLOAD): void {
+export function pipeGathered(from: Readable, to: Writable, size = GATHER_BYTES, corked: Corked = (write) => write()): void {
   let pending: Buffer[] = [];
   let bytes = 0;
   let scheduled = false;
@@ -22,7 +29,7 @@ export function pipeGathered(from: Readable, to: Writable, size = SSH_PACKET_PAY
     const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending, bytes);
     pending = [];
     bytes = 0;
-    if (!to.write(chunk) && !from.isPaused()) {
+    if (!corked(() => to.write(chunk)) && !from.isPaused()) {
       from.pause();
       to.once('drain', () => from.resume());
     }

@@ -4,7 +4,7 @@ import { AppError, kindOfHttpStatus, unavailable } from '@githost/errors';
 import { encodeIdentity } from '@githost/identity';
 import type { ShardMap } from '@githost/storage-router';
 import type { CommandStreams, GitRun } from '../commands/index.js';
-import { pipeGathered } from './gather.js';
+import { GATHER_BYTES, pipeGathered } from './gather.js';
 
 /** git-storage's duplex trailers (services/git-storage/src/http/git-transport.ts). */
 const EXIT_STATUS_TRAILER = 'x-git-exit-status';
@@ -64,7 +64,7 @@ export function duplexGit(shards: ShardMap, internalSecret: string) {
           return;
         }
         // Gathered into fuller SSH packets: what a clone's pack costs this process (docs/decisions/ssh-server.md#the-clone-path).
-        pipeGathered(res, io.stdout);
+        pipeGathered(res, io.stdout, GATHER_BYTES, io.corked);
         res.on('end', () => settle(() => {
           stopInput();
           const stderr = Buffer.from(String(res.trailers[STDERR_TRAILER] ?? ''), 'base64');

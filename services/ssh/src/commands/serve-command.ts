@@ -11,6 +11,8 @@ export interface CommandStreams {
   stdin: Readable;
   stdout: Writable;
   stderr: Writable;
+  /** Runs a write to `stdout` with the connection's socket corked (the SSH server's; absent elsewhere). */
+  corked?: (write: () => boolean) => boolean;
 }
 
 /** One git command to run against a repository the caller was found to have access to. */
