@@ -48,7 +48,7 @@ setInterval(() => undefined, 1000);`,
     const started = await startedWith('ssh', {});
     expect(started.mmapThreshold).toBe('4096');
     expect(started.topPad).toBe('0');
-    expect(started.execArgv).toEqual(expect.arrayContaining(['--max-semi-space-size=1', '--minor-gc-task-trigger=1']));
+    expect(started.execArgv).toEqual(expect.arrayContaining(['--max-semi-space-size=1', '--minor-gc-task-trigger=1', '--expose-gc']));
   });
 
   it('when the launcher\'s environment sets MALLOC_MMAP_THRESHOLD_, then the ssh process gets that value', async () => {

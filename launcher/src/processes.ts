@@ -22,9 +22,11 @@ export interface ServiceProcess {
  * semi-spaces) under a clone's garbage and stays that large once idle. A young-generation
  * collection is also scheduled as soon as 1 % of it is used, rather than 80 %: the packet buffers
  * a transfer leaves are freed once it ends instead of waiting, mapped, for allocations that
- * never come to an idle process (docs/decisions/ssh-server.md#memory).
+ * never come to an idle process; and `--expose-gc` lets the service run one full collection once
+ * its last command ended, for the buffers that reached the old generation
+ * (docs/decisions/ssh-server.md#memory).
  */
-export const SERVICE_V8_FLAGS: Readonly<Record<string, readonly string[]>> = { ssh: ['--max-semi-space-size=1', '--minor-gc-task-trigger=1'] };
+export const SERVICE_V8_FLAGS: Readonly<Record<string, readonly string[]>> = { ssh: ['--max-semi-space-size=1', '--minor-gc-task-trigger=1', '--expose-gc'] };
 
 /**
  * Environment a service's process starts with unless the launcher's own environment sets the same

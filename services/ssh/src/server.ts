@@ -11,6 +11,10 @@ import { gitBudget } from './git-budget.js';
 import { loadHostKeys, type HostKey } from './host-keys.js';
 import { lfsAuthentication } from './lfs-authentication.js';
 import { createSshServer, newRequestId } from './ssh-server.js';
+import { createIdleCollection, exposedCollector } from './memory/idle-collection.js';
+
+/** How long after the last command the idle collection runs (docs/decisions/ssh-server.md#memory). */
+const IDLE_COLLECTION_DELAY_MS = 2000;
 
 export interface ServerDeps {
   logger?: Logger;
@@ -42,6 +46,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<Ssh
   let ssh: ReturnType<typeof createSshServer> | undefined;
   let serving: Listening[] = [];
   let limitStores: LimitStores | undefined;
+  const idleCollection = createIdleCollection(exposedCollector(), IDLE_COLLECTION_DELAY_MS);
 
   return {
     async start() {
@@ -63,6 +68,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<Ssh
           logger,
         },
         logger,
+        idleCollection,
       });
       const listening = ssh;
       const sshPort = await bindingPort('SSH_PORT', config.sshPort, () => listening.listen(config.sshPort, config.sshBindHost));
@@ -85,6 +91,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<Ssh
     },
 
     async stop() {
+      idleCollection.stop();
       await ssh?.close();
       await Promise.all(serving.map((s) => s.close()));
       accounts?.close();

@@ -5,6 +5,7 @@ import type { Logger } from '@githost/logging';
 import { sshKeyFingerprint } from '@githost/identity';
 import type { Corked } from './clients/gather.js';
 import type { HostKey } from './host-keys.js';
+import type { IdleCollection } from './memory/idle-collection.js';
 import { serveCommand, type CommandDeps, type SshCaller } from './commands/index.js';
 
 const { Server, utils } = ssh2;
@@ -38,6 +39,8 @@ export interface SshServerDeps {
   callerByFingerprint(fingerprint: string, requestId: string): Promise<SshCaller | null>;
   commands: CommandDeps;
   logger: Logger;
+  /** Told of every command's start and end, so memory is collected once all are done. */
+  idleCollection?: IdleCollection;
 }
 
 /** What a connection's sessions report, so its idle timer runs only while no command does. */
@@ -190,8 +193,10 @@ export function createSshServer(deps: SshServerDeps) {
       }
       sessions.set(key, running + 1);
       activity.started();
+      deps.idleCollection?.started();
       const done = (code: number) => {
         activity.ended();
+        deps.idleCollection?.ended();
         const n = (sessions.get(key) ?? 1) - 1;
         if (n <= 0) sessions.delete(key);
         else sessions.set(key, n);
