@@ -98,7 +98,8 @@ export class FileJournal {
       this.lastSeq = seq;
       const prefix = String(seq).padStart(16, '0');
       const name = part.length === 1 ? `${prefix}-${part[0]!.id}.json` : `${prefix}.batch.json`;
-      writes.push(this.writeTemp(name, JSON.stringify(part.length === 1 ? part[0] : part)).then((tmp) => ({ name, tmp, ids: part.map((e) => e.id) })));
+      const content = part.length === 1 ? JSON.stringify(part[0]) : await batchJson(part, budget);
+      writes.push(this.writeTemp(name, content).then((tmp) => ({ name, tmp, ids: part.map((e) => e.id) })));
       await budget.pauseIfSpent();
     }
     const written = await Promise.allSettled(writes);
@@ -234,6 +235,20 @@ export class FileJournal {
     })();
     return this.ready;
   }
+}
+
+/**
+ * `JSON.stringify(events)`, the same text, an event at a time with the loop given back when
+ * `budget` is spent: a file of 250 push events, each with its 20 commits, is a megabyte of JSON
+ * (docs/decisions/many-refs-push.md#yielding).
+ */
+export async function batchJson(events: readonly EventEnvelope[], budget: LoopBudget): Promise<string> {
+  const parts = new Array<string>(events.length);
+  for (let i = 0; i < events.length; i++) {
+    parts[i] = JSON.stringify(events[i]);
+    await budget.pauseIfSpent();
+  }
+  return `[${parts.join(',')}]`;
 }
 
 function checkId(id: string): void {

@@ -1,5 +1,6 @@
 import { unavailable } from '@githost/errors';
 import { createLogger, type Logger } from '@githost/logging';
+import { LoopBudget } from '@githost/runtime';
 import type { EventBus, EventEnvelope, EventHandler, SubscribeOptions, Subscription } from './event-bus.js';
 import { eventLogFields } from './log-fields.js';
 
@@ -13,7 +14,12 @@ import { eventLogFields } from './log-fields.js';
  * - a queue that already handled the event is not given it again on that retry, and a queue whose
  *   handler has failed it more than `maxRedeliveries` times dead-letters it (logged, kept in
  *   `deadLetters(queue)`) so one poison event cannot block the producer's relay forever;
- * - handlers receive a JSON copy of the envelope, exactly what they would get from the broker.
+ * - handlers receive a JSON copy of the envelope, exactly what they would get from the broker;
+ * - deliveries start one publish after another, in publish order, and the event loop is given
+ *   back once they have held it for a LoopBudget: a relay issues a slice of 100 publishes at once,
+ *   and every handler of all of them started in one turn of the loop (the copies, the handlers'
+ *   synchronous work), while every other request of the embedded mode waited
+ *   (docs/decisions/many-refs-push.md#yielding).
  */
 interface Consumer {
   kinds: Set<string>;
@@ -34,6 +40,9 @@ export class InProcessEventBus implements EventBus {
   private readonly failures = new Map<string, number>();
   private readonly dead = new Map<string, EventEnvelope[]>();
   private closed = false;
+  /** The turn the latest publish starts its deliveries on (publishes queue up behind it). */
+  private turns: Promise<void> = Promise.resolve();
+  private readonly budget = new LoopBudget();
 
   private readonly logger: Logger;
 
@@ -42,6 +51,8 @@ export class InProcessEventBus implements EventBus {
   }
 
   async publish(event: EventEnvelope): Promise<void> {
+    if (this.closed) throw unavailable('Event bus closed');
+    await this.nextTurn();
     if (this.closed) throw unavailable('Event bus closed');
     const body = JSON.stringify(event);
     const done = this.handledBy.get(event.id) ?? new Set<string>();
@@ -104,6 +115,14 @@ export class InProcessEventBus implements EventBus {
   /** Events a queue's handler kept failing, in the order they were given up on. */
   deadLetters(queue: string): EventEnvelope[] {
     return [...(this.dead.get(queue) ?? [])];
+  }
+
+  /** Resolves when this publish may start its deliveries: after every earlier publish started
+   *  its own, and after the loop was given back if they spent the budget. */
+  private nextTurn(): Promise<void> {
+    const turn = this.turns.then(() => this.budget.pauseIfSpent());
+    this.turns = turn;
+    return turn;
   }
 
   private pick(entry: { consumers: Consumer[]; next: number }, kind: string): Consumer | undefined {

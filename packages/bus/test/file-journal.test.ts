@@ -3,6 +3,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FileJournal, InProcessEventBus, startJournalRelay, type EventEnvelope } from '../src/index.js';
+import { batchJson } from '../src/file-journal.js';
+import { LoopBudget } from '@githost/runtime';
 import { waitFor } from '@githost/test-support';
 import { makeEvent } from './events.js';
 
@@ -70,6 +72,17 @@ describe('file journal', () => {
     expect((await restarted.pending(4)).map((e) => (e.payload as { n: number }).n)).toEqual([0, 1, 2, 3, 4, 5]);
     await restarted.removeMany(events.slice(0, 4).map((e) => e.id));
     expect((await new FileJournal(dir).pending()).map((e) => (e.payload as { n: number }).n)).toEqual([4, 5, 6, 7]);
+  });
+
+  it('when a batch is turned into JSON an event at a time, then the text is JSON.stringify of the batch and the loop was given back in between', async () => {
+    const events = [makeEvent(1), makeEvent(2), makeEvent(3)];
+    const seen: string[] = [];
+    setImmediate(() => seen.push('other work'));
+    // A spent budget at every event: the loop is given back after each.
+    const text = await batchJson(events, new LoopBudget(0));
+    seen.push('json');
+    expect(text).toBe(JSON.stringify(events));
+    expect(seen).toEqual(['other work', 'json']);
   });
 
   it('when an append is staged, then it is no event until committed; a discarded one never becomes one, nor one a "restart" finds staged', async () => {

@@ -30,6 +30,23 @@ describe('in-process event bus', () => {
     expect(finished).toEqual([7]);
   });
 
+  it('when many publishes are issued at once and their handlers hold the loop, then the loop is given back between them and the queue gets them in order', async () => {
+    const bus = new InProcessEventBus();
+    const seen: Array<number | 'other work'> = [];
+    await bus.subscribe('busy', ['push'], async (e) => {
+      // Synchronous work, as a handler's copy and parsing is: the loop is held while it runs.
+      const until = performance.now() + 3;
+      while (performance.now() < until);
+      seen.push((e.payload as { n: number }).n);
+    });
+    setImmediate(() => seen.push('other work'));
+    // A relay's slice: every publish issued before any is awaited.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => bus.publish(makeEvent(i))));
+    expect(seen.filter((s) => s !== 'other work')).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    // The work waiting meanwhile ran before the last handler did, not after all of them.
+    expect(seen.slice(0, -1)).toContain('other work');
+  });
+
   it('when no queue is bound to the kind, then publish resolves and the event is dropped', async () => {
     const bus = new InProcessEventBus();
     const got: EventEnvelope[] = [];

@@ -4,6 +4,7 @@ import { appendFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createFileDurably, DirectorySync } from '@githost/bus';
 import type { Logger } from '@githost/logging';
+import { LoopBudget } from '@githost/runtime';
 import { runGit } from '../git/command.js';
 import { OID_PATTERN, ZERO_OID } from '@githost/git-records/object-id';
 import { branchesOfFirstPush, createsBranches, type FirstPushAdoption } from './first-push.js';
@@ -180,17 +181,25 @@ export class RefIntents {
     } catch {
       return [];
     }
+    // Each step below is linear in the record, but a record of 10,000 refs makes each a few tens
+    // of milliseconds on the one event loop: the loop is given back between them when the budget
+    // is spent (docs/decisions/many-refs-push.md#yielding).
+    const budget = new LoopBudget();
     const record = parseIntentRecord(intent.id, text);
+    await budget.pauseIfSpent();
     if (!record.header || !existsSync(record.header.gitDir)) {
       await rm(intent.file, { force: true });
       return [];
     }
     const { gitDir, context } = record.header;
     const refs = unsettled(record).length > 0 ? await refValues(gitDir) : new Map<string, string>();
+    await budget.pauseIfSpent();
     const forcedOf = new Map(known.map((k) => [keyOf(k), k.forced]));
     const updates = happenedUpdates(record, (ref) => refs.get(ref) ?? ZERO_OID).map((u) => ({ ...u, forced: forcedOf.get(keyOf(u)) }));
+    await budget.pauseIfSpent();
     const adoption = this.adoption;
     const first = adoption && createsBranches(updates) ? branchesOfFirstPush(updates, branchRefs(refs.size > 0 ? refs : await refValues(gitDir))) : [];
+    await budget.pauseIfSpent();
     const adopted = first.length === 0 || (await adoption!.tryOnce(context.repository.id, first, context.requestId));
     if (updates.length > 0) await this.recorder.record(gitDir, context, updates, (u) => eventIdOf(record.id, u));
     if (adopted) await rm(intent.file, { force: true });

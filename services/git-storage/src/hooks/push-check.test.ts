@@ -88,4 +88,15 @@ describe('verdictTable', () => {
     const many = Array.from({ length: 2000 }, (_, i) => ({ before: Z, after: B, ref: `refs/heads/branch-${i}` }));
     expect(verdictTable(policy, 'write', many)).toBeUndefined();
   });
+
+  it('when the table is exactly as large as the environment takes, then it is kept; one byte more, then there is none', () => {
+    const line = (ref: string) => `${Z} ${B} ${ref} ok`;
+    const refs = Array.from({ length: 1000 }, (_, i) => ({ before: Z, after: B, ref: `refs/heads/b${String(i).padStart(4, '0')}` }));
+    const before = refs.reduce((n, r) => n + line(r.ref).length + 1, 0);
+    const last = (extra: number) => ({ before: Z, after: B, ref: `refs/heads/${'x'.repeat(100 * 1024 - before - line('refs/heads/').length + extra)}` });
+    const table = verdictTable(policy, 'write', [...refs, last(0)]);
+    expect(table).toHaveLength(100 * 1024);
+    expect(table!.split('\n').at(-1)).toBe(line(last(0).ref));
+    expect(verdictTable(policy, 'write', [...refs, last(1)])).toBeUndefined();
+  });
 });
