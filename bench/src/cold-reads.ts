@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { BenchContext } from './context.js';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpuMs } from './cpu.js';
 import { git, gitText } from './git.js';
 import { hostedRepoPath } from './hosted-path.js';
@@ -32,6 +33,31 @@ interface ColdRun {
   cpuByPid: Map<number, number>;
 }
 
+/** The live children of `pid` (git-storage's pooled `cat-file --batch` processes), from /proc. */
+function liveChildren(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+/**
+ * A server process's CPU with its children: those it reaped (cpuMs) and those still running, which
+ * the pooled cat-file processes are for a whole row; without them, work moved from a spawned git
+ * into the pool would look free. A child running at both ends, born, or reaped in between counts
+ * its share of the row either way (its reaped total replaces its running figure).
+ */
+function serverCpuMs(pid: number): number {
+  return cpuMs([pid], true) + cpuMs(liveChildren(pid), true);
+}
+
 /** Commit c's blob path: a file that commit added or changed, so each blob is one no earlier request read. */
 interface Sample {
   commit: string;
@@ -53,7 +79,7 @@ async function samples(repoPath: string, skip: number, count: number): Promise<S
 /** autocannon at 16 connections over `paths`, each requested once: every request names a different commit. */
 async function coldLoad(origin: string, paths: string[], cpuPids: number[]): Promise<ColdRun> {
   let next = 0;
-  const before = new Map(cpuPids.map((pid) => [pid, cpuMs([pid], true)]));
+  const before = new Map(cpuPids.map((pid) => [pid, serverCpuMs(pid)]));
   const r = await autocannon({
     url: origin,
     connections: CONNECTIONS,
@@ -61,7 +87,7 @@ async function coldLoad(origin: string, paths: string[], cpuPids: number[]): Pro
     timeout: 60,
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length]! }) }],
   });
-  const cpuByPid = new Map(cpuPids.map((pid) => [pid, (cpuMs([pid], true) - before.get(pid)!) / paths.length]));
+  const cpuByPid = new Map(cpuPids.map((pid) => [pid, (serverCpuMs(pid) - before.get(pid)!) / paths.length]));
   const cpu = [...cpuByPid.values()].reduce((a, b) => a + b, 0) * paths.length;
   const ok = r.statusCodeStats?.['200']?.count ?? 0;
   // autocannon's average is over whole seconds; a 600-request run lasts a few, so count it out
