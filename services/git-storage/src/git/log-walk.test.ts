@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { CatfilePool } from './catfile-pool.js';
+import { CatfileProcess } from './catfile-process.js';
 import { LOG_WALK_MAX_COMMITS, walkLog, walkNodeOf } from './log-walk.js';
 
 const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
@@ -79,6 +80,18 @@ describe('walkLog', () => {
     expect(compared).toBe(tips.length * 7);
     // The long pages reach far enough to pass merges and skewed commits.
     expect(revList(commits[commits.length - 1]!, 1000).length).toBeGreaterThan(50);
+  });
+
+  it('when history is a straight line, then the walk reads ahead along first parents: a page of 50 in three writes to cat-file', async () => {
+    let line = commit([], 5000);
+    for (let i = 1; i <= 60; i++) line = commit([line], 5000 + (i % 7) * 10);
+    const send = jest.spyOn(CatfileProcess.prototype, 'send');
+    try {
+      expect(await walkedIds(line, 50, 0)).toEqual(revList(line, 50));
+      expect(send).toHaveBeenCalledTimes(3); // the tip peeled, the tip, its parent with 49 ahead
+    } finally {
+      send.mockRestore();
+    }
   });
 
   it('when a page is walked, then its objects are cat-file\'s own bytes', async () => {

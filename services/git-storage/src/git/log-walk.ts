@@ -35,8 +35,8 @@ export class DateOrderQueue {
 
 /** Pages longer than this (offset + limit) are left to rev-list; browse asks at most 101. */
 export const LOG_WALK_MAX_COMMITS = 200;
-/** Commits a walk reads at most (the page and the queue beyond it) before rev-list answers. */
-const LOG_WALK_READ_BUDGET = 2 * LOG_WALK_MAX_COMMITS;
+/** Commits a walk reads at most (the page, the queue beyond it, the reads ahead) before rev-list answers. */
+const LOG_WALK_READ_BUDGET = 4 * LOG_WALK_MAX_COMMITS;
 /** Commit-graph files keep 34 bits of a commit date; git orders a later date differently with one. */
 const MAX_EXACT_DATE = 2 ** 34;
 
@@ -86,8 +86,9 @@ async function parentsOverridden(gitDir: string): Promise<boolean> {
 /**
  * `rev-list --max-count=<limit> --skip=<offset> <tip>` with the objects, walked through the
  * cat-file pool instead of a spawned rev-list (docs/decisions/gateway-serves-warm-reads.md#cold-reads):
- * one process held for the walk, one round trip per step that reaches unread parents, and the
- * commits read on the way are the page's objects. Undefined when git might answer differently or
+ * one process held for the walk, a round trip when a step reaches unread parents (reading ahead
+ * along first parents, at most as many as the page again over the walk), and the commits read on
+ * the way are the page's objects. Undefined when git might answer differently or
  * the walk would read too much: the tip is not a commit or is missing, a commit is missing or
  * parsed differently by git (walkNodeOf), the repository is shallow or grafted, the page is
  * longer than LOG_WALK_MAX_COMMITS or the reads exceed their budget. Then rev-list answers.
@@ -105,24 +106,21 @@ export async function walkLog(
   return pool.with(gitDir, async (p) => {
     const raws = new Map<string, Buffer>();
     const nodes = new Map<string, WalkNode>();
-    // Reads every answer of one round trip (so the process stays in step), then says whether all
-    // were commits git would read as walkNodeOf does.
-    const read = async (names: string[], expected: string[]): Promise<boolean> => {
+    // Reads every answer of one round trip (so the process stays in step), then says whether each
+    // of `needed` came back as a commit git would read as walkNodeOf does. Other names are read
+    // ahead (`<oid>~<n>`): whatever of them is a commit is kept, the rest is ignored.
+    const read = async (needed: string[], ahead: string[]): Promise<boolean> => {
+      const names = [...needed, ...ahead];
       p.send(names.map((n) => ['contents', n] as ['contents', string]));
       let ok = true;
       for (let i = 0; i < names.length; i++) {
         const h = await p.readHeader();
-        if (!h) {
-          ok = false;
-          continue;
-        }
-        const raw = await p.readBody(h.size);
-        const node = h.type === 'commit' ? walkNodeOf(raw) : undefined;
-        if (!node || h.oid !== expected[i]) ok = false;
-        else {
-          raws.set(h.oid, raw);
-          nodes.set(h.oid, node);
-        }
+        const raw = h ? await p.readBody(h.size) : undefined;
+        const node = h?.type === 'commit' ? walkNodeOf(raw!) : undefined;
+        if (node && (i >= needed.length || h!.oid === needed[i])) {
+          raws.set(h!.oid, raw!);
+          nodes.set(h!.oid, node);
+        } else if (i < needed.length) ok = false;
       }
       if (signal?.aborted) throw new GitCancelledError('log walk cancelled');
       return ok;
@@ -130,8 +128,9 @@ export async function walkLog(
     // The tip as rev-list takes it: a tag is peeled to its commit.
     p.send([['info', `${tip}^{commit}`]]);
     const peeled = (await p.readHeader())?.oid;
-    if (!peeled || !(await read([peeled], [peeled]))) return undefined;
+    if (!peeled || !(await read([peeled], []))) return undefined;
     let reads = 1;
+    let aheadLeft = offset + limit;
     const queue = new DateOrderQueue();
     queue.add(peeled, nodes.get(peeled)!.time);
     const out: Array<{ oid: string; raw: Buffer }> = [];
@@ -143,8 +142,13 @@ export async function walkLog(
       const { parents } = nodes.get(oid)!;
       const unread = [...new Set(parents.filter((q) => !nodes.has(q) && !queue.has(q)))];
       if (unread.length > 0) {
-        reads += unread.length;
-        if (reads > LOG_WALK_READ_BUDGET || !(await read(unread, unread))) return undefined;
+        // One round trip a step would be one a commit; the first parent's own first parents,
+        // named `<parent>~<n>`, come in the same one, so a straight line of history costs one.
+        const ahead = Math.min(aheadLeft, offset + limit - shown);
+        aheadLeft -= ahead;
+        const names = Array.from({ length: ahead }, (_, n) => `${unread[0]}~${n + 1}`);
+        reads += unread.length + ahead;
+        if (reads > LOG_WALK_READ_BUDGET || !(await read(unread, names))) return undefined;
       }
       for (const q of parents) if (nodes.has(q)) queue.add(q, nodes.get(q)!.time);
     }
