@@ -52,10 +52,11 @@ function liveChildren(pid: number): number[] {
  * A server process's CPU with its children: those it reaped (cpuMs) and those still running, which
  * the pooled cat-file processes are for a whole row; without them, work moved from a spawned git
  * into the pool would look free. A child running at both ends, born, or reaped in between counts
- * its share of the row either way (its reaped total replaces its running figure).
+ * its share of the row either way (its reaped total replaces its running figure). Children that
+ * are counted processes themselves (the launcher's services) are left to their own figure.
  */
-function serverCpuMs(pid: number): number {
-  return cpuMs([pid], true) + cpuMs(liveChildren(pid), true);
+function serverCpuMs(pid: number, counted: number[]): number {
+  return cpuMs([pid], true) + cpuMs(liveChildren(pid).filter((c) => !counted.includes(c)), true);
 }
 
 /** Commit c's blob path: a file that commit added or changed, so each blob is one no earlier request read. */
@@ -79,7 +80,7 @@ async function samples(repoPath: string, skip: number, count: number): Promise<S
 /** autocannon at 16 connections over `paths`, each requested once: every request names a different commit. */
 async function coldLoad(origin: string, paths: string[], cpuPids: number[]): Promise<ColdRun> {
   let next = 0;
-  const before = new Map(cpuPids.map((pid) => [pid, serverCpuMs(pid)]));
+  const before = new Map(cpuPids.map((pid) => [pid, serverCpuMs(pid, cpuPids)]));
   const r = await autocannon({
     url: origin,
     connections: CONNECTIONS,
@@ -90,7 +91,7 @@ async function coldLoad(origin: string, paths: string[], cpuPids: number[]): Pro
     sampleInt: 10,
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length]! }) }],
   });
-  const cpuByPid = new Map(cpuPids.map((pid) => [pid, (serverCpuMs(pid) - before.get(pid)!) / paths.length]));
+  const cpuByPid = new Map(cpuPids.map((pid) => [pid, (serverCpuMs(pid, cpuPids) - before.get(pid)!) / paths.length]));
   const cpu = [...cpuByPid.values()].reduce((a, b) => a + b, 0) * paths.length;
   const ok = r.statusCodeStats?.['200']?.count ?? 0;
   // autocannon's average is over its samples; a 600-request run lasts a few seconds, so count it out
