@@ -18,6 +18,8 @@ declare module 'autocannon' {
     pipelining?: number;
     headers?: Record<string, string>;
     timeout?: number;
+    /** Milliseconds between samples (1000); a run's `duration` ends at the sample after its last answer. */
+    sampleInt?: number;
     /** Each connection's requests in turn; setupRequest may rewrite one before it is sent. */
     requests?: Array<{ method?: string; path?: string; setupRequest?: (req: { method?: string; path?: string }) => { method?: string; path?: string } }>;
   }

@@ -6,6 +6,7 @@ import type { CatfilePool } from '../git/catfile-pool.js';
 import { runGit } from '../git/command.js';
 import { parseCommitObject, type CommitFields } from '@githost/git-records';
 import { readCommitObject, readCommitObjects, readCommitObjectsOrNull } from '../git/objects.js';
+import { DateOrderQueue } from '../git/log-walk.js';
 import { ZERO_OID } from '@githost/git-records/object-id';
 
 export interface RefUpdate {
@@ -309,25 +310,17 @@ async function parseTimedParents(stdout: Buffer, budget: LoopBudget): Promise<Ma
 /**
  * The first `limit` commits rev-list lists from `tip` within `graph` (the new commits; a parent
  * outside it is reachable from the excluded refs): commit time descending, the earlier found first
- * on a tie, as git's date-ordered walk.
+ * on a tie, as git's date-ordered walk (DateOrderQueue).
  */
 export function newestFirst(graph: ReadonlyMap<string, TimedCommit>, tip: string, limit: number): string[] {
   const out: string[] = [];
-  const seen = new Set<string>([tip]);
-  // The queue stays small (the walk stops after `limit` commits): a sorted insert is enough.
-  const queue: Array<{ oid: string; time: number; order: number }> = [{ oid: tip, time: graph.get(tip)!.time, order: 0 }];
-  let order = 1;
-  while (queue.length > 0 && out.length < limit) {
-    const { oid } = queue.shift()!;
+  const queue = new DateOrderQueue();
+  queue.add(tip, graph.get(tip)!.time);
+  for (let oid = queue.next(); oid !== undefined && out.length < limit; oid = queue.next()) {
     out.push(oid);
     for (const p of graph.get(oid)!.parents) {
       const c = graph.get(p);
-      if (!c || seen.has(p)) continue;
-      seen.add(p);
-      const entry = { oid: p, time: c.time, order: order++ };
-      let at = queue.findIndex((q) => q.time < entry.time);
-      if (at < 0) at = queue.length;
-      queue.splice(at, 0, entry);
+      if (c) queue.add(p, c.time);
     }
   }
   return out;

@@ -7,6 +7,7 @@ import { streamDiff, type DiffFileOut, type DiffLimits } from './diff.js';
 import { GitCancelledError, NotFoundError, RefLockedError, RefMismatchError } from './errors.js';
 import { commitMerge, mergeTree, type MergeTreeResult, type Signature } from './merge.js';
 import { walkAncestry } from './ancestry-walk.js';
+import { walkLog } from './log-walk.js';
 import { parseCommitObject } from '@githost/git-records';
 import { findTreeEntry, readCommitObject, readCommitObjects, readCommitObjectsOrNull, readTreeListing, resolveCommitOid, withAnswer } from './objects.js';
 import type { CachedRef, RefsCache } from './refs-cache.js';
@@ -87,12 +88,18 @@ export class LocalRepository {
   }
 
   /**
-   * A page of the log below `commit` (git log's default order): ids from `rev-list`, objects from
-   * the cat-file pool. The ids below a commit id never change, so the page is cached and callers
-   * asking for it at once share one rev-list.
+   * A page of the log below `commit` (git log's default order): walked through the cat-file pool
+   * (walkLog, whose reads are the page's objects), or ids from `rev-list` when the walk leaves it
+   * to git, then objects from the pool. The ids below a commit id never change, so the page's ids
+   * are cached and callers asking for it at once share one load.
    */
   async listCommits(commit: string, limit: number, offset: number, signal?: AbortSignal): Promise<RawCommit[]> {
-    const page = () => this.resources.cache.logs.fetch(ReadCaches.key(this.gitDir, commit, limit, offset), () => this.revList(commit, limit, offset, signal));
+    let walked: RawCommit[] | undefined;
+    const load = async () => {
+      walked = await walkLog(this.resources.pool, this.gitDir, commit, limit, offset, signal);
+      return walked ? walked.map((c) => c.oid) : this.revList(commit, limit, offset, signal);
+    };
+    const page = () => this.resources.cache.logs.fetch(ReadCaches.key(this.gitDir, commit, limit, offset), load);
     let oids: string[];
     try {
       oids = await page().catch((err: unknown) => {
@@ -104,7 +111,7 @@ export class LocalRepository {
       if (err instanceof NotFoundError) throw notFound(`Commit not found: ${commit}`);
       throw err;
     }
-    return readCommitObjects(this.resources.pool, this.gitDir, oids);
+    return walked ?? readCommitObjects(this.resources.pool, this.gitDir, oids);
   }
 
   private async revList(commit: string, limit: number, offset: number, signal?: AbortSignal): Promise<string[]> {
