@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { Server as NetServer } from 'node:net';
 import { ConfigError } from '@githost/config/errors';
 import { createLogger } from '@githost/logging';
-import { markStopping, shutdownDelayMs } from '@githost/runtime/stopping';
+import { drainDelay, markStopping, shutdownDelayMs } from '@githost/runtime/stopping';
 import { PUBLIC_SERVER_MESSAGE, STOP_NOW_MESSAGE, type ChildMessage } from './child-messages.js';
 import type { Service } from '@githost/runtime';
 import { loadService, type LaunchDeps } from './services.js';
@@ -64,15 +64,9 @@ const stop = async (reason: string, delayMs: number): Promise<void> => {
   try {
     // A signal while starting waits for the start, so nothing is left half-open.
     const service = await starting.catch(() => undefined);
-    if (delayMs > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delayMs);
-        endDelay = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
+    const drain = drainDelay(delayMs);
+    endDelay = drain.end;
+    await drain.elapsed;
     await service?.stop();
   } catch (err) {
     logger.error({ err }, `${name}: did not stop cleanly`);

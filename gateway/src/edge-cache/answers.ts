@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { OID_PATTERN } from '@githost/git-records/object-id';
 import { LRUCache } from 'lru-cache';
-import { edgeKey, ifNoneMatchHits, type EdgeRequest, type RefVersions } from './validators.js';
+import { ifNoneMatchHits } from '@githost/http';
+import { edgeKey, type EdgeRequest, type RefVersions } from './validators.js';
 
 /**
  * Whole browse answers kept at the edge, so a warm read costs what the gateway hop costs (README

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { createEdgeValidators, edgeKey, ifNoneMatchHits, type EdgeRequest, type RefVersions } from './validators.js';
+import { ifNoneMatchHits } from '@githost/http';
+import { createEdgeValidators, edgeKey, type EdgeRequest, type RefVersions } from './validators.js';
 
 /** A ref watch whose versions the test sets; absent: not live. */
 function fakeVersions(): RefVersions & { set(shard: string, repoId: string, v: string | undefined): void } {

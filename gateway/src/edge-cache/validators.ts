@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import { ifNoneMatchHits } from '@githost/http';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Which refs state a repository is in, as the git-storage ref watch reports it (port of
@@ -55,9 +55,6 @@ export const DEFAULT_EDGE_ENTRIES = 10_000;
 export function edgeKey(r: EdgeRequest): string {
   return `${r.shard}\0${r.repoId}\0${r.defaultBranch}\0${r.private ? 'private' : 'public'}\0${r.url}`;
 }
-
-/** RFC 9110 §13.1.2 weak comparison, as browse reads it (@githost/http). */
-export { ifNoneMatchHits };
 
 /** The validators of browse answers by request, bounded by count; `maxEntries` 0: none kept. */
 export function createEdgeValidators(versions: RefVersions, maxEntries = DEFAULT_EDGE_ENTRIES): EdgeValidators {

@@ -1,6 +1,6 @@
 import { ConfigError } from '@githost/config/errors';
 import { createLogger, type Logger } from '@githost/logging';
-import { markStopping, shutdownDelayMs } from './stopping.js';
+import { drainDelay, markStopping, shutdownDelayMs } from './stopping.js';
 
 export type { Service, ServiceModule, ServicePorts } from './service.js';
 export { isStopping, onStopping } from './stopping.js';
@@ -42,7 +42,7 @@ export async function runUntilSignalled(name: string, boot: (logger: Logger) => 
     stopping = true;
     markStopping();
     logger.info({ signal, delayMs }, 'stopping: not ready, finishing requests in flight');
-    const stopped = new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(() => service.stop());
+    const stopped = drainDelay(delayMs).elapsed.then(() => service.stop());
     stopped.then(
       () => process.exit(0),
       (err: unknown) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isStopping, markStopping, MAX_SHUTDOWN_DELAY_MS, onStopping, shutdownDelayMs } from './stopping.js';
+import { drainDelay, isStopping, markStopping, MAX_SHUTDOWN_DELAY_MS, onStopping, shutdownDelayMs } from './stopping.js';
 
 describe('stopping', () => {
   it('when the process starts stopping, then every listener hears it once and later ones at once', () => {
@@ -23,5 +23,19 @@ describe('stopping', () => {
     for (const bad of ['-1', '5s', '1e3', ' 5', String(MAX_SHUTDOWN_DELAY_MS + 1)]) {
       expect(shutdownDelayMs({ GITHOST_SHUTDOWN_DELAY_MS: bad })).toEqual({ error: expect.stringContaining('GITHOST_SHUTDOWN_DELAY_MS') });
     }
+  });
+
+  it('when the drain is waited on, then it ends after its delay, at once when ended early, and at once for 0', async () => {
+    const order: string[] = [];
+    const long = drainDelay(60_000);
+    const short = drainDelay(5);
+    void long.elapsed.then(() => order.push('long'));
+    void short.elapsed.then(() => order.push('short'));
+    await drainDelay(0).elapsed;
+    order.push('none');
+    await short.elapsed;
+    long.end();
+    await long.elapsed;
+    expect(order).toEqual(['none', 'short', 'long']);
   });
 });

@@ -45,3 +45,23 @@ export function shutdownDelayMs(env: NodeJS.ProcessEnv = process.env): number | 
   if (!Number.isSafeInteger(value) || value > MAX_SHUTDOWN_DELAY_MS) return { error: `GITHOST_SHUTDOWN_DELAY_MS: expected whole milliseconds from 0 to ${MAX_SHUTDOWN_DELAY_MS}, got "${raw}"` };
   return value;
 }
+
+/**
+ * The drain's wait (GITHOST_SHUTDOWN_DELAY_MS, docs/operating.md#stopping-a-process): `elapsed`
+ * resolves after `ms`, or at once when `end` is called (a launcher stopping everything needs no
+ * drain: its load balancer stopped first). The one wait of every githost process's stop.
+ */
+export function drainDelay(ms: number): { elapsed: Promise<void>; end(): void } {
+  let end = (): void => {};
+  const elapsed =
+    ms > 0
+      ? new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          end = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        })
+      : Promise.resolve();
+  return { elapsed, end: () => end() };
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { etagOf, ifNoneMatchHits } from './etag.js';
+import { ifNoneMatchHits } from '@githost/http';
+import { etagOf } from './etag.js';
 
 describe('etagOf and ifNoneMatchHits', () => {
   it('when the parts are equal, then the ETag is equal and strong', () => {

@@ -10,6 +10,3 @@ export function etagOf(...parts: readonly (string | number)[]): string {
   for (const p of parts) hash.update(`\0${p}`);
   return `"${hash.digest('base64url')}"`;
 }
-
-/** RFC 9110 §13.1.2 weak comparison, `*` not honoured: one definition for every reader of the header. */
-export { ifNoneMatchHits } from '@githost/http';

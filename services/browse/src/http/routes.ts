@@ -3,7 +3,8 @@ import { notFound } from '@githost/errors';
 import { identityOf, type NextFunction, type Request, type Response } from '@githost/http';
 import { canRead } from '@githost/identity';
 import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCommits, listTags, parseLogPage, type BrowseDeps, type JsonBody, type Prepared, type RepoRef } from '../domain/browse.js';
-import { etagOf, ifNoneMatchHits } from '../domain/etag.js';
+import { ifNoneMatchHits } from '@githost/http';
+import { etagOf } from '../domain/etag.js';
 import type { RawBlob } from '../domain/raw.js';
 import { refPageOf } from '../domain/ref-pages.js';
 

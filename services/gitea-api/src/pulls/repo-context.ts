@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { AppError } from '@githost/errors';
+import { canWrite } from '@githost/identity';
 import type { Config } from '../config.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { gatewayFor } from '../http/context.js';
@@ -37,8 +38,7 @@ export async function repoScope(req: Request, config: Config): Promise<RepoScope
   const name = param(req, 'repo');
   const facts = await repositoryFacts(gateway, config, owner, name);
   const repository = giteaRepositoryOf(facts, config.publicUrl);
-  const canWrite = facts.permission === 'write' || facts.permission === 'admin';
-  return { gateway, owner, name, repoId: facts.repo.id, repository, canWrite, publicUrl: config.publicUrl, user: userMapper(config.publicUrl) };
+  return { gateway, owner, name, repoId: facts.repo.id, repository, canWrite: canWrite(facts.permission ?? undefined), publicUrl: config.publicUrl, user: userMapper(config.publicUrl) };
 }
 
 /**
