@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { encodeIdentity, type Identity } from '@githost/identity';
-import { createTestRepository, startTestStorage, type TestStorage } from '../src/testing.js';
+import { encodeIdentity } from '@githost/identity';
+import { createTestRepository, startTestStorage, writerIdentity, type TestStorage } from '../src/testing.js';
 
 /** What a batch offers an upload (docs/decisions/lfs.md#throughput): the upload and its verify. */
 
@@ -9,14 +9,10 @@ const ID = 'repo-lfs-actions';
 const LFS_TYPE = 'application/vnd.git-lfs+json';
 let s: TestStorage;
 
+/** alice, a writer, on the private alice/demo (testing.ts' writer, under this test's name). */
 function headers(): Record<string, string> {
-  const identity: Identity = {
-    principal: { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false },
-    repo: { id: ID, owner: 'alice', name: 'demo', default_branch: 'main', private: true, shard: 'default', permission: 'write', owner_id: 'u-alice' },
-    request_id: 'req-lfs-actions',
-    issued_at: Date.now(),
-  };
-  return encodeIdentity(identity, s.secret);
+  const identity = writerIdentity(ID);
+  return encodeIdentity({ ...identity, repo: { ...identity.repo!, name: 'demo', private: true } }, s.secret);
 }
 
 const url = (rest: string) => `http://127.0.0.1:${s.httpPort}/alice/demo.git/info/lfs/${rest}`;
