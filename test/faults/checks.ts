@@ -18,6 +18,21 @@ const run = promisify(execFile);
 
 /** The documented recovery windows (docs/operating.md#failure-and-recovery): no 5xx later than this after
  *  the fault ended (the service restarted, the broker or the database up again). */
+/** How big a fault run is: FAULTS_MODE=quick (the default, part of `npm test`), full (`npm run faults`), big. */
+export const MODE: 'quick' | 'full' | 'big' = process.env.FAULTS_MODE === 'full' || process.env.FAULTS_MODE === 'big' ? process.env.FAULTS_MODE : 'quick';
+
+/** Pushes and merges per scenario: the run's own quick size, the same full and big sizes for every run. */
+export function sizeOf(quick: { pushes: number; merges: number }): { pushes: number; merges: number } {
+  if (MODE === 'full') return { pushes: 200, merges: 10 };
+  if (MODE === 'big') return { pushes: 2000, merges: 30 };
+  return quick;
+}
+
+/** How long one scenario may take in the run's mode. */
+export function scenarioTimeout(quickMs: number): number {
+  return MODE === 'big' ? 1_800_000 : MODE === 'full' ? 600_000 : quickMs;
+}
+
 export const RECOVERY_WINDOW_MS = 15_000;
 /** A merge intent whose process died is finished within 10 s grace + one 2 s tick. */
 export const MERGE_RECOVERY_MS = 12_000;

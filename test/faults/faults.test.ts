@@ -19,19 +19,13 @@ import { createTestDatabase } from '@githost/db';
 import { startReceiver, type Receiver } from '@githost/test-support';
 import { removeBrokerTopology } from '@githost/bus/testing';
 import { git, gitResult, makeWorkdir, removeWorkdirs } from '../src/support/git.js';
-import { MERGE_RECOVERY_MS, printTable, repositories, staleOpenIntents, verify, type CheckTarget, type Fault, type Figures } from './checks.js';
+import { MERGE_RECOVERY_MS, MODE, printTable, scenarioTimeout, sizeOf, repositories, staleOpenIntents, verify, type CheckTarget, type Fault, type Figures } from './checks.js';
 import { Cluster, SERVICES, sleep, type ServiceName } from './cluster.js';
 import { Workload, type User } from './workload.js';
 
 const run = promisify(execFile);
 
-const SIZES = {
-  quick: { pushes: 40, merges: 3 },
-  full: { pushes: 200, merges: 10 },
-  big: { pushes: 2000, merges: 30 },
-} as const;
-const MODE = (process.env.FAULTS_MODE ?? 'quick') as keyof typeof SIZES;
-const SIZE = SIZES[MODE] ?? SIZES.quick;
+const SIZE = sizeOf({ pushes: 40, merges: 3 });
 const PUSHERS = 3;
 
 /** A client whose upstream died gets an error within this. */
@@ -126,7 +120,7 @@ function versionOfPostgres(): string {
   return readdirSync('/etc/postgresql')[0] ?? '';
 }
 
-const SCENARIO_MS = MODE === 'big' ? 1_800_000 : MODE === 'full' ? 600_000 : 240_000;
+const SCENARIO_MS = scenarioTimeout(240_000);
 
 describe('fault injection', () => {
   it.each(SERVICES.map((s) => [s]))('kill -9 of %s mid-stream, restarted: nothing lost, nothing stuck, ready by itself', async (name) => {

@@ -13,21 +13,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startOwnRedis, startReceiver, type OwnRedis, type Receiver } from '@githost/test-support';
 import { startTestGithost, type TestGithost } from '../src/support/index.js';
-import { MERGE_RECOVERY_MS, printTable, staleOpenIntents, verify, type CheckTarget, type Fault, type Figures } from './checks.js';
+import { MERGE_RECOVERY_MS, MODE, printTable, scenarioTimeout, sizeOf, staleOpenIntents, verify, type CheckTarget, type Fault, type Figures } from './checks.js';
 import { sleep } from './cluster.js';
 import { Workload, type PublicAddress, type User } from './workload.js';
 
-const SIZES = {
-  quick: { pushes: 60, merges: 4 },
-  full: { pushes: 200, merges: 10 },
-  big: { pushes: 2000, merges: 30 },
-} as const;
-const MODE = (process.env.FAULTS_MODE ?? 'quick') as keyof typeof SIZES;
-const SIZE = SIZES[MODE] ?? SIZES.quick;
+const SIZE = sizeOf({ pushes: 60, merges: 4 });
 const PUSHERS = 3;
 /** Load kept on the survivors after haproxy took a killed replica out, before the next kill. */
 const AFTER_DOWN_MS = 2_000;
-const SCENARIO_MS = MODE === 'big' ? 1_800_000 : MODE === 'full' ? 600_000 : 300_000;
+const SCENARIO_MS = scenarioTimeout(300_000);
 
 /** Each victim's process name and its servers in haproxy (`<section>/<server>`). */
 const VICTIMS: ReadonlyArray<{ process: string; servers: string[] }> = [
