@@ -5,7 +5,7 @@ const secret = { GITHOST_INTERNAL_SECRET: 'x'.repeat(32) };
 
 describe('web configuration', () => {
   it('when nothing is set but the secret, then the gateway is the local one and the site is on localhost:3000', () => {
-    expect(loadConfig(secret)).toMatchObject({ httpPort: 3601, gatewayUrl: 'http://127.0.0.1:3000', publicUrl: 'http://localhost:3000' });
+    expect(loadConfig(secret)).toMatchObject({ httpPort: 3601, gateway: { url: 'http://127.0.0.1:3000', fallbackUrl: undefined }, publicUrl: 'http://localhost:3000' });
   });
   it('when GATEWAY_URL is not a URL, then the start fails naming it', () => {
     expect(() => loadConfig({ ...secret, GATEWAY_URL: 'gateway:3000' })).toThrow(/GATEWAY_URL/);
