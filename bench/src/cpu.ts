@@ -25,7 +25,7 @@ export function cpuMs(pids: number[], exitedChildren = false): number {
 }
 
 /** Every process whose command line (NULs as spaces) matches, now. */
-function matchingPids(match: (cmdline: string) => boolean): number[] {
+export function matchingPids(match: (cmdline: string) => boolean): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeBrokerTopology } from '@githost/bus/testing';
 import { createTestDatabase } from '@githost/db';
-import { MACHINE_REDIS_URL, removeRedisKeys } from '@githost/test-support';
+import { freePort, MACHINE_REDIS_URL, removeRedisKeys } from '@githost/test-support';
 import { Api, createRepo, createUser, gitUrl } from './api.js';
 import type { BenchContext } from './context.js';
 import { git } from './git.js';
@@ -13,6 +13,8 @@ import type { Section } from './report.js';
 import { launcherMissing, startService, type RunningService } from './service.js';
 import { roundTripTimer, type RoundTrips } from './counter-round-trips.js';
 import { fmtMs, fmtNum, fmtRatio } from './stats.js';
+import { cpuMs, matchingPids } from './cpu.js';
+import { descendants } from './rss.js';
 
 /**
  * Replicas behind haproxy (docs/decisions/replicas.md) against one of each: browse API and web tree
@@ -29,6 +31,7 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
   const notes: string[] = [];
   const rows: string[][] = [];
   const counterRows: string[][] = [];
+  const cpuRows: string[][] = [];
   const prefix = `githost-bench-replicas:${randomBytes(6).toString('hex')}:`;
   const skip = launcherMissing();
   const services: RunningService[] = [];
@@ -37,7 +40,7 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
   try {
     if (skip) throw new Error(skip);
     const limits = { GITHOST_RATE_LIMIT_PER_MINUTE: '100000000', GITHOST_RATE_LIMIT_ANON_PER_MINUTE: '100000000', GITHOST_GIT_RATE_LIMIT_PER_MINUTE: '100000000', GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: '100000000' };
-    const setup = async (name: string, extra: Record<string, string>): Promise<RunningService> => {
+    const setup = async (name: string, extra: Record<string, string>, port?: number): Promise<RunningService> => {
       const db = await createTestDatabase('githost_bench_replicas');
       const suffix = `${name}.${randomBytes(4).toString('hex')}`;
       const names = { GITHOST_EVENTS_EXCHANGE: `githost.events.bench.${suffix}`, GITHOST_WEBHOOKS_QUEUE: `githost.webhooks.bench.${suffix}`, GITHOST_MERGE_REQUESTS_QUEUE: `githost.merge-requests.bench.${suffix}`, GITHOST_ACCOUNTS_QUEUE: `githost.accounts.bench.${suffix}` };
@@ -46,7 +49,7 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
         await removeBrokerTopology(ctx.amqpUrl, names.GITHOST_EVENTS_EXCHANGE, [names.GITHOST_WEBHOOKS_QUEUE, names.GITHOST_MERGE_REQUESTS_QUEUE, names.GITHOST_ACCOUNTS_QUEUE]);
       });
       ctx.log(`replicas: starting githost (${name}) ...`);
-      const service = await startService({ LOG_LEVEL: 'warn', DATABASE_URL: db.url, AMQP_URL: ctx.amqpUrl, GITHOST_PROCESS_PER_SERVICE: 'true', ...limits, ...names, ...extra });
+      const service = await startService({ LOG_LEVEL: 'warn', DATABASE_URL: db.url, AMQP_URL: ctx.amqpUrl, GITHOST_PROCESS_PER_SERVICE: 'true', ...limits, ...names, ...extra }, { port });
       services.push(service);
       return service;
     };
@@ -55,6 +58,14 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
     const two = await setup('two', { REDIS_URL: MACHINE_REDIS_URL, GITHOST_RATE_LIMIT_PREFIX: prefix, GITHOST_REPLICAS: '2' });
     const githosts = [one, twoMemory, two];
     const labels = ['one gateway, limits in memory', '2 gateways + 2 of each service behind haproxy, limits in memory', '2 gateways + 2 of each service behind haproxy, limits in Redis'];
+    // BENCH_REPLICAS_WEB_VIA_BALANCER=1: a fourth githost as the third, whose web replicas call the
+    // API through the public load balancer (GATEWAY_URL set to it) instead of each its own gateway
+    // (docs/decisions/replicas.md#the-webs-own-gateway): what that pairing saves, in the same run.
+    if (ctx.env.BENCH_REPLICAS_WEB_VIA_BALANCER === '1') {
+      const port = await freePort();
+      githosts.push(await setup('two-via-balancer', { REDIS_URL: MACHINE_REDIS_URL, GITHOST_RATE_LIMIT_PREFIX: prefix, GITHOST_REPLICAS: '2', GATEWAY_URL: `http://127.0.0.1:${port}` }, port));
+      labels.push('the same, the web calling the API through haproxy (as before its own gateway)');
+    }
     await git(['init', '-q', '-b', 'main', src]);
     for (let i = 0; i < 20; i++) writeFileSync(join(src, `file-${i}.txt`), `line ${i}\n`.repeat(50));
     await git(['add', '.'], { cwd: src });
@@ -82,7 +93,7 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
     const underLoad: RoundTrips[] = [];
     for (const [kind, label] of [[0, 'browse API tree'], [1, 'web tree page']] as const) {
       for (const t of targets) await loadTest(t[kind]!.url, { connections: 50, seconds: 2, headers: t[kind]!.headers });
-      const sums = githosts.map(() => ({ requests: 0, seconds: 0, p99: [] as number[], non200: 0 }));
+      const sums = githosts.map(() => ({ requests: 0, seconds: 0, p99: [] as number[], non200: 0, cpu: new Map<string, number>() }));
       for (let i = 0; i < slices; i++) {
         // Each githost first, second and last in turn.
         for (let k = 0; k < githosts.length; k++) {
@@ -92,7 +103,10 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
           // timer runs during every githost's slices, kept only for those: its thread and its Redis
           // work are then the same load on the machine for all three rows.
           const timing = timer.window(5);
+          const groups = cpuGroups(githosts[which]!);
+          const before = groups.map((g) => cpuMs(g.pids));
           const r = await loadTest(t.url, { connections: 50, seconds, headers: t.headers });
+          groups.forEach((g, n) => sums[which]!.cpu.set(g.name, (sums[which]!.cpu.get(g.name) ?? 0) + cpuMs(g.pids) - before[n]!));
           const timed = await timing.stop();
           if (which === 2) underLoad.push(timed);
           sums[which]!.requests += r.rps * seconds;
@@ -104,6 +118,9 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
       const rps = sums.map((s) => s.requests / s.seconds);
       for (const [which, sum] of sums.entries()) {
         rows.push([label, labels[which]!, fmtNum(rps[which]), fmtMs(Math.max(...sum.p99)), String(sum.non200), fmtRatio(rps[which], rps[0]), which === 2 ? fmtRatio(rps[2], rps[1]) : '']);
+        const perRequest = (name: string) => (sum.requests > 0 ? ((sum.cpu.get(name) ?? 0) * 1000) / sum.requests : 0);
+        const total = CPU_COLUMNS.reduce((n, c) => n + perRequest(c), 0);
+        cpuRows.push([label, labels[which]!, ...CPU_COLUMNS.map((c) => fmtNum(perRequest(c))), fmtNum(total)]);
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -126,8 +143,31 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
     title: 'Replicas behind haproxy',
     tables: [
       ...(rows.length ? [{ title: 'Reads a second, one of each against replicas (same run)', header: ['read', 'githost', 'req/s', 'worst slice p99', 'non-200', 'vs one', 'Redis vs memory'], rows }] : []),
+      ...(cpuRows.length ? [{ title: 'CPU per request by process, µs (utime + stime over the measured slices; replicas of one service summed; Redis includes the bench timer\'s spends)', header: ['read', 'githost', ...CPU_COLUMNS, 'total'], rows: cpuRows }] : []),
       ...(counterRows.length ? [{ title: "One limited request's counter in Redis (rate-limit-redis's script through packages/rate-limits, timed in a worker thread of the bench)", header: ['when', 'samples', 'p50', 'p99', 'counted locally (> 250 ms)'], rows: counterRows }] : []),
     ],
     notes,
   };
+}
+
+const CPU_COLUMNS = ['gateway', 'web', 'browse', 'accounts', 'haproxy', 'Redis', 'other services'];
+
+/** One githost's processes in CPU_COLUMNS' groups: replicas (`web 2`) with their first, haproxy
+ *  (the launcher's child), the machine's Redis, and every other service process together. */
+function cpuGroups(service: RunningService): Array<{ name: string; pids: number[] }> {
+  const byName = new Map<string, number[]>(CPU_COLUMNS.map((c) => [c, []]));
+  for (const p of service.processes) {
+    if (p.name === 'launcher') continue;
+    const name = p.name.replace(/ \d+$/, '');
+    byName.get(byName.has(name) ? name : 'other services')!.push(p.pid);
+  }
+  for (const pid of descendants(service.pid)) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'haproxy') byName.get('haproxy')!.push(pid);
+    } catch {
+      // gone
+    }
+  }
+  byName.get('Redis')!.push(...matchingPids((c) => c.startsWith('redis-server')));
+  return [...byName].map(([name, pids]) => ({ name, pids }));
 }

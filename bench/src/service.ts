@@ -29,8 +29,8 @@ export function launcherMissing(): string | undefined {
   return existsSync(LAUNCHER_MAIN) ? undefined : `launcher not built (${LAUNCHER_MAIN} missing)`;
 }
 
-export async function startService(env: Record<string, string>): Promise<RunningService> {
-  const port = await freePort();
+export async function startService(env: Record<string, string>, options: { port?: number } = {}): Promise<RunningService> {
+  const port = options.port ?? (await freePort());
   const dataDir = mkdtempSync(join(workDir('data'), 'githost-'));
   const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
   const logFile = join(dataDir, 'service.log');

@@ -164,6 +164,10 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   // after it are configured with the sections' addresses; haproxy binds them once all run.
   const sections: ProxySection[] = [];
   const held: ReservedPort[] = [];
+  // Replicas: each gateway's own loopback port, bound now so that the web replica paired with it
+  // is configured with its address before the gateways start (docs/decisions/replicas.md#the-webs-own-gateway).
+  const gatewayServers: Server[] = [];
+  for (let n = 1; n <= (replicas > 1 ? replicas : 0); n++) gatewayServers.push(await bindPublicPort(0, '127.0.0.1'));
   let haproxy: RunningHaproxy | undefined;
   const stopAll = async () => {
     // The load balancer first, so nothing new reaches a stopping replica.
@@ -173,11 +177,17 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     await Promise.all([releaseReserved(), ...held.map((h) => h.release())]);
     // Closed by the gateway (or, split, by us) once it took it over; before that, still ours to release.
     if (publicServer.listening) await closeServer(publicServer);
+    await Promise.all(gatewayServers.filter((g) => g.listening).map((g) => closeServer(g)));
   };
 
   // A replica sent SIGTERM on its own (a rolling restart) stays serving, not ready, until haproxy
   // has taken it out (docs/decisions/replicas.md#a-replica-that-dies); an operator's value wins.
   if (replicas > 1 && nonEmpty(base.GITHOST_SHUTDOWN_DELAY_MS) === undefined) env.GITHOST_SHUTDOWN_DELAY_MS = String(REPLICA_SHUTDOWN_DELAY_MS);
+  // Web replica n renders from gateway n's own port, not through the public load balancer, and
+  // from every gateway behind it when that one is not there (docs/decisions/replicas.md#the-webs-own-gateway);
+  // an operator's GATEWAY_URL wins.
+  const ownGateway = (service: string, index: number): NodeJS.ProcessEnv =>
+    service === 'web' && nonEmpty(base.GATEWAY_URL) === undefined && gatewayServers[index] ? { GATEWAY_URL: `http://127.0.0.1:${boundPort(gatewayServers[index])}`, GATEWAY_FALLBACK_URL: env.GATEWAY_URL } : {};
   const started: string[] = [];
   const replicaPorts: Record<string, number[]> = {};
   const gatewayUrls: string[] = [];
@@ -202,8 +212,8 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
         const port = reserved.get(entry.name);
         if (replicated) {
           // The replicas take free ports; the reserved gRPC port is their haproxy section's.
-          const all = [await startOne(entry.name, entry.name, index, stageEnv)];
-          for (let n = 2; n <= replicas; n++) all.push(await startOne(`${entry.name} ${n}`, entry.name, index, stageEnv));
+          const all = [await startOne(entry.name, entry.name, index, { ...stageEnv, ...ownGateway(entry.name, 0) })];
+          for (let n = 2; n <= replicas; n++) all.push(await startOne(`${entry.name} ${n}`, entry.name, index, { ...stageEnv, ...ownGateway(entry.name, n - 1) }));
           Object.assign(env, entry.exports(all[0]!), await proxySectionsFor(replicated, all, port, sections, held));
           replicaPorts[entry.name] = all.map((p) => p.httpPort ?? 0);
           return;
@@ -220,7 +230,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     if (replicas > 1) {
       const gatewayPorts: number[] = [];
       for (let n = 1; n <= replicas; n++) {
-        const own = await bindPublicPort(0, '127.0.0.1');
+        const own = gatewayServers[n - 1]!;
         const gatewayPort = boundPort(own);
         gatewayPorts.push(gatewayPort);
         // haproxy names the client in X-Forwarded-For: without trusting that one hop, every

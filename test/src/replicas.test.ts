@@ -62,6 +62,23 @@ describe('githost as replicas behind haproxy', () => {
     for (const url of [gh.url, ...gh.gatewayUrls!]) expect((await fetch(`${url}/readyz`)).status).toBe(200);
   });
 
+  it('when pages are viewed through the load balancer, then each crosses its public section once: the web renders from its own gateway, not through haproxy (docs/decisions/replicas.md#the-webs-own-gateway)', async () => {
+    const owner = await createUser(gh, 'paula');
+    await createRepo(gh, owner.token, 'pages');
+    const wd = makeWorkdir();
+    await commitFiles(wd, { 'README.md': 'pages\n' }, 'first');
+    await git(wd, 'push', '-q', pushUrl(gh, 'paula', owner.token, 'paula', 'pages'), 'main');
+    const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
+    const [gatewaysBefore, websBefore] = [await sessionsByServer('gateway'), await sessionsByServer('web')];
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await fetch(`${gh.url}/paula/pages`, { headers: { accept: 'text/html' } })).status);
+    const [gatewaysAfter, websAfter] = [await sessionsByServer('gateway'), await sessionsByServer('web')];
+    expect(statuses).toEqual(Array(10).fill(200));
+    // Each page view is one request through the public section and one through the web's; its
+    // API calls (several a page) go from the web straight to a gateway.
+    expect([total(gatewaysAfter) - total(gatewaysBefore), total(websAfter) - total(websBefore)]).toEqual([10, 10]);
+  });
+
   it('when alice pushes through the load balancer and then on one gateway, then a read on the other gateway at once sees each push, and a clone through the load balancer has the last', async () => {
     const alice = await createUser(gh, 'alice');
     await createRepo(gh, alice.token, 'demo');
@@ -214,8 +231,19 @@ describe('a replica killed with SIGKILL', () => {
 
     const victims = gh.processes!.filter((p) => / 2$/.test(p.name) && !p.name.startsWith('git-storage'));
     expect(victims.map((p) => p.name).sort()).toEqual(['accounts 2', 'browse 2', 'gateway 2', 'merge-requests 2', 'web 2', 'webhooks 2']);
+
+    // The gateway web 2 renders from goes first: web 2 stays in and renders through the other.
+    process.kill(victims.find((p) => p.name === 'gateway 2')!.pid, 'SIGKILL');
+    await eventually(async () => ((await serverStates()).get('gateway/gateway-2')?.startsWith('DOWN') ? true : undefined));
+    const websBefore = await sessionsByServer('web');
+    const pages: number[] = [];
+    for (let i = 0; i < 10; i++) pages.push((await fetch(`${gh.url}/kim/survivor`, { headers: { accept: 'text/html' } })).status);
+    const websAfter = await sessionsByServer('web');
+    expect(pages).toEqual(Array(10).fill(200));
+    expect((websAfter.get('web-2') ?? 0) - (websBefore.get('web-2') ?? 0)).toBeGreaterThan(0);
+
     const killedAt = Date.now();
-    for (const p of victims) process.kill(p.pid, 'SIGKILL');
+    for (const p of victims) if (p.name !== 'gateway 2') process.kill(p.pid, 'SIGKILL');
     // Requests keep going while haproxy notices; only those after it took every victim out must all succeed.
     const before: Array<number | string> = [];
     let down: Map<string, string>;

@@ -24,19 +24,41 @@ const AGENTS = {
   'https:': new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo', timeout: IDLE_MS }),
 };
 
+/** What a call to the gateway needs besides its URL. */
+export interface WholeRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: string | undefined;
+  timeoutMs: number;
+  /**
+   * The same request at the load-balanced address of every gateway, for a caller whose `url` is
+   * one gateway of its own (the web's GATEWAY_FALLBACK_URL, docs/decisions/replicas.md#the-webs-own-gateway):
+   * used when that gateway is not there (its connection refused: nothing was sent), and for a GET
+   * also when its connection failed before any answer. A write is then sent on a connection of
+   * its own, never on a kept-alive one the gateway may be closing as it stops, so it is never lost
+   * half-sent and never sent twice.
+   */
+  fallbackUrl?: string | undefined;
+}
+
+/** A connection failed before the request could have been read: refused, or reset or closed on a reused one. */
+const NOT_SENT = new Set(['ECONNREFUSED']);
+const CUT_BEFORE_ANSWER = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+
 /**
  * One request over the pool. A GET whose kept-alive connection the gateway had just closed is
- * sent once more on a fresh one (nothing was done for it); any other failure is the caller's.
+ * sent once more on a fresh one (nothing was done for it); with a `fallbackUrl`, a request its
+ * own gateway did not take goes there (see WholeRequest); any other failure is the caller's.
  */
-export function requestWhole(url: string, init: { method: string; headers: Record<string, string>; body?: string | undefined; timeoutMs: number }): Promise<WholeAnswer> {
-  const target = new URL(url);
-  const client = target.protocol === 'https:' ? https : http;
-  const agent = target.protocol === 'https:' ? AGENTS['https:'] : AGENTS['http:'];
+export function requestWhole(url: string, init: WholeRequest): Promise<WholeAnswer> {
   // node frames a body by chunks only for methods it expects one with: a DELETE's body would go
   // unframed, and the gateway would read it as the next request on the kept-alive connection.
   const headers = init.body === undefined ? init.headers : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
-  const once = (retried: boolean): Promise<WholeAnswer> =>
+  const read = init.method === 'GET';
+  const once = (target: URL, retried: boolean, ownConnection: boolean): Promise<WholeAnswer> =>
     new Promise((resolve, reject) => {
+      const client = target.protocol === 'https:' ? https : http;
+      const agent = ownConnection ? false : target.protocol === 'https:' ? AGENTS['https:'] : AGENTS['http:'];
       const req = client.request(target, { method: init.method, headers, agent, timeout: init.timeoutMs }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -47,10 +69,13 @@ export function requestWhole(url: string, init: { method: string; headers: Recor
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${init.timeoutMs} ms`)));
       req.on('error', (err: NodeJS.ErrnoException) => {
-        if (!retried && req.reusedSocket && init.method === 'GET' && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(once(true));
+        const code = err.code ?? '';
+        if (!retried && req.reusedSocket && read && (code === 'ECONNRESET' || code === 'EPIPE')) resolve(once(target, true, ownConnection));
+        else if (fallback && target !== fallback && (NOT_SENT.has(code) || (read && CUT_BEFORE_ANSWER.has(code)))) resolve(once(fallback, false, ownConnection));
         else reject(err);
       });
       req.end(init.body);
     });
-  return once(false);
+  const fallback = init.fallbackUrl === undefined ? undefined : new URL(init.fallbackUrl);
+  return once(new URL(url), false, fallback !== undefined && !read);
 }

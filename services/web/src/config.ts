@@ -8,6 +8,10 @@ const schema = z
     /** Where the web reaches the public REST API: the gateway, never a service directly, so
      *  every page is bound by the same access rules as the API (services/web/README.md#one-path-for-access-control). */
     GATEWAY_URL: httpUrl('http://127.0.0.1:3000'),
+    /** The load-balanced address of every gateway when GATEWAY_URL is one gateway of the web's own
+     *  (the launcher's replicas: docs/decisions/replicas.md#the-webs-own-gateway); a call that one
+     *  did not take goes here. Unset: GATEWAY_URL alone. */
+    GATEWAY_FALLBACK_URL: unlessBlank(z.string().url().regex(/^https?:\/\//, 'expected an http:// or https:// URL').optional()),
     /** What the browser sees: decides the cookie's `Secure` flag and the clone URLs. */
     PUBLIC_URL: httpUrl('http://localhost:3000'),
     /** The SSH service's internal HTTP address: its port and host keys for the clone box and the
@@ -16,10 +20,16 @@ const schema = z
   })
   .transform((e) => ({
     ...serviceListenFields(e),
-    gatewayUrl: e.GATEWAY_URL.replace(/\/+$/, ''),
+    gateway: { url: e.GATEWAY_URL.replace(/\/+$/, ''), fallbackUrl: e.GATEWAY_FALLBACK_URL?.replace(/\/+$/, '') } as GatewayAddress,
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
     sshHttpUrl: e.SSH_HTTP_URL?.replace(/\/+$/, ''),
   }));
+
+/** Where the web reaches the gateway: `url`, and the other gateways behind `fallbackUrl` when set. */
+export interface GatewayAddress {
+  url: string;
+  fallbackUrl?: string | undefined;
+}
 
 export type Config = z.output<typeof schema>;
 

@@ -22,8 +22,10 @@ const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
 export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger('web');
   const registry = createRegistry('web');
-  // Ready when the API it renders from answers.
-  const gateway = async () => (await fetch(`${config.gatewayUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
+  // Ready when the API it renders from answers: its own gateway, or the others behind the fallback.
+  const answers = async (base: string) => (await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
+  const { url, fallbackUrl } = config.gateway;
+  const gateway = async () => (fallbackUrl === undefined ? answers(url) : (await answers(url).catch(() => false)) || answers(fallbackUrl));
   const app = createHttpApp({ service: 'web', logger, ready: { gateway }, registry, json: false });
   app.use(securityHeaders);
   app.use('/-/static', express.static(ASSETS, { index: false, fallthrough: true, maxAge: '5m', dotfiles: 'ignore' }));

@@ -1,5 +1,6 @@
 import { AppError } from '@githost/errors';
 import { apiError, requestWhole, type ApiAnswer, type ApiPath, type WholeAnswer, type WithMethod } from '@githost/api-client';
+import type { GatewayAddress } from '../config.js';
 import type { PageAnswers } from '../pages/page-cache.js';
 import { RecentAnswers, recentAnswers } from './answer-cache.js';
 
@@ -28,10 +29,14 @@ const TIMEOUT_MS = 30_000;
  * holds no privileges of its own, so a page can never show what the API would refuse.
  */
 export class GatewayApi {
+  private readonly gateway: GatewayAddress;
+
   constructor(
-    private readonly base: string,
+    gateway: GatewayAddress | string,
     private readonly caller: ApiCaller,
-  ) {}
+  ) {
+    this.gateway = typeof gateway === 'string' ? { url: gateway } : gateway;
+  }
 
   get signedIn(): boolean {
     return this.caller.credential !== undefined;
@@ -93,7 +98,8 @@ export class GatewayApi {
   private async answer(method: string, path: string, body: unknown, extra: Record<string, string> = {}): Promise<WholeAnswer> {
     const headers = this.headers(body === undefined ? extra : { ...extra, 'content-type': 'application/json' });
     const credential = this.caller.credential ?? '';
-    const ask = () => requestWhole(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS });
+    const { url, fallbackUrl } = this.gateway;
+    const ask = () => requestWhole(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS, fallbackUrl: fallbackUrl === undefined ? undefined : fallbackUrl + path });
     try {
       if (RecentAnswers.reusable(method, path) && extra['if-none-match'] === undefined) return await recentAnswers.get(credential, path, ask);
       if (method === 'GET') return await ask();
@@ -140,8 +146,17 @@ export class GatewayApi {
   }
 
   private async request(method: string, path: string, init: { headers?: Record<string, string> }): Promise<Response> {
+    const send = (base: string) => fetch(base + path, { method, headers: this.headers(init.headers ?? {}), redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const { url, fallbackUrl } = this.gateway;
     try {
-      return await fetch(this.base + path, { method, headers: this.headers(init.headers ?? {}), redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+      try {
+        return await send(url);
+      } catch (err) {
+        // The own gateway is not there: the others behind the fallback (as requestWhole does).
+        const code = ((err as { cause?: { code?: unknown } }).cause?.code ?? '') as string;
+        if (fallbackUrl !== undefined && (code === 'ECONNREFUSED' || (method === 'GET' && (code === 'ECONNRESET' || code === 'EPIPE')))) return await send(fallbackUrl);
+        throw err;
+      }
     } catch (err) {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }

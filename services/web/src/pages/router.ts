@@ -72,7 +72,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
       form,
     };
   };
-  const anonymous = (req: Request, res: Response, session: RequestSession, answers?: PageAnswers) => contextOf(req, res, session, new GatewayApi(config.gatewayUrl, callerOf(req, answers)), () => null);
+  const anonymous = (req: Request, res: Response, session: RequestSession, answers?: PageAnswers) => contextOf(req, res, session, new GatewayApi(config.gateway, callerOf(req, answers)), () => null);
   // An expired or revoked session: forget it and go on as anonymous.
   const forgetSession = (res: Response): RequestSession => {
     clearSessionCookie(res, secure);
@@ -101,7 +101,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
     };
     if (!session.secret) return run(anonymous(req, res, session, answers));
     const caller = { ...callerOf(req, answers), credential: session.secret };
-    const lookup = new GatewayApi(config.gatewayUrl, caller).get(apiPath('/api/user'));
+    const lookup = new GatewayApi(config.gateway, caller).get(apiPath('/api/user'));
     if (def.method !== 'GET' || def.signedIn || def.readsViewerFirst) {
       let viewer: Viewer;
       try {
@@ -110,13 +110,13 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
         if (!isUnauthenticated(err)) throw err;
         return run(anonymous(req, res, forgetSession(res), answers));
       }
-      return run(contextOf(req, res, session, new GatewayApi(config.gatewayUrl, caller), () => viewer));
+      return run(contextOf(req, res, session, new GatewayApi(config.gateway, caller), () => viewer));
     }
     let viewer: Viewer | undefined;
     const known = lookup.then((v) => {
       viewer = v;
     });
-    const ctx = contextOf(req, res, session, new GatewayApi(config.gatewayUrl, { ...caller, gate: known }), () => {
+    const ctx = contextOf(req, res, session, new GatewayApi(config.gateway, { ...caller, gate: known }), () => {
       if (viewer === undefined) throw new AppError('internal', 'The page read the viewer before its first API call: mark it readsViewerFirst');
       return viewer;
     });
@@ -166,7 +166,7 @@ export function pageRouter(definitions: readonly PageDefinition[], deps: RouterD
   const keptOrBuilt = async (def: PageDefinition, req: Request, res: Response, session: RequestSession) => {
     const key = KeptPages.keyOf(session.secret, req.originalUrl);
     const token = csrf.tokenFor(session.binding);
-    const checked = await keptPages.revalidate(key, new GatewayApi(config.gatewayUrl, { ...callerOf(req), ...(session.secret !== undefined && { credential: session.secret }) }), token);
+    const checked = await keptPages.revalidate(key, new GatewayApi(config.gateway, { ...callerOf(req), ...(session.secret !== undefined && { credential: session.secret }) }), token);
     if ('html' in checked) return sendHtml(res, 200, checked.html);
     const answers = new PageAnswers(session.secret);
     for (const [path, answer] of checked.answers) answers.offer(path, answer);
