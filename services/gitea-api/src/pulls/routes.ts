@@ -22,11 +22,16 @@ function detailOf(s: RepoScope, number: number) {
   return s.gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner: s.owner, repo: s.name, number }));
 }
 
-/** Whether the caller wrote the merge request (who else but a writer may edit it). */
+/**
+ * Whether the caller wrote the merge request (who else but a writer may edit it). The caller is
+ * the one the gateway signed with the repository (gateway-client.ts `callerOf`); without it the
+ * caller may not read the repository, and githost's answer was a 404, not the 400 asked about.
+ */
 async function isAuthorOf(s: RepoScope, number: number): Promise<boolean> {
-  if (!s.gateway.signedIn) return false;
-  const [mr, me] = await Promise.all([detailOf(s, number), s.gateway.get(apiPath('/api/user'))]);
-  return mr.author_username !== null && mr.author_username.toLowerCase() === me.username.toLowerCase();
+  const me = s.gateway.signedIn ? s.gateway.signedUsername : undefined;
+  if (me === undefined) return false;
+  const mr = await detailOf(s, number);
+  return mr.author_username !== null && mr.author_username.toLowerCase() === me.toLowerCase();
 }
 
 /** What githost's lists lack about merging (mergeability, merger) for a page of numbers, in one call. */
