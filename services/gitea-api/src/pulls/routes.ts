@@ -8,7 +8,7 @@ import { links } from '../http/links.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { gatewayFor, type FeatureDeps } from '../http/context.js';
 import { pageOf, pagingOf, sendPage, setPagingHeaders, type Paging } from '../http/pagination.js';
-import { isNewestFirst, PULL_STATES, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext, type PullFacts } from './map-pull.js';
+import { giteaPullListJson, isNewestFirst, PULL_STATES, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext, type PullFacts } from './map-pull.js';
 import { invalidStyleMessage, toCreateMergeRequest, toMergeBody, toUpdateMergeRequest } from './map-requests.js';
 import { giteaCall, indexOf, param, repoScope, type RepoScope } from './repo-context.js';
 import { GITHOST_PER_PAGE, readPages, type ListHead } from './walk-pages.js';
@@ -116,13 +116,17 @@ export function pullRoutes({ config }: FeatureDeps): Router {
       const newestFirst = poster === null && isNewestFirst(req.query.sort);
       // The repository's facts and the lists at once: a private repository is a 404 from either.
       const gateway = gatewayFor(req, config);
-      const [s, found] = await Promise.all([repoScope(req, config), pullsFor(gateway, req.params.owner as string, req.params.repo as string, PULL_STATES[raw]!, newestFirst, paging)]);
+      const listed = pullsFor(gateway, req.params.owner as string, req.params.repo as string, PULL_STATES[raw]!, newestFirst, paging);
+      // A pull request whose mergeability could be checked has both its branches: the repository
+      // is not empty, and Gitea's `Repository` needs no branch listing to say so.
+      const hasBranch = listed.then((f) => [...(f.facts?.values() ?? [])].some((facts) => facts.mergeable !== null), () => false);
+      const [s, found] = await Promise.all([repoScope(req, config, hasBranch), listed]);
       const all = found.rows.filter((mr) => poster === null || (mr.author_username ?? '').toLowerCase() === poster);
       const page = pageOf(sortPulls(all, req.query.sort), paging);
       const facts = found.facts ?? (await factsOf(s, page.map((mr) => mr.number)));
       const ctx = pullContext(s);
       setPagingHeaders(req, res, newestFirst && found.total !== undefined ? found.total : all.length, paging, config.publicUrl);
-      res.json(page.map((mr) => toGiteaPull(ctx, mr, facts.get(mr.number))));
+      res.set('Content-Type', 'application/json; charset=utf-8').send(giteaPullListJson(page.map((mr) => toGiteaPull(ctx, mr, facts.get(mr.number))), ctx.repository));
     }),
   );
 
