@@ -128,6 +128,17 @@ describe('Gitea API: trees and commits', () => {
     expect(branch.data.map((c) => c.sha)).toEqual([feature]);
   });
 
+  it('when a tool lists the commits of a path, then only those touching that file or directory, as Gitea does; a path outside the repository is refused', async () => {
+    const of = async (query: { sha?: string; path: string; limit?: number; page?: number }) => (await giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', query)).data.map((c) => c.sha);
+    expect(await of({ path: 'README.md' })).toEqual([second, first]);
+    expect(await of({ path: 'src' })).toEqual([first]);
+    expect(await of({ path: 'src/lib/util.ts' })).toEqual([first]);
+    expect(await of({ path: 'README.md', limit: 1, page: 2 })).toEqual([first]);
+    expect(await of({ sha: 'feature/x', path: 'feature.txt' })).toEqual([feature]);
+    expect(await of({ path: 'no/such/file' })).toEqual([]);
+    expect((await giteaFailure(giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { path: '../etc/passwd' }))).status).toBe(400);
+  });
+
   it('when a tool pages through a history longer than githost\'s 100-commit log, then every commit once, newest first, Link next until the end, where X-Total-Count counts them', async () => {
     await createRepo(gh, ann.token, 'long');
     const wd = makeWorkdir();

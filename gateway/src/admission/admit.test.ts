@@ -221,9 +221,11 @@ describe('admission', () => {
   it('when a Gitea API path comes with any credential, even a made-up one, then it is admitted for gitea-api without a refusal: its own calls come back through here', async () => {
     const { accounts, calls } = fakeAccounts();
     const admit = admission(accounts);
-    const write = await attempt(admit, 'POST', '/api/v1/repos/alice/demo/pulls', bearer('made-up'));
-    expect([write.admitted?.route, write.admitted?.principal, write.admitted?.repo]).toEqual([{ upstream: 'gitea-api', auth: 'optional', surface: 'gitea' }, null, null]);
+    const other = await attempt(admit, 'POST', '/api/v1/user/repos', bearer('made-up'));
+    expect([other.admitted?.route, other.admitted?.principal, other.admitted?.repo]).toEqual([{ upstream: 'gitea-api', auth: 'optional', surface: 'gitea' }, null, null]);
     expect([calls.authenticate, calls.authorize]).toEqual([[], []]);
+    const write = await attempt(admit, 'POST', '/api/v1/repos/alice/demo/pulls', bearer('made-up'));
+    expect([write.refused, write.admitted?.route.upstream, write.admitted?.principal, write.admitted?.repo]).toEqual([undefined, 'gitea-api', null, null]);
     const read = await attempt(admit, 'GET', '/api/v1/repos/alice/demo/contents/a.txt', bearer('made-up'));
     expect([read.refused, read.admitted?.principal, read.admitted?.repo, read.admitted?.rateClient]).toEqual([undefined, null, null, undefined]);
   });
@@ -233,6 +235,9 @@ describe('admission', () => {
     const admit = admission(accounts);
     const owner = await attempt(admit, 'GET', '/api/v1/repos/alice/demo/contents/a.txt', { authorization: 'token alice-token' });
     expect([owner.admitted?.principal, owner.admitted?.repo, owner.admitted?.rateClient]).toEqual([alice, demo, { token: 'alice-token' }]);
+    // A write names the caller to the face as well (its author check: docs/decisions/gitea-api.md#errors).
+    const edit = await attempt(admit, 'PATCH', '/api/v1/repos/alice/demo/pulls/1', { authorization: 'token alice-token' });
+    expect([edit.refused, edit.admitted?.principal, edit.admitted?.repo]).toEqual([undefined, alice, demo]);
     // A read-only token's permission is capped as on githost's own routes.
     expect((await attempt(admit, 'GET', '/api/v1/repos/alice/demo/pulls', bearer('reader-token'))).admitted?.repo?.permission).toBe('read');
     const anonymous = await attempt(admit, 'GET', '/api/v1/repos/alice/demo/raw/a.txt');

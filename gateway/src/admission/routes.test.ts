@@ -120,8 +120,12 @@ describe('OAuth2 provider routes (docs/decisions/oauth2-provider.md#paths)', () 
     }
   });
   it('when a path is any other of Gitea\'s API, then gitea-api answers it, not authenticated at the edge (docs/decisions/gitea-api.md#a-face-over-the-api)', () => {
-    for (const [m, p] of [['GET', '/api/v1/version'], ['GET', '/api/v1'], ['GET', '/api/v1/user/repos'], ['POST', '/api/v1/repos/alice/demo/pulls'], ['DELETE', '/api/v1/repos/alice/demo/hooks/1']] as const) {
+    for (const [m, p] of [['GET', '/api/v1/version'], ['GET', '/api/v1'], ['GET', '/api/v1/user/repos'], ['POST', '/api/v1/user/repos']] as const) {
       expect([p, matchRoute(m, p)]).toEqual([p, { upstream: 'gitea-api', auth: 'optional', surface: 'gitea' }]);
+    }
+    // A write under a repository names it too (the face reads the caller from the signed identity), never kept at the edge.
+    for (const [m, p] of [['POST', '/api/v1/repos/alice/demo/pulls'], ['PATCH', '/api/v1/repos/alice/demo/pulls/1'], ['DELETE', '/api/v1/repos/alice/demo/hooks/1'], ['PUT', '/api/v1/repos/alice/demo/contents/a']] as const) {
+      expect([p, matchRoute(m, p, 'ref=main')]).toEqual([p, { upstream: 'gitea-api', auth: 'optional', surface: 'gitea', repo: { owner: 'alice', name: 'demo' } }]);
     }
     expect(matchRoute('GET', '/api/v1x')).toBeUndefined();
   });

@@ -153,18 +153,19 @@ export function matchRoute(method: string, path: string, query = ''): RouteMatch
 }
 
 /**
- * Gitea's API. A read under `/api/v1/repos/{owner}/{repo}` names that repository: admission looks
- * up the caller's access without refusing (the face answers refusals in Gitea's shape) and signs
- * it for the face, and a content read may be answered at the edge
+ * Gitea's API. A call under `/api/v1/repos/{owner}/{repo}` names that repository: admission looks
+ * up the caller and their access without refusing (the face answers refusals in Gitea's shape) and
+ * signs both for the face (a write's author check reads the caller from it:
+ * docs/decisions/gitea-api.md#errors), and a content read may be answered at the edge
  * (docs/decisions/gitea-api.md#warm-reads-at-the-edge).
  */
 function giteaRoute(read: boolean, path: string, query: string): RouteMatch {
   const route: RouteMatch = { upstream: 'gitea-api', auth: 'optional', surface: 'gitea' };
-  const m = read ? GITEA_REPO_PATH.exec(path) : null;
+  const m = GITEA_REPO_PATH.exec(path);
   const owner = m && decodeSegment(m[1]!);
   const name = m && decodeSegment(m[2]!);
   if (!owner || !name) return route;
-  const edgeRead = GITEA_CONTENT_READ.test(m![3] ?? '') && !hasQueryCredential(query);
+  const edgeRead = read && GITEA_CONTENT_READ.test(m![3] ?? '') && !hasQueryCredential(query);
   return { ...route, repo: { owner, name }, ...(edgeRead ? { edgeRead } : {}) };
 }
 

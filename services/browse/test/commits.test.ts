@@ -86,6 +86,27 @@ describe('GET commits', () => {
     }
   });
 
+  it('when path is asked for (docs/decisions/gitea-api.md#commits), then only the commits touching it, as git log -- path lists them, paged; a path outside the repository or repeated is 400', async () => {
+    const shas = (res: Awaited<ReturnType<typeof h.get>>) => (res.json() as { commits: CommitBody[] }).commits.map((c) => c.sha);
+    const whole = await log('refs/heads/main', 1000);
+    for (const path of (await h.git('ls-tree', '--name-only', 'main')).split('\n').filter(Boolean)) {
+      const touching = (await h.git('log', '--format=%H', '-n1000', 'refs/heads/main', '--', path)).split('\n').filter(Boolean);
+      const res = await h.get(`${API}/commits/main?limit=100&path=${encodeURIComponent(path)}`);
+      expect([path, res.status, shas(res)]).toEqual([path, 200, touching.slice(0, 100)]);
+      expect(touching.length).toBeLessThanOrEqual(whole.length);
+    }
+    const [first] = (await h.git('ls-tree', '--name-only', 'main')).split('\n');
+    const paged = await h.git('log', '--format=%H', '-n3', 'refs/heads/main', '--', first!);
+    expect(shas(await h.get(`${API}/commits/main?limit=1&page=2&path=${encodeURIComponent(first!)}`))).toEqual(paged.split('\n').filter(Boolean).slice(1, 2));
+    expect(shas(await h.get(`${API}/commits/main?limit=5&path=no/such/file`))).toEqual([]);
+    // Pathspec magic is taken literally: no file is named so.
+    expect(shas(await h.get(`${API}/commits/main?limit=5&path=${encodeURIComponent(':(glob)**')}`))).toEqual([]);
+    for (const bad of ['..', 'a/../b', 'a//b', '.', 'x&path=y']) {
+      const res = await h.get(`${API}/commits/main?path=${bad.includes('&') ? bad : encodeURIComponent(bad)}`);
+      expect([bad, res.status]).toEqual([bad, 400]);
+    }
+  });
+
   it('when the ref has slashes, then the whole remainder is the ref and is echoed', async () => {
     const body = await commits('feature/x?limit=3');
     expect([body.ref, body.commits.map((c) => c.sha)]).toEqual(['feature/x', await log('refs/heads/feature/x', 3)]);

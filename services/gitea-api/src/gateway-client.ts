@@ -16,6 +16,9 @@ export interface Caller {
    *  visibility, the caller's capped permission): present only when the caller may read it
    *  (docs/decisions/gitea-api.md#warm-reads-at-the-edge). */
   repo?: RepoContext;
+  /** Who the gateway authenticated, by name, signed with `repo` (a call under a repository the
+   *  caller may read): the face asks no `GET /api/user` for it. */
+  username?: string;
 }
 
 /** The caller behind a Gitea request, from what the gateway forwarded. */
@@ -24,16 +27,20 @@ export function callerOf(req: Request, internalSecret: string): Caller {
   const requestId = req.headers[REQUEST_ID_HEADER];
   if (typeof requestId === 'string') headers['x-request-id'] = requestId;
   let repo: RepoContext | undefined;
+  let username: string | undefined;
   try {
     const identity = decodeIdentity(req.headers, internalSecret);
     const client = identity.client;
     if (client?.address) Object.assign(headers, signClientForwarding(internalSecret, { address: client.address, userAgent: client.user_agent }));
-    if (identity.repo && canRead(identity.repo.permission)) repo = identity.repo;
+    if (identity.repo && canRead(identity.repo.permission)) {
+      repo = identity.repo;
+      if (identity.principal) username = identity.principal.username;
+    }
   } catch {
     // Not through the gateway: there is no one to vouch for, so no client is named.
   }
   const authorization = credentialOf(req);
-  return { headers, ...(authorization === undefined ? {} : { authorization }), ...(repo ? { repo } : {}) };
+  return { headers, ...(authorization === undefined ? {} : { authorization }), ...(repo ? { repo } : {}), ...(username === undefined ? {} : { username }) };
 }
 
 /**
@@ -52,6 +59,11 @@ export class GatewayClient {
 
   get signedIn(): boolean {
     return this.caller.authorization !== undefined;
+  }
+
+  /** The caller as the gateway signed them with an admitted repository (Caller.username). */
+  get signedUsername(): string | undefined {
+    return this.caller.username;
   }
 
   /** The repository the gateway admitted this read for, when it did (Caller.repo). */

@@ -68,12 +68,12 @@ export class StorageReader implements RepositoryReader {
     return { oid: res.commit.oid, raw: res.commit.raw };
   }
 
-  async listCommits(ctx: ReadContext, commit: string, limit: number, offset: number): Promise<RawCommit[]> {
+  async listCommits(ctx: ReadContext, commit: string, limit: number, offset: number, path = ''): Promise<RawCommit[]> {
     const client = this.router.client(ctx.shard);
     const res = await callUnary<storage.ListCommitsRequest, storage.ListCommitsResponse__Output>(
       client,
       client.ListCommits,
-      { repository_id: ctx.repoId, commit_oid: commit, limit, offset },
+      { repository_id: ctx.repoId, commit_oid: commit, limit, offset, path },
       this.opts(ctx),
     );
     return res.commits.map((c) => ({ oid: c.oid, raw: c.raw }));

@@ -238,14 +238,14 @@ async function lfsObjectOf(deps: BrowseDeps, repo: RepoRef, blob: RawBlob): Prom
 function commitLogPage(deps: BrowseDeps, repo: RepoRef, at: { ref: ResolvedRef; commit: string; limit: number; log: CommitLogPage }): Prepared {
   const { ref, commit, limit, log } = at;
   const load = () =>
-    deps.cache.getOrLoadBytes(`log\0${commit}\0${limit}\0${log.page}`, async () => {
+    deps.cache.getOrLoadBytes(`log\0${commit}\0${limit}\0${log.page}\0${log.filePath}`, async () => {
       // One more than the page, to know whether another follows.
-      const commits = await deps.reader.listCommits(repo, commit, limit + 1, (log.page - 1) * limit);
+      const commits = await deps.reader.listCommits(repo, commit, limit + 1, (log.page - 1) * limit, log.filePath);
       const more = commits.length > limit ? '1' : '0';
       return `${more}[${commits.slice(0, limit).map((c) => commitJson(deps, c.oid, c.raw)).join(',')}]`;
     });
   const prepared: Prepared = {
-    etag: etagOf('commits', ref.ref, commit, limit, log.page),
+    etag: etagOf('commits', ref.ref, commit, limit, log.page, log.filePath),
     immutable: ref.kind === 'sha',
     body: async () => {
       const loaded = await load();
@@ -275,6 +275,8 @@ export interface CommitLogPage {
   page: number;
   path: string;
   rawQuery: string;
+  /** Only the commits touching this file or directory ('' : all), checked by git-storage. */
+  filePath: string;
 }
 
 /** Past this page number no log has commits (a million pages of 100): refused as malformed. */
@@ -285,6 +287,16 @@ const MAX_LOG_PAGE = 1_000_000;
  * spec's answer stays as it is; a value that is not an integer from 1 to 1,000,000, or given
  * twice, is a 400 (the log used to ignore it: a typo must not look like paging).
  */
+/**
+ * `path` of the commit log (docs/decisions/gitea-api.md#commits): '' when absent; given twice is a
+ * 400. git-storage checks the path itself (inside the repository, no `..`).
+ */
+export function parseLogPath(raw: unknown): string {
+  if (raw === undefined) return '';
+  if (typeof raw !== 'string') throw validation('path must be given once');
+  return raw;
+}
+
 export function parseLogPage(raw: unknown): number | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || !/^[1-9][0-9]{0,6}$/.test(raw) || Number(raw) > MAX_LOG_PAGE) throw validation(`page must be an integer from 1 to ${MAX_LOG_PAGE}`);

@@ -72,8 +72,8 @@ export interface RepositoryReader {
   openLfsObject(ctx: ReadContext, oid: string): Promise<LfsObjectStream | undefined>;
   /** Full or abbreviated hex id. */
   readCommit(ctx: ReadContext, revision: string): Promise<RawCommit>;
-  /** Commits reachable from `commit` in `git log` default order. */
-  listCommits(ctx: ReadContext, commit: string, limit: number, offset: number): Promise<RawCommit[]>;
+  /** Commits reachable from `commit` in `git log` default order; only those touching `path` when given. */
+  listCommits(ctx: ReadContext, commit: string, limit: number, offset: number, path?: string): Promise<RawCommit[]>;
   /** Merge base, ahead/behind counts and head's own commits (both sides full commit ids). */
   compare(ctx: ReadContext, base: string, head: string, maxCommits: number): Promise<Comparison>;
   /** Changes from `from` to `to` (full commit ids) within `limits`. */

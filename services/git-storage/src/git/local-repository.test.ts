@@ -77,6 +77,16 @@ describe('LocalRepository reads', () => {
     expect(await refusal(repo.listCommits(MISSING, 10, 0))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
   });
 
+  it('when a path is given, then listCommits lists only the commits touching it, taken literally', async () => {
+    const child = git('commit-tree', git('rev-parse', `${withFiles}^{tree}`), '-p', withFiles, '-m', 'touches nothing');
+    expect((await repo.listCommits(child, 10, 0)).map((c) => c.oid)).toEqual([child, withFiles]);
+    expect((await repo.listCommits(child, 10, 0, undefined, 'dir')).map((c) => c.oid)).toEqual([withFiles]);
+    expect((await repo.listCommits(child, 10, 0, undefined, 'dir/inner.txt')).map((c) => c.oid)).toEqual([withFiles]);
+    expect(await repo.listCommits(child, 10, 1, undefined, 'hello.txt')).toEqual([]);
+    expect(await repo.listCommits(child, 10, 0, undefined, 'missing.txt')).toEqual([]);
+    expect(await repo.listCommits(child, 10, 0, undefined, ':(glob)*')).toEqual([]);
+  });
+
   it('when the caller cancels, then listCommits fails with a cancellation, which is also a timeout', async () => {
     const err = await repo.listCommits(first, 5, 0, AbortSignal.abort()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GitCancelledError);

@@ -93,13 +93,15 @@ export class LocalRepository {
    * to git, then objects from the pool. The ids below a commit id never change, so the page's ids
    * are cached and callers asking for it at once share one load.
    */
-  async listCommits(commit: string, limit: number, offset: number, signal?: AbortSignal): Promise<RawCommit[]> {
+  async listCommits(commit: string, limit: number, offset: number, signal?: AbortSignal, path = ''): Promise<RawCommit[]> {
     let walked: RawCommit[] | undefined;
     const load = async () => {
+      // The walk knows no paths: a path's log is git's (its history simplification, as `git log -- path`).
+      if (path !== '') return this.revList(commit, limit, offset, signal, path);
       walked = await walkLog(this.resources.pool, this.gitDir, commit, limit, offset, signal);
       return walked ? walked.map((c) => c.oid) : this.revList(commit, limit, offset, signal);
     };
-    const page = () => this.resources.cache.logs.fetch(ReadCaches.key(this.gitDir, commit, limit, offset), load);
+    const page = () => this.resources.cache.logs.fetch(ReadCaches.key(this.gitDir, commit, limit, offset, path), load);
     let oids: string[];
     try {
       oids = await page().catch((err: unknown) => {
@@ -114,8 +116,11 @@ export class LocalRepository {
     return walked ?? readCommitObjects(this.resources.pool, this.gitDir, oids);
   }
 
-  private async revList(commit: string, limit: number, offset: number, signal?: AbortSignal): Promise<string[]> {
-    const { stdout } = await runGit({ name: 'rev-list', flags: [`--max-count=${limit}`, `--skip=${offset}`], args: [commit] }, { gitDir: this.gitDir, timeoutMs: 30_000, signal });
+  private async revList(commit: string, limit: number, offset: number, signal?: AbortSignal, path = ''): Promise<string[]> {
+    const paths = path === '' ? {} : { paths: [path] };
+    // A path is taken literally: `:(glob)`, `:!` and other pathspec magic mean nothing here.
+    const env = path === '' ? {} : { env: { GIT_LITERAL_PATHSPECS: '1' } };
+    const { stdout } = await runGit({ name: 'rev-list', flags: [`--max-count=${limit}`, `--skip=${offset}`], args: [commit], ...paths }, { gitDir: this.gitDir, timeoutMs: 30_000, signal, ...env });
     return stdout.toString('latin1').split('\n').filter(Boolean);
   }
 

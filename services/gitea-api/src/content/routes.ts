@@ -161,12 +161,14 @@ export function contentRoutes({ config }: FeatureDeps): Router {
   router.get(
     '/repos/:owner/:repo/commits',
     route(async (req, res) => {
-      if (queryString(req, 'path')) throw validation('githost cannot filter commits by path');
       const gateway = gatewayFor(req, config);
       const paging = pagingOf(req);
       const ref = queryString(req, 'sha') ?? '';
+      // Gitea's `path`: the commits touching a file or directory, as githost's log filters them.
+      const path = queryString(req, 'path');
+      const filter = path ? `&path=${encodeURIComponent(path)}` : '';
       // githost's log page by page (docs/decisions/gitea-api.md#commits): the same page and limit.
-      const { items: log, link } = await gateway.cursorPage(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${paging.limit}&page=${paging.page}`));
+      const { items: log, link } = await gateway.cursorPage(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${paging.limit}&page=${paging.page}${filter}`));
       setLogPagingHeaders(req, res, log.commits.length, /rel="next"/.test(link ?? ''), paging, config.publicUrl);
       sendJsonRead(req, res, gateway, log.commits.map((c) => giteaCommitOf(at(req), c)));
     }),

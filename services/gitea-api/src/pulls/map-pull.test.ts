@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { MergeRequestDetail, MergeRequestWithAuthor } from '@githost/api-types';
 import { giteaIdOf } from '@githost/gitea-ids';
-import { giteaPullState, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext } from './map-pull.js';
+import { giteaPullListJson, giteaPullState, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext } from './map-pull.js';
+import { userMapper } from './repo-context.js';
 import { headBranchOf, toCreateMergeRequest, toMergeBody, toUpdateMergeRequest } from './map-requests.js';
 
 const ctx: PullContext = {
@@ -189,5 +190,27 @@ describe('sortPulls', () => {
     expect(sortPulls(list, 'recentupdate').map((m) => m.number)).toEqual([1, 3, 2]);
     expect(sortPulls(list, 'leastupdate').map((m) => m.number)).toEqual([2, 3, 1]);
     expect(sortPulls(list, 'constructor').map((m) => m.number)).toEqual([3, 2, 1]);
+  });
+});
+
+describe('giteaPullListJson', () => {
+  it('when a page is written with the Repository serialised once, then its bytes are JSON.stringify\'s of the same pull requests, whatever their titles hold', () => {
+    const repository = { id: 42, name: 'app', full_name: 'alice/app', description: 'a "quoted" \\ \u2028 repo', permissions: { admin: true, push: true, pull: true } };
+    const full = { ...ctx, repository };
+    const merged = { ...listed, number: 8, state: 'merged' as const, title: '"repo":{"id":1} \u0000 </script>', merged_sha: C };
+    const pulls = [toGiteaPull(full, listed, { mergeable: true, merged_by_username: null, requested_reviewers: ['carol'] }), toGiteaPull(full, merged, { mergeable: null, merged_by_username: 'dave', requested_reviewers: [] })];
+    expect(giteaPullListJson(pulls, repository).equals(Buffer.from(JSON.stringify(pulls)))).toBe(true);
+    expect(giteaPullListJson([pulls[0]!], repository).toString()).toBe(JSON.stringify([pulls[0]]));
+    expect(giteaPullListJson([], repository).toString()).toBe('[]');
+  });
+});
+
+describe('userMapper', () => {
+  it('when a name is mapped again, then the same Gitea user; a deleted account is the ghost user', () => {
+    const user = userMapper('https://git.example');
+    expect(user('bob')).toBe(user('bob'));
+    expect(user('bob')).toMatchObject({ login: 'bob' });
+    expect(user(null)).toMatchObject({ login: 'Ghost', id: -1 });
+    expect(user('carol')).not.toBe(user('bob'));
   });
 });

@@ -27,16 +27,29 @@ export interface RepoScope {
 
 export const param = (req: Request, name: string) => String(req.params[name] ?? '');
 
-/** Gitea's user for a githost username; a deleted account is Gitea's ghost user. */
+/**
+ * Gitea's user for a githost username; a deleted account is Gitea's ghost user. Each name is
+ * mapped once per mapper (one per request): a list's pull requests mostly share their authors,
+ * and each mapping hashes the name for its id.
+ */
 export function userMapper(publicUrl: string) {
-  return (username: string | null) => (username === null ? { ...giteaUserOf({ username: 'Ghost' }, publicUrl), id: -1 } : giteaUserOf({ username }, publicUrl));
+  const known = new Map<string | null, unknown>();
+  return (username: string | null) => {
+    let user = known.get(username);
+    if (user === undefined) {
+      user = username === null ? { ...giteaUserOf({ username: 'Ghost' }, publicUrl), id: -1 } : giteaUserOf({ username }, publicUrl);
+      known.set(username, user);
+    }
+    return user;
+  };
 }
 
-export async function repoScope(req: Request, config: Config): Promise<RepoScope> {
+/** The scope of a request under `/repos/{owner}/{repo}`; `hasBranch` as repositoryFacts takes it. */
+export async function repoScope(req: Request, config: Config, hasBranch?: Promise<boolean>): Promise<RepoScope> {
   const gateway = gatewayFor(req, config);
   const owner = param(req, 'owner');
   const name = param(req, 'repo');
-  const facts = await repositoryFacts(gateway, config, owner, name);
+  const facts = await repositoryFacts(gateway, config, owner, name, undefined, hasBranch);
   const repository = giteaRepositoryOf(facts, config.publicUrl);
   return { gateway, owner, name, repoId: facts.repo.id, repository, canWrite: canWrite(facts.permission ?? undefined), publicUrl: config.publicUrl, user: userMapper(config.publicUrl) };
 }

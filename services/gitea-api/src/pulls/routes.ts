@@ -8,7 +8,7 @@ import { links } from '../http/links.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { gatewayFor, type FeatureDeps } from '../http/context.js';
 import { pageOf, pagingOf, sendPage, setPagingHeaders, type Paging } from '../http/pagination.js';
-import { isNewestFirst, PULL_STATES, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext, type PullFacts } from './map-pull.js';
+import { giteaPullListJson, isNewestFirst, PULL_STATES, sortPulls, toGiteaChangedFile, toGiteaPull, type PullContext, type PullFacts } from './map-pull.js';
 import { invalidStyleMessage, toCreateMergeRequest, toMergeBody, toUpdateMergeRequest } from './map-requests.js';
 import { giteaCall, indexOf, param, repoScope, type RepoScope } from './repo-context.js';
 import { GITHOST_PER_PAGE, readPages, type ListHead } from './walk-pages.js';
@@ -22,11 +22,16 @@ function detailOf(s: RepoScope, number: number) {
   return s.gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', { owner: s.owner, repo: s.name, number }));
 }
 
-/** Whether the caller wrote the merge request (who else but a writer may edit it). */
+/**
+ * Whether the caller wrote the merge request (who else but a writer may edit it). The caller is
+ * the one the gateway signed with the repository (gateway-client.ts `callerOf`); without it the
+ * caller may not read the repository, and githost's answer was a 404, not the 400 asked about.
+ */
 async function isAuthorOf(s: RepoScope, number: number): Promise<boolean> {
-  if (!s.gateway.signedIn) return false;
-  const [mr, me] = await Promise.all([detailOf(s, number), s.gateway.get(apiPath('/api/user'))]);
-  return mr.author_username !== null && mr.author_username.toLowerCase() === me.username.toLowerCase();
+  const me = s.gateway.signedIn ? s.gateway.signedUsername : undefined;
+  if (me === undefined) return false;
+  const mr = await detailOf(s, number);
+  return mr.author_username !== null && mr.author_username.toLowerCase() === me.toLowerCase();
 }
 
 /** What githost's lists lack about merging (mergeability, merger) for a page of numbers, in one call. */
@@ -111,13 +116,17 @@ export function pullRoutes({ config }: FeatureDeps): Router {
       const newestFirst = poster === null && isNewestFirst(req.query.sort);
       // The repository's facts and the lists at once: a private repository is a 404 from either.
       const gateway = gatewayFor(req, config);
-      const [s, found] = await Promise.all([repoScope(req, config), pullsFor(gateway, req.params.owner as string, req.params.repo as string, PULL_STATES[raw]!, newestFirst, paging)]);
+      const listed = pullsFor(gateway, req.params.owner as string, req.params.repo as string, PULL_STATES[raw]!, newestFirst, paging);
+      // A pull request whose mergeability could be checked has both its branches: the repository
+      // is not empty, and Gitea's `Repository` needs no branch listing to say so.
+      const hasBranch = listed.then((f) => [...(f.facts?.values() ?? [])].some((facts) => facts.mergeable !== null), () => false);
+      const [s, found] = await Promise.all([repoScope(req, config, hasBranch), listed]);
       const all = found.rows.filter((mr) => poster === null || (mr.author_username ?? '').toLowerCase() === poster);
       const page = pageOf(sortPulls(all, req.query.sort), paging);
       const facts = found.facts ?? (await factsOf(s, page.map((mr) => mr.number)));
       const ctx = pullContext(s);
       setPagingHeaders(req, res, newestFirst && found.total !== undefined ? found.total : all.length, paging, config.publicUrl);
-      res.json(page.map((mr) => toGiteaPull(ctx, mr, facts.get(mr.number))));
+      res.set('Content-Type', 'application/json; charset=utf-8').send(giteaPullListJson(page.map((mr) => toGiteaPull(ctx, mr, facts.get(mr.number))), ctx.repository));
     }),
   );
 

@@ -7,17 +7,20 @@ import type { GithostPermission, RepositoryFacts } from './map-repos.js';
 /**
  * Everything Gitea's `Repository` needs, asked of githost at once: the repository, the caller's
  * permission (anonymous callers have none to ask), whether it has a branch, the SSH port.
+ * `hasBranch`, when it resolves true, already saw a branch of it (a pull request list's merge
+ * facts found both branches of a pull request): no branch listing is asked then.
  */
-export async function repositoryFacts(gateway: GatewayClient, config: Config, owner: string, name: string, known?: Repository): Promise<RepositoryFacts> {
+export async function repositoryFacts(gateway: GatewayClient, config: Config, owner: string, name: string, known?: Repository, hasBranch?: Promise<boolean>): Promise<RepositoryFacts> {
   const params = { owner, repo: name };
-  const [repo, permission, branches, ssh] = await Promise.all([
+  // One branch is enough to know it is not empty; the whole list would cross the wire on every call.
+  const anyBranch = async () => (await gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', params, '?per_page=1'))).branches.length > 0;
+  const [repo, permission, notEmpty, ssh] = await Promise.all([
     known ?? gateway.get(apiPath('/api/repos/{owner}/{repo}', params)),
     permissionOf(gateway, owner, name),
-    // One branch is enough to know it is not empty; the whole list would cross the wire on every call.
-    gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', params, '?per_page=1')),
+    hasBranch ? hasBranch.then((seen) => seen || anyBranch()) : anyBranch(),
     sshFactsOf(config.sshHttpUrl),
   ]);
-  return { repo, permission, empty: branches.branches.length === 0, sshUrl: ssh ? sshCloneUrl(config.publicUrl, ssh, repo.owner, repo.name) : '' };
+  return { repo, permission, empty: !notEmpty, sshUrl: ssh ? sshCloneUrl(config.publicUrl, ssh, repo.owner, repo.name) : '' };
 }
 
 /**

@@ -6,6 +6,7 @@ export interface ListCommitsRequest {
   'commit_oid'?: (string);
   'limit'?: (number);
   'offset'?: (number);
+  'path'?: (string);
 }
 
 export interface ListCommitsRequest__Output {
@@ -13,4 +14,5 @@ export interface ListCommitsRequest__Output {
   'commit_oid': (string);
   'limit': (number);
   'offset': (number);
+  'path': (string);
 }
