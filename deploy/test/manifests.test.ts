@@ -227,6 +227,12 @@ for (const overlay of ['dev', 'production']) {
       expect(container.command).toEqual(['/usr/bin/tini', '--', 'node', '--max-semi-space-size=1', '--minor-gc-task-trigger=1', '--expose-gc', 'services/ssh/dist/main.js']);
       expect(env).toEqual({ MALLOC_MMAP_THRESHOLD_: '4096', MALLOC_TOP_PAD_: '0' });
     });
+
+    it('when rendered, then the git-storage container has room for 64 MiB of old generation, as the launcher\'s git-storage process does', () => {
+      const container = podSpecOf(objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'git-storage')!).spec.containers[0]!;
+      // the launcher's SERVICE_V8_FLAGS for git-storage (launcher/src/processes.ts)
+      expect(container.command).toEqual(['/usr/bin/tini', '--', 'node', '--initial-old-space-size=64', 'services/git-storage/dist/main.js']);
+    });
   });
 }
 

@@ -61,5 +61,13 @@ setInterval(() => undefined, 1000);`,
     expect(started.topPad).toBeNull();
     expect(started.execArgv).not.toContain('--max-semi-space-size=1');
     expect(started.execArgv).not.toContain('--minor-gc-task-trigger=1');
+    expect(started.execArgv).not.toContain('--initial-old-space-size=64');
+  });
+
+  it('when the git-storage process starts, then it has room for 64 MiB of old generation and none of the ssh process\'s settings', async () => {
+    const started = await startedWith('git-storage', {});
+    expect(started.execArgv).toEqual(expect.arrayContaining(['--initial-old-space-size=64']));
+    expect(started.execArgv).not.toContain('--max-semi-space-size=1');
+    expect(started.mmapThreshold).toBeNull();
   });
 });

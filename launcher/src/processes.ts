@@ -26,7 +26,14 @@ export interface ServiceProcess {
  * its last command ended, for the buffers that reached the old generation
  * (docs/decisions/ssh-server.md#memory).
  */
-export const SERVICE_V8_FLAGS: Readonly<Record<string, readonly string[]>> = { ssh: ['--max-semi-space-size=1', '--minor-gc-task-trigger=1', '--expose-gc'] };
+export const SERVICE_V8_FLAGS: Readonly<Record<string, readonly string[]>> = {
+  ssh: ['--max-semi-space-size=1', '--minor-gc-task-trigger=1', '--expose-gc'],
+  // git-storage starts with room for 64 MiB of old generation: every body chunk it streams (a push,
+  // an LFS object) is a buffer V8 counts against that limit, and with its default limit it ran a
+  // full mark-compact every few MiB; measured, 25-60 % less of its CPU per LFS transfer for 5 MiB
+  // more at rest (docs/decisions/lfs.md#throughput).
+  'git-storage': ['--initial-old-space-size=64'],
+};
 
 /**
  * Environment a service's process starts with unless the launcher's own environment sets the same
