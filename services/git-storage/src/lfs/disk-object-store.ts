@@ -5,6 +5,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { validation } from '@githost/errors';
 import { repositoryHash, repositoryPathOfHash } from '../repository-path.js';
+import { makeDirectoryDurably, syncDirectory } from './durable-directory.js';
 import type { LfsObjectStore } from './object-store.js';
 
 const lfsRoot = (dataDir: string) => path.join(path.resolve(dataDir), 'lfs');
@@ -153,11 +154,11 @@ export class DiskObjectStore implements LfsObjectStore {
       if (received !== size) throw validation(`The upload has ${received} bytes, not the ${size} announced`);
       if (hash.digest('hex') !== oid) throw validation('The uploaded content does not match its oid (sha256)');
       const final = this.objectPath(repositoryId, oid);
-      await mkdir(path.dirname(final), { recursive: true, mode: 0o700 });
+      await makeDirectoryDurably(path.dirname(final));
       // Two uploads of one oid carry the same bytes: whichever renames last replaces an identical file.
       await rename(temp, final);
       renamed = true;
-      await syncDir(path.dirname(final));
+      await syncDirectory(path.dirname(final));
     } finally {
       if (!renamed) await rm(temp, { force: true });
     }
@@ -178,11 +179,6 @@ export class DiskObjectStore implements LfsObjectStore {
   async usage(repositoryId: string): Promise<number> {
     return directoryBytes(this.repositoryDir(repositoryId));
   }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  await handle.sync().finally(() => handle.close());
 }
 
 /** Bytes of the regular files under `dir` (0 when it does not exist). */

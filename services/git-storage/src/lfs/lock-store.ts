@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { open, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { conflict, forbidden, notFound } from '@githost/errors';
+import { makeDirectoryDurably, syncDirectory } from './durable-directory.js';
 
 /** git-lfs docs/api/locking.md: a lock as the API answers it. */
 export interface LfsLock {
@@ -67,7 +68,7 @@ export class LockStore {
     const next = previous.catch(() => {}).then(async () => {
       const { locks, result } = apply(await this.load(repositoryId));
       const file = this.file(repositoryId);
-      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      await makeDirectoryDurably(path.dirname(file));
       const temp = `${file}.${randomUUID()}.tmp`;
       const handle = await open(temp, 'w', 0o600);
       try {
@@ -77,6 +78,7 @@ export class LockStore {
         await handle.close();
       }
       await rename(temp, file);
+      await syncDirectory(path.dirname(file));
       return result;
     });
     this.queues.set(repositoryId, next);
