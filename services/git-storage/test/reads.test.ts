@@ -179,6 +179,37 @@ describe('ReadBlob', () => {
   });
 });
 
+describe('ReadTree and ReadBlob with require_commit', () => {
+  const tree = (commit_oid: string, require_commit: boolean) => rpc(s.client, s.client.ReadTree, { repository_id: ID, commit_oid, path: 'src', require_commit });
+  const blob = (commit_oid: string, require_commit: boolean) => collectStream<storage.ReadBlobResponse__Output>(s.client.ReadBlob({ repository_id: ID, commit_oid, path: 'src/a.txt', max_bytes: 0, require_commit }));
+  const tagId = () => bareGit('rev-parse', 'refs/tags/v1').toString().trim();
+  const rootTree = () => bareGit('rev-parse', `${head}^{tree}`).toString().trim();
+
+  it('when the id is a commit, then the answer is the one without require_commit', async () => {
+    expect(await tree(head, true)).toEqual(await tree(head, false));
+    expect(await blob(head, true)).toEqual(await blob(head, false));
+  });
+
+  it('when the id is an annotated tag or a tree, then NOT_FOUND Commit not found, though git would peel them', async () => {
+    for (const id of [tagId(), rootTree()]) {
+      // Without the flag each reads through to the commit's or tree's content, as before.
+      expect((await tree(id, false)).count).toBe(2);
+      await expect(tree(id, true)).rejects.toMatchObject({ kind: 'not_found', message: `Commit not found: ${id}` });
+      await expect(blob(id, true)).rejects.toMatchObject({ kind: 'not_found', message: `Commit not found: ${id}` });
+    }
+  });
+
+  it('when refused, then the cat-file process stays in step and the next reads are exact', async () => {
+    const missing = 'f'.repeat(40);
+    await expect(tree(missing, true)).rejects.toMatchObject({ kind: 'not_found', message: `Commit not found: ${missing}` });
+    await expect(blob(rootTree(), true)).rejects.toMatchObject({ kind: 'not_found' });
+    const [header, ...data] = await blob(head, true);
+    expect(header!.oid).toBe(bareGit('rev-parse', `${head}:src/a.txt`).toString().trim());
+    expect(Buffer.concat(data.map((d) => d.data)).toString()).toBe('a\n');
+    expect(Buffer.from((await tree(head, true)).entries).toString()).toBe(bareGit('ls-tree', '--long', '-z', `${head}:src`).toString());
+  });
+});
+
 describe('ReadCommit and ListCommits', () => {
   it('when a commit is read by abbreviated id, then the raw object equals git cat-file commit', async () => {
     const res = await rpc(s.client, s.client.ReadCommit, { repository_id: ID, revision: first.slice(0, 10) });

@@ -120,14 +120,18 @@ export class LocalRepository {
   }
 
   /** The tree at `path` under a commit, in ls-tree --long -z format (cached by tree id). */
-  readTree(commit: string, path: string): Promise<TreeListing> {
-    return readTreeListing(this.resources.pool, this.resources.cache, this.gitDir, commit, path);
+  /** `requireCommit`: `commit` must name a commit itself, not a tag or a tree (storage.proto ReadTreeRequest). */
+  readTree(commit: string, path: string, requireCommit = false): Promise<TreeListing> {
+    return readTreeListing(this.resources.pool, this.resources.cache, this.gitDir, commit, path, requireCommit);
   }
 
-  /** The blob at `path` under a commit: its id, size and mode; a directory or submodule is refused. */
-  findBlob(commit: string, path: string): Promise<BlobHeader> {
+  /**
+   * The blob at `path` under a commit: its id, size and mode; a directory or submodule is refused.
+   * `requireCommit` as for readTree.
+   */
+  findBlob(commit: string, path: string, requireCommit = false): Promise<BlobHeader> {
     return withAnswer(this.resources.pool, this.gitDir, async (p) => {
-      const entry = await findTreeEntry(p, this.resources.cache, commit, path);
+      const entry = await findTreeEntry(p, this.resources.cache, commit, path, requireCommit);
       if (entry.mode === '040000' || entry.mode === '160000') throw validation(`Not a file: ${path}`);
       p.send([['info', entry.oid]]);
       const header = await p.readHeader();

@@ -81,6 +81,24 @@ async function commitExists(p: CatfileProcess, commitOid: string): Promise<boole
   return (await p.readHeader()) !== null;
 }
 
+/**
+ * Sends `info <commitOid>` ahead of `commands` in the same write when the caller asked that the id
+ * name a commit itself (`require_commit`, docs/decisions/gateway-serves-warm-reads.md#one-call-a-cold-read),
+ * and reads its answer: not a commit (a tag, a tree, nothing) is `Commit not found`, thrown only
+ * after the answers to `commands` were read too, so the process stays in step.
+ */
+async function sendCheckingCommit(p: CatfileProcess, commitOid: string, requireCommit: boolean, commands: Array<['contents' | 'info', string]>): Promise<void> {
+  if (!requireCommit) return p.send(commands);
+  p.send([['info', commitOid], ...commands]);
+  const h = await p.readHeader();
+  if (h?.type === 'commit') return;
+  for (const [kind] of commands) {
+    const skipped = await p.readHeader();
+    if (skipped && kind === 'contents') await p.readBody(skipped.size);
+  }
+  throw notFound(`Commit not found: ${commitOid}`);
+}
+
 function treeSpec(commitOid: string, path: string): string {
   return path === '' ? `${commitOid}^{tree}` : `${commitOid}:${path}`;
 }
@@ -95,9 +113,9 @@ async function missing(p: CatfileProcess, commitOid: string, path: string): Prom
  * tree; a listing already made for that tree id is answered from `cache`, else the tree is read
  * and its blob sizes asked in one pipelined write (buildListing).
  */
-export async function readTreeListing(pool: CatfilePool, cache: ReadCaches, gitDir: string, commitOid: string, path: string): Promise<TreeListing> {
+export async function readTreeListing(pool: CatfilePool, cache: ReadCaches, gitDir: string, commitOid: string, path: string, requireCommit = false): Promise<TreeListing> {
   const header = await withAnswer(pool, gitDir, async (p) => {
-    p.send([['info', treeSpec(commitOid, path)]]);
+    await sendCheckingCommit(p, commitOid, requireCommit, [['info', treeSpec(commitOid, path)]]);
     const h = await p.readHeader();
     if (h) return h;
     // A submodule's commit is not in this repository, so `<commit>:<path>` misses for it too.
@@ -135,11 +153,11 @@ const LARGE_TREE_BYTES = 256 * 1024;
  * 100,000-entry directory does not move 3 MB through the pipe each time. Throws the CONTRACT §4
  * not-found errors; the process stays usable then.
  */
-export async function findTreeEntry(p: CatfileProcess, cache: ReadCaches, commitOid: string, path: string): Promise<{ mode: string; oid: string }> {
+export async function findTreeEntry(p: CatfileProcess, cache: ReadCaches, commitOid: string, path: string, requireCommit = false): Promise<{ mode: string; oid: string }> {
   const slash = path.lastIndexOf('/');
   const parent = slash < 0 ? '' : path.slice(0, slash);
   const name = Buffer.from(slash < 0 ? path : path.slice(slash + 1), 'utf8');
-  p.send([['info', treeSpec(commitOid, parent)]]);
+  await sendCheckingCommit(p, commitOid, requireCommit, [['info', treeSpec(commitOid, parent)]]);
   const h = await p.readHeader();
   if (!h) throw await missing(p, commitOid, path);
   if (h.type !== 'tree') throw notFound(`Path not found: ${path}`);

@@ -17,7 +17,7 @@ export function readBlob(ctx: StorageContext) {
     const path = validatePath(req.path);
     const repo = await openRepository(ctx, req.repository_id);
     const maxBytes = Number(req.max_bytes ?? 0);
-    const blob = await repo.findBlob(commit, path);
+    const blob = await repo.findBlob(commit, path, req.require_commit === true);
     if (maxBytes > 0 && blob.size > maxBytes) {
       await writeMessage(call, { oid: blob.oid, size: blob.size, mode: blob.mode, too_large: true });
       return;
