@@ -9,7 +9,7 @@ import { commitMerge, mergeTree, type MergeTreeResult, type Signature } from './
 import { walkAncestry } from './ancestry-walk.js';
 import { walkLog } from './log-walk.js';
 import { parseCommitObject } from '@githost/git-records';
-import { findTreeEntry, readCommitObject, readCommitObjects, readCommitObjectsOrNull, readTreeListing, resolveCommitOid, withAnswer } from './objects.js';
+import { findFile, readCommitObject, readCommitObjects, readCommitObjectsOrNull, readTreeListing, resolveCommitOid, withAnswer } from './objects.js';
 import type { CachedRef, RefsCache } from './refs-cache.js';
 import type { RefUpdaters } from './ref-updaters.js';
 import { ZERO_OID } from '@githost/git-records/object-id';
@@ -127,16 +127,13 @@ export class LocalRepository {
 
   /**
    * The blob at `path` under a commit: its id, size and mode; a directory or submodule is refused.
-   * `requireCommit` as for readTree.
+   * `requireCommit` as for readTree; a blob of at most `inlineUpTo` bytes comes with its content,
+   * read in the same hold of one cat-file process (objects.ts findFile).
    */
-  findBlob(commit: string, path: string, requireCommit = false): Promise<BlobHeader> {
+  findBlob(commit: string, path: string, requireCommit = false, inlineUpTo = 0): Promise<BlobHeader & { data?: Buffer }> {
     return withAnswer(this.resources.pool, this.gitDir, async (p) => {
-      const entry = await findTreeEntry(p, this.resources.cache, commit, path, requireCommit);
-      if (entry.mode === '040000' || entry.mode === '160000') throw validation(`Not a file: ${path}`);
-      p.send([['info', entry.oid]]);
-      const header = await p.readHeader();
-      if (!header) throw notFound(`Path not found: ${path}`);
-      return { oid: header.oid, size: header.size, mode: entry.mode, path };
+      const file = await findFile(p, this.resources.cache, commit, path, requireCommit, inlineUpTo);
+      return { oid: file.oid, size: file.size, mode: file.mode, path, data: file.data };
     });
   }
 

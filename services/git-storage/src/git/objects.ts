@@ -172,3 +172,62 @@ export async function findTreeEntry(p: CatfileProcess, cache: ReadCaches, commit
   if (!found) throw notFound(`Path not found: ${path}`);
   return found;
 }
+
+/** A file found under a commit: its tree entry, size, and its bytes when it was small enough to read at once. */
+export interface FileEntry {
+  mode: string;
+  oid: string;
+  size: number;
+  /** The whole content, when at most `inlineUpTo` bytes (findFile). */
+  data?: Buffer;
+}
+
+/**
+ * The file at `path` under a commit in two round trips of one process
+ * (docs/decisions/gateway-serves-warm-reads.md#one-call-a-cold-read): the parent tree's and the
+ * file's headers in one write, then the parent tree (its entry gives the mode and tells a
+ * directory or submodule from a file) and, when the file is a blob of at most `inlineUpTo` bytes,
+ * its content in the next. Refusals as findTreeEntry's, thrown after every answer asked for was read.
+ */
+export async function findFile(p: CatfileProcess, cache: ReadCaches, commitOid: string, path: string, requireCommit: boolean, inlineUpTo: number): Promise<FileEntry> {
+  const slash = path.lastIndexOf('/');
+  const parent = slash < 0 ? '' : path.slice(0, slash);
+  const name = Buffer.from(slash < 0 ? path : path.slice(slash + 1), 'utf8');
+  await sendCheckingCommit(p, commitOid, requireCommit, [
+    ['info', treeSpec(commitOid, parent)],
+    ['info', `${commitOid}:${path}`],
+  ]);
+  const h = await p.readHeader();
+  const file = await p.readHeader();
+  if (!h) throw await missing(p, commitOid, path);
+  if (h.type !== 'tree') throw notFound(`Path not found: ${path}`);
+  const inline = file !== null && file.type === 'blob' && file.size <= inlineUpTo;
+  let sent = false;
+  const read = async () => {
+    p.send(inline ? [['contents', h.oid], ['contents', file.oid]] : [['contents', h.oid]]);
+    sent = inline;
+    const c = await p.readHeader();
+    if (!c) throw new GitError(`tree ${h.oid} vanished`);
+    return p.readBody(c.size);
+  };
+  const body = h.size >= LARGE_TREE_BYTES ? await cache.largeTrees.fetch(ReadCaches.key(p.gitDir, h.oid), read) : await read();
+  let data: Buffer | undefined;
+  if (sent) {
+    const b = await p.readHeader();
+    if (!b) throw new GitError(`blob ${file!.oid} vanished`);
+    data = await p.readBody(b.size);
+  }
+  const found = findEntry(body, name);
+  if (!found) throw notFound(`Path not found: ${path}`);
+  if (found.mode === '040000' || found.mode === '160000') throw validation(`Not a file: ${path}`);
+  if (!file) throw notFound(`Path not found: ${path}`);
+  if (file.oid !== found.oid) throw new GitError(`blob ${found.oid} vanished`);
+  if (inline && !data) {
+    // The parent tree came from the cache: the content was not asked with it.
+    p.send([['contents', file.oid]]);
+    const b = await p.readHeader();
+    if (!b) throw new GitError(`blob ${file.oid} vanished`);
+    data = await p.readBody(b.size);
+  }
+  return { mode: found.mode, oid: found.oid, size: file.size, data };
+}
