@@ -1,4 +1,4 @@
-import { AppError, conflict, notFound, validation } from '@githost/errors';
+import { AppError, conflict, notFound } from '@githost/errors';
 import { ReadCaches, type TreeListing } from '../cache/read-caches.js';
 import type { CatfilePool } from './catfile-pool.js';
 import { runGit } from './command.js';
