@@ -104,13 +104,18 @@ describe('ReadTree', () => {
   });
 });
 
+/** A ReadBlob answer's content: the data of every message, the header's included. */
+const content = (msgs: storage.ReadBlobResponse__Output[]) => Buffer.concat(msgs.map((m) => m.data));
+
 describe('ReadBlob', () => {
   const read = (p: string, max_bytes = 0) => collectStream<storage.ReadBlobResponse__Output>(s.client.ReadBlob({ repository_id: ID, commit_oid: head, path: p, max_bytes }));
 
   it('when a small file is read, then the header and content match git cat-file', async () => {
-    const [header, ...chunks] = await read('src/deep/b.txt');
-    expect(header).toMatchObject({ oid: bareGit('rev-parse', `${head}:src/deep/b.txt`).toString().trim(), size: 2, mode: '100644' });
-    expect(Buffer.concat(chunks.map((c) => c.data)).toString()).toBe('b\n');
+    const msgs = await read('src/deep/b.txt');
+    expect(msgs[0]).toMatchObject({ oid: bareGit('rev-parse', `${head}:src/deep/b.txt`).toString().trim(), size: 2, mode: '100644' });
+    expect(content(msgs).toString()).toBe('b\n');
+    // A blob of one chunk or less comes whole with its header.
+    expect(msgs).toHaveLength(1);
   });
 
   it('when a 300 KiB file is read, then it arrives in chunks of at most 64 KiB with the exact bytes', async () => {
@@ -128,15 +133,14 @@ describe('ReadBlob', () => {
   });
 
   it('when a symlink and an executable are read, then their modes and the link target come back', async () => {
-    const [link, ...data] = await read('link');
-    expect(link!.mode).toBe('120000');
-    expect(Buffer.concat(data.map((c) => c.data)).toString()).toBe('README.md');
+    const link = await read('link');
+    expect(link[0]!.mode).toBe('120000');
+    expect(content(link).toString()).toBe('README.md');
     expect((await read('run.sh'))[0]!.mode).toBe('100755');
   });
 
   it('when binary content is read, then the bytes are exact', async () => {
-    const [, ...data] = await read('bin.dat');
-    expect([...Buffer.concat(data.map((c) => c.data))]).toEqual([0, 1, 2, 3, 0, 255]);
+    expect([...content(await read('bin.dat'))]).toEqual([0, 1, 2, 3, 0, 255]);
   });
 
   it('when the path is a directory, then INVALID_ARGUMENT Not a file', async () => {
@@ -164,8 +168,7 @@ describe('ReadBlob', () => {
     // The cancelled reader's process must not come back half-read: the next answers are exact.
     await new Promise((r) => setTimeout(r, 50));
     expect(pool.size).toBe(pool.idleCount(bare));
-    const [, ...data] = await read('src/deep/b.txt');
-    expect(Buffer.concat(data.map((d) => d.data)).toString()).toBe('b\n');
+    expect(content(await read('src/deep/b.txt')).toString()).toBe('b\n');
     const [header] = await read('README.md');
     expect(header!.size).toBe(8);
   });
@@ -176,6 +179,37 @@ describe('ReadBlob', () => {
 
   it('when the path does not exist, then NOT_FOUND', async () => {
     await expect(read('src/zzz.txt')).rejects.toMatchObject({ kind: 'not_found', message: 'Path not found: src/zzz.txt' });
+  });
+});
+
+describe('ReadTree and ReadBlob with require_commit', () => {
+  const tree = (commit_oid: string, require_commit: boolean) => rpc(s.client, s.client.ReadTree, { repository_id: ID, commit_oid, path: 'src', require_commit });
+  const blob = (commit_oid: string, require_commit: boolean) => collectStream<storage.ReadBlobResponse__Output>(s.client.ReadBlob({ repository_id: ID, commit_oid, path: 'src/a.txt', max_bytes: 0, require_commit }));
+  const tagId = () => bareGit('rev-parse', 'refs/tags/v1').toString().trim();
+  const rootTree = () => bareGit('rev-parse', `${head}^{tree}`).toString().trim();
+
+  it('when the id is a commit, then the answer is the one without require_commit', async () => {
+    expect(await tree(head, true)).toEqual(await tree(head, false));
+    expect(await blob(head, true)).toEqual(await blob(head, false));
+  });
+
+  it('when the id is an annotated tag or a tree, then NOT_FOUND Commit not found, though git would peel them', async () => {
+    for (const id of [tagId(), rootTree()]) {
+      // Without the flag each reads through to the commit's or tree's content, as before.
+      expect((await tree(id, false)).count).toBe(2);
+      await expect(tree(id, true)).rejects.toMatchObject({ kind: 'not_found', message: `Commit not found: ${id}` });
+      await expect(blob(id, true)).rejects.toMatchObject({ kind: 'not_found', message: `Commit not found: ${id}` });
+    }
+  });
+
+  it('when refused, then the cat-file process stays in step and the next reads are exact', async () => {
+    const missing = 'f'.repeat(40);
+    await expect(tree(missing, true)).rejects.toMatchObject({ kind: 'not_found', message: `Commit not found: ${missing}` });
+    await expect(blob(rootTree(), true)).rejects.toMatchObject({ kind: 'not_found' });
+    const msgs = await blob(head, true);
+    expect(msgs[0]!.oid).toBe(bareGit('rev-parse', `${head}:src/a.txt`).toString().trim());
+    expect(content(msgs).toString()).toBe('a\n');
+    expect(Buffer.from((await tree(head, true)).entries).toString()).toBe(bareGit('ls-tree', '--long', '-z', `${head}:src`).toString());
   });
 });
 

@@ -45,12 +45,12 @@ export class StorageReader implements RepositoryReader {
     return res.oid;
   }
 
-  async readTree(ctx: ReadContext, commit: string, path: string): Promise<{ treeOid: string; entries: Uint8Array }> {
+  async readTree(ctx: ReadContext, commit: string, path: string, requireCommit = false): Promise<{ treeOid: string; entries: Uint8Array }> {
     const client = this.router.client(ctx.shard);
     const res = await callUnary<storage.ReadTreeRequest, storage.ReadTreeResponse__Output>(
       client,
       client.ReadTree,
-      { repository_id: ctx.repoId, commit_oid: commit, path },
+      { repository_id: ctx.repoId, commit_oid: commit, path, require_commit: requireCommit },
       this.opts(ctx),
     );
     return { treeOid: res.tree_oid, entries: res.entries };
@@ -94,10 +94,10 @@ export class StorageReader implements RepositoryReader {
     return readDiff(this.router.client(ctx.shard), ctx.repoId, from, to, limits, { requestId: ctx.requestId, timeoutMs: HISTORY_TIMEOUT_MS, metrics: this.metrics });
   }
 
-  async openBlob(ctx: ReadContext, commit: string, path: string, maxBytes: number): Promise<BlobStream> {
+  async openBlob(ctx: ReadContext, commit: string, path: string, maxBytes: number, requireCommit = false): Promise<BlobStream> {
     const client = this.router.client(ctx.shard);
     // No deadline: raw streams blobs of any size to clients of any speed; cancel() ends it.
-    const call = client.ReadBlob({ repository_id: ctx.repoId, commit_oid: commit, path, max_bytes: maxBytes }, metadataFor(ctx.requestId), callOptions({ metrics: this.metrics }));
+    const call = client.ReadBlob({ repository_id: ctx.repoId, commit_oid: commit, path, max_bytes: maxBytes, require_commit: requireCommit }, metadataFor(ctx.requestId), callOptions({ metrics: this.metrics }));
     const messages = call[Symbol.asyncIterator]() as AsyncIterator<storage.ReadBlobResponse__Output>;
     let first: IteratorResult<storage.ReadBlobResponse__Output>;
     try {

@@ -8,7 +8,7 @@ import { parseLimit } from './limit.js';
 import { FreshRefs } from './fresh-refs.js';
 import { explainMissing } from './missing.js';
 import type { ObjectCache } from './object-cache.js';
-import type { BlobStream, ReadContext, RefVersions, RepositoryReader } from './ports.js';
+import type { BlobStream, RawCommit, ReadContext, RefVersions, RepositoryReader } from './ports.js';
 import { RefSnapshots, type RefLookup } from './ref-snapshots.js';
 import { prefixesOfName, refPrefixes, resolveCommitsRef, resolveRefName, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
 import { branchList, buildRefSet, tagList, type RefSet } from './refs.js';
@@ -79,13 +79,12 @@ export async function getTree(deps: BrowseDeps, repo: RepoRef, refAndPath: strin
     return treeHead(deps, repo, { ref, path, commit, limit, head: headOf(commit) });
   }
   const treeKey = (commit: string) => `tree\0${commit}\0${path}`;
-  const load = beforeConfirmed(deps, repo, ref, treeKey, async (commit) => {
-    const listing = await readListing(deps, repo, commit, path);
+  const { commit, load } = await confirmedByRead(deps, repo, ref, treeKey, async (commit, requireCommit) => {
+    const listing = requireCommit ? (await deps.reader.readTree(repo, commit, path, true)).entries : await readListing(deps, repo, commit, path);
     // JSON.stringify of the parsed entries measured faster than writing the JSON text from the
     // records directly (100,000 entries: 2.6 s against 4.1 s on a loaded machine; bench/RESULTS.md, "2026-11-29: big pages").
     return json(parseTreeRecords(listing, path));
   });
-  const commit = await commitOf(deps, repo, ref);
   const head = headOf(commit);
   return {
     etag: etagOf('tree', ref.ref, commit, path),
@@ -139,15 +138,14 @@ export async function getBlob(deps: BrowseDeps, repo: RepoRef, refAndPath: strin
   const { ref, path } = await split(deps, repo, refAndPath);
   if (path === '') throw validation('Path required');
   const blobKey = (commit: string) => `blob\0${commit}\0${path}`;
-  const load = beforeConfirmed(deps, repo, ref, blobKey, async (commit) => {
-    const stream = await openFile(deps, repo, commit, path, deps.maxBlobBytes);
+  const { commit, load } = await confirmedByRead(deps, repo, ref, blobKey, async (commit, requireCommit) => {
+    const stream = await openFile(deps, repo, commit, path, deps.maxBlobBytes, requireCommit);
     if (stream.tooLarge) throw tooLarge('Blob too large; use the raw endpoint');
     const chunks: Buffer[] = [];
     for await (const chunk of stream.chunks) chunks.push(chunk);
-    const { content, encoding } = encodeBlobContent(Buffer.concat(chunks));
+    const { content, encoding } = encodeBlobContent(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     return `"sha":"${stream.oid}","size":${stream.size},"content":${json(content)},"encoding":"${encoding}"`;
   });
-  const commit = await commitOf(deps, repo, ref);
   return {
     etag: etagOf('blob', ref.ref, commit, path),
     immutable: ref.kind === 'sha',
@@ -159,19 +157,33 @@ export async function getBlob(deps: BrowseDeps, repo: RepoRef, refAndPath: strin
 }
 
 /**
- * `load` for a full commit id no request has confirmed in this repository yet, started beside
- * the confirmation (ResolveRevision) instead of after it, so a cold read waits for one gRPC round
- * trip, not two (docs/decisions/gateway-serves-warm-reads.md#cold-reads). Its answer is used only
- * for the very id that was then confirmed: it was read from this repository, so the object cache
- * (keyed by id alone) never learns another repository's object through it. A tag's id (confirmed
- * as the commit it peels to) and every warm read load after confirmation, as before.
+ * The commit `ref` names, confirmed in this repository, and how to load an answer for it
+ * (docs/decisions/gateway-serves-warm-reads.md#one-call-a-cold-read). A full commit id no request
+ * has confirmed here yet is confirmed by the read itself: `load(id, true)` asks git-storage to
+ * refuse an id that is not a commit of this repository, so a cold read is one gRPC call, not a
+ * ResolveRevision beside it. Any failure of that read (no such commit, a tag's id, a missing
+ * path, a blob too large, git-storage away) falls back to confirming first and reading after, as
+ * every warm read does, so every answer and refusal is the one it always was. The object cache
+ * (keyed by id alone) only learns what was read from this repository.
  */
-function beforeConfirmed(deps: BrowseDeps, repo: RepoRef, ref: ResolvedRef, key: (commit: string) => string, load: (commit: string) => Promise<string>): (commit: string) => Promise<string> {
-  if (ref.kind !== 'sha' || deps.cache.has(confirmedKey(repo, ref.sha)) || deps.cache.has(key(ref.sha))) return load;
-  const early = load(ref.sha);
-  // Not confirmed (no such commit here): the early answer, or its error, is dropped unread.
-  early.catch(() => undefined);
-  return (commit) => (commit === ref.sha ? early : load(commit));
+async function confirmedByRead(
+  deps: BrowseDeps,
+  repo: RepoRef,
+  ref: ResolvedRef,
+  key: (commit: string) => string,
+  load: (commit: string, requireCommit: boolean) => Promise<string>,
+): Promise<{ commit: string; load: (commit: string) => Promise<string> }> {
+  if (ref.kind === 'sha' && !deps.cache.has(confirmedKey(repo, ref.sha)) && !deps.cache.has(key(ref.sha))) {
+    const read = await load(ref.sha, true).then(
+      (answer) => ({ answer }),
+      () => undefined,
+    );
+    if (read) {
+      deps.cache.set(confirmedKey(repo, ref.sha), ref.sha);
+      return { commit: ref.sha, load: (commit) => (commit === ref.sha ? Promise.resolve(read.answer) : load(commit, false)) };
+    }
+  }
+  return { commit: await commitOf(deps, repo, ref), load: (commit) => load(commit, false) };
 }
 
 /**
@@ -307,20 +319,40 @@ export function parseLogPage(raw: unknown): number | undefined {
 export async function listCommits(deps: BrowseDeps, repo: RepoRef, refRaw: string, limitRaw: unknown, log?: CommitLogPage): Promise<Prepared> {
   const refs = await refSetOf(deps, repo, refPrefixes(refRaw, repo.defaultBranch, true));
   const ref = resolveCommitsRef(refRaw, refs, repo.defaultBranch);
-  const commit = await commitOf(deps, repo, ref);
+  const early = ref.kind === 'sha' && log === undefined ? await logConfirmingTip(deps, repo, ref.sha, limitRaw) : undefined;
+  const commit = early ? ref.sha : await commitOf(deps, repo, ref);
   const limit = parseLimit(limitRaw);
   if (log !== undefined) return commitLogPage(deps, repo, { ref, commit, limit, log });
+  const key = `log\0${commit}\0${limit}`;
   return {
     etag: etagOf('commits', ref.ref, commit, limit),
     immutable: ref.kind === 'sha',
     body: async () => {
-      const list = await deps.cache.getOrLoadBytes(`log\0${commit}\0${limit}`, async () => {
-        const commits = await deps.reader.listCommits(repo, commit, limit, 0);
-        return `[${commits.map((c) => commitJson(deps, c.oid, c.raw)).join(',')}]`;
-      });
+      const list = await deps.cache.getOrLoadBytes(key, async () => early ?? commitListJson(deps, await deps.reader.listCommits(repo, commit, limit, 0)));
       return [`{"ref":${json(ref.ref)},"commits":`, list, '}'];
     },
   };
+}
+
+function commitListJson(deps: BrowseDeps, commits: RawCommit[]): string {
+  return `[${commits.map((c) => commitJson(deps, c.oid, c.raw)).join(',')}]`;
+}
+
+/**
+ * The spec's log page below a full commit id no request has confirmed here yet, read without a
+ * ResolveRevision first (docs/decisions/gateway-serves-warm-reads.md#one-call-a-cold-read): git's
+ * log of a commit starts with that commit, so a page whose first commit is the id asked for
+ * confirms it is a commit of this repository. Anything else (a tag's id, which the log peels; no
+ * such object; git-storage away) is undefined, and the read confirms
+ * first as it always did, so every answer and refusal stays the one it was.
+ */
+async function logConfirmingTip(deps: BrowseDeps, repo: RepoRef, sha: string, limitRaw: unknown): Promise<string | undefined> {
+  const limit = parseLimit(limitRaw);
+  if (deps.cache.has(confirmedKey(repo, sha)) || deps.cache.has(`log\0${sha}\0${limit}`)) return undefined;
+  const commits = await deps.reader.listCommits(repo, sha, limit, 0).catch(() => undefined);
+  if (commits?.[0]?.oid !== sha) return undefined;
+  deps.cache.set(confirmedKey(repo, sha), sha);
+  return commitListJson(deps, commits);
 }
 
 /** seed §4 browsing rule 6; full or abbreviated hex (CONTRACT §9). */
@@ -466,11 +498,13 @@ function confirmedKey(repo: RepoRef, hex: string): string {
   return `has\0${repo.repoId}\0${hex}`;
 }
 
-async function openFile(deps: BrowseDeps, repo: RepoRef, commit: string, path: string, maxBytes: number): Promise<BlobStream> {
+/** `requireCommit`: the read confirms `commit` (confirmedByRead), whose fallback explains any failure. */
+async function openFile(deps: BrowseDeps, repo: RepoRef, commit: string, path: string, maxBytes: number, requireCommit = false): Promise<BlobStream> {
   let stream: BlobStream;
   try {
-    stream = await deps.reader.openBlob(repo, commit, path, maxBytes);
+    stream = await deps.reader.openBlob(repo, commit, path, maxBytes, requireCommit);
   } catch (err) {
+    if (requireCommit) throw err;
     throw await explainMissing(deps.reader, repo, commit, path, 'blob', err);
   }
   // CONTRACT §9: a submodule (or a directory, should storage hand one out) is not a file.

@@ -64,10 +64,14 @@ export interface RepositoryReader {
   listRefs(ctx: ReadContext, prefixes: readonly string[]): Promise<RawRef[]>;
   /** A full 40-hex id to the commit it names (annotated tags peeled). */
   resolveCommit(ctx: ReadContext, oid: string): Promise<string>;
-  /** `git ls-tree --long -z` bytes of the directory at `path` (empty for the root). */
-  readTree(ctx: ReadContext, commit: string, path: string): Promise<{ treeOid: string; entries: Uint8Array }>;
-  /** The file at `path`; with `maxBytes` > 0 a larger blob comes back `tooLarge` and without data. */
-  openBlob(ctx: ReadContext, commit: string, path: string, maxBytes: number): Promise<BlobStream>;
+  /**
+   * `git ls-tree --long -z` bytes of the directory at `path` (empty for the root). With
+   * `requireCommit`, `commit` must name a commit itself (not a tag or a tree) or the read is
+   * `not_found`: the read also confirms the id.
+   */
+  readTree(ctx: ReadContext, commit: string, path: string, requireCommit?: boolean): Promise<{ treeOid: string; entries: Uint8Array }>;
+  /** The file at `path`; with `maxBytes` > 0 a larger blob comes back `tooLarge` and without data. `requireCommit` as for readTree. */
+  openBlob(ctx: ReadContext, commit: string, path: string, maxBytes: number, requireCommit?: boolean): Promise<BlobStream>;
   /** The Git LFS object `oid` this repository holds, or undefined when it holds none (docs/decisions/lfs.md#display). */
   openLfsObject(ctx: ReadContext, oid: string): Promise<LfsObjectStream | undefined>;
   /** Full or abbreviated hex id. */

@@ -1,4 +1,4 @@
-import { AppError, conflict, notFound, validation } from '@githost/errors';
+import { AppError, conflict, notFound } from '@githost/errors';
 import { ReadCaches, type TreeListing } from '../cache/read-caches.js';
 import type { CatfilePool } from './catfile-pool.js';
 import { runGit } from './command.js';
@@ -9,7 +9,7 @@ import { commitMerge, mergeTree, type MergeTreeResult, type Signature } from './
 import { walkAncestry } from './ancestry-walk.js';
 import { walkLog } from './log-walk.js';
 import { parseCommitObject } from '@githost/git-records';
-import { findTreeEntry, readCommitObject, readCommitObjects, readCommitObjectsOrNull, readTreeListing, resolveCommitOid, withAnswer } from './objects.js';
+import { findFile, readCommitObject, readCommitObjects, readCommitObjectsOrNull, readTreeListing, resolveCommitOid, withAnswer } from './objects.js';
 import type { CachedRef, RefsCache } from './refs-cache.js';
 import type { RefUpdaters } from './ref-updaters.js';
 import { ZERO_OID } from '@githost/git-records/object-id';
@@ -125,19 +125,20 @@ export class LocalRepository {
   }
 
   /** The tree at `path` under a commit, in ls-tree --long -z format (cached by tree id). */
-  readTree(commit: string, path: string): Promise<TreeListing> {
-    return readTreeListing(this.resources.pool, this.resources.cache, this.gitDir, commit, path);
+  /** `requireCommit`: `commit` must name a commit itself, not a tag or a tree (storage.proto ReadTreeRequest). */
+  readTree(commit: string, path: string, requireCommit = false): Promise<TreeListing> {
+    return readTreeListing(this.resources.pool, this.resources.cache, this.gitDir, commit, path, requireCommit);
   }
 
-  /** The blob at `path` under a commit: its id, size and mode; a directory or submodule is refused. */
-  findBlob(commit: string, path: string): Promise<BlobHeader> {
+  /**
+   * The blob at `path` under a commit: its id, size and mode; a directory or submodule is refused.
+   * `requireCommit` as for readTree; a blob of at most `inlineUpTo` bytes comes with its content,
+   * read in the same hold of one cat-file process (objects.ts findFile).
+   */
+  findBlob(commit: string, path: string, requireCommit = false, inlineUpTo = 0): Promise<BlobHeader & { data?: Buffer }> {
     return withAnswer(this.resources.pool, this.gitDir, async (p) => {
-      const entry = await findTreeEntry(p, this.resources.cache, commit, path);
-      if (entry.mode === '040000' || entry.mode === '160000') throw validation(`Not a file: ${path}`);
-      p.send([['info', entry.oid]]);
-      const header = await p.readHeader();
-      if (!header) throw notFound(`Path not found: ${path}`);
-      return { oid: header.oid, size: header.size, mode: entry.mode, path };
+      const file = await findFile(p, this.resources.cache, commit, path, requireCommit, inlineUpTo);
+      return { oid: file.oid, size: file.size, mode: file.mode, path, data: file.data };
     });
   }
 

@@ -81,6 +81,24 @@ async function commitExists(p: CatfileProcess, commitOid: string): Promise<boole
   return (await p.readHeader()) !== null;
 }
 
+/**
+ * Sends `info <commitOid>` ahead of `commands` in the same write when the caller asked that the id
+ * name a commit itself (`require_commit`, docs/decisions/gateway-serves-warm-reads.md#one-call-a-cold-read),
+ * and reads its answer: not a commit (a tag, a tree, nothing) is `Commit not found`, thrown only
+ * after the answers to `commands` were read too, so the process stays in step.
+ */
+async function sendCheckingCommit(p: CatfileProcess, commitOid: string, requireCommit: boolean, commands: Array<['contents' | 'info', string]>): Promise<void> {
+  if (!requireCommit) return p.send(commands);
+  p.send([['info', commitOid], ...commands]);
+  const h = await p.readHeader();
+  if (h?.type === 'commit') return;
+  for (const [kind] of commands) {
+    const skipped = await p.readHeader();
+    if (skipped && kind === 'contents') await p.readBody(skipped.size);
+  }
+  throw notFound(`Commit not found: ${commitOid}`);
+}
+
 function treeSpec(commitOid: string, path: string): string {
   return path === '' ? `${commitOid}^{tree}` : `${commitOid}:${path}`;
 }
@@ -95,9 +113,9 @@ async function missing(p: CatfileProcess, commitOid: string, path: string): Prom
  * tree; a listing already made for that tree id is answered from `cache`, else the tree is read
  * and its blob sizes asked in one pipelined write (buildListing).
  */
-export async function readTreeListing(pool: CatfilePool, cache: ReadCaches, gitDir: string, commitOid: string, path: string): Promise<TreeListing> {
+export async function readTreeListing(pool: CatfilePool, cache: ReadCaches, gitDir: string, commitOid: string, path: string, requireCommit = false): Promise<TreeListing> {
   const header = await withAnswer(pool, gitDir, async (p) => {
-    p.send([['info', treeSpec(commitOid, path)]]);
+    await sendCheckingCommit(p, commitOid, requireCommit, [['info', treeSpec(commitOid, path)]]);
     const h = await p.readHeader();
     if (h) return h;
     // A submodule's commit is not in this repository, so `<commit>:<path>` misses for it too.
@@ -135,11 +153,11 @@ const LARGE_TREE_BYTES = 256 * 1024;
  * 100,000-entry directory does not move 3 MB through the pipe each time. Throws the CONTRACT §4
  * not-found errors; the process stays usable then.
  */
-export async function findTreeEntry(p: CatfileProcess, cache: ReadCaches, commitOid: string, path: string): Promise<{ mode: string; oid: string }> {
+export async function findTreeEntry(p: CatfileProcess, cache: ReadCaches, commitOid: string, path: string, requireCommit = false): Promise<{ mode: string; oid: string }> {
   const slash = path.lastIndexOf('/');
   const parent = slash < 0 ? '' : path.slice(0, slash);
   const name = Buffer.from(slash < 0 ? path : path.slice(slash + 1), 'utf8');
-  p.send([['info', treeSpec(commitOid, parent)]]);
+  await sendCheckingCommit(p, commitOid, requireCommit, [['info', treeSpec(commitOid, parent)]]);
   const h = await p.readHeader();
   if (!h) throw await missing(p, commitOid, path);
   if (h.type !== 'tree') throw notFound(`Path not found: ${path}`);
@@ -153,4 +171,63 @@ export async function findTreeEntry(p: CatfileProcess, cache: ReadCaches, commit
   const found = findEntry(body, name);
   if (!found) throw notFound(`Path not found: ${path}`);
   return found;
+}
+
+/** A file found under a commit: its tree entry, size, and its bytes when it was small enough to read at once. */
+export interface FileEntry {
+  mode: string;
+  oid: string;
+  size: number;
+  /** The whole content, when at most `inlineUpTo` bytes (findFile). */
+  data?: Buffer;
+}
+
+/**
+ * The file at `path` under a commit in two round trips of one process
+ * (docs/decisions/gateway-serves-warm-reads.md#one-call-a-cold-read): the parent tree's and the
+ * file's headers in one write, then the parent tree (its entry gives the mode and tells a
+ * directory or submodule from a file) and, when the file is a blob of at most `inlineUpTo` bytes,
+ * its content in the next. Refusals as findTreeEntry's, thrown after every answer asked for was read.
+ */
+export async function findFile(p: CatfileProcess, cache: ReadCaches, commitOid: string, path: string, requireCommit: boolean, inlineUpTo: number): Promise<FileEntry> {
+  const slash = path.lastIndexOf('/');
+  const parent = slash < 0 ? '' : path.slice(0, slash);
+  const name = Buffer.from(slash < 0 ? path : path.slice(slash + 1), 'utf8');
+  await sendCheckingCommit(p, commitOid, requireCommit, [
+    ['info', treeSpec(commitOid, parent)],
+    ['info', `${commitOid}:${path}`],
+  ]);
+  const h = await p.readHeader();
+  const file = await p.readHeader();
+  if (!h) throw await missing(p, commitOid, path);
+  if (h.type !== 'tree') throw notFound(`Path not found: ${path}`);
+  const inline = file !== null && file.type === 'blob' && file.size <= inlineUpTo;
+  let sent = false;
+  const read = async () => {
+    p.send(inline ? [['contents', h.oid], ['contents', file.oid]] : [['contents', h.oid]]);
+    sent = inline;
+    const c = await p.readHeader();
+    if (!c) throw new GitError(`tree ${h.oid} vanished`);
+    return p.readBody(c.size);
+  };
+  const body = h.size >= LARGE_TREE_BYTES ? await cache.largeTrees.fetch(ReadCaches.key(p.gitDir, h.oid), read) : await read();
+  let data: Buffer | undefined;
+  if (sent) {
+    const b = await p.readHeader();
+    if (!b) throw new GitError(`blob ${file!.oid} vanished`);
+    data = await p.readBody(b.size);
+  }
+  const found = findEntry(body, name);
+  if (!found) throw notFound(`Path not found: ${path}`);
+  if (found.mode === '040000' || found.mode === '160000') throw validation(`Not a file: ${path}`);
+  if (!file) throw notFound(`Path not found: ${path}`);
+  if (file.oid !== found.oid) throw new GitError(`blob ${found.oid} vanished`);
+  if (inline && !data) {
+    // The parent tree came from the cache: the content was not asked with it.
+    p.send([['contents', file.oid]]);
+    const b = await p.readHeader();
+    if (!b) throw new GitError(`blob ${file.oid} vanished`);
+    data = await p.readBody(b.size);
+  }
+  return { mode: found.mode, oid: found.oid, size: file.size, data };
 }

@@ -7,6 +7,7 @@ export interface ReadBlobRequest {
   'commit_oid'?: (string);
   'path'?: (string);
   'max_bytes'?: (number | string | Long);
+  'require_commit'?: (boolean);
 }
 
 export interface ReadBlobRequest__Output {
@@ -14,4 +15,5 @@ export interface ReadBlobRequest__Output {
   'commit_oid': (string);
   'path': (string);
   'max_bytes': (number);
+  'require_commit': (boolean);
 }

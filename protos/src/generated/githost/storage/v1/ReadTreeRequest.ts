@@ -5,10 +5,12 @@ export interface ReadTreeRequest {
   'repository_id'?: (string);
   'commit_oid'?: (string);
   'path'?: (string);
+  'require_commit'?: (boolean);
 }
 
 export interface ReadTreeRequest__Output {
   'repository_id': (string);
   'commit_oid': (string);
   'path': (string);
+  'require_commit': (boolean);
 }
