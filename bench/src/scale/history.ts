@@ -4,6 +4,7 @@ import { warmPageCache } from '../clone-push.js';
 import type { BenchContext } from '../context.js';
 import { ensureRepo, type GeneratedRepo } from '../generate-repo.js';
 import { gitText } from '../git.js';
+import { hostedRepoPath } from '../hosted-path.js';
 import { buildMergeFixtures } from '../merge-fixtures.js';
 import { DEFAULT_PARAMS, type RepoParams } from '../params.js';
 import { workDir } from '../paths.js';
@@ -46,9 +47,10 @@ export async function historyAxis(ctx: BenchContext, ladder: Ladder, service: Ru
       const repo = await ensureRepo(historyParams(step, ladder), { log: (m) => ctx.log(`scale history: ${m}`) });
       service.rss.reset();
       const name = `hist-${repo.commits}`;
-      await user.api.expect(201, 'POST', '/api/repos', { name });
+      const { id } = await user.api.expect<{ id: string }>(201, 'POST', '/api/repos', { name });
       const log = (m: string): void => ctx.log(`scale history ${labels.get(step)}: ${m}`);
       table.record('push --mirror of the whole repository (set-up)', 'none', step, { ms: await timedGit(['push', '-q', '--mirror', user.gitUrl(name)], repo.path) });
+      table.record(`git: the compare's answer (${COMPARE_BY_GIT.length} commands), v0.1...main on githost's copy after the push`, 'none', step, { ms: await compareByGit(hostedRepoPath(service.dataDir, id, repo.path)) });
       await measurePages(table, step, service.url, await historyPages(user, name, repo), views, log);
       await mergesAndPushes(table, step, user, name, repo, log);
       await clone(table, step, user, name, repo);
@@ -58,6 +60,23 @@ export async function historyAxis(ctx: BenchContext, ladder: Ladder, service: Ru
     table.recordRss(step, service.rss.read());
   }
   return table;
+}
+
+/**
+ * What git itself costs for the API's `compare/v0.1...main` answer (merge base, both counts, head's
+ * commits), one command after another on githost's own copy in the same moment as the first
+ * (cold) compare: before housekeeping's commit-graph, as the service's walks then are.
+ */
+const COMPARE_BY_GIT: string[][] = [
+  ['merge-base', 'v0.1', 'main'],
+  ['rev-list', '--left-right', '--count', 'v0.1...main'],
+  ['rev-list', '--reverse', 'main', '^v0.1'],
+];
+
+async function compareByGit(gitDir: string): Promise<number> {
+  let ms = 0;
+  for (const args of COMPARE_BY_GIT) ms += await timedGit(['--git-dir', gitDir, ...args]);
+  return ms;
 }
 
 async function historyPages(user: SignedIn, name: string, repo: GeneratedRepo): Promise<Page[]> {

@@ -93,3 +93,52 @@ describe('Compare', () => {
     await expect(rpc(s.client, s.client.Compare, { repository_id: 'repo-nope', base_oid: main, head_oid: feature, max_commits: 0 })).rejects.toMatchObject({ kind: 'not_found' });
   });
 });
+
+describe('Compare with more than one merge base', () => {
+  const CRISS = 'repo-compare-criss-cross';
+  const cross = (base_oid: string, head_oid: string) => rpc(s.client, s.client.Compare, { repository_id: CRISS, base_oid, head_oid, max_commits: 0 });
+  const crossGit = (...args: string[]) => execFileSync('git', [`--git-dir=${s.repoPath(CRISS)}`, ...args]).toString().trim();
+  let x: string;
+  let y: string;
+
+  beforeAll(async () => {
+    // A criss-cross: x and y fork, each merges the other's first commit, then each goes on.
+    await createTestRepository(s, CRISS);
+    const w = await makeWorkdir();
+    await writeFiles(w, { 'root.txt': 'root\n' });
+    await commitAll(w, 'root');
+    await git(w, 'checkout', '-q', '-b', 'y');
+    await writeFiles(w, { 'y1.txt': 'y1\n' });
+    const y1 = await commitAll(w, 'y 1');
+    await git(w, 'checkout', '-q', 'main');
+    await writeFiles(w, { 'x1.txt': 'x1\n' });
+    const x1 = await commitAll(w, 'x 1');
+    await git(w, 'merge', '-q', '--no-edit', y1);
+    await git(w, 'checkout', '-q', 'y');
+    await git(w, 'merge', '-q', '--no-edit', x1);
+    for (const n of [2, 3, 4]) {
+      await writeFiles(w, { [`y${n}.txt`]: `${n}\n` });
+      y = await commitAll(w, `y ${n}`);
+    }
+    await git(w, 'checkout', '-q', 'main');
+    for (const n of [2, 3]) {
+      await writeFiles(w, { [`x${n}.txt`]: `${n}\n` });
+      x = await commitAll(w, `x ${n}`);
+    }
+    await pushTo(s, CRISS, w, 'main', 'y');
+  });
+
+  it('when the sides have two merge bases, then counts, merge base and commits are what git answers for base...head', async () => {
+    expect(crossGit('merge-base', '--all', x, y).split('\n')).toHaveLength(2);
+    for (const [base, head] of [[x, y], [y, x]] as const) {
+      const res = await cross(base, head);
+      const [behind, ahead] = crossGit('rev-list', '--left-right', '--count', `${base}...${head}`).split(/\s+/).map(Number);
+      expect({ merge_base: res.merge_base, ahead: res.ahead_by, behind: res.behind_by }).toEqual({ merge_base: crossGit('merge-base', base, head), ahead, behind });
+      expect(res.commits.map((c) => c.oid)).toEqual(crossGit('rev-list', '--reverse', head, `^${base}`).split('\n'));
+    }
+    const res = await cross(x, y);
+    // y's own: its merge of x 1 and y 2-4 (y 1 is in x through x's merge); x's own: its merge, x 2-3.
+    expect({ ahead: res.ahead_by, behind: res.behind_by }).toEqual({ ahead: 4, behind: 3 });
+  });
+});
+
