@@ -1,4 +1,21 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** git processes still running: a part stopped by its timeout leaves none behind (`stopRunningGit`). */
+const running = new Set<ChildProcess>();
+
+/** Ends every git process the bench started that is still running (a timed-out part's), with
+ *  what it started: each git leads its own process group (a push's remote helper and pack-objects). */
+export function stopRunningGit(): number {
+  const n = running.size;
+  for (const child of running) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // exited between the two lines
+    }
+  }
+  return n;
+}
 
 export interface GitResult {
   stdout: Buffer;
@@ -12,7 +29,9 @@ export interface GitResult {
  */
 export function git(args: string[], opts: { cwd?: string; input?: Buffer | string; env?: NodeJS.ProcessEnv; allowFail?: boolean } = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    running.add(child);
+    child.once('exit', () => running.delete(child));
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));

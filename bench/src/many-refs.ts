@@ -103,11 +103,17 @@ export async function benchManyRefs(ctx: BenchContext): Promise<Section> {
       }
       const { name } = await createRepo(user, `many-refs-${n}-${Date.now()}`);
       const healthz = probe(`${service.url}/healthz`);
-      t = nowMs();
-      await git(['push', '-q', '--mirror', gitUrl(service.url, user, name)], { cwd: source, env: QUIET_GIT });
-      const hostMs = nowMs() - t;
-      await new Promise((r) => setTimeout(r, PROBE_AFTER_MS));
-      const delay = await healthz.stop();
+      let hostMs: number;
+      let delay: { max: number; count: number };
+      try {
+        t = nowMs();
+        await git(['push', '-q', '--mirror', gitUrl(service.url, user, name)], { cwd: source, env: QUIET_GIT });
+        hostMs = nowMs() - t;
+        await new Promise((r) => setTimeout(r, PROBE_AFTER_MS));
+      } finally {
+        // A push ended by the part's timeout must not leave the probe asking /healthz.
+        delay = await healthz.stop();
+      }
       rows.push([n.toLocaleString('en-US'), fmtMs(rawMs), httpMs === undefined ? '—' : fmtMs(httpMs), fmtMs(hostMs), fmtRatio(hostMs, rawMs), httpMs === undefined ? '—' : fmtRatio(hostMs, httpMs), `${fmtMs(delay.max)} (${delay.count} asked)`, verdict(hostMs / rawMs <= TARGET_RATIO && delay.max <= TARGET_DELAY_MS)]);
       ctx.log(`many-refs: ${n} refs: file:// ${fmtMs(rawMs)}, http-backend ${httpMs === undefined ? '—' : fmtMs(httpMs)}, githost ${fmtMs(hostMs)}, /healthz max ${fmtMs(delay.max)}`);
       rmSync(source, { recursive: true, force: true });

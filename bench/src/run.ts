@@ -5,6 +5,7 @@ import { benchClonePush } from './clone-push.js';
 import { BenchContext } from './context.js';
 import { benchFootprint } from './footprint.js';
 import { benchGitea } from './gitea.js';
+import { stopRunningGit } from './git.js';
 import { benchLfs } from './lfs.js';
 import { benchManyRefs } from './many-refs.js';
 import { benchMergeRequests } from './merge-requests.js';
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
   const partTimeoutMs = Number(process.env.BENCH_PART_TIMEOUT_S ?? (ctx.quick ? 300 : 900)) * 1000;
   const sections: Section[] = [];
   const stopOnSignal = (): void => {
+    stopRunningGit();
     void ctx.close().finally(() => process.exit(130));
   };
   process.once('SIGINT', stopOnSignal);
@@ -63,7 +65,10 @@ async function main(): Promise<void> {
       try {
         section = await withTimeout(bench.run(ctx), partTimeoutMs, `${name} did not finish within ${partTimeoutMs / 1000} s`);
       } catch (err) {
-        // One part failing (a service not landed, an endpoint missing) must not lose the others.
+        // One part failing (a service not landed, an endpoint missing) must not lose the others;
+        // a part that timed out is still running its git clients: they would load the next part.
+        const stopped = stopRunningGit();
+        if (stopped > 0) ctx.log(`${name}: ended ${stopped} git process(es) it left running`);
         ctx.log(`${name}: failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
         section = { name, title: bench.title, tables: [], notes: [], skipped: `failed: ${err instanceof Error ? err.message : String(err)}` };
       }
