@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Admit } from './admission/admit.js';
 import type { Forward } from './forwarding/forward.js';
@@ -8,12 +9,7 @@ import { attachState, stateOf } from './request-state.js';
  *  forwarded, refused or answered at the edge. */
 export function admitAndForward(admit: Admit, forward: Forward, metrics: GatewayMetrics): RequestHandler {
   return (req, res, next) => {
-    res.on('finish', () => {
-      const state = stateOf(req);
-      if (state?.answeredAtEdge) return; // counted as an edge hit
-      if (state?.forwardedTo) metrics.forwarded.inc({ upstream: state.forwardedTo, status: String(res.statusCode) });
-      else metrics.refused.inc({ status: String(res.statusCode) });
-    });
+    countAnswer(req, res, metrics);
     admit(req, res)
       .then((admission) => {
         if (!admission) return undefined; // answered already (429)
@@ -21,4 +17,15 @@ export function admitAndForward(admit: Admit, forward: Forward, metrics: Gateway
       })
       .catch(next);
   };
+}
+
+/** Counts the answer once it is out: forwarded (by upstream and status), refused, or neither when
+ *  the edge answered it (counted as an edge hit). */
+export function countAnswer(req: IncomingMessage, res: ServerResponse, metrics: Pick<GatewayMetrics, 'forwarded' | 'refused'>): void {
+  res.on('finish', () => {
+    const state = stateOf(req);
+    if (state?.answeredAtEdge) return;
+    if (state?.forwardedTo) metrics.forwarded.inc({ upstream: state.forwardedTo, status: String(res.statusCode) });
+    else metrics.refused.inc({ status: String(res.statusCode) });
+  });
 }

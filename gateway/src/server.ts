@@ -75,11 +75,13 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   const admit = createAdmission({ accounts, withinRateLimit, site: Boolean(config.upstreams.web), internalSecret: config.internalSecret });
   const proxies = createUpstreamProxies(config, { agent, logger, edge, answers, metrics });
   const reads = createEdgeReads(edge, answers, metrics);
-  const forward = createForwarding({ proxies, reads, internalSecret: config.internalSecret, withinRateLimit, metrics });
   const checkTarget = createTargetCheck(findOpenApiDocument());
 
   const app = createHttpApp({ service: 'gateway', logger, ready: { accounts: () => accounts.reachable() }, json: false, registry: metrics.registry });
   app.set('trust proxy', config.trustProxy ?? false);
+  // express's `req.ip`, computed the same way for requests taken before the router.
+  const addressOf = (req: IncomingMessage) => proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean);
+  const forward = createForwarding({ proxies, reads, internalSecret: config.internalSecret, withinRateLimit, metrics, addressOf });
   app.use(limitBodySilence(config.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS));
   app.use(acceptClientForwarding(config.internalSecret));
   app.use(stripInternalHeaders);
@@ -90,9 +92,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   app.use(normaliseErrors);
   app.use(lfsRefusals);
   finish(app);
-  const addressOf = (req: IncomingMessage) => proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean);
   const warmReads = reads.active
-    ? createWarmReads({ accounts, reads, withinRateLimit, checkTarget, observe: requestObserver(app), addressOf, internalSecret: config.internalSecret, logger, metrics })
+    ? createWarmReads({ accounts, reads, withinRateLimit, checkTarget, observe: requestObserver(app), addressOf, internalSecret: config.internalSecret, logger, metrics, ...(proxies.has('browse') ? { forward } : {}) })
     : undefined;
   const handle: RequestListener = warmReads ? (req, res) => void (warmReads(req, res) || app(req, res)) : app;
 

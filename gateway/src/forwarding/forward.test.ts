@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type RequestHandler } from 'express';
+import express from 'express';
 import type { RepoContext } from '@githost/identity';
 import type { UpstreamName } from '../config.js';
 import { createEdgeAnswers } from '../edge-cache/answers.js';
@@ -9,7 +9,7 @@ import { createEdgeReads, edgeRequestOf } from '../edge-cache/reads.js';
 import { createGatewayMetrics } from '../metrics.js';
 import { createRateLimitGate } from '../admission/rate-limit.js';
 import { matchRoute } from '../admission/routes.js';
-import { createForwarding } from './forward.js';
+import { createForwarding, type UpstreamHandler } from './forward.js';
 import type { RequestState } from '../request-state.js';
 
 const demo: RepoContext = { id: 'r-1', owner: 'alice', name: 'demo', default_branch: 'main', private: false, shard: 'default', permission: 'read', owner_id: 'u-alice' };
@@ -28,16 +28,18 @@ async function forwarding(state: (path: string) => RequestState) {
   const answers = createEdgeAnswers({ version: () => 'v1' });
   answers.store(answers.pending(edgeRequestOf(demo, CONTENTS)), 200, { etag: '"e1"', 'cache-control': 'no-cache', 'content-type': 'application/json; charset=utf-8' }, Buffer.from(KEPT));
   const reached: string[] = [];
-  const face: RequestHandler = (req, res) => {
-    reached.push(req.url);
-    res.status(299).end();
+  const face: UpstreamHandler = (req, res) => {
+    reached.push(req.url ?? '');
+    res.statusCode = 299;
+    res.end();
   };
   const forward = createForwarding({
-    proxies: new Map<UpstreamName, RequestHandler>([['gitea-api', face]]),
+    proxies: new Map<UpstreamName, UpstreamHandler>([['gitea-api', face]]),
     reads: createEdgeReads(undefined, answers, metrics),
     internalSecret: 'forward-test-secret',
     withinRateLimit: createRateLimitGate({ perTokenPerMinute: 0, anonymousPerMinute: 2 }),
     metrics,
+    addressOf: (req) => req.socket.remoteAddress ?? '',
   });
   const app = express();
   app.use((req, res, next) => void Promise.resolve(forward(req, res, next, state(req.url))).catch(next));

@@ -1,7 +1,7 @@
 import { Agent, ServerResponse, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
-import type { NextFunction, RequestHandler } from 'express';
+import type { PassError, UpstreamHandler } from './forward.js';
 import type { Logger } from '@githost/logging';
 import { sendRefusal } from '../refusals.js';
 import { ReadRetries } from './read-retry.js';
@@ -37,9 +37,9 @@ export function upstreamRequestOf(req: IncomingMessage): ClientRequest | undefin
  * cannot be reached answers 503 JSON, never the proxy library's HTML or a hang; a read whose
  * connection failed before any answer is first sent once more (read-retry.ts).
  */
-export function upstreamProxy(name: string, opts: UpstreamProxyOptions): RequestHandler {
+export function upstreamProxy(name: string, opts: UpstreamProxyOptions): UpstreamHandler {
   const retries = new ReadRetries();
-  const nextOf = new WeakMap<IncomingMessage, NextFunction>();
+  const nextOf = new WeakMap<IncomingMessage, PassError>();
   // http-proxy appends to the request's own X-Forwarded-* headers (xfwd), so a second try starts
   // from the ones the request came with, or the service would read the client's address twice.
   const forwardedOf = new WeakMap<IncomingMessage, (string | string[] | undefined)[]>();

@@ -1,5 +1,4 @@
 import type { Agent, IncomingMessage } from 'node:http';
-import type { RequestHandler } from 'express';
 import type { Logger } from '@githost/logging';
 import { DEFAULT_SHARD, singleShard } from '@githost/storage-router';
 import type { Config, UpstreamName } from '../config.js';
@@ -8,6 +7,7 @@ import type { EdgeValidators } from '../edge-cache/validators.js';
 import { gitStorageTarget } from './git-storage-shards.js';
 import { upstreamProxy } from './proxy.js';
 import { stateOf } from '../request-state.js';
+import type { UpstreamHandler } from './forward.js';
 import type { GatewayMetrics } from '../metrics.js';
 
 const API_TIMEOUT_MS = 120_000;
@@ -21,10 +21,10 @@ export interface UpstreamDeps {
 }
 
 /** A proxy for each configured upstream; git transport goes to the shard accounts named for the request. */
-export function createUpstreamProxies(config: Config, { agent, logger, edge, answers, metrics }: UpstreamDeps): Map<UpstreamName, RequestHandler> {
+export function createUpstreamProxies(config: Pick<Config, 'upstreams' | 'gitStorageShards'>, { agent, logger, edge, answers, metrics }: UpstreamDeps): Map<UpstreamName, UpstreamHandler> {
   const onResponse = answerHook(edge, answers);
   const shardOf = (req: IncomingMessage) => stateOf(req)?.repo?.shard || DEFAULT_SHARD;
-  const proxies = new Map<UpstreamName, RequestHandler>();
+  const proxies = new Map<UpstreamName, UpstreamHandler>();
   for (const [name, target] of Object.entries(config.upstreams) as [UpstreamName, string | undefined][]) {
     if (!target) continue;
     const router = name === 'git-storage' ? gitStorageTarget(config.gitStorageShards ?? singleShard(target), shardOf) : undefined;
