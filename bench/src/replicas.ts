@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeBrokerTopology } from '@githost/bus/testing';
 import { createTestDatabase } from '@githost/db';
-import { freePort, MACHINE_REDIS_URL, removeRedisKeys } from '@githost/test-support';
+import { MACHINE_REDIS_URL, removeRedisKeys } from '@githost/test-support';
 import { Api, createRepo, createUser, gitUrl } from './api.js';
 import type { BenchContext } from './context.js';
 import { git } from './git.js';
@@ -58,13 +58,13 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
     const two = await setup('two', { REDIS_URL: MACHINE_REDIS_URL, GITHOST_RATE_LIMIT_PREFIX: prefix, GITHOST_REPLICAS: '2' });
     const githosts = [one, twoMemory, two];
     const labels = ['one gateway, limits in memory', '2 gateways + 2 of each service behind haproxy, limits in memory', '2 gateways + 2 of each service behind haproxy, limits in Redis'];
-    // BENCH_REPLICAS_WEB_VIA_BALANCER=1: a fourth githost as the third, whose web replicas call the
-    // API through the public load balancer (GATEWAY_URL set to it) instead of each its own gateway
-    // (docs/decisions/replicas.md#the-webs-own-gateway): what that pairing saves, in the same run.
+    // BENCH_REPLICAS_WEB_VIA_BALANCER=1: a fourth githost as the third, unpaired
+    // (GITHOST_REPLICAS_PAIRED=false): the gateways reach the web, and the web the API, through
+    // haproxy instead of each its own partner (docs/decisions/replicas.md#the-webs-own-gateway):
+    // what the pairing saves, in the same run.
     if (ctx.env.BENCH_REPLICAS_WEB_VIA_BALANCER === '1') {
-      const port = await freePort();
-      githosts.push(await setup('two-via-balancer', { REDIS_URL: MACHINE_REDIS_URL, GITHOST_RATE_LIMIT_PREFIX: prefix, GITHOST_REPLICAS: '2', GATEWAY_URL: `http://127.0.0.1:${port}` }, port));
-      labels.push('the same, the web calling the API through haproxy (as before its own gateway)');
+      githosts.push(await setup('two-via-balancer', { REDIS_URL: MACHINE_REDIS_URL, GITHOST_RATE_LIMIT_PREFIX: prefix, GITHOST_REPLICAS: '2', GITHOST_REPLICAS_PAIRED: 'false' }));
+      labels.push('the same, unpaired: gateway to web and web to API through haproxy (as before the pairing)');
     }
     await git(['init', '-q', '-b', 'main', src]);
     for (let i = 0; i < 20; i++) writeFileSync(join(src, `file-${i}.txt`), `line ${i}\n`.repeat(50));

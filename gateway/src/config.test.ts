@@ -41,6 +41,12 @@ describe('gateway config', () => {
     expect(loadConfig({ ...REQUIRED, GIT_STORAGE_SHARDS: 'default=127.0.0.1:1,shard-1=127.0.0.1:2' }).gitStorageGrpcShards).toEqual(new Map([['default', '127.0.0.1:1'], ['shard-1', '127.0.0.1:2']]));
   });
 
+  it('when WEB_FALLBACK_URL is set (replicas: every web replica behind haproxy), then the web upstream has it as its fallback; unset, none; not a URL, refused', () => {
+    expect(loadConfig({ ...REQUIRED, WEB_URL: 'http://127.0.0.1:4601', WEB_FALLBACK_URL: 'http://127.0.0.1:4600' })).toMatchObject({ upstreams: { web: 'http://127.0.0.1:4601' }, fallbacks: { web: 'http://127.0.0.1:4600' } });
+    expect(loadConfig(REQUIRED).fallbacks).toEqual({ web: undefined });
+    expect(() => loadConfig({ ...REQUIRED, WEB_FALLBACK_URL: 'web-section' })).toThrow(/WEB_FALLBACK_URL/);
+  });
+
   it('when GITHOST_BODY_TIMEOUT_MS is unset, then a body may be silent 30 s; set, then that long; 0 or words are refused', () => {
     expect([loadConfig(REQUIRED).bodyTimeoutMs, loadConfig({ ...REQUIRED, GITHOST_BODY_TIMEOUT_MS: '5000' }).bodyTimeoutMs]).toEqual([30_000, 5_000]);
     expect(() => loadConfig({ ...REQUIRED, GITHOST_BODY_TIMEOUT_MS: '0' })).toThrow(/GITHOST_BODY_TIMEOUT_MS/);

@@ -25,6 +25,7 @@ const schema = z
     MERGE_REQUESTS_URL: optionalUrl(),
     WEBHOOKS_URL: optionalUrl(),
     WEB_URL: optionalUrl(),
+    WEB_FALLBACK_URL: optionalUrl(),
     GITEA_API_URL: optionalUrl(),
     GITHOST_RATE_LIMIT_PER_MINUTE: env.int(600),
     GITHOST_RATE_LIMIT_ANON_PER_MINUTE: env.int(120),
@@ -53,6 +54,7 @@ const schema = z
         web: e.WEB_URL,
         'gitea-api': e.GITEA_API_URL,
       },
+      fallbacks: { web: e.WEB_FALLBACK_URL },
       gitStorageShards,
       gitStorageGrpcShards: e.GIT_STORAGE_SHARDS || e.GIT_STORAGE_GRPC_ADDR ? grpcShardsOf(e) : undefined,
       edgeCacheEntries: e.GITHOST_EDGE_CACHE_ENTRIES,
@@ -99,6 +101,10 @@ export interface Config {
     /** Gitea's API under /api/v1 (GITEA_API_URL, docs/decisions/gitea-api.md); absent: those paths answer 503. */
     'gitea-api'?: string | undefined;
   };
+  /** Where an upstream's request goes when its own address did not take it (WEB_FALLBACK_URL: the
+   *  launcher's replicas pair gateway N with web N and fall back to haproxy's web section,
+   *  docs/decisions/replicas.md#the-web-paired-with-its-gateway); see forwarding/proxy.ts. */
+  fallbacks?: Partial<Record<UpstreamName, string | undefined>>;
   /** git-storage smart-HTTP base URL by shard (GIT_STORAGE_HTTP_SHARDS, or GIT_STORAGE_HTTP_URL as
    *  `default`); git transport goes to the shard of the repository. Absent: upstreams['git-storage']. */
   gitStorageShards?: ShardMap;

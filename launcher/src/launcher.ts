@@ -185,9 +185,19 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   if (replicas > 1 && nonEmpty(base.GITHOST_SHUTDOWN_DELAY_MS) === undefined) env.GITHOST_SHUTDOWN_DELAY_MS = String(REPLICA_SHUTDOWN_DELAY_MS);
   // Web replica n renders from gateway n's own port, not through the public load balancer, and
   // from every gateway behind it when that one is not there (docs/decisions/replicas.md#the-webs-own-gateway);
-  // an operator's GATEWAY_URL wins.
+  // the Gitea-compatible face (one process) calls gateway 1 the same way
+  // (docs/decisions/replicas.md#the-gitea-compatible-faces-own-gateway). An operator's GATEWAY_URL wins.
+  // GITHOST_REPLICAS_PAIRED=false keeps every such call on haproxy's sections (the path before the
+  // pairing, which the replicas bench measures beside it).
+  const { GITHOST_REPLICAS_PAIRED: paired } = loadConfig('launcher', z.object({ GITHOST_REPLICAS_PAIRED: envShapes.bool(true) }), { GITHOST_REPLICAS_PAIRED: nonEmpty(base.GITHOST_REPLICAS_PAIRED) });
   const ownGateway = (service: string, index: number): NodeJS.ProcessEnv =>
-    service === 'web' && nonEmpty(base.GATEWAY_URL) === undefined && gatewayServers[index] ? { GATEWAY_URL: `http://127.0.0.1:${boundPort(gatewayServers[index])}`, GATEWAY_FALLBACK_URL: env.GATEWAY_URL } : {};
+    paired && (service === 'web' || service === 'gitea-api') && nonEmpty(base.GATEWAY_URL) === undefined && gatewayServers[index] ? { GATEWAY_URL: `http://127.0.0.1:${boundPort(gatewayServers[index])}`, GATEWAY_FALLBACK_URL: env.GATEWAY_URL } : {};
+  // Gateway n forwards pages to web replica n's own port, haproxy's web section behind it
+  // (docs/decisions/replicas.md#the-web-paired-with-its-gateway); an operator's WEB_URL wins.
+  const ownWeb = (index: number): NodeJS.ProcessEnv => {
+    const web = replicaPorts.web?.[index];
+    return paired && nonEmpty(base.WEB_URL) === undefined && web ? { WEB_URL: `http://127.0.0.1:${web}`, WEB_FALLBACK_URL: env.WEB_URL } : {};
+  };
   const started: string[] = [];
   const replicaPorts: Record<string, number[]> = {};
   const gatewayUrls: string[] = [];
@@ -219,7 +229,8 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
           return;
         }
         await port?.release();
-        const ports = await startOne(entry.name, entry.name, index, port ? { ...stageEnv, GRPC_PORT: String(port.port) } : stageEnv);
+        const ownEnv = { ...stageEnv, ...(replicas > 1 ? ownGateway(entry.name, 0) : {}) };
+        const ports = await startOne(entry.name, entry.name, index, port ? { ...ownEnv, GRPC_PORT: String(port.port) } : ownEnv);
         Object.assign(env, entry.exports(ports));
       }));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -235,7 +246,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
         gatewayPorts.push(gatewayPort);
         // haproxy names the client in X-Forwarded-For: without trusting that one hop, every
         // anonymous client would share haproxy's address and its budget.
-        await startOne(n === 1 ? 'gateway' : `gateway ${n}`, 'gateway', STAGES.length, { ...env, GITHOST_TRUST_PROXY: nonEmpty(base.GITHOST_TRUST_PROXY) ?? '1' }, own);
+        await startOne(n === 1 ? 'gateway' : `gateway ${n}`, 'gateway', STAGES.length, { ...env, ...ownWeb(n - 1), GITHOST_TRUST_PROXY: nonEmpty(base.GITHOST_TRUST_PROXY) ?? '1' }, own);
         await closeServer(own);
         gatewayUrls.push(`http://127.0.0.1:${gatewayPort}`);
       }

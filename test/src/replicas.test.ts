@@ -62,7 +62,7 @@ describe('githost as replicas behind haproxy', () => {
     for (const url of [gh.url, ...gh.gatewayUrls!]) expect((await fetch(`${url}/readyz`)).status).toBe(200);
   });
 
-  it('when pages are viewed through the load balancer, then each crosses its public section once: the web renders from its own gateway, not through haproxy (docs/decisions/replicas.md#the-webs-own-gateway)', async () => {
+  it('when pages and the Gitea-compatible API are read through the load balancer, then each request crosses its public section once and nothing else of haproxy: the gateway forwards to its own web, the web and the face call their own gateway (docs/decisions/replicas.md#the-webs-own-gateway)', async () => {
     const owner = await createUser(gh, 'paula');
     await createRepo(gh, owner.token, 'pages');
     const wd = makeWorkdir();
@@ -74,9 +74,20 @@ describe('githost as replicas behind haproxy', () => {
     for (let i = 0; i < 10; i++) statuses.push((await fetch(`${gh.url}/paula/pages`, { headers: { accept: 'text/html' } })).status);
     const [gatewaysAfter, websAfter] = [await sessionsByServer('gateway'), await sessionsByServer('web')];
     expect(statuses).toEqual(Array(10).fill(200));
-    // Each page view is one request through the public section and one through the web's; its
-    // API calls (several a page) go from the web straight to a gateway.
-    expect([total(gatewaysAfter) - total(gatewaysBefore), total(websAfter) - total(websBefore)]).toEqual([10, 10]);
+    // Each page view is one request through the public section; the gateway forwards it to its
+    // own web replica (docs/decisions/replicas.md#the-web-paired-with-its-gateway), and the page's
+    // API calls (several a page) go from the web straight to its gateway.
+    expect([total(gatewaysAfter) - total(gatewaysBefore), total(websAfter) - total(websBefore)]).toEqual([10, 0]);
+
+    // The face's calls to the API (JSON, and a raw file's bytes) go to its own gateway too.
+    const faceBefore = await sessionsByServer('gateway');
+    const face: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      face.push((await fetch(`${gh.url}/api/v1/repos/paula/pages`, { headers: { authorization: `token ${owner.token}` } })).status);
+      face.push((await fetch(`${gh.url}/api/v1/repos/paula/pages/raw/README.md`, { headers: { authorization: `token ${owner.token}` } })).status);
+    }
+    expect(face).toEqual(Array(10).fill(200));
+    expect(total(await sessionsByServer('gateway')) - total(faceBefore)).toBe(10);
   });
 
   it('when alice pushes through the load balancer and then on one gateway, then a read on the other gateway at once sees each push, and a clone through the load balancer has the last', async () => {
@@ -147,7 +158,7 @@ describe('githost as replicas behind haproxy', () => {
       const res = await fetch(where.url + path, { method, headers, body: opts.form ? new URLSearchParams(opts.form).toString() : undefined, redirect: 'manual' });
       return { status: res.status, html: await res.text(), location: res.headers.get('location'), cookies: res.headers.getSetCookie() };
     };
-    // Twice, so the GET and the POST land on different web replicas whichever haproxy picks first.
+    // Twice: gateway N forwards to web N, so the GET is web 1's and the POST web 2's, then the other way.
     for (const [from, to] of [[one, two], [two, one]] as const) {
       const form = await send(from, 'GET', '/-/sign-in');
       const pre = cookiePair(form.cookies.find((c) => c.startsWith('githost_presession=')));
@@ -220,7 +231,7 @@ describe('a replica killed with SIGKILL', () => {
   /** haproxy's view of each server: `<section>/<server>` -> UP, DOWN, ... */
   const serverStates = async (): Promise<Map<string, string>> => new Map([...(await haproxyRows())].map(([k, r]) => [k, r[17] ?? '']));
 
-  it('when the second of every replicated service and gateway is killed, then haproxy takes them out, githost keeps running, and nothing is answered 5xx once they are out', async () => {
+  it('when the second of every replicated service and gateway is killed (the first web instead of the second), then pages and forms go on through each pairing\'s fallback, haproxy takes them out, githost keeps running, and nothing is answered 5xx once they are out', async () => {
     const kim = await createUser(gh, 'kim');
     await createRepo(gh, kim.token, 'survivor');
     const wd = makeWorkdir();
@@ -232,24 +243,40 @@ describe('a replica killed with SIGKILL', () => {
     const victims = gh.processes!.filter((p) => / 2$/.test(p.name) && !p.name.startsWith('git-storage'));
     expect(victims.map((p) => p.name).sort()).toEqual(['accounts 2', 'browse 2', 'gateway 2', 'merge-requests 2', 'web 2', 'webhooks 2']);
 
-    // The gateway web 2 renders from goes first: web 2 stays in and renders through the other.
+    // Each pairing's fallback: gateway 2 goes first, then web 1 (instead of web 2). A page now
+    // comes to gateway 1, whose own web refuses it: haproxy's web section sends it to web 2,
+    // whose own gateway is gone: it renders through the public section, so through gateway 1.
+    const web1 = gh.processes!.find((p) => p.name === 'web')!;
     process.kill(victims.find((p) => p.name === 'gateway 2')!.pid, 'SIGKILL');
-    await eventually(async () => ((await serverStates()).get('gateway/gateway-2')?.startsWith('DOWN') ? true : undefined));
+    process.kill(web1.pid, 'SIGKILL');
+    await eventually(async () => {
+      const states = await serverStates();
+      return states.get('gateway/gateway-2')?.startsWith('DOWN') && states.get('web/web-1')?.startsWith('DOWN') ? true : undefined;
+    });
     const websBefore = await sessionsByServer('web');
     const pages: number[] = [];
     for (let i = 0; i < 10; i++) pages.push((await fetch(`${gh.url}/kim/survivor`, { headers: { accept: 'text/html' } })).status);
     const websAfter = await sessionsByServer('web');
     expect(pages).toEqual(Array(10).fill(200));
-    expect((websAfter.get('web-2') ?? 0) - (websBefore.get('web-2') ?? 0)).toBeGreaterThan(0);
+    expect((websAfter.get('web-2') ?? 0) - (websBefore.get('web-2') ?? 0)).toBe(10);
+    // A write too: the sign-in form posted to gateway 1, whose web refuses it, is sent whole to web 2.
+    expect((await api(gh, 'POST', '/api/admin/users', { token: gh.adminToken, body: { username: 'wendy', email: 'wendy@example.com', password: 'wendy password!' } })).status).toBe(201);
+    const headers = { 'user-agent': BROWSER, accept: 'text/html' };
+    const form = await fetch(`${one.url}/-/sign-in`, { headers });
+    const pre = cookiePair(form.headers.getSetCookie().find((c) => c.startsWith('githost_presession=')));
+    const body = new URLSearchParams({ csrf: csrfOf(await form.text()), username: 'wendy', password: 'wendy password!', next: '/' }).toString();
+    const signIn = await fetch(`${one.url}/-/sign-in`, { method: 'POST', headers: { ...headers, cookie: pre, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' });
+    expect([signIn.status, signIn.headers.get('location')]).toEqual([303, '/']);
+    expect(signIn.headers.getSetCookie().some((c) => c.startsWith('githost_session='))).toBe(true);
 
     const killedAt = Date.now();
-    for (const p of victims) if (p.name !== 'gateway 2') process.kill(p.pid, 'SIGKILL');
+    for (const p of victims) if (p.name !== 'gateway 2' && p.name !== 'web 2') process.kill(p.pid, 'SIGKILL');
     // Requests keep going while haproxy notices; only those after it took every victim out must all succeed.
     const before: Array<number | string> = [];
     let down: Map<string, string>;
     for (;;) {
       down = await serverStates();
-      const out = ['gateway/gateway-2', 'accounts/accounts-2', 'accounts-grpc/accounts-grpc-2', 'browse/browse-2', 'merge-requests/merge-requests-2', 'webhooks/webhooks-2', 'web/web-2'].every((k) => down.get(k)?.startsWith('DOWN'));
+      const out = ['gateway/gateway-2', 'accounts/accounts-2', 'accounts-grpc/accounts-grpc-2', 'browse/browse-2', 'merge-requests/merge-requests-2', 'webhooks/webhooks-2', 'web/web-1'].every((k) => down.get(k)?.startsWith('DOWN'));
       if (out) break;
       before.push(await api(gh, 'GET', '/api/repos/kim/survivor/commits/main', { token: kim.token }).then((r) => r.status, (err: Error) => `failed: ${String((err.cause as Error | undefined)?.message ?? err.message)}`));
       await new Promise((r) => setTimeout(r, 50));

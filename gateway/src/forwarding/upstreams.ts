@@ -31,6 +31,7 @@ export function createUpstreamProxies(config: Pick<Config, 'upstreams' | 'gitSto
     proxies.set(name, upstreamProxy(name, {
       target,
       router,
+      fallbackTarget: config.fallbacks?.[name],
       agent,
       logger,
       timeoutMs: name === 'git-storage' ? undefined : API_TIMEOUT_MS,

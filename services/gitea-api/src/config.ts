@@ -9,6 +9,10 @@ const schema = z
      *  Gitea call is bound by the same access rules, scopes and rate limits as the API
      *  (docs/decisions/gitea-api.md#a-face-over-the-api). */
     GATEWAY_URL: httpUrl('http://127.0.0.1:3000'),
+    /** The load-balanced address of every gateway when GATEWAY_URL is one gateway of the face's own
+     *  (the launcher's replicas: docs/decisions/replicas.md#the-gitea-compatible-faces-own-gateway);
+     *  a call that one did not take goes here. Unset: GATEWAY_URL alone. */
+    GATEWAY_FALLBACK_URL: unlessBlank(z.string().url().regex(/^https?:\/\//, 'expected an http:// or https:// URL').optional()),
     /** What clients see: html_url, clone_url, the Link header's pages and the swagger url of errors. */
     PUBLIC_URL: httpUrl('http://localhost:3000'),
     /** The SSH service's internal HTTP address: its port for `ssh_url`; unset, `ssh_url` is empty. */
@@ -17,6 +21,7 @@ const schema = z
   .transform((e) => ({
     ...serviceListenFields(e),
     gatewayUrl: e.GATEWAY_URL.replace(/\/+$/, ''),
+    gatewayFallbackUrl: e.GATEWAY_FALLBACK_URL?.replace(/\/+$/, ''),
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
     sshHttpUrl: e.SSH_HTTP_URL?.replace(/\/+$/, ''),
   }));

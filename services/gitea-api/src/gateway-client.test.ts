@@ -1,4 +1,6 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { createServer } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import type { Request } from 'express';
 import { encodeIdentity, type Identity, type Permission } from '@githost/identity';
 import { callerOf, GatewayClient } from './gateway-client.js';
@@ -20,5 +22,41 @@ describe('callerOf', () => {
     expect(callerOf(signed({ principal: rita, repo: repo('none') }), SECRET).username).toBeUndefined();
     expect(callerOf(signed({ principal: rita, repo: null }), SECRET).username).toBeUndefined();
     expect(callerOf(signed({ principal: rita, repo: repo('write') }), 'another-secret').username).toBeUndefined();
+  });
+});
+
+describe('GatewayClient with a fallback (docs/decisions/replicas.md#the-gitea-compatible-faces-own-gateway)', () => {
+  const received: string[] = [];
+  const fallback = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push(`${req.method} ${req.url} ${body}`);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ from: 'fallback' }));
+    });
+  });
+  afterAll(() => new Promise((r) => fallback.close(r)));
+  const port = (s: { address(): unknown }) => (s.address() as AddressInfo).port;
+  const listening = <S extends { listen(port: number, host: string, cb: () => void): unknown }>(s: S) => new Promise<S>((r) => s.listen(0, '127.0.0.1', () => r(s)));
+
+  it('when its own gateway refuses the connection, then JSON reads, raw reads and writes are each sent once to the fallback', async () => {
+    await listening(fallback);
+    const closed = await listening(createTcpServer());
+    const ownPort = port(closed);
+    await new Promise((r) => closed.close(r));
+    const client = new GatewayClient(`http://127.0.0.1:${ownPort}`, callerOf(signed({}), SECRET), `http://127.0.0.1:${port(fallback)}`);
+    expect(await client.get('/api/repos/alice/demo' as never)).toEqual({ from: 'fallback' });
+    expect((await client.bytes('/api/repos/alice/demo/raw/main/README.md')).body.toString()).toBe('{"from":"fallback"}');
+    expect(await client.call('POST', '/api/repos/alice/demo/webhooks' as never, { url: 'http://hook' })).toEqual({ from: 'fallback' });
+    expect(received).toEqual(['GET /api/repos/alice/demo ', 'GET /api/repos/alice/demo/raw/main/README.md ', 'POST /api/repos/alice/demo/webhooks {"url":"http://hook"}']);
+  });
+
+  it('without a fallback, then a refused connection is the unavailable error', async () => {
+    const closed = await listening(createTcpServer());
+    const ownPort = port(closed);
+    await new Promise((r) => closed.close(r));
+    const client = new GatewayClient(`http://127.0.0.1:${ownPort}`, callerOf(signed({}), SECRET));
+    await expect(client.get('/api/repos/alice/demo' as never)).rejects.toMatchObject({ kind: 'unavailable' });
   });
 });

@@ -49,9 +49,12 @@ export function callerOf(req: Request, internalSecret: string): Caller {
  * A non-2xx answer throws an AppError carrying the API's message and status.
  */
 export class GatewayClient {
+  /** `fallbackBase`: every gateway behind the load balancer when `base` is one gateway of the
+   *  face's own (docs/decisions/replicas.md#the-gitea-compatible-faces-own-gateway). */
   constructor(
     private readonly base: string,
     private readonly caller: Caller,
+    private readonly fallbackBase?: string,
   ) {}
 
   /** False once any read answered without a validator (docs/decisions/gitea-api.md#warm-reads-at-the-edge). */
@@ -102,7 +105,10 @@ export class GatewayClient {
   async bytes(path: string): Promise<{ body: Buffer; contentType: string | null; etag: string | null }> {
     let res: Response;
     try {
-      res = await fetch(this.base + path, { headers: this.headers({}), redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const get = (base: string) => fetch(base + path, { headers: this.headers({}), redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+      // A GET its own gateway did not answer at all (refused, or cut before the headers) is read
+      // at the fallback, by the rule of requestWhole's fallbackUrl.
+      res = await get(this.base).catch((err: unknown) => (this.fallbackBase !== undefined && connectionFailed(err) ? get(this.fallbackBase) : Promise.reject(err)));
     } catch (err) {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }
@@ -136,7 +142,7 @@ export class GatewayClient {
     let res: WholeAnswer;
     try {
       const headers = this.headers(body === undefined ? {} : { 'content-type': 'application/json' });
-      res = await requestWhole(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS });
+      res = await requestWhole(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS, fallbackUrl: this.fallbackBase === undefined ? undefined : this.fallbackBase + path });
     } catch (err) {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }
@@ -175,4 +181,10 @@ function refusalOf(status: number, text: string): AppError {
   }
   const err = apiError(status, typeof body.error === 'string' ? body.error : undefined);
   return typeof body.reason === 'string' ? new AppError(err.kind, err.message, { ...err.details, reason: body.reason }) : err;
+}
+
+/** fetch's failure before any answer because the connection was refused, reset or closed. */
+function connectionFailed(err: unknown): boolean {
+  const code = ((err as { cause?: { code?: unknown } } | undefined)?.cause?.code);
+  return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(code);
 }

@@ -27,8 +27,10 @@ export interface ServerDeps {
 export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger('gitea-api');
   const registry = createRegistry('gitea-api');
-  // Ready when the API it answers from answers.
-  const gateway = async () => (await fetch(`${config.gatewayUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
+  // Ready when the API it answers from answers: at its own gateway, or else at the fallback.
+  const answers = async (url: string) => (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
+  const fallbackUrl = config.gatewayFallbackUrl;
+  const gateway = async () => (fallbackUrl === undefined ? answers(config.gatewayUrl) : (await answers(config.gatewayUrl).catch(() => false)) || answers(fallbackUrl));
   const app = createHttpApp({ service: 'gitea-api', logger, ready: { gateway }, registry, json: false });
   const features = { config };
   const api = express.Router();

@@ -9,5 +9,5 @@ export interface FeatureDeps {
 
 /** githost's API as the caller of this request. */
 export function gatewayFor(req: Request, config: Config): GatewayClient {
-  return new GatewayClient(config.gatewayUrl, callerOf(req, config.internalSecret));
+  return new GatewayClient(config.gatewayUrl, callerOf(req, config.internalSecret), config.gatewayFallbackUrl);
 }
