@@ -21,7 +21,7 @@ export interface UpstreamDeps {
 }
 
 /** A proxy for each configured upstream; git transport goes to the shard accounts named for the request. */
-export function createUpstreamProxies(config: Pick<Config, 'upstreams' | 'gitStorageShards'>, { agent, logger, edge, answers, metrics }: UpstreamDeps): Map<UpstreamName, UpstreamHandler> {
+export function createUpstreamProxies(config: Pick<Config, 'upstreams' | 'gitStorageShards' | 'fallbacks'>, { agent, logger, edge, answers, metrics }: UpstreamDeps): Map<UpstreamName, UpstreamHandler> {
   const onResponse = answerHook(edge, answers);
   const shardOf = (req: IncomingMessage) => stateOf(req)?.repo?.shard || DEFAULT_SHARD;
   const proxies = new Map<UpstreamName, UpstreamHandler>();
