@@ -220,11 +220,11 @@ for (const overlay of ['dev', 'production']) {
       expect(config.data!.SSH_HTTP_URL).toBe('http://ssh:3701');
     });
 
-    it('when rendered, then the ssh container keeps a 1 MiB young generation, runs without V8\'s optimising compiler and glibc maps its buffers of 4 KiB and more on their own, as the launcher\'s ssh process does', () => {
+    it('when rendered, then the ssh container keeps a 1 MiB young generation and glibc maps its buffers of 4 KiB and more on their own, as the launcher\'s ssh process does', () => {
       const container = podSpecOf(objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'ssh')!).spec.containers[0]!;
       const env = Object.fromEntries(container.env!.filter((e) => e.name === 'NODE_OPTIONS' || (e.name ?? '').startsWith('MALLOC_')).map((e) => [e.name, e.value]));
       // the launcher's SERVICE_V8_FLAGS and SERVICE_ENV for ssh (launcher/src/processes.ts)
-      expect(container.command).toEqual(['/usr/bin/tini', '--', 'node', '--max-semi-space-size=1', '--minor-gc-task-trigger=1', '--expose-gc', '--no-opt', 'services/ssh/dist/main.js']);
+      expect(container.command).toEqual(['/usr/bin/tini', '--', 'node', '--max-semi-space-size=1', '--minor-gc-task-trigger=1', '--expose-gc', 'services/ssh/dist/main.js']);
       expect(env).toEqual({ MALLOC_MMAP_THRESHOLD_: '4096', MALLOC_TOP_PAD_: '0' });
     });
 

@@ -51,11 +51,6 @@ setInterval(() => undefined, 1000);`,
     expect(started.execArgv).toEqual(expect.arrayContaining(['--max-semi-space-size=1', '--minor-gc-task-trigger=1', '--expose-gc']));
   });
 
-  it('when the ssh process starts, then its JavaScript runs without V8\'s optimising compiler (--no-opt), and no other service\'s does', async () => {
-    expect((await startedWith('ssh', {})).execArgv).toContain('--no-opt');
-    expect((await startedWith('git-storage', {})).execArgv).not.toContain('--no-opt');
-    expect((await startedWith('browse', {})).execArgv).not.toContain('--no-opt');
-  });
 
   it('when the launcher\'s environment sets MALLOC_MMAP_THRESHOLD_, then the ssh process gets that value', async () => {
     expect((await startedWith('ssh', { MALLOC_MMAP_THRESHOLD_: '65536' })).mmapThreshold).toBe('65536');

@@ -23,13 +23,11 @@ export interface ServiceProcess {
  * collection is also scheduled as soon as 1 % of it is used, rather than 80 %: the packet buffers
  * a transfer leaves are freed once it ends instead of waiting, mapped, for allocations that
  * never come to an idle process; and `--expose-gc` lets the service run one full collection once
- * its last command ended, for the buffers that reached the old generation. Its JavaScript runs
- * without V8's optimising compiler (`--no-opt`): the compiler's own machine code, paged in from
- * node's binary the first time a hot function is optimised, otherwise stays resident while idle
- * (docs/decisions/ssh-server.md#memory).
+ * its last command ended, for the buffers that reached the old generation
+ * (docs/decisions/ssh-server.md#memory; `--no-opt` was measured there and not applied).
  */
 export const SERVICE_V8_FLAGS: Readonly<Record<string, readonly string[]>> = {
-  ssh: ['--max-semi-space-size=1', '--minor-gc-task-trigger=1', '--expose-gc', '--no-opt'],
+  ssh: ['--max-semi-space-size=1', '--minor-gc-task-trigger=1', '--expose-gc'],
   // git-storage starts with room for 64 MiB of old generation: every body chunk it streams (a push,
   // an LFS object) is a buffer V8 counts against that limit, and with its default limit it ran a
   // full mark-compact every few MiB; measured, 25-60 % less of its CPU per LFS transfer for 5 MiB
