@@ -1265,6 +1265,8 @@ export interface paths {
                 limit?: number;
                 /** @description beside the spec: that page of `limit` commits, with a Link header (docs/decisions/gitea-api.md#commits); 400 unless an integer from 1 to 1000000 */
                 page?: number;
+                /** @description beside the spec: only the commits touching this file or directory (as `git log -- path`, taken literally), paged as with `page` (its first page when `page` is absent) (docs/decisions/gitea-api.md#commits); 400 for a path with an empty, `.` or `..` segment, or given twice */
+                path?: string;
             };
             header?: never;
             path: {
@@ -5291,6 +5293,8 @@ export interface operations {
                 limit?: number;
                 /** @description beside the spec: that page of `limit` commits, with a Link header (docs/decisions/gitea-api.md#commits); 400 unless an integer from 1 to 1000000 */
                 page?: number;
+                /** @description beside the spec: only the commits touching this file or directory (as `git log -- path`, taken literally), paged as with `page` (its first page when `page` is absent) (docs/decisions/gitea-api.md#commits); 400 for a path with an empty, `.` or `..` segment, or given twice */
+                path?: string;
             };
             header?: never;
             path: {
