@@ -299,6 +299,12 @@ const MAX_LOG_PAGE = 1_000_000;
  * spec's answer stays as it is; a value that is not an integer from 1 to 1,000,000, or given
  * twice, is a 400 (the log used to ignore it: a typo must not look like paging).
  */
+export function parseLogPage(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^[1-9][0-9]{0,6}$/.test(raw) || Number(raw) > MAX_LOG_PAGE) throw validation(`page must be an integer from 1 to ${MAX_LOG_PAGE}`);
+  return Number(raw);
+}
+
 /**
  * `path` of the commit log (docs/decisions/gitea-api.md#commits): '' when absent; given twice is a
  * 400. git-storage checks the path itself (inside the repository, no `..`).
@@ -307,12 +313,6 @@ export function parseLogPath(raw: unknown): string {
   if (raw === undefined) return '';
   if (typeof raw !== 'string') throw validation('path must be given once');
   return raw;
-}
-
-export function parseLogPage(raw: unknown): number | undefined {
-  if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !/^[1-9][0-9]{0,6}$/.test(raw) || Number(raw) > MAX_LOG_PAGE) throw validation(`page must be an integer from 1 to ${MAX_LOG_PAGE}`);
-  return Number(raw);
 }
 
 /** seed §4 browsing rule 5. */
