@@ -19,6 +19,8 @@ import { Workload, type PublicAddress, type User } from './workload.js';
 
 const SIZE = sizeOf({ pushes: 60, merges: 4 });
 const PUSHERS = 3;
+/** Long enough for a gateway's idle lease to go back to Redis (idle 1 s, swept every 1 s). */
+const LEASES_GIVEN_BACK_MS = 3_000;
 /** Load kept on the survivors after haproxy took a killed replica out, before the next kill. */
 const AFTER_DOWN_MS = 2_000;
 const SCENARIO_MS = scenarioTimeout(300_000);
@@ -159,6 +161,10 @@ describe('fault injection with replicas', () => {
         if ((await metricValue(port, 'githost_gateway_rate_limit_store_up')) !== 1) problems.push(`the gateway on metrics port ${port} did not count in Redis again within 30 s`);
       }
       notes.push(`redis-stop: both gateways count in Redis again ${Date.now() - end} ms after it came back`);
+      // The waits above left each gateway holding a lease of the budget, taken in either order:
+      // the other's spends do not show on a held lease. Both are given back once idle (a second,
+      // swept each second: LEASE_IDLE_MS in packages/rate-limits), so the reads below start with none.
+      await sleep(LEASES_GIVEN_BACK_MS);
       // Five reads on one gateway, then one on the other: a shared counter shows them; two counts
       // in memory would show only the other's own.
       const first = await remaining(one!, budget);
