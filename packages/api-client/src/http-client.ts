@@ -41,9 +41,23 @@ export interface WholeRequest {
   fallbackUrl?: string | undefined;
 }
 
-/** A connection failed before the request could have been read: refused, or reset or closed on a reused one. */
+/** A connection refused: nothing was sent. */
 const NOT_SENT = new Set(['ECONNREFUSED']);
-const CUT_BEFORE_ANSWER = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+/** A connection that failed before any answer: refused, reset, closed (node's codes, and fetch's
+ *  `UND_ERR_SOCKET` for a socket closed under it). */
+const CUT_BEFORE_ANSWER = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/**
+ * Whether a request its own gateway did not take goes to the fallback (WholeRequest.fallbackUrl;
+ * docs/decisions/replicas.md#the-webs-own-gateway): a refused connection for any method, and for a
+ * GET also one cut before any answer. `err` is node's (its `code`) or fetch's (its `cause.code`).
+ */
+export function goesToFallback(method: string, err: unknown): boolean {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = typeof e?.code === 'string' ? e.code : e?.cause?.code;
+  if (typeof code !== 'string') return false;
+  return NOT_SENT.has(code) || (method === 'GET' && CUT_BEFORE_ANSWER.has(code));
+}
 
 /**
  * One request over the pool. A GET whose kept-alive connection the gateway had just closed is
@@ -71,7 +85,7 @@ export function requestWhole(url: string, init: WholeRequest): Promise<WholeAnsw
       req.on('error', (err: NodeJS.ErrnoException) => {
         const code = err.code ?? '';
         if (!retried && req.reusedSocket && read && (code === 'ECONNRESET' || code === 'EPIPE')) resolve(once(target, true, ownConnection));
-        else if (fallback && target !== fallback && (NOT_SENT.has(code) || (read && CUT_BEFORE_ANSWER.has(code)))) resolve(once(fallback, false, ownConnection));
+        else if (fallback && target !== fallback && goesToFallback(init.method, err)) resolve(once(fallback, false, ownConnection));
         else reject(err);
       });
       req.end(init.body);

@@ -26,6 +26,8 @@ export function unlessBlank<T extends z.ZodType>(schema: T) {
   return z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
 }
 
+const httpUrlShape = () => z.string().url().regex(/^https?:\/\//, 'expected an http:// or https:// URL');
+
 /** A variable that may be left unset (or blank). */
 function optional<T extends z.ZodType>(schema: T) {
   return unlessBlank(schema.optional());
@@ -51,6 +53,10 @@ export const env = {
   name: (fallback: string) => z.string().min(1).default(fallback),
   url: () => z.string().url(),
   optionalUrl: () => optional(z.string().url()),
+  /** An http:// or https:// address (another service's, the public one); blank takes `fallback`. */
+  httpUrl: (fallback: string) => unlessBlank(httpUrlShape().default(fallback)),
+  /** An http:// or https:// address that may be left unset (or blank). */
+  optionalHttpUrl: () => optional(httpUrlShape()),
   /** DATA_DIR: repositories, the event journal, embedded (PGlite) databases. */
   dataDir: () => z.string().min(1).default('./data'),
   /** DATABASE_URL: a real Postgres; unset means PGlite under DATA_DIR. */

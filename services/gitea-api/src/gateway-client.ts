@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { apiError, requestWhole, type ApiAnswer, type ApiPath, type WholeAnswer, type WithMethod } from '@githost/api-client';
+import { apiError, goesToFallback, requestWhole, type ApiAnswer, type ApiPath, type WholeAnswer, type WithMethod } from '@githost/api-client';
 import { AppError } from '@githost/errors';
 import { canRead, decodeIdentity, signClientForwarding, type RepoContext } from '@githost/identity';
 import { REQUEST_ID_HEADER } from '@githost/logging';
@@ -108,7 +108,7 @@ export class GatewayClient {
       const get = (base: string) => fetch(base + path, { headers: this.headers({}), redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
       // A GET its own gateway did not answer at all (refused, or cut before the headers) is read
       // at the fallback, by the rule of requestWhole's fallbackUrl.
-      res = await get(this.base).catch((err: unknown) => (this.fallbackBase !== undefined && connectionFailed(err) ? get(this.fallbackBase) : Promise.reject(err)));
+      res = await get(this.base).catch((err: unknown) => (this.fallbackBase !== undefined && goesToFallback('GET', err) ? get(this.fallbackBase) : Promise.reject(err)));
     } catch (err) {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }
@@ -181,10 +181,4 @@ function refusalOf(status: number, text: string): AppError {
   }
   const err = apiError(status, typeof body.error === 'string' ? body.error : undefined);
   return typeof body.reason === 'string' ? new AppError(err.kind, err.message, { ...err.details, reason: body.reason }) : err;
-}
-
-/** fetch's failure before any answer because the connection was refused, reset or closed. */
-function connectionFailed(err: unknown): boolean {
-  const code = ((err as { cause?: { code?: unknown } } | undefined)?.cause?.code);
-  return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(code);
 }

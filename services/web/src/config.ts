@@ -1,22 +1,20 @@
-import { loadConfig as load, serviceListenEnv, serviceListenFields, unlessBlank, z } from '@githost/config';
-
-const httpUrl = (fallback: string) => unlessBlank(z.string().url().regex(/^https?:\/\//, 'expected an http:// or https:// URL').default(fallback));
+import { env, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
 
 const schema = z
   .object({
     ...serviceListenEnv(3601),
     /** Where the web reaches the public REST API: the gateway, never a service directly, so
      *  every page is bound by the same access rules as the API (services/web/README.md#one-path-for-access-control). */
-    GATEWAY_URL: httpUrl('http://127.0.0.1:3000'),
+    GATEWAY_URL: env.httpUrl('http://127.0.0.1:3000'),
     /** The load-balanced address of every gateway when GATEWAY_URL is one gateway of the web's own
      *  (the launcher's replicas: docs/decisions/replicas.md#the-webs-own-gateway); a call that one
      *  did not take goes here. Unset: GATEWAY_URL alone. */
-    GATEWAY_FALLBACK_URL: unlessBlank(z.string().url().regex(/^https?:\/\//, 'expected an http:// or https:// URL').optional()),
+    GATEWAY_FALLBACK_URL: env.optionalHttpUrl(),
     /** What the browser sees: decides the cookie's `Secure` flag and the clone URLs. */
-    PUBLIC_URL: httpUrl('http://localhost:3000'),
+    PUBLIC_URL: env.httpUrl('http://localhost:3000'),
     /** The SSH service's internal HTTP address: its port and host keys for the clone box and the
      *  SSH keys page; unset, pages offer HTTPS alone. */
-    SSH_HTTP_URL: unlessBlank(z.string().url().optional()),
+    SSH_HTTP_URL: env.optionalUrl(),
   })
   .transform((e) => ({
     ...serviceListenFields(e),

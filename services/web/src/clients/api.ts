@@ -1,5 +1,5 @@
 import { AppError } from '@githost/errors';
-import { apiError, requestWhole, type ApiAnswer, type ApiPath, type WholeAnswer, type WithMethod } from '@githost/api-client';
+import { apiError, goesToFallback, requestWhole, type ApiAnswer, type ApiPath, type WholeAnswer, type WithMethod } from '@githost/api-client';
 import type { GatewayAddress } from '../config.js';
 import type { PageAnswers } from '../pages/page-cache.js';
 import { RecentAnswers, recentAnswers } from './answer-cache.js';
@@ -153,8 +153,7 @@ export class GatewayApi {
         return await send(url);
       } catch (err) {
         // The own gateway is not there: the others behind the fallback (as requestWhole does).
-        const code = ((err as { cause?: { code?: unknown } }).cause?.code ?? '') as string;
-        if (fallbackUrl !== undefined && (code === 'ECONNREFUSED' || (method === 'GET' && (code === 'ECONNRESET' || code === 'EPIPE')))) return await send(fallbackUrl);
+        if (fallbackUrl !== undefined && goesToFallback(method, err)) return await send(fallbackUrl);
         throw err;
       }
     } catch (err) {
