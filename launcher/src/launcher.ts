@@ -229,7 +229,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
           return;
         }
         await port?.release();
-        const ownEnv = { ...stageEnv, ...(replicas > 1 ? ownGateway(entry.name, 0) : {}) };
+        const ownEnv = { ...stageEnv, ...ownGateway(entry.name, 0) };
         const ports = await startOne(entry.name, entry.name, index, port ? { ...ownEnv, GRPC_PORT: String(port.port) } : ownEnv);
         Object.assign(env, entry.exports(ports));
       }));
