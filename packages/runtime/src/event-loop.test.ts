@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { forEachYielding, LoopBudget, mapYielding } from './event-loop.js';
+import { LoopBudget } from './event-loop.js';
 
 /** Records, per item, whether a callback queued on the event loop before the loop started had run. */
 function probe(): { ran: () => boolean } {
@@ -8,36 +8,23 @@ function probe(): { ran: () => boolean } {
   return { ran: () => ran };
 }
 
-describe('mapYielding', () => {
-  it('when the budget is spent after every item, then other callbacks run between the items and the results keep their order', async () => {
-    const other = probe();
-    const seen: boolean[] = [];
-    const out = await mapYielding([1, 2, 3], (n) => {
-      seen.push(other.ran());
-      return n * 10;
-    }, new LoopBudget(0));
-    expect(out).toEqual([10, 20, 30]);
-    expect(seen).toEqual([false, true, true]);
+/** A loop over items written as the callers write theirs: work, then `pauseIfSpent`. */
+async function visit(items: readonly number[], budget: LoopBudget, other: { ran: () => boolean }): Promise<boolean[]> {
+  const seen: boolean[] = [];
+  for (const _ of items) {
+    seen.push(other.ran());
+    await budget.pauseIfSpent();
+  }
+  return seen;
+}
+
+describe('LoopBudget in a loop', () => {
+  it('when the budget is spent after every item, then other callbacks run between the items', async () => {
+    expect(await visit([1, 2, 3], new LoopBudget(0), probe())).toEqual([false, true, true]);
   });
 
   it('when the budget is never spent, then the loop runs to its end without giving the event loop back', async () => {
-    const other = probe();
-    const seen: boolean[] = [];
-    await mapYielding([1, 2, 3], () => seen.push(other.ran()), new LoopBudget(Number.POSITIVE_INFINITY));
-    expect(seen).toEqual([false, false, false]);
-  });
-
-  it('when there are no items, then the answer is empty', async () => {
-    await expect(mapYielding([], () => 1)).resolves.toEqual([]);
-  });
-});
-
-describe('forEachYielding', () => {
-  it('when the budget is spent, then every item is visited once, in order, with other callbacks run in between', async () => {
-    const other = probe();
-    const visited: Array<[string, boolean]> = [];
-    await forEachYielding(new Set(['a', 'b']), (s) => visited.push([s, other.ran()]), new LoopBudget(0));
-    expect(visited).toEqual([['a', false], ['b', true]]);
+    expect(await visit([1, 2, 3], new LoopBudget(Number.POSITIVE_INFINITY), probe())).toEqual([false, false, false]);
   });
 });
 

@@ -37,21 +37,3 @@ export class LoopBudget {
     return this.spent() ? this.pause() : undefined;
   }
 }
-
-/** `items.map(fn)` that gives the event loop back whenever `budget` is spent. */
-export async function mapYielding<T, R>(items: readonly T[], fn: (item: T, index: number) => R, budget = new LoopBudget()): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  for (let i = 0; i < items.length; i++) {
-    out[i] = fn(items[i]!, i);
-    if (budget.spent()) await budget.pause();
-  }
-  return out;
-}
-
-/** `for (const item of items) fn(item)` that gives the event loop back whenever `budget` is spent. */
-export async function forEachYielding<T>(items: Iterable<T>, fn: (item: T) => void, budget = new LoopBudget()): Promise<void> {
-  for (const item of items) {
-    fn(item);
-    if (budget.spent()) await budget.pause();
-  }
-}

@@ -66,4 +66,4 @@ export async function runUntilSignalled(name: string, boot: (logger: Logger) => 
   }
   if (requested) stop(requested, running);
 }
-export { DEFAULT_LOOP_BUDGET_MS, forEachYielding, LoopBudget, mapYielding, yieldToEventLoop } from './event-loop.js';
+export { DEFAULT_LOOP_BUDGET_MS, LoopBudget, yieldToEventLoop } from './event-loop.js';
