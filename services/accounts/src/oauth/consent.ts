@@ -3,7 +3,7 @@ import type { Database } from '@githost/db';
 import { notFound } from '@githost/errors';
 import type { OAuthApplicationStore } from '../domain/oauth-applications.js';
 import { OAUTH_SCOPES } from '../domain/oauth-scopes.js';
-import { revokeGrant } from './record-adapter.js';
+import { grantIds, liveGrants, liveGrantsOfAccount, revokeGrant } from './record-adapter.js';
 
 /**
  * The consent step (docs/decisions/oauth2-provider.md#consent): oidc-provider stores the
@@ -37,26 +37,16 @@ export async function consentRequest(provider: Provider, applications: OAuthAppl
   const app = await applications.byClientId(clientId);
   if (!app) throw notFound(INTERACTION_NOT_FOUND);
   const scopes = requestedScopes(interaction.params.scope);
-  const granted = await liveGrants(db, accountId, clientId);
+  const granted = await grantedScopes(db, accountId, clientId);
   const held = new Set(granted.flatMap((g) => g.scopes));
   const remembered = granted.length > 0 && scopes.every((s) => held.has(s));
   return { uid, client: { client_id: app.client_id, name: app.name }, scopes, redirect_uri: String(interaction.params.redirect_uri ?? ''), remembered };
 }
 
-type GrantPayload = { openid?: { scope?: string }; iat?: number };
-const payloadOf = (payload: GrantPayload | string): GrantPayload => (typeof payload === 'string' ? (JSON.parse(payload) as GrantPayload) : payload);
-
-/**
- * The user's live grants to the application, the longest-lived first, with their scopes: what
- * they approved before and have not revoked (Settings → Applications) nor let expire.
- */
-async function liveGrants(db: Database, accountId: string, clientId: string): Promise<{ id: string; scopes: string[] }[]> {
-  const { rows } = await db.query<{ id: string; payload: GrantPayload | string }>(
-    `SELECT id, payload FROM oauth_records WHERE model = 'Grant' AND account_id = $1 AND client_id = $2 AND (expires_at IS NULL OR expires_at > now())
-      ORDER BY expires_at DESC NULLS FIRST`,
-    [accountId, clientId],
-  );
-  return rows.map((r) => ({ id: r.id, scopes: requestedScopes(payloadOf(r.payload).openid?.scope) }));
+/** The user's live grants to the application with the scopes githost grants: what they approved
+ *  before and have not revoked (Settings → Applications) nor let expire. */
+async function grantedScopes(db: Database, accountId: string, clientId: string): Promise<{ id: string; scopes: string[] }[]> {
+  return (await liveGrants(db, accountId, clientId)).map((g) => ({ id: g.id, scopes: requestedScopes(g.payload.openid?.scope) }));
 }
 
 /**
@@ -96,27 +86,21 @@ export interface AuthorizedApplication {
 
 /** The applications the user has live grants for, newest grant first, one line per application. */
 export async function authorizedApplications(db: Database, accountId: string): Promise<AuthorizedApplication[]> {
-  const { rows } = await db.query<{ client_id: string; name: string; payload: GrantPayload | string }>(
-    `SELECT r.client_id, a.name, r.payload FROM oauth_records r JOIN oauth_applications a ON a.client_id = r.client_id
-      WHERE r.model = 'Grant' AND r.account_id = $1 AND (r.expires_at IS NULL OR r.expires_at > now())`,
-    [accountId],
-  );
   const byClient = new Map<string, AuthorizedApplication & { iat: number }>();
-  for (const row of rows) {
-    const payload = payloadOf(row.payload);
-    const iat = payload.iat ?? 0;
-    const seen = byClient.get(row.client_id);
-    const scopes = new Set([...(seen?.scopes ?? []), ...requestedScopes(payload.openid?.scope)]);
-    byClient.set(row.client_id, { client_id: row.client_id, name: row.name, scopes: [...scopes], iat: Math.max(iat, seen?.iat ?? 0), granted_at: new Date(Math.max(iat, seen?.iat ?? 0) * 1000).toISOString() });
+  for (const grant of await liveGrantsOfAccount(db, accountId)) {
+    const seen = byClient.get(grant.client_id);
+    const scopes = new Set([...(seen?.scopes ?? []), ...requestedScopes(grant.payload.openid?.scope)]);
+    const iat = Math.max(grant.payload.iat ?? 0, seen?.iat ?? 0);
+    byClient.set(grant.client_id, { client_id: grant.client_id, name: grant.application_name, scopes: [...scopes], iat, granted_at: new Date(iat * 1000).toISOString() });
   }
   return [...byClient.values()].sort((a, b) => b.iat - a.iat).map(({ iat: _iat, ...app }) => app);
 }
 
 /** Revokes every grant the user gave the application, with its codes and tokens, at once. */
 export async function revokeAuthorization(db: Database, accountId: string, clientId: string): Promise<void> {
-  const { rows } = await db.query<{ id: string }>(`SELECT id FROM oauth_records WHERE model = 'Grant' AND account_id = $1 AND client_id = $2`, [accountId, clientId]);
-  if (rows.length === 0) throw notFound('Authorized application not found');
+  const ids = await grantIds(db, accountId, clientId);
+  if (ids.length === 0) throw notFound('Authorized application not found');
   await db.transaction(async (tx) => {
-    for (const { id } of rows) await revokeGrant(tx, id);
+    for (const id of ids) await revokeGrant(tx, id);
   });
 }

@@ -93,3 +93,42 @@ export class RecordAdapter implements Adapter {
 export async function revokeGrant(db: Queryable, grantId: string): Promise<void> {
   await db.query(`DELETE FROM oauth_records WHERE grant_id = $1 OR (model = 'Grant' AND id = $1)`, [grantId]);
 }
+
+/** A stored `Grant` record: its id, application, and oidc-provider's payload (scopes, `iat`). */
+export interface GrantRecord {
+  id: string;
+  client_id: string;
+  payload: GrantRecordPayload;
+}
+export type GrantRecordPayload = { openid?: { scope?: string }; iat?: number };
+
+const grantRecord = (row: { id: string; client_id: string; payload: GrantRecordPayload | string }): GrantRecord => ({
+  ...row,
+  payload: typeof row.payload === 'string' ? (JSON.parse(row.payload) as GrantRecordPayload) : row.payload,
+});
+
+/** The account's live grants (not expired) to one application, the longest-lived first: what the consent step reads. */
+export async function liveGrants(db: Queryable, accountId: string, clientId: string): Promise<GrantRecord[]> {
+  const { rows } = await db.query<{ id: string; client_id: string; payload: GrantRecordPayload | string }>(
+    `SELECT id, client_id, payload FROM oauth_records WHERE model = 'Grant' AND account_id = $1 AND client_id = $2 AND ${LIVE}
+      ORDER BY expires_at DESC NULLS FIRST`,
+    [accountId, clientId],
+  );
+  return rows.map(grantRecord);
+}
+
+/** The account's live grants to applications that still exist, with each one's name: Settings → Applications. */
+export async function liveGrantsOfAccount(db: Queryable, accountId: string): Promise<Array<GrantRecord & { application_name: string }>> {
+  const { rows } = await db.query<{ id: string; client_id: string; application_name: string; payload: GrantRecordPayload | string }>(
+    `SELECT r.id, r.client_id, a.name AS application_name, r.payload FROM oauth_records r JOIN oauth_applications a ON a.client_id = r.client_id
+      WHERE r.model = 'Grant' AND r.account_id = $1 AND (r.expires_at IS NULL OR r.expires_at > now())`,
+    [accountId],
+  );
+  return rows.map((row) => ({ ...grantRecord(row), application_name: row.application_name }));
+}
+
+/** The ids of every grant, live or expired, the account gave the application. */
+export async function grantIds(db: Queryable, accountId: string, clientId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(`SELECT id FROM oauth_records WHERE model = 'Grant' AND account_id = $1 AND client_id = $2`, [accountId, clientId]);
+  return rows.map((r) => r.id);
+}
