@@ -32,7 +32,9 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   const partnerDown = fallbackUrl === undefined ? undefined : new client.Gauge({ name: 'githost_web_gateway_partner_down', help: 'Whether the web\'s own gateway failed its health checks (1), its calls sent to GATEWAY_FALLBACK_URL, or answers them (0)', registers: [registry] });
   partnerDown?.set(0);
   const partner = fallbackUrl === undefined ? undefined : new PartnerCheck({ url, name: 'gateway', logger, onChange: (up) => partnerDown?.set(up ? 0 : 1) });
-  const gateway = async () => (fallbackUrl === undefined ? answers(url) : (await answers(url).catch(() => false)) || answers(fallbackUrl));
+  // Both at once, ready on the first that answers: a hung own gateway must not hold the answer
+  // past haproxy's check of the web itself, which would take a web that still renders out.
+  const gateway = async () => (fallbackUrl === undefined ? answers(url) : Promise.any([url, fallbackUrl].map(async (base) => (await answers(base)) || Promise.reject(new Error(`${base} not ready`)))));
   const app = createHttpApp({ service: 'web', logger, ready: { gateway }, registry, json: false });
   app.use(securityHeaders);
   app.use('/-/static', express.static(ASSETS, { index: false, fallthrough: true, maxAge: '5m', dotfiles: 'ignore' }));
