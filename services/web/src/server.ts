@@ -32,9 +32,9 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   const partnerDown = fallbackUrl === undefined ? undefined : new client.Gauge({ name: 'githost_web_gateway_partner_down', help: 'Whether the web\'s own gateway failed its health checks (1), its calls sent to GATEWAY_FALLBACK_URL, or answers them (0)', registers: [registry] });
   partnerDown?.set(0);
   const partner = fallbackUrl === undefined ? undefined : new PartnerCheck({ url, name: 'gateway', logger, onChange: (up) => partnerDown?.set(up ? 0 : 1) });
-  // Both at once, ready on the first that answers: a hung own gateway must not hold the answer
-  // past haproxy's check of the web itself, which would take a web that still renders out.
-  const gateway = async () => (fallbackUrl === undefined ? answers(url) : Promise.any([url, fallbackUrl].map(async (base) => (await answers(base)) || Promise.reject(new Error(`${base} not ready`)))));
+  // Its own gateway while its check has it up, the fallback once it has it down: a hung own gateway
+  // holds the answer (2 s) only until it is marked down, not as long as it hangs.
+  const gateway = async () => (fallbackUrl === undefined ? answers(url) : (partner?.up !== false && (await answers(url).catch(() => false))) || answers(fallbackUrl));
   const app = createHttpApp({ service: 'web', logger, ready: { gateway }, registry, json: false });
   app.use(securityHeaders);
   app.use('/-/static', express.static(ASSETS, { index: false, fallthrough: true, maxAge: '5m', dotfiles: 'ignore' }));
