@@ -15,6 +15,9 @@ export interface GatewayMetrics {
   edgeAnswers: client.Counter<'result'>;
   /** Reads sent once more after their upstream connection failed unanswered (forwarding/read-retry.ts). */
   upstreamRetries: client.Counter<'upstream'>;
+  /** 1 while a paired upstream (the web's own replica) fails its health checks and new requests
+   *  go to its fallback (forwarding/partners.ts), else 0. */
+  upstreamPartnerDown: client.Gauge<'upstream'>;
   /** Authenticate/Authorize calls to accounts by method and code (cache misses only). */
   grpcClient: GrpcMetrics;
 }
@@ -41,6 +44,7 @@ export function createGatewayMetrics(): GatewayMetrics {
     edgeValidators: new client.Counter({ name: 'githost_gateway_edge_validators_total', help: 'Conditional browse reads answered 304 at the edge (hit) or forwarded to browse (miss)', labelNames: ['result'], registers: [registry] }),
     edgeAnswers: new client.Counter({ name: 'githost_gateway_edge_answers_total', help: 'Browse reads answered from an answer kept at the edge (hit) or forwarded to browse (miss)', labelNames: ['result'], registers: [registry] }),
     upstreamRetries: new client.Counter({ name: 'githost_gateway_upstream_retries_total', help: 'GET and HEAD requests sent once more on a new connection after the upstream connection was refused, reset or closed before any answer', labelNames: ['upstream'], registers: [registry] }),
+    upstreamPartnerDown: new client.Gauge({ name: 'githost_gateway_upstream_partner_down', help: 'Whether a paired upstream failed its health checks (1), its new requests sent to the fallback, or answers them (0)', labelNames: ['upstream'], registers: [registry] }),
     grpcClient: grpcClientMetrics(registry, 'gateway'),
   };
 }

@@ -23,6 +23,7 @@ import { createLimitStores } from '@githost/rate-limits';
 import { findOpenApiDocument, OPENAPI_PATH, openApiHandler } from './openapi.js';
 import { createAdmission } from './admission/admit.js';
 import { createUpstreamProxies } from './forwarding/upstreams.js';
+import { createPartnerChecks } from './forwarding/partners.js';
 import { createForwarding } from './forwarding/forward.js';
 import { lfsRefusals } from './refusals.js';
 import { admitAndForward } from './admit-and-forward.js';
@@ -73,7 +74,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   const limitStores = createLimitStores({ ...config.rateLimitStore, logger, registry: metrics.registry, service: 'gateway' });
   const withinRateLimit = createRateLimitGate(config.rateLimits ?? { perTokenPerMinute: 0, anonymousPerMinute: 0 }, limitStores);
   const admit = createAdmission({ accounts, withinRateLimit, site: Boolean(config.upstreams.web), internalSecret: config.internalSecret });
-  const proxies = createUpstreamProxies(config, { agent, logger, edge, answers, metrics });
+  const partners = createPartnerChecks(config, logger, metrics);
+  const proxies = createUpstreamProxies(config, { agent, logger, edge, answers, metrics, partners });
   const reads = createEdgeReads(edge, answers, metrics);
   const checkTarget = createTargetCheck(findOpenApiDocument());
 
@@ -107,10 +109,12 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       listening.server.requestTimeout = 0;
       // Never on the public port (CONTRACT §8).
       metricsListening = await serveMetrics(metrics.registry, config.metricsPort, config.bindHost, deps.metricsEndpoint);
+      partners.forEach((check) => check.start());
       logger.info({ port: listening.port }, 'gateway listening');
       return { httpPort: listening.port, metricsPort: metricsListening.port };
     },
     async stop() {
+      partners.forEach((check) => check.stop());
       await Promise.all([listening?.close(), metricsListening?.close()]);
       listening = undefined;
       accounts.close();

@@ -56,6 +56,8 @@ export interface Figures {
   last5xxAfterEndMs: number | null;
   /** Requests and git commands nothing answered (connection refused or cut). */
   clientErrors: number;
+  /** Each of those: when (ms after the fault began), what, and why. */
+  clientErrorDetails: string[];
   mergeHeldMs: number;
   clientErrorMs: string;
   problems: string[];
@@ -152,6 +154,7 @@ export async function verify(t: CheckTarget, name: string, w: Workload, f: Fault
     fiveXxWindowMs: fiveXx.length ? fiveXx[fiveXx.length - 1]!.at - fiveXx[0]!.at : 0,
     last5xxAfterEndMs: fiveXx.length ? fiveXx[fiveXx.length - 1]!.at - f.end : null,
     clientErrors: w.answers.filter((a) => a.status === 0 && a.at >= f.at).length,
+    clientErrorDetails: w.answers.filter((a) => a.status === 0 && a.at >= f.at).map((a) => `+${a.at - f.at} ms ${a.what}: ${a.detail ?? '?'}`),
     mergeHeldMs: Math.max(0, ...w.merges.map((m) => m.heldMs)),
     clientErrorMs: f.clientErrorMs ?? '-',
     problems,
@@ -195,5 +198,6 @@ export function printTable(title: string, rows: Figures[]): void {
   const out = [title, fmt(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)];
   for (const r of rows) if (r.fiveXx) out.push(`  ${r.scenario}: 5xx ${Object.entries(r.fiveXxByKind).map(([k, n]) => `${k} x${n}`).join(', ')}`);
   for (const r of rows) for (const p of new Set(r.problems)) out.push(`  ${r.scenario}: ${p}`);
+  for (const r of rows) for (const d of r.clientErrorDetails) out.push(`  ${r.scenario}: no answer ${d}`);
   process.stdout.write(`${out.join('\n')}\n`);
 }

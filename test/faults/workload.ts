@@ -20,6 +20,8 @@ export interface Answer {
   at: number;
   status: number;
   what: string;
+  /** Why nothing answered (status 0): fetch's cause, or git's last line of stderr, and how long it took. */
+  detail?: string;
 }
 
 export interface PushRecord {
@@ -88,6 +90,8 @@ export class Workload {
   async call<B = unknown>(method: string, path: string, body?: unknown, accept?: string): Promise<{ status: number; body: B }> {
     let status = 0;
     let parsed: unknown = null;
+    let detail: string | undefined;
+    const started = Date.now();
     try {
       const res = await fetch(`${this.cluster.url}${path}`, {
         method,
@@ -102,10 +106,12 @@ export class Workload {
       } catch {
         parsed = text;
       }
-    } catch {
+    } catch (err) {
       status = 0;
+      const e = err as Error & { cause?: { code?: string; message?: string } };
+      detail = `${e.name}: ${e.cause?.code ?? e.cause?.message ?? e.message} after ${Date.now() - started} ms`;
     }
-    this.answers.push({ at: Date.now(), status, what: `${method} ${path.replace(/\?.*/, '')}` });
+    this.answers.push({ at: Date.now(), status, what: `${method} ${path.replace(/\?.*/, '')}`, ...(detail === undefined ? {} : { detail }) });
     return { status, body: parsed as B };
   }
 
@@ -151,7 +157,9 @@ export class Workload {
       const r = await gitResult(work, 'push', '-q', this.remote(repo), refspec).finally(() => this.inFlight--);
       const at = Date.now();
       const code = /returned error: (\d{3})/.exec(r.stderr)?.[1];
-      this.answers.push({ at, status: r.code === 0 ? 200 : code ? Number(code) : 0, what: `git push ${repo}` });
+      const status = r.code === 0 ? 200 : code ? Number(code) : 0;
+      // A push refused or cut with no HTTP status (git's own message) counts as no answer: kept to trace it.
+      this.answers.push({ at, status, what: `git push ${repo}`, ...(status === 0 ? { detail: r.stderr.trim().split('\n').slice(-2).join(' | ') } : {}) });
       this.pushes.push({ repo, ref: `refs/heads/${branch}`, sha, ok: r.code === 0, at });
       if (r.code === 0) return true;
       if (Date.now() > until) return false;

@@ -3,6 +3,7 @@ import { Agent, createServer, request, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import express from 'express';
 import { createLogger } from '@githost/logging';
+import { PartnerCheck } from '@githost/api-client/partner-check';
 import { upstreamProxy } from './proxy.js';
 
 /**
@@ -63,10 +64,36 @@ async function dropping() {
   return { port, received };
 }
 
-async function gatewayTo(port: number, fallbackPort: number) {
+/** An upstream that takes connections and, while `hang` is set, never answers (a stopped process:
+ *  its kernel still accepts); otherwise answers `<name> <method> <body>`. */
+async function hanging(name: string) {
+  const state = { hang: false, received: [] as string[], held: [] as import('node:http').ServerResponse[] };
+  const server = createServer((req, res) => {
+    if (state.hang) {
+      state.held.push(res);
+      return;
+    }
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      if (req.url !== '/readyz') state.received.push(`${req.method} ${req.url} ${body}`);
+      res.end(`${name} ${req.method} ${body}`);
+    });
+  });
+  const port = await listen(server);
+  closing.push(() => {
+    state.held.forEach((res) => res.destroy());
+    server.closeAllConnections();
+    return close(server)();
+  });
+  return { port, state };
+}
+
+async function gatewayTo(port: number, fallbackPort: number, partner?: PartnerCheck) {
   let retries = 0;
   const app = express();
-  app.use(upstreamProxy('web', { target: `http://127.0.0.1:${port}`, fallbackTarget: `http://127.0.0.1:${fallbackPort}`, agent: new Agent({ keepAlive: true }), logger: createLogger('test', 'silent'), onRetry: () => retries++ }));
+  app.use(upstreamProxy('web', { target: `http://127.0.0.1:${port}`, fallbackTarget: `http://127.0.0.1:${fallbackPort}`, partner, agent: new Agent({ keepAlive: true }), logger: createLogger('test', 'silent'), onRetry: () => retries++ }));
   const server = createServer(app);
   const gatewayPort = await listen(server);
   closing.push(close(server));
@@ -122,4 +149,50 @@ describe('forwarding with a fallback target', () => {
     expect((await gateway.send('POST', 'a=1')).status).toBe(503);
     expect(gateway.retries()).toBe(2);
   });
+});
+
+describe('forwarding with a fallback target and a health check of its own target (docs/decisions/replicas.md#a-partner-that-hangs)', () => {
+  const until = async (cond: () => boolean) => {
+    const start = Date.now();
+    // A bound, not a timing: two failed checks take about 2-3 s.
+    while (!cond()) {
+      if (Date.now() - start > 10_000) throw new Error('not within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  it('when its own target hangs, then a GET waiting on it is cut when the check marks it down and answered by the fallback; new requests, a POST too, go straight there; once it answers again it gets them back', async () => {
+    const [own, fallback] = [await hanging('own'), await upstream('fallback')];
+    const check = new PartnerCheck({ url: `http://127.0.0.1:${own.port}`, name: 'web' }).start();
+    closing.push(async () => check.stop());
+    const gateway = await gatewayTo(own.port, fallback.port, check);
+    expect(await gateway.send('GET')).toEqual({ status: 200, body: 'own GET ' });
+    own.state.hang = true;
+    expect(await gateway.send('GET')).toEqual({ status: 200, body: 'fallback GET ' });
+    expect(check.up).toBe(false);
+    expect(gateway.retries()).toBe(1);
+    expect(await gateway.send('POST', 'a=1')).toEqual({ status: 200, body: 'fallback POST a=1' });
+    expect(fallback.received).toEqual(['GET /alice/demo ', 'POST /alice/demo a=1']);
+    own.state.hang = false;
+    await until(() => check.up);
+    expect(await gateway.send('GET')).toEqual({ status: 200, body: 'own GET ' });
+    expect(own.state.received).toEqual(['GET /alice/demo ', 'GET /alice/demo ']);
+  }, 30_000);
+
+  it('when a POST is waiting on its own target as it is marked down, then it is not cut nor sent to the fallback', async () => {
+    const [own, fallback] = [await hanging('own'), await upstream('fallback')];
+    const check = new PartnerCheck({ url: `http://127.0.0.1:${own.port}`, name: 'web' }).start();
+    closing.push(async () => check.stop());
+    const gateway = await gatewayTo(own.port, fallback.port, check);
+    own.state.hang = true;
+    const post = gateway.send('POST', 'a=1');
+    await until(() => !check.up);
+    // Still waiting on the hung target (answered at the forwarding's timeout, 120 s in the gateway).
+    const settled = await Promise.race([post.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 1_500))]);
+    expect(settled).toBe('waiting');
+    expect(fallback.received).toEqual([]);
+    expect(own.state.held.some((res) => res.req.method === 'POST')).toBe(true);
+    own.state.held.forEach((res) => res.destroy());
+    await post.catch(() => undefined);
+  }, 30_000);
 });

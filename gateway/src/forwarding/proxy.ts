@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { PassError, UpstreamHandler } from './forward.js';
 import type { Logger } from '@githost/logging';
+import { partnerDownError, type PartnerCheck } from '@githost/api-client/partner-check';
 import { sendRefusal } from '../refusals.js';
 import { ReadRetries } from './read-retry.js';
 import { API_BODY_LIMIT } from '../request-checks/body-limit.js';
@@ -29,6 +30,13 @@ export interface UpstreamProxyOptions {
    * kept-alive one the service may be closing, so it is never lost half-sent nor sent twice.
    */
   fallbackTarget?: string;
+  /**
+   * The health check of `target` when it has a fallback (docs/decisions/replicas.md#a-partner-that-hangs):
+   * while it is down every new request goes straight to the fallback (nothing was sent to
+   * `target`, so any method may), and a read still waiting on `target`, no byte of its answer
+   * arrived, when it is marked down is cut and goes there by the read rule above.
+   */
+  partner?: PartnerCheck | undefined;
 }
 
 /** A write's body kept while it streams to `target`, to send it to the fallback if refused; bigger
@@ -79,7 +87,8 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Upstrea
     sendRefusal(req, res, { message: 'Service unavailable', details: undefined }, 503);
   };
   const fallback = opts.fallbackTarget;
-  const proxyThrough = (agent: Agent | false, target = opts.target, router = opts.router) =>
+  const partner = fallback === undefined ? undefined : opts.partner;
+  const proxyThrough = (agent: Agent | false, target = opts.target, router = opts.router, checked = false) =>
     createProxyMiddleware<IncomingMessage, ServerResponse>({
       target,
       router,
@@ -96,6 +105,11 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Upstrea
         proxyReq: (proxyReq, req) => {
           upstreamRequests.set(req, proxyReq);
           retries.track(proxyReq, req);
+          if (checked && partner && isRead(req)) {
+            const answered = partner.whileUnanswered(() => proxyReq.destroy(partnerDownError()));
+            proxyReq.once('response', answered);
+            proxyReq.once('close', answered);
+          }
         },
         proxyRes: (proxyRes, req, res) => {
           opts.onResponse?.(req, proxyRes);
@@ -141,15 +155,18 @@ export function upstreamProxy(name: string, opts: UpstreamProxyOptions): Upstrea
         },
       },
     });
-  const proxy = proxyThrough(opts.agent);
+  const proxy = proxyThrough(opts.agent, opts.target, opts.router, true);
   // The second try takes a connection of its own (closed after it): another idle one in the pool
   // may be just as dead, when the service restarted or the replica behind it died. With a
   // fallback, the second try is the fallback's.
   const retry = fallback === undefined ? proxyThrough(false) : proxyThrough(false, fallback, undefined);
-  const write = fallback === undefined ? undefined : proxyThrough(false);
+  const write = fallback === undefined ? undefined : proxyThrough(false, opts.target, opts.router, true);
+  // While the partner is marked down, as haproxy sends nothing to a server it took out.
+  const direct = partner === undefined || fallback === undefined ? undefined : proxyThrough(opts.agent, fallback, undefined);
   return (req, res, next) => {
     nextOf.set(req, next);
     forwardedOf.set(req, X_FORWARDED.map((header) => req.headers[header]));
+    if (direct !== undefined && partner?.up === false) return direct(req, res, next);
     if (write === undefined || isRead(req)) return proxy(req, res, next);
     keepBody(req, kept);
     return write(req, res, next);

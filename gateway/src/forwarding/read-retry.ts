@@ -1,14 +1,17 @@
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { PARTNER_DOWN } from '@githost/api-client/partner-check';
 import { hasBody } from '../request-checks/body-encoding.js';
 
 /**
  * How a connection fails when the service never took the request in: refused (nothing listens:
  * a dead or stopped replica), reset or closed unanswered (node's agent says ECONNRESET, "socket
  * hang up", for a kept-alive connection the service closed, or one whose process was killed),
- * or the request's write hitting a connection already closed (EPIPE).
+ * or the request's write hitting a connection already closed (EPIPE); or cut by the gateway
+ * before any answer because its health check marked that upstream down (PARTNER_DOWN,
+ * proxy.ts's `partner`).
  */
-const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', PARTNER_DOWN]);
 
 /** Where each try's answer would arrive: its connection, and how much that connection had read before it. */
 interface Attempt {

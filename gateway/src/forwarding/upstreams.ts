@@ -1,5 +1,6 @@
 import type { Agent, IncomingMessage } from 'node:http';
 import type { Logger } from '@githost/logging';
+import type { PartnerCheck } from '@githost/api-client/partner-check';
 import { DEFAULT_SHARD, singleShard } from '@githost/storage-router';
 import type { Config, UpstreamName } from '../config.js';
 import { keepAnswer, type EdgeAnswers } from '../edge-cache/answers.js';
@@ -18,10 +19,12 @@ export interface UpstreamDeps {
   edge?: EdgeValidators;
   answers?: EdgeAnswers;
   metrics?: Pick<GatewayMetrics, 'upstreamRetries'>;
+  /** The health check of an upstream with a fallback (forwarding/partners.ts). */
+  partners?: Map<UpstreamName, PartnerCheck>;
 }
 
 /** A proxy for each configured upstream; git transport goes to the shard accounts named for the request. */
-export function createUpstreamProxies(config: Pick<Config, 'upstreams' | 'gitStorageShards' | 'fallbacks'>, { agent, logger, edge, answers, metrics }: UpstreamDeps): Map<UpstreamName, UpstreamHandler> {
+export function createUpstreamProxies(config: Pick<Config, 'upstreams' | 'gitStorageShards' | 'fallbacks'>, { agent, logger, edge, answers, metrics, partners }: UpstreamDeps): Map<UpstreamName, UpstreamHandler> {
   const onResponse = answerHook(edge, answers);
   const shardOf = (req: IncomingMessage) => stateOf(req)?.repo?.shard || DEFAULT_SHARD;
   const proxies = new Map<UpstreamName, UpstreamHandler>();
@@ -32,6 +35,7 @@ export function createUpstreamProxies(config: Pick<Config, 'upstreams' | 'gitSto
       target,
       router,
       fallbackTarget: config.fallbacks?.[name],
+      partner: partners?.get(name),
       agent,
       logger,
       timeoutMs: name === 'git-storage' ? undefined : API_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { PARTNER_DOWN, partnerDownError, type PartnerCheck } from './partner-check.js';
 
 /** An answer read whole: the API's JSON answers are small (lists are paged, blobs bounded). */
 export interface WholeAnswer {
@@ -39,13 +40,19 @@ export interface WholeRequest {
    * half-sent and never sent twice.
    */
   fallbackUrl?: string | undefined;
+  /**
+   * The health check of `url`'s gateway (docs/decisions/replicas.md#a-partner-that-hangs): while it
+   * is down a call goes straight to `fallbackUrl` (nothing was sent to the partner, so any method
+   * may), and a GET still waiting on it when it is marked down is cut and sent there.
+   */
+  partner?: PartnerCheck | undefined;
 }
 
 /** A connection refused: nothing was sent. */
 const NOT_SENT = new Set(['ECONNREFUSED']);
 /** A connection that failed before any answer: refused, reset, closed (node's codes, and fetch's
- *  `UND_ERR_SOCKET` for a socket closed under it). */
-const CUT_BEFORE_ANSWER = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+ *  `UND_ERR_SOCKET` for a socket closed under it), or cut by us when its partner was marked down. */
+const CUT_BEFORE_ANSWER = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', PARTNER_DOWN]);
 
 /**
  * Whether a request its own gateway did not take goes to the fallback (WholeRequest.fallbackUrl;
@@ -74,6 +81,7 @@ export function requestWhole(url: string, init: WholeRequest): Promise<WholeAnsw
       const client = target.protocol === 'https:' ? https : http;
       const agent = ownConnection ? false : target.protocol === 'https:' ? AGENTS['https:'] : AGENTS['http:'];
       const req = client.request(target, { method: init.method, headers, agent, timeout: init.timeoutMs }, (res) => {
+        answered();
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         const total = res.headers['x-total-count'];
@@ -82,6 +90,9 @@ export function requestWhole(url: string, init: WholeRequest): Promise<WholeAnsw
         res.on('error', reject);
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${init.timeoutMs} ms`)));
+      // A read waiting on a partner that is marked down meanwhile is cut, and goes to the fallback.
+      const answered = fallback && target !== fallback && read && init.partner ? init.partner.whileUnanswered(() => req.destroy(partnerDownError())) : () => undefined;
+      req.on('close', answered);
       req.on('error', (err: NodeJS.ErrnoException) => {
         const code = err.code ?? '';
         if (!retried && req.reusedSocket && read && (code === 'ECONNRESET' || code === 'EPIPE')) resolve(once(target, true, ownConnection));
@@ -91,5 +102,7 @@ export function requestWhole(url: string, init: WholeRequest): Promise<WholeAnsw
       req.end(init.body);
     });
   const fallback = init.fallbackUrl === undefined ? undefined : new URL(init.fallbackUrl);
-  return once(new URL(url), false, fallback !== undefined && !read);
+  // Marked down: new calls go straight to the fallback, as haproxy sends none to a server it took out.
+  const first = fallback !== undefined && init.partner?.up === false ? fallback : new URL(url);
+  return once(first, false, fallback !== undefined && !read);
 }

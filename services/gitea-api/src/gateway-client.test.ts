@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import type { Request } from 'express';
+import { PartnerCheck } from '@githost/api-client';
 import { encodeIdentity, type Identity, type Permission } from '@githost/identity';
 import { callerOf, GatewayClient } from './gateway-client.js';
 
@@ -51,6 +52,33 @@ describe('GatewayClient with a fallback (docs/decisions/replicas.md#the-gitea-co
     expect(await client.call('POST', '/api/repos/alice/demo/webhooks' as never, { url: 'http://hook' })).toEqual({ from: 'fallback' });
     expect(received).toEqual(['GET /api/repos/alice/demo ', 'GET /api/repos/alice/demo/raw/main/README.md ', 'POST /api/repos/alice/demo/webhooks {"url":"http://hook"}']);
   });
+
+  it('when its own gateway hangs (takes connections, never answers) and its check marks it down, then raw reads, JSON reads and writes go straight to the fallback', async () => {
+    if (!fallback.listening) await listening(fallback);
+    const held: import('node:http').ServerResponse[] = [];
+    const hung = await listening(createServer((_req, res) => void held.push(res)));
+    const check = new PartnerCheck({ url: `http://127.0.0.1:${port(hung)}`, name: 'gateway' }).start();
+    try {
+      const start = Date.now();
+      // A bound, not a timing: two failed checks take about 2-3 s.
+      while (check.up && Date.now() - start < 10_000) await new Promise((r) => setTimeout(r, 50));
+      expect(check.up).toBe(false);
+      const checks = held.length;
+      received.length = 0;
+      const client = new GatewayClient(`http://127.0.0.1:${port(hung)}`, callerOf(signed({}), SECRET), `http://127.0.0.1:${port(fallback)}`, check);
+      expect((await client.bytes('/api/repos/alice/demo/raw/main/README.md')).body.toString()).toBe('{"from":"fallback"}');
+      expect(await client.get('/api/repos/alice/demo' as never)).toEqual({ from: 'fallback' });
+      expect(await client.call('POST', '/api/repos/alice/demo/webhooks' as never, { url: 'http://hook' })).toEqual({ from: 'fallback' });
+      expect(received).toEqual(['GET /api/repos/alice/demo/raw/main/README.md ', 'GET /api/repos/alice/demo ', 'POST /api/repos/alice/demo/webhooks {"url":"http://hook"}']);
+      // Only health checks reached the hung gateway (at most one more meanwhile), none of the calls.
+      expect(held.slice(checks).every((res) => res.req.url === '/readyz')).toBe(true);
+    } finally {
+      check.stop();
+      held.forEach((res) => res.destroy());
+      hung.closeAllConnections();
+      await new Promise((r) => hung.close(r));
+    }
+  }, 30_000);
 
   it('without a fallback, then a refused connection is the unavailable error', async () => {
     const closed = await listening(createTcpServer());

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { apiError, goesToFallback, requestWhole, type ApiAnswer, type ApiPath, type WholeAnswer, type WithMethod } from '@githost/api-client';
+import { apiError, goesToFallback, requestWhole, type ApiAnswer, type ApiPath, type PartnerCheck, type WholeAnswer, type WithMethod } from '@githost/api-client';
 import { AppError } from '@githost/errors';
 import { canRead, decodeIdentity, signClientForwarding, type RepoContext } from '@githost/identity';
 import { REQUEST_ID_HEADER } from '@githost/logging';
@@ -55,7 +55,14 @@ export class GatewayClient {
     private readonly base: string,
     private readonly caller: Caller,
     private readonly fallbackBase?: string,
+    /** `base`'s health check: while it is down, calls go straight to `fallbackBase`. */
+    private readonly partner?: PartnerCheck,
   ) {}
+
+  /** Where a call starts: `base`, or the fallback while `base` is marked down. */
+  private get first(): string {
+    return this.fallbackBase !== undefined && this.partner?.up === false ? this.fallbackBase : this.base;
+  }
 
   /** False once any read answered without a validator (docs/decisions/gitea-api.md#warm-reads-at-the-edge). */
   private validatedOnly = true;
@@ -108,7 +115,8 @@ export class GatewayClient {
       const get = (base: string) => fetch(base + path, { headers: this.headers({}), redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
       // A GET its own gateway did not answer at all (refused, or cut before the headers) is read
       // at the fallback, by the rule of requestWhole's fallbackUrl.
-      res = await get(this.base).catch((err: unknown) => (this.fallbackBase !== undefined && goesToFallback('GET', err) ? get(this.fallbackBase) : Promise.reject(err)));
+      const first = this.first;
+      res = await get(first).catch((err: unknown) => (this.fallbackBase !== undefined && first !== this.fallbackBase && goesToFallback('GET', err) ? get(this.fallbackBase) : Promise.reject(err)));
     } catch (err) {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }
@@ -142,7 +150,7 @@ export class GatewayClient {
     let res: WholeAnswer;
     try {
       const headers = this.headers(body === undefined ? {} : { 'content-type': 'application/json' });
-      res = await requestWhole(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS, fallbackUrl: this.fallbackBase === undefined ? undefined : this.fallbackBase + path });
+      res = await requestWhole(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS, fallbackUrl: this.fallbackBase === undefined ? undefined : this.fallbackBase + path, partner: this.partner });
     } catch (err) {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }

@@ -1,3 +1,5 @@
+import client from 'prom-client';
+import { PartnerCheck } from '@githost/api-client';
 import { createHttpApp, createRegistry, express, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
@@ -30,9 +32,14 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   // Ready when the API it answers from answers: at its own gateway, or else at the fallback.
   const answers = async (url: string) => (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
   const fallbackUrl = config.gatewayFallbackUrl;
-  const gateway = async () => (fallbackUrl === undefined ? answers(config.gatewayUrl) : (await answers(config.gatewayUrl).catch(() => false)) || answers(fallbackUrl));
+  // Its own gateway checked as haproxy checks a server (docs/decisions/replicas.md#a-partner-that-hangs).
+  const partnerDown = fallbackUrl === undefined ? undefined : new client.Gauge({ name: 'githost_gitea_api_gateway_partner_down', help: 'Whether the face\'s own gateway failed its health checks (1), its calls sent to GATEWAY_FALLBACK_URL, or answers them (0)', registers: [registry] });
+  partnerDown?.set(0);
+  const gatewayPartner = fallbackUrl === undefined ? undefined : new PartnerCheck({ url: config.gatewayUrl, name: 'gateway', logger, onChange: (up) => partnerDown?.set(up ? 0 : 1) });
+  // Its own gateway while its check has it up, the fallback once it has it down (as the web's).
+  const gateway = async () => (fallbackUrl === undefined ? answers(config.gatewayUrl) : (gatewayPartner?.up !== false && (await answers(config.gatewayUrl).catch(() => false))) || answers(fallbackUrl));
   const app = createHttpApp({ service: 'gitea-api', logger, ready: { gateway }, registry, json: false });
-  const features = { config };
+  const features = { config: { ...config, gatewayPartner } };
   const api = express.Router();
   // Gitea reads a body as JSON whatever its Content-Type; gitea-js sends some (review requests) without one.
   api.use(express.json({ limit: '1mb', type: () => true }));
@@ -54,9 +61,11 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   return {
     async start() {
       serving = await serveHttp(app, registry, config, { service: 'gitea-api', logger, metricsEndpoint: deps.metricsEndpoint });
+      gatewayPartner?.start();
       return serving.ports;
     },
     async stop() {
+      gatewayPartner?.stop();
       await serving?.close();
       serving = undefined;
     },

@@ -1,3 +1,4 @@
+import type { PartnerCheck } from '@githost/api-client';
 import { env, loadConfig as load, serviceListenEnv, serviceListenFields, z } from '@githost/config';
 
 const schema = z
@@ -27,6 +28,9 @@ const schema = z
 export interface GatewayAddress {
   url: string;
   fallbackUrl?: string | undefined;
+  /** The running health check of `url` when there is a fallback (server.ts;
+   *  docs/decisions/replicas.md#a-partner-that-hangs). */
+  partner?: PartnerCheck | undefined;
 }
 
 export type Config = z.output<typeof schema>;

@@ -1,4 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import client from 'prom-client';
+import { PartnerCheck } from '@githost/api-client';
 import { createHttpApp, createRegistry, express, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
@@ -25,11 +27,18 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   // Ready when the API it renders from answers: its own gateway, or the others behind the fallback.
   const answers = async (base: string) => (await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
   const { url, fallbackUrl } = config.gateway;
-  const gateway = async () => (fallbackUrl === undefined ? answers(url) : (await answers(url).catch(() => false)) || answers(fallbackUrl));
+  // Its own gateway checked as haproxy checks a server, so one that hangs is left after about two
+  // seconds, not at each call's timeout (docs/decisions/replicas.md#a-partner-that-hangs).
+  const partnerDown = fallbackUrl === undefined ? undefined : new client.Gauge({ name: 'githost_web_gateway_partner_down', help: 'Whether the web\'s own gateway failed its health checks (1), its calls sent to GATEWAY_FALLBACK_URL, or answers them (0)', registers: [registry] });
+  partnerDown?.set(0);
+  const partner = fallbackUrl === undefined ? undefined : new PartnerCheck({ url, name: 'gateway', logger, onChange: (up) => partnerDown?.set(up ? 0 : 1) });
+  // Its own gateway while its check has it up, the fallback once it has it down: a hung own gateway
+  // holds the answer (2 s) only until it is marked down, not as long as it hangs.
+  const gateway = async () => (fallbackUrl === undefined ? answers(url) : (partner?.up !== false && (await answers(url).catch(() => false))) || answers(fallbackUrl));
   const app = createHttpApp({ service: 'web', logger, ready: { gateway }, registry, json: false });
   app.use(securityHeaders);
   app.use('/-/static', express.static(ASSETS, { index: false, fallthrough: true, maxAge: '5m', dotfiles: 'ignore' }));
-  const pages = pageRouter(ALL_PAGES, { config, logger });
+  const pages = pageRouter(ALL_PAGES, { config: partner ? { ...config, gateway: { ...config.gateway, partner } } : config, logger });
   app.use(pages.router);
   app.use(pages.notFound);
   app.use(pages.errors);
@@ -38,9 +47,11 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   return {
     async start() {
       serving = await serveHttp(app, registry, config, { service: 'web', logger, metricsEndpoint: deps.metricsEndpoint });
+      partner?.start();
       return serving.ports;
     },
     async stop() {
+      partner?.stop();
       await serving?.close();
       serving = undefined;
     },

@@ -30,6 +30,8 @@ export interface TestGithost {
   processes?: Array<{ name: string; pid: number }>;
   /** Each process's metrics port by name (`gateway`, `gateway 2`, ...). */
   metricsPorts?: Record<string, number>;
+  /** Each replica's own HTTP port by service name (`web`: [web 1's, web 2's]), with `replicas`. */
+  replicaPorts?: Record<string, number[]>;
   /** haproxy's statistics page (`;csv`), with `replicas`. */
   haproxyStatsUrl?: string;
   /** Stops every service, drops the test database, removes the data dir and the workdirs made
@@ -119,6 +121,7 @@ export async function startTestGithost(opts: TestGithostOptions = {}): Promise<T
       processes: githost.processes,
       haproxyStatsUrl: githost.haproxyStatsUrl,
       metricsPorts: githost.metricsPorts,
+      replicaPorts: githost.replicaPorts,
       async stop() {
         await githost.stop();
         await database?.drop();

@@ -98,8 +98,8 @@ export class GatewayApi {
   private async answer(method: string, path: string, body: unknown, extra: Record<string, string> = {}): Promise<WholeAnswer> {
     const headers = this.headers(body === undefined ? extra : { ...extra, 'content-type': 'application/json' });
     const credential = this.caller.credential ?? '';
-    const { url, fallbackUrl } = this.gateway;
-    const ask = () => requestWhole(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS, fallbackUrl: fallbackUrl === undefined ? undefined : fallbackUrl + path });
+    const { url, fallbackUrl, partner } = this.gateway;
+    const ask = () => requestWhole(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: TIMEOUT_MS, fallbackUrl: fallbackUrl === undefined ? undefined : fallbackUrl + path, partner });
     try {
       if (RecentAnswers.reusable(method, path) && extra['if-none-match'] === undefined) return await recentAnswers.get(credential, path, ask);
       if (method === 'GET') return await ask();
@@ -147,10 +147,11 @@ export class GatewayApi {
 
   private async request(method: string, path: string, init: { headers?: Record<string, string> }): Promise<Response> {
     const send = (base: string) => fetch(base + path, { method, headers: this.headers(init.headers ?? {}), redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
-    const { url, fallbackUrl } = this.gateway;
+    const { url, fallbackUrl, partner } = this.gateway;
     try {
       try {
-        return await send(url);
+        // Its own gateway marked down by its health check: straight to the others, as requestWhole.
+        return await send(fallbackUrl !== undefined && partner?.up === false ? fallbackUrl : url);
       } catch (err) {
         // The own gateway is not there: the others behind the fallback (as requestWhole does).
         if (fallbackUrl !== undefined && goesToFallback(method, err)) return await send(fallbackUrl);

@@ -1,0 +1,143 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { requestWhole } from './http-client.js';
+import { PartnerCheck } from './partner-check.js';
+
+/** A partner that answers, or hangs like a stopped process: it takes every connection (as the
+ *  kernel does for a SIGSTOPped one) and never answers. */
+interface Partner {
+  url: string;
+  hang: boolean;
+  received: string[];
+  held: http.ServerResponse[];
+  server: http.Server;
+}
+
+async function partner(): Promise<Partner> {
+  const p: Partner = { url: '', hang: false, received: [], held: [], server: http.createServer() };
+  p.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (p.hang) {
+      p.held.push(res);
+      return;
+    }
+    if (req.url !== '/readyz') p.received.push(`${req.method} ${req.url}`);
+    req.resume();
+    req.on('end', () => res.end('partner'));
+  });
+  await new Promise<void>((resolve) => p.server.listen(0, '127.0.0.1', resolve));
+  p.url = `http://127.0.0.1:${(p.server.address() as AddressInfo).port}`;
+  return p;
+}
+
+async function close(p: Partner): Promise<void> {
+  p.held.forEach((res) => res.destroy());
+  p.server.closeAllConnections();
+  await new Promise<void>((resolve) => p.server.close(() => resolve()));
+}
+
+/** Polls until `cond` holds; a bound, not a timing: fails after `boundMs`. */
+async function until(cond: () => boolean, boundMs: number): Promise<number> {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > boundMs) throw new Error(`not within ${boundMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return Date.now() - start;
+}
+
+describe('PartnerCheck (docs/decisions/replicas.md#a-partner-that-hangs)', () => {
+  let hung: Partner;
+  const checks: PartnerCheck[] = [];
+  beforeAll(async () => {
+    hung = await partner();
+  });
+  afterEach(() => {
+    checks.splice(0).forEach((c) => c.stop());
+    hung.hang = false;
+  });
+  afterAll(async () => close(hung));
+
+  it('when the partner takes connections but stops answering, then it is marked down within a few seconds, once, and up again once it answers', async () => {
+    const changes: boolean[] = [];
+    const lines: string[] = [];
+    const logger = { warn: (_: object, m: string) => lines.push(`warn ${m}`), info: (_: object, m: string) => lines.push(`info ${m}`) };
+    const check = new PartnerCheck({ url: hung.url, name: 'gateway', logger, onChange: (up) => changes.push(up) }).start();
+    checks.push(check);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(check.up).toBe(true);
+    hung.hang = true;
+    // Two failed checks of 0.8 s, a second apart: about 2-3 s; 8 s is the bound on a loaded machine.
+    await until(() => !check.up, 8_000);
+    expect(hung.held.length).toBeGreaterThanOrEqual(2);
+    hung.hang = false;
+    await until(() => check.up, 8_000);
+    expect(changes).toEqual([false, true]);
+    expect(lines).toEqual(['warn paired partner failed its health checks: new calls go to the fallback', 'info paired partner answers its health checks again: calls go to it again']);
+  }, 30_000);
+
+  it('when the partner is refused or answers 503, then one check fails; a 200 passes', async () => {
+    const check = new PartnerCheck({ url: hung.url, name: 'web' });
+    expect(await check.checkOnce()).toBe(true);
+    const closed = await partner();
+    await close(closed);
+    expect(await new PartnerCheck({ url: closed.url, name: 'web' }).checkOnce()).toBe(false);
+    const draining = http.createServer((_req, res) => res.writeHead(503).end('stopping'));
+    await new Promise<void>((resolve) => draining.listen(0, '127.0.0.1', resolve));
+    expect(await new PartnerCheck({ url: `http://127.0.0.1:${(draining.address() as AddressInfo).port}`, name: 'web' }).checkOnce()).toBe(false);
+    draining.close();
+  });
+});
+
+describe('requestWhole with a partner check', () => {
+  let own: Partner;
+  let fallback: Partner;
+  let check: PartnerCheck;
+  beforeAll(async () => {
+    [own, fallback] = await Promise.all([partner(), partner()]);
+  });
+  afterEach(() => {
+    check.stop();
+    own.hang = false;
+    own.received.length = 0;
+    fallback.received.length = 0;
+  });
+  afterAll(async () => Promise.all([close(own), close(fallback)]));
+
+  it('when a GET is waiting on its partner as it is marked down, then it is cut and answered by the fallback; new calls, a POST too, go straight there', async () => {
+    check = new PartnerCheck({ url: own.url, name: 'gateway' }).start();
+    own.hang = true;
+    const waiting = requestWhole(`${own.url}/api/a`, { method: 'GET', headers: {}, timeoutMs: 30_000, fallbackUrl: `${fallback.url}/api/a`, partner: check });
+    const answer = await waiting;
+    expect([answer.status, answer.text]).toEqual([200, 'partner']);
+    expect(check.up).toBe(false);
+    expect(fallback.received).toEqual(['GET /api/a']);
+    const held = own.held.length;
+    const post = await requestWhole(`${own.url}/api/b`, { method: 'POST', headers: {}, body: '{}', timeoutMs: 30_000, fallbackUrl: `${fallback.url}/api/b`, partner: check });
+    expect(post.status).toBe(200);
+    expect(fallback.received).toEqual(['GET /api/a', 'POST /api/b']);
+    // Only the checks reached the hung partner after it was marked down: no call went to it.
+    expect(own.held.length - held).toBeLessThanOrEqual(1);
+    own.hang = false;
+    await until(() => check.up, 8_000);
+    await requestWhole(`${own.url}/api/c`, { method: 'GET', headers: {}, timeoutMs: 30_000, fallbackUrl: `${fallback.url}/api/c`, partner: check });
+    expect(own.received).toEqual(['GET /api/c']);
+  }, 30_000);
+
+  it('when a POST is waiting on its partner as it is marked down, then it is not sent again: it fails at its own timeout and the fallback never sees it', async () => {
+    check = new PartnerCheck({ url: own.url, name: 'gateway' }).start();
+    own.hang = true;
+    const post = requestWhole(`${own.url}/api/merge`, { method: 'POST', headers: {}, body: '{}', timeoutMs: 5_000, fallbackUrl: `${fallback.url}/api/merge`, partner: check });
+    await expect(post).rejects.toThrow('no answer within 5000 ms');
+    expect(check.up).toBe(false);
+    expect(fallback.received).toEqual([]);
+  }, 30_000);
+
+  it('when no fallback is set, then a partner marked down changes nothing: the call waits on it', async () => {
+    check = new PartnerCheck({ url: own.url, name: 'gateway' }).start();
+    own.hang = true;
+    await until(() => !check.up, 8_000);
+    await expect(requestWhole(`${own.url}/api/d`, { method: 'GET', headers: {}, timeoutMs: 1_500, partner: check })).rejects.toThrow('no answer within 1500 ms');
+    expect(fallback.received).toEqual([]);
+  }, 30_000);
+});

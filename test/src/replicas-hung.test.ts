@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost } from './support/index.js';
+
+/**
+ * A paired partner that hangs without dying (SIGSTOP: its kernel still accepts connections, nothing
+ * answers them) is taken out by the health check of the process paired with it, as haproxy takes
+ * out a server of its sections (docs/decisions/replicas.md#a-partner-that-hangs): web 2's own
+ * gateway, and gateway 2's own web.
+ */
+let gh: TestGithost;
+/** Each page under this: well before the 30 s a call would wait on a hung partner. A bound on a
+ *  loaded machine, not a timing. */
+const PAGE_BOUND_MS = 10_000;
+
+const pidOf = (name: string) => gh.processes!.find((p) => p.name === name)!.pid;
+
+/** One sample of a process's own metrics (`process`: `web 2`, `gateway 2`): the metric `name`, with `label` when given. */
+const metric = async (process: string, name: string, label = ''): Promise<number | undefined> => {
+  const text = await (await fetch(`http://127.0.0.1:${gh.metricsPorts![process]}/metrics`)).text();
+  const found = text.split('\n').find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && l.includes(label));
+  return found === undefined ? undefined : Number(found.slice(found.lastIndexOf(' ') + 1));
+};
+
+/** Requests haproxy sent to every server of one section so far (`stot`, GETs and the `-writes` part). */
+const sectionTotal = async (section: string): Promise<number> => {
+  const csv = await (await fetch(`${gh.haproxyStatsUrl!};csv`)).text();
+  return csv
+    .split('\n')
+    .map((l) => l.split(','))
+    .filter((r) => (r[0] === section || r[0] === `${section}-writes`) && r[1] !== 'FRONTEND' && r[1] !== 'BACKEND')
+    .reduce((sum, r) => sum + Number(r[7]), 0);
+};
+
+/** A page, with how long it took: it must arrive, rendered, within the bound. */
+const page = async (base: string, path: string): Promise<{ status: number; html: string; ms: number }> => {
+  const start = Date.now();
+  const res = await fetch(base + path, { headers: { accept: 'text/html' }, signal: AbortSignal.timeout(60_000) });
+  const html = await res.text();
+  return { status: res.status, html, ms: Date.now() - start };
+};
+
+beforeAll(async () => {
+  gh = await startTestGithost({ backend: 'real', replicas: 2 });
+  // Every gateway ready (its accounts connection made) through haproxy and on its own port.
+  await eventually(async () => {
+    const statuses = await Promise.all([gh.url, ...gh.gatewayUrls!].map((u) => fetch(`${u}/readyz`).then((r) => r.status, () => 0)));
+    return statuses.every((s) => s === 200) ? true : undefined;
+  }, 120_000);
+  const hana = await createUser(gh, 'hana');
+  await createRepo(gh, hana.token, 'steady');
+  const wd = makeWorkdir();
+  await commitFiles(wd, { 'README.md': 'steady as she goes\n' }, 'first');
+  await git(wd, 'push', '-q', pushUrl(gh, 'hana', hana.token, 'hana', 'steady'), 'main');
+}, 300_000);
+
+afterAll(async () => {
+  for (const name of ['gateway 2', 'web 2']) {
+    try {
+      process.kill(pidOf(name), 'SIGCONT');
+    } catch {
+      // already gone
+    }
+  }
+  await gh?.stop();
+});
+
+describe('a paired partner stopped with SIGSTOP', () => {
+  it('when gateway 2 hangs, then pages through web 2 are rendered within a few seconds each through the public section, web 2 marks it down, and after SIGCONT it uses its own gateway again', async () => {
+    const web2 = `http://127.0.0.1:${gh.replicaPorts!.web![1]}`;
+    expect((await page(web2, '/hana/steady')).status).toBe(200);
+    expect(await metric('web 2', 'githost_web_gateway_partner_down')).toBe(0);
+
+    const before = await sectionTotal('gateway');
+    process.kill(pidOf('gateway 2'), 'SIGSTOP');
+    let pages: Array<{ status: number; html: string; ms: number }>;
+    try {
+      pages = [];
+      // The first is sent while gateway 2 is still presumed up: its calls wait until the check
+      // marks it down (about 2-3 s), then go to the fallback.
+      for (let i = 0; i < 5; i++) pages.push(await page(web2, '/hana/steady'));
+      expect(await metric('web 2', 'githost_web_gateway_partner_down')).toBe(1);
+    } finally {
+      process.kill(pidOf('gateway 2'), 'SIGCONT');
+    }
+    process.stdout.write(`pages through web 2 with its gateway stopped: ${JSON.stringify(pages.map((p) => [p.status, p.ms]))} ms\n`);
+    for (const p of pages) {
+      expect(p.status).toBe(200);
+      expect(p.html).toContain('steady as she goes');
+      expect(p.ms).toBeLessThan(PAGE_BOUND_MS);
+    }
+    // Its calls went through haproxy's public section meanwhile (to gateway 1).
+    expect((await sectionTotal('gateway')) - before).toBeGreaterThan(0);
+
+    // Two passing checks after SIGCONT: up again, and its calls skip haproxy once more.
+    await eventually(async () => ((await metric('web 2', 'githost_web_gateway_partner_down')) === 0 ? true : undefined), 20_000);
+    const again = await sectionTotal('gateway');
+    for (let i = 0; i < 3; i++) expect((await page(web2, '/hana/steady')).status).toBe(200);
+    expect((await sectionTotal('gateway')) - again).toBe(0);
+  }, 120_000);
+
+  it('when web 2 hangs, then pages through gateway 2 are rendered within a few seconds each by web 1 through the web section, gateway 2 marks it down, and after SIGCONT it sends pages to web 2 again', async () => {
+    const gateway2 = gh.gatewayUrls![1]!;
+    const partnerDown = 'githost_gateway_upstream_partner_down';
+    expect((await page(gateway2, '/hana/steady')).status).toBe(200);
+    expect(await metric('gateway 2', partnerDown, 'upstream="web"')).toBe(0);
+
+    const before = await sectionTotal('web');
+    process.kill(pidOf('web 2'), 'SIGSTOP');
+    let pages: Array<{ status: number; html: string; ms: number }>;
+    try {
+      pages = [];
+      for (let i = 0; i < 5; i++) pages.push(await page(gateway2, '/hana/steady'));
+      expect(await metric('gateway 2', partnerDown, 'upstream="web"')).toBe(1);
+    } finally {
+      process.kill(pidOf('web 2'), 'SIGCONT');
+    }
+    process.stdout.write(`pages through gateway 2 with its web stopped: ${JSON.stringify(pages.map((p) => [p.status, p.ms]))} ms\n`);
+    for (const p of pages) {
+      expect(p.status).toBe(200);
+      expect(p.html).toContain('steady as she goes');
+      expect(p.ms).toBeLessThan(PAGE_BOUND_MS);
+    }
+    // Every page went to haproxy's web section (web 1) meanwhile.
+    expect((await sectionTotal('web')) - before).toBeGreaterThanOrEqual(5);
+
+    await eventually(async () => ((await metric('gateway 2', partnerDown, 'upstream="web"')) === 0 ? true : undefined), 20_000);
+    const again = await sectionTotal('web');
+    for (let i = 0; i < 3; i++) expect((await page(gateway2, '/hana/steady')).status).toBe(200);
+    expect((await sectionTotal('web')) - again).toBe(0);
+  }, 120_000);
+});
