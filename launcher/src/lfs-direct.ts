@@ -28,7 +28,7 @@ export function lfsDirect(enabled: boolean, given: LfsDirectSettings, publicUrl:
   const host = given.bindHost ?? '0.0.0.0';
   return {
     urls,
-    async shardEnv(shard) {
+    async shardEnv(shard): Promise<Record<string, string>> {
       if (!enabled) return { LFS_DIRECT_URL: '' };
       // The default shard may be given its port and URL (a proxy in front of it); every other
       // shard, and the default one without them, takes a free port on the public URL's host.
