@@ -166,3 +166,22 @@ describe('direct LFS transfers', () => {
     expect(statuses).toEqual(paths.map(([method, url]) => [method, url.replace(origin, ''), 404, LFS_TYPE, 'string', 'string']));
   });
 });
+
+describe('direct LFS transfers within the limits', () => {
+  let limited: TestStorage;
+  beforeAll(async () => {
+    limited = await startTestStorage({ lfsDirectPath: '', lfsMaxObjectBytes: 1000 });
+    await createTestRepository(limited, ID);
+  });
+  afterAll(async () => {
+    await limited?.stop();
+  });
+
+  it('when a granted upload is larger than LFS_MAX_OBJECT_BYTES, then it is 413 in git-lfs form and nothing is stored', async () => {
+    const content = randomBytes(2000);
+    const oid = oidOf(content);
+    const res = await fetch(`${limited.lfsDirectUrl}/alice/demo.git/info/lfs/objects/${oid}`, { method: 'PUT', headers: grant({ oid, size: content.length }, limited.secret), body: content });
+    expect(await refusal(res)).toEqual([413, LFS_TYPE, 'string', 'string']);
+    expect(await limited.service.context.lfs.size(ID, oid)).toBeUndefined();
+  });
+});
