@@ -73,14 +73,14 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
       const { principal } = identityOf(res);
       const { owner, name } = params(req);
       const expiresAt = Date.now() + ACTION_EXPIRES_IN_SECONDS * 1000;
-      // A direct transfer's grant is the only thing the shard's public listener checks, so it also
-      // names the repository's id and the object's size (docs/decisions/lfs.md#direct-transfers).
-      // Anonymous callers (a public download) have no principal to bind one to: they stay on the
-      // gateway, whose per-address rate limit bounds them.
-      const direct = deps.directUrl !== undefined && principal !== null;
-      const root = direct ? deps.directUrl! : deps.publicUrl;
       // The client's credential stops at the gateway; a grant for exactly this object stands in for
-      // it on the action's href. Anonymous callers (a public download) need none.
+      // it on the action's href. A direct transfer's grant is all the shard's public listener
+      // checks, so it also names the repository's id and the object's size
+      // (docs/decisions/lfs.md#direct-transfers). Anonymous callers (a public download) need no
+      // grant and have no principal to bind one to: they stay on the gateway, whose per-address
+      // rate limit bounds them.
+      const direct = deps.directUrl !== undefined && Boolean(principal);
+      const root = direct ? deps.directUrl! : deps.publicUrl;
       const header = (oid: string, operation: 'upload' | 'download', size: number) => {
         if (!principal) return undefined;
         const scope = direct ? { repository_id: repo.id, size } : {};
