@@ -106,6 +106,10 @@ export class BenchContext {
       GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
       GITHOST_LFS_RATE_LIMIT_PER_MINUTE: this.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
       GITHOST_PROCESS_PER_SERVICE: String(this.processPerService),
+      // Each shard's own LFS listener, on loopback: the lfs part measures it beside the gateway's
+      // path in the same githost (bench/README.md#lfs-git-lfs); BENCH_LFS_DIRECT=0 leaves it off.
+      GITHOST_LFS_DIRECT: String(this.env.BENCH_LFS_DIRECT !== '0'),
+      LFS_DIRECT_BIND_HOST: '127.0.0.1',
     };
     // A free port, not the default 2222: the ssh part finds the service by whether it listens here.
     this.sshPort = await freePort();

@@ -19,8 +19,13 @@ interface BatchAnswer {
 export class LfsBasicClient {
   private readonly auth: Record<string, string>;
 
-  /** `lfsUrl`: `<remote>.git/info/lfs`. */
-  constructor(private readonly lfsUrl: string, username: string, token: string, private readonly agent: Agent) {
+  /**
+   * `lfsUrl`: `<remote>.git/info/lfs`. `throughGateway`: the gateway's URL, to send each action to
+   * its path there whatever origin the batch named: with direct transfers on, the same githost
+   * then measures the gateway's path beside the shard's (the gateway takes a direct grant as it
+   * takes its own; bench/README.md#lfs-git-lfs).
+   */
+  constructor(private readonly lfsUrl: string, username: string, token: string, private readonly agent: Agent, private readonly throughGateway?: string) {
     this.auth = { authorization: `Basic ${Buffer.from(`${username}:${token}`).toString('base64')}`, accept: LFS_MEDIA_TYPE, 'content-type': LFS_MEDIA_TYPE };
   }
 
@@ -54,6 +59,20 @@ export class LfsBasicClient {
     return bytes;
   }
 
+  /** The origins the actions' hrefs name: more than one once direct transfers are on. */
+  readonly origins = new Set<string>();
+
+  private routed(actions: Record<string, Target>): Record<string, Target> {
+    return Object.fromEntries(
+      Object.entries(actions).map(([name, target]) => {
+        const href = new URL(target.href);
+        const sent = this.throughGateway ? new URL(href.pathname, this.throughGateway).href : target.href;
+        this.origins.add(new URL(sent).origin);
+        return [name, { ...target, href: sent }];
+      }),
+    );
+  }
+
   private async batch(operation: 'upload' | 'download', objects: LfsObject[]): Promise<Array<{ object: LfsObject; actions: Record<string, Target> }>> {
     const out: Array<{ object: LfsObject; actions: Record<string, Target> }> = [];
     for (let i = 0; i < objects.length; i += BATCH_SIZE) {
@@ -64,7 +83,7 @@ export class LfsBasicClient {
       for (const answer of (res.body as BatchAnswer).objects ?? []) {
         if (answer.error) throw new Error(`batch ${operation} ${answer.oid}: ${answer.error.code} ${answer.error.message}`);
         const object = byOid.get(answer.oid);
-        if (object) out.push({ object, actions: answer.actions ?? {} });
+        if (object) out.push({ object, actions: this.routed(answer.actions ?? {}) });
       }
     }
     return out;

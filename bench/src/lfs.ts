@@ -44,6 +44,25 @@ interface Measured {
   /** Each event loop's share of the transfer's wall time: the plain server's and the client's
    *  against the plain run, the gateway's, git-storage's and the client's against githost's. */
   loops?: { plain: Record<string, LoopTime>; host: Record<string, LoopTime> };
+  /** The same transfer with each action sent to the href the batch named: the shard's own
+   *  listener when direct transfers are on (docs/decisions/lfs.md#direct-transfers). */
+  direct?: HostRun;
+}
+
+/** One githost run of a transfer. */
+interface HostRun {
+  ms: number;
+  rss: RssPeaks;
+  cpuMs: Record<string, number>;
+  loops: Record<string, LoopTime>;
+}
+
+/** A case's two directions as one contestant ran them: through the gateway, or direct. */
+interface CaseResult {
+  c: LfsCase;
+  mode: 'gateway' | 'direct';
+  upload: Measured;
+  download: Measured;
 }
 
 /** A main thread's time over a transfer (/proc/<pid>/schedstat): on a CPU, runnable but waiting
@@ -107,7 +126,11 @@ export async function benchLfs(ctx: BenchContext): Promise<Section> {
     plain = await startPlainLfsServer(plainDir);
     await waitForQuiet(service.pid);
     const idle = Object.fromEntries(service.processes.map((p) => [p.name, statusBytes(p.pid, 'VmRSS') ?? 0]));
-    const results: Array<{ c: LfsCase; upload: Measured; download: Measured }> = [];
+    const results: CaseResult[] = [];
+    // Direct transfers are on in the bench's githost unless BENCH_LFS_DIRECT=0 (context.ts).
+    const direct = ctx.env.BENCH_LFS_DIRECT !== '0';
+    if (direct) notes.push('the git lfs rows follow the batch\'s hrefs, so with direct transfers on they are direct transfers');
+    if (direct) notes.push('direct: the batch through the gateway, each object\'s bytes to and from git-storage\'s own listener (LFS_DIRECT_URL, docs/decisions/lfs.md#direct-transfers); the gateway rows send the same actions to the gateway, as without direct transfers, in the same githost, gateway first then direct, into separate repositories');
     let cli: { upload: Measured; download: Measured; checkoutMs: number } | undefined;
     for (const c of cases) {
       ctx.log(`lfs: ${c.count} x ${c.label}: writing the objects`);
@@ -115,13 +138,21 @@ export async function benchLfs(ctx: BenchContext): Promise<Section> {
       const url = await lfsUrl(user, service, c);
       const total = c.size * c.count;
 
+      // Through the gateway first, into one repository; then direct, into another, so that
+      // neither finds the objects already there.
+      const directUrl = direct ? await lfsUrl(user, service, c) : undefined;
       const upload = await race(service, plain.pid, total, async (agent) => {
         await eachLimited(objects, CONCURRENT_TRANSFERS, (o) => putFile({ href: `${plain!.url}/${o.oid}` }, o, agent));
       }, async (agent) => {
-        const sent = await new LfsBasicClient(url, user.username, user.token, agent).upload(objects);
+        const sent = await new LfsBasicClient(url, user.username, user.token, agent, service.url).upload(objects);
         if (sent !== total) throw new Error(`githost took ${sent} of ${total} bytes (some objects already there?)`);
+      }, directUrl === undefined ? undefined : async (agent) => {
+        const client = new LfsBasicClient(directUrl, user.username, user.token, agent);
+        const sent = await client.upload(objects);
+        if (sent !== total) throw new Error(`githost direct took ${sent} of ${total} bytes`);
+        if (client.origins.has(new URL(service.url).origin)) throw new Error('direct transfers: a batch pointed an action at the gateway');
       });
-      ctx.log(`lfs: ${c.count} x ${c.label}: upload plain ${fmtMs(upload.plainMs)}, githost ${fmtMs(upload.hostMs)}`);
+      ctx.log(`lfs: ${c.count} x ${c.label}: upload plain ${fmtMs(upload.plainMs)}, githost ${fmtMs(upload.hostMs)}${upload.direct ? `, direct ${fmtMs(upload.direct.ms)}` : ''}`);
       const download = await race(service, plain.pid, total, async (agent) => {
         await eachLimited(objects, CONCURRENT_TRANSFERS, async (o) => {
           const file = join(downloads, o.oid);
@@ -129,10 +160,13 @@ export async function benchLfs(ctx: BenchContext): Promise<Section> {
           rmSync(file, { force: true });
         });
       }, async (agent) => {
-        await new LfsBasicClient(url, user.username, user.token, agent).download(objects, downloads);
+        await new LfsBasicClient(url, user.username, user.token, agent, service.url).download(objects, downloads);
+      }, directUrl === undefined ? undefined : async (agent) => {
+        await new LfsBasicClient(directUrl, user.username, user.token, agent).download(objects, downloads);
       });
-      ctx.log(`lfs: ${c.count} x ${c.label}: download plain ${fmtMs(download.plainMs)}, githost ${fmtMs(download.hostMs)}`);
-      results.push({ c, upload, download });
+      ctx.log(`lfs: ${c.count} x ${c.label}: download plain ${fmtMs(download.plainMs)}, githost ${fmtMs(download.hostMs)}${download.direct ? `, direct ${fmtMs(download.direct.ms)}` : ''}`);
+      results.push({ c, mode: 'gateway', upload, download });
+      if (upload.direct && download.direct) results.push({ c, mode: 'direct', upload: asMeasured(upload, upload.direct), download: asMeasured(download, download.direct) });
       if (c === cases[1]) {
         cli = await gitLfsClient(ctx, service, user, objects, join(scratch, 'cli'), upload, download).catch((err: unknown) => {
           notes.push(`git lfs rows failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -167,7 +201,7 @@ export function lfsCases(totalMiB: number): LfsCase[] {
  * The plain server first, then githost, each after `sync` so neither inherits the other's dirty
  * pages, each with keep-alive connections of its own (none left idle from an earlier phase).
  */
-async function race(service: RunningService, plainPid: number, bytes: number, plainRun: (agent: Agent) => Promise<void>, hostRun: (agent: Agent) => Promise<void>): Promise<Measured> {
+async function race(service: RunningService, plainPid: number, bytes: number, plainRun: (agent: Agent) => Promise<void>, hostRun: (agent: Agent) => Promise<void>, directRun?: (agent: Agent) => Promise<void>): Promise<Measured> {
   const run = async (name: string, work: (agent: Agent) => Promise<void>, loops: Record<string, number>): Promise<[number, Record<string, LoopTime>]> => {
     const agent = transferAgent();
     try {
@@ -184,14 +218,24 @@ async function race(service: RunningService, plainPid: number, bytes: number, pl
   const plainCpuBefore = cpuMs([plainPid]);
   const [plainMs, plainLoops] = await run('plain server', plainRun, { 'plain server': plainPid, client: process.pid });
   const plainCpuMs = cpuMs([plainPid]) - plainCpuBefore;
-  await syncDisks();
-  await waitForQuiet(service.pid);
-  service.rss.reset();
-  const hostCpuBefore = service.processes.map((p) => cpuMs([p.pid]));
   const carriers = Object.fromEntries(service.processes.filter((p) => p.name === 'gateway' || p.name === 'git-storage').map((p) => [p.name, p.pid]));
-  const [hostMs, hostLoops] = await run('githost', hostRun, { ...carriers, client: process.pid });
-  const hostCpuMs = Object.fromEntries(service.processes.map((p, i) => [p.name, cpuMs([p.pid]) - hostCpuBefore[i]!]));
-  return { plainMs, hostMs, bytes, rss: service.rss.read(), plainCpuMs, hostCpuMs, loops: { plain: plainLoops, host: hostLoops } };
+  const hostRunOnce = async (name: string, work: (agent: Agent) => Promise<void>): Promise<HostRun> => {
+    await syncDisks();
+    await waitForQuiet(service.pid);
+    service.rss.reset();
+    const before = service.processes.map((p) => cpuMs([p.pid]));
+    const [ms, loops] = await run(name, work, { ...carriers, client: process.pid });
+    const cpu = Object.fromEntries(service.processes.map((p, i) => [p.name, cpuMs([p.pid]) - before[i]!]));
+    return { ms, rss: service.rss.read(), cpuMs: cpu, loops };
+  };
+  const host = await hostRunOnce('githost', hostRun);
+  const direct = directRun ? await hostRunOnce('githost direct', directRun) : undefined;
+  return { plainMs, hostMs: host.ms, bytes, rss: host.rss, plainCpuMs, hostCpuMs: host.cpuMs, loops: { plain: plainLoops, host: host.loops }, ...(direct ? { direct } : {}) };
+}
+
+/** The direct run as the tables read a transfer: the plain server's figures beside it. */
+function asMeasured(m: Measured, d: HostRun): Measured {
+  return { plainMs: m.plainMs, hostMs: d.ms, bytes: m.bytes, rss: d.rss, plainCpuMs: m.plainCpuMs, hostCpuMs: d.cpuMs, loops: { plain: m.loops?.plain ?? {}, host: d.loops } };
 }
 
 /** The repository of one case, and its LFS endpoint as git-lfs derives it from the remote. */
@@ -263,11 +307,15 @@ async function writeObjects(dir: string, c: LfsCase): Promise<LfsObject[]> {
   return objects;
 }
 
+function caseLabel(c: LfsCase, mode: CaseResult['mode']): string {
+  return `${c.count} x ${c.label}${mode === 'direct' ? ', direct' : ''}`;
+}
+
 function rate(bytes: number, ms: number): number {
   return bytes / MiB / (ms / 1000);
 }
 
-function throughputTable(results: Array<{ c: LfsCase; upload: Measured; download: Measured }>, cli: { upload: Measured; download: Measured; checkoutMs: number } | undefined): Table {
+function throughputTable(results: CaseResult[], cli: { upload: Measured; download: Measured; checkoutMs: number } | undefined): Table {
   // the direction in the first cell, so the summary of targets tells the rows apart
   const row = (label: string, direction: string, m: Measured, plainLabel = ''): string[] => {
     const share = m.plainMs / m.hostMs;
@@ -281,17 +329,18 @@ function throughputTable(results: Array<{ c: LfsCase; upload: Measured; download
     ];
   };
   const rows: string[][] = [];
-  for (const { c, upload, download } of results) {
-    rows.push(row(`${c.count} x ${c.label}`, 'upload', upload), row(`${c.count} x ${c.label}`, 'download', download));
+  for (const { c, mode, upload, download } of results) {
+    const label = caseLabel(c, mode);
+    rows.push(row(label, 'upload', upload), row(label, 'download', download));
   }
   if (cli) {
-    const medium = results[1]!.c;
+    const medium = results.filter((r) => r.mode === 'gateway')[1]!.c;
     rows.push(row(`${medium.count} x ${medium.label}, git lfs push`, 'upload', cli.upload, ' [node client]'));
     rows.push(row(`${medium.count} x ${medium.label}, git lfs fetch`, 'download', cli.download, ' [node client]'));
     rows.push([`${medium.count} x ${medium.label}, git lfs pull = fetch + checkout, download`, '—', `${rate(cli.download.bytes, cli.download.hostMs + cli.checkoutMs).toFixed(0)} MiB/s (${fmtMs(cli.download.hostMs + cli.checkoutMs)}; checkout ${fmtMs(cli.checkoutMs)})`, '—', '—', '—']);
   }
   return {
-    title: 'LFS throughput: githost\'s batch API and object hrefs vs a plain node http server streaming the same bytes to and from disk (target: githost >= 80 % of plain)',
+    title: 'LFS throughput: githost\'s batch API and object hrefs (through the gateway, and ", direct" to the shard\'s own listener) vs a plain node http server streaming the same bytes to and from disk (target: githost >= 80 % of plain)',
     header: ['objects, direction', 'plain node http', 'githost', 'githost / plain', 'target', 'met'],
     rows,
   };
@@ -299,16 +348,16 @@ function throughputTable(results: Array<{ c: LfsCase; upload: Measured; download
 
 /** Where each direction's CPU went: the plain server's process against githost's processes that
  *  spent any (the gateway and git-storage carry the bytes; accounts answers what is not cached). */
-function cpuTable(results: Array<{ c: LfsCase; upload: Measured; download: Measured }>): Table {
+function cpuTable(results: CaseResult[]): Table {
   const busy = new Set<string>();
   for (const { upload, download } of results) {
     for (const m of [upload, download]) for (const [name, ms] of Object.entries(m.hostCpuMs ?? {})) if (ms >= 50) busy.add(name);
   }
   const names = [...busy];
-  const rows = results.flatMap(({ c, upload, download }) =>
+  const rows = results.flatMap(({ c, mode, upload, download }) =>
     ([['upload', upload], ['download', download]] as const).map(([direction, m]) => {
       const host = names.reduce((sum, n) => sum + (m.hostCpuMs?.[n] ?? 0), 0);
-      return [`${c.count} x ${c.label}, ${direction}`, fmtMs(m.plainCpuMs ?? 0), ...names.map((n) => fmtMs(m.hostCpuMs?.[n] ?? 0)), fmtMs(host), m.plainCpuMs ? `${(host / m.plainCpuMs).toFixed(1)}x` : '—'];
+      return [`${caseLabel(c, mode)}, ${direction}`, fmtMs(m.plainCpuMs ?? 0), ...names.map((n) => fmtMs(m.hostCpuMs?.[n] ?? 0)), fmtMs(host), m.plainCpuMs ? `${(host / m.plainCpuMs).toFixed(1)}x` : '—'];
     }),
   );
   return {
@@ -324,12 +373,12 @@ function cpuTable(results: Array<{ c: LfsCase; upload: Measured; download: Measu
  * longer than its CPU waited on something (the disk, the thread pool, the other side's window);
  * one mostly waiting for a CPU was held back by the machine's load.
  */
-function loopTable(results: Array<{ c: LfsCase; upload: Measured; download: Measured }>): Table {
+function loopTable(results: CaseResult[]): Table {
   const names = [...new Set(results.flatMap(({ upload }) => Object.keys(upload.loops?.host ?? {})))];
   const cell = (t: LoopTime | undefined): string => (t ? `${fmtMs(t.runMs)} / ${fmtMs(t.queuedMs)} / ${fmtMs(t.asleepMs)}` : '—');
-  const rows = results.flatMap(({ c, upload, download }) =>
+  const rows = results.flatMap(({ c, mode, upload, download }) =>
     ([['upload', upload], ['download', download]] as const).map(([direction, m]) => [
-      `${c.count} x ${c.label}, ${direction}`,
+      `${caseLabel(c, mode)}, ${direction}`,
       cell(m.loops?.plain['plain server']),
       cell(m.loops?.plain.client),
       ...names.map((n) => cell(m.loops?.host[n])),
@@ -342,16 +391,20 @@ function loopTable(results: Array<{ c: LfsCase; upload: Measured; download: Meas
   };
 }
 
-function rssTable(processes: NamedProcess[], idle: Record<string, number>, results: Array<{ c: LfsCase; upload: Measured; download: Measured }>, cli: { upload: Measured; download: Measured } | undefined): Table {
+function rssTable(processes: NamedProcess[], idle: Record<string, number>, results: CaseResult[], cli: { upload: Measured; download: Measured } | undefined): Table {
   const phases: Array<{ label: string; m: Measured }> = [];
-  for (const { c, upload, download } of results) phases.push({ label: `${c.label} up`, m: upload }, { label: `${c.label} down`, m: download });
+  const suffix = (mode: CaseResult['mode']) => (mode === 'direct' ? ' direct' : '');
+  for (const { c, mode, upload, download } of results) phases.push({ label: `${c.label} up${suffix(mode)}`, m: upload }, { label: `${c.label} down${suffix(mode)}`, m: download });
   if (cli) phases.push({ label: 'git lfs push', m: cli.upload }, { label: 'git lfs fetch', m: cli.download });
+  // Flat by object size: the smallest objects' peak against the largest's, over both modes.
+  const smallest = results.filter((r) => r.c === results[0]?.c);
+  const largest = results.filter((r) => r.c === results[results.length - 1]?.c);
   const first = results[0];
   const last = results[results.length - 1];
   const rows = processes.map((p) => {
     const peak = (m: Measured | undefined): number => m?.rss.byProcess[p.name] ?? 0;
-    const small = Math.max(peak(first?.upload), peak(first?.download));
-    const large = Math.max(peak(last?.upload), peak(last?.download));
+    const small = Math.max(...smallest.flatMap((r) => [peak(r.upload), peak(r.download)]), 0);
+    const large = Math.max(...largest.flatMap((r) => [peak(r.upload), peak(r.download)]), 0);
     return [p.name, fmtMiB(idle[p.name]), ...phases.map(({ m }) => fmtMiB(m.rss.byProcess[p.name])), `${fmtMiB(large - small)}`, verdict(large <= small + FLAT_SLACK)];
   });
   return {

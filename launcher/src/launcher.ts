@@ -10,6 +10,7 @@ import { privateFileModes } from '@githost/runtime';
 import { writeSettingsFile } from '@githost/ssh/openssh';
 import { ensureAdminToken } from './admin-token.js';
 import { InProcessServices } from './in-process.js';
+import { lfsDirect } from './lfs-direct.js';
 import { childEntry, processPerService, requireBrokerForProcesses, ServiceProcesses, type Ports, type ServiceProcess } from './processes.js';
 import { bindPublicPort, boundPort, reserveLoopbackPort, type ReservedPort } from './public-port.js';
 import { STAGES } from './services.js';
@@ -35,6 +36,10 @@ export interface StartOptions {
   adminToken?: string;
   /** Extra environment for every service (on top of process.env), e.g. GITHOST_EVENTS_EXCHANGE. */
   env?: Record<string, string>;
+  /** Each git-storage shard serves LFS object bytes on a public listener of its own and batches
+   *  point signed-in clients there (docs/decisions/lfs.md#direct-transfers); default
+   *  GITHOST_LFS_DIRECT, else false. */
+  lfsDirect?: boolean;
   /** git-storage shards run in this process; default GITHOST_SHARDS, else 1. The first is `default`
    *  on the data dir, the others `shard-<n>` on `<dataDir>/shards/shard-<n>`. */
   shards?: number;
@@ -75,6 +80,8 @@ export interface RunningGithost {
   replicaPorts: Record<string, number[]>;
   /** haproxy's statistics page on loopback (`;csv` for each server's UP/DOWN), with replicas. */
   haproxyStatsUrl?: string;
+  /** Each shard's direct LFS URL (LFS_DIRECT_URL), default shard first; empty unless lfsDirect. */
+  lfsDirectUrls: string[];
   /** Loopback gRPC addresses of the internal services (`GIT_STORAGE_GRPC_ADDR`, `ACCOUNTS_GRPC_ADDR`). */
   grpcAddresses: { gitStorage: string; accounts: string };
   stop(): Promise<void>;
@@ -136,6 +143,9 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     GATEWAY_URL: nonEmpty(base.GATEWAY_URL) ?? `http://127.0.0.1:${port}`,
     ...(opts.sshPort !== undefined ? { SSH_PORT: String(opts.sshPort) } : {}),
   };
+
+  const { GITHOST_LFS_DIRECT: directOn } = loadConfig('launcher', z.object({ GITHOST_LFS_DIRECT: envShapes.bool(false) }), { GITHOST_LFS_DIRECT: nonEmpty(base.GITHOST_LFS_DIRECT) });
+  const direct = lfsDirect(opts.lfsDirect ?? directOn, { url: nonEmpty(base.LFS_DIRECT_URL), port: nonEmpty(base.LFS_DIRECT_PORT), bindHost: nonEmpty(base.LFS_DIRECT_BIND_HOST) }, env.PUBLIC_URL as string);
 
   const reserved = new Map<string, ReservedPort>();
   for (const entry of STAGES.flat().filter((e) => e.reserveGrpcPort)) {
@@ -229,14 +239,14 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
           return;
         }
         await port?.release();
-        const ownEnv = { ...stageEnv, ...ownGateway(entry.name, 0) };
+        const ownEnv = { ...stageEnv, ...ownGateway(entry.name, 0), ...(entry.name === 'git-storage' ? await direct.shardEnv('default') : {}) };
         const ports = await startOne(entry.name, entry.name, index, port ? { ...ownEnv, GRPC_PORT: String(port.port) } : ownEnv);
         Object.assign(env, entry.exports(ports));
       }));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
       // Every shard runs before the services that route to them are configured.
-      if (stage.some((e) => e.name === 'git-storage')) Object.assign(env, await startExtraShards(shards, env, (name, shardEnv) => startOne(name, 'git-storage', index, shardEnv)));
+      if (stage.some((e) => e.name === 'git-storage')) Object.assign(env, await startExtraShards(shards, env, async (name, shardEnv) => startOne(name, 'git-storage', index, { ...shardEnv, ...(await direct.shardEnv(name)) })));
     }
     if (replicas > 1) {
       const gatewayPorts: number[] = [];
@@ -271,7 +281,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   writeSettingsFile(dataDir, env);
   const processes = [{ name: 'launcher', pid: process.pid }, ...runner.list(), ...(haproxy ? [{ name: 'haproxy', pid: haproxy.pid }] : [])];
   logger.info(
-    { port, ssh_port: sshPort, metrics_ports: metricsPorts, data_dir: dataDir, database: databaseUrl ? 'postgres' : 'pglite', bus: amqpUrl ? 'rabbitmq' : 'in-process', mode: split ? 'process-per-service' : 'one-process', replicas, services: started, processes },
+    { port, ssh_port: sshPort, lfs_direct_urls: direct.urls, metrics_ports: metricsPorts, data_dir: dataDir, database: databaseUrl ? 'postgres' : 'pglite', bus: amqpUrl ? 'rabbitmq' : 'in-process', mode: split ? 'process-per-service' : 'one-process', replicas, services: started, processes },
     'githost started',
   );
   let stopped: Promise<void> | undefined;
@@ -288,6 +298,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
     gatewayUrls,
     replicaPorts,
     haproxyStatsUrl,
+    lfsDirectUrls: direct.urls,
     grpcAddresses: { gitStorage: env.GIT_STORAGE_GRPC_ADDR as string, accounts: env.ACCOUNTS_GRPC_ADDR as string },
     stop: () => (stopped ??= stopAll()),
   };

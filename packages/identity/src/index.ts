@@ -246,6 +246,12 @@ export interface LfsActionGrant {
   /** The most the grant allows whatever the principal's own permission (a deploy key's: it acts
    *  as the repository's owner but never with more than its key grants). */
   max_permission?: Permission;
+  /** The repository's id, for a grant a shard checks by itself (docs/decisions/lfs.md#direct-transfers):
+   *  with no gateway in front, the grant is the only word on which repository's folder it opens. */
+  repository_id?: string;
+  /** The object's size in bytes as the batch announced it (upload) or the shard holds it
+   *  (download): a direct upload of any other length is refused before a byte is read. */
+  size?: number;
 }
 
 /** The `Authorization` scheme that carries an LFS action grant. */

@@ -22,8 +22,19 @@ describe('loadConfig', () => {
       pushIdleTimeoutMs: 60000,
       lfsMaxObjectBytes: 5 * 1024 ** 3,
       publicUrl: 'http://localhost:3000',
+      lfsDirectUrl: undefined,
+      lfsDirectPort: 3104,
+      lfsDirectBindHost: '0.0.0.0',
       housekeeping: { delayMs: 2000, concurrency: 1, looseObjectsLimit: 1024, looseRefsLimit: 64, packsLimit: 16 },
     });
+  });
+
+  it('when LFS_DIRECT_URL is set, then the direct listener takes it without its trailing slash, on its own port and interface; a URL that is not http(s) stops start-up', () => {
+    const base = { ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET, BIND_HOST: '127.0.0.1' };
+    const c = loadConfig({ ...base, LFS_DIRECT_URL: 'https://lfs-a.example.com/shard-a/', LFS_DIRECT_PORT: '8443', LFS_DIRECT_BIND_HOST: '0.0.0.0' });
+    expect([c.lfsDirectUrl, c.lfsDirectPort, c.lfsDirectBindHost, c.bindHost]).toEqual(['https://lfs-a.example.com/shard-a', 8443, '0.0.0.0', '127.0.0.1']);
+    expect(loadConfig({ ...base, LFS_DIRECT_URL: '' }).lfsDirectUrl).toBeUndefined();
+    expect(() => loadConfig({ ...base, LFS_DIRECT_URL: 'ftp://lfs.example.com' })).toThrow(/LFS_DIRECT_URL/);
   });
 
   it('when a value is bad, then start-up stops with a message naming it', () => {

@@ -17,6 +17,9 @@ const schema = z
     PUSH_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
     LFS_MAX_OBJECT_BYTES: bytes().default(5 * 1024 ** 3),
     PUBLIC_URL: z.string().url().default('http://localhost:3000'),
+    LFS_DIRECT_URL: unlessBlank(z.string().url().refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http(s) URL').optional()),
+    LFS_DIRECT_PORT: env.port(3104),
+    LFS_DIRECT_BIND_HOST: unlessBlank(env.bindHost().optional()),
     HOUSEKEEPING_DELAY_MS: z.coerce.number().int().min(0).default(HOUSEKEEPING_DEFAULTS.delayMs),
     HOUSEKEEPING_CONCURRENCY: z.coerce.number().int().min(1).default(HOUSEKEEPING_DEFAULTS.concurrency),
     HOUSEKEEPING_LOOSE_OBJECTS: z.coerce.number().int().min(0).default(HOUSEKEEPING_DEFAULTS.looseObjectsLimit),
@@ -48,6 +51,14 @@ const schema = z
     lfsMaxObjectBytes: e.LFS_MAX_OBJECT_BYTES,
     /** Where clients reach githost (the gateway): LFS batch answers point their actions there. */
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
+    /** This shard's own public base URL for LFS object transfers; unset: object actions point at
+     *  the gateway (PUBLIC_URL), and no direct listener runs (docs/decisions/lfs.md#direct-transfers). */
+    lfsDirectUrl: e.LFS_DIRECT_URL?.replace(/\/+$/, ''),
+    /** The direct listener's port (default 3104), only when LFS_DIRECT_URL is set; 0 picks a free one. */
+    lfsDirectPort: e.LFS_DIRECT_PORT,
+    /** The interface the direct listener binds; default BIND_HOST. It is the one listener meant to
+     *  be reachable from clients, so it may bind where the internal ones do not. */
+    lfsDirectBindHost: e.LFS_DIRECT_BIND_HOST ?? e.BIND_HOST,
     /** Repository housekeeping after ref updates (docs/decisions/housekeeping.md). */
     housekeeping: {
       delayMs: e.HOUSEKEEPING_DELAY_MS,

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createEventBus, FileJournal, startJournalRelay, type EventBus, type Relay } from '@githost/bus';
-import { createHttpApp, createRegistry, finish, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
+import { createHttpApp, createRegistry, finish, listen, requestObserver, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening } from '@githost/http';
 import { grpcClientMetrics, grpcServerMetrics, startGrpcServer, type GrpcListening } from '@githost/grpc';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
@@ -22,6 +22,7 @@ import { registerStorageService } from './grpc/service.js';
 import { Housekeeper, type HousekeepingOptions } from './housekeeping/housekeeper.js';
 import { mountArchives } from './http/archive.js';
 import { mountGitTransport } from './http/git-transport.js';
+import { lfsDirectHandler } from './http/lfs-direct.js';
 import { mountLfs } from './http/lfs-transport.js';
 import { DiskObjectStore } from './lfs/disk-object-store.js';
 import { LockStore } from './lfs/lock-store.js';
@@ -48,7 +49,7 @@ export interface ServerDeps {
   pushedBranches?: PushedBranchAdopter;
 }
 
-export interface GitStorageService extends Service<{ httpPort: number; grpcPort: number; metricsPort: number }> {
+export interface GitStorageService extends Service<{ httpPort: number; grpcPort: number; metricsPort: number; lfsDirectPort?: number }> {
   /** Internals for tests and the testing helpers. */
   readonly context: StorageContext;
   readonly journal: FileJournal;
@@ -94,6 +95,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
   let http: Listening | undefined;
   let grpcServer: GrpcListening | undefined;
   let metricsListening: MetricsListening | undefined;
+  let lfsDirect: Listening | undefined;
 
   return {
     context,
@@ -108,7 +110,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
       await lfsStore.recover();
       const app = createHttpApp({ service: 'git-storage', logger, internalSecret: config.internalSecret, json: false, registry });
       mountGitTransport(app, context);
-      mountLfs(app, context, { store: lfsStore, locks: lfsLocks, publicUrl: config.publicUrl, maxObjectBytes: config.lfsMaxObjectBytes, internalSecret: config.internalSecret });
+      mountLfs(app, context, { store: lfsStore, locks: lfsLocks, publicUrl: config.publicUrl, maxObjectBytes: config.lfsMaxObjectBytes, internalSecret: config.internalSecret, directUrl: config.lfsDirectUrl });
       mountArchives(app, context);
       finish(app);
       grpcServer = await startGrpcServer((server) => registerStorageService(server, context, grpcInstruments), config.grpcPort, config.bindHost, ['githost.storage.v1.StorageService'], config.internalSecret);
@@ -117,16 +119,27 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
       // A 2 GiB push may take longer than node's 5-minute whole-request limit; the transport's idle
       // cut-off (PUSH_IDLE_TIMEOUT_MS) is what ends a client that stopped sending.
       http.server.requestTimeout = 0;
+      if (config.lfsDirectUrl) {
+        // Its own port, not the internal HTTP one: that port trusts the gateway's signed identity
+        // and serves git transport, so only a listener that has nothing else on it can be public
+        // (docs/decisions/lfs.md#direct-transfers).
+        const handler = lfsDirectHandler(context, { store: lfsStore, maxObjectBytes: config.lfsMaxObjectBytes, internalSecret: config.internalSecret, directUrl: config.lfsDirectUrl, observe: requestObserver(app), registry, logger });
+        lfsDirect = await listen(handler, config.lfsDirectPort, config.lfsDirectBindHost);
+        // A 5 GiB object may take longer than node's whole-request limit; a client that sends
+        // nothing for PUSH_IDLE_TIMEOUT_MS is cut off instead, as the gateway's body timeout does.
+        lfsDirect.server.requestTimeout = 0;
+        lfsDirect.server.setTimeout(config.pushIdleTimeoutMs);
+      }
       // Starting the relay also publishes events journaled before a crash or while the bus was down.
       if (bus) relay = startJournalRelay({ journal, bus, logger });
       else logger.warn('git-storage: no event bus configured (AMQP_URL unset); push events stay in the journal');
-      logger.info({ http_port: http.port, grpc_port: grpcServer.port, data_dir: dataDir }, 'git-storage listening');
-      return { httpPort: http.port, grpcPort: grpcServer.port, metricsPort: metricsListening.port };
+      logger.info({ http_port: http.port, grpc_port: grpcServer.port, lfs_direct_port: lfsDirect?.port, data_dir: dataDir }, 'git-storage listening');
+      return { httpPort: http.port, grpcPort: grpcServer.port, metricsPort: metricsListening.port, ...(lfsDirect ? { lfsDirectPort: lfsDirect.port } : {}) };
     },
     async stop() {
       context.watchers.close();
       adoption?.close();
-      await Promise.all([http?.close(), grpcServer?.close(), metricsListening?.close()]);
+      await Promise.all([http?.close(), lfsDirect?.close(), grpcServer?.close(), metricsListening?.close()]);
       await context.intents.settled(); // UpdateRefs answered, their events still on the way into the journal
       await context.housekeeping.stop();
       await relay?.stop();

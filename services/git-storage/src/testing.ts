@@ -26,6 +26,8 @@ export interface TestStorage {
   /** `127.0.0.1:<port>` of the gRPC server. */
   grpcAddress: string;
   httpPort: number;
+  /** The direct LFS listener's URL (LFS_DIRECT_URL) when `lfsDirectPath` was given. */
+  lfsDirectUrl?: string;
   /** Where `GET /metrics` is served. */
   metricsPort: number;
   dataDir: string;
@@ -106,6 +108,14 @@ export async function startFakeRefPolicies(secret: string): Promise<FakeRefPolic
   };
 }
 
+/** LFS_DIRECT_URL and LFS_DIRECT_PORT on a port free a moment ago (the URL must name the port
+ *  before the listener starts), or neither. */
+async function directListener(pathname: string | undefined): Promise<Pick<Config, 'lfsDirectUrl' | 'lfsDirectPort' | 'lfsDirectBindHost'>> {
+  if (pathname === undefined) return { lfsDirectUrl: undefined, lfsDirectPort: 0, lfsDirectBindHost: '127.0.0.1' };
+  const port = await freePort();
+  return { lfsDirectUrl: `http://127.0.0.1:${port}${pathname}`, lfsDirectPort: port, lfsDirectBindHost: '127.0.0.1' };
+}
+
 export interface TestStorageOptions {
   bus?: EventBus;
   housekeepingDelayMs?: number;
@@ -123,6 +133,9 @@ export interface TestStorageOptions {
   repositoryQuotaBytes?: number;
   pushIdleTimeoutMs?: number;
   lfsMaxObjectBytes?: number;
+  /** Runs the direct LFS listener (LFS_DIRECT_URL) on a free loopback port, its URL ending in this
+   *  path ('' for none). */
+  lfsDirectPath?: string;
 }
 
 export async function startTestStorage(opts: TestStorageOptions = {}): Promise<TestStorage> {
@@ -147,10 +160,11 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
     pushIdleTimeoutMs: opts.pushIdleTimeoutMs ?? 60_000,
     lfsMaxObjectBytes: opts.lfsMaxObjectBytes ?? 5 * 1024 ** 3,
     publicUrl: 'http://localhost:3000',
+    ...(await directListener(opts.lfsDirectPath)),
     housekeeping: HOUSEKEEPING_DEFAULTS,
   };
   const service = createServer(config, { bus: opts.bus, housekeeping: { ...opts.housekeeping, delayMs: opts.housekeepingDelayMs ?? 60_000 } });
-  let ports: { httpPort: number; grpcPort: number; metricsPort: number };
+  let ports: { httpPort: number; grpcPort: number; metricsPort: number; lfsDirectPort?: number };
   try {
     ports = await service.start();
   } catch (err) {
@@ -166,6 +180,7 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
   return {
     grpcAddress,
     httpPort,
+    lfsDirectUrl: config.lfsDirectUrl,
     metricsPort,
     dataDir,
     config,

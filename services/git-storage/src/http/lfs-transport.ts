@@ -3,28 +3,26 @@ import type { NextFunction } from '@githost/http';
 import { identityOf, route, type Express, type Request, type Response } from '@githost/http';
 import { LFS_ACTION_SCHEME, signLfsActionGrant } from '@githost/identity';
 import { ACTION_EXPIRES_IN_SECONDS, answerBatch, parseBatchRequest } from '../lfs/batch.js';
-import { directoryBytes, type DiskObjectStore } from '../lfs/disk-object-store.js';
 import type { LockStore, LfsLock } from '../lfs/lock-store.js';
-import { LFS_OID, type LfsObjectStore } from '../lfs/object-store.js';
-import { repositoryPath } from '../repository-path.js';
 import { existingRepository, type StorageContext } from '../storage-context.js';
+import { readJson, receiveObject, repositoryBytes, sendLfs, sendObject, verifyObject, type LfsStore } from './lfs-objects.js';
 import { authorizeRepository } from './transport-access.js';
 
-/** git-lfs docs/api: every request and answer of the LFS API carries this media type. */
-export const LFS_MEDIA_TYPE = 'application/vnd.git-lfs+json';
-/** A batch or lock request is a few KiB; anything far larger is not one. */
-const MAX_JSON_BYTES = 1024 * 1024;
+export { LFS_MEDIA_TYPE } from './lfs-objects.js';
 const LFS = String.raw`^\/([^/]+)\/([^/]+)\.git\/info\/lfs`;
 const LFS_PATHS = new RegExp(`${LFS}\\/`);
 
 export interface LfsDeps {
-  store: LfsObjectStore & Pick<DiskObjectStore, 'repositoryDir'>;
+  store: LfsStore;
   locks: LockStore;
   /** PUBLIC_URL: the actions' hrefs point at githost's own object endpoints through the gateway. */
   publicUrl: string;
   maxObjectBytes: number;
   /** GITHOST_INTERNAL_SECRET: signs the actions' grants, which the gateway checks. */
   internalSecret: string;
+  /** LFS_DIRECT_URL: when set, signed-in callers' object actions point at this shard's own public
+   *  listener instead (docs/decisions/lfs.md#direct-transfers). */
+  directUrl?: string;
 }
 
 function params(req: Request): { owner: string; name: string } {
@@ -50,33 +48,6 @@ function signedRepository(req: Request, res: Response, access: 'read' | 'write')
   return authorizeRepository(identityOf(res), owner, name, access);
 }
 
-async function readJson(req: Request): Promise<unknown> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== LFS_MEDIA_TYPE && type !== 'application/json') throw new AppError('unsupported_media_type', `Content-Type must be ${LFS_MEDIA_TYPE}`);
-  const chunks: Buffer[] = [];
-  let length = 0;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      length += chunk.length;
-      if (length > MAX_JSON_BYTES) throw new AppError('too_large', 'Request body too large');
-      chunks.push(chunk);
-    }
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw validation('The request body ended early');
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw validation('The request body is not valid JSON');
-  }
-}
-
-function sendLfs(res: Response, status: number, body: unknown): void {
-  res.status(status).setHeader('Content-Type', LFS_MEDIA_TYPE);
-  res.end(JSON.stringify(body));
-}
-
 function lockJson(l: LfsLock): LfsLock {
   return { id: l.id, path: l.path, locked_at: l.locked_at, owner: { name: l.owner.name } };
 }
@@ -88,11 +59,10 @@ function lockJson(l: LfsLock): LfsLock {
  */
 export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void {
   const { store, locks } = deps;
-  const base = (req: Request) => {
+  const base = (root: string, req: Request) => {
     const { owner, name } = params(req);
-    return `${deps.publicUrl}/${encodeURIComponent(owner)}/${encodeURIComponent(name)}.git/info/lfs`;
+    return `${root}/${encodeURIComponent(owner)}/${encodeURIComponent(name)}.git/info/lfs`;
   };
-  const repositoryBytes = (id: string) => async () => (await directoryBytes(repositoryPath(ctx.dataDir, id))) + (await store.usage(id));
 
   app.post(
     new RegExp(`${LFS}\\/objects\\/batch$`),
@@ -104,16 +74,26 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
       const { owner, name } = params(req);
       const expiresAt = Date.now() + ACTION_EXPIRES_IN_SECONDS * 1000;
       // The client's credential stops at the gateway; a grant for exactly this object stands in for
-      // it on the action's href. Anonymous callers (a public download) need none.
-      const header = (oid: string, operation: 'upload' | 'download') =>
-        principal ? { Authorization: `${LFS_ACTION_SCHEME} ${signLfsActionGrant({ principal, repository: `${owner}/${name}`, oid, operation, expires_at: expiresAt }, deps.internalSecret)}` } : undefined;
+      // it on the action's href. A direct transfer's grant is all the shard's public listener
+      // checks, so it also names the repository's id and the object's size
+      // (docs/decisions/lfs.md#direct-transfers). Anonymous callers (a public download) need no
+      // grant and have no principal to bind one to: they stay on the gateway, whose per-address
+      // rate limit bounds them.
+      const direct = deps.directUrl !== undefined && Boolean(principal);
+      const root = direct ? deps.directUrl! : deps.publicUrl;
+      const header = (oid: string, operation: 'upload' | 'download', size: number) => {
+        if (!principal) return undefined;
+        const scope = direct ? { repository_id: repo.id, size } : {};
+        const grant = signLfsActionGrant({ principal, repository: `${owner}/${name}`, oid, operation, expires_at: expiresAt, ...scope }, deps.internalSecret);
+        return { Authorization: `${LFS_ACTION_SCHEME} ${grant}` };
+      };
       const objects = await answerBatch(
         store,
         repo.id,
         request,
         { maxObjectBytes: deps.maxObjectBytes, quotaBytes: ctx.pushLimits.quotaBytes },
-        { object: (oid) => `${base(req)}/objects/${oid}`, verify: (oid) => `${base(req)}/objects/${oid}/verify`, header },
-        repositoryBytes(repo.id),
+        { object: (oid) => `${base(root, req)}/objects/${oid}`, verify: (oid) => `${base(root, req)}/objects/${oid}/verify`, header },
+        repositoryBytes(ctx, store, repo.id),
       );
       sendLfs(res, 200, { transfer: 'basic', objects, hash_algo: 'sha256' });
     }),
@@ -124,14 +104,7 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
     route(async (req, res) => {
       res.locals.routeLabel = '/:owner/:repo.git/info/lfs/objects/:oid';
       const repo = signedRepository(req, res, 'read');
-      const oid = (req.params as unknown as Record<string, string>)[2]!;
-      const found = LFS_OID.test(oid) ? await store.read(repo.id, oid) : undefined;
-      if (!found) throw new AppError('not_found', 'Object does not exist');
-      res.status(200).setHeader('Content-Type', 'application/octet-stream');
-      res.setHeader('Content-Length', String(found.size));
-      found.body.on('error', (err) => res.destroy(err));
-      res.on('close', () => found.body.destroy());
-      found.body.pipe(res);
+      await sendObject(store, repo.id, (req.params as unknown as Record<string, string>)[2]!, res);
     }),
   );
 
@@ -140,23 +113,7 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
     route(async (req, res) => {
       res.locals.routeLabel = '/:owner/:repo.git/info/lfs/objects/:oid';
       const repo = await lfsRepository(ctx, req, res, 'write');
-      const oid = (req.params as unknown as Record<string, string>)[2]!;
-      if (!LFS_OID.test(oid)) throw validation('oid must be a sha256 in lowercase hex');
-      // basic-transfers.md: git-lfs sends the object's size as Content-Length; the store holds the
-      // body to exactly that many bytes, so a short or long upload stores nothing.
-      const declared = req.headers['content-length'];
-      const size = declared !== undefined && /^\d{1,16}$/.test(declared) ? Number(declared) : Number.NaN;
-      if (!Number.isSafeInteger(size)) throw validation('Content-Length is required: the object\'s size in bytes');
-      if (size > deps.maxObjectBytes) throw new AppError('too_large', `The object is ${size} bytes; the largest allowed is ${deps.maxObjectBytes}`);
-      const quota = ctx.pushLimits.quotaBytes;
-      if (quota !== undefined && (await store.size(repo.id, oid)) === undefined && (await repositoryBytes(repo.id)()) + size > quota) {
-        throw new AppError('too_large', `The repository is over its quota of ${quota} bytes`);
-      }
-      await store.write(repo.id, oid, size, req).catch((err: unknown) => {
-        // The client went away mid-upload: its mistake, and the store kept nothing.
-        if (!(err instanceof AppError) && !req.complete) throw validation(`The upload ended before its ${size} bytes`);
-        throw err;
-      });
+      await receiveObject(ctx, store, deps, repo.id, (req.params as unknown as Record<string, string>)[2]!, req);
       sendLfs(res, 200, {});
     }),
   );
@@ -165,13 +122,9 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
     new RegExp(`${LFS}\\/objects\\/([^/]+)\\/verify$`),
     route(async (req, res) => {
       res.locals.routeLabel = '/:owner/:repo.git/info/lfs/objects/:oid/verify';
-      const body = (await readJson(req)) as { oid?: unknown; size?: unknown } | null;
+      const body = await readJson(req);
       const repo = signedRepository(req, res, 'write');
-      const oid = (req.params as unknown as Record<string, string>)[2]!;
-      // One stat: the upload's 200 came only after the object was checked, fsynced and in place.
-      const stored = LFS_OID.test(oid) ? await store.size(repo.id, oid) : undefined;
-      if (stored === undefined) throw new AppError('not_found', 'Object does not exist');
-      if (body?.size !== stored) throw validation(`The object has ${stored} bytes, not ${String(body?.size)}`);
+      await verifyObject(store, repo.id, (req.params as unknown as Record<string, string>)[2]!, body);
       sendLfs(res, 200, {});
     }),
   );

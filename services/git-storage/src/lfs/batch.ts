@@ -36,8 +36,9 @@ export interface BatchLimits {
 export interface BatchLinks {
   object(oid: string): string;
   verify(oid: string): string;
-  /** Headers that let the caller's client perform this action (docs/decisions/lfs.md). */
-  header(oid: string, operation: 'upload' | 'download'): Record<string, string> | undefined;
+  /** Headers that let the caller's client perform this action on the object of `size` bytes
+   *  (docs/decisions/lfs.md). */
+  header(oid: string, operation: 'upload' | 'download', size: number): Record<string, string> | undefined;
 }
 
 /** batch.md: an action's `expires_in`, after which the client asks the batch endpoint again; the
@@ -68,8 +69,8 @@ export function parseBatchRequest(body: unknown): BatchRequest {
  * object never fails the others.
  */
 export async function answerBatch(store: LfsObjectStore, repositoryId: string, request: BatchRequest, limits: BatchLimits, links: BatchLinks, repositoryBytes: () => Promise<number>): Promise<BatchObjectAnswer[]> {
-  const action = (href: string, oid: string, operation: 'upload' | 'download'): Action => {
-    const header = links.header(oid, operation);
+  const action = (href: string, oid: string, operation: 'upload' | 'download', size: number): Action => {
+    const header = links.header(oid, operation, size);
     return { href, ...(header ? { header } : {}), expires_in: ACTION_EXPIRES_IN_SECONDS };
   };
   let budget: number | undefined;
@@ -86,7 +87,7 @@ export async function answerBatch(store: LfsObjectStore, repositoryId: string, r
     const stored = await store.size(repositoryId, oid);
     if (request.operation === 'download') {
       if (stored === undefined) answers.push({ oid, size, error: { code: 404, message: 'Object does not exist' } });
-      else answers.push({ oid, size: stored, authenticated: true, actions: { download: action(links.object(oid), oid, 'download') } });
+      else answers.push({ oid, size: stored, authenticated: true, actions: { download: action(links.object(oid), oid, 'download', stored) } });
       continue;
     }
     // Already here: no action, the client skips it (batch.md "upload").
@@ -106,7 +107,7 @@ export async function answerBatch(store: LfsObjectStore, repositoryId: string, r
       }
       budget -= size;
     }
-    answers.push({ oid, size, authenticated: true, actions: { upload: action(links.object(oid), oid, 'upload'), verify: action(links.verify(oid), oid, 'upload') } });
+    answers.push({ oid, size, authenticated: true, actions: { upload: action(links.object(oid), oid, 'upload', size), verify: action(links.verify(oid), oid, 'upload', size) } });
   }
   return answers;
 }
