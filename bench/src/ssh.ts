@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateSshKey } from '@githost/test-support';
 import { createRepo, gitUrl } from './api.js';
@@ -169,7 +169,8 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
       ),
     ];
     tables.push(setupTable(setup, plain !== undefined, setup.hosted.length > 0 ? undefined : unavailable, rounds));
-    tables.push(await idleTable(ctx, service.pid, sshPort, busyRss, hosted !== undefined || sshPush !== undefined ? undefined : unavailable));
+    const sshPeaks = { push: sshPush?.rss.byProcess.ssh, clone: sshClone?.rss.byProcess.ssh };
+    tables.push(await idleTable(ctx, service.pid, sshPort, busyRss, sshPeaks, hosted !== undefined || sshPush !== undefined ? undefined : unavailable));
     notes.push(`githost checks every pushed object (receive.fsckObjects); the OpenSSH baseline the target is read against is git-receive-pack with git's defaults, as the issue states it; the second push row is the same sshd into a repository with git-storage's receive settings (${GITHOST_RECEIVE_CONFIG.map(([k, v]) => `${k}=${v}`).join(', ')}: services/git-storage/src/git/repository.ts, hooks/receive-pack.ts), githost's hooks and events aside`);
     return { name: 'ssh', title: 'Git over SSH', tables, notes };
   } finally {
@@ -234,19 +235,34 @@ function rssOfListener(port: number): number | undefined {
   return pid === undefined ? undefined : statusBytes(pid, 'VmRSS');
 }
 
-async function idleTable(ctx: BenchContext, servicePid: number, sshPort: number | undefined, busyRss: number | undefined, unavailable: string | undefined): Promise<Table> {
-  const header = ['process holding SSH_PORT', 'pid', 'VmRSS as the last connection ended', 'idle VmRSS', 'VmHWM since start', 'target', 'met'];
+/** MiB to a tenth: the idle figure and its target are a MiB or two apart. */
+const fmtMiB1 = (bytes: number | undefined): string => (bytes === undefined ? '—' : `${(bytes / 1048576).toFixed(1)} MiB`);
+
+/** Anonymous and file-backed resident bytes (/proc/<pid>/smaps_rollup), what the idle figure is made of. */
+function residentSplit(pid: number): string {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kB = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? NaN) * 1024;
+    return `${fmtMiB1(kB('Anonymous'))} / ${fmtMiB1(kB('Rss') - kB('Anonymous'))}`;
+  } catch {
+    return '—';
+  }
+}
+
+async function idleTable(ctx: BenchContext, servicePid: number, sshPort: number | undefined, busyRss: number | undefined, sshPeaks: { push?: number; clone?: number }, unavailable: string | undefined): Promise<Table> {
+  const header = ['process holding SSH_PORT', 'pid', 'VmRSS as the last connection ended', 'idle VmRSS', 'of which anonymous / file', 'peak RSS during its push / clone', 'VmHWM since start', 'target', 'met'];
   const title = `the SSH service's idle RSS (VmRSS of the process that holds SSH_PORT, once githost was quiet for a second and ${IDLE_SETTLE_MS / 1000} s more; target <= ${fmtMiB(TARGET_IDLE_RSS)})`;
   // A listener that failed later still has an idle RSS worth reporting; no listener has none.
-  if (sshPort === undefined || unavailable === NO_SSH_LISTENER) return { title, header, rows: [[NO_SSH_LISTENER, '—', '—', '—', '—', `<= ${fmtMiB(TARGET_IDLE_RSS)}`, '—']] };
+  if (sshPort === undefined || unavailable === NO_SSH_LISTENER) return { title, header, rows: [[NO_SSH_LISTENER, '—', '—', '—', '—', '—', '—', `<= ${fmtMiB(TARGET_IDLE_RSS)}`, '—']] };
   await waitForQuiet(servicePid);
   await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
   const pid = listenerPid(sshPort);
-  if (pid === undefined) return { title, header, rows: [['(listening socket not found in /proc)', '—', '—', '—', '—', `<= ${fmtMiB(TARGET_IDLE_RSS)}`, '—']] };
+  if (pid === undefined) return { title, header, rows: [['(listening socket not found in /proc)', '—', '—', '—', '—', '—', '—', `<= ${fmtMiB(TARGET_IDLE_RSS)}`, '—']] };
   const rss = statusBytes(pid, 'VmRSS');
   // With all services in one process, the port is the launcher's: say so, the figure is everyone's.
   const name = pid === servicePid ? `${processTitle(pid)} (the launcher: ${ctx.processPerService ? 'the port is bound by the launcher itself' : 'every service runs in this one process'})` : processTitle(pid);
-  return { title, header, rows: [[name, String(pid), fmtMiB(busyRss), fmtMiB(rss), fmtMiB(statusBytes(pid, 'VmHWM')), `<= ${fmtMiB(TARGET_IDLE_RSS)}`, rss === undefined ? '—' : verdict(rss <= TARGET_IDLE_RSS)]] };
+  const peaks = `${fmtMiB1(sshPeaks.push)} / ${fmtMiB1(sshPeaks.clone)}`;
+  return { title, header, rows: [[name, String(pid), fmtMiB1(busyRss), fmtMiB1(rss), residentSplit(pid), peaks, fmtMiB1(statusBytes(pid, 'VmHWM')), `<= ${fmtMiB(TARGET_IDLE_RSS)}`, rss === undefined ? '—' : verdict(rss <= TARGET_IDLE_RSS)]] };
 }
 
 /** One `ssh` run to exec git-upload-pack and end it with a flush; milliseconds from spawn to exit. */
