@@ -1,0 +1,10 @@
+// Original file: githost/storage/v1/storage.proto
+
+
+export interface AnnounceChangeRequest {
+  'repository_id'?: (string);
+}
+
+export interface AnnounceChangeRequest__Output {
+  'repository_id': (string);
+}
