@@ -21,6 +21,9 @@ const CALL_TIMEOUT_MS = 2000;
 /** The gRPC status of a git-storage that predates AnnounceChange. */
 const UNIMPLEMENTED = 12;
 
+/** announceChange's repository for a change that may show in every repository of the shard. */
+export const EVERY_REPOSITORY = Symbol('every repository');
+
 /**
  * Tells the watchers of `shard` that `repositoryId`'s facts other than its refs changed
  * (git-storage AnnounceChange) and resolves once every watcher acked it
@@ -31,21 +34,27 @@ const UNIMPLEMENTED = 12;
  * (their versions are undefined until they reconnect under a new epoch); that is logged as an
  * error. A git-storage without the call does not relay facts, so no watcher keeps anything by them.
  */
-export async function announceChange(clients: Pick<ShardClients, 'client'>, shard: string, repositoryId: string, opts: AnnounceOptions = {}): Promise<void> {
+export async function announceChange(clients: Pick<ShardClients, 'client'>, shard: string, repositoryId: string | typeof EVERY_REPOSITORY, opts: AnnounceOptions = {}): Promise<void> {
+  const request = repositoryId === EVERY_REPOSITORY ? { repository_id: '', every_repository: true } : { repository_id: repositoryId };
   const until = Date.now() + (opts.retryForMs ?? DEFAULT_ANNOUNCE_RETRY_MS);
   for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
     try {
       const client = clients.client(shard);
-      await callUnary<storage.AnnounceChangeRequest, storage.AnnounceChangeResponse__Output>(client, client.AnnounceChange, { repository_id: repositoryId }, { requestId: opts.requestId, timeoutMs: CALL_TIMEOUT_MS, metrics: opts.metrics });
+      await callUnary<storage.AnnounceChangeRequest, storage.AnnounceChangeResponse__Output>(client, client.AnnounceChange, request, { requestId: opts.requestId, timeoutMs: CALL_TIMEOUT_MS, metrics: opts.metrics });
       return;
     } catch (err) {
       if (err instanceof AppError && (err.cause as { code?: unknown } | undefined)?.code === UNIMPLEMENTED) return;
       const retry = !(err instanceof AppError) || err.kind === 'unavailable';
       if (!retry || Date.now() + delay > until) {
-        opts.logger?.error({ err, shard, repository_id: repositoryId, request_id: opts.requestId }, 'could not announce a repository change to git-storage watchers');
+        opts.logger?.error({ err, shard, repository_id: request.repository_id || 'every repository', request_id: opts.requestId }, 'could not announce a repository change to git-storage watchers');
         return;
       }
       await new Promise((r) => setTimeout(r, delay));
     }
   }
+}
+
+/** announceChange of every repository on every shard, side by side (an account deleted). Never throws. */
+export async function announceEverywhere(clients: ShardClients, opts: AnnounceOptions = {}): Promise<void> {
+  await Promise.all(clients.shards.map((shard) => announceChange(clients, shard, EVERY_REPOSITORY, opts)));
 }

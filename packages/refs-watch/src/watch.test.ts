@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { createStorageRouter, singleShard, type StorageRouter } from '@githost/storage-router';
 import { startTestStorage, type TestStorage } from '@githost/git-storage/testing';
-import { announceChange, createRefsWatch, type RefsWatch } from './index.js';
+import { announceChange, announceEverywhere, createRefsWatch, type RefsWatch } from './index.js';
 
 let s: TestStorage;
 let router: StorageRouter;
@@ -101,6 +101,19 @@ describe('facts version (AnnounceChange)', () => {
     const announced = w.factsVersion('default', 'a');
     await announceChange(router, 'default', 'a');
     expect(w.factsVersion('default', 'a')).not.toBe(announced);
+  });
+
+  it('when a change of every repository is announced (an account deleted), then every facts version of the shard moves and no refs version does', async () => {
+    const w = watch();
+    await w.ready();
+    const before = ['g', 'h'].map((id) => [w.factsVersion('default', id), w.version('default', id)]);
+    await announceEverywhere(router);
+    const after = ['g', 'h'].map((id) => [w.factsVersion('default', id), w.version('default', id)]);
+    for (const [i, [facts, refs]] of after.entries()) {
+      expect(facts).toEqual(expect.any(String));
+      expect(facts).not.toBe(before[i]![0]);
+      expect(refs).toBe(before[i]![1]);
+    }
   });
 
   it('when refs change, then the facts version stays (each counter moves on its own)', async () => {

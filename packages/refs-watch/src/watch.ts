@@ -154,7 +154,8 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
         newEpoch(w);
         emit(w.name, undefined);
       } else if (msg.facts) {
-        // Nothing derived from refs changed: no listener runs, ref caches stay.
+        // Nothing derived from refs changed: no listener runs, ref caches stay. An empty id is
+        // every repository of the shard (factsVersion reads it beside each repository's own).
         w.factsChanged.set(msg.repository_id, ++w.counter);
       } else {
         w.changed.set(msg.repository_id, ++w.counter);
@@ -195,7 +196,7 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
     },
     factsVersion(shard, repositoryId) {
       const w = current(shard);
-      return w?.relaysFacts ? `${w.epoch}:${w.factsChanged.get(repositoryId) ?? 0}` : undefined;
+      return w?.relaysFacts ? `${w.epoch}:${w.factsChanged.get('') ?? 0}:${w.factsChanged.get(repositoryId) ?? 0}` : undefined;
     },
     live: (shard) => shardOf(shard)?.live ?? false,
     onChange(listener) {

@@ -1,6 +1,6 @@
 import { callUnary, type GrpcMetrics } from '@githost/grpc';
 import type { Logger } from '@githost/logging';
-import { announceChange } from '@githost/refs-watch';
+import { announceChange, announceEverywhere } from '@githost/refs-watch';
 import { createStorageRouter, type ShardMap, type StorageRouter } from '@githost/storage-router';
 import type { storage } from '@githost/protos';
 import type { CallContext, DeletionEvent, RepositoryStorage } from '../domain/ports.js';
@@ -48,6 +48,10 @@ export class GrpcRepositoryStorage implements RepositoryStorage {
 
   announceChange(shard: string, repositoryId: string, ctx: CallContext = {}): Promise<void> {
     return announceChange(this.router, shard, repositoryId, { requestId: ctx.requestId, logger: this.logger, metrics: this.metrics });
+  }
+
+  announceEverywhere(ctx: CallContext = {}): Promise<void> {
+    return announceEverywhere(this.router, { requestId: ctx.requestId, logger: this.logger, metrics: this.metrics });
   }
 
   /** For /readyz: whether some shard can take a new repository now. */

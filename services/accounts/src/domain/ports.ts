@@ -194,6 +194,8 @@ export interface RepositoryStorage {
   /** Tells git-storage's watchers that the repository's settings changed and resolves once they
    *  all heard it (docs/decisions/pulls-at-the-edge.md); never throws. */
   announceChange?(shard: string, repositoryId: string, ctx?: CallContext): Promise<void>;
+  /** The same for every repository on every shard: a change any of them may show (an account deleted). */
+  announceEverywhere?(ctx?: CallContext): Promise<void>;
 }
 
 /** Hashes and checks passwords (argon2id in production, src/crypto/argon2.ts). */

@@ -3,8 +3,10 @@
 
 export interface AnnounceChangeRequest {
   'repository_id'?: (string);
+  'every_repository'?: (boolean);
 }
 
 export interface AnnounceChangeRequest__Output {
   'repository_id': (string);
+  'every_repository': (boolean);
 }
