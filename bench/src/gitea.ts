@@ -106,13 +106,16 @@ export async function benchGitea(ctx: BenchContext): Promise<Section> {
     rows: cpuRows.map((r) => [r.label, per(Object.values(r.cpu).reduce((a, b) => a + b, 0), r.load.answers), ...names.map((n) => per(r.cpu[n], r.load.answers))]),
   };
 
-  const renovate = await renovateRun(ctx, service.url, service.processes, user);
+  // BENCH_GITEA_RENOVATE=0: the throughput rows alone (a before/after pair of runs of the pull
+  // request list with GITHOST_EDGE_KEEPS_PULLS=false and without, docs/decisions/pulls-at-the-edge.md).
+  const renovate = ctx.env.BENCH_GITEA_RENOVATE === '0' ? { table: undefined, notes: ['Renovate run skipped (BENCH_GITEA_RENOVATE=0)'] } : await renovateRun(ctx, service.url, service.processes, user);
   notes.push(
+    `the gateway ${ctx.env.GITHOST_EDGE_KEEPS_PULLS === 'false' ? 'did not keep' : 'kept'} the Gitea pull request list at its edge (GITHOST_EDGE_KEEPS_PULLS=${ctx.env.GITHOST_EDGE_KEEPS_PULLS ?? 'true'})`,
     `each slice is autocannon for ${seconds} s; req/s is answers over the summed slice time; p50 is the median of the slices' medians`,
     `the Gitea API answers through gitea-api, which calls githost's own endpoint through the gateway with the caller's token (services/gitea-api/README.md), so each of its answers crosses the gateway twice and is serialised twice: the CPU table shows the extra cost by process`,
     ...renovate.notes,
   );
-  return { name: 'gitea', title: 'Gitea-compatible API', tables: [throughput, cpu, renovate.table], notes };
+  return { name: 'gitea', title: 'Gitea-compatible API', tables: renovate.table ? [throughput, cpu, renovate.table] : [throughput, cpu], notes };
 }
 
 /** One Renovate run on a fresh repository whose package.json pins 20 dependencies at 1.0.0, each with tags up to 1.2.0 on githost. */

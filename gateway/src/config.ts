@@ -21,6 +21,7 @@ const schema = z
     ...grpcShardEnv,
     GITHOST_EDGE_CACHE_ENTRIES: env.int(DEFAULT_EDGE_ENTRIES),
     GITHOST_EDGE_CACHE_BYTES: env.int(DEFAULT_EDGE_CACHE_BYTES, 0),
+    GITHOST_EDGE_KEEPS_PULLS: env.bool(true),
     BROWSE_URL: optionalUrl(),
     MERGE_REQUESTS_URL: optionalUrl(),
     WEBHOOKS_URL: optionalUrl(),
@@ -59,6 +60,7 @@ const schema = z
       gitStorageGrpcShards: e.GIT_STORAGE_SHARDS || e.GIT_STORAGE_GRPC_ADDR ? grpcShardsOf(e) : undefined,
       edgeCacheEntries: e.GITHOST_EDGE_CACHE_ENTRIES,
       edgeCacheBytes: e.GITHOST_EDGE_CACHE_BYTES,
+      edgeKeepsPulls: e.GITHOST_EDGE_KEEPS_PULLS,
       rateLimits: {
         perTokenPerMinute: e.GITHOST_RATE_LIMIT_PER_MINUTE,
         anonymousPerMinute: e.GITHOST_RATE_LIMIT_ANON_PER_MINUTE,
@@ -115,6 +117,9 @@ export interface Config {
   edgeCacheEntries?: number;
   /** Whole browse answers kept at the edge, in bytes (GITHOST_EDGE_CACHE_BYTES, default 32 MiB; 0: none). */
   edgeCacheBytes?: number;
+  /** Whether the edge keeps the Gitea pull request list by the repository's facts version
+   *  (GITHOST_EDGE_KEEPS_PULLS, default true; docs/decisions/pulls-at-the-edge.md). */
+  edgeKeepsPulls?: boolean;
   /** Per-minute budgets: REST API (GITHOST_RATE_LIMIT_PER_MINUTE, GITHOST_RATE_LIMIT_ANON_PER_MINUTE)
    *  and git transport (GITHOST_GIT_RATE_LIMIT_PER_MINUTE, GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE),
    *  LFS object transfers (GITHOST_LFS_RATE_LIMIT_PER_MINUTE); absent: no limits. */

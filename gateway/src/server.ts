@@ -65,7 +65,9 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
     storageRouter = createStorageRouter(config.gitStorageGrpcShards, config.internalSecret);
     refsWatch = createRefsWatch(storageRouter, { logger });
   }
-  const refVersions = deps.refVersions ?? refsWatch;
+  const watched = deps.refVersions ?? refsWatch;
+  // Without facts versions nothing that shows a repository's merge requests is kept (validators.ts versionOf).
+  const refVersions = watched && config.edgeKeepsPulls === false ? { version: watched.version.bind(watched) } : watched;
   const edge = refVersions ? createEdgeValidators(refVersions, edgeEntries) : undefined;
   // Without a watch, only answers that can never change (immutable) are kept.
   const answers = edgeBytes > 0 ? createEdgeAnswers(refVersions ?? { version: () => undefined }, edgeBytes) : undefined;

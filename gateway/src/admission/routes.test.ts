@@ -131,7 +131,7 @@ describe('OAuth2 provider routes (docs/decisions/oauth2-provider.md#paths)', () 
   });
   it('when a Gitea read names a repository, then it names it for admission; when it reads content made of browse answers alone, then the edge may keep it (docs/decisions/gitea-api.md#warm-reads-at-the-edge)', () => {
     const repo = { owner: 'alice', name: 'demo' };
-    for (const p of ['/api/v1/repos/alice/demo', '/api/v1/repos/alice/demo/pulls', '/api/v1/repos/alice/demo/branches', '/api/v1/repos/alice/demo/branches/main', '/api/v1/repos/alice/demo/commits/main/status', '/api/v1/repos/alice/demo/commits/main/statuses', '/api/v1/repos/alice/demo/hooks']) {
+    for (const p of ['/api/v1/repos/alice/demo', '/api/v1/repos/alice/demo/pulls/1', '/api/v1/repos/alice/demo/pulls/1/files', '/api/v1/repos/alice/demo/branches', '/api/v1/repos/alice/demo/branches/main', '/api/v1/repos/alice/demo/commits/main/status', '/api/v1/repos/alice/demo/commits/main/statuses', '/api/v1/repos/alice/demo/hooks']) {
       expect([p, matchRoute('GET', p)]).toEqual([p, { upstream: 'gitea-api', auth: 'optional', surface: 'gitea', repo }]);
     }
     for (const p of ['/api/v1/repos/alice/demo/contents', '/api/v1/repos/alice/demo/contents/src/a.ts', '/api/v1/repos/alice/demo/raw/src/a.ts', '/api/v1/repos/alice/demo/git/trees/main', '/api/v1/repos/alice/demo/git/commits/' + 'a'.repeat(40), '/api/v1/repos/alice/demo/commits', '/api/v1/repos/alice/demo/tags', '/api/v1/repos/alice/demo/compare/main...dev']) {
@@ -143,6 +143,15 @@ describe('OAuth2 provider routes (docs/decisions/oauth2-provider.md#paths)', () 
     expect(matchRoute('GET', '/api/v1/repos/alice/demo/contents/a', 'access%5Ftoken=abc')?.edgeRead).toBeUndefined();
     expect(matchRoute('GET', '/api/v1/repos/alice/demo/contents/a', 'tokens=abc')?.edgeRead).toBe(true);
     expect(matchRoute('GET', '/api/v1/repos/al%2Fice/demo/contents/a')).toEqual({ upstream: 'gitea-api', auth: 'optional', surface: 'gitea' });
+  });
+  it('when a Gitea read lists pull requests, then the edge may keep it by the facts version too; a write to the list or a query credential, never (docs/decisions/pulls-at-the-edge.md)', () => {
+    const repo = { owner: 'alice', name: 'demo' };
+    expect(matchRoute('GET', '/api/v1/repos/alice/demo/pulls', 'state=open&limit=50')).toEqual({ upstream: 'gitea-api', auth: 'optional', surface: 'gitea', repo, edgeRead: true, edgeFacts: true });
+    expect(matchRoute('HEAD', '/api/v1/repos/alice/demo/pulls')?.edgeFacts).toBe(true);
+    expect(matchRoute('POST', '/api/v1/repos/alice/demo/pulls')).toEqual({ upstream: 'gitea-api', auth: 'optional', surface: 'gitea', repo });
+    expect(matchRoute('GET', '/api/v1/repos/alice/demo/pulls', 'token=abc')).toEqual({ upstream: 'gitea-api', auth: 'optional', surface: 'gitea', repo });
+    // Only a list shows facts: the content reads stay kept by the refs alone.
+    expect(matchRoute('GET', '/api/v1/repos/alice/demo/contents/a')?.edgeFacts).toBeUndefined();
   });
   it('when a path asks the caller\'s permission on a repository, then accounts answers a read of it', () => {
     expect(matchRoute('GET', '/api/repos/alice/demo/permission')).toEqual({ upstream: 'accounts', auth: 'optional', surface: 'api', repo: { owner: 'alice', name: 'demo' } });

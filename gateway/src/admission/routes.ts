@@ -30,6 +30,10 @@ export interface RouteMatch {
   /** A Gitea read of repository content whose answer depends only on the repository's refs and the
    *  URL: kept and answered at the edge as browse's are (docs/decisions/gitea-api.md#warm-reads-at-the-edge). */
   edgeRead?: boolean;
+  /** An `edgeRead` whose answer also shows the repository's merge requests and settings and the
+   *  caller's permission (Gitea's pull request list): kept by the facts version too, per permission
+   *  (docs/decisions/pulls-at-the-edge.md). */
+  edgeFacts?: boolean;
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
@@ -51,6 +55,8 @@ const GITEA_REPO_PATH = /^\/api\/v1\/repos\/([^/]+)\/([^/]+)(\/.*)?$/;
 // The face's reads made only of browse answers (services/gitea-api/README.md#why-it-is-fast): not
 // `branches`, whose `user_can_push` is the caller's, nor `commits/{ref}/status(es)`, which are not refs.
 const GITEA_CONTENT_READ = /^\/(?:contents(?:\/.*)?|raw\/.+|git\/(?:trees|commits)\/[^/]+|commits|tags|compare\/.+)$/;
+// The pull request list: made of merge requests, the repository's settings and its refs alone.
+const GITEA_PULL_LIST = '/pulls';
 /** Gitea's query forms of a credential (decoded as the face's query parser decodes them), which only the face reads. */
 function hasQueryCredential(query: string): boolean {
   if (query === '') return false;
@@ -165,8 +171,10 @@ function giteaRoute(read: boolean, path: string, query: string): RouteMatch {
   const owner = m && decodeSegment(m[1]!);
   const name = m && decodeSegment(m[2]!);
   if (!owner || !name) return route;
-  const edgeRead = read && GITEA_CONTENT_READ.test(m![3] ?? '') && !hasQueryCredential(query);
-  return { ...route, repo: { owner, name }, ...(edgeRead ? { edgeRead } : {}) };
+  const rest = m![3] ?? '';
+  const edgeFacts = rest === GITEA_PULL_LIST;
+  const edgeRead = read && (edgeFacts || GITEA_CONTENT_READ.test(rest)) && !hasQueryCredential(query);
+  return { ...route, repo: { owner, name }, ...(edgeRead ? { edgeRead, ...(edgeFacts ? { edgeFacts } : {}) } : {}) };
 }
 
 // Everything under a `{owner}/{repo}.git` path is git's, served or not, never a page.

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { OID_PATTERN } from '@githost/git-records/object-id';
 import { LRUCache } from 'lru-cache';
 import { ifNoneMatchHits } from '@githost/http';
-import { edgeKey, type EdgeRequest, type RefVersions } from './validators.js';
+import { edgeKey, versionOf, type EdgeRequest, type RefVersions } from './validators.js';
 
 /**
  * Whole browse answers kept at the edge, so a warm read costs what the gateway hop costs (README
@@ -47,6 +47,8 @@ export interface AnswerPending {
   key: string;
   url: string;
   version: string | undefined;
+  /** An answer showing the repository's facts (EdgeRequest.facts): never immutable. */
+  facts?: true;
 }
 
 interface Entry extends StoredAnswer {
@@ -105,7 +107,7 @@ export function createEdgeAnswers(versions: RefVersions, maxBytes = DEFAULT_EDGE
       const entry = cache.get(key);
       if (!entry) return undefined;
       if (entry.version === undefined) return entry;
-      const now = versions.version(request.shard, request.repoId);
+      const now = versionOf(versions, request);
       if (now === undefined || now !== entry.version) {
         cache.delete(key);
         return undefined;
@@ -113,7 +115,7 @@ export function createEdgeAnswers(versions: RefVersions, maxBytes = DEFAULT_EDGE
       return entry;
     },
     pending(request) {
-      return { key: edgeKey(request), url: request.url, version: versions.version(request.shard, request.repoId) };
+      return { key: edgeKey(request), url: request.url, version: versionOf(versions, request), ...(request.facts ? { facts: true as const } : {}) };
     },
     store(pending, status, headers, body) {
       if (!cache) return false;
@@ -121,7 +123,7 @@ export function createEdgeAnswers(versions: RefVersions, maxBytes = DEFAULT_EDGE
       if (!kept) return false;
       const etag = headers.etag as string;
       const cacheControl = headers['cache-control'] as string;
-      const immutable = isImmutable(pending.url, cacheControl);
+      const immutable = !pending.facts && isImmutable(pending.url, cacheControl);
       // Without a live watch only what can never change may be kept.
       if (!immutable && pending.version === undefined) return false;
       if (body.length + pending.key.length + OVERHEAD_BYTES > maxEntryBytes) return false;

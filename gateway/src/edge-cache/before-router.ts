@@ -84,7 +84,7 @@ export function createWarmReads(deps: WarmReadDeps): WarmReads {
     const repo = capPermission(found, authentication);
     if (denyRepository(route, principal, repo) || !canRead(repo.permission)) return false;
     const ifNoneMatch = req.headers['if-none-match'];
-    const hit = deps.reads.find(edgeRequestOf(repo, url), ifNoneMatch);
+    const hit = deps.reads.find(edgeRequestOf(repo, url, route, principal !== null), ifNoneMatch);
     const forward = !hit && route.upstream === 'browse' ? deps.forward : undefined;
     // Last of the checks, so a request left to the app is not checked twice on the way.
     if ((!hit && !forward) || deps.checkTarget(req)) return false;

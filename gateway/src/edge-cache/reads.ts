@@ -27,9 +27,14 @@ export interface EdgeReads {
   readonly active: boolean;
 }
 
-/** The edge's key for a read of `url` in `repo`. */
-export function edgeRequestOf(repo: RepoContext, url: string): EdgeRequest {
-  return { shard: repo.shard || DEFAULT_SHARD, repoId: repo.id, defaultBranch: repo.default_branch, private: repo.private, url };
+/**
+ * The edge's key for a read of `url` in `repo`. `route.edgeFacts`: by the facts version too, and
+ * by what the answer shows of the caller: their capped permission, and none at all for an
+ * anonymous caller (the face's `Repository.permissions` is null's then, not `read`'s).
+ */
+export function edgeRequestOf(repo: RepoContext, url: string, route?: { edgeFacts?: boolean }, signedIn = false): EdgeRequest {
+  const request: EdgeRequest = { shard: repo.shard || DEFAULT_SHARD, repoId: repo.id, defaultBranch: repo.default_branch, private: repo.private, url };
+  return route?.edgeFacts ? { ...request, facts: { permission: signedIn ? repo.permission : 'anonymous' } } : request;
 }
 
 export function createEdgeReads(edge: EdgeValidators | undefined, answers: EdgeAnswers | undefined, metrics: GatewayMetrics): EdgeReads {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ifNoneMatchHits } from '@githost/http';
-import { createEdgeValidators, edgeKey, type EdgeRequest, type RefVersions } from './validators.js';
+import { createEdgeValidators, edgeKey, versionOf, type EdgeRequest, type RefVersions } from './validators.js';
 
 /** A ref watch whose versions the test sets; absent: not live. */
 function fakeVersions(): RefVersions & { set(shard: string, repoId: string, v: string | undefined): void } {
@@ -103,5 +103,31 @@ describe('edge validators', () => {
     expect(ifNoneMatchHits('"b" ,  "a"', '"a"')).toBe(true);
     expect(ifNoneMatchHits('*', '"a"')).toBe(false);
     expect(ifNoneMatchHits('', '"a"')).toBe(false);
+  });
+});
+
+describe('edge answers that show a repository\'s facts (docs/decisions/pulls-at-the-edge.md)', () => {
+  const versions = (refs: string | undefined, facts: string | undefined): RefVersions => ({ version: () => refs, factsVersion: () => facts });
+  const pulls = (permission: string): EdgeRequest => req({ url: '/api/v1/repos/a/b/pulls?state=open', facts: { permission } });
+
+  it('when either version is unknown, then there is none: nothing is kept or answered', () => {
+    expect(versionOf(versions('1:0', '1:0'), pulls('read'))).toBe('1:0|1:0');
+    expect(versionOf(versions(undefined, '1:0'), pulls('read'))).toBeUndefined();
+    expect(versionOf(versions('1:0', undefined), pulls('read'))).toBeUndefined();
+    // A watch without facts versions (an older git-storage, or GITHOST_EDGE_KEEPS_PULLS=false).
+    expect(versionOf({ version: () => '1:0' }, pulls('read'))).toBeUndefined();
+    // A content read ignores the facts version.
+    expect(versionOf(versions('1:0', undefined), req())).toBe('1:0');
+  });
+
+  it('when the facts version moves, then the stored validators no longer answer; when only the permission differs, then the key differs', () => {
+    let facts = '1:0';
+    const edge = createEdgeValidators({ version: () => '1:0', factsVersion: () => facts });
+    edge.store(edge.pending(pulls('write'))!, validators);
+    expect(edge.notModified(pulls('write'), '"abc"')).toEqual(validators);
+    expect(edge.notModified(pulls('read'), '"abc"')).toBeUndefined();
+    expect(edgeKey(pulls('anonymous'))).not.toBe(edgeKey(pulls('read')));
+    facts = '1:1';
+    expect(edge.notModified(pulls('write'), '"abc"')).toBeUndefined();
   });
 });

@@ -10,6 +10,9 @@ import { LRUCache } from 'lru-cache';
  */
 export interface RefVersions {
   version(shard: string, repositoryId: string): string | undefined;
+  /** The repository's facts version (`@githost/refs-watch` factsVersion: merge requests, reviews,
+   *  settings); absent or undefined: no answer that depends on them is kept. */
+  factsVersion?(shard: string, repositoryId: string): string | undefined;
 }
 
 /** Everything a browse answer's validators depend on besides the refs (browse's etag.ts and
@@ -22,6 +25,12 @@ export interface EdgeRequest {
   private: boolean;
   /** Path and query exactly as forwarded. */
   url: string;
+  /**
+   * Set for an answer that also shows the repository's merge requests and settings and the
+   * caller's permission (the Gitea pull request list: docs/decisions/pulls-at-the-edge.md): kept
+   * per capped permission and current only while the facts version is too.
+   */
+  facts?: { permission: string };
 }
 
 /** The headers browse sends with a 304 for this URL. */
@@ -53,7 +62,20 @@ export interface EdgeValidators {
 export const DEFAULT_EDGE_ENTRIES = 10_000;
 
 export function edgeKey(r: EdgeRequest): string {
-  return `${r.shard}\0${r.repoId}\0${r.defaultBranch}\0${r.private ? 'private' : 'public'}\0${r.url}`;
+  const base = `${r.shard}\0${r.repoId}\0${r.defaultBranch}\0${r.private ? 'private' : 'public'}\0${r.url}`;
+  return r.facts ? `${base}\0facts\0${r.facts.permission}` : base;
+}
+
+/**
+ * The version an answer to `r` is kept under: the refs version, and for an answer that shows the
+ * repository's facts the facts version beside it; undefined (keep nothing, use nothing) when
+ * either is unknown.
+ */
+export function versionOf(versions: RefVersions, r: EdgeRequest): string | undefined {
+  const refs = versions.version(r.shard, r.repoId);
+  if (!r.facts || refs === undefined) return refs;
+  const facts = versions.factsVersion?.(r.shard, r.repoId);
+  return facts === undefined ? undefined : `${refs}|${facts}`;
 }
 
 /** The validators of browse answers by request, bounded by count; `maxEntries` 0: none kept. */
@@ -65,7 +87,7 @@ export function createEdgeValidators(versions: RefVersions, maxEntries = DEFAULT
       const key = edgeKey(request);
       const entry = cache.get(key);
       if (!entry) return undefined;
-      const now = versions.version(request.shard, request.repoId);
+      const now = versionOf(versions, request);
       if (now === undefined || now !== entry.version) {
         cache.delete(key);
         return undefined;
@@ -75,7 +97,7 @@ export function createEdgeValidators(versions: RefVersions, maxEntries = DEFAULT
     },
     pending(request) {
       if (!cache) return undefined;
-      const version = versions.version(request.shard, request.repoId);
+      const version = versionOf(versions, request);
       return version === undefined ? undefined : { key: edgeKey(request), version };
     },
     store(pending, validators) {

@@ -48,7 +48,7 @@ export function createForwarding({ proxies, reads, internalSecret, withinRateLim
     const method = req.method ?? '';
     const edgeRead = route.upstream === 'browse' || (route.edgeRead === true && state.rateClient !== undefined);
     if (reads.active && edgeRead && repo && canRead(repo.permission)) {
-      const request = edgeRequestOf(repo, url);
+      const request = edgeRequestOf(repo, url, route, state.principal !== null);
       const ifNoneMatch = req.headers['if-none-match'];
       const hit = reads.find(request, ifNoneMatch);
       if (hit) {

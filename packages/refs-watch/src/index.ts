@@ -9,3 +9,4 @@
  *   const refs = v !== undefined && cached?.version === v ? cached.refs : await listRefs(...);
  */
 export { createRefsWatch, type ChangeListener, type RefsWatch, type RefsWatchOptions, type ShardClients } from './watch.js';
+export { announceChange, announceEverywhere, DEFAULT_ANNOUNCE_RETRY_MS, EVERY_REPOSITORY, type AnnounceOptions } from './announce.js';

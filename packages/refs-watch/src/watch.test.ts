@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { createStorageRouter, singleShard, type StorageRouter } from '@githost/storage-router';
 import { startTestStorage, type TestStorage } from '@githost/git-storage/testing';
-import { createRefsWatch, type RefsWatch } from './index.js';
+import { announceChange, announceEverywhere, createRefsWatch, type RefsWatch } from './index.js';
 
 let s: TestStorage;
 let router: StorageRouter;
@@ -81,6 +81,96 @@ describe('refs watch', () => {
     const other = w.version('default', 'untouched');
     await s.service.context.watchers.notify('r');
     expect(w.version('default', 'untouched')).not.toBe(other);
+  });
+});
+
+describe('facts version (AnnounceChange)', () => {
+  it('when a repository\'s facts are announced, then its facts version changes before the call returns, its refs version and every listener stay as they were', async () => {
+    const w = watch();
+    await w.ready();
+    const seen: Array<string | undefined> = [];
+    w.onChange((_shard, repo) => seen.push(repo));
+    const before = { refs: w.version('default', 'a'), facts: w.factsVersion('default', 'a'), other: w.factsVersion('default', 'b') };
+    expect(before.facts).toEqual(expect.any(String));
+    await announceChange(router, 'default', 'a');
+    expect(w.factsVersion('default', 'a')).not.toBe(before.facts);
+    expect(w.factsVersion('default', 'b')).toBe(before.other);
+    // Browse's ref caches are not dropped for a merge request comment.
+    expect(w.version('default', 'a')).toBe(before.refs);
+    expect(seen).toEqual([]);
+    const announced = w.factsVersion('default', 'a');
+    await announceChange(router, 'default', 'a');
+    expect(w.factsVersion('default', 'a')).not.toBe(announced);
+  });
+
+  it('when a change of every repository is announced (an account deleted), then every facts version of the shard moves and no refs version does', async () => {
+    const w = watch();
+    await w.ready();
+    const before = ['g', 'h'].map((id) => [w.factsVersion('default', id), w.version('default', id)]);
+    await announceEverywhere(router);
+    const after = ['g', 'h'].map((id) => [w.factsVersion('default', id), w.version('default', id)]);
+    for (const [i, [facts, refs]] of after.entries()) {
+      expect(facts).toEqual(expect.any(String));
+      expect(facts).not.toBe(before[i]![0]);
+      expect(refs).toBe(before[i]![1]);
+    }
+  });
+
+  it('when refs change, then the facts version stays (each counter moves on its own)', async () => {
+    const w = watch();
+    await w.ready();
+    const facts = w.factsVersion('default', 'c');
+    const refs = w.version('default', 'c');
+    await s.service.context.watchers.notify('c');
+    expect(w.version('default', 'c')).not.toBe(refs);
+    expect(w.factsVersion('default', 'c')).toBe(facts);
+  });
+
+  it('when the stream breaks, then facts versions are undefined too, and new after it is back', async () => {
+    const w = watch();
+    await w.ready();
+    const before = w.factsVersion('default', 'd');
+    s.service.context.watchers.close();
+    await until(() => w.factsVersion('default', 'd') === undefined);
+    await until(() => w.live('default'));
+    expect(w.factsVersion('default', 'd')).toEqual(expect.any(String));
+    expect(w.factsVersion('default', 'd')).not.toBe(before);
+  });
+
+  it('when a watcher does not ack an announcement, then it is cut off and the announcement returns: no stale facts version survives', async () => {
+    const w = watch({ minBackoffMs: 60_000, maxBackoffMs: 60_000 });
+    await w.ready();
+    // A raw watcher that never acks, beside the live one: git-storage cuts it off after its ack timeout.
+    const silent = router.client('default').WatchRefs();
+    silent.on('error', () => {});
+    silent.on('data', () => {});
+    await until(() => s.service.context.watchers.size >= 2);
+    const before = w.factsVersion('default', 'e');
+    await announceChange(router, 'default', 'e');
+    expect(w.factsVersion('default', 'e')).not.toBe(before);
+    expect(w.factsVersion('default', 'e')).toEqual(expect.any(String));
+    await until(() => s.service.context.watchers.size === 1);
+    silent.cancel();
+  });
+
+  it('when git-storage cannot be reached, then announcing gives up after retryForMs without throwing and logs it', async () => {
+    const nowhere = createStorageRouter(singleShard('127.0.0.1:1'), s.secret);
+    const errors: unknown[] = [];
+    const logger = { error: (o: unknown) => errors.push(o) } as unknown as NonNullable<Parameters<typeof announceChange>[3]>['logger'];
+    try {
+      await expect(announceChange(nowhere, 'default', 'f', { retryForMs: 300, logger })).resolves.toBeUndefined();
+      expect(errors).toHaveLength(1);
+    } finally {
+      nowhere.close();
+    }
+  });
+
+  it('when the repository id is not one, then git-storage refuses it and nothing is retried', async () => {
+    const errors: unknown[] = [];
+    const logger = { error: (o: unknown) => errors.push(o) } as unknown as NonNullable<Parameters<typeof announceChange>[3]>['logger'];
+    // Retried, it would outlast the test: a refusal is final.
+    await announceChange(router, 'default', '../x', { logger, retryForMs: 600_000 });
+    expect(errors).toEqual([expect.objectContaining({ repository_id: '../x', err: expect.objectContaining({ kind: 'validation' }) })]);
   });
 });
 

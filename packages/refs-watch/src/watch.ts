@@ -19,6 +19,14 @@ export interface RefsWatch {
    * then nothing cached about the shard's refs may be used. Compare with ===.
    */
   version(shard: string, repositoryId: string): string | undefined;
+  /**
+   * An opaque token that changes whenever anything about `repositoryId` other than its refs may
+   * have changed (merge requests, reviews, repository settings: git-storage's AnnounceChange);
+   * undefined whenever `version` is, and when the shard's git-storage does not relay those
+   * changes. A facts change leaves `version` (and so every ref cache) as it is, and runs no
+   * `onChange` listener (docs/decisions/pulls-at-the-edge.md).
+   */
+  factsVersion(shard: string, repositoryId: string): string | undefined;
   /** Whether the watch of `shard` is live. */
   live(shard: string): boolean;
   /** Runs synchronously before a change is acked to git-storage. Returns an unsubscribe. */
@@ -49,8 +57,12 @@ interface ShardWatch {
   live: boolean;
   /** Changes on every (re)connect: a change may have been missed while the stream was down. */
   epoch: number;
-  /** Per repository: the shard's change counter at its last change. */
+  /** Per repository: the shard's change counter at its last ref change. */
   changed: Map<string, number>;
+  /** Per repository: the shard's change counter at its last facts change (same counter, same epoch). */
+  factsChanged: Map<string, number>;
+  /** The ready message said git-storage relays facts changes (AnnounceChange). */
+  relaysFacts: boolean;
   counter: number;
   attempt: number;
   timer?: NodeJS.Timeout;
@@ -91,6 +103,7 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
   const newEpoch = (w: ShardWatch): void => {
     w.epoch = ++epochs;
     w.changed.clear();
+    w.factsChanged.clear();
     w.counter = 0;
   };
 
@@ -129,6 +142,7 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
       if (msg.heartbeat) return;
       if (msg.ready) {
         newEpoch(w);
+        w.relaysFacts = msg.relays_facts;
         w.live = true;
         w.attempt = 0;
         emit(w.name, undefined);
@@ -136,9 +150,13 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
         return;
       }
       if (!w.live) return;
-      if (w.changed.size >= maxTracked) {
+      if (w.changed.size + w.factsChanged.size >= maxTracked) {
         newEpoch(w);
         emit(w.name, undefined);
+      } else if (msg.facts) {
+        // Nothing derived from refs changed: no listener runs, ref caches stay. An empty id is
+        // every repository of the shard (factsVersion reads it beside each repository's own).
+        w.factsChanged.set(msg.repository_id, ++w.counter);
       } else {
         w.changed.set(msg.repository_id, ++w.counter);
         emit(w.name, msg.repository_id);
@@ -150,7 +168,7 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
   };
 
   for (const name of clients.shards) {
-    const w: ShardWatch = { name, live: false, epoch: ++epochs, changed: new Map(), counter: 0, attempt: 0, heard: 0 };
+    const w: ShardWatch = { name, live: false, epoch: ++epochs, changed: new Map(), factsChanged: new Map(), relaysFacts: false, counter: 0, attempt: 0, heard: 0 };
     shards.set(name, w);
     connect(w);
   }
@@ -166,12 +184,19 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
 
   const shardOf = (shard: string): ShardWatch | undefined => shards.get(shard || DEFAULT_SHARD);
   const allLive = (): boolean => [...shards.values()].every((w) => w.live);
+  const current = (shard: string): ShardWatch | undefined => {
+    const w = shardOf(shard);
+    return w?.live && Date.now() - w.heard <= staleAfter ? w : undefined;
+  };
 
   return {
     version(shard, repositoryId) {
-      const w = shardOf(shard);
-      if (!w?.live || Date.now() - w.heard > staleAfter) return undefined;
-      return `${w.epoch}:${w.changed.get(repositoryId) ?? 0}`;
+      const w = current(shard);
+      return w && `${w.epoch}:${w.changed.get(repositoryId) ?? 0}`;
+    },
+    factsVersion(shard, repositoryId) {
+      const w = current(shard);
+      return w?.relaysFacts ? `${w.epoch}:${w.factsChanged.get('') ?? 0}:${w.factsChanged.get(repositoryId) ?? 0}` : undefined;
     },
     live: (shard) => shardOf(shard)?.live ?? false,
     onChange(listener) {

@@ -1,6 +1,8 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { AnnounceChangeRequest as _githost_storage_v1_AnnounceChangeRequest, AnnounceChangeRequest__Output as _githost_storage_v1_AnnounceChangeRequest__Output } from './githost/storage/v1/AnnounceChangeRequest.js';
+import type { AnnounceChangeResponse as _githost_storage_v1_AnnounceChangeResponse, AnnounceChangeResponse__Output as _githost_storage_v1_AnnounceChangeResponse__Output } from './githost/storage/v1/AnnounceChangeResponse.js';
 import type { CheckMergeRequest as _githost_storage_v1_CheckMergeRequest, CheckMergeRequest__Output as _githost_storage_v1_CheckMergeRequest__Output } from './githost/storage/v1/CheckMergeRequest.js';
 import type { CheckMergeResponse as _githost_storage_v1_CheckMergeResponse, CheckMergeResponse__Output as _githost_storage_v1_CheckMergeResponse__Output } from './githost/storage/v1/CheckMergeResponse.js';
 import type { Commit as _githost_storage_v1_Commit, Commit__Output as _githost_storage_v1_Commit__Output } from './githost/storage/v1/Commit.js';
@@ -54,6 +56,8 @@ export interface ProtoGrpcType {
   githost: {
     storage: {
       v1: {
+        AnnounceChangeRequest: MessageTypeDefinition<_githost_storage_v1_AnnounceChangeRequest, _githost_storage_v1_AnnounceChangeRequest__Output>
+        AnnounceChangeResponse: MessageTypeDefinition<_githost_storage_v1_AnnounceChangeResponse, _githost_storage_v1_AnnounceChangeResponse__Output>
         CheckMergeRequest: MessageTypeDefinition<_githost_storage_v1_CheckMergeRequest, _githost_storage_v1_CheckMergeRequest__Output>
         CheckMergeResponse: MessageTypeDefinition<_githost_storage_v1_CheckMergeResponse, _githost_storage_v1_CheckMergeResponse__Output>
         Commit: MessageTypeDefinition<_githost_storage_v1_Commit, _githost_storage_v1_Commit__Output>

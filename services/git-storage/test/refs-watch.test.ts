@@ -105,6 +105,23 @@ describe('WatchRefs', () => {
     b.stream.cancel();
   });
 
+  it('when a repository\'s facts change is announced, then every watcher hears it flagged `facts` and AnnounceChange returns only after the ack; a ref change is not flagged; a bad id is refused', async () => {
+    const w = await watcher();
+    const announced = callUnary(s.client, s.client.AnnounceChange, { repository_id: ID });
+    const change = await w.next();
+    expect(change).toMatchObject({ ready: false, repository_id: ID, facts: true });
+    expect(await settled(announced)).toBe(false);
+    w.ack(change.seq);
+    await announced;
+    const notified = s.service.context.watchers.notify(ID);
+    const refs = await w.next();
+    expect(refs).toMatchObject({ repository_id: ID, facts: false });
+    w.ack(refs.seq);
+    await notified;
+    await expect(callUnary(s.client, s.client.AnnounceChange, { repository_id: '../x' })).rejects.toMatchObject({ kind: 'validation' });
+    w.stream.cancel();
+  });
+
   it('when a watcher does not ack in time, then it is cut off with an error and notify returns', async () => {
     const silent = await watcher();
     await s.service.context.watchers.notify(ID);

@@ -6,6 +6,7 @@ import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint,
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
 import { createAccountsClient, type AccountsServiceClient } from '@githost/protos';
+import { announceChange } from '@githost/refs-watch';
 import { createStorageRouter, type StorageRouter } from '@githost/storage-router';
 import { AccountsUserDirectory } from './clients/accounts.js';
 import { GitStorageClient } from './clients/git-storage.js';
@@ -77,9 +78,11 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         onError: (err) => logger.warn({ err }, 'pruning handled events failed; the next pass tries again'),
       });
       const users = new AccountsUserDirectory(accounts, metrics.grpcClient);
-      recovery = startRecoveryLoop({ store, relay: outbox, gitOn: (shard) => git.onShard(shard) }, logger, deps.recovery, metrics);
+      // Every change of what a merge request list shows, announced before it answers (docs/decisions/pulls-at-the-edge.md).
+      const announce = (shard: string, repositoryId: string, requestId?: string) => announceChange(storage, shard, repositoryId, { requestId, logger, metrics: metrics.grpcClient });
+      recovery = startRecoveryLoop({ store, relay: outbox, gitOn: (shard) => git.onShard(shard), announce }, logger, deps.recovery, metrics);
       await recovery.first;
-      subscription = await subscribeToRepositoryEvents(bus, { store, users, relay: outbox, gitOn: (shard) => git.onShard(shard) }, logger, config.eventsQueue);
+      subscription = await subscribeToRepositoryEvents(bus, { store, users, relay: outbox, gitOn: (shard) => git.onShard(shard), announce }, logger, config.eventsQueue);
 
       const app = createHttpApp({
         service: 'merge-requests',
@@ -90,9 +93,9 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       });
       const workflow = { reviews: new PgReviewStore(database), statuses: new PgStatusStore(database), policy: new AccountsRefPolicySource(accounts, metrics.grpcClient) };
       const gitFor = (requestId: string, shard: string) => diffs.wrap(mergeability.wrap(git.forRequest(requestId, shard)));
-      app.use(reviewRoutes({ store, users, reviews: workflow.reviews, requests: workflow.reviews, relay: outbox, gitFor }));
+      app.use(reviewRoutes({ store, users, reviews: workflow.reviews, requests: workflow.reviews, relay: outbox, gitFor, announce }));
       app.use(statusRoutes({ statuses: workflow.statuses, relay: outbox, gitFor }));
-      app.use(mergeRequestRoutes({ store, users, workflow, requests: workflow.reviews, relay: outbox, metrics, publicUrl: config.publicUrl, gitFor, usersFor: (requestId) => users.forRequest(requestId) }));
+      app.use(mergeRequestRoutes({ store, users, workflow, requests: workflow.reviews, relay: outbox, metrics, publicUrl: config.publicUrl, gitFor, usersFor: (requestId) => users.forRequest(requestId), announce }));
       finish(app);
       serving = await serveHttp(app, registry, config, { service: 'merge-requests', logger, metricsEndpoint: deps.metricsEndpoint });
       return serving.ports;

@@ -1,4 +1,6 @@
 import { callUnary, type GrpcMetrics } from '@githost/grpc';
+import type { Logger } from '@githost/logging';
+import { announceChange, announceEverywhere } from '@githost/refs-watch';
 import { createStorageRouter, type ShardMap, type StorageRouter } from '@githost/storage-router';
 import type { storage } from '@githost/protos';
 import type { CallContext, DeletionEvent, RepositoryStorage } from '../domain/ports.js';
@@ -17,6 +19,7 @@ export class GrpcRepositoryStorage implements RepositoryStorage {
     shards: ShardMap,
     internalSecret: string,
     private readonly metrics?: GrpcMetrics,
+    private readonly logger?: Logger,
   ) {
     this.router = createStorageRouter(shards, internalSecret);
   }
@@ -41,6 +44,14 @@ export class GrpcRepositoryStorage implements RepositoryStorage {
     const client = this.router.client(shard);
     const res = await callUnary<storage.ListRefsRequest, storage.ListRefsResponse__Output>(client, client.ListRefs, { repository_id: repositoryId, prefixes: [BRANCH_PREFIX] }, { requestId: ctx.requestId, timeoutMs: CALL_TIMEOUT_MS, metrics: this.metrics });
     return res.refs.filter((r) => r.name.startsWith(BRANCH_PREFIX)).map((r) => r.name.slice(BRANCH_PREFIX.length));
+  }
+
+  announceChange(shard: string, repositoryId: string, ctx: CallContext = {}): Promise<void> {
+    return announceChange(this.router, shard, repositoryId, { requestId: ctx.requestId, logger: this.logger, metrics: this.metrics });
+  }
+
+  announceEverywhere(ctx: CallContext = {}): Promise<void> {
+    return announceEverywhere(this.router, { requestId: ctx.requestId, logger: this.logger, metrics: this.metrics });
   }
 
   /** For /readyz: whether some shard can take a new repository now. */

@@ -191,6 +191,11 @@ export interface RepositoryStorage {
   setDefaultBranch(shard: string, repositoryId: string, branch: string, ctx?: CallContext): Promise<void>;
   /** The repository's branch names, without refs/heads/. */
   listBranches(shard: string, repositoryId: string, ctx?: CallContext): Promise<string[]>;
+  /** Tells git-storage's watchers that the repository's settings changed and resolves once they
+   *  all heard it (docs/decisions/pulls-at-the-edge.md); never throws. */
+  announceChange?(shard: string, repositoryId: string, ctx?: CallContext): Promise<void>;
+  /** The same for every repository on every shard: a change any of them may show (an account deleted). */
+  announceEverywhere?(ctx?: CallContext): Promise<void>;
 }
 
 /** Hashes and checks passwords (argon2id in production, src/crypto/argon2.ts). */

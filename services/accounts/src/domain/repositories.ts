@@ -126,6 +126,9 @@ async function change(deps: RepositoryDeps, current: Repository, changes: Reposi
       moved = { shard: before.shard, from: before.default_branch };
     });
     if (!result) throw notFound(REPOSITORY_NOT_FOUND);
+    // What the Gitea pull request list shows of the repository (its description, visibility,
+    // default branch) is kept at the gateway's edge by this announcement's version.
+    await deps.storage.announceChange?.(result.after.shard, result.after.id, ctx);
     return result.after;
   } catch (err) {
     const undo = moved;

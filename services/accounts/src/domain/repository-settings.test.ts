@@ -39,7 +39,7 @@ function memory(commit: 'ok' | Error = 'ok') {
   return { state, store };
 }
 
-function storage(opts: { branches?: string[]; failRemove?: boolean; failHead?: boolean } = {}) {
+function storage(opts: { branches?: string[]; failRemove?: boolean; failHead?: boolean; announce?: boolean } = {}) {
   const calls: string[] = [];
   const s: RepositoryStorage = {
     createRepository: async () => undefined,
@@ -52,6 +52,13 @@ function storage(opts: { branches?: string[]; failRemove?: boolean; failHead?: b
       if (opts.failHead) throw unavailable('disk gone');
     },
     listBranches: async () => opts.branches ?? [],
+    ...(opts.announce
+      ? {
+          async announceChange(shard: string, id: string) {
+            calls.push(`announce ${id} on ${shard}`);
+          },
+        }
+      : {}),
   };
   return { calls, s };
 }
@@ -66,6 +73,17 @@ describe('updating a repository', () => {
     expect(updated).toMatchObject({ default_branch: 'develop', description: 'x' });
     expect(state.row?.default_branch).toBe('develop');
     expect(st.calls).toEqual(['head r1 develop']);
+  });
+
+  it('when a repository is updated, then the change is announced to git-storage\'s watchers after the row changed, before the update returns; a refused one is not', async () => {
+    const { state, store } = memory();
+    const st = storage({ branches: ['main'], announce: true });
+    const deps = { repositories: store, users, storage: st.s, placement: { shards: ['default'] } };
+    await updateRepository(deps, admin, { description: 'Now described' });
+    expect(state.row?.description).toBe('Now described');
+    expect(st.calls).toEqual([`announce r1 on ${state.row!.shard}`]);
+    await expect(updateRepository(deps, admin, { default_branch: 'nope' })).rejects.toMatchObject({ kind: 'validation' });
+    expect(st.calls).toHaveLength(1);
   });
 
   it('when the branch does not exist but others do, then 400 and nothing changes', async () => {

@@ -117,6 +117,17 @@ describe('user administration', () => {
     expect(await failure(deleteUser(admin, root, 'bob'))).toEqual(['not_found', 'User not found']);
   });
 
+  it('when a user is deleted, then every repository\'s facts are announced (their merge requests now show a ghost); a refused deletion announces nothing', async () => {
+    const { admin, users } = world();
+    const announced: string[] = [];
+    const deps = { ...admin, storage: { announceEverywhere: async () => void announced.push('everywhere') } as unknown as NonNullable<Parameters<typeof deleteUser>[0]['storage']> };
+    expect(await failure(deleteUser(deps, root, 'carol'))).toEqual(['conflict', 'User owns repositories']);
+    expect(announced).toEqual([]);
+    await deleteUser(deps, root, 'bob');
+    expect(users.has('u2')).toBe(false);
+    expect(announced).toEqual(['everywhere']);
+  });
+
   it('when a site admin lists and revokes a user\'s token, then it is gone; another user\'s token id is 404', async () => {
     const { admin } = world();
     expect((await listUserTokens(admin, root, 'bob')).map((t) => t.name)).toEqual(['laptop']);

@@ -37,13 +37,16 @@ export async function updateUser(deps: Pick<AccountsDeps, 'users'> & { sessions:
 }
 
 /** GitHub's rule: a user who owns repositories cannot be deleted until they are moved or deleted. */
-export async function deleteUser(deps: Pick<AccountsDeps, 'users'>, caller: Caller, username: string): Promise<void> {
+export async function deleteUser(deps: Pick<AccountsDeps, 'users'> & Partial<Pick<AccountsDeps, 'storage'>>, caller: Caller, username: string): Promise<void> {
   requireSiteAdmin(caller);
   const user = await existing(deps, username);
   if (user.id === caller.user_id) throw validation('You cannot delete yourself');
   const result = await deps.users.remove(user.id);
   if (result === 'owns_repositories') throw conflict('User owns repositories');
   if (result === 'not_found') throw notFound('User not found');
+  // Merge requests anywhere may show the name, now Gitea's ghost user: lists kept at the gateway's
+  // edge by their facts version are all told (docs/decisions/pulls-at-the-edge.md).
+  await deps.storage?.announceEverywhere?.();
 }
 
 export async function listUserTokens(deps: Pick<AccountsDeps, 'users' | 'tokens'>, caller: Caller, username: string): Promise<TokenRecord[]> {

@@ -1,6 +1,7 @@
 import { instrumentUnary, serverStream, unary, type grpc, type ServerInstruments } from '@githost/grpc';
 import { storageProto, type StorageServiceHandlers } from '@githost/protos';
 import type { StorageContext } from '../storage-context.js';
+import { announceChange } from './announce-change.js';
 import { checkMerge } from './check-merge.js';
 import { compare } from './compare.js';
 import { createRepository } from './create-repository.js';
@@ -44,6 +45,7 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     Compare: unary(compare(ctx), log, instruments),
     SetDefaultBranch: unary(setDefaultBranch(ctx), log, instruments),
     ReadLfsObject: serverStream(readLfsObject(ctx), log, instruments),
+    AnnounceChange: unary(announceChange(ctx), log, instruments),
   };
   server.addService(storageProto().githost.storage.v1.StorageService.service, handlers);
 }

@@ -63,13 +63,16 @@ export class RefWatchers {
     call.on('error', gone);
     call.on('close', gone);
     // Registered before `ready` goes out, so the watcher misses no change after it.
-    call.write({ ready: true, seq: 0, repository_id: '' });
+    call.write({ ready: true, seq: 0, repository_id: '', relays_facts: true });
   };
 
-  /** Tells every watcher that `repositoryId`'s refs changed; resolves when all acked or were cut off. Never throws. */
-  async notify(repositoryId: string): Promise<void> {
+  /**
+   * Tells every watcher that `repositoryId`'s refs changed (`facts`: its facts other than its refs,
+   * AnnounceChange); resolves when all acked or were cut off. Never throws.
+   */
+  async notify(repositoryId: string, change: { facts?: boolean } = {}): Promise<void> {
     if (this.watchers.size === 0) return;
-    await Promise.all([...this.watchers].map((w) => this.send(w, repositoryId)));
+    await Promise.all([...this.watchers].map((w) => this.send(w, repositoryId, change.facts === true)));
   }
 
   /** Ends every watch (server shutdown): watchers stop using their caches. */
@@ -87,12 +90,12 @@ export class RefWatchers {
     }
   }
 
-  private send(w: Watcher, repositoryId: string): Promise<void> {
+  private send(w: Watcher, repositoryId: string, facts: boolean): Promise<void> {
     return new Promise((resolve) => {
       const seq = ++w.seq;
       const timer = setTimeout(() => {
         if (!w.pending.delete(seq)) return;
-        this.opts.logger?.warn({ repository_id: repositoryId, ack_timeout_ms: this.ackTimeoutMs }, 'refs watch: a watcher did not ack a ref change in time; cutting it off');
+        this.opts.logger?.warn({ repository_id: repositoryId, ack_timeout_ms: this.ackTimeoutMs }, 'refs watch: a watcher did not ack a change in time; cutting it off');
         this.cut(w, grpc.status.DEADLINE_EXCEEDED, 'ref change not acknowledged in time');
         resolve();
       }, this.ackTimeoutMs);
@@ -101,7 +104,7 @@ export class RefWatchers {
         resolve();
       });
       try {
-        w.call.write({ ready: false, seq, repository_id: repositoryId });
+        w.call.write({ ready: false, seq, repository_id: repositoryId, facts });
       } catch {
         this.drop(w);
       }

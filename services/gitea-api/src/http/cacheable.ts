@@ -12,15 +12,24 @@ import type { GatewayClient } from '../gateway-client.js';
  * its visibility and the URL, the key the gateway's edge keeps it under
  * (docs/decisions/gitea-api.md#warm-reads-at-the-edge). Undefined: send no validators.
  */
-export function validatorsOf(gateway: Pick<GatewayClient, 'admittedRepo' | 'validated'>, body: Buffer): { etag: string; cacheControl: string } | undefined {
+export function validatorsOf(gateway: Pick<GatewayClient, 'admittedRepo' | 'validated'>, body: Buffer, keptBy: KeptBy = 'refs'): { etag: string; cacheControl: string } | undefined {
   const repo = gateway.admittedRepo;
-  if (!repo || !gateway.validated) return undefined;
+  if (!repo || (keptBy === 'refs' && !gateway.validated)) return undefined;
   return { etag: `"${createHash('sha1').update(body).digest('base64url')}"`, cacheControl: repo.private ? 'private, no-cache' : 'no-cache' };
 }
 
+/**
+ * What the gateway keeps a face answer by. `refs`: the answer is made of browse answers alone,
+ * each with its validator. `facts`: the answer is the pull request list, made of merge requests,
+ * the repository's settings and branch tips, which the gateway keeps by the refs and facts
+ * versions and the caller's permission (docs/decisions/pulls-at-the-edge.md); only its route
+ * (gateway/src/admission/routes.ts `edgeFacts`) may say so.
+ */
+export type KeptBy = 'refs' | 'facts';
+
 /** Sends a read's 200 answer with its validators when it may carry them (304 when the client holds them). */
-export function sendRead(req: Request, res: Response, gateway: GatewayClient, body: Buffer, contentType: string): void {
-  const validators = validatorsOf(gateway, body);
+export function sendRead(req: Request, res: Response, gateway: GatewayClient, body: Buffer, contentType: string, keptBy: KeptBy = 'refs'): void {
+  const validators = validatorsOf(gateway, body, keptBy);
   if (validators) {
     res.setHeader('ETag', validators.etag);
     res.setHeader('Cache-Control', validators.cacheControl);

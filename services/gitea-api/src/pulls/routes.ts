@@ -4,6 +4,7 @@ import type { MergeFacts, MergeRequestWithAuthor } from '@githost/api-types';
 import { AppError, notFound, unprocessable } from '@githost/errors';
 import { route } from '@githost/http';
 import { giteaCommitOf } from '../content/map-content.js';
+import { sendRead } from '../http/cacheable.js';
 import { links } from '../http/links.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { gatewayFor, type FeatureDeps } from '../http/context.js';
@@ -126,7 +127,8 @@ export function pullRoutes({ config }: FeatureDeps): Router {
       const facts = found.facts ?? (await factsOf(s, page.map((mr) => mr.number)));
       const ctx = pullContext(s);
       setPagingHeaders(req, res, newestFirst && found.total !== undefined ? found.total : all.length, paging, config.publicUrl);
-      res.set('Content-Type', 'application/json; charset=utf-8').send(giteaPullListJson(page.map((mr) => toGiteaPull(ctx, mr, facts.get(mr.number))), ctx.repository));
+      // Kept at the gateway's edge by the refs and facts versions (docs/decisions/pulls-at-the-edge.md).
+      sendRead(req, res, gateway, giteaPullListJson(page.map((mr) => toGiteaPull(ctx, mr, facts.get(mr.number))), ctx.repository), 'application/json; charset=utf-8', 'facts');
     }),
   );
 

@@ -14,6 +14,8 @@ export interface FollowDeps {
   relay: EventRelay;
   /** git access on one shard (the repository's, as stored with its merge requests). */
   gitOn(shard: string): GitPort;
+  /** Tells readers keeping the repository's merge request answers that they changed (http/announce.ts). */
+  announce?(shard: string, repositoryId: string): Promise<void>;
 }
 
 /** The fields of git-storage's `push` payload (CONTRACT §7) this side reads. */
@@ -50,7 +52,8 @@ export async function followPush(deps: FollowDeps, event: EventEnvelope): Promis
   const byTarget = open.filter((mr) => mr.target_branch === branch);
   if (await deps.store.wasHandled(event.id)) return 'duplicate';
 
-  const git = deps.gitOn((await deps.store.shardOf(repoId)) ?? 'default');
+  const shard = (await deps.store.shardOf(repoId)) ?? 'default';
+  const git = deps.gitOn(shard);
   const push = { before: p.before, after: p.after, sender: typeof p.sender?.username === 'string' ? p.sender.username : 'unknown', requestId: event.request_id ?? null };
   const pusher = await pusherId(deps.users, push.sender);
   const repo: EventRepo = event.repository;
@@ -98,6 +101,7 @@ export async function followPush(deps: FollowDeps, event: EventEnvelope): Promis
   if (changes.length === 0) return 'nothing';
   const applied = await deps.store.applyEvent(event.id, repoId, changes);
   if (applied) deps.relay.kick();
+  await deps.announce?.(shard, repoId);
   return applied ? 'applied' : 'duplicate';
 }
 

@@ -22,6 +22,8 @@ export interface ReconcileDeps {
   relay: EventRelay;
   /** git access on one shard: each intent is checked where its repository lives. */
   gitOn(shard: string): GitPort;
+  /** Tells readers keeping the repository's merge request answers that they changed (http/announce.ts). */
+  announce?(shard: string, repositoryId: string): Promise<void>;
 }
 
 export async function reconcileMergeIntents(deps: ReconcileDeps, olderThanMs: number): Promise<ReconcileOutcome> {
@@ -36,6 +38,7 @@ export async function reconcileMergeIntents(deps: ReconcileDeps, olderThanMs: nu
           event: (record: MergeRequest) => mergeRequestEvent(record, intent.repo, intent.request_id),
         });
         if (merged) deps.relay.kick();
+        await deps.announce?.(intent.repo.shard, intent.repo.id);
         out.completed.push(intent.mr_id);
       } else {
         await deps.store.releaseMerge(intent.mr_id);

@@ -2,12 +2,15 @@ import { express, route } from '@githost/http';
 import type { GitPort, ReviewRequestStore } from '../domain/ports.js';
 import { listReviewRequests, requestReviews, withdrawReviewRequests } from '../domain/review-requests.js';
 import { listReviews, submitReview, type ReviewDeps } from '../domain/reviews.js';
+import { announced, type Announce } from './announce.js';
 import { contextOf } from './routes.js';
 
 export interface ReviewRouteDeps extends Omit<ReviewDeps, 'git'> {
   requests: ReviewRequestStore;
   /** git access on the repository's shard, tagged with the request's id. */
   gitFor(requestId: string, shard: string): GitPort;
+  /** Every write is announced before it answers (./announce.ts); none when absent (tests). */
+  announce?: Announce;
 }
 
 /** services/merge-requests/README.md#reviews. The gateway forwards these paths unchanged (auth required but on GET). */
@@ -23,7 +26,7 @@ export function reviewRoutes(deps: ReviewRouteDeps): express.Router {
     path,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      res.status(201).json(await submitReview(d, ctx.repo, ctx.caller, String(req.params.number), req.body, ctx.requestId));
+      res.status(201).json(await announced(deps.announce, ctx, () => submitReview(d, ctx.repo, ctx.caller, String(req.params.number), req.body, ctx.requestId)));
     }),
   );
   router.get(
@@ -46,14 +49,14 @@ export function reviewRoutes(deps: ReviewRouteDeps): express.Router {
     requested,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      res.status(201).json(await requestReviews(d, ctx.repo, ctx.caller, String(req.params.number), req.body, ctx.requestId));
+      res.status(201).json(await announced(deps.announce, ctx, () => requestReviews(d, ctx.repo, ctx.caller, String(req.params.number), req.body, ctx.requestId)));
     }),
   );
   router.delete(
     requested,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      res.json(await withdrawReviewRequests(d, ctx.repo, ctx.caller, String(req.params.number), req.body, ctx.requestId));
+      res.json(await announced(deps.announce, ctx, () => withdrawReviewRequests(d, ctx.repo, ctx.caller, String(req.params.number), req.body, ctx.requestId)));
     }),
   );
   return router;

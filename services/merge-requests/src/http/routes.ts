@@ -8,6 +8,7 @@ import { addComment, createMergeRequest, getMergeRequest, listActivity, listActi
 import type { EventRelay, GitPort, ReviewRequestStore } from '../domain/ports.js';
 import type { Caller, RepoRef } from '../domain/types.js';
 import type { MergeMetrics } from '../metrics.js';
+import { announced, type Announce } from './announce.js';
 
 export interface RouteDeps extends Omit<Deps, 'git'> {
   /** Pending review requests, which the merge facts answer. */
@@ -20,6 +21,8 @@ export interface RouteDeps extends Omit<Deps, 'git'> {
   metrics?: MergeMetrics;
   /** Base of the Link header's URLs (PUBLIC_URL). */
   publicUrl?: string;
+  /** Every write is announced before it answers (./announce.ts); none when absent (tests). */
+  announce?: Announce;
 }
 
 export function contextOf(res: Response) {
@@ -44,7 +47,7 @@ export function mergeRequestRoutes(deps: RouteDeps): express.Router {
     `${base}/merge-requests`,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      res.status(201).json(await createMergeRequest(d, ctx.repo, ctx.caller, req.body, ctx.requestId));
+      res.status(201).json(await announced(deps.announce, ctx, () => createMergeRequest(d, ctx.repo, ctx.caller, req.body, ctx.requestId)));
     }),
   );
   router.get(
@@ -90,7 +93,7 @@ export function mergeRequestRoutes(deps: RouteDeps): express.Router {
     `${base}/merge-requests/:number`,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      res.json(await updateMergeRequest(d, ctx, String(req.params.number), req.body));
+      res.json(await announced(deps.announce, ctx, () => updateMergeRequest(d, ctx, String(req.params.number), req.body)));
     }),
   );
   router.get(
@@ -104,14 +107,14 @@ export function mergeRequestRoutes(deps: RouteDeps): express.Router {
     `${base}/merge-requests/:number/comments`,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      res.status(201).json(await addComment(d, ctx.repo, ctx.caller, String(req.params.number), req.body, ctx.requestId));
+      res.status(201).json(await announced(deps.announce, ctx, () => addComment(d, ctx.repo, ctx.caller, String(req.params.number), req.body, ctx.requestId)));
     }),
   );
   router.post(
     `${base}/merge-requests/:number/merge`,
     route(async (req, res) => {
       const { ctx, deps: d } = domain(res);
-      const result = await mergeMergeRequest(d, ctx, String(req.params.number), req.body).catch((err: unknown) => {
+      const result = await announced(deps.announce, ctx, () => mergeMergeRequest(d, ctx, String(req.params.number), req.body)).catch((err: unknown) => {
         deps.metrics?.failed(err);
         throw err;
       });

@@ -7,6 +7,8 @@ export interface RefsChanged {
   'seq'?: (number | string | Long);
   'repository_id'?: (string);
   'heartbeat'?: (boolean);
+  'facts'?: (boolean);
+  'relays_facts'?: (boolean);
 }
 
 export interface RefsChanged__Output {
@@ -14,4 +16,6 @@ export interface RefsChanged__Output {
   'seq': (number);
   'repository_id': (string);
   'heartbeat': (boolean);
+  'facts': (boolean);
+  'relays_facts': (boolean);
 }

@@ -2,6 +2,8 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { AnnounceChangeRequest as _githost_storage_v1_AnnounceChangeRequest, AnnounceChangeRequest__Output as _githost_storage_v1_AnnounceChangeRequest__Output } from '../../../githost/storage/v1/AnnounceChangeRequest.js';
+import type { AnnounceChangeResponse as _githost_storage_v1_AnnounceChangeResponse, AnnounceChangeResponse__Output as _githost_storage_v1_AnnounceChangeResponse__Output } from '../../../githost/storage/v1/AnnounceChangeResponse.js';
 import type { CheckMergeRequest as _githost_storage_v1_CheckMergeRequest, CheckMergeRequest__Output as _githost_storage_v1_CheckMergeRequest__Output } from '../../../githost/storage/v1/CheckMergeRequest.js';
 import type { CheckMergeResponse as _githost_storage_v1_CheckMergeResponse, CheckMergeResponse__Output as _githost_storage_v1_CheckMergeResponse__Output } from '../../../githost/storage/v1/CheckMergeResponse.js';
 import type { CompareRequest as _githost_storage_v1_CompareRequest, CompareRequest__Output as _githost_storage_v1_CompareRequest__Output } from '../../../githost/storage/v1/CompareRequest.js';
@@ -42,6 +44,15 @@ import type { WriteMergeRequest as _githost_storage_v1_WriteMergeRequest, WriteM
 import type { WriteMergeResponse as _githost_storage_v1_WriteMergeResponse, WriteMergeResponse__Output as _githost_storage_v1_WriteMergeResponse__Output } from '../../../githost/storage/v1/WriteMergeResponse.js';
 
 export interface StorageServiceClient extends grpc.Client {
+  AnnounceChange(argument: _githost_storage_v1_AnnounceChangeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_AnnounceChangeResponse__Output>): grpc.ClientUnaryCall;
+  AnnounceChange(argument: _githost_storage_v1_AnnounceChangeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_AnnounceChangeResponse__Output>): grpc.ClientUnaryCall;
+  AnnounceChange(argument: _githost_storage_v1_AnnounceChangeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_AnnounceChangeResponse__Output>): grpc.ClientUnaryCall;
+  AnnounceChange(argument: _githost_storage_v1_AnnounceChangeRequest, callback: grpc.requestCallback<_githost_storage_v1_AnnounceChangeResponse__Output>): grpc.ClientUnaryCall;
+  announceChange(argument: _githost_storage_v1_AnnounceChangeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_AnnounceChangeResponse__Output>): grpc.ClientUnaryCall;
+  announceChange(argument: _githost_storage_v1_AnnounceChangeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_AnnounceChangeResponse__Output>): grpc.ClientUnaryCall;
+  announceChange(argument: _githost_storage_v1_AnnounceChangeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_AnnounceChangeResponse__Output>): grpc.ClientUnaryCall;
+  announceChange(argument: _githost_storage_v1_AnnounceChangeRequest, callback: grpc.requestCallback<_githost_storage_v1_AnnounceChangeResponse__Output>): grpc.ClientUnaryCall;
+  
   CheckMerge(argument: _githost_storage_v1_CheckMergeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
   CheckMerge(argument: _githost_storage_v1_CheckMergeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
   CheckMerge(argument: _githost_storage_v1_CheckMergeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CheckMergeResponse__Output>): grpc.ClientUnaryCall;
@@ -200,6 +211,8 @@ export interface StorageServiceClient extends grpc.Client {
 }
 
 export interface StorageServiceHandlers extends grpc.UntypedServiceImplementation {
+  AnnounceChange: grpc.handleUnaryCall<_githost_storage_v1_AnnounceChangeRequest__Output, _githost_storage_v1_AnnounceChangeResponse>;
+  
   CheckMerge: grpc.handleUnaryCall<_githost_storage_v1_CheckMergeRequest__Output, _githost_storage_v1_CheckMergeResponse>;
   
   Compare: grpc.handleUnaryCall<_githost_storage_v1_CompareRequest__Output, _githost_storage_v1_CompareResponse>;
@@ -241,6 +254,7 @@ export interface StorageServiceHandlers extends grpc.UntypedServiceImplementatio
 }
 
 export interface StorageServiceDefinition extends grpc.ServiceDefinition {
+  AnnounceChange: MethodDefinition<_githost_storage_v1_AnnounceChangeRequest, _githost_storage_v1_AnnounceChangeResponse, _githost_storage_v1_AnnounceChangeRequest__Output, _githost_storage_v1_AnnounceChangeResponse__Output>
   CheckMerge: MethodDefinition<_githost_storage_v1_CheckMergeRequest, _githost_storage_v1_CheckMergeResponse, _githost_storage_v1_CheckMergeRequest__Output, _githost_storage_v1_CheckMergeResponse__Output>
   Compare: MethodDefinition<_githost_storage_v1_CompareRequest, _githost_storage_v1_CompareResponse, _githost_storage_v1_CompareRequest__Output, _githost_storage_v1_CompareResponse__Output>
   CreateRepository: MethodDefinition<_githost_storage_v1_CreateRepositoryRequest, _githost_storage_v1_CreateRepositoryResponse, _githost_storage_v1_CreateRepositoryRequest__Output, _githost_storage_v1_CreateRepositoryResponse__Output>
