@@ -165,6 +165,28 @@ describe('facts version (AnnounceChange)', () => {
     }
   });
 
+  it('when git-storage is out of reach past the writer wait and then back, then the announcement still reaches the watchers (tried again in the background)', async () => {
+    const w = watch();
+    await w.ready();
+    const before = w.factsVersion('default', 'parted');
+    const nowhere = createStorageRouter(singleShard('127.0.0.1:1'), s.secret);
+    let parted = true;
+    const clients = { client: (shard: string) => (parted ? nowhere : router).client(shard) };
+    const logged: string[] = [];
+    const logger = { error: (_o: unknown, m: string) => logged.push(m), info: (_o: unknown, m: string) => logged.push(m) } as unknown as NonNullable<Parameters<typeof announceChange>[3]>['logger'];
+    try {
+      await announceChange(clients, 'default', 'parted', { retryForMs: 200, logger });
+      expect(w.factsVersion('default', 'parted')).toBe(before);
+      parted = false;
+      await until(() => w.factsVersion('default', 'parted') !== before, 10_000);
+      expect(w.factsVersion('default', 'parted')).toEqual(expect.any(String));
+      await until(() => logged.length === 2);
+      expect(logged).toEqual(['could not announce a repository change to git-storage watchers', 'announced a repository change to git-storage watchers after retrying']);
+    } finally {
+      nowhere.close();
+    }
+  });
+
   it('when the repository id is not one, then git-storage refuses it and nothing is retried', async () => {
     const errors: unknown[] = [];
     const logger = { error: (o: unknown) => errors.push(o) } as unknown as NonNullable<Parameters<typeof announceChange>[3]>['logger'];
