@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { addCollaborator, commitFiles, createRepo, createUsers, git, makeWorkdir, pushUrl, sample, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
+import { addCollaborator, commitFiles, createRepo, createUsers, edgeAnswerHits, git, giteaRead, keptAtEdge as keptAt, makeWorkdir, pushUrl, sample, startTestGithost, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * docs/decisions/gitea-api.md#warm-reads-at-the-edge: the gateway keeps the Gitea face's content
@@ -11,31 +11,14 @@ let ann: TestUser;
 let cat: TestUser;
 let dan: TestUser;
 
-const answerHits = async () => sample(await (await fetch(gh.metricsUrl)).text(), 'githost_gateway_edge_answers_total', { result: 'hit' }) ?? 0;
+const answerHits = () => edgeAnswerHits(gh);
 const notModifiedHits = async () => sample(await (await fetch(gh.metricsUrl)).text(), 'githost_gateway_edge_validators_total', { result: 'hit' }) ?? 0;
 
-async function gitea(path: string, token?: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${gh.url}/api/v1${path}`, { headers: { ...headers, ...(token ? { authorization: `token ${token}` } : {}) } });
-  const text = await res.text();
-  return { status: res.status, text, etag: res.headers.get('etag'), cacheControl: res.headers.get('cache-control') };
-}
+const gitea = (path: string, token?: string, headers: Record<string, string> = {}) => giteaRead(gh, path, token, headers);
 
 const contentOf = (text: string) => Buffer.from((JSON.parse(text) as { content: string }).content, 'base64').toString();
 
-/** Reads `path` until the gateway answers it from a kept answer (its watch of git-storage may take a moment to go live). */
-async function keptAtEdge(path: string, token?: string): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const first = await gitea(path, token);
-    expect(first.status).toBe(200);
-    const hits = await answerHits();
-    const second = await gitea(path, token);
-    expect(second.text).toBe(first.text);
-    if ((await answerHits()) > hits) return second.text;
-    if (Date.now() > deadline) throw new Error('the gateway never answered from a kept answer');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const keptAtEdge = (path: string, token?: string) => keptAt(gh, path, token);
 
 beforeAll(async () => {
   gh = await startTestGithost();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { api, commitFiles, createBranchedRepo, createRepo, createUsers, git, sample, startTestGithost, type BranchedRepo, type TestGithost, type TestUser } from './support/index.js';
+import { api, commitFiles, createBranchedRepo, createRepo, createUsers, edgeAnswerHits, git, giteaRead, keptAtEdge as keptAt, startTestGithost, type BranchedRepo, type TestGithost, type TestUser } from './support/index.js';
 
 /**
  * docs/decisions/pulls-at-the-edge.md: the gateway keeps the Gitea face's pull request list by the
@@ -17,30 +17,13 @@ const LIST = '/repos/ann/app/pulls?state=open&limit=50';
 
 type Pull = { number: number; title: string; state: string; merged: boolean; mergeable: boolean; requested_reviewers: Array<{ login: string }>; head: { sha: string }; base: { repo: { description: string; permissions: unknown } } };
 
-const answerHits = async () => sample(await (await fetch(gh.metricsUrl)).text(), 'githost_gateway_edge_answers_total', { result: 'hit' }) ?? 0;
+const answerHits = () => edgeAnswerHits(gh);
 
-async function gitea(path: string, token?: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${gh.url}/api/v1${path}`, { headers: { ...headers, ...(token ? { authorization: `token ${token}` } : {}) } });
-  const text = await res.text();
-  return { status: res.status, text, etag: res.headers.get('etag'), total: res.headers.get('x-total-count') };
-}
+const gitea = (path: string, token?: string, headers: Record<string, string> = {}) => giteaRead(gh, path, token, headers);
 
 const pulls = (text: string) => JSON.parse(text) as Pull[];
 
-/** Reads `path` until the gateway answers it from a kept answer (its watch of git-storage may take a moment to go live). */
-async function keptAtEdge(path: string, token?: string): Promise<Pull[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const first = await gitea(path, token);
-    expect(first.status).toBe(200);
-    const hits = await answerHits();
-    const second = await gitea(path, token);
-    expect(second.text).toBe(first.text);
-    if ((await answerHits()) > hits) return pulls(second.text);
-    if (Date.now() > deadline) throw new Error('the gateway never answered from a kept answer');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const keptAtEdge = async (path: string, token?: string) => pulls(await keptAt(gh, path, token));
 
 /** The open list as ann reads it right now (from the edge or not). */
 const openList = async (token = ann.token) => pulls((await gitea(LIST, token)).text);

@@ -1,3 +1,5 @@
+import { expect } from '@jest/globals';
+import { sample } from '@githost/test-support';
 import { giteaApi, type Api } from 'gitea-js';
 import type { TestGithost } from './githost.js';
 
@@ -18,4 +20,34 @@ export async function giteaFailure(call: Promise<unknown>): Promise<{ status: nu
     return { status: res.status, body: res.error };
   }
   throw new Error('the call succeeded');
+}
+
+/** A raw read of githost's Gitea API (`/api/v1{path}`), with a token when given: status, body and the headers the edge tests read. */
+export async function giteaRead(gh: Pick<TestGithost, 'url'>, path: string, token?: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${gh.url}/api/v1${path}`, { headers: { ...headers, ...(token ? { authorization: `token ${token}` } : {}) } });
+  const text = await res.text();
+  return { status: res.status, text, etag: res.headers.get('etag'), cacheControl: res.headers.get('cache-control'), total: res.headers.get('x-total-count') };
+}
+
+/** The gateway's count of answers it served from its edge (githost_gateway_edge_answers_total, hits). */
+export async function edgeAnswerHits(gh: Pick<TestGithost, 'metricsUrl'>): Promise<number> {
+  return sample(await (await fetch(gh.metricsUrl)).text(), 'githost_gateway_edge_answers_total', { result: 'hit' }) ?? 0;
+}
+
+/**
+ * Reads `path` until the gateway answers it from a kept answer (its watch of git-storage may take
+ * a moment to go live): two reads with the same body, the second counted as an edge hit.
+ */
+export async function keptAtEdge(gh: Pick<TestGithost, 'url' | 'metricsUrl'>, path: string, token?: string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const first = await giteaRead(gh, path, token);
+    expect(first.status).toBe(200);
+    const hits = await edgeAnswerHits(gh);
+    const second = await giteaRead(gh, path, token);
+    expect(second.text).toBe(first.text);
+    if ((await edgeAnswerHits(gh)) > hits) return second.text;
+    if (Date.now() > deadline) throw new Error('the gateway never answered from a kept answer');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

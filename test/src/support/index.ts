@@ -16,7 +16,7 @@ export { api, rawGet, createUser, createUsers, createRepo, addCollaborator, type
 export { makeWorkdir, removeWorkdirs, git, gitResult, gitResultWithEnv, gitWithInput, commitFiles, pushUrl, cloneUrl, type GitResult } from './git.js';
 export { openApiViolations, assertMatchesOpenApi, OPENAPI_FILE } from './openapi.js';
 export { startReceiver } from './receiver.js';
-export { giteaClient, giteaFailure } from './gitea.js';
+export { edgeAnswerHits, giteaClient, giteaFailure, giteaRead, keptAtEdge } from './gitea.js';
 export { webGet, webPost, textOf, type WebPage } from './web.js';
 export { createBranchedRepo, watchPushes, type BranchedRepo, type WatchedPushes } from './scenarios.js';
 export { cookiePair, csrfOf, eventually, sample, type ReceivedDelivery as Delivery, type Receiver } from '@githost/test-support';
