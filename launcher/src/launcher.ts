@@ -15,7 +15,7 @@ import { childEntry, processPerService, requireBrokerForProcesses, ServiceProces
 import { bindPublicPort, boundPort, reserveLoopbackPort, type ReservedPort } from './public-port.js';
 import { STAGES } from './services.js';
 import { shardCount, startExtraShards } from './shards.js';
-import { haproxyConfig, REPLICA_SHUTDOWN_DELAY_MS, REPLICATED, replicaCount, requireProcessesForReplicas, startHaproxy, type ProxySection, type RunningHaproxy } from './replicas.js';
+import { haproxyConfig, REPLICA_SHUTDOWN_DELAY_MS, REPLICATED, replicaCount, requireProcessesForReplicas, startHaproxy, waitUntilReady, type ProxySection, type RunningHaproxy } from './replicas.js';
 
 export interface StartOptions {
   /** Public port of the gateway; default PORT or 3000; 0 picks a free one. */
@@ -265,6 +265,8 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
       await Promise.all([...held.map((h) => h.release()), stats.release(), closeServer(publicServer)]);
       haproxy = await startHaproxy(haproxyConfig(sections, stats.port), port, logger, nonEmpty(base.GITHOST_HAPROXY));
       haproxyStatsUrl = `http://127.0.0.1:${stats.port}/`;
+      const notReady = await waitUntilReady([...gatewayUrls, `http://127.0.0.1:${port}`]);
+      if (notReady.length > 0) logger.warn({ not_ready: notReady }, 'gateways not ready 60 s after haproxy started: starting anyway');
     } else {
       await startOne('gateway', 'gateway', STAGES.length, env, publicServer);
       // The gateway child serves on its own copy of the listening socket: ours would answer 503.

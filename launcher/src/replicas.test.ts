@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { express, listen } from '@githost/http';
 import { createLogger } from '@githost/logging';
 import { freePort } from '@githost/test-support';
-import { CLIENT_KEEP_ALIVE_S, haproxyConfig, REPLICA_SHUTDOWN_DELAY_MS, replicaCount, requireProcessesForReplicas, startHaproxy } from './replicas.js';
+import { CLIENT_KEEP_ALIVE_S, haproxyConfig, REPLICA_SHUTDOWN_DELAY_MS, replicaCount, requireProcessesForReplicas, startHaproxy, waitUntilReady } from './replicas.js';
 
 /** One request on a connection of its own (haproxy closes the client's after a 502); its status. */
 function send(port: number, method: string, path: string): Promise<number> {
@@ -249,5 +249,21 @@ describe('launcher replicas', () => {
     // HTTP retries and connection reuse mean nothing to a byte stream.
     expect(cfg).not.toContain('retry-on');
     expect(cfg).not.toContain('http-reuse');
+  });
+});
+
+describe('waitUntilReady', () => {
+  it('when a gateway answers 503 on /readyz at first, then the start waits until it answers 200, and reports one never ready after the timeout', async () => {
+    let asked = 0;
+    const late = await serve((req, res) => void res.writeHead(req.url === '/readyz' && ++asked > 3 ? 200 : 503).end());
+    const never = await serve((_req, res) => void res.writeHead(503).end());
+    try {
+      expect(await waitUntilReady([`http://127.0.0.1:${late.port}`], 10_000)).toEqual([]);
+      expect(asked).toBe(4);
+      expect(await waitUntilReady([`http://127.0.0.1:${late.port}`, `http://127.0.0.1:${never.port}`], 300)).toEqual([`http://127.0.0.1:${never.port}`]);
+    } finally {
+      late.server.close();
+      never.server.close();
+    }
   });
 });

@@ -168,3 +168,21 @@ function accepts(port: number): Promise<boolean> {
     socket.once('error', () => resolve(false));
   });
 }
+
+/**
+ * Resolves once every address answers `GET /readyz` 200, or after `timeoutMs` with the ones that
+ * did not (logged by the caller). With replicas, the gateways start before haproxy binds the
+ * sections they reach accounts through, so each is ready only once its gRPC channel has come
+ * back from its backoff: a start that returned before would send its first requests (haproxy
+ * counts a server up until its checks fail) to gateways answering 503.
+ */
+export async function waitUntilReady(urls: readonly string[], timeoutMs = 60_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  let waiting = [...urls];
+  for (;;) {
+    const answers = await Promise.all(waiting.map((url) => fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status === 200, () => false)));
+    waiting = waiting.filter((_, i) => !answers[i]);
+    if (waiting.length === 0 || Date.now() > deadline) return waiting;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

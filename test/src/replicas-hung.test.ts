@@ -41,11 +41,6 @@ const page = async (base: string, path: string): Promise<{ status: number; html:
 
 beforeAll(async () => {
   gh = await startTestGithost({ backend: 'real', replicas: 2 });
-  // Every gateway ready (its accounts connection made) through haproxy and on its own port.
-  await eventually(async () => {
-    const statuses = await Promise.all([gh.url, ...gh.gatewayUrls!].map((u) => fetch(`${u}/readyz`).then((r) => r.status, () => 0)));
-    return statuses.every((s) => s === 200) ? true : undefined;
-  }, 120_000);
   const hana = await createUser(gh, 'hana');
   await createRepo(gh, hana.token, 'steady');
   const wd = makeWorkdir();
