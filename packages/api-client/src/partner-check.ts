@@ -158,3 +158,18 @@ export class PartnerCheck {
     });
   }
 }
+
+/**
+ * A client's own gateway (the web's, the Gitea face's) with `fallbackUrl` behind it: the health
+ * check of `url` (none without a fallback) and the readiness the client reports — its own gateway
+ * answering `/healthz` while the check has it up, else the fallback
+ * (docs/decisions/replicas.md#a-partner-that-hangs). A hung own gateway holds readiness (2 s)
+ * only until it is marked down.
+ */
+export function ownGateway(opts: { url: string; fallbackUrl?: string | undefined; logger?: PartnerLogger; onChange?: (up: boolean) => void }): { partner: PartnerCheck | undefined; ready: () => Promise<boolean> } {
+  const answers = async (base: string) => (await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
+  const { url, fallbackUrl } = opts;
+  if (fallbackUrl === undefined) return { partner: undefined, ready: () => answers(url) };
+  const partner = new PartnerCheck({ url, name: 'gateway', logger: opts.logger, onChange: opts.onChange });
+  return { partner, ready: async () => (partner.up && (await answers(url).catch(() => false))) || answers(fallbackUrl) };
+}

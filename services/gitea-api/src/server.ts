@@ -1,5 +1,5 @@
 import client from 'prom-client';
-import { PartnerCheck } from '@githost/api-client';
+import { ownGateway } from '@githost/api-client';
 import { createHttpApp, createRegistry, express, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
@@ -29,15 +29,12 @@ export interface ServerDeps {
 export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger('gitea-api');
   const registry = createRegistry('gitea-api');
-  // Ready when the API it answers from answers: at its own gateway, or else at the fallback.
-  const answers = async (url: string) => (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
+  // Ready when the API it answers from answers: its own gateway while its check has it up, or else
+  // the fallback (docs/decisions/replicas.md#a-partner-that-hangs).
   const fallbackUrl = config.gatewayFallbackUrl;
-  // Its own gateway checked as haproxy checks a server (docs/decisions/replicas.md#a-partner-that-hangs).
   const partnerDown = fallbackUrl === undefined ? undefined : new client.Gauge({ name: 'githost_gitea_api_gateway_partner_down', help: 'Whether the face\'s own gateway failed its health checks (1), its calls sent to GATEWAY_FALLBACK_URL, or answers them (0)', registers: [registry] });
   partnerDown?.set(0);
-  const gatewayPartner = fallbackUrl === undefined ? undefined : new PartnerCheck({ url: config.gatewayUrl, name: 'gateway', logger, onChange: (up) => partnerDown?.set(up ? 0 : 1) });
-  // Its own gateway while its check has it up, the fallback once it has it down (as the web's).
-  const gateway = async () => (fallbackUrl === undefined ? answers(config.gatewayUrl) : (gatewayPartner?.up !== false && (await answers(config.gatewayUrl).catch(() => false))) || answers(fallbackUrl));
+  const { partner: gatewayPartner, ready: gateway } = ownGateway({ url: config.gatewayUrl, fallbackUrl, logger, onChange: (up) => partnerDown?.set(up ? 0 : 1) });
   const app = createHttpApp({ service: 'gitea-api', logger, ready: { gateway }, registry, json: false });
   const features = { config: { ...config, gatewayPartner } };
   const api = express.Router();

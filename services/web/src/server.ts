@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import client from 'prom-client';
-import { PartnerCheck } from '@githost/api-client';
+import { ownGateway } from '@githost/api-client';
 import { createHttpApp, createRegistry, express, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
@@ -24,17 +24,12 @@ const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
 export function createServer(config: Config, deps: ServerDeps = {}): Service<{ httpPort: number; metricsPort: number }> {
   const logger = deps.logger ?? createLogger('web');
   const registry = createRegistry('web');
-  // Ready when the API it renders from answers: its own gateway, or the others behind the fallback.
-  const answers = async (base: string) => (await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
-  const { url, fallbackUrl } = config.gateway;
-  // Its own gateway checked as haproxy checks a server, so one that hangs is left after about two
-  // seconds, not at each call's timeout (docs/decisions/replicas.md#a-partner-that-hangs).
+  // Ready when the API it renders from answers: its own gateway while its check has it up, or the
+  // others behind the fallback (docs/decisions/replicas.md#a-partner-that-hangs).
+  const { fallbackUrl } = config.gateway;
   const partnerDown = fallbackUrl === undefined ? undefined : new client.Gauge({ name: 'githost_web_gateway_partner_down', help: 'Whether the web\'s own gateway failed its health checks (1), its calls sent to GATEWAY_FALLBACK_URL, or answers them (0)', registers: [registry] });
   partnerDown?.set(0);
-  const partner = fallbackUrl === undefined ? undefined : new PartnerCheck({ url, name: 'gateway', logger, onChange: (up) => partnerDown?.set(up ? 0 : 1) });
-  // Its own gateway while its check has it up, the fallback once it has it down: a hung own gateway
-  // holds the answer (2 s) only until it is marked down, not as long as it hangs.
-  const gateway = async () => (fallbackUrl === undefined ? answers(url) : (partner?.up !== false && (await answers(url).catch(() => false))) || answers(fallbackUrl));
+  const { partner, ready: gateway } = ownGateway({ ...config.gateway, logger, onChange: (up) => partnerDown?.set(up ? 0 : 1) });
   const app = createHttpApp({ service: 'web', logger, ready: { gateway }, registry, json: false });
   app.use(securityHeaders);
   app.use('/-/static', express.static(ASSETS, { index: false, fallthrough: true, maxAge: '5m', dotfiles: 'ignore' }));
