@@ -6,7 +6,7 @@ import { canWrite, LFS_ACTION_SCHEME, verifyLfsActionGrant, type LfsActionGrant 
 import { REQUEST_ID_HEADER, type Logger } from '@githost/logging';
 import { validateRepositoryId } from '../git/validate.js';
 import { existingRepository, type StorageContext } from '../storage-context.js';
-import { declaredSize, readJson, receiveObject, sendLfs, sendObject, verifyObject, type LfsStore } from './lfs-objects.js';
+import { declaredSize, readJson, receiveObject, sendLfs, sendLfsError, sendObject, verifyObject, type LfsStore } from './lfs-objects.js';
 
 /**
  * The shard's public LFS listener (docs/decisions/lfs.md#direct-transfers): object downloads,
@@ -109,15 +109,14 @@ export function lfsDirectHandler(ctx: StorageContext, deps: LfsDirectDeps): (req
     void serve(request, req, res).catch((err: unknown) => {
       const appError = err instanceof AppError ? err : toAppError(err);
       if (appError.kind === 'internal' || appError.kind === 'unavailable') deps.logger.error({ err, request_id: requestId }, 'direct LFS request failed');
-      const status = httpStatusOf(appError.kind);
-      refusals.inc({ status: String(status) });
+      refusals.inc({ status: String(httpStatusOf(appError.kind)) });
       if (res.headersSent) {
         res.destroy();
         return;
       }
       // Read no more of a refused upload's body: close the connection once the answer is out.
       if (!req.complete) res.setHeader('Connection', 'close');
-      sendLfs(res, status, { message: appError.message, request_id: requestId });
+      sendLfsError(res, appError, requestId);
     });
   };
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, validation } from '@githost/errors';
+import { AppError, httpStatusOf, toAppError, validation } from '@githost/errors';
 import { directoryBytes, type DiskObjectStore } from '../lfs/disk-object-store.js';
 import { LFS_OID, type LfsObjectStore } from '../lfs/object-store.js';
 import { repositoryPath } from '../repository-path.js';
@@ -28,6 +28,18 @@ export function sendLfs(res: ServerResponse, status: number, body: unknown): voi
   const text = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': LFS_MEDIA_TYPE, 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/**
+ * git-lfs docs/api/batch.md "Response Errors": an LFS error is `{message}` (here with the error's
+ * details and the request id beside it) in LFS's own media type, with the status the one error
+ * table gives the kind. The same answer on both ways in; returns the error as classified, so the
+ * caller can log a server fault and count the status.
+ */
+export function sendLfsError(res: ServerResponse, err: unknown, requestId: string | undefined): AppError {
+  const appError = err instanceof AppError ? err : toAppError(err);
+  sendLfs(res, httpStatusOf(appError.kind), { ...(appError.details ?? {}), message: appError.message, request_id: requestId });
+  return appError;
 }
 
 export async function readJson(req: IncomingMessage): Promise<unknown> {

@@ -1,11 +1,11 @@
-import { AppError, httpStatusOf, toAppError, validation } from '@githost/errors';
+import { validation } from '@githost/errors';
 import type { NextFunction } from '@githost/http';
 import { identityOf, route, type Express, type Request, type Response } from '@githost/http';
 import { LFS_ACTION_SCHEME, signLfsActionGrant } from '@githost/identity';
 import { ACTION_EXPIRES_IN_SECONDS, answerBatch, parseBatchRequest } from '../lfs/batch.js';
 import type { LockStore, LfsLock } from '../lfs/lock-store.js';
 import { existingRepository, type StorageContext } from '../storage-context.js';
-import { readJson, receiveObject, repositoryBytes, sendLfs, sendObject, verifyObject, type LfsStore } from './lfs-objects.js';
+import { readJson, receiveObject, repositoryBytes, sendLfs, sendLfsError, sendObject, verifyObject, type LfsStore } from './lfs-objects.js';
 import { authorizeRepository } from './transport-access.js';
 
 export { LFS_MEDIA_TYPE } from './lfs-objects.js';
@@ -179,12 +179,9 @@ export function mountLfs(app: Express, ctx: StorageContext, deps: LfsDeps): void
     }),
   );
 
-  // batch.md "Response Errors": LFS answers its errors as `{message}` in its own media type,
-  // with the status the one error table gives the kind.
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent || !LFS_PATHS.test(req.path)) return next(err);
-    const appError = err instanceof AppError ? err : toAppError(err);
+    const appError = sendLfsError(res, err, (res.locals.identity as { request_id?: string } | undefined)?.request_id);
     if (appError.kind === 'internal' || appError.kind === 'unavailable') ctx.logger.error({ err }, 'LFS request failed');
-    sendLfs(res, httpStatusOf(appError.kind), { ...(appError.details ?? {}), message: appError.message, request_id: (res.locals.identity as { request_id?: string } | undefined)?.request_id });
   });
 }
