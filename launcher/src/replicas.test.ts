@@ -6,12 +6,19 @@ import { createLogger } from '@githost/logging';
 import { freePort } from '@githost/test-support';
 import { CLIENT_KEEP_ALIVE_S, haproxyConfig, REPLICA_SHUTDOWN_DELAY_MS, replicaCount, requireProcessesForReplicas, startHaproxy, waitUntilReady } from './replicas.js';
 
-/** One request on a connection of its own (haproxy closes the client's after a 502); its status. */
+/** The content type and body of the last answer to each `<method> <path>` sent. */
+const answerBodies = new Map<string, string>();
+
+/** One request on a connection of its own (haproxy closes the client's after an error of its own); its status. */
 function send(port: number, method: string, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, agent: false }, (res) => {
-      res.resume();
-      res.once('end', () => resolve(res.statusCode ?? 0));
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.once('end', () => {
+        answerBodies.set(`${method} ${path}`, `${res.headers['content-type']} ${body}`);
+        resolve(res.statusCode ?? 0);
+      });
     });
     req.once('error', reject);
     req.end(method === 'POST' ? 'x' : undefined);
@@ -87,7 +94,11 @@ describe('launcher replicas', () => {
       { name: 'browse', port: 5000, servers: [6001, 6002] },
     ]);
     expect(cfg).toContain(['listen gateway', '  bind 0.0.0.0:3000', '  balance roundrobin', '  option httpchk GET /readyz?not_ready=404', '  http-check disable-on-404', '  http-check expect status 200',
-      '  http-reuse always', '  retry-on conn-failure empty-response', '  use_backend gateway-writes unless METH_GET', '  server gateway-1 127.0.0.1:4001 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions', '  server gateway-2 127.0.0.1:4002 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions', 'listen browse', '  bind 127.0.0.1:5000'].join('\n'));
+      '  http-reuse always', '  retry-on conn-failure empty-response', '  use_backend gateway-writes unless METH_GET',
+      `  http-error status 502 content-type application/json string '{"error":"Service unavailable: the server failed before answering"}'`,
+      `  http-error status 503 content-type application/json string '{"error":"Service unavailable: no server is up"}'`,
+      `  http-error status 504 content-type application/json string '{"error":"Service unavailable: the server did not answer in time"}'`,
+      '  http-after-response set-status 503 if { status 502 } || { status 504 }', '  server gateway-1 127.0.0.1:4001 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions', '  server gateway-2 127.0.0.1:4002 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions', 'listen browse', '  bind 127.0.0.1:5000'].join('\n'));
     expect(cfg).toContain('  server browse-2 127.0.0.1:6002 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions\n');
     expect(cfg).toMatch(/option redispatch 1\n/);
     expect(cfg).toMatch(/option http-keep-alive\n/);
@@ -102,7 +113,7 @@ describe('launcher replicas', () => {
       '  server browse-1 127.0.0.1:6001 track browse/browse-1 on-marked-down shutdown-sessions', '  server browse-2 127.0.0.1:6002 track browse/browse-2 on-marked-down shutdown-sessions'].join('\n'));
   });
 
-  it('when a replica hangs with requests in flight (it holds them and stops answering its checks), then through the real haproxy the GET in flight is answered by the other and the POST 502, both long before timeout server', async () => {
+  it('when a replica hangs with requests in flight (it holds them and stops answering its checks), then through the real haproxy the GET in flight is answered by the other and the POST 503 with a JSON error, both long before timeout server', async () => {
     // Held requests of the hanging replica: it never answers one, as a stopped (SIGSTOP) process.
     const held: ServerResponse[] = [];
     const state = { hung: false, received: [] as string[] };
@@ -130,8 +141,10 @@ describe('launcher replicas', () => {
       const statuses = await Promise.race([Promise.all(answers), bound]);
       const postToHung = state.received.find((r) => r.startsWith('POST '))!.split(' ')[1];
       const order = ['/read/1', '/read/2', '/write/1', '/write/2'];
-      // Both GETs 200 (the one held was sent to the other replica); the POST held 502, never sent again; the other 200.
-      expect(statuses).toEqual(order.map((p) => (p === postToHung ? 502 : 200)));
+      // Both GETs 200 (the one held was sent to the other replica); the POST held 503, never sent again; the other 200.
+      expect(statuses).toEqual(order.map((p) => (p === postToHung ? 503 : 200)));
+      // haproxy's own answer is a githost error: JSON, not its HTML page.
+      expect(answerBodies.get(`POST ${postToHung}`)).toBe('application/json {"error":"Service unavailable: the server failed before answering"}');
       expect(answered.sort()).toEqual(['GET /read/1', 'GET /read/2', ...order.filter((p) => p.startsWith('/write') && p !== postToHung).map((p) => `POST ${p}`)].sort());
     } finally {
       held.forEach((res) => res.destroy());
@@ -169,11 +182,11 @@ describe('launcher replicas', () => {
       expect(gets(seen.dying).length).toBeGreaterThan(0);
       expect(seen.dying.filter((r) => r.startsWith('POST ')).length).toBeGreaterThan(0);
       expect(gets(seen.answering).sort()).toEqual(Array.from({ length: 6 }, (_, i) => `GET /GET/${i}`).sort());
-      // A POST is never sent twice: the dying replica's are answered 502, the others 200.
+      // A POST is never sent twice: the dying replica's are answered 503 (haproxy's 502, as githost answers a server fault), the others 200.
       const posts = [...seen.dying, ...seen.answering].filter((r) => r.startsWith('POST '));
       expect(posts.sort()).toEqual(Array.from({ length: 6 }, (_, i) => `POST /POST/${i}`).sort());
-      expect(statuses.POST.filter((s) => s === 502)).toHaveLength(seen.dying.filter((r) => r.startsWith('POST ')).length);
-      expect(statuses.POST.filter((s) => s !== 502).every((s) => s === 200)).toBe(true);
+      expect(statuses.POST.filter((s) => s === 503)).toHaveLength(seen.dying.filter((r) => r.startsWith('POST ')).length);
+      expect(statuses.POST.filter((s) => s !== 503).every((s) => s === 200)).toBe(true);
     } finally {
       await haproxy.stop();
       dying.server.close();

@@ -71,6 +71,17 @@ export const CLIENT_KEEP_ALIVE_S = 75;
  *  a tracking server is marked down with the one it tracks. */
 const ON_MARKED_DOWN = 'on-marked-down shutdown-sessions';
 
+/** haproxy's own answers (a server that failed or was cut before answering, none up, no answer in
+ *  time) as every githost error is: JSON `{"error"}` and 503, the contract's status for a part of
+ *  githost that could not answer (docs/contract.md#4-errors), never haproxy's HTML 502 or 504.
+ *  githost's own processes never answer 502 or 504, so the rewrite touches only haproxy's. */
+const BALANCER_ERRORS = [
+  `  http-error status 502 content-type application/json string '{"error":"Service unavailable: the server failed before answering"}'`,
+  `  http-error status 503 content-type application/json string '{"error":"Service unavailable: no server is up"}'`,
+  `  http-error status 504 content-type application/json string '{"error":"Service unavailable: the server did not answer in time"}'`,
+  '  http-after-response set-status 503 if { status 502 } || { status 504 }',
+];
+
 /** The check asks a server that is alive but not ready (draining, a dependency out) to answer 404,
  *  which `http-check disable-on-404` takes as out of rotation (NOLB) rather than down: its requests
  *  in flight finish, as a drain needs. Down, with its requests cut, is a server that does not
@@ -111,7 +122,7 @@ export function haproxyConfig(sections: ProxySection[], statsPort?: number): str
       // A gRPC connection lives as long as its client: an idle one is not cut after minutes.
       lines.push('  mode tcp', '  timeout client 1h', '  timeout server 1h');
     } else {
-      lines.push('  http-reuse always', '  retry-on conn-failure empty-response', `  use_backend ${s.name}-writes unless METH_GET`);
+      lines.push('  http-reuse always', '  retry-on conn-failure empty-response', `  use_backend ${s.name}-writes unless METH_GET`, ...BALANCER_ERRORS);
       writes.push(`backend ${s.name}-writes`, '  balance roundrobin', '  http-check disable-on-404', '  option http-server-close', '  http-reuse never', '  retry-on conn-failure');
       s.servers.forEach((port, i) => writes.push(`  server ${s.name}-${i + 1} 127.0.0.1:${port} track ${s.name}/${s.name}-${i + 1} ${ON_MARKED_DOWN}`));
     }
