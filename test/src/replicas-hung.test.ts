@@ -142,7 +142,8 @@ describe('a paired partner stopped with SIGSTOP', () => {
     const hooksBefore = ((await api(gh, 'GET', '/api/repos/hana/steady/webhooks', { token: hanaToken })).body as Array<{ url: string }>).length;
     const before = { gets: (await serverRow('gateway/gateway-2')).sent, writes: (await serverRow('gateway-writes/gateway-2')).sent };
     process.kill(pidOf('gateway 2'), 'SIGSTOP');
-    let outcome: 'bound passed' | { gets: number[]; writes: number[] };
+    const stoppedAt = Date.now();
+    let outcome: 'bound passed' | { gets: number[]; writes: number[]; allAnsweredAfterMs: number };
     try {
       // Sent at once, before haproxy's checks (every 500 ms, out after 2) notice: round robin gives
       // gateway 2 some of each, which it holds unanswered until haproxy marks it down.
@@ -151,7 +152,7 @@ describe('a paired partner stopped with SIGSTOP', () => {
       // The bound: the checks' second or so, with a wide margin for a loaded machine; without
       // on-marked-down shutdown-sessions these wait for haproxy's 5 min server timeout.
       const bound = new Promise<'bound passed'>((resolve) => setTimeout(() => resolve('bound passed'), HUNG_BOUND_MS).unref());
-      outcome = await Promise.race([Promise.all([Promise.all(gets), Promise.all(posts)]).then(([g, w]) => ({ gets: g, writes: w })), bound]);
+      outcome = await Promise.race([Promise.all([Promise.all(gets), Promise.all(posts)]).then(([g, w]) => ({ gets: g, writes: w, allAnsweredAfterMs: Date.now() - stoppedAt })), bound]);
       expect((await serverRow('gateway/gateway-2')).state).toMatch(/^DOWN/);
     } finally {
       process.kill(pidOf('gateway 2'), 'SIGCONT');
