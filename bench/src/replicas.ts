@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { removeBrokerTopology } from '@githost/bus/testing';
 import { createTestDatabase } from '@githost/db';
@@ -169,5 +170,95 @@ function cpuGroups(service: RunningService): Array<{ name: string; pids: number[
     }
   }
   byName.get('Redis')!.push(...matchingPids((c) => c.startsWith('redis-server')));
+  return [...byName].map(([name, pids]) => ({ name, pids }));
+}
+
+/** The groups the partner checks' cost is read in: the pairings' two ends, the face, what a
+ *  gateway's /readyz asks (accounts), haproxy, and the rest. */
+const IDLE_COLUMNS = ['gateway', 'web', 'gitea-api', 'accounts', 'haproxy', 'other services'];
+
+/**
+ * What the pairings' partner checks cost (packages/api-client/src/partner-check.ts,
+ * docs/decisions/replicas.md#a-partner-that-hangs): two idle githosts with 2 replicas each, one
+ * paired (web N and gateway N check each other, the Gitea face its gateway, one /readyz a second
+ * each) and one unpaired (GITHOST_REPLICAS_PAIRED=false: no partner checks, everything through
+ * haproxy), read over the same windows so both see the same machine. haproxy's own checks run in
+ * both. CPU milliseconds a second per process group; the difference is the checks'.
+ */
+export async function benchPartnerChecks(ctx: BenchContext): Promise<Section> {
+  const notes: string[] = [];
+  const rows: string[][] = [];
+  const services: RunningService[] = [];
+  const cleanups: Array<() => Promise<void>> = [];
+  try {
+    const skip = launcherMissing();
+    if (skip) throw new Error(skip);
+    const start = async (name: string, paired: boolean): Promise<RunningService> => {
+      const db = await createTestDatabase('githost_bench_partner_checks');
+      const suffix = `${name}.${randomBytes(4).toString('hex')}`;
+      const names = { GITHOST_EVENTS_EXCHANGE: `githost.events.bench.${suffix}`, GITHOST_WEBHOOKS_QUEUE: `githost.webhooks.bench.${suffix}`, GITHOST_MERGE_REQUESTS_QUEUE: `githost.merge-requests.bench.${suffix}`, GITHOST_ACCOUNTS_QUEUE: `githost.accounts.bench.${suffix}` };
+      cleanups.push(async () => {
+        await db.drop();
+        await removeBrokerTopology(ctx.amqpUrl, names.GITHOST_EVENTS_EXCHANGE, [names.GITHOST_WEBHOOKS_QUEUE, names.GITHOST_MERGE_REQUESTS_QUEUE, names.GITHOST_ACCOUNTS_QUEUE]);
+      });
+      ctx.log(`partner checks: starting githost (${name}) ...`);
+      const service = await startService({ LOG_LEVEL: 'warn', DATABASE_URL: db.url, AMQP_URL: ctx.amqpUrl, GITHOST_PROCESS_PER_SERVICE: 'true', REDIS_URL: '', GITHOST_REPLICAS: '2', GITHOST_REPLICAS_PAIRED: paired ? 'true' : 'false', ...names });
+      services.push(service);
+      return service;
+    };
+    const paired = await start('paired', true);
+    const unpaired = await start('unpaired', false);
+    // Past the start's own work (the web and the face log their gateway down, then up).
+    await new Promise((r) => setTimeout(r, 10_000));
+    const seconds = ctx.quick ? 5 : 10;
+    const windows = ctx.quick ? 3 : 6;
+    const both = [paired, unpaired];
+    const totals = both.map(() => new Map<string, number>());
+    const loads: number[] = [];
+    for (let i = 0; i < windows; i++) {
+      const groups = both.map((s) => idleGroups(s));
+      const before = groups.map((gs) => gs.map((g) => cpuMs(g.pids)));
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+      groups.forEach((gs, k) => gs.forEach((g, n) => totals[k]!.set(g.name, (totals[k]!.get(g.name) ?? 0) + cpuMs(g.pids) - before[k]![n]!)));
+      loads.push(Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]));
+    }
+    const perSecond = (k: number, name: string) => (totals[k]!.get(name) ?? 0) / (windows * seconds);
+    const sum = (k: number) => IDLE_COLUMNS.reduce((n, c) => n + perSecond(k, c), 0);
+    rows.push(['paired (partner checks on)', ...IDLE_COLUMNS.map((c) => fmtNum(perSecond(0, c))), fmtNum(sum(0))]);
+    rows.push(['unpaired (no partner checks)', ...IDLE_COLUMNS.map((c) => fmtNum(perSecond(1, c))), fmtNum(sum(1))]);
+    rows.push(['difference: the checks', ...IDLE_COLUMNS.map((c) => fmtNum(perSecond(0, c) - perSecond(1, c))), fmtNum(sum(0) - sum(1))]);
+    // Five pairings check once a second: web 1 and 2 their gateway, gateway 1 and 2 their web, the face gateway 1.
+    const checksPerSecond = 5;
+    notes.push(`${windows} windows of ${seconds} s, both githosts idle and read over the same windows; load average ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} on ${cpus().length} cores`);
+    notes.push(`${checksPerSecond} partner checks a second in the paired githost: ${fmtNum(((sum(0) - sum(1)) * 1000) / checksPerSecond)} µs of CPU per check, both ends and what /readyz asks included; ${fmtNum(((sum(0) - sum(1)) / 1000) * 100)}% of one core`);
+  } catch (err) {
+    notes.push(`partner checks measurement failed: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    await Promise.all(services.map((s) => s.stop()));
+    for (const c of cleanups) await c().catch(() => undefined);
+  }
+  return {
+    name: 'replicas-partner-checks',
+    title: 'Replicas: what the partner checks cost',
+    tables: rows.length ? [{ title: 'CPU ms a second by process group, idle (utime + stime; replicas of one service summed)', header: ['githost', ...IDLE_COLUMNS, 'total'], rows }] : [],
+    notes,
+  };
+}
+
+/** One githost's processes in IDLE_COLUMNS' groups (replicas with their first; haproxy, the launcher's child). */
+function idleGroups(service: RunningService): Array<{ name: string; pids: number[] }> {
+  const byName = new Map<string, number[]>(IDLE_COLUMNS.map((c) => [c, []]));
+  for (const p of service.processes) {
+    if (p.name === 'launcher') continue;
+    const name = p.name.replace(/ \d+$/, '');
+    byName.get(byName.has(name) ? name : 'other services')!.push(p.pid);
+  }
+  for (const pid of descendants(service.pid)) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'haproxy') byName.get('haproxy')!.push(pid);
+    } catch {
+      // gone
+    }
+  }
   return [...byName].map(([name, pids]) => ({ name, pids }));
 }

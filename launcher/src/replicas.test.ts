@@ -6,12 +6,19 @@ import { createLogger } from '@githost/logging';
 import { freePort } from '@githost/test-support';
 import { CLIENT_KEEP_ALIVE_S, haproxyConfig, REPLICA_SHUTDOWN_DELAY_MS, replicaCount, requireProcessesForReplicas, startHaproxy, waitUntilReady } from './replicas.js';
 
-/** One request on a connection of its own (haproxy closes the client's after a 502); its status. */
+/** The content type and body of the last answer to each `<method> <path>` sent. */
+const answerBodies = new Map<string, string>();
+
+/** One request on a connection of its own (haproxy closes the client's after an error of its own); its status. */
 function send(port: number, method: string, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, agent: false }, (res) => {
-      res.resume();
-      res.once('end', () => resolve(res.statusCode ?? 0));
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.once('end', () => {
+        answerBodies.set(`${method} ${path}`, `${res.headers['content-type']} ${body}`);
+        resolve(res.statusCode ?? 0);
+      });
     });
     req.once('error', reject);
     req.end(method === 'POST' ? 'x' : undefined);
@@ -47,7 +54,8 @@ async function replica(name: string) {
   const state = { stopping: false, closing: false, seen: [] as string[], dropped: [] as string[], sockets: new Set<unknown>() };
   const served = new WeakMap<object, number>();
   const app = express();
-  app.get('/readyz', (_req, res) => void res.status(state.stopping ? 503 : 200).send(state.stopping ? 'stopping' : 'ready'));
+  // As packages/http's: not ready while stopping, 404 when the check asks (haproxy's drain convention).
+  app.get('/readyz', (req, res) => void res.status(state.stopping ? (req.query.not_ready === '404' ? 404 : 503) : 200).send(state.stopping ? 'stopping' : 'ready'));
   app.use((req, _res, next) => {
     const request = `${req.method} ${req.url}`;
     if (state.closing && (served.get(req.socket) ?? 0) > 0 && !state.dropped.includes(request)) {
@@ -85,9 +93,13 @@ describe('launcher replicas', () => {
       { name: 'gateway', port: 3000, bind: '0.0.0.0', servers: [4001, 4002] },
       { name: 'browse', port: 5000, servers: [6001, 6002] },
     ]);
-    expect(cfg).toContain(['listen gateway', '  bind 0.0.0.0:3000', '  balance roundrobin', '  option httpchk GET /readyz', '  http-check expect status 200',
-      '  http-reuse always', '  retry-on conn-failure empty-response', '  use_backend gateway-writes unless METH_GET', '  server gateway-1 127.0.0.1:4001 check inter 500ms fall 2 rise 1', '  server gateway-2 127.0.0.1:4002 check inter 500ms fall 2 rise 1', 'listen browse', '  bind 127.0.0.1:5000'].join('\n'));
-    expect(cfg).toContain('  server browse-2 127.0.0.1:6002 check inter 500ms fall 2 rise 1\n');
+    expect(cfg).toContain(['listen gateway', '  bind 0.0.0.0:3000', '  balance roundrobin', '  option httpchk GET /readyz?not_ready=404', '  http-check disable-on-404', '  http-check expect status 200',
+      '  http-reuse always', '  retry-on conn-failure empty-response', '  use_backend gateway-writes unless METH_GET',
+      `  http-error status 502 content-type application/json string '{"error":"Service unavailable: the server failed before answering"}'`,
+      `  http-error status 503 content-type application/json string '{"error":"Service unavailable: no server is up"}'`,
+      `  http-error status 504 content-type application/json string '{"error":"Service unavailable: the server did not answer in time"}'`,
+      '  http-after-response set-status 503 if { status 502 } || { status 504 }', '  server gateway-1 127.0.0.1:4001 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions', '  server gateway-2 127.0.0.1:4002 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions', 'listen browse', '  bind 127.0.0.1:5000'].join('\n'));
+    expect(cfg).toContain('  server browse-2 127.0.0.1:6002 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions\n');
     expect(cfg).toMatch(/option redispatch 1\n/);
     expect(cfg).toMatch(/option http-keep-alive\n/);
     expect(cfg).toContain(`  timeout http-keep-alive ${CLIENT_KEEP_ALIVE_S}s\n`);
@@ -97,20 +109,61 @@ describe('launcher replicas', () => {
   it('when a request is not a GET or HEAD, then it goes to the section\'s writes backend: the same servers, tracked, a new connection each, never an L7 retry', () => {
     const cfg = haproxyConfig([{ name: 'browse', port: 5000, servers: [6001, 6002] }]);
     expect(cfg).toContain(['  http-reuse always', '  retry-on conn-failure empty-response', '  use_backend browse-writes unless METH_GET'].join('\n'));
-    expect(cfg).toContain(['backend browse-writes', '  balance roundrobin', '  option http-server-close', '  http-reuse never', '  retry-on conn-failure',
-      '  server browse-1 127.0.0.1:6001 track browse/browse-1', '  server browse-2 127.0.0.1:6002 track browse/browse-2'].join('\n'));
+    expect(cfg).toContain(['backend browse-writes', '  balance roundrobin', '  http-check disable-on-404', '  option http-server-close', '  http-reuse never', '  retry-on conn-failure',
+      '  server browse-1 127.0.0.1:6001 track browse/browse-1 on-marked-down shutdown-sessions', '  server browse-2 127.0.0.1:6002 track browse/browse-2 on-marked-down shutdown-sessions'].join('\n'));
   });
+
+  it('when a replica hangs with requests in flight (it holds them and stops answering its checks), then through the real haproxy the GET in flight is answered by the other and the POST 503 with a JSON error, both long before timeout server', async () => {
+    // Held requests of the hanging replica: it never answers one, as a stopped (SIGSTOP) process.
+    const held: ServerResponse[] = [];
+    const state = { hung: false, received: [] as string[] };
+    const hanging = await serve((req, res) => {
+      if (req.url?.startsWith('/readyz') && !state.hung) return void res.end('ok');
+      if (!req.url?.startsWith('/readyz')) state.received.push(`${req.method} ${req.url}`);
+      held.push(res);
+    });
+    const answered: string[] = [];
+    const answering = await serve((req, res) => {
+      if (!req.url?.startsWith('/readyz')) answered.push(`${req.method} ${req.url}`);
+      req.resume();
+      req.once('end', () => res.end('ok'));
+    });
+    const front = await freePort();
+    const haproxy = await startHaproxy(haproxyConfig([{ name: 'gateway', port: front, servers: [hanging.port, answering.port] }]), front, createLogger('test'));
+    // Far below haproxy's `timeout server` (5 min): the bound is the checks' (about 1 s), with a margin for a loaded machine.
+    const bound = new Promise<'bound passed'>((resolve) => setTimeout(() => resolve('bound passed'), 20_000).unref());
+    try {
+      // Round robin: one GET and one POST reach each replica.
+      const answers = [send(front, 'GET', '/read/1'), send(front, 'GET', '/read/2'), send(front, 'POST', '/write/1'), send(front, 'POST', '/write/2')];
+      for (let i = 0; state.received.length < 2 && i < 200; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(state.received.map((r) => r.split(' ')[0]).sort()).toEqual(['GET', 'POST']);
+      state.hung = true;
+      const statuses = await Promise.race([Promise.all(answers), bound]);
+      const postToHung = state.received.find((r) => r.startsWith('POST '))!.split(' ')[1];
+      const order = ['/read/1', '/read/2', '/write/1', '/write/2'];
+      // Both GETs 200 (the one held was sent to the other replica); the POST held 503, never sent again; the other 200.
+      expect(statuses).toEqual(order.map((p) => (p === postToHung ? 503 : 200)));
+      // haproxy's own answer is a githost error: JSON, not its HTML page.
+      expect(answerBodies.get(`POST ${postToHung}`)).toBe('application/json {"error":"Service unavailable: the server failed before answering"}');
+      expect(answered.sort()).toEqual(['GET /read/1', 'GET /read/2', ...order.filter((p) => p.startsWith('/write') && p !== postToHung).map((p) => `POST ${p}`)].sort());
+    } finally {
+      held.forEach((res) => res.destroy());
+      await haproxy.stop();
+      hanging.server.close();
+      answering.server.close();
+    }
+  }, 60_000);
 
   it('when one replica drops the connection without answering, then through the real haproxy every GET is answered by the other and each POST is sent once, never again', async () => {
     // One replica that is ready but dies on every request (as one killed mid-request), one that answers.
     const seen = { dying: [] as string[], answering: [] as string[] };
     const dying = await serve((req, res) => {
-      if (req.url === '/readyz') return void res.end('ok');
+      if (req.url?.startsWith('/readyz')) return void res.end('ok');
       seen.dying.push(`${req.method} ${req.url}`);
       req.socket.destroy();
     });
     const answering = await serve((req, res) => {
-      if (req.url !== '/readyz') seen.answering.push(`${req.method} ${req.url}`);
+      if (!req.url?.startsWith('/readyz')) seen.answering.push(`${req.method} ${req.url}`);
       res.end('ok');
     });
     const front = await freePort();
@@ -129,11 +182,11 @@ describe('launcher replicas', () => {
       expect(gets(seen.dying).length).toBeGreaterThan(0);
       expect(seen.dying.filter((r) => r.startsWith('POST ')).length).toBeGreaterThan(0);
       expect(gets(seen.answering).sort()).toEqual(Array.from({ length: 6 }, (_, i) => `GET /GET/${i}`).sort());
-      // A POST is never sent twice: the dying replica's are answered 502, the others 200.
+      // A POST is never sent twice: the dying replica's are answered 503 (haproxy's 502, as githost answers a server fault), the others 200.
       const posts = [...seen.dying, ...seen.answering].filter((r) => r.startsWith('POST '));
       expect(posts.sort()).toEqual(Array.from({ length: 6 }, (_, i) => `POST /POST/${i}`).sort());
-      expect(statuses.POST.filter((s) => s === 502)).toHaveLength(seen.dying.filter((r) => r.startsWith('POST ')).length);
-      expect(statuses.POST.filter((s) => s !== 502).every((s) => s === 200)).toBe(true);
+      expect(statuses.POST.filter((s) => s === 503)).toHaveLength(seen.dying.filter((r) => r.startsWith('POST ')).length);
+      expect(statuses.POST.filter((s) => s !== 503).every((s) => s === 200)).toBe(true);
     } finally {
       await haproxy.stop();
       dying.server.close();
@@ -244,8 +297,8 @@ describe('launcher replicas', () => {
 
   it('when accounts runs as replicas, then its gRPC goes through a TCP section checked on each replica\'s HTTP /readyz', () => {
     const cfg = haproxyConfig([{ name: 'accounts-grpc', port: 7000, mode: 'tcp', servers: [7101, 7102], checkPorts: [7201, 7202] }]);
-    expect(cfg).toContain(['listen accounts-grpc', '  bind 127.0.0.1:7000', '  balance roundrobin', '  option httpchk GET /readyz', '  http-check expect status 200', '  mode tcp'].join('\n'));
-    expect(cfg).toContain('  server accounts-grpc-1 127.0.0.1:7101 check port 7201 inter 500ms fall 2 rise 1\n  server accounts-grpc-2 127.0.0.1:7102 check port 7202 inter 500ms fall 2 rise 1\n');
+    expect(cfg).toContain(['listen accounts-grpc', '  bind 127.0.0.1:7000', '  balance roundrobin', '  option httpchk GET /readyz?not_ready=404', '  http-check disable-on-404', '  http-check expect status 200', '  mode tcp'].join('\n'));
+    expect(cfg).toContain('  server accounts-grpc-1 127.0.0.1:7101 check port 7201 inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions\n  server accounts-grpc-2 127.0.0.1:7102 check port 7202 inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions\n');
     // HTTP retries and connection reuse mean nothing to a byte stream.
     expect(cfg).not.toContain('retry-on');
     expect(cfg).not.toContain('http-reuse');
@@ -255,7 +308,7 @@ describe('launcher replicas', () => {
 describe('waitUntilReady', () => {
   it('when a gateway answers 503 on /readyz at first, then the start waits until it answers 200, and reports one never ready after the timeout', async () => {
     let asked = 0;
-    const late = await serve((req, res) => void res.writeHead(req.url === '/readyz' && ++asked > 3 ? 200 : 503).end());
+    const late = await serve((req, res) => void res.writeHead(req.url?.startsWith('/readyz') && ++asked > 3 ? 200 : 503).end());
     const never = await serve((_req, res) => void res.writeHead(503).end());
     try {
       expect(await waitUntilReady([`http://127.0.0.1:${late.port}`], 10_000)).toEqual([]);

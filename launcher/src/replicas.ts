@@ -64,6 +64,30 @@ export const REPLICA_SHUTDOWN_DELAY_MS = 2_000;
  *  client that closes one, never haproxy while a request is being written on it. */
 export const CLIENT_KEEP_ALIVE_S = 75;
 
+/** A server marked down has its requests in flight cut at once, not left to `timeout server`
+ *  (5 min): one that hangs without dying (SIGSTOP) holds them unanswered, so a GET or HEAD so cut
+ *  is sent to another server (`empty-response`), any other method answered 502 about a second
+ *  after the hang (docs/decisions/replicas.md#a-server-that-hangs). On a `-writes` server too:
+ *  a tracking server is marked down with the one it tracks. */
+const ON_MARKED_DOWN = 'on-marked-down shutdown-sessions';
+
+/** haproxy's own answers (a server that failed or was cut before answering, none up, no answer in
+ *  time) as every githost error is: JSON `{"error"}` and 503, the contract's status for a part of
+ *  githost that could not answer (docs/contract.md#4-errors), never haproxy's HTML 502 or 504.
+ *  githost's own processes never answer 502 or 504, so the rewrite touches only haproxy's. */
+const BALANCER_ERRORS = [
+  `  http-error status 502 content-type application/json string '{"error":"Service unavailable: the server failed before answering"}'`,
+  `  http-error status 503 content-type application/json string '{"error":"Service unavailable: no server is up"}'`,
+  `  http-error status 504 content-type application/json string '{"error":"Service unavailable: the server did not answer in time"}'`,
+  '  http-after-response set-status 503 if { status 502 } || { status 504 }',
+];
+
+/** The check asks a server that is alive but not ready (draining, a dependency out) to answer 404,
+ *  which `http-check disable-on-404` takes as out of rotation (NOLB) rather than down: its requests
+ *  in flight finish, as a drain needs. Down, with its requests cut, is a server that does not
+ *  answer, refuses, or answers anything else. */
+const READYZ_CHECK = '/readyz?not_ready=404';
+
 /**
  * One `listen` section per service and one for the gateways: round robin, each server checked on
  * `/readyz` every 500 ms and out after 2 failures, so a killed replica stops getting requests within
@@ -93,19 +117,19 @@ export function haproxyConfig(sections: ProxySection[], statsPort?: number): str
   ];
   const writes: string[] = [];
   for (const s of sections) {
-    lines.push(`listen ${s.name}`, `  bind ${s.bind ?? '127.0.0.1'}:${s.port}`, '  balance roundrobin', '  option httpchk GET /readyz', '  http-check expect status 200');
+    lines.push(`listen ${s.name}`, `  bind ${s.bind ?? '127.0.0.1'}:${s.port}`, '  balance roundrobin', `  option httpchk GET ${READYZ_CHECK}`, '  http-check disable-on-404', '  http-check expect status 200');
     if (s.mode === 'tcp') {
       // A gRPC connection lives as long as its client: an idle one is not cut after minutes.
       lines.push('  mode tcp', '  timeout client 1h', '  timeout server 1h');
     } else {
-      lines.push('  http-reuse always', '  retry-on conn-failure empty-response', `  use_backend ${s.name}-writes unless METH_GET`);
-      writes.push(`backend ${s.name}-writes`, '  balance roundrobin', '  option http-server-close', '  http-reuse never', '  retry-on conn-failure');
-      s.servers.forEach((port, i) => writes.push(`  server ${s.name}-${i + 1} 127.0.0.1:${port} track ${s.name}/${s.name}-${i + 1}`));
+      lines.push('  http-reuse always', '  retry-on conn-failure empty-response', `  use_backend ${s.name}-writes unless METH_GET`, ...BALANCER_ERRORS);
+      writes.push(`backend ${s.name}-writes`, '  balance roundrobin', '  http-check disable-on-404', '  option http-server-close', '  http-reuse never', '  retry-on conn-failure');
+      s.servers.forEach((port, i) => writes.push(`  server ${s.name}-${i + 1} 127.0.0.1:${port} track ${s.name}/${s.name}-${i + 1} ${ON_MARKED_DOWN}`));
     }
     if (s.forwardFor) lines.push('  option forwardfor');
     s.servers.forEach((port, i) => {
       const checkPort = s.checkPorts?.[i];
-      lines.push(`  server ${s.name}-${i + 1} 127.0.0.1:${port} check${checkPort ? ` port ${checkPort}` : ''} inter 500ms fall 2 rise 1`);
+      lines.push(`  server ${s.name}-${i + 1} 127.0.0.1:${port} check${checkPort ? ` port ${checkPort}` : ''} inter 500ms fall 2 rise 1 ${ON_MARKED_DOWN}`);
     });
   }
   lines.push(...writes);

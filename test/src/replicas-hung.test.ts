@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost } from './support/index.js';
+import { api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost } from './support/index.js';
 
 /**
  * A paired partner that hangs without dying (SIGSTOP: its kernel still accepts connections, nothing
@@ -8,9 +8,13 @@ import { commitFiles, createRepo, createUser, eventually, git, makeWorkdir, push
  * gateway, and gateway 2's own web.
  */
 let gh: TestGithost;
+let hanaToken: string;
 /** Each page under this: well before the 30 s a call would wait on a hung partner. A bound on a
  *  loaded machine, not a timing. */
 const PAGE_BOUND_MS = 10_000;
+/** Requests in flight to a gateway that hangs end under this: haproxy marks it down in about a
+ *  second, and cuts what it holds (docs/decisions/replicas.md#a-server-that-hangs). */
+const HUNG_BOUND_MS = 20_000;
 
 const pidOf = (name: string) => gh.processes!.find((p) => p.name === name)!.pid;
 
@@ -31,6 +35,13 @@ const sectionTotal = async (section: string): Promise<number> => {
     .reduce((sum, r) => sum + Number(r[7]), 0);
 };
 
+/** haproxy's row of one server (`gateway/gateway-2`, `gateway-writes/gateway-2`): requests sent to it (`stot`) and its state. */
+const serverRow = async (key: string): Promise<{ sent: number; state: string }> => {
+  const csv = await (await fetch(`${gh.haproxyStatsUrl!};csv`)).text();
+  const row = csv.split('\n').map((l) => l.split(',')).find((r) => `${r[0]}/${r[1]}` === key)!;
+  return { sent: Number(row[7]), state: row[17] ?? '' };
+};
+
 /** A page, with how long it took: it must arrive, rendered, within the bound. */
 const page = async (base: string, path: string): Promise<{ status: number; html: string; ms: number }> => {
   const start = Date.now();
@@ -42,6 +53,7 @@ const page = async (base: string, path: string): Promise<{ status: number; html:
 beforeAll(async () => {
   gh = await startTestGithost({ backend: 'real', replicas: 2 });
   const hana = await createUser(gh, 'hana');
+  hanaToken = hana.token;
   await createRepo(gh, hana.token, 'steady');
   const wd = makeWorkdir();
   await commitFiles(wd, { 'README.md': 'steady as she goes\n' }, 'first');
@@ -122,5 +134,49 @@ describe('a paired partner stopped with SIGSTOP', () => {
     const again = await sectionTotal('web');
     for (let i = 0; i < 3; i++) expect((await page(gateway2, '/hana/steady')).status).toBe(200);
     expect((await sectionTotal('web')) - again).toBe(0);
+  }, 120_000);
+
+  it('when gateway 2 hangs with requests in flight through the balancer, then haproxy cuts them once it marks gateway 2 down: each GET is answered 200 by gateway 1, each write 201 or 503 and never made twice, all long before its 5 min server timeout', async () => {
+    const reads = 6;
+    const writes = 4;
+    const hooksBefore = ((await api(gh, 'GET', '/api/repos/hana/steady/webhooks', { token: hanaToken })).body as Array<{ url: string }>).length;
+    const before = { gets: (await serverRow('gateway/gateway-2')).sent, writes: (await serverRow('gateway-writes/gateway-2')).sent };
+    process.kill(pidOf('gateway 2'), 'SIGSTOP');
+    const stoppedAt = Date.now();
+    let outcome: 'bound passed' | { gets: number[]; writes: number[]; allAnsweredAfterMs: number };
+    try {
+      // Sent at once, before haproxy's checks (every 500 ms, out after 2) notice: round robin gives
+      // gateway 2 some of each, which it holds unanswered until haproxy marks it down.
+      const gets = Array.from({ length: reads }, () => fetch(`${gh.url}/api/repos/hana/steady/branches`, { headers: { authorization: `Bearer ${hanaToken}` } }).then((r) => r.status));
+      const posts = Array.from({ length: writes }, (_, i) => api(gh, 'POST', '/api/repos/hana/steady/webhooks', { token: hanaToken, body: { url: `https://example.com/in-flight-${i}` } }).then((r) => r.status));
+      // The bound: the checks' second or so, with a wide margin for a loaded machine; without
+      // on-marked-down shutdown-sessions these wait for haproxy's 5 min server timeout.
+      const bound = new Promise<'bound passed'>((resolve) => setTimeout(() => resolve('bound passed'), HUNG_BOUND_MS).unref());
+      outcome = await Promise.race([Promise.all([Promise.all(gets), Promise.all(posts)]).then(([g, w]) => ({ gets: g, writes: w, allAnsweredAfterMs: Date.now() - stoppedAt })), bound]);
+      expect((await serverRow('gateway/gateway-2')).state).toMatch(/^DOWN/);
+    } finally {
+      process.kill(pidOf('gateway 2'), 'SIGCONT');
+    }
+    process.stdout.write(`in flight to a stopped gateway 2: ${JSON.stringify(outcome)}\n`);
+    expect(outcome).not.toBe('bound passed');
+    const { gets, writes: posted } = outcome as { gets: number[]; writes: number[] };
+    const sentToHung = { gets: (await serverRow('gateway/gateway-2')).sent - before.gets, writes: (await serverRow('gateway-writes/gateway-2')).sent - before.writes };
+    // Some of each did go to the stopped gateway, so the answers below are those of requests it held.
+    expect(sentToHung.gets).toBeGreaterThan(0);
+    expect(sentToHung.writes).toBeGreaterThan(0);
+    // Every GET answered 200: those gateway 2 held were sent again to gateway 1.
+    expect(gets).toEqual(Array(reads).fill(200));
+    // Each write gateway 2 held is a 503 (a server fault: it may or may not happen), never sent to gateway 1.
+    expect(posted.filter((s) => s === 503)).toHaveLength(sentToHung.writes);
+    expect(posted.filter((s) => s !== 503)).toEqual(Array(writes - sentToHung.writes).fill(201));
+
+    // Back after SIGCONT; every 201 is there once and nothing twice (a 503 one only if gateway 2
+    // read it from its socket on waking: what the client cannot know, and why it is not retried).
+    await eventually(async () => ((await serverRow('gateway/gateway-2')).state.startsWith('UP') ? true : undefined), 20_000);
+    const hooks = ((await api(gh, 'GET', '/api/repos/hana/steady/webhooks', { token: hanaToken })).body as Array<{ url: string }>).map((h) => h.url).filter((u) => u.includes('in-flight-'));
+    process.stdout.write(`webhooks made: ${hooks.length} of ${writes} (201s: ${posted.filter((s) => s === 201).length}); before ${hooksBefore}\n`);
+    expect(new Set(hooks).size).toBe(hooks.length);
+    for (let i = 0; i < writes; i++) if (posted[i] === 201) expect(hooks).toContain(`https://example.com/in-flight-${i}`);
+    expect((await api(gh, 'GET', '/api/repos/hana/steady/branches', { token: hanaToken })).status).toBe(200);
   }, 120_000);
 });

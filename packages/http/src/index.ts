@@ -68,7 +68,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   let lastFailing = '';
-  app.get('/readyz', async (_req, res) => {
+  app.get('/readyz', async (req, res) => {
     // A stopping process is out of rotation while it drains (docs/operating.md#stopping-a-process).
     const failing = isStopping() ? ['stopping'] : opts.ready ? await failingChecks(opts.ready) : [];
     // Logged when the set changes, so a probe every few seconds does not repeat it.
@@ -78,7 +78,10 @@ export function createHttpApp(opts: HttpAppOptions): Express {
       else opts.logger.info('ready again');
       lastFailing = key;
     }
-    if (failing.length) res.status(503).json({ status: 'unavailable', failing });
+    // `?not_ready=404`: haproxy's graceful-drain convention (`http-check disable-on-404`): out of
+    // rotation, its requests in flight left to finish; only a server that does not answer is cut
+    // (docs/decisions/replicas.md#a-server-that-hangs).
+    if (failing.length) res.status(req.query.not_ready === '404' ? 404 : 503).json({ status: 'unavailable', failing });
     else res.json({ status: 'ready' });
   });
   const logRequest = httpLogger(opts.logger);

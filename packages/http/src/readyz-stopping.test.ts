@@ -16,6 +16,11 @@ describe('readiness while the process stops', () => {
       const readyz = await fetch(`${base}/readyz`);
       expect(readyz.status).toBe(503);
       expect(await readyz.json()).toEqual({ status: 'unavailable', failing: ['stopping'] });
+      // haproxy's check asks for its drain convention: out of rotation, not a server that failed.
+      const asked = await fetch(`${base}/readyz?not_ready=404`);
+      expect(asked.status).toBe(404);
+      expect(await asked.json()).toEqual({ status: 'unavailable', failing: ['stopping'] });
+      expect((await fetch(`${base}/readyz?not_ready=500`)).status).toBe(503);
       const work = await fetch(`${base}/work`);
       expect(work.status).toBe(200);
       expect(await work.json()).toEqual({ done: true });
