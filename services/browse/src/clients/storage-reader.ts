@@ -79,6 +79,17 @@ export class StorageReader implements RepositoryReader {
     return res.commits.map((c) => ({ oid: c.oid, raw: c.raw }));
   }
 
+  async countCommits(ctx: ReadContext, commit: string, path = ''): Promise<number> {
+    const client = this.router.client(ctx.shard);
+    const res = await callUnary<storage.CountCommitsRequest, storage.CountCommitsResponse__Output>(
+      client,
+      client.CountCommits,
+      { repository_id: ctx.repoId, commit_oid: commit, path },
+      { ...this.opts(ctx), timeoutMs: HISTORY_TIMEOUT_MS },
+    );
+    return Number(res.count);
+  }
+
   async compare(ctx: ReadContext, base: string, head: string, maxCommits: number): Promise<Comparison> {
     const client = this.router.client(ctx.shard);
     const res = await callUnary<storage.CompareRequest, storage.CompareResponse__Output>(
