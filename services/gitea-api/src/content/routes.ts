@@ -8,7 +8,7 @@ import { gatewayFor, type FeatureDeps } from '../http/context.js';
 import { links } from '../http/links.js';
 import { sendJsonRead, sendRead } from '../http/cacheable.js';
 import { permissionOf } from '../repos/load.js';
-import { API_SETTINGS, pageOf, pagingOf, setLogPagingHeaders, setPagingHeaders } from '../http/pagination.js';
+import { API_SETTINGS, pageOf, pagingOf, setCommitPagingHeaders, setLogPagingHeaders, setPagingHeaders } from '../http/pagination.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { blobBytes, contentsOf, giteaBranchOf, giteaCommitOf, giteaTagOf, gitEntryOf, treeResponseOf, type BranchRules, type GiteaGitEntry, type TreeEntry } from './map-content.js';
 
@@ -168,8 +168,11 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       const path = queryString(req, 'path');
       const filter = path ? `&path=${encodeURIComponent(path)}` : '';
       // githost's log page by page (docs/decisions/gitea-api.md#commits): the same page and limit.
-      const { items: log, link } = await gateway.cursorPage(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${paging.limit}&page=${paging.page}${filter}`));
-      setLogPagingHeaders(req, res, log.commits.length, /rel="next"/.test(link ?? ''), paging, config.publicUrl);
+      const { items: log, link, total } = await gateway.cursorPage(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${paging.limit}&page=${paging.page}${filter}`));
+      // Gitea answers a path no commit touches with its 404 (routers/api/v1/repo/commits.go).
+      if (path && total === 0) throw notFound(`no commit touches path ${path}`);
+      if (total === undefined) setLogPagingHeaders(req, res, log.commits.length, /rel="next"/.test(link ?? ''), paging, config.publicUrl);
+      else setCommitPagingHeaders(req, res, total, paging, config.publicUrl);
       sendJsonRead(req, res, gateway, log.commits.map((c) => giteaCommitOf(at(req), c)));
     }),
   );
