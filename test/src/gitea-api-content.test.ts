@@ -142,6 +142,14 @@ describe('Gitea API: trees and commits', () => {
     expect((await giteaFailure(giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { path: '../etc/passwd' }))).status).toBe(400);
   });
 
+  it('when a tool lists the commits of a repository without any, then Gitea\'s 409 "Git Repository is empty."; a branch that does not exist elsewhere stays 404', async () => {
+    await createRepo(gh, ann.token, 'nothing');
+    for (const query of [{}, { sha: 'main' }, { path: 'README.md' }]) {
+      expect(await giteaFailure(giteaClient(gh).repos.repoGetAllCommits('ann', 'nothing', query))).toEqual({ status: 409, body: { message: 'Git Repository is empty.', url: `http://localhost:${gh.port}/api/swagger` } });
+    }
+    expect((await giteaFailure(giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { sha: 'no-such-branch' }))).status).toBe(404);
+  });
+
   it('when a tool pages through a history longer than githost\'s 100-commit log, then every commit once, newest first, and Gitea\'s paging headers with the exact count on every page', async () => {
     await createRepo(gh, ann.token, 'long');
     const wd = makeWorkdir();
