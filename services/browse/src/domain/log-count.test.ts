@@ -8,7 +8,7 @@ const COMMIT = 'c'.repeat(40);
 const RAW_COMMIT = Buffer.from(`tree ${'e'.repeat(40)}\nauthor A <a@x> 1700000000 +0000\ncommitter A <a@x> 1700000000 +0000\n\nm\n`);
 const repo: RepoRef = { repoId: 'r1', shard: 'default', requestId: 'q', defaultBranch: 'main' };
 
-function setup(total: number) {
+function setup(total: number, older = false) {
   const counted: string[] = [];
   const reader = {
     listRefs: () => Promise.resolve([]),
@@ -16,7 +16,7 @@ function setup(total: number) {
     listCommits: (_ctx, _commit, limit, offset, path) => Promise.resolve(Array.from({ length: Math.max(0, Math.min(limit, (path ? 3 : total) - offset)) }, () => ({ oid: COMMIT, raw: RAW_COMMIT }))),
     countCommits: (_ctx, commit, path) => {
       counted.push(`${commit.slice(0, 1)} ${path ?? ''}`);
-      return Promise.resolve(path ? 3 : total);
+      return Promise.resolve(older ? undefined : path ? 3 : total);
     },
   } as Partial<RepositoryReader> as RepositoryReader;
   return { counted, deps: browseDeps(reader, new ObjectCache(1 << 20), { maxBlobBytes: 1 << 20 }) };
@@ -44,5 +44,15 @@ describe('the paged log counts its length once per commit and path', () => {
     await byPath.body();
     expect(byPath.headers).toEqual({ 'X-Total-Count': '3' });
     expect(counted).toEqual(['c ', 'c src']);
+  });
+
+  it('when git-storage has no CountCommits (a rolling upgrade), then the page without a count or last, and the next read asks again', async () => {
+    const { counted, deps } = setup(25, true);
+    for (let i = 0; i < 2; i++) {
+      const prepared = await listCommits(deps, repo, COMMIT, '10', page(1));
+      await prepared.body();
+      expect(prepared.headers).toEqual({ Link: '</api/repos/a/b/commits/x?limit=10&page=2>; rel="next"' });
+    }
+    expect(counted).toEqual(['c ', 'c ']);
   });
 });
