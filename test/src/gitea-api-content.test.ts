@@ -135,11 +135,22 @@ describe('Gitea API: trees and commits', () => {
     expect(await of({ path: 'src/lib/util.ts' })).toEqual([first]);
     expect(await of({ path: 'README.md', limit: 1, page: 2 })).toEqual([first]);
     expect(await of({ sha: 'feature/x', path: 'feature.txt' })).toEqual([feature]);
-    expect(await of({ path: 'no/such/file' })).toEqual([]);
+    const counted = await giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { path: 'README.md', limit: 1 });
+    expect([counted.headers.get('x-total-count'), counted.headers.get('x-hasmore'), counted.headers.get('x-pagecount')]).toEqual(['2', 'true', '2']);
+    // Gitea answers a path no commit touches with a 404 (routers/api/v1/repo/commits.go).
+    expect((await giteaFailure(giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { path: 'no/such/file' }))).status).toBe(404);
     expect((await giteaFailure(giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { path: '../etc/passwd' }))).status).toBe(400);
   });
 
-  it('when a tool pages through a history longer than githost\'s 100-commit log, then every commit once, newest first, Link next until the end, where X-Total-Count counts them', async () => {
+  it('when a tool lists the commits of a repository without any, then Gitea\'s 409 "Git Repository is empty."; a branch that does not exist elsewhere stays 404', async () => {
+    await createRepo(gh, ann.token, 'nothing');
+    for (const query of [{}, { sha: 'main' }, { path: 'README.md' }]) {
+      expect(await giteaFailure(giteaClient(gh).repos.repoGetAllCommits('ann', 'nothing', query))).toEqual({ status: 409, body: { message: 'Git Repository is empty.', url: `http://localhost:${gh.port}/api/swagger` } });
+    }
+    expect((await giteaFailure(giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { sha: 'no-such-branch' }))).status).toBe(404);
+  });
+
+  it('when a tool pages through a history longer than githost\'s 100-commit log, then every commit once, newest first, and Gitea\'s paging headers with the exact count on every page', async () => {
     await createRepo(gh, ann.token, 'long');
     const wd = makeWorkdir();
     await commitFiles(wd, { 'README.md': '# long\n' }, 'commit 0');
@@ -147,15 +158,23 @@ describe('Gitea API: trees and commits', () => {
     await git(wd, 'push', '-q', pushUrl(gh, 'ann', ann.token, 'ann', 'long'), 'main');
     const expected = (await git(wd, 'log', '--format=%H', 'main')).split('\n').filter(Boolean);
     const seen: string[] = [];
-    const headers: [string | null, string | null, boolean][] = [];
+    const headers: Array<Record<string, string | null>> = [];
+    const named = ['x-total-count', 'link', 'x-hasmore', 'x-page', 'x-perpage', 'x-total', 'x-pagecount'];
     for (let page = 1; page <= 3; page++) {
       const res = await giteaClient(gh).repos.repoGetAllCommits('ann', 'long', { limit: 50, page });
       seen.push(...res.data.map((c) => c.sha as string));
-      headers.push([res.headers.get('x-total-count'), res.headers.get('x-hasmore'), (res.headers.get('link') ?? '').includes('rel="next"')]);
+      headers.push(Object.fromEntries(named.map((n) => [n, res.headers.get(n)])));
     }
     expect([seen, expected.length]).toEqual([expected, 120]);
-    expect(headers).toEqual([[null, 'true', true], [null, 'true', true], ['120', 'false', false]]);
-    expect((await giteaClient(gh).repos.repoGetAllCommits('ann', 'long', { limit: 50, page: 4 })).data).toEqual([]);
+    const at = (page: number) => `<http://localhost:${gh.port}/api/v1/repos/ann/long/commits?limit=50&page=${page}>`;
+    const fixed = { 'x-total-count': '120', 'x-perpage': '50', 'x-total': '120', 'x-pagecount': '3' };
+    expect(headers).toEqual([
+      { ...fixed, link: `${at(2)}; rel="next",${at(3)}; rel="last"`, 'x-hasmore': 'true', 'x-page': '1' },
+      { ...fixed, link: `${at(3)}; rel="next",${at(3)}; rel="last",${at(1)}; rel="first",${at(1)}; rel="prev"`, 'x-hasmore': 'true', 'x-page': '2' },
+      { ...fixed, link: `${at(1)}; rel="first",${at(2)}; rel="prev"`, 'x-hasmore': 'false', 'x-page': '3' },
+    ]);
+    const past = await giteaClient(gh).repos.repoGetAllCommits('ann', 'long', { limit: 50, page: 4 });
+    expect([past.data, past.headers.get('x-total-count'), past.headers.get('x-hasmore')]).toEqual([[], '120', 'false']);
   }, 120_000);
 });
 

@@ -8,6 +8,8 @@ import type { CheckMergeResponse as _githost_storage_v1_CheckMergeResponse, Chec
 import type { Commit as _githost_storage_v1_Commit, Commit__Output as _githost_storage_v1_Commit__Output } from './githost/storage/v1/Commit.js';
 import type { CompareRequest as _githost_storage_v1_CompareRequest, CompareRequest__Output as _githost_storage_v1_CompareRequest__Output } from './githost/storage/v1/CompareRequest.js';
 import type { CompareResponse as _githost_storage_v1_CompareResponse, CompareResponse__Output as _githost_storage_v1_CompareResponse__Output } from './githost/storage/v1/CompareResponse.js';
+import type { CountCommitsRequest as _githost_storage_v1_CountCommitsRequest, CountCommitsRequest__Output as _githost_storage_v1_CountCommitsRequest__Output } from './githost/storage/v1/CountCommitsRequest.js';
+import type { CountCommitsResponse as _githost_storage_v1_CountCommitsResponse, CountCommitsResponse__Output as _githost_storage_v1_CountCommitsResponse__Output } from './githost/storage/v1/CountCommitsResponse.js';
 import type { CreateRepositoryRequest as _githost_storage_v1_CreateRepositoryRequest, CreateRepositoryRequest__Output as _githost_storage_v1_CreateRepositoryRequest__Output } from './githost/storage/v1/CreateRepositoryRequest.js';
 import type { CreateRepositoryResponse as _githost_storage_v1_CreateRepositoryResponse, CreateRepositoryResponse__Output as _githost_storage_v1_CreateRepositoryResponse__Output } from './githost/storage/v1/CreateRepositoryResponse.js';
 import type { DiffFile as _githost_storage_v1_DiffFile, DiffFile__Output as _githost_storage_v1_DiffFile__Output } from './githost/storage/v1/DiffFile.js';
@@ -63,6 +65,8 @@ export interface ProtoGrpcType {
         Commit: MessageTypeDefinition<_githost_storage_v1_Commit, _githost_storage_v1_Commit__Output>
         CompareRequest: MessageTypeDefinition<_githost_storage_v1_CompareRequest, _githost_storage_v1_CompareRequest__Output>
         CompareResponse: MessageTypeDefinition<_githost_storage_v1_CompareResponse, _githost_storage_v1_CompareResponse__Output>
+        CountCommitsRequest: MessageTypeDefinition<_githost_storage_v1_CountCommitsRequest, _githost_storage_v1_CountCommitsRequest__Output>
+        CountCommitsResponse: MessageTypeDefinition<_githost_storage_v1_CountCommitsResponse, _githost_storage_v1_CountCommitsResponse__Output>
         CreateRepositoryRequest: MessageTypeDefinition<_githost_storage_v1_CreateRepositoryRequest, _githost_storage_v1_CreateRepositoryRequest__Output>
         CreateRepositoryResponse: MessageTypeDefinition<_githost_storage_v1_CreateRepositoryResponse, _githost_storage_v1_CreateRepositoryResponse__Output>
         DiffFile: MessageTypeDefinition<_githost_storage_v1_DiffFile, _githost_storage_v1_DiffFile__Output>

@@ -10,6 +10,8 @@ import { readDiff } from '@githost/git-records';
 const UNARY_TIMEOUT_MS = 15_000;
 /** Compare and diff walk history and trees: bounded by size, not constant (the merge-request detail's deadline). */
 const HISTORY_TIMEOUT_MS = 30_000;
+/** gRPC status UNIMPLEMENTED: a peer older than the method. */
+const UNIMPLEMENTED = 12;
 
 /** RepositoryReader over git-storage's gRPC API: the only way browse touches a repository,
  *  always on the shard the repository's record names. */
@@ -77,6 +79,23 @@ export class StorageReader implements RepositoryReader {
       this.opts(ctx),
     );
     return res.commits.map((c) => ({ oid: c.oid, raw: c.raw }));
+  }
+
+  async countCommits(ctx: ReadContext, commit: string, path = ''): Promise<number | undefined> {
+    const client = this.router.client(ctx.shard);
+    try {
+      const res = await callUnary<storage.CountCommitsRequest, storage.CountCommitsResponse__Output>(
+        client,
+        client.CountCommits,
+        { repository_id: ctx.repoId, commit_oid: commit, path },
+        { ...this.opts(ctx), timeoutMs: HISTORY_TIMEOUT_MS },
+      );
+      return Number(res.count);
+    } catch (err) {
+      // A git-storage from before CountCommits (during a rolling upgrade): no count.
+      if (err instanceof AppError && (err.cause as { code?: unknown } | undefined)?.code === UNIMPLEMENTED) return undefined;
+      throw err;
+    }
   }
 
   async compare(ctx: ReadContext, base: string, head: string, maxCommits: number): Promise<Comparison> {

@@ -243,9 +243,10 @@ async function lfsObjectOf(deps: BrowseDeps, repo: RepoRef, blob: RawBlob): Prom
 
 /**
  * docs/decisions/gitea-api.md#commits: the opt-in `page` of the log (beside the spec's `limit`),
- * which the spec's answer has not: the commits `(page - 1) * limit` further down, and a Link
- * header (relative, as the ref pages write it) with `next` while more remain, `prev` and `first`
- * past page 1. No `last`: git has no count of a log short of walking it.
+ * which the spec's answer has not: the commits `(page - 1) * limit` further down, the log's
+ * length in `X-Total-Count`, and a Link header (relative, as the ref pages write it) with `next`
+ * and `last` while more remain, `prev` and `first` past page 1. The length is git-storage's
+ * CountCommits, kept by commit id and path: a commit's history never changes.
  */
 function commitLogPage(deps: BrowseDeps, repo: RepoRef, at: { ref: ResolvedRef; commit: string; limit: number; log: CommitLogPage }): Prepared {
   const { ref, commit, limit, log } = at;
@@ -256,20 +257,36 @@ function commitLogPage(deps: BrowseDeps, repo: RepoRef, at: { ref: ResolvedRef; 
       const more = commits.length > limit ? '1' : '0';
       return `${more}[${commits.slice(0, limit).map((c) => commitJson(deps, c.oid, c.raw)).join(',')}]`;
     });
+  // No count (a git-storage older than CountCommits) is kept nowhere: the next read asks again.
+  const count = () =>
+    deps.cache
+      .getOrLoad(`log-count\0${commit}\0${log.filePath}`, async () => {
+        const n = await deps.reader.countCommits(repo, commit, log.filePath);
+        if (n === undefined) throw NO_COUNT;
+        return String(n);
+      })
+      .then(Number, (err: unknown) => {
+        if (err === NO_COUNT) return undefined;
+        throw err;
+      });
   const prepared: Prepared = {
     etag: etagOf('commits', ref.ref, commit, limit, log.page, log.filePath),
     immutable: ref.kind === 'sha',
     body: async () => {
-      const loaded = await load();
-      const link = commitPageLinks(log, loaded[0] === 0x31);
-      if (link !== undefined) prepared.headers = { Link: link };
+      const [loaded, total] = await Promise.all([load(), count()]);
+      const link = commitPageLinks(log, loaded[0] === 0x31, total === undefined ? undefined : Math.max(1, Math.ceil(total / limit)));
+      const headers: Record<string, string> = total === undefined ? {} : { 'X-Total-Count': String(total) };
+      if (link !== undefined) headers.Link = link;
+      prepared.headers = headers;
       return [`{"ref":${json(ref.ref)},"commits":`, loaded.subarray(1), '}'];
     },
   };
   return prepared;
 }
 
-function commitPageLinks(log: CommitLogPage, more: boolean): string | undefined {
+const NO_COUNT = Symbol('no count');
+
+function commitPageLinks(log: CommitLogPage, more: boolean, pages: number | undefined): string | undefined {
   const url = (n: number) => {
     const params = new URLSearchParams(log.rawQuery);
     params.set('page', String(n));
@@ -278,6 +295,7 @@ function commitPageLinks(log: CommitLogPage, more: boolean): string | undefined 
   const links: string[] = [];
   if (log.page > 1) links.push(`${url(log.page - 1)}; rel="prev"`);
   if (more) links.push(`${url(log.page + 1)}; rel="next"`);
+  if (pages !== undefined && log.page < pages) links.push(`${url(pages)}; rel="last"`);
   if (log.page > 1) links.push(`${url(1)}; rel="first"`);
   return links.length > 0 ? links.join(', ') : undefined;
 }

@@ -87,6 +87,16 @@ describe('LocalRepository reads', () => {
     expect(await repo.listCommits(child, 10, 0, undefined, ':(glob)*')).toEqual([]);
   });
 
+  it('when a log is counted, then countCommits is the length listCommits pages, by path too, and not_found for a missing commit', async () => {
+    const child = git('commit-tree', git('rev-parse', `${withFiles}^{tree}`), '-p', withFiles, '-m', 'touches nothing');
+    expect(await repo.countCommits(second)).toBe(2);
+    expect(await repo.countCommits(child)).toBe(2);
+    expect(await repo.countCommits(child, undefined, 'dir')).toBe(1);
+    expect(await repo.countCommits(child, undefined, 'missing.txt')).toBe(0);
+    expect(await repo.countCommits(child, undefined, ':(glob)*')).toBe(0);
+    expect(await refusal(repo.countCommits(MISSING))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
+  });
+
   it('when the caller cancels, then listCommits fails with a cancellation, which is also a timeout', async () => {
     const err = await repo.listCommits(first, 5, 0, AbortSignal.abort()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GitCancelledError);

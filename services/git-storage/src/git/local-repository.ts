@@ -116,6 +116,23 @@ export class LocalRepository {
     return walked ?? readCommitObjects(this.resources.pool, this.gitDir, oids);
   }
 
+  /**
+   * How many commits `listCommits` would list from `commit` over all its pages (`git rev-list
+   * --count`, a walk of the commit-graph housekeeping writes); the caller keeps it by commit id,
+   * since a commit's history never changes (docs/decisions/gitea-api.md#commits).
+   */
+  async countCommits(commit: string, signal?: AbortSignal, path = ''): Promise<number> {
+    const paths = path === '' ? {} : { paths: [path] };
+    const env = path === '' ? {} : { env: { GIT_LITERAL_PATHSPECS: '1' } };
+    try {
+      const { stdout } = await runGit({ name: 'rev-list', flags: ['--count'], args: [commit], ...paths }, { gitDir: this.gitDir, timeoutMs: 30_000, signal, ...env });
+      return Number(stdout.toString('latin1').trim());
+    } catch (err) {
+      if (err instanceof NotFoundError) throw notFound(`Commit not found: ${commit}`);
+      throw err;
+    }
+  }
+
   private async revList(commit: string, limit: number, offset: number, signal?: AbortSignal, path = ''): Promise<string[]> {
     const paths = path === '' ? {} : { paths: [path] };
     // A path is taken literally: `:(glob)`, `:!` and other pathspec magic mean nothing here.

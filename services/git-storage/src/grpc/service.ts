@@ -4,6 +4,7 @@ import type { StorageContext } from '../storage-context.js';
 import { announceChange } from './announce-change.js';
 import { checkMerge } from './check-merge.js';
 import { compare } from './compare.js';
+import { countCommits } from './count-commits.js';
 import { createRepository } from './create-repository.js';
 import { diff } from './diff.js';
 import { isAncestor } from './is-ancestor.js';
@@ -34,6 +35,7 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     ReadBlob: serverStream(readBlob(ctx), log, instruments),
     ReadCommit: unary(readCommit(ctx), log, instruments),
     ListCommits: unary(listCommits(ctx), log, instruments),
+    CountCommits: unary(countCommits(ctx), log, instruments),
     IsAncestor: unary(isAncestor(ctx), log, instruments),
     ResolveMergeTips: unary(resolveMergeTips(ctx), log, instruments),
     MergeBase: unary(mergeBase(ctx), log, instruments),

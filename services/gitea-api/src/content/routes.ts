@@ -1,14 +1,14 @@
 import { Router, type Request } from 'express';
 import { apiPath } from '@githost/api-client';
 import type { BranchProtection, Commit } from '@githost/api-types';
-import { AppError, notFound, validation } from '@githost/errors';
+import { AppError, conflict, notFound, validation } from '@githost/errors';
 import { route } from '@githost/http';
 import { protectionFor } from '@githost/ref-policy';
 import { gatewayFor, type FeatureDeps } from '../http/context.js';
 import { links } from '../http/links.js';
 import { sendJsonRead, sendRead } from '../http/cacheable.js';
 import { permissionOf } from '../repos/load.js';
-import { API_SETTINGS, pageOf, pagingOf, setLogPagingHeaders, setPagingHeaders } from '../http/pagination.js';
+import { API_SETTINGS, pageOf, pagingOf, setCommitPagingHeaders, setLogPagingHeaders, setPagingHeaders } from '../http/pagination.js';
 import type { GatewayClient } from '../gateway-client.js';
 import { blobBytes, contentsOf, giteaBranchOf, giteaCommitOf, giteaTagOf, gitEntryOf, treeResponseOf, type BranchRules, type GiteaGitEntry, type TreeEntry } from './map-content.js';
 
@@ -168,8 +168,15 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       const path = queryString(req, 'path');
       const filter = path ? `&path=${encodeURIComponent(path)}` : '';
       // githost's log page by page (docs/decisions/gitea-api.md#commits): the same page and limit.
-      const { items: log, link } = await gateway.cursorPage(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${paging.limit}&page=${paging.page}${filter}`));
-      setLogPagingHeaders(req, res, log.commits.length, /rel="next"/.test(link ?? ''), paging, config.publicUrl);
+      const { items: log, link, total } = await gateway.cursorPage(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${paging.limit}&page=${paging.page}${filter}`)).catch(async (err: unknown) => {
+        // Gitea answers any commit list of a repository without commits with its 409 (routers/api/v1/repo/commits.go).
+        if (err instanceof AppError && err.kind === 'not_found' && (await gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', repoOf(req), '?per_page=1'))).branches.length === 0) throw conflict('Git Repository is empty.');
+        throw err;
+      });
+      // Gitea answers a path no commit touches with its 404 (routers/api/v1/repo/commits.go).
+      if (path && total === 0) throw notFound(`no commit touches path ${path}`);
+      if (total === undefined) setLogPagingHeaders(req, res, log.commits.length, /rel="next"/.test(link ?? ''), paging, config.publicUrl);
+      else setCommitPagingHeaders(req, res, total, paging, config.publicUrl);
       sendJsonRead(req, res, gateway, log.commits.map((c) => giteaCommitOf(at(req), c)));
     }),
   );

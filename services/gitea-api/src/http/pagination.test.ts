@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Request, Response } from 'express';
-import { pageOf, pagingOf, setLogPagingHeaders, setPagingHeaders } from './pagination.js';
+import { pageOf, pagingOf, setCommitPagingHeaders, setLogPagingHeaders, setPagingHeaders } from './pagination.js';
 
 const req = (query: Record<string, unknown>, originalUrl = '/api/v1/repos/search?q=x') => ({ query, originalUrl }) as unknown as Request;
 function headersOf(total: number, page: number, limit: number, url?: string): Record<string, string> {
@@ -37,6 +37,36 @@ describe('setPagingHeaders', () => {
   it('when one page holds everything, then the count alone', () => {
     expect(headersOf(3, 1, 30)).toEqual({ 'X-Total-Count': '3' });
     expect(headersOf(0, 1, 30)).toEqual({ 'X-Total-Count': '0' });
+  });
+
+  it('when a page past the end is asked, then Links as Gitea\'s paginator writes them: from the last page', () => {
+    expect(headersOf(25, 9, 10)).toEqual({
+      'X-Total-Count': '25',
+      Link: ['<https://git.example.com/api/v1/repos/search?q=x&page=1>; rel="first"', '<https://git.example.com/api/v1/repos/search?q=x&page=2>; rel="prev"'].join(','),
+    });
+    expect(headersOf(3, 4, 30)).toEqual({ 'X-Total-Count': '3' });
+  });
+
+  it('when a commit list page is answered, then Gitea\'s commit headers on every page: the count, Link, X-Page, X-PerPage, X-Total, X-PageCount, X-HasMore', () => {
+    const commitHeaders = (total: number, page: number, limit: number) => {
+      const headers: Record<string, string> = {};
+      const res = { setHeader: (name: string, value: string) => (headers[name] = value) } as unknown as Response;
+      setCommitPagingHeaders(req({}, '/api/v1/repos/a/b/commits?sha=main&limit=10'), res, total, { page, limit }, 'https://git.example.com');
+      return headers;
+    };
+    const at = (page: number) => `<https://git.example.com/api/v1/repos/a/b/commits?sha=main&limit=10&page=${page}>`;
+    expect(commitHeaders(24, 1, 10)).toEqual({
+      'X-Total-Count': '24',
+      Link: `${at(2)}; rel="next",${at(3)}; rel="last"`,
+      'X-Page': '1',
+      'X-PerPage': '10',
+      'X-Total': '24',
+      'X-PageCount': '3',
+      'X-HasMore': 'true',
+    });
+    expect(commitHeaders(24, 2, 10)).toMatchObject({ 'X-Total-Count': '24', Link: `${at(3)}; rel="next",${at(3)}; rel="last",${at(1)}; rel="first",${at(1)}; rel="prev"`, 'X-Page': '2', 'X-HasMore': 'true' });
+    expect(commitHeaders(24, 3, 10)).toMatchObject({ 'X-Total-Count': '24', Link: `${at(1)}; rel="first",${at(2)}; rel="prev"`, 'X-Page': '3', 'X-HasMore': 'false' });
+    expect(commitHeaders(0, 1, 10)).toEqual({ 'X-Total-Count': '0', 'X-Page': '1', 'X-PerPage': '10', 'X-Total': '0', 'X-PageCount': '0', 'X-HasMore': 'false' });
   });
 
   it('when a log page has more after it, then X-HasMore and Link next, first, prev, but no count or last; its last page counts exactly', () => {

@@ -41,12 +41,29 @@ export function pageOf<T>(items: readonly T[], { page, limit }: Paging): T[] {
 export function setPagingHeaders(req: Request, res: Response, total: number, { page, limit }: Paging, publicUrl: string): void {
   res.setHeader('X-Total-Count', String(total));
   const pages = Math.max(1, Math.ceil(total / limit));
-  setLinkHeader(req, res, publicUrl, page, page < pages ? { next: true, last: pages } : { next: false, last: pages });
+  // Gitea's paginator reads a page past the end as the last one (its prev and first follow from that).
+  const current = Math.min(page, pages);
+  setLinkHeader(req, res, publicUrl, current, current < pages ? { next: true, last: pages } : { next: false, last: pages });
 }
 
 /**
- * Gitea's paging headers for a list whose length is not known before its end (git's log,
- * docs/decisions/gitea-api.md#commits): `X-HasMore` as Gitea sends it on commits, `Link` with
+ * The commit list's headers, as Gitea's `GetAllCommits` sends them on every page: those of every
+ * list, and `X-Page`, `X-PerPage`, `X-Total`, `X-PageCount`, `X-HasMore` (kept by Gitea "for
+ * backwards compatibility"; `X-Page` is the page asked for, `X-PageCount` 0 for an empty log).
+ */
+export function setCommitPagingHeaders(req: Request, res: Response, total: number, paging: Paging, publicUrl: string): void {
+  setPagingHeaders(req, res, total, paging, publicUrl);
+  const pageCount = Math.ceil(total / paging.limit);
+  res.setHeader('X-Page', String(paging.page));
+  res.setHeader('X-PerPage', String(paging.limit));
+  res.setHeader('X-Total', String(total));
+  res.setHeader('X-PageCount', String(pageCount));
+  res.setHeader('X-HasMore', String(paging.page < pageCount));
+}
+
+/**
+ * Gitea's paging headers for a log whose length githost did not send (a browse older than
+ * CountCommits, during an upgrade: docs/decisions/gitea-api.md#commits): `X-HasMore`, `Link` with
  * `next` while more remain and `first`, `prev` past page 1, and `X-Total-Count` and `last` only
  * on the page that holds the end, where they are exact.
  */

@@ -8,6 +8,8 @@ import type { CheckMergeRequest as _githost_storage_v1_CheckMergeRequest, CheckM
 import type { CheckMergeResponse as _githost_storage_v1_CheckMergeResponse, CheckMergeResponse__Output as _githost_storage_v1_CheckMergeResponse__Output } from '../../../githost/storage/v1/CheckMergeResponse.js';
 import type { CompareRequest as _githost_storage_v1_CompareRequest, CompareRequest__Output as _githost_storage_v1_CompareRequest__Output } from '../../../githost/storage/v1/CompareRequest.js';
 import type { CompareResponse as _githost_storage_v1_CompareResponse, CompareResponse__Output as _githost_storage_v1_CompareResponse__Output } from '../../../githost/storage/v1/CompareResponse.js';
+import type { CountCommitsRequest as _githost_storage_v1_CountCommitsRequest, CountCommitsRequest__Output as _githost_storage_v1_CountCommitsRequest__Output } from '../../../githost/storage/v1/CountCommitsRequest.js';
+import type { CountCommitsResponse as _githost_storage_v1_CountCommitsResponse, CountCommitsResponse__Output as _githost_storage_v1_CountCommitsResponse__Output } from '../../../githost/storage/v1/CountCommitsResponse.js';
 import type { CreateRepositoryRequest as _githost_storage_v1_CreateRepositoryRequest, CreateRepositoryRequest__Output as _githost_storage_v1_CreateRepositoryRequest__Output } from '../../../githost/storage/v1/CreateRepositoryRequest.js';
 import type { CreateRepositoryResponse as _githost_storage_v1_CreateRepositoryResponse, CreateRepositoryResponse__Output as _githost_storage_v1_CreateRepositoryResponse__Output } from '../../../githost/storage/v1/CreateRepositoryResponse.js';
 import type { DiffRequest as _githost_storage_v1_DiffRequest, DiffRequest__Output as _githost_storage_v1_DiffRequest__Output } from '../../../githost/storage/v1/DiffRequest.js';
@@ -70,6 +72,15 @@ export interface StorageServiceClient extends grpc.Client {
   compare(argument: _githost_storage_v1_CompareRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_CompareResponse__Output>): grpc.ClientUnaryCall;
   compare(argument: _githost_storage_v1_CompareRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CompareResponse__Output>): grpc.ClientUnaryCall;
   compare(argument: _githost_storage_v1_CompareRequest, callback: grpc.requestCallback<_githost_storage_v1_CompareResponse__Output>): grpc.ClientUnaryCall;
+  
+  CountCommits(argument: _githost_storage_v1_CountCommitsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CountCommitsResponse__Output>): grpc.ClientUnaryCall;
+  CountCommits(argument: _githost_storage_v1_CountCommitsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_CountCommitsResponse__Output>): grpc.ClientUnaryCall;
+  CountCommits(argument: _githost_storage_v1_CountCommitsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CountCommitsResponse__Output>): grpc.ClientUnaryCall;
+  CountCommits(argument: _githost_storage_v1_CountCommitsRequest, callback: grpc.requestCallback<_githost_storage_v1_CountCommitsResponse__Output>): grpc.ClientUnaryCall;
+  countCommits(argument: _githost_storage_v1_CountCommitsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CountCommitsResponse__Output>): grpc.ClientUnaryCall;
+  countCommits(argument: _githost_storage_v1_CountCommitsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_CountCommitsResponse__Output>): grpc.ClientUnaryCall;
+  countCommits(argument: _githost_storage_v1_CountCommitsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CountCommitsResponse__Output>): grpc.ClientUnaryCall;
+  countCommits(argument: _githost_storage_v1_CountCommitsRequest, callback: grpc.requestCallback<_githost_storage_v1_CountCommitsResponse__Output>): grpc.ClientUnaryCall;
   
   CreateRepository(argument: _githost_storage_v1_CreateRepositoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_CreateRepositoryResponse__Output>): grpc.ClientUnaryCall;
   CreateRepository(argument: _githost_storage_v1_CreateRepositoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_CreateRepositoryResponse__Output>): grpc.ClientUnaryCall;
@@ -217,6 +228,8 @@ export interface StorageServiceHandlers extends grpc.UntypedServiceImplementatio
   
   Compare: grpc.handleUnaryCall<_githost_storage_v1_CompareRequest__Output, _githost_storage_v1_CompareResponse>;
   
+  CountCommits: grpc.handleUnaryCall<_githost_storage_v1_CountCommitsRequest__Output, _githost_storage_v1_CountCommitsResponse>;
+  
   CreateRepository: grpc.handleUnaryCall<_githost_storage_v1_CreateRepositoryRequest__Output, _githost_storage_v1_CreateRepositoryResponse>;
   
   Diff: grpc.handleServerStreamingCall<_githost_storage_v1_DiffRequest__Output, _githost_storage_v1_DiffResponse>;
@@ -257,6 +270,7 @@ export interface StorageServiceDefinition extends grpc.ServiceDefinition {
   AnnounceChange: MethodDefinition<_githost_storage_v1_AnnounceChangeRequest, _githost_storage_v1_AnnounceChangeResponse, _githost_storage_v1_AnnounceChangeRequest__Output, _githost_storage_v1_AnnounceChangeResponse__Output>
   CheckMerge: MethodDefinition<_githost_storage_v1_CheckMergeRequest, _githost_storage_v1_CheckMergeResponse, _githost_storage_v1_CheckMergeRequest__Output, _githost_storage_v1_CheckMergeResponse__Output>
   Compare: MethodDefinition<_githost_storage_v1_CompareRequest, _githost_storage_v1_CompareResponse, _githost_storage_v1_CompareRequest__Output, _githost_storage_v1_CompareResponse__Output>
+  CountCommits: MethodDefinition<_githost_storage_v1_CountCommitsRequest, _githost_storage_v1_CountCommitsResponse, _githost_storage_v1_CountCommitsRequest__Output, _githost_storage_v1_CountCommitsResponse__Output>
   CreateRepository: MethodDefinition<_githost_storage_v1_CreateRepositoryRequest, _githost_storage_v1_CreateRepositoryResponse, _githost_storage_v1_CreateRepositoryRequest__Output, _githost_storage_v1_CreateRepositoryResponse__Output>
   Diff: MethodDefinition<_githost_storage_v1_DiffRequest, _githost_storage_v1_DiffResponse, _githost_storage_v1_DiffRequest__Output, _githost_storage_v1_DiffResponse__Output>
   IsAncestor: MethodDefinition<_githost_storage_v1_IsAncestorRequest, _githost_storage_v1_IsAncestorResponse, _githost_storage_v1_IsAncestorRequest__Output, _githost_storage_v1_IsAncestorResponse__Output>

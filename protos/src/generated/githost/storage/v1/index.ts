@@ -6,6 +6,8 @@ export type * from './CheckMergeResponse.js';
 export type * from './Commit.js';
 export type * from './CompareRequest.js';
 export type * from './CompareResponse.js';
+export type * from './CountCommitsRequest.js';
+export type * from './CountCommitsResponse.js';
 export type * from './CreateRepositoryRequest.js';
 export type * from './CreateRepositoryResponse.js';
 export type * from './DiffFile.js';
