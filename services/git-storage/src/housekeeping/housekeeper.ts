@@ -24,6 +24,9 @@ export interface HousekeepingOptions {
 /** What housekeeping does without options (the HOUSEKEEPING_* settings default to it). */
 export const HOUSEKEEPING_DEFAULTS: Required<HousekeepingOptions> = { delayMs: 2_000, looseRefsLimit: 64, looseObjectsLimit: 1024, packsLimit: 16, concurrency: 1, stepTimeoutMs: 10 * 60_000 };
 
+/** How much lower housekeeping's git runs in CPU priority than the service (nice increment). */
+export const HOUSEKEEPING_NICENESS = 10;
+
 /** Lock files older than this belong to a git that died (a ref update holds one for milliseconds). */
 const STALE_LOCK_MS = 10 * 60_000;
 
@@ -239,7 +242,10 @@ export class Housekeeper {
     try {
       if (this.stopped) return;
       await this.removeLeftovers(gitDir);
-      const opts = { gitDir, timeoutMs: this.opts.stepTimeoutMs };
+      // At a lower CPU priority: a push or clone arriving during a long step (the first bitmap of a
+      // deep history takes a minute at 100k commits) gets the cores first
+      // (docs/decisions/history-depth.md#pushes).
+      const opts = { gitDir, timeoutMs: this.opts.stepTimeoutMs, niceness: HOUSEKEEPING_NICENESS };
       // Every step waits until no push is in flight: git copes with a push beside a repack, but a
       // push's own critical section (receive-pack, its ref transaction, its events) is not made
       // to share the disk and the cores with housekeeping.
