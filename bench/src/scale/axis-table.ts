@@ -24,7 +24,7 @@ interface Cell {
   ms: number;
   status?: number;
   bytes?: number;
-  /** For `clone`: the same step's `file://` time. */
+  /** The same step's time of plain git over `file://` (for `clone`, what the target holds it to). */
   baseline?: number;
 }
 

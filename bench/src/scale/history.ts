@@ -122,8 +122,15 @@ async function mergesAndPushes(table: AxisTable, step: number, user: SignedIn, n
     const ff = pairs.filter((p) => p.kind === 'ff');
     const threeWay = pairs.filter((p) => p.kind === 'three-way');
     const url = user.gitUrl(name);
-    const push = await medianOf(RUNS, (i) => timedGit(['push', '-q', url, `refs/heads/${ff[i]!.source}:refs/heads/${ff[i]!.source}`], fixtures));
-    table.record('push of one commit (new branch off main)', 'constant', step, { ms: push });
+    // The same pushes into plain git (a bare copy sharing the generated objects, over file://):
+    // what the client's own side costs (its pack-objects loads the generated pack's bitmap, whose
+    // cost grows with the history) next to githost's.
+    const plain = join(scratch, 'plain.git');
+    await timedGit(['clone', '-q', '--bare', '--shared', repo.path, plain]);
+    const pushOne = (target: string) => (i: number) => timedGit(['push', '-q', target, `refs/heads/${ff[i]!.source}:refs/heads/${ff[i]!.source}`], fixtures);
+    const baseline = await medianOf(RUNS, pushOne(`file://${plain}`));
+    const push = await medianOf(RUNS, pushOne(url));
+    table.record('push of one commit (new branch off main)', 'constant', step, { ms: push, baseline });
     await timedGit(['push', '-q', url, 'refs/heads/bench/*:refs/heads/bench/*'], fixtures);
     for (const [row, list] of [['merge, fast-forward', ff], ['merge, three-way', threeWay]] as const) {
       const ms = await medianOf(RUNS, async (i) => (await timedMerge(user, name, list[i]!.source, list[i]!.target)).ms);

@@ -63,6 +63,8 @@ export interface GitRunOptions {
   okExitCodes?: number[];
   /** Refuse to keep more than this much stdout in memory. */
   maxStdoutBytes?: number;
+  /** Added to git's nice value: background work (housekeeping) yields the cores to requests. */
+  niceness?: number;
 }
 
 export interface GitResult {
@@ -155,7 +157,7 @@ export async function runGit(cmd: GitCommand, opts: GitRunOptions = {}): Promise
   if (opts.signal?.aborted) throw new GitCancelledError(`git ${cmd.name} cancelled`);
   started++;
   const stdin = typeof opts.stdin === 'string' ? Buffer.from(opts.stdin) : (opts.stdin ?? Buffer.alloc(0));
-  const o = await runner.run({ argv, env: gitEnv(opts.env), stdin, timeoutMs, maxStdoutBytes: opts.maxStdoutBytes }, opts.signal);
+  const o = await runner.run({ argv, env: gitEnv(opts.env), stdin, timeoutMs, maxStdoutBytes: opts.maxStdoutBytes, niceness: opts.niceness }, opts.signal);
   if (o.stopped === 'timeout') throw new GitTimeoutError(`git ${cmd.name} timed out after ${timeoutMs} ms`);
   if (o.stopped === 'cancelled') throw new GitCancelledError(`git ${cmd.name} cancelled`);
   if (o.stopped === 'too-big') throw new GitError(`git ${cmd.name} output exceeded ${opts.maxStdoutBytes} bytes`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import { gitEnv } from './command.js';
 import { GitRunner } from './runner.js';
 
@@ -23,6 +24,19 @@ const alive = (pid: number) => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('GitRunner', () => {
+  it('when a run asks for a niceness, then git runs that much lower in CPU priority than the service; otherwise at its priority', async () => {
+    const runner = new GitRunner();
+    try {
+      // The alias's shell asks for git's (its parent's) nice value once git has been running a moment.
+      const niceOfGit = async (niceness?: number) => Number((await runner.run({ ...request(shell('sleep 0.2; ps -o ni= -p $PPID')), niceness })).stdout.toString().trim());
+      const own = os.getPriority();
+      expect(await niceOfGit(10)).toBe(Math.min(19, own + 10));
+      expect(await niceOfGit()).toBe(own);
+    } finally {
+      runner.close();
+    }
+  });
+
   it('when git runs, then its parent is the helper, not this process, and stdin and stdout pass byte for byte', async () => {
     const runner = new GitRunner();
     try {

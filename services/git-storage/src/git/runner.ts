@@ -28,6 +28,8 @@ export interface RunRequest {
   stdin: Buffer;
   timeoutMs: number;
   maxStdoutBytes?: number;
+  /** Added to git's nice value (its children inherit it): background work yields the cores. */
+  niceness?: number;
 }
 
 type Message = { id: number; run?: RunRequest; cancel?: true };
@@ -35,10 +37,15 @@ type Message = { id: number; run?: RunRequest; cancel?: true };
 /** The helper's program; kept a string so the same code runs from sources (tests) and dist. */
 const HELPER = `
 const { spawn } = require('node:child_process');
+const os = require('node:os');
 const running = new Map();
 process.on('message', ({ id, run, cancel }) => {
   if (cancel) return void running.get(id)?.stop('cancelled');
   const child = spawn('git', run.argv, { env: run.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  if (run.niceness > 0 && child.pid) {
+    // Best effort: a git that ended already, or a system refusing it, runs at the service's priority.
+    try { os.setPriority(child.pid, Math.min(19, os.getPriority(child.pid) + run.niceness)); } catch {}
+  }
   const out = [];
   let bytes = 0;
   let stderr = '';

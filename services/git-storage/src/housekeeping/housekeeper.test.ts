@@ -146,6 +146,30 @@ describe('Housekeeper', () => {
     await hk.stop();
   });
 
+  it('when the repository is one pack without a bitmap (a first push as receive-pack keeps it), then housekeeping writes a multi-pack index and its bitmap, once', async () => {
+    const one = path.join(root, 'one-pack.git');
+    // --no-local: a real pack, as a push leaves it; no bitmap (repack.writeBitmaps is off here).
+    execFileSync('git', ['clone', '-q', '--bare', '--no-local', repo, one], { env });
+    const packDir = path.join(one, 'objects', 'pack');
+    expect(readdirSync(packDir).filter((f) => f.endsWith('.pack'))).toHaveLength(1);
+    expect(readdirSync(packDir).some((f) => f.endsWith('.bitmap'))).toBe(false);
+    const hk = new Housekeeper(createLogger('test'), { delayMs: 60_000 });
+    await hk.runNow(one);
+    const files = readdirSync(packDir);
+    const bitmap = files.find((f) => f.startsWith('multi-pack-index-') && f.endsWith('.bitmap'));
+    expect(bitmap).toBeDefined();
+    expect(files).toContain('multi-pack-index');
+    expect(files.filter((f) => f.endsWith('.pack'))).toHaveLength(1);
+    expect(existsSync(path.join(one, 'objects', 'info', 'commit-graphs', 'commit-graph-chain'))).toBe(true);
+    // The bitmap answers for every ref: git checks it against a plain walk.
+    expect(execFileSync('git', [`--git-dir=${one}`, 'rev-list', '--test-bitmap', 'refs/heads/b4'], { env, stdio: ['ignore', 'pipe', 'pipe'] }).toString()).toBe('');
+    expect(execFileSync('git', [`--git-dir=${one}`, 'fsck', '--no-progress', '--no-dangling'], { env }).toString()).toBe('');
+    // With a bitmap in place, the next run has nothing to repack: the same bitmap stays.
+    await hk.runNow(one);
+    expect(readdirSync(packDir).filter((f) => f.endsWith('.bitmap'))).toEqual([bitmap]);
+    await hk.stop();
+  });
+
   it('when a push is in flight, then housekeeping waits for it to end before its next step', async () => {
     const hk = new Housekeeper(createLogger('test'), { delayMs: 60_000 });
     const pushEnded = hk.pushStarted(repo);

@@ -24,6 +24,9 @@ export interface HousekeepingOptions {
 /** What housekeeping does without options (the HOUSEKEEPING_* settings default to it). */
 export const HOUSEKEEPING_DEFAULTS: Required<HousekeepingOptions> = { delayMs: 2_000, looseRefsLimit: 64, looseObjectsLimit: 1024, packsLimit: 16, concurrency: 1, stepTimeoutMs: 10 * 60_000 };
 
+/** How much lower housekeeping's git runs in CPU priority than the service (nice increment). */
+export const HOUSEKEEPING_NICENESS = 10;
+
 /** Lock files older than this belong to a git that died (a ref update holds one for milliseconds). */
 const STALE_LOCK_MS = 10 * 60_000;
 
@@ -239,7 +242,10 @@ export class Housekeeper {
     try {
       if (this.stopped) return;
       await this.removeLeftovers(gitDir);
-      const opts = { gitDir, timeoutMs: this.opts.stepTimeoutMs };
+      // At a lower CPU priority: a push or clone arriving during a long step (the first bitmap of a
+      // deep history takes a minute at 100k commits) gets the cores first
+      // (docs/decisions/history-depth.md#pushes).
+      const opts = { gitDir, timeoutMs: this.opts.stepTimeoutMs, niceness: HOUSEKEEPING_NICENESS };
       // Every step waits until no push is in flight: git copes with a push beside a repack, but a
       // push's own critical section (receive-pack, its ref transaction, its events) is not made
       // to share the disk and the cores with housekeeping.
@@ -255,11 +261,14 @@ export class Housekeeper {
         // --cruft instead of -a: objects nothing references YET (a merge commit written before its
         // UpdateRef, a push whose refs are about to move) go to a cruft pack instead of being dropped.
         await step('full repack', () => runGit({ name: 'repack', flags: ['--cruft', '--cruft-expiration=2.weeks.ago', '-d', '-b', '-q', '--write-midx'] }, opts));
-      } else if (stats.looseObjects > this.opts.looseObjectsLimit || (stats.packs > 1 && !(await geometric(gitDir)))) {
+      } else if (stats.looseObjects > this.opts.looseObjectsLimit || (stats.packs > 1 && !(await geometric(gitDir))) || (stats.packs > 0 && !(await hasBitmap(gitDir)))) {
         // Loose objects and the smallest packs rolled into one, so that every pack is at least
         // twice the size of the next smaller: a push costs a repack of its own size, not of the
         // repository's, and the packs stay logarithmically few. The multi-pack index and its bitmap
-        // serve clones as one pack's bitmap would.
+        // serve clones as one pack's bitmap would. A repository whose packs have no bitmap (a
+        // first push kept as one pack, as receive-pack leaves it) gets one here even when nothing
+        // needs rolling up: without it every clone walks the whole history
+        // (docs/decisions/history-depth.md#clones).
         await step('geometric repack', () => runGit({ name: 'repack', flags: ['--geometric=2', '-d', '-q', '--write-midx', '--write-bitmap-index'] }, opts));
       }
       if ((await countLooseRefs(path.join(gitDir, 'refs'))) > this.opts.looseRefsLimit) {
@@ -310,6 +319,11 @@ async function geometric(gitDir: string): Promise<boolean> {
   }
   sizes.sort((a, b) => b - a);
   return sizes.every((size, i) => i === 0 || sizes[i - 1]! >= 2 * size);
+}
+
+/** Whether a reachability bitmap covers the packs: a pack's own (full repack) or the multi-pack index's. */
+async function hasBitmap(gitDir: string): Promise<boolean> {
+  return (await namesIn(path.join(gitDir, 'objects', 'pack'))).some((n) => n.endsWith('.bitmap') && !n.startsWith('.tmp-'));
 }
 
 async function objectStats(gitDir: string): Promise<{ looseObjects: number; packs: number }> {
