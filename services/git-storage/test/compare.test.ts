@@ -143,6 +143,40 @@ describe('Compare with more than one merge base', () => {
 });
 
 
+describe('Compare when a side branch forked before base was merged after it', () => {
+  const SIDE = 'repo-compare-side';
+  const sideGit = (...args: string[]) => execFileSync('git', [`--git-dir=${s.repoPath(SIDE)}`, ...args]).toString().trim();
+  const sideCompare = (base_oid: string, head_oid: string) => rpc(s.client, s.client.Compare, { repository_id: SIDE, base_oid, head_oid, max_commits: 0 });
+  let tag: string; // main's commit before the merge: base
+  let tip: string; // main after merging a branch forked from root
+
+  beforeAll(async () => {
+    await createTestRepository(s, SIDE);
+    const w = await makeWorkdir();
+    await writeFiles(w, { 'root.txt': 'root\n' });
+    await commitAll(w, 'root');
+    await git(w, 'checkout', '-q', '-b', 'side');
+    await writeFiles(w, { 'side.txt': 'side\n' });
+    await commitAll(w, 'side 1');
+    await git(w, 'checkout', '-q', 'main');
+    await writeFiles(w, { 'm.txt': '1\n' });
+    tag = await commitAll(w, 'main 1');
+    await git(w, 'merge', '-q', '--no-edit', 'side');
+    await writeFiles(w, { 'm.txt': '2\n' });
+    tip = await commitAll(w, 'main 2');
+    await pushTo(s, SIDE, w, 'main', 'side');
+  });
+
+  it('when base is an ancestor of head and the walk also reaches older commits of base, then base is the merge base and behind is 0, as git says', async () => {
+    expect(sideGit('rev-list', '--boundary', tip, `^${tag}`).split('\n').filter((l) => l.startsWith('-'))).toHaveLength(2);
+    const res = await sideCompare(tag, tip);
+    const [behind, ahead] = sideGit('rev-list', '--left-right', '--count', `${tag}...${tip}`).split(/\s+/).map(Number);
+    expect({ merge_base: res.merge_base, ahead: res.ahead_by, behind: res.behind_by }).toEqual({ merge_base: sideGit('merge-base', tag, tip), ahead, behind });
+    expect([res.merge_base, res.ahead_by, res.behind_by]).toEqual([tag, 3, 0]);
+    expect(res.commits.map((c) => c.oid)).toEqual(sideGit('rev-list', '--reverse', tip, `^${tag}`).split('\n'));
+  });
+});
+
 describe('Compare over its budget (docs/decisions/compare.md#budget)', () => {
   const LONG = 'repo-compare-long';
   const BUDGET = 50;
