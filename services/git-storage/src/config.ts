@@ -1,4 +1,5 @@
 import { env, loadConfig as load, serviceListenEnv, serviceListenFields, unlessBlank, z } from '@githost/config';
+import { COMPARE_BUDGET_DEFAULTS } from './git/compare.js';
 import { HOUSEKEEPING_DEFAULTS } from './housekeeping/housekeeper.js';
 
 const schema = z
@@ -20,6 +21,8 @@ const schema = z
     LFS_DIRECT_URL: unlessBlank(z.string().url().refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http(s) URL').optional()),
     LFS_DIRECT_PORT: env.port(3104),
     LFS_DIRECT_BIND_HOST: unlessBlank(env.bindHost().optional()),
+    COMPARE_MAX_WALK_COMMITS: z.coerce.number().int().min(1).default(COMPARE_BUDGET_DEFAULTS.maxWalkCommits),
+    COMPARE_TIMEOUT_MS: z.coerce.number().int().min(1).default(COMPARE_BUDGET_DEFAULTS.timeoutMs),
     HOUSEKEEPING_DELAY_MS: z.coerce.number().int().min(0).default(HOUSEKEEPING_DEFAULTS.delayMs),
     HOUSEKEEPING_CONCURRENCY: z.coerce.number().int().min(1).default(HOUSEKEEPING_DEFAULTS.concurrency),
     HOUSEKEEPING_LOOSE_OBJECTS: z.coerce.number().int().min(0).default(HOUSEKEEPING_DEFAULTS.looseObjectsLimit),
@@ -59,6 +62,10 @@ const schema = z
     /** The interface the direct listener binds; default BIND_HOST. It is the one listener meant to
      *  be reachable from clients, so it may bind where the internal ones do not. */
     lfsDirectBindHost: e.LFS_DIRECT_BIND_HOST ?? e.BIND_HOST,
+    /** A compare listing more commits than this on either side is refused as too big (docs/decisions/compare.md#budget). */
+    compareMaxWalkCommits: e.COMPARE_MAX_WALK_COMMITS,
+    /** A compare whose walks take longer than this is refused as too big; below browse's 30 s deadline. */
+    compareTimeoutMs: e.COMPARE_TIMEOUT_MS,
     /** Repository housekeeping after ref updates (docs/decisions/housekeeping.md). */
     housekeeping: {
       delayMs: e.HOUSEKEEPING_DELAY_MS,

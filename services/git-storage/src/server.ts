@@ -90,6 +90,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): GitStorageS
     hooksDir: path.join(dataDir, 'hooks'),
     pushLimits: { maxBytes: config.pushMaxBytes, maxFileBytes: config.pushMaxFileBytes, quotaBytes: config.repositoryQuotaBytes, idleTimeoutMs: config.pushIdleTimeoutMs },
     lfs: lfsStore,
+    compareBudget: { maxWalkCommits: config.compareMaxWalkCommits, timeoutMs: config.compareTimeoutMs },
   };
   const lfsLocks = new LockStore((id) => lfsStore.repositoryDir(id));
   let http: Listening | undefined;

@@ -3,6 +3,7 @@ import type { Logger } from '@githost/logging';
 import type { RefPolicySource } from './clients/ref-policies.js';
 import type { ReadCaches } from './cache/read-caches.js';
 import type { CatfilePool } from './git/catfile-pool.js';
+import type { CompareBudget } from './git/compare.js';
 import type { RefUpdaters } from './git/ref-updaters.js';
 import { LocalRepository } from './git/local-repository.js';
 import type { RefsCache } from './git/refs-cache.js';
@@ -39,6 +40,8 @@ export interface StorageContext {
   pushLimits: PushLimits;
   /** The repositories' Git LFS objects (docs/decisions/lfs.md). */
   lfs: LfsObjectStore;
+  /** What one Compare may walk (docs/decisions/compare.md#budget). */
+  compareBudget: CompareBudget;
 }
 
 export interface PushLimits {

@@ -19,6 +19,7 @@ import type { RefPolicy } from '@githost/ref-policy';
 import type { Config } from './config.js';
 import { repositoryPath } from './repository-path.js';
 import { createServer, type GitStorageService } from './server.js';
+import { COMPARE_BUDGET_DEFAULTS, type CompareBudget } from './git/compare.js';
 import { HOUSEKEEPING_DEFAULTS, type HousekeepingOptions } from './housekeeping/housekeeper.js';
 import { refsChanged } from './storage-context.js';
 
@@ -119,6 +120,8 @@ async function directListener(pathname: string | undefined): Promise<Pick<Config
 export interface TestStorageOptions {
   bus?: EventBus;
   housekeepingDelayMs?: number;
+  /** What one Compare may walk (default COMPARE_BUDGET_DEFAULTS). */
+  compareBudget?: Partial<CompareBudget>;
   /** Housekeeping thresholds (HousekeepingOptions); `housekeepingDelayMs` wins for the delay. */
   housekeeping?: HousekeepingOptions;
   refsWatchAckTimeoutMs?: number;
@@ -162,6 +165,8 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
     publicUrl: 'http://localhost:3000',
     ...(await directListener(opts.lfsDirectPath)),
     housekeeping: HOUSEKEEPING_DEFAULTS,
+    compareMaxWalkCommits: opts.compareBudget?.maxWalkCommits ?? COMPARE_BUDGET_DEFAULTS.maxWalkCommits,
+    compareTimeoutMs: opts.compareBudget?.timeoutMs ?? COMPARE_BUDGET_DEFAULTS.timeoutMs,
   };
   const service = createServer(config, { bus: opts.bus, housekeeping: { ...opts.housekeeping, delayMs: opts.housekeepingDelayMs ?? 60_000 } });
   let ports: { httpPort: number; grpcPort: number; metricsPort: number; lfsDirectPort?: number };

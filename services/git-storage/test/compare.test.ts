@@ -142,3 +142,82 @@ describe('Compare with more than one merge base', () => {
   });
 });
 
+
+describe('Compare when a side branch forked before base was merged after it', () => {
+  const SIDE = 'repo-compare-side';
+  const sideGit = (...args: string[]) => execFileSync('git', [`--git-dir=${s.repoPath(SIDE)}`, ...args]).toString().trim();
+  const sideCompare = (base_oid: string, head_oid: string) => rpc(s.client, s.client.Compare, { repository_id: SIDE, base_oid, head_oid, max_commits: 0 });
+  let tag: string; // main's commit before the merge: base
+  let tip: string; // main after merging a branch forked from root
+
+  beforeAll(async () => {
+    await createTestRepository(s, SIDE);
+    const w = await makeWorkdir();
+    await writeFiles(w, { 'root.txt': 'root\n' });
+    await commitAll(w, 'root');
+    await git(w, 'checkout', '-q', '-b', 'side');
+    await writeFiles(w, { 'side.txt': 'side\n' });
+    await commitAll(w, 'side 1');
+    await git(w, 'checkout', '-q', 'main');
+    await writeFiles(w, { 'm.txt': '1\n' });
+    tag = await commitAll(w, 'main 1');
+    await git(w, 'merge', '-q', '--no-edit', 'side');
+    await writeFiles(w, { 'm.txt': '2\n' });
+    tip = await commitAll(w, 'main 2');
+    await pushTo(s, SIDE, w, 'main', 'side');
+  });
+
+  it('when base is an ancestor of head and the walk also reaches older commits of base, then base is the merge base and behind is 0, as git says', async () => {
+    expect(sideGit('rev-list', '--boundary', tip, `^${tag}`).split('\n').filter((l) => l.startsWith('-'))).toHaveLength(2);
+    const res = await sideCompare(tag, tip);
+    const [behind, ahead] = sideGit('rev-list', '--left-right', '--count', `${tag}...${tip}`).split(/\s+/).map(Number);
+    expect({ merge_base: res.merge_base, ahead: res.ahead_by, behind: res.behind_by }).toEqual({ merge_base: sideGit('merge-base', tag, tip), ahead, behind });
+    expect([res.merge_base, res.ahead_by, res.behind_by]).toEqual([tag, 3, 0]);
+    expect(res.commits.map((c) => c.oid)).toEqual(sideGit('rev-list', '--reverse', tip, `^${tag}`).split('\n'));
+  });
+});
+
+describe('Compare over its budget (docs/decisions/compare.md#budget)', () => {
+  const LONG = 'repo-compare-long';
+  const BUDGET = 50;
+  let small: TestStorage;
+  let oids: string[]; // a linear history, oldest first
+  const long = (base_oid: string, head_oid: string, max_commits = 0) => rpc(small.client, small.client.Compare, { repository_id: LONG, base_oid, head_oid, max_commits });
+  const TOO_BIG = `Comparison too big: more than ${BUDGET} commits on one side; compare commits closer together, or run git log on a clone`;
+
+  beforeAll(async () => {
+    small = await startTestStorage({ compareBudget: { maxWalkCommits: BUDGET } });
+    await createTestRepository(small, LONG);
+    const w = await makeWorkdir();
+    // BUDGET + 10 commits after a root, written by fast-import in one run.
+    const stream = Array.from({ length: BUDGET + 11 }, (_, i) => {
+      const msg = `commit ${i}\n`;
+      return `commit refs/heads/main\ncommitter A <a@example.com> ${1_700_000_000 + i} +0000\ndata ${msg.length}\n${msg}M 644 inline n.txt\ndata ${String(i).length + 1}\n${i}\n\n`;
+    }).join('');
+    execFileSync('git', ['fast-import', '--quiet'], { cwd: w, input: stream });
+    oids = execFileSync('git', ['rev-list', '--reverse', 'main'], { cwd: w }).toString().trim().split('\n');
+    await pushTo(small, LONG, w, 'main');
+  });
+
+  afterAll(async () => {
+    await small.stop();
+  });
+
+  it('when head is exactly the budget ahead, then the whole answer comes, its page the oldest commits first', async () => {
+    const res = await long(oids[0]!, oids[BUDGET]!, 5);
+    expect({ merge_base: res.merge_base, ahead: res.ahead_by, behind: res.behind_by, commits: res.commits.map((c) => c.oid) }).toEqual({ merge_base: oids[0], ahead: BUDGET, behind: 0, commits: oids.slice(1, 6) });
+  });
+
+  it('when head is more commits ahead than the budget, then INVALID_ARGUMENT says the comparison is too big', async () => {
+    await expect(long(oids[0]!, oids[oids.length - 1]!)).rejects.toMatchObject({ kind: 'validation', message: TOO_BIG });
+  });
+
+  it('when base is more commits ahead than the budget (head far behind), then too big as well', async () => {
+    await expect(long(oids[oids.length - 1]!, oids[0]!)).rejects.toMatchObject({ kind: 'validation', message: TOO_BIG });
+  });
+
+  it('when the comparison is too big, then the service still answers a small one', async () => {
+    await expect(long(oids[0]!, oids[oids.length - 1]!)).rejects.toMatchObject({ kind: 'validation' });
+    expect(await long(oids[oids.length - 2]!, oids[oids.length - 1]!)).toMatchObject({ ahead_by: 1, behind_by: 0 });
+  });
+});

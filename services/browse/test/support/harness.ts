@@ -63,11 +63,13 @@ export interface HarnessOptions {
   wrapStorageClient?: (client: StorageServiceClient) => StorageServiceClient;
   /** BROWSE_CACHE_BYTES (default 8 MiB). */
   cacheBytes?: number;
+  /** git-storage's Compare budget (docs/decisions/compare.md#budget); default its own. */
+  compareBudget?: { maxWalkCommits?: number; timeoutMs?: number };
 }
 
 /** A real git-storage with the fixture pushed by the real git client, and browse in front of it. */
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const storage = await startTestStorage();
+  const storage = await startTestStorage({ compareBudget: opts.compareBudget });
   const source = await mkdtemp(path.join(tmpdir(), 'browse-source-'));
   await git(source, 'init', '-q', '--bare');
   await writeFixtureHistory(source);

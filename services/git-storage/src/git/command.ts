@@ -2,7 +2,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { classifyGitFailure, GitCancelledError, GitError, GitTimeoutError } from './errors.js';
+import { classifyGitFailure, GitCancelledError, GitError, GitOutputTooBigError, GitTimeoutError } from './errors.js';
 import { GitRunner } from './runner.js';
 
 /**
@@ -160,7 +160,7 @@ export async function runGit(cmd: GitCommand, opts: GitRunOptions = {}): Promise
   const o = await runner.run({ argv, env: gitEnv(opts.env), stdin, timeoutMs, maxStdoutBytes: opts.maxStdoutBytes, niceness: opts.niceness }, opts.signal);
   if (o.stopped === 'timeout') throw new GitTimeoutError(`git ${cmd.name} timed out after ${timeoutMs} ms`);
   if (o.stopped === 'cancelled') throw new GitCancelledError(`git ${cmd.name} cancelled`);
-  if (o.stopped === 'too-big') throw new GitError(`git ${cmd.name} output exceeded ${opts.maxStdoutBytes} bytes`);
+  if (o.stopped === 'too-big') throw new GitOutputTooBigError(`git ${cmd.name} output exceeded ${opts.maxStdoutBytes} bytes`);
   if (o.stopped === 'start') throw new GitError(`git ${cmd.name} could not start: ${o.message}`);
   const exitCode = o.code ?? -1;
   if (exitCode === 0 || opts.okExitCodes?.includes(exitCode)) return { stdout: o.stdout, stderr: o.stderr, exitCode };

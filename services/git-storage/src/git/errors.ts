@@ -41,6 +41,11 @@ export class GitCancelledError extends GitTimeoutError {
   override name = 'GitCancelledError';
 }
 
+/** The command wrote more than its caller's `maxStdoutBytes` and was stopped. */
+export class GitOutputTooBigError extends GitError {
+  override name = 'GitOutputTooBigError';
+}
+
 /** Chooses the typed error for a failed command from what git printed. */
 export function classifyGitFailure(subcommand: string, stderr: string, exitCode: number | null): GitError {
   const msg = `git ${subcommand} failed (exit ${exitCode ?? 'signal'}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`;

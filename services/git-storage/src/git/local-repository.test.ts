@@ -6,6 +6,7 @@ import path from 'node:path';
 import { AppError } from '@githost/errors';
 import { ReadCaches } from '../cache/read-caches.js';
 import { CatfilePool } from './catfile-pool.js';
+import { COMPARE_BUDGET_DEFAULTS } from './compare.js';
 import { gitProcessesStarted } from './command.js';
 import { GitCancelledError, GitTimeoutError } from './errors.js';
 import { LocalRepository } from './local-repository.js';
@@ -119,8 +120,8 @@ describe('LocalRepository reads', () => {
     expect(await repo.mergeBase(first, second)).toBe(first);
     expect(await repo.mergeBase(second, unrelated)).toBe('');
     expect(await refusal(repo.mergeBase(second, MISSING))).toEqual({ kind: 'not_found', message: 'Commit not found' });
-    expect(await refusal(repo.compare(MISSING, second, 10))).toEqual({ kind: 'not_found', message: 'Commit not found' });
-    const cmp = await repo.compare(first, second, 10);
+    expect(await refusal(repo.compare(MISSING, second, 10, COMPARE_BUDGET_DEFAULTS))).toEqual({ kind: 'not_found', message: 'Commit not found' });
+    const cmp = await repo.compare(first, second, 10, COMPARE_BUDGET_DEFAULTS);
     expect({ mergeBase: cmp.mergeBase, aheadBy: cmp.aheadBy, behindBy: cmp.behindBy, commits: cmp.commits.map((c) => c.oid) }).toEqual({
       mergeBase: first,
       aheadBy: 1,

@@ -1,8 +1,8 @@
-import { AppError, conflict, notFound } from '@githost/errors';
+import { AppError, conflict, notFound, validation } from '@githost/errors';
 import { ReadCaches, type TreeListing } from '../cache/read-caches.js';
 import type { CatfilePool } from './catfile-pool.js';
 import { runGit } from './command.js';
-import { compareCommits, type Comparison } from './compare.js';
+import { compareCommits, ComparisonTooBigError, type CompareBudget, type Comparison } from './compare.js';
 import { streamDiff, type DiffFileOut, type DiffLimits } from './diff.js';
 import { GitCancelledError, NotFoundError, RefLockedError, RefMismatchError } from './errors.js';
 import { commitMerge, mergeTree, type MergeTreeResult, type Signature } from './merge.js';
@@ -231,13 +231,15 @@ export class LocalRepository {
     }
   }
 
-  /** Three-dot compare: merge base, ahead/behind counts and head's first `maxCommits` commits, oldest first. */
-  async compare(base: string, head: string, maxCommits: number, signal?: AbortSignal): Promise<Omit<Comparison, 'commitOids'> & { commits: RawCommit[] }> {
+  /** Three-dot compare: merge base, ahead/behind counts and head's first `maxCommits` commits, oldest first, within `budget`. */
+  async compare(base: string, head: string, maxCommits: number, budget: CompareBudget, signal?: AbortSignal): Promise<Omit<Comparison, 'commitOids'> & { commits: RawCommit[] }> {
     let result: Comparison;
     try {
-      result = await compareCommits(this.gitDir, base, head, maxCommits, signal);
+      result = await compareCommits(this.gitDir, base, head, maxCommits, budget, signal);
     } catch (err) {
       if (err instanceof NotFoundError) throw notFound('Commit not found');
+      // The caller's choice of commits, not the service's trouble: a 4xx (docs/decisions/compare.md#budget).
+      if (err instanceof ComparisonTooBigError) throw validation(err.message);
       throw err;
     }
     const { commitOids, ...counts } = result;

@@ -16,7 +16,7 @@ export function compare(ctx: StorageContext) {
     const max = req.max_commits || DEFAULT_MAX_COMMITS;
     if (!Number.isInteger(max) || max < 1 || max > 1000) throw validation('max_commits must be between 1 and 1000');
     const repo = await openRepository(ctx, req.repository_id);
-    const result = await repo.compare(base, head, max, signalOf(call));
+    const result = await repo.compare(base, head, max, ctx.compareBudget, signalOf(call));
     return {
       merge_base: result.mergeBase,
       ahead_by: result.aheadBy,
