@@ -104,6 +104,14 @@ describe('squash', () => {
     expect(git.written[0]!.message).toBe('Feature (#1)\n');
   });
 
+  it('when the history is past git-storage\'s compare budget, then the squash still merges, its message the title alone', async () => {
+    git.compareFailure = new AppError('validation', 'Comparison too big: compare commits closer together');
+    const result = await mergeMergeRequest(deps, ctx, '1', { strategy: 'squash' });
+    expect(result.strategy).toBe('squash');
+    expect(git.written[0]!.message).toBe('Feature (#1)\n');
+    expect(store.mrs[0]).toMatchObject({ state: 'merged', merged_sha: result.sha });
+  });
+
   it('when the squash was interrupted after the ref moved, then recovery completes it with the squash commit', async () => {
     moveTarget();
     const original = store.completeMerge.bind(store);

@@ -176,8 +176,9 @@ async function squashedSubjects(deps: MergeDeps, repo: RepoRef, target: string, 
     const { commits } = await deps.git.compare(repo.id, target, source, COMMITS_LIMIT);
     return commits.map((c) => `* ${c.message.split('\n', 1)[0]}`).join('\n');
   } catch (err) {
-    // git-storage without Compare: the title alone still makes a complete message.
-    if (err instanceof AppError && err.kind === 'unavailable') return '';
+    // git-storage without Compare, or a history past its compare budget (validation 'Comparison
+    // too big', docs/decisions/compare.md#budget): the title alone still makes a complete message.
+    if (err instanceof AppError && (err.kind === 'unavailable' || err.kind === 'validation')) return '';
     throw err;
   }
 }

@@ -10,7 +10,7 @@ const MR = '/mr' as ApiPath<'/api/repos/{owner}/{repo}/merge-requests/{number}'>
 let server: Server;
 let api: GatewayApi;
 const asked: string[] = [];
-const state = { source: 'a'.repeat(40), target: 'b'.repeat(40), listed: 'a'.repeat(40), refuse: false };
+const state = { source: 'a'.repeat(40), target: 'b'.repeat(40), listed: 'a'.repeat(40), refuse: false, tooBig: false };
 
 beforeAll(async () => {
   const app = express();
@@ -20,7 +20,7 @@ beforeAll(async () => {
     next();
   });
   app.get('/mr', (_req, res) => void res.json({ number: 1, source_sha: state.source, target_sha: state.target }));
-  app.get('/mr/commits', (_req, res) => void res.json([{ sha: state.listed, message: `at ${state.listed.slice(0, 1)}` }]));
+  app.get('/mr/commits', (_req, res) => void (state.tooBig ? res.status(400).json({ error: 'Comparison too big: compare commits closer together' }) : res.json([{ sha: state.listed, message: `at ${state.listed.slice(0, 1)}` }])));
   server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -53,6 +53,16 @@ describe("a merge request's commits", () => {
     await detailAndCommits(api, 'alice/demo#2', MR);
     asked.length = 0;
     await detailAndCommits(api, 'alice/demo#2', MR);
+    expect(asked.sort()).toEqual(['/mr', '/mr/commits']);
+  });
+
+  it('when the list is refused as past the compare budget (400), then the detail still comes, with the refusal in place of the commits, and nothing is kept', async () => {
+    Object.assign(state, { source: 'f'.repeat(40), listed: 'f'.repeat(40), tooBig: true });
+    const read = await detailAndCommits(api, 'alice/demo#3', MR);
+    expect(read).toMatchObject({ mr: { number: 1 }, commits: [], commitsRefused: 'Comparison too big: compare commits closer together' });
+    state.tooBig = false;
+    asked.length = 0;
+    expect((await detailAndCommits(api, 'alice/demo#3', MR)).commits.map((c) => c.sha)).toEqual(['f'.repeat(40)]);
     expect(asked.sort()).toEqual(['/mr', '/mr/commits']);
   });
 });

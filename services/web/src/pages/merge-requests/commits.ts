@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { AppError } from '@githost/errors';
 import type { ApiPath, GatewayApi } from '../../clients/api.js';
 import type { MergeRequestDetail } from '../../clients/mr-types.js';
 import type { Commit } from '../../clients/types.js';
@@ -19,19 +20,34 @@ const headsOf = (mr: MergeRequestDetail) => (mr.source_sha && mr.target_sha ? `$
  * together, and the list is kept only if it ends at the source head the detail names (a push
  * between the two calls keeps nothing).
  */
-export async function detailAndCommits(api: GatewayApi, key: string, detail: ApiPath<'/api/repos/{owner}/{repo}/merge-requests/{number}'>): Promise<{ mr: MergeRequestDetail; commits: Commit[] }> {
+export async function detailAndCommits(api: GatewayApi, key: string, detail: ApiPath<'/api/repos/{owner}/{repo}/merge-requests/{number}'>): Promise<{ mr: MergeRequestDetail; commits: Commit[]; commitsRefused?: string }> {
   const last = kept.get(key);
   if (last) {
     const mr = await api.get(detail);
     if (headsOf(mr) === last.heads) return { mr, commits: last.commits };
-    return { mr, commits: remember(key, mr, await api.get(commitsOf(detail))) };
+    return { mr, ...remember(key, mr, await listed(api, detail)) };
   }
-  const [mr, commits] = await Promise.all([api.get(detail), api.get(commitsOf(detail))]);
-  return { mr, commits: remember(key, mr, commits) };
+  const [mr, commits] = await Promise.all([api.get(detail), listed(api, detail)]);
+  return { mr, ...remember(key, mr, commits) };
 }
 
-function remember(key: string, mr: MergeRequestDetail, commits: Commit[]): Commit[] {
+/**
+ * The list, or why the API refused it: a history past git-storage's compare budget answers 400
+ * "Comparison too big" (docs/decisions/compare.md#budget), and the page still shows the merge
+ * request, saying so where the commits would be.
+ */
+async function listed(api: GatewayApi, detail: ApiPath<'/api/repos/{owner}/{repo}/merge-requests/{number}'>): Promise<Commit[] | { refused: string }> {
+  try {
+    return await api.get(commitsOf(detail));
+  } catch (err) {
+    if (err instanceof AppError && err.kind === 'validation') return { refused: err.message };
+    throw err;
+  }
+}
+
+function remember(key: string, mr: MergeRequestDetail, commits: Commit[] | { refused: string }): { commits: Commit[]; commitsRefused?: string } {
+  if (!Array.isArray(commits)) return { commits: [], commitsRefused: commits.refused };
   const heads = headsOf(mr);
   if (heads && commits.some((c) => c.sha === mr.source_sha)) kept.set(key, { heads, commits });
-  return commits;
+  return { commits };
 }

@@ -198,7 +198,7 @@ export interface DetailOptions {
 export async function detailPage(ctx: PageContext, owner: string, name: string, raw: string, opts: DetailOptions = {}): Promise<PageResult> {
   const number = numberOf(raw);
   const at = { owner, repo: name, number };
-  const [repo, { mr, commits, changes }, reviews, counts] = await Promise.all([
+  const [repo, { mr, commits, commitsRefused, changes }, reviews, counts] = await Promise.all([
     ctx.api.get(apiPath('/api/repos/{owner}/{repo}', { owner, repo: name })),
     detailAndCommits(ctx.api, `${owner}/${name}#${number}`, apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}', at)).then(async (d) => ({ ...d, changes: await mrChangesOf(ctx.api, owner, name, d.mr) })),
     ctx.api.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}/reviews', at)),
@@ -277,7 +277,9 @@ export async function detailPage(ctx: PageContext, owner: string, name: string, 
       <MergeBox ctx={ctx} owner={owner} name={name} mr={mr} />
       <section aria-labelledby="mr-commits">
         <h2 id="mr-commits">Commits ({commits.length})</h2>
-        {commits.length === 0 ? (
+        {commitsRefused ? (
+          <p class="muted">{commitsRefused}</p>
+        ) : commits.length === 0 ? (
           <p class="muted">No commits to show (a branch is gone, or there is nothing to merge).</p>
         ) : (
           <ol class="commit-list">
