@@ -24,6 +24,13 @@ const queryString = (req: Request, name: string): string | undefined => {
   return typeof value === 'string' && value !== '' ? value : undefined;
 };
 
+/** A query parameter's first value, as Gitea's FormString reads a repeated one; undefined when absent or empty. */
+const firstQueryString = (req: Request, name: string): string | undefined => {
+  const value = (req.query as Record<string, unknown>)[name];
+  const first = Array.isArray(value) ? (value[0] as unknown) : value;
+  return typeof first === 'string' && first !== '' ? first : undefined;
+};
+
 const repoOf = (req: Request) => ({ owner: String(req.params.owner), repo: String(req.params.repo) });
 
 /**
@@ -166,7 +173,10 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       const ref = queryString(req, 'sha') ?? '';
       // Gitea's `path`: the commits touching a file or directory, as githost's log filters them.
       const path = queryString(req, 'path');
-      const filter = path ? `&path=${encodeURIComponent(path)}` : '';
+      // Gitea's `not`: a ref or commit whose history is left out of the list and its count; Gitea
+      // reads its first value only (docs/decisions/gitea-api.md#not).
+      const not = firstQueryString(req, 'not');
+      const filter = (path ? `&path=${encodeURIComponent(path)}` : '') + (not ? `&not=${encodeURIComponent(not)}` : '');
       // githost's log page by page (docs/decisions/gitea-api.md#commits): the same page and limit.
       const { items: log, link, total } = await gateway.cursorPage(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${paging.limit}&page=${paging.page}${filter}`)).catch(async (err: unknown) => {
         // Gitea answers any commit list of a repository without commits with its 409 (routers/api/v1/repo/commits.go).
