@@ -81,6 +81,24 @@ describe('Gitea API: contents and raw', () => {
     expect((await giteaClient(gh, ann.token).repos.repoGetContents('ann', 'secret', 'README.md')).data.type).toBe('file');
   });
 
+  it('when a tool reads contents of a repository without commits, then Gitea\'s empty list at any path and ref; private to the caller stays 404', async () => {
+    await createRepo(gh, ann.token, 'blank');
+    await createRepo(gh, ann.token, 'blank-secret', { private: true });
+    const client = giteaClient(gh);
+    expect((await client.repos.repoGetContentsList('ann', 'blank')).data).toEqual([]);
+    expect((await client.repos.repoGetContents('ann', 'blank', 'README.md')).data).toEqual([]);
+    expect((await client.repos.repoGetContents('ann', 'blank', 'src/app.ts', { ref: 'no-such-branch' })).data).toEqual([]);
+    expect((await giteaClient(gh, ann.token).repos.repoGetContents('ann', 'blank-secret', 'README.md')).data).toEqual([]);
+    expect((await giteaFailure(giteaClient(gh, cat.token).repos.repoGetContents('ann', 'blank-secret', 'README.md'))).status).toBe(404);
+    // The first push ends it: the empty list is kept by the refs, never past them.
+    const wd = makeWorkdir();
+    await commitFiles(wd, { 'README.md': '# blank no more\n' }, 'first');
+    await git(wd, 'push', '-q', pushUrl(gh, 'ann', ann.token, 'ann', 'blank'), 'main');
+    const file = (await client.repos.repoGetContents('ann', 'blank', 'README.md')).data;
+    expect([file.type, Buffer.from(file.content ?? '', 'base64').toString()]).toEqual(['file', '# blank no more\n']);
+    expect((await giteaFailure(client.repos.repoGetContents('ann', 'blank', 'src/app.ts', { ref: 'no-such-branch' }))).status).toBe(404);
+  });
+
   it('when a tool asks for the raw file, then its bytes', async () => {
     const res = await fetch(`${gh.url}/api/v1/repos/ann/demo/raw/src/app.ts?ref=main`);
     expect([res.status, await res.text()]).toEqual([200, 'export const x = 1;\n']);
