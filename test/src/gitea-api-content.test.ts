@@ -174,6 +174,9 @@ describe('Gitea API: trees and commits', () => {
     expect(await shasAndCount({ path: 'README.md', not: 'v1.0' })).toEqual([[second], '1', '1']);
     expect((await giteaFailure(list({ path: 'src', not: 'v1.0' }))).status).toBe(404);
     for (const not of ['no-such-branch', 'f'.repeat(40), '--all']) expect([not, (await giteaFailure(list({ not }))).status]).toEqual([not, 404]);
+    // Given twice, the first counts, as Gitea's FormString reads it.
+    const twice = await fetch(`http://localhost:${gh.port}/api/v1/repos/ann/demo/commits?sha=feature/x&not=v1.0&not=main`);
+    expect([twice.status, ((await twice.json()) as Array<{ sha: string }>).map((c) => c.sha), twice.headers.get('x-total-count')]).toEqual([200, [feature, second], '2']);
   });
 
   it('when a tool lists the commits of a repository without any, then Gitea\'s 409 "Git Repository is empty."; a branch that does not exist elsewhere stays 404', async () => {
