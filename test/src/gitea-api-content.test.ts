@@ -81,6 +81,24 @@ describe('Gitea API: contents and raw', () => {
     expect((await giteaClient(gh, ann.token).repos.repoGetContents('ann', 'secret', 'README.md')).data.type).toBe('file');
   });
 
+  it('when a tool reads contents of a repository without commits, then Gitea\'s empty list at any path and ref; private to the caller stays 404', async () => {
+    await createRepo(gh, ann.token, 'blank');
+    await createRepo(gh, ann.token, 'blank-secret', { private: true });
+    const client = giteaClient(gh);
+    expect((await client.repos.repoGetContentsList('ann', 'blank')).data).toEqual([]);
+    expect((await client.repos.repoGetContents('ann', 'blank', 'README.md')).data).toEqual([]);
+    expect((await client.repos.repoGetContents('ann', 'blank', 'src/app.ts', { ref: 'no-such-branch' })).data).toEqual([]);
+    expect((await giteaClient(gh, ann.token).repos.repoGetContents('ann', 'blank-secret', 'README.md')).data).toEqual([]);
+    expect((await giteaFailure(giteaClient(gh, cat.token).repos.repoGetContents('ann', 'blank-secret', 'README.md'))).status).toBe(404);
+    // The first push ends it: the empty list is kept by the refs, never past them.
+    const wd = makeWorkdir();
+    await commitFiles(wd, { 'README.md': '# blank no more\n' }, 'first');
+    await git(wd, 'push', '-q', pushUrl(gh, 'ann', ann.token, 'ann', 'blank'), 'main');
+    const file = (await client.repos.repoGetContents('ann', 'blank', 'README.md')).data;
+    expect([file.type, Buffer.from(file.content ?? '', 'base64').toString()]).toEqual(['file', '# blank no more\n']);
+    expect((await giteaFailure(client.repos.repoGetContents('ann', 'blank', 'src/app.ts', { ref: 'no-such-branch' }))).status).toBe(404);
+  });
+
   it('when a tool asks for the raw file, then its bytes', async () => {
     const res = await fetch(`${gh.url}/api/v1/repos/ann/demo/raw/src/app.ts?ref=main`);
     expect([res.status, await res.text()]).toEqual([200, 'export const x = 1;\n']);
@@ -142,6 +160,25 @@ describe('Gitea API: trees and commits', () => {
     expect((await giteaFailure(giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { path: '../etc/passwd' }))).status).toBe(400);
   });
 
+  it('when a tool lists commits with not, then without the history of that branch, tag or commit, counted so, by path too; an unknown not is 404', async () => {
+    const list = (query: { sha?: string; path?: string; not?: string }) => giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', query);
+    const shasAndCount = async (query: { sha?: string; path?: string; not?: string }) => {
+      const res = await list(query);
+      return [res.data.map((c) => c.sha), res.headers.get('x-total-count'), res.headers.get('x-pagecount')];
+    };
+    expect(await shasAndCount({ sha: 'feature/x', not: 'v1.0' })).toEqual([[feature, second], '2', '1']);
+    expect(await shasAndCount({ sha: 'feature/x', not: 'main' })).toEqual([[feature], '1', '1']);
+    expect(await shasAndCount({ sha: 'feature/x', not: first })).toEqual([[feature, second], '2', '1']);
+    // Everything left out: Gitea's empty list with a count of 0 (its 404 is only for a path).
+    expect(await shasAndCount({ not: 'feature/x' })).toEqual([[], '0', '0']);
+    expect(await shasAndCount({ path: 'README.md', not: 'v1.0' })).toEqual([[second], '1', '1']);
+    expect((await giteaFailure(list({ path: 'src', not: 'v1.0' }))).status).toBe(404);
+    for (const not of ['no-such-branch', 'f'.repeat(40), '--all']) expect([not, (await giteaFailure(list({ not }))).status]).toEqual([not, 404]);
+    // Given twice, the first counts, as Gitea's FormString reads it.
+    const twice = await fetch(`http://localhost:${gh.port}/api/v1/repos/ann/demo/commits?sha=feature/x&not=v1.0&not=main`);
+    expect([twice.status, ((await twice.json()) as Array<{ sha: string }>).map((c) => c.sha), twice.headers.get('x-total-count')]).toEqual([200, [feature, second], '2']);
+  });
+
   it('when a tool lists the commits of a repository without any, then Gitea\'s 409 "Git Repository is empty."; a branch that does not exist elsewhere stays 404', async () => {
     await createRepo(gh, ann.token, 'nothing');
     for (const query of [{}, { sha: 'main' }, { path: 'README.md' }]) {
@@ -175,6 +212,25 @@ describe('Gitea API: trees and commits', () => {
     ]);
     const past = await giteaClient(gh).repos.repoGetAllCommits('ann', 'long', { limit: 50, page: 4 });
     expect([past.data, past.headers.get('x-total-count'), past.headers.get('x-hasmore')]).toEqual([[], '120', 'false']);
+    // not: the history below the 70 newest commits left out; two pages, every Link keeping not.
+    const not = expected[70] as string;
+    const without: string[] = [];
+    const linked: Array<Array<string | null>> = [];
+    for (let page = 1; page <= 2; page++) {
+      const res = await giteaClient(gh).repos.repoGetAllCommits('ann', 'long', { limit: 50, page, not });
+      without.push(...res.data.map((c) => c.sha as string));
+      const links = (res.headers.get('link') ?? '').split(',').map((l) => {
+        const [, url, rel] = /^<([^>]+)>; rel="(\w+)"$/.exec(l) ?? [];
+        const q = new URL(url ?? 'http://x/').searchParams;
+        return `${rel} ${q.get('page')} ${q.get('not') === not}`;
+      });
+      linked.push([res.headers.get('x-total-count'), res.headers.get('x-pagecount'), ...links]);
+    }
+    expect(without).toEqual(expected.slice(0, 70));
+    expect(linked).toEqual([
+      ['70', '2', 'next 2 true', 'last 2 true'],
+      ['70', '2', 'first 1 true', 'prev 1 true'],
+    ]);
   }, 120_000);
 });
 

@@ -119,6 +119,43 @@ describe('GET commits', () => {
     }
   });
 
+  it('when not is asked for (docs/decisions/gitea-api.md#not), then the log without the history of that branch, tag or commit, paged and counted; an unknown one is 404, a repeated one 400', async () => {
+    const shas = (res: Awaited<ReturnType<typeof h.get>>) => (res.json() as { commits: CommitBody[] }).commits.map((c) => c.sha);
+    const revList = async (...args: string[]) => (await h.git('rev-list', ...args)).split('\n').filter(Boolean);
+    const withoutFeature = await revList('refs/heads/main', '^refs/heads/feature/x');
+    expect(withoutFeature).toHaveLength(10);
+    const first = await h.get(`${API}/commits/main?limit=4&not=feature/x`);
+    expect([first.status, shas(first), first.headers['x-total-count']]).toEqual([200, withoutFeature.slice(0, 4), '10']);
+    expect(first.headers.link).toBe(`<${API}/commits/main?limit=4&not=feature%2Fx&page=2>; rel="next", <${API}/commits/main?limit=4&not=feature%2Fx&page=3>; rel="last"`);
+    const last = await h.get(`${API}/commits/main?limit=4&not=feature/x&page=3`);
+    expect([shas(last), last.headers['x-total-count']]).toEqual([withoutFeature.slice(8), '10']);
+    expect(last.headers.link).toBe(`<${API}/commits/main?limit=4&not=feature%2Fx&page=2>; rel="prev", <${API}/commits/main?limit=4&not=feature%2Fx&page=1>; rel="first"`);
+    // An annotated tag is peeled; a full commit id is confirmed first; the branch itself leaves nothing.
+    const withoutTag = await revList('refs/heads/main', '^refs/tags/v1.0^{commit}');
+    const byTag = await h.get(`${API}/commits/main?limit=100&not=v1.0`);
+    expect([shas(byTag), byTag.headers['x-total-count']]).toEqual([withoutTag.slice(0, 100), String(withoutTag.length)]);
+    const sha = await revParse('refs/heads/main~7');
+    const bySha = await h.get(`${API}/commits/main?not=${sha}&limit=5`);
+    const aboveSha = await revList('refs/heads/main', `^${sha}`);
+    expect([shas(bySha), bySha.headers['x-total-count']]).toEqual([aboveSha.slice(0, 5), String(aboveSha.length)]);
+    const itself = await h.get(`${API}/commits/main?not=main`);
+    expect([itself.status, shas(itself), itself.headers['x-total-count']]).toEqual([200, [], '0']);
+    const side = await revList('refs/heads/merged', '^refs/heads/main');
+    const merged = await h.get(`${API}/commits/merged?not=main`);
+    expect([shas(merged), merged.headers['x-total-count']]).toEqual([side, String(side.length)]);
+    expect(side.length).toBeGreaterThan(1);
+    // With a path: only the commits touching it, without that history.
+    const touching = await revList('refs/heads/main', `^${sha}`, '--', 'counter.txt');
+    const byPath = await h.get(`${API}/commits/main?path=counter.txt&not=${sha}`);
+    expect([shas(byPath), byPath.headers['x-total-count']]).toEqual([touching, String(touching.length)]);
+    for (const unknown of ['no-such-branch', 'd'.repeat(40), '--all', '^main', 'main~1', 'main..feature/x']) {
+      const res = await h.get(`${API}/commits/main?not=${encodeURIComponent(unknown)}`);
+      expect([unknown, res.status, res.json()]).toEqual([unknown, 404, { error: `Ref not found: ${unknown}` }]);
+    }
+    const twice = await h.get(`${API}/commits/main?not=main&not=v1.0`);
+    expect([twice.status, twice.json()]).toEqual([400, { error: 'not must be given once' }]);
+  });
+
   it('when the ref has slashes, then the whole remainder is the ref and is echoed', async () => {
     const body = await commits('feature/x?limit=3');
     expect([body.ref, body.commits.map((c) => c.sha)]).toEqual(['feature/x', await log('refs/heads/feature/x', 3)]);

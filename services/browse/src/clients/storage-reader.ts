@@ -70,24 +70,24 @@ export class StorageReader implements RepositoryReader {
     return { oid: res.commit.oid, raw: res.commit.raw };
   }
 
-  async listCommits(ctx: ReadContext, commit: string, limit: number, offset: number, path = ''): Promise<RawCommit[]> {
+  async listCommits(ctx: ReadContext, commit: string, limit: number, offset: number, path = '', not = ''): Promise<RawCommit[]> {
     const client = this.router.client(ctx.shard);
     const res = await callUnary<storage.ListCommitsRequest, storage.ListCommitsResponse__Output>(
       client,
       client.ListCommits,
-      { repository_id: ctx.repoId, commit_oid: commit, limit, offset, path },
+      { repository_id: ctx.repoId, commit_oid: commit, limit, offset, path, not_oid: not },
       this.opts(ctx),
     );
     return res.commits.map((c) => ({ oid: c.oid, raw: c.raw }));
   }
 
-  async countCommits(ctx: ReadContext, commit: string, path = ''): Promise<number | undefined> {
+  async countCommits(ctx: ReadContext, commit: string, path = '', not = ''): Promise<number | undefined> {
     const client = this.router.client(ctx.shard);
     try {
       const res = await callUnary<storage.CountCommitsRequest, storage.CountCommitsResponse__Output>(
         client,
         client.CountCommits,
-        { repository_id: ctx.repoId, commit_oid: commit, path },
+        { repository_id: ctx.repoId, commit_oid: commit, path, not_oid: not },
         { ...this.opts(ctx), timeoutMs: HISTORY_TIMEOUT_MS },
       );
       return Number(res.count);

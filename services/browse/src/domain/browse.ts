@@ -246,22 +246,24 @@ async function lfsObjectOf(deps: BrowseDeps, repo: RepoRef, blob: RawBlob): Prom
  * which the spec's answer has not: the commits `(page - 1) * limit` further down, the log's
  * length in `X-Total-Count`, and a Link header (relative, as the ref pages write it) with `next`
  * and `last` while more remain, `prev` and `first` past page 1. The length is git-storage's
- * CountCommits, kept by commit id and path: a commit's history never changes.
+ * CountCommits, kept by commit id, path and `not` commit: a commit's history never changes.
+ * `not` (resolved to `notCommit`, '' for none) leaves that commit's history out
+ * (docs/decisions/gitea-api.md#not).
  */
-function commitLogPage(deps: BrowseDeps, repo: RepoRef, at: { ref: ResolvedRef; commit: string; limit: number; log: CommitLogPage }): Prepared {
-  const { ref, commit, limit, log } = at;
+function commitLogPage(deps: BrowseDeps, repo: RepoRef, at: { ref: ResolvedRef; commit: string; notCommit: string; limit: number; log: CommitLogPage }): Prepared {
+  const { ref, commit, notCommit, limit, log } = at;
   const load = () =>
-    deps.cache.getOrLoadBytes(`log\0${commit}\0${limit}\0${log.page}\0${log.filePath}`, async () => {
+    deps.cache.getOrLoadBytes(`log\0${commit}\0${limit}\0${log.page}\0${log.filePath}\0${notCommit}`, async () => {
       // One more than the page, to know whether another follows.
-      const commits = await deps.reader.listCommits(repo, commit, limit + 1, (log.page - 1) * limit, log.filePath);
+      const commits = await deps.reader.listCommits(repo, commit, limit + 1, (log.page - 1) * limit, log.filePath, notCommit);
       const more = commits.length > limit ? '1' : '0';
       return `${more}[${commits.slice(0, limit).map((c) => commitJson(deps, c.oid, c.raw)).join(',')}]`;
     });
   // No count (a git-storage older than CountCommits) is kept nowhere: the next read asks again.
   const count = () =>
     deps.cache
-      .getOrLoad(`log-count\0${commit}\0${log.filePath}`, async () => {
-        const n = await deps.reader.countCommits(repo, commit, log.filePath);
+      .getOrLoad(`log-count\0${commit}\0${log.filePath}\0${notCommit}`, async () => {
+        const n = await deps.reader.countCommits(repo, commit, log.filePath, notCommit);
         if (n === undefined) throw NO_COUNT;
         return String(n);
       })
@@ -270,7 +272,7 @@ function commitLogPage(deps: BrowseDeps, repo: RepoRef, at: { ref: ResolvedRef; 
         throw err;
       });
   const prepared: Prepared = {
-    etag: etagOf('commits', ref.ref, commit, limit, log.page, log.filePath),
+    etag: etagOf('commits', ref.ref, commit, limit, log.page, log.filePath, notCommit),
     immutable: ref.kind === 'sha',
     body: async () => {
       const [loaded, total] = await Promise.all([load(), count()]);
@@ -307,6 +309,8 @@ export interface CommitLogPage {
   rawQuery: string;
   /** Only the commits touching this file or directory ('' : all), checked by git-storage. */
   filePath: string;
+  /** A branch, tag or full commit id whose history is left out ('' : none), as Gitea's `not`. */
+  not: string;
 }
 
 /** Past this page number no log has commits (a million pages of 100): refused as malformed. */
@@ -333,14 +337,27 @@ export function parseLogPath(raw: unknown): string {
   return raw;
 }
 
+/**
+ * `not` of the commit log (docs/decisions/gitea-api.md#not): '' when absent or empty; given twice
+ * is a 400. It names a branch, tag or full commit id as the log's ref does.
+ */
+export function parseLogNot(raw: unknown): string {
+  if (raw === undefined) return '';
+  if (typeof raw !== 'string') throw validation('not must be given once');
+  return raw;
+}
+
 /** seed §4 browsing rule 5. */
 export async function listCommits(deps: BrowseDeps, repo: RepoRef, refRaw: string, limitRaw: unknown, log?: CommitLogPage): Promise<Prepared> {
-  const refs = await refSetOf(deps, repo, refPrefixes(refRaw, repo.defaultBranch, true));
+  const not = log?.not ?? '';
+  const refs = await refSetOf(deps, repo, [...refPrefixes(refRaw, repo.defaultBranch, true), ...(not === '' ? [] : prefixesOfName(not))]);
   const ref = resolveCommitsRef(refRaw, refs, repo.defaultBranch);
   const early = ref.kind === 'sha' && log === undefined ? await logConfirmingTip(deps, repo, ref.sha, limitRaw) : undefined;
   const commit = early ? ref.sha : await commitOf(deps, repo, ref);
   const limit = parseLimit(limitRaw);
-  if (log !== undefined) return commitLogPage(deps, repo, { ref, commit, limit, log });
+  // `not` is resolved to a commit of this repository before git-storage sees it: an unknown one is 404.
+  const notCommit = not === '' ? '' : await commitOf(deps, repo, resolveRefName(not, refs));
+  if (log !== undefined) return commitLogPage(deps, repo, { ref, commit, notCommit, limit, log });
   const key = `log\0${commit}\0${limit}`;
   return {
     etag: etagOf('commits', ref.ref, commit, limit),

@@ -76,10 +76,13 @@ export interface RepositoryReader {
   openLfsObject(ctx: ReadContext, oid: string): Promise<LfsObjectStream | undefined>;
   /** Full or abbreviated hex id. */
   readCommit(ctx: ReadContext, revision: string): Promise<RawCommit>;
-  /** Commits reachable from `commit` in `git log` default order; only those touching `path` when given. */
-  listCommits(ctx: ReadContext, commit: string, limit: number, offset: number, path?: string): Promise<RawCommit[]>;
-  /** How many commits listCommits lists from `commit` over all its pages (`path` as there); undefined from a git-storage without CountCommits. */
-  countCommits(ctx: ReadContext, commit: string, path?: string): Promise<number | undefined>;
+  /**
+   * Commits reachable from `commit` in `git log` default order; only those touching `path` when
+   * given; none reachable from `not` (a full commit id) when given.
+   */
+  listCommits(ctx: ReadContext, commit: string, limit: number, offset: number, path?: string, not?: string): Promise<RawCommit[]>;
+  /** How many commits listCommits lists from `commit` over all its pages (`path`, `not` as there); undefined from a git-storage without CountCommits. */
+  countCommits(ctx: ReadContext, commit: string, path?: string, not?: string): Promise<number | undefined>;
   /** Merge base, ahead/behind counts and head's own commits (both sides full commit ids). */
   compare(ctx: ReadContext, base: string, head: string, maxCommits: number): Promise<Comparison>;
   /** Changes from `from` to `to` (full commit ids) within `limits`. */

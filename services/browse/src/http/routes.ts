@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { notFound } from '@githost/errors';
 import { identityOf, type NextFunction, type Request, type Response } from '@githost/http';
 import { canRead } from '@githost/identity';
-import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCommits, listTags, parseLogPage, parseLogPath, type BrowseDeps, type JsonBody, type Prepared, type RepoRef } from '../domain/browse.js';
+import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCommits, listTags, parseLogNot, parseLogPage, parseLogPath, type BrowseDeps, type JsonBody, type Prepared, type RepoRef } from '../domain/browse.js';
 import { ifNoneMatchHits } from '@githost/http';
 import { etagOf } from '../domain/etag.js';
 import type { RawBlob } from '../domain/raw.js';
@@ -37,9 +37,11 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
   else if (refEndpoint === 'commits') {
     const page = parseLogPage(req.query.page);
     const filePath = parseLogPath(req.query.path);
+    const not = parseLogNot(req.query.not);
     const [path, rawQuery = ''] = splitUrl(req.originalUrl);
-    // A path asks for the paged log (its first page without `page`); without either the spec's answer stands.
-    prepared = await listCommits(browse, repo, refAndPath, req.query.limit, page === undefined && filePath === '' ? undefined : { page: page ?? 1, path, rawQuery, filePath });
+    // A path or `not` asks for the paged log (its first page without `page`); without any the spec's answer stands.
+    const paged = page !== undefined || filePath !== '' || not !== '';
+    prepared = await listCommits(browse, repo, refAndPath, req.query.limit, paged ? { page: page ?? 1, path, rawQuery, filePath, not } : undefined);
   }
   else if (sha !== undefined) prepared = await getCommit(browse, repo, sha);
   else {

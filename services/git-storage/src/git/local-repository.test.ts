@@ -98,6 +98,28 @@ describe('LocalRepository reads', () => {
     expect(await refusal(repo.countCommits(MISSING))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
   });
 
+  it('when `not` is given (Gitea\'s not), then listCommits and countCommits leave its history out, page by page, by path too; a missing one is not_found naming it', async () => {
+    const merge = git('commit-tree', tree, '-p', third, '-p', unrelated, '-m', 'merge');
+    const expected = git('rev-list', merge, `^${second}`).split('\n');
+    expect(expected).toHaveLength(3);
+    expect((await repo.listCommits(merge, 10, 0, undefined, '', second)).map((c) => c.oid)).toEqual(expected);
+    expect((await repo.listCommits(merge, 1, 1, undefined, '', second)).map((c) => c.oid)).toEqual(expected.slice(1, 2));
+    expect(await repo.countCommits(merge, undefined, '', second)).toBe(3);
+    expect((await repo.listCommits(third, 10, 0, undefined, '', first)).map((c) => c.oid)).toEqual([third, second]);
+    expect(await repo.countCommits(third, undefined, '', first)).toBe(2);
+    // Itself, or a descendant: nothing is left.
+    expect([await repo.listCommits(third, 10, 0, undefined, '', third), await repo.countCommits(second, undefined, '', third)]).toEqual([[], 0]);
+    // Unrelated history leaves the whole log.
+    expect((await repo.listCommits(third, 10, 0, undefined, '', unrelated)).map((c) => c.oid)).toEqual([third, second, first]);
+    expect(await repo.countCommits(third, undefined, '', unrelated)).toBe(3);
+    const child = git('commit-tree', git('rev-parse', `${withFiles}^{tree}`), '-p', withFiles, '-m', 'touches nothing');
+    expect([(await repo.listCommits(child, 10, 0, undefined, 'dir', unrelated)).map((c) => c.oid), await repo.countCommits(child, undefined, 'dir', unrelated)]).toEqual([[withFiles], 1]);
+    expect([await repo.listCommits(child, 10, 0, undefined, 'dir', withFiles), await repo.countCommits(child, undefined, 'dir', withFiles)]).toEqual([[], 0]);
+    expect(await refusal(repo.listCommits(third, 10, 0, undefined, '', MISSING))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
+    expect(await refusal(repo.countCommits(third, undefined, '', MISSING))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
+    expect(await refusal(repo.countCommits(MISSING, undefined, '', third))).toEqual({ kind: 'not_found', message: `Commit not found: ${MISSING}` });
+  });
+
   it('when the caller cancels, then listCommits fails with a cancellation, which is also a timeout', async () => {
     const err = await repo.listCommits(first, 5, 0, AbortSignal.abort()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GitCancelledError);

@@ -91,17 +91,19 @@ export class LocalRepository {
    * A page of the log below `commit` (git log's default order): walked through the cat-file pool
    * (walkLog, whose reads are the page's objects), or ids from `rev-list` when the walk leaves it
    * to git, then objects from the pool. The ids below a commit id never change, so the page's ids
-   * are cached and callers asking for it at once share one load.
+   * are cached and callers asking for it at once share one load. `not`, a full commit id, leaves
+   * its history out (Gitea's `not`, docs/decisions/gitea-api.md#not).
    */
-  async listCommits(commit: string, limit: number, offset: number, signal?: AbortSignal, path = ''): Promise<RawCommit[]> {
+  async listCommits(commit: string, limit: number, offset: number, signal?: AbortSignal, path = '', not = ''): Promise<RawCommit[]> {
     let walked: RawCommit[] | undefined;
     const load = async () => {
-      // The walk knows no paths: a path's log is git's (its history simplification, as `git log -- path`).
-      if (path !== '') return this.revList(commit, limit, offset, signal, path);
+      // The walk knows no paths and no exclusions: such a log is git's (its history
+      // simplification, as `git log <commit> ^<not> -- path`).
+      if (path !== '' || not !== '') return this.revList(commit, limit, offset, signal, path, not);
       walked = await walkLog(this.resources.pool, this.gitDir, commit, limit, offset, signal);
       return walked ? walked.map((c) => c.oid) : this.revList(commit, limit, offset, signal);
     };
-    const page = () => this.resources.cache.logs.fetch(ReadCaches.key(this.gitDir, commit, limit, offset, path), load);
+    const page = () => this.resources.cache.logs.fetch(ReadCaches.key(this.gitDir, commit, limit, offset, path, not), load);
     let oids: string[];
     try {
       oids = await page().catch((err: unknown) => {
@@ -110,7 +112,7 @@ export class LocalRepository {
         throw err;
       });
     } catch (err) {
-      if (err instanceof NotFoundError) throw notFound(`Commit not found: ${commit}`);
+      if (err instanceof NotFoundError) throw notFound(`Commit not found: ${missingOf(err, commit, not)}`);
       throw err;
     }
     return walked ?? readCommitObjects(this.resources.pool, this.gitDir, oids);
@@ -119,25 +121,26 @@ export class LocalRepository {
   /**
    * How many commits `listCommits` would list from `commit` over all its pages (`git rev-list
    * --count`, a walk of the commit-graph housekeeping writes); the caller keeps it by commit id,
-   * since a commit's history never changes (docs/decisions/gitea-api.md#commits).
+   * since a commit's history never changes (docs/decisions/gitea-api.md#commits); `path` and
+   * `not` as there.
    */
-  async countCommits(commit: string, signal?: AbortSignal, path = ''): Promise<number> {
+  async countCommits(commit: string, signal?: AbortSignal, path = '', not = ''): Promise<number> {
     const paths = path === '' ? {} : { paths: [path] };
     const env = path === '' ? {} : { env: { GIT_LITERAL_PATHSPECS: '1' } };
     try {
-      const { stdout } = await runGit({ name: 'rev-list', flags: ['--count'], args: [commit], ...paths }, { gitDir: this.gitDir, timeoutMs: 30_000, signal, ...env });
+      const { stdout } = await runGit({ name: 'rev-list', flags: ['--count'], args: revisionsOf(commit, not), ...paths }, { gitDir: this.gitDir, timeoutMs: 30_000, signal, ...env });
       return Number(stdout.toString('latin1').trim());
     } catch (err) {
-      if (err instanceof NotFoundError) throw notFound(`Commit not found: ${commit}`);
+      if (err instanceof NotFoundError) throw notFound(`Commit not found: ${missingOf(err, commit, not)}`);
       throw err;
     }
   }
 
-  private async revList(commit: string, limit: number, offset: number, signal?: AbortSignal, path = ''): Promise<string[]> {
+  private async revList(commit: string, limit: number, offset: number, signal?: AbortSignal, path = '', not = ''): Promise<string[]> {
     const paths = path === '' ? {} : { paths: [path] };
     // A path is taken literally: `:(glob)`, `:!` and other pathspec magic mean nothing here.
     const env = path === '' ? {} : { env: { GIT_LITERAL_PATHSPECS: '1' } };
-    const { stdout } = await runGit({ name: 'rev-list', flags: [`--max-count=${limit}`, `--skip=${offset}`], args: [commit], ...paths }, { gitDir: this.gitDir, timeoutMs: 30_000, signal, ...env });
+    const { stdout } = await runGit({ name: 'rev-list', flags: [`--max-count=${limit}`, `--skip=${offset}`], args: revisionsOf(commit, not), ...paths }, { gitDir: this.gitDir, timeoutMs: 30_000, signal, ...env });
     return stdout.toString('latin1').split('\n').filter(Boolean);
   }
 
@@ -320,4 +323,17 @@ export class LocalRepository {
     await runGit({ name: 'symbolic-ref', args: ['HEAD', `refs/heads/${branch}`] }, { gitDir: this.gitDir });
     this.resources.refs.invalidate(this.gitDir);
   }
+}
+
+/**
+ * The revisions of a log below `commit` without `not`'s history: both full commit ids checked by
+ * the caller (validateOid), after `--end-of-options`, so neither can be read as an option.
+ */
+function revisionsOf(commit: string, not: string): string[] {
+  return not === '' ? [commit] : [commit, `^${not}`];
+}
+
+/** Which of a log's two commits git could not find (its error names the revision it refused). */
+function missingOf(err: NotFoundError, commit: string, not: string): string {
+  return not !== '' && err.stderr.includes(not) && !err.stderr.includes(commit) ? not : commit;
 }

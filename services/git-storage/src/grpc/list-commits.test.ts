@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '@githost/errors';
-import { logPathOf } from './list-commits.js';
+import { logPathOf, notOidOf } from './list-commits.js';
 
 describe('logPathOf', () => {
   it('when a path names something inside the repository, then it is kept, surrounding slashes dropped; empty is the whole log', () => {
@@ -15,6 +15,22 @@ describe('logPathOf', () => {
       } catch (err) {
         expect((err as AppError).kind).toBe('validation');
       }
+    }
+  });
+});
+
+describe('notOidOf', () => {
+  it('when not_oid is empty, then none; a full commit id is kept; anything else is a validation error (400) before git sees it', () => {
+    expect([notOidOf(''), notOidOf('a'.repeat(40))]).toEqual(['', 'a'.repeat(40)]);
+    for (const bad of ['main', '--all', '^' + 'a'.repeat(40), 'A'.repeat(40), 'a'.repeat(39), `${'a'.repeat(40)}..b`]) {
+      const err = (() => {
+        try {
+          return notOidOf(bad);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect([err instanceof AppError, (err as AppError).kind]).toEqual([true, 'validation']);
     }
   });
 });

@@ -12,8 +12,9 @@ export function listCommits(ctx: StorageContext) {
     if (!Number.isInteger(req.limit) || req.limit < 1 || req.limit > 1000) throw validation('limit must be between 1 and 1000');
     const offset = req.offset ?? 0;
     const path = logPathOf(req.path ?? '');
+    const not = notOidOf(req.not_oid ?? '');
     const repo = await openRepository(ctx, req.repository_id);
-    const commits = await repo.listCommits(commit, req.limit, offset, signalOf(call), path);
+    const commits = await repo.listCommits(commit, req.limit, offset, signalOf(call), path, not);
     return { commits: commits.map((c) => ({ oid: c.oid, raw: c.raw })) };
   };
 }
@@ -28,4 +29,12 @@ export function logPathOf(raw: string): string {
   if (path === '') return '';
   if (path.length > 4096 || path.includes('\0') || path.split('/').some((s) => s === '' || s === '.' || s === '..')) throw validation('path must be a path inside the repository');
   return path;
+}
+
+/**
+ * A log's `not_oid` (Gitea's `not`, docs/decisions/gitea-api.md#not): '' for none, else a full
+ * commit id, checked before it reaches git.
+ */
+export function notOidOf(raw: string): string {
+  return raw === '' ? '' : validateOid(raw, 'not_oid');
 }

@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { apiPath } from '@githost/api-client';
 import type { BranchProtection, Commit } from '@githost/api-types';
 import { AppError, conflict, notFound, validation } from '@githost/errors';
@@ -24,6 +24,13 @@ const queryString = (req: Request, name: string): string | undefined => {
   return typeof value === 'string' && value !== '' ? value : undefined;
 };
 
+/** A query parameter's first value, as Gitea's FormString reads a repeated one; undefined when absent or empty. */
+const firstQueryString = (req: Request, name: string): string | undefined => {
+  const value = (req.query as Record<string, unknown>)[name];
+  const first = Array.isArray(value) ? (value[0] as unknown) : value;
+  return typeof first === 'string' && first !== '' ? first : undefined;
+};
+
 const repoOf = (req: Request) => ({ owner: String(req.params.owner), repo: String(req.params.repo) });
 
 /**
@@ -34,6 +41,15 @@ async function refOf(req: Request, gateway: GatewayClient): Promise<string> {
   const ref = queryString(req, 'ref') ?? queryString(req, 'sha');
   if (ref) return ref;
   return gateway.admittedRepo?.default_branch ?? (await gateway.get(apiPath('/api/repos/{owner}/{repo}', repoOf(req)))).default_branch;
+}
+
+/**
+ * Whether a read that githost answered 404 met a repository without commits (no branch yet),
+ * which Gitea answers apart (docs/decisions/gitea-api.md#an-empty-repository).
+ */
+async function emptyRepository(gateway: GatewayClient, req: Request, err: unknown): Promise<boolean> {
+  if (!(err instanceof AppError) || err.kind !== 'not_found') return false;
+  return (await gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', repoOf(req), '?per_page=1'))).branches.length === 0;
 }
 
 /** The entry a path names, read from its parent's listing; null when there is none. */
@@ -80,8 +96,8 @@ export function contentRoutes({ config }: FeatureDeps): Router {
   const router = Router();
   const at = (req: Request) => links(config.publicUrl, String(req.params.owner), String(req.params.repo));
 
-  const contents = route(async (req, res) => {
-    const gateway = gatewayFor(req, config);
+  /** The file, directory or submodule at the path, as Gitea's contents answer it. */
+  const readContents = async (req: Request, res: Response, gateway: GatewayClient) => {
     const params = repoOf(req);
     const ref = await refOf(req, gateway);
     const path = pathParam(req);
@@ -104,6 +120,15 @@ export function contentRoutes({ config }: FeatureDeps): Router {
     const read = await bytes;
     const blob = 'blob' in read ? read.blob : await rawPastLimit(gateway, params, ref, path, read.err);
     sendJsonRead(req, res, gateway, contentsOf(at(req), entry, ref, commit, blob));
+  };
+  const contents = route(async (req, res) => {
+    const gateway = gatewayFor(req, config);
+    await readContents(req, res, gateway).catch(async (err: unknown) => {
+      // Gitea answers contents of a repository without commits, at any path and ref, with an
+      // empty list (services/repository/files/content.go GetContentsOrList, `repo.IsEmpty`).
+      if (await emptyRepository(gateway, req, err)) return sendJsonRead(req, res, gateway, []);
+      throw err;
+    });
   });
   router.get('/repos/:owner/:repo/contents', contents);
   router.get('/repos/:owner/:repo/contents/*path', contents);
@@ -166,11 +191,14 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       const ref = queryString(req, 'sha') ?? '';
       // Gitea's `path`: the commits touching a file or directory, as githost's log filters them.
       const path = queryString(req, 'path');
-      const filter = path ? `&path=${encodeURIComponent(path)}` : '';
+      // Gitea's `not`: a ref or commit whose history is left out of the list and its count; Gitea
+      // reads its first value only (docs/decisions/gitea-api.md#not).
+      const not = firstQueryString(req, 'not');
+      const filter = (path ? `&path=${encodeURIComponent(path)}` : '') + (not ? `&not=${encodeURIComponent(not)}` : '');
       // githost's log page by page (docs/decisions/gitea-api.md#commits): the same page and limit.
       const { items: log, link, total } = await gateway.cursorPage(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${paging.limit}&page=${paging.page}${filter}`)).catch(async (err: unknown) => {
         // Gitea answers any commit list of a repository without commits with its 409 (routers/api/v1/repo/commits.go).
-        if (err instanceof AppError && err.kind === 'not_found' && (await gateway.get(apiPath('/api/repos/{owner}/{repo}/branches', repoOf(req), '?per_page=1'))).branches.length === 0) throw conflict('Git Repository is empty.');
+        if (await emptyRepository(gateway, req, err)) throw conflict('Git Repository is empty.');
         throw err;
       });
       // Gitea answers a path no commit touches with its 404 (routers/api/v1/repo/commits.go).

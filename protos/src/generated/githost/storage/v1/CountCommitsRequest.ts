@@ -5,10 +5,12 @@ export interface CountCommitsRequest {
   'repository_id'?: (string);
   'commit_oid'?: (string);
   'path'?: (string);
+  'not_oid'?: (string);
 }
 
 export interface CountCommitsRequest__Output {
   'repository_id': (string);
   'commit_oid': (string);
   'path': (string);
+  'not_oid': (string);
 }

@@ -7,6 +7,7 @@ export interface ListCommitsRequest {
   'limit'?: (number);
   'offset'?: (number);
   'path'?: (string);
+  'not_oid'?: (string);
 }
 
 export interface ListCommitsRequest__Output {
@@ -15,4 +16,5 @@ export interface ListCommitsRequest__Output {
   'limit': (number);
   'offset': (number);
   'path': (string);
+  'not_oid': (string);
 }
