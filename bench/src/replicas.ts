@@ -156,19 +156,7 @@ const CPU_COLUMNS = ['gateway', 'web', 'browse', 'accounts', 'haproxy', 'Redis',
 /** One githost's processes in CPU_COLUMNS' groups: replicas (`web 2`) with their first, haproxy
  *  (the launcher's child), the machine's Redis, and every other service process together. */
 function cpuGroups(service: RunningService): Array<{ name: string; pids: number[] }> {
-  const byName = new Map<string, number[]>(CPU_COLUMNS.map((c) => [c, []]));
-  for (const p of service.processes) {
-    if (p.name === 'launcher') continue;
-    const name = p.name.replace(/ \d+$/, '');
-    byName.get(byName.has(name) ? name : 'other services')!.push(p.pid);
-  }
-  for (const pid of descendants(service.pid)) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'haproxy') byName.get('haproxy')!.push(pid);
-    } catch {
-      // gone
-    }
-  }
+  const byName = processGroups(service, CPU_COLUMNS);
   byName.get('Redis')!.push(...matchingPids((c) => c.startsWith('redis-server')));
   return [...byName].map(([name, pids]) => ({ name, pids }));
 }
@@ -247,7 +235,13 @@ export async function benchPartnerChecks(ctx: BenchContext): Promise<Section> {
 
 /** One githost's processes in IDLE_COLUMNS' groups (replicas with their first; haproxy, the launcher's child). */
 function idleGroups(service: RunningService): Array<{ name: string; pids: number[] }> {
-  const byName = new Map<string, number[]>(IDLE_COLUMNS.map((c) => [c, []]));
+  return [...processGroups(service, IDLE_COLUMNS)].map(([name, pids]) => ({ name, pids }));
+}
+
+/** The service processes by column (a replica `web 2` with `web`, a name without a column in
+ *  `other services`), and haproxy (the launcher's child) in its column. */
+function processGroups(service: RunningService, columns: string[]): Map<string, number[]> {
+  const byName = new Map<string, number[]>(columns.map((c) => [c, []]));
   for (const p of service.processes) {
     if (p.name === 'launcher') continue;
     const name = p.name.replace(/ \d+$/, '');
@@ -260,5 +254,5 @@ function idleGroups(service: RunningService): Array<{ name: string; pids: number
       // gone
     }
   }
-  return [...byName].map(([name, pids]) => ({ name, pids }));
+  return byName;
 }
