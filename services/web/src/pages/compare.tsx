@@ -77,6 +77,10 @@ async function comparePage(ctx: PageContext, owner: string, name: string, opts: 
   }
   const mode: DiffViewMode = ctx.req.query.view === 'split' ? 'split' : 'unified';
   const here = mrPages.compare(owner, name, base, head);
+  // A diff over the page's budget lists its files and shows one file's changes: the one asked for
+  // (`?file=`), each loaded on demand as on the merge request page (docs/decisions/big-pages.md).
+  const shown = typeof ctx.req.query.file === 'string' ? ctx.req.query.file : undefined;
+  const hereWith = (params: Record<string, string>) => `${here}&${new URLSearchParams(params).toString()}`;
   const defaultTitle = comparison && comparison.commits.length === 1 ? subjectOf(comparison.commits[0]!.message) : head;
   // The merge request form needs both to be branches: asked only when it would be shown.
   const bothBranches = ctx.viewer && comparison && comparison.ahead_by > 0 && (await Promise.all([branchExists(ctx.api, owner, name, base), branchExists(ctx.api, owner, name, head)])).every(Boolean);
@@ -130,7 +134,13 @@ async function comparePage(ctx: PageContext, owner: string, name: string, opts: 
                   <CommitRow owner={owner} repo={name} commit={c} />
                 ))}
               </ol>
-              <DiffView files={comparison.diff} mode={mode} truncated={comparison.diff_truncated} toggleHref={(m) => `${here}&view=${m}`} />
+              <DiffView
+                files={comparison.diff}
+                mode={mode}
+                truncated={comparison.diff_truncated}
+                toggleHref={(m) => hereWith({ view: m, ...(shown !== undefined ? { file: shown } : {}) })}
+                onDemand={{ href: (path) => hereWith({ ...(mode === 'split' ? { view: 'split' } : {}), file: path }), shown }}
+              />
             </>
           )}
         </>
