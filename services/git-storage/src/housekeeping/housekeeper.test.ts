@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '@githost/logging';
 import { gitRunning } from '../testing.js';
+import { commitGraphState } from './commit-graph-layers.js';
 import { Housekeeper } from './housekeeper.js';
 
 let root: string;
@@ -68,6 +69,44 @@ describe('Housekeeper', () => {
     expect(again.runs.get(fresh)).toBeUndefined();
     await hk.stop();
     await again.stop();
+  });
+
+  it('when a repository has no commit-graph, then a plain one is written first and replaced whole by one with Bloom filters: one layer, every commit filtered, verified', async () => {
+    const fresh = path.join(root, 'no-graph.git');
+    // --no-local: a local clone would copy the source's commit-graph with its objects.
+    execFileSync('git', ['clone', '-q', '--bare', '--no-local', repo, fresh], { env });
+    expect(await commitGraphState(fresh)).toBe('none');
+    const hk = new Housekeeper(createLogger('test'));
+    await hk.runNow(fresh);
+    expect(hk.lastSteps.get(fresh)?.[0]).toBe('commit-graph without filters');
+    expect(hk.lastSteps.get(fresh)?.at(-1)).toBe('commit-graph');
+    expect(await commitGraphState(fresh)).toBe('with-filters');
+    const chain = path.join(fresh, 'objects', 'info', 'commit-graphs', 'commit-graph-chain');
+    expect(readFileSync(chain, 'latin1').split('\n').filter(Boolean)).toHaveLength(1);
+    execFileSync('git', [`--git-dir=${fresh}`, 'commit-graph', 'verify'], { env });
+    // The next run adds a layer on top, with filters, and replaces nothing.
+    const gf = (...args: string[]) => execFileSync('git', [`--git-dir=${fresh}`, ...args], { env }).toString().trim();
+    const tip = gf('rev-parse', 'refs/heads/b4');
+    gf('update-ref', 'refs/heads/more', gf('commit-tree', `${tip}^{tree}`, '-p', tip, '-m', 'more'));
+    await hk.runNow(fresh);
+    expect(hk.lastSteps.get(fresh)).not.toContain('commit-graph without filters');
+    expect(readFileSync(chain, 'latin1').split('\n').filter(Boolean)).toHaveLength(2);
+    expect(await commitGraphState(fresh)).toBe('with-filters');
+    await hk.stop();
+  });
+
+  it('when a repository has a commit-graph without Bloom filters (written elsewhere), then its first use schedules housekeeping, which gives every commit its filter', async () => {
+    const plain = path.join(root, 'plain-graph.git');
+    execFileSync('git', ['clone', '-q', '--bare', '--no-local', repo, plain], { env });
+    execFileSync('git', [`--git-dir=${plain}`, 'commit-graph', 'write', '--reachable', '--split', '--no-progress'], { env });
+    expect(await commitGraphState(plain)).toBe('without-filters');
+    const hk = new Housekeeper(createLogger('test'), { delayMs: 10 });
+    hk.onFirstUse(plain);
+    await new Promise((r) => setTimeout(r, 150));
+    await hk.whenIdle(plain);
+    expect(hk.runs.get(plain)).toBe(1);
+    expect(await commitGraphState(plain)).toBe('with-filters');
+    await hk.stop();
   });
 
   it('when updates come in a burst, then housekeeping runs once after the quiet period', async () => {

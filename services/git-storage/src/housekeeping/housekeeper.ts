@@ -1,7 +1,8 @@
-import { access, readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '@githost/logging';
 import { runGit } from '../git/command.js';
+import { commitGraphState } from './commit-graph-layers.js';
 
 /** How long after a first look a quarantine written since the start is looked at again. */
 const ORPHAN_RECHECK_MS = 5_000;
@@ -48,6 +49,8 @@ export class Housekeeper {
   private stopped = false;
   /** Completed runs per repository (for tests and debugging). */
   readonly runs = new Map<string, number>();
+  /** The steps the last run on each repository took, in order (for tests and debugging). */
+  readonly lastSteps = new Map<string, string[]>();
   private readonly opts: Required<HousekeepingOptions>;
   /** Runs holding one of the `concurrency` slots, and the ones waiting for a slot. */
   private active = 0;
@@ -75,20 +78,17 @@ export class Housekeeper {
 
   /**
    * First use of a repository in this process. One that reached the disk some other way (restored,
-   * imported, pushed over file://) gets its commit-graph written soon instead of after its next
-   * push; the quarantine and temporary packs of a push that a killed process left behind are
+   * imported, pushed over file://) gets its commit-graph, with Bloom filters, written soon instead
+   * of after its next push; the quarantine and temporary packs of a push that a killed process left behind are
    * removed (git removes its own only when it exits normally).
    */
   onFirstUse(gitDir: string): void {
     if (this.checked.has(gitDir)) return;
     this.checked.add(gitDir);
     this.pruneAbandonedPushes(gitDir).catch((err: unknown) => this.logger.warn({ err, git_dir: gitDir }, 'removing an abandoned push failed'));
-    const info = path.join(gitDir, 'objects', 'info');
-    void Promise.all([access(path.join(info, 'commit-graph')), access(path.join(info, 'commit-graphs', 'commit-graph-chain'))].map((p) => p.then(() => true, () => false))).then(
-      ([single, chain]) => {
-        if (!single && !chain) this.schedule(gitDir);
-      },
-    );
+    void commitGraphState(gitDir).then((graph) => {
+      if (graph !== 'with-filters') this.schedule(gitDir);
+    });
   }
 
   /** Removes `objects/tmp_objdir-*` quarantines and `tmp_*` packs last written before this process started. */
@@ -256,6 +256,14 @@ export class Housekeeper {
         await run();
         done.push(what);
       };
+      const graph = await commitGraphState(gitDir);
+      const graphFlags = ['--reachable', '--split', '--size-multiple=4', '--no-progress'];
+      if (graph === 'none') {
+        // Until a repository has a commit-graph, every walk (a log, a compare, a merge base) parses
+        // each commit it passes: a plain graph first, in seconds, before the bitmap and the Bloom
+        // filters, which take a minute each at 100k commits (docs/decisions/history-depth.md#the-first-commit-graph).
+        await step('commit-graph without filters', () => runGit({ name: 'commit-graph', action: 'write', flags: graphFlags }, opts));
+      }
       const stats = await objectStats(gitDir);
       if (stats.packs > this.opts.packsLimit) {
         // --cruft instead of -a: objects nothing references YET (a merge commit written before its
@@ -274,7 +282,12 @@ export class Housekeeper {
       if ((await countLooseRefs(path.join(gitDir, 'refs'))) > this.opts.looseRefsLimit) {
         await step('pack-refs', () => runGit({ name: 'pack-refs', flags: ['--all'] }, opts));
       }
-      await step('commit-graph', () => runGit({ name: 'commit-graph', action: 'write', flags: ['--reachable', '--split', '--size-multiple=4', '--changed-paths', '--no-progress'] }, opts));
+      // A split write keeps the layers below it as they are: a chain with a layer written without
+      // filters (the plain first graph, or one written elsewhere) is replaced whole, so that every
+      // commit has its filter.
+      const withFilters = graph === 'with-filters' ? graphFlags : graphFlags.map((f) => (f === '--split' ? '--split=replace' : f));
+      await step('commit-graph', () => runGit({ name: 'commit-graph', action: 'write', flags: [...withFilters, '--changed-paths'] }, opts));
+      this.lastSteps.set(gitDir, done);
       this.logger.info({ git_dir: gitDir, steps: done, loose_objects: stats.looseObjects, packs: stats.packs }, 'housekeeping done');
     } finally {
       this.release();
