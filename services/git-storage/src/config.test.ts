@@ -25,6 +25,8 @@ describe('loadConfig', () => {
       lfsDirectUrl: undefined,
       lfsDirectPort: 3104,
       lfsDirectBindHost: '0.0.0.0',
+      compareMaxWalkCommits: 1_000_000,
+      compareTimeoutMs: 20_000,
       housekeeping: { delayMs: 2000, concurrency: 1, looseObjectsLimit: 1024, looseRefsLimit: 64, packsLimit: 16 },
     });
   });
