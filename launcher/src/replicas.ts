@@ -66,8 +66,8 @@ export const CLIENT_KEEP_ALIVE_S = 75;
 
 /** A server marked down has its requests in flight cut at once, not left to `timeout server`
  *  (5 min): one that hangs without dying (SIGSTOP) holds them unanswered, so a GET or HEAD so cut
- *  is sent to another server (`empty-response`), any other method answered 502 about a second
- *  after the hang (docs/decisions/replicas.md#a-server-that-hangs). On a `-writes` server too:
+ *  is sent to another server (`empty-response`), any other method answered haproxy's 502 (503
+ *  to the client: BALANCER_ERRORS) about a second after the hang (docs/decisions/replicas.md#a-server-that-hangs). On a `-writes` server too:
  *  a tracking server is marked down with the one it tracks. */
 const ON_MARKED_DOWN = 'on-marked-down shutdown-sessions';
 
