@@ -9,19 +9,22 @@ import { PartnerCheck } from './partner-check.js';
 interface Partner {
   url: string;
   hang: boolean;
+  /** Health checks answered. */
+  checksAnswered: number;
   received: string[];
   held: http.ServerResponse[];
   server: http.Server;
 }
 
 async function partner(): Promise<Partner> {
-  const p: Partner = { url: '', hang: false, received: [], held: [], server: http.createServer() };
+  const p: Partner = { url: '', hang: false, checksAnswered: 0, received: [], held: [], server: http.createServer() };
   p.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (p.hang) {
       p.held.push(res);
       return;
     }
     if (req.url !== '/readyz') p.received.push(`${req.method} ${req.url}`);
+    else p.checksAnswered += 1;
     req.resume();
     req.on('end', () => res.end('partner'));
   });
@@ -74,6 +77,24 @@ describe('PartnerCheck (docs/decisions/replicas.md#a-partner-that-hangs)', () =>
     await until(() => check.up, 8_000);
     expect(changes).toEqual([false, true]);
     expect(lines).toEqual(['warn paired partner failed its health checks: new calls go to the fallback', 'info paired partner answers its health checks again: calls go to it again']);
+  }, 30_000);
+
+  it('when the partner was not answering since the start (it started later), then its first answer counts it up at once; once it has answered, going down and up again takes two answers', async () => {
+    hung.hang = true;
+    const answeredAtChange: Array<[boolean, number]> = [];
+    const check = new PartnerCheck({ url: hung.url, name: 'gateway', intervalMs: 100, timeoutMs: 80, onChange: (up) => answeredAtChange.push([up, hung.checksAnswered]) }).start();
+    checks.push(check);
+    await until(() => !check.up, 8_000);
+    const before = hung.checksAnswered;
+    hung.hang = false;
+    await until(() => check.up, 8_000);
+    expect(answeredAtChange).toEqual([[false, before], [true, before + 1]]);
+    hung.hang = true;
+    await until(() => !check.up, 8_000);
+    const again = hung.checksAnswered;
+    hung.hang = false;
+    await until(() => check.up, 8_000);
+    expect(answeredAtChange.slice(2)).toEqual([[false, again], [true, again + 2]]);
   }, 30_000);
 
   it('when the partner is refused or answers 503, then one check fails; a 200 passes', async () => {

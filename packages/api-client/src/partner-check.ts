@@ -40,12 +40,15 @@ export interface PartnerCheckOptions {
  * instead (the replicas' pairings, docs/decisions/replicas.md#a-partner-that-hangs): `GET /readyz`
  * every second on a connection of its own, a 2xx within the timeout a success, anything else
  * (no answer, refused, 503 while it drains) a failure; down after `fall` failures in a row, up
- * again after `rise` successes. A stopped process's kernel still accepts its connections, so only
+ * again after `rise` successes (the first success since the start at once: a partner that never
+ * answered yet was starting). A stopped process's kernel still accepts its connections, so only
  * an answer that never comes tells it apart, which no single call can do short of its own timeout.
  * It starts up: the partner is presumed there until checks say otherwise, as haproxy's servers.
  */
 export class PartnerCheck {
   private healthy = true;
+  /** Whether any check has passed since the start. */
+  private answered = false;
   private fails = 0;
   private passes = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -108,7 +111,11 @@ export class PartnerCheck {
     if (ok) {
       this.fails = 0;
       this.passes += 1;
-      if (!this.healthy && this.passes >= this.rise) this.turn(true);
+      // A partner that never answered yet was starting, not flapping (a web started before its
+      // gateway was ready): its first answer counts it up at once; after that, `rise` in a row.
+      const starting = !this.answered;
+      this.answered = true;
+      if (!this.healthy && (starting || this.passes >= this.rise)) this.turn(true);
     } else {
       this.passes = 0;
       this.fails += 1;
