@@ -42,17 +42,8 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
     if (skip) throw new Error(skip);
     const limits = { GITHOST_RATE_LIMIT_PER_MINUTE: '100000000', GITHOST_RATE_LIMIT_ANON_PER_MINUTE: '100000000', GITHOST_GIT_RATE_LIMIT_PER_MINUTE: '100000000', GITHOST_GIT_RATE_LIMIT_ANON_PER_MINUTE: '100000000' };
     const setup = async (name: string, extra: Record<string, string>, port?: number): Promise<RunningService> => {
-      const db = await createTestDatabase('githost_bench_replicas');
-      const suffix = `${name}.${randomBytes(4).toString('hex')}`;
-      const names = { GITHOST_EVENTS_EXCHANGE: `githost.events.bench.${suffix}`, GITHOST_WEBHOOKS_QUEUE: `githost.webhooks.bench.${suffix}`, GITHOST_MERGE_REQUESTS_QUEUE: `githost.merge-requests.bench.${suffix}`, GITHOST_ACCOUNTS_QUEUE: `githost.accounts.bench.${suffix}` };
-      cleanups.push(async () => {
-        await db.drop();
-        await removeBrokerTopology(ctx.amqpUrl, names.GITHOST_EVENTS_EXCHANGE, [names.GITHOST_WEBHOOKS_QUEUE, names.GITHOST_MERGE_REQUESTS_QUEUE, names.GITHOST_ACCOUNTS_QUEUE]);
-      });
       ctx.log(`replicas: starting githost (${name}) ...`);
-      const service = await startService({ LOG_LEVEL: 'warn', DATABASE_URL: db.url, AMQP_URL: ctx.amqpUrl, GITHOST_PROCESS_PER_SERVICE: 'true', ...limits, ...names, ...extra }, { port });
-      services.push(service);
-      return service;
+      return startOwnGithost(ctx, 'githost_bench_replicas', name, { ...limits, ...extra }, { services, cleanups }, port);
     };
     const one = await setup('one', { REDIS_URL: '', GITHOST_REPLICAS: '1' });
     const twoMemory = await setup('two-memory', { REDIS_URL: '', GITHOST_REPLICAS: '2' });
@@ -151,6 +142,24 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
   };
 }
 
+/**
+ * A githost of a replicas measurement, process per service, on a database and broker names of its
+ * own: started into `held.services`, its database and broker topology removed by the cleanup it
+ * adds to `held.cleanups`.
+ */
+async function startOwnGithost(ctx: BenchContext, database: string, name: string, env: Record<string, string>, held: { services: RunningService[]; cleanups: Array<() => Promise<void>> }, port?: number): Promise<RunningService> {
+  const db = await createTestDatabase(database);
+  const suffix = `${name}.${randomBytes(4).toString('hex')}`;
+  const names = { GITHOST_EVENTS_EXCHANGE: `githost.events.bench.${suffix}`, GITHOST_WEBHOOKS_QUEUE: `githost.webhooks.bench.${suffix}`, GITHOST_MERGE_REQUESTS_QUEUE: `githost.merge-requests.bench.${suffix}`, GITHOST_ACCOUNTS_QUEUE: `githost.accounts.bench.${suffix}` };
+  held.cleanups.push(async () => {
+    await db.drop();
+    await removeBrokerTopology(ctx.amqpUrl, names.GITHOST_EVENTS_EXCHANGE, [names.GITHOST_WEBHOOKS_QUEUE, names.GITHOST_MERGE_REQUESTS_QUEUE, names.GITHOST_ACCOUNTS_QUEUE]);
+  });
+  const service = await startService({ LOG_LEVEL: 'warn', DATABASE_URL: db.url, AMQP_URL: ctx.amqpUrl, GITHOST_PROCESS_PER_SERVICE: 'true', ...names, ...env }, { port });
+  held.services.push(service);
+  return service;
+}
+
 const CPU_COLUMNS = ['gateway', 'web', 'browse', 'accounts', 'haproxy', 'Redis', 'other services'];
 
 /** One githost's processes in CPU_COLUMNS' groups: replicas (`web 2`) with their first, haproxy
@@ -182,17 +191,8 @@ export async function benchPartnerChecks(ctx: BenchContext): Promise<Section> {
     const skip = launcherMissing();
     if (skip) throw new Error(skip);
     const start = async (name: string, paired: boolean): Promise<RunningService> => {
-      const db = await createTestDatabase('githost_bench_partner_checks');
-      const suffix = `${name}.${randomBytes(4).toString('hex')}`;
-      const names = { GITHOST_EVENTS_EXCHANGE: `githost.events.bench.${suffix}`, GITHOST_WEBHOOKS_QUEUE: `githost.webhooks.bench.${suffix}`, GITHOST_MERGE_REQUESTS_QUEUE: `githost.merge-requests.bench.${suffix}`, GITHOST_ACCOUNTS_QUEUE: `githost.accounts.bench.${suffix}` };
-      cleanups.push(async () => {
-        await db.drop();
-        await removeBrokerTopology(ctx.amqpUrl, names.GITHOST_EVENTS_EXCHANGE, [names.GITHOST_WEBHOOKS_QUEUE, names.GITHOST_MERGE_REQUESTS_QUEUE, names.GITHOST_ACCOUNTS_QUEUE]);
-      });
       ctx.log(`partner checks: starting githost (${name}) ...`);
-      const service = await startService({ LOG_LEVEL: 'warn', DATABASE_URL: db.url, AMQP_URL: ctx.amqpUrl, GITHOST_PROCESS_PER_SERVICE: 'true', REDIS_URL: '', GITHOST_REPLICAS: '2', GITHOST_REPLICAS_PAIRED: paired ? 'true' : 'false', ...names });
-      services.push(service);
-      return service;
+      return startOwnGithost(ctx, 'githost_bench_partner_checks', name, { REDIS_URL: '', GITHOST_REPLICAS: '2', GITHOST_REPLICAS_PAIRED: paired ? 'true' : 'false' }, { services, cleanups });
     };
     const paired = await start('paired', true);
     const unpaired = await start('unpaired', false);

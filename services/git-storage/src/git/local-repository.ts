@@ -112,8 +112,7 @@ export class LocalRepository {
         throw err;
       });
     } catch (err) {
-      if (err instanceof NotFoundError) throw notFound(`Commit not found: ${missingOf(err, commit, not)}`);
-      throw err;
+      throw logNotFound(err, commit, not);
     }
     return walked ?? readCommitObjects(this.resources.pool, this.gitDir, oids);
   }
@@ -125,23 +124,24 @@ export class LocalRepository {
    * `not` as there.
    */
   async countCommits(commit: string, signal?: AbortSignal, path = '', not = ''): Promise<number> {
-    const paths = path === '' ? {} : { paths: [path] };
-    const env = path === '' ? {} : { env: { GIT_LITERAL_PATHSPECS: '1' } };
     try {
-      const { stdout } = await runGit({ name: 'rev-list', flags: ['--count'], args: revisionsOf(commit, not), ...paths }, { gitDir: this.gitDir, timeoutMs: 30_000, signal, ...env });
-      return Number(stdout.toString('latin1').trim());
+      return Number((await this.revListLog(['--count'], commit, signal, path, not)).trim());
     } catch (err) {
-      if (err instanceof NotFoundError) throw notFound(`Commit not found: ${missingOf(err, commit, not)}`);
-      throw err;
+      throw logNotFound(err, commit, not);
     }
   }
 
   private async revList(commit: string, limit: number, offset: number, signal?: AbortSignal, path = '', not = ''): Promise<string[]> {
+    return (await this.revListLog([`--max-count=${limit}`, `--skip=${offset}`], commit, signal, path, not)).split('\n').filter(Boolean);
+  }
+
+  /** `git rev-list <flags> <commit> [^<not>] [-- <path>]`: the one walk of a log, its output as text. */
+  private async revListLog(flags: string[], commit: string, signal: AbortSignal | undefined, path: string, not: string): Promise<string> {
     const paths = path === '' ? {} : { paths: [path] };
     // A path is taken literally: `:(glob)`, `:!` and other pathspec magic mean nothing here.
     const env = path === '' ? {} : { env: { GIT_LITERAL_PATHSPECS: '1' } };
-    const { stdout } = await runGit({ name: 'rev-list', flags: [`--max-count=${limit}`, `--skip=${offset}`], args: revisionsOf(commit, not), ...paths }, { gitDir: this.gitDir, timeoutMs: 30_000, signal, ...env });
-    return stdout.toString('latin1').split('\n').filter(Boolean);
+    const { stdout } = await runGit({ name: 'rev-list', flags, args: revisionsOf(commit, not), ...paths }, { gitDir: this.gitDir, timeoutMs: 30_000, signal, ...env });
+    return stdout.toString('latin1');
   }
 
   /** The tree at `path` under a commit, in ls-tree --long -z format (cached by tree id). */
@@ -333,7 +333,12 @@ function revisionsOf(commit: string, not: string): string[] {
   return not === '' ? [commit] : [commit, `^${not}`];
 }
 
-/** Which of a log's two commits git could not find (its error names the revision it refused). */
-function missingOf(err: NotFoundError, commit: string, not: string): string {
-  return not !== '' && err.stderr.includes(not) && !err.stderr.includes(commit) ? not : commit;
+/**
+ * A log's failure as the caller sees it: git not finding one of its two commits is a 404 naming
+ * the one it refused (its error names the revision); anything else as it was.
+ */
+function logNotFound(err: unknown, commit: string, not: string): unknown {
+  if (!(err instanceof NotFoundError)) return err;
+  const missing = not !== '' && err.stderr.includes(not) && !err.stderr.includes(commit) ? not : commit;
+  return notFound(`Commit not found: ${missing}`);
 }

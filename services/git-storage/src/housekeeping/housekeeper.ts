@@ -257,12 +257,12 @@ export class Housekeeper {
         done.push(what);
       };
       const graph = await commitGraphState(gitDir);
-      const graphFlags = ['--reachable', '--split', '--size-multiple=4', '--no-progress'];
+      const graphFlags = (split: string) => ['--reachable', split, '--size-multiple=4', '--no-progress'];
       if (graph === 'none') {
         // Until a repository has a commit-graph, every walk (a log, a compare, a merge base) parses
         // each commit it passes: a plain graph first, in seconds, before the bitmap and the Bloom
         // filters, which take a minute each at 100k commits (docs/decisions/history-depth.md#the-first-commit-graph).
-        await step('commit-graph without filters', () => runGit({ name: 'commit-graph', action: 'write', flags: graphFlags }, opts));
+        await step('commit-graph without filters', () => runGit({ name: 'commit-graph', action: 'write', flags: graphFlags('--split') }, opts));
       }
       const stats = await objectStats(gitDir);
       if (stats.packs > this.opts.packsLimit) {
@@ -285,8 +285,8 @@ export class Housekeeper {
       // A split write keeps the layers below it as they are: a chain with a layer written without
       // filters (the plain first graph, or one written elsewhere) is replaced whole, so that every
       // commit has its filter.
-      const withFilters = graph === 'with-filters' ? graphFlags : graphFlags.map((f) => (f === '--split' ? '--split=replace' : f));
-      await step('commit-graph', () => runGit({ name: 'commit-graph', action: 'write', flags: [...withFilters, '--changed-paths'] }, opts));
+      const split = graph === 'with-filters' ? '--split' : '--split=replace';
+      await step('commit-graph', () => runGit({ name: 'commit-graph', action: 'write', flags: [...graphFlags(split), '--changed-paths'] }, opts));
       this.lastSteps.set(gitDir, done);
       this.logger.info({ git_dir: gitDir, steps: done, loose_objects: stats.looseObjects, packs: stats.packs }, 'housekeeping done');
     } finally {
