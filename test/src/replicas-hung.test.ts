@@ -72,7 +72,7 @@ afterAll(async () => {
 });
 
 describe('a paired partner stopped with SIGSTOP', () => {
-  it('when gateway 2 hangs, then pages through web 2 are rendered within a few seconds each through the public section, web 2 marks it down, and after SIGCONT it uses its own gateway again', async () => {
+  it('when gateway 2 hangs, then a raw file and pages through web 2 are answered within a few seconds each through the public section, web 2 marks it down, and after SIGCONT it uses its own gateway again', async () => {
     const web2 = `http://127.0.0.1:${gh.replicaPorts!.web![1]}`;
     expect((await page(web2, '/hana/steady')).status).toBe(200);
     // Its checks see the gateway up before the hang (at start-up web 2 may have checked gateway 2
@@ -82,16 +82,21 @@ describe('a paired partner stopped with SIGSTOP', () => {
     const before = await sectionTotal('gateway');
     process.kill(pidOf('gateway 2'), 'SIGSTOP');
     let pages: Array<{ status: number; html: string; ms: number }>;
+    let raw: { status: number; html: string; ms: number };
     try {
+      // The first, a raw file (a streamed read), is sent while gateway 2 is still presumed up: it
+      // waits until the check marks it down (about 2-3 s), then goes to the fallback, as the
+      // pages' calls do.
+      raw = await page(web2, '/hana/steady/-/raw/main/README.md');
       pages = [];
-      // The first is sent while gateway 2 is still presumed up: its calls wait until the check
-      // marks it down (about 2-3 s), then go to the fallback.
       for (let i = 0; i < 5; i++) pages.push(await page(web2, '/hana/steady'));
       expect(await metric('web 2', 'githost_web_gateway_partner_down')).toBe(1);
     } finally {
       process.kill(pidOf('gateway 2'), 'SIGCONT');
     }
-    process.stdout.write(`pages through web 2 with its gateway stopped: ${JSON.stringify(pages.map((p) => [p.status, p.ms]))} ms\n`);
+    process.stdout.write(`raw file, then pages through web 2 with its gateway stopped: ${JSON.stringify([raw, ...pages].map((p) => [p.status, p.ms]))} ms\n`);
+    expect([raw.status, raw.html]).toEqual([200, 'steady as she goes\n']);
+    expect(raw.ms).toBeLessThan(PAGE_BOUND_MS);
     for (const p of pages) {
       expect(p.status).toBe(200);
       expect(p.html).toContain('steady as she goes');

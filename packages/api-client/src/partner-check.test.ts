@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { requestWhole } from './http-client.js';
 import { PartnerCheck } from './partner-check.js';
+import { streamedRead } from './streamed-read.js';
 
 /** A partner that answers, or hangs like a stopped process: it takes every connection (as the
  *  kernel does for a SIGSTOPped one) and never answers. */
@@ -159,6 +160,52 @@ describe('requestWhole with a partner check', () => {
     own.hang = true;
     await until(() => !check.up, 8_000);
     await expect(requestWhole(`${own.url}/api/d`, { method: 'GET', headers: {}, timeoutMs: 1_500, partner: check })).rejects.toThrow('no answer within 1500 ms');
+    expect(fallback.received).toEqual([]);
+  }, 30_000);
+});
+
+describe('streamedRead with a partner check (the web\'s and the face\'s raw reads)', () => {
+  let own: Partner;
+  let fallback: Partner;
+  let check: PartnerCheck;
+  beforeAll(async () => {
+    [own, fallback] = await Promise.all([partner(), partner()]);
+  });
+  afterEach(() => {
+    check.stop();
+    own.hang = false;
+    own.received.length = 0;
+    fallback.received.length = 0;
+  });
+  afterAll(async () => Promise.all([close(own), close(fallback)]));
+
+  it('when a read is waiting on its partner as it is marked down, then it is cut and answered by the fallback; new reads go straight there until it answers again', async () => {
+    check = new PartnerCheck({ url: own.url, name: 'gateway' }).start();
+    const read = (path: string) => streamedRead(path, { url: own.url, fallbackUrl: fallback.url, partner: check, headers: {}, timeoutMs: 30_000 });
+    const first = await read('/raw/a');
+    expect([first.status, await first.text()]).toEqual([200, 'partner']);
+    expect(own.received).toEqual(['GET /raw/a']);
+    own.hang = true;
+    const cut = await read('/raw/b');
+    expect([cut.status, await cut.text()]).toEqual([200, 'partner']);
+    expect(check.up).toBe(false);
+    expect(fallback.received).toEqual(['GET /raw/b']);
+    const held = own.held.length;
+    await (await read('/raw/c')).text();
+    expect(fallback.received).toEqual(['GET /raw/b', 'GET /raw/c']);
+    // Only the checks reached the hung partner after it was marked down.
+    expect(own.held.length - held).toBeLessThanOrEqual(1);
+    own.hang = false;
+    await until(() => check.up, 8_000);
+    await (await read('/raw/d')).text();
+    expect(own.received).toEqual(['GET /raw/a', 'GET /raw/d']);
+  }, 30_000);
+
+  it('when no fallback is set, then a hung partner is waited on until the read\'s own bound', async () => {
+    check = new PartnerCheck({ url: own.url, name: 'gateway' }).start();
+    own.hang = true;
+    await until(() => !check.up, 8_000);
+    await expect(streamedRead('/raw/e', { url: own.url, partner: check, headers: {}, timeoutMs: 1_500 })).rejects.toMatchObject({ name: 'TimeoutError' });
     expect(fallback.received).toEqual([]);
   }, 30_000);
 });

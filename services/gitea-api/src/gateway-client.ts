@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { apiError, goesToFallback, requestWhole, type ApiAnswer, type ApiPath, type PartnerCheck, type WholeAnswer, type WithMethod } from '@githost/api-client';
+import { apiError, requestWhole, streamedRead, type ApiAnswer, type ApiPath, type PartnerCheck, type WholeAnswer, type WithMethod } from '@githost/api-client';
 import { AppError } from '@githost/errors';
 import { canRead, decodeIdentity, signClientForwarding, type RepoContext } from '@githost/identity';
 import { REQUEST_ID_HEADER } from '@githost/logging';
@@ -59,11 +59,6 @@ export class GatewayClient {
     private readonly partner?: PartnerCheck,
   ) {}
 
-  /** Where a call starts: `base`, or the fallback while `base` is marked down. */
-  private get first(): string {
-    return this.fallbackBase !== undefined && this.partner?.up === false ? this.fallbackBase : this.base;
-  }
-
   /** False once any read answered without a validator (docs/decisions/gitea-api.md#warm-reads-at-the-edge). */
   private validatedOnly = true;
 
@@ -112,11 +107,8 @@ export class GatewayClient {
   async bytes(path: string): Promise<{ body: Buffer; contentType: string | null; etag: string | null }> {
     let res: Response;
     try {
-      const get = (base: string) => fetch(base + path, { headers: this.headers({}), redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
-      // A GET its own gateway did not answer at all (refused, or cut before the headers) is read
-      // at the fallback, by the rule of requestWhole's fallbackUrl.
-      const first = this.first;
-      res = await get(first).catch((err: unknown) => (this.fallbackBase !== undefined && first !== this.fallbackBase && goesToFallback('GET', err) ? get(this.fallbackBase) : Promise.reject(err)));
+      // Its own gateway down, refusing, or hung before the headers: read at the fallback, as requestWhole's calls.
+      res = await streamedRead(path, { url: this.base, fallbackUrl: this.fallbackBase, partner: this.partner, headers: this.headers({}), timeoutMs: TIMEOUT_MS });
     } catch (err) {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }

@@ -1,5 +1,5 @@
 import { AppError } from '@githost/errors';
-import { apiError, goesToFallback, requestWhole, type ApiAnswer, type ApiPath, type WholeAnswer, type WithMethod } from '@githost/api-client';
+import { apiError, requestWhole, streamedRead, type ApiAnswer, type ApiPath, type WholeAnswer, type WithMethod } from '@githost/api-client';
 import type { GatewayAddress } from '../config.js';
 import type { PageAnswers } from '../pages/page-cache.js';
 import { RecentAnswers, recentAnswers } from './answer-cache.js';
@@ -118,7 +118,7 @@ export class GatewayApi {
   /** The answer as it came (raw files and archives are streamed, not parsed); non-2xx throws. */
   async stream(path: string, headers: Record<string, string> = {}): Promise<Response> {
     this.caller.answers?.spoil();
-    const res = await this.request('GET', path, { headers });
+    const res = await this.request(path, { headers });
     try {
       await this.caller.gate;
     } catch (err) {
@@ -145,18 +145,11 @@ export class GatewayApi {
     return headers;
   }
 
-  private async request(method: string, path: string, init: { headers?: Record<string, string> }): Promise<Response> {
-    const send = (base: string) => fetch(base + path, { method, headers: this.headers(init.headers ?? {}), redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+  private async request(path: string, init: { headers?: Record<string, string> }): Promise<Response> {
     const { url, fallbackUrl, partner } = this.gateway;
     try {
-      try {
-        // Its own gateway marked down by its health check: straight to the others, as requestWhole.
-        return await send(fallbackUrl !== undefined && partner?.up === false ? fallbackUrl : url);
-      } catch (err) {
-        // The own gateway is not there: the others behind the fallback (as requestWhole does).
-        if (fallbackUrl !== undefined && goesToFallback(method, err)) return await send(fallbackUrl);
-        throw err;
-      }
+      // Its own gateway down, refusing, or hung before the headers: read at the fallback, as requestWhole's calls.
+      return await streamedRead(path, { url, fallbackUrl, partner, headers: this.headers(init.headers ?? {}), timeoutMs: TIMEOUT_MS });
     } catch (err) {
       throw new AppError('unavailable', 'Service unavailable', undefined, { cause: err });
     }
