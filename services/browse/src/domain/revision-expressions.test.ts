@@ -14,9 +14,11 @@ describe('revision expressions of the paged log', () => {
   it('when a name is plain, then it is no expression (and stays Ref not found)', () => {
     expect(revisionExpressionOf('nope')).toBeUndefined();
     expect(revisionExpressionOf('abc')).toBeUndefined();
+    expect(revisionExpressionOf('--all')).toBeUndefined();
+    expect(revisionExpressionOf('-h~1')).toBeUndefined();
   });
 
-  it.each(['main@{1}', '@{-1}', 'main@{upstream}', ':/fix', 'main:README.md', 'main^{/fix}', 'a..b', 'a...b', 'main^!', 'main^@', 'main^-', '-h', '--output=x', '~1', 'main~1234567', 'main^{tree}', `main${'~'.repeat(33)}`])(
+  it.each(['main@{1}', '@{-1}', 'main@{upstream}', ':/fix', 'main:README.md', 'main^{/fix}', 'a..b', 'a...b', 'main^!', 'main^@', 'main^-', '~1', 'main~1234567', 'main^{tree}', `main${'~'.repeat(33)}`])(
     'when %s is asked for, then it is refused with a 400',
     (name) => {
       expect(() => revisionExpressionOf(name)).toThrow(expect.objectContaining({ kind: 'validation' }));

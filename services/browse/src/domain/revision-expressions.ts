@@ -20,11 +20,13 @@ const ABBREVIATED = /^[0-9a-fA-F]{4,39}$/;
  * plain name (which stays `Ref not found`). git's other forms are refused with a 400, since each
  * means something githost will not do for a request: `@{...}` (reflogs, upstreams, the previous
  * branch), `:` (a path in a tree, `:/` a search through every commit message), `^{/...}` (a
- * message search), ranges and `^!`/`^@`/`^-`, and anything starting with `-`.
+ * message search), and ranges and `^!`/`^@`/`^-`.
  */
 export function revisionExpressionOf(name: string): RevisionExpression | undefined {
   const refused = () => validation(`Unsupported revision expression: ${name.slice(0, 200)} (a branch, tag or commit id, optionally followed by ~N, ^N or ^{})`);
-  if (name.startsWith('-') || name.includes('@{') || name.includes(':') || name.includes('..') || name.includes('^{/')) throw refused();
+  // No ref starts with `-` (git check-ref-format): such a name is simply not found, as it always was.
+  if (name.startsWith('-')) return undefined;
+  if (name.includes('@{') || name.includes(':') || name.includes('..') || name.includes('^{/')) throw refused();
   const cut = name.search(/[~^]/);
   const base = cut < 0 ? name : name.slice(0, cut);
   const steps = cut < 0 ? '' : name.slice(cut);
