@@ -247,14 +247,17 @@ describe('Gitea API: trees and commits', () => {
       expect([sha, status >= 400 && status < 500]).toEqual([sha, true]);
     }
     // The same expression follows its branch: after a push, main~1 is the old tip.
+    await createRepo(gh, ann.token, 'moving');
     const wd = makeWorkdir();
-    await git(wd, 'clone', '-q', pushUrl(gh, 'ann', ann.token, 'ann', 'demo'), '.');
-    const third = await commitFiles(wd, { 'THIRD.md': 'x\n' }, 'third');
-    await git(wd, 'push', '-q', 'origin', 'main');
-    expect(await shas({ sha: 'main~1' })).toEqual([[second, first], '2']);
-    await git(wd, 'push', '-q', '-f', 'origin', `${second}:main`);
-    expect(await shas({ sha: 'main~1' })).toEqual([[first], '1']);
-    expect(third).toMatch(/^[0-9a-f]{40}$/);
+    const remote = pushUrl(gh, 'ann', ann.token, 'ann', 'moving');
+    const one = await commitFiles(wd, { 'a.txt': '1\n' }, 'one');
+    const two = await commitFiles(wd, { 'a.txt': '2\n' }, 'two');
+    await git(wd, 'push', '-q', remote, 'main');
+    const moving = async (sha: string) => (await giteaClient(gh).repos.repoGetAllCommits('ann', 'moving', { sha })).data.map((c) => c.sha);
+    expect(await moving('main~1')).toEqual([one]);
+    await commitFiles(wd, { 'a.txt': '3\n' }, 'three');
+    await git(wd, 'push', '-q', remote, 'main');
+    expect(await moving('main~1')).toEqual([two, one]);
   });
 
   it('when a tool lists the commits of a repository without any, then Gitea\'s 409 "Git Repository is empty."; a branch that does not exist elsewhere stays 404', async () => {
