@@ -179,6 +179,87 @@ describe('Gitea API: trees and commits', () => {
     expect([twice.status, ((await twice.json()) as Array<{ sha: string }>).map((c) => c.sha), twice.headers.get('x-total-count')]).toEqual([200, [feature, second], '2']);
   });
 
+  it('when a tool lists commits, then each with Gitea\'s stats and files (binary files count no lines); stat=false, files=false and verification=false each give null', async () => {
+    const { data } = await giteaClient(gh).repos.repoGetAllCommits('ann', 'demo');
+    expect(data.map((c) => [c.sha, c.stats, c.files])).toEqual([
+      [second, { total: 2, additions: 1, deletions: 1 }, [{ filename: 'README.md', status: 'modified' }]],
+      [
+        first,
+        { total: 3, additions: 3, deletions: 0 },
+        [
+          { filename: 'README.md', status: 'added' },
+          { filename: 'logo.bin', status: 'added' },
+          { filename: 'src/app.ts', status: 'added' },
+          { filename: 'src/lib/util.ts', status: 'added' },
+        ],
+      ],
+    ]);
+    expect(data[0]?.commit?.verification).toMatchObject({ verified: false, reason: 'gpg.error.not_signed_commit' });
+    const off = await giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { stat: false, files: false, verification: false });
+    expect(off.data.map((c) => [c.sha, c.stats, c.files, c.commit?.verification])).toEqual([
+      [second, null, null, null],
+      [first, null, null, null],
+    ]);
+    const statsOnly = await giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { files: false, limit: 1 });
+    expect(statsOnly.data.map((c) => [c.stats, c.files])).toEqual([[{ total: 2, additions: 1, deletions: 1 }, null]]);
+    const one = await giteaClient(gh).repos.repoGetSingleCommit('ann', 'demo', second);
+    expect([one.data.stats, one.data.files]).toEqual([{ total: 2, additions: 1, deletions: 1 }, [{ filename: 'README.md', status: 'modified' }]]);
+    const oneOff = await giteaClient(gh).repos.repoGetSingleCommit('ann', 'demo', second, { stat: false, files: false });
+    expect([oneOff.data.stats, oneOff.data.files]).toEqual([null, null]);
+  });
+
+  it('when a tool lists a history with a rename and merges, then renames are a removal and an addition, and a merge shows its first-parent lines and only the files differing from every parent, as Gitea does', async () => {
+    await createRepo(gh, ann.token, 'merges');
+    const wd = makeWorkdir();
+    const root = await commitFiles(wd, { 'a.txt': 'one\ntwo\n', 'keep.txt': 'k\n' }, 'root');
+    await git(wd, 'mv', 'a.txt', 'b.txt');
+    await git(wd, 'commit', '-q', '-m', 'rename');
+    const renamed = (await git(wd, 'rev-parse', 'HEAD')).trim();
+    await git(wd, 'checkout', '-q', '-b', 'side', root);
+    const side = await commitFiles(wd, { 'side.txt': 's1\ns2\n' }, 'side');
+    await git(wd, 'checkout', '-q', 'main');
+    await git(wd, 'merge', '-q', '--no-ff', '-m', 'clean merge', 'side');
+    const clean = (await git(wd, 'rev-parse', 'HEAD')).trim();
+    await git(wd, 'push', '-q', pushUrl(gh, 'ann', ann.token, 'ann', 'merges'), 'main');
+    const { data } = await giteaClient(gh).repos.repoGetAllCommits('ann', 'merges');
+    const by = Object.fromEntries(data.map((c) => [c.sha, [c.stats, c.files]]));
+    expect(by[renamed]).toEqual([{ total: 0, additions: 0, deletions: 0 }, [{ filename: 'b.txt', status: 'added' }, { filename: 'a.txt', status: 'removed' }]]);
+    expect(by[side]).toEqual([{ total: 2, additions: 2, deletions: 0 }, [{ filename: 'side.txt', status: 'added' }]]);
+    expect(by[clean]).toEqual([{ total: 2, additions: 2, deletions: 0 }, []]);
+  });
+
+  it('when a tool names commits by revision expressions in sha and not, then git\'s meaning; a search or reflog form is refused with a 4xx, never a 5xx', async () => {
+    const shas = async (query: { sha?: string; not?: string }) => {
+      const res = await giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', query);
+      return [res.data.map((c) => c.sha), res.headers.get('x-total-count')];
+    };
+    expect(await shas({ sha: 'main~1' })).toEqual([[first], '1']);
+    expect(await shas({ sha: 'feature/x^' })).toEqual([[second, first], '2']);
+    expect(await shas({ sha: 'v1.0^{}' })).toEqual([[first], '1']);
+    expect(await shas({ sha: 'HEAD' })).toEqual([[second, first], '2']);
+    expect(await shas({ sha: second.slice(0, 7) })).toEqual([[second, first], '2']);
+    expect(await shas({ sha: `${feature.slice(0, 8)}~1` })).toEqual([[second, first], '2']);
+    expect(await shas({ sha: 'feature/x', not: 'feature/x~2' })).toEqual([[feature, second], '2']);
+    expect(await shas({ sha: 'feature/x', not: 'HEAD^' })).toEqual([[feature, second], '2']);
+    expect((await giteaFailure(giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { sha: 'main~5' }))).status).toBe(404);
+    for (const sha of ['main@{1}', '@{-1}', ':/initial', 'main^{/initial}', 'main:README.md', 'main..feature/x', 'main~1234567']) {
+      const status = (await giteaFailure(giteaClient(gh).repos.repoGetAllCommits('ann', 'demo', { sha }))).status;
+      expect([sha, status >= 400 && status < 500]).toEqual([sha, true]);
+    }
+    // The same expression follows its branch: after a push, main~1 is the old tip.
+    await createRepo(gh, ann.token, 'moving');
+    const wd = makeWorkdir();
+    const remote = pushUrl(gh, 'ann', ann.token, 'ann', 'moving');
+    const one = await commitFiles(wd, { 'a.txt': '1\n' }, 'one');
+    const two = await commitFiles(wd, { 'a.txt': '2\n' }, 'two');
+    await git(wd, 'push', '-q', remote, 'main');
+    const moving = async (sha: string) => (await giteaClient(gh).repos.repoGetAllCommits('ann', 'moving', { sha })).data.map((c) => c.sha);
+    expect(await moving('main~1')).toEqual([one]);
+    await commitFiles(wd, { 'a.txt': '3\n' }, 'three');
+    await git(wd, 'push', '-q', remote, 'main');
+    expect(await moving('main~1')).toEqual([two, one]);
+  });
+
   it('when a tool lists the commits of a repository without any, then Gitea\'s 409 "Git Repository is empty."; a branch that does not exist elsewhere stays 404', async () => {
     await createRepo(gh, ann.token, 'nothing');
     for (const query of [{}, { sha: 'main' }, { path: 'README.md' }]) {

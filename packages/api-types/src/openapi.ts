@@ -1267,12 +1267,16 @@ export interface paths {
                 page?: number;
                 /** @description beside the spec: only the commits touching this file or directory (as `git log -- path`, taken literally), paged as with `page` (its first page when `page` is absent) (docs/decisions/gitea-api.md#commits); 400 for a path with an empty, `.` or `..` segment, or given twice */
                 path?: string;
+                /** @description beside the spec: leaves out every commit reachable from this branch, tag, commit id or revision expression, paged as with `page` (docs/decisions/gitea-api.md#not); 400 given twice */
+                not?: string;
+                /** @description beside the spec: `true` adds each commit's `stats` and `files` (docs/decisions/gitea-api.md#stats-and-files); 400 unless `true` or `false`, or given twice */
+                stats?: boolean;
             };
             header?: never;
             path: {
                 owner: components["parameters"]["owner"];
                 repo: components["parameters"]["repo"];
-                /** @description may contain slashes; empty = default branch */
+                /** @description may contain slashes; empty = default branch. In the paged form (`page`, `path` or `not` given) also a revision expression: `HEAD`, an abbreviated id, or a branch, tag or id followed by `~N`, `^N`, `^{}` (docs/decisions/gitea-api.md#revision-expressions); other git forms (`@{...}`, `:`, `..`) are 400 */
                 ref: string;
             };
             cookie?: never;
@@ -1289,7 +1293,10 @@ export interface paths {
     };
     "/api/repos/{owner}/{repo}/commit/{sha}": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description beside the spec: `true` adds each commit's `stats` and `files` (docs/decisions/gitea-api.md#stats-and-files); 400 unless `true` or `false`, or given twice */
+                stats?: boolean;
+            };
             header?: never;
             path: {
                 owner: components["parameters"]["owner"];
@@ -2098,6 +2105,20 @@ export interface components {
             author: components["schemas"]["Signature"];
             committer: components["schemas"]["Signature"];
             message: string;
+            /** @description only with `stats=true`: lines changed against the first parent (a root commit against the empty tree; binary files count none); absent when not computed (docs/decisions/gitea-api.md#stats-and-files) */
+            stats?: {
+                total: number;
+                additions: number;
+                deletions: number;
+            };
+            /** @description only with `stats=true`: the changed files, at most 300 (added, then removed, then modified, each in path order; a merge lists those differing from every parent) */
+            files?: {
+                filename: string;
+                /** @enum {string} */
+                status: "added" | "removed" | "modified";
+            }[];
+            /** @description only with `stats=true`: the commit changed more files than `files` lists */
+            files_truncated?: boolean;
         };
     };
     responses: {
@@ -5295,12 +5316,16 @@ export interface operations {
                 page?: number;
                 /** @description beside the spec: only the commits touching this file or directory (as `git log -- path`, taken literally), paged as with `page` (its first page when `page` is absent) (docs/decisions/gitea-api.md#commits); 400 for a path with an empty, `.` or `..` segment, or given twice */
                 path?: string;
+                /** @description beside the spec: leaves out every commit reachable from this branch, tag, commit id or revision expression, paged as with `page` (docs/decisions/gitea-api.md#not); 400 given twice */
+                not?: string;
+                /** @description beside the spec: `true` adds each commit's `stats` and `files` (docs/decisions/gitea-api.md#stats-and-files); 400 unless `true` or `false`, or given twice */
+                stats?: boolean;
             };
             header?: never;
             path: {
                 owner: components["parameters"]["owner"];
                 repo: components["parameters"]["repo"];
-                /** @description may contain slashes; empty = default branch */
+                /** @description may contain slashes; empty = default branch. In the paged form (`page`, `path` or `not` given) also a revision expression: `HEAD`, an abbreviated id, or a branch, tag or id followed by `~N`, `^N`, `^{}` (docs/decisions/gitea-api.md#revision-expressions); other git forms (`@{...}`, `:`, `..`) are 400 */
                 ref: string;
             };
             cookie?: never;
@@ -5344,7 +5369,10 @@ export interface operations {
     };
     getCommit: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description beside the spec: `true` adds each commit's `stats` and `files` (docs/decisions/gitea-api.md#stats-and-files); 400 unless `true` or `false`, or given twice */
+                stats?: boolean;
+            };
             header?: never;
             path: {
                 owner: components["parameters"]["owner"];

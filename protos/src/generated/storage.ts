@@ -3,9 +3,11 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { AnnounceChangeRequest as _githost_storage_v1_AnnounceChangeRequest, AnnounceChangeRequest__Output as _githost_storage_v1_AnnounceChangeRequest__Output } from './githost/storage/v1/AnnounceChangeRequest.js';
 import type { AnnounceChangeResponse as _githost_storage_v1_AnnounceChangeResponse, AnnounceChangeResponse__Output as _githost_storage_v1_AnnounceChangeResponse__Output } from './githost/storage/v1/AnnounceChangeResponse.js';
+import type { ChangedFile as _githost_storage_v1_ChangedFile, ChangedFile__Output as _githost_storage_v1_ChangedFile__Output } from './githost/storage/v1/ChangedFile.js';
 import type { CheckMergeRequest as _githost_storage_v1_CheckMergeRequest, CheckMergeRequest__Output as _githost_storage_v1_CheckMergeRequest__Output } from './githost/storage/v1/CheckMergeRequest.js';
 import type { CheckMergeResponse as _githost_storage_v1_CheckMergeResponse, CheckMergeResponse__Output as _githost_storage_v1_CheckMergeResponse__Output } from './githost/storage/v1/CheckMergeResponse.js';
 import type { Commit as _githost_storage_v1_Commit, Commit__Output as _githost_storage_v1_Commit__Output } from './githost/storage/v1/Commit.js';
+import type { CommitChanges as _githost_storage_v1_CommitChanges, CommitChanges__Output as _githost_storage_v1_CommitChanges__Output } from './githost/storage/v1/CommitChanges.js';
 import type { CompareRequest as _githost_storage_v1_CompareRequest, CompareRequest__Output as _githost_storage_v1_CompareRequest__Output } from './githost/storage/v1/CompareRequest.js';
 import type { CompareResponse as _githost_storage_v1_CompareResponse, CompareResponse__Output as _githost_storage_v1_CompareResponse__Output } from './githost/storage/v1/CompareResponse.js';
 import type { CountCommitsRequest as _githost_storage_v1_CountCommitsRequest, CountCommitsRequest__Output as _githost_storage_v1_CountCommitsRequest__Output } from './githost/storage/v1/CountCommitsRequest.js';
@@ -18,6 +20,8 @@ import type { DiffResponse as _githost_storage_v1_DiffResponse, DiffResponse__Ou
 import type { EventContext as _githost_storage_v1_EventContext, EventContext__Output as _githost_storage_v1_EventContext__Output } from './githost/storage/v1/EventContext.js';
 import type { IsAncestorRequest as _githost_storage_v1_IsAncestorRequest, IsAncestorRequest__Output as _githost_storage_v1_IsAncestorRequest__Output } from './githost/storage/v1/IsAncestorRequest.js';
 import type { IsAncestorResponse as _githost_storage_v1_IsAncestorResponse, IsAncestorResponse__Output as _githost_storage_v1_IsAncestorResponse__Output } from './githost/storage/v1/IsAncestorResponse.js';
+import type { ListCommitChangesRequest as _githost_storage_v1_ListCommitChangesRequest, ListCommitChangesRequest__Output as _githost_storage_v1_ListCommitChangesRequest__Output } from './githost/storage/v1/ListCommitChangesRequest.js';
+import type { ListCommitChangesResponse as _githost_storage_v1_ListCommitChangesResponse, ListCommitChangesResponse__Output as _githost_storage_v1_ListCommitChangesResponse__Output } from './githost/storage/v1/ListCommitChangesResponse.js';
 import type { ListCommitsRequest as _githost_storage_v1_ListCommitsRequest, ListCommitsRequest__Output as _githost_storage_v1_ListCommitsRequest__Output } from './githost/storage/v1/ListCommitsRequest.js';
 import type { ListCommitsResponse as _githost_storage_v1_ListCommitsResponse, ListCommitsResponse__Output as _githost_storage_v1_ListCommitsResponse__Output } from './githost/storage/v1/ListCommitsResponse.js';
 import type { ListRefsRequest as _githost_storage_v1_ListRefsRequest, ListRefsRequest__Output as _githost_storage_v1_ListRefsRequest__Output } from './githost/storage/v1/ListRefsRequest.js';
@@ -36,6 +40,8 @@ import type { Ref as _githost_storage_v1_Ref, Ref__Output as _githost_storage_v1
 import type { RefsChanged as _githost_storage_v1_RefsChanged, RefsChanged__Output as _githost_storage_v1_RefsChanged__Output } from './githost/storage/v1/RefsChanged.js';
 import type { RemoveRepositoryRequest as _githost_storage_v1_RemoveRepositoryRequest, RemoveRepositoryRequest__Output as _githost_storage_v1_RemoveRepositoryRequest__Output } from './githost/storage/v1/RemoveRepositoryRequest.js';
 import type { RemoveRepositoryResponse as _githost_storage_v1_RemoveRepositoryResponse, RemoveRepositoryResponse__Output as _githost_storage_v1_RemoveRepositoryResponse__Output } from './githost/storage/v1/RemoveRepositoryResponse.js';
+import type { ResolveCommitExpressionRequest as _githost_storage_v1_ResolveCommitExpressionRequest, ResolveCommitExpressionRequest__Output as _githost_storage_v1_ResolveCommitExpressionRequest__Output } from './githost/storage/v1/ResolveCommitExpressionRequest.js';
+import type { ResolveCommitExpressionResponse as _githost_storage_v1_ResolveCommitExpressionResponse, ResolveCommitExpressionResponse__Output as _githost_storage_v1_ResolveCommitExpressionResponse__Output } from './githost/storage/v1/ResolveCommitExpressionResponse.js';
 import type { ResolveMergeTipsRequest as _githost_storage_v1_ResolveMergeTipsRequest, ResolveMergeTipsRequest__Output as _githost_storage_v1_ResolveMergeTipsRequest__Output } from './githost/storage/v1/ResolveMergeTipsRequest.js';
 import type { ResolveMergeTipsResponse as _githost_storage_v1_ResolveMergeTipsResponse, ResolveMergeTipsResponse__Output as _githost_storage_v1_ResolveMergeTipsResponse__Output } from './githost/storage/v1/ResolveMergeTipsResponse.js';
 import type { ResolveRevisionRequest as _githost_storage_v1_ResolveRevisionRequest, ResolveRevisionRequest__Output as _githost_storage_v1_ResolveRevisionRequest__Output } from './githost/storage/v1/ResolveRevisionRequest.js';
@@ -60,9 +66,11 @@ export interface ProtoGrpcType {
       v1: {
         AnnounceChangeRequest: MessageTypeDefinition<_githost_storage_v1_AnnounceChangeRequest, _githost_storage_v1_AnnounceChangeRequest__Output>
         AnnounceChangeResponse: MessageTypeDefinition<_githost_storage_v1_AnnounceChangeResponse, _githost_storage_v1_AnnounceChangeResponse__Output>
+        ChangedFile: MessageTypeDefinition<_githost_storage_v1_ChangedFile, _githost_storage_v1_ChangedFile__Output>
         CheckMergeRequest: MessageTypeDefinition<_githost_storage_v1_CheckMergeRequest, _githost_storage_v1_CheckMergeRequest__Output>
         CheckMergeResponse: MessageTypeDefinition<_githost_storage_v1_CheckMergeResponse, _githost_storage_v1_CheckMergeResponse__Output>
         Commit: MessageTypeDefinition<_githost_storage_v1_Commit, _githost_storage_v1_Commit__Output>
+        CommitChanges: MessageTypeDefinition<_githost_storage_v1_CommitChanges, _githost_storage_v1_CommitChanges__Output>
         CompareRequest: MessageTypeDefinition<_githost_storage_v1_CompareRequest, _githost_storage_v1_CompareRequest__Output>
         CompareResponse: MessageTypeDefinition<_githost_storage_v1_CompareResponse, _githost_storage_v1_CompareResponse__Output>
         CountCommitsRequest: MessageTypeDefinition<_githost_storage_v1_CountCommitsRequest, _githost_storage_v1_CountCommitsRequest__Output>
@@ -75,6 +83,8 @@ export interface ProtoGrpcType {
         EventContext: MessageTypeDefinition<_githost_storage_v1_EventContext, _githost_storage_v1_EventContext__Output>
         IsAncestorRequest: MessageTypeDefinition<_githost_storage_v1_IsAncestorRequest, _githost_storage_v1_IsAncestorRequest__Output>
         IsAncestorResponse: MessageTypeDefinition<_githost_storage_v1_IsAncestorResponse, _githost_storage_v1_IsAncestorResponse__Output>
+        ListCommitChangesRequest: MessageTypeDefinition<_githost_storage_v1_ListCommitChangesRequest, _githost_storage_v1_ListCommitChangesRequest__Output>
+        ListCommitChangesResponse: MessageTypeDefinition<_githost_storage_v1_ListCommitChangesResponse, _githost_storage_v1_ListCommitChangesResponse__Output>
         ListCommitsRequest: MessageTypeDefinition<_githost_storage_v1_ListCommitsRequest, _githost_storage_v1_ListCommitsRequest__Output>
         ListCommitsResponse: MessageTypeDefinition<_githost_storage_v1_ListCommitsResponse, _githost_storage_v1_ListCommitsResponse__Output>
         ListRefsRequest: MessageTypeDefinition<_githost_storage_v1_ListRefsRequest, _githost_storage_v1_ListRefsRequest__Output>
@@ -93,6 +103,8 @@ export interface ProtoGrpcType {
         RefsChanged: MessageTypeDefinition<_githost_storage_v1_RefsChanged, _githost_storage_v1_RefsChanged__Output>
         RemoveRepositoryRequest: MessageTypeDefinition<_githost_storage_v1_RemoveRepositoryRequest, _githost_storage_v1_RemoveRepositoryRequest__Output>
         RemoveRepositoryResponse: MessageTypeDefinition<_githost_storage_v1_RemoveRepositoryResponse, _githost_storage_v1_RemoveRepositoryResponse__Output>
+        ResolveCommitExpressionRequest: MessageTypeDefinition<_githost_storage_v1_ResolveCommitExpressionRequest, _githost_storage_v1_ResolveCommitExpressionRequest__Output>
+        ResolveCommitExpressionResponse: MessageTypeDefinition<_githost_storage_v1_ResolveCommitExpressionResponse, _githost_storage_v1_ResolveCommitExpressionResponse__Output>
         ResolveMergeTipsRequest: MessageTypeDefinition<_githost_storage_v1_ResolveMergeTipsRequest, _githost_storage_v1_ResolveMergeTipsRequest__Output>
         ResolveMergeTipsResponse: MessageTypeDefinition<_githost_storage_v1_ResolveMergeTipsResponse, _githost_storage_v1_ResolveMergeTipsResponse__Output>
         ResolveRevisionRequest: MessageTypeDefinition<_githost_storage_v1_ResolveRevisionRequest, _githost_storage_v1_ResolveRevisionRequest__Output>

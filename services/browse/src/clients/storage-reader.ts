@@ -2,7 +2,7 @@ import { callOptions, callUnary, fromServiceError, metadataFor, type GrpcMetrics
 import { AppError, notFound } from '@githost/errors';
 import type { storage } from '@githost/protos';
 import type { StorageRouter } from '@githost/storage-router';
-import type { BlobStream, Comparison, LfsObjectStream, Diff, DiffLimits, RawCommit, ReadContext, RepositoryReader } from '../domain/ports.js';
+import type { BlobStream, CommitChanges, Comparison, LfsObjectStream, Diff, DiffLimits, RawCommit, ReadContext, RepositoryReader } from '../domain/ports.js';
 import type { RawRef } from '../domain/refs.js';
 import { readDiff } from '@githost/git-records';
 
@@ -96,6 +96,34 @@ export class StorageReader implements RepositoryReader {
       if (err instanceof AppError && (err.cause as { code?: unknown } | undefined)?.code === UNIMPLEMENTED) return undefined;
       throw err;
     }
+  }
+
+  async listCommitChanges(ctx: ReadContext, oids: readonly string[]): Promise<CommitChanges[] | undefined> {
+    const client = this.router.client(ctx.shard);
+    try {
+      const res = await callUnary<storage.ListCommitChangesRequest, storage.ListCommitChangesResponse__Output>(
+        client,
+        client.ListCommitChanges,
+        { repository_id: ctx.repoId, commit_oids: [...oids] },
+        { ...this.opts(ctx), timeoutMs: HISTORY_TIMEOUT_MS },
+      );
+      return res.commits.map((c) => ({ oid: c.oid, additions: Number(c.additions), deletions: Number(c.deletions), files: c.files.map((f) => ({ path: f.path, status: f.status })), filesTruncated: c.files_truncated }));
+    } catch (err) {
+      // A git-storage from before ListCommitChanges (during a rolling upgrade): no changes.
+      if (err instanceof AppError && (err.cause as { code?: unknown } | undefined)?.code === UNIMPLEMENTED) return undefined;
+      throw err;
+    }
+  }
+
+  async resolveCommitExpression(ctx: ReadContext, expression: string): Promise<string> {
+    const client = this.router.client(ctx.shard);
+    const res = await callUnary<storage.ResolveCommitExpressionRequest, storage.ResolveCommitExpressionResponse__Output>(
+      client,
+      client.ResolveCommitExpression,
+      { repository_id: ctx.repoId, expression },
+      { ...this.opts(ctx), timeoutMs: HISTORY_TIMEOUT_MS },
+    );
+    return res.oid;
   }
 
   async compare(ctx: ReadContext, base: string, head: string, maxCommits: number): Promise<Comparison> {

@@ -10,7 +10,8 @@ import { explainMissing } from './missing.js';
 import type { ObjectCache } from './object-cache.js';
 import type { BlobStream, RawCommit, ReadContext, RefVersions, RepositoryReader } from './ports.js';
 import { RefSnapshots, type RefLookup } from './ref-snapshots.js';
-import { prefixesOfName, refPrefixes, resolveCommitsRef, resolveRefName, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
+import { isAbbreviatedId, revisionExpressionOf } from './revision-expressions.js';
+import { decodeSegments, prefixesOfName, refPrefixes, resolveCommitsRef, resolveRefName, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
 import { branchList, buildRefSet, tagList, type RefSet } from './refs.js';
 import { openRaw, rawFromBytes, type RawBlob } from './raw.js';
 import { countTreeRecords, parseTreeRecords } from './tree.js';
@@ -350,13 +351,15 @@ export function parseLogNot(raw: unknown): string {
 /** seed §4 browsing rule 5. */
 export async function listCommits(deps: BrowseDeps, repo: RepoRef, refRaw: string, limitRaw: unknown, log?: CommitLogPage): Promise<Prepared> {
   const not = log?.not ?? '';
-  const refs = await refSetOf(deps, repo, [...refPrefixes(refRaw, repo.defaultBranch, true), ...(not === '' ? [] : prefixesOfName(not))]);
-  const ref = resolveCommitsRef(refRaw, refs, repo.defaultBranch);
+  // The paged log also reads revision expressions (`main~3`, an abbreviated id): their bases' refs too.
+  const bases = log === undefined ? [] : [expressionBase(decodeSegments(refRaw).join('/')), expressionBase(not)].filter((b) => b !== '');
+  const refs = await refSetOf(deps, repo, [...new Set([...refPrefixes(refRaw, repo.defaultBranch, true), ...(not === '' ? [] : prefixesOfName(not)), ...bases.flatMap((b) => (b === 'HEAD' ? [`refs/heads/${repo.defaultBranch}`] : prefixesOfName(b)))])]);
+  const ref = log === undefined ? resolveCommitsRef(refRaw, refs, repo.defaultBranch) : await logRef(deps, repo, decodeSegments(refRaw).join('/'), refs, () => resolveCommitsRef(refRaw, refs, repo.defaultBranch));
   const early = ref.kind === 'sha' && log === undefined ? await logConfirmingTip(deps, repo, ref.sha, limitRaw) : undefined;
   const commit = early ? ref.sha : await commitOf(deps, repo, ref);
   const limit = parseLimit(limitRaw);
   // `not` is resolved to a commit of this repository before git-storage sees it: an unknown one is 404.
-  const notCommit = not === '' ? '' : await commitOf(deps, repo, resolveRefName(not, refs));
+  const notCommit = not === '' ? '' : await commitOf(deps, repo, await logRef(deps, repo, not, refs, () => resolveRefName(not, refs)));
   if (log !== undefined) return commitLogPage(deps, repo, { ref, commit, notCommit, limit, log });
   const key = `log\0${commit}\0${limit}`;
   return {
@@ -367,6 +370,61 @@ export async function listCommits(deps: BrowseDeps, repo: RepoRef, refRaw: strin
       return [`{"ref":${json(ref.ref)},"commits":`, list, '}'];
     },
   };
+}
+
+/** The base of what may be a revision expression ('' for a plain name or none), whose refs must be loaded. */
+function expressionBase(name: string): string {
+  const cut = name.search(/[~^]/);
+  return cut > 0 ? name.slice(0, cut) : name === 'HEAD' ? 'HEAD' : '';
+}
+
+/**
+ * The paged log's ref or `not` (docs/decisions/gitea-api.md#revision-expressions): a branch, tag
+ * or full id as ever (`resolve`); else a revision expression, its base resolved here as a ref is
+ * (a branch beats a tag; `HEAD` is the default branch; an id is confirmed in this repository)
+ * and its steps by git-storage. The answer is kept by the base's commit id and the steps, never
+ * by the text: `main~3` moves with `main`. An abbreviated base may become ambiguous later, so it
+ * is resolved every time.
+ */
+async function logRef(deps: BrowseDeps, repo: RepoRef, name: string, refs: RefSet, resolve: () => ResolvedRef): Promise<ResolvedRef> {
+  let plain: unknown;
+  try {
+    return resolve();
+  } catch (err) {
+    plain = err;
+  }
+  const expr = revisionExpressionOf(name);
+  if (!expr) throw plain;
+  const missing = () => notFound(`Ref not found: ${name}`);
+  const viaStorage = async (expression: string) => {
+    try {
+      return await deps.reader.resolveCommitExpression(repo, expression);
+    } catch (err) {
+      if (err instanceof AppError && err.kind === 'not_found') throw missing();
+      throw err;
+    }
+  };
+  let base: ResolvedRef;
+  if (expr.base === 'HEAD') {
+    const sha = refs.branches.get(repo.defaultBranch);
+    if (sha === undefined) throw missing();
+    base = { ref: name, kind: 'branch', sha };
+  } else {
+    try {
+      base = resolveRefName(expr.base, refs);
+    } catch {
+      if (!isAbbreviatedId(expr.base)) throw missing();
+      return { ref: name, kind: 'branch', sha: await viaStorage(`${expr.base.toLowerCase()}${expr.steps}`) };
+    }
+  }
+  const baseCommit = await commitOf(deps, repo, base).catch(() => {
+    throw missing();
+  });
+  if (expr.steps === '') return { ref: name, kind: base.kind, sha: baseCommit };
+  const sha = await deps.cache.getOrLoad(`expr\0${baseCommit}\0${expr.steps}`, () => viaStorage(`${baseCommit}${expr.steps}`));
+  // What an id's steps reach is a commit of this repository: confirmed without another call.
+  if (base.kind === 'sha') deps.cache.set(confirmedKey(repo, sha), sha);
+  return { ref: name, kind: base.kind, sha };
 }
 
 function commitListJson(deps: BrowseDeps, commits: RawCommit[]): string {

@@ -47,6 +47,15 @@ export interface Comparison {
   commits: RawCommit[];
 }
 
+/** What one commit changed (git-storage ListCommitChanges; docs/decisions/gitea-api.md#stats-and-files). */
+export interface CommitChanges {
+  oid: string;
+  additions: number;
+  deletions: number;
+  files: Array<{ path: string; status: string }>;
+  filesTruncated: boolean;
+}
+
 /**
  * The ref-change watch (@githost/refs-watch): a token that changes whenever a repository's refs
  * may have changed, undefined while the watch of that shard is not live.
@@ -83,6 +92,17 @@ export interface RepositoryReader {
   listCommits(ctx: ReadContext, commit: string, limit: number, offset: number, path?: string, not?: string): Promise<RawCommit[]>;
   /** How many commits listCommits lists from `commit` over all its pages (`path`, `not` as there); undefined from a git-storage without CountCommits. */
   countCommits(ctx: ReadContext, commit: string, path?: string, not?: string): Promise<number | undefined>;
+  /**
+   * Each commit's changes against its first parent, in the order asked; a commit git-storage left
+   * out (its budget of files ran out) is missing. Undefined from a git-storage without ListCommitChanges.
+   */
+  listCommitChanges(ctx: ReadContext, oids: readonly string[]): Promise<CommitChanges[] | undefined>;
+  /**
+   * The commit a revision expression names: a full commit id, a fully qualified ref or 4 to 39
+   * hex digits followed by ancestry steps (`~N`, `^N`, `^{}`, `^{commit}`). `validation` for an
+   * ambiguous or malformed one, `not_found` when it names no commit.
+   */
+  resolveCommitExpression(ctx: ReadContext, expression: string): Promise<string>;
   /** Merge base, ahead/behind counts and head's own commits (both sides full commit ids). */
   compare(ctx: ReadContext, base: string, head: string, maxCommits: number): Promise<Comparison>;
   /** Changes from `from` to `to` (full commit ids) within `limits`. */

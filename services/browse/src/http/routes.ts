@@ -4,6 +4,7 @@ import { identityOf, type NextFunction, type Request, type Response } from '@git
 import { canRead } from '@githost/identity';
 import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCommits, listTags, parseLogNot, parseLogPage, parseLogPath, type BrowseDeps, type JsonBody, type Prepared, type RepoRef } from '../domain/browse.js';
 import { ifNoneMatchHits } from '@githost/http';
+import { parseCommitStats, withCommitChanges } from '../domain/commit-changes.js';
 import { etagOf } from '../domain/etag.js';
 import type { RawBlob } from '../domain/raw.js';
 import { refPageOf } from '../domain/ref-pages.js';
@@ -31,6 +32,8 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
   const repo = readableRepo(req, res);
   if (refEndpoint === 'raw') return sendRaw(req, res, await getRaw(browse, repo, refAndPath));
   let prepared: Prepared;
+  // docs/decisions/gitea-api.md#stats-and-files: each commit's stats and files, when asked for.
+  const stats = refEndpoint === 'commits' || sha !== undefined ? parseCommitStats(req.query.stats) : false;
   if (refEndpoint === 'tree') prepared = await getTree(browse, repo, refAndPath, req.query.limit);
   else if (refEndpoint === 'blob') prepared = await getBlob(browse, repo, refAndPath);
   else if (refEndpoint === 'compare') prepared = await compareRefs(browse, repo, refAndPath);
@@ -42,8 +45,12 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
     // A path or `not` asks for the paged log (its first page without `page`); without any the spec's answer stands.
     const paged = page !== undefined || filePath !== '' || not !== '';
     prepared = await listCommits(browse, repo, refAndPath, req.query.limit, paged ? { page: page ?? 1, path, rawQuery, filePath, not } : undefined);
+    if (stats) prepared = withCommitChanges(browse.reader, browse.cache, repo, prepared, (body) => body.commits as Array<Record<string, unknown>>);
   }
-  else if (sha !== undefined) prepared = await getCommit(browse, repo, sha);
+  else if (sha !== undefined) {
+    prepared = await getCommit(browse, repo, sha);
+    if (stats) prepared = withCommitChanges(browse.reader, browse.cache, repo, prepared, (body) => [body]);
+  }
   else {
     const [path, rawQuery = ''] = splitUrl(req.originalUrl);
     const list = { path, rawQuery, page: refPageOf(req.query as Record<string, unknown>) };

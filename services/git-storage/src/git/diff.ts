@@ -37,6 +37,13 @@ export interface DiffLimits {
   maxPatchBytes: number;
 }
 
+/**
+ * How every diff of this service reads file contents: git's own line diff, never a configured
+ * external diff or text conversion, no colour. One definition for the compare's diff and the
+ * commit list's line counts (commit-changes.ts), so both count a commit's lines alike.
+ */
+export const DIFF_TREE_CONTENT_FLAGS = ['--no-color', '--no-ext-diff', '--no-textconv'];
+
 const STATUS: Record<string, DiffFileOut['status']> = { A: 'added', D: 'deleted', M: 'modified', R: 'renamed', T: 'type_changed', C: 'added' };
 const NULL_MODE = '000000';
 
@@ -49,7 +56,7 @@ const NULL_MODE = '000000';
  * patch (<= maxPatchBytes) in memory.
  */
 export async function* streamDiff(gitDir: string, from: string, to: string, limits: DiffLimits): AsyncGenerator<DiffFileOut, { truncated: boolean }> {
-  const child = spawnGit({ name: 'diff-tree', flags: ['-r', '-M', '--raw', '-p', '-z', '--no-commit-id', '--no-color', '--no-ext-diff', '--no-textconv'], args: [from, to] }, { gitDir });
+  const child = spawnGit({ name: 'diff-tree', flags: ['-r', '-M', '--raw', '-p', '-z', '--no-commit-id', ...DIFF_TREE_CONTENT_FLAGS], args: [from, to] }, { gitDir });
   let stderr = '';
   child.stderr!.on('data', (b: Buffer) => {
     if (stderr.length < 8192) stderr += b.toString('utf8');

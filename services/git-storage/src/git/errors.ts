@@ -42,6 +42,11 @@ export class GitCancelledError extends GitTimeoutError {
 }
 
 /** The command wrote more than its caller's `maxStdoutBytes` and was stopped. */
+/** An abbreviated object id more than one object starts with. */
+export class AmbiguousRevisionError extends GitError {
+  override name = 'AmbiguousRevisionError';
+}
+
 export class GitOutputTooBigError extends GitError {
   override name = 'GitOutputTooBigError';
 }
@@ -55,6 +60,9 @@ export function classifyGitFailure(subcommand: string, stderr: string, exitCode:
   if (/Unable to create '.*\.lock': File exists/i.test(stderr) || /cannot lock ref/i.test(stderr)) {
     return new RefLockedError(msg, stderr, exitCode);
   }
+  if (/short object ID \S+ is ambiguous/i.test(stderr)) return new AmbiguousRevisionError(msg, stderr, exitCode);
+  // rev-parse --verify's only words for a revision that names nothing.
+  if (subcommand === 'rev-parse' && /Needed a single revision/i.test(stderr)) return new NotFoundError(msg, stderr, exitCode);
   if (/(Not a valid (object name|commit name)|bad revision|unknown revision|bad object|not a tree object|not a valid object|Invalid revision range|, not a commit)/i.test(stderr)) {
     return new NotFoundError(msg, stderr, exitCode);
   }

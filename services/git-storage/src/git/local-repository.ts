@@ -4,7 +4,8 @@ import type { CatfilePool } from './catfile-pool.js';
 import { runGit } from './command.js';
 import { compareCommits, ComparisonTooBigError, type CompareBudget, type Comparison } from './compare.js';
 import { streamDiff, type DiffFileOut, type DiffLimits } from './diff.js';
-import { GitCancelledError, NotFoundError, RefLockedError, RefMismatchError } from './errors.js';
+import { COMMIT_CHANGES_LIMITS, listCommitChanges, type CommitChangesOut } from './commit-changes.js';
+import { AmbiguousRevisionError, GitCancelledError, NotFoundError, RefLockedError, RefMismatchError } from './errors.js';
 import { commitMerge, mergeTree, type MergeTreeResult, type Signature } from './merge.js';
 import { walkAncestry } from './ancestry-walk.js';
 import { walkLog } from './log-walk.js';
@@ -128,6 +129,31 @@ export class LocalRepository {
       return Number((await this.revListLog(['--count'], commit, signal, path, not)).trim());
     } catch (err) {
       throw logNotFound(err, commit, not);
+    }
+  }
+
+  /**
+   * Each commit's changed files and line counts, from one git process for all of them
+   * (commit-changes.ts; docs/decisions/gitea-api.md#stats-and-files). The ids must be full commit
+   * ids; one that is not a commit of this repository fails the call (not_found).
+   */
+  listCommitChanges(oids: string[], signal?: AbortSignal): Promise<CommitChangesOut[]> {
+    return listCommitChanges(this.gitDir, oids, COMMIT_CHANGES_LIMITS, signal);
+  }
+
+  /**
+   * The commit a checked revision expression names (validate.ts validateCommitExpression;
+   * docs/decisions/gitea-api.md#revision-expressions): `git rev-parse --verify` after
+   * `--end-of-options`, peeled to a commit. An ambiguous abbreviated id is a validation error.
+   */
+  async resolveCommitExpression(expression: string): Promise<string> {
+    try {
+      const { stdout } = await runGit({ name: 'rev-parse', flags: ['--verify'], args: [`${expression}^{commit}`] }, { gitDir: this.gitDir, timeoutMs: 30_000 });
+      return stdout.toString('latin1').trim();
+    } catch (err) {
+      if (err instanceof AmbiguousRevisionError) throw validation(`Ambiguous revision: ${expression}`);
+      if (err instanceof NotFoundError) throw notFound(`Revision not found: ${expression}`);
+      throw err;
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { validateAbbrevOid, validateBranchName, validateOid, validatePath, validateRefName, validateRepositoryId, validateRevision } from './validate.js';
+import { validateAbbrevOid, validateBranchName, validateCommitExpression, validateOid, validatePath, validateRefName, validateRepositoryId, validateRevision } from './validate.js';
 
 const long = 'a/'.repeat(3000) + 'b';
 
@@ -101,4 +101,18 @@ describe('validateBranchName and validateRepositoryId', () => {
     expect(() => validateRepositoryId('../../etc')).toThrow(expect.objectContaining({ kind: 'validation' }));
     expect(() => validateRepositoryId('')).toThrow(expect.objectContaining({ kind: 'validation' }));
   });
+});
+
+describe('validateCommitExpression (docs/decisions/gitea-api.md#revision-expressions)', () => {
+  const id = '0123456789abcdef0123456789abcdef01234567';
+  it('when an id, an abbreviated id or a qualified ref is followed by ancestry steps only, then it passes as it is', () => {
+    for (const ok of [id, `${id}~3`, 'abcd^2', 'refs/heads/main~1^{}', 'refs/tags/v1.0^{commit}', `${id}^^~`]) expect(validateCommitExpression(ok)).toBe(ok);
+  });
+
+  it.each(['', 'main~1', 'HEAD', '-h', `${id}@{1}`, `${id}:a.txt`, `${id}^{/fix}`, `${id}^{tree}`, `${id}..${id}`, `${id}^!`, `${id}^@`, `${id}~1234567`, `${id}${'~'.repeat(33)}`, 'abc~1', 'refs/heads/a..b~1'])(
+    'when %s is given, then it is a validation error',
+    (bad) => {
+      expect(() => validateCommitExpression(bad)).toThrow(expect.objectContaining({ kind: 'validation' }));
+    },
+  );
 });

@@ -38,6 +38,32 @@ export function validateRevision(revision: string): string {
   throw validation(`Invalid revision: ${printable(revision)}`);
 }
 
+/** One ancestry step of a revision expression: `~N`, `^N` (N at most 6 digits), `^{}` or `^{commit}`. */
+const EXPRESSION_STEP = /~\d{0,6}|\^\d{0,6}(?![{])|\^\{(?:commit)?\}/y;
+const MAX_EXPRESSION_STEPS = 32;
+
+/**
+ * A revision expression whose base a caller resolved already (docs/decisions/gitea-api.md#revision-expressions):
+ * a full or abbreviated (4 to 39 lowercase hex) id or a fully qualified ref, then ancestry steps
+ * only. Nothing else git's revision syntax offers gets through: no `@{...}` (reflogs, upstreams,
+ * the previous branch), no `:` (paths, `:/` message searches), no `^{/...}` searches, no ranges,
+ * no `^!`/`^@`/`^-`, and nothing that starts with `-`.
+ */
+export function validateCommitExpression(expression: string): string {
+  if (typeof expression !== 'string' || expression.length === 0) throw validation('Revision is required');
+  const cut = expression.search(/[~^]/);
+  const base = cut < 0 ? expression : expression.slice(0, cut);
+  if (!(ABBREV_OID.test(base) || (base.startsWith('refs/') && base.length <= MAX_REF_LENGTH && isValidRefFormat(base)))) throw validation(`Invalid revision: ${printable(expression)}`);
+  let steps = 0;
+  for (let at = base.length; at < expression.length; steps++) {
+    EXPRESSION_STEP.lastIndex = at;
+    const step = EXPRESSION_STEP.exec(expression);
+    if (!step || steps >= MAX_EXPRESSION_STEPS) throw validation(`Invalid revision: ${printable(expression)}`);
+    at += step[0].length;
+  }
+  return expression;
+}
+
 /** A full 40-hex object id. */
 export function validateOid(oid: string, what = 'object id'): string {
   if (typeof oid !== 'string' || !isFullOid(oid)) throw validation(`Invalid ${what}: ${printable(oid ?? '')}`);

@@ -8,6 +8,7 @@ import { countCommits } from './count-commits.js';
 import { createRepository } from './create-repository.js';
 import { diff } from './diff.js';
 import { isAncestor } from './is-ancestor.js';
+import { listCommitChanges } from './list-commit-changes.js';
 import { listCommits } from './list-commits.js';
 import { listRefs } from './list-refs.js';
 import { mergeBase } from './merge-base.js';
@@ -16,6 +17,7 @@ import { readCommit } from './read-commit.js';
 import { readLfsObject } from './read-lfs-object.js';
 import { readTree } from './read-tree.js';
 import { removeRepository } from './remove-repository.js';
+import { resolveCommitExpression } from './resolve-commit-expression.js';
 import { resolveMergeTips } from './resolve-merge-tips.js';
 import { resolveRevision } from './resolve-revision.js';
 import { setDefaultBranch } from './set-default-branch.js';
@@ -48,6 +50,8 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     SetDefaultBranch: unary(setDefaultBranch(ctx), log, instruments),
     ReadLfsObject: serverStream(readLfsObject(ctx), log, instruments),
     AnnounceChange: unary(announceChange(ctx), log, instruments),
+    ListCommitChanges: unary(listCommitChanges(ctx), log, instruments),
+    ResolveCommitExpression: unary(resolveCommitExpression(ctx), log, instruments),
   };
   server.addService(storageProto().githost.storage.v1.StorageService.service, handlers);
 }

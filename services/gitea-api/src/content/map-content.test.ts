@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { links } from '../http/links.js';
-import { blobBytes, contentsOf, giteaCommitOf, giteaTagOf, gitEntryOf, treeResponseOf, type TreeEntry } from './map-content.js';
+import { blobBytes, contentsOf, giteaCommitOf, giteaCommitWithChangesOf, giteaTagOf, gitEntryOf, treeResponseOf, type TreeEntry } from './map-content.js';
 
 const at = links('https://git.example.com', 'ann', 'demo');
 const SHA = 'a'.repeat(40);
@@ -67,6 +67,21 @@ describe('trees, commits and tags', () => {
       committer: null,
       parents: [{ sha: SHA, url: `https://git.example.com/api/v1/repos/ann/demo/git/commits/${SHA}` }],
     });
+  });
+
+  it('when a commit is shown with stat, files and verification, then Gitea\'s stats and files; each off is null, and a commit githost did not compute shows null', () => {
+    const sig = { name: 'Ann', email: 'ann@example.com', date: '2026-11-01T10:00:00+01:00' };
+    const withChanges = { sha: COMMIT, tree: SHA, parents: [SHA], author: sig, committer: sig, message: 'm', stats: { total: 3, additions: 2, deletions: 1 }, files: [{ filename: 'a.txt', status: 'added' as const }, { filename: 'b.txt', status: 'removed' as const }], files_truncated: false };
+    const all = giteaCommitWithChangesOf(at, withChanges, { stat: true, files: true, verification: true });
+    expect({ stats: all.stats, files: all.files, verification: all.commit.verification }).toEqual({
+      stats: { total: 3, additions: 2, deletions: 1 },
+      files: [{ filename: 'a.txt', status: 'added' }, { filename: 'b.txt', status: 'removed' }],
+      verification: { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' },
+    });
+    const none = giteaCommitWithChangesOf(at, withChanges, { stat: false, files: false, verification: false });
+    expect({ stats: none.stats, files: none.files, verification: none.commit.verification }).toEqual({ stats: null, files: null, verification: null });
+    const uncomputed = giteaCommitWithChangesOf(at, { ...withChanges, stats: undefined, files: undefined, files_truncated: undefined }, { stat: true, files: true, verification: true });
+    expect({ stats: uncomputed.stats, files: uncomputed.files }).toEqual({ stats: null, files: null });
   });
 
   it('when a tag is listed, then Gitea\'s Tag with archive links; an annotated tag\'s id is the tag object', () => {

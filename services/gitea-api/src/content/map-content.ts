@@ -97,6 +97,30 @@ const metaOf = (url: string, sha: string, created: string) => ({ url, sha, creat
  * A githost commit as Gitea's `Commit`: `author` and `committer` are Gitea users, which githost
  * does not tie commits to (null, as Gitea answers for an email it knows no user of).
  */
+/** What Gitea's commit list and commit show of each commit: its `stat`, `files` and `verification` query parameters. */
+export interface CommitShows {
+  stat: boolean;
+  files: boolean;
+  verification: boolean;
+}
+
+const NOT_SIGNED = { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' };
+
+/**
+ * Gitea's `Commit` with its `stats` and `files` (services/convert/git_commit.go ToCommit): each
+ * `null` when not asked for, or when githost did not compute them for this commit
+ * (docs/decisions/gitea-api.md#stats-and-files); `verification` `null` when not asked for.
+ */
+export function giteaCommitWithChangesOf(at: Links, commit: Commit, shows: CommitShows) {
+  const base = giteaCommitOf(at, commit);
+  return {
+    ...base,
+    commit: { ...base.commit, verification: shows.verification ? NOT_SIGNED : null },
+    files: shows.files && commit.files ? commit.files.map((f) => ({ filename: f.filename, status: f.status })) : null,
+    stats: shows.stat && commit.stats ? { total: commit.stats.total, additions: commit.stats.additions, deletions: commit.stats.deletions } : null,
+  };
+}
+
 export function giteaCommitOf(at: Links, commit: Commit) {
   const created = commit.committer.date;
   return {
@@ -110,7 +134,7 @@ export function giteaCommitOf(at: Links, commit: Commit) {
       committer: { name: commit.committer.name, email: commit.committer.email, date: commit.committer.date },
       message: commit.message,
       tree: metaOf(at.apiTree(commit.tree), commit.tree, created),
-      verification: { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' },
+      verification: NOT_SIGNED as typeof NOT_SIGNED | null,
     },
     author: null,
     committer: null,

@@ -10,7 +10,7 @@ import { sendJsonRead, sendRead } from '../http/cacheable.js';
 import { permissionOf } from '../repos/load.js';
 import { API_SETTINGS, pageOf, pagingOf, setCommitPagingHeaders, setLogPagingHeaders, setPagingHeaders } from '../http/pagination.js';
 import type { GatewayClient } from '../gateway-client.js';
-import { blobBytes, contentsOf, giteaBranchOf, giteaCommitOf, giteaTagOf, gitEntryOf, treeResponseOf, type BranchRules, type GiteaGitEntry, type TreeEntry } from './map-content.js';
+import { blobBytes, contentsOf, giteaBranchOf, giteaCommitOf, giteaCommitWithChangesOf, type CommitShows, giteaTagOf, gitEntryOf, treeResponseOf, type BranchRules, type GiteaGitEntry, type TreeEntry } from './map-content.js';
 
 /** The path after `/contents/` or `/raw/`: Express's wildcard, slashes kept, never leading or trailing. */
 function pathParam(req: Request): string {
@@ -30,6 +30,19 @@ const firstQueryString = (req: Request, name: string): string | undefined => {
   const first = Array.isArray(value) ? (value[0] as unknown) : value;
   return typeof first === 'string' && first !== '' ? first : undefined;
 };
+
+/**
+ * Gitea's `stat`, `files` and `verification` of a commit list or commit: each on unless given and
+ * false as Go's strconv.ParseBool reads it (an unreadable value is false too), as Gitea's
+ * ParseCommitOptions decides (routers/api/v1/repo/commits.go).
+ */
+export function commitShowsOf(req: Request): CommitShows {
+  const on = (name: string) => {
+    const value = firstQueryString(req, name);
+    return value === undefined || ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
+  };
+  return { stat: on('stat'), files: on('files'), verification: on('verification') };
+}
 
 const repoOf = (req: Request) => ({ owner: String(req.params.owner), repo: String(req.params.repo) });
 
@@ -178,8 +191,9 @@ export function contentRoutes({ config }: FeatureDeps): Router {
     '/repos/:owner/:repo/git/commits/:sha',
     route(async (req, res) => {
       const gateway = gatewayFor(req, config);
-      const commit = await gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { ...repoOf(req), sha: String(req.params.sha) }));
-      sendJsonRead(req, res, gateway, giteaCommitOf(at(req), commit));
+      const shows = commitShowsOf(req);
+      const commit = await gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { ...repoOf(req), sha: String(req.params.sha) }, shows.stat || shows.files ? '?stats=true' : ''));
+      sendJsonRead(req, res, gateway, giteaCommitWithChangesOf(at(req), commit, shows));
     }),
   );
 
@@ -194,7 +208,8 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       // Gitea's `not`: a ref or commit whose history is left out of the list and its count; Gitea
       // reads its first value only (docs/decisions/gitea-api.md#not).
       const not = firstQueryString(req, 'not');
-      const filter = (path ? `&path=${encodeURIComponent(path)}` : '') + (not ? `&not=${encodeURIComponent(not)}` : '');
+      const shows = commitShowsOf(req);
+      const filter = (path ? `&path=${encodeURIComponent(path)}` : '') + (not ? `&not=${encodeURIComponent(not)}` : '') + (shows.stat || shows.files ? '&stats=true' : '');
       // githost's log page by page (docs/decisions/gitea-api.md#commits): the same page and limit.
       const { items: log, link, total } = await gateway.cursorPage(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${paging.limit}&page=${paging.page}${filter}`)).catch(async (err: unknown) => {
         // Gitea answers any commit list of a repository without commits with its 409 (routers/api/v1/repo/commits.go).
@@ -205,7 +220,7 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       if (path && total === 0) throw notFound(`no commit touches path ${path}`);
       if (total === undefined) setLogPagingHeaders(req, res, log.commits.length, /rel="next"/.test(link ?? ''), paging, config.publicUrl);
       else setCommitPagingHeaders(req, res, total, paging, config.publicUrl);
-      sendJsonRead(req, res, gateway, log.commits.map((c) => giteaCommitOf(at(req), c)));
+      sendJsonRead(req, res, gateway, log.commits.map((c) => giteaCommitWithChangesOf(at(req), c, shows)));
     }),
   );
 

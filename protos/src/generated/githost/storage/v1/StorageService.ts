@@ -16,6 +16,8 @@ import type { DiffRequest as _githost_storage_v1_DiffRequest, DiffRequest__Outpu
 import type { DiffResponse as _githost_storage_v1_DiffResponse, DiffResponse__Output as _githost_storage_v1_DiffResponse__Output } from '../../../githost/storage/v1/DiffResponse.js';
 import type { IsAncestorRequest as _githost_storage_v1_IsAncestorRequest, IsAncestorRequest__Output as _githost_storage_v1_IsAncestorRequest__Output } from '../../../githost/storage/v1/IsAncestorRequest.js';
 import type { IsAncestorResponse as _githost_storage_v1_IsAncestorResponse, IsAncestorResponse__Output as _githost_storage_v1_IsAncestorResponse__Output } from '../../../githost/storage/v1/IsAncestorResponse.js';
+import type { ListCommitChangesRequest as _githost_storage_v1_ListCommitChangesRequest, ListCommitChangesRequest__Output as _githost_storage_v1_ListCommitChangesRequest__Output } from '../../../githost/storage/v1/ListCommitChangesRequest.js';
+import type { ListCommitChangesResponse as _githost_storage_v1_ListCommitChangesResponse, ListCommitChangesResponse__Output as _githost_storage_v1_ListCommitChangesResponse__Output } from '../../../githost/storage/v1/ListCommitChangesResponse.js';
 import type { ListCommitsRequest as _githost_storage_v1_ListCommitsRequest, ListCommitsRequest__Output as _githost_storage_v1_ListCommitsRequest__Output } from '../../../githost/storage/v1/ListCommitsRequest.js';
 import type { ListCommitsResponse as _githost_storage_v1_ListCommitsResponse, ListCommitsResponse__Output as _githost_storage_v1_ListCommitsResponse__Output } from '../../../githost/storage/v1/ListCommitsResponse.js';
 import type { ListRefsRequest as _githost_storage_v1_ListRefsRequest, ListRefsRequest__Output as _githost_storage_v1_ListRefsRequest__Output } from '../../../githost/storage/v1/ListRefsRequest.js';
@@ -33,6 +35,8 @@ import type { ReadTreeResponse as _githost_storage_v1_ReadTreeResponse, ReadTree
 import type { RefsChanged as _githost_storage_v1_RefsChanged, RefsChanged__Output as _githost_storage_v1_RefsChanged__Output } from '../../../githost/storage/v1/RefsChanged.js';
 import type { RemoveRepositoryRequest as _githost_storage_v1_RemoveRepositoryRequest, RemoveRepositoryRequest__Output as _githost_storage_v1_RemoveRepositoryRequest__Output } from '../../../githost/storage/v1/RemoveRepositoryRequest.js';
 import type { RemoveRepositoryResponse as _githost_storage_v1_RemoveRepositoryResponse, RemoveRepositoryResponse__Output as _githost_storage_v1_RemoveRepositoryResponse__Output } from '../../../githost/storage/v1/RemoveRepositoryResponse.js';
+import type { ResolveCommitExpressionRequest as _githost_storage_v1_ResolveCommitExpressionRequest, ResolveCommitExpressionRequest__Output as _githost_storage_v1_ResolveCommitExpressionRequest__Output } from '../../../githost/storage/v1/ResolveCommitExpressionRequest.js';
+import type { ResolveCommitExpressionResponse as _githost_storage_v1_ResolveCommitExpressionResponse, ResolveCommitExpressionResponse__Output as _githost_storage_v1_ResolveCommitExpressionResponse__Output } from '../../../githost/storage/v1/ResolveCommitExpressionResponse.js';
 import type { ResolveMergeTipsRequest as _githost_storage_v1_ResolveMergeTipsRequest, ResolveMergeTipsRequest__Output as _githost_storage_v1_ResolveMergeTipsRequest__Output } from '../../../githost/storage/v1/ResolveMergeTipsRequest.js';
 import type { ResolveMergeTipsResponse as _githost_storage_v1_ResolveMergeTipsResponse, ResolveMergeTipsResponse__Output as _githost_storage_v1_ResolveMergeTipsResponse__Output } from '../../../githost/storage/v1/ResolveMergeTipsResponse.js';
 import type { ResolveRevisionRequest as _githost_storage_v1_ResolveRevisionRequest, ResolveRevisionRequest__Output as _githost_storage_v1_ResolveRevisionRequest__Output } from '../../../githost/storage/v1/ResolveRevisionRequest.js';
@@ -105,6 +109,15 @@ export interface StorageServiceClient extends grpc.Client {
   isAncestor(argument: _githost_storage_v1_IsAncestorRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_IsAncestorResponse__Output>): grpc.ClientUnaryCall;
   isAncestor(argument: _githost_storage_v1_IsAncestorRequest, callback: grpc.requestCallback<_githost_storage_v1_IsAncestorResponse__Output>): grpc.ClientUnaryCall;
   
+  ListCommitChanges(argument: _githost_storage_v1_ListCommitChangesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListCommitChangesResponse__Output>): grpc.ClientUnaryCall;
+  ListCommitChanges(argument: _githost_storage_v1_ListCommitChangesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ListCommitChangesResponse__Output>): grpc.ClientUnaryCall;
+  ListCommitChanges(argument: _githost_storage_v1_ListCommitChangesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListCommitChangesResponse__Output>): grpc.ClientUnaryCall;
+  ListCommitChanges(argument: _githost_storage_v1_ListCommitChangesRequest, callback: grpc.requestCallback<_githost_storage_v1_ListCommitChangesResponse__Output>): grpc.ClientUnaryCall;
+  listCommitChanges(argument: _githost_storage_v1_ListCommitChangesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListCommitChangesResponse__Output>): grpc.ClientUnaryCall;
+  listCommitChanges(argument: _githost_storage_v1_ListCommitChangesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ListCommitChangesResponse__Output>): grpc.ClientUnaryCall;
+  listCommitChanges(argument: _githost_storage_v1_ListCommitChangesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListCommitChangesResponse__Output>): grpc.ClientUnaryCall;
+  listCommitChanges(argument: _githost_storage_v1_ListCommitChangesRequest, callback: grpc.requestCallback<_githost_storage_v1_ListCommitChangesResponse__Output>): grpc.ClientUnaryCall;
+  
   ListCommits(argument: _githost_storage_v1_ListCommitsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListCommitsResponse__Output>): grpc.ClientUnaryCall;
   ListCommits(argument: _githost_storage_v1_ListCommitsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ListCommitsResponse__Output>): grpc.ClientUnaryCall;
   ListCommits(argument: _githost_storage_v1_ListCommitsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ListCommitsResponse__Output>): grpc.ClientUnaryCall;
@@ -168,6 +181,15 @@ export interface StorageServiceClient extends grpc.Client {
   removeRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
   removeRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
   removeRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
+  
+  ResolveCommitExpression(argument: _githost_storage_v1_ResolveCommitExpressionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveCommitExpressionResponse__Output>): grpc.ClientUnaryCall;
+  ResolveCommitExpression(argument: _githost_storage_v1_ResolveCommitExpressionRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ResolveCommitExpressionResponse__Output>): grpc.ClientUnaryCall;
+  ResolveCommitExpression(argument: _githost_storage_v1_ResolveCommitExpressionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveCommitExpressionResponse__Output>): grpc.ClientUnaryCall;
+  ResolveCommitExpression(argument: _githost_storage_v1_ResolveCommitExpressionRequest, callback: grpc.requestCallback<_githost_storage_v1_ResolveCommitExpressionResponse__Output>): grpc.ClientUnaryCall;
+  resolveCommitExpression(argument: _githost_storage_v1_ResolveCommitExpressionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveCommitExpressionResponse__Output>): grpc.ClientUnaryCall;
+  resolveCommitExpression(argument: _githost_storage_v1_ResolveCommitExpressionRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ResolveCommitExpressionResponse__Output>): grpc.ClientUnaryCall;
+  resolveCommitExpression(argument: _githost_storage_v1_ResolveCommitExpressionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveCommitExpressionResponse__Output>): grpc.ClientUnaryCall;
+  resolveCommitExpression(argument: _githost_storage_v1_ResolveCommitExpressionRequest, callback: grpc.requestCallback<_githost_storage_v1_ResolveCommitExpressionResponse__Output>): grpc.ClientUnaryCall;
   
   ResolveMergeTips(argument: _githost_storage_v1_ResolveMergeTipsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ResolveMergeTipsResponse__Output>): grpc.ClientUnaryCall;
   ResolveMergeTips(argument: _githost_storage_v1_ResolveMergeTipsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_ResolveMergeTipsResponse__Output>): grpc.ClientUnaryCall;
@@ -236,6 +258,8 @@ export interface StorageServiceHandlers extends grpc.UntypedServiceImplementatio
   
   IsAncestor: grpc.handleUnaryCall<_githost_storage_v1_IsAncestorRequest__Output, _githost_storage_v1_IsAncestorResponse>;
   
+  ListCommitChanges: grpc.handleUnaryCall<_githost_storage_v1_ListCommitChangesRequest__Output, _githost_storage_v1_ListCommitChangesResponse>;
+  
   ListCommits: grpc.handleUnaryCall<_githost_storage_v1_ListCommitsRequest__Output, _githost_storage_v1_ListCommitsResponse>;
   
   ListRefs: grpc.handleUnaryCall<_githost_storage_v1_ListRefsRequest__Output, _githost_storage_v1_ListRefsResponse>;
@@ -251,6 +275,8 @@ export interface StorageServiceHandlers extends grpc.UntypedServiceImplementatio
   ReadTree: grpc.handleUnaryCall<_githost_storage_v1_ReadTreeRequest__Output, _githost_storage_v1_ReadTreeResponse>;
   
   RemoveRepository: grpc.handleUnaryCall<_githost_storage_v1_RemoveRepositoryRequest__Output, _githost_storage_v1_RemoveRepositoryResponse>;
+  
+  ResolveCommitExpression: grpc.handleUnaryCall<_githost_storage_v1_ResolveCommitExpressionRequest__Output, _githost_storage_v1_ResolveCommitExpressionResponse>;
   
   ResolveMergeTips: grpc.handleUnaryCall<_githost_storage_v1_ResolveMergeTipsRequest__Output, _githost_storage_v1_ResolveMergeTipsResponse>;
   
@@ -274,6 +300,7 @@ export interface StorageServiceDefinition extends grpc.ServiceDefinition {
   CreateRepository: MethodDefinition<_githost_storage_v1_CreateRepositoryRequest, _githost_storage_v1_CreateRepositoryResponse, _githost_storage_v1_CreateRepositoryRequest__Output, _githost_storage_v1_CreateRepositoryResponse__Output>
   Diff: MethodDefinition<_githost_storage_v1_DiffRequest, _githost_storage_v1_DiffResponse, _githost_storage_v1_DiffRequest__Output, _githost_storage_v1_DiffResponse__Output>
   IsAncestor: MethodDefinition<_githost_storage_v1_IsAncestorRequest, _githost_storage_v1_IsAncestorResponse, _githost_storage_v1_IsAncestorRequest__Output, _githost_storage_v1_IsAncestorResponse__Output>
+  ListCommitChanges: MethodDefinition<_githost_storage_v1_ListCommitChangesRequest, _githost_storage_v1_ListCommitChangesResponse, _githost_storage_v1_ListCommitChangesRequest__Output, _githost_storage_v1_ListCommitChangesResponse__Output>
   ListCommits: MethodDefinition<_githost_storage_v1_ListCommitsRequest, _githost_storage_v1_ListCommitsResponse, _githost_storage_v1_ListCommitsRequest__Output, _githost_storage_v1_ListCommitsResponse__Output>
   ListRefs: MethodDefinition<_githost_storage_v1_ListRefsRequest, _githost_storage_v1_ListRefsResponse, _githost_storage_v1_ListRefsRequest__Output, _githost_storage_v1_ListRefsResponse__Output>
   MergeBase: MethodDefinition<_githost_storage_v1_MergeBaseRequest, _githost_storage_v1_MergeBaseResponse, _githost_storage_v1_MergeBaseRequest__Output, _githost_storage_v1_MergeBaseResponse__Output>
@@ -282,6 +309,7 @@ export interface StorageServiceDefinition extends grpc.ServiceDefinition {
   ReadLfsObject: MethodDefinition<_githost_storage_v1_ReadLfsObjectRequest, _githost_storage_v1_ReadLfsObjectResponse, _githost_storage_v1_ReadLfsObjectRequest__Output, _githost_storage_v1_ReadLfsObjectResponse__Output>
   ReadTree: MethodDefinition<_githost_storage_v1_ReadTreeRequest, _githost_storage_v1_ReadTreeResponse, _githost_storage_v1_ReadTreeRequest__Output, _githost_storage_v1_ReadTreeResponse__Output>
   RemoveRepository: MethodDefinition<_githost_storage_v1_RemoveRepositoryRequest, _githost_storage_v1_RemoveRepositoryResponse, _githost_storage_v1_RemoveRepositoryRequest__Output, _githost_storage_v1_RemoveRepositoryResponse__Output>
+  ResolveCommitExpression: MethodDefinition<_githost_storage_v1_ResolveCommitExpressionRequest, _githost_storage_v1_ResolveCommitExpressionResponse, _githost_storage_v1_ResolveCommitExpressionRequest__Output, _githost_storage_v1_ResolveCommitExpressionResponse__Output>
   ResolveMergeTips: MethodDefinition<_githost_storage_v1_ResolveMergeTipsRequest, _githost_storage_v1_ResolveMergeTipsResponse, _githost_storage_v1_ResolveMergeTipsRequest__Output, _githost_storage_v1_ResolveMergeTipsResponse__Output>
   ResolveRevision: MethodDefinition<_githost_storage_v1_ResolveRevisionRequest, _githost_storage_v1_ResolveRevisionResponse, _githost_storage_v1_ResolveRevisionRequest__Output, _githost_storage_v1_ResolveRevisionResponse__Output>
   SetDefaultBranch: MethodDefinition<_githost_storage_v1_SetDefaultBranchRequest, _githost_storage_v1_SetDefaultBranchResponse, _githost_storage_v1_SetDefaultBranchRequest__Output, _githost_storage_v1_SetDefaultBranchResponse__Output>
