@@ -20,8 +20,8 @@ const TAG_EVERY = 10;
 /** How long the set-up waits for githost to go quiet after its push (the push's events handled). */
 const QUIET_AFTER_SETUP_MS = 20 * 60_000;
 
-/** Branches per push of the SSH set-up: `b000*`, `b001*`, ... (manyBranches' names are 6 digits). */
-const BATCH_PREFIX_DIGITS = 3;
+/** Branches per push of the SSH set-up, 10,000: `b00*`, `b01*`, ... (manyBranches' names are 6 digits). */
+const BATCH_PREFIX_DIGITS = 2;
 
 /** How the set-up's push reaches githost. */
 interface WayIn {
@@ -37,10 +37,9 @@ interface WayIn {
  * 110,000 refs ran 40 minutes and were stopped, and batches of explicit refspecs stay quadratic
  * in the refs already pushed. Over SSH git pushes in-process and matches a pattern refspec once
  * per ref. There a push that is not atomic runs githost's reference-transaction hook once per ref
- * (tens of ms each), and an atomic one runs it once with every ref, whose shell loop is quadratic
- * in the refs (many-refs-push.md#over-ssh): so the set-up pushes `--atomic` batches of 1,000
- * branches (and their tags) by name pattern. Every push still goes through githost (receive-pack
- * under its hooks, the intent record, one push event per ref).
+ * (tens of ms each; many-refs-push.md#over-ssh), so the set-up pushes `--atomic` batches of
+ * 10,000 branches (and their tags) by name pattern. Every push still goes through githost
+ * (receive-pack under its hooks, the intent record, one push event per ref).
  */
 async function setUpWayIn(ctx: BenchContext, user: SignedIn, keyDir: string, log: (m: string) => void): Promise<WayIn> {
   const http: WayIn = { name: 'HTTP', url: (repo) => user.gitUrl(repo) };
@@ -101,16 +100,13 @@ export async function refsAxis(ctx: BenchContext, ladder: Ladder, service: Runni
       const scratch = mkdtempSync(join(workDir('scratch'), 'scale-refs-'));
       try {
         const source = join(scratch, 'source');
-        await manyBranches(source, n);
-        const heads = (await gitText(['for-each-ref', '--format=%(objectname) %(refname:lstrip=2)', 'refs/heads/'], source)).split('\n');
-        const tags = heads.filter((_, i) => i % TAG_EVERY === 0).map((line) => `create refs/tags/t/${line.split(' ')[1]} ${line.split(' ')[0]}\n`);
-        await git(['update-ref', '--stdin'], { cwd: source, input: tags.join('') });
+        await manyBranches(source, n, TAG_EVERY);
         service.rss.reset();
         const name = `refs-${n}`;
         await user.api.expect(201, 'POST', '/api/repos', { name });
         const url = user.gitUrl(name);
         const setUp = await setUpPush(source, way, name, n);
-        table.record(way.name === 'SSH' ? `push of every ref over SSH, --atomic, 1,000 branches a push (set-up)` : 'push --mirror of every ref over HTTP (set-up)', 'none', step, { ms: setUp });
+        table.record(way.name === 'SSH' ? 'push of every ref over SSH, --atomic, 10,000 branches a push (set-up)' : 'push --mirror of every ref over HTTP (set-up)', 'none', step, { ms: setUp });
         // Its events (a push event per ref) are handled after git is answered: measure once they are.
         const settled = await waitForQuiet(service.pid, QUIET_AFTER_SETUP_MS);
         table.record('githost quiet after the set-up (its events handled; set-up)', 'none', step, { ms: settled });
