@@ -25,6 +25,17 @@ const TARGET_IDLE_RSS = 60 * 1024 * 1024;
 const IDLE_SETTLE_MS = 5000;
 export const NO_SSH_LISTENER = 'not available (no SSH listener)';
 
+/** OpenSSH's client with only `keyFile`, no prompt and the loopback service's host key unchecked;
+ *  git adds `-p <port>` and, for protocol v2, `-o SendEnv=GIT_PROTOCOL` (OpenSSH variant). */
+export function sshClientArgs(keyFile: string): string[] {
+  return ['-F', '/dev/null', '-i', keyFile, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR'];
+}
+
+/** The environment of a git that reaches a remote over SSH with `keyFile`. */
+export function gitSshEnv(keyFile: string): Record<string, string> {
+  return { GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: ['ssh', ...sshClientArgs(keyFile)].join(' ') };
+}
+
 /** What the bench reaches over SSH: `ssh://<user>@127.0.0.1:<port>/<path>`, and the path a bare `git-upload-pack` is given. */
 interface SshRemote {
   url: string;
@@ -54,9 +65,8 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
     const key = await generateSshKey('ed25519', { comment: 'bench@githost' });
     const keyFile = join(scratch, 'id_ed25519');
     writeFileSync(keyFile, key.privateKey, { mode: 0o600 });
-    // git adds `-p <port>` and, for protocol v2, `-o SendEnv=GIT_PROTOCOL` (OpenSSH variant).
-    const sshArgs = ['-F', '/dev/null', '-i', keyFile, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR'];
-    const gitEnv = { GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: ['ssh', ...sshArgs].join(' ') };
+    const sshArgs = sshClientArgs(keyFile);
+    const gitEnv = gitSshEnv(keyFile);
 
     // OpenSSH: a bare repository on the same disk, served by sshd's own exec of git.
     let plain: SshRemote | undefined;

@@ -1,10 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { generateSshKey } from '@githost/test-support';
 import type { BenchContext } from '../context.js';
 import { git, gitText } from '../git.js';
+import { accepts } from '../listener.js';
 import { manyBranches, SAME_SETTINGS } from '../many-refs.js';
 import { workDir } from '../paths.js';
+import { waitForQuiet } from '../quiet.js';
 import type { RunningService } from '../service.js';
+import { gitSshEnv } from '../ssh.js';
 import { AxisTable, medianOf } from './axis-table.js';
 import { sized, type Ladder } from './ladder.js';
 import { measurePages, timedGit, timedMerge } from './requests.js';
@@ -13,6 +17,48 @@ import type { SignedIn } from './signed-in.js';
 const RUNS = 3;
 /** One tag for every this many branches. */
 const TAG_EVERY = 10;
+/** How long the set-up waits for githost to go quiet after its push (the push's events handled). */
+const QUIET_AFTER_SETUP_MS = 20 * 60_000;
+
+/** Branches per push of the SSH set-up, 10,000: `b00*`, `b01*`, ... (manyBranches' names are 6 digits). */
+const BATCH_PREFIX_DIGITS = 2;
+
+/** How the set-up's push reaches githost. */
+interface WayIn {
+  name: 'SSH' | 'HTTP';
+  url(repo: string): string;
+  env?: Record<string, string>;
+}
+
+/**
+ * The set-up's way in: githost's SSH service unless BENCH_SCALE_REFS_SETUP=http or nothing listens.
+ * Over HTTP git's remote helper hands send-pack one refspec per ref of a `push --mirror`, each
+ * matched against every local and remote ref (docs/decisions/many-refs-push.md#the-baseline):
+ * 110,000 refs ran 40 minutes and were stopped, and batches of explicit refspecs stay quadratic
+ * in the refs already pushed. Over SSH git pushes in-process and matches a pattern refspec once
+ * per ref. There a push that is not atomic runs githost's reference-transaction hook once per ref
+ * (tens of ms each; many-refs-push.md#over-ssh), so the set-up pushes `--atomic` batches of
+ * 10,000 branches (and their tags) by name pattern. Every push still goes through githost
+ * (receive-pack under its hooks, the intent record, one push event per ref).
+ */
+async function setUpWayIn(ctx: BenchContext, user: SignedIn, keyDir: string, log: (m: string) => void): Promise<WayIn> {
+  const http: WayIn = { name: 'HTTP', url: (repo) => user.gitUrl(repo) };
+  if (ctx.env.BENCH_SCALE_REFS_SETUP === 'http') return http;
+  const port = ctx.sshPort;
+  if (port === undefined || !(await accepts(port))) {
+    log(`set-up over HTTP: nothing accepts on SSH_PORT ${port ?? '(unset)'}`);
+    return http;
+  }
+  const key = await generateSshKey('ed25519', { comment: 'bench-scale@githost' });
+  const keyFile = join(keyDir, 'id_ed25519');
+  writeFileSync(keyFile, key.privateKey, { mode: 0o600 });
+  const added = await user.api.request('POST', '/api/user/keys', { title: 'bench scale', key: key.publicKey });
+  if (added.status !== 201) {
+    log(`set-up over HTTP: registering the SSH key answered ${added.status} ${JSON.stringify(added.body)}`);
+    return http;
+  }
+  return { name: 'SSH', url: (repo) => `ssh://git@127.0.0.1:${port}/${user.username}/${repo}.git`, env: gitSshEnv(keyFile) };
+}
 
 /** A commit adding `path` to `parent`'s tree (root level), so it merges cleanly with the chain's changes to f.txt. */
 async function commitOnTop(dir: string, parent: string, path: string, time: number): Promise<string> {
@@ -21,6 +67,19 @@ async function commitOnTop(dir: string, parent: string, path: string, time: numb
   const tree = (await git(['mktree'], { cwd: dir, input: `${entries}100644 blob ${blob}\t${path}\n` })).stdout.toString().trim();
   const env = { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_AUTHOR_DATE: `${time} +0000`, GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com', GIT_COMMITTER_DATE: `${time} +0000` };
   return (await git(['commit-tree', tree, '-p', parent, '-m', `add ${path}`], { cwd: dir, env })).stdout.toString().trim();
+}
+
+/** Pushes every branch and tag of `source` (n branches) to githost; the time it took. */
+async function setUpPush(source: string, way: WayIn, repo: string, n: number): Promise<number> {
+  if (way.name === 'HTTP') return timedGit(['push', '-q', '--mirror', way.url(repo)], source);
+  const width = 6 - BATCH_PREFIX_DIGITS;
+  let ms = 0;
+  // In name order: b000* first, so each push sends only the commits the previous ones did not.
+  for (let prefix = 0; prefix <= Math.floor(n / 10 ** width); prefix++) {
+    const p = `b${String(prefix).padStart(BATCH_PREFIX_DIGITS, '0')}*`;
+    ms += await timedGit(['push', '-q', '--atomic', way.url(repo), `refs/heads/${p}:refs/heads/${p}`, `refs/tags/t/${p}:refs/tags/t/${p}`], source, way.env);
+  }
+  return ms;
 }
 
 /**
@@ -32,64 +91,72 @@ export async function refsAxis(ctx: BenchContext, ladder: Ladder, service: Runni
   const labels = new Map(ladder.steps.map((s) => [s, `${sized(1_000, s, ladder).toLocaleString('en-US')} branches + ${Math.ceil(sized(1_000, s, ladder) / TAG_EVERY).toLocaleString('en-US')} tags`]));
   const table = new AxisTable('Refs and tags', labels);
   const newRefs = sized(1_000, 0, ladder);
-  for (const step of ladder.steps) {
-    const n = sized(1_000, step, ladder);
-    const log = (m: string): void => ctx.log(`scale refs ${n}: ${m}`);
-    const scratch = mkdtempSync(join(workDir('scratch'), 'scale-refs-'));
-    try {
-      const source = join(scratch, 'source');
-      await manyBranches(source, n);
-      const heads = (await gitText(['for-each-ref', '--format=%(objectname) %(refname:lstrip=2)', 'refs/heads/'], source)).split('\n');
-      const tags = heads.filter((_, i) => i % TAG_EVERY === 0).map((line) => `create refs/tags/t/${line.split(' ')[1]} ${line.split(' ')[0]}\n`);
-      await git(['update-ref', '--stdin'], { cwd: source, input: tags.join('') });
-      service.rss.reset();
-      const name = `refs-${n}`;
-      await user.api.expect(201, 'POST', '/api/repos', { name });
-      const url = user.gitUrl(name);
-      table.record(`push --mirror of every ref (set-up)`, 'none', step, { ms: await timedGit(['push', '-q', '--mirror', url], source) });
-      const api = `/api/repos/${user.username}/${name}`;
-      const web = `/${user.username}/${name}`;
-      const tip = 'b' + String(n).padStart(6, '0');
-      await measurePages(table, step, service.url, [
-        { row: 'API: branches (every one, the spec answer)', path: `${api}/branches`, headers: user.bearer, target: 'answer' },
-        { row: 'API: branches ?per_page=100', path: `${api}/branches?per_page=100`, headers: user.bearer, target: 'constant' },
-        { row: 'API: tags (every one)', path: `${api}/tags`, headers: user.bearer, target: 'answer' },
-        { row: 'API: tree root', path: `${api}/tree/${tip}`, headers: user.bearer, target: 'constant' },
-        { row: 'web: repository home', path: web, headers: user.cookie, target: 'constant' },
-        { row: 'web: branches page', path: `${web}/-/branches`, headers: user.cookie, target: 'constant' },
-        { row: 'web: tags page', path: `${web}/-/tags`, headers: user.cookie, target: 'constant' },
-        { row: 'web: ref switcher', path: `${web}/-/refs?view=tree&ref=${tip}`, headers: user.cookie, target: 'constant' },
-      ], views, log);
-      // The baseline: plain git with githost's settings holding the same refs, pushed over file://.
-      const plain = join(scratch, 'plain.git');
-      await git(['init', '-q', '--bare', plain]);
-      for (const [k, v] of SAME_SETTINGS) await git(['config', k, v], { cwd: plain });
-      await timedGit(['push', '-q', '--mirror', `file://${plain}`], source);
-      const first = await gitText(['rev-parse', 'refs/heads/b000001'], source);
-      const plainOne: number[] = [];
-      const ms = await medianOf(RUNS, async (i) => {
-        const sha = await commitOnTop(source, first, `one-${i}.txt`, 1_800_000_000 + i);
-        plainOne.push(await timedGit(['push', '-q', `file://${plain}`, `${sha}:refs/heads/one/${i}`], source));
-        return timedGit(['push', '-q', url, `${sha}:refs/heads/one/${i}`], source);
-      });
-      table.record('push of one commit (new branch)', 'constant', step, { ms, baseline: plainOne.sort((a, b) => a - b)[Math.floor(RUNS / 2)]! });
-      const refspecs = Array.from({ length: newRefs }, (_, i) => `${first}:refs/heads/new/${String(i).padStart(6, '0')}`);
-      await git(['update-ref', '--stdin'], { cwd: source, input: refspecs.map((r) => `create ${r.split(':')[1]} ${first}\n`).join('') });
-      const plainNew = await timedGit(['push', '-q', `file://${plain}`, 'refs/heads/new/*:refs/heads/new/*'], source);
-      table.record(`push of ${newRefs.toLocaleString('en-US')} new refs`, 'constant', step, { ms: await timedGit(['push', '-q', url, 'refs/heads/new/*:refs/heads/new/*'], source), baseline: plainNew });
-      // b000002 is one commit past b000001 (new/<i>): a fast-forward; one/<i> adds a file beside the
-      // chain's changes to f.txt, merged into the chain's last tips: three-way. Needs n >= 4.
-      const ff = await medianOf(RUNS, async (i) => (await timedMerge(user, name, `b${String(2 + i).padStart(6, '0')}`, `new/${String(i).padStart(6, '0')}`)).ms);
-      table.record(`merge, fast-forward (API, median of ${RUNS})`, 'constant', step, { ms: ff });
-      const threeWay = await medianOf(RUNS, async (i) => (await timedMerge(user, name, `one/${i}`, `b${String(n - i).padStart(6, '0')}`)).ms);
-      table.record(`merge, three-way (API, median of ${RUNS})`, 'constant', step, { ms: threeWay });
-      log(`merges: fast-forward ${ff.toFixed(0)} ms, three-way ${threeWay.toFixed(0)} ms`);
-    } catch (err) {
-      table.failed('refs axis', step, err);
-    } finally {
-      table.recordRss(step, service.rss.read());
-      rmSync(scratch, { recursive: true, force: true });
+  const keyDir = mkdtempSync(join(workDir('scratch'), 'scale-refs-key-'));
+  const way = await setUpWayIn(ctx, user, keyDir, (m) => ctx.log(`scale refs: ${m}`));
+  try {
+    for (const step of ladder.steps) {
+      const n = sized(1_000, step, ladder);
+      const log = (m: string): void => ctx.log(`scale refs ${n}: ${m}`);
+      const scratch = mkdtempSync(join(workDir('scratch'), 'scale-refs-'));
+      try {
+        const source = join(scratch, 'source');
+        await manyBranches(source, n, TAG_EVERY);
+        service.rss.reset();
+        const name = `refs-${n}`;
+        await user.api.expect(201, 'POST', '/api/repos', { name });
+        const url = user.gitUrl(name);
+        const setUp = await setUpPush(source, way, name, n);
+        table.record(way.name === 'SSH' ? 'push of every ref over SSH, --atomic, 10,000 branches a push (set-up)' : 'push --mirror of every ref over HTTP (set-up)', 'none', step, { ms: setUp });
+        // Its events (a push event per ref) are handled after git is answered: measure once they are.
+        const settled = await waitForQuiet(service.pid, QUIET_AFTER_SETUP_MS);
+        table.record('githost quiet after the set-up (its events handled; set-up)', 'none', step, { ms: settled });
+        log(`set-up over ${way.name} ${(setUp / 1000).toFixed(1)} s, quiet ${(settled / 1000).toFixed(1)} s after`);
+        const api = `/api/repos/${user.username}/${name}`;
+        const web = `/${user.username}/${name}`;
+        const tip = 'b' + String(n).padStart(6, '0');
+        await measurePages(table, step, service.url, [
+          { row: 'API: branches (every one, the spec answer)', path: `${api}/branches`, headers: user.bearer, target: 'answer' },
+          { row: 'API: branches ?per_page=100', path: `${api}/branches?per_page=100`, headers: user.bearer, target: 'constant' },
+          { row: 'API: tags (every one)', path: `${api}/tags`, headers: user.bearer, target: 'answer' },
+          { row: 'API: tree root', path: `${api}/tree/${tip}`, headers: user.bearer, target: 'constant' },
+          { row: 'web: repository home', path: web, headers: user.cookie, target: 'constant' },
+          { row: 'web: branches page', path: `${web}/-/branches`, headers: user.cookie, target: 'constant' },
+          { row: 'web: tags page', path: `${web}/-/tags`, headers: user.cookie, target: 'constant' },
+          { row: 'web: ref switcher', path: `${web}/-/refs?view=tree&ref=${tip}`, headers: user.cookie, target: 'constant' },
+        ], views, log);
+        // The baseline: plain git with githost's settings holding the same refs, pushed over file://.
+        const plain = join(scratch, 'plain.git');
+        await git(['init', '-q', '--bare', plain]);
+        for (const [k, v] of SAME_SETTINGS) await git(['config', k, v], { cwd: plain });
+        await timedGit(['push', '-q', '--mirror', `file://${plain}`], source);
+        const first = await gitText(['rev-parse', 'refs/heads/b000001'], source);
+        const plainOne: number[] = [];
+        const ms = await medianOf(RUNS, async (i) => {
+          const sha = await commitOnTop(source, first, `one-${i}.txt`, 1_800_000_000 + i);
+          plainOne.push(await timedGit(['push', '-q', `file://${plain}`, `${sha}:refs/heads/one/${i}`], source));
+          return timedGit(['push', '-q', url, `${sha}:refs/heads/one/${i}`], source);
+        });
+        table.record('push of one commit (new branch)', 'constant', step, { ms, baseline: plainOne.sort((a, b) => a - b)[Math.floor(RUNS / 2)]! });
+        const refspecs = Array.from({ length: newRefs }, (_, i) => `${first}:refs/heads/new/${String(i).padStart(6, '0')}`);
+        await git(['update-ref', '--stdin'], { cwd: source, input: refspecs.map((r) => `create ${r.split(':')[1]} ${first}\n`).join('') });
+        const plainNew = await timedGit(['push', '-q', `file://${plain}`, 'refs/heads/new/*:refs/heads/new/*'], source);
+        table.record(`push of ${newRefs.toLocaleString('en-US')} new refs`, 'constant', step, { ms: await timedGit(['push', '-q', url, 'refs/heads/new/*:refs/heads/new/*'], source), baseline: plainNew });
+        // b000002 is one commit past b000001 (new/<i>): a fast-forward; one/<i> adds a file beside the
+        // chain's changes to f.txt, merged into the chain's last tips: three-way. Needs n >= 4.
+        const ff = await medianOf(RUNS, async (i) => (await timedMerge(user, name, `b${String(2 + i).padStart(6, '0')}`, `new/${String(i).padStart(6, '0')}`)).ms);
+        table.record(`merge, fast-forward (API, median of ${RUNS})`, 'constant', step, { ms: ff });
+        const threeWay = await medianOf(RUNS, async (i) => (await timedMerge(user, name, `one/${i}`, `b${String(n - i).padStart(6, '0')}`)).ms);
+        table.record(`merge, three-way (API, median of ${RUNS})`, 'constant', step, { ms: threeWay });
+        log(`merges: fast-forward ${ff.toFixed(0)} ms, three-way ${threeWay.toFixed(0)} ms`);
+      } catch (err) {
+        table.failed('refs axis', step, err);
+      } finally {
+        table.recordRss(step, service.rss.read());
+        rmSync(scratch, { recursive: true, force: true });
+      }
     }
+  } finally {
+    rmSync(keyDir, { recursive: true, force: true });
   }
   return table;
 }

@@ -26,9 +26,9 @@ export async function measurePages(table: AxisTable, step: number, baseUrl: stri
   }
 }
 
-export async function timedGit(args: string[], cwd?: string): Promise<number> {
+export async function timedGit(args: string[], cwd?: string, env?: Record<string, string>): Promise<number> {
   const t = nowMs();
-  await git(args, { cwd, env: QUIET_GIT });
+  await git(args, { cwd, env: { ...QUIET_GIT, ...env } });
   return nowMs() - t;
 }
 

@@ -50,6 +50,19 @@ describe('reference-transaction hook', () => {
     expect(parsed.aborted).toEqual([{ before: A, after: B, ref: 'refs/tags/v1 two words' }]);
   });
 
+  it('when one atomic transaction hands over thousands of refs, then prepared records every one of them, in order', async () => {
+    const record = path.join(dir, 'many.intent');
+    const header = JSON.stringify({ gitDir: '/x', context: { repository: { id: 'r1' } } });
+    await writeFile(record, `${header}\n`);
+    const refs = Array.from({ length: 5000 }, (_, i) => `refs/heads/b${String(i).padStart(6, '0')}`);
+    expect(run('prepared', refs.map((ref) => `${Z} ${A} ${ref}\n`).join(''), record).code).toBe(0);
+    const parsed = parseIntentRecord('many', await readFile(record, 'utf8'));
+    expect(parsed.prepared).toHaveLength(5000);
+    expect(parsed.prepared[0]).toEqual({ before: Z, after: A, ref: 'refs/heads/b000000' });
+    expect(parsed.prepared[4999]).toEqual({ before: Z, after: A, ref: 'refs/heads/b004999' });
+    expect(parsed.prepared.map((u) => u.ref)).toEqual(refs);
+  });
+
   it('when the record was settled and removed, then committed does not recreate it', () => {
     const record = path.join(dir, 'settled.intent');
     expect(run('committed', `${Z} ${A} refs/heads/main\n`, record).code).toBe(0);

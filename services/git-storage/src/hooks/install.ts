@@ -129,11 +129,11 @@ printf '%s\\n' "$input" | exec ${shellQuote(process.execPath)} ${shellQuote(preR
 # fsynced before any ref moves (a failure refuses the push); committed / aborted: confirmed or
 # dropped. Outside the service's receive-pack (variable unset) it does nothing.
 case "$1" in prepared) tag=P ;; committed) tag=C ;; aborted) tag=A ;; *) tag= ;; esac
-out=
-while IFS= read -r line || [ -n "$line" ]; do
-  out="$out$tag $line
-"
-done
+# Each line out as it is read, the whole taken once (the final dot keeps the last newline):
+# appending to a variable line by line copies it each time, quadratic in the refs of one atomic
+# transaction (docs/decisions/many-refs-push.md#over-ssh).
+out=$(while IFS= read -r line || [ -n "$line" ]; do printf '%s %s\\n' "$tag" "$line"; done; printf .)
+out=\${out%.}
 f=$${REF_INTENT_ENV}
 [ -n "$f" ] && [ -n "$tag" ] || exit 0
 ${PAUSE}
