@@ -306,7 +306,7 @@ describe('launcher replicas', () => {
     expect(cfg.match(/ check /g)).toHaveLength(2);
     expect(cfg).toContain('  server accounts-1 127.0.0.1:7201 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions\n');
     // HTTP retries and connection reuse mean nothing to a byte stream.
-    const grpcSection = /listen accounts-grpc\n(  .*\n)*/.exec(cfg)![0];
+    const grpcSection = /listen accounts-grpc\n( {2}.*\n)*/.exec(cfg)![0];
     expect(grpcSection).not.toContain('retry-on');
     expect(grpcSection).not.toContain('http-reuse');
   });
