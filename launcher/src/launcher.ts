@@ -327,7 +327,7 @@ async function proxySectionsFor(
   if (service.grpcVar) {
     const grpcFront = reservedGrpc ?? (await reserveLoopbackPort());
     held.push(grpcFront);
-    sections.push({ name: `${service.name}-grpc`, port: grpcFront.port, mode: 'tcp', servers: replicas.map((p) => p.grpcPort ?? 0), checkPorts: httpPorts });
+    sections.push({ name: `${service.name}-grpc`, port: grpcFront.port, mode: 'tcp', servers: replicas.map((p) => p.grpcPort ?? 0), tracks: service.name });
     vars[service.grpcVar] = `127.0.0.1:${grpcFront.port}`;
   } else await reservedGrpc?.release();
   return vars;

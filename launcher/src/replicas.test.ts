@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect as connectTcp, createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { express, listen } from '@githost/http';
 import { createLogger } from '@githost/logging';
 import { freePort } from '@githost/test-support';
@@ -295,14 +295,69 @@ describe('launcher replicas', () => {
     }
   }, 30_000);
 
-  it('when accounts runs as replicas, then its gRPC goes through a TCP section checked on each replica\'s HTTP /readyz', () => {
-    const cfg = haproxyConfig([{ name: 'accounts-grpc', port: 7000, mode: 'tcp', servers: [7101, 7102], checkPorts: [7201, 7202] }]);
-    expect(cfg).toContain(['listen accounts-grpc', '  bind 127.0.0.1:7000', '  balance roundrobin', '  option httpchk GET /readyz?not_ready=404', '  http-check disable-on-404', '  http-check expect status 200', '  mode tcp'].join('\n'));
-    expect(cfg).toContain('  server accounts-grpc-1 127.0.0.1:7101 check port 7201 inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions\n  server accounts-grpc-2 127.0.0.1:7102 check port 7202 inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions\n');
+  it('when accounts runs as replicas, then its gRPC goes through a TCP section whose servers follow the HTTP section\'s checks of the same processes, not checked a second time', () => {
+    const cfg = haproxyConfig([
+      { name: 'accounts', port: 7000, servers: [7201, 7202] },
+      { name: 'accounts-grpc', port: 7001, mode: 'tcp', servers: [7101, 7102], tracks: 'accounts' },
+    ]);
+    expect(cfg).toContain(['listen accounts-grpc', '  bind 127.0.0.1:7001', '  balance roundrobin', '  option httpchk GET /readyz?not_ready=404', '  http-check disable-on-404', '  http-check expect status 200', '  mode tcp'].join('\n'));
+    expect(cfg).toContain('  server accounts-grpc-1 127.0.0.1:7101 track accounts/accounts-1 on-marked-down shutdown-sessions\n  server accounts-grpc-2 127.0.0.1:7102 track accounts/accounts-2 on-marked-down shutdown-sessions\n');
+    // One check of each process: its HTTP server's.
+    expect(cfg.match(/ check /g)).toHaveLength(2);
+    expect(cfg).toContain('  server accounts-1 127.0.0.1:7201 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions\n');
     // HTTP retries and connection reuse mean nothing to a byte stream.
-    expect(cfg).not.toContain('retry-on');
-    expect(cfg).not.toContain('http-reuse');
+    const grpcSection = /listen accounts-grpc\n( {2}.*\n)*/.exec(cfg)![0];
+    expect(grpcSection).not.toContain('retry-on');
+    expect(grpcSection).not.toContain('http-reuse');
   });
+
+  it('when a replica\'s HTTP /readyz stops answering, then through the real haproxy its gRPC (TCP) server gets no new connection either', async () => {
+    const hung = { one: false };
+    const http1 = await serve((req, res) => void (hung.one ? req.socket.destroy() : res.end('ok')));
+    const http2 = await serve((_req, res) => void res.end('ok'));
+    const grpcServer = (name: string) =>
+      new Promise<{ server: ReturnType<typeof createTcpServer>; port: number }>((resolve) => {
+        // haproxy may reset a connection it passed on (its own check of nothing here, its stop).
+        const server = createTcpServer((socket) => void socket.on('error', () => undefined).end(name)).listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as AddressInfo).port }));
+      });
+    const grpc1 = await grpcServer('grpc-1');
+    const grpc2 = await grpcServer('grpc-2');
+    const [front, grpcFront] = [await freePort(), await freePort()];
+    const cfg = haproxyConfig([
+      { name: 'accounts', port: front, servers: [http1.port, http2.port] },
+      { name: 'accounts-grpc', port: grpcFront, mode: 'tcp', servers: [grpc1.port, grpc2.port], tracks: 'accounts' },
+    ]);
+    const haproxy = await startHaproxy(cfg, grpcFront, createLogger('test'));
+    // Which gRPC server each of `n` new connections through the TCP section reached.
+    const reached = async (n: number) => {
+      const names: string[] = [];
+      for (let i = 0; i < n; i++) {
+        names.push(await new Promise<string>((resolve, reject) => {
+          let data = '';
+          const socket = connectTcp(grpcFront, '127.0.0.1');
+          socket.on('data', (chunk: Buffer) => (data += chunk.toString()));
+          socket.once('end', () => resolve(data));
+          socket.once('error', reject);
+        }));
+
+      }
+      return names;
+    };
+    try {
+      expect(new Set(await reached(4))).toEqual(new Set(['grpc-1', 'grpc-2']));
+      hung.one = true;
+      // Until the checks take it out (about a second), then every connection goes to the other.
+      let last: string[] = [];
+      for (let i = 0; i < 100 && !(last.length && last.every((n) => n === 'grpc-2')); i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        last = await reached(4);
+      }
+      expect(last).toEqual(['grpc-2', 'grpc-2', 'grpc-2', 'grpc-2']);
+    } finally {
+      await haproxy.stop();
+      for (const s of [http1.server, http2.server, grpc1.server, grpc2.server]) s.close();
+    }
+  }, 60_000);
 });
 
 describe('waitUntilReady', () => {

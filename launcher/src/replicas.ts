@@ -48,10 +48,12 @@ export interface ProxySection {
   servers: number[];
   /** Adds the client's address to `X-Forwarded-For` (the public section: the gateways trust one hop). */
   forwardFor?: boolean;
-  /** `tcp` for gRPC: haproxy passes the HTTP/2 connection through, and checks each server's HTTP
-   *  `/readyz` on `checkPorts` (same order as `servers`) instead. Default `http`. */
+  /** `tcp` for gRPC: haproxy passes the HTTP/2 connection through. Default `http`. */
   mode?: 'http' | 'tcp';
-  checkPorts?: number[];
+  /** The HTTP section of the same processes (same order as `servers`): each server follows that
+   *  section's check of its process (`track`) instead of checking the same `/readyz` a second
+   *  time (docs/decisions/replicas.md#accounts). */
+  tracks?: string;
 }
 
 /** GITHOST_SHUTDOWN_DELAY_MS for replicas unless set: haproxy's checks (every 500 ms, out after 2
@@ -128,8 +130,8 @@ export function haproxyConfig(sections: ProxySection[], statsPort?: number): str
     }
     if (s.forwardFor) lines.push('  option forwardfor');
     s.servers.forEach((port, i) => {
-      const checkPort = s.checkPorts?.[i];
-      lines.push(`  server ${s.name}-${i + 1} 127.0.0.1:${port} check${checkPort ? ` port ${checkPort}` : ''} inter 500ms fall 2 rise 1 ${ON_MARKED_DOWN}`);
+      const check = s.tracks ? `track ${s.tracks}/${s.tracks}-${i + 1}` : 'check inter 500ms fall 2 rise 1';
+      lines.push(`  server ${s.name}-${i + 1} 127.0.0.1:${port} ${check} ${ON_MARKED_DOWN}`);
     });
   }
   lines.push(...writes);
