@@ -340,9 +340,15 @@ describe('Gitea API: branches, tags, compare', () => {
     ]);
   });
 
-  it('when a tool compares two refs, then the commits of head not in base', async () => {
+  it('when a tool compares two refs, then the commits of head not in base, each with its stats and files as Gitea shows them; files=false and verification=false give null', async () => {
     const { data } = await giteaClient(gh).repos.repoCompareDiff('ann', 'demo', 'main...feature/x');
     expect([data.total_commits, data.commits?.map((c) => c.sha)]).toEqual([1, [feature]]);
+    expect(data.commits?.map((c) => [c.stats, c.files, c.commit?.verification?.reason])).toEqual([
+      [{ total: 1, additions: 1, deletions: 0 }, [{ filename: 'feature.txt', status: 'added' }], 'gpg.error.not_signed_commit'],
+    ]);
+    // Gitea's compare reads `files` and `verification` (not in its swagger, so not in gitea-js); stats always.
+    const off = (await (await fetch(`${gh.url}/api/v1/repos/ann/demo/compare/main...feature/x?files=false&verification=false`)).json()) as { commits: Array<Record<string, unknown> & { commit: Record<string, unknown> }> };
+    expect(off.commits.map((c) => [c.sha, c.stats, c.files, c.commit.verification])).toEqual([[feature, { total: 1, additions: 1, deletions: 0 }, null, null]]);
     expect((await giteaFailure(giteaClient(gh).repos.repoCompareDiff('ann', 'demo', 'main...nope'))).status).toBe(404);
   });
 });

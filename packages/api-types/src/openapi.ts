@@ -1317,7 +1317,10 @@ export interface paths {
     };
     "/api/repos/{owner}/{repo}/compare/{basehead}": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description beside the spec: `true` adds each listed commit's `stats` and `files` (docs/decisions/gitea-api.md#stats-and-files); 400 unless `true` or `false`, or given twice */
+                stats?: boolean;
+            };
             header?: never;
             path: {
                 owner: components["parameters"]["owner"];
@@ -5408,7 +5411,10 @@ export interface operations {
     };
     compareRefs: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description beside the spec: `true` adds each listed commit's `stats` and `files` (docs/decisions/gitea-api.md#stats-and-files); 400 unless `true` or `false`, or given twice */
+                stats?: boolean;
+            };
             header?: never;
             path: {
                 owner: components["parameters"]["owner"];

@@ -119,7 +119,7 @@ describe('GET commits', () => {
     }
   });
 
-  it('when not is asked for (docs/decisions/gitea-api.md#not), then the log without the history of that branch, tag or commit, paged and counted; an unknown one is 404, a repeated one 400', async () => {
+  it('when not is asked for (docs/decisions/gitea-api.md#not), then the log without the history of that branch, tag, commit or ancestry expression, paged and counted; an unknown one is 404, a range or a search 400, a repeated one 400', async () => {
     const shas = (res: Awaited<ReturnType<typeof h.get>>) => (res.json() as { commits: CommitBody[] }).commits.map((c) => c.sha);
     const revList = async (...args: string[]) => (await h.git('rev-list', ...args)).split('\n').filter(Boolean);
     const withoutFeature = await revList('refs/heads/main', '^refs/heads/feature/x');
@@ -148,9 +148,17 @@ describe('GET commits', () => {
     const touching = await revList('refs/heads/main', `^${sha}`, '--', 'counter.txt');
     const byPath = await h.get(`${API}/commits/main?path=counter.txt&not=${sha}`);
     expect([shas(byPath), byPath.headers['x-total-count']]).toEqual([touching, String(touching.length)]);
-    for (const unknown of ['no-such-branch', 'd'.repeat(40), '--all', '^main', 'main~1', 'main..feature/x']) {
+    for (const unknown of ['no-such-branch', 'd'.repeat(40), '--all']) {
       const res = await h.get(`${API}/commits/main?not=${encodeURIComponent(unknown)}`);
       expect([unknown, res.status, res.json()]).toEqual([unknown, 404, { error: `Ref not found: ${unknown}` }]);
+    }
+    // Revision expressions (docs/decisions/gitea-api.md#revision-expressions): ancestry steps are
+    // git's meaning; a range, a negation or a search is refused, never handed to git.
+    const parent = await h.get(`${API}/commits/main?not=${encodeURIComponent('main~1')}`);
+    expect([parent.status, shas(parent), parent.headers['x-total-count']]).toEqual([200, [await revParse('refs/heads/main')], '1']);
+    for (const refused of ['^main', 'main..feature/x', ':/counter']) {
+      const res = await h.get(`${API}/commits/main?not=${encodeURIComponent(refused)}`);
+      expect([refused, res.status, (res.json() as { error: string }).error]).toEqual([refused, 400, expect.stringContaining(`Unsupported revision expression: ${refused}`)]);
     }
     const twice = await h.get(`${API}/commits/main?not=main&not=v1.0`);
     expect([twice.status, twice.json()]).toEqual([400, { error: 'not must be given once' }]);

@@ -33,10 +33,13 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
   if (refEndpoint === 'raw') return sendRaw(req, res, await getRaw(browse, repo, refAndPath));
   let prepared: Prepared;
   // docs/decisions/gitea-api.md#stats-and-files: each commit's stats and files, when asked for.
-  const stats = refEndpoint === 'commits' || sha !== undefined ? parseCommitStats(req.query.stats) : false;
+  const stats = refEndpoint === 'commits' || refEndpoint === 'compare' || sha !== undefined ? parseCommitStats(req.query.stats) : false;
   if (refEndpoint === 'tree') prepared = await getTree(browse, repo, refAndPath, req.query.limit);
   else if (refEndpoint === 'blob') prepared = await getBlob(browse, repo, refAndPath);
-  else if (refEndpoint === 'compare') prepared = await compareRefs(browse, repo, refAndPath);
+  else if (refEndpoint === 'compare') {
+    prepared = await compareRefs(browse, repo, refAndPath);
+    if (stats) prepared = withCommitChanges(browse.reader, browse.cache, repo, prepared, (body) => body.commits as Array<Record<string, unknown>>);
+  }
   else if (refEndpoint === 'commits') {
     const page = parseLogPage(req.query.page);
     const filePath = parseLogPath(req.query.path);

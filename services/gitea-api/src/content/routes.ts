@@ -10,7 +10,7 @@ import { sendJsonRead, sendRead } from '../http/cacheable.js';
 import { permissionOf } from '../repos/load.js';
 import { API_SETTINGS, pageOf, pagingOf, setCommitPagingHeaders, setLogPagingHeaders, setPagingHeaders } from '../http/pagination.js';
 import type { GatewayClient } from '../gateway-client.js';
-import { blobBytes, contentsOf, giteaBranchOf, giteaCommitOf, giteaCommitWithChangesOf, type CommitShows, giteaTagOf, gitEntryOf, treeResponseOf, type BranchRules, type GiteaGitEntry, type TreeEntry } from './map-content.js';
+import { blobBytes, contentsOf, giteaBranchOf, giteaCommitWithChangesOf, type CommitShows, giteaTagOf, gitEntryOf, treeResponseOf, type BranchRules, type GiteaGitEntry, type TreeEntry } from './map-content.js';
 
 /** The path after `/contents/` or `/raw/`: Express's wildcard, slashes kept, never leading or trailing. */
 function pathParam(req: Request): string {
@@ -281,8 +281,10 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       const value = (req.params as Record<string, unknown>).basehead;
       const basehead = Array.isArray(value) ? value.join('/') : String(value);
       if (!basehead.includes('...')) throw validation('compare needs base...head');
-      const compare = await gateway.get(apiPath('/api/repos/{owner}/{repo}/compare/{basehead}', { ...repoOf(req), basehead }));
-      sendJsonRead(req, res, gateway, { total_commits: compare.ahead_by, commits: compare.commits.map((c) => giteaCommitOf(at(req), c)) });
+      // Gitea's compare always shows each commit's stats; `files` and `verification` as on the log (routers/api/v1/repo/compare.go).
+      const shows = { ...commitShowsOf(req), stat: true };
+      const compare = await gateway.get(apiPath('/api/repos/{owner}/{repo}/compare/{basehead}', { ...repoOf(req), basehead }, '?stats=true'));
+      sendJsonRead(req, res, gateway, { total_commits: compare.ahead_by, commits: compare.commits.map((c) => giteaCommitWithChangesOf(at(req), c, shows)) });
     }),
   );
 
