@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { IncomingMessage } from 'node:http';
-import { requestIdOf } from './index.js';
+import { isoTime, requestIdOf } from './index.js';
 
 const req = (h: Record<string, string>) => ({ headers: h }) as unknown as IncomingMessage;
 
@@ -11,6 +11,19 @@ describe('requestIdOf', () => {
   it('when the id is missing or hostile, then a uuid is generated', () => {
     expect(requestIdOf(req({}))).toMatch(/^[0-9a-f-]{36}$/);
     expect(requestIdOf(req({ 'x-request-id': 'bad id\n' }))).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('isoTime', () => {
+  it('when a line is stamped, then its time field is what pino\'s isoTime writes, to the millisecond', () => {
+    for (const ms of [0, 1_764_483_843_845, Date.UTC(2026, 10, 30, 6, 4, 3, 5), Date.UTC(999, 0, 9, 23, 59, 59, 999), Date.UTC(9999, 11, 31, 23, 59, 59, 999)]) {
+      expect(isoTime(ms)).toBe(`,"time":"${new Date(ms).toISOString()}"`);
+    }
+    expect(isoTime(Date.UTC(2026, 10, 30, 6, 4, 3, 845))).toBe(',"time":"2026-11-30T06:04:03.845Z"');
+  });
+  it('when the year has more than four digits, then the extended form of toISOString is kept', () => {
+    const ms = Date.UTC(10000, 0, 1);
+    expect(isoTime(ms)).toBe(',"time":"+010000-01-01T00:00:00.000Z"');
   });
 });
 

@@ -40,9 +40,25 @@ function stdoutDestination(): pino.DestinationStream {
   return (stdout ??= pino.destination({ dest: 1, sync: false }));
 }
 
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/**
+ * The `time` field pino's `isoTime` writes (`,"time":"2026-11-30T06:04:03.845Z"`), made from the
+ * UTC fields rather than `Date.prototype.toISOString`: node 20's V8 looks up the local time zone's
+ * name through ICU before it formats even an ISO date, and that first lookup pages about 1 MiB of
+ * ICU's time zone data and code into the process for good (docs/decisions/ssh-server.md#what-is-resident-nodes-own-pages).
+ * Years outside 0-9999 (never a clock's) keep toISOString's extended form.
+ */
+export function isoTime(now = Date.now()): string {
+  const d = new Date(now);
+  const year = d.getUTCFullYear();
+  if (year < 0 || year > 9999) return `,"time":"${d.toISOString()}"`;
+  return `,"time":"${pad(year, 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}Z"`;
+}
+
 /** One JSON line per event, snake_case fields, service name on every line. LOG_LEVEL sets the level. */
 export function createLogger(service: string, level = sink?.level ?? process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info')): Logger {
-  const options = { level, base: { service }, messageKey: 'msg', timestamp: pino.stdTimeFunctions.isoTime };
+  const options = { level, base: { service }, messageKey: 'msg', timestamp: isoTime };
   return pino(options, sink ? sink.destination : stdoutDestination());
 }
 

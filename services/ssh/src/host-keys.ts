@@ -1,8 +1,8 @@
 import { access, chmod, constants, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import ssh2 from 'ssh2';
 import { ConfigError } from '@githost/config/errors';
 import { sshKeyFingerprint } from '@githost/identity';
+import ssh2 from './ssh2-module.js';
 
 const { utils } = ssh2;
 

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Socket, type AddressInfo } from 'node:net';
-import ssh2, { type Algorithms, type AuthContext, type Connection, type ServerChannel, type Session } from 'ssh2';
+import type { Algorithms, AuthContext, Connection, ServerChannel, Session } from 'ssh2';
 import type { Logger } from '@githost/logging';
 import { sshKeyFingerprint } from '@githost/identity';
 import type { Corked } from './clients/gather.js';
 import type { HostKey } from './host-keys.js';
 import type { IdleCollection } from './memory/idle-collection.js';
 import { serveCommand, type CommandDeps, type SshCaller } from './commands/index.js';
+import ssh2 from './ssh2-module.js';
 
 const { Server, utils } = ssh2;
 
