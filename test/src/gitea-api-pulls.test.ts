@@ -111,7 +111,7 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
       expect(await refusal(as(null).repos.repoListPullRequests('alice', 'app', { state: 'merged' as 'open' }))).toMatchObject({ status: 422 });
     });
 
-    it('when the files and commits are asked for, then Gitea\'s ChangedFile and Commit', async () => {
+    it('when the files and commits are asked for, then Gitea\'s ChangedFile and Commit, each commit with its stats and files', async () => {
       const files = await as(null).repos.repoGetPullRequestFiles('alice', 'app', 1);
       expect(files.data).toEqual([
         expect.objectContaining({ filename: 'a.txt', status: 'added', additions: 1, deletions: 0, changes: 1, raw_url: `${pub()}/alice/app/-/raw/${r.head}/a.txt` }),
@@ -120,6 +120,13 @@ describe('Gitea API: pull requests, reviews and statuses (gitea-js)', () => {
       const commits = await as(null).repos.repoGetPullRequestCommits('alice', 'app', 1);
       expect(commits.data.map((c) => c.sha)).toEqual([r.head]);
       expect(commits.data[0]!.commit).toMatchObject({ message: expect.stringContaining('feature work') });
+      // As Gitea's GetPullRequestCommits: stats always, files and verification unless false.
+      expect(commits.data.map((c) => [c.stats, c.files, c.commit?.verification?.reason])).toEqual([
+        [{ total: 1, additions: 1, deletions: 0 }, [{ filename: 'a.txt', status: 'added' }], 'gpg.error.not_signed_commit'],
+      ]);
+      expect(commits.headers.get('x-total-count')).toBe('1');
+      const off = await as(null).repos.repoGetPullRequestCommits('alice', 'app', 1, { files: false, verification: false });
+      expect(off.data.map((c) => [c.stats, c.files, c.commit?.verification])).toEqual([[{ total: 1, additions: 1, deletions: 0 }, null, null]]);
     });
 
     it('when edited, then 201 with the new title, body, base and state; a reader who is not the author gets 403', async () => {

@@ -111,7 +111,7 @@ describe('PartnerCheck (docs/decisions/replicas.md#a-partner-that-hangs)', () =>
   });
 });
 
-describe('requestWhole with a partner check', () => {
+describe('requestWhole and streamedRead with a partner check', () => {
   let own: Partner;
   let fallback: Partner;
   let check: PartnerCheck;
@@ -162,24 +162,8 @@ describe('requestWhole with a partner check', () => {
     await expect(requestWhole(`${own.url}/api/d`, { method: 'GET', headers: {}, timeoutMs: 1_500, partner: check })).rejects.toThrow('no answer within 1500 ms');
     expect(fallback.received).toEqual([]);
   }, 30_000);
-});
 
-describe('streamedRead with a partner check (the web\'s and the face\'s raw reads)', () => {
-  let own: Partner;
-  let fallback: Partner;
-  let check: PartnerCheck;
-  beforeAll(async () => {
-    [own, fallback] = await Promise.all([partner(), partner()]);
-  });
-  afterEach(() => {
-    check.stop();
-    own.hang = false;
-    own.received.length = 0;
-    fallback.received.length = 0;
-  });
-  afterAll(async () => Promise.all([close(own), close(fallback)]));
-
-  it('when a read is waiting on its partner as it is marked down, then it is cut and answered by the fallback; new reads go straight there until it answers again', async () => {
+  it('when a streamed read (the web\'s and the face\'s raw reads) is waiting on its partner as it is marked down, then it is cut and answered by the fallback; new reads go straight there until it answers again', async () => {
     check = new PartnerCheck({ url: own.url, name: 'gateway' }).start();
     const read = (path: string) => streamedRead(path, { url: own.url, fallbackUrl: fallback.url, partner: check, headers: {}, timeoutMs: 30_000 });
     const first = await read('/raw/a');
@@ -201,7 +185,7 @@ describe('streamedRead with a partner check (the web\'s and the face\'s raw read
     expect(own.received).toEqual(['GET /raw/a', 'GET /raw/d']);
   }, 30_000);
 
-  it('when no fallback is set, then a hung partner is waited on until the read\'s own bound', async () => {
+  it('when no fallback is set, then a hung partner is waited on until the streamed read\'s own bound', async () => {
     check = new PartnerCheck({ url: own.url, name: 'gateway' }).start();
     own.hang = true;
     await until(() => !check.up, 8_000);

@@ -3,7 +3,8 @@ import { apiPath, type ApiPath } from '@githost/api-client';
 import type { MergeFacts, MergeRequestWithAuthor } from '@githost/api-types';
 import { AppError, notFound, unprocessable } from '@githost/errors';
 import { route } from '@githost/http';
-import { giteaCommitOf } from '../content/map-content.js';
+import { giteaCommitWithChangesOf } from '../content/map-content.js';
+import { commitShowsOf } from '../content/routes.js';
 import { sendRead } from '../http/cacheable.js';
 import { links } from '../http/links.js';
 import type { GatewayClient } from '../gateway-client.js';
@@ -225,7 +226,16 @@ export function pullRoutes({ config }: FeatureDeps): Router {
       const s = await repoScope(req, config);
       const at = links(config.publicUrl, s.owner, s.name);
       const commits = await s.gateway.get(apiPath('/api/repos/{owner}/{repo}/merge-requests/{number}/commits', { owner: s.owner, repo: s.name, number }));
-      sendPage(req, res, commits.map((c) => giteaCommitOf(at, c)), pagingOf(req), config.publicUrl);
+      // Gitea shows each commit's stats always, files and verification unless false
+      // (routers/api/v1/repo/pull.go GetPullRequestCommits): the page's commits are read again with
+      // their changes, each kept by commit id in browse (docs/decisions/gitea-api.md#stats-and-files).
+      const paging = pagingOf(req);
+      const shows = { ...commitShowsOf(req), stat: true };
+      const page = await Promise.all(
+        pageOf(commits, paging).map((c) => s.gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { owner: s.owner, repo: s.name, sha: c.sha }, '?stats=true'))),
+      );
+      setPagingHeaders(req, res, commits.length, paging, config.publicUrl);
+      res.json(page.map((c) => giteaCommitWithChangesOf(at, c, shows)));
     }),
   );
 
