@@ -20,7 +20,7 @@ const KNOWN_SSH2_VERSION = '1.17.0';
  * chacha20-poly1305, which it uses only when its native binding (sshcrypto.node, built by
  * `npm ci`) is missing; with the binding, chacha20-poly1305 runs in C. Compiling a 10 KB module
  * pages in V8's WebAssembly decoder and compiler: about 1 MiB of the node binary stays resident
- * in every ssh process for nothing (docs/decisions/ssh-server.md#what-is-resident). So when the
+ * in every ssh process for nothing (docs/decisions/ssh-server.md#what-is-resident-nodes-own-pages). So when the
  * binding loads and ssh2 is the release this was read from, its poly1305 module is answered from
  * require's cache by a stand-in that throws if it is ever called; otherwise ssh2 loads as it is.
  * Returns whether the stand-in was put in place.
