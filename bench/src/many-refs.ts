@@ -14,7 +14,12 @@ const TARGET_RATIO = 1.5;
 const TARGET_DELAY_MS = 100;
 /** The probe goes on this long after the push ended: the consumers handle its events then. */
 const PROBE_AFTER_MS = 10_000;
-/** The settings githost's repositories have (services/git-storage/src/git/repository.ts) and every push gets. */
+/**
+ * What git-storage configures for a push that changes its cost (services/git-storage/src/git/repository.ts
+ * and hooks/receive-pack.ts: every object checked, objects and refs fsynced, packs of 100 objects
+ * or more kept as packs); the limits and hooks it also sets are not git's work. Plain git gets them
+ * wherever the bench sets it beside githost (this part, the scale ladder, the SSH part).
+ */
 export const SAME_SETTINGS: Array<[string, string]> = [
   ['receive.fsckObjects', 'true'],
   ['core.fsync', 'objects,derived-metadata,reference'],

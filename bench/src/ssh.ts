@@ -8,6 +8,7 @@ import { warmPageCache } from './clone-push.js';
 import type { BenchContext } from './context.js';
 import { git } from './git.js';
 import { accepts, listenerPid, processTitle, statusBytes } from './listener.js';
+import { SAME_SETTINGS } from './many-refs.js';
 import { workDir } from './paths.js';
 import { waitForQuiet } from './quiet.js';
 import type { Section, Table } from './report.js';
@@ -82,7 +83,7 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
       // the push row's difference that is githost's SSH transport shows apart from git's own checks.
       const checked = join(scratch, 'plain-checked.git');
       await git(['init', '-q', '--bare', '--initial-branch=main', checked]);
-      for (const [k, v] of GITHOST_RECEIVE_CONFIG) await git(['config', '--local', k, v], { cwd: checked });
+      for (const [k, v] of SAME_SETTINGS) await git(['config', '--local', k, v], { cwd: checked });
       plainChecked = { url: `ssh://${sshd.user}@127.0.0.1:${sshd.port}${checked}`, user: sshd.user, port: sshd.port, path: checked };
       notes.push(`OpenSSH: \`/usr/sbin/sshd -D\` (${await sshVersion()}) on 127.0.0.1:${sshd.port}, its own ed25519 host key, one authorized key, \`AcceptEnv GIT_PROTOCOL\`, logging in as ${sshd.user}; git runs through the login shell as with any sshd`);
     }
@@ -181,7 +182,7 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
     tables.push(setupTable(setup, plain !== undefined, setup.hosted.length > 0 ? undefined : unavailable, rounds));
     const sshPeaks = { push: sshPush?.rss.byProcess.ssh, clone: sshClone?.rss.byProcess.ssh };
     tables.push(await idleTable(ctx, service.pid, sshPort, busyRss, sshPeaks, hosted !== undefined || sshPush !== undefined ? undefined : unavailable));
-    notes.push(`githost checks every pushed object (receive.fsckObjects); the OpenSSH baseline the target is read against is git-receive-pack with git's defaults, as the issue states it; the second push row is the same sshd into a repository with git-storage's receive settings (${GITHOST_RECEIVE_CONFIG.map(([k, v]) => `${k}=${v}`).join(', ')}: services/git-storage/src/git/repository.ts, hooks/receive-pack.ts), githost's hooks and events aside`);
+    notes.push(`githost checks every pushed object (receive.fsckObjects); the OpenSSH baseline the target is read against is git-receive-pack with git's defaults, as the issue states it; the second push row is the same sshd into a repository with git-storage's receive settings (${SAME_SETTINGS.map(([k, v]) => `${k}=${v}`).join(', ')}: services/git-storage/src/git/repository.ts, hooks/receive-pack.ts), githost's hooks and events aside`);
     return { name: 'ssh', title: 'Git over SSH', tables, notes };
   } finally {
     await sshd?.stop();
@@ -190,18 +191,6 @@ export async function benchSsh(ctx: BenchContext): Promise<Section> {
 }
 
 type Timed = { ms: number; rss: RssPeaks } | undefined;
-
-/**
- * What git-storage configures for a push that changes its cost (services/git-storage/src/git/repository.ts
- * and hooks/receive-pack.ts: every object checked, packs of 100 objects or more kept as packs,
- * objects and refs fsynced); the limits and hooks it also sets are not git's work.
- */
-export const GITHOST_RECEIVE_CONFIG: ReadonlyArray<readonly [string, string]> = [
-  ['receive.fsckObjects', 'true'],
-  ['receive.unpackLimit', '100'],
-  ['core.fsync', 'objects,derived-metadata,reference'],
-  ['core.fsyncMethod', 'fsync'],
-];
 
 /** A row: operation, the OpenSSH figure, githost SSH, githost HTTP, and the target's cell when the row has none. */
 type TransferRow = [string, Timed, Timed, Timed] | [string, Timed, Timed, Timed, string];

@@ -10,7 +10,7 @@ import { explainMissing } from './missing.js';
 import type { ObjectCache } from './object-cache.js';
 import type { BlobStream, RawCommit, ReadContext, RefVersions, RepositoryReader } from './ports.js';
 import { RefSnapshots, type RefLookup } from './ref-snapshots.js';
-import { isAbbreviatedId, revisionExpressionOf } from './revision-expressions.js';
+import { expressionBaseOf, isAbbreviatedId, revisionExpressionOf } from './revision-expressions.js';
 import { decodeSegments, prefixesOfName, refPrefixes, resolveCommitsRef, resolveRefName, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
 import { branchList, buildRefSet, tagList, type RefSet } from './refs.js';
 import { openRaw, rawFromBytes, type RawBlob } from './raw.js';
@@ -352,9 +352,10 @@ export function parseLogNot(raw: unknown): string {
 export async function listCommits(deps: BrowseDeps, repo: RepoRef, refRaw: string, limitRaw: unknown, log?: CommitLogPage): Promise<Prepared> {
   const not = log?.not ?? '';
   // The paged log also reads revision expressions (`main~3`, an abbreviated id): their bases' refs too.
-  const bases = log === undefined ? [] : [expressionBase(decodeSegments(refRaw).join('/')), expressionBase(not)].filter((b) => b !== '');
+  const refName = log === undefined ? '' : decodeSegments(refRaw).join('/');
+  const bases = log === undefined ? [] : [expressionBaseOf(refName), expressionBaseOf(not)].filter((b) => b !== '');
   const refs = await refSetOf(deps, repo, [...new Set([...refPrefixes(refRaw, repo.defaultBranch, true), ...(not === '' ? [] : prefixesOfName(not)), ...bases.flatMap((b) => (b === 'HEAD' ? [`refs/heads/${repo.defaultBranch}`] : prefixesOfName(b)))])]);
-  const ref = log === undefined ? resolveCommitsRef(refRaw, refs, repo.defaultBranch) : await logRef(deps, repo, decodeSegments(refRaw).join('/'), refs, () => resolveCommitsRef(refRaw, refs, repo.defaultBranch));
+  const ref = log === undefined ? resolveCommitsRef(refRaw, refs, repo.defaultBranch) : await logRef(deps, repo, refName, refs, () => resolveCommitsRef(refRaw, refs, repo.defaultBranch));
   const early = ref.kind === 'sha' && log === undefined ? await logConfirmingTip(deps, repo, ref.sha, limitRaw) : undefined;
   const commit = early ? ref.sha : await commitOf(deps, repo, ref);
   const limit = parseLimit(limitRaw);
@@ -370,12 +371,6 @@ export async function listCommits(deps: BrowseDeps, repo: RepoRef, refRaw: strin
       return [`{"ref":${json(ref.ref)},"commits":`, list, '}'];
     },
   };
-}
-
-/** The base of what may be a revision expression ('' for a plain name or none), whose refs must be loaded. */
-function expressionBase(name: string): string {
-  const cut = name.search(/[~^]/);
-  return cut > 0 ? name.slice(0, cut) : name === 'HEAD' ? 'HEAD' : '';
 }
 
 /**

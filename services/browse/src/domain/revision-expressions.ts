@@ -27,12 +27,26 @@ export function revisionExpressionOf(name: string): RevisionExpression | undefin
   // No ref starts with `-` (git check-ref-format): such a name is simply not found, as it always was.
   if (name.startsWith('-')) return undefined;
   if (name.includes('@{') || name.includes(':') || name.includes('..') || name.includes('^{/')) throw refused();
-  const cut = name.search(/[~^]/);
-  const base = cut < 0 ? name : name.slice(0, cut);
-  const steps = cut < 0 ? '' : name.slice(cut);
+  const { base, steps } = split(name);
   if (steps === '' && base !== 'HEAD' && !ABBREVIATED.test(base)) return undefined;
   if (base === '' || !STEPS.test(steps) || (steps.match(STEP)?.length ?? 0) > MAX_STEPS) throw refused();
   return { base, steps };
+}
+
+/** A name cut at its first `~` or `^`: the base before it, the steps from it. */
+function split(name: string): RevisionExpression {
+  const cut = name.search(/[~^]/);
+  return cut < 0 ? { base: name, steps: '' } : { base: name.slice(0, cut), steps: name.slice(cut) };
+}
+
+/**
+ * The base of what may be a revision expression, whose refs must be loaded before it is resolved:
+ * '' for a plain name (its refs are loaded as a name's) or none; never throws (a refused form is
+ * refused when resolved).
+ */
+export function expressionBaseOf(name: string): string {
+  const { base, steps } = split(name);
+  return steps !== '' ? base : name === 'HEAD' ? 'HEAD' : '';
 }
 
 /** Whether `base` can only be an abbreviated commit id (no branch or tag of that name exists). */

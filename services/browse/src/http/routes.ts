@@ -36,10 +36,7 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
   const stats = refEndpoint === 'commits' || refEndpoint === 'compare' || sha !== undefined ? parseCommitStats(req.query.stats) : false;
   if (refEndpoint === 'tree') prepared = await getTree(browse, repo, refAndPath, req.query.limit);
   else if (refEndpoint === 'blob') prepared = await getBlob(browse, repo, refAndPath);
-  else if (refEndpoint === 'compare') {
-    prepared = await compareRefs(browse, repo, refAndPath);
-    if (stats) prepared = withCommitChanges(browse.reader, browse.cache, repo, prepared, (body) => body.commits as Array<Record<string, unknown>>);
-  }
+  else if (refEndpoint === 'compare') prepared = await compareRefs(browse, repo, refAndPath);
   else if (refEndpoint === 'commits') {
     const page = parseLogPage(req.query.page);
     const filePath = parseLogPath(req.query.path);
@@ -48,17 +45,15 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
     // A path or `not` asks for the paged log (its first page without `page`); without any the spec's answer stands.
     const paged = page !== undefined || filePath !== '' || not !== '';
     prepared = await listCommits(browse, repo, refAndPath, req.query.limit, paged ? { page: page ?? 1, path, rawQuery, filePath, not } : undefined);
-    if (stats) prepared = withCommitChanges(browse.reader, browse.cache, repo, prepared, (body) => body.commits as Array<Record<string, unknown>>);
   }
-  else if (sha !== undefined) {
-    prepared = await getCommit(browse, repo, sha);
-    if (stats) prepared = withCommitChanges(browse.reader, browse.cache, repo, prepared, (body) => [body]);
-  }
+  else if (sha !== undefined) prepared = await getCommit(browse, repo, sha);
   else {
     const [path, rawQuery = ''] = splitUrl(req.originalUrl);
     const list = { path, rawQuery, page: refPageOf(req.query as Record<string, unknown>) };
     prepared = listEndpoint === 'branches' ? await listBranches(browse, repo, list) : await listTags(browse, repo, list);
   }
+  // One commit's record, or the log's and the compare's `commits`.
+  if (stats) prepared = withCommitChanges(browse.reader, browse.cache, repo, prepared, (body) => (sha !== undefined ? [body] : (body.commits as Array<Record<string, unknown>>)));
   if (notModified(req, res, prepared)) return;
   const body = await prepared.body();
   setValidators(res, prepared);

@@ -41,12 +41,12 @@ export class GitCancelledError extends GitTimeoutError {
   override name = 'GitCancelledError';
 }
 
-/** The command wrote more than its caller's `maxStdoutBytes` and was stopped. */
 /** An abbreviated object id more than one object starts with. */
 export class AmbiguousRevisionError extends GitError {
   override name = 'AmbiguousRevisionError';
 }
 
+/** The command wrote more than its caller's `maxStdoutBytes` and was stopped. */
 export class GitOutputTooBigError extends GitError {
   override name = 'GitOutputTooBigError';
 }

@@ -93,10 +93,6 @@ export function treeResponseOf(at: Links, sha: string, entries: GiteaGitEntry[],
 /** Gitea's `CommitMeta`. */
 const metaOf = (url: string, sha: string, created: string) => ({ url, sha, created });
 
-/**
- * A githost commit as Gitea's `Commit`: `author` and `committer` are Gitea users, which githost
- * does not tie commits to (null, as Gitea answers for an email it knows no user of).
- */
 /** What Gitea's commit list and commit show of each commit: its `stat`, `files` and `verification` query parameters. */
 export interface CommitShows {
   stat: boolean;
@@ -121,6 +117,10 @@ export function giteaCommitWithChangesOf(at: Links, commit: Commit, shows: Commi
   };
 }
 
+/**
+ * A githost commit as Gitea's `Commit`: `author` and `committer` are Gitea users, which githost
+ * does not tie commits to (null, as Gitea answers for an email it knows no user of).
+ */
 export function giteaCommitOf(at: Links, commit: Commit) {
   const created = commit.committer.date;
   return {

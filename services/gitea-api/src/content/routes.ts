@@ -10,38 +10,15 @@ import { sendJsonRead, sendRead } from '../http/cacheable.js';
 import { permissionOf } from '../repos/load.js';
 import { API_SETTINGS, pageOf, pagingOf, setCommitPagingHeaders, setLogPagingHeaders, setPagingHeaders } from '../http/pagination.js';
 import type { GatewayClient } from '../gateway-client.js';
-import { blobBytes, contentsOf, giteaBranchOf, giteaCommitWithChangesOf, type CommitShows, giteaTagOf, gitEntryOf, treeResponseOf, type BranchRules, type GiteaGitEntry, type TreeEntry } from './map-content.js';
+import { commitShowsOf, showsChanges } from './commit-shows.js';
+import { firstQueryString, queryString } from '../http/query.js';
+import { blobBytes, contentsOf, giteaBranchOf, giteaCommitWithChangesOf, giteaTagOf, gitEntryOf, treeResponseOf, type BranchRules, type GiteaGitEntry, type TreeEntry } from './map-content.js';
 
 /** The path after `/contents/` or `/raw/`: Express's wildcard, slashes kept, never leading or trailing. */
 function pathParam(req: Request): string {
   const value = (req.params as Record<string, unknown>).path;
   const path = Array.isArray(value) ? value.join('/') : typeof value === 'string' ? value : '';
   return path.replace(/^\/+|\/+$/g, '');
-}
-
-const queryString = (req: Request, name: string): string | undefined => {
-  const value = (req.query as Record<string, unknown>)[name];
-  return typeof value === 'string' && value !== '' ? value : undefined;
-};
-
-/** A query parameter's first value, as Gitea's FormString reads a repeated one; undefined when absent or empty. */
-const firstQueryString = (req: Request, name: string): string | undefined => {
-  const value = (req.query as Record<string, unknown>)[name];
-  const first = Array.isArray(value) ? (value[0] as unknown) : value;
-  return typeof first === 'string' && first !== '' ? first : undefined;
-};
-
-/**
- * Gitea's `stat`, `files` and `verification` of a commit list or commit: each on unless given and
- * false as Go's strconv.ParseBool reads it (an unreadable value is false too), as Gitea's
- * ParseCommitOptions decides (routers/api/v1/repo/commits.go).
- */
-export function commitShowsOf(req: Request): CommitShows {
-  const on = (name: string) => {
-    const value = firstQueryString(req, name);
-    return value === undefined || ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
-  };
-  return { stat: on('stat'), files: on('files'), verification: on('verification') };
 }
 
 const repoOf = (req: Request) => ({ owner: String(req.params.owner), repo: String(req.params.repo) });
@@ -192,7 +169,7 @@ export function contentRoutes({ config }: FeatureDeps): Router {
     route(async (req, res) => {
       const gateway = gatewayFor(req, config);
       const shows = commitShowsOf(req);
-      const commit = await gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { ...repoOf(req), sha: String(req.params.sha) }, shows.stat || shows.files ? '?stats=true' : ''));
+      const commit = await gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { ...repoOf(req), sha: String(req.params.sha) }, showsChanges(shows) ? '?stats=true' : ''));
       sendJsonRead(req, res, gateway, giteaCommitWithChangesOf(at(req), commit, shows));
     }),
   );
@@ -209,7 +186,7 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       // reads its first value only (docs/decisions/gitea-api.md#not).
       const not = firstQueryString(req, 'not');
       const shows = commitShowsOf(req);
-      const filter = (path ? `&path=${encodeURIComponent(path)}` : '') + (not ? `&not=${encodeURIComponent(not)}` : '') + (shows.stat || shows.files ? '&stats=true' : '');
+      const filter = (path ? `&path=${encodeURIComponent(path)}` : '') + (not ? `&not=${encodeURIComponent(not)}` : '') + (showsChanges(shows) ? '&stats=true' : '');
       // githost's log page by page (docs/decisions/gitea-api.md#commits): the same page and limit.
       const { items: log, link, total } = await gateway.cursorPage(apiPath('/api/repos/{owner}/{repo}/commits/{ref}', { ...repoOf(req), ref }, `?limit=${paging.limit}&page=${paging.page}${filter}`)).catch(async (err: unknown) => {
         // Gitea answers any commit list of a repository without commits with its 409 (routers/api/v1/repo/commits.go).
@@ -281,8 +258,7 @@ export function contentRoutes({ config }: FeatureDeps): Router {
       const value = (req.params as Record<string, unknown>).basehead;
       const basehead = Array.isArray(value) ? value.join('/') : String(value);
       if (!basehead.includes('...')) throw validation('compare needs base...head');
-      // Gitea's compare always shows each commit's stats; `files` and `verification` as on the log (routers/api/v1/repo/compare.go).
-      const shows = { ...commitShowsOf(req), stat: true };
+      const shows = commitShowsOf(req, true);
       const compare = await gateway.get(apiPath('/api/repos/{owner}/{repo}/compare/{basehead}', { ...repoOf(req), basehead }, '?stats=true'));
       sendJsonRead(req, res, gateway, { total_commits: compare.ahead_by, commits: compare.commits.map((c) => giteaCommitWithChangesOf(at(req), c, shows)) });
     }),

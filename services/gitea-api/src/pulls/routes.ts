@@ -4,7 +4,7 @@ import type { MergeFacts, MergeRequestWithAuthor } from '@githost/api-types';
 import { AppError, notFound, unprocessable } from '@githost/errors';
 import { route } from '@githost/http';
 import { giteaCommitWithChangesOf } from '../content/map-content.js';
-import { commitShowsOf } from '../content/routes.js';
+import { commitShowsOf } from '../content/commit-shows.js';
 import { sendRead } from '../http/cacheable.js';
 import { links } from '../http/links.js';
 import type { GatewayClient } from '../gateway-client.js';
@@ -230,7 +230,7 @@ export function pullRoutes({ config }: FeatureDeps): Router {
       // (routers/api/v1/repo/pull.go GetPullRequestCommits): the page's commits are read again with
       // their changes, each kept by commit id in browse (docs/decisions/gitea-api.md#stats-and-files).
       const paging = pagingOf(req);
-      const shows = { ...commitShowsOf(req), stat: true };
+      const shows = commitShowsOf(req, true);
       const page = await Promise.all(
         pageOf(commits, paging).map((c) => s.gateway.get(apiPath('/api/repos/{owner}/{repo}/commit/{sha}', { owner: s.owner, repo: s.name, sha: c.sha }, '?stats=true'))),
       );
