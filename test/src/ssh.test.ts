@@ -89,6 +89,23 @@ describe('git over SSH', () => {
     expect(await git(dir, 'rev-parse', 'FETCH_HEAD')).toBe(second);
   });
 
+  it('when alice pushes 300 new branches over SSH in one push that is not atomic, then every branch lands and each fires its push webhook once', async () => {
+    await createRepo(gh, alice.token, 'branches');
+    expect((await api(gh, 'POST', '/api/repos/alice/branches/webhooks', { token: alice.token, body: { url: `${receiver.url}/branches`, events: 'push' } })).status).toBe(201);
+    const work = makeWorkdir();
+    const tip = await commitFiles(work, { 'a.txt': 'a\n' }, 'a');
+    const names = Array.from({ length: 300 }, (_, i) => `b${String(i).padStart(3, '0')}`);
+    const pushed = await gitResultWithEnv(work, viaSsh(aliceKey), 'push', '-q', remote('alice/branches'), ...names.map((n) => `HEAD:refs/heads/${n}`));
+    expect([pushed.code, pushed.stderr]).toEqual([0, expect.not.stringMatching(/error|rejected/)]);
+    const listed = await gitResultWithEnv(work, viaSsh(aliceKey), 'ls-remote', '--heads', remote('alice/branches'));
+    expect(listed.stdout.trim().split('\n').sort()).toEqual(names.map((n) => `${tip}\trefs/heads/${n}`));
+    const delivered = await eventually(() => {
+      const refs = receiver.received.filter((d) => d.path === '/branches').map((d) => d.body.ref);
+      return refs.length >= names.length ? refs : undefined;
+    }, 60_000);
+    expect([...delivered].sort()).toEqual(names.map((n) => `refs/heads/${n}`));
+  }, 120_000);
+
   it('when the repository page is shown, then its clone box offers the SSH URL beside HTTPS', async () => {
     const page = await webGet(gh, '/alice/demo');
     expect(page.status).toBe(200);
@@ -296,6 +313,10 @@ describe('a client that goes away', () => {
     push.child.stdin.write(pack.subarray(0, pack.length >> 1));
     const quarantines = () => readdirSync(gh.dataDir, { recursive: true, encoding: 'utf8' }).filter((p) => p.includes('tmp_objdir-incoming'));
     await eventually(() => quarantines().length > 0 || undefined);
+    // git-storage read the push's commands and recorded them before git started, as over smart
+    // HTTP: receive-pack runs stateless and without the per-ref reference-transaction hook
+    // (docs/decisions/many-refs-push.md#over-ssh).
+    expect(gitProcessesUnder(gh.dataDir).filter((p) => p.includes(' receive-pack '))).toEqual([expect.stringMatching(/ -c core\.hooksPath=\S*\/hooks\/commands-recorded .* receive-pack --stateless-rpc --end-of-options /)]);
     push.child.kill('SIGKILL');
     await eventually(() => gitProcessesUnder(gh.dataDir).length === 0 || undefined);
     await eventually(() => quarantines().length === 0 || undefined);

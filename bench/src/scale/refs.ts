@@ -36,9 +36,9 @@ interface WayIn {
  * matched against every local and remote ref (docs/decisions/many-refs-push.md#the-baseline):
  * 110,000 refs ran 40 minutes and were stopped, and batches of explicit refspecs stay quadratic
  * in the refs already pushed. Over SSH git pushes in-process and matches a pattern refspec once
- * per ref. There a push that is not atomic runs githost's reference-transaction hook once per ref
- * (tens of ms each; many-refs-push.md#over-ssh), so the set-up pushes `--atomic` batches of
- * 10,000 branches (and their tags) by name pattern. Every push still goes through githost
+ * per ref. The set-up pushes `--atomic` batches of 10,000 branches (and their tags) by name
+ * pattern (before git-storage recorded an SSH push's commands itself, a push that was not atomic
+ * ran the reference-transaction hook once per ref: many-refs-push.md#over-ssh). Every push still goes through githost
  * (receive-pack under its hooks, the intent record, one push event per ref).
  */
 async function setUpWayIn(ctx: BenchContext, user: SignedIn, keyDir: string, log: (m: string) => void): Promise<WayIn> {

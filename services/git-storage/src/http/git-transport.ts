@@ -153,20 +153,21 @@ interface PreparedPush {
 /**
  * Everything a push needs before git starts, whichever transport carries it. The hooks refuse what
  * the push may not do (src/hooks/: bounds, then branch and tag protection). `peeked`: the commands
- * and capabilities a stateless request announced before git runs; undefined when they come only
- * after the advertisement (SSH), where the reference-transaction hook records them.
+ * and capabilities the client announced before git runs; no refs when its command section could
+ * not be read (a push certificate, a malformed or oversized list), where the
+ * reference-transaction hook records what git prepares.
  */
-async function preparePush(ctx: StorageContext, repo: NonNullable<Identity['repo']>, identity: Identity, gitDir: string, env: Record<string, string>, peeked: { refs?: PushedRef[]; capabilities?: string[] } | undefined): Promise<PreparedPush> {
+async function preparePush(ctx: StorageContext, repo: NonNullable<Identity['repo']>, identity: Identity, gitDir: string, env: Record<string, string>, peeked: { refs?: PushedRef[]; capabilities?: string[] }): Promise<PreparedPush> {
   const input = await pushPolicyInput(ctx, repo, identity.request_id);
-  Object.assign(env, preReceiveEnv(ctx.pushLimits, input, peeked?.refs));
+  Object.assign(env, preReceiveEnv(ctx.pushLimits, input, peeked.refs));
   // LFS objects count towards the quota with the git objects (docs/decisions/lfs.md "Limits").
   if (ctx.pushLimits.quotaBytes !== undefined) env[LFS_BYTES_ENV] = String(await directoryBytes(lfsRepositoryDir(ctx.dataDir, repo.id)));
   // A client that asks for git's report of every ref gets its commands recorded here, in one
   // fsync, and receive-pack runs without the reference-transaction hook (one shell and sync
   // per ref); otherwise the hook records what git prepares.
-  const caps = peeked?.capabilities ?? [];
+  const caps = peeked.capabilities ?? [];
   let recorded: PreparedPush['recorded'];
-  if (peeked?.refs && peeked.refs.length > 0 && (caps.includes('report-status') || caps.includes('report-status-v2'))) {
+  if (peeked.refs && peeked.refs.length > 0 && (caps.includes('report-status') || caps.includes('report-status-v2'))) {
     recorded = { refs: peeked.refs, report: new ReportStatusReader(caps.includes('side-band-64k') || caps.includes('side-band')) };
   }
   // Last before git starts, so a request refused earlier leaves no record behind.
@@ -237,6 +238,26 @@ async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags
 }
 
 /**
+ * receive-pack's advertisement on the duplex exchange, written to `res` (left open): the same
+ * bytes a receive-pack over SSH starts with (refs, capabilities, flush; "version 1" first when
+ * the client asked for it), from a git that ends there, as smart HTTP's `info/refs`.
+ */
+async function advertiseReceivePack(ctx: StorageContext, gitDir: string, env: Record<string, string>, res: Response, onOutput: () => void): Promise<{ code: number; stderr: string }> {
+  const child = spawnGit({ name: 'receive-pack', flags: ['--stateless-rpc', '--advertise-refs'], args: [gitDir] }, { env });
+  killOnDisconnect(res, child);
+  let stderr = '';
+  child.stderr!.on('data', (b: Buffer) => {
+    if (stderr.length < 8192) stderr += b.toString('utf8');
+  });
+  child.stdin!.end();
+  child.stdout!.on('data', onOutput);
+  child.stdout!.pipe(res, { end: false });
+  const [code] = await Promise.all([exited(child), new Promise((r) => child.stdout!.once('close', r))]);
+  if (code !== 0) ctx.logger.warn({ exit_code: code, stderr: stderr.slice(0, 2000) }, 'git receive-pack --advertise-refs failed');
+  return { code, stderr };
+}
+
+/**
  * Git smart HTTP (`info/refs`, `git-upload-pack`, `git-receive-pack`), `--stateless-rpc`, streamed
  * end to end in both directions with backpressure (pipe), so a 200 MB push or clone never sits
  * in memory. The push's ref changes are recorded before they happen (services/git-storage/README.md#push-events-survive-a-kill); after receive-pack, the push events are journaled before the response ends.
@@ -291,11 +312,14 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
   );
 
   /**
-   * Full-duplex git for the SSH server (services/ssh/README.md#git-runs-in-git-storage): git runs
-   * WITHOUT `--stateless-rpc`, the request body is the SSH client's stdin and the response git's
-   * stdout, both streaming while the exchange lasts; git's exit status and stderr follow in
-   * trailers. A receive-pack's commands come only after the advertisement, so they cannot be
-   * peeked: the reference-transaction hook records them, as for any client without report-status.
+   * Full-duplex git for the SSH server (services/ssh/README.md#git-runs-in-git-storage): the
+   * request body is the SSH client's stdin and the response git's stdout, both streaming while the
+   * exchange lasts; git's exit status and stderr follow in trailers. upload-pack runs WITHOUT
+   * `--stateless-rpc`. A receive-pack is split as smart HTTP splits it: the advertisement from
+   * `--stateless-rpc --advertise-refs`, then the client's command section read off the stream and
+   * recorded here, then `--stateless-rpc` on the whole of what the client sends: so an SSH push
+   * runs without the per-ref reference-transaction hook and with the pre-receive verdicts, as an
+   * HTTP push does (docs/decisions/many-refs-push.md#over-ssh).
    * The body has smart HTTP's idle cut-off (PUSH_IDLE_TIMEOUT_MS), git's output counting as
    * activity too: an SSH client sends nothing while a clone streams or while it waits for
    * receive-pack's report (git sends keep-alives then), so only an exchange silent both ways is
@@ -311,16 +335,27 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const repo = authorizeTransport(identity, params[0]!, params[1]!, service);
       const gitDir = await existingRepository(ctx, repo.id);
       const env = gitProtocolEnv(req);
-      const push = service === 'git-receive-pack' ? await preparePush(ctx, repo, identity, gitDir, env, undefined) : undefined;
       res.status(200).setHeader('Content-Type', `application/x-${service}-duplex`);
       res.setHeader('Trailer', `${GIT_EXIT_STATUS_TRAILER}, ${GIT_STDERR_TRAILER}`);
       noCache(res);
       // The advertisement must reach the client before it sends anything.
       res.flushHeaders();
       // Watched from here: until git starts, the wait is the service's, not the client's.
-      const body = watchedBody(ctx, req, res);
-      const { code, stderr } = await exchange(ctx, { service, gitDir, env, push, flags: [], body, res, duplex: true, onOutput: () => body.activity() });
-      res.addTrailers({ [GIT_EXIT_STATUS_TRAILER]: String(code), [GIT_STDERR_TRAILER]: Buffer.from(stderr).toString('base64') });
+      const watched = watchedBody(ctx, req, res);
+      const onOutput = () => watched.activity();
+      let result: { code: number; stderr: string };
+      if (service === 'git-receive-pack') {
+        const advertised = await advertiseReceivePack(ctx, gitDir, env, res, onOutput);
+        if (advertised.code !== 0) result = advertised;
+        else {
+          const peeked = await peekCommands(watched);
+          const push = await preparePush(ctx, repo, identity, gitDir, env, peeked);
+          result = await exchange(ctx, { service, gitDir, env, push, flags: ['--stateless-rpc'], body: peeked.body, res, duplex: true, onOutput });
+        }
+      } else {
+        result = await exchange(ctx, { service, gitDir, env, push: undefined, flags: [], body: watched, res, duplex: true, onOutput });
+      }
+      res.addTrailers({ [GIT_EXIT_STATUS_TRAILER]: String(result.code), [GIT_STDERR_TRAILER]: Buffer.from(result.stderr).toString('base64') });
       res.end();
     }),
   );
