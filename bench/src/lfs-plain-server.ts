@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -11,7 +12,9 @@ import { fileURLToPath } from 'node:url';
  * The LFS bench's baseline: a plain node `http` server, in a process of its own as githost's
  * services are, streaming `PUT /objects/<oid>` to a temporary file, fsyncing it, renaming it in
  * place and fsyncing the directory (as githost's disk store does), and `GET /objects/<oid>` from disk. No batch API, no
- * authentication, no hashing: the bytes to and from disk alone.
+ * authentication, no hashing: the bytes to and from disk alone. With `verify`, it also checks each
+ * upload's sha256 against its oid before the rename, as git-lfs's basic transfer asks of a server
+ * and githost does (the second baseline of the upload rows).
  */
 export interface PlainLfsServer {
   url: string;
@@ -19,8 +22,8 @@ export interface PlainLfsServer {
   stop(): Promise<void>;
 }
 
-export async function startPlainLfsServer(dir: string): Promise<PlainLfsServer> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startPlainLfsServer(dir: string, opts: { verify?: boolean } = {}): Promise<PlainLfsServer> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), dir, ...(opts.verify ? ['--verify'] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
@@ -41,7 +44,7 @@ export async function startPlainLfsServer(dir: string): Promise<PlainLfsServer> 
   };
 }
 
-async function serve(dir: string): Promise<void> {
+async function serve(dir: string, verify: boolean): Promise<void> {
   const tmp = join(dir, 'tmp');
   const server = createServer((req, res) => {
     const m = /^\/objects\/([0-9a-f]{64})$/.exec(req.url ?? '');
@@ -59,7 +62,15 @@ async function serve(dir: string): Promise<void> {
       void (async () => {
         // made on each upload, as githost's store does, so the bench may empty `dir` between cases
         await mkdir(tmp, { recursive: true });
-        await pipeline(req, createWriteStream(temp, { flags: 'wx' }));
+        const hash = createHash('sha256');
+        const hashing = new Transform({
+          transform(chunk: Buffer, _enc, done) {
+            hash.update(chunk);
+            done(null, chunk);
+          },
+        });
+        await (verify ? pipeline(req, hashing, createWriteStream(temp, { flags: 'wx' })) : pipeline(req, createWriteStream(temp, { flags: 'wx' })));
+        if (verify && hash.digest('hex') !== m[1]) throw new Error('the upload does not match its oid');
         const handle = await open(temp, 'r');
         await handle.sync().finally(() => handle.close());
         await rename(temp, file);
@@ -91,5 +102,5 @@ async function serve(dir: string): Promise<void> {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dir = process.argv[2];
   if (!dir) throw new Error('usage: lfs-plain-server.js <directory>');
-  void serve(dir);
+  void serve(dir, process.argv[3] === '--verify');
 }

@@ -63,6 +63,8 @@ interface CaseResult {
   mode: 'gateway' | 'direct';
   upload: Measured;
   download: Measured;
+  /** The same upload into the plain server that also checks each object's sha256 (wall ms). */
+  verifiedPlainUploadMs?: number;
 }
 
 /** A main thread's time over a transfer (/proc/<pid>/schedstat): on a CPU, runnable but waiting
@@ -115,15 +117,18 @@ export async function benchLfs(ctx: BenchContext): Promise<Section> {
   const scratch = mkdtempSync(join(workDir('scratch'), 'lfs-'));
   const notes: string[] = [
     `each case moves the same total; the client sends ${CONCURRENT_TRANSFERS} objects at once (git-lfs's lfs.concurrenttransfers default), batches of 100, keep-alive connections; downloads are written to disk and their sha256 checked, for both contestants`,
-    'the plain server fsyncs each upload, renames it in place and fsyncs the directory, as githost does; it neither hashes nor authenticates, githost does both (and passes each byte through its gateway process)',
+    'the plain server fsyncs each upload, renames it in place and fsyncs the directory, as githost does; it neither hashes nor authenticates, githost does both (and passes each byte through its gateway process unless direct); a second plain server that checks sha256 is timed on each upload after the race',
     'MiB/s = object bytes / wall time of the whole direction (githost: batch requests included); each direction once per case (a shared 2-core machine)',
   ];
   const plainDir = join(scratch, 'plain');
   const downloads = join(scratch, 'downloads');
   mkdirSync(downloads, { recursive: true });
+  const verifyingDir = join(scratch, 'plain-verifying');
   let plain: PlainLfsServer | undefined;
+  let verifying: PlainLfsServer | undefined;
   try {
     plain = await startPlainLfsServer(plainDir);
+    verifying = await startPlainLfsServer(verifyingDir, { verify: true });
     await waitForQuiet(service.pid);
     const idle = Object.fromEntries(service.processes.map((p) => [p.name, statusBytes(p.pid, 'VmRSS') ?? 0]));
     const results: CaseResult[] = [];
@@ -153,6 +158,10 @@ export async function benchLfs(ctx: BenchContext): Promise<Section> {
         if (client.origins.has(new URL(service.url).origin)) throw new Error('direct transfers: a batch pointed an action at the gateway');
       });
       ctx.log(`lfs: ${c.count} x ${c.label}: upload plain ${fmtMs(upload.plainMs)}, githost ${fmtMs(upload.hostMs)}${upload.direct ? `, direct ${fmtMs(upload.direct.ms)}` : ''}`);
+      // The second baseline: what a plain server costs once it checks each upload's sha256 too.
+      await syncDisks();
+      const verifiedPlainUploadMs = await withAgent((agent) => time(() => eachLimited(objects, CONCURRENT_TRANSFERS, (o) => putFile({ href: `${verifying!.url}/${o.oid}` }, o, agent))));
+      ctx.log(`lfs: ${c.count} x ${c.label}: upload to the plain server checking sha256 ${fmtMs(verifiedPlainUploadMs)}`);
       const download = await race(service, plain.pid, total, async (agent) => {
         await eachLimited(objects, CONCURRENT_TRANSFERS, async (o) => {
           const file = join(downloads, o.oid);
@@ -165,8 +174,8 @@ export async function benchLfs(ctx: BenchContext): Promise<Section> {
         await new LfsBasicClient(directUrl, user.username, user.token, agent).download(objects, downloads);
       });
       ctx.log(`lfs: ${c.count} x ${c.label}: download plain ${fmtMs(download.plainMs)}, githost ${fmtMs(download.hostMs)}${download.direct ? `, direct ${fmtMs(download.direct.ms)}` : ''}`);
-      results.push({ c, mode: 'gateway', upload, download });
-      if (upload.direct && download.direct) results.push({ c, mode: 'direct', upload: asMeasured(upload, upload.direct), download: asMeasured(download, download.direct) });
+      results.push({ c, mode: 'gateway', upload, download, verifiedPlainUploadMs });
+      if (upload.direct && download.direct) results.push({ c, mode: 'direct', upload: asMeasured(upload, upload.direct), download: asMeasured(download, download.direct), verifiedPlainUploadMs });
       if (c === cases[1]) {
         cli = await gitLfsClient(ctx, service, user, objects, join(scratch, 'cli'), upload, download).catch((err: unknown) => {
           notes.push(`git lfs rows failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -174,14 +183,17 @@ export async function benchLfs(ctx: BenchContext): Promise<Section> {
         });
       }
       rmSync(join(scratch, 'src'), { recursive: true, force: true });
-      rmSync(plainDir, { recursive: true, force: true });
-      mkdirSync(plainDir, { recursive: true });
+      for (const dir of [plainDir, verifyingDir]) {
+        rmSync(dir, { recursive: true, force: true });
+        mkdirSync(dir, { recursive: true });
+      }
     }
     const plainHwm = statusBytes(plain.pid, 'VmHWM');
     notes.push(`the plain server's own high-water mark (VmHWM) over all cases: ${fmtMiB(plainHwm)}`);
-    return { name: 'lfs', title: 'Git LFS', tables: [throughputTable(results, cli), cpuTable(results), loopTable(results), rssTable(service.processes, idle, results, cli)], notes };
+    return { name: 'lfs', title: 'Git LFS', tables: [throughputTable(results, cli), verifiedUploadTable(results), cpuTable(results), loopTable(results), rssTable(service.processes, idle, results, cli)], notes };
   } finally {
     await plain?.stop();
+    await verifying?.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
 }
@@ -412,6 +424,41 @@ function rssTable(processes: NamedProcess[], idle: Record<string, number>, resul
     header: ['process', 'idle before', ...phases.map((p) => p.label), `${last?.c.label ?? ''} peak - ${first?.c.label ?? ''} peak`, 'flat'],
     rows,
   };
+}
+
+/**
+ * Uploads against the plain server that checks each object's sha256 before its rename, as githost
+ * must (git-lfs docs/api/basic-transfers.md; docs/decisions/lfs.md#throughput): no target, the
+ * share of githost's gap that is the check itself, as the SSH part's push with githost's receive
+ * settings is for git's checks.
+ */
+function verifiedUploadTable(results: CaseResult[]): Table {
+  const rows = results
+    .filter((r) => r.verifiedPlainUploadMs !== undefined)
+    .map(({ c, mode, upload, verifiedPlainUploadMs }) => {
+      const verified = verifiedPlainUploadMs!;
+      return [
+        `${caseLabel(c, mode)}, upload`,
+        `${rate(upload.bytes, upload.plainMs).toFixed(0)} MiB/s (${fmtMs(upload.plainMs)})`,
+        `${rate(upload.bytes, verified).toFixed(0)} MiB/s (${fmtMs(verified)})`,
+        `${rate(upload.bytes, upload.hostMs).toFixed(0)} MiB/s (${fmtMs(upload.hostMs)})`,
+        `${((verified / upload.hostMs) * 100).toFixed(0)} %`,
+      ];
+    });
+  return {
+    title: 'LFS uploads against a plain server that also checks each object\'s sha256 against its oid before the rename (as githost must): the check\'s share of the gap (no target; run once after the race, not alternated)',
+    header: ['objects, direction', 'plain node http', 'plain, checking sha256', 'githost', 'githost / plain checking sha256'],
+    rows,
+  };
+}
+
+async function withAgent<T>(fn: (agent: Agent) => Promise<T>): Promise<T> {
+  const agent = transferAgent();
+  try {
+    return await fn(agent);
+  } finally {
+    agent.destroy();
+  }
 }
 
 function syncDisks(): Promise<void> {
