@@ -57,6 +57,21 @@ describe('Git LFS through the gateway', () => {
     expect(pointer).toContain(`oid sha256:${bigOid}`);
   }, 180_000);
 
+  it('when a 200 MiB file is pushed with git lfs, then a clone elsewhere checks out the same bytes', async () => {
+    const huge = randomBytes(200 * 1024 * 1024);
+    await createRepo(gh, alice.token, 'assets', { private: true });
+    const work = makeWorkdir();
+    await git(work, 'init', '-q', '-b', 'main');
+    await git(work, 'lfs', 'track', '*.bin');
+    await commitFiles(work, { 'huge.bin': huge }, 'a 200 MiB asset');
+    expect((await gitResult(work, 'push', remote(alice, 'assets'), 'main')).code).toBe(0);
+
+    const clone = makeWorkdir();
+    await git(clone, 'clone', '-q', remote(alice, 'assets'), 'copy');
+    const copied = readFileSync(path.join(clone, 'copy', 'huge.bin'));
+    expect([copied.length, createHash('sha256').update(copied).digest('hex')]).toEqual([huge.length, createHash('sha256').update(huge).digest('hex')]);
+  }, 300_000);
+
   it('when a repository is public, then an anonymous clone downloads its LFS content without any credential', async () => {
     await createRepo(gh, alice.token, 'open');
     const work = makeWorkdir();
