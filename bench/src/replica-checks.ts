@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -35,6 +36,9 @@ export async function benchReplicaChecks(ctx: BenchContext): Promise<Section> {
   const src = mkdtempSync(join(workDir('data'), 'replica-checks-src-'));
   const wrapperDir = mkdtempSync(join(tmpdir(), 'githost-bench-haproxy-'));
   const loads: number[] = [];
+  // BENCH_REPLICA_CHECKS_BUSY=N: N shell loops spinning on the CPU meanwhile, the load other
+  // engineers' builds and tests put on this machine when the replicas bench failed pages (20-30).
+  const busy: ChildProcess[] = [];
   try {
     const skip = launcherMissing();
     if (skip) throw new Error(skip);
@@ -70,7 +74,12 @@ export async function benchReplicaChecks(ctx: BenchContext): Promise<Section> {
       pages.push(page);
     }
 
+    const spinners = Number(ctx.env.BENCH_REPLICA_CHECKS_BUSY ?? 0);
+    for (let i = 0; i < spinners; i++) busy.push(spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
+    if (spinners > 0) notes.push(`${spinners} shell loops spinning on the CPU throughout (BENCH_REPLICA_CHECKS_BUSY)`);
     // Load: the web tree page, each githost in turn, haproxy's stats sampled meanwhile.
+    // BENCH_REPLICA_CHECKS_CONNECTIONS: more connections, longer queues in each process, slower checks.
+    const connections = Number(ctx.env.BENCH_REPLICA_CHECKS_CONNECTIONS ?? 50);
     const seconds = ctx.quick ? 5 : 10;
     const slices = ctx.quick ? 2 : 4;
     const totals = githosts.map(() => ({ pages: 0, seconds: 0, statuses: {} as Record<string, number>, errors: 0, bodies: new Map<string, number>(), durations: [] as number[], before: undefined as StatsRows | undefined, bothDownSamples: new Map<string, number>() }));
@@ -81,7 +90,7 @@ export async function benchReplicaChecks(ctx: BenchContext): Promise<Section> {
         const total = totals[which]!;
         total.before ??= await readStats(stats[which]!.url);
         const sampler = sampleStats(stats[which]!.url, 250);
-        const r = await pageLoad(pages[which]!, seconds);
+        const r = await pageLoad(pages[which]!, seconds, connections);
         const samples = await sampler.stop();
         loads.push(loadAverage());
         total.pages += r.answered;
@@ -135,7 +144,7 @@ export async function benchReplicaChecks(ctx: BenchContext): Promise<Section> {
         const pid = service.processes.find((p) => p.name === 'gateway 2')?.pid;
         if (!pid) throw new Error('no process named "gateway 2"');
         await waitForState(stats[which]!.url, 'gateway/gateway-2', 'UP', 30_000);
-        const load = pageLoad(pages[which]!, 14);
+        const load = pageLoad(pages[which]!, 14, connections);
         await new Promise((r) => setTimeout(r, 3_000));
         process.kill(pid, 'SIGSTOP');
         const stoppedAt = Date.now();
@@ -149,11 +158,12 @@ export async function benchReplicaChecks(ctx: BenchContext): Promise<Section> {
       }
     }
     windows.forEach((w, which) => hungRows.push([kinds[which]!.label, w.map((ms) => fmtNum(ms)).join(', ')]));
-    notes.push(`${slices} slices of ${seconds} s per githost at 50 connections on the web tree page, alternating which goes first; haproxy's stats CSV sampled every 250 ms during each (a check's duration is its last one's at the sample); ${rounds} SIGSTOPs of gateway 2 per githost, each 3 s into 14 s of the same load`);
+    notes.push(`${slices} slices of ${seconds} s per githost at ${connections} connections on the web tree page, alternating which goes first; haproxy's stats CSV sampled every 250 ms during each (a check's duration is its last one's at the sample); ${rounds} SIGSTOPs of gateway 2 per githost, each 3 s into 14 s of the same load`);
     notes.push(`load average ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} on ${cpus().length} cores`);
   } catch (err) {
     notes.push(`replica checks failed: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
+    for (const b of busy) b.kill('SIGKILL');
     await Promise.all(services.map((s) => s.stop()));
     for (const c of cleanups) await c().catch(() => undefined);
     rmSync(src, { recursive: true, force: true });
@@ -163,7 +173,7 @@ export async function benchReplicaChecks(ctx: BenchContext): Promise<Section> {
     name: 'replica-checks',
     title: "Replicas: haproxy's checks of slow servers",
     tables: [
-      ...(loadRows.length ? [{ title: 'Web tree page at 50 connections through haproxy, per check setting (same run, slices alternating)', header: ['haproxy checks', 'pages', 'pages/s', 'non-200', 'statuses', 'errors (cut, timed out)', 'checks failed', 'servers marked down', 'check time p50 / p99 / max (sampled)', 'partners marked down (pairings)'], rows: loadRows }] : []),
+      ...(loadRows.length ? [{ title: 'Web tree page through haproxy, per check setting (same run, slices alternating)', header: ['haproxy checks', 'pages', 'pages/s', 'non-200', 'statuses', 'errors (cut, timed out)', 'checks failed', 'servers marked down', 'check time p50 / p99 / max (sampled)', 'partners marked down (pairings)'], rows: loadRows }] : []),
       ...(sectionRows.length ? [{ title: 'By section: checks failed, servers marked down, samples with every server of it out', header: ['haproxy checks', 'section', 'checks failed', 'marked down', 'samples all out'], rows: sectionRows }] : []),
       ...(bodyRows.length ? [{ title: 'What the failed pages said (most frequent first)', header: ['haproxy checks', 'pages', 'status and body'], rows: bodyRows }] : []),
       ...(hungRows.length ? [{ title: 'gateway 2 stopped (SIGSTOP) under load: ms until haproxy marked it down', header: ['haproxy checks', 'each round'], rows: hungRows }] : []),
@@ -236,12 +246,12 @@ async function waitForState(url: string, key: string, state: string, timeoutMs: 
   throw new Error(`${key} not ${state} within ${timeoutMs} ms`);
 }
 
-/** The web page at 50 connections for `seconds`: answers by status, errors, and each non-200's status and body (first 160 characters). */
-async function pageLoad(url: string, seconds: number): Promise<{ answered: number; statuses: Record<string, number>; errors: number; bodies: Map<string, number> }> {
+/** The web page at `connections` for `seconds`: answers by status, errors, and each non-200's status and body (first 160 characters). */
+async function pageLoad(url: string, seconds: number, connections: number): Promise<{ answered: number; statuses: Record<string, number>; errors: number; bodies: Map<string, number> }> {
   const bodies = new Map<string, number>();
   const r = await autocannon({
     url,
-    connections: 50,
+    connections,
     duration: seconds,
     headers: { accept: 'text/html' },
     timeout: 30,
