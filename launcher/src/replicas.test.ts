@@ -211,7 +211,7 @@ describe('launcher replicas', () => {
       const inFlight = [send(front, 'GET', '/after/1'), send(front, 'GET', '/after/2')];
       let windowMs = -1;
       for (let i = 0; i < 400 && windowMs < 0; i++) {
-        if ((await statsRow(statsPort, 'browse/browse-1')).status.startsWith('DOWN')) windowMs = Date.now() - stoppedAt;
+        if ((await statsRow(statsPort, 'browse/browse-1')).status?.startsWith('DOWN')) windowMs = Date.now() - stoppedAt;
         else await new Promise((r) => setTimeout(r, 50));
       }
       process.stdout.write(`a stopped replica marked down after ${windowMs} ms (bound: 2 x (inter + timeout check) = 5 s)\n`);

@@ -66,7 +66,7 @@ export const REPLICA_SHUTDOWN_DELAY_MS = 2_000;
  *  client that closes one, never haproxy while a request is being written on it. */
 export const CLIENT_KEEP_ALIVE_S = 75;
 
-/** How haproxy checks each server (docs/decisions/replicas.md#a-server-that-hangs): every 500 ms,
+/** How haproxy checks each server (docs/decisions/replicas.md#slow-is-not-hung): every 500 ms,
  *  down after 2 failures, up after 1 success. A check fails when the connection is refused at once
  *  (a killed replica: out in about a second, as before), or when `/readyz` has not answered within
  *  CHECK_TIMEOUT (a hung one). Without `timeout check` haproxy gives a whole check `inter`, 500 ms,
