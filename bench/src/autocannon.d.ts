@@ -21,7 +21,13 @@ declare module 'autocannon' {
     /** Milliseconds between samples (1000); a run's `duration` ends at the sample after its last answer. */
     sampleInt?: number;
     /** Each connection's requests in turn; setupRequest may rewrite one before it is sent. */
-    requests?: Array<{ method?: string; path?: string; setupRequest?: (req: { method?: string; path?: string }) => { method?: string; path?: string } }>;
+    requests?: Array<{
+      method?: string;
+      path?: string;
+      setupRequest?: (req: { method?: string; path?: string }) => { method?: string; path?: string };
+      /** Each answer to this request, with its whole body. */
+      onResponse?: (status: number, body: string) => void;
+    }>;
   }
   interface Result {
     requests: Histogram;

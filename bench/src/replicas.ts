@@ -147,7 +147,7 @@ export async function benchReplicas(ctx: BenchContext): Promise<Section> {
  * own: started into `held.services`, its database and broker topology removed by the cleanup it
  * adds to `held.cleanups`.
  */
-async function startOwnGithost(ctx: BenchContext, database: string, name: string, env: Record<string, string>, held: { services: RunningService[]; cleanups: Array<() => Promise<void>> }, port?: number): Promise<RunningService> {
+export async function startOwnGithost(ctx: BenchContext, database: string, name: string, env: Record<string, string>, held: { services: RunningService[]; cleanups: Array<() => Promise<void>> }, port?: number): Promise<RunningService> {
   const db = await createTestDatabase(database);
   const suffix = `${name}.${randomBytes(4).toString('hex')}`;
   const names = { GITHOST_EVENTS_EXCHANGE: `githost.events.bench.${suffix}`, GITHOST_WEBHOOKS_QUEUE: `githost.webhooks.bench.${suffix}`, GITHOST_MERGE_REQUESTS_QUEUE: `githost.merge-requests.bench.${suffix}`, GITHOST_ACCOUNTS_QUEUE: `githost.accounts.bench.${suffix}` };

@@ -12,6 +12,7 @@ import { benchMergeRequests } from './merge-requests.js';
 import { BENCH_DIR } from './paths.js';
 import { printTable, processPeaksTable, writeResults, type Section } from './report.js';
 import { benchRateLimits } from './rate-limits.js';
+import { benchReplicaChecks } from './replica-checks.js';
 import { benchPartnerChecks, benchReplicas } from './replicas.js';
 import { benchScaleLists } from './scale-lists.js';
 import { benchSsh } from './ssh.js';
@@ -21,7 +22,7 @@ import { benchBigPages } from './big-pages.js';
 import { benchColdReads } from './cold-reads.js';
 import { benchScale } from './scale/scale.js';
 
-/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web big-pages ssh lfs footprint scale-lists rate-limits gitea many-refs replicas replicas-partner-checks cold-reads scale]`; BENCH_QUICK=1 for a small repository. */
+/** `npm run bench [-- clone-push browse merge-requests webhooks archive-push web big-pages ssh lfs footprint scale-lists rate-limits gitea many-refs replicas replicas-partner-checks replica-checks cold-reads scale]`; BENCH_QUICK=1 for a small repository. */
 const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promise<Section> }> = {
   'clone-push': { title: 'Clone and push', run: benchClonePush },
   browse: { title: 'Browse', run: benchBrowse },
@@ -40,6 +41,7 @@ const BENCHES: Record<string, { title: string; run: (ctx: BenchContext) => Promi
   'many-refs': { title: 'Push of many refs', run: benchManyRefs },
   replicas: { title: 'Replicas behind haproxy', run: benchReplicas },
   'replicas-partner-checks': { title: 'Replicas: what the partner checks cost', run: benchPartnerChecks },
+  'replica-checks': { title: "Replicas: haproxy's checks of slow servers", run: benchReplicaChecks },
   scale: { title: 'Scale ladder', run: benchScale },
 };
 

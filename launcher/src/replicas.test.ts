@@ -1,10 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect as connectTcp, createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { express, listen } from '@githost/http';
 import { createLogger } from '@githost/logging';
 import { freePort } from '@githost/test-support';
-import { CLIENT_KEEP_ALIVE_S, haproxyConfig, REPLICA_SHUTDOWN_DELAY_MS, replicaCount, requireProcessesForReplicas, startHaproxy, waitUntilReady } from './replicas.js';
+import { CHECK_TIMEOUT, CLIENT_KEEP_ALIVE_S, haproxyConfig, REPLICA_SHUTDOWN_DELAY_MS, replicaCount, requireProcessesForReplicas, startHaproxy, waitUntilReady } from './replicas.js';
 
 /** The content type and body of the last answer to each `<method> <path>` sent. */
 const answerBodies = new Map<string, string>();
@@ -72,6 +73,33 @@ async function replica(name: string) {
   return { name, state, listening: await listen(app, 0, '127.0.0.1') };
 }
 
+/** A replica in a process of its own, so that it can be stopped with SIGSTOP as a hung one is: it
+ *  answers `/readyz` after `readyzDelayMs`, `/hold` after 4 s and anything else at once, each with
+ *  its name. */
+async function replicaProcess(name: string, readyzDelayMs: number): Promise<{ child: ChildProcess; port: number }> {
+  const script = `
+    const delay = ${readyzDelayMs};
+    require('node:http').createServer((req, res) => {
+      if (req.url.startsWith('/readyz')) return void setTimeout(() => res.end('ready'), delay);
+      if (req.url.startsWith('/hold')) return void setTimeout(() => res.end(${JSON.stringify(name)}), 4000);
+      res.end(${JSON.stringify(name)});
+    }).listen(0, '127.0.0.1', function () { process.stdout.write(this.address().port + '\\n'); });`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+    child.once('exit', (code) => reject(new Error(`replica ${name} exited (${code})`)));
+  });
+  return { child, port };
+}
+
+/** haproxy's stats row of `<section>/<server>`, its columns by the CSV header's names. */
+async function statsRow(statsPort: number, key: string): Promise<Record<string, string>> {
+  const [header, ...lines] = (await (await fetch(`http://127.0.0.1:${statsPort}/;csv`)).text()).trim().split('\n');
+  const names = header!.replace(/^# /, '').split(',');
+  const cells = lines.map((l) => l.split(',')).find((c) => `${c[0]}/${c[1]}` === key)!;
+  return Object.fromEntries(names.map((n, i) => [n, cells[i] ?? '']));
+}
+
 describe('launcher replicas', () => {
   it('when nothing is asked, then one of each; the option wins over GITHOST_REPLICAS', () => {
     expect([replicaCount(undefined, undefined), replicaCount(undefined, ''), replicaCount(undefined, ' 3 '), replicaCount(2, '5')]).toEqual([1, 1, 3, 2]);
@@ -100,6 +128,9 @@ describe('launcher replicas', () => {
       `  http-error status 504 content-type application/json string '{"error":"Service unavailable: the server did not answer in time"}'`,
       '  http-after-response set-status 503 if { status 502 } || { status 504 }', '  server gateway-1 127.0.0.1:4001 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions', '  server gateway-2 127.0.0.1:4002 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions', 'listen browse', '  bind 127.0.0.1:5000'].join('\n'));
     expect(cfg).toContain('  server browse-2 127.0.0.1:6002 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions\n');
+    // A check has 2 s to answer, not `inter` (500 ms): a slow server is not a hung one.
+    expect(CHECK_TIMEOUT).toBe('2s');
+    expect(cfg).toContain('  timeout check 2s\n');
     expect(cfg).toMatch(/option redispatch 1\n/);
     expect(cfg).toMatch(/option http-keep-alive\n/);
     expect(cfg).toContain(`  timeout http-keep-alive ${CLIENT_KEEP_ALIVE_S}s\n`);
@@ -151,6 +182,51 @@ describe('launcher replicas', () => {
       await haproxy.stop();
       hanging.server.close();
       answering.server.close();
+    }
+  }, 60_000);
+
+  it('when a replica answers its checks slower than inter but within timeout check, then through the real haproxy it stays up and keeps its requests; stopped with SIGSTOP, it is taken out within the bound and a GET it held is answered by the other', async () => {
+    // 1 s a check: twice `inter`, half of timeout check. Without timeout check each check would
+    // time out at 500 ms, the replica would be marked down and its held request cut.
+    const slow = await replicaProcess('slow', 1000);
+    const quick = await replicaProcess('quick', 0);
+    const [front, statsPort] = [await freePort(), await freePort()];
+    const haproxy = await startHaproxy(haproxyConfig([{ name: 'browse', port: front, servers: [slow.port, quick.port] }], statsPort), front, createLogger('test'));
+    try {
+      // Round robin: one held request on each replica, over several of the slow replica's checks.
+      const held = await Promise.all([send(front, 'GET', '/hold/1'), send(front, 'GET', '/hold/2')]);
+      expect(held).toEqual([200, 200]);
+      const answeredBy = [answerBodies.get('GET /hold/1'), answerBodies.get('GET /hold/2')].map((b) => b?.split(' ')[1]).sort();
+      // Each answered by the replica it was sent to: none was cut and sent again.
+      expect(answeredBy).toEqual(['quick', 'slow']);
+      const row = await statsRow(statsPort, 'browse/browse-1');
+      expect(row.status).toBe('UP');
+      expect(row.chkdown).toBe('0');
+      // Its checks did take longer than inter (haproxy's own measure of the last one).
+      expect(Number(row.check_duration)).toBeGreaterThanOrEqual(900);
+
+      // Hung: the kernel still accepts its connections, nothing answers them.
+      process.kill(slow.child.pid!, 'SIGSTOP');
+      const stoppedAt = Date.now();
+      const inFlight = [send(front, 'GET', '/after/1'), send(front, 'GET', '/after/2')];
+      let windowMs = -1;
+      for (let i = 0; i < 400 && windowMs < 0; i++) {
+        if ((await statsRow(statsPort, 'browse/browse-1')).status?.startsWith('DOWN')) windowMs = Date.now() - stoppedAt;
+        else await new Promise((r) => setTimeout(r, 50));
+      }
+      process.stdout.write(`a stopped replica marked down after ${windowMs} ms (bound: 2 x (inter + timeout check) = 5 s)\n`);
+      // The written bound is 5 s; three times that for a loaded machine, far below what a check
+      // timeout that had grown (or `timeout server`, 5 min) would give.
+      expect(windowMs).toBeGreaterThan(0);
+      expect(windowMs).toBeLessThan(15_000);
+      // The GET it held was cut when it was marked down and answered by the other.
+      expect(await Promise.all(inFlight)).toEqual([200, 200]);
+      expect([answerBodies.get('GET /after/1'), answerBodies.get('GET /after/2')].map((b) => b?.split(' ')[1])).toEqual(['quick', 'quick']);
+    } finally {
+      slow.child.kill('SIGCONT');
+      slow.child.kill('SIGKILL');
+      quick.child.kill('SIGKILL');
+      await haproxy.stop();
     }
   }, 60_000);
 
@@ -303,7 +379,7 @@ describe('launcher replicas', () => {
     expect(cfg).toContain(['listen accounts-grpc', '  bind 127.0.0.1:7001', '  balance roundrobin', '  option httpchk GET /readyz?not_ready=404', '  http-check disable-on-404', '  http-check expect status 200', '  mode tcp'].join('\n'));
     expect(cfg).toContain('  server accounts-grpc-1 127.0.0.1:7101 track accounts/accounts-1 on-marked-down shutdown-sessions\n  server accounts-grpc-2 127.0.0.1:7102 track accounts/accounts-2 on-marked-down shutdown-sessions\n');
     // One check of each process: its HTTP server's.
-    expect(cfg.match(/ check /g)).toHaveLength(2);
+    expect(cfg.match(/ check inter /g)).toHaveLength(2);
     expect(cfg).toContain('  server accounts-1 127.0.0.1:7201 check inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions\n');
     // HTTP retries and connection reuse mean nothing to a byte stream.
     const grpcSection = /listen accounts-grpc\n( {2}.*\n)*/.exec(cfg)![0];

@@ -66,10 +66,19 @@ export const REPLICA_SHUTDOWN_DELAY_MS = 2_000;
  *  client that closes one, never haproxy while a request is being written on it. */
 export const CLIENT_KEEP_ALIVE_S = 75;
 
+/** How haproxy checks each server (docs/decisions/replicas.md#slow-is-not-hung): every 500 ms,
+ *  down after 2 failures, up after 1 success. A check fails when the connection is refused at once
+ *  (a killed replica: out in about a second, as before), or when `/readyz` has not answered within
+ *  CHECK_TIMEOUT (a hung one). Without `timeout check` haproxy gives a whole check `inter`, 500 ms,
+ *  which a replica that is only slow on a loaded machine misses twice in a row, and is then taken
+ *  out with its requests cut. A hung server is out within 2 x (inter + CHECK_TIMEOUT), 5 s. */
+export const CHECK_TIMEOUT = '2s';
+const CHECK = 'check inter 500ms fall 2 rise 1';
+
 /** A server marked down has its requests in flight cut at once, not left to `timeout server`
  *  (5 min): one that hangs without dying (SIGSTOP) holds them unanswered, so a GET or HEAD so cut
  *  is sent to another server (`empty-response`), any other method answered haproxy's 502 (503
- *  to the client: BALANCER_ERRORS) about a second after the hang (docs/decisions/replicas.md#a-server-that-hangs). On a `-writes` server too:
+ *  to the client: BALANCER_ERRORS) once the checks have it down, within 5 s of the hang (docs/decisions/replicas.md#a-server-that-hangs). On a `-writes` server too:
  *  a tracking server is marked down with the one it tracks. */
 const ON_MARKED_DOWN = 'on-marked-down shutdown-sessions';
 
@@ -92,8 +101,8 @@ const READYZ_CHECK = '/readyz?not_ready=404';
 
 /**
  * One `listen` section per service and one for the gateways: round robin, each server checked on
- * `/readyz` every 500 ms and out after 2 failures, so a killed replica stops getting requests within
- * about a second. Connections are kept alive on both sides (docs/decisions/replicas.md#keep-alive):
+ * `/readyz` every 500 ms and out after 2 failures (CHECK), so a killed replica stops getting requests
+ * within about a second and a hung one within 5 s. Connections are kept alive on both sides (docs/decisions/replicas.md#keep-alive):
  * a GET or HEAD goes out on any idle connection to the chosen server (`http-reuse always`), and is
  * tried again on another server (`redispatch 1`: every retry moves on) when its connection failed
  * or closed without a byte of answer: a replica killed mid-request, or one closing an idle
@@ -112,6 +121,7 @@ export function haproxyConfig(sections: ProxySection[], statsPort?: number): str
     '  timeout client 5m',
     '  timeout server 5m',
     '  timeout http-request 30s',
+    `  timeout check ${CHECK_TIMEOUT}`,
     `  timeout http-keep-alive ${CLIENT_KEEP_ALIVE_S}s`,
     '  retries 2',
     '  option redispatch 1',
@@ -130,7 +140,7 @@ export function haproxyConfig(sections: ProxySection[], statsPort?: number): str
     }
     if (s.forwardFor) lines.push('  option forwardfor');
     s.servers.forEach((port, i) => {
-      const check = s.tracks ? `track ${s.tracks}/${s.tracks}-${i + 1}` : 'check inter 500ms fall 2 rise 1';
+      const check = s.tracks ? `track ${s.tracks}/${s.tracks}-${i + 1}` : CHECK;
       lines.push(`  server ${s.name}-${i + 1} 127.0.0.1:${port} ${check} ${ON_MARKED_DOWN}`);
     });
   }

@@ -12,8 +12,9 @@ let hanaToken: string;
 /** Each page under this: well before the 30 s a call would wait on a hung partner. A bound on a
  *  loaded machine, not a timing. */
 const PAGE_BOUND_MS = 10_000;
-/** Requests in flight to a gateway that hangs end under this: haproxy marks it down in about a
- *  second, and cuts what it holds (docs/decisions/replicas.md#a-server-that-hangs). */
+/** Requests in flight to a gateway that hangs end under this: haproxy marks it down within 5 s (two
+ *  checks of 2 s unanswered, 500 ms apart), and cuts what it holds
+ *  (docs/decisions/replicas.md#a-server-that-hangs). */
 const HUNG_BOUND_MS = 20_000;
 
 const pidOf = (name: string) => gh.processes!.find((p) => p.name === name)!.pid;
@@ -152,11 +153,11 @@ describe('a paired partner stopped with SIGSTOP', () => {
     const stoppedAt = Date.now();
     let outcome: 'bound passed' | { gets: number[]; writes: number[]; allAnsweredAfterMs: number };
     try {
-      // Sent at once, before haproxy's checks (every 500 ms, out after 2) notice: round robin gives
+      // Sent at once, before haproxy's checks (out after 2 unanswered for 2 s) notice: round robin gives
       // gateway 2 some of each, which it holds unanswered until haproxy marks it down.
       const gets = Array.from({ length: reads }, () => fetch(`${gh.url}/api/repos/hana/steady/branches`, { headers: { authorization: `Bearer ${hanaToken}` } }).then((r) => r.status));
       const posts = Array.from({ length: writes }, (_, i) => api(gh, 'POST', '/api/repos/hana/steady/webhooks', { token: hanaToken, body: { url: `https://example.com/in-flight-${i}` } }).then((r) => r.status));
-      // The bound: the checks' second or so, with a wide margin for a loaded machine; without
+      // The bound: the checks' 5 s, with a wide margin for a loaded machine; without
       // on-marked-down shutdown-sessions these wait for haproxy's 5 min server timeout.
       const bound = new Promise<'bound passed'>((resolve) => setTimeout(() => resolve('bound passed'), HUNG_BOUND_MS).unref());
       outcome = await Promise.race([Promise.all([Promise.all(gets), Promise.all(posts)]).then(([g, w]) => ({ gets: g, writes: w, allAnsweredAfterMs: Date.now() - stoppedAt })), bound]);
