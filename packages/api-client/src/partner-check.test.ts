@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { requestWhole } from './http-client.js';
-import { PartnerCheck } from './partner-check.js';
+import { ownGateway, PartnerCheck } from './partner-check.js';
 import { streamedRead } from './streamed-read.js';
 
 /** A partner that answers, or hangs like a stopped process: it takes every connection (as the
@@ -191,5 +191,40 @@ describe('requestWhole and streamedRead with a partner check', () => {
     await until(() => !check.up, 8_000);
     await expect(streamedRead('/raw/e', { url: own.url, partner: check, headers: {}, timeoutMs: 1_500 })).rejects.toMatchObject({ name: 'TimeoutError' });
     expect(fallback.received).toEqual([]);
+  }, 30_000);
+});
+
+describe('ownGateway readiness (docs/decisions/replicas.md#slow-is-not-hung)', () => {
+  let own: Partner;
+  let fallback: Partner;
+  beforeAll(async () => {
+    [own, fallback] = [await partner(), await partner()];
+  });
+  afterAll(async () => {
+    await close(own);
+    await close(fallback);
+  });
+
+  it('when the check has heard its own gateway, then readiness answers without asking anyone; while it is down, readiness is the fallback\'s answer', async () => {
+    const { partner: check, ready } = ownGateway({ url: own.url, fallbackUrl: fallback.url });
+    // Not heard yet: the fallback decides.
+    expect(await ready()).toBe(true);
+    expect([own.received, fallback.received]).toEqual([[], ['GET /healthz']]);
+    check!.start();
+    try {
+      await until(() => check!.heard, 8_000);
+      for (let i = 0; i < 5; i++) expect(await ready()).toBe(true);
+      expect([own.received, fallback.received]).toEqual([[], ['GET /healthz']]);
+      own.hang = true;
+      await until(() => !check!.up, 8_000);
+      expect(await ready()).toBe(true);
+      expect(fallback.received).toEqual(['GET /healthz', 'GET /healthz']);
+      fallback.hang = true;
+      expect(await ready().catch(() => false)).toBe(false);
+    } finally {
+      check!.stop();
+      own.hang = false;
+      fallback.hang = false;
+    }
   }, 30_000);
 });

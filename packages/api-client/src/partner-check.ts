@@ -71,6 +71,11 @@ export class PartnerCheck {
     return this.healthy;
   }
 
+  /** Whether a check has passed since the start (before that, `up` is only presumed). */
+  get heard(): boolean {
+    return this.answered;
+  }
+
   start(): this {
     if (this.running) return this;
     this.running = true;
@@ -168,15 +173,17 @@ export class PartnerCheck {
 
 /**
  * A client's own gateway (the web's, the Gitea face's) with `fallbackUrl` behind it: the health
- * check of `url` (none without a fallback) and the readiness the client reports — its own gateway
- * answering `/healthz` while the check has it up, else the fallback
- * (docs/decisions/replicas.md#a-partner-that-hangs). A hung own gateway holds readiness (2 s)
- * only until it is marked down.
+ * check of `url` (none without a fallback) and the readiness the client reports — ready while the
+ * check has its own gateway up and has heard it answer, without asking it again (the check asked
+ * within the last second); else the fallback answering `/healthz`
+ * (docs/decisions/replicas.md#a-partner-that-hangs). So a readiness check never waits on its own
+ * gateway: a slow one once held it 2 s, past haproxy's check timeout, before the fallback was
+ * asked (docs/decisions/replicas.md#slow-is-not-hung).
  */
 export function ownGateway(opts: { url: string; fallbackUrl?: string | undefined; logger?: PartnerLogger; onChange?: (up: boolean) => void }): { partner: PartnerCheck | undefined; ready: () => Promise<boolean> } {
   const answers = async (base: string) => (await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
   const { url, fallbackUrl } = opts;
   if (fallbackUrl === undefined) return { partner: undefined, ready: () => answers(url) };
   const partner = new PartnerCheck({ url, name: 'gateway', logger: opts.logger, onChange: opts.onChange });
-  return { partner, ready: async () => (partner.up && (await answers(url).catch(() => false))) || answers(fallbackUrl) };
+  return { partner, ready: async () => (partner.up && partner.heard) || answers(fallbackUrl) };
 }
