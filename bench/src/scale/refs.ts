@@ -132,6 +132,10 @@ export async function refsAxis(ctx: BenchContext, ladder: Ladder, service: Runni
         await git(['init', '-q', '--bare', plain]);
         for (const [k, v] of SAME_SETTINGS) await git(['config', k, v], { cwd: plain });
         await timedGit(['push', '-q', '--mirror', `file://${plain}`], source);
+        // Held as githost holds them: its housekeeping packs the refs after a push
+        // (docs/decisions/housekeeping.md); a file:// push leaves a loose file per ref, and
+        // every later push's reads of 110,000 loose refs cost plain git seconds githost does not pay.
+        await git(['pack-refs', '--all'], { cwd: plain });
         const first = await gitText(['rev-parse', 'refs/heads/b000001'], source);
         const plainOne: number[] = [];
         const ms = await medianOf(RUNS, async (i) => {
