@@ -59,6 +59,14 @@ describe('an axis table', () => {
     ]);
   });
 
+  it('when a baseline is named, then the cell says which; unnamed, it is plain git over file://', () => {
+    const t = new AxisTable('Refs', labels);
+    t.record('push over HTTP', 'constant', 0, { ms: 3_000, baseline: 1_500 });
+    t.record('push over HTTP, beside plain git over HTTP', 'none', 0, { ms: 3_000, baseline: 4_000, baselineName: 'http-backend' });
+    const [rows] = t.tables();
+    expect(rows!.rows.map((r) => r[1])).toEqual(['3000 ms (file:// 1500 ms)', '3000 ms (http-backend 4000 ms)']);
+  });
+
   it('when a status is not 200, then the cell shows it and the target is not met', () => {
     const t = new AxisTable('Site', labels);
     t.record('list', 'constant', 0, { ms: 5, status: 200 });

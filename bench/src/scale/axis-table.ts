@@ -26,6 +26,8 @@ interface Cell {
   bytes?: number;
   /** The same step's time of plain git over `file://` (for `clone`, what the target holds it to). */
   baseline?: number;
+  /** What the baseline is, when not plain git over `file://` (e.g. `http-backend`). */
+  baselineName?: string;
 }
 
 /** One data axis's table: row | size per step | largest/smallest | target | met. */
@@ -66,7 +68,7 @@ export class AxisTable {
         const c = cells.get(s);
         if (!c) return '—';
         const status = c.status !== undefined && c.status !== 200 ? ` (${c.status})` : '';
-        const base = c.baseline !== undefined ? ` (file:// ${fmtMs(c.baseline)})` : '';
+        const base = c.baseline !== undefined ? ` (${c.baselineName ?? 'file://'} ${fmtMs(c.baseline)})` : '';
         return `${fmtMs(c.ms)}${status}${base}`;
       });
       const [ratio, met] = judge(target, steps.map((s) => cells.get(s)));

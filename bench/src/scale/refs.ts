@@ -5,6 +5,7 @@ import type { BenchContext } from '../context.js';
 import { git, gitText } from '../git.js';
 import { accepts } from '../listener.js';
 import { manyBranches, SAME_SETTINGS } from '../many-refs.js';
+import { startPlainGitHttp } from '../plain-git-http.js';
 import { workDir } from '../paths.js';
 import { waitForQuiet } from '../quiet.js';
 import type { RunningService } from '../service.js';
@@ -36,9 +37,11 @@ interface WayIn {
  * matched against every local and remote ref (docs/decisions/many-refs-push.md#the-baseline):
  * 110,000 refs ran 40 minutes and were stopped, and batches of explicit refspecs stay quadratic
  * in the refs already pushed. Over SSH git pushes in-process and matches a pattern refspec once
- * per ref. The set-up pushes `--atomic` batches of 10,000 branches (and their tags) by name
- * pattern (before git-storage recorded an SSH push's commands itself, a push that was not atomic
- * ran the reference-transaction hook once per ref: many-refs-push.md#over-ssh). Every push still goes through githost
+ * per ref. The set-up pushes batches of 10,000 branches (and their tags) by name pattern, each
+ * `--atomic`: git-storage records an SSH push's commands before git starts, so no hook runs per
+ * ref either way (many-refs-push.md#over-ssh), but receive-pack commits a push that is not atomic
+ * a ref transaction (and a ref fsync) at a time: 48 s against 23 s for 11,000 refs. The batches
+ * bound what one push's events hold in git-storage. Every push still goes through githost
  * (receive-pack under its hooks, the intent record, one push event per ref).
  */
 async function setUpWayIn(ctx: BenchContext, user: SignedIn, keyDir: string, log: (m: string) => void): Promise<WayIn> {
@@ -129,6 +132,10 @@ export async function refsAxis(ctx: BenchContext, ladder: Ladder, service: Runni
         await git(['init', '-q', '--bare', plain]);
         for (const [k, v] of SAME_SETTINGS) await git(['config', k, v], { cwd: plain });
         await timedGit(['push', '-q', '--mirror', `file://${plain}`], source);
+        // Held as githost holds them: its housekeeping packs the refs after a push
+        // (docs/decisions/housekeeping.md); a file:// push leaves a loose file per ref, and
+        // every later push's reads of 110,000 loose refs cost plain git seconds githost does not pay.
+        await git(['pack-refs', '--all'], { cwd: plain });
         const first = await gitText(['rev-parse', 'refs/heads/b000001'], source);
         const plainOne: number[] = [];
         const ms = await medianOf(RUNS, async (i) => {
@@ -137,10 +144,28 @@ export async function refsAxis(ctx: BenchContext, ladder: Ladder, service: Runni
           return timedGit(['push', '-q', url, `${sha}:refs/heads/one/${i}`], source);
         });
         table.record('push of one commit (new branch)', 'constant', step, { ms, baseline: plainOne.sort((a, b) => a - b)[Math.floor(RUNS / 2)]! });
-        const refspecs = Array.from({ length: newRefs }, (_, i) => `${first}:refs/heads/new/${String(i).padStart(6, '0')}`);
-        await git(['update-ref', '--stdin'], { cwd: source, input: refspecs.map((r) => `create ${r.split(':')[1]} ${first}\n`).join('') });
-        const plainNew = await timedGit(['push', '-q', `file://${plain}`, 'refs/heads/new/*:refs/heads/new/*'], source);
-        table.record(`push of ${newRefs.toLocaleString('en-US')} new refs`, 'constant', step, { ms: await timedGit(['push', '-q', url, 'refs/heads/new/*:refs/heads/new/*'], source), baseline: plainNew });
+        // The same new refs under three prefixes, one per way in: new/ over githost's HTTP (the merges
+        // below use it), new-http/ to plain git's http-backend, new-ssh/ over githost's SSH.
+        const created = ['new', 'new-http', 'new-ssh'].flatMap((p) => Array.from({ length: newRefs }, (_, i) => `create refs/heads/${p}/${String(i).padStart(6, '0')} ${first}\n`));
+        await git(['update-ref', '--stdin'], { cwd: source, input: created.join('') });
+        const pushNew = (prefix: string, to: string, env?: Record<string, string>) => timedGit(['push', '-q', to, `refs/heads/${prefix}/*:refs/heads/${prefix}/*`], source, env);
+        const plainNew = await pushNew('new', `file://${plain}`);
+        // Over smart HTTP git's remote helper hands send-pack one refspec per new ref, each matched
+        // against every local ref (many-refs-push.md#the-baseline): a cost of git's client that grows
+        // with the refs already there, whoever answers; plain git over HTTP pays it too.
+        await git(['config', 'http.receivepack', 'true'], { cwd: plain });
+        const plainHttp = await startPlainGitHttp(scratch);
+        let plainNewHttp: number;
+        try {
+          plainNewHttp = await pushNew('new-http', `${plainHttp.url}/plain.git`);
+        } finally {
+          await plainHttp.stop();
+        }
+        const rowNew = `push of ${newRefs.toLocaleString('en-US')} new refs`;
+        const hostNew = await pushNew('new', url);
+        table.record(`${rowNew} over HTTP`, 'constant', step, { ms: hostNew, baseline: plainNew });
+        table.record(`${rowNew} over HTTP, beside plain git over HTTP`, 'none', step, { ms: hostNew, baseline: plainNewHttp, baselineName: 'http-backend' });
+        if (way.name === 'SSH') table.record(`${rowNew} over SSH`, 'constant', step, { ms: await pushNew('new-ssh', way.url(name), way.env), baseline: plainNew });
         // b000002 is one commit past b000001 (new/<i>): a fast-forward; one/<i> adds a file beside the
         // chain's changes to f.txt, merged into the chain's last tips: three-way. Needs n >= 4.
         const ff = await medianOf(RUNS, async (i) => (await timedMerge(user, name, `b${String(2 + i).padStart(6, '0')}`, `new/${String(i).padStart(6, '0')}`)).ms);
