@@ -214,18 +214,13 @@ export function lfsCases(totalMiB: number): LfsCase[] {
  * pages, each with keep-alive connections of its own (none left idle from an earlier phase).
  */
 async function race(service: RunningService, plainPid: number, bytes: number, plainRun: (agent: Agent) => Promise<void>, hostRun: (agent: Agent) => Promise<void>, directRun?: (agent: Agent) => Promise<void>): Promise<Measured> {
-  const run = async (name: string, work: (agent: Agent) => Promise<void>, loops: Record<string, number>): Promise<[number, Record<string, LoopTime>]> => {
-    const agent = transferAgent();
-    try {
+  const run = (name: string, work: (agent: Agent) => Promise<void>, loops: Record<string, number>): Promise<[number, Record<string, LoopTime>]> =>
+    withAgent(async (agent): Promise<[number, Record<string, LoopTime>]> => {
       const watched = watchLoops(loops);
-      const ms = await time(() => work(agent));
-      return [ms, watched()];
-    } catch (err) {
+      return [await time(() => work(agent)), watched()];
+    }).catch((err: unknown) => {
       throw new Error(`${name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-    } finally {
-      agent.destroy();
-    }
-  };
+    });
   await syncDisks();
   const plainCpuBefore = cpuMs([plainPid]);
   const [plainMs, plainLoops] = await run('plain server', plainRun, { 'plain server': plainPid, client: process.pid });
@@ -452,6 +447,7 @@ function verifiedUploadTable(results: CaseResult[]): Table {
   };
 }
 
+/** `fn` with a transfer agent of its own, destroyed after (every contestant's run, lfs-http.ts). */
 async function withAgent<T>(fn: (agent: Agent) => Promise<T>): Promise<T> {
   const agent = transferAgent();
   try {

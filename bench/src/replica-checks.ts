@@ -4,6 +4,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { readHaproxyStats, type HaproxyStats } from '@githost/test-support';
 import { Api, createRepo, createUser, gitUrl } from './api.js';
 import type { BenchContext } from './context.js';
 import { git } from './git.js';
@@ -82,13 +83,13 @@ export async function benchReplicaChecks(ctx: BenchContext): Promise<Section> {
     const connections = Number(ctx.env.BENCH_REPLICA_CHECKS_CONNECTIONS ?? 50);
     const seconds = ctx.quick ? 5 : 10;
     const slices = ctx.quick ? 2 : 4;
-    const totals = githosts.map(() => ({ pages: 0, seconds: 0, statuses: {} as Record<string, number>, errors: 0, bodies: new Map<string, number>(), durations: [] as number[], before: undefined as StatsRows | undefined, bothDownSamples: new Map<string, number>() }));
+    const totals = githosts.map(() => ({ pages: 0, seconds: 0, statuses: {} as Record<string, number>, errors: 0, bodies: new Map<string, number>(), durations: [] as number[], before: undefined as HaproxyStats | undefined, bothDownSamples: new Map<string, number>() }));
     const partnerDownsBefore = githosts.map((g) => partnerDowns(g.logFile));
     for (let i = 0; i < slices; i++) {
       for (let k = 0; k < githosts.length; k++) {
         const which = (i + k) % githosts.length;
         const total = totals[which]!;
-        total.before ??= await readStats(stats[which]!.url);
+        total.before ??= await readHaproxyStats(stats[which]!.url);
         const sampler = sampleStats(stats[which]!.url, 250);
         const r = await pageLoad(pages[which]!, seconds, connections);
         const samples = await sampler.stop();
@@ -111,7 +112,7 @@ export async function benchReplicaChecks(ctx: BenchContext): Promise<Section> {
         }
       }
     }
-    const after = await Promise.all(stats.map((s) => readStats(s.url)));
+    const after = await Promise.all(stats.map((s) => readHaproxyStats(s.url)));
     const partnerDownsAfter = githosts.map((g) => partnerDowns(g.logFile));
     for (const [which, total] of totals.entries()) {
       const label = kinds[which]!.label;
@@ -182,7 +183,6 @@ export async function benchReplicaChecks(ctx: BenchContext): Promise<Section> {
   };
 }
 
-type StatsRows = Map<string, Record<string, string>>;
 
 /** The running haproxy of a githost (the launcher's child): its stats address and check settings, from its config file. */
 function haproxyOf(service: RunningService): { url: string; checkLine: string; timeoutCheck: string | undefined } {
@@ -198,31 +198,18 @@ function haproxyOf(service: RunningService): { url: string; checkLine: string; t
     const config = readFileSync(args[f + 1]!, 'utf8');
     const port = /listen stats\n {2}bind 127\.0\.0\.1:(\d+)/.exec(config)?.[1];
     if (!port) continue;
-    return { url: `http://127.0.0.1:${port}/;csv`, checkLine: /(check inter [^\n]*?) on-marked-down/.exec(config)?.[1] ?? '?', timeoutCheck: /timeout check [^\n]+/.exec(config)?.[0] };
+    return { url: `http://127.0.0.1:${port}/`, checkLine: /(check inter [^\n]*?) on-marked-down/.exec(config)?.[1] ?? '?', timeoutCheck: /timeout check [^\n]+/.exec(config)?.[0] };
   }
   throw new Error('no haproxy under the launcher');
 }
 
-/** haproxy's stats CSV, each row by `<section>/<server>`, its columns by the header's names. */
-async function readStats(url: string): Promise<StatsRows> {
-  const text = await (await fetch(url, { signal: AbortSignal.timeout(5_000) })).text();
-  const [header, ...lines] = text.trim().split('\n');
-  const names = header!.replace(/^# /, '').split(',');
-  const rows: StatsRows = new Map();
-  for (const line of lines) {
-    const cells = line.split(',');
-    rows.set(`${cells[0]}/${cells[1]}`, Object.fromEntries(names.map((n, i) => [n, cells[i] ?? ''])));
-  }
-  return rows;
-}
-
 /** readStats every `everyMs` until stopped; the samples taken. */
-function sampleStats(url: string, everyMs: number): { stop: () => Promise<StatsRows[]> } {
-  const samples: StatsRows[] = [];
+function sampleStats(url: string, everyMs: number): { stop: () => Promise<HaproxyStats[]> } {
+  const samples: HaproxyStats[] = [];
   let running = true;
   const loop = (async () => {
     while (running) {
-      samples.push(await readStats(url).catch(() => new Map()));
+      samples.push(await readHaproxyStats(url).catch(() => new Map()));
       await new Promise((r) => setTimeout(r, everyMs));
     }
   })();
@@ -239,7 +226,7 @@ function sampleStats(url: string, everyMs: number): { stop: () => Promise<StatsR
 async function waitForState(url: string, key: string, state: string, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const status = (await readStats(url).catch(() => new Map() as StatsRows)).get(key)?.status ?? '';
+    const status = (await readHaproxyStats(url).catch(() => new Map() as HaproxyStats)).get(key)?.status ?? '';
     if (status.startsWith(state)) return Date.now();
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -4,7 +4,7 @@ import { Agent, createServer, request, type IncomingMessage, type Server, type S
 import { connect as connectTcp, createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { express, listen } from '@githost/http';
 import { createLogger } from '@githost/logging';
-import { freePort } from '@githost/test-support';
+import { freePort, readHaproxyStats } from '@githost/test-support';
 import { CHECK_TIMEOUT, CLIENT_KEEP_ALIVE_S, haproxyConfig, REPLICA_SHUTDOWN_DELAY_MS, replicaCount, requireProcessesForReplicas, startHaproxy, waitUntilReady } from './replicas.js';
 
 /** The content type and body of the last answer to each `<method> <path>` sent. */
@@ -92,12 +92,9 @@ async function replicaProcess(name: string, readyzDelayMs: number): Promise<{ ch
   return { child, port };
 }
 
-/** haproxy's stats row of `<section>/<server>`, its columns by the CSV header's names. */
+/** haproxy's stats row of `<section>/<server>`. */
 async function statsRow(statsPort: number, key: string): Promise<Record<string, string>> {
-  const [header, ...lines] = (await (await fetch(`http://127.0.0.1:${statsPort}/;csv`)).text()).trim().split('\n');
-  const names = header!.replace(/^# /, '').split(',');
-  const cells = lines.map((l) => l.split(',')).find((c) => `${c[0]}/${c[1]}` === key)!;
-  return Object.fromEntries(names.map((n, i) => [n, cells[i] ?? '']));
+  return (await readHaproxyStats(`http://127.0.0.1:${statsPort}/`)).get(key)!;
 }
 
 describe('launcher replicas', () => {

@@ -151,13 +151,14 @@ interface PreparedPush {
 }
 
 /**
- * Everything a push needs before git starts, whichever transport carries it. The hooks refuse what
- * the push may not do (src/hooks/: bounds, then branch and tag protection). `peeked`: the commands
- * and capabilities the client announced before git runs; no refs when its command section could
- * not be read (a push certificate, a malformed or oversized list), where the
- * reference-transaction hook records what git prepares.
+ * Everything a push needs before git starts, whichever transport carries it: its commands and
+ * capabilities read off the front of `body` (peekCommands; the body given back whole, for git),
+ * and the hooks' environment. The hooks refuse what the push may not do (src/hooks/: bounds, then
+ * branch and tag protection). A command section that cannot be read (a push certificate, a
+ * malformed or oversized list) leaves the recording to the reference-transaction hook.
  */
-async function preparePush(ctx: StorageContext, repo: NonNullable<Identity['repo']>, identity: Identity, gitDir: string, env: Record<string, string>, peeked: { refs?: PushedRef[]; capabilities?: string[] }): Promise<PreparedPush> {
+async function preparePush(ctx: StorageContext, repo: NonNullable<Identity['repo']>, identity: Identity, gitDir: string, env: Record<string, string>, body: Readable): Promise<{ push: PreparedPush; body: Readable }> {
+  const peeked = await peekCommands(body);
   const input = await pushPolicyInput(ctx, repo, identity.request_id);
   Object.assign(env, preReceiveEnv(ctx.pushLimits, input, peeked.refs));
   // LFS objects count towards the quota with the git objects (docs/decisions/lfs.md "Limits").
@@ -174,7 +175,7 @@ async function preparePush(ctx: StorageContext, repo: NonNullable<Identity['repo
   const pusher = identity.principal?.username ?? 'unknown';
   const intent = await ctx.intents.prepare(gitDir, { repository: { id: repo.id, owner: repo.owner, name: repo.name }, pusher, requestId: identity.request_id }, recorded?.refs);
   Object.assign(env, ctx.intents.hookEnv(intent));
-  return { repositoryId: repo.id, intent, ...(recorded ? { recorded } : {}) };
+  return { push: { repositoryId: repo.id, intent, ...(recorded ? { recorded } : {}) }, body: peeked.body };
 }
 
 interface Exchange {
@@ -191,6 +192,15 @@ interface Exchange {
   onOutput?: () => void;
 }
 
+/** git's stderr as it comes, its first 8 KiB kept (for the log and the duplex trailer). */
+function keptStderr(child: ChildProcess): () => string {
+  let stderr = '';
+  child.stderr!.on('data', (b: Buffer) => {
+    if (stderr.length < 8192) stderr += b.toString('utf8');
+  });
+  return () => stderr;
+}
+
 /**
  * Runs git between `body` and `res` (left open: the caller ends it). A push keeps the response
  * open until its events are durable (CONTRACT §1): git's exit, then the quarantine, the refs
@@ -200,10 +210,7 @@ async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags
   const pushEnded = push ? ctx.housekeeping.pushStarted(gitDir) : undefined;
   const child = spawnGit({ config: push ? receiveConfig(ctx, push.recorded !== undefined) : undefined, name: service.slice(4), flags: transportFlags(service, ...flags), args: [gitDir] }, { env });
   killOnDisconnect(res, child);
-  let stderr = '';
-  child.stderr!.on('data', (b: Buffer) => {
-    if (stderr.length < 8192) stderr += b.toString('utf8');
-  });
+  const stderrOf = keptStderr(child);
   const input = pipeline(body, child.stdin!).catch((err: unknown) => {
     // A client that stops sending mid-body: git sees EOF and fails on its own. (A duplex
     // exchange's input is cut on purpose once git is done.)
@@ -221,6 +228,7 @@ async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags
     child.stdin!.destroy();
   }
   await input;
+  const stderr = stderrOf();
   if (!push) return { code, stderr };
   await pushEnded!(code === 0).catch((err: unknown) => ctx.logger.warn({ err }, 'git transport: could not remove the quarantine of a push that did not finish'));
   try {
@@ -238,23 +246,19 @@ async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags
 }
 
 /**
- * receive-pack's advertisement on the duplex exchange, written to `res` (left open): the same
- * bytes a receive-pack over SSH starts with (refs, capabilities, flush; "version 1" first when
- * the client asked for it), from a git that ends there, as smart HTTP's `info/refs`.
+ * The ref advertisement of `service` from a git that ends there (`--stateless-rpc
+ * --advertise-refs`), streamed into `res`, which is left open: smart HTTP's `info/refs` and the
+ * duplex receive-pack's first part (the same bytes a receive-pack over SSH starts with).
  */
-async function advertiseReceivePack(ctx: StorageContext, gitDir: string, env: Record<string, string>, res: Response, onOutput: () => void): Promise<{ code: number; stderr: string }> {
-  const child = spawnGit({ name: 'receive-pack', flags: ['--stateless-rpc', '--advertise-refs'], args: [gitDir] }, { env });
+async function advertise(service: GitService, gitDir: string, env: Record<string, string>, res: Response, onOutput?: () => void): Promise<{ code: number; stderr: string }> {
+  const child = spawnGit({ name: service.slice(4), flags: transportFlags(service, '--stateless-rpc', '--advertise-refs'), args: [gitDir] }, { env });
   killOnDisconnect(res, child);
-  let stderr = '';
-  child.stderr!.on('data', (b: Buffer) => {
-    if (stderr.length < 8192) stderr += b.toString('utf8');
-  });
+  const stderrOf = keptStderr(child);
   child.stdin!.end();
-  child.stdout!.on('data', onOutput);
+  if (onOutput) child.stdout!.on('data', onOutput);
   child.stdout!.pipe(res, { end: false });
   const [code] = await Promise.all([exited(child), new Promise((r) => child.stdout!.once('close', r))]);
-  if (code !== 0) ctx.logger.warn({ exit_code: code, stderr: stderr.slice(0, 2000) }, 'git receive-pack --advertise-refs failed');
-  return { code, stderr };
+  return { code, stderr: stderrOf() };
 }
 
 /**
@@ -273,16 +277,12 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const repo = authorizeTransport(identityOf(res), params[0]!, params[1]!, service as GitService);
       const gitDir = await existingRepository(ctx, repo.id);
       const env = gitProtocolEnv(req);
-      const child = spawnGit({ name: service.slice(4), flags: transportFlags(service as GitService, '--stateless-rpc', '--advertise-refs'), args: [gitDir] }, { env });
-      killOnDisconnect(res, child);
       res.status(200).setHeader('Content-Type', `application/x-${service}-advertisement`);
       noCache(res);
       // Protocol v2 starts with the capability advertisement itself (git http-backend does the same).
       if (!env.GIT_PROTOCOL?.includes('version=2')) res.write(`${pktLine(`# service=${service}\n`)}0000`);
-      child.stdin!.end();
-      child.stderr!.resume();
-      await pipeline(child.stdout!, res);
-      await exited(child);
+      await advertise(service as GitService, gitDir, env, res);
+      res.end();
     }),
   );
 
@@ -298,11 +298,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       let body = await requestBody(req, watchedBody(ctx, req, res));
       const env = gitProtocolEnv(req);
       let push: PreparedPush | undefined;
-      if (service === 'git-receive-pack') {
-        const peeked = await peekCommands(body);
-        body = peeked.body;
-        push = await preparePush(ctx, repo, identity, gitDir, env, peeked);
-      }
+      if (service === 'git-receive-pack') ({ push, body } = await preparePush(ctx, repo, identity, gitDir, env, body));
       res.status(200).setHeader('Content-Type', `application/x-${service}-result`);
       noCache(res);
       const { code } = await exchange(ctx, { service, gitDir, env, push, flags: ['--stateless-rpc'], body, res, duplex: false });
@@ -345,12 +341,13 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const onOutput = () => watched.activity();
       let result: { code: number; stderr: string };
       if (service === 'git-receive-pack') {
-        const advertised = await advertiseReceivePack(ctx, gitDir, env, res, onOutput);
-        if (advertised.code !== 0) result = advertised;
-        else {
-          const peeked = await peekCommands(watched);
-          const push = await preparePush(ctx, repo, identity, gitDir, env, peeked);
-          result = await exchange(ctx, { service, gitDir, env, push, flags: ['--stateless-rpc'], body: peeked.body, res, duplex: true, onOutput });
+        const advertised = await advertise(service, gitDir, env, res, onOutput);
+        if (advertised.code !== 0) {
+          ctx.logger.warn({ exit_code: advertised.code, stderr: advertised.stderr.slice(0, 2000) }, 'git receive-pack --advertise-refs failed');
+          result = advertised;
+        } else {
+          const { push, body } = await preparePush(ctx, repo, identity, gitDir, env, watched);
+          result = await exchange(ctx, { service, gitDir, env, push, flags: ['--stateless-rpc'], body, res, duplex: true, onOutput });
         }
       } else {
         result = await exchange(ctx, { service, gitDir, env, push: undefined, flags: [], body: watched, res, duplex: true, onOutput });
