@@ -71,10 +71,12 @@ export async function openRepository(ctx: StorageContext, repositoryId: string):
 /**
  * After any ref change this process made: fresh ref lists, housekeeping later, and every
  * watcher told. Await it before acknowledging the change to its initiator (read-your-writes
- * for the readers that cache refs).
+ * for the readers that cache refs). `changedRefs`, when the caller knows every ref it changed (full
+ * names): the refs cache reads only those again; without them it is dropped.
  */
-export async function refsChanged(ctx: StorageContext, gitDir: string, repositoryId: string): Promise<void> {
-  ctx.refs.invalidate(gitDir);
+export async function refsChanged(ctx: StorageContext, gitDir: string, repositoryId: string, changedRefs?: readonly string[]): Promise<void> {
+  if (changedRefs) ctx.refs.changed(gitDir, changedRefs);
+  else ctx.refs.invalidate(gitDir);
   ctx.housekeeping.schedule(gitDir);
   await ctx.watchers.notify(repositoryId);
 }

@@ -72,7 +72,8 @@ export class PushEventRecorder {
   /**
    * `idOf`: the event id of an update (a ref intent's, stable across a replay); default random.
    * `refsBefore`: when the caller knows them, the values every ref had before `updates` (the
-   * updated refs' old values included), which often answer which commits are new without a walk.
+   * updated refs' old values included), which often answer which commits are new without a walk;
+   * or, from `refsBeforeFor`, those of them this question asks about.
    */
   async record(
     gitDir: string,
@@ -205,6 +206,18 @@ export class PushEventRecorder {
     } catch {
       return true;
     }
+  }
+
+  /**
+   * For a move to `tip`, read before it: of the values `newCommitsWithoutWalk` asks about (the tip
+   * and its parents), those a ref holds, through `held` (the refs cache's index). It stands in for
+   * every ref's value as `refsBefore` for that move, without a copy of 110,000 values per merge
+   * (docs/decisions/many-refs-push.md#the-refs-cache).
+   */
+  async refsBeforeFor(gitDir: string, tip: string, held: (oids: string[]) => Promise<Set<string>>): Promise<Set<string>> {
+    const commit = tip === ZERO_OID ? null : await readCommitObject(this.pool, gitDir, tip).catch(() => null);
+    const parents = commit && commit.oid === tip ? parseCommitObject(commit.raw).parents : [];
+    return held([tip, ...parents]);
   }
 
   /**

@@ -14,9 +14,20 @@ export interface CachedRef {
 }
 
 /**
- * Every ref of a repository, sorted by name, kept in memory until this process changes a ref of
- * that repository (push, UpdateRef) and invalidates it. Concurrent readers during a fill share
- * one `for-each-ref`; an invalidation during a fill discards that fill's result.
+ * Refs changed at once that are read again one by one; beyond this the whole table is read again
+ * (a for-each-ref of many exact names costs about what a whole listing does: 1,000 names 0.3 s
+ * at 110,000 refs, docs/decisions/many-refs-push.md#the-refs-cache).
+ */
+export const REREAD_AT_MOST = 64;
+
+/**
+ * Every ref of a repository, sorted by name, kept in memory. After a ref change this process
+ * made, `changed` reads the changed refs again from git (one for-each-ref of their exact names)
+ * and updates the table in place: at 110,000 refs refilling it whole took 0.5-1.5 s of git and
+ * JavaScript after every merge (docs/decisions/many-refs-push.md#the-refs-cache). The changed
+ * refs are read, not taken from the change, so two changes reported out of order still leave
+ * what git holds. Concurrent readers during a fill share one `for-each-ref`; a change during a
+ * fill is applied after it.
  */
 export class RefsCache {
   private readonly entries = new Map<string, { generation: number; refs: Promise<RefTable> }>();
@@ -31,15 +42,44 @@ export class RefsCache {
     return (await this.table(gitDir)).byName.get(name);
   }
 
+  /**
+   * Which of `oids` some ref holds (its target, or what an annotated tag peels to), from an
+   * index of the table's values kept with it: a push event's new commits follow from it
+   * (PushEventRecorder's newCommitsWithoutWalk) without copying 110,000 values per merge.
+   */
+  async heldOf(gitDir: string, oids: readonly string[]): Promise<Set<string>> {
+    const values = (await this.table(gitDir)).values();
+    return new Set(oids.filter((oid) => values.has(oid)));
+  }
+
+  /** Drops the table: the next read lists every ref again. */
   invalidate(gitDir: string): void {
     this.entries.delete(gitDir);
+  }
+
+  /**
+   * After this process changed `refs` (full names) of `gitDir`: a held table (or one being filled)
+   * is brought up to date by reading those refs again; more than REREAD_AT_MOST, or a failed read,
+   * drops it. A read started after this call waits for the update.
+   */
+  changed(gitDir: string, refs: readonly string[]): void {
+    const hit = this.entries.get(gitDir);
+    if (!hit || refs.length === 0) return;
+    const names = [...new Set(refs)];
+    if (names.length > REREAD_AT_MOST) return this.invalidate(gitDir);
+    const generation = ++this.generation;
+    const updated = hit.refs.then(async (table) => table.replace(names, await readRefs(gitDir, names)));
+    this.entries.set(gitDir, { generation, refs: updated });
+    updated.catch(() => {
+      if (this.entries.get(gitDir)?.generation === generation) this.entries.delete(gitDir);
+    });
   }
 
   private table(gitDir: string): Promise<RefTable> {
     const hit = this.entries.get(gitDir);
     if (hit) return hit.refs;
     const generation = ++this.generation;
-    const refs = readRefs(gitDir).then((list) => ({ list, byName: new Map(list.map((r) => [r.name, r])) }));
+    const refs = readRefs(gitDir).then((list) => new RefTable(list));
     this.entries.set(gitDir, { generation, refs });
     refs.catch(() => {
       if (this.entries.get(gitDir)?.generation === generation) this.entries.delete(gitDir);
@@ -48,9 +88,79 @@ export class RefsCache {
   }
 }
 
-interface RefTable {
-  list: CachedRef[];
-  byName: Map<string, CachedRef>;
+/**
+ * The refs sorted by name (as for-each-ref sorts), by name, and their values counted. `list` is
+ * never changed once handed out (a caller may hold it across awaits): `replace` makes a new one.
+ */
+class RefTable {
+  readonly byName: Map<string, CachedRef>;
+  private counts: Map<string, number> | undefined;
+
+  constructor(public list: CachedRef[]) {
+    this.byName = new Map(list.map((r) => [r.name, r]));
+  }
+
+  /** Every value some ref holds, counted; built on first use, then kept in step by `replace`. */
+  values(): ReadonlyMap<string, number> {
+    if (!this.counts) {
+      this.counts = new Map();
+      for (const r of this.list) this.count(r, 1);
+    }
+    return this.counts;
+  }
+
+  /** `names` now hold what `fresh` says (a name missing from it was deleted). */
+  replace(names: readonly string[], fresh: readonly CachedRef[]): RefTable {
+    const now = new Map(fresh.map((r) => [r.name, r]));
+    const list = this.list.slice();
+    for (const name of names) {
+      const old = this.byName.get(name);
+      const ref = now.get(name);
+      if (old) {
+        this.count(old, -1);
+        this.byName.delete(name);
+        list.splice(indexOf(list, name), 1);
+      }
+      if (ref) {
+        this.count(ref, 1);
+        this.byName.set(name, ref);
+        list.splice(insertionPoint(list, name), 0, ref);
+      }
+    }
+    this.list = list;
+    return this;
+  }
+
+  private count(ref: CachedRef, by: 1 | -1): void {
+    if (!this.counts) return;
+    for (const oid of ref.peeled ? [ref.target, ref.peeled] : [ref.target]) {
+      const n = (this.counts.get(oid) ?? 0) + by;
+      if (n > 0) this.counts.set(oid, n);
+      else this.counts.delete(oid);
+    }
+  }
+}
+
+/**
+ * Where `name` would go in `sorted`: a binary search in UTF-8 byte order, git's (code-unit order
+ * differs for characters beyond U+FFFF).
+ */
+function insertionPoint(sorted: readonly CachedRef[], name: string): number {
+  const key = Buffer.from(name);
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (Buffer.compare(Buffer.from(sorted[mid]!.name), key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Where `name` is in `sorted` (which holds it). */
+function indexOf(sorted: readonly CachedRef[], name: string): number {
+  const at = insertionPoint(sorted, name);
+  return sorted[at]?.name === name ? at : sorted.findIndex((r) => r.name === name);
 }
 
 /**
@@ -60,13 +170,17 @@ interface RefTable {
  * timed alone, load 3-4). The cache is refilled after every ref change, so a merge at that size
  * paid it each time (bench/RESULTS.md, "The refs axis at 100,000 refs").
  */
-async function readRefs(gitDir: string): Promise<CachedRef[]> {
-  const { stdout } = await runGit({ name: 'for-each-ref', flags: ['--format=%(objectname) %(objecttype) %(refname)', '--sort=refname'] }, { gitDir });
+async function readRefs(gitDir: string, only?: readonly string[]): Promise<CachedRef[]> {
+  // A pattern matches its name and the names below it (refs/heads/a matches refs/heads/a/b): only
+  // exact names are kept. Ref names were validated (no glob characters) before they were changed.
+  const { stdout } = await runGit({ name: 'for-each-ref', flags: ['--format=%(objectname) %(objecttype) %(refname)', '--sort=refname'], args: only ? [...only] : [] }, { gitDir });
+  const exact = only && new Set(only);
   const refs: CachedRef[] = [];
   for (const line of stdout.toString('utf8').split('\n')) {
     if (line === '') continue;
     const [target, type, ...rest] = line.split(' ');
-    refs.push({ target: target!, type: type!, peeled: '', name: rest.join(' ') });
+    const name = rest.join(' ');
+    if (!exact || exact.has(name)) refs.push({ target: target!, type: type!, peeled: '', name });
   }
   const tags = refs.filter((r) => r.type === 'tag');
   if (tags.length === 0) return refs;

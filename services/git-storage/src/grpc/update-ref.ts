@@ -27,10 +27,11 @@ export function updateRef(ctx: StorageContext) {
     // refused move drops it before anything moved (services/git-storage/README.md#push-events-survive-a-kill).
     const prepared = ctx.intents.prepare(repo.gitDir, context, [{ ref, before: oldOid, after: newOid }]);
     const checked = Promise.all([repo.isForced(oldOid, newOid, signalOf(call)), ctx.policies.policyOf(req.repository_id, requestId)]);
-    // Every ref's value before the move (read whole before it), from the refs cache: the push
-    // event's new commits usually follow from them without a rev-list (PushEventRecorder.record).
-    const valuesBefore = repo.listRefs(['refs/']).then(
-      (refs) => new Set([...refs.flatMap((r) => (r.peeled ? [r.target, r.peeled] : [r.target])), oldOid]),
+    // Before the move, which of the values the push event's new commits may follow from some ref
+    // holds (the refs cache's index, PushEventRecorder.refsBeforeFor), plus the old value: usually
+    // no rev-list is needed for them.
+    const valuesBefore = ctx.events.refsBeforeFor(repo.gitDir, newOid, (oids) => ctx.refs.heldOf(repo.gitDir, oids)).then(
+      (held) => held.add(oldOid),
       () => undefined,
     );
     let intent: Awaited<typeof prepared>;
@@ -66,7 +67,7 @@ export function updateRef(ctx: StorageContext) {
     confirmed.catch(() => undefined); // its failure is handled below
     const staged = ctx.intents.stageConfirmed(intent, repo.gitDir, context, [update], refsBefore);
     staged.catch(() => undefined); // likewise
-    await refsChanged(ctx, repo.gitDir, req.repository_id);
+    await refsChanged(ctx, repo.gitDir, req.repository_id, [ref]);
     const journaled = confirmed.then(async () => (await staged).settle());
     ctx.intents.track(
       journaled.catch(async (err: unknown) => {

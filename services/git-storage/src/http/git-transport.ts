@@ -232,9 +232,10 @@ async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags
   if (!push) return { code, stderr };
   await pushEnded!(code === 0).catch((err: unknown) => ctx.logger.warn({ err }, 'git transport: could not remove the quarantine of a push that did not finish'));
   try {
-    // Before the response ends: once git hears "done", no watcher answers from older refs.
-    await refsChanged(ctx, gitDir, push.repositoryId);
     const report = recorded?.report.result();
+    // Before the response ends: once git hears "done", no watcher answers from older refs. With
+    // git's whole report the refs cache reads again only the refs git changed.
+    await refsChanged(ctx, gitDir, push.repositoryId, recorded && report ? recorded.refs.filter((u) => report.ok.has(u.ref)).map((u) => u.ref) : undefined);
     // Without a whole report (git killed, the answer cut) the refs on disk tell what happened.
     if (recorded && report) await ctx.intents.confirm(push.intent, recorded.refs.filter((u) => report.ok.has(u.ref)), recorded.refs.filter((u) => !report.ok.has(u.ref)));
     await ctx.intents.settle(push.intent);
