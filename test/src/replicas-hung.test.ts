@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readHaproxyStats } from '@githost/test-support';
 import { api, commitFiles, createRepo, createUser, eventually, git, makeWorkdir, pushUrl, startTestGithost, type TestGithost } from './support/index.js';
 
 /**
@@ -28,19 +29,17 @@ const metric = async (process: string, name: string, label = ''): Promise<number
 
 /** Requests haproxy sent to every server of one section so far (`stot`, GETs and the `-writes` part). */
 const sectionTotal = async (section: string): Promise<number> => {
-  const csv = await (await fetch(`${gh.haproxyStatsUrl!};csv`)).text();
-  return csv
-    .split('\n')
-    .map((l) => l.split(','))
-    .filter((r) => (r[0] === section || r[0] === `${section}-writes`) && r[1] !== 'FRONTEND' && r[1] !== 'BACKEND')
-    .reduce((sum, r) => sum + Number(r[7]), 0);
+  let sum = 0;
+  for (const r of (await readHaproxyStats(gh.haproxyStatsUrl!)).values()) {
+    if ((r.pxname === section || r.pxname === `${section}-writes`) && r.svname !== 'FRONTEND' && r.svname !== 'BACKEND') sum += Number(r.stot);
+  }
+  return sum;
 };
 
 /** haproxy's row of one server (`gateway/gateway-2`, `gateway-writes/gateway-2`): requests sent to it (`stot`) and its state. */
 const serverRow = async (key: string): Promise<{ sent: number; state: string }> => {
-  const csv = await (await fetch(`${gh.haproxyStatsUrl!};csv`)).text();
-  const row = csv.split('\n').map((l) => l.split(',')).find((r) => `${r[0]}/${r[1]}` === key)!;
-  return { sent: Number(row[7]), state: row[17] ?? '' };
+  const row = (await readHaproxyStats(gh.haproxyStatsUrl!)).get(key)!;
+  return { sent: Number(row.stot), state: row.status ?? '' };
 };
 
 /** A page, with how long it took: it must arrive, rendered, within the bound. */

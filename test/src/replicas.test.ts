@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MACHINE_REDIS_URL, removeRedisKeys } from '@githost/test-support';
+import { MACHINE_REDIS_URL, readHaproxyStats, removeRedisKeys } from '@githost/test-support';
 import {
   api, commitFiles, cookiePair, createRepo, createUser, csrfOf, eventually, git, makeWorkdir, pushUrl, startReceiver, startTestGithost,
   type Receiver, type TestGithost, type TestUser,
@@ -20,20 +20,14 @@ let two: { url: string; port: number };
 
 const at = (url: string) => ({ url, port: Number(new URL(url).port) });
 
-/** haproxy's statistics, one row per server: `<section>/<server>` -> its columns. */
-const haproxyRows = async (): Promise<Map<string, string[]>> => {
-  const csv = await (await fetch(`${gh.haproxyStatsUrl!};csv`)).text();
-  const rows = csv.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(','));
-  return new Map(rows.filter((r) => r[1] !== 'FRONTEND' && r[1] !== 'BACKEND').map((r) => [`${r[0]}/${r[1]}`, r]));
-};
-
 /** Requests each server of one section was sent so far (haproxy's `stot`), GETs and HEADs (the
  *  section's own rows) and the rest (its `-writes` backend's, launcher/src/replicas.ts) together. */
 const sessionsByServer = async (section: string): Promise<Map<string, number>> => {
   const counts = new Map<string, number>();
-  for (const [k, r] of await haproxyRows()) {
+  for (const [k, r] of await readHaproxyStats(gh.haproxyStatsUrl!)) {
+    if (r.svname === 'FRONTEND' || r.svname === 'BACKEND') continue;
     const server = [`${section}/`, `${section}-writes/`].map((p) => (k.startsWith(p) ? k.slice(p.length) : undefined)).find(Boolean);
-    if (server) counts.set(server, (counts.get(server) ?? 0) + Number(r[7]));
+    if (server) counts.set(server, (counts.get(server) ?? 0) + Number(r.stot));
   }
   return counts;
 };
@@ -229,7 +223,8 @@ describe('githost as replicas behind haproxy', () => {
 /** Last: it kills the second replica of everything. */
 describe('a replica killed with SIGKILL', () => {
   /** haproxy's view of each server: `<section>/<server>` -> UP, DOWN, ... */
-  const serverStates = async (): Promise<Map<string, string>> => new Map([...(await haproxyRows())].map(([k, r]) => [k, r[17] ?? '']));
+  const serverStates = async (): Promise<Map<string, string>> =>
+    new Map([...(await readHaproxyStats(gh.haproxyStatsUrl!))].filter(([, r]) => r.svname !== 'FRONTEND' && r.svname !== 'BACKEND').map(([k, r]) => [k, r.status ?? '']));
 
   it('when the second of every replicated service and gateway is killed (the first web instead of the second), then pages and forms go on through each pairing\'s fallback, haproxy takes them out, githost keeps running, and nothing is answered 5xx once they are out', async () => {
     const kim = await createUser(gh, 'kim');

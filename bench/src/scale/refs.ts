@@ -166,13 +166,23 @@ export async function refsAxis(ctx: BenchContext, ladder: Ladder, service: Runni
         table.record(`${rowNew} over HTTP`, 'constant', step, { ms: hostNew, baseline: plainNew });
         table.record(`${rowNew} over HTTP, beside plain git over HTTP`, 'none', step, { ms: hostNew, baseline: plainNewHttp, baselineName: 'http-backend' });
         if (way.name === 'SSH') table.record(`${rowNew} over SSH`, 'constant', step, { ms: await pushNew('new-ssh', way.url(name), way.env), baseline: plainNew });
-        // b000002 is one commit past b000001 (new/<i>): a fast-forward; one/<i> adds a file beside the
-        // chain's changes to f.txt, merged into the chain's last tips: three-way. Needs n >= 4.
-        const ff = await medianOf(RUNS, async (i) => (await timedMerge(user, name, `b${String(2 + i).padStart(6, '0')}`, `new/${String(i).padStart(6, '0')}`)).ms);
+        // b000002 is one commit past b000001 (new/<i>): a fast-forward. near/<i> adds a file on the
+        // commit below one of the chain's last tips, merged into that tip: three-way, its merge base
+        // one commit down whatever the ref count (as the history axis's pairs off the tip). one/<i>
+        // adds a file on the chain's first commit: the same merge with its base at the chain's root,
+        // as many commits down as there are branches, so that row grows with the history the
+        // fixture puts under its refs, not with the refs. Needs n >= 4.
+        const tipOf = (k: number): string => `b${String(k).padStart(6, '0')}`;
+        const near = await Promise.all(Array.from({ length: RUNS }, async (_, i) => commitOnTop(source, await gitText(['rev-parse', `refs/heads/${tipOf(n - i - 1)}`], source), `near-${i}.txt`, 1_800_000_100 + i)));
+        await git(['update-ref', '--stdin'], { cwd: source, input: near.map((sha, i) => `create refs/heads/near/${i} ${sha}\n`).join('') });
+        await git(['push', '-q', url, 'refs/heads/near/*:refs/heads/near/*'], { cwd: source });
+        const ff = await medianOf(RUNS, async (i) => (await timedMerge(user, name, tipOf(2 + i), `new/${String(i).padStart(6, '0')}`)).ms);
         table.record(`merge, fast-forward (API, median of ${RUNS})`, 'constant', step, { ms: ff });
-        const threeWay = await medianOf(RUNS, async (i) => (await timedMerge(user, name, `one/${i}`, `b${String(n - i).padStart(6, '0')}`)).ms);
+        const threeWay = await medianOf(RUNS, async (i) => (await timedMerge(user, name, `near/${i}`, tipOf(n - i))).ms);
         table.record(`merge, three-way (API, median of ${RUNS})`, 'constant', step, { ms: threeWay });
-        log(`merges: fast-forward ${ff.toFixed(0)} ms, three-way ${threeWay.toFixed(0)} ms`);
+        const deep = await medianOf(RUNS, async (i) => (await timedMerge(user, name, `one/${i}`, tipOf(n - RUNS - i))).ms);
+        table.record(`merge, three-way, its base at the chain's root (API, median of ${RUNS})`, 'none', step, { ms: deep });
+        log(`merges: fast-forward ${ff.toFixed(0)} ms, three-way ${threeWay.toFixed(0)} ms, three-way from the root ${deep.toFixed(0)} ms`);
       } catch (err) {
         table.failed('refs axis', step, err);
       } finally {
