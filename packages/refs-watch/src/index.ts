@@ -8,5 +8,5 @@
  *   const v = watch.version(repo.shard, repo.id);
  *   const refs = v !== undefined && cached?.version === v ? cached.refs : await listRefs(...);
  */
-export { createRefsWatch, type ChangeListener, type RefsWatch, type RefsWatchOptions, type ShardClients } from './watch.js';
+export { createRefsWatch, type ChangeListener, type RefsMoved, type RefsWatch, type RefsWatchOptions, type ShardClients } from './watch.js';
 export { announceChange, announceEverywhere, DEFAULT_ANNOUNCE_RETRY_MS, EVERY_REPOSITORY, type AnnounceOptions } from './announce.js';

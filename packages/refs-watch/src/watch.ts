@@ -9,8 +9,20 @@ export interface ShardClients {
   client(shard: string): StorageServiceClient;
 }
 
+/**
+ * A ref change whose every changed ref git-storage named with its new value: a listener holding
+ * the repository's refs as of `before` (a `version` token) may update them in place and hold them
+ * as of `after`, instead of reading them all again (docs/decisions/many-refs-push.md#the-refs-cache).
+ */
+export interface RefsMoved {
+  before: string;
+  after: string;
+  /** Full names; a deleted ref has an empty target; `peeled` is what an annotated tag peels to. */
+  refs: ReadonlyArray<{ name: string; target: string; peeled: string }>;
+}
+
 /** `repositoryId` undefined: every repository of the shard may have changed (a (re)connect or a break). */
-export type ChangeListener = (shard: string, repositoryId: string | undefined) => void;
+export type ChangeListener = (shard: string, repositoryId: string | undefined, moved?: RefsMoved) => void;
 
 export interface RefsWatch {
   /**
@@ -70,6 +82,11 @@ interface ShardWatch {
   heard: number;
 }
 
+/** The token `version` answers for a repository of a live shard. */
+function versionOf(w: ShardWatch, repositoryId: string): string {
+  return `${w.epoch}:${w.changed.get(repositoryId) ?? 0}`;
+}
+
 // Process-wide so an epoch never repeats, not even across watches of the same shard.
 let epochs = 0;
 
@@ -90,10 +107,10 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
   const waiters = new Set<() => void>();
   let closed = false;
 
-  const emit = (shard: string, repositoryId: string | undefined): void => {
+  const emit = (shard: string, repositoryId: string | undefined, moved?: RefsMoved): void => {
     for (const l of listeners) {
       try {
-        l(shard, repositoryId);
+        l(shard, repositoryId, moved);
       } catch (err) {
         opts.logger?.error({ err, shard }, 'refs watch: a change listener failed');
       }
@@ -158,8 +175,10 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
         // every repository of the shard (factsVersion reads it beside each repository's own).
         w.factsChanged.set(msg.repository_id, ++w.counter);
       } else {
+        const before = versionOf(w, msg.repository_id);
         w.changed.set(msg.repository_id, ++w.counter);
-        emit(w.name, msg.repository_id);
+        const moved = msg.refs_known ? { before, after: versionOf(w, msg.repository_id), refs: msg.refs } : undefined;
+        emit(w.name, msg.repository_id, moved);
       }
       stream.write({ ack_seq: msg.seq });
     });
@@ -192,7 +211,7 @@ export function createRefsWatch(clients: ShardClients, opts: RefsWatchOptions = 
   return {
     version(shard, repositoryId) {
       const w = current(shard);
-      return w && `${w.epoch}:${w.changed.get(repositoryId) ?? 0}`;
+      return w && versionOf(w, repositoryId);
     },
     factsVersion(shard, repositoryId) {
       const w = current(shard);

@@ -72,11 +72,18 @@ export async function openRepository(ctx: StorageContext, repositoryId: string):
  * After any ref change this process made: fresh ref lists, housekeeping later, and every
  * watcher told. Await it before acknowledging the change to its initiator (read-your-writes
  * for the readers that cache refs). `changedRefs`, when the caller knows every ref it changed (full
- * names): the refs cache reads only those again; without them it is dropped.
+ * names): the refs cache reads only those again, and the watchers hear their new values, so
+ * a reader holding the refs updates them in place (docs/decisions/many-refs-push.md#the-refs-cache);
+ * without them the cache is dropped and the watchers only hear that something changed.
  */
 export async function refsChanged(ctx: StorageContext, gitDir: string, repositoryId: string, changedRefs?: readonly string[]): Promise<void> {
-  if (changedRefs) ctx.refs.changed(gitDir, changedRefs);
-  else ctx.refs.invalidate(gitDir);
+  if (!changedRefs) ctx.refs.invalidate(gitDir);
+  const now = changedRefs ? ctx.refs.changed(gitDir, changedRefs) : undefined;
   ctx.housekeeping.schedule(gitDir);
-  await ctx.watchers.notify(repositoryId);
+  const fresh = await now;
+  if (!changedRefs || !fresh) return ctx.watchers.notify(repositoryId);
+  const byName = new Map(fresh.map((r) => [r.name, r]));
+  // A deleted ref: an empty target.
+  const refs = [...new Set(changedRefs)].map((name) => ({ name, target: byName.get(name)?.target ?? '', peeled: byName.get(name)?.peeled ?? '' }));
+  await ctx.watchers.notify(repositoryId, { refs });
 }

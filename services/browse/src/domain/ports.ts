@@ -62,6 +62,19 @@ export interface CommitChanges {
  */
 export interface RefVersions {
   version(shard: string, repositoryId: string): string | undefined;
+  /**
+   * Runs `listener` on every ref change before it is acked; `moved`, when the change named every
+   * ref it touched with its new value (a deleted ref: an empty target), the versions before and
+   * after it. Returns an unsubscribe.
+   */
+  onChange?(listener: (shard: string, repositoryId: string | undefined, moved?: RefsMoved) => void): () => void;
+}
+
+/** A ref change named whole: refs as of version `before` become, with `refs` applied, those of `after`. */
+export interface RefsMoved {
+  before: string;
+  after: string;
+  refs: readonly RawRef[];
 }
 
 /**

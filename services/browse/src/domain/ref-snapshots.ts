@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { ReadContext, RefVersions } from './ports.js';
+import type { ReadContext, RefsMoved, RefVersions } from './ports.js';
 import type { RawRef } from './refs.js';
 
 /** What a snapshot holds: every branch and tag, so any ref-addressed read can be split from it. */
@@ -38,6 +38,31 @@ export class RefSnapshots {
     private readonly opts: RefSnapshotsOptions = {},
   ) {
     this.snapshots = new LRUCache({ maxSize: opts.maxBytes ?? 32 * 1024 * 1024, sizeCalculation: (s) => 64 + s.refs.reduce((n, r) => n + r.name.length + 120, 0) });
+    versions.onChange?.((shard, repositoryId, moved) => {
+      if (repositoryId !== undefined && moved) this.moved(`${shard}\0${repositoryId}`, moved);
+    });
+  }
+
+  /**
+   * A snapshot of the refs as of `moved.before` is brought to `moved.after` in place: after a push
+   * or a merge at 110,000 refs the next read then costs what it costs at 1,000, instead of reading
+   * every ref again (docs/decisions/many-refs-push.md#the-refs-cache). Any other snapshot of the
+   * repository is left to its version check.
+   */
+  private moved(key: string, moved: RefsMoved): void {
+    const snap = this.snapshots.peek(key);
+    if (!snap || snap.version !== moved.before) return;
+    const changed = moved.refs.filter((r) => SNAPSHOT_PREFIXES.some((p) => r.name.startsWith(p)));
+    const refs = changed.length === 0 ? snap.refs : snap.refs.slice();
+    for (const r of changed) {
+      const at = insertionPoint(refs, r.name);
+      const present = refs[at]?.name === r.name;
+      if (r.target === '') {
+        if (present) refs.splice(at, 1);
+      } else if (present) refs[at] = { name: r.name, target: r.target, peeled: r.peeled };
+      else refs.splice(at, 0, { name: r.name, target: r.target, peeled: r.peeled });
+    }
+    this.snapshots.set(key, { version: moved.after, refs });
   }
 
   async list(ctx: ReadContext, prefixes: readonly string[]): Promise<RawRef[]> {
@@ -65,18 +90,24 @@ function byName(a: RawRef, b: RawRef): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
+/** Where `name` is or would go in `sorted` (code-unit order, byName's). */
+function insertionPoint(sorted: readonly RawRef[], name: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]!.name < name) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** The refs whose names start with one of `prefixes` (each a binary search, then a scan). */
 function underPrefixes(sorted: readonly RawRef[], prefixes: readonly string[]): RawRef[] {
   const out: RawRef[] = [];
   const seen = new Set<RawRef>();
   for (const p of prefixes) {
-    let lo = 0;
-    let hi = sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (sorted[mid]!.name < p) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = insertionPoint(sorted, p);
     for (let i = lo; i < sorted.length && sorted[i]!.name.startsWith(p); i++) {
       const r = sorted[i]!;
       if (!seen.has(r)) {

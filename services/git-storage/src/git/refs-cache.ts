@@ -60,19 +60,29 @@ export class RefsCache {
   /**
    * After this process changed `refs` (full names) of `gitDir`: a held table (or one being filled)
    * is brought up to date by reading those refs again; more than REREAD_AT_MOST, or a failed read,
-   * drops it. A read started after this call waits for the update.
+   * drops it. A read started after this call waits for the update. Resolves to what those refs
+   * hold now (a deleted one absent), or undefined when the table was dropped or not held (nobody
+   * read the refs since the last drop, so no reader holds them either).
    */
-  changed(gitDir: string, refs: readonly string[]): void {
+  changed(gitDir: string, refs: readonly string[]): Promise<CachedRef[] | undefined> {
     const hit = this.entries.get(gitDir);
-    if (!hit || refs.length === 0) return;
+    if (!hit || refs.length === 0) return Promise.resolve(hit ? [] : undefined);
     const names = [...new Set(refs)];
-    if (names.length > REREAD_AT_MOST) return this.invalidate(gitDir);
+    if (names.length > REREAD_AT_MOST) {
+      this.invalidate(gitDir);
+      return Promise.resolve(undefined);
+    }
     const generation = ++this.generation;
-    const updated = hit.refs.then(async (table) => table.replace(names, await readRefs(gitDir, names)));
+    const fresh = hit.refs.then(() => readRefs(gitDir, names));
+    const updated = Promise.all([hit.refs, fresh]).then(([table, now]) => table.replace(names, now));
     this.entries.set(gitDir, { generation, refs: updated });
     updated.catch(() => {
       if (this.entries.get(gitDir)?.generation === generation) this.entries.delete(gitDir);
     });
+    return updated.then(
+      () => fresh,
+      () => undefined,
+    );
   }
 
   private table(gitDir: string): Promise<RefTable> {

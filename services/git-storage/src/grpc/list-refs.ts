@@ -11,6 +11,6 @@ export function listRefs(ctx: StorageContext) {
     for (const p of prefixes) if (!p.startsWith('refs/') || p.length > 1024) throw validation(`Invalid ref prefix: ${p.slice(0, 100)}`);
     const repo = await openRepository(ctx, req.repository_id);
     const refs = await repo.listRefs(prefixes);
-    return { refs: refs.map((r) => ({ name: r.name, target: r.target, peeled: r.type === 'tag' ? r.peeled : '' })) };
+    return { refs: refs.map((r) => ({ name: r.name, target: r.target, peeled: r.peeled })) };
   };
 }

@@ -68,11 +68,13 @@ export class RefWatchers {
 
   /**
    * Tells every watcher that `repositoryId`'s refs changed (`facts`: its facts other than its refs,
-   * AnnounceChange); resolves when all acked or were cut off. Never throws.
+   * AnnounceChange; `refs`: every ref the change touched, with its new value); resolves when all
+   * acked or were cut off. Never throws.
    */
-  async notify(repositoryId: string, change: { facts?: boolean } = {}): Promise<void> {
+  async notify(repositoryId: string, change: { facts?: boolean; refs?: storage.Ref[] } = {}): Promise<void> {
     if (this.watchers.size === 0) return;
-    await Promise.all([...this.watchers].map((w) => this.send(w, repositoryId, change.facts === true)));
+    const message: storage.RefsChanged = { ready: false, repository_id: repositoryId, facts: change.facts === true, refs_known: change.refs !== undefined, refs: change.refs ?? [] };
+    await Promise.all([...this.watchers].map((w) => this.send(w, message)));
   }
 
   /** Ends every watch (server shutdown): watchers stop using their caches. */
@@ -90,7 +92,8 @@ export class RefWatchers {
     }
   }
 
-  private send(w: Watcher, repositoryId: string, facts: boolean): Promise<void> {
+  private send(w: Watcher, message: storage.RefsChanged): Promise<void> {
+    const repositoryId = message.repository_id;
     return new Promise((resolve) => {
       const seq = ++w.seq;
       const timer = setTimeout(() => {
@@ -104,7 +107,7 @@ export class RefWatchers {
         resolve();
       });
       try {
-        w.call.write({ ready: false, seq, repository_id: repositoryId, facts });
+        w.call.write({ ...message, seq });
       } catch {
         this.drop(w);
       }

@@ -1,5 +1,6 @@
 // Original file: githost/storage/v1/storage.proto
 
+import type { Ref as _githost_storage_v1_Ref, Ref__Output as _githost_storage_v1_Ref__Output } from '../../../githost/storage/v1/Ref.js';
 import type { Long } from '@grpc/proto-loader';
 
 export interface RefsChanged {
@@ -9,6 +10,8 @@ export interface RefsChanged {
   'heartbeat'?: (boolean);
   'facts'?: (boolean);
   'relays_facts'?: (boolean);
+  'refs_known'?: (boolean);
+  'refs'?: (_githost_storage_v1_Ref)[];
 }
 
 export interface RefsChanged__Output {
@@ -18,4 +21,6 @@ export interface RefsChanged__Output {
   'heartbeat': (boolean);
   'facts': (boolean);
   'relays_facts': (boolean);
+  'refs_known': (boolean);
+  'refs': (_githost_storage_v1_Ref__Output)[];
 }
