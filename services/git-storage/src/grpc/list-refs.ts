@@ -18,7 +18,7 @@ export function listRefs(ctx: StorageContext) {
 /**
  * ListRefsResponse in protobuf's wire format (`repeated Ref refs = 1`, Ref's strings 1 to 3, an
  * empty one left out as proto3 writes it), in place of protobufjs's encoder for this one answer:
- * at 110,000 refs that took 190-300 ms of a cold whole branch list against 20-40 ms here
+ * at 110,000 refs that took 187-360 ms of a cold whole branch list against 45-68 ms here
  * (bench/RESULTS.md, "The whole branch list streamed"). Any protobuf decoder reads it.
  */
 export function encodeListRefsResponse(res: storage.ListRefsResponse): Buffer {
