@@ -12,7 +12,7 @@ interface Snapshot {
   version: string;
   /** Sorted by name (code units), for the prefix searches. */
   refs: RawRef[];
-  /** The whole lists asked for so far, by prefix: ordered and digested once per version. */
+  /** The whole lists asked for so far, by prefix: ordered and digested once per version (a reference a ref, inside the size estimate's 120 bytes a ref). */
   lists?: Map<string, RefList>;
 }
 
