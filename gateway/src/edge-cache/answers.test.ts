@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import type { IncomingHttpHeaders } from 'node:http';
-import { cacheableHeaders, createEdgeAnswers, isImmutable } from './answers.js';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
+import { cacheableHeaders, createEdgeAnswers, isImmutable, keepAnswer } from './answers.js';
 import type { EdgeRequest, RefVersions } from './validators.js';
 
 /** A ref watch whose versions the test sets; absent: not live. */
@@ -185,5 +186,46 @@ describe('edge answers: byte bound and eviction', () => {
   it('when the budget is 0, then nothing is kept', () => {
     const { answers, keep } = setup(0);
     expect([keep(), answers.lookup(req()), answers.size]).toEqual([false, undefined, 0]);
+  });
+});
+
+describe('edge answers: collecting what browse sends (keepAnswer)', () => {
+  /** A browse answer arriving in `chunks`, as the proxy hands it over while piping it on. */
+  async function arrive(h: IncomingHttpHeaders, chunks: Buffer[], maxBytes = 64 * 1024) {
+    const { answers } = setup(maxBytes);
+    const proxyRes = Object.assign(new PassThrough(), { statusCode: 200, headers: h, complete: false }) as unknown as IncomingMessage & PassThrough;
+    keepAnswer(answers, answers.pending(req({ url: '/api/repos/a/b/branches' })), proxyRes);
+    proxyRes.resume();
+    for (const c of chunks) proxyRes.write(c);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Still collecting once everything came: the edge holds what it read.
+    collecting = proxyRes.listenerCount('data') > 0;
+    proxyRes.complete = true;
+    proxyRes.end();
+    await new Promise((resolve) => setImmediate(resolve));
+    return answers.lookup(req({ url: '/api/repos/a/b/branches' }));
+  }
+  let collecting = false;
+  const noLength = () => {
+    const h = headers({ 'transfer-encoding': 'chunked' });
+    delete h['content-length'];
+    return h;
+  };
+
+  it('when an answer streams without a length and fits an entry, then it is kept whole, pieces joined', async () => {
+    const kept = await arrive(noLength(), [body('{"branches":['), body('{"name":"a"}'), body('],"default_branch":"a"}')]);
+    expect(kept?.body.toString()).toBe('{"branches":[{"name":"a"}],"default_branch":"a"}');
+    expect(collecting).toBe(true);
+  });
+
+  it('when an answer streams without a length past an entry, then it is let go, not kept', async () => {
+    const piece = Buffer.alloc(3 * 1024, 0x20);
+    // An entry may take 8 KiB of a 64 KiB budget: the third piece outgrows it.
+    expect(await arrive(noLength(), [piece, piece, piece, piece], 64 * 1024)).toBeUndefined();
+    expect(collecting).toBe(false);
+  });
+
+  it('when an answer with a length arrives short, then it is not kept', async () => {
+    expect(await arrive(headers({ 'content-length': '10' }), [body('{}')])).toBeUndefined();
   });
 });

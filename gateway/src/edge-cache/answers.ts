@@ -142,21 +142,28 @@ export function createEdgeAnswers(versions: RefVersions, maxBytes = DEFAULT_EDGE
 
 /**
  * Collects a browse answer as it streams to the client and keeps it once it arrived whole; an
- * answer that says it is larger than an entry may be is not collected at all.
+ * answer that says it is larger than an entry may be is not collected at all. One that streams
+ * without a length (the whole branch or tag list, docs/decisions/ref-pages.md#the-whole-list-streamed)
+ * is collected while it still fits an entry and let go the moment it outgrows one, so the edge
+ * never holds more of it than it could keep.
  */
 export function keepAnswer(answers: EdgeAnswers, pending: AnswerPending, proxyRes: IncomingMessage): void {
   const status = proxyRes.statusCode ?? 0;
   if (!cacheableHeaders(status, proxyRes.headers)) return;
-  const declared = Number(proxyRes.headers['content-length']);
-  if (!Number.isInteger(declared) || declared > answers.maxEntryBytes) return;
-  const chunks: Buffer[] = [];
+  const header = proxyRes.headers['content-length'];
+  const declared = header === undefined ? undefined : Number(header);
+  if (declared !== undefined && (!Number.isInteger(declared) || declared > answers.maxEntryBytes)) return;
+  let chunks: Buffer[] | undefined = [];
   let length = 0;
-  proxyRes.on('data', (chunk: Buffer) => {
-    chunks.push(chunk);
+  const collect = (chunk: Buffer): void => {
     length += chunk.length;
-  });
+    if (length <= answers.maxEntryBytes) return void chunks!.push(chunk);
+    chunks = undefined;
+    proxyRes.off('data', collect);
+  };
+  proxyRes.on('data', collect);
   proxyRes.on('end', () => {
-    if (proxyRes.complete && length === declared) answers.store(pending, status, proxyRes.headers, Buffer.concat(chunks, length));
+    if (chunks && proxyRes.complete && (declared === undefined || length === declared)) answers.store(pending, status, proxyRes.headers, Buffer.concat(chunks, length));
   });
 }
 

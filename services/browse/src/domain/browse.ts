@@ -16,6 +16,7 @@ import { branchList, buildRefSet, tagList, type RefSet } from './refs.js';
 import { openRaw, rawFromBytes, type RawBlob } from './raw.js';
 import { countTreeRecords, parseTreeRecords } from './tree.js';
 import { pageOfRefs, refPageLinks, type RefPage } from './ref-pages.js';
+import { branchListJson, tagListJson, type RefList, type StreamedJson } from './ref-lists.js';
 
 /** The repository as the gateway resolved it. */
 export interface RepoRef extends ReadContext {
@@ -482,30 +483,45 @@ export interface ListRequest {
 
 /**
  * seed §4 browsing rule 7; with `page` one page of the branches whose names match
- * (docs/decisions/ref-pages.md), the same shape, its Link and X-Total-Count headers.
+ * (docs/decisions/ref-pages.md), the same shape, its Link and X-Total-Count headers. The whole
+ * list streams, its validator known before its first byte (docs/decisions/ref-pages.md#the-whole-list-streamed).
  */
-export async function listBranches(deps: BrowseDeps, repo: RepoRef, list?: ListRequest): Promise<Prepared> {
-  const all = branchList(await refSetOf(deps, repo, ['refs/heads/']), repo.defaultBranch);
+export async function listBranches(deps: BrowseDeps, repo: RepoRef, list?: ListRequest): Promise<Prepared<ListBody>> {
   if (!list?.page) {
-    const body = json(all);
-    return { etag: etagOf('branches', body), immutable: false, body: () => Promise.resolve(body) };
+    const refs = await refListOf(deps, repo, 'refs/heads/');
+    return { etag: etagOf('branches', repo.defaultBranch, refs.digest), immutable: false, body: () => Promise.resolve(branchListJson(refs, repo.defaultBranch)) };
   }
+  const all = branchList(await refSetOf(deps, repo, ['refs/heads/']), repo.defaultBranch);
   const { items, total } = pageOfRefs(all.branches, list.page);
   return pagedList('branches', json({ branches: items, default_branch: all.default_branch }), total, list.path, list.rawQuery, list.page);
 }
 
-/** CONTRACT §8 tags; paged as branches are. */
-export async function listTags(deps: BrowseDeps, repo: RepoRef, list?: ListRequest): Promise<Prepared> {
-  const all = tagList(await refSetOf(deps, repo, ['refs/tags/']));
+/** CONTRACT §8 tags; paged and streamed as branches are. */
+export async function listTags(deps: BrowseDeps, repo: RepoRef, list?: ListRequest): Promise<Prepared<ListBody>> {
   if (!list?.page) {
-    const body = json(all);
-    return { etag: etagOf('tags', body), immutable: false, body: () => Promise.resolve(body) };
+    const refs = await refListOf(deps, repo, 'refs/tags/');
+    return { etag: etagOf('tags', refs.digest), immutable: false, body: () => Promise.resolve(tagListJson(refs)) };
   }
+  const all = tagList(await refSetOf(deps, repo, ['refs/tags/']));
   const { items, total } = pageOfRefs(all.tags, list.page);
   return pagedList('tags', json({ tags: items }), total, list.path, list.rawQuery, list.page);
 }
 
-function pagedList(kind: string, body: string, total: number, path: string, rawQuery: string, at: RefPage): Prepared {
+/** A list's answer: whole, or streamed when it is longer than one piece. */
+export type ListBody = JsonBody | StreamedJson;
+
+/** Every ref under `prefix`, ordered and digested (kept with the snapshot while the watch holds). */
+async function refListOf(deps: BrowseDeps, repo: RepoRef, prefix: string): Promise<RefList> {
+  try {
+    return await deps.refSnapshots.refList(repo, prefix);
+  } catch (err) {
+    // The gateway vouched for the repository but storage has none: to the caller it does not exist.
+    if (err instanceof AppError && err.kind === 'not_found') throw notFound('Not found');
+    throw err;
+  }
+}
+
+function pagedList(kind: string, body: string, total: number, path: string, rawQuery: string, at: RefPage): Prepared<ListBody> {
   const link = refPageLinks(path, rawQuery, at, total);
   const headers: Record<string, string> = { 'X-Total-Count': String(total), ...(link !== undefined && { Link: link }) };
   return { etag: etagOf(kind, at.page, at.perPage, at.q, total, body), immutable: false, body: () => Promise.resolve(body), headers };

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { ReadContext, RefsMoved, RefVersions } from './ports.js';
+import { refListOf, type RefList } from './ref-lists.js';
 import type { RawRef } from './refs.js';
 
 /** What a snapshot holds: every branch and tag, so any ref-addressed read can be split from it. */
@@ -11,6 +12,8 @@ interface Snapshot {
   version: string;
   /** Sorted by name (code units), for the prefix searches. */
   refs: RawRef[];
+  /** The whole lists asked for so far, by prefix: ordered and digested once per version (a reference a ref, inside the size estimate's 120 bytes a ref). */
+  lists?: Map<string, RefList>;
 }
 
 export interface RefSnapshotsOptions {
@@ -71,6 +74,30 @@ export class RefSnapshots {
       this.opts.onLookup?.('unwatched');
       return this.fresh(ctx, prefixes);
     }
+    return underPrefixes((await this.snapshot(ctx, version)).refs, prefixes);
+  }
+
+  /**
+   * Every ref under `prefix` (one of SNAPSHOT_PREFIXES) in the whole list's order with its
+   * digest, both kept with the snapshot: a warm whole list neither sorts nor hashes again.
+   */
+  async refList(ctx: ReadContext, prefix: string): Promise<RefList> {
+    const version = this.versions.version(ctx.shard, ctx.repoId);
+    if (version === undefined) {
+      this.opts.onLookup?.('unwatched');
+      return refListOf(await this.fresh(ctx, [prefix]));
+    }
+    const snap = await this.snapshot(ctx, version);
+    snap.lists ??= new Map();
+    let list = snap.lists.get(prefix);
+    if (!list) {
+      list = refListOf(underPrefixes(snap.refs, [prefix]));
+      snap.lists.set(prefix, list);
+    }
+    return list;
+  }
+
+  private async snapshot(ctx: ReadContext, version: string): Promise<Snapshot> {
     const key = `${ctx.shard}\0${ctx.repoId}`;
     let snap = this.snapshots.get(key);
     this.opts.onLookup?.(snap?.version === version ? 'hit' : 'miss');
@@ -81,7 +108,7 @@ export class RefSnapshots {
       // after the request arrived) but must not be kept for later ones.
       if (this.versions.version(ctx.shard, ctx.repoId) === version) this.snapshots.set(key, snap);
     }
-    return underPrefixes(snap.refs, prefixes);
+    return snap;
   }
 }
 

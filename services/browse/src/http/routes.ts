@@ -2,12 +2,13 @@ import { once } from 'node:events';
 import { notFound } from '@githost/errors';
 import { identityOf, type NextFunction, type Request, type Response } from '@githost/http';
 import { canRead } from '@githost/identity';
-import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCommits, listTags, parseLogNot, parseLogPage, parseLogPath, type BrowseDeps, type JsonBody, type Prepared, type RepoRef } from '../domain/browse.js';
+import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCommits, listTags, parseLogNot, parseLogPage, parseLogPath, type BrowseDeps, type JsonBody, type ListBody, type Prepared, type RepoRef } from '../domain/browse.js';
 import { ifNoneMatchHits } from '@githost/http';
 import { parseCommitStats, withCommitChanges } from '../domain/commit-changes.js';
 import { etagOf } from '../domain/etag.js';
 import type { RawBlob } from '../domain/raw.js';
 import { refPageOf } from '../domain/ref-pages.js';
+import type { StreamedJson } from '../domain/ref-lists.js';
 
 /**
  * The path is matched on the raw (still percent-encoded) URL: CONTRACT §9 decodes ref_and_path
@@ -47,11 +48,7 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
     prepared = await listCommits(browse, repo, refAndPath, req.query.limit, paged ? { page: page ?? 1, path, rawQuery, filePath, not } : undefined);
   }
   else if (sha !== undefined) prepared = await getCommit(browse, repo, sha);
-  else {
-    const [path, rawQuery = ''] = splitUrl(req.originalUrl);
-    const list = { path, rawQuery, page: refPageOf(req.query as Record<string, unknown>) };
-    prepared = listEndpoint === 'branches' ? await listBranches(browse, repo, list) : await listTags(browse, repo, list);
-  }
+  else return sendList(req, res, browse, repo, listEndpoint);
   // One commit's record, or the log's and the compare's `commits`.
   if (stats) prepared = withCommitChanges(browse.reader, browse.cache, repo, prepared, (body) => (sha !== undefined ? [body] : (body.commits as Array<Record<string, unknown>>)));
   if (notModified(req, res, prepared)) return;
@@ -59,6 +56,34 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
   setValidators(res, prepared);
   for (const [name, value] of Object.entries(prepared.headers ?? {})) res.setHeader(name, value);
   sendJson(req, res, body);
+}
+
+/** Branches and tags: the whole list may stream (docs/decisions/ref-pages.md#the-whole-list-streamed). */
+async function sendList(req: Request, res: Response, browse: BrowseDeps, repo: RepoRef, endpoint: string | undefined): Promise<void> {
+  const [path, rawQuery = ''] = splitUrl(req.originalUrl);
+  const list = { path, rawQuery, page: refPageOf(req.query as Record<string, unknown>) };
+  const prepared = endpoint === 'branches' ? await listBranches(browse, repo, list) : await listTags(browse, repo, list);
+  if (notModified(req, res, prepared)) return;
+  const body = await prepared.body();
+  setValidators(res, prepared);
+  for (const [name, value] of Object.entries(prepared.headers ?? {})) res.setHeader(name, value);
+  if (!isStreamed(body)) return sendJson(req, res, body);
+  // No Content-Length: the length is known only once the last piece is written (HEAD says none either).
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  for (const chunk of body.chunks()) {
+    if (res.destroyed) return;
+    // Backpressure: the next piece is built only once the socket took this one, so memory stays a few pieces.
+    if (!res.write(chunk)) await drained(res);
+  }
+  res.end();
+}
+
+function isStreamed(body: ListBody): body is StreamedJson {
+  return typeof body === 'object' && 'streamed' in body;
 }
 
 function splitUrl(url: string): [string, string | undefined] {

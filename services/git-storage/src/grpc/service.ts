@@ -10,7 +10,7 @@ import { diff } from './diff.js';
 import { isAncestor } from './is-ancestor.js';
 import { listCommitChanges } from './list-commit-changes.js';
 import { listCommits } from './list-commits.js';
-import { listRefs } from './list-refs.js';
+import { encodeListRefsResponse, listRefs } from './list-refs.js';
 import { mergeBase } from './merge-base.js';
 import { readBlob } from './read-blob.js';
 import { readCommit } from './read-commit.js';
@@ -53,5 +53,7 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     ListCommitChanges: unary(listCommitChanges(ctx), log, instruments),
     ResolveCommitExpression: unary(resolveCommitExpression(ctx), log, instruments),
   };
-  server.addService(storageProto().githost.storage.v1.StorageService.service, handlers);
+  const service = storageProto().githost.storage.v1.StorageService.service;
+  // ListRefs' answer grows with the refs: written by its own encoder (list-refs.ts), the rest by protobufjs.
+  server.addService({ ...service, ListRefs: { ...service.ListRefs, responseSerialize: encodeListRefsResponse } }, handlers);
 }

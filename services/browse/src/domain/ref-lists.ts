@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { compareNames, type RawRef } from './refs.js';
+
+/**
+ * The seed's whole branch list and CONTRACT §8's whole tag list, written as they are built
+ * (docs/decisions/ref-pages.md#the-whole-list-streamed): at 110,000 refs the answer is 8.6 MB,
+ * and building it as one string before the first byte cost its time and its memory per request.
+ */
+
+/** Records per written piece: about 40 KB of JSON, a few socket writes' worth. */
+export const RECORDS_PER_CHUNK = 512;
+
+/**
+ * A JSON answer produced piece by piece as the socket takes it. Its pieces joined are exactly the
+ * bytes `JSON.stringify` gave for the whole value, so the answer is the one it always was.
+ */
+export interface StreamedJson {
+  readonly streamed: true;
+  chunks(): Iterable<string>;
+}
+
+/** One kind's refs in the answer's order (name bytes, as git sorts), and their validator. */
+export interface RefList {
+  /** Full names, all under one prefix, in byte order of the names. */
+  refs: readonly RawRef[];
+  /** A digest of every name, target and peeled id in `refs`: same refs, same digest. */
+  digest: string;
+}
+
+/** Orders `refs` (one prefix, so the order of the names without it) and digests them. */
+export function refListOf(refs: readonly RawRef[]): RefList {
+  // Code-unit order from the snapshot, byte order here: they differ only where a surrogate meets a
+  // unit from U+E000 up, so this sort is one pass over nearly sorted input.
+  const sorted = [...refs].sort((a, b) => compareNames(a.name, b.name));
+  return { refs: sorted, digest: digestOf(sorted) };
+}
+
+/**
+ * The validator's input is what the answer is a function of, hashed without serialising the
+ * answer, so it is known before the first byte; kept with the ref snapshot, a warm read does not
+ * compute it again (110,000 refs: sort and digest 27-54 ms, about JSON.stringify and the body's
+ * sha1 together). NUL and LF never occur in a ref name or an object id.
+ */
+function digestOf(refs: readonly RawRef[]): string {
+  const hash = createHash('sha1');
+  for (let i = 0; i < refs.length; i += RECORDS_PER_CHUNK) {
+    let text = '';
+    for (const r of refs.slice(i, i + RECORDS_PER_CHUNK)) text += `${r.name}\0${r.target}\0${r.peeled}\n`;
+    hash.update(text);
+  }
+  return hash.digest('base64url');
+}
+
+const HEADS = 'refs/heads/';
+const TAGS = 'refs/tags/';
+
+/** seed §4 browsing rule 7: `{branches: [{name, sha, isDefault}], default_branch}`, as JSON.stringify writes it. */
+export function branchListJson(list: RefList, defaultBranch: string): string | StreamedJson {
+  const record = (r: RawRef) => {
+    const name = r.name.slice(HEADS.length);
+    return { name, sha: r.target, isDefault: name === defaultBranch };
+  };
+  return listJson('{"branches":[', list.refs, record, `],"default_branch":${JSON.stringify(defaultBranch)}}`);
+}
+
+/** CONTRACT §8/§9 tags: `{tags: [{name, sha, tag_sha?}]}`, sha peeled to the commit. */
+export function tagListJson(list: RefList): string | StreamedJson {
+  const record = (r: RawRef) => {
+    const name = r.name.slice(TAGS.length);
+    return r.peeled ? { name, sha: r.peeled, tag_sha: r.target } : { name, sha: r.target };
+  };
+  return listJson('{"tags":[', list.refs, record, ']}');
+}
+
+/**
+ * A list that fits one piece is one string (sent whole, with its length, and kept by the edge as
+ * before); a longer one streams. Each piece is JSON.stringify of its records without the
+ * brackets, so the joined pieces are byte for byte JSON.stringify of the whole object.
+ */
+function listJson(head: string, refs: readonly RawRef[], record: (r: RawRef) => object, tail: string): string | StreamedJson {
+  const piece = (from: number) => JSON.stringify(refs.slice(from, from + RECORDS_PER_CHUNK).map(record)).slice(1, -1);
+  if (refs.length <= RECORDS_PER_CHUNK) return head + piece(0) + tail;
+  return {
+    streamed: true,
+    *chunks() {
+      for (let i = 0; i < refs.length; i += RECORDS_PER_CHUNK) {
+        const last = i + RECORDS_PER_CHUNK >= refs.length;
+        yield (i === 0 ? head : ',') + piece(i) + (last ? tail : '');
+      }
+    },
+  };
+}
