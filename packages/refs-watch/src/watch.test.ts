@@ -62,6 +62,21 @@ describe('refs watch', () => {
     expect(w.version('default', 'a')).not.toBe(a);
   });
 
+  it('when git-storage names the refs a change moved, then listeners get them with the versions before and after; without them, nothing', async () => {
+    const w = watch();
+    await w.ready();
+    const heard: Array<Parameters<Parameters<RefsWatch['onChange']>[0]>> = [];
+    w.onChange((...args) => heard.push(args));
+    const before = w.version('default', 'a')!;
+    const refs = [{ name: 'refs/heads/main', target: '1'.repeat(40), peeled: '' }, { name: 'refs/heads/gone', target: '', peeled: '' }];
+    await s.service.context.watchers.notify('a', { refs });
+    const after = w.version('default', 'a')!;
+    expect(after).not.toBe(before);
+    expect(heard).toEqual([['default', 'a', { before, after, refs }]]);
+    await s.service.context.watchers.notify('a');
+    expect(heard[1]).toEqual(['default', 'a', undefined]);
+  });
+
   it('when the stream breaks, then versions are undefined until it reconnects, and every version is new after', async () => {
     const w = watch();
     await w.ready();

@@ -136,9 +136,18 @@ describe('WatchRefs', () => {
     const moved = callUnary(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/other', new_oid: main!.target, old_oid: '0'.repeat(40), context });
     const change = await w.next();
     expect(change.repository_id).toBe(ID);
+    // The refs were read before (ListRefs), so the change names the ref it moved, with its value.
+    expect(change.refs_known).toBe(true);
+    expect(change.refs).toEqual([{ name: 'refs/heads/other', target: main!.target, peeled: '' }]);
     expect(await settled(moved)).toBe(false);
     w.ack(change.seq);
     await moved;
+    // A deletion: the ref with an empty target.
+    const deleted = callUnary(s.client, s.client.UpdateRef, { repository_id: ID, ref: 'refs/heads/other', new_oid: '0'.repeat(40), old_oid: main!.target, context });
+    const gone = await w.next();
+    expect([gone.refs_known, gone.refs]).toEqual([true, [{ name: 'refs/heads/other', target: '', peeled: '' }]]);
+    w.ack(gone.seq);
+    await deleted;
     w.stream.cancel();
   });
 
@@ -163,9 +172,13 @@ describe('WatchRefs', () => {
       s.secret,
     );
     const headers = Object.entries(identity).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
+    await callUnary(s.client, s.client.ListRefs, { repository_id: ID, prefixes: ['refs/heads/'] });
     const pushed = git(work, ...headers, 'push', '-q', `http://127.0.0.1:${s.httpPort}/alice/demo.git`, 'HEAD:refs/heads/main');
     const change = await w.next();
     expect(change.repository_id).toBe(ID);
+    // git's report named what it changed: the watcher hears the ref and its new value.
+    const head = (await git(work, 'rev-parse', 'HEAD')).trim();
+    expect([change.refs_known, change.refs]).toEqual([true, [{ name: 'refs/heads/main', target: head, peeled: '' }]]);
     expect(await settled(pushed)).toBe(false);
     w.ack(change.seq);
     await pushed;
@@ -186,6 +199,7 @@ describe('WatchRefs', () => {
     const removed = callUnary(s.client, s.client.RemoveRepository, { repository_id: 'repo-watch-gone' });
     const change = await w.next();
     expect(change.repository_id).toBe('repo-watch-gone');
+    expect(change.refs_known).toBe(false); // every ref is gone: the watcher drops what it holds
     expect(await settled(removed)).toBe(false);
     w.ack(change.seq);
     await removed;

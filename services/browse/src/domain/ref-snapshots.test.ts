@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ReadContext } from './ports.js';
+import type { ReadContext, RefVersions } from './ports.js';
 import { RefSnapshots, SNAPSHOT_PREFIXES } from './ref-snapshots.js';
 import type { RawRef } from './refs.js';
 
@@ -77,5 +77,31 @@ describe('ref snapshots', () => {
     await snaps.list({ ...ctx, repoId: 'r2' }, ['refs/heads/main']);
     await snaps.list({ ...ctx, shard: 'other' }, ['refs/heads/main']);
     expect(s.calls).toHaveLength(3);
+  });
+  it('when the watch names every ref a change moved, then the snapshot of the version before is updated in place and read without storage; from another version, storage is asked again', async () => {
+    const s = storage([ref('refs/heads/a', '1'.repeat(40)), ref('refs/heads/main', '1'.repeat(40)), ref('refs/tags/v1', '1'.repeat(40))]);
+    let version = 'v1';
+    let listener: Parameters<NonNullable<RefVersions['onChange']>>[0] = () => undefined;
+    const versions: RefVersions = { version: () => version, onChange: (l) => ((listener = l), () => undefined) };
+    const snaps = new RefSnapshots(versions, s.list);
+    await snaps.list(ctx, ['refs/heads/']);
+    version = 'v2';
+    listener('default', 'r1', {
+      before: 'v1',
+      after: 'v2',
+      refs: [ref('refs/heads/main', '2'.repeat(40)), ref('refs/heads/b-new', '3'.repeat(40)), ref('refs/heads/a', ''), ref('refs/notes/x', '4'.repeat(40)), { name: 'refs/tags/v2', target: '5'.repeat(40), peeled: '2'.repeat(40) }],
+    });
+    expect((await snaps.list(ctx, ['refs/heads/', 'refs/tags/'])).map((r) => [r.name, r.target, r.peeled])).toEqual([
+      ['refs/heads/b-new', '3'.repeat(40), ''],
+      ['refs/heads/main', '2'.repeat(40), ''],
+      ['refs/tags/v1', '1'.repeat(40), ''],
+      ['refs/tags/v2', '5'.repeat(40), '2'.repeat(40)],
+    ]);
+    expect(s.calls).toHaveLength(1);
+    // A change from a version the snapshot is not at (one it missed): the next read goes to storage.
+    version = 'v4';
+    listener('default', 'r1', { before: 'v3', after: 'v4', refs: [ref('refs/heads/c', '6'.repeat(40))] });
+    await snaps.list(ctx, ['refs/heads/']);
+    expect(s.calls).toHaveLength(2);
   });
 });
