@@ -144,6 +144,12 @@ export async function refsAxis(ctx: BenchContext, ladder: Ladder, service: Runni
           return timedGit(['push', '-q', url, `${sha}:refs/heads/one/${i}`], source);
         });
         table.record('push of one commit (new branch)', 'constant', step, { ms, baseline: plainOne.sort((a, b) => a - b)[Math.floor(RUNS / 2)]! });
+        // The first views after those pushes: browse's ref snapshot, read above, is moved in place
+        // by each ref change (docs/decisions/many-refs-push.md#the-refs-cache), not read whole again.
+        await measurePages(table, step, service.url, [
+          { row: 'API: branches ?per_page=100, after a push of one commit', path: `${api}/branches?per_page=100`, headers: user.bearer, target: 'constant' },
+          { row: 'web: ref switcher, after a push of one commit', path: `${web}/-/refs?view=tree&ref=${tip}`, headers: user.cookie, target: 'constant' },
+        ], views, log);
         // The same new refs under three prefixes, one per way in: new/ over githost's HTTP (the merges
         // below use it), new-http/ to plain git's http-backend, new-ssh/ over githost's SSH.
         const created = ['new', 'new-http', 'new-ssh'].flatMap((p) => Array.from({ length: newRefs }, (_, i) => `create refs/heads/${p}/${String(i).padStart(6, '0')} ${first}\n`));
