@@ -12,11 +12,11 @@ import type { BlobStream, RawCommit, ReadContext, RefVersions, RepositoryReader 
 import { RefSnapshots, type RefLookup } from './ref-snapshots.js';
 import { expressionBaseOf, isAbbreviatedId, revisionExpressionOf } from './revision-expressions.js';
 import { decodeSegments, prefixesOfName, refPrefixes, resolveCommitsRef, resolveRefName, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
-import { branchList, buildRefSet, tagList, type RefSet } from './refs.js';
+import { buildRefSet, type RefSet } from './refs.js';
 import { openRaw, rawFromBytes, type RawBlob } from './raw.js';
 import { countTreeRecords, parseTreeRecords } from './tree.js';
 import { pageOfRefs, refPageLinks, type RefPage } from './ref-pages.js';
-import { branchListJson, tagListJson, type RefList, type StreamedJson } from './ref-lists.js';
+import { branchListJson, branchRecordOf, tagListJson, tagRecordOf, type RefList, type StreamedJson } from './ref-lists.js';
 
 /** The repository as the gateway resolved it. */
 export interface RepoRef extends ReadContext {
@@ -491,9 +491,9 @@ export async function listBranches(deps: BrowseDeps, repo: RepoRef, list?: ListR
     const refs = await refListOf(deps, repo, 'refs/heads/');
     return { etag: etagOf('branches', repo.defaultBranch, refs.digest), immutable: false, body: () => Promise.resolve(branchListJson(refs, repo.defaultBranch)) };
   }
-  const all = branchList(await refSetOf(deps, repo, ['refs/heads/']), repo.defaultBranch);
-  const { items, total } = pageOfRefs(all.branches, list.page);
-  return pagedList('branches', json({ branches: items, default_branch: all.default_branch }), total, list.path, list.rawQuery, list.page);
+  // A page of the kept whole list: records for its refs only, nothing sorted again after a push.
+  const { items, total } = pageOfRefs((await refListOf(deps, repo, 'refs/heads/')).refs, list.page, (r) => r.name.slice('refs/heads/'.length));
+  return pagedList('branches', json({ branches: items.map((r) => branchRecordOf(r, repo.defaultBranch)), default_branch: repo.defaultBranch }), total, list.path, list.rawQuery, list.page);
 }
 
 /** CONTRACT §8 tags; paged and streamed as branches are. */
@@ -502,9 +502,8 @@ export async function listTags(deps: BrowseDeps, repo: RepoRef, list?: ListReque
     const refs = await refListOf(deps, repo, 'refs/tags/');
     return { etag: etagOf('tags', refs.digest), immutable: false, body: () => Promise.resolve(tagListJson(refs)) };
   }
-  const all = tagList(await refSetOf(deps, repo, ['refs/tags/']));
-  const { items, total } = pageOfRefs(all.tags, list.page);
-  return pagedList('tags', json({ tags: items }), total, list.path, list.rawQuery, list.page);
+  const { items, total } = pageOfRefs((await refListOf(deps, repo, 'refs/tags/')).refs, list.page, (r) => r.name.slice('refs/tags/'.length));
+  return pagedList('tags', json({ tags: items.map(tagRecordOf) }), total, list.path, list.rawQuery, list.page);
 }
 
 /** A list's answer: whole, or streamed when it is longer than one piece. */

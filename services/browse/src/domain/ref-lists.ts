@@ -7,6 +7,9 @@ import { compareNames, type RawRef } from './refs.js';
  * and building it as one string before the first byte cost its time and its memory per request.
  */
 
+const HEADS = 'refs/heads/';
+const TAGS = 'refs/tags/';
+
 /** Records per written piece: about 40 KB of JSON, a few socket writes' worth. */
 export const RECORDS_PER_CHUNK = 512;
 
@@ -22,17 +25,65 @@ export interface StreamedJson {
 /** One kind's refs in the answer's order (name bytes, as git sorts), and their validator. */
 export interface RefList {
   /** Full names, all under one prefix, in byte order of the names. */
-  refs: readonly RawRef[];
-  /** A digest of every name, target and peeled id in `refs`: same refs, same digest. */
-  digest: string;
+  readonly refs: readonly RawRef[];
+  /** A digest of every name, target and peeled id in `refs`: same refs, same digest. Computed on first use. */
+  readonly digest: string;
 }
 
-/** Orders `refs` (one prefix, so the order of the names without it) and digests them. */
+/** Orders `refs` (one prefix, so the order of the names without it) and digests them when asked. */
 export function refListOf(refs: readonly RawRef[]): RefList {
   // Code-unit order from the snapshot, byte order here: they differ only where a surrogate meets a
   // unit from U+E000 up, so this sort is one pass over nearly sorted input.
-  const sorted = [...refs].sort((a, b) => compareNames(a.name, b.name));
-  return { refs: sorted, digest: digestOf(sorted) };
+  return listOfSorted([...refs].sort((a, b) => compareNames(a.name, b.name)));
+}
+
+/**
+ * `list` with `changed` applied (each a full name under the list's prefix; an empty target: deleted),
+ * without sorting again: a ref change moves a kept list in place, so the pages of a repository of
+ * 110,000 branches stay as cheap after a push as before it (docs/decisions/many-refs-push.md#the-refs-cache).
+ */
+export function refListMoved(list: RefList, changed: readonly RawRef[]): RefList {
+  const refs = list.refs.slice();
+  for (const r of changed) {
+    let lo = 0;
+    let hi = refs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareNames(refs[mid]!.name, r.name) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const present = refs[lo]?.name === r.name;
+    const now = { name: r.name, target: r.target, peeled: r.peeled };
+    if (r.target === '') {
+      if (present) refs.splice(lo, 1);
+    } else if (present) refs[lo] = now;
+    else refs.splice(lo, 0, now);
+  }
+  return listOfSorted(refs);
+}
+
+/** A list whose digest is computed once, when the whole list's validator first needs it. */
+function listOfSorted(refs: readonly RawRef[]): RefList {
+  let digest: string | undefined;
+  return {
+    refs,
+    get digest() {
+      digest ??= digestOf(refs);
+      return digest;
+    },
+  };
+}
+
+/** A branch's record in the seed's lists (§4 browsing rule 7), paged or whole. */
+export function branchRecordOf(r: RawRef, defaultBranch: string): { name: string; sha: string; isDefault: boolean } {
+  const name = r.name.slice(HEADS.length);
+  return { name, sha: r.target, isDefault: name === defaultBranch };
+}
+
+/** A tag's record (CONTRACT §8/§9): sha peeled to the commit, tag_sha for an annotated tag. */
+export function tagRecordOf(r: RawRef): { name: string; sha: string; tag_sha?: string } {
+  const name = r.name.slice(TAGS.length);
+  return r.peeled ? { name, sha: r.peeled, tag_sha: r.target } : { name, sha: r.target };
 }
 
 /**
@@ -51,25 +102,14 @@ function digestOf(refs: readonly RawRef[]): string {
   return hash.digest('base64url');
 }
 
-const HEADS = 'refs/heads/';
-const TAGS = 'refs/tags/';
-
 /** seed §4 browsing rule 7: `{branches: [{name, sha, isDefault}], default_branch}`, as JSON.stringify writes it. */
 export function branchListJson(list: RefList, defaultBranch: string): string | StreamedJson {
-  const record = (r: RawRef) => {
-    const name = r.name.slice(HEADS.length);
-    return { name, sha: r.target, isDefault: name === defaultBranch };
-  };
-  return listJson('{"branches":[', list.refs, record, `],"default_branch":${JSON.stringify(defaultBranch)}}`);
+  return listJson('{"branches":[', list.refs, (r) => branchRecordOf(r, defaultBranch), `],"default_branch":${JSON.stringify(defaultBranch)}}`);
 }
 
 /** CONTRACT §8/§9 tags: `{tags: [{name, sha, tag_sha?}]}`, sha peeled to the commit. */
 export function tagListJson(list: RefList): string | StreamedJson {
-  const record = (r: RawRef) => {
-    const name = r.name.slice(TAGS.length);
-    return r.peeled ? { name, sha: r.peeled, tag_sha: r.target } : { name, sha: r.target };
-  };
-  return listJson('{"tags":[', list.refs, record, ']}');
+  return listJson('{"tags":[', list.refs, tagRecordOf, ']}');
 }
 
 /**

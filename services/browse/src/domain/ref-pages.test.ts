@@ -37,12 +37,12 @@ describe('pageOfRefs', () => {
   const refs = ['alpha', 'Feature/A', 'feature/b', 'main', 'old-feature'].map((name) => ({ name }));
 
   it('when q is given, then the names holding it in any letter case, in the list order, and their count', () => {
-    expect(pageOfRefs(refs, { page: 1, perPage: 2, q: 'FEAT' })).toEqual({ items: [{ name: 'Feature/A' }, { name: 'feature/b' }], total: 3 });
-    expect(pageOfRefs(refs, { page: 2, perPage: 2, q: 'feat' })).toEqual({ items: [{ name: 'old-feature' }], total: 3 });
+    expect(pageOfRefs(refs, { page: 1, perPage: 2, q: 'FEAT' }, (r) => r.name)).toEqual({ items: [{ name: 'Feature/A' }, { name: 'feature/b' }], total: 3 });
+    expect(pageOfRefs(refs, { page: 2, perPage: 2, q: 'feat' }, (r) => r.name)).toEqual({ items: [{ name: 'old-feature' }], total: 3 });
   });
 
   it('when the page is past the last, then empty with the count', () => {
-    expect(pageOfRefs(refs, { page: 9, perPage: 2, q: '' })).toEqual({ items: [], total: 5 });
+    expect(pageOfRefs(refs, { page: 9, perPage: 2, q: '' }, (r) => r.name)).toEqual({ items: [], total: 5 });
   });
 });
 

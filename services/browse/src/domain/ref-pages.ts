@@ -47,9 +47,9 @@ export function refPageOf(query: Record<string, unknown>): RefPage | undefined {
 }
 
 /** The records of the page whose names contain `q` (any letter case), and how many match in all. */
-export function pageOfRefs<T extends { name: string }>(sorted: readonly T[], at: RefPage): { items: T[]; total: number } {
+export function pageOfRefs<T>(sorted: readonly T[], at: RefPage, nameOf: (r: T) => string): { items: T[]; total: number } {
   const needle = at.q.toLowerCase();
-  const matching = needle === '' ? sorted : sorted.filter((r) => r.name.toLowerCase().includes(needle));
+  const matching = needle === '' ? sorted : sorted.filter((r) => nameOf(r).toLowerCase().includes(needle));
   const start = (at.page - 1) * at.perPage;
   return { items: matching.slice(start, start + at.perPage), total: matching.length };
 }

@@ -85,6 +85,7 @@ describe('ref snapshots', () => {
     const versions: RefVersions = { version: () => version, onChange: (l) => ((listener = l), () => undefined) };
     const snaps = new RefSnapshots(versions, s.list);
     await snaps.list(ctx, ['refs/heads/']);
+    expect((await snaps.refList(ctx, 'refs/heads/')).refs.map((r) => r.name)).toEqual(['refs/heads/a', 'refs/heads/main']);
     version = 'v2';
     listener('default', 'r1', {
       before: 'v1',
@@ -97,6 +98,8 @@ describe('ref snapshots', () => {
       ['refs/tags/v1', '1'.repeat(40), ''],
       ['refs/tags/v2', '5'.repeat(40), '2'.repeat(40)],
     ]);
+    // The kept whole list moved with it, in its own order.
+    expect((await snaps.refList(ctx, 'refs/heads/')).refs.map((r) => [r.name, r.target])).toEqual([['refs/heads/b-new', '3'.repeat(40)], ['refs/heads/main', '2'.repeat(40)]]);
     expect(s.calls).toHaveLength(1);
     // A change from a version the snapshot is not at (one it missed): the next read goes to storage.
     version = 'v4';

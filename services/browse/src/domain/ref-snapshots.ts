@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { ReadContext, RefsMoved, RefVersions } from './ports.js';
-import { refListOf, type RefList } from './ref-lists.js';
+import { refListMoved, refListOf, type RefList } from './ref-lists.js';
 import type { RawRef } from './refs.js';
 
 /** What a snapshot holds: every branch and tag, so any ref-addressed read can be split from it. */
@@ -65,7 +65,9 @@ export class RefSnapshots {
       } else if (present) refs[at] = { name: r.name, target: r.target, peeled: r.peeled };
       else refs.splice(at, 0, { name: r.name, target: r.target, peeled: r.peeled });
     }
-    this.snapshots.set(key, { version: moved.after, refs });
+    // The kept whole lists move too (each its own order), so a page after a push does not sort 110,000 refs again.
+    const lists = snap.lists && new Map([...snap.lists].map(([prefix, list]) => [prefix, refListMoved(list, changed.filter((r) => r.name.startsWith(prefix)))]));
+    this.snapshots.set(key, { version: moved.after, refs, ...(lists && { lists }) });
   }
 
   async list(ctx: ReadContext, prefixes: readonly string[]): Promise<RawRef[]> {

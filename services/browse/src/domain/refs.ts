@@ -29,32 +29,6 @@ export function buildRefSet(refs: readonly RawRef[]): RefSet {
   return set;
 }
 
-export interface BranchRecord {
-  name: string;
-  sha: string;
-  isDefault: boolean;
-}
-
-/** seed §4 browsing rule 7: every refs/heads/* with isDefault, in name order. */
-export function branchList(refs: RefSet, defaultBranch: string): { branches: BranchRecord[]; default_branch: string } {
-  const branches = [...refs.branches].map(([name, sha]) => ({ name, sha, isDefault: name === defaultBranch }));
-  branches.sort((a, b) => compareNames(a.name, b.name));
-  return { branches, default_branch: defaultBranch };
-}
-
-export interface TagRecord {
-  name: string;
-  sha: string;
-  tag_sha?: string;
-}
-
-/** CONTRACT §8/§9 tags: peeled to the commit, plus tag_sha for annotated tags. */
-export function tagList(refs: RefSet): { tags: TagRecord[] } {
-  const tags = [...refs.tags].map(([name, t]) => (t.tagSha ? { name, sha: t.sha, tag_sha: t.tagSha } : { name, sha: t.sha }));
-  tags.sort((a, b) => compareNames(a.name, b.name));
-  return { tags };
-}
-
 /**
  * Byte order of the UTF-8 names, as git sorts ref names, without encoding them: UTF-8 byte
  * order is code point order, which differs from UTF-16 code unit order only where a surrogate
