@@ -121,4 +121,25 @@ describe('RefsCache', () => {
     cache.invalidate(gitDir);
     expect((await cache.list(gitDir)).filter((r) => r.name.startsWith('refs/heads/many/'))).toHaveLength(0);
   });
+  it('when the tables hold more refs than maxRefs, then the least recently read go, never the one just read', async () => {
+    const other = path.join(root, 'other.git');
+    execFileSync('git', ['init', '-q', '--bare', other], { env });
+    const main = (await new RefsCache().get(gitDir, 'refs/heads/main'))!.target;
+    execFileSync('git', [`--git-dir=${other}`, 'fetch', '-q', gitDir, 'refs/heads/main:refs/heads/main'], { env });
+    const count = (await new RefsCache().list(gitDir)).length;
+    const cache = new RefsCache({ maxRefs: count });
+    expect((await cache.get(gitDir, 'refs/heads/main'))!.target).toBe(main);
+    // Changed behind the cache's back: a kept table still shows the old value, a dropped one the new.
+    const next = git('commit-tree', `${main}^{tree}`, '-p', main, '-m', 'behind its back');
+    git('update-ref', 'refs/heads/main', next, main);
+    expect((await cache.get(gitDir, 'refs/heads/main'))!.target).toBe(main); // kept: within the bound
+    await cache.list(other); // one more table: past the bound, the first read goes
+    await new Promise((r) => setImmediate(r));
+    expect((await cache.get(gitDir, 'refs/heads/main'))!.target).toBe(next);
+    // Alone past the bound, the table just read stays.
+    const tiny = new RefsCache({ maxRefs: 1 });
+    await tiny.list(gitDir);
+    git('update-ref', 'refs/heads/main', main, next);
+    expect((await tiny.get(gitDir, 'refs/heads/main'))!.target).toBe(next);
+  });
 });

@@ -30,8 +30,18 @@ export const REREAD_AT_MOST = 64;
  * fill is applied after it.
  */
 export class RefsCache {
-  private readonly entries = new Map<string, { generation: number; refs: Promise<RefTable> }>();
+  /** In use order, the least recently read first; `count`: the table's refs once it is read. */
+  private readonly entries = new Map<string, { generation: number; refs: Promise<RefTable>; count: number }>();
   private generation = 0;
+  private readonly maxRefs: number;
+
+  /**
+   * `maxRefs`: refs kept across repositories (about 300 bytes each with their indexes); past it the
+   * least recently read tables go, but never the one just read, however large.
+   */
+  constructor(opts: { maxRefs?: number } = {}) {
+    this.maxRefs = opts.maxRefs ?? DEFAULT_MAX_REFS;
+  }
 
   async list(gitDir: string): Promise<CachedRef[]> {
     return (await this.table(gitDir)).list;
@@ -72,13 +82,8 @@ export class RefsCache {
       this.invalidate(gitDir);
       return Promise.resolve(undefined);
     }
-    const generation = ++this.generation;
     const fresh = hit.refs.then(() => readRefs(gitDir, names));
-    const updated = Promise.all([hit.refs, fresh]).then(([table, now]) => table.replace(names, now));
-    this.entries.set(gitDir, { generation, refs: updated });
-    updated.catch(() => {
-      if (this.entries.get(gitDir)?.generation === generation) this.entries.delete(gitDir);
-    });
+    const updated = this.hold(gitDir, Promise.all([hit.refs, fresh]).then(([table, now]) => table.replace(names, now)));
     return updated.then(
       () => fresh,
       () => undefined,
@@ -87,16 +92,48 @@ export class RefsCache {
 
   private table(gitDir: string): Promise<RefTable> {
     const hit = this.entries.get(gitDir);
-    if (hit) return hit.refs;
+    if (hit) {
+      // Most recently read last: the first entries are the ones to let go.
+      this.entries.delete(gitDir);
+      this.entries.set(gitDir, hit);
+      return hit.refs;
+    }
+    return this.hold(gitDir, readRefs(gitDir).then((list) => new RefTable(list)));
+  }
+
+  /** `refs` becomes `gitDir`'s table: counted once read, dropped if its read fails. */
+  private hold(gitDir: string, refs: Promise<RefTable>): Promise<RefTable> {
     const generation = ++this.generation;
-    const refs = readRefs(gitDir).then((list) => new RefTable(list));
-    this.entries.set(gitDir, { generation, refs });
-    refs.catch(() => {
-      if (this.entries.get(gitDir)?.generation === generation) this.entries.delete(gitDir);
-    });
+    const entry = { generation, refs, count: 0 };
+    this.entries.delete(gitDir);
+    this.entries.set(gitDir, entry);
+    refs.then(
+      (table) => {
+        if (this.entries.get(gitDir) !== entry) return;
+        entry.count = table.list.length;
+        this.evictBeyond(gitDir);
+      },
+      () => {
+        if (this.entries.get(gitDir)?.generation === generation) this.entries.delete(gitDir);
+      },
+    );
     return refs;
   }
+
+  private evictBeyond(keep: string): void {
+    let total = 0;
+    for (const e of this.entries.values()) total += e.count;
+    for (const [dir, e] of this.entries) {
+      if (total <= this.maxRefs) break;
+      if (dir === keep) continue;
+      this.entries.delete(dir);
+      total -= e.count;
+    }
+  }
 }
+
+/** About 60 MB of tables: one repository of 200,000 refs, or many small ones. */
+export const DEFAULT_MAX_REFS = 200_000;
 
 /**
  * The refs sorted by name (as for-each-ref sorts), by name, and their values counted. `list` is
