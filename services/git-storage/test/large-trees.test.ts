@@ -112,6 +112,35 @@ describe('ReadTree on a 100,000-entry directory', () => {
   });
 });
 
+const readTreeStream = (commit: string, path: string, requireCommit = false) =>
+  collectStream<storage.ReadTreeStreamResponse__Output>(s.client.ReadTreeStream({ repository_id: ID, commit_oid: commit, path, require_commit: requireCommit }));
+
+// docs/decisions/big-pages.md#the-whole-tree-streamed
+describe('ReadTreeStream on a 100,000-entry directory', () => {
+  it('when it is read, then it comes in many pieces of whole records that join to ReadTree\'s bytes, the id and count in the first', async () => {
+    const msgs = await readTreeStream(first, 'wide');
+    expect(msgs.length).toBeGreaterThan(50);
+    expect(msgs[0]).toMatchObject({ tree_oid: bareGit('rev-parse', `${first}:wide`).toString().trim(), count: WIDE + 1 });
+    for (const m of msgs.slice(1)) expect(m).toMatchObject({ tree_oid: '', count: 0 });
+    for (const m of msgs) expect(m.entries[m.entries.length - 1]).toBe(0);
+    expect(Buffer.concat(msgs.map((m) => m.entries)).equals(bareGit('ls-tree', '--long', '-z', `${first}:wide`))).toBe(true);
+  });
+
+  it('when a small tree is read, then it is one message with all of it', async () => {
+    const msgs = await readTreeStream(second, '', true);
+    expect(msgs).toHaveLength(1);
+    expect(Buffer.from(msgs[0]!.entries).equals(bareGit('ls-tree', '--long', '-z', second))).toBe(true);
+  });
+
+  it('when the path is a file, missing, or the id names no commit, then the stream fails before any message as ReadTree does', async () => {
+    await expect(readTreeStream(first, 'root.txt')).rejects.toMatchObject({ kind: 'validation', message: 'Not a directory: root.txt' });
+    await expect(readTreeStream(first, 'nope')).rejects.toMatchObject({ kind: 'not_found', message: 'Path not found: nope' });
+    const tree = bareGit('rev-parse', `${first}^{tree}`).toString().trim();
+    await expect(readTreeStream(tree, '', true)).rejects.toMatchObject({ kind: 'not_found', message: `Commit not found: ${tree}` });
+    await expect(readTreeStream(first, '--output=x')).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});
+
 describe('backslashes in file names', () => {
   it('when the root holds a\\b.txt, then ReadTree lists it as git does and ReadBlob reads it', async () => {
     const root = await readTree(first, '');
