@@ -87,11 +87,14 @@ export class ObjectCache {
   /**
    * For a value collected while it is sent (a streamed answer,
    * docs/decisions/big-pages.md#the-whole-tree-streamed): one caller at a time may collect `key`,
-   * so concurrent cold reads of one big answer hold one copy between them, not one each. False
-   * when nothing is kept, the key is kept already, or another caller collects it. `fill` ends the claim.
+   * so concurrent cold reads of one big answer hold one copy between them, not one each; and at
+   * most as many keys are collected at once as entries of the largest size fit the budget, so what
+   * is collected never exceeds the budget itself. False when nothing is kept, the key is kept
+   * already, another caller collects it, or that many do. `fill` ends the claim.
    */
   claimFill(key: string): boolean {
     if (!this.lru || this.maxEntryBytes === 0 || this.filling.has(key) || this.lru.has(key)) return false;
+    if (this.filling.size >= Math.floor(this.lru.maxSize / this.maxEntryBytes)) return false;
     this.filling.add(key);
     return true;
   }

@@ -64,6 +64,13 @@ describe('the whole tree answer streamed', () => {
     expect(cache.claimFill('k')).toBe(false);
   });
 
+  it('when many big answers are collected at once, then no more start than entries of the largest size fit the budget', () => {
+    const cache = new ObjectCache(4 << 20);
+    expect([1, 2, 3, 4, 5].map((k) => cache.claimFill(`k${k}`))).toEqual([true, true, true, true, false]);
+    cache.fill('k1', undefined);
+    expect(cache.claimFill('k5')).toBe(true);
+  });
+
   it('when the client leaves mid-answer, then the read is cancelled, nothing is kept and the claim is free again', async () => {
     const cache = new ObjectCache(1 << 20);
     cache.claimFill('k');
