@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { Readable } from 'node:stream';
+import type { StorageServiceClient } from '@githost/protos';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestRepository, pushTo } from '@githost/git-storage/testing';
@@ -16,6 +18,20 @@ const ENTRIES = 10_000;
 
 let h: Harness;
 let source: string;
+/** Answers ReadTreeStream as a git-storage from before it does: UNIMPLEMENTED. */
+let olderStorage = false;
+
+function maybeOlder(client: StorageServiceClient): StorageServiceClient {
+  const wrapped = Object.create(client) as StorageServiceClient;
+  const open = (client.ReadTreeStream as unknown as (...args: unknown[]) => unknown).bind(client);
+  (wrapped as unknown as Record<string, unknown>).ReadTreeStream = (...args: unknown[]) => {
+    if (!olderStorage) return open(...args);
+    const refused = new Readable({ objectMode: true, read() {} });
+    process.nextTick(() => refused.destroy(Object.assign(new Error('12 UNIMPLEMENTED: ReadTreeStream'), { code: 12, details: 'ReadTreeStream' })));
+    return Object.assign(refused, { cancel: () => undefined });
+  };
+  return wrapped;
+}
 
 /** `big/` with 10,000 files (names JSON must escape, two blobs of other sizes, a subdirectory), one commit per branch. */
 function bigDirectory(): Buffer {
@@ -71,7 +87,7 @@ function rawGet(target: string, method = 'GET'): Promise<{ head: string; chunks:
 }
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ wrapStorageClient: maybeOlder });
   source = await mkdtemp(path.join(tmpdir(), 'browse-streamed-tree-'));
   await git(source, 'init', '-q', '--bare');
   await fastImport(source, bigDirectory());
@@ -119,6 +135,19 @@ describe('the whole tree of a big directory, streamed', () => {
     expect([file.status, file.json()]).toEqual([400, { error: 'Not a directory: file.txt' }]);
     const ref = await h.get(`${API}/tree/nope/big`, { repo: big });
     expect(ref.status).toBe(404);
+  });
+
+  it('when git-storage is from before ReadTreeStream (a rolling upgrade), then the tree is read whole with ReadTree, the same bytes', async () => {
+    await pushTo(h.storage, REPO, source, 'refs/heads/main:refs/heads/older');
+    olderStorage = true;
+    try {
+      const res = await rawGet(`${API}/tree/older/big`);
+      expect(res.head).toMatch(/\r\ncontent-length:/i);
+      expect(res.body.toString('utf8')).toBe((await expected('main', 'big')).replace('"ref":"main"', '"ref":"older"'));
+      expect((await h.get(`${API}/tree/older/nope`, { repo: big })).status).toBe(404);
+    } finally {
+      olderStorage = false;
+    }
   });
 
   it('when HEAD asks for a cold big directory, then the GET\'s validators and no body; with its ETag, 304', async () => {
