@@ -126,6 +126,22 @@ describe('ReadTreeStream on a 100,000-entry directory', () => {
     expect(Buffer.concat(msgs.map((m) => m.entries)).equals(bareGit('ls-tree', '--long', '-z', `${first}:wide`))).toBe(true);
   });
 
+  it('when this read builds the listing, then its pieces are sent as they are built, the same bytes, and the listing is kept whole', async () => {
+    const { trees } = s.service.context.cache;
+    trees.deletePrefix('');
+    const misses = trees.misses;
+    const msgs = await readTreeStream(second, 'wide');
+    expect(trees.misses).toBe(misses + 1);
+    expect(msgs.length).toBeGreaterThan(50);
+    expect(msgs[0]).toMatchObject({ count: WIDE + 1, tree_oid: bareGit('rev-parse', `${second}:wide`).toString().trim() });
+    for (const m of msgs) expect(m.entries[m.entries.length - 1]).toBe(0);
+    const expected = bareGit('ls-tree', '--long', '-z', `${second}:wide`);
+    expect(Buffer.concat(msgs.map((m) => m.entries)).equals(expected)).toBe(true);
+    const kept = await readTree(second, 'wide');
+    expect(trees.misses).toBe(misses + 1);
+    expect(Buffer.from(kept.entries).equals(expected)).toBe(true);
+  });
+
   it('when a small tree is read, then it is one message with all of it', async () => {
     const msgs = await readTreeStream(second, '', true);
     expect(msgs).toHaveLength(1);

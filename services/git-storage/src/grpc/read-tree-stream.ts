@@ -11,14 +11,23 @@ export const TREE_PIECE_BYTES = 64 * 1024;
  * ReadTree's listing in pieces of whole records, each written once the transport took the last
  * (docs/decisions/big-pages.md#the-whole-tree-streamed): browse turns each piece into JSON and
  * sends it on, so neither side holds a big directory's answer whole per request. The listing
- * itself is the one ReadTree reads and keeps by tree id; every refusal comes before the first message.
+ * itself is the one ReadTree reads and keeps by tree id, sent as it is built when this read builds
+ * it, else cut from the kept one; every refusal comes before the first message.
  */
 export function readTreeStream(ctx: StorageContext) {
   return async (req: storage.ReadTreeStreamRequest__Output, call: grpc.ServerWritableStream<storage.ReadTreeStreamRequest__Output, storage.ReadTreeStreamResponse>): Promise<void> => {
     const commit = validateOid(req.commit_oid, 'commit id');
     const path = validatePath(req.path, { allowEmpty: true });
     const repo = await openRepository(ctx, req.repository_id);
-    const listing = await repo.readTree(commit, path, req.require_commit === true);
+    let told = false;
+    // A listing this read builds is sent piece by piece as its blob sizes are read. These writes do
+    // not wait for the transport: the cat-file process must not be held by a slow reader, and the
+    // whole listing is held (and kept by tree id) anyway.
+    const listing = await repo.readTree(commit, path, req.require_commit === true, (entries, whole) => {
+      if (!call.cancelled) call.write(told ? { entries } : { tree_oid: whole.treeOid, count: whole.count, entries });
+      told = true;
+    });
+    if (told) return;
     let first = true;
     for (const entries of piecesOf(listing.entries, TREE_PIECE_BYTES)) {
       if (call.cancelled) return;
