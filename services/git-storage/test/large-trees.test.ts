@@ -142,6 +142,18 @@ describe('ReadTreeStream on a 100,000-entry directory', () => {
     expect(Buffer.from(kept.entries).equals(expected)).toBe(true);
   });
 
+  it('when the reader takes nothing while the listing is built, then the rest follows once it reads, the same bytes', async () => {
+    s.service.context.cache.trees.deletePrefix('');
+    const call = s.client.ReadTreeStream({ repository_id: ID, commit_oid: first, path: 'wide' });
+    call.pause();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const done = collectStream<storage.ReadTreeStreamResponse__Output>(call);
+    call.resume();
+    const msgs = await done;
+    expect(msgs[0]).toMatchObject({ count: WIDE + 1 });
+    expect(Buffer.concat(msgs.map((m) => m.entries)).equals(bareGit('ls-tree', '--long', '-z', `${first}:wide`))).toBe(true);
+  });
+
   it('when a small tree is read, then it is one message with all of it', async () => {
     const msgs = await readTreeStream(second, '', true);
     expect(msgs).toHaveLength(1);

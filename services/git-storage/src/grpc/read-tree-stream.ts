@@ -19,17 +19,20 @@ export function readTreeStream(ctx: StorageContext) {
     const commit = validateOid(req.commit_oid, 'commit id');
     const path = validatePath(req.path, { allowEmpty: true });
     const repo = await openRepository(ctx, req.repository_id);
-    let told = false;
-    // A listing this read builds is sent piece by piece as its blob sizes are read. These writes do
-    // not wait for the transport: the cat-file process must not be held by a slow reader, and the
-    // whole listing is held (and kept by tree id) anyway.
-    const listing = await repo.readTree(commit, path, req.require_commit === true, (entries, whole) => {
-      if (!call.cancelled) call.write(told ? { entries } : { tree_oid: whole.treeOid, count: whole.count, entries });
-      told = true;
-    });
-    if (told) return;
+    // A listing this read builds is sent piece by piece as its blob sizes are read, while the
+    // transport takes them: the cat-file process must not wait on a slow reader, so once the
+    // transport is full the rest waits for the whole listing and goes with backpressure below.
     let first = true;
-    for (const entries of piecesOf(listing.entries, TREE_PIECE_BYTES)) {
+    let told = 0;
+    let paused = false;
+    const listing = await repo.readTree(commit, path, req.require_commit === true, (entries, whole) => {
+      if (paused || call.cancelled) return;
+      paused = !call.write(first ? { tree_oid: whole.treeOid, count: whole.count, entries } : { entries });
+      first = false;
+      told += entries.length;
+    });
+    if (!first && told === listing.entries.length) return;
+    for (const entries of piecesOf(listing.entries.subarray(told), TREE_PIECE_BYTES)) {
       if (call.cancelled) return;
       await writeMessage(call, first ? { tree_oid: listing.treeOid, count: listing.count, entries } : { entries });
       first = false;
