@@ -36,6 +36,8 @@ import type { ReadLfsObjectRequest as _githost_storage_v1_ReadLfsObjectRequest, 
 import type { ReadLfsObjectResponse as _githost_storage_v1_ReadLfsObjectResponse, ReadLfsObjectResponse__Output as _githost_storage_v1_ReadLfsObjectResponse__Output } from './githost/storage/v1/ReadLfsObjectResponse.js';
 import type { ReadTreeRequest as _githost_storage_v1_ReadTreeRequest, ReadTreeRequest__Output as _githost_storage_v1_ReadTreeRequest__Output } from './githost/storage/v1/ReadTreeRequest.js';
 import type { ReadTreeResponse as _githost_storage_v1_ReadTreeResponse, ReadTreeResponse__Output as _githost_storage_v1_ReadTreeResponse__Output } from './githost/storage/v1/ReadTreeResponse.js';
+import type { ReadTreeStreamRequest as _githost_storage_v1_ReadTreeStreamRequest, ReadTreeStreamRequest__Output as _githost_storage_v1_ReadTreeStreamRequest__Output } from './githost/storage/v1/ReadTreeStreamRequest.js';
+import type { ReadTreeStreamResponse as _githost_storage_v1_ReadTreeStreamResponse, ReadTreeStreamResponse__Output as _githost_storage_v1_ReadTreeStreamResponse__Output } from './githost/storage/v1/ReadTreeStreamResponse.js';
 import type { Ref as _githost_storage_v1_Ref, Ref__Output as _githost_storage_v1_Ref__Output } from './githost/storage/v1/Ref.js';
 import type { RefsChanged as _githost_storage_v1_RefsChanged, RefsChanged__Output as _githost_storage_v1_RefsChanged__Output } from './githost/storage/v1/RefsChanged.js';
 import type { RemoveRepositoryRequest as _githost_storage_v1_RemoveRepositoryRequest, RemoveRepositoryRequest__Output as _githost_storage_v1_RemoveRepositoryRequest__Output } from './githost/storage/v1/RemoveRepositoryRequest.js';
@@ -99,6 +101,8 @@ export interface ProtoGrpcType {
         ReadLfsObjectResponse: MessageTypeDefinition<_githost_storage_v1_ReadLfsObjectResponse, _githost_storage_v1_ReadLfsObjectResponse__Output>
         ReadTreeRequest: MessageTypeDefinition<_githost_storage_v1_ReadTreeRequest, _githost_storage_v1_ReadTreeRequest__Output>
         ReadTreeResponse: MessageTypeDefinition<_githost_storage_v1_ReadTreeResponse, _githost_storage_v1_ReadTreeResponse__Output>
+        ReadTreeStreamRequest: MessageTypeDefinition<_githost_storage_v1_ReadTreeStreamRequest, _githost_storage_v1_ReadTreeStreamRequest__Output>
+        ReadTreeStreamResponse: MessageTypeDefinition<_githost_storage_v1_ReadTreeStreamResponse, _githost_storage_v1_ReadTreeStreamResponse__Output>
         Ref: MessageTypeDefinition<_githost_storage_v1_Ref, _githost_storage_v1_Ref__Output>
         RefsChanged: MessageTypeDefinition<_githost_storage_v1_RefsChanged, _githost_storage_v1_RefsChanged__Output>
         RemoveRepositoryRequest: MessageTypeDefinition<_githost_storage_v1_RemoveRepositoryRequest, _githost_storage_v1_RemoveRepositoryRequest__Output>

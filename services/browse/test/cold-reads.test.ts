@@ -7,7 +7,7 @@ import { API, startHarness, type Harness } from './support/harness.js';
 const asked: string[] = [];
 function countCalls(client: StorageServiceClient): StorageServiceClient {
   const counted = Object.create(client) as StorageServiceClient;
-  for (const method of ['ResolveRevision', 'ReadTree', 'ReadBlob', 'ListCommits'] as const) {
+  for (const method of ['ResolveRevision', 'ReadTree', 'ReadTreeStream', 'ReadBlob', 'ListCommits'] as const) {
     const call = (client[method] as unknown as (...args: unknown[]) => unknown).bind(client);
     (counted as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
       asked.push(method);
@@ -41,7 +41,7 @@ async function coldRead(url: string) {
 describe('cold reads by full commit id through git-storage', () => {
   it('when a new commit\'s tree, file and log are read, then each is one call, no ResolveRevision, and the answers name the commit', async () => {
     const tree = await coldRead(`${API}/tree/${tip}`);
-    expect(tree.asked).toEqual(['ReadTree']);
+    expect(tree.asked).toEqual(['ReadTreeStream']);
     expect(tree.answer.status).toBe(200);
     expect(JSON.parse(tree.answer.body.toString())).toMatchObject({ ref: tip, commit: tip, path: '' });
     expect(JSON.parse(tree.answer.body.toString()).entries.map((e: { name: string }) => e.name)).toEqual((await h.git('-c', 'core.quotePath=false', 'ls-tree', '--name-only', tip)).trim().split('\n'));

@@ -112,6 +112,63 @@ describe('ReadTree on a 100,000-entry directory', () => {
   });
 });
 
+const readTreeStream = (commit: string, path: string, requireCommit = false) =>
+  collectStream<storage.ReadTreeStreamResponse__Output>(s.client.ReadTreeStream({ repository_id: ID, commit_oid: commit, path, require_commit: requireCommit }));
+
+// docs/decisions/big-pages.md#the-whole-tree-streamed
+describe('ReadTreeStream on a 100,000-entry directory', () => {
+  it('when it is read, then it comes in many pieces of whole records that join to ReadTree\'s bytes, the id and count in the first', async () => {
+    const msgs = await readTreeStream(first, 'wide');
+    expect(msgs.length).toBeGreaterThan(50);
+    expect(msgs[0]).toMatchObject({ tree_oid: bareGit('rev-parse', `${first}:wide`).toString().trim(), count: WIDE + 1 });
+    for (const m of msgs.slice(1)) expect(m).toMatchObject({ tree_oid: '', count: 0 });
+    for (const m of msgs) expect(m.entries[m.entries.length - 1]).toBe(0);
+    expect(Buffer.concat(msgs.map((m) => m.entries)).equals(bareGit('ls-tree', '--long', '-z', `${first}:wide`))).toBe(true);
+  });
+
+  it('when this read builds the listing, then its pieces are sent as they are built, the same bytes, and the listing is kept whole', async () => {
+    const { trees } = s.service.context.cache;
+    trees.deletePrefix('');
+    const misses = trees.misses;
+    const msgs = await readTreeStream(second, 'wide');
+    expect(trees.misses).toBe(misses + 1);
+    expect(msgs.length).toBeGreaterThan(50);
+    expect(msgs[0]).toMatchObject({ count: WIDE + 1, tree_oid: bareGit('rev-parse', `${second}:wide`).toString().trim() });
+    for (const m of msgs) expect(m.entries[m.entries.length - 1]).toBe(0);
+    const expected = bareGit('ls-tree', '--long', '-z', `${second}:wide`);
+    expect(Buffer.concat(msgs.map((m) => m.entries)).equals(expected)).toBe(true);
+    const kept = await readTree(second, 'wide');
+    expect(trees.misses).toBe(misses + 1);
+    expect(Buffer.from(kept.entries).equals(expected)).toBe(true);
+  });
+
+  it('when the reader takes nothing while the listing is built, then the rest follows once it reads, the same bytes', async () => {
+    s.service.context.cache.trees.deletePrefix('');
+    const call = s.client.ReadTreeStream({ repository_id: ID, commit_oid: first, path: 'wide' });
+    call.pause();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const done = collectStream<storage.ReadTreeStreamResponse__Output>(call);
+    call.resume();
+    const msgs = await done;
+    expect(msgs[0]).toMatchObject({ count: WIDE + 1 });
+    expect(Buffer.concat(msgs.map((m) => m.entries)).equals(bareGit('ls-tree', '--long', '-z', `${first}:wide`))).toBe(true);
+  });
+
+  it('when a small tree is read, then it is one message with all of it', async () => {
+    const msgs = await readTreeStream(second, '', true);
+    expect(msgs).toHaveLength(1);
+    expect(Buffer.from(msgs[0]!.entries).equals(bareGit('ls-tree', '--long', '-z', second))).toBe(true);
+  });
+
+  it('when the path is a file, missing, or the id names no commit, then the stream fails before any message as ReadTree does', async () => {
+    await expect(readTreeStream(first, 'root.txt')).rejects.toMatchObject({ kind: 'validation', message: 'Not a directory: root.txt' });
+    await expect(readTreeStream(first, 'nope')).rejects.toMatchObject({ kind: 'not_found', message: 'Path not found: nope' });
+    const tree = bareGit('rev-parse', `${first}^{tree}`).toString().trim();
+    await expect(readTreeStream(tree, '', true)).rejects.toMatchObject({ kind: 'not_found', message: `Commit not found: ${tree}` });
+    await expect(readTreeStream(first, '--output=x')).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});
+
 describe('backslashes in file names', () => {
   it('when the root holds a\\b.txt, then ReadTree lists it as git does and ReadBlob reads it', async () => {
     const root = await readTree(first, '');

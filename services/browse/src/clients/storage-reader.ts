@@ -1,8 +1,8 @@
 import { callOptions, callUnary, fromServiceError, metadataFor, type GrpcMetrics } from '@githost/grpc';
-import { AppError, notFound } from '@githost/errors';
+import { AppError, notFound, unavailable } from '@githost/errors';
 import type { storage } from '@githost/protos';
 import type { StorageRouter } from '@githost/storage-router';
-import type { BlobStream, CommitChanges, Comparison, LfsObjectStream, Diff, DiffLimits, RawCommit, ReadContext, RepositoryReader } from '../domain/ports.js';
+import type { BlobStream, CommitChanges, TreeStream, Comparison, LfsObjectStream, Diff, DiffLimits, RawCommit, ReadContext, RepositoryReader } from '../domain/ports.js';
 import type { RawRef } from '../domain/refs.js';
 import { readDiff } from '@githost/git-records';
 
@@ -56,6 +56,38 @@ export class StorageReader implements RepositoryReader {
       this.opts(ctx),
     );
     return { treeOid: res.tree_oid, entries: res.entries };
+  }
+
+  async openTree(ctx: ReadContext, commit: string, path: string, requireCommit = false): Promise<TreeStream> {
+    const client = this.router.client(ctx.shard);
+    const request = { repository_id: ctx.repoId, commit_oid: commit, path, require_commit: requireCommit };
+    // No deadline, as for openBlob: a big directory goes as fast as its client takes it; cancel() ends it.
+    const call = client.ReadTreeStream(request, metadataFor(ctx.requestId), callOptions({ metrics: this.metrics }));
+    const messages = call[Symbol.asyncIterator]() as AsyncIterator<storage.ReadTreeStreamResponse__Output>;
+    let first: IteratorResult<storage.ReadTreeStreamResponse__Output>;
+    try {
+      first = await messages.next();
+    } catch (err) {
+      const error = fromServiceError(err);
+      if (!(error instanceof AppError && (error.cause as { code?: unknown } | undefined)?.code === UNIMPLEMENTED)) throw error;
+      // A git-storage from before ReadTreeStream (during a rolling upgrade): the whole listing at once.
+      const res = await callUnary<storage.ReadTreeRequest, storage.ReadTreeResponse__Output>(client, client.ReadTree, request, this.opts(ctx));
+      return { treeOid: res.tree_oid, count: res.count, first: res.entries, rest: nothing(), cancel: () => undefined };
+    }
+    // git-storage always sends one message (an empty tree's is empty): none means it went away.
+    if (first.done) throw unavailable('git-storage ended a tree read without an answer');
+    async function* rest(): AsyncGenerator<Uint8Array> {
+      try {
+        for (;;) {
+          const next = await messages.next();
+          if (next.done) return;
+          if (next.value.entries.length > 0) yield next.value.entries;
+        }
+      } catch (err) {
+        throw fromServiceError(err);
+      }
+    }
+    return { treeOid: first.value.tree_oid, count: first.value.count, first: first.value.entries, rest: rest(), cancel: () => call.cancel() };
   }
 
   async readCommit(ctx: ReadContext, revision: string): Promise<RawCommit> {
@@ -178,6 +210,11 @@ export class StorageReader implements RepositoryReader {
     const size = first.value.size;
     return { size, chunks: restOf(messages), cancel: () => call.cancel() };
   }
+}
+
+/** No pieces after the first (a whole listing from ReadTree). */
+async function* nothing(): AsyncGenerator<Uint8Array> {
+  yield* [];
 }
 
 /** The data of a read stream's messages after the first (ReadBlob, ReadLfsObject), its gRPC errors

@@ -8,13 +8,14 @@ import { parseLimit } from './limit.js';
 import { FreshRefs } from './fresh-refs.js';
 import { explainMissing } from './missing.js';
 import type { ObjectCache } from './object-cache.js';
-import type { BlobStream, RawCommit, ReadContext, RefVersions, RepositoryReader } from './ports.js';
+import type { BlobStream, RawCommit, ReadContext, RefVersions, RepositoryReader, TreeStream } from './ports.js';
 import { RefSnapshots, type RefLookup } from './ref-snapshots.js';
 import { expressionBaseOf, isAbbreviatedId, revisionExpressionOf } from './revision-expressions.js';
 import { decodeSegments, prefixesOfName, refPrefixes, resolveCommitsRef, resolveRefName, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
 import { buildRefSet, type RefSet } from './refs.js';
 import { openRaw, rawFromBytes, type RawBlob } from './raw.js';
 import { countTreeRecords, parseTreeRecords } from './tree.js';
+import { isWholeTree, streamedTree, type StreamedTree } from './tree-stream.js';
 import { pageOfRefs, refPageLinks, type RefPage } from './ref-pages.js';
 import { branchListJson, branchRecordOf, tagListJson, tagRecordOf, type RefList, type StreamedJson } from './ref-lists.js';
 
@@ -37,6 +38,8 @@ export interface Prepared<T = JsonBody> {
   body(): Promise<T>;
   /** Headers of a 200 beside the validators (a paged list's Link and X-Total-Count). */
   headers?: Record<string, string>;
+  /** The answer is not sent (a 304): lets go what body() would have used (a tree read opened early). */
+  release?(): void;
 }
 
 export interface BrowseOptions {
@@ -72,7 +75,7 @@ export function browseDeps(reader: RepositoryReader, cache: ObjectCache, options
 }
 
 /** seed §4 browsing rules 2 and 3. */
-export async function getTree(deps: BrowseDeps, repo: RepoRef, refAndPath: string, rawLimit?: unknown): Promise<Prepared> {
+export async function getTree(deps: BrowseDeps, repo: RepoRef, refAndPath: string, rawLimit?: unknown): Promise<Prepared<TreeBody>> {
   const limit = rawLimit === undefined ? undefined : parseTreeLimit(rawLimit);
   const { ref, path } = await split(deps, repo, refAndPath);
   const headOf = (commit: string) => () => `{"ref":${json(ref.ref)},"commit":"${commit}","path":${json(path)},"entries":`;
@@ -81,18 +84,60 @@ export async function getTree(deps: BrowseDeps, repo: RepoRef, refAndPath: strin
     return treeHead(deps, repo, { ref, path, commit, limit, head: headOf(commit) });
   }
   const treeKey = (commit: string) => `tree\0${commit}\0${path}`;
-  const { commit, load } = await confirmedByRead(deps, repo, ref, treeKey, async (commit, requireCommit) => {
-    const listing = requireCommit ? (await deps.reader.readTree(repo, commit, path, true)).entries : await readListing(deps, repo, commit, path);
-    // JSON.stringify of the parsed entries measured faster than writing the JSON text from the
-    // records directly (100,000 entries: 2.6 s against 4.1 s on a loaded machine; bench/RESULTS.md, "2026-11-29: big pages").
-    return json(parseTreeRecords(listing, path));
-  });
+  const { commit, opened } = await treeCommitOf(deps, repo, ref, path, treeKey);
   const head = headOf(commit);
   return {
     etag: etagOf('tree', ref.ref, commit, path),
     immutable: ref.kind === 'sha',
-    body: async () => [head(), await deps.cache.getOrLoadBytes(treeKey(commit), () => load(commit)), '}'],
+    body: () => treeBody(deps, repo, { commit, path, key: treeKey(commit), head: head() }, opened),
+    release: () => opened?.cancel(),
   };
+}
+
+/**
+ * The commit a tree read is for. A full commit id no request confirmed yet is confirmed by
+ * opening the tree's read with requireCommit (one call a cold read:
+ * docs/decisions/gateway-serves-warm-reads.md#one-call-a-cold-read); the open read is handed to the body.
+ */
+async function treeCommitOf(deps: BrowseDeps, repo: RepoRef, ref: ResolvedRef, path: string, key: (commit: string) => string): Promise<{ commit: string; opened?: TreeStream }> {
+  if (ref.kind === 'sha' && !deps.cache.has(confirmedKey(repo, ref.sha)) && !deps.cache.has(key(ref.sha))) {
+    const opened = await deps.reader.openTree(repo, ref.sha, path, true).catch(() => undefined);
+    if (opened) {
+      deps.cache.set(confirmedKey(repo, ref.sha), ref.sha);
+      return { commit: ref.sha, opened };
+    }
+  }
+  return { commit: await commitOf(deps, repo, ref) };
+}
+
+/**
+ * seed §4 browsing rule 3's entries: kept whole in the object cache (a warm read sends those bytes
+ * as they are), else built from git-storage's pieces. A directory that comes in one piece is built
+ * whole and kept, as before; a bigger one streams (docs/decisions/big-pages.md#the-whole-tree-streamed).
+ * Concurrent cold reads share the first read: those that joined one that streams read their own.
+ */
+async function treeBody(deps: BrowseDeps, repo: RepoRef, t: { commit: string; path: string; key: string; head: string }, opened?: TreeStream): Promise<TreeBody> {
+  let streamed: StreamedTree | undefined;
+  const kept = await deps.cache.getOrLoadRaw(t.key, async () => {
+    const stream = opened ?? (await openListing(deps, repo, t.commit, t.path));
+    opened = undefined;
+    if (isWholeTree(stream)) return Buffer.from(json(parseTreeRecords(stream.first, t.path)));
+    streamed = streamedTree(stream, t.path, t.head, deps.cache.claimFill(t.key) ? { cache: deps.cache, key: t.key } : undefined);
+    return undefined;
+  });
+  // Kept already, or read by a request this one joined: the read opened to confirm the id is not needed.
+  opened?.cancel();
+  if (kept) return [t.head, kept, '}'];
+  if (streamed) return streamed;
+  const stream = await openListing(deps, repo, t.commit, t.path);
+  if (!isWholeTree(stream)) return streamedTree(stream, t.path, t.head, deps.cache.claimFill(t.key) ? { cache: deps.cache, key: t.key } : undefined);
+  return [t.head, json(parseTreeRecords(stream.first, t.path)), '}'];
+}
+
+async function openListing(deps: BrowseDeps, repo: RepoRef, commit: string, path: string): Promise<TreeStream> {
+  return deps.reader.openTree(repo, commit, path).catch(async (err: unknown) => {
+    throw await explainMissing(deps.reader, repo, commit, path, 'tree', err);
+  });
 }
 
 /** The most entries `?limit=` gives: a page's worth (docs/decisions/big-pages.md#bounded-tree-read). */
@@ -508,6 +553,9 @@ export async function listTags(deps: BrowseDeps, repo: RepoRef, list?: ListReque
 
 /** A list's answer: whole, or streamed when it is longer than one piece. */
 export type ListBody = JsonBody | StreamedJson;
+
+/** The tree answer: whole, or a big directory's streamed (docs/decisions/big-pages.md#the-whole-tree-streamed). */
+export type TreeBody = JsonBody | StreamedTree;
 
 /** Every ref under `prefix`, ordered and digested (kept with the snapshot while the watch holds). */
 async function refListOf(deps: BrowseDeps, repo: RepoRef, prefix: string): Promise<RefList> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { notFound } from '@githost/errors';
-import { browseDeps, getBlob, getCommit, getTree, listCommits, type JsonBody, type RepoRef } from './browse.js';
+import { browseDeps, getBlob, getCommit, getTree, listCommits, type JsonBody, type RepoRef, type TreeBody } from './browse.js';
 import { ObjectCache } from './object-cache.js';
 import type { RepositoryReader } from './ports.js';
 
@@ -11,7 +11,14 @@ const TREE = 'e'.repeat(40);
 const BLOB = 'b'.repeat(40);
 const RAW_COMMIT = Buffer.from(`tree ${TREE}\nauthor A <a@x> 1700000000 +0000\ncommitter A <a@x> 1700000000 +0000\n\nm\n`);
 const repo: RepoRef = { repoId: 'r1', shard: 'default', requestId: 'q', defaultBranch: 'main' };
-const text = (body: JsonBody): string => (typeof body === 'string' ? body : Buffer.concat(body.map((p) => Buffer.from(p))).toString());
+const text = (body: JsonBody | TreeBody): string => {
+  if (typeof body === 'object' && 'streamed' in body) throw new Error('a one-entry tree is not streamed');
+  return typeof body === 'string' ? body : Buffer.concat(body.map((p) => Buffer.from(p))).toString();
+};
+
+async function* pieces(...list: Buffer[]): AsyncGenerator<Buffer> {
+  yield* list;
+}
 
 function fakeReader(calls: string[]): RepositoryReader {
   const commitOf = (id: string) => (id === COMMIT || id === TAG ? COMMIT : undefined);
@@ -23,10 +30,16 @@ function fakeReader(calls: string[]): RepositoryReader {
       return c ? Promise.resolve(c) : Promise.reject(notFound(`Commit not found: ${oid}`));
     },
     // With requireCommit (a `!` in the call's name) only a commit's own id is read, as git-storage does.
-    readTree: (_ctx, commit, _path, requireCommit) => {
-      calls.push(`readTree ${commit.slice(0, 1)}${requireCommit ? '!' : ''}`);
-      if (requireCommit && commit !== COMMIT) return Promise.reject(notFound(`Commit not found: ${commit}`));
+    // What explainMissing reads, the parent directory of a missing path.
+    readTree: (_ctx, commit) => {
+      calls.push(`readTree ${commit.slice(0, 1)}`);
       return commitOf(commit) ? Promise.resolve({ treeOid: TREE, entries: Buffer.from(`100644 blob ${BLOB}       3\tf\0`) }) : Promise.reject(notFound('Path not found: '));
+    },
+    openTree: (_ctx, commit, _path, requireCommit) => {
+      calls.push(`openTree ${commit.slice(0, 1)}${requireCommit ? '!' : ''}`);
+      if (requireCommit && commit !== COMMIT) return Promise.reject(notFound(`Commit not found: ${commit}`));
+      const first = Buffer.from(`100644 blob ${BLOB}       3\tf\0`);
+      return commitOf(commit) ? Promise.resolve({ treeOid: TREE, count: 1, first, rest: pieces(), cancel: () => undefined }) : Promise.reject(notFound('Path not found: '));
     },
     openBlob: (_ctx, commit, path, _max, requireCommit) => {
       calls.push(`openBlob ${commit.slice(0, 1)}${requireCommit ? '!' : ''}`);
@@ -61,13 +74,13 @@ describe('cold reads by full commit id', () => {
     expect(calls).toEqual(['readCommit c']);
   });
 
-  it('when the tree of a new commit is read, then one ReadTree both confirms the id and reads it', async () => {
+  it('when the tree of a new commit is read, then one ReadTreeStream both confirms the id and reads it', async () => {
     const { calls, deps } = setup();
     const answer = await getTree(deps, repo, COMMIT);
     const body = JSON.parse(text(await answer.body()));
     expect(body).toMatchObject({ ref: COMMIT, commit: COMMIT, path: '' });
     expect(body.entries.map((e: { name: string }) => e.name)).toEqual(['f']);
-    expect(calls).toEqual(['readTree c!']);
+    expect(calls).toEqual(['openTree c!']);
   });
 
   it('when a blob of a new commit is read, then one ReadBlob both confirms the id and reads it', async () => {
@@ -104,14 +117,14 @@ describe('cold reads by full commit id', () => {
     const { calls, deps } = setup();
     await expect(getTree(deps, repo, TREE)).rejects.toMatchObject({ kind: 'not_found', message: `Ref not found: ${TREE}` });
     await expect(getBlob(deps, repo, `${TREE}/f`)).rejects.toMatchObject({ kind: 'not_found', message: `Ref not found: ${TREE}` });
-    expect(calls).toEqual(['readTree e!', 'resolveCommit e', 'openBlob e!', 'resolveCommit e']);
+    expect(calls).toEqual(['openTree e!', 'resolveCommit e', 'openBlob e!', 'resolveCommit e']);
   });
 
   it('when the id is a tag peeling to a commit, then it is resolved and the tree is read for that commit', async () => {
     const { calls, deps } = setup();
     const answer = await getTree(deps, repo, TAG);
     expect(JSON.parse(text(await answer.body()))).toMatchObject({ ref: TAG, commit: COMMIT });
-    expect(calls).toEqual(['readTree a!', 'resolveCommit a', 'readTree c']);
+    expect(calls).toEqual(['openTree a!', 'resolveCommit a', 'openTree c']);
   });
 
   it('when the path is missing under a new commit, then the answer is the one a confirmed read gives', async () => {

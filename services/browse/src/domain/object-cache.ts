@@ -13,6 +13,8 @@ export interface ObjectCacheOptions {
 export class ObjectCache {
   private readonly lru: LRUCache<string, string | Buffer> | undefined;
   private readonly inFlight = new Map<string, Promise<string | Buffer | undefined>>();
+  /** Keys whose value a streamed answer is collecting (claimFill). */
+  private readonly filling = new Set<string>();
   /** The largest value kept; 0 when nothing is. */
   readonly maxEntryBytes: number;
 
@@ -80,6 +82,27 @@ export class ObjectCache {
       .finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, loading);
     return loading;
+  }
+
+  /**
+   * For a value collected while it is sent (a streamed answer,
+   * docs/decisions/big-pages.md#the-whole-tree-streamed): one caller at a time may collect `key`,
+   * so concurrent cold reads of one big answer hold one copy between them, not one each; and at
+   * most as many keys are collected at once as entries of the largest size fit the budget, so what
+   * is collected never exceeds the budget itself. False when nothing is kept, the key is kept
+   * already, another caller collects it, or that many do. `fill` ends the claim.
+   */
+  claimFill(key: string): boolean {
+    if (!this.lru || this.maxEntryBytes === 0 || this.filling.has(key) || this.lru.has(key)) return false;
+    if (this.filling.size >= Math.floor(this.lru.maxSize / this.maxEntryBytes)) return false;
+    this.filling.add(key);
+    return true;
+  }
+
+  /** Ends claimFill's claim, keeping `value` when there is one (not when the answer was cut short or grew too big). */
+  fill(key: string, value: Buffer | undefined): void {
+    this.filling.delete(key);
+    if (value !== undefined) this.lru?.set(key, value);
   }
 
   get sizeBytes(): number {

@@ -25,6 +25,21 @@ export interface BlobStream {
   cancel(): void;
 }
 
+/**
+ * A directory's `git ls-tree --long -z` records as git-storage streams them (ReadTreeStream), in
+ * pieces of whole records; the first piece has arrived, so a refusal came before it.
+ */
+export interface TreeStream {
+  treeOid: string;
+  /** Entries of the whole directory: when `first` holds them all, `rest` yields nothing. */
+  count: number;
+  first: Uint8Array;
+  /** The pieces after the first, in order. */
+  rest: AsyncIterable<Uint8Array>;
+  /** Stops the transfer early (the client went away, or the listing was not needed). */
+  cancel(): void;
+}
+
 /** A Git LFS object's content as git-storage streams it. */
 export interface LfsObjectStream {
   size: number;
@@ -92,6 +107,8 @@ export interface RepositoryReader {
    * `not_found`: the read also confirms the id.
    */
   readTree(ctx: ReadContext, commit: string, path: string, requireCommit?: boolean): Promise<{ treeOid: string; entries: Uint8Array }>;
+  /** The same records in pieces as they arrive (docs/decisions/big-pages.md#the-whole-tree-streamed); `requireCommit` as for readTree. */
+  openTree(ctx: ReadContext, commit: string, path: string, requireCommit?: boolean): Promise<TreeStream>;
   /** The file at `path`; with `maxBytes` > 0 a larger blob comes back `tooLarge` and without data. `requireCommit` as for readTree. */
   openBlob(ctx: ReadContext, commit: string, path: string, maxBytes: number, requireCommit?: boolean): Promise<BlobStream>;
   /** The Git LFS object `oid` this repository holds, or undefined when it holds none (docs/decisions/lfs.md#display). */

@@ -17,9 +17,12 @@ export const RECORDS_PER_CHUNK = 512;
  * A JSON answer produced piece by piece as the socket takes it. Its pieces joined are exactly the
  * bytes `JSON.stringify` gave for the whole value, so the answer is the one it always was.
  */
-export interface StreamedJson {
+export interface StreamedJson<Chunks = Iterable<string>> {
   readonly streamed: true;
-  chunks(): Iterable<string>;
+  /** Pieces built as they are asked for: the lists' at once, a tree's as git-storage's arrive (AsyncIterable). */
+  chunks(): Chunks;
+  /** Ends what an answer that is not sent holds (a HEAD's): its read from git-storage. */
+  cancel?(): void;
 }
 
 /** One kind's refs in the answer's order (name bytes, as git sorts), and their validator. */

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { notFound } from '@githost/errors';
 import { identityOf, type NextFunction, type Request, type Response } from '@githost/http';
 import { canRead } from '@githost/identity';
-import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCommits, listTags, parseLogNot, parseLogPage, parseLogPath, type BrowseDeps, type JsonBody, type ListBody, type Prepared, type RepoRef } from '../domain/browse.js';
+import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCommits, listTags, parseLogNot, parseLogPage, parseLogPath, type BrowseDeps, type JsonBody, type ListBody, type Prepared, type RepoRef, type TreeBody } from '../domain/browse.js';
 import { ifNoneMatchHits } from '@githost/http';
 import { parseCommitStats, withCommitChanges } from '../domain/commit-changes.js';
 import { etagOf } from '../domain/etag.js';
@@ -32,11 +32,11 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
   const [, refEndpoint, refAndPath = '', sha, listEndpoint] = m;
   const repo = readableRepo(req, res);
   if (refEndpoint === 'raw') return sendRaw(req, res, await getRaw(browse, repo, refAndPath));
+  if (refEndpoint === 'tree') return sendTree(req, res, await getTree(browse, repo, refAndPath, req.query.limit));
   let prepared: Prepared;
   // docs/decisions/gitea-api.md#stats-and-files: each commit's stats and files, when asked for.
   const stats = refEndpoint === 'commits' || refEndpoint === 'compare' || sha !== undefined ? parseCommitStats(req.query.stats) : false;
-  if (refEndpoint === 'tree') prepared = await getTree(browse, repo, refAndPath, req.query.limit);
-  else if (refEndpoint === 'blob') prepared = await getBlob(browse, repo, refAndPath);
+  if (refEndpoint === 'blob') prepared = await getBlob(browse, repo, refAndPath);
   else if (refEndpoint === 'compare') prepared = await compareRefs(browse, repo, refAndPath);
   else if (refEndpoint === 'commits') {
     const page = parseLogPage(req.query.page);
@@ -68,13 +68,31 @@ async function sendList(req: Request, res: Response, browse: BrowseDeps, repo: R
   setValidators(res, prepared);
   for (const [name, value] of Object.entries(prepared.headers ?? {})) res.setHeader(name, value);
   if (!isStreamed(body)) return sendJson(req, res, body);
+  return sendStreamed(req, res, body);
+}
+
+/** A tree: a big directory's whole answer may stream (docs/decisions/big-pages.md#the-whole-tree-streamed). */
+async function sendTree(req: Request, res: Response, prepared: Prepared<TreeBody>): Promise<void> {
+  if (notModified(req, res, prepared)) return;
+  // Every refusal (404, 400) comes from here, before a header is written.
+  const body = await prepared.body();
+  setValidators(res, prepared);
+  for (const [name, value] of Object.entries(prepared.headers ?? {})) res.setHeader(name, value);
+  if (!isStreamed(body)) return sendJson(req, res, body);
+  return sendStreamed(req, res, body);
+}
+
+async function sendStreamed(req: Request, res: Response, body: StreamedJson<Iterable<string> | AsyncIterable<string | Buffer>>): Promise<void> {
   // No Content-Length: the length is known only once the last piece is written (HEAD says none either).
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   if (req.method === 'HEAD') {
+    body.cancel?.();
     res.end();
     return;
   }
-  for (const chunk of body.chunks()) {
+  // Leaving the loop early (the client went away) ends the pieces' source; a failure after the
+  // first byte reaches the error handler, which destroys the response so it is never taken as whole.
+  for await (const chunk of body.chunks()) {
     if (res.destroyed) return;
     // Backpressure: the next piece is built only once the socket took this one, so memory stays a few pieces.
     if (!res.write(chunk)) await drained(res);
@@ -82,7 +100,7 @@ async function sendList(req: Request, res: Response, browse: BrowseDeps, repo: R
   res.end();
 }
 
-function isStreamed(body: ListBody): body is StreamedJson {
+function isStreamed<B extends ListBody | TreeBody>(body: B): body is Extract<B, { streamed: true }> {
   return typeof body === 'object' && 'streamed' in body;
 }
 
@@ -129,6 +147,7 @@ function readableRepo(req: Request, res: Response): RepoRef {
 /** Answers 304 when the client already holds this body; no object is read for it. */
 function notModified(req: Request, res: Response, prepared: Prepared<unknown>): boolean {
   if (!ifNoneMatchHits(req.headers['if-none-match'], prepared.etag)) return false;
+  prepared.release?.();
   setValidators(res, prepared);
   res.status(304).end();
   return true;

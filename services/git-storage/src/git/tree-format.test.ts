@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { blobInfoCommands, findEntry, formatListing, indexTree, sizeOfInfoLine } from './tree-format.js';
+import { blobInfoCommands, findEntry, formatEntries, formatListing, indexTree, pieceOfEntries, sizeOfInfoLine } from './tree-format.js';
 
 const oid = (c: string) => c.repeat(40);
 const raw = (mode: string, name: string, id: string) => Buffer.concat([Buffer.from(`${mode} ${name}\0`), Buffer.from(id, 'hex')]);
@@ -14,6 +14,26 @@ describe('tree format', () => {
     expect(out.toString()).toBe(
       `100644 blob ${oid('1')}      12\ta b.txt\x00040000 tree ${oid('2')}       -\tdir\x00160000 commit ${oid('3')}       -\tsub\x00120000 blob ${oid('4')} 1234567\tlink\0`,
     );
+  });
+
+  it('when a listing is formatted in pieces of about a size, then the pieces joined are the whole listing and each holds its own blobs', () => {
+    const entries = Array.from({ length: 300 }, (_, i) => raw(i % 4 === 3 ? '40000' : '100644', `f${i}${'n'.repeat(i % 50)}`, (i % 16).toString(16).repeat(40)));
+    const tree = Buffer.concat(entries);
+    const index = indexTree(tree);
+    const sizes = Float64Array.from({ length: index.blobs }, (_, b) => b * 1000);
+    const pieces: Buffer[] = [];
+    for (let from = 0, blob = 0; from < index.count; ) {
+      const { to, blobs } = pieceOfEntries(index, from, 2048);
+      expect(to).toBeGreaterThan(from);
+      pieces.push(formatEntries(tree, index, sizes, from, to, blob));
+      expect(pieces[pieces.length - 1]!.length).toBeLessThanOrEqual(2048);
+      blob += blobs;
+      from = to;
+    }
+    expect(pieces.length).toBeGreaterThan(5);
+    expect(Buffer.concat(pieces).equals(formatListing(tree, index, sizes))).toBe(true);
+    // An entry longer than the size is a piece of its own.
+    expect(pieceOfEntries(indexTree(raw('100644', 'x'.repeat(300), oid('1'))), 0, 100)).toEqual({ to: 1, blobs: 1 });
   });
 
   it('when a tree object is cut short, then parsing refuses it', () => {

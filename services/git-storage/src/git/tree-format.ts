@@ -139,9 +139,18 @@ function digitsOf(n: number): number {
  * `git ls-tree --long -z`; `blobSizes` holds the blob entries' sizes in tree order (-1: unknown).
  */
 export function formatListing(raw: Buffer, index: TreeIndex, blobSizes: Float64Array): Buffer {
-  const { count, kind, nameStart, nameEnd } = index;
+  return formatEntries(raw, index, blobSizes, 0, index.count, 0);
+}
+
+/**
+ * Entries `from` to `to` (exclusive) of a listing, `firstBlob` the index in `blobSizes` of the
+ * first blob among them: a piece of formatListing's bytes, the pieces of consecutive ranges joined
+ * being exactly its bytes.
+ */
+export function formatEntries(raw: Buffer, index: TreeIndex, blobSizes: Float64Array, from: number, to: number, firstBlob: number): Buffer {
+  const { kind, nameStart, nameEnd } = index;
   let total = 0;
-  for (let e = 0, b = 0; e < count; e++) {
+  for (let e = from, b = firstBlob; e < to; e++) {
     const k = kind[e]!;
     const size = k <= KIND_SYMLINK ? blobSizes[b++]! : -1;
     const width = size < 0 ? SIZE_WIDTH : Math.max(SIZE_WIDTH, digitsOf(size));
@@ -149,7 +158,7 @@ export function formatListing(raw: Buffer, index: TreeIndex, blobSizes: Float64A
   }
   const out = Buffer.allocUnsafe(total);
   let at = 0;
-  for (let e = 0, b = 0; e < count; e++) {
+  for (let e = from, b = firstBlob; e < to; e++) {
     const k = kind[e]!;
     const size = k <= KIND_SYMLINK ? blobSizes[b++]! : -1;
     const head = HEADS[k]!;
@@ -176,6 +185,25 @@ export function formatListing(raw: Buffer, index: TreeIndex, blobSizes: Float64A
     out[at++] = 0;
   }
   return out;
+}
+
+/**
+ * The end of the piece of entries starting at `from` whose records take about `maxBytes` (at
+ * least one entry; a size of more than 7 digits widens a record past the estimate), and how many
+ * of its entries are blobs, whose sizes must be read before it is formatted.
+ */
+export function pieceOfEntries(index: TreeIndex, from: number, maxBytes: number): { to: number; blobs: number } {
+  let bytes = 0;
+  let blobs = 0;
+  let e = from;
+  for (; e < index.count; e++) {
+    const k = index.kind[e]!;
+    const len = HEADS[k]!.length + 40 + 1 + SIZE_WIDTH + 1 + (index.nameEnd[e]! - index.nameStart[e]!) + 1;
+    if (e > from && bytes + len > maxBytes) break;
+    bytes += len;
+    if (k <= KIND_SYMLINK) blobs++;
+  }
+  return { to: e, blobs };
 }
 
 /** The entry called `name` in a raw tree (mode as ls-tree prints it, id), without indexing the rest. */

@@ -16,6 +16,7 @@ import { readBlob } from './read-blob.js';
 import { readCommit } from './read-commit.js';
 import { readLfsObject } from './read-lfs-object.js';
 import { readTree } from './read-tree.js';
+import { readTreeStream } from './read-tree-stream.js';
 import { removeRepository } from './remove-repository.js';
 import { resolveCommitExpression } from './resolve-commit-expression.js';
 import { resolveMergeTips } from './resolve-merge-tips.js';
@@ -34,6 +35,7 @@ export function registerStorageService(server: grpc.Server, ctx: StorageContext,
     ListRefs: unary(listRefs(ctx), log, instruments),
     ResolveRevision: unary(resolveRevision(ctx), log, instruments),
     ReadTree: unary(readTree(ctx), log, instruments),
+    ReadTreeStream: serverStream(readTreeStream(ctx), log, instruments),
     ReadBlob: serverStream(readBlob(ctx), log, instruments),
     ReadCommit: unary(readCommit(ctx), log, instruments),
     ListCommits: unary(listCommits(ctx), log, instruments),

@@ -32,6 +32,8 @@ import type { ReadLfsObjectRequest as _githost_storage_v1_ReadLfsObjectRequest, 
 import type { ReadLfsObjectResponse as _githost_storage_v1_ReadLfsObjectResponse, ReadLfsObjectResponse__Output as _githost_storage_v1_ReadLfsObjectResponse__Output } from '../../../githost/storage/v1/ReadLfsObjectResponse.js';
 import type { ReadTreeRequest as _githost_storage_v1_ReadTreeRequest, ReadTreeRequest__Output as _githost_storage_v1_ReadTreeRequest__Output } from '../../../githost/storage/v1/ReadTreeRequest.js';
 import type { ReadTreeResponse as _githost_storage_v1_ReadTreeResponse, ReadTreeResponse__Output as _githost_storage_v1_ReadTreeResponse__Output } from '../../../githost/storage/v1/ReadTreeResponse.js';
+import type { ReadTreeStreamRequest as _githost_storage_v1_ReadTreeStreamRequest, ReadTreeStreamRequest__Output as _githost_storage_v1_ReadTreeStreamRequest__Output } from '../../../githost/storage/v1/ReadTreeStreamRequest.js';
+import type { ReadTreeStreamResponse as _githost_storage_v1_ReadTreeStreamResponse, ReadTreeStreamResponse__Output as _githost_storage_v1_ReadTreeStreamResponse__Output } from '../../../githost/storage/v1/ReadTreeStreamResponse.js';
 import type { RefsChanged as _githost_storage_v1_RefsChanged, RefsChanged__Output as _githost_storage_v1_RefsChanged__Output } from '../../../githost/storage/v1/RefsChanged.js';
 import type { RemoveRepositoryRequest as _githost_storage_v1_RemoveRepositoryRequest, RemoveRepositoryRequest__Output as _githost_storage_v1_RemoveRepositoryRequest__Output } from '../../../githost/storage/v1/RemoveRepositoryRequest.js';
 import type { RemoveRepositoryResponse as _githost_storage_v1_RemoveRepositoryResponse, RemoveRepositoryResponse__Output as _githost_storage_v1_RemoveRepositoryResponse__Output } from '../../../githost/storage/v1/RemoveRepositoryResponse.js';
@@ -173,6 +175,11 @@ export interface StorageServiceClient extends grpc.Client {
   readTree(argument: _githost_storage_v1_ReadTreeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_ReadTreeResponse__Output>): grpc.ClientUnaryCall;
   readTree(argument: _githost_storage_v1_ReadTreeRequest, callback: grpc.requestCallback<_githost_storage_v1_ReadTreeResponse__Output>): grpc.ClientUnaryCall;
   
+  ReadTreeStream(argument: _githost_storage_v1_ReadTreeStreamRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_ReadTreeStreamResponse__Output>;
+  ReadTreeStream(argument: _githost_storage_v1_ReadTreeStreamRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_ReadTreeStreamResponse__Output>;
+  readTreeStream(argument: _githost_storage_v1_ReadTreeStreamRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_ReadTreeStreamResponse__Output>;
+  readTreeStream(argument: _githost_storage_v1_ReadTreeStreamRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_githost_storage_v1_ReadTreeStreamResponse__Output>;
+  
   RemoveRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
   RemoveRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
   RemoveRepository(argument: _githost_storage_v1_RemoveRepositoryRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_githost_storage_v1_RemoveRepositoryResponse__Output>): grpc.ClientUnaryCall;
@@ -274,6 +281,8 @@ export interface StorageServiceHandlers extends grpc.UntypedServiceImplementatio
   
   ReadTree: grpc.handleUnaryCall<_githost_storage_v1_ReadTreeRequest__Output, _githost_storage_v1_ReadTreeResponse>;
   
+  ReadTreeStream: grpc.handleServerStreamingCall<_githost_storage_v1_ReadTreeStreamRequest__Output, _githost_storage_v1_ReadTreeStreamResponse>;
+  
   RemoveRepository: grpc.handleUnaryCall<_githost_storage_v1_RemoveRepositoryRequest__Output, _githost_storage_v1_RemoveRepositoryResponse>;
   
   ResolveCommitExpression: grpc.handleUnaryCall<_githost_storage_v1_ResolveCommitExpressionRequest__Output, _githost_storage_v1_ResolveCommitExpressionResponse>;
@@ -308,6 +317,7 @@ export interface StorageServiceDefinition extends grpc.ServiceDefinition {
   ReadCommit: MethodDefinition<_githost_storage_v1_ReadCommitRequest, _githost_storage_v1_ReadCommitResponse, _githost_storage_v1_ReadCommitRequest__Output, _githost_storage_v1_ReadCommitResponse__Output>
   ReadLfsObject: MethodDefinition<_githost_storage_v1_ReadLfsObjectRequest, _githost_storage_v1_ReadLfsObjectResponse, _githost_storage_v1_ReadLfsObjectRequest__Output, _githost_storage_v1_ReadLfsObjectResponse__Output>
   ReadTree: MethodDefinition<_githost_storage_v1_ReadTreeRequest, _githost_storage_v1_ReadTreeResponse, _githost_storage_v1_ReadTreeRequest__Output, _githost_storage_v1_ReadTreeResponse__Output>
+  ReadTreeStream: MethodDefinition<_githost_storage_v1_ReadTreeStreamRequest, _githost_storage_v1_ReadTreeStreamResponse, _githost_storage_v1_ReadTreeStreamRequest__Output, _githost_storage_v1_ReadTreeStreamResponse__Output>
   RemoveRepository: MethodDefinition<_githost_storage_v1_RemoveRepositoryRequest, _githost_storage_v1_RemoveRepositoryResponse, _githost_storage_v1_RemoveRepositoryRequest__Output, _githost_storage_v1_RemoveRepositoryResponse__Output>
   ResolveCommitExpression: MethodDefinition<_githost_storage_v1_ResolveCommitExpressionRequest, _githost_storage_v1_ResolveCommitExpressionResponse, _githost_storage_v1_ResolveCommitExpressionRequest__Output, _githost_storage_v1_ResolveCommitExpressionResponse__Output>
   ResolveMergeTips: MethodDefinition<_githost_storage_v1_ResolveMergeTipsRequest, _githost_storage_v1_ResolveMergeTipsResponse, _githost_storage_v1_ResolveMergeTipsRequest__Output, _githost_storage_v1_ResolveMergeTipsResponse__Output>

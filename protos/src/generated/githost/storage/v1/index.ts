@@ -34,6 +34,8 @@ export type * from './ReadLfsObjectRequest.js';
 export type * from './ReadLfsObjectResponse.js';
 export type * from './ReadTreeRequest.js';
 export type * from './ReadTreeResponse.js';
+export type * from './ReadTreeStreamRequest.js';
+export type * from './ReadTreeStreamResponse.js';
 export type * from './Ref.js';
 export type * from './RefsChanged.js';
 export type * from './RemoveRepositoryRequest.js';
