@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestRepository, pushTo } from '@githost/git-storage/testing';
 import { encodeIdentity } from '@githost/identity';
 import { RECORDS_PER_CHUNK } from '../src/domain/ref-lists.js';
 import { repoContext, startHarness, type Harness } from './support/harness.js';
+import { rawGet as rawAnswer } from './support/raw-get.js';
 import { fastImport, git } from './support/git.js';
 
 // docs/decisions/ref-pages.md#the-whole-list-streamed: the whole lists stream, the bytes as before.
@@ -47,32 +47,10 @@ async function expected(): Promise<{ branches: string; tags: string }> {
   return { branches: JSON.stringify({ branches, default_branch: 'main' }), tags: JSON.stringify({ tags }) };
 }
 
-/** The answer as it came off the socket: its head and how many chunks the body was sent in. */
+/** The answer as it came off the socket (support/raw-get.ts), asked with streamed's identity. */
 function rawGet(target: string, method = 'GET'): Promise<{ head: string; chunks: number }> {
   const identity = encodeIdentity({ principal: null, repo: repoContext(streamed), request_id: 'raw', issued_at: Date.now() }, h.storage.secret);
-  const headers = Object.entries(identity).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  return new Promise((resolve, reject) => {
-    const socket = connect(h.port, '127.0.0.1', () => socket.write(`${method} ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}\r\n`));
-    const parts: Buffer[] = [];
-    socket.on('data', (d: Buffer) => parts.push(d));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const text = Buffer.concat(parts).toString('latin1');
-      const split = text.indexOf('\r\n\r\n');
-      let rest = text.slice(split + 4);
-      let chunks = 0;
-      // Chunked framing: "<hex size>\r\n<bytes>\r\n" ... "0\r\n\r\n".
-      for (;;) {
-        const eol = rest.indexOf('\r\n');
-        if (eol < 0) break;
-        const size = parseInt(rest.slice(0, eol), 16);
-        if (!(size > 0)) break;
-        chunks++;
-        rest = rest.slice(eol + 2 + size + 2);
-      }
-      resolve({ head: text.slice(0, split), chunks });
-    });
-  });
+  return rawAnswer(h.port, identity, target, method);
 }
 
 beforeAll(async () => {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import type { StorageServiceClient } from '@githost/protos';
 import { tmpdir } from 'node:os';
@@ -8,6 +7,7 @@ import path from 'node:path';
 import { createTestRepository, pushTo } from '@githost/git-storage/testing';
 import { encodeIdentity } from '@githost/identity';
 import { repoContext, startHarness, type Harness } from './support/harness.js';
+import { rawGet as rawAnswer } from './support/raw-get.js';
 import { fastImport, git } from './support/git.js';
 
 // docs/decisions/big-pages.md#the-whole-tree-streamed: a big directory's whole answer streams, the bytes as before.
@@ -57,33 +57,10 @@ async function expected(ref: string, dir: string): Promise<string> {
   return JSON.stringify({ ref, commit, path: dir, entries });
 }
 
-/** The answer as it came off the socket: its head, how many chunks the body was sent in, and the body. */
+/** The answer as it came off the socket (support/raw-get.ts), asked with big's identity. */
 function rawGet(target: string, method = 'GET'): Promise<{ head: string; chunks: number; body: Buffer }> {
   const identity = encodeIdentity({ principal: null, repo: repoContext(big), request_id: 'raw', issued_at: Date.now() }, h.storage.secret);
-  const headers = Object.entries(identity).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  return new Promise((resolve, reject) => {
-    const socket = connect(h.port, '127.0.0.1', () => socket.write(`${method} ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}\r\n`));
-    const parts: Buffer[] = [];
-    socket.on('data', (d: Buffer) => parts.push(d));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const all = Buffer.concat(parts);
-      const split = all.indexOf('\r\n\r\n');
-      const head = all.subarray(0, split).toString('latin1');
-      if (!/\r\ntransfer-encoding: chunked/i.test(head)) return resolve({ head, chunks: 0, body: all.subarray(split + 4) });
-      const body: Buffer[] = [];
-      let at = split + 4;
-      // Chunked framing: "<hex size>\r\n<bytes>\r\n" ... "0\r\n\r\n".
-      for (;;) {
-        const eol = all.indexOf('\r\n', at);
-        const size = parseInt(all.subarray(at, eol).toString('latin1'), 16);
-        if (!(size > 0)) break;
-        body.push(all.subarray(eol + 2, eol + 2 + size));
-        at = eol + 2 + size + 2;
-      }
-      resolve({ head, chunks: body.length, body: Buffer.concat(body) });
-    });
-  });
+  return rawAnswer(h.port, identity, target, method);
 }
 
 beforeAll(async () => {

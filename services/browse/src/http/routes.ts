@@ -32,7 +32,7 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
   const [, refEndpoint, refAndPath = '', sha, listEndpoint] = m;
   const repo = readableRepo(req, res);
   if (refEndpoint === 'raw') return sendRaw(req, res, await getRaw(browse, repo, refAndPath));
-  if (refEndpoint === 'tree') return sendTree(req, res, await getTree(browse, repo, refAndPath, req.query.limit));
+  if (refEndpoint === 'tree') return sendMaybeStreamed(req, res, await getTree(browse, repo, refAndPath, req.query.limit));
   let prepared: Prepared;
   // docs/decisions/gitea-api.md#stats-and-files: each commit's stats and files, when asked for.
   const stats = refEndpoint === 'commits' || refEndpoint === 'compare' || sha !== undefined ? parseCommitStats(req.query.stats) : false;
@@ -62,17 +62,14 @@ async function handle(browse: BrowseDeps, m: RegExpExecArray, req: Request, res:
 async function sendList(req: Request, res: Response, browse: BrowseDeps, repo: RepoRef, endpoint: string | undefined): Promise<void> {
   const [path, rawQuery = ''] = splitUrl(req.originalUrl);
   const list = { path, rawQuery, page: refPageOf(req.query as Record<string, unknown>) };
-  const prepared = endpoint === 'branches' ? await listBranches(browse, repo, list) : await listTags(browse, repo, list);
-  if (notModified(req, res, prepared)) return;
-  const body = await prepared.body();
-  setValidators(res, prepared);
-  for (const [name, value] of Object.entries(prepared.headers ?? {})) res.setHeader(name, value);
-  if (!isStreamed(body)) return sendJson(req, res, body);
-  return sendStreamed(req, res, body);
+  return sendMaybeStreamed(req, res, endpoint === 'branches' ? await listBranches(browse, repo, list) : await listTags(browse, repo, list));
 }
 
-/** A tree: a big directory's whole answer may stream (docs/decisions/big-pages.md#the-whole-tree-streamed). */
-async function sendTree(req: Request, res: Response, prepared: Prepared<TreeBody>): Promise<void> {
+/**
+ * An answer that may stream: a whole list (docs/decisions/ref-pages.md#the-whole-list-streamed) or a
+ * big directory's whole tree (docs/decisions/big-pages.md#the-whole-tree-streamed).
+ */
+async function sendMaybeStreamed(req: Request, res: Response, prepared: Prepared<ListBody | TreeBody>): Promise<void> {
   if (notModified(req, res, prepared)) return;
   // Every refusal (404, 400) comes from here, before a header is written.
   const body = await prepared.body();
