@@ -8,7 +8,7 @@ import { createTestRepository, pushTo } from '@githost/git-storage/testing';
 import { encodeIdentity } from '@githost/identity';
 import { repoContext, startHarness, type Harness } from './support/harness.js';
 import { rawGet as rawAnswer } from './support/raw-get.js';
-import { fastImport, git } from './support/git.js';
+import { fastImport, git, treeEntriesOf } from './support/git.js';
 
 // docs/decisions/big-pages.md#the-whole-tree-streamed: a big directory's whole answer streams, the bytes as before.
 const REPO = 'browse-streamed-tree';
@@ -45,15 +45,7 @@ function bigDirectory(): Buffer {
 /** The answer as the seed's serializer wrote it: JSON.stringify of every entry git lists. */
 async function expected(ref: string, dir: string): Promise<string> {
   const commit = (await git(source, 'rev-parse', '--verify', '--end-of-options', ref)).trim();
-  const entries = (await git(source, 'ls-tree', '--long', '-z', `${ref}:${dir}`))
-    .split('\0')
-    .filter(Boolean)
-    .map((rec) => {
-      const tab = rec.indexOf('\t');
-      const [mode, type, sha, size] = rec.slice(0, tab).trim().split(/ +/) as [string, string, string, string];
-      const name = rec.slice(tab + 1);
-      return { name, path: `${dir}/${name}`, type, mode, sha, size: size === '-' ? null : Number(size) };
-    });
+  const entries = treeEntriesOf(await git(source, 'ls-tree', '--long', '-z', `${ref}:${dir}`), dir);
   return JSON.stringify({ ref, commit, path: dir, entries });
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestRepository, pushTo } from '@githost/git-storage/testing';
 import { API, startHarness, type Harness } from './support/harness.js';
-import { fastImport, git } from './support/git.js';
+import { fastImport, git, treeEntriesOf } from './support/git.js';
 import { SUBMODULE_SHA } from './support/fixture.js';
 
 let h: Harness;
@@ -24,16 +24,7 @@ interface TreeBody {
 
 /** What `git ls-tree --long -z <commit>:<dir>` says, in the CONTRACT §5 shape. */
 async function gitEntries(rev: string, dir: string): Promise<TreeBody['entries']> {
-  const out = await h.git('ls-tree', '--long', '-z', dir === '' ? rev : `${rev}:${dir}`);
-  return out
-    .split('\0')
-    .filter(Boolean)
-    .map((rec) => {
-      const tab = rec.indexOf('\t');
-      const [mode, type, sha, size] = rec.slice(0, tab).trim().split(/ +/) as [string, string, string, string];
-      const name = rec.slice(tab + 1);
-      return { name, path: dir === '' ? name : `${dir}/${name}`, type, mode, sha, size: size === '-' ? null : Number(size) };
-    });
+  return treeEntriesOf(await h.git('ls-tree', '--long', '-z', dir === '' ? rev : `${rev}:${dir}`), dir);
 }
 
 const revParse = async (rev: string) => (await h.git('rev-parse', '--verify', '--end-of-options', rev)).trim();

@@ -76,18 +76,7 @@ export class StorageReader implements RepositoryReader {
     }
     // git-storage always sends one message (an empty tree's is empty): none means it went away.
     if (first.done) throw unavailable('git-storage ended a tree read without an answer');
-    async function* rest(): AsyncGenerator<Uint8Array> {
-      try {
-        for (;;) {
-          const next = await messages.next();
-          if (next.done) return;
-          if (next.value.entries.length > 0) yield next.value.entries;
-        }
-      } catch (err) {
-        throw fromServiceError(err);
-      }
-    }
-    return { treeOid: first.value.tree_oid, count: first.value.count, first: first.value.entries, rest: rest(), cancel: () => call.cancel() };
+    return { treeOid: first.value.tree_oid, count: first.value.count, first: first.value.entries, rest: restOf(messages, (m) => m.entries), cancel: () => call.cancel() };
   }
 
   async readCommit(ctx: ReadContext, revision: string): Promise<RawCommit> {
@@ -188,7 +177,7 @@ export class StorageReader implements RepositoryReader {
     const header = first.value;
     async function* chunks(): AsyncGenerator<Buffer> {
       if (header.data.length > 0) yield header.data;
-      yield* restOf(messages);
+      yield* restOf(messages, (m) => m.data);
     }
     return { oid: header.oid, size: header.size, mode: header.mode, tooLarge: header.too_large, chunks: chunks(), cancel: () => call.cancel() };
   }
@@ -208,7 +197,7 @@ export class StorageReader implements RepositoryReader {
     }
     if (first.done) return undefined;
     const size = first.value.size;
-    return { size, chunks: restOf(messages), cancel: () => call.cancel() };
+    return { size, chunks: restOf(messages, (m) => m.data), cancel: () => call.cancel() };
   }
 }
 
@@ -217,14 +206,15 @@ async function* nothing(): AsyncGenerator<Uint8Array> {
   yield* [];
 }
 
-/** The data of a read stream's messages after the first (ReadBlob, ReadLfsObject), its gRPC errors
- *  mapped as every read maps them. */
-async function* restOf(messages: AsyncIterator<{ data: Buffer }>): AsyncGenerator<Buffer> {
+/** The bytes of a read stream's messages after the first (ReadBlob's and ReadLfsObject's `data`,
+ *  ReadTreeStream's `entries`), empty ones left out, its gRPC errors mapped as every read maps them. */
+async function* restOf<M, B extends Uint8Array>(messages: AsyncIterator<M>, bytesOf: (m: M) => B): AsyncGenerator<B> {
   try {
     for (;;) {
       const next = await messages.next();
       if (next.done) return;
-      if (next.value.data.length > 0) yield next.value.data;
+      const bytes = bytesOf(next.value);
+      if (bytes.length > 0) yield bytes;
     }
   } catch (err) {
     throw fromServiceError(err);

@@ -117,12 +117,14 @@ async function treeCommitOf(deps: BrowseDeps, repo: RepoRef, ref: ResolvedRef, p
  * Concurrent cold reads share the first read: those that joined one that streams read their own.
  */
 async function treeBody(deps: BrowseDeps, repo: RepoRef, t: { commit: string; path: string; key: string; head: string }, opened?: TreeStream): Promise<TreeBody> {
+  const entriesOf = (stream: TreeStream) => json(parseTreeRecords(stream.first, t.path));
+  const streamedOf = (stream: TreeStream) => streamedTree(stream, t.path, t.head, deps.cache.claimFill(t.key) ? { cache: deps.cache, key: t.key } : undefined);
   let streamed: StreamedTree | undefined;
   const kept = await deps.cache.getOrLoadRaw(t.key, async () => {
     const stream = opened ?? (await openListing(deps, repo, t.commit, t.path));
     opened = undefined;
-    if (isWholeTree(stream)) return Buffer.from(json(parseTreeRecords(stream.first, t.path)));
-    streamed = streamedTree(stream, t.path, t.head, deps.cache.claimFill(t.key) ? { cache: deps.cache, key: t.key } : undefined);
+    if (isWholeTree(stream)) return Buffer.from(entriesOf(stream));
+    streamed = streamedOf(stream);
     return undefined;
   });
   // Kept already, or read by a request this one joined: the read opened to confirm the id is not needed.
@@ -130,8 +132,7 @@ async function treeBody(deps: BrowseDeps, repo: RepoRef, t: { commit: string; pa
   if (kept) return [t.head, kept, '}'];
   if (streamed) return streamed;
   const stream = await openListing(deps, repo, t.commit, t.path);
-  if (!isWholeTree(stream)) return streamedTree(stream, t.path, t.head, deps.cache.claimFill(t.key) ? { cache: deps.cache, key: t.key } : undefined);
-  return [t.head, json(parseTreeRecords(stream.first, t.path)), '}'];
+  return isWholeTree(stream) ? [t.head, entriesOf(stream), '}'] : streamedOf(stream);
 }
 
 async function openListing(deps: BrowseDeps, repo: RepoRef, commit: string, path: string): Promise<TreeStream> {

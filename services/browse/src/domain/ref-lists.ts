@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { compareNames, type RawRef } from './refs.js';
+import { compareNames } from '@githost/git-records';
+import type { RawRef } from './refs.js';
 
 /**
  * The seed's whole branch list and CONTRACT §8's whole tag list, written as they are built
@@ -35,38 +36,12 @@ export interface RefList {
 
 /** Orders `refs` (one prefix, so the order of the names without it) and digests them when asked. */
 export function refListOf(refs: readonly RawRef[]): RefList {
-  // Code-unit order from the snapshot, byte order here: they differ only where a surrogate meets a
-  // unit from U+E000 up, so this sort is one pass over nearly sorted input.
+  // git-storage lists refs in this order already: a sort of sorted input is one pass.
   return listOfSorted([...refs].sort((a, b) => compareNames(a.name, b.name)));
 }
 
-/**
- * `list` with `changed` applied (each a full name under the list's prefix; an empty target: deleted),
- * without sorting again: a ref change moves a kept list in place, so the pages of a repository of
- * 110,000 branches stay as cheap after a push as before it (docs/decisions/many-refs-push.md#the-refs-cache).
- */
-export function refListMoved(list: RefList, changed: readonly RawRef[]): RefList {
-  const refs = list.refs.slice();
-  for (const r of changed) {
-    let lo = 0;
-    let hi = refs.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareNames(refs[mid]!.name, r.name) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    const present = refs[lo]?.name === r.name;
-    const now = { name: r.name, target: r.target, peeled: r.peeled };
-    if (r.target === '') {
-      if (present) refs.splice(lo, 1);
-    } else if (present) refs[lo] = now;
-    else refs.splice(lo, 0, now);
-  }
-  return listOfSorted(refs);
-}
-
-/** A list whose digest is computed once, when the whole list's validator first needs it. */
-function listOfSorted(refs: readonly RawRef[]): RefList {
+/** A list already in order, its digest computed once, when the whole list's validator first needs it. */
+export function listOfSorted(refs: readonly RawRef[]): RefList {
   let digest: string | undefined;
   return {
     refs,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ReadContext, RefVersions } from './ports.js';
+import { refListOf } from './ref-lists.js';
 import { RefSnapshots, SNAPSHOT_PREFIXES } from './ref-snapshots.js';
 import type { RawRef } from './refs.js';
 
@@ -106,5 +107,26 @@ describe('ref snapshots', () => {
     listener('default', 'r1', { before: 'v3', after: 'v4', refs: [ref('refs/heads/c', '6'.repeat(40))] });
     await snaps.list(ctx, ['refs/heads/']);
     expect(s.calls).toHaveLength(2);
+  });
+  it('when refs change, then the list of the moved snapshot equals the list made anew from the changed refs, its digest too', async () => {
+    const sha = (n: number) => n.toString(16).padStart(40, '0');
+    const refs = Array.from({ length: 2000 }, (_, i) => ref(`refs/heads/b${String(i).padStart(6, '0')}`, sha(i + 1)));
+    let version = 'v1';
+    let listener: Parameters<NonNullable<RefVersions['onChange']>>[0] = () => undefined;
+    const snaps = new RefSnapshots({ version: () => version, onChange: (l) => ((listener = l), () => undefined) }, storage(refs).list);
+    const list = await snaps.refList(ctx, 'refs/heads/');
+    const changed: RawRef[] = [
+      ref('refs/heads/b000010', sha(9_999)), // moved
+      ref('refs/heads/a-new', sha(9_998)), // created
+      ref('refs/heads/\u{1F600}new', sha(9_997)), // created, past U+FFFF
+      ref('refs/heads/b000011', ''), // deleted
+    ];
+    version = 'v2';
+    listener('default', 'r1', { before: 'v1', after: 'v2', refs: changed });
+    const moved = await snaps.refList(ctx, 'refs/heads/');
+    const now = [...refs.filter((r) => r.name !== 'refs/heads/b000010' && r.name !== 'refs/heads/b000011'), changed[0]!, changed[1]!, changed[2]!];
+    expect(moved.refs).toEqual(refListOf(now).refs);
+    expect(moved.digest).toBe(refListOf(now).digest);
+    expect(list.refs).toHaveLength(2000); // the list it came from is left as it was
   });
 });

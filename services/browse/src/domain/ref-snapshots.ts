@@ -1,6 +1,7 @@
+import { compareNames, nameIndex } from '@githost/git-records';
 import { LRUCache } from 'lru-cache';
 import type { ReadContext, RefsMoved, RefVersions } from './ports.js';
-import { refListMoved, refListOf, type RefList } from './ref-lists.js';
+import { listOfSorted, refListOf, type RefList } from './ref-lists.js';
 import type { RawRef } from './refs.js';
 
 /** What a snapshot holds: every branch and tag, so any ref-addressed read can be split from it. */
@@ -10,9 +11,9 @@ type ListRefs = (ctx: ReadContext, prefixes: readonly string[]) => Promise<RawRe
 
 interface Snapshot {
   version: string;
-  /** Sorted by name (code units), for the prefix searches. */
+  /** Sorted by name as git sorts them (compareNames), for the prefix searches and the whole lists. */
   refs: RawRef[];
-  /** The whole lists asked for so far, by prefix: ordered and digested once per version (a reference a ref, inside the size estimate's 120 bytes a ref). */
+  /** The whole lists asked for so far, by prefix: sliced and digested once per version (a reference a ref, inside the size estimate's 120 bytes a ref). */
   lists?: Map<string, RefList>;
 }
 
@@ -58,16 +59,15 @@ export class RefSnapshots {
     const changed = moved.refs.filter((r) => SNAPSHOT_PREFIXES.some((p) => r.name.startsWith(p)));
     const refs = changed.length === 0 ? snap.refs : snap.refs.slice();
     for (const r of changed) {
-      const at = insertionPoint(refs, r.name);
+      const at = nameIndex(refs, r.name);
       const present = refs[at]?.name === r.name;
       if (r.target === '') {
         if (present) refs.splice(at, 1);
       } else if (present) refs[at] = { name: r.name, target: r.target, peeled: r.peeled };
       else refs.splice(at, 0, { name: r.name, target: r.target, peeled: r.peeled });
     }
-    // The kept whole lists move too (each its own order), so a page after a push does not sort 110,000 refs again.
-    const lists = snap.lists && new Map([...snap.lists].map(([prefix, list]) => [prefix, refListMoved(list, changed.filter((r) => r.name.startsWith(prefix)))]));
-    this.snapshots.set(key, { version: moved.after, refs, ...(lists && { lists }) });
+    // Its whole lists are slices of it in the same order: cut again when next asked, not sorted.
+    this.snapshots.set(key, { version: moved.after, refs, ...(changed.length === 0 && snap.lists && { lists: snap.lists }) });
   }
 
   async list(ctx: ReadContext, prefixes: readonly string[]): Promise<RawRef[]> {
@@ -93,7 +93,7 @@ export class RefSnapshots {
     snap.lists ??= new Map();
     let list = snap.lists.get(prefix);
     if (!list) {
-      list = refListOf(underPrefixes(snap.refs, [prefix]));
+      list = listOfSorted(underPrefixes(snap.refs, [prefix]));
       snap.lists.set(prefix, list);
     }
     return list;
@@ -114,30 +114,25 @@ export class RefSnapshots {
   }
 }
 
-/** Code-unit order, the order the binary search below compares in. */
 function byName(a: RawRef, b: RawRef): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return compareNames(a.name, b.name);
 }
 
-/** Where `name` is or would go in `sorted` (code-unit order, byName's). */
-function insertionPoint(sorted: readonly RawRef[], name: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]!.name < name) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The refs whose names start with one of `prefixes` (each a binary search, then a scan). */
+/** The refs whose names start with one of `prefixes` (each a binary search, then a scan), in `sorted`'s order. */
 function underPrefixes(sorted: readonly RawRef[], prefixes: readonly string[]): RawRef[] {
+  const rangeOf = (p: string): [number, number] => {
+    const lo = nameIndex(sorted, p);
+    let hi = lo;
+    while (hi < sorted.length && sorted[hi]!.name.startsWith(p)) hi++;
+    return [lo, hi];
+  };
+  // One prefix (a whole list, a name's refs): a slice, no copy of references one by one.
+  if (prefixes.length === 1) return sorted.slice(...rangeOf(prefixes[0]!));
   const out: RawRef[] = [];
   const seen = new Set<RawRef>();
   for (const p of prefixes) {
-    const lo = insertionPoint(sorted, p);
-    for (let i = lo; i < sorted.length && sorted[i]!.name.startsWith(p); i++) {
+    const [lo, hi] = rangeOf(p);
+    for (let i = lo; i < hi; i++) {
       const r = sorted[i]!;
       if (!seen.has(r)) {
         seen.add(r);
@@ -145,5 +140,5 @@ function underPrefixes(sorted: readonly RawRef[], prefixes: readonly string[]): 
       }
     }
   }
-  return prefixes.length > 1 ? out.sort(byName) : out;
+  return out.sort(byName);
 }

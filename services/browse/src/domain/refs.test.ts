@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { branchListJson, refListOf, tagListJson } from './ref-lists.js';
-import { compareNames, type RawRef } from './refs.js';
+import type { RawRef } from './refs.js';
 
 const raw: RawRef[] = [
   { name: 'refs/heads/main', target: 'a', peeled: '' },
@@ -30,13 +30,5 @@ describe('the branch list (seed §4 browsing rule 7)', () => {
 describe('the tag list (CONTRACT §8, §9)', () => {
   it('when a tag is annotated, then sha is the peeled commit and tag_sha the tag object; lightweight tags have no tag_sha', () => {
     expect(parsed(tagListJson(under('refs/tags/')))).toEqual({ tags: [{ name: 'light', sha: 'b' }, { name: 'v1', sha: 'a', tag_sha: 't' }] });
-  });
-});
-
-describe('compareNames', () => {
-  it('when names hold any characters, then the order is that of their UTF-8 bytes', () => {
-    const names = ['b', 'a', 'a/b', 'a-b', 'ab', '\u{e000}', '\u{1f600}', 'é', 'Z', '', 'a\u{10000}', 'a\u{ffff}'];
-    const byBytes = [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-    expect([...names].sort(compareNames)).toEqual(byBytes);
   });
 });

@@ -38,3 +38,16 @@ export function fastImport(gitDir: string, stream: Buffer): Promise<void> {
     child.stdin.end(stream);
   });
 }
+
+/** CONTRACT §5's entries of the directory `dir` from what `git ls-tree --long -z` printed for it. */
+export function treeEntriesOf(lsTree: string, dir: string): Array<{ name: string; path: string; type: string; mode: string; sha: string; size: number | null }> {
+  return lsTree
+    .split('\0')
+    .filter(Boolean)
+    .map((rec) => {
+      const tab = rec.indexOf('\t');
+      const [mode, type, sha, size] = rec.slice(0, tab).trim().split(/ +/) as [string, string, string, string];
+      const name = rec.slice(tab + 1);
+      return { name, path: dir === '' ? name : `${dir}/${name}`, type, mode, sha, size: size === '-' ? null : Number(size) };
+    });
+}

@@ -4,7 +4,7 @@ import type { CatfilePool } from './catfile-pool.js';
 import type { CatfileProcess } from './catfile-process.js';
 import { LoopBudget } from '@githost/runtime';
 import { GitError } from './errors.js';
-import { blobInfoCommands, findEntry, formatEntries, formatListing, indexTree, pieceOfEntries, sizeOfInfoLine, type TreeIndex } from './tree-format.js';
+import { blobInfoCommands, findEntry, formatEntries, indexTree, pieceOfEntries, sizeOfInfoLine } from './tree-format.js';
 
 /**
  * Object reads through the cat-file pool: no git spawn per read. Names written to cat-file were
@@ -137,6 +137,12 @@ export type OnListingPiece = (entries: Buffer, listing: { treeOid: string; count
 /** About a gRPC message's worth of records per piece told to OnListingPiece. */
 const LISTING_PIECE_BYTES = 64 * 1024;
 
+/**
+ * A tree's listing: its blobs' sizes asked in one pipelined write (the `info` commands for all of
+ * them), then read a piece at a time. With `onPiece` each piece is formatted and told before the
+ * next piece's sizes are read, so the first piece leaves after about 900 lookups, not 100,000;
+ * without it the listing is one piece. The pieces joined are the listing, kept whole.
+ */
 async function buildListing(p: CatfileProcess, treeOid: string, onPiece?: OnListingPiece): Promise<TreeListing> {
   p.send([['contents', treeOid]]);
   const h = await p.readHeader();
@@ -144,30 +150,13 @@ async function buildListing(p: CatfileProcess, treeOid: string, onPiece?: OnList
   const raw = await p.readBody(h.size);
   const index = indexTree(raw);
   const sizes = new Float64Array(index.blobs);
-  if (onPiece) return buildInPieces(p, raw, index, sizes, { treeOid, count: index.count }, onPiece);
-  if (index.blobs > 0) {
-    p.sendBatch(blobInfoCommands(raw, index));
-    let b = 0;
-    await p.scanLines(index.blobs, (buf, start, end) => {
-      sizes[b++] = sizeOfInfoLine(buf, start, end);
-    });
-  }
-  return { treeOid, entries: formatListing(raw, index, sizes), count: index.count };
-}
-
-/**
- * buildListing's answer told in pieces: the sizes of one piece's blobs are read (the `info`
- * commands for all of them went in one write) and the piece formatted and told before the next
- * piece's are read, so the first piece leaves after about 900 lookups, not 100,000. The pieces
- * joined are the listing, kept whole as before.
- */
-async function buildInPieces(p: CatfileProcess, raw: Buffer, index: TreeIndex, sizes: Float64Array, listing: { treeOid: string; count: number }, onPiece: OnListingPiece): Promise<TreeListing> {
+  const listing = { treeOid, count: index.count };
   if (index.blobs > 0) p.sendBatch(blobInfoCommands(raw, index));
   const pieces: Buffer[] = [];
   let b = 0;
   let from = 0;
   do {
-    const { to, blobs } = pieceOfEntries(index, from, LISTING_PIECE_BYTES);
+    const { to, blobs } = pieceOfEntries(index, from, onPiece ? LISTING_PIECE_BYTES : Infinity);
     const firstBlob = b;
     if (blobs > 0) {
       await p.scanLines(blobs, (buf, start, end) => {
@@ -176,10 +165,10 @@ async function buildInPieces(p: CatfileProcess, raw: Buffer, index: TreeIndex, s
     }
     const piece = formatEntries(raw, index, sizes, from, to, firstBlob);
     pieces.push(piece);
-    onPiece(piece, listing);
+    onPiece?.(piece, listing);
     from = to;
   } while (from < index.count);
-  return { treeOid: listing.treeOid, entries: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces), count: listing.count };
+  return { ...listing, entries: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces) };
 }
 
 /** Parent directories at least this big are kept raw in the cache: reading one costs milliseconds. */

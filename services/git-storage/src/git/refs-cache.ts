@@ -1,3 +1,4 @@
+import { nameIndex } from '@githost/git-records';
 import { OID_PATTERN } from '@githost/git-records/object-id';
 import { runGit } from './command.js';
 
@@ -163,15 +164,16 @@ class RefTable {
     for (const name of names) {
       const old = this.byName.get(name);
       const ref = now.get(name);
+      // The list is in git's order (for-each-ref's, compareNames'), so the place of `name` is found by halving.
       if (old) {
         this.count(old, -1);
         this.byName.delete(name);
-        list.splice(indexOf(list, name), 1);
+        list.splice(nameIndex(list, name), 1);
       }
       if (ref) {
         this.count(ref, 1);
         this.byName.set(name, ref);
-        list.splice(insertionPoint(list, name), 0, ref);
+        list.splice(nameIndex(list, name), 0, ref);
       }
     }
     this.list = list;
@@ -186,28 +188,6 @@ class RefTable {
       else this.counts.delete(oid);
     }
   }
-}
-
-/**
- * Where `name` would go in `sorted`: a binary search in UTF-8 byte order, git's (code-unit order
- * differs for characters beyond U+FFFF).
- */
-function insertionPoint(sorted: readonly CachedRef[], name: string): number {
-  const key = Buffer.from(name);
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (Buffer.compare(Buffer.from(sorted[mid]!.name), key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** Where `name` is in `sorted` (which holds it). */
-function indexOf(sorted: readonly CachedRef[], name: string): number {
-  const at = insertionPoint(sorted, name);
-  return sorted[at]?.name === name ? at : sorted.findIndex((r) => r.name === name);
 }
 
 /**

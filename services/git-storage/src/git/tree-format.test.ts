@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { blobInfoCommands, findEntry, formatEntries, formatListing, indexTree, pieceOfEntries, sizeOfInfoLine } from './tree-format.js';
+import { blobInfoCommands, findEntry, formatEntries, indexTree, pieceOfEntries, sizeOfInfoLine, type TreeIndex } from './tree-format.js';
+
+/** The whole listing: every entry in one piece. */
+const formatListing = (raw: Buffer, index: TreeIndex, sizes: Float64Array) => formatEntries(raw, index, sizes, 0, index.count, 0);
 
 const oid = (c: string) => c.repeat(40);
 const raw = (mode: string, name: string, id: string) => Buffer.concat([Buffer.from(`${mode} ${name}\0`), Buffer.from(id, 'hex')]);

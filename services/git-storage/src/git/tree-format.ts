@@ -137,15 +137,8 @@ function digitsOf(n: number): number {
 /**
  * `<mode> SP <type> SP <oid> SP <size, right-aligned to 7> TAB <name> NUL` per entry, exactly as
  * `git ls-tree --long -z`; `blobSizes` holds the blob entries' sizes in tree order (-1: unknown).
- */
-export function formatListing(raw: Buffer, index: TreeIndex, blobSizes: Float64Array): Buffer {
-  return formatEntries(raw, index, blobSizes, 0, index.count, 0);
-}
-
-/**
- * Entries `from` to `to` (exclusive) of a listing, `firstBlob` the index in `blobSizes` of the
- * first blob among them: a piece of formatListing's bytes, the pieces of consecutive ranges joined
- * being exactly its bytes.
+ * Here entries `from` to `to` (exclusive), `firstBlob` the index in `blobSizes` of the first blob
+ * among them: the pieces of consecutive ranges joined are exactly the whole listing's bytes.
  */
 export function formatEntries(raw: Buffer, index: TreeIndex, blobSizes: Float64Array, from: number, to: number, firstBlob: number): Buffer {
   const { kind, nameStart, nameEnd } = index;

@@ -233,11 +233,13 @@ async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags
   await pushEnded!(code === 0).catch((err: unknown) => ctx.logger.warn({ err }, 'git transport: could not remove the quarantine of a push that did not finish'));
   try {
     const report = recorded?.report.result();
+    // What git's whole report says it changed; without one (git killed, the answer cut) the refs
+    // on disk tell what happened.
+    const outcome = recorded && report ? { ok: recorded.refs.filter((u) => report.ok.has(u.ref)), failed: recorded.refs.filter((u) => !report.ok.has(u.ref)) } : undefined;
     // Before the response ends: once git hears "done", no watcher answers from older refs. With
     // git's whole report the refs cache reads again only the refs git changed.
-    await refsChanged(ctx, gitDir, push.repositoryId, recorded && report ? recorded.refs.filter((u) => report.ok.has(u.ref)).map((u) => u.ref) : undefined);
-    // Without a whole report (git killed, the answer cut) the refs on disk tell what happened.
-    if (recorded && report) await ctx.intents.confirm(push.intent, recorded.refs.filter((u) => report.ok.has(u.ref)), recorded.refs.filter((u) => !report.ok.has(u.ref)));
+    await refsChanged(ctx, gitDir, push.repositoryId, outcome?.ok.map((u) => u.ref));
+    if (outcome) await ctx.intents.confirm(push.intent, outcome.ok, outcome.failed);
     await ctx.intents.settle(push.intent);
   } catch (err) {
     ctx.logger.error({ err }, 'git transport: could not record push events; they are journaled at the next start');
