@@ -193,6 +193,23 @@ describe('WatchRefs', () => {
     expect(silent.changes.map((c) => c.repository_id)).toEqual([ID]);
   });
 
+  it('when the default branch changes, then the watcher hears that no ref moved and the refs cache keeps its table', async () => {
+    const gitDir = s.repoPath(ID);
+    const before = await s.service.context.refs.list(gitDir);
+    const w = await watcher();
+    const set = callUnary(s.client, s.client.SetDefaultBranch, { repository_id: ID, branch: 'third' });
+    const change = await w.next();
+    // Refs known, none moved: a reader holding the refs keeps them (browse moves its snapshot's version).
+    expect([change.repository_id, change.refs_known, change.refs, change.facts]).toEqual([ID, true, [], false]);
+    expect(await settled(set)).toBe(false);
+    w.ack(change.seq);
+    await set;
+    // The same table, not a refill of every ref (HEAD is not in it).
+    expect(await s.service.context.refs.list(gitDir)).toBe(before);
+    await callUnary(s.client, s.client.SetDefaultBranch, { repository_id: ID, branch: 'main' });
+    w.stream.cancel();
+  });
+
   it('when a repository is removed, then RemoveRepository returns only after the watcher acked the change', async () => {
     await createTestRepository(s, 'repo-watch-gone');
     const w = await watcher();
