@@ -46,8 +46,8 @@ function nodesOf(node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 }
 
-/** Each statement listForMember runs, EXPLAIN ANALYZEd with its very parameters. */
-async function plansOf(db: Database): Promise<PlanNode[][]> {
+/** Each statement `read` runs (listForMember's first page unless told), EXPLAIN ANALYZEd with its very parameters. */
+async function plansOf(db: Database, read = (store: PgRepositoryStore) => store.listForMember(ME, { page: 1, per_page: 30 })): Promise<PlanNode[][]> {
   const plans: PlanNode[][] = [];
   const explaining = Object.create(db) as Database;
   explaining.query = async <T>(sql: string, params?: unknown[]) => {
@@ -56,7 +56,7 @@ async function plansOf(db: Database): Promise<PlanNode[][]> {
     plans.push(nodesOf((typeof json === 'string' ? JSON.parse(json) : json)[0].Plan));
     return { rows: [] as T[], rowCount: 0 };
   };
-  await new PgRepositoryStore(explaining).listForMember(ME, { page: 1, per_page: 30 });
+  await read(new PgRepositoryStore(explaining));
   return plans;
 }
 
@@ -121,5 +121,15 @@ describe.each(['postgres', 'pglite'] as const)("the caller's repositories on %s"
       // against every owned row (a million here).
       expect(rowsHandled(nodes)).toBeLessThan(4 * (OWNED + 26));
     }
+  });
+
+  it.each([['the caller', ME], ['an anonymous caller', null]])('when %s explores the site, then the total is counted from the kept counts and the caller\'s own rows, never every repository (docs/decisions/explore-lists.md#the-count-of-a-page)', async (_who, userId) => {
+    await db.query('ANALYZE');
+    const [count, page] = await plansOf(db, (store) => store.listReadable({ userId, isAdmin: false }, {}, { page: 1, per_page: 30 }));
+    expect(count!.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']).filter((t) => t === 'repositories' || t === 'users')).toEqual([]);
+    // 11,000 repositories: the count handles at most the caller's own rows (1,000 owned, 26 collaborations) a few times over.
+    expect(rowsHandled(count!)).toBeLessThan(userId === null ? 10 : 4 * (OWNED + 26));
+    // The page walks the activity index and stops at its end.
+    expect(rowsHandled(page!)).toBeLessThan(200);
   });
 });

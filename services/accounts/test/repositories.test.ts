@@ -170,6 +170,42 @@ describe.each<Backend>(['postgres', 'pglite'])('repository management on %s', (b
       expect(await anonymous.request('GET', '/api/repos?q=a&q=b')).toEqual({ status: 400, body: { error: 'q must be given once' } });
     });
 
+    it('when repositories are created at once, made private or public and deleted, then every caller\'s explore total is the count of what they may read (docs/decisions/explore-lists.md#the-count-of-a-page)', async () => {
+      const counter = await user('cora');
+      const guest = await user('gus');
+      const everyPage = async (who: Client) => {
+        let names: string[] = [];
+        for (let page = 1; ; page++) {
+          const res = await who.requestWithHeaders('GET', `/api/repos?per_page=100&page=${page}`);
+          names = [...names, ...res.body.map((r: { full_name: string }) => r.full_name)];
+          if (res.body.length < 100) return { total: Number(res.headers.get('x-total-count')), names };
+        }
+      };
+      const agree = async () => {
+        for (const who of [anonymous, counter, guest, stranger, admin]) {
+          const { total, names } = await everyPage(who);
+          expect(total).toBe(names.length);
+        }
+      };
+      const before = await Promise.all([anonymous, counter, guest, admin].map(async (who) => (await everyPage(who)).total));
+      // Created at once: each creation moves the kept counts in its own transaction.
+      const made = await Promise.all(Array.from({ length: 12 }, (_, i) => counter.request('POST', '/api/repos', { name: `count-${i}`, private: i % 3 === 0 })));
+      expect(made.map((r) => r.status)).toEqual(Array(12).fill(201));
+      await agree();
+      expect((await counter.request('PUT', '/api/repos/cora/count-0/collaborators/gus', { permission: 'read' })).status).toBe(204);
+      for (const name of ['count-1', 'count-4']) expect((await counter.request('PATCH', `/api/repos/cora/${name}`, { private: true })).status).toBe(200);
+      expect((await counter.request('PATCH', '/api/repos/cora/count-3', { private: false })).status).toBe(200);
+      // A change that leaves the privacy as it was moves nothing.
+      expect((await counter.request('PATCH', '/api/repos/cora/count-2', { private: false, description: 'same' })).status).toBe(200);
+      await agree();
+      expect((await counter.request('DELETE', '/api/repos/cora/count-2')).status).toBe(204);
+      expect((await counter.request('DELETE', '/api/repos/cora/count-6')).status).toBe(204);
+      await agree();
+      // 12 made, 2 deleted; of the 10 left, private: 0, 1, 4, 9 (3 made public, 6 deleted); gus reads 0.
+      const after = await Promise.all([anonymous, counter, guest, admin].map(async (who) => (await everyPage(who)).total));
+      expect(after.map((n, i) => n - before[i]!)).toEqual([6, 10, 7, 10]);
+    });
+
     it('when the explore list is asked for a Gitea id, then only the repository with that id, if the caller may read it (the id is giteaIdOf\'s)', async () => {
       const finder = await user('gina');
       const open = (await finder.request('POST', '/api/repos', { name: 'by-id' })).body;

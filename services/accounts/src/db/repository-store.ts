@@ -42,6 +42,15 @@ function readableBy(adminParam: string, userParam: string): string {
      OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repository_id = r.id AND c.user_id = ${userParam}::text))`;
 }
 
+/**
+ * Moves the kept counts of repositories (migration 10, docs/decisions/explore-lists.md#the-count-of-a-page)
+ * in the transaction that changed the rows, as its last statement: the one row is locked only
+ * until that transaction commits.
+ */
+async function countChange(tx: Queryable, publicDelta: number, totalDelta: number): Promise<void> {
+  await tx.query('UPDATE repository_counts SET public_count = public_count + $1::int, total_count = total_count + $2::int', [publicDelta, totalDelta]);
+}
+
 async function one(db: Queryable, where: string, params: unknown[]): Promise<Repository | null> {
   const { rows } = await db.query<RepositoryRow>(`${SELECT_REPOSITORY} WHERE ${where}`, params);
   return rows[0] ? toRepository(rows[0]) : null;
@@ -59,6 +68,7 @@ export class PgRepositoryStore implements RepositoryStore {
           [repo.id, repo.owner_id, repo.name, repo.private, repo.default_branch, repo.description, repo.shard],
         );
         await during();
+        await countChange(tx, repo.private ? 0 : 1, 1);
         return (await one(tx, 'r.id = $1', [repo.id])) as Repository;
       }),
     ));
@@ -121,6 +131,8 @@ export class PgRepositoryStore implements RepositoryStore {
       }
       if (sets.length > 0) await tx.query(`UPDATE repositories SET ${sets.join(', ')} WHERE id = $1`, params);
       await during(before);
+      // The row is locked (FOR UPDATE above), so `before.private` is what the change flips.
+      if (changes.private !== undefined && changes.private !== before.private) await countChange(tx, changes.private ? -1 : 1, 0);
       return { before, after: (await one(tx, 'r.id = $1', [id])) as Repository };
     });
   }
@@ -132,6 +144,7 @@ export class PgRepositoryStore implements RepositoryStore {
       // Collaborators and protections go with the row (ON DELETE CASCADE).
       await tx.query('DELETE FROM repositories WHERE id = $1', [id]);
       await during(repo);
+      await countChange(tx, repo.private ? 0 : -1, -1);
       return true;
     });
   }
@@ -168,12 +181,31 @@ export class PgRepositoryStore implements RepositoryStore {
 
   listReadable(viewer: { userId: string | null; isAdmin: boolean }, filter: ExploreFilter, page: Page): Promise<Paged<Repository>> {
     // strpos, not LIKE: the filter is a plain part of the name, `%` and `_` included.
+    const filtered = filter.nameContains !== undefined || filter.giteaId !== undefined;
     return this.paged(
       `${readableBy('$1', '$2')} AND ($3::text IS NULL OR strpos(lower(r.name), lower($3::text)) > 0)
          AND ($4::bigint IS NULL OR r.gitea_id = $4::bigint)`,
       [viewer.isAdmin, viewer.userId, filter.nameContains ?? null, filter.giteaId ?? null],
       page,
       NEWEST_FIRST,
+      filtered ? undefined : () => this.countReadable(viewer),
+    );
+  }
+
+  /**
+   * How many repositories `viewer` may read (docs/decisions/explore-lists.md#the-count-of-a-page):
+   * the kept counts for the site's, plus the private ones the viewer owns or collaborates on,
+   * each from its own index, so it costs what the viewer's own rows do, not every repository.
+   */
+  private async countReadable(viewer: { userId: string | null; isAdmin: boolean }): Promise<number> {
+    if (viewer.isAdmin) return this.count('SELECT total_count AS count FROM repository_counts', []);
+    if (viewer.userId === null) return this.count('SELECT public_count AS count FROM repository_counts', []);
+    return this.count(
+      `SELECT (SELECT public_count FROM repository_counts)
+            + (SELECT count(*) FROM repositories WHERE owner_id = $1 AND private)
+            + (SELECT count(*) FROM collaborators c JOIN repositories r ON r.id = c.repository_id
+                WHERE c.user_id = $1 AND r.private AND r.owner_id <> $1) AS count`,
+      [viewer.userId],
     );
   }
 
@@ -187,9 +219,9 @@ export class PgRepositoryStore implements RepositoryStore {
     return { items: rows.map((r) => ({ username: r.username, permission: r.permission })), total };
   }
 
-  /** One page of repositories matching `where` (over r and u), in `order`, with the total. */
-  private async paged(where: string, params: unknown[], page: Page, order = BY_FULL_NAME): Promise<Paged<Repository>> {
-    const total = await this.count(`SELECT count(*) AS count FROM repositories r JOIN users u ON u.id = r.owner_id WHERE ${where}`, params);
+  /** One page of repositories matching `where` (over r and u), in `order`, with the total (`counted`: a cheaper count of the same rows). */
+  private async paged(where: string, params: unknown[], page: Page, order = BY_FULL_NAME, counted?: () => Promise<number>): Promise<Paged<Repository>> {
+    const total = counted ? await counted() : await this.count(`SELECT count(*) AS count FROM repositories r JOIN users u ON u.id = r.owner_id WHERE ${where}`, params);
     const n = params.length;
     const { rows } = await this.db.query<RepositoryRow>(
       `${SELECT_REPOSITORY} WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
