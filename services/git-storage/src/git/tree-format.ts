@@ -53,9 +53,14 @@ function kindOfMode(mode: number): number {
   }
 }
 
+/** The most entries a raw tree of `rawBytes` bytes can hold. */
+export function mostEntriesOf(rawBytes: number): number {
+  return Math.floor(rawBytes / MIN_ENTRY);
+}
+
 /** Where every entry of a raw tree lies, in one pass and three typed arrays. */
 export function indexTree(raw: Buffer): TreeIndex {
-  const cap = Math.floor(raw.length / MIN_ENTRY) + 1;
+  const cap = mostEntriesOf(raw.length) + 1;
   const nameStart = new Int32Array(cap);
   const nameEnd = new Int32Array(cap);
   const kind = new Uint8Array(cap);
@@ -93,11 +98,14 @@ function writeHex(out: Buffer, at: number, raw: Buffer, from: number): number {
   return at;
 }
 
-/** `info <oid>\n` for every blob entry, then `flush\n`: the whole size lookup as one write. */
-export function blobInfoCommands(raw: Buffer, index: TreeIndex): Buffer {
-  const out = Buffer.allocUnsafe(index.blobs * 46 + FLUSH.length);
+/**
+ * `info <oid>\n` for every blob entry before entry `to` (`blobs` of them), then `flush\n`: the
+ * whole size lookup as one write.
+ */
+export function blobInfoCommands(raw: Buffer, index: TreeIndex, upTo: { to: number; blobs: number } = { to: index.count, blobs: index.blobs }): Buffer {
+  const out = Buffer.allocUnsafe(upTo.blobs * 46 + FLUSH.length);
   let at = 0;
-  for (let e = 0; e < index.count; e++) {
+  for (let e = 0; e < upTo.to; e++) {
     if (index.kind[e]! > KIND_SYMLINK) continue;
     out[at++] = 0x69; // i
     out[at++] = 0x6e; // n
@@ -182,14 +190,15 @@ export function formatEntries(raw: Buffer, index: TreeIndex, blobSizes: Float64A
 
 /**
  * The end of the piece of entries starting at `from` whose records take about `maxBytes` (at
- * least one entry; a size of more than 7 digits widens a record past the estimate), and how many
- * of its entries are blobs, whose sizes must be read before it is formatted.
+ * least one entry; a size of more than 7 digits widens a record past the estimate), ending at
+ * `end` at the latest, and how many of its entries are blobs, whose sizes must be read before it
+ * is formatted.
  */
-export function pieceOfEntries(index: TreeIndex, from: number, maxBytes: number): { to: number; blobs: number } {
+export function pieceOfEntries(index: TreeIndex, from: number, maxBytes: number, end = index.count): { to: number; blobs: number } {
   let bytes = 0;
   let blobs = 0;
   let e = from;
-  for (; e < index.count; e++) {
+  for (; e < end; e++) {
     const k = index.kind[e]!;
     const len = HEADS[k]!.length + 40 + 1 + SIZE_WIDTH + 1 + (index.nameEnd[e]! - index.nameStart[e]!) + 1;
     if (e > from && bytes + len > maxBytes) break;
