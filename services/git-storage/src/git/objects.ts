@@ -140,6 +140,7 @@ export async function readTreeListing(pool: CatfilePool, cache: ReadCaches, gitD
   if (header.type !== 'tree') throw validation(`Not a directory: ${path}`);
   const key = ReadCaches.key(gitDir, header.oid);
   const limit = opts.limit ?? 0;
+  // A tree whose object is too small for more than `limit` entries is listed whole: that is kept.
   if (limit > 0 && limit < mostEntriesOf(header.size)) {
     const kept = cache.trees.get(key);
     if (kept) return { ...kept, entries: kept.entries.subarray(0, endOfRecords(kept.entries, limit)) };
@@ -160,8 +161,8 @@ const LISTING_PIECE_BYTES = 64 * 1024;
 
 /**
  * A tree's listing: its blobs' sizes asked in one pipelined write (the `info` commands for all of
- * them, or with `limit` for those among its first `limit` entries only), then read a piece at a
- * time. With `onPiece` each piece is formatted and told before the next piece's sizes are read, so
+ * them; with `limit`, only the first `limit` entries are indexed and their blobs' sizes asked, the
+ * rest only counted), then read a piece at a time. With `onPiece` each piece is formatted and told before the next piece's sizes are read, so
  * the first piece leaves after about 900 lookups, not 100,000; without it the listing is one
  * piece. The pieces joined are the listing; `count` is the whole tree's either way.
  */
@@ -171,17 +172,15 @@ async function buildListing(p: CatfileProcess, treeOid: string, opts: { onPiece?
   const h = await p.readHeader();
   if (!h || h.type !== 'tree') throw new GitError(`tree ${treeOid} vanished`);
   const raw = await p.readBody(h.size);
-  const index = indexTree(raw);
-  const until = opts.limit ? Math.min(opts.limit, index.count) : index.count;
-  const asked = until === index.count ? { to: until, blobs: index.blobs } : pieceOfEntries(index, 0, Infinity, until);
-  const sizes = new Float64Array(asked.blobs);
-  const listing = { treeOid, count: index.count };
-  if (asked.blobs > 0) p.sendBatch(blobInfoCommands(raw, index, asked));
+  const index = indexTree(raw, opts.limit || Infinity);
+  const sizes = new Float64Array(index.blobs);
+  const listing = { treeOid, count: index.total };
+  if (index.blobs > 0) p.sendBatch(blobInfoCommands(raw, index));
   const pieces: Buffer[] = [];
   let b = 0;
   let from = 0;
   do {
-    const { to, blobs } = pieceOfEntries(index, from, onPiece ? LISTING_PIECE_BYTES : Infinity, until);
+    const { to, blobs } = pieceOfEntries(index, from, onPiece ? LISTING_PIECE_BYTES : Infinity);
     const firstBlob = b;
     if (blobs > 0) {
       await p.scanLines(blobs, (buf, start, end) => {
@@ -192,7 +191,7 @@ async function buildListing(p: CatfileProcess, treeOid: string, opts: { onPiece?
     pieces.push(piece);
     onPiece?.(piece, listing);
     from = to;
-  } while (from < until);
+  } while (from < index.count);
   return { ...listing, entries: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces) };
 }
 

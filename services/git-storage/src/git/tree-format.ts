@@ -26,8 +26,11 @@ const SPACE = 0x20;
 const MIN_ENTRY = 24;
 
 export interface TreeIndex {
+  /** Entries indexed: the first ones, up to the limit asked. */
   count: number;
-  /** Entries that are blobs (regular files, executables, symlinks): the ones with a size. */
+  /** Entries of the whole tree. */
+  total: number;
+  /** Indexed entries that are blobs (regular files, executables, symlinks): the ones with a size. */
   blobs: number;
   /** Offset of each entry's name in the raw tree; the name ends at nameEnd, its NUL. */
   nameStart: Int32Array;
@@ -58,15 +61,21 @@ export function mostEntriesOf(rawBytes: number): number {
   return Math.floor(rawBytes / MIN_ENTRY);
 }
 
-/** Where every entry of a raw tree lies, in one pass and three typed arrays. */
-export function indexTree(raw: Buffer): TreeIndex {
-  const cap = mostEntriesOf(raw.length) + 1;
+/**
+ * Where the first `upTo` entries of a raw tree lie (every entry by default), in one pass and three
+ * typed arrays, and how many entries it has. Past `upTo` entries are only counted, by a byte loop
+ * to each name's NUL: indexing 100,000 entries cost 30-100 ms, which a bounded read
+ * (docs/decisions/big-pages.md#bounded-tree-read) must not pay for entries it does not show.
+ */
+export function indexTree(raw: Buffer, upTo = Infinity): TreeIndex {
+  const cap = Math.min(mostEntriesOf(raw.length) + 1, upTo);
   const nameStart = new Int32Array(cap);
   const nameEnd = new Int32Array(cap);
   const kind = new Uint8Array(cap);
   let count = 0;
   let blobs = 0;
-  for (let i = 0; i < raw.length; ) {
+  let i = 0;
+  for (; i < raw.length && count < upTo; ) {
     const sp = raw.indexOf(SPACE, i);
     if (sp <= i) throw corrupt();
     let mode = 0;
@@ -85,7 +94,15 @@ export function indexTree(raw: Buffer): TreeIndex {
     count++;
     i = nul + 21;
   }
-  return { count, blobs, nameStart, nameEnd, kind };
+  let total = count;
+  while (i < raw.length) {
+    let nul = i;
+    while (nul < raw.length && raw[nul] !== 0) nul++;
+    if (nul + 21 > raw.length) throw corrupt();
+    total++;
+    i = nul + 21;
+  }
+  return { count, total, blobs, nameStart, nameEnd, kind };
 }
 
 // Small copies are byte loops: a native Buffer.copy per entry cost more than the bytes it moved.
@@ -98,14 +115,11 @@ function writeHex(out: Buffer, at: number, raw: Buffer, from: number): number {
   return at;
 }
 
-/**
- * `info <oid>\n` for every blob entry before entry `to` (`blobs` of them), then `flush\n`: the
- * whole size lookup as one write.
- */
-export function blobInfoCommands(raw: Buffer, index: TreeIndex, upTo: { to: number; blobs: number } = { to: index.count, blobs: index.blobs }): Buffer {
-  const out = Buffer.allocUnsafe(upTo.blobs * 46 + FLUSH.length);
+/** `info <oid>\n` for every blob entry, then `flush\n`: the whole size lookup as one write. */
+export function blobInfoCommands(raw: Buffer, index: TreeIndex): Buffer {
+  const out = Buffer.allocUnsafe(index.blobs * 46 + FLUSH.length);
   let at = 0;
-  for (let e = 0; e < upTo.to; e++) {
+  for (let e = 0; e < index.count; e++) {
     if (index.kind[e]! > KIND_SYMLINK) continue;
     out[at++] = 0x69; // i
     out[at++] = 0x6e; // n
@@ -190,15 +204,14 @@ export function formatEntries(raw: Buffer, index: TreeIndex, blobSizes: Float64A
 
 /**
  * The end of the piece of entries starting at `from` whose records take about `maxBytes` (at
- * least one entry; a size of more than 7 digits widens a record past the estimate), ending at
- * `end` at the latest, and how many of its entries are blobs, whose sizes must be read before it
- * is formatted.
+ * least one entry; a size of more than 7 digits widens a record past the estimate), and how many
+ * of its entries are blobs, whose sizes must be read before it is formatted.
  */
-export function pieceOfEntries(index: TreeIndex, from: number, maxBytes: number, end = index.count): { to: number; blobs: number } {
+export function pieceOfEntries(index: TreeIndex, from: number, maxBytes: number): { to: number; blobs: number } {
   let bytes = 0;
   let blobs = 0;
   let e = from;
-  for (; e < end; e++) {
+  for (; e < index.count; e++) {
     const k = index.kind[e]!;
     const len = HEADS[k]!.length + 40 + 1 + SIZE_WIDTH + 1 + (index.nameEnd[e]! - index.nameStart[e]!) + 1;
     if (e > from && bytes + len > maxBytes) break;
