@@ -140,7 +140,6 @@ export async function readTreeListing(pool: CatfilePool, cache: ReadCaches, gitD
   if (header.type !== 'tree') throw validation(`Not a directory: ${path}`);
   const key = ReadCaches.key(gitDir, header.oid);
   const limit = opts.limit ?? 0;
-  // A tree whose object is too small for more than `limit` entries is listed whole: that is kept.
   if (limit > 0 && limit < mostEntriesOf(header.size)) {
     const kept = cache.trees.get(key);
     if (kept) return { ...kept, entries: kept.entries.subarray(0, endOfRecords(kept.entries, limit)) };
@@ -162,9 +161,10 @@ const LISTING_PIECE_BYTES = 64 * 1024;
 /**
  * A tree's listing: its blobs' sizes asked in one pipelined write (the `info` commands for all of
  * them; with `limit`, only the first `limit` entries are indexed and their blobs' sizes asked, the
- * rest only counted), then read a piece at a time. With `onPiece` each piece is formatted and told before the next piece's sizes are read, so
- * the first piece leaves after about 900 lookups, not 100,000; without it the listing is one
- * piece. The pieces joined are the listing; `count` is the whole tree's either way.
+ * rest only counted), then read a piece at a time. With `onPiece` each piece is formatted and told
+ * before the next piece's sizes are read, so the first piece leaves after about 900 lookups, not
+ * 100,000; without it the listing is one piece. The pieces joined are the listing; `count` is the
+ * whole tree's either way.
  */
 async function buildListing(p: CatfileProcess, treeOid: string, opts: { onPiece?: OnListingPiece; limit?: number }): Promise<TreeListing> {
   const { onPiece } = opts;
