@@ -71,6 +71,19 @@ const readTree = (commit: string, path: string) => rpc(s.client, s.client.ReadTr
 const readBlob = (commit: string, path: string) =>
   collectStream<storage.ReadBlobResponse__Output>(s.client.ReadBlob({ repository_id: ID, commit_oid: commit, path, max_bytes: 0 }));
 
+describe('ReadTree with a limit on a 100,000-entry directory', () => {
+  it('when 1,000 entries are asked of it cold, then the first 1,000 records of git ls-tree and the count of all, and no listing kept', async () => {
+    const { trees } = s.service.context.cache;
+    const kept = trees.size;
+    const res = await rpc(s.client, s.client.ReadTree, { repository_id: ID, commit_oid: first, path: 'wide', limit: 1000 });
+    const whole = bareGit('ls-tree', '--long', '-z', `${first}:wide`);
+    let end = 0;
+    for (let i = 0; i < 1000; i++) end = whole.indexOf(0, end) + 1;
+    expect([res.count, res.tree_oid, trees.size]).toEqual([WIDE + 1, bareGit('rev-parse', `${first}:wide`).toString().trim(), kept]);
+    expect(Buffer.from(res.entries).equals(whole.subarray(0, end))).toBe(true);
+  });
+});
+
 describe('ReadTree on a 100,000-entry directory', () => {
   it('when it is read, then the listing is complete and byte-identical to git ls-tree --long -z', async () => {
     const res = await readTree(first, 'wide');

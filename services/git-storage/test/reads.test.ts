@@ -104,6 +104,35 @@ describe('ReadTree', () => {
   });
 });
 
+describe('ReadTree with a limit', () => {
+  const records = (spec: string) => bareGit('ls-tree', '--long', '-z', spec).toString('utf8').split('\0').filter(Boolean).map((r) => `${r}\0`);
+  const tree = (path: string, limit: number, require_commit = false, commit_oid = head) => rpc(s.client, s.client.ReadTree, { repository_id: ID, commit_oid, path, limit, require_commit });
+
+  it('when the root (trees, blobs, a symlink and a submodule) is read with a limit, then its first limit records and the count of all', async () => {
+    const all = records(head);
+    for (const limit of [1, 3, 7]) {
+      const res = await tree('', limit);
+      expect([limit, Buffer.from(res.entries).toString('utf8'), res.count, res.tree_oid]).toEqual([limit, all.slice(0, limit).join(''), 8, bareGit('rev-parse', `${head}^{tree}`).toString().trim()]);
+    }
+  });
+
+  it('when the limit is larger than the tree, then the whole listing, as without a limit', async () => {
+    for (const limit of [8, 9, 1000, 0xffffffff]) expect([limit, await tree('src', limit)]).toEqual([limit, await tree('src', 0)]);
+  });
+
+  it('when require_commit is asked with a limit, then a commit reads and an annotated tag is Commit not found', async () => {
+    expect(Buffer.from((await tree('', 2, true)).entries).toString('utf8')).toBe(records(head).slice(0, 2).join(''));
+    const tagId = bareGit('rev-parse', 'refs/tags/v1').toString().trim();
+    await expect(tree('', 2, true, tagId)).rejects.toMatchObject({ kind: 'not_found', message: `Commit not found: ${tagId}` });
+  });
+
+  it('when the path is a file, a submodule or missing, then the refusals of a read without a limit', async () => {
+    await expect(tree('README.md', 1)).rejects.toMatchObject({ kind: 'validation', message: 'Not a directory: README.md' });
+    await expect(tree('sub', 1)).rejects.toMatchObject({ kind: 'validation', message: 'Not a directory: sub' });
+    await expect(tree('nope/x', 1)).rejects.toMatchObject({ kind: 'not_found', message: 'Path not found: nope/x' });
+  });
+});
+
 /** A ReadBlob answer's content: the data of every message, the header's included. */
 const content = (msgs: storage.ReadBlobResponse__Output[]) => Buffer.concat(msgs.map((m) => m.data));
 

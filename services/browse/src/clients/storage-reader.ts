@@ -47,15 +47,15 @@ export class StorageReader implements RepositoryReader {
     return res.oid;
   }
 
-  async readTree(ctx: ReadContext, commit: string, path: string, requireCommit = false): Promise<{ treeOid: string; entries: Uint8Array }> {
+  async readTree(ctx: ReadContext, commit: string, path: string, opts: { requireCommit?: boolean; limit?: number } = {}): Promise<{ treeOid: string; entries: Uint8Array; count: number }> {
     const client = this.router.client(ctx.shard);
     const res = await callUnary<storage.ReadTreeRequest, storage.ReadTreeResponse__Output>(
       client,
       client.ReadTree,
-      { repository_id: ctx.repoId, commit_oid: commit, path, require_commit: requireCommit },
+      { repository_id: ctx.repoId, commit_oid: commit, path, require_commit: opts.requireCommit === true, limit: opts.limit ?? 0 },
       this.opts(ctx),
     );
-    return { treeOid: res.tree_oid, entries: res.entries };
+    return { treeOid: res.tree_oid, entries: res.entries, count: res.count };
   }
 
   async openTree(ctx: ReadContext, commit: string, path: string, requireCommit = false): Promise<TreeStream> {

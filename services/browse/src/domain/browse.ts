@@ -14,7 +14,7 @@ import { expressionBaseOf, isAbbreviatedId, revisionExpressionOf } from './revis
 import { decodeSegments, prefixesOfName, refPrefixes, resolveCommitsRef, resolveRefName, resolveRefAndPath, type RefAndPath, type ResolvedRef } from './ref-and-path.js';
 import { buildRefSet, type RefSet } from './refs.js';
 import { openRaw, rawFromBytes, type RawBlob } from './raw.js';
-import { countTreeRecords, parseTreeRecords } from './tree.js';
+import { parseTreeRecords } from './tree.js';
 import { isWholeTree, streamedTree, type StreamedTree } from './tree-stream.js';
 import { pageOfRefs, refPageLinks, type RefPage } from './ref-pages.js';
 import { branchListJson, branchRecordOf, tagListJson, tagRecordOf, type RefList, type StreamedJson } from './ref-lists.js';
@@ -151,18 +151,18 @@ export function parseTreeLimit(raw: unknown): number {
   return n;
 }
 
-async function readListing(deps: BrowseDeps, repo: RepoRef, commit: string, path: string): Promise<Uint8Array> {
-  const listing = await deps.reader.readTree(repo, commit, path).catch(async (err: unknown) => {
+async function readListing(deps: BrowseDeps, repo: RepoRef, commit: string, path: string, limit: number): Promise<{ entries: Uint8Array; count: number }> {
+  return deps.reader.readTree(repo, commit, path, { limit }).catch(async (err: unknown) => {
     throw await explainMissing(deps.reader, repo, commit, path, 'tree', err);
   });
-  return listing.entries;
 }
 
 /**
  * The tree answer's shape with only its first `limit` entries, and how many there are in all in
  * X-Total-Count (docs/decisions/big-pages.md#bounded-tree-read): a page that shows 1,000 entries of
- * a 100,000-entry directory builds, sends and parses 1,000, not 100,000. Kept as `<total> <entries
- * JSON>` in the object cache.
+ * a 100,000-entry directory asks git-storage for, builds, sends and parses 1,000, not 100,000. A
+ * git-storage that ignores the limit sends every entry: only the first `limit` are decoded then
+ * too. Kept as `<total> <entries JSON>` in the object cache.
  */
 function treeHead(deps: BrowseDeps, repo: RepoRef, t: { ref: ResolvedRef; path: string; commit: string; limit: number; head: () => string }): Prepared {
   const prepared: Prepared = {
@@ -170,8 +170,8 @@ function treeHead(deps: BrowseDeps, repo: RepoRef, t: { ref: ResolvedRef; path: 
     immutable: t.ref.kind === 'sha',
     body: async () => {
       const kept = await deps.cache.getOrLoadBytes(`tree-head\0${t.commit}\0${t.path}\0${t.limit}`, async () => {
-        const listing = await readListing(deps, repo, t.commit, t.path);
-        return `${countTreeRecords(listing)} ${json(parseTreeRecords(listing, t.path, t.limit))}`;
+        const listing = await readListing(deps, repo, t.commit, t.path, t.limit);
+        return `${listing.count} ${json(parseTreeRecords(listing.entries, t.path, t.limit))}`;
       });
       const space = kept.indexOf(0x20);
       prepared.headers = { 'X-Total-Count': kept.subarray(0, space).toString('latin1') };

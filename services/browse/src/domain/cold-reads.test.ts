@@ -33,7 +33,7 @@ function fakeReader(calls: string[]): RepositoryReader {
     // What explainMissing reads, the parent directory of a missing path.
     readTree: (_ctx, commit) => {
       calls.push(`readTree ${commit.slice(0, 1)}`);
-      return commitOf(commit) ? Promise.resolve({ treeOid: TREE, entries: Buffer.from(`100644 blob ${BLOB}       3\tf\0`) }) : Promise.reject(notFound('Path not found: '));
+      return commitOf(commit) ? Promise.resolve({ treeOid: TREE, entries: Buffer.from(`100644 blob ${BLOB}       3\tf\0`), count: 1 }) : Promise.reject(notFound('Path not found: '));
     },
     openTree: (_ctx, commit, _path, requireCommit) => {
       calls.push(`openTree ${commit.slice(0, 1)}${requireCommit ? '!' : ''}`);

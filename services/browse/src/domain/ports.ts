@@ -102,11 +102,13 @@ export interface RepositoryReader {
   /** A full 40-hex id to the commit it names (annotated tags peeled). */
   resolveCommit(ctx: ReadContext, oid: string): Promise<string>;
   /**
-   * `git ls-tree --long -z` bytes of the directory at `path` (empty for the root). With
-   * `requireCommit`, `commit` must name a commit itself (not a tag or a tree) or the read is
-   * `not_found`: the read also confirms the id.
+   * `git ls-tree --long -z` bytes of the directory at `path` (empty for the root), and how many
+   * entries it has. With `requireCommit`, `commit` must name a commit itself (not a tag or a tree)
+   * or the read is `not_found`: the read also confirms the id. With `limit` > 0 the entries may be
+   * only the first `limit` (a git-storage from before storage.proto ReadTreeRequest.limit sends
+   * them all); `count` is the whole directory's either way.
    */
-  readTree(ctx: ReadContext, commit: string, path: string, requireCommit?: boolean): Promise<{ treeOid: string; entries: Uint8Array }>;
+  readTree(ctx: ReadContext, commit: string, path: string, opts?: { requireCommit?: boolean; limit?: number }): Promise<{ treeOid: string; entries: Uint8Array; count: number }>;
   /** The same records in pieces as they arrive (docs/decisions/big-pages.md#the-whole-tree-streamed); `requireCommit` as for readTree. */
   openTree(ctx: ReadContext, commit: string, path: string, requireCommit?: boolean): Promise<TreeStream>;
   /** The file at `path`; with `maxBytes` > 0 a larger blob comes back `tooLarge` and without data. `requireCommit` as for readTree. */

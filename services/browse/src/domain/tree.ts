@@ -1,4 +1,4 @@
-import type { TreeEntry } from '@githost/git-records';
+import { endOfRecords, type TreeEntry } from '@githost/git-records';
 
 /**
  * Walks `git ls-tree --long -z` records (`<mode> SP <type> SP <oid> SP+ <size> TAB <name> NUL`;
@@ -46,15 +46,4 @@ export function countTreeRecords(bytes: Uint8Array): number {
     at = buf.indexOf(0, at + 1);
   }
   return last === buf.length - 1 || buf.length === 0 ? count : count + 1;
-}
-
-/** The offset just past the first `n` records (NUL-terminated), or the end. */
-function endOfRecords(bytes: Uint8Array, n: number): number {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let end = 0;
-  for (let i = 0; i < n && end < buf.length; i++) {
-    const nul = buf.indexOf(0, end);
-    end = nul === -1 ? buf.length : nul + 1;
-  }
-  return end;
 }

@@ -10,7 +10,7 @@ import { commitMerge, mergeTree, type MergeTreeResult, type Signature } from './
 import { walkAncestry } from './ancestry-walk.js';
 import { walkLog } from './log-walk.js';
 import { parseCommitObject } from '@githost/git-records';
-import { findFile, readCommitObject, readCommitObjects, readCommitObjectsOrNull, readTreeListing, resolveCommitOid, withAnswer, type OnListingPiece } from './objects.js';
+import { findFile, readCommitObject, readCommitObjects, readCommitObjectsOrNull, readTreeListing, resolveCommitOid, withAnswer, type TreeReadOptions } from './objects.js';
 import type { CachedRef, RefsCache } from './refs-cache.js';
 import type { RefUpdaters } from './ref-updaters.js';
 import { ZERO_OID } from '@githost/git-records/object-id';
@@ -170,11 +170,9 @@ export class LocalRepository {
     return stdout.toString('latin1');
   }
 
-  /** The tree at `path` under a commit, in ls-tree --long -z format (cached by tree id). */
-  /** `requireCommit`: `commit` must name a commit itself, not a tag or a tree (storage.proto ReadTreeRequest). */
-  /** `onPiece`: told the listing's pieces as they are built, when this read builds it (objects.ts OnListingPiece). */
-  readTree(commit: string, path: string, requireCommit = false, onPiece?: OnListingPiece): Promise<TreeListing> {
-    return readTreeListing(this.resources.pool, this.resources.cache, this.gitDir, commit, path, requireCommit, onPiece);
+  /** The tree at `path` under a commit, in ls-tree --long -z format (whole listings cached by tree id; objects.ts TreeReadOptions). */
+  readTree(commit: string, path: string, opts: TreeReadOptions = {}): Promise<TreeListing> {
+    return readTreeListing(this.resources.pool, this.resources.cache, this.gitDir, commit, path, opts);
   }
 
   /**

@@ -4,7 +4,8 @@ import type { CatfilePool } from './catfile-pool.js';
 import type { CatfileProcess } from './catfile-process.js';
 import { LoopBudget } from '@githost/runtime';
 import { GitError } from './errors.js';
-import { blobInfoCommands, findEntry, formatEntries, indexTree, pieceOfEntries, sizeOfInfoLine } from './tree-format.js';
+import { endOfRecords } from '@githost/git-records';
+import { blobInfoCommands, findEntry, formatEntries, indexTree, mostEntriesOf, pieceOfEntries, sizeOfInfoLine } from './tree-format.js';
 
 /**
  * Object reads through the cat-file pool: no git spawn per read. Names written to cat-file were
@@ -108,14 +109,27 @@ async function missing(p: CatfileProcess, commitOid: string, path: string): Prom
   return notFound(`Path not found: ${path}`);
 }
 
+/** How a tree listing is read (storage.proto ReadTreeRequest). */
+export interface TreeReadOptions {
+  /** `commitOid` must name a commit itself, not a tag or a tree. */
+  requireCommit?: boolean;
+  /** Told the listing's pieces as they are built, when this read builds it. */
+  onPiece?: OnListingPiece;
+  /** When > 0, only the first `limit` entries (and only their blobs' sizes); `count` stays the whole tree's. */
+  limit?: number;
+}
+
 /**
  * The tree at `path` under a commit in ls-tree --long -z format. One `info` round trip names the
  * tree; a listing already made for that tree id is answered from `cache`, else the tree is read
- * and its blob sizes asked in one pipelined write (buildListing).
+ * and its blob sizes asked in one pipelined write (buildListing). A bounded read
+ * (docs/decisions/big-pages.md#bounded-tree-read) cuts a kept whole listing, else asks the sizes
+ * of its first `limit` entries' blobs only and keeps nothing: the cache holds whole listings. A
+ * tree too small to have more than `limit` entries is read whole, as without a limit, so it is kept.
  */
-export async function readTreeListing(pool: CatfilePool, cache: ReadCaches, gitDir: string, commitOid: string, path: string, requireCommit = false, onPiece?: OnListingPiece): Promise<TreeListing> {
+export async function readTreeListing(pool: CatfilePool, cache: ReadCaches, gitDir: string, commitOid: string, path: string, opts: TreeReadOptions = {}): Promise<TreeListing> {
   const header = await withAnswer(pool, gitDir, async (p) => {
-    await sendCheckingCommit(p, commitOid, requireCommit, [['info', treeSpec(commitOid, path)]]);
+    await sendCheckingCommit(p, commitOid, opts.requireCommit === true, [['info', treeSpec(commitOid, path)]]);
     const h = await p.readHeader();
     if (h) return h;
     // A submodule's commit is not in this repository, so `<commit>:<path>` misses for it too.
@@ -124,7 +138,14 @@ export async function readTreeListing(pool: CatfilePool, cache: ReadCaches, gitD
     throw await missing(p, commitOid, path);
   });
   if (header.type !== 'tree') throw validation(`Not a directory: ${path}`);
-  return cache.trees.fetch(ReadCaches.key(gitDir, header.oid), () => pool.with(gitDir, (p) => buildListing(p, header.oid, onPiece)));
+  const key = ReadCaches.key(gitDir, header.oid);
+  const limit = opts.limit ?? 0;
+  if (limit > 0 && limit < mostEntriesOf(header.size)) {
+    const kept = cache.trees.get(key);
+    if (kept) return { ...kept, entries: kept.entries.subarray(0, endOfRecords(kept.entries, limit)) };
+    return pool.with(gitDir, (p) => buildListing(p, header.oid, { limit }));
+  }
+  return cache.trees.fetch(key, () => pool.with(gitDir, (p) => buildListing(p, header.oid, { onPiece: opts.onPiece })));
 }
 
 /**
@@ -139,18 +160,21 @@ const LISTING_PIECE_BYTES = 64 * 1024;
 
 /**
  * A tree's listing: its blobs' sizes asked in one pipelined write (the `info` commands for all of
- * them), then read a piece at a time. With `onPiece` each piece is formatted and told before the
- * next piece's sizes are read, so the first piece leaves after about 900 lookups, not 100,000;
- * without it the listing is one piece. The pieces joined are the listing, kept whole.
+ * them; with `limit`, only the first `limit` entries are indexed and their blobs' sizes asked, the
+ * rest only counted), then read a piece at a time. With `onPiece` each piece is formatted and told
+ * before the next piece's sizes are read, so the first piece leaves after about 900 lookups, not
+ * 100,000; without it the listing is one piece. The pieces joined are the listing; `count` is the
+ * whole tree's either way.
  */
-async function buildListing(p: CatfileProcess, treeOid: string, onPiece?: OnListingPiece): Promise<TreeListing> {
+async function buildListing(p: CatfileProcess, treeOid: string, opts: { onPiece?: OnListingPiece; limit?: number }): Promise<TreeListing> {
+  const { onPiece } = opts;
   p.send([['contents', treeOid]]);
   const h = await p.readHeader();
   if (!h || h.type !== 'tree') throw new GitError(`tree ${treeOid} vanished`);
   const raw = await p.readBody(h.size);
-  const index = indexTree(raw);
+  const index = indexTree(raw, opts.limit || Infinity);
   const sizes = new Float64Array(index.blobs);
-  const listing = { treeOid, count: index.count };
+  const listing = { treeOid, count: index.total };
   if (index.blobs > 0) p.sendBatch(blobInfoCommands(raw, index));
   const pieces: Buffer[] = [];
   let b = 0;

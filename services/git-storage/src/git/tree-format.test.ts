@@ -39,6 +39,21 @@ describe('tree format', () => {
     expect(pieceOfEntries(indexTree(raw('100644', 'x'.repeat(300), oid('1'))), 0, 100)).toEqual({ to: 1, blobs: 1 });
   });
 
+  it('when only the first entries are indexed, then they are indexed as a whole index has them, with their blobs and info commands, and the rest counted', () => {
+    const tree = Buffer.concat(Array.from({ length: 50 }, (_, i) => raw(i % 3 === 0 ? '40000' : '100644', `e${i}${'\t'.repeat(i % 7)}`, (i % 16).toString(16).repeat(40))));
+    const whole = indexTree(tree);
+    for (const upTo of [1, 2, 17, 49, 50, 51]) {
+      const first = indexTree(tree, upTo);
+      const n = Math.min(upTo, 50);
+      const sizes = Float64Array.from({ length: whole.blobs }, (_, b) => b);
+      expect([upTo, first.count, first.total, whole.total]).toEqual([upTo, n, 50, 50]);
+      expect(formatEntries(tree, first, sizes, 0, n, 0).equals(formatEntries(tree, whole, sizes, 0, n, 0))).toBe(true);
+      expect(blobInfoCommands(tree, first).toString()).toBe(`${Array.from({ length: n }, (_, i) => i).filter((i) => i % 3 !== 0).map((i) => `info ${(i % 16).toString(16).repeat(40)}\n`).join('')}flush\n`);
+    }
+    // Entries past the indexed ones are counted, and a cut one is still refused.
+    expect(() => indexTree(tree.subarray(0, tree.length - 1), 3)).toThrow('corrupt tree object');
+  });
+
   it('when a tree object is cut short, then parsing refuses it', () => {
     expect(() => indexTree(raw('100644', 'x', oid('1')).subarray(0, 20))).toThrow('corrupt tree object');
     expect(() => findEntry(raw('100644', 'x', oid('1')).subarray(0, 20), Buffer.from('y'))).toThrow('corrupt tree object');

@@ -26,8 +26,11 @@ const SPACE = 0x20;
 const MIN_ENTRY = 24;
 
 export interface TreeIndex {
+  /** Entries indexed: the first ones, up to the limit asked. */
   count: number;
-  /** Entries that are blobs (regular files, executables, symlinks): the ones with a size. */
+  /** Entries of the whole tree. */
+  total: number;
+  /** Indexed entries that are blobs (regular files, executables, symlinks): the ones with a size. */
   blobs: number;
   /** Offset of each entry's name in the raw tree; the name ends at nameEnd, its NUL. */
   nameStart: Int32Array;
@@ -53,15 +56,26 @@ function kindOfMode(mode: number): number {
   }
 }
 
-/** Where every entry of a raw tree lies, in one pass and three typed arrays. */
-export function indexTree(raw: Buffer): TreeIndex {
-  const cap = Math.floor(raw.length / MIN_ENTRY) + 1;
+/** The most entries a raw tree of `rawBytes` bytes can hold. */
+export function mostEntriesOf(rawBytes: number): number {
+  return Math.floor(rawBytes / MIN_ENTRY);
+}
+
+/**
+ * Where the first `upTo` entries of a raw tree lie (every entry by default), in one pass and three
+ * typed arrays, and how many entries it has. Past `upTo` entries are only counted, by a byte loop
+ * to each name's NUL: indexing 100,000 entries cost 30-100 ms, which a bounded read
+ * (docs/decisions/big-pages.md#bounded-tree-read) must not pay for entries it does not show.
+ */
+export function indexTree(raw: Buffer, upTo = Infinity): TreeIndex {
+  const cap = Math.min(mostEntriesOf(raw.length) + 1, upTo);
   const nameStart = new Int32Array(cap);
   const nameEnd = new Int32Array(cap);
   const kind = new Uint8Array(cap);
   let count = 0;
   let blobs = 0;
-  for (let i = 0; i < raw.length; ) {
+  let i = 0;
+  for (; i < raw.length && count < upTo; ) {
     const sp = raw.indexOf(SPACE, i);
     if (sp <= i) throw corrupt();
     let mode = 0;
@@ -80,7 +94,15 @@ export function indexTree(raw: Buffer): TreeIndex {
     count++;
     i = nul + 21;
   }
-  return { count, blobs, nameStart, nameEnd, kind };
+  let total = count;
+  while (i < raw.length) {
+    let nul = i;
+    while (nul < raw.length && raw[nul] !== 0) nul++;
+    if (nul + 21 > raw.length) throw corrupt();
+    total++;
+    i = nul + 21;
+  }
+  return { count, total, blobs, nameStart, nameEnd, kind };
 }
 
 // Small copies are byte loops: a native Buffer.copy per entry cost more than the bytes it moved.

@@ -25,12 +25,13 @@ export function readTreeStream(ctx: StorageContext) {
     let first = true;
     let told = 0;
     let paused = false;
-    const listing = await repo.readTree(commit, path, req.require_commit === true, (entries, whole) => {
+    const onPiece = (entries: Buffer, whole: { treeOid: string; count: number }) => {
       if (paused || call.cancelled) return;
       paused = !call.write(first ? { tree_oid: whole.treeOid, count: whole.count, entries } : { entries });
       first = false;
       told += entries.length;
-    });
+    };
+    const listing = await repo.readTree(commit, path, { requireCommit: req.require_commit === true, onPiece });
     if (!first && told === listing.entries.length) return;
     for (const entries of piecesOf(listing.entries.subarray(told), TREE_PIECE_BYTES)) {
       if (call.cancelled) return;

@@ -7,7 +7,7 @@ export function readTree(ctx: StorageContext) {
     const commit = validateOid(req.commit_oid, 'commit id');
     const path = validatePath(req.path, { allowEmpty: true });
     const repo = await openRepository(ctx, req.repository_id);
-    const listing = await repo.readTree(commit, path, req.require_commit === true);
+    const listing = await repo.readTree(commit, path, { requireCommit: req.require_commit === true, limit: req.limit });
     return { tree_oid: listing.treeOid, entries: listing.entries, count: listing.count };
   };
 }

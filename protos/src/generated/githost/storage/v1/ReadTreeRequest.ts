@@ -6,6 +6,7 @@ export interface ReadTreeRequest {
   'commit_oid'?: (string);
   'path'?: (string);
   'require_commit'?: (boolean);
+  'limit'?: (number);
 }
 
 export interface ReadTreeRequest__Output {
@@ -13,4 +14,5 @@ export interface ReadTreeRequest__Output {
   'commit_oid': (string);
   'path': (string);
   'require_commit': (boolean);
+  'limit': (number);
 }
