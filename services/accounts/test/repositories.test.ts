@@ -235,6 +235,36 @@ describe.each<Backend>(['postgres', 'pglite'])('repository management on %s', (b
       expect((await anonymous.request('GET', '/api/users?per_page=100')).body.map((u: { username: string }) => u.username)).toEqual(expect.arrayContaining(['lena', 'olga']));
     });
 
+    it('when users are added at once, suspended, restored and deleted, then the explore and admin totals are the count of what their pages give (docs/decisions/explore-lists.md#the-count-of-a-page)', async () => {
+      const everyPage = async (path: string) => {
+        let names: string[] = [];
+        for (let page = 1; ; page++) {
+          const res = await admin.requestWithHeaders('GET', `${path}?per_page=100&page=${page}`);
+          names = [...names, ...res.body.map((u: { username: string }) => u.username)];
+          if (res.body.length < 100) return { total: Number(res.headers.get('x-total-count')), names };
+        }
+      };
+      const totals = async () => {
+        const explored = await everyPage('/api/users');
+        const all = await everyPage('/api/admin/users');
+        expect([explored.total, all.total]).toEqual([explored.names.length, all.names.length]);
+        return [explored.total, all.total];
+      };
+      const before = await totals();
+      const added = await Promise.all(Array.from({ length: 8 }, (_, i) => admin.request('POST', '/api/admin/users', { username: `tally-${i}`, email: `tally-${i}@example.test` })));
+      expect(added.map((r) => r.status)).toEqual(Array(8).fill(201));
+      for (const name of ['tally-0', 'tally-1', 'tally-2']) expect((await admin.request('PATCH', `/api/admin/users/${name}`, { suspended: true })).status).toBe(200);
+      // Suspending twice, or restoring one not suspended, moves nothing.
+      expect((await admin.request('PATCH', '/api/admin/users/tally-0', { suspended: true })).status).toBe(200);
+      expect((await admin.request('PATCH', '/api/admin/users/tally-7', { suspended: false })).status).toBe(200);
+      expect((await admin.request('PATCH', '/api/admin/users/tally-1', { suspended: false })).status).toBe(200);
+      await totals();
+      expect((await admin.request('DELETE', '/api/admin/users/tally-2')).status).toBe(204);
+      expect((await admin.request('DELETE', '/api/admin/users/tally-3')).status).toBe(204);
+      // 8 added, 2 deleted; of the 6 left, tally-0 is suspended.
+      expect((await totals()).map((n, i) => n - before[i]!)).toEqual([5, 6]);
+    });
+
     it('when a user lists their own repositories, then owned and collaborating ones come by full name', async () => {
       const mine = await reader.request('GET', '/api/user/repos?per_page=100');
       expect(mine.body.map((r: { full_name: string }) => r.full_name)).toEqual(['lena/a2', 'olga/settings']);

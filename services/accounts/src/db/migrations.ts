@@ -227,21 +227,24 @@ CREATE INDEX repositories_gitea_id_idx ON repositories (gitea_id);
   },
   {
     version: 10,
-    name: 'repository_counts',
-    // docs/decisions/explore-lists.md#the-count-of-a-page: the explore list's total without
-    // counting every repository. One row, written by the store in the transaction that inserts,
-    // deletes or changes the privacy of a repository (its last statement, so the row is locked
-    // only while that transaction commits); started from the rows there are. A caller's own
-    // private repositories are counted from an index of private rows only, so owning many public
-    // ones costs nothing.
+    name: 'site_counts',
+    // docs/decisions/explore-lists.md#the-count-of-a-page: the explore lists' totals without
+    // counting every repository or user. One row, written by the stores in the transaction that
+    // inserts, deletes or changes the privacy of a repository, or inserts, deletes, suspends or
+    // restores a user (its last statement, so the row is locked only while that transaction
+    // commits); started from the rows there are. A caller's own private repositories are counted
+    // from an index of private rows only, so owning many public ones costs nothing.
     sql: `
-CREATE TABLE repository_counts (
+CREATE TABLE site_counts (
   one boolean PRIMARY KEY DEFAULT true CHECK (one),
-  public_count bigint NOT NULL,
-  total_count bigint NOT NULL
+  public_repositories bigint NOT NULL,
+  repositories bigint NOT NULL,
+  active_users bigint NOT NULL,
+  users bigint NOT NULL
 );
-INSERT INTO repository_counts (one, public_count, total_count)
-  SELECT true, count(*) FILTER (WHERE NOT private), count(*) FROM repositories;
+INSERT INTO site_counts (one, public_repositories, repositories, active_users, users)
+  SELECT true, (SELECT count(*) FROM repositories WHERE NOT private), (SELECT count(*) FROM repositories),
+         (SELECT count(*) FROM users WHERE suspended_at IS NULL), (SELECT count(*) FROM users);
 CREATE INDEX repositories_private_owner_idx ON repositories (owner_id) WHERE private;
 `,
   },

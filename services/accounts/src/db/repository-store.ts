@@ -2,6 +2,7 @@ import type { Database, Queryable } from '@githost/db';
 import { offsetOf, type Page, type Paged } from '../domain/paging.js';
 import type { AccessFacts, Collaborator, ExploreFilter, RepositoryChanges, RepositoryStore } from '../domain/ports.js';
 import type { CollaboratorPermission, Repository } from '../domain/types.js';
+import { moveSiteCounts } from './site-counts.js';
 import { iso, uniquely } from './rows.js';
 import { withExistingUser } from './user-store.js';
 
@@ -42,15 +43,6 @@ function readableBy(adminParam: string, userParam: string): string {
      OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repository_id = r.id AND c.user_id = ${userParam}::text))`;
 }
 
-/**
- * Moves the kept counts of repositories (migration 10, docs/decisions/explore-lists.md#the-count-of-a-page)
- * in the transaction that changed the rows, as its last statement: the one row is locked only
- * until that transaction commits.
- */
-async function countChange(tx: Queryable, publicDelta: number, totalDelta: number): Promise<void> {
-  await tx.query('UPDATE repository_counts SET public_count = public_count + $1::int, total_count = total_count + $2::int', [publicDelta, totalDelta]);
-}
-
 async function one(db: Queryable, where: string, params: unknown[]): Promise<Repository | null> {
   const { rows } = await db.query<RepositoryRow>(`${SELECT_REPOSITORY} WHERE ${where}`, params);
   return rows[0] ? toRepository(rows[0]) : null;
@@ -68,7 +60,7 @@ export class PgRepositoryStore implements RepositoryStore {
           [repo.id, repo.owner_id, repo.name, repo.private, repo.default_branch, repo.description, repo.shard],
         );
         await during();
-        await countChange(tx, repo.private ? 0 : 1, 1);
+        await moveSiteCounts(tx, { public_repositories: repo.private ? 0 : 1, repositories: 1 });
         return (await one(tx, 'r.id = $1', [repo.id])) as Repository;
       }),
     ));
@@ -132,7 +124,7 @@ export class PgRepositoryStore implements RepositoryStore {
       if (sets.length > 0) await tx.query(`UPDATE repositories SET ${sets.join(', ')} WHERE id = $1`, params);
       await during(before);
       // The row is locked (FOR UPDATE above), so `before.private` is what the change flips.
-      if (changes.private !== undefined && changes.private !== before.private) await countChange(tx, changes.private ? -1 : 1, 0);
+      if (changes.private !== undefined && changes.private !== before.private) await moveSiteCounts(tx, { public_repositories: changes.private ? -1 : 1 });
       return { before, after: (await one(tx, 'r.id = $1', [id])) as Repository };
     });
   }
@@ -144,7 +136,7 @@ export class PgRepositoryStore implements RepositoryStore {
       // Collaborators and protections go with the row (ON DELETE CASCADE).
       await tx.query('DELETE FROM repositories WHERE id = $1', [id]);
       await during(repo);
-      await countChange(tx, repo.private ? 0 : -1, -1);
+      await moveSiteCounts(tx, { public_repositories: repo.private ? 0 : -1, repositories: -1 });
       return true;
     });
   }
@@ -198,10 +190,10 @@ export class PgRepositoryStore implements RepositoryStore {
    * each from its own index, so it costs what the viewer's own rows do, not every repository.
    */
   private async countReadable(viewer: { userId: string | null; isAdmin: boolean }): Promise<number> {
-    if (viewer.isAdmin) return this.count('SELECT total_count AS count FROM repository_counts', []);
-    if (viewer.userId === null) return this.count('SELECT public_count AS count FROM repository_counts', []);
+    if (viewer.isAdmin) return this.count('SELECT repositories AS count FROM site_counts', []);
+    if (viewer.userId === null) return this.count('SELECT public_repositories AS count FROM site_counts', []);
     return this.count(
-      `SELECT (SELECT public_count FROM repository_counts)
+      `SELECT (SELECT public_repositories FROM site_counts)
             + (SELECT count(*) FROM repositories WHERE owner_id = $1 AND private)
             + (SELECT count(*) FROM collaborators c JOIN repositories r ON r.id = c.repository_id
                 WHERE c.user_id = $1 AND r.private AND r.owner_id <> $1) AS count`,
