@@ -96,6 +96,11 @@ describe('splitStatements', () => {
   it('when a migration has comments and several statements, then each statement stands alone', () => {
     expect(splitStatements('-- a comment\nCREATE TABLE a (x int);\n\nCREATE INDEX i ON a (x);\n')).toEqual(['CREATE TABLE a (x int)', 'CREATE INDEX i ON a (x)']);
   });
+
+  it('when a statement has a $$-quoted body with statements of its own, then the body stays in it', () => {
+    const fn = 'CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  UPDATE t SET n = n + 1;\n  RETURN NULL;\nEND\n$$';
+    expect(splitStatements(`CREATE TABLE t (n int);\n${fn};\nCREATE TRIGGER g AFTER INSERT ON a FOR EACH ROW EXECUTE FUNCTION f();`)).toEqual(['CREATE TABLE t (n int)', fn, 'CREATE TRIGGER g AFTER INSERT ON a FOR EACH ROW EXECUTE FUNCTION f()']);
+  });
 });
 
 // In its own process: an unhandled pg 'error' event would end that process, which jest would not notice.

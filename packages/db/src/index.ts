@@ -182,13 +182,23 @@ export async function openServiceDatabase(opts: DatabaseOptions & { migrations: 
   }
 }
 
-/** Splits a migration on `;` at line ends (migrations keep one statement per `;`-terminated block;
- *  no dollar-quoted bodies), since parameterised query() takes one statement. */
+/** Splits a migration on `;` at line ends (migrations keep one statement per `;`-terminated
+ *  block), never inside a `$$`-quoted body (a trigger function's), since parameterised query()
+ *  takes one statement. */
 export function splitStatements(sql: string): string[] {
-  return sql
-    .split(/;\s*(?:\n|$)/)
-    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
-    .filter((s) => s.length > 0);
+  const statements: string[] = [];
+  let start = 0;
+  let quoted = false;
+  const ends = /\$\$|;[ \t\r]*(?:\n|$)/g;
+  for (let m = ends.exec(sql); m; m = ends.exec(sql)) {
+    if (m[0] === '$$') quoted = !quoted;
+    else if (!quoted) {
+      statements.push(sql.slice(start, m.index));
+      start = m.index + m[0].length;
+    }
+  }
+  statements.push(sql.slice(start));
+  return statements.map((s) => s.replace(/^\s*--.*$/gm, '').trim()).filter((s) => s.length > 0);
 }
 
 /**

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createTestDatabase, type Database } from '@githost/db';
 import { openAccountsDatabase } from '../src/db/open.js';
 import { PgRepositoryStore } from '../src/db/repository-store.js';
+import { PgUserStore } from '../src/db/user-store.js';
 
 const OWNED = 1_000;
 const OTHERS = 10_000;
@@ -121,6 +122,20 @@ describe.each(['postgres', 'pglite'] as const)("the caller's repositories on %s"
       // against every owned row (a million here).
       expect(rowsHandled(nodes)).toBeLessThan(4 * (OWNED + 26));
     }
+  });
+
+  it('when rows were written with plain SQL, not through the stores (as an older replica writes during a rolling upgrade), then the kept counts count them', async () => {
+    const totals = await Promise.all([{ userId: null, isAdmin: false }, { userId: ME, isAdmin: false }, { userId: null, isAdmin: true }].map(async (viewer) => (await store.listReadable(viewer, {}, { page: 1, per_page: 1 })).total));
+    expect(totals).toEqual([OWNED + OTHERS, OWNED + OTHERS, OWNED + OTHERS]);
+    await db.query(`UPDATE repositories SET private = true WHERE id IN ('mine-1', 'other-1', 'other-2')`);
+    await db.query(`UPDATE users SET suspended_at = now() WHERE id IN ('u5', 'u6')`);
+    // mine-1 is the caller's own, other-1 and other-2 collaborations: still theirs to read.
+    expect((await store.listReadable({ userId: null, isAdmin: false }, {}, { page: 1, per_page: 1 })).total).toBe(OWNED + OTHERS - 3);
+    expect((await store.listReadable({ userId: ME, isAdmin: false }, {}, { page: 1, per_page: 1 })).total).toBe(OWNED + OTHERS);
+    const users = new PgUserStore(db);
+    expect([(await users.listActive(undefined, { page: 1, per_page: 1 })).total, (await users.list({ page: 1, per_page: 1 })).total]).toEqual([OTHERS + 1 - 2, OTHERS + 1]);
+    await db.query(`UPDATE repositories SET private = false WHERE id IN ('mine-1', 'other-1', 'other-2')`);
+    await db.query(`UPDATE users SET suspended_at = NULL WHERE id IN ('u5', 'u6')`);
   });
 
   it.each([['the caller', ME], ['an anonymous caller', null]])('when %s explores the site, then the total is counted from the kept counts and the caller\'s own rows, never every repository (docs/decisions/explore-lists.md#the-count-of-a-page)', async (_who, userId) => {

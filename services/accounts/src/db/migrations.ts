@@ -229,11 +229,11 @@ CREATE INDEX repositories_gitea_id_idx ON repositories (gitea_id);
     version: 10,
     name: 'site_counts',
     // docs/decisions/explore-lists.md#the-count-of-a-page: the explore lists' totals without
-    // counting every repository or user. One row, written by the stores in the transaction that
-    // inserts, deletes or changes the privacy of a repository, or inserts, deletes, suspends or
-    // restores a user (its last statement, so the row is locked only while that transaction
-    // commits); started from the rows there are. A caller's own private repositories are counted
-    // from an index of private rows only, so owning many public ones costs nothing.
+    // counting every repository or user. One row, moved by triggers on the rows it counts, so every
+    // writer keeps it, an older replica's during a rolling upgrade too (docs/operating.md); deferred
+    // to commit, so the row is locked only while a transaction commits, not while a repository's
+    // creation waits for git-storage. Started from the rows there are. A caller's own private
+    // repositories are counted from an index of private rows only.
     sql: `
 CREATE TABLE site_counts (
   one boolean PRIMARY KEY DEFAULT true CHECK (one),
@@ -245,6 +245,34 @@ CREATE TABLE site_counts (
 INSERT INTO site_counts (one, public_repositories, repositories, active_users, users)
   SELECT true, (SELECT count(*) FROM repositories WHERE NOT private), (SELECT count(*) FROM repositories),
          (SELECT count(*) FROM users WHERE suspended_at IS NULL), (SELECT count(*) FROM users);
+CREATE FUNCTION site_counts_of_repositories() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    UPDATE site_counts SET repositories = repositories + 1, public_repositories = public_repositories + (NOT NEW.private)::int;
+  ELSIF TG_OP = 'DELETE' THEN
+    UPDATE site_counts SET repositories = repositories - 1, public_repositories = public_repositories - (NOT OLD.private)::int;
+  ELSIF NEW.private IS DISTINCT FROM OLD.private THEN
+    UPDATE site_counts SET public_repositories = public_repositories + (NOT NEW.private)::int - (NOT OLD.private)::int;
+  END IF;
+  RETURN NULL;
+END
+$$;
+CREATE CONSTRAINT TRIGGER repositories_site_counts AFTER INSERT OR DELETE OR UPDATE OF private ON repositories
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION site_counts_of_repositories();
+CREATE FUNCTION site_counts_of_users() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    UPDATE site_counts SET users = users + 1, active_users = active_users + (NEW.suspended_at IS NULL)::int;
+  ELSIF TG_OP = 'DELETE' THEN
+    UPDATE site_counts SET users = users - 1, active_users = active_users - (OLD.suspended_at IS NULL)::int;
+  ELSIF (NEW.suspended_at IS NULL) <> (OLD.suspended_at IS NULL) THEN
+    UPDATE site_counts SET active_users = active_users + (NEW.suspended_at IS NULL)::int - (OLD.suspended_at IS NULL)::int;
+  END IF;
+  RETURN NULL;
+END
+$$;
+CREATE CONSTRAINT TRIGGER users_site_counts AFTER INSERT OR DELETE OR UPDATE OF suspended_at ON users
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION site_counts_of_users();
 CREATE INDEX repositories_private_owner_idx ON repositories (owner_id) WHERE private;
 `,
   },

@@ -2,7 +2,7 @@ import type { Database, Queryable } from '@githost/db';
 import { offsetOf, type Page, type Paged } from '../domain/paging.js';
 import type { AccessFacts, Collaborator, ExploreFilter, RepositoryChanges, RepositoryStore } from '../domain/ports.js';
 import type { CollaboratorPermission, Repository } from '../domain/types.js';
-import { moveSiteCounts } from './site-counts.js';
+import { siteCount } from './site-counts.js';
 import { iso, uniquely } from './rows.js';
 import { withExistingUser } from './user-store.js';
 
@@ -60,7 +60,6 @@ export class PgRepositoryStore implements RepositoryStore {
           [repo.id, repo.owner_id, repo.name, repo.private, repo.default_branch, repo.description, repo.shard],
         );
         await during();
-        await moveSiteCounts(tx, { public_repositories: repo.private ? 0 : 1, repositories: 1 });
         return (await one(tx, 'r.id = $1', [repo.id])) as Repository;
       }),
     ));
@@ -123,8 +122,6 @@ export class PgRepositoryStore implements RepositoryStore {
       }
       if (sets.length > 0) await tx.query(`UPDATE repositories SET ${sets.join(', ')} WHERE id = $1`, params);
       await during(before);
-      // The row is locked (FOR UPDATE above), so `before.private` is what the change flips.
-      if (changes.private !== undefined && changes.private !== before.private) await moveSiteCounts(tx, { public_repositories: changes.private ? -1 : 1 });
       return { before, after: (await one(tx, 'r.id = $1', [id])) as Repository };
     });
   }
@@ -136,7 +133,6 @@ export class PgRepositoryStore implements RepositoryStore {
       // Collaborators and protections go with the row (ON DELETE CASCADE).
       await tx.query('DELETE FROM repositories WHERE id = $1', [id]);
       await during(repo);
-      await moveSiteCounts(tx, { public_repositories: repo.private ? 0 : -1, repositories: -1 });
       return true;
     });
   }
@@ -190,8 +186,8 @@ export class PgRepositoryStore implements RepositoryStore {
    * each from its own index, so it costs what the viewer's own rows do, not every repository.
    */
   private async countReadable(viewer: { userId: string | null; isAdmin: boolean }): Promise<number> {
-    if (viewer.isAdmin) return this.count('SELECT repositories AS count FROM site_counts', []);
-    if (viewer.userId === null) return this.count('SELECT public_repositories AS count FROM site_counts', []);
+    if (viewer.isAdmin) return siteCount(this.db, 'repositories');
+    if (viewer.userId === null) return siteCount(this.db, 'public_repositories');
     return this.count(
       `SELECT (SELECT public_repositories FROM site_counts)
             + (SELECT count(*) FROM repositories WHERE owner_id = $1 AND private)

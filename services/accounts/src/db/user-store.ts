@@ -5,7 +5,7 @@ import { offsetOf, type Page, type Paged } from '../domain/paging.js';
 import type { UserStore } from '../domain/ports.js';
 import type { User } from '../domain/types.js';
 import { iso, isoOrNull, uniquely } from './rows.js';
-import { moveSiteCounts, siteCount } from './site-counts.js';
+import { siteCount } from './site-counts.js';
 
 interface UserRow {
   id: string;
@@ -41,16 +41,13 @@ export class PgUserStore implements UserStore {
   constructor(private readonly db: Database) {}
 
   insert(user: Omit<User, 'created_at' | 'suspended_at'>, passwordHash?: string): Promise<User> {
-    return uniquely('Username already taken', () =>
-      this.db.transaction(async (tx) => {
-        const { rows } = await tx.query<UserRow>(
-          `INSERT INTO users (id, username, email, is_admin, password_hash) VALUES ($1, $2, $3, $4, $5) RETURNING ${USER_COLUMNS}`,
-          [user.id, user.username, user.email, user.is_admin, passwordHash ?? null],
-        );
-        await moveSiteCounts(tx, { users: 1, active_users: 1 });
-        return toUser(rows[0] as UserRow);
-      }),
-    );
+    return uniquely('Username already taken', async () => {
+      const { rows } = await this.db.query<UserRow>(
+        `INSERT INTO users (id, username, email, is_admin, password_hash) VALUES ($1, $2, $3, $4, $5) RETURNING ${USER_COLUMNS}`,
+        [user.id, user.username, user.email, user.is_admin, passwordHash ?? null],
+      );
+      return toUser(rows[0] as UserRow);
+    });
   }
 
   async byIds(ids: string[]): Promise<User[]> {
@@ -108,29 +105,20 @@ export class PgUserStore implements UserStore {
     if (changes.suspended === true) sets.push('suspended_at = coalesce(suspended_at, now())');
     if (changes.suspended === false) sets.push('suspended_at = NULL');
     if (sets.length === 0) return (await this.byIds([id]))[0] ?? null;
-    return this.db.transaction(async (tx) => {
-      // Locked, so whether this change suspends or restores the user is what the count moves by.
-      const { rows: before } = await tx.query<{ suspended_at: Date | null }>('SELECT suspended_at FROM users WHERE id = $1 FOR UPDATE', [id]);
-      if (before.length === 0) return null;
-      const { rows } = await tx.query<UserRow>(`UPDATE users SET ${sets.join(', ')} WHERE id = $1 RETURNING ${USER_COLUMNS}`, params);
-      const wasActive = before[0]!.suspended_at === null;
-      const isActive = rows[0]!.suspended_at === null;
-      await moveSiteCounts(tx, { active_users: Number(isActive) - Number(wasActive) });
-      return toUser(rows[0]!);
-    });
+    const { rows } = await this.db.query<UserRow>(`UPDATE users SET ${sets.join(', ')} WHERE id = $1 RETURNING ${USER_COLUMNS}`, params);
+    return rows[0] ? toUser(rows[0]) : null;
   }
 
   remove(id: string): Promise<'deleted' | 'owns_repositories' | 'not_found'> {
     return this.db.transaction(async (tx) => {
       // The row lock conflicts with the key-share lock a repository insert takes on its owner, so
       // a repository cannot appear between the count and the delete.
-      const { rows: locked } = await tx.query<{ suspended_at: Date | null }>('SELECT suspended_at FROM users WHERE id = $1 FOR UPDATE', [id]);
+      const { rows: locked } = await tx.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [id]);
       if (locked.length === 0) return 'not_found';
       const { rows: owned } = await tx.query('SELECT 1 FROM repositories WHERE owner_id = $1 LIMIT 1', [id]);
       if (owned.length > 0) return 'owns_repositories';
       // Tokens, sessions and collaborations go with the row (ON DELETE CASCADE).
       await tx.query('DELETE FROM users WHERE id = $1', [id]);
-      await moveSiteCounts(tx, { users: -1, active_users: locked[0]!.suspended_at === null ? -1 : 0 });
       return 'deleted';
     });
   }
