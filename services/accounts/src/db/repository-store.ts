@@ -3,7 +3,7 @@ import { offsetOf, type Page, type Paged } from '../domain/paging.js';
 import type { AccessFacts, Collaborator, ExploreFilter, RepositoryChanges, RepositoryStore } from '../domain/ports.js';
 import type { CollaboratorPermission, Repository } from '../domain/types.js';
 import { siteCount } from './site-counts.js';
-import { iso, uniquely } from './rows.js';
+import { countOf, iso, uniquely } from './rows.js';
 import { withExistingUser } from './user-store.js';
 
 /** The domain record as Postgres returns it: timestamps arrive as Date. */
@@ -143,7 +143,8 @@ export class PgRepositoryStore implements RepositoryStore {
    * name order; one OR over both made the planner walk every user against every owned row.
    */
   async listForMember(userId: string, page: Page): Promise<Paged<Repository>> {
-    const { rows: counted } = await this.db.query<{ count: string | number }>(
+    const total = await countOf(
+      this.db,
       `SELECT (SELECT count(*) FROM repositories WHERE owner_id = $1)
             + (SELECT count(*) FROM collaborators c JOIN repositories r ON r.id = c.repository_id
                 WHERE c.user_id = $1 AND r.owner_id <> $1) AS count`,
@@ -160,7 +161,7 @@ export class PgRepositoryStore implements RepositoryStore {
        ) r ORDER BY lower(r.owner), lower(r.name), r.id LIMIT $3 OFFSET $4`,
       [userId, offsetOf(page) + page.per_page, page.per_page, offsetOf(page)],
     );
-    return { items: rows.map(toRepository), total: Number(counted[0]?.count ?? 0) };
+    return { items: rows.map(toRepository), total };
   }
 
   listOwnedBy(ownerId: string, viewer: { userId: string | null; isAdmin: boolean }, page: Page): Promise<Paged<Repository>> {
@@ -188,7 +189,7 @@ export class PgRepositoryStore implements RepositoryStore {
   private async countReadable(viewer: { userId: string | null; isAdmin: boolean }): Promise<number> {
     if (viewer.isAdmin) return siteCount(this.db, 'repositories');
     if (viewer.userId === null) return siteCount(this.db, 'public_repositories');
-    return this.count(
+    return countOf(this.db, 
       `SELECT (SELECT public_repositories FROM site_counts)
             + (SELECT count(*) FROM repositories WHERE owner_id = $1 AND private)
             + (SELECT count(*) FROM collaborators c JOIN repositories r ON r.id = c.repository_id
@@ -198,7 +199,7 @@ export class PgRepositoryStore implements RepositoryStore {
   }
 
   async listCollaborators(repositoryId: string, page: Page): Promise<Paged<Collaborator>> {
-    const total = await this.count('SELECT count(*) AS count FROM collaborators WHERE repository_id = $1', [repositoryId]);
+    const total = await countOf(this.db, 'SELECT count(*) AS count FROM collaborators WHERE repository_id = $1', [repositoryId]);
     const { rows } = await this.db.query<Collaborator>(
       `SELECT u.username, c.permission FROM collaborators c JOIN users u ON u.id = c.user_id
         WHERE c.repository_id = $1 ORDER BY lower(u.username), u.id LIMIT $2 OFFSET $3`,
@@ -209,17 +210,12 @@ export class PgRepositoryStore implements RepositoryStore {
 
   /** One page of repositories matching `where` (over r and u), in `order`, with the total (`counted`: a cheaper count of the same rows). */
   private async paged(where: string, params: unknown[], page: Page, order = BY_FULL_NAME, counted?: () => Promise<number>): Promise<Paged<Repository>> {
-    const total = counted ? await counted() : await this.count(`SELECT count(*) AS count FROM repositories r JOIN users u ON u.id = r.owner_id WHERE ${where}`, params);
+    const total = counted ? await counted() : await countOf(this.db, `SELECT count(*) AS count FROM repositories r JOIN users u ON u.id = r.owner_id WHERE ${where}`, params);
     const n = params.length;
     const { rows } = await this.db.query<RepositoryRow>(
       `${SELECT_REPOSITORY} WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
       [...params, page.per_page, offsetOf(page)],
     );
     return { items: rows.map(toRepository), total };
-  }
-
-  private async count(sql: string, params: unknown[]): Promise<number> {
-    const { rows } = await this.db.query<{ count: string | number }>(sql, params);
-    return Number(rows[0]?.count ?? 0);
   }
 }

@@ -1,3 +1,4 @@
+import type { Queryable } from '@githost/db';
 import { conflict } from '@githost/errors';
 
 /** pg and PGlite both hand back Date for timestamptz; the API speaks ISO 8601. */
@@ -22,4 +23,10 @@ export async function uniquely<T>(message: string, fn: () => Promise<T>): Promis
     if (isUniqueViolation(err)) throw conflict(message);
     throw err;
   }
+}
+
+/** The one number a `SELECT ... AS count` statement answers (pg gives bigint as text). */
+export async function countOf(db: Queryable, sql: string, params: unknown[] = []): Promise<number> {
+  const { rows } = await db.query<{ count: string | number }>(sql, params);
+  return Number(rows[0]?.count ?? 0);
 }

@@ -4,7 +4,7 @@ import type { UserChanges } from '../domain/input.js';
 import { offsetOf, type Page, type Paged } from '../domain/paging.js';
 import type { UserStore } from '../domain/ports.js';
 import type { User } from '../domain/types.js';
-import { iso, isoOrNull, uniquely } from './rows.js';
+import { countOf, iso, isoOrNull, uniquely } from './rows.js';
 import { siteCount } from './site-counts.js';
 
 interface UserRow {
@@ -82,7 +82,7 @@ export class PgUserStore implements UserStore {
     const where = 'suspended_at IS NULL AND ($1::text IS NULL OR strpos(lower(username), lower($1::text)) > 0)';
     const params = [nameContains ?? null];
     // A filter counts what it matches (reading every name); the whole list's count is kept.
-    const total = nameContains === undefined ? await siteCount(this.db, 'active_users') : Number((await this.db.query<{ count: string | number }>(`SELECT count(*) AS count FROM users WHERE ${where}`, params)).rows[0]?.count ?? 0);
+    const total = nameContains === undefined ? await siteCount(this.db, 'active_users') : await countOf(this.db, `SELECT count(*) AS count FROM users WHERE ${where}`, params);
     const { rows } = await this.db.query<UserRow>(
       `SELECT ${USER_COLUMNS} FROM users WHERE ${where} ORDER BY lower(username), id LIMIT $2 OFFSET $3`,
       [...params, page.per_page, offsetOf(page)],
