@@ -127,12 +127,27 @@ function statusField(pid: number, field: string): number | undefined {
   }
 }
 
+/** The command's name; for git its subcommand too (`git pack-objects`), since every git child has
+ *  the command name `git` and the one to trace is the subcommand that grew. */
 function command(pid: number): string {
   try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    const name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    if (name !== 'git') return name;
+    const sub = gitSubcommand(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1));
+    return sub ? `git ${sub}` : name;
   } catch {
     return '?';
   }
+}
+
+/** The first argument that is not one of git's own options (`-c k=v`, `-C dir`, `--git-dir=...`). */
+export function gitSubcommand(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '-c' || arg === '-C') i++;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
 }
 
 /** All descendants, found through the parent pid of every process in /proc. */

@@ -1,17 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { processPeaksTable } from '../src/report.js';
-import { fmtLargest, githostDescendants, RssSampler } from '../src/rss.js';
+import { fmtLargest, gitSubcommand, githostDescendants, RssSampler } from '../src/rss.js';
 
 // Stand-ins for the launcher's processes: this process is "launcher", a titled node child is a
 // service process, a `sleep` child is an ordinary descendant (as git is).
 describe('RssSampler over several named processes', () => {
   let service: ChildProcess;
   let sleeper: ChildProcess;
+  let git: ChildProcess;
 
   beforeAll(async () => {
     service = spawn(process.execPath, ['-e', "process.title = 'githost fake-service'; setInterval(() => {}, 1000)"], { stdio: 'ignore' });
     sleeper = spawn('sleep', ['60'], { stdio: 'ignore' });
+    // `git cat-file --batch` waits on its stdin: a git child that stays until killed.
+    git = spawn('git', ['-c', 'core.quotepath=false', 'cat-file', '--batch'], { stdio: ['pipe', 'ignore', 'ignore'] });
     const deadline = Date.now() + 10_000;
     while (!githostDescendants(process.pid).some((p) => p.pid === service.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   });
@@ -19,6 +22,13 @@ describe('RssSampler over several named processes', () => {
   afterAll(() => {
     service.kill('SIGKILL');
     sleeper.kill('SIGKILL');
+    git.kill('SIGKILL');
+  });
+
+  it('when a git child runs, then it is named by its subcommand, past git\'s own options', () => {
+    expect(gitSubcommand(['-c', 'pack.threads=1', '-C', '/x', '--git-dir=/y', 'pack-objects', '--all'])).toBe('pack-objects');
+    expect(gitSubcommand(['--version'])).toBeUndefined();
+    expect(new RssSampler([{ name: 'launcher', pid: process.pid }]).read().childByCommand).toHaveProperty(['git cat-file']);
   });
 
   it('when descendants are titled "githost <name>", then they are found by that name', () => {
@@ -45,7 +55,7 @@ describe('RssSampler over several named processes', () => {
     const part = sampler.takePart();
     expect(part.byProcess.launcher).toBeGreaterThan(0);
     const table = processPeaksTable([{ name: 'launcher', pid: process.pid }, { name: 'fake-service', pid: service.pid! }], part, sampler.highWaterMarks());
-    expect(table.rows.map((r) => r[0])).toEqual(['launcher', 'fake-service', 'largest other child (sleep)', 'whole process tree at once']);
+    expect(table.rows.map((r) => r[0])).toEqual(['launcher', 'fake-service', expect.stringMatching(/^largest other child \((sleep|git cat-file)\)$/), 'whole process tree at once']);
     expect(table.rows[0]![1]).toBe(String(process.pid));
     expect(table.rows[0]![3]).toMatch(/^\d+ MiB$/);
   });
