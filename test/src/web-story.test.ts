@@ -156,10 +156,11 @@ describe('the story of a merge request, in a browser', () => {
         const merged = p.locator('li.delivery-delivered', { hasText: 'merge_request' });
         return (await merged.count()) > 0 ? true : undefined;
       }, 30_000);
-      const delivery = p.locator('li.delivery-delivered', { hasText: 'merge_request' }).first();
-      await delivery.locator('summary').click();
-      expect(await delivery.locator('pre').first().textContent()).toContain('"action": "merged"');
-      expect(await delivery.locator('.attempt h3').first().textContent()).toContain('Attempt 1: ');
+      // Its line leads to its own page: what was sent and each attempt's answer.
+      await p.locator('li.delivery-delivered', { hasText: 'merge_request' }).first().locator('a').click();
+      await p.waitForURL(new RegExp(`/alice/story/-/settings/webhooks/${hookId}/deliveries/[0-9a-f-]+$`));
+      expect(await p.locator('.delivery-detail pre').first().textContent()).toContain('"action": "merged"');
+      expect(await p.locator('.attempt h3').first().textContent()).toContain('Attempt 1: ');
       expect(receiver.received.some((d) => d.headers['x-githost-event'] === 'merge_request')).toBe(true);
 
       expect([incidents, bobIncidents, adminIncidents]).toEqual([

@@ -3,7 +3,7 @@ import { branchesPage, deleteProtection, putProtection } from './branches.js';
 import { collaboratorsPage, putCollaborator, removeCollaborator } from './collaborators.js';
 import { addDeployKey, deleteDeployKey, deployKeysPage } from './deploy-keys.js';
 import { generalPage, saveGeneral } from './general.js';
-import { addWebhook, deleteWebhook, webhookAction, webhookPage, webhooksPage } from './webhooks.js';
+import { addWebhook, deleteWebhook, deliveryPage, webhookAction, webhookPage, webhooksPage } from './webhooks.js';
 
 const S = '/:owner/:repo/-/settings';
 export const settingsPages: PageDefinition[] = [
@@ -23,5 +23,6 @@ export const settingsPages: PageDefinition[] = [
   { method: 'GET', path: `${S}/webhooks/:id`, signedIn: true, handle: (ctx, p) => webhookPage(ctx, p.owner!, p.repo!, p.id!) },
   { method: 'POST', path: `${S}/webhooks/:id/delete`, signedIn: true, handle: (ctx, p) => deleteWebhook(ctx, p.owner!, p.repo!, p.id!) },
   { method: 'POST', path: `${S}/webhooks/:id/ping`, signedIn: true, handle: (ctx, p) => webhookAction(ctx, p.owner!, p.repo!, p.id!, undefined, 'pinged') },
+  { method: 'GET', path: `${S}/webhooks/:id/deliveries/:delivery`, signedIn: true, handle: (ctx, p) => deliveryPage(ctx, p.owner!, p.repo!, p.id!, p.delivery!) },
   { method: 'POST', path: `${S}/webhooks/:id/deliveries/:delivery/redeliver`, signedIn: true, handle: (ctx, p) => webhookAction(ctx, p.owner!, p.repo!, p.id!, p.delivery!, 'redelivered') },
 ];

@@ -71,15 +71,18 @@ const pretty = (value: unknown) => {
   }
 };
 
-/** One webhook's deliveries, newest first, each with what was sent and every attempt's answer. */
+/**
+ * One webhook's newest deliveries, one line each from the list alone; what was sent and every
+ * attempt's answer are on each delivery's own page, as GitHub shows them on demand: a detail per
+ * line was an API call per line (docs/decisions/big-pages.md#the-webhook-page).
+ */
 export async function webhookPage(ctx: PageContext, owner: string, name: string, id: string, opts: ViewOpts = {}): Promise<PageResult> {
-  const { repo, chrome } = await ownedRepoChrome(ctx, owner, name);
-  const hooks = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks', { owner, repo: name }));
-  const hook = hooks.find((h) => h.id === id);
-  if (!hook) throw new AppError('not_found', 'Not found');
   const hookAt = { owner, repo: name, webhook_id: id };
-  const list = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/deliveries', hookAt, '?limit=20'));
-  const details = await Promise.all(list.map((d) => ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/deliveries/{delivery_id}', { ...hookAt, delivery_id: d.id }))));
+  const [{ repo, chrome }, hook, list] = await Promise.all([
+    ownedRepoChrome(ctx, owner, name),
+    webhookOf(ctx, owner, name, id),
+    ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/deliveries', hookAt, '?limit=20')),
+  ]);
   const here = repoPages.webhook(owner, name, id);
   return page(
     `Webhook · ${repo.full_name}`,
@@ -88,36 +91,76 @@ export async function webhookPage(ctx: PageContext, owner: string, name: string,
       <p class="muted">events: {hook.events}</p>
       <PostButton ctx={ctx} action={`${here}/ping`} label="Send a ping" />
       <h2>Recent deliveries</h2>
-      {details.length === 0 && <p>No deliveries yet.</p>}
+      {list.length === 0 && <p>No deliveries yet.</p>}
       <ul class="delivery-list">
-        {details.map((d) => (
+        {list.map((d) => (
           <li class={`delivery delivery-${d.status}`}>
-            <details>
-              <summary>
-                <span class={`badge delivery-status-${d.status}`}>{d.status}</span> <strong>{d.event}</strong> · <Time iso={d.created_at} />
-                {d.response_status !== null && <> · HTTP {d.response_status}</>} · {d.attempt_log.length} {d.attempt_log.length === 1 ? 'attempt' : 'attempts'}
-              </summary>
-              <h3>Request</h3>
-              <pre class="plain">
-                {`POST ${hook.url}\nX-Githost-Event: ${d.event}\nX-Githost-Delivery: ${d.id}\n\n${pretty(d.payload)}`}
-              </pre>
-              {d.attempt_log.map((a) => (
-                <div class="attempt">
-                  <h3>
-                    Attempt {a.number}: {a.status} · <Time iso={a.created_at} />
-                    {a.duration_ms !== null && <> · {a.duration_ms} ms</>}
-                  </h3>
-                  <pre class="plain">{a.error ? `Error: ${a.error}` : `HTTP ${a.response_status ?? '?'}\n\n${a.response_body ?? ''}`}</pre>
-                </div>
-              ))}
-              {d.status !== 'pending' && <PostButton ctx={ctx} action={`${here}/deliveries/${encodeURIComponent(d.id)}/redeliver`} label="Redeliver" />}
-            </details>
+            <a href={`${here}/deliveries/${encodeURIComponent(d.id)}`}>
+              <DeliverySummary delivery={d} attempts={d.attempts} />
+            </a>
+            {d.status !== 'pending' && <PostButton ctx={ctx} action={`${here}/deliveries/${encodeURIComponent(d.id)}/redeliver`} label="Redeliver" />}
           </li>
         ))}
       </ul>
     </SettingsFrame>,
     { repo: chrome, ...(opts.status ? { status: opts.status } : {}) },
   );
+}
+
+/** One delivery: what was sent and every attempt's answer. */
+export async function deliveryPage(ctx: PageContext, owner: string, name: string, id: string, deliveryId: string, opts: ViewOpts = {}): Promise<PageResult> {
+  const hookAt = { owner, repo: name, webhook_id: id };
+  const [{ repo, chrome }, hook, d] = await Promise.all([
+    ownedRepoChrome(ctx, owner, name),
+    webhookOf(ctx, owner, name, id),
+    ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/deliveries/{delivery_id}', { ...hookAt, delivery_id: deliveryId })),
+  ]);
+  const here = repoPages.webhook(owner, name, id);
+  return page(
+    `Delivery · ${repo.full_name}`,
+    <SettingsFrame ctx={ctx} repo={repo} section="webhooks" error={opts.error}>
+      <p>
+        <a href={here} class="webhook-url">
+          ← {hook.url}
+        </a>
+      </p>
+      <h2 class={`delivery delivery-${d.status}`}>
+        <DeliverySummary delivery={d} attempts={d.attempt_log.length} />
+      </h2>
+      <div class="delivery-detail">
+        <h3>Request</h3>
+        <pre class="plain">{`POST ${hook.url}\nX-Githost-Event: ${d.event}\nX-Githost-Delivery: ${d.id}\n\n${pretty(d.payload)}`}</pre>
+        {d.attempt_log.map((a) => (
+          <div class="attempt">
+            <h3>
+              Attempt {a.number}: {a.status} · <Time iso={a.created_at} />
+              {a.duration_ms !== null && <> · {a.duration_ms} ms</>}
+            </h3>
+            <pre class="plain">{a.error ? `Error: ${a.error}` : `HTTP ${a.response_status ?? '?'}\n\n${a.response_body ?? ''}`}</pre>
+          </div>
+        ))}
+      </div>
+      {d.status !== 'pending' && <PostButton ctx={ctx} action={`${here}/deliveries/${encodeURIComponent(d.id)}/redeliver`} label="Redeliver" />}
+    </SettingsFrame>,
+    { repo: chrome, ...(opts.status ? { status: opts.status } : {}) },
+  );
+}
+
+function DeliverySummary({ delivery: d, attempts }: { delivery: { status: string; event: string; created_at: string; response_status: number | null }; attempts: number }) {
+  return (
+    <>
+      <span class={`badge delivery-status-${d.status}`}>{d.status}</span> <strong>{d.event}</strong> · <Time iso={d.created_at} />
+      {d.response_status !== null && <> · HTTP {d.response_status}</>} · {attempts} {attempts === 1 ? 'attempt' : 'attempts'}
+    </>
+  );
+}
+
+/** The webhook `id` of the repository (its settings), or not found. */
+async function webhookOf(ctx: PageContext, owner: string, name: string, id: string) {
+  const hooks = await ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks', { owner, repo: name }));
+  const hook = hooks.find((h) => h.id === id);
+  if (!hook) throw new AppError('not_found', 'Not found');
+  return hook;
 }
 
 /** A ping (no `delivery`) or a redelivery of `delivery`. */
@@ -128,8 +171,10 @@ export async function webhookAction(ctx: PageContext, owner: string, name: strin
       const hookAt = { owner, repo: name, webhook_id: id };
       return delivery === undefined ? ctx.api.call('POST', apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/pings', hookAt)) : ctx.api.call('POST', apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', { ...hookAt, delivery_id: delivery }));
     },
-    (message, status) => webhookPage(ctx, owner, name, id, { error: message, status }),
+    (message, status) => (delivery === undefined ? webhookPage(ctx, owner, name, id, { error: message, status }) : deliveryPage(ctx, owner, name, id, delivery, { error: message, status })),
   );
   if (!result.ok) return result.result;
-  return redirect(`${repoPages.webhook(owner, name, id)}?done=${done}`);
+  // A redelivery is another attempt of the same delivery: back to its page, which lists them.
+  const back = delivery === undefined ? '' : `/deliveries/${encodeURIComponent(delivery)}`;
+  return redirect(`${repoPages.webhook(owner, name, id, back)}?done=${done}`);
 }
