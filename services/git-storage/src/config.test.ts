@@ -27,7 +27,7 @@ describe('loadConfig', () => {
       lfsDirectBindHost: '0.0.0.0',
       compareMaxWalkCommits: 1_000_000,
       compareTimeoutMs: 20_000,
-      housekeeping: { delayMs: 2000, concurrency: 1, looseObjectsLimit: 1024, looseRefsLimit: 64, packsLimit: 16 },
+      housekeeping: { delayMs: 2000, concurrency: 1, looseObjectsLimit: 1024, looseRefsLimit: 64, packsLimit: 16, memoryBytes: undefined },
     });
   });
 
@@ -37,6 +37,13 @@ describe('loadConfig', () => {
     expect([c.lfsDirectUrl, c.lfsDirectPort, c.lfsDirectBindHost, c.bindHost]).toEqual(['https://lfs-a.example.com/shard-a', 8443, '0.0.0.0', '127.0.0.1']);
     expect(loadConfig({ ...base, LFS_DIRECT_URL: '' }).lfsDirectUrl).toBeUndefined();
     expect(() => loadConfig({ ...base, LFS_DIRECT_URL: 'ftp://lfs.example.com' })).toThrow(/LFS_DIRECT_URL/);
+  });
+
+  it('when HOUSEKEEPING_MEMORY_BYTES is set, then housekeeping takes it as its budget; blank leaves the default', () => {
+    const base = { ACCOUNTS_GRPC_ADDR: ACCOUNTS, GITHOST_INTERNAL_SECRET: SECRET };
+    expect(loadConfig({ ...base, HOUSEKEEPING_MEMORY_BYTES: '536870912' }).housekeeping.memoryBytes).toBe(512 * 1024 ** 2);
+    expect(loadConfig({ ...base, HOUSEKEEPING_MEMORY_BYTES: '' }).housekeeping.memoryBytes).toBeUndefined();
+    expect(() => loadConfig({ ...base, HOUSEKEEPING_MEMORY_BYTES: '0' })).toThrow(/HOUSEKEEPING_MEMORY_BYTES/);
   });
 
   it('when a value is bad, then start-up stops with a message naming it', () => {

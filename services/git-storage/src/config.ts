@@ -28,6 +28,7 @@ const schema = z
     HOUSEKEEPING_LOOSE_OBJECTS: z.coerce.number().int().min(0).default(HOUSEKEEPING_DEFAULTS.looseObjectsLimit),
     HOUSEKEEPING_LOOSE_REFS: z.coerce.number().int().min(0).default(HOUSEKEEPING_DEFAULTS.looseRefsLimit),
     HOUSEKEEPING_MAX_PACKS: z.coerce.number().int().min(0).default(HOUSEKEEPING_DEFAULTS.packsLimit),
+    HOUSEKEEPING_MEMORY_BYTES: unlessBlank(bytes().optional()),
   })
   .transform((e) => ({
     dataDir: e.DATA_DIR,
@@ -73,6 +74,8 @@ const schema = z
       looseObjectsLimit: e.HOUSEKEEPING_LOOSE_OBJECTS,
       looseRefsLimit: e.HOUSEKEEPING_LOOSE_REFS,
       packsLimit: e.HOUSEKEEPING_MAX_PACKS,
+      /** Unset: half the container's memory limit, unbounded without one (memory-budget.ts). */
+      memoryBytes: e.HOUSEKEEPING_MEMORY_BYTES,
     },
   }));
 

@@ -164,7 +164,7 @@ export async function startTestStorage(opts: TestStorageOptions = {}): Promise<T
     lfsMaxObjectBytes: opts.lfsMaxObjectBytes ?? 5 * 1024 ** 3,
     publicUrl: 'http://localhost:3000',
     ...(await directListener(opts.lfsDirectPath)),
-    housekeeping: HOUSEKEEPING_DEFAULTS,
+    housekeeping: { ...HOUSEKEEPING_DEFAULTS, memoryBytes: undefined },
     compareMaxWalkCommits: opts.compareBudget?.maxWalkCommits ?? COMPARE_BUDGET_DEFAULTS.maxWalkCommits,
     compareTimeoutMs: opts.compareBudget?.timeoutMs ?? COMPARE_BUDGET_DEFAULTS.timeoutMs,
   };

@@ -65,6 +65,8 @@ export interface GitRunOptions {
   maxStdoutBytes?: number;
   /** Added to git's nice value: background work (housekeeping) yields the cores to requests. */
   niceness?: number;
+  /** git's oom_score_adj (its children inherit it): background work is what the kernel kills first. */
+  oomScoreAdj?: number;
 }
 
 export interface GitResult {
@@ -157,7 +159,7 @@ export async function runGit(cmd: GitCommand, opts: GitRunOptions = {}): Promise
   if (opts.signal?.aborted) throw new GitCancelledError(`git ${cmd.name} cancelled`);
   started++;
   const stdin = typeof opts.stdin === 'string' ? Buffer.from(opts.stdin) : (opts.stdin ?? Buffer.alloc(0));
-  const o = await runner.run({ argv, env: gitEnv(opts.env), stdin, timeoutMs, maxStdoutBytes: opts.maxStdoutBytes, niceness: opts.niceness }, opts.signal);
+  const o = await runner.run({ argv, env: gitEnv(opts.env), stdin, timeoutMs, maxStdoutBytes: opts.maxStdoutBytes, niceness: opts.niceness, oomScoreAdj: opts.oomScoreAdj }, opts.signal);
   if (o.stopped === 'timeout') throw new GitTimeoutError(`git ${cmd.name} timed out after ${timeoutMs} ms`);
   if (o.stopped === 'cancelled') throw new GitCancelledError(`git ${cmd.name} cancelled`);
   if (o.stopped === 'too-big') throw new GitOutputTooBigError(`git ${cmd.name} output exceeded ${opts.maxStdoutBytes} bytes`);

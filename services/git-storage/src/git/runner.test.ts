@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { gitEnv } from './command.js';
 import { GitRunner } from './runner.js';
@@ -32,6 +33,18 @@ describe('GitRunner', () => {
       const own = os.getPriority();
       expect(await niceOfGit(10)).toBe(Math.min(19, own + 10));
       expect(await niceOfGit()).toBe(own);
+    } finally {
+      runner.close();
+    }
+  });
+
+  it('when a run asks for an oom_score_adj, then git has it (the kernel kills it first when memory runs out); otherwise the service\'s', async () => {
+    const runner = new GitRunner();
+    try {
+      const scoreOfGit = async (oomScoreAdj?: number) => Number((await runner.run({ ...request(shell('sleep 0.2; cat /proc/$PPID/oom_score_adj')), oomScoreAdj })).stdout.toString().trim());
+      const own = Number(readFileSync('/proc/self/oom_score_adj', 'utf8').trim());
+      expect(await scoreOfGit(1000)).toBe(1000);
+      expect(await scoreOfGit()).toBe(own);
     } finally {
       runner.close();
     }

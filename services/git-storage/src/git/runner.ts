@@ -30,6 +30,8 @@ export interface RunRequest {
   maxStdoutBytes?: number;
   /** Added to git's nice value (its children inherit it): background work yields the cores. */
   niceness?: number;
+  /** git's oom_score_adj (its children inherit it): raised, it is the kernel's first choice when memory runs out. */
+  oomScoreAdj?: number;
 }
 
 type Message = { id: number; run?: RunRequest; cancel?: true };
@@ -45,6 +47,10 @@ process.on('message', ({ id, run, cancel }) => {
   if (run.niceness > 0 && child.pid) {
     // Best effort: a git that ended already, or a system refusing it, runs at the service's priority.
     try { os.setPriority(child.pid, Math.min(19, os.getPriority(child.pid) + run.niceness)); } catch {}
+  }
+  if (run.oomScoreAdj !== undefined && child.pid) {
+    // Raising it needs no privilege; best effort likewise (no /proc, a git that ended already).
+    try { require('node:fs').writeFileSync('/proc/' + child.pid + '/oom_score_adj', String(run.oomScoreAdj)); } catch {}
   }
   const out = [];
   let bytes = 0;

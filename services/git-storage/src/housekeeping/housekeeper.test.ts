@@ -8,6 +8,7 @@ import { createLogger } from '@githost/logging';
 import { gitRunning } from '../testing.js';
 import { commitGraphState } from './commit-graph-layers.js';
 import { Housekeeper } from './housekeeper.js';
+import { BYTES_PER_OBJECT } from './memory-budget.js';
 
 let root: string;
 let repo: string;
@@ -183,6 +184,36 @@ describe('Housekeeper', () => {
     expect(files.some((f) => f.startsWith('multi-pack-index-') && f.endsWith('.bitmap'))).toBe(true);
     expect(execFileSync('git', [`--git-dir=${geo}`, 'fsck', '--no-progress', '--no-dangling'], { env }).toString()).toBe('');
     await hk.stop();
+  });
+
+  it('when a repository\'s objects need more memory than the budget, then the full repack and the bitmap are left out and said so, the packs still roll up, and the repository stays whole', async () => {
+    const big = path.join(root, 'over-budget.git');
+    execFileSync('git', ['clone', '-q', '--bare', '--no-local', repo, big], { env });
+    for (let i = 0; i < 3; i++) {
+      execFileSync('git', [`--git-dir=${big}`, 'hash-object', '-w', '--stdin'], { input: `over ${i}\n`, env });
+      execFileSync('git', [`--git-dir=${big}`, 'repack', '-d', '-q'], { env });
+    }
+    const counts = execFileSync('git', [`--git-dir=${big}`, 'count-objects', '-v'], { env }).toString();
+    const objects = Number(/^count: (\d+)$/m.exec(counts)![1]) + Number(/^in-pack: (\d+)$/m.exec(counts)![1]);
+    const packDir = path.join(big, 'objects', 'pack');
+    const packSteps = (hk: Housekeeper) => hk.lastSteps.get(big)?.filter((step) => !step.startsWith('commit-graph'));
+    // Room for the bitmap's git, not for the full repack's.
+    const between = new Housekeeper(createLogger('test'), { delayMs: 60_000, packsLimit: 0, memoryBytes: objects * BYTES_PER_OBJECT.bitmap });
+    await between.runNow(big);
+    expect(packSteps(between)).toEqual(['full repack left out (memory)', 'geometric repack']);
+    expect(readdirSync(packDir).some((f) => f.startsWith('multi-pack-index-') && f.endsWith('.bitmap'))).toBe(true);
+    await between.stop();
+    // Room for neither: the packs roll up without a bitmap, and none is written.
+    execFileSync('git', [`--git-dir=${big}`, 'hash-object', '-w', '--stdin'], { input: 'one more\n', env });
+    const none = new Housekeeper(createLogger('test'), { delayMs: 60_000, packsLimit: 0, looseObjectsLimit: 0, memoryBytes: 1 });
+    await none.runNow(big);
+    expect(packSteps(none)).toEqual(['full repack left out (memory)', 'bitmap left out (memory)', 'geometric repack without bitmap']);
+    expect(execFileSync('git', [`--git-dir=${big}`, 'count-objects', '-v'], { env }).toString()).toMatch(/^count: 0$/m);
+    expect(readdirSync(packDir).filter((f) => f.endsWith('.bitmap'))).toEqual([]);
+    expect(readdirSync(packDir).filter((f) => f.endsWith('.mtimes'))).toEqual([]);
+    expect(execFileSync('git', [`--git-dir=${big}`, 'fsck', '--no-progress', '--no-dangling'], { env }).toString()).toBe('');
+    expect(execFileSync('git', [`--git-dir=${big}`, 'rev-parse', 'refs/heads/b4'], { env }).toString().trim()).toBe(g('rev-parse', 'refs/heads/b4'));
+    await none.stop();
   });
 
   it('when the repository is one pack without a bitmap (a first push as receive-pack keeps it), then housekeeping writes a multi-pack index and its bitmap, once', async () => {

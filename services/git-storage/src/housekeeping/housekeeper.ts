@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Logger } from '@githost/logging';
 import { runGit } from '../git/command.js';
 import { commitGraphState } from './commit-graph-layers.js';
+import { BYTES_PER_OBJECT, defaultHousekeepingMemory, LEAN_PACK_CONFIG } from './memory-budget.js';
 
 /** How long after a first look a quarantine written since the start is looked at again. */
 const ORPHAN_RECHECK_MS = 5_000;
@@ -20,10 +21,20 @@ export interface HousekeepingOptions {
   concurrency?: number;
   /** Longest one git step of housekeeping may run before it is killed. */
   stepTimeoutMs?: number;
+  /**
+   * Memory one housekeeping git may take: a step whose git would need more for this repository's
+   * objects (BYTES_PER_OBJECT) is left out and said so (docs/decisions/housekeeping.md#memory).
+   * Default: half the container's memory limit, unbounded without one.
+   */
+  memoryBytes?: number;
 }
 
 /** What housekeeping does without options (the HOUSEKEEPING_* settings default to it). */
-export const HOUSEKEEPING_DEFAULTS: Required<HousekeepingOptions> = { delayMs: 2_000, looseRefsLimit: 64, looseObjectsLimit: 1024, packsLimit: 16, concurrency: 1, stepTimeoutMs: 10 * 60_000 };
+export const HOUSEKEEPING_DEFAULTS: Required<Omit<HousekeepingOptions, 'memoryBytes'>> = { delayMs: 2_000, looseRefsLimit: 64, looseObjectsLimit: 1024, packsLimit: 16, concurrency: 1, stepTimeoutMs: 10 * 60_000 };
+
+/** The kernel's choice when memory runs out (oom_score_adj, at most 1000): a housekeeping git goes
+ *  first, before git-storage or a clone's git, and the next run tries again. */
+export const HOUSEKEEPING_OOM_SCORE_ADJ = 1000;
 
 /** How much lower housekeeping's git runs in CPU priority than the service (nice increment). */
 export const HOUSEKEEPING_NICENESS = 10;
@@ -63,7 +74,7 @@ export class Housekeeper {
     opts: HousekeepingOptions = {},
   ) {
     const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
-    this.opts = { ...HOUSEKEEPING_DEFAULTS, ...given };
+    this.opts = { ...HOUSEKEEPING_DEFAULTS, memoryBytes: defaultHousekeepingMemory(), ...given };
   }
 
   private readonly checked = new Set<string>();
@@ -245,7 +256,7 @@ export class Housekeeper {
       // At a lower CPU priority: a push or clone arriving during a long step (the first bitmap of a
       // deep history takes a minute at 100k commits) gets the cores first
       // (docs/decisions/history-depth.md#pushes).
-      const opts = { gitDir, timeoutMs: this.opts.stepTimeoutMs, niceness: HOUSEKEEPING_NICENESS };
+      const opts = { gitDir, timeoutMs: this.opts.stepTimeoutMs, niceness: HOUSEKEEPING_NICENESS, oomScoreAdj: HOUSEKEEPING_OOM_SCORE_ADJ };
       // Every step waits until no push is in flight: git copes with a push beside a repack, but a
       // push's own critical section (receive-pack, its ref transaction, its events) is not made
       // to share the disk and the cores with housekeeping.
@@ -265,11 +276,23 @@ export class Housekeeper {
         await step('commit-graph without filters', () => runGit({ name: 'commit-graph', action: 'write', flags: graphFlags('--split') }, opts));
       }
       const stats = await objectStats(gitDir);
-      if (stats.packs > this.opts.packsLimit) {
+      // What git would need for this repository's objects, against the memory budget: a step that
+      // does not fit is left out (and said so) rather than started to be killed by the kernel at
+      // every run (docs/decisions/housekeeping.md#memory).
+      const objects = stats.looseObjects + stats.inPack;
+      const fits = (what: string, perObject: number) => {
+        if (objects * perObject <= this.opts.memoryBytes) return true;
+        done.push(`${what} left out (memory)`);
+        this.logger.warn({ git_dir: gitDir, objects, needs_bytes: objects * perObject, budget_bytes: this.opts.memoryBytes }, `housekeeping: ${what} would need more memory than HOUSEKEEPING_MEMORY_BYTES allows; left out`);
+        return false;
+      };
+      const fullRepack = stats.packs > this.opts.packsLimit && fits('full repack', BYTES_PER_OBJECT.fullRepack);
+      const bitmap = !fullRepack && objects > 0 && fits('bitmap', BYTES_PER_OBJECT.bitmap);
+      if (fullRepack) {
         // --cruft instead of -a: objects nothing references YET (a merge commit written before its
         // UpdateRef, a push whose refs are about to move) go to a cruft pack instead of being dropped.
-        await step('full repack', () => runGit({ name: 'repack', flags: ['--cruft', '--cruft-expiration=2.weeks.ago', '-d', '-b', '-q', '--write-midx'] }, opts));
-      } else if (stats.looseObjects > this.opts.looseObjectsLimit || (stats.packs > 1 && !(await geometric(gitDir))) || (stats.packs > 0 && !(await hasBitmap(gitDir)))) {
+        await step('full repack', () => runGit({ config: LEAN_PACK_CONFIG, name: 'repack', flags: ['--cruft', '--cruft-expiration=2.weeks.ago', '-d', '-b', '-q', '--write-midx'] }, opts));
+      } else if (stats.looseObjects > this.opts.looseObjectsLimit || (stats.packs > 1 && !(await geometric(gitDir))) || (stats.packs > 0 && bitmap && !(await hasBitmap(gitDir)))) {
         // Loose objects and the smallest packs rolled into one, so that every pack is at least
         // twice the size of the next smaller: a push costs a repack of its own size, not of the
         // repository's, and the packs stay logarithmically few. The multi-pack index and its bitmap
@@ -277,7 +300,9 @@ export class Housekeeper {
         // first push kept as one pack, as receive-pack leaves it) gets one here even when nothing
         // needs rolling up: without it every clone walks the whole history
         // (docs/decisions/history-depth.md#clones).
-        await step('geometric repack', () => runGit({ name: 'repack', flags: ['--geometric=2', '-d', '-q', '--write-midx', '--write-bitmap-index'] }, opts));
+        // Without the bitmap when it does not fit: the packs still roll up, clones walk the history.
+        const flags = ['--geometric=2', '-d', '-q', '--write-midx', ...(bitmap ? ['--write-bitmap-index'] : [])];
+        await step(bitmap ? 'geometric repack' : 'geometric repack without bitmap', () => runGit({ config: LEAN_PACK_CONFIG, name: 'repack', flags }, opts));
       }
       if ((await countLooseRefs(path.join(gitDir, 'refs'))) > this.opts.looseRefsLimit) {
         await step('pack-refs', () => runGit({ name: 'pack-refs', flags: ['--all'] }, opts));
@@ -339,7 +364,7 @@ async function hasBitmap(gitDir: string): Promise<boolean> {
   return (await namesIn(path.join(gitDir, 'objects', 'pack'))).some((n) => n.endsWith('.bitmap') && !n.startsWith('.tmp-'));
 }
 
-async function objectStats(gitDir: string): Promise<{ looseObjects: number; packs: number }> {
+async function objectStats(gitDir: string): Promise<{ looseObjects: number; inPack: number; packs: number }> {
   const { stdout } = await runGit({ name: 'count-objects', flags: ['-v'] }, { gitDir });
   const v = Object.fromEntries(
     stdout
@@ -348,7 +373,7 @@ async function objectStats(gitDir: string): Promise<{ looseObjects: number; pack
       .filter(Boolean)
       .map((l) => l.split(': ') as [string, string]),
   );
-  return { looseObjects: Number(v.count ?? 0), packs: Number(v.packs ?? 0) };
+  return { looseObjects: Number(v.count ?? 0), inPack: Number(v['in-pack'] ?? 0), packs: Number(v.packs ?? 0) };
 }
 
 async function countLooseRefs(dir: string): Promise<number> {

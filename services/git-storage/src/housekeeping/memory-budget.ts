@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * What housekeeping's git needs in memory, per object of the repository, measured on the scale
+ * bench's 100,000-commit repository (1.02M objects; docs/decisions/housekeeping.md#memory): a full
+ * repack's `pack-objects` 263 MiB of its own memory with `LEAN_PACK_CONFIG` (354 MiB without it)
+ * beside 148 MiB of mapped pack, the multi-pack index's bitmap 199 MiB beside 35 MiB. Rounded up:
+ * what git's object tables cost is its own and grows with the objects, whatever the settings.
+ */
+export const BYTES_PER_OBJECT = {
+  /** `repack --cruft -d -b`: every object in one `pack-objects`. */
+  fullRepack: 384,
+  /** `--write-bitmap-index` with `--write-midx`: a bitmap over every object of every pack. */
+  bitmap: 256,
+} as const;
+
+/** The one setting that lowered `pack-objects`' peak (354 -> 263 MiB at 1.02M objects): the cache of
+ *  inflated delta bases (96 MiB by default). `pack.deltaCacheSize`, `pack.windowMemory` and
+ *  `pack.threads=1` changed nothing there: a repack reuses the packs' deltas. */
+export const LEAN_PACK_CONFIG: Array<[string, string]> = [['core.deltaBaseCacheLimit', '16m']];
+
+/** cgroup v2's and v1's memory limit files, in the order they are read. */
+const CGROUP_LIMIT_FILES = ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes'];
+
+/** v1 writes "no limit" as the largest page-aligned 64-bit value; anything past 2^60 is that. */
+const NO_LIMIT_ABOVE = 2 ** 60;
+
+/**
+ * The memory limit of this process's cgroup (a Kubernetes container's `resources.limits.memory`),
+ * or undefined when there is none or it cannot be read.
+ */
+export function cgroupMemoryLimit(read: (file: string) => string | undefined = readText): number | undefined {
+  for (const file of CGROUP_LIMIT_FILES) {
+    const text = read(file)?.trim();
+    if (text === undefined) continue;
+    if (text === 'max') return undefined;
+    const bytes = Number(text);
+    return Number.isSafeInteger(bytes) && bytes > 0 && bytes < NO_LIMIT_ABOVE ? bytes : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * How much memory one housekeeping git may be expected to take when HOUSEKEEPING_MEMORY_BYTES is
+ * not set: half the container's limit (git-storage itself, its cat-files and the clones' and
+ * pushes' git share the rest), no bound without one (a machine's own memory, as `npm start`).
+ */
+export function defaultHousekeepingMemory(limit = cgroupMemoryLimit()): number {
+  return limit === undefined ? Number.POSITIVE_INFINITY : Math.floor(limit / 2);
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
