@@ -14,10 +14,14 @@ import { RabbitMqSubscription } from './rabbitmq-subscription.js';
  * publish() waits for the reconnect up to `publishTimeoutMs` (default 5 s), retrying on a fresh
  * channel if one dies before confirming, then rejects with `unavailable` so the producer's outbox
  * or journal keeps the event. A retry after a lost confirm can publish twice: at-least-once.
+ * Every wait inside publish() is bounded by that deadline, opening a new publisher channel on a
+ * connection that is up but silent included (heartbeats would only notice it after 2-3 periods).
  *
  * Connection: reconnects on error/close with exponential backoff and jitter (100 ms doubling to
  * 10 s by default) until close(); every subscription re-declares its topology and resumes
  * consuming after a reconnect (see rabbitmq-subscription.ts for queues, DLQ and retries).
+ * A connection attempt whose handshake gets no answer is given up after `connectTimeoutMs`
+ * (heartbeats only start once it is open), so one attempt into a black hole cannot stop reconnects.
  * The connection is named `githost <exchange> <pid>` so operators can tell replicas apart.
  */
 export interface RabbitMqBusOptions {
@@ -27,6 +31,8 @@ export interface RabbitMqBusOptions {
   /** How long publish() waits for a broker connection and confirm before failing as unavailable. */
   publishTimeoutMs?: number;
   reconnect?: BackoffOptions;
+  /** How long a connection attempt may go without an answer from the broker during its handshake. */
+  connectTimeoutMs?: number;
   /** Delay before a failed message goes back to its queue (grows with its delivery count). */
   retryDelay?: BackoffOptions;
   connectionName?: string;
@@ -38,12 +44,13 @@ export class RabbitMqEventBus implements EventBus {
   private readonly logger: Logger;
   private readonly publishTimeoutMs: number;
   private readonly reconnectBackoff: BackoffOptions;
+  private readonly connectTimeoutMs: number;
   private readonly retryDelay: BackoffOptions;
   private readonly connectionName: string;
 
   private model: ChannelModel | null = null;
   private publisher: ConfirmChannel | null = null;
-  private publisherOpening: Promise<ConfirmChannel> | null = null;
+  private publisherOpening: { model: ChannelModel; channel: Promise<ConfirmChannel> } | null = null;
   private connecting = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private attempt = 0;
@@ -62,6 +69,7 @@ export class RabbitMqEventBus implements EventBus {
     this.logger = opts.logger ?? createLogger('bus');
     this.publishTimeoutMs = opts.publishTimeoutMs ?? 5000;
     this.reconnectBackoff = opts.reconnect ?? { initialMs: 100, maxMs: 10_000 };
+    this.connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
     this.retryDelay = opts.retryDelay ?? { initialMs: 200, maxMs: 10_000 };
     this.connectionName = opts.connectionName ?? `githost ${this.exchange} ${process.pid}`;
     this.scheduleConnect();
@@ -171,15 +179,19 @@ export class RabbitMqEventBus implements EventBus {
     }
     if (this.publisher) return this.publisher;
     try {
-      return await this.openPublisher(model);
+      // A connection that is up but silent never answers the channel open: give up at the deadline
+      // (the opening goes on; a later publish takes its channel once it is there).
+      return await beforeDeadline(deadline, this.openPublisher(model));
     } catch {
       await sleep(50); // the connection is probably going away; its close event reconnects
       return null;
     }
   }
 
+  /** Opens the confirm channel on `model`, or joins the opening already under way on it. */
   private openPublisher(model: ChannelModel): Promise<ConfirmChannel> {
-    this.publisherOpening ??= (async () => {
+    if (this.publisherOpening?.model === model) return this.publisherOpening.channel;
+    const opening = (async () => {
       const ch = await model.createConfirmChannel();
       ch.on('error', (err: Error) => this.logger.warn({ err }, 'event publisher channel error'));
       ch.on('close', () => {
@@ -188,8 +200,11 @@ export class RabbitMqEventBus implements EventBus {
       await ch.assertExchange(this.exchange, 'topic', { durable: true });
       if (this.model === model) this.publisher = ch;
       return ch;
-    })().finally(() => (this.publisherOpening = null));
-    return this.publisherOpening;
+    })().finally(() => {
+      if (this.publisherOpening?.channel === opening) this.publisherOpening = null;
+    });
+    this.publisherOpening = { model, channel: opening };
+    return opening;
   }
 
   private waitForConnection(deadline: number): Promise<void> {
@@ -226,7 +241,8 @@ export class RabbitMqEventBus implements EventBus {
   }
 
   private async connect(): Promise<void> {
-    const model = await amqp.connect(this.url, { clientProperties: { connection_name: this.connectionName } });
+    // `timeout` bounds the handshake only (amqplib clears it once the connection is open).
+    const model = await amqp.connect(this.url, { clientProperties: { connection_name: this.connectionName }, timeout: this.connectTimeoutMs });
     let alive = true;
     model.on('error', (err: Error) => this.logger.warn({ err }, 'event broker connection error'));
     model.on('close', () => {
@@ -278,6 +294,14 @@ export class RabbitMqEventBus implements EventBus {
     }, delay);
     this.restartTimers.add(timer);
   }
+}
+
+/** `work`, or null once `deadline` passes first (`work` goes on; a late failure of it is ignored). */
+function beforeDeadline<T>(deadline: number, work: Promise<T>): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(0, deadline - Date.now()))));
+  work.catch(() => undefined);
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
 /** Publishes and waits for the broker's confirm, failing when none comes before `deadline`. */

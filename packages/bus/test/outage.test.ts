@@ -46,11 +46,19 @@ describe('outbox and RabbitMQ through a broker outage', () => {
       return e;
     };
     try {
+      // subscribe() waits only publishTimeoutMs for a connection before it resolves and leaves the
+      // queue to be declared on connect; an event published before its queue exists reaches no
+      // queue. Connected first, both queues below exist before the first event is published.
+      await waitFor(() => consumer.ready(), 'the consumer to connect');
       await consumer.subscribe(queue, ['push'], async (e) => void received.set(e.id, e));
       // A second consumer that has run before (its durable queue exists) and is stopped now.
       await (await consumer.subscribe(lateQueue, ['push'], async () => undefined)).close();
       const first = await enqueue(1);
-      await waitFor(() => received.has(first.id), 'the event before the outage');
+      // Delivered is not yet published: the consumer can get the event before the publisher gets
+      // its confirm. A confirm lost to the cut leaves the event in the outbox (published again
+      // once the broker is back: at-least-once), ahead of the two below, which no pass would then
+      // reach while the broker is away.
+      await waitFor(async () => received.has(first.id) && (await relay.backlog()) === 0, 'the event before the outage, delivered and marked published');
 
       proxy.cut();
       await waitFor(async () => !(await publisher.ready()) && !(await consumer.ready()), 'both buses to notice the outage');

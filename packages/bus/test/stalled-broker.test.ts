@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createLogger, setLogSink } from '@githost/logging';
+import { RabbitMqEventBus } from '../src/index.js';
+import { waitFor } from '@githost/test-support';
+import { makeEvent } from './events.js';
+import { AMQP_URL, openAdmin, uniqueName } from './rabbitmq.js';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+
+/** A logger that calls `on(msg)` synchronously for each line the bus writes. */
+function loggerCalling(on: (msg: string) => void) {
+  setLogSink({ level: 'warn', destination: { write: (line: string) => on((JSON.parse(line) as { msg: string }).msg) } });
+  try {
+    return createLogger('bus-test');
+  } finally {
+    setLogSink(undefined);
+  }
+}
+
+// The broker stops answering without going away: publish() must still fail as unavailable within
+// publishTimeoutMs (the outbox counts an attempt and goes on), and the bus must come back with it.
+describe('RabbitMQ event bus and a broker that stops answering', () => {
+  const exchanges: string[] = [];
+  const proxies: TcpProxy[] = [];
+  const buses: RabbitMqEventBus[] = [];
+
+  const viaNewProxy = async (): Promise<{ proxy: TcpProxy; url: string }> => {
+    const target = new URL(AMQP_URL);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5672) });
+    proxies.push(proxy);
+    const url = new URL(AMQP_URL);
+    url.port = String(proxy.port);
+    return { proxy, url: url.toString() };
+  };
+  const newExchange = (what: string): string => {
+    const name = uniqueName(what);
+    exchanges.push(name);
+    return name;
+  };
+
+  let admin: Awaited<ReturnType<typeof openAdmin>>;
+  beforeAll(async () => {
+    admin = await openAdmin();
+  });
+  afterAll(async () => {
+    for (const proxy of proxies) proxy.restore();
+    await Promise.all(buses.map((b) => b.close()));
+    await Promise.all(proxies.map((p) => p.close()));
+    for (const name of exchanges) await admin.ch.deleteExchange(name);
+    await admin.model.close();
+  });
+
+  it('when the broker stops answering while the publisher channel is being opened again, then publish fails as unavailable within its timeout', async () => {
+    const { proxy, url } = await viaNewProxy();
+    const exchange = newExchange('stall-open');
+    // The moment the broker closes the publisher channel, it stops answering: the publish that
+    // follows has to open a new channel on a connection that is up but silent.
+    const logger = loggerCalling((msg) => {
+      if (msg === 'event publisher channel error') proxy.hold();
+    });
+    const bus = new RabbitMqEventBus({ url, exchange, logger, publishTimeoutMs: 500 });
+    buses.push(bus);
+    await bus.publish(makeEvent(1));
+    await admin.ch.deleteExchange(exchange); // the next publish makes the broker close the channel (404)
+
+    const started = Date.now();
+    const outcome = await Promise.race([
+      bus.publish(makeEvent(2)).then(
+        () => 'published',
+        (err: Error) => err.message,
+      ),
+      new Promise<string>((resolve) => setTimeout(() => resolve('still waiting'), 5000)),
+    ]);
+    expect(outcome).toBe('Event bus unavailable');
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await bus.ready()).toBe(true); // the connection is up, only silent: no reconnect is due
+
+    proxy.restore();
+    await waitFor(
+      () =>
+        bus.publish(makeEvent(3)).then(
+          () => true,
+          () => false,
+        ),
+      'a publish once the broker answers again',
+    );
+  });
+
+  it('when a reconnect reaches a broker that never answers the handshake, then the bus gives that attempt up and connects once the broker is back', async () => {
+    const { proxy, url } = await viaNewProxy();
+    const bus = new RabbitMqEventBus({ url, exchange: newExchange('stall-connect'), publishTimeoutMs: 300, reconnect: { initialMs: 50, maxMs: 200 }, connectTimeoutMs: 1000 });
+    buses.push(bus);
+    await waitFor(() => bus.ready(), 'the first connection');
+
+    proxy.cut();
+    await waitFor(async () => !(await bus.ready()), 'the bus to notice the outage');
+    proxy.hold(); // the next attempt is accepted and never answered
+    await waitFor(() => proxy.heldAccepts >= 1, 'a reconnect attempt into the silent broker');
+    await expect(bus.publish(makeEvent(1))).rejects.toThrow('Event bus unavailable');
+
+    proxy.restore();
+    await waitFor(() => bus.ready(), 'the bus to connect again', 10_000);
+    await bus.publish(makeEvent(2));
+  });
+});
