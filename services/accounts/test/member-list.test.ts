@@ -132,10 +132,21 @@ describe.each(['postgres', 'pglite'] as const)("the caller's repositories on %s"
     // mine-1 is the caller's own, other-1 and other-2 collaborations: still theirs to read.
     expect((await store.listReadable({ userId: null, isAdmin: false }, {}, { page: 1, per_page: 1 })).total).toBe(OWNED + OTHERS - 3);
     expect((await store.listReadable({ userId: ME, isAdmin: false }, {}, { page: 1, per_page: 1 })).total).toBe(OWNED + OTHERS);
+    // The owner's list: the public ones for anyone, every one for the owner, a collaborated private one for its collaborator.
+    const ownedBy = async (owner: string, userId: string | null) => (await store.listOwnedBy(owner, { userId, isAdmin: false }, { page: 1, per_page: 1 })).total;
+    expect([await ownedBy(ME, null), await ownedBy(ME, ME), await ownedBy('u1', null), await ownedBy('u1', ME), await ownedBy('u2', 'u1')]).toEqual([OWNED - 1, OWNED, 0, 1, 1]);
+    expect((await store.listForMember('u1', { page: 1, per_page: 1 })).total).toBe(OTHERS);
     const users = new PgUserStore(db);
     expect([(await users.listActive(undefined, { page: 1, per_page: 1 })).total, (await users.list({ page: 1, per_page: 1 })).total]).toEqual([OTHERS + 1 - 2, OTHERS + 1]);
     await db.query(`UPDATE repositories SET private = false WHERE id IN ('mine-1', 'other-1', 'other-2')`);
     await db.query(`UPDATE users SET suspended_at = NULL WHERE id IN ('u5', 'u6')`);
+  });
+
+  it.each([['the owner', ME], ['an anonymous caller', null]])('when %s reads the owner\'s list of 1,000, then its total is the owner\'s kept count, without counting their repositories', async (_who, userId) => {
+    await db.query('ANALYZE');
+    const [count] = await plansOf(db, (store) => store.listOwnedBy(ME, { userId, isAdmin: false }, { page: 1, per_page: 30 }));
+    expect(rowsHandled(count!)).toBeLessThan(10);
+    expect((await store.listOwnedBy(ME, { userId, isAdmin: false }, { page: 1, per_page: 30 })).total).toBe(OWNED);
   });
 
   it.each([['the caller', ME], ['an anonymous caller', null]])('when %s explores the site, then the total is counted from the kept counts and the caller\'s own rows, never every repository (docs/decisions/explore-lists.md#the-count-of-a-page)', async (_who, userId) => {

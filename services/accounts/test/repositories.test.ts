@@ -183,10 +183,13 @@ describe.each<Backend>(['postgres', 'pglite'])('repository management on %s', (b
     it('when repositories are created at once, made private or public and deleted, then every caller\'s explore total is the count of what they may read (docs/decisions/explore-lists.md#the-count-of-a-page)', async () => {
       const counter = await user('cora');
       const guest = await user('gus');
+      // The site's list, the owner's list as each caller sees it, and each one's own list.
       const agree = async () => {
         for (const who of [anonymous, counter, guest, stranger, admin]) {
-          const { total, rows } = await everyPage(who, '/api/repos');
-          expect(total).toBe(rows);
+          for (const path of ['/api/repos', '/api/users/cora/repos', ...(who === anonymous ? [] : ['/api/user/repos'])]) {
+            const { total, rows } = await everyPage(who, path);
+            expect([path, total]).toEqual([path, rows]);
+          }
         }
       };
       const before = await Promise.all([anonymous, counter, guest, admin].map(async (who) => (await everyPage(who, '/api/repos')).total));
@@ -206,6 +209,9 @@ describe.each<Backend>(['postgres', 'pglite'])('repository management on %s', (b
       // 12 made, 2 deleted; of the 10 left, private: 0, 1, 4, 9 (3 made public, 6 deleted); gus reads 0.
       const after = await Promise.all([anonymous, counter, guest, admin].map(async (who) => (await everyPage(who, '/api/repos')).total));
       expect(after.map((n, i) => n - before[i]!)).toEqual([6, 10, 7, 10]);
+      const owned = await Promise.all([anonymous, counter, guest, admin].map(async (who) => (await everyPage(who, '/api/users/cora/repos')).total));
+      expect(owned).toEqual([6, 10, 7, 10]);
+      expect((await everyPage(guest, '/api/user/repos')).total).toBe(1);
     });
 
     it('when the explore list is asked for a Gitea id, then only the repository with that id, if the caller may read it (the id is giteaIdOf\'s)', async () => {

@@ -276,4 +276,38 @@ CREATE CONSTRAINT TRIGGER users_site_counts AFTER INSERT OR DELETE OR UPDATE OF 
 CREATE INDEX repositories_private_owner_idx ON repositories (owner_id) WHERE private;
 `,
   },
+  {
+    version: 11,
+    name: 'owner_counts',
+    // docs/decisions/explore-lists.md#the-count-of-a-page: an owner's list (theirs, or a user's
+    // page) without counting every repository of the owner: a row per owner, kept by the same
+    // deferred trigger as site_counts (a function replaced, the trigger kept), upserted so an
+    // owner's first repository makes it. No foreign key: a user deleted with their last
+    // repositories in one transaction leaves the trigger's UPDATE nothing to find.
+    sql: `
+CREATE TABLE owner_counts (
+  owner_id text PRIMARY KEY,
+  public_repositories bigint NOT NULL,
+  repositories bigint NOT NULL
+);
+INSERT INTO owner_counts (owner_id, public_repositories, repositories)
+  SELECT owner_id, count(*) FILTER (WHERE NOT private), count(*) FROM repositories GROUP BY owner_id;
+CREATE OR REPLACE FUNCTION site_counts_of_repositories() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    UPDATE site_counts SET repositories = repositories + 1, public_repositories = public_repositories + (NOT NEW.private)::int;
+    INSERT INTO owner_counts AS o (owner_id, public_repositories, repositories) VALUES (NEW.owner_id, (NOT NEW.private)::int, 1)
+      ON CONFLICT (owner_id) DO UPDATE SET repositories = o.repositories + 1, public_repositories = o.public_repositories + EXCLUDED.public_repositories;
+  ELSIF TG_OP = 'DELETE' THEN
+    UPDATE site_counts SET repositories = repositories - 1, public_repositories = public_repositories - (NOT OLD.private)::int;
+    UPDATE owner_counts SET repositories = repositories - 1, public_repositories = public_repositories - (NOT OLD.private)::int WHERE owner_id = OLD.owner_id;
+  ELSIF NEW.private IS DISTINCT FROM OLD.private THEN
+    UPDATE site_counts SET public_repositories = public_repositories + (NOT NEW.private)::int - (NOT OLD.private)::int;
+    UPDATE owner_counts SET public_repositories = public_repositories + (NOT NEW.private)::int - (NOT OLD.private)::int WHERE owner_id = NEW.owner_id;
+  END IF;
+  RETURN NULL;
+END
+$$;
+`,
+  },
 ];

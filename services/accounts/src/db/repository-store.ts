@@ -145,7 +145,7 @@ export class PgRepositoryStore implements RepositoryStore {
   async listForMember(userId: string, page: Page): Promise<Paged<Repository>> {
     const total = await countOf(
       this.db,
-      `SELECT (SELECT count(*) FROM repositories WHERE owner_id = $1)
+      `SELECT coalesce((SELECT repositories FROM owner_counts WHERE owner_id = $1), 0)
             + (SELECT count(*) FROM collaborators c JOIN repositories r ON r.id = c.repository_id
                 WHERE c.user_id = $1 AND r.owner_id <> $1) AS count`,
       [userId],
@@ -165,7 +165,17 @@ export class PgRepositoryStore implements RepositoryStore {
   }
 
   listOwnedBy(ownerId: string, viewer: { userId: string | null; isAdmin: boolean }, page: Page): Promise<Paged<Repository>> {
-    return this.paged(`r.owner_id = $1 AND ${readableBy('$2', '$3')}`, [ownerId, viewer.isAdmin, viewer.userId], page);
+    // The count from the owner's kept counts: all of them for the owner and a site admin, else
+    // the public ones and the private ones the viewer collaborates on (from the viewer's rows).
+    const counted = () =>
+      countOf(
+        this.db,
+        `SELECT coalesce((SELECT CASE WHEN $2::boolean THEN repositories ELSE public_repositories END FROM owner_counts WHERE owner_id = $1), 0)
+              + CASE WHEN $2::boolean THEN 0 ELSE (SELECT count(*) FROM collaborators c JOIN repositories r ON r.id = c.repository_id
+                  WHERE c.user_id = $3::text AND r.owner_id = $1 AND r.private) END AS count`,
+        [ownerId, viewer.isAdmin || viewer.userId === ownerId, viewer.userId],
+      );
+    return this.paged(`r.owner_id = $1 AND ${readableBy('$2', '$3')}`, [ownerId, viewer.isAdmin, viewer.userId], page, BY_FULL_NAME, counted);
   }
 
   listReadable(viewer: { userId: string | null; isAdmin: boolean }, filter: ExploreFilter, page: Page): Promise<Paged<Repository>> {
