@@ -57,7 +57,19 @@ export class FreshRefs {
     const call = this.read(waiters[0]!.ctx, union);
     call.then(
       (refs) => {
-        for (const w of waiters) w.resolve(new Set(w.prefixes).size === union.length ? refs : refs.filter((r) => w.prefixes.some((p) => r.name.startsWith(p))));
+        // One answer per distinct set of prefixes, shared by the callers asking for it (the same
+        // array: a caller may keep what it derives from it by identity, ref-snapshots.ts).
+        const answers = new Map<string, RawRef[]>();
+        for (const w of waiters) {
+          const wanted = [...new Set(w.prefixes)].sort();
+          const key = wanted.join('\0');
+          let answer = answers.get(key);
+          if (!answer) {
+            answer = wanted.length === union.length ? refs : refs.filter((r) => wanted.some((p) => r.name.startsWith(p)));
+            answers.set(key, answer);
+          }
+          w.resolve(answer);
+        }
       },
       (err: unknown) => {
         for (const w of waiters) w.reject(err);

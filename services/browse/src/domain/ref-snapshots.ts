@@ -35,6 +35,11 @@ export type RefLookup = 'hit' | 'miss' | 'unwatched';
  */
 export class RefSnapshots {
   private readonly snapshots: LRUCache<string, Snapshot>;
+  /** Per repository, the snapshot being loaded and the version it is for: every read that misses
+   *  while it loads waits for it instead of loading, copying and sorting the refs once more. */
+  private readonly loading = new Map<string, { version: string; snap: Promise<Snapshot> }>();
+  /** The whole lists made from one unwatched answer (FreshRefs hands one array to every caller of a call). */
+  private readonly unwatchedLists = new WeakMap<readonly RawRef[], RefList>();
 
   constructor(
     private readonly versions: RefVersions,
@@ -87,7 +92,13 @@ export class RefSnapshots {
     const version = this.versions.version(ctx.shard, ctx.repoId);
     if (version === undefined) {
       this.opts.onLookup?.('unwatched');
-      return refListOf(await this.fresh(ctx, [prefix]));
+      const refs = await this.fresh(ctx, [prefix]);
+      let list = this.unwatchedLists.get(refs);
+      if (!list) {
+        list = refListOf(refs);
+        this.unwatchedLists.set(refs, list);
+      }
+      return list;
     }
     const snap = await this.snapshot(ctx, version);
     snap.lists ??= new Map();
@@ -99,17 +110,44 @@ export class RefSnapshots {
     return list;
   }
 
+  /**
+   * The snapshot of `version`: the kept one, the one being loaded for the same version, or a new
+   * load. Reads that miss together share one load (docs/decisions/ref-pages.md#cold-reads-together): at
+   * 110,000 refs each load copies, sorts and sizes the whole list (tens of milliseconds, all of
+   * it synchronous), and the requests that queued behind a cold ListRefs each did so in turn, once
+   * it answered: 60-100 of them held the event loop 5-18 s. Joining a load started before the
+   * request is as good as reading a kept snapshot of the same version: a ref change completes
+   * only after the watch moved the version, so none completed since the load read it.
+   */
   private async snapshot(ctx: ReadContext, version: string): Promise<Snapshot> {
     const key = `${ctx.shard}\0${ctx.repoId}`;
-    let snap = this.snapshots.get(key);
-    this.opts.onLookup?.(snap?.version === version ? 'hit' : 'miss');
-    if (snap?.version !== version) {
-      const refs = [...(await this.fresh(ctx, SNAPSHOT_PREFIXES))].sort(byName);
-      snap = { version, refs };
-      // Refs changed while the call ran: the answer is still good for this request (it started
-      // after the request arrived) but must not be kept for later ones.
-      if (this.versions.version(ctx.shard, ctx.repoId) === version) this.snapshots.set(key, snap);
+    const snap = this.snapshots.get(key);
+    if (snap?.version === version) {
+      this.opts.onLookup?.('hit');
+      return snap;
     }
+    const loading = this.loading.get(key);
+    if (loading?.version === version) {
+      this.opts.onLookup?.('hit');
+      return loading.snap;
+    }
+    this.opts.onLookup?.('miss');
+    const load = this.load(ctx, key, version);
+    const entry = { version, snap: load };
+    this.loading.set(key, entry);
+    const done = () => {
+      if (this.loading.get(key) === entry) this.loading.delete(key);
+    };
+    load.then(done, done);
+    return load;
+  }
+
+  private async load(ctx: ReadContext, key: string, version: string): Promise<Snapshot> {
+    const refs = [...(await this.fresh(ctx, SNAPSHOT_PREFIXES))].sort(byName);
+    const snap = { version, refs };
+    // Refs changed while the call ran: the answer is still good for the requests that asked for
+    // this version (each arrived after the version was read) but must not be kept for later ones.
+    if (this.versions.version(ctx.shard, ctx.repoId) === version) this.snapshots.set(key, snap);
     return snap;
   }
 }
