@@ -297,4 +297,29 @@ describe('Housekeeper', () => {
     expect(execFileSync('git', [`--git-dir=${big}`, 'fsck', '--no-progress'], { env }).toString()).toBe('');
     await hk.stop();
   }, 120_000);
+
+  it('when the service stops while a repack runs, then stop kills that git instead of waiting for it, and the repository stays valid for the next run', async () => {
+    const slow = path.join(root, 'stopped.git');
+    execFileSync('git', ['init', '-q', '--bare', slow], { env });
+    let fi = '';
+    for (let i = 1; i <= 1000; i++) {
+      const body = `${i}\n${'a line that a delta search compares with its neighbours '.repeat(20)}${i * 104729}\n`.repeat(8);
+      fi += `commit refs/heads/s${i % 50}\ncommitter T <t@e> ${1700000000 + i} +0000\ndata 2\nc\nM 644 inline f${i}.txt\ndata ${Buffer.byteLength(body)}\n${body}\n`;
+    }
+    execFileSync('git', ['fast-import', '--quiet'], { cwd: slow, input: fi, env: { ...env, GIT_DIR: slow } });
+    const hk = new Housekeeper(createLogger('test'), { delayMs: 60_000, packsLimit: 0 });
+    const run = hk.runNow(slow);
+    const pid = await gitRunning('repack', slow);
+    await hk.stop();
+    await run;
+    // The repack was killed by stop, not finished: the run recorded no steps, and its git is gone.
+    expect(hk.lastSteps.get(slow)).toBeUndefined();
+    expect(existsSync(`/proc/${pid}`)).toBe(false);
+    expect(execFileSync('git', [`--git-dir=${slow}`, 'fsck', '--no-progress', '--connectivity-only'], { env }).toString()).toBe('');
+    const next = new Housekeeper(createLogger('test'), { delayMs: 60_000, packsLimit: 0 });
+    await next.runNow(slow);
+    expect(next.lastSteps.get(slow)).toContain('full repack');
+    expect(readdirSync(path.join(slow, 'objects', 'pack')).filter((f) => f.startsWith('.tmp-'))).toEqual([]);
+    await next.stop();
+  }, 120_000);
 });

@@ -58,6 +58,9 @@ export class Housekeeper {
   private readonly running = new Map<string, Promise<void>>();
   private readonly rerun = new Set<string>();
   private stopped = false;
+  /** Aborted by stop(): the git a step is running is killed, which leaves a valid repository
+   *  (docs/decisions/housekeeping.md), instead of holding the shutdown for up to a step's timeout. */
+  private readonly stopping = new AbortController();
   /** Completed runs per repository (for tests and debugging). */
   readonly runs = new Map<string, number>();
   /** The steps the last run on each repository took, in order (for tests and debugging). */
@@ -204,6 +207,7 @@ export class Housekeeper {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     // Runs waiting for a slot or for pushes give up (optimize checks `stopped`).
@@ -239,7 +243,10 @@ export class Housekeeper {
       return;
     }
     const run = this.optimize(gitDir)
-      .catch((err: unknown) => this.logger.warn({ err, git_dir: gitDir }, 'housekeeping failed'))
+      .catch((err: unknown) => {
+        if (this.stopped) this.logger.info({ git_dir: gitDir }, 'housekeeping stopped with the service; a later run starts over');
+        else this.logger.warn({ err, git_dir: gitDir }, 'housekeeping failed');
+      })
       .finally(() => {
         this.runs.set(gitDir, (this.runs.get(gitDir) ?? 0) + 1);
         this.running.delete(gitDir);
@@ -256,7 +263,7 @@ export class Housekeeper {
       // At a lower CPU priority: a push or clone arriving during a long step (the first bitmap of a
       // deep history takes a minute at 100k commits) gets the cores first
       // (docs/decisions/history-depth.md#pushes).
-      const opts = { gitDir, timeoutMs: this.opts.stepTimeoutMs, niceness: HOUSEKEEPING_NICENESS, oomScoreAdj: HOUSEKEEPING_OOM_SCORE_ADJ };
+      const opts = { gitDir, timeoutMs: this.opts.stepTimeoutMs, niceness: HOUSEKEEPING_NICENESS, oomScoreAdj: HOUSEKEEPING_OOM_SCORE_ADJ, signal: this.stopping.signal };
       // Every step waits until no push is in flight: git copes with a push beside a repack, but a
       // push's own critical section (receive-pack, its ref transaction, its events) is not made
       // to share the disk and the cores with housekeeping.
