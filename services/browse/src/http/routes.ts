@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { notFound } from '@githost/errors';
 import { identityOf, type NextFunction, type Request, type Response } from '@githost/http';
 import { canRead } from '@githost/identity';
@@ -6,6 +5,7 @@ import { compareRefs, getBlob, getCommit, getRaw, getTree, listBranches, listCom
 import { ifNoneMatchHits } from '@githost/http';
 import { parseCommitStats, withCommitChanges } from '../domain/commit-changes.js';
 import { etagOf } from '../domain/etag.js';
+import { drained } from './drained.js';
 import type { RawBlob } from '../domain/raw.js';
 import { refPageOf } from '../domain/ref-pages.js';
 import type { StreamedJson } from '../domain/ref-lists.js';
@@ -213,7 +213,3 @@ async function sendRaw(req: Request, res: Response, prepared: Prepared<RawBlob>)
   res.end();
 }
 
-async function drained(res: Response): Promise<void> {
-  if (res.destroyed) return;
-  await Promise.race([once(res, 'drain'), once(res, 'close')]);
-}
