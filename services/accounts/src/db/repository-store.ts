@@ -29,6 +29,9 @@ function toRepository(row: RepositoryRow): Repository {
 }
 
 const BY_FULL_NAME = 'lower(u.username), lower(r.name), r.id';
+// One owner's rows in BY_FULL_NAME's order: their owner is one, and repositories_owner_name_key
+// gives lower(name) in order, so a page reads its own rows, not a sort of all the owner's.
+const BY_NAME_OF_ONE_OWNER = 'lower(r.name), r.id';
 // docs/decisions/explore-lists.md: newest activity first, the last push or else the creation;
 // exactly the expression of repositories_activity_idx (db/migrations.ts), so the index serves it.
 const NEWEST_FIRST = 'coalesce(r.pushed_at, r.created_at) DESC, r.id';
@@ -175,7 +178,7 @@ export class PgRepositoryStore implements RepositoryStore {
                   WHERE c.user_id = $3::text AND r.owner_id = $1 AND r.private) END AS count`,
         [ownerId, viewer.isAdmin || viewer.userId === ownerId, viewer.userId],
       );
-    return this.paged(`r.owner_id = $1 AND ${readableBy('$2', '$3')}`, [ownerId, viewer.isAdmin, viewer.userId], page, BY_FULL_NAME, counted);
+    return this.paged(`r.owner_id = $1 AND ${readableBy('$2', '$3')}`, [ownerId, viewer.isAdmin, viewer.userId], page, BY_NAME_OF_ONE_OWNER, counted);
   }
 
   listReadable(viewer: { userId: string | null; isAdmin: boolean }, filter: ExploreFilter, page: Page): Promise<Paged<Repository>> {
