@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createTestRepository, pushTo } from '@githost/git-storage/testing';
-import { startHarness, type Harness } from './support/harness.js';
-import { fastImport, git } from './support/git.js';
+import { rm } from 'node:fs/promises';
+import { seedRepository, startHarness, type Harness } from './support/harness.js';
 
 // docs/decisions/ref-pages.md#cold-reads-together: the reads that miss a repository's ref snapshot
 // together share one load of it. Each load copies, sorts and sizes the whole list synchronously;
@@ -35,11 +31,7 @@ async function lookups(result: 'hit' | 'miss' | 'unwatched'): Promise<number> {
 
 beforeAll(async () => {
   h = await startHarness();
-  source = await mkdtemp(path.join(tmpdir(), 'browse-herd-'));
-  await git(source, 'init', '-q', '--bare');
-  await fastImport(source, manyBranches());
-  await createTestRepository(h.storage, REPO, 'main');
-  await pushTo(h.storage, REPO, source, 'refs/heads/*:refs/heads/*');
+  source = await seedRepository(h, REPO, manyBranches());
 }, 60_000);
 afterAll(async () => {
   await h.stop();

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createTestRepository, pushTo } from '@githost/git-storage/testing';
-import { startHarness, type Harness } from './support/harness.js';
-import { fastImport, git } from './support/git.js';
+import { rm } from 'node:fs/promises';
+import { seedRepository, startHarness, type Harness } from './support/harness.js';
+import { git } from './support/git.js';
 
 // docs/decisions/ref-pages.md: opt-in pages of branches and tags, the seed's answer unchanged.
 const REPO = 'browse-many-refs';
@@ -29,11 +26,7 @@ function manyRefs(): Buffer {
 
 beforeAll(async () => {
   h = await startHarness();
-  source = await mkdtemp(path.join(tmpdir(), 'browse-many-'));
-  await git(source, 'init', '-q', '--bare');
-  await fastImport(source, manyRefs());
-  await createTestRepository(h.storage, REPO, 'main');
-  await pushTo(h.storage, REPO, source, 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*');
+  source = await seedRepository(h, REPO, manyRefs(), ['refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*']);
   const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
   branchNames = (await git(source, 'for-each-ref', '--format=%(refname:lstrip=2)', 'refs/heads/')).split('\n').filter(Boolean).sort(byBytes);
   tagNames = (await git(source, 'for-each-ref', '--format=%(refname:lstrip=2)', 'refs/tags/')).split('\n').filter(Boolean).sort(byBytes);

@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createTestRepository, pushTo } from '@githost/git-storage/testing';
+import { rm } from 'node:fs/promises';
+import { pushTo } from '@githost/git-storage/testing';
 import { encodeIdentity } from '@githost/identity';
 import { RECORDS_PER_CHUNK } from '../src/domain/ref-lists.js';
-import { repoContext, startHarness, type Harness } from './support/harness.js';
+import { repoContext, seedRepository, startHarness, type Harness } from './support/harness.js';
 import { rawGet as rawAnswer } from './support/raw-get.js';
-import { fastImport, git } from './support/git.js';
+import { git } from './support/git.js';
 
 // docs/decisions/ref-pages.md#the-whole-list-streamed: the whole lists stream, the bytes as before.
 const REPO = 'browse-streamed-lists';
@@ -55,11 +53,7 @@ function rawGet(target: string, method = 'GET'): Promise<{ head: string; chunks:
 
 beforeAll(async () => {
   h = await startHarness();
-  source = await mkdtemp(path.join(tmpdir(), 'browse-streamed-'));
-  await git(source, 'init', '-q', '--bare');
-  await fastImport(source, manyRefs());
-  await createTestRepository(h.storage, REPO, 'main');
-  await pushTo(h.storage, REPO, source, 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*');
+  source = await seedRepository(h, REPO, manyRefs(), ['refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*']);
 }, 60_000);
 afterAll(async () => {
   await h.stop();

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { StorageServiceClient } from '@githost/protos';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createTestRepository, pushTo } from '@githost/git-storage/testing';
+import { pushTo } from '@githost/git-storage/testing';
 import { encodeIdentity } from '@githost/identity';
-import { repoContext, startHarness, type Harness } from './support/harness.js';
+import { repoContext, seedRepository, startHarness, type Harness } from './support/harness.js';
 import { rawGet as rawAnswer } from './support/raw-get.js';
-import { fastImport, git, treeEntriesOf } from './support/git.js';
+import { git, treeEntriesOf } from './support/git.js';
 
 // docs/decisions/big-pages.md#the-whole-tree-streamed: a big directory's whole answer streams, the bytes as before.
 const REPO = 'browse-streamed-tree';
@@ -57,11 +55,7 @@ function rawGet(target: string, method = 'GET'): Promise<{ head: string; chunks:
 
 beforeAll(async () => {
   h = await startHarness({ wrapStorageClient: maybeOlder });
-  source = await mkdtemp(path.join(tmpdir(), 'browse-streamed-tree-'));
-  await git(source, 'init', '-q', '--bare');
-  await fastImport(source, bigDirectory());
-  await createTestRepository(h.storage, REPO, 'main');
-  await pushTo(h.storage, REPO, source, 'refs/heads/*:refs/heads/*');
+  source = await seedRepository(h, REPO, bigDirectory());
 }, 60_000);
 afterAll(async () => {
   await h.stop();

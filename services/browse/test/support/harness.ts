@@ -8,7 +8,7 @@ import { createStorageRouter, singleShard } from '@githost/storage-router';
 import type { StorageServiceClient } from '@githost/protos';
 import { createServer, type BrowseService } from '../../src/index.js';
 import { writeFixtureHistory } from './fixture.js';
-import { git } from './git.js';
+import { fastImport, git } from './git.js';
 
 /** Small enough that the fixture's big.txt is "too large" for the blob endpoint. */
 export const TEST_MAX_BLOB_BYTES = 64 * 1024;
@@ -132,3 +132,17 @@ export async function pushOverHttp(h: Harness, work: string, refspec = 'HEAD:ref
 
 /** The browse URL prefix for the fixture (owner and name are the gateway's concern). */
 export const API = '/api/repos/alice/fixture';
+
+/**
+ * A bare repository written by `git fast-import` from `stream`, pushed into git-storage as `repo`
+ * (default branch main) with `refspecs`: the source directory, which the test reads git's own
+ * answers from and removes at the end.
+ */
+export async function seedRepository(h: Harness, repo: string, stream: Buffer, refspecs = ['refs/heads/*:refs/heads/*']): Promise<string> {
+  const source = await mkdtemp(path.join(tmpdir(), `browse-${repo}-`));
+  await git(source, 'init', '-q', '--bare');
+  await fastImport(source, stream);
+  await createTestRepository(h.storage, repo, 'main');
+  await pushTo(h.storage, repo, source, ...refspecs);
+  return source;
+}

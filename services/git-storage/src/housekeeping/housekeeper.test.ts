@@ -32,6 +32,19 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+/** A repository of enough distinct, similar blobs that the delta search of a full repack takes a while. */
+function slowToRepack(name: string): string {
+  const dir = path.join(root, name);
+  execFileSync('git', ['init', '-q', '--bare', dir], { env });
+  let fi = '';
+  for (let i = 1; i <= 1000; i++) {
+    const body = `${i}\n${'line of text that repeats with a number '.repeat(20)}${i * 7919}\n`.repeat(8);
+    fi += `commit refs/heads/b${i % 50}\ncommitter T <t@e> ${1700000000 + i} +0000\ndata 2\nc\nM 644 inline f${i}.txt\ndata ${Buffer.byteLength(body)}\n${body}\n`;
+  }
+  execFileSync('git', ['fast-import', '--quiet'], { cwd: dir, input: fi, env: { ...env, GIT_DIR: dir } });
+  return dir;
+}
+
 describe('Housekeeper', () => {
   it('when thresholds are passed, then loose objects are packed, refs packed and a split commit-graph written', async () => {
     const hk = new Housekeeper(createLogger('test'), { looseRefsLimit: 2, looseObjectsLimit: 3 });
@@ -269,15 +282,7 @@ describe('Housekeeper', () => {
   });
 
   it('when the repack child is killed (SIGKILL) midway, then the repository stays valid and the next housekeeping completes', async () => {
-    const big = path.join(root, 'big.git');
-    execFileSync('git', ['init', '-q', '--bare', big], { env });
-    // Enough distinct, similar blobs that the delta search of a full repack takes a while.
-    let fi = '';
-    for (let i = 1; i <= 1000; i++) {
-      const body = `${i}\n${'line of text that repeats with a number '.repeat(20)}${i * 7919}\n`.repeat(8);
-      fi += `commit refs/heads/b${i % 50}\ncommitter T <t@e> ${1700000000 + i} +0000\ndata 2\nc\nM 644 inline f${i}.txt\ndata ${Buffer.byteLength(body)}\n${body}\n`;
-    }
-    execFileSync('git', ['fast-import', '--quiet'], { cwd: big, input: fi, env: { ...env, GIT_DIR: big } });
+    const big = slowToRepack('big.git');
     const refsBefore = execFileSync('git', [`--git-dir=${big}`, 'for-each-ref', '--format=%(objectname) %(refname)'], { env }).toString();
     const hk = new Housekeeper(createLogger('test'), { delayMs: 60_000, packsLimit: 0 });
     const run = hk.runNow(big);
@@ -299,14 +304,7 @@ describe('Housekeeper', () => {
   }, 120_000);
 
   it('when the service stops while a repack runs, then stop kills that git instead of waiting for it, and the repository stays valid for the next run', async () => {
-    const slow = path.join(root, 'stopped.git');
-    execFileSync('git', ['init', '-q', '--bare', slow], { env });
-    let fi = '';
-    for (let i = 1; i <= 1000; i++) {
-      const body = `${i}\n${'a line that a delta search compares with its neighbours '.repeat(20)}${i * 104729}\n`.repeat(8);
-      fi += `commit refs/heads/s${i % 50}\ncommitter T <t@e> ${1700000000 + i} +0000\ndata 2\nc\nM 644 inline f${i}.txt\ndata ${Buffer.byteLength(body)}\n${body}\n`;
-    }
-    execFileSync('git', ['fast-import', '--quiet'], { cwd: slow, input: fi, env: { ...env, GIT_DIR: slow } });
+    const slow = slowToRepack('stopped.git');
     const hk = new Housekeeper(createLogger('test'), { delayMs: 60_000, packsLimit: 0 });
     const run = hk.runNow(slow);
     const pid = await gitRunning('repack', slow);
