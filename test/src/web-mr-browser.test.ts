@@ -354,6 +354,9 @@ describe('forms and refusals through the gateway', () => {
       ['/alice/secret/-/compare?base=main&head=feature', cookies.bob],
       ['/alice/demo/-/settings', cookies.bob],
       ['/alice/demo/-/settings/webhooks', cookies.bob],
+      // The webhook API answers a reader or writer itself; the page asks it only for the owner.
+      [`/alice/demo/-/settings/webhooks/${hookId}`, cookies.bob],
+      [`/alice/demo/-/settings/webhooks/${hookId}/deliveries/${pingId}`, cookies.bob],
       ['/alice/demo/-/merge-requests/99', cookies.bob],
       ['/alice/demo/-/merge-requests/abc', cookies.bob],
       ['/-/admin/users', cookies.alice],

@@ -78,11 +78,9 @@ const pretty = (value: unknown) => {
  */
 export async function webhookPage(ctx: PageContext, owner: string, name: string, id: string, opts: ViewOpts = {}): Promise<PageResult> {
   const hookAt = { owner, repo: name, webhook_id: id };
-  const [{ repo, chrome }, hook, list] = await Promise.all([
-    ownedRepoChrome(ctx, owner, name),
-    webhookOf(ctx, owner, name, id),
-    ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/deliveries', hookAt, '?limit=20')),
-  ]);
+  // The owner's check first: anyone else gets the settings' 404, never the webhook API's own answer.
+  const { repo, chrome } = await ownedRepoChrome(ctx, owner, name);
+  const [hook, list] = await Promise.all([webhookOf(ctx, owner, name, id), ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/deliveries', hookAt, '?limit=20'))]);
   const here = repoPages.webhook(owner, name, id);
   return page(
     `Webhook · ${repo.full_name}`,
@@ -110,8 +108,8 @@ export async function webhookPage(ctx: PageContext, owner: string, name: string,
 /** One delivery: what was sent and every attempt's answer. */
 export async function deliveryPage(ctx: PageContext, owner: string, name: string, id: string, deliveryId: string, opts: ViewOpts = {}): Promise<PageResult> {
   const hookAt = { owner, repo: name, webhook_id: id };
-  const [{ repo, chrome }, hook, d] = await Promise.all([
-    ownedRepoChrome(ctx, owner, name),
+  const { repo, chrome } = await ownedRepoChrome(ctx, owner, name);
+  const [hook, d] = await Promise.all([
     webhookOf(ctx, owner, name, id),
     ctx.api.get(apiPath('/api/repos/{owner}/{repo}/webhooks/{webhook_id}/deliveries/{delivery_id}', { ...hookAt, delivery_id: deliveryId })),
   ]);
