@@ -44,6 +44,8 @@ export const repoPages = {
   archive: (o: string, r: string, ref: string, format: 'tar.gz' | 'zip') => repoUrl(o, r, `/-/archive/${encodePath(ref)}.${format}`),
   settings: (o: string, r: string, section = '') => repoUrl(o, r, `/-/settings${section ? `/${section}` : ''}`),
   webhook: (o: string, r: string, id: string, rest = '') => repoUrl(o, r, `/-/settings/webhooks/${encodeURIComponent(id)}${rest}`),
+  /** One delivery of a webhook (`rest`: `/redeliver`). */
+  delivery: (o: string, r: string, id: string, delivery: string, rest = '') => repoPages.webhook(o, r, id, `/deliveries/${encodeURIComponent(delivery)}${rest}`),
 };
 
 /** The merge-request and compare pages' URLs. */

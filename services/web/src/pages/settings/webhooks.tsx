@@ -93,10 +93,10 @@ export async function webhookPage(ctx: PageContext, owner: string, name: string,
       <ul class="delivery-list">
         {list.map((d) => (
           <li class={`delivery delivery-${d.status}`}>
-            <a href={`${here}/deliveries/${encodeURIComponent(d.id)}`}>
+            <a href={repoPages.delivery(owner, name, id, d.id)}>
               <DeliverySummary delivery={d} attempts={d.attempts} />
             </a>
-            {d.status !== 'pending' && <PostButton ctx={ctx} action={`${here}/deliveries/${encodeURIComponent(d.id)}/redeliver`} label="Redeliver" />}
+            {d.status !== 'pending' && <PostButton ctx={ctx} action={repoPages.delivery(owner, name, id, d.id, '/redeliver')} label="Redeliver" />}
           </li>
         ))}
       </ul>
@@ -138,7 +138,7 @@ export async function deliveryPage(ctx: PageContext, owner: string, name: string
           </div>
         ))}
       </div>
-      {d.status !== 'pending' && <PostButton ctx={ctx} action={`${here}/deliveries/${encodeURIComponent(d.id)}/redeliver`} label="Redeliver" />}
+      {d.status !== 'pending' && <PostButton ctx={ctx} action={repoPages.delivery(owner, name, id, d.id, '/redeliver')} label="Redeliver" />}
     </SettingsFrame>,
     { repo: chrome, ...(opts.status ? { status: opts.status } : {}) },
   );
@@ -173,6 +173,5 @@ export async function webhookAction(ctx: PageContext, owner: string, name: strin
   );
   if (!result.ok) return result.result;
   // A redelivery is another attempt of the same delivery: back to its page, which lists them.
-  const back = delivery === undefined ? '' : `/deliveries/${encodeURIComponent(delivery)}`;
-  return redirect(`${repoPages.webhook(owner, name, id, back)}?done=${done}`);
+  return redirect(`${delivery === undefined ? repoPages.webhook(owner, name, id) : repoPages.delivery(owner, name, id, delivery)}?done=${done}`);
 }
