@@ -1,0 +1,100 @@
+import { yieldToEventLoop } from '@githost/runtime';
+import type { Database } from './index.js';
+import { startPruneLoop, type PruneLoop } from './prune.js';
+
+/**
+ * What Postgres's autovacuum does for a server, done for the embedded database
+ * (docs/decisions/database-upkeep.md): PGlite runs no background workers, so without this its
+ * tables are never analysed (every plan is made from guesses: an owner's page of 100 out of
+ * 10,000 repositories read all 10,000 and sorted them) and rows deleted by retention never leave
+ * room for new ones.
+ */
+
+/** Autovacuum's own pace and thresholds (PostgreSQL docs, "The Autovacuum Daemon": `autovacuum_naptime`,
+ *  `autovacuum_{vacuum,vacuum_insert,analyze}_{threshold,scale_factor}` at their defaults). */
+export const UPKEEP_EVERY_MS = 60_000;
+const ANALYZE_THRESHOLD = 50;
+const ANALYZE_SCALE = 0.1;
+const VACUUM_THRESHOLD = 50;
+const VACUUM_SCALE = 0.2;
+const VACUUM_INSERT_THRESHOLD = 1000;
+const VACUUM_INSERT_SCALE = 0.2;
+
+/** A table's counters as `pg_stat_user_tables` and `pg_class` keep them. */
+export interface TableActivity {
+  /** Rows at the last vacuum or analyse; -1 before the first. */
+  reltuples: number;
+  liveRows: number;
+  deadRows: number;
+  changedSinceAnalyze: number;
+  insertedSinceVacuum: number;
+}
+
+/** What autovacuum would do to the table now: its rule, with a table never analysed that has rows analysed at once. */
+export function upkeepFor(t: TableActivity): 'VACUUM (ANALYZE)' | 'VACUUM' | 'ANALYZE' | undefined {
+  const rows = Math.max(0, t.reltuples);
+  const analyze = (t.reltuples < 0 && t.liveRows + t.deadRows > 0) || t.changedSinceAnalyze > ANALYZE_THRESHOLD + ANALYZE_SCALE * rows;
+  const vacuum = t.deadRows > VACUUM_THRESHOLD + VACUUM_SCALE * rows || t.insertedSinceVacuum > VACUUM_INSERT_THRESHOLD + VACUUM_INSERT_SCALE * rows;
+  if (vacuum && analyze) return 'VACUUM (ANALYZE)';
+  if (vacuum) return 'VACUUM';
+  return analyze ? 'ANALYZE' : undefined;
+}
+
+/**
+ * One pass over the database's schema: each table autovacuum would take now gets its statement,
+ * one at a time, yielding between them so that on PGlite (one connection for every service of the
+ * process) requests take their turn. A table nobody changed costs nothing but the counters' read.
+ * Returns the tables done.
+ */
+export async function upkeepPass(db: Database): Promise<number> {
+  // The counters reach pg_stat_user_tables when the backend is next idle, at most once a second
+  // unless forced: forced, this pass sees every change made before it.
+  await db.query('SELECT pg_stat_force_next_flush()');
+  const { rows } = await db.query<{ name: string; reltuples: number; live: string; dead: string; changed: string; inserted: string }>(
+    `SELECT s.relname AS name, c.reltuples, s.n_live_tup AS live, s.n_dead_tup AS dead,
+            s.n_mod_since_analyze AS changed, s.n_ins_since_vacuum AS inserted
+       FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+      WHERE s.schemaname = $1 ORDER BY s.relname`,
+    [db.schema],
+  );
+  let done = 0;
+  for (const t of rows) {
+    const statement = upkeepFor({ reltuples: Number(t.reltuples), liveRows: Number(t.live), deadRows: Number(t.dead), changedSinceAnalyze: Number(t.changed), insertedSinceVacuum: Number(t.inserted) });
+    if (!statement) continue;
+    await db.query(`${statement} ${db.schema}."${t.name.replaceAll('"', '""')}"`);
+    done++;
+    await yieldToEventLoop();
+  }
+  return done;
+}
+
+export interface UpkeepOptions {
+  everyMs?: number;
+  firstAfterMs?: number;
+  /** Told once at start when the server's own upkeep is off, and of a failed pass. */
+  warn: (fields: Record<string, unknown>, message: string) => void;
+}
+
+/**
+ * The embedded database's upkeep loop; on Postgres none (autovacuum is the server's), only a
+ * warning when the server has autovacuum off, which leaves plans to guesses and pruned rows'
+ * room unused there too (docs/operating.md#postgres).
+ */
+export async function startUpkeep(db: Database, opts: UpkeepOptions): Promise<PruneLoop | undefined> {
+  if (db.kind === 'postgres') {
+    const { rows } = await db.query<{ autovacuum: string }>(`SELECT current_setting('autovacuum') AS autovacuum`);
+    if (rows[0]?.autovacuum !== 'on') {
+      opts.warn(
+        { schema: db.schema, autovacuum: rows[0]?.autovacuum },
+        'Postgres has autovacuum off: tables are analysed and vacuumed only when you run ANALYZE and VACUUM yourself (docs/operating.md#postgres)',
+      );
+    }
+    return undefined;
+  }
+  return startPruneLoop({
+    everyMs: opts.everyMs ?? UPKEEP_EVERY_MS,
+    firstAfterMs: opts.firstAfterMs,
+    pass: () => upkeepPass(db),
+    onError: (err) => opts.warn({ err, schema: db.schema }, 'embedded database upkeep failed; the next pass tries again'),
+  });
+}
