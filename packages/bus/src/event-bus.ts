@@ -56,7 +56,10 @@ export interface EventBus {
  *   Changing maxRedeliveries of an existing queue is refused by the broker (PRECONDITION_FAILED):
  *   delete the queue or use a policy.
  * - publish(): persistent, publisher-confirmed; waits up to 5 s for a (re)connection, then `unavailable`.
- * - Reconnect: backoff 100 ms doubling to 10 s with jitter; subscriptions resume by themselves.
+ *   A confirm lost to an outage fails the publish though the broker took the message: the outbox or
+ *   journal publishes it again, so consumers get that event twice, with the same id.
+ * - Reconnect: backoff 100 ms doubling to 10 s with jitter; subscriptions resume by themselves. An
+ *   attempt not set up (handshake, then the publisher channel) within connectTimeoutMs (10 s) is closed and retried.
  * - Producers: outbox (OUTBOX_MIGRATION_SQL, enqueueEvent in the state-change transaction,
  *   startOutboxRelay) or FileJournal + startJournalRelay; both at-least-once, consumers dedupe on id.
  */

@@ -20,8 +20,9 @@ import { RabbitMqSubscription } from './rabbitmq-subscription.js';
  * Connection: reconnects on error/close with exponential backoff and jitter (100 ms doubling to
  * 10 s by default) until close(); every subscription re-declares its topology and resumes
  * consuming after a reconnect (see rabbitmq-subscription.ts for queues, DLQ and retries).
- * A connection attempt whose handshake gets no answer is given up after `connectTimeoutMs`
- * (heartbeats only start once it is open), so one attempt into a black hole cannot stop reconnects.
+ * A connection attempt not set up within `connectTimeoutMs` (handshake, then the publisher channel)
+ * is closed and retried with the backoff: heartbeats would notice a broker that went silent during
+ * it only after 20-30 s, so one attempt into a black hole cannot stop reconnects.
  * The connection is named `githost <exchange> <pid>` so operators can tell replicas apart.
  */
 export interface RabbitMqBusOptions {
@@ -31,7 +32,8 @@ export interface RabbitMqBusOptions {
   /** How long publish() waits for a broker connection and confirm before failing as unavailable. */
   publishTimeoutMs?: number;
   reconnect?: BackoffOptions;
-  /** How long a connection attempt may go without an answer from the broker during its handshake. */
+  /** How long setting up a connection (handshake, then the publisher channel) may take; the handshake
+   *  also ends after this long without an answer from the broker. */
   connectTimeoutMs?: number;
   /** Delay before a failed message goes back to its queue (grows with its delivery count). */
   retryDelay?: BackoffOptions;
@@ -241,7 +243,10 @@ export class RabbitMqEventBus implements EventBus {
   }
 
   private async connect(): Promise<void> {
-    // `timeout` bounds the handshake only (amqplib clears it once the connection is open).
+    // One deadline for the whole set-up. amqplib's `timeout` bounds the handshake only (it is
+    // cleared once the connection is open); a broker that goes silent right after it would leave
+    // the publisher channel's opening waiting for heartbeats (20-30 s), with no reconnect tried.
+    const deadline = Date.now() + this.connectTimeoutMs;
     const model = await amqp.connect(this.url, { clientProperties: { connection_name: this.connectionName }, timeout: this.connectTimeoutMs });
     let alive = true;
     model.on('error', (err: Error) => this.logger.warn({ err }, 'event broker connection error'));
@@ -253,11 +258,15 @@ export class RabbitMqEventBus implements EventBus {
     let publisher: ConfirmChannel;
     try {
       if (this.closing) throw new Error('bus closing');
-      publisher = await this.openPublisher(model);
+      const opened = await beforeDeadline(deadline, this.openPublisher(model));
+      if (!opened) throw new Error(`event broker connection not set up within ${this.connectTimeoutMs} ms`);
+      publisher = opened;
       if (!alive) throw new Error('connection closed while it was being set up');
       if (this.closing) throw new Error('bus closing'); // close() ran meanwhile: do not keep it
     } catch (err) {
-      await model.close().catch(() => undefined);
+      // Not awaited: a broker that stopped answering never confirms the close (its heartbeats end
+      // that socket), and the next attempt must not wait for it.
+      void model.close().catch(() => undefined);
       if (this.closing) return;
       throw err;
     }

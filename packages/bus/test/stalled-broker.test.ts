@@ -101,4 +101,24 @@ describe('RabbitMQ event bus and a broker that stops answering', () => {
     await waitFor(() => bus.ready(), 'the bus to connect again', 10_000);
     await bus.publish(makeEvent(2));
   });
+
+  it('when a reconnect gets through its handshake and the broker then stops answering, then the bus gives that connection up within connectTimeoutMs and connects again', async () => {
+    const { proxy, url } = await viaNewProxy();
+    const bus = new RabbitMqEventBus({ url, exchange: newExchange('stall-setup'), publishTimeoutMs: 300, reconnect: { initialMs: 50, maxMs: 200 }, connectTimeoutMs: 1000 });
+    buses.push(bus);
+    await waitFor(() => bus.ready(), 'the first connection');
+
+    proxy.cut();
+    await waitFor(async () => !(await bus.ready()), 'the bus to notice the outage');
+    proxy.stallAfterHandshake(); // the next connection opens, then its publisher channel is never answered
+    proxy.restore();
+    await waitFor(() => proxy.stalledConnections === 1, 'a reconnect that opened and then went silent');
+    const stalledAt = Date.now();
+
+    // Heartbeats (10 s) would end the silent connection only after 20-30 s; the set-up deadline
+    // (1 s) plus a backoff step (at most 200 ms) is what it may take.
+    await waitFor(() => bus.ready(), 'the bus to connect again past the silent connection', 5000);
+    await bus.publish(makeEvent(1));
+    expect(Date.now() - stalledAt).toBeLessThan(5000);
+  });
 });

@@ -13,7 +13,20 @@ export interface TcpProxy {
    * restore(): like a connection attempt whose packets were lost.
    */
   hold(): void;
-  /** Back to normal for open and new connections (after cut() or hold()). */
+  /**
+   * The next connection accepted passes its AMQP handshake (up to the broker's Connection.Open-Ok)
+   * and then goes silent for good: whatever either side sends after it is dropped, even after
+   * restore() (a connection that broke just after opening). Other connections are not affected.
+   */
+  stallAfterHandshake(): void;
+  /** Connections that went silent after their handshake (see stallAfterHandshake()). */
+  readonly stalledConnections: number;
+  /**
+   * One way only: what the clients send still reaches the broker, and what the broker sends back
+   * (answers, publisher confirms, deliveries) is dropped until cut() or restore().
+   */
+  dropFromBroker(): void;
+  /** Back to normal for open and new connections (after cut(), hold() or dropFromBroker()). */
   restore(): void;
   close(): Promise<void>;
 }
@@ -26,6 +39,9 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: 'up' | 'down' | 'held' = 'up';
   let heldAccepts = 0;
+  let dropping = false;
+  let stallNext = false;
+  let stalledConnections = 0;
   const sockets = new Set<net.Socket>();
   const paused = new Set<() => void>(); // flushes what a held connection kept
   const track = (s: net.Socket) => {
@@ -33,14 +49,16 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     s.on('close', () => sockets.delete(s));
     s.on('error', () => undefined);
   };
-  /** Forwards from → to, keeping the data instead while the proxy is held. */
-  const forward = (from: net.Socket, to: net.Socket) => {
+  /** Forwards from → to, keeping the data instead while the proxy is held; `pass` may drop or cut a chunk. */
+  const forward = (from: net.Socket, to: net.Socket, pass: (chunk: Buffer) => Buffer | null) => {
     const kept: Buffer[] = [];
     const flush = () => {
       paused.delete(flush);
       for (const chunk of kept.splice(0)) to.write(chunk);
     };
-    from.on('data', (chunk: Buffer) => {
+    from.on('data', (whole: Buffer) => {
+      const chunk = pass(whole);
+      if (chunk === null) return;
       if (mode === 'held') {
         kept.push(chunk);
         paused.add(flush);
@@ -56,8 +74,18 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     }
     const upstream = net.connect(target);
     track(upstream);
-    forward(client, upstream);
-    forward(upstream, client);
+    let silent = false;
+    const openOkEnd = stallNext ? openOkWatcher() : null;
+    stallNext = false;
+    forward(client, upstream, (chunk) => (silent ? null : chunk));
+    forward(upstream, client, (chunk) => {
+      if (silent || dropping) return null;
+      const end = openOkEnd?.(chunk);
+      if (end === undefined) return chunk;
+      silent = true;
+      stalledConnections++;
+      return chunk.subarray(0, end);
+    });
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -71,15 +99,26 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     get heldAccepts() {
       return heldAccepts;
     },
+    get stalledConnections() {
+      return stalledConnections;
+    },
     cut() {
       mode = 'down';
+      dropping = false;
       dropAll();
     },
     hold() {
       mode = 'held';
     },
+    stallAfterHandshake() {
+      stallNext = true;
+    },
+    dropFromBroker() {
+      dropping = true;
+    },
     restore() {
       mode = 'up';
+      dropping = false;
       for (const flush of [...paused]) flush();
     },
     close() {
@@ -87,5 +126,33 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       dropAll();
       return new Promise((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/**
+ * Reads the broker's side of a connection as AMQP 0-9-1 frames (type, channel, size, payload,
+ * end octet) and tells, for the chunk in which the Connection.Open-Ok method (class 10, method 41,
+ * channel 0) ends, the offset just past it; undefined for every other chunk.
+ */
+function openOkWatcher(): (chunk: Buffer) => number | undefined {
+  let seen = Buffer.alloc(0);
+  let next = 0; // where the next frame starts in `seen`
+  let found = false;
+  return (chunk) => {
+    if (found) return undefined;
+    const before = seen.length;
+    seen = Buffer.concat([seen, chunk]);
+    while (seen.length - next >= 7) {
+      const size = seen.readUInt32BE(next + 3);
+      const end = next + 7 + size + 1;
+      if (seen.length < end) break;
+      const openOk = seen[next] === 1 && seen.readUInt16BE(next + 1) === 0 && size >= 4 && seen.readUInt16BE(next + 7) === 10 && seen.readUInt16BE(next + 9) === 41;
+      next = end;
+      if (openOk) {
+        found = true;
+        return end - before;
+      }
+    }
+    return undefined;
   };
 }
