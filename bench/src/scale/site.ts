@@ -47,6 +47,7 @@ export async function siteAxis(ctx: BenchContext, ladder: Ladder, service: Runni
   }
   const mrDb = await openDatabase({ url: ctx.databaseUrl, schema: 'merge_requests' });
   const hookDb = await openDatabase({ url: ctx.databaseUrl, schema: 'webhooks' });
+  const accountsDb = await openDatabase({ url: ctx.databaseUrl, schema: 'accounts' });
   try {
     for (const step of ladder.steps) {
       const z = siteSizes(step, ladder);
@@ -55,6 +56,11 @@ export async function siteAxis(ctx: BenchContext, ladder: Ladder, service: Runni
         service.rss.reset();
         const owner = await signIn(service, 'own');
         await manyRepositories(service, owner, z.repos, log);
+        // The thousands of users and repositories just made through the API in a few minutes would
+        // be analysed by Postgres's autovacuum within its minute's nap; a run whose Postgres has it
+        // off (this machine's CI setting) would read plans made without statistics instead
+        // (bench/RESULTS.md#2026-12-01-early-the-site-axis-with-statistics).
+        await accountsDb.query('ANALYZE');
         const { repo, hook } = await seededRepository(owner, mrDb, hookDb, z, log);
         const api = `/api/repos/${owner.username}/${repo}`;
         const web = `/${owner.username}/${repo}`;
@@ -82,6 +88,7 @@ export async function siteAxis(ctx: BenchContext, ladder: Ladder, service: Runni
   } finally {
     await mrDb.close();
     await hookDb.close();
+    await accountsDb.close();
   }
   return table;
 }
