@@ -59,7 +59,7 @@ export async function siteAxis(ctx: BenchContext, ladder: Ladder, service: Runni
         // The thousands of users and repositories just made through the API in a few minutes would
         // be analysed by Postgres's autovacuum within its minute's nap; a run whose Postgres has it
         // off (this machine's CI setting) would read plans made without statistics instead
-        // (bench/RESULTS.md#2026-12-01-early-the-site-axis-with-statistics).
+        // (bench/RESULTS.md#2026-11-30-late-the-site-axis-with-statistics).
         await accountsDb.query('ANALYZE');
         const { repo, hook } = await seededRepository(owner, mrDb, hookDb, z, log);
         const api = `/api/repos/${owner.username}/${repo}`;

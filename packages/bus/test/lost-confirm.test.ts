@@ -4,8 +4,8 @@ import { OUTBOX_MIGRATION_SQL, RabbitMqEventBus, enqueueEvent, startOutboxRelay,
 import { removeBrokerTopology } from '../src/testing.js';
 import { waitFor } from '@githost/test-support';
 import { makeEvent } from './events.js';
-import { AMQP_URL, uniqueName } from './rabbitmq.js';
-import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { AMQP_URL, brokerBehindProxy, uniqueName } from './rabbitmq.js';
+import type { TcpProxy } from './tcp-proxy.js';
 
 // The outbox keeps an event until the broker confirmed it (outbox.ts): a publish that reached the
 // broker but whose confirm was lost to an outage is published again once the broker is back.
@@ -14,12 +14,12 @@ describe('outbox and RabbitMQ when a publisher confirm is lost to an outage', ()
   const queue = uniqueName('lost-confirm-q');
   let db: Database;
   let proxy: TcpProxy;
+  let viaProxy: string;
 
   beforeAll(async () => {
     db = await openDatabase({ schema: 'svc' }); // in-memory PGlite
     await migrate(db, [{ version: 1, name: 'outbox', sql: OUTBOX_MIGRATION_SQL }]);
-    const target = new URL(AMQP_URL);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5672) });
+    ({ proxy, url: viaProxy } = await brokerBehindProxy());
   });
   afterAll(async () => {
     await proxy.close();
@@ -28,10 +28,8 @@ describe('outbox and RabbitMQ when a publisher confirm is lost to an outage', ()
   });
 
   it('when the connection is cut after the broker took an event but before its confirm came back, then the event stays in the outbox, is published again once the broker is back, and the later events follow it in order', async () => {
-    const viaProxy = new URL(AMQP_URL);
-    viaProxy.port = String(proxy.port);
     // publishTimeoutMs leaves the publish waiting for its confirm well past the moment of the cut.
-    const publisher = new RabbitMqEventBus({ url: viaProxy.toString(), exchange, publishTimeoutMs: 1000, reconnect: { initialMs: 50, maxMs: 200 } });
+    const publisher = new RabbitMqEventBus({ url: viaProxy, exchange, publishTimeoutMs: 1000, reconnect: { initialMs: 50, maxMs: 200 } });
     // The consumer reaches the broker directly: it sees what the broker took, whatever the proxy does.
     const consumer = new RabbitMqEventBus({ url: AMQP_URL, exchange });
     const received: EventEnvelope[] = [];

@@ -3,8 +3,8 @@ import { migrate, openDatabase, type Database } from '@githost/db';
 import { OUTBOX_MIGRATION_SQL, RabbitMqEventBus, enqueueEvent, startOutboxRelay, type EventEnvelope } from '../src/index.js';
 import { waitFor } from '@githost/test-support';
 import { makeEvent } from './events.js';
-import { AMQP_URL, openAdmin, uniqueName } from './rabbitmq.js';
-import { startTcpProxy } from './tcp-proxy.js';
+import { brokerBehindProxy, openAdmin, uniqueName } from './rabbitmq.js';
+import type { TcpProxy } from './tcp-proxy.js';
 
 // "Never lose an event" (CONTRACT §7): the broker goes away for longer than publish() waits.
 describe('outbox and RabbitMQ through a broker outage', () => {
@@ -12,13 +12,13 @@ describe('outbox and RabbitMQ through a broker outage', () => {
   const queue = uniqueName('outage-q');
   const lateQueue = uniqueName('outage-late');
   let db: Database;
-  let proxy: Awaited<ReturnType<typeof startTcpProxy>>;
+  let proxy: TcpProxy;
+  let viaProxy: string;
 
   beforeAll(async () => {
     db = await openDatabase({ schema: 'svc' }); // in-memory PGlite
     await migrate(db, [{ version: 1, name: 'outbox', sql: OUTBOX_MIGRATION_SQL }]);
-    const target = new URL(AMQP_URL);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5672) });
+    ({ proxy, url: viaProxy } = await brokerBehindProxy());
   });
   afterAll(async () => {
     await proxy.close();
@@ -31,9 +31,7 @@ describe('outbox and RabbitMQ through a broker outage', () => {
   });
 
   it('when the broker is unreachable, then outbox events wait with attempts counted, and every one is delivered once it is back', async () => {
-    const viaProxy = new URL(AMQP_URL);
-    viaProxy.port = String(proxy.port);
-    const options = { url: viaProxy.toString(), exchange, publishTimeoutMs: 300, reconnect: { initialMs: 50, maxMs: 200 } };
+    const options = { url: viaProxy, exchange, publishTimeoutMs: 300, reconnect: { initialMs: 50, maxMs: 200 } };
     const publisher = new RabbitMqEventBus(options);
     const consumer = new RabbitMqEventBus(options);
     const received = new Map<string, EventEnvelope>();

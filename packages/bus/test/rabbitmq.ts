@@ -1,5 +1,6 @@
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { TEST_AMQP_URL, closeConnectionsNamed, uniqueTestName } from '../src/testing.js';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
 export { closeConnectionsNamed };
 export const AMQP_URL = TEST_AMQP_URL;
@@ -12,4 +13,12 @@ export async function openAdmin(): Promise<{ model: ChannelModel; ch: Channel }>
   const model = await amqp.connect(AMQP_URL);
   const ch = await model.createChannel();
   return { model, ch };
+}
+
+/** A proxy of this test's own in front of the shared broker, and the broker URL through it. */
+export async function brokerBehindProxy(): Promise<{ proxy: TcpProxy; url: string }> {
+  const target = new URL(AMQP_URL);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5672) });
+  target.port = String(proxy.port);
+  return { proxy, url: target.toString() };
 }

@@ -3,8 +3,8 @@ import { createLogger, setLogSink } from '@githost/logging';
 import { RabbitMqEventBus } from '../src/index.js';
 import { waitFor } from '@githost/test-support';
 import { makeEvent } from './events.js';
-import { AMQP_URL, openAdmin, uniqueName } from './rabbitmq.js';
-import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { brokerBehindProxy, openAdmin, uniqueName } from './rabbitmq.js';
+import type { TcpProxy } from './tcp-proxy.js';
 
 /** A logger that calls `on(msg)` synchronously for each line the bus writes. */
 function loggerCalling(on: (msg: string) => void) {
@@ -24,12 +24,9 @@ describe('RabbitMQ event bus and a broker that stops answering', () => {
   const buses: RabbitMqEventBus[] = [];
 
   const viaNewProxy = async (): Promise<{ proxy: TcpProxy; url: string }> => {
-    const target = new URL(AMQP_URL);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5672) });
-    proxies.push(proxy);
-    const url = new URL(AMQP_URL);
-    url.port = String(proxy.port);
-    return { proxy, url: url.toString() };
+    const behind = await brokerBehindProxy();
+    proxies.push(behind.proxy);
+    return behind;
   };
   const newExchange = (what: string): string => {
     const name = uniqueName(what);
