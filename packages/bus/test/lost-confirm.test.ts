@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { migrate, openDatabase, type Database } from '@githost/db';
-import { OUTBOX_MIGRATION_SQL, RabbitMqEventBus, enqueueEvent, startOutboxRelay, type EventEnvelope } from '../src/index.js';
+import type { Database } from '@githost/db';
+import { RabbitMqEventBus, enqueueEvent, startOutboxRelay, type EventEnvelope } from '../src/index.js';
 import { removeBrokerTopology } from '../src/testing.js';
 import { waitFor } from '@githost/test-support';
 import { makeEvent } from './events.js';
-import { AMQP_URL, brokerBehindProxy, uniqueName } from './rabbitmq.js';
+import { AMQP_URL, outboxBehindProxy, uniqueName } from './rabbitmq.js';
 import type { TcpProxy } from './tcp-proxy.js';
 
 // The outbox keeps an event until the broker confirmed it (outbox.ts): a publish that reached the
@@ -15,15 +15,13 @@ describe('outbox and RabbitMQ when a publisher confirm is lost to an outage', ()
   let db: Database;
   let proxy: TcpProxy;
   let viaProxy: string;
+  let closeOutbox: () => Promise<void>;
 
   beforeAll(async () => {
-    db = await openDatabase({ schema: 'svc' }); // in-memory PGlite
-    await migrate(db, [{ version: 1, name: 'outbox', sql: OUTBOX_MIGRATION_SQL }]);
-    ({ proxy, url: viaProxy } = await brokerBehindProxy());
+    ({ db, proxy, url: viaProxy, close: closeOutbox } = await outboxBehindProxy());
   });
   afterAll(async () => {
-    await proxy.close();
-    await db.close();
+    await closeOutbox();
     await removeBrokerTopology(AMQP_URL, exchange, [queue]);
   });
 

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { migrate, openDatabase, type Database } from '@githost/db';
-import { OUTBOX_MIGRATION_SQL, RabbitMqEventBus, enqueueEvent, startOutboxRelay, type EventEnvelope } from '../src/index.js';
+import type { Database } from '@githost/db';
+import { RabbitMqEventBus, enqueueEvent, startOutboxRelay, type EventEnvelope } from '../src/index.js';
 import { waitFor } from '@githost/test-support';
 import { makeEvent } from './events.js';
-import { brokerBehindProxy, openAdmin, uniqueName } from './rabbitmq.js';
+import { AMQP_URL, outboxBehindProxy, uniqueName } from './rabbitmq.js';
+import { removeBrokerTopology } from '../src/testing.js';
 import type { TcpProxy } from './tcp-proxy.js';
 
 // "Never lose an event" (CONTRACT §7): the broker goes away for longer than publish() waits.
@@ -14,20 +15,14 @@ describe('outbox and RabbitMQ through a broker outage', () => {
   let db: Database;
   let proxy: TcpProxy;
   let viaProxy: string;
+  let closeOutbox: () => Promise<void>;
 
   beforeAll(async () => {
-    db = await openDatabase({ schema: 'svc' }); // in-memory PGlite
-    await migrate(db, [{ version: 1, name: 'outbox', sql: OUTBOX_MIGRATION_SQL }]);
-    ({ proxy, url: viaProxy } = await brokerBehindProxy());
+    ({ db, proxy, url: viaProxy, close: closeOutbox } = await outboxBehindProxy());
   });
   afterAll(async () => {
-    await proxy.close();
-    await db.close();
-    const admin = await openAdmin();
-    for (const q of [queue, `${queue}.dead`, lateQueue, `${lateQueue}.dead`]) await admin.ch.deleteQueue(q);
-    await admin.ch.deleteExchange(exchange);
-    await admin.ch.deleteExchange(`${exchange}.dlx`);
-    await admin.model.close();
+    await closeOutbox();
+    await removeBrokerTopology(AMQP_URL, exchange, [queue, lateQueue]);
   });
 
   it('when the broker is unreachable, then outbox events wait with attempts counted, and every one is delivered once it is back', async () => {

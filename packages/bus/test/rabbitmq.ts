@@ -1,4 +1,6 @@
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import { migrate, openDatabase, type Database } from '@githost/db';
+import { OUTBOX_MIGRATION_SQL } from '../src/index.js';
 import { TEST_AMQP_URL, closeConnectionsNamed, uniqueTestName } from '../src/testing.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
@@ -21,4 +23,20 @@ export async function brokerBehindProxy(): Promise<{ proxy: TcpProxy; url: strin
   const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5672) });
   target.port = String(proxy.port);
   return { proxy, url: target.toString() };
+}
+
+/** An outbox in an in-memory PGlite, and the broker behind a proxy of its own: what the outage tests publish through. */
+export async function outboxBehindProxy(): Promise<{ db: Database; proxy: TcpProxy; url: string; close(): Promise<void> }> {
+  const db = await openDatabase({ schema: 'svc' });
+  await migrate(db, [{ version: 1, name: 'outbox', sql: OUTBOX_MIGRATION_SQL }]);
+  const { proxy, url } = await brokerBehindProxy();
+  return {
+    db,
+    proxy,
+    url,
+    async close() {
+      await proxy.close();
+      await db.close();
+    },
+  };
 }
