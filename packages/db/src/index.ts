@@ -8,7 +8,7 @@ export { EmbeddedPostgres, shareEmbeddedDatabase } from './embedded.js';
 export { holdsDatabase } from './initdb.js';
 export { GroupCommit, type GroupCommitOptions } from './group-commit.js';
 export { deleteInBatches, startPruneLoop, type PruneLoop } from './prune.js';
-export { startUpkeep, upkeepPass, UPKEEP_EVERY_MS, type UpkeepOptions } from './upkeep.js';
+export { checkpointIfDue, startUpkeep, upkeepPass, UPKEEP_EVERY_MS, type UpkeepOptions } from './upkeep.js';
 export { keysetPage, type KeysetList, type KeysetPage, type PageKey, type PageRequest, type PageStart } from './keyset.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, migrate, openDatabase, type Database } from './index.js';
-import { startUpkeep, upkeepFor, upkeepPass } from './upkeep.js';
+import { checkpointDue, checkpointIfDue, startUpkeep, upkeepFor, upkeepPass } from './upkeep.js';
 
 const migrations = [
   {
@@ -45,6 +45,16 @@ describe('upkeepFor: autovacuum\'s rule', () => {
   });
 });
 
+describe('checkpointDue: the checkpointer\'s rule', () => {
+  it('checkpoints after 64 MiB of WAL, or after five minutes with anything written', () => {
+    expect(checkpointDue({ walSinceCheckpoint: 64 * 1024 * 1024, secondsSinceCheckpoint: 1 })).toBe(true);
+    expect(checkpointDue({ walSinceCheckpoint: 64 * 1024 * 1024 - 1, secondsSinceCheckpoint: 299 })).toBe(false);
+    expect(checkpointDue({ walSinceCheckpoint: 100_000, secondsSinceCheckpoint: 300 })).toBe(true);
+    // A checkpoint's own record and nothing since: an idle site is left alone.
+    expect(checkpointDue({ walSinceCheckpoint: 120, secondsSinceCheckpoint: 3_600 })).toBe(false);
+  });
+});
+
 describe('the embedded database upkeep (PGlite)', () => {
   let db: Database;
   beforeEach(async () => {
@@ -74,6 +84,24 @@ describe('the embedded database upkeep (PGlite)', () => {
     await fill(5000);
     // Without the vacuum the new rows go after the dead ones: twice the size.
     expect(await tableBytes(db)).toBeLessThanOrEqual(full * 1.1);
+  });
+
+  it('checkpoints as WAL grows, so the WAL on disk and what a crash replays stop growing with the writes', async () => {
+    const walBytes = async () => Number((await db.query<{ bytes: string }>('SELECT sum(size) AS bytes FROM pg_ls_waldir()')).rows[0]!.bytes);
+    const replayed = async () => Number((await db.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn) AS bytes FROM pg_control_checkpoint()')).rows[0]!.bytes);
+    // ~70 MB of WAL a round: past the 64 MiB that make a checkpoint due.
+    const round = () => db.query(`INSERT INTO items (id, owner, name, body) SELECT gen_random_uuid()::text, 'o', gen_random_uuid()::text, repeat('w', 900) FROM generate_series(1, 60000)`);
+    await round();
+    expect(await checkpointIfDue(db)).toBe(true);
+    expect(await checkpointIfDue(db)).toBe(false); // nothing written since
+    const afterFirst = await walBytes();
+    for (let i = 0; i < 3; i++) {
+      await round();
+      expect(await checkpointIfDue(db)).toBe(true);
+      expect(await replayed()).toBeLessThan(1024 * 1024);
+    }
+    // Without the checkpoints each round adds its ~70 MB; with them the segments are reused.
+    expect(await walBytes()).toBeLessThanOrEqual(afterFirst + 80 * 1024 * 1024);
   });
 
   it('runs passes on its own until stopped', async () => {

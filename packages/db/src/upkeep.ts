@@ -3,11 +3,12 @@ import type { Database } from './index.js';
 import { startPruneLoop, type PruneLoop } from './prune.js';
 
 /**
- * What Postgres's autovacuum does for a server, done for the embedded database
+ * What Postgres's autovacuum and checkpointer do for a server, done for the embedded database
  * (docs/decisions/database-upkeep.md): PGlite runs no background workers, so without this its
  * tables are never analysed (every plan is made from guesses: an owner's page of 100 out of
- * 10,000 repositories read all 10,000 and sorted them) and rows deleted by retention never leave
- * room for new ones.
+ * 10,000 repositories read all 10,000 and sorted them), rows deleted by retention never leave
+ * room for new ones, and no checkpoint is ever made while it runs: its WAL grows with every write
+ * since the start, on disk and in what a restart after a crash replays.
  */
 
 /** Autovacuum's own pace and thresholds (PostgreSQL docs, "The Autovacuum Daemon": `autovacuum_naptime`,
@@ -68,6 +69,34 @@ export async function upkeepPass(db: Database): Promise<number> {
   return done;
 }
 
+/** The checkpointer's pace (`checkpoint_timeout` at its default), and WAL enough for a
+ *  checkpoint sooner, sized for the embedded mode's laptop rather than a server's 1 GB. */
+const CHECKPOINT_AFTER_S = 300;
+const CHECKPOINT_WAL_BYTES = 64 * 1024 * 1024;
+/** WAL past the last checkpoint's own record that counts as writes since it (a pass's ANALYZE writes some). */
+const WRITTEN_SINCE_BYTES = 8192;
+
+/** Whether a checkpoint is due: WAL enough since the last, or its age with anything written since. */
+export function checkpointDue(t: { walSinceCheckpoint: number; secondsSinceCheckpoint: number }): boolean {
+  return t.walSinceCheckpoint >= CHECKPOINT_WAL_BYTES || (t.secondsSinceCheckpoint >= CHECKPOINT_AFTER_S && t.walSinceCheckpoint > WRITTEN_SINCE_BYTES);
+}
+
+/**
+ * `CHECKPOINT` when one is due; whether it ran. It writes what shared buffers hold (16 MB in the
+ * embedded mode), after which the WAL before it is recycled and a restart after a crash replays
+ * only what came after.
+ */
+export async function checkpointIfDue(db: Database): Promise<boolean> {
+  const { rows } = await db.query<{ since: string; age: string }>(
+    `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), checkpoint_lsn) AS since,
+            extract(epoch FROM now() - checkpoint_time) AS age
+       FROM pg_control_checkpoint()`,
+  );
+  if (!checkpointDue({ walSinceCheckpoint: Number(rows[0]!.since), secondsSinceCheckpoint: Number(rows[0]!.age) })) return false;
+  await db.query('CHECKPOINT');
+  return true;
+}
+
 export interface UpkeepOptions {
   everyMs?: number;
   firstAfterMs?: number;
@@ -76,7 +105,7 @@ export interface UpkeepOptions {
 }
 
 /**
- * The embedded database's upkeep loop; on Postgres none (autovacuum is the server's), only a
+ * The embedded database's upkeep loop; on Postgres none (autovacuum and checkpoints are the server's), only a
  * warning when the server has autovacuum off, which leaves plans to guesses and pruned rows'
  * room unused there too (docs/operating.md#postgres).
  */
@@ -94,7 +123,7 @@ export async function startUpkeep(db: Database, opts: UpkeepOptions): Promise<Pr
   return startPruneLoop({
     everyMs: opts.everyMs ?? UPKEEP_EVERY_MS,
     firstAfterMs: opts.firstAfterMs,
-    pass: () => upkeepPass(db),
+    pass: async () => (await upkeepPass(db)) + Number(await checkpointIfDue(db)),
     onError: (err) => opts.warn({ err, schema: db.schema }, 'embedded database upkeep failed; the next pass tries again'),
   });
 }
