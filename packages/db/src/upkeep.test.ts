@@ -29,7 +29,7 @@ async function tableBytes(db: Database): Promise<number> {
 }
 
 describe('upkeepFor: autovacuum\'s rule', () => {
-  const quiet = { reltuples: 10_000, liveRows: 10_000, deadRows: 0, changedSinceAnalyze: 0, insertedSinceVacuum: 0 };
+  const quiet = { reltuples: 10_000, liveRows: 10_000, deadRows: 0, changedSinceAnalyze: 0, insertedSinceVacuum: 0, xidAge: 1_000 };
   it('analyses past 50 + 10 % of the rows changed, and a table never analysed that has rows', () => {
     expect(upkeepFor(quiet)).toBeUndefined();
     expect(upkeepFor({ ...quiet, changedSinceAnalyze: 1_050 })).toBeUndefined();
@@ -42,6 +42,10 @@ describe('upkeepFor: autovacuum\'s rule', () => {
     expect(upkeepFor({ ...quiet, deadRows: 2_051 })).toBe('VACUUM');
     expect(upkeepFor({ ...quiet, insertedSinceVacuum: 3_001 })).toBe('VACUUM');
     expect(upkeepFor({ ...quiet, deadRows: 2_051, changedSinceAnalyze: 2_051 })).toBe('VACUUM (ANALYZE)');
+  });
+  it('vacuums a table nobody changes once its oldest transaction id is 200 million transactions old', () => {
+    expect(upkeepFor({ ...quiet, xidAge: 200_000_000 })).toBeUndefined();
+    expect(upkeepFor({ ...quiet, xidAge: 200_000_001 })).toBe('VACUUM');
   });
 });
 

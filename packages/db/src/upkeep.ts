@@ -20,6 +20,9 @@ const VACUUM_THRESHOLD = 50;
 const VACUUM_SCALE = 0.2;
 const VACUUM_INSERT_THRESHOLD = 1000;
 const VACUUM_INSERT_SCALE = 0.2;
+/** `autovacuum_freeze_max_age`: past it a table is vacuumed whatever changed, before its
+ *  transaction ids could wrap around (PostgreSQL docs, "Preventing Transaction ID Wraparound Failures"). */
+const FREEZE_MAX_AGE = 200_000_000;
 
 /** A table's counters as `pg_stat_user_tables` and `pg_class` keep them. */
 export interface TableActivity {
@@ -29,13 +32,16 @@ export interface TableActivity {
   deadRows: number;
   changedSinceAnalyze: number;
   insertedSinceVacuum: number;
+  /** `age(relfrozenxid)`: transactions since the table's oldest unfrozen one. */
+  xidAge: number;
 }
 
-/** What autovacuum would do to the table now: its rule, with a table never analysed that has rows analysed at once. */
+/** What autovacuum would do to the table now: its rule (changes, dead rows, inserts, transaction id
+ *  age), with a table never analysed that has rows analysed at once. */
 export function upkeepFor(t: TableActivity): 'VACUUM (ANALYZE)' | 'VACUUM' | 'ANALYZE' | undefined {
   const rows = Math.max(0, t.reltuples);
   const analyze = (t.reltuples < 0 && t.liveRows + t.deadRows > 0) || t.changedSinceAnalyze > ANALYZE_THRESHOLD + ANALYZE_SCALE * rows;
-  const vacuum = t.deadRows > VACUUM_THRESHOLD + VACUUM_SCALE * rows || t.insertedSinceVacuum > VACUUM_INSERT_THRESHOLD + VACUUM_INSERT_SCALE * rows;
+  const vacuum = t.deadRows > VACUUM_THRESHOLD + VACUUM_SCALE * rows || t.insertedSinceVacuum > VACUUM_INSERT_THRESHOLD + VACUUM_INSERT_SCALE * rows || t.xidAge > FREEZE_MAX_AGE;
   if (vacuum && analyze) return 'VACUUM (ANALYZE)';
   if (vacuum) return 'VACUUM';
   return analyze ? 'ANALYZE' : undefined;
@@ -51,16 +57,16 @@ export async function upkeepPass(db: Database): Promise<number> {
   // The counters reach pg_stat_user_tables when the backend is next idle, at most once a second
   // unless forced: forced, this pass sees every change made before it.
   await db.query('SELECT pg_stat_force_next_flush()');
-  const { rows } = await db.query<{ name: string; reltuples: number; live: string; dead: string; changed: string; inserted: string }>(
+  const { rows } = await db.query<{ name: string; reltuples: number; live: string; dead: string; changed: string; inserted: string; xid_age: string }>(
     `SELECT s.relname AS name, c.reltuples, s.n_live_tup AS live, s.n_dead_tup AS dead,
-            s.n_mod_since_analyze AS changed, s.n_ins_since_vacuum AS inserted
+            s.n_mod_since_analyze AS changed, s.n_ins_since_vacuum AS inserted, age(c.relfrozenxid) AS xid_age
        FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
       WHERE s.schemaname = $1 ORDER BY s.relname`,
     [db.schema],
   );
   let done = 0;
   for (const t of rows) {
-    const statement = upkeepFor({ reltuples: Number(t.reltuples), liveRows: Number(t.live), deadRows: Number(t.dead), changedSinceAnalyze: Number(t.changed), insertedSinceVacuum: Number(t.inserted) });
+    const statement = upkeepFor({ reltuples: Number(t.reltuples), liveRows: Number(t.live), deadRows: Number(t.dead), changedSinceAnalyze: Number(t.changed), insertedSinceVacuum: Number(t.inserted), xidAge: Number(t.xid_age) });
     if (!statement) continue;
     await db.query(`${statement} ${db.schema}."${t.name.replaceAll('"', '""')}"`);
     done++;
