@@ -19,13 +19,13 @@ afterEach(async () => {
 const listen = (s: Server | TcpServer) => new Promise<number>((resolve) => s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)));
 const close = (s: Server | TcpServer) => () => new Promise((r) => s.close(r));
 
-/** A port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const s = createTcpServer();
-  const port = await listen(s);
-  await close(s)();
-  return port;
-}
+/**
+ * Ports nothing listens on. Below 1024: the system never hands them out for a listen on port 0, so
+ * no test running beside this one can take them in between, as it could a port bound and closed
+ * here (CI once got a 431 from whatever had taken such a port). Port 1 is what the other tests use.
+ */
+const REFUSING = 1;
+const ALSO_REFUSING = 2;
 
 /** An HTTP upstream that answers `<name> <method> <body>` and records what it received. */
 async function upstream(name: string) {
@@ -124,7 +124,7 @@ describe('forwarding with a fallback target', () => {
 
   it('when its own target refuses the connection, then a GET and a POST with its whole body go to the fallback, each once', async () => {
     const fallback = await upstream('fallback');
-    const gateway = await gatewayTo(await closedPort(), fallback.port);
+    const gateway = await gatewayTo(REFUSING, fallback.port);
     expect(await gateway.send('GET')).toEqual({ status: 200, body: 'fallback GET ' });
     // Bigger than the socket's buffers: part of it is still in the request when the refusal comes.
     const form = `title=${'x'.repeat(70_000)}&_csrf=token`;
@@ -144,7 +144,7 @@ describe('forwarding with a fallback target', () => {
   });
 
   it('when the fallback refuses too, then the request is a 503 after one try at each', async () => {
-    const gateway = await gatewayTo(await closedPort(), await closedPort());
+    const gateway = await gatewayTo(REFUSING, ALSO_REFUSING);
     expect((await gateway.send('GET')).status).toBe(503);
     expect((await gateway.send('POST', 'a=1')).status).toBe(503);
     expect(gateway.retries()).toBe(2);

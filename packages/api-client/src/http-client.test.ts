@@ -40,12 +40,9 @@ describe('requestWhole with a fallback (the web calling its own gateway, docs/de
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   };
-  const closedPort = async (): Promise<string> => {
-    const url = await listen(() => undefined);
-    const server = servers.pop()!;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    return url;
-  };
+  // Nothing listens on port 1, and the system never hands it out for a listen on port 0: no test
+  // running beside this one can take it, as it could a port bound and closed here.
+  const refusing = 'http://127.0.0.1:1';
   let fallback: string;
   const received: string[] = [];
 
@@ -66,7 +63,7 @@ describe('requestWhole with a fallback (the web calling its own gateway, docs/de
 
   it('when its own gateway refuses the connection, then a GET and a POST each go to the fallback once', async () => {
     received.length = 0;
-    const own = await closedPort();
+    const own = refusing;
     const read = await requestWhole(`${own}/api/a`, { method: 'GET', headers: {}, timeoutMs: 5_000, fallbackUrl: `${fallback}/api/a` });
     const write = await requestWhole(`${own}/api/b`, { method: 'POST', headers: {}, body: '{"x":1}', timeoutMs: 5_000, fallbackUrl: `${fallback}/api/b` });
     expect([read.text, write.text]).toEqual(['fallback', 'fallback']);
