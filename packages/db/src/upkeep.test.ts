@@ -1,4 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createTestDatabase, migrate, openDatabase, type Database } from './index.js';
 import { checkpointDue, checkpointIfDue, startUpkeep, upkeepFor, upkeepPass } from './upkeep.js';
 
@@ -29,13 +32,19 @@ async function tableBytes(db: Database): Promise<number> {
 }
 
 describe('upkeepFor: autovacuum\'s rule', () => {
-  const quiet = { reltuples: 10_000, liveRows: 10_000, deadRows: 0, changedSinceAnalyze: 0, insertedSinceVacuum: 0, xidAge: 1_000 };
+  const quiet = { reltuples: 10_000, bytes: 1_000_000, liveRows: 10_000, deadRows: 0, changedSinceAnalyze: 0, insertedSinceVacuum: 0, xidAge: 1_000 };
   it('analyses past 50 + 10 % of the rows changed, and a table never analysed that has rows', () => {
     expect(upkeepFor(quiet)).toBeUndefined();
     expect(upkeepFor({ ...quiet, changedSinceAnalyze: 1_050 })).toBeUndefined();
     expect(upkeepFor({ ...quiet, changedSinceAnalyze: 1_051 })).toBe('ANALYZE');
     expect(upkeepFor({ ...quiet, reltuples: -1, liveRows: 3, insertedSinceVacuum: 3, changedSinceAnalyze: 3 })).toBe('ANALYZE');
-    expect(upkeepFor({ ...quiet, reltuples: -1, liveRows: 0 })).toBeUndefined();
+    // Counters at zero (a new process) but rows on disk: still never analysed.
+    expect(upkeepFor({ ...quiet, reltuples: -1, liveRows: 0 })).toBe('ANALYZE');
+    expect(upkeepFor({ ...quiet, reltuples: -1, bytes: 0, liveRows: 0 })).toBeUndefined();
+  });
+  it('takes every table with rows on the first pass of a process, whose counters know nothing of before', () => {
+    expect(upkeepFor(quiet, true)).toBe('VACUUM (ANALYZE)');
+    expect(upkeepFor({ ...quiet, bytes: 0 }, true)).toBeUndefined();
   });
   it('vacuums past 50 + 20 % dead rows, or 1,000 + 20 % inserted ones', () => {
     expect(upkeepFor({ ...quiet, deadRows: 2_050 })).toBeUndefined();
@@ -117,6 +126,38 @@ describe('the embedded database upkeep (PGlite)', () => {
     expect(await plan(db, PAGE)).toContain('Index Scan using items_owner_name');
     await loop!.stop();
     expect(warnings).toEqual([]);
+  });
+});
+
+describe('the embedded database upkeep across a restart (PGlite on disk)', () => {
+  it('takes every table on the first pass of a process, since the counters of the changes made before it are gone', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'githost-upkeep-'));
+    try {
+      let db = await openDatabase({ dataDir: dir, schema: 'svc' });
+      await migrate(db, migrations);
+      await db.query(`INSERT INTO items (id, owner, name) SELECT 'one-' || g, 'u' || g, 'one' FROM generate_series(1, 100) g`);
+      await upkeepPass(db);
+      await db.query(`INSERT INTO items (id, owner, name) SELECT 'big-' || g, 'big', 'r' || lpad(g::text, 6, '0') FROM generate_series(1, 10000) g`);
+      await db.close();
+
+      db = await openDatabase({ dataDir: dir, schema: 'svc' });
+      try {
+        const counted = async () => Number((await db.query<{ n: number }>(`SELECT reltuples AS n FROM pg_class WHERE oid = 'items'::regclass`)).rows[0]!.n);
+        // The 10,000 rows are not in the counters of this process: by them nothing changed, and
+        // the planner would go on believing 100 rows and no owner 'big'.
+        expect(await upkeepPass(db)).toBe(0);
+        expect(await counted()).toBe(100);
+        // The loop's first pass takes them all.
+        const loop = await startUpkeep(db, { firstAfterMs: 0, warn: () => undefined });
+        for (let i = 0; i < 200 && (await counted()) !== 10_100; i++) await new Promise((r) => setTimeout(r, 25));
+        await loop!.stop();
+        expect(await counted()).toBe(10_100);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

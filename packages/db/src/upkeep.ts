@@ -28,6 +28,8 @@ const FREEZE_MAX_AGE = 200_000_000;
 export interface TableActivity {
   /** Rows at the last vacuum or analyse; -1 before the first. */
   reltuples: number;
+  /** The table's size on disk (`pg_relation_size`), which unlike the counters outlives a restart. */
+  bytes: number;
   liveRows: number;
   deadRows: number;
   changedSinceAnalyze: number;
@@ -36,11 +38,16 @@ export interface TableActivity {
   xidAge: number;
 }
 
-/** What autovacuum would do to the table now: its rule (changes, dead rows, inserts, transaction id
- *  age), with a table never analysed that has rows analysed at once. */
-export function upkeepFor(t: TableActivity): 'VACUUM (ANALYZE)' | 'VACUUM' | 'ANALYZE' | undefined {
+/**
+ * What autovacuum would do to the table now: its rule (changes, dead rows, inserts, transaction id
+ * age), with a table never analysed that has rows analysed at once. `firstSinceStart`: PGlite keeps
+ * no statistics file, so its counters start at zero with each process and say nothing of the
+ * changes made before; the first pass of a process takes every table that has rows.
+ */
+export function upkeepFor(t: TableActivity, firstSinceStart = false): 'VACUUM (ANALYZE)' | 'VACUUM' | 'ANALYZE' | undefined {
+  if (firstSinceStart && t.bytes > 0) return 'VACUUM (ANALYZE)';
   const rows = Math.max(0, t.reltuples);
-  const analyze = (t.reltuples < 0 && t.liveRows + t.deadRows > 0) || t.changedSinceAnalyze > ANALYZE_THRESHOLD + ANALYZE_SCALE * rows;
+  const analyze = (t.reltuples < 0 && t.bytes > 0) || t.changedSinceAnalyze > ANALYZE_THRESHOLD + ANALYZE_SCALE * rows;
   const vacuum = t.deadRows > VACUUM_THRESHOLD + VACUUM_SCALE * rows || t.insertedSinceVacuum > VACUUM_INSERT_THRESHOLD + VACUUM_INSERT_SCALE * rows || t.xidAge > FREEZE_MAX_AGE;
   if (vacuum && analyze) return 'VACUUM (ANALYZE)';
   if (vacuum) return 'VACUUM';
@@ -53,12 +60,12 @@ export function upkeepFor(t: TableActivity): 'VACUUM (ANALYZE)' | 'VACUUM' | 'AN
  * process) requests take their turn. A table nobody changed costs nothing but the counters' read.
  * Returns the tables done.
  */
-export async function upkeepPass(db: Database): Promise<number> {
+export async function upkeepPass(db: Database, firstSinceStart = false): Promise<number> {
   // The counters reach pg_stat_user_tables when the backend is next idle, at most once a second
   // unless forced: forced, this pass sees every change made before it.
   await db.query('SELECT pg_stat_force_next_flush()');
-  const { rows } = await db.query<{ name: string; reltuples: number; live: string; dead: string; changed: string; inserted: string; xid_age: string }>(
-    `SELECT s.relname AS name, c.reltuples, s.n_live_tup AS live, s.n_dead_tup AS dead,
+  const { rows } = await db.query<{ name: string; reltuples: number; bytes: string; live: string; dead: string; changed: string; inserted: string; xid_age: string }>(
+    `SELECT s.relname AS name, c.reltuples, pg_relation_size(c.oid) AS bytes, s.n_live_tup AS live, s.n_dead_tup AS dead,
             s.n_mod_since_analyze AS changed, s.n_ins_since_vacuum AS inserted, age(c.relfrozenxid) AS xid_age
        FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
       WHERE s.schemaname = $1 ORDER BY s.relname`,
@@ -66,7 +73,7 @@ export async function upkeepPass(db: Database): Promise<number> {
   );
   let done = 0;
   for (const t of rows) {
-    const statement = upkeepFor({ reltuples: Number(t.reltuples), liveRows: Number(t.live), deadRows: Number(t.dead), changedSinceAnalyze: Number(t.changed), insertedSinceVacuum: Number(t.inserted), xidAge: Number(t.xid_age) });
+    const statement = upkeepFor({ reltuples: Number(t.reltuples), bytes: Number(t.bytes), liveRows: Number(t.live), deadRows: Number(t.dead), changedSinceAnalyze: Number(t.changed), insertedSinceVacuum: Number(t.inserted), xidAge: Number(t.xid_age) }, firstSinceStart);
     if (!statement) continue;
     await db.query(`${statement} ${db.schema}."${t.name.replaceAll('"', '""')}"`);
     done++;
@@ -126,10 +133,15 @@ export async function startUpkeep(db: Database, opts: UpkeepOptions): Promise<Pr
     }
     return undefined;
   }
+  let first = true;
   return startPruneLoop({
     everyMs: opts.everyMs ?? UPKEEP_EVERY_MS,
     firstAfterMs: opts.firstAfterMs,
-    pass: async () => (await upkeepPass(db)) + Number(await checkpointIfDue(db)),
+    pass: async () => {
+      const tables = await upkeepPass(db, first);
+      first = false;
+      return tables + Number(await checkpointIfDue(db));
+    },
     onError: (err) => opts.warn({ err, schema: db.schema }, 'embedded database upkeep failed; the next pass tries again'),
   });
 }
