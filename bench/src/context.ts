@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createTestDatabase } from '@githost/db';
+import { createTestDatabase, openDatabase } from '@githost/db';
 import { removeBrokerTopology } from '@githost/bus/testing';
 import { freePort } from '@githost/test-support';
 import { Api, createRepo, createUser, gitUrl, type BenchUser } from './api.js';
@@ -39,6 +39,9 @@ export class BenchContext {
   databaseName?: string;
   /** Its URL, for parts that write data in bulk with SQL (the scale part); unset when embedded. */
   databaseUrl?: string;
+  /** The server's `autovacuum` setting: with it off nothing analyses what a run writes unless the
+   *  part does (docs/decisions/database-upkeep.md#postgres-with-autovacuum-off). */
+  postgresAutovacuum?: string;
   readonly embedded: boolean;
   /** Each service in its own process (GITHOST_PROCESS_PER_SERVICE), as on Kubernetes. */
   readonly processPerService: boolean;
@@ -119,6 +122,12 @@ export class BenchContext {
       this.dropDatabase = db.drop;
       this.databaseName = db.name;
       this.databaseUrl = db.url;
+      const probe = await openDatabase({ url: db.url, schema: 'public', poolSize: 1 });
+      try {
+        this.postgresAutovacuum = (await probe.query<{ autovacuum: string }>(`SELECT current_setting('autovacuum') AS autovacuum`)).rows[0]?.autovacuum;
+      } finally {
+        await probe.close();
+      }
       Object.assign(env, { DATABASE_URL: db.url, AMQP_URL: this.amqpUrl, GITHOST_EVENTS_EXCHANGE: this.exchange, GITHOST_WEBHOOKS_QUEUE: this.queue, GITHOST_MERGE_REQUESTS_QUEUE: this.mergeRequestsQueue, GITHOST_ACCOUNTS_QUEUE: this.accountsQueue });
     } else {
       Object.assign(env, { DATABASE_URL: '', AMQP_URL: '' });
