@@ -60,7 +60,7 @@ export async function siteAxis(ctx: BenchContext, ladder: Ladder, service: Runni
         // be analysed by Postgres's autovacuum within its minute's nap; a run whose Postgres has it
         // off (this machine's CI setting) would read plans made without statistics instead
         // (bench/RESULTS.md#2026-11-30-late-the-site-axis-with-statistics).
-        await accountsDb.query('ANALYZE');
+        await accountsDb.query('ANALYZE users, repositories, owner_counts');
         const { repo, hook } = await seededRepository(owner, mrDb, hookDb, z, log);
         const api = `/api/repos/${owner.username}/${repo}`;
         const web = `/${owner.username}/${repo}`;

@@ -3,12 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { unavailable } from '@githost/errors';
 import { EmbeddedPostgres, sharedEmbeddedDatabase } from './embedded.js';
 import { holdsDatabase } from './initdb.js';
+import { startUpkeep, type UpkeepOptions } from './upkeep.js';
 
 export { EmbeddedPostgres, shareEmbeddedDatabase } from './embedded.js';
 export { holdsDatabase } from './initdb.js';
 export { GroupCommit, type GroupCommitOptions } from './group-commit.js';
 export { deleteInBatches, startPruneLoop, type PruneLoop } from './prune.js';
-export { checkpointIfDue, startUpkeep, upkeepPass, UPKEEP_EVERY_MS, type UpkeepOptions } from './upkeep.js';
+export type { UpkeepOptions } from './upkeep.js';
 export { keysetPage, type KeysetList, type KeysetPage, type PageKey, type PageRequest, type PageStart } from './keyset.js';
 
 /**
@@ -168,15 +169,24 @@ export async function migrate(db: Database, migrations: Migration[]): Promise<nu
 
 /**
  * A service's database at start: opened (Postgres when `url` is set, PGlite in `dataDir`
- * otherwise) and migrated to `migrations`. When migrating fails the database is closed again, so a
- * service that cannot start holds no pool.
+ * otherwise) and migrated to `migrations`; with `upkeep`, kept up as a server's autovacuum and
+ * checkpointer would (./upkeep.ts), until its close(). When migrating fails the database is closed
+ * again, so a service that cannot start holds no pool.
  */
-export async function openServiceDatabase(opts: DatabaseOptions & { migrations: Migration[] }): Promise<Database> {
-  const { migrations, ...options } = opts;
+export async function openServiceDatabase(opts: DatabaseOptions & { migrations: Migration[]; upkeep?: UpkeepOptions }): Promise<Database> {
+  const { migrations, upkeep: upkeepOptions, ...options } = opts;
   const db = await openDatabase(options);
   try {
     await migrate(db, migrations);
-    return db;
+    const upkeep = upkeepOptions && (await startUpkeep(db, upkeepOptions));
+    if (!upkeep) return db;
+    return {
+      ...db,
+      close: async () => {
+        await upkeep.stop();
+        await db.close();
+      },
+    };
   } catch (err) {
     await db.close().catch(() => undefined);
     throw err;

@@ -30,7 +30,6 @@ export interface TableActivity {
   reltuples: number;
   /** The table's size on disk (`pg_relation_size`), which unlike the counters outlives a restart. */
   bytes: number;
-  liveRows: number;
   deadRows: number;
   changedSinceAnalyze: number;
   insertedSinceVacuum: number;
@@ -64,8 +63,8 @@ export async function upkeepPass(db: Database, firstSinceStart = false): Promise
   // The counters reach pg_stat_user_tables when the backend is next idle, at most once a second
   // unless forced: forced, this pass sees every change made before it.
   await db.query('SELECT pg_stat_force_next_flush()');
-  const { rows } = await db.query<{ name: string; reltuples: number; bytes: string; live: string; dead: string; changed: string; inserted: string; xid_age: string }>(
-    `SELECT s.relname AS name, c.reltuples, pg_relation_size(c.oid) AS bytes, s.n_live_tup AS live, s.n_dead_tup AS dead,
+  const { rows } = await db.query<{ name: string; reltuples: number; bytes: string; dead: string; changed: string; inserted: string; xid_age: string }>(
+    `SELECT s.relname AS name, c.reltuples, pg_relation_size(c.oid) AS bytes, s.n_dead_tup AS dead,
             s.n_mod_since_analyze AS changed, s.n_ins_since_vacuum AS inserted, age(c.relfrozenxid) AS xid_age
        FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
       WHERE s.schemaname = $1 ORDER BY s.relname`,
@@ -73,7 +72,7 @@ export async function upkeepPass(db: Database, firstSinceStart = false): Promise
   );
   let done = 0;
   for (const t of rows) {
-    const statement = upkeepFor({ reltuples: Number(t.reltuples), bytes: Number(t.bytes), liveRows: Number(t.live), deadRows: Number(t.dead), changedSinceAnalyze: Number(t.changed), insertedSinceVacuum: Number(t.inserted), xidAge: Number(t.xid_age) }, firstSinceStart);
+    const statement = upkeepFor({ reltuples: Number(t.reltuples), bytes: Number(t.bytes), deadRows: Number(t.dead), changedSinceAnalyze: Number(t.changed), insertedSinceVacuum: Number(t.inserted), xidAge: Number(t.xid_age) }, firstSinceStart);
     if (!statement) continue;
     await db.query(`${statement} ${db.schema}."${t.name.replaceAll('"', '""')}"`);
     done++;

@@ -1,5 +1,5 @@
 import { createEventBus, type EventBus, type Subscription } from '@githost/bus';
-import { startUpkeep, type Database, type PruneLoop } from '@githost/db';
+import type { Database } from '@githost/db';
 import { startGrpcServer, type GrpcListening } from '@githost/grpc';
 import { createRegistry, listen, serveMetrics, type Listening, type MetricsEndpoint, type MetricsListening, type ReadinessChecks } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
@@ -47,12 +47,10 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   let metricsListening: MetricsListening | undefined;
   let bus: EventBus | undefined;
   let subscription: Subscription | undefined;
-  let upkeep: PruneLoop | undefined;
 
   return {
     async start() {
-      db = await openAccountsDatabase({ url: config.databaseUrl, pgliteDir: pgliteDir(config) });
-      upkeep = await startUpkeep(db, { warn: (fields, message) => logger.warn(fields, message) });
+      db = await openAccountsDatabase({ url: config.databaseUrl, pgliteDir: pgliteDir(config), upkeep: { warn: (fields, message) => logger.warn(fields, message) } });
       const registry = createRegistry('accounts');
       const metrics = createMetrics(registry);
       storage = deps.storage ?? new GrpcRepositoryStorage(config.storageShards, config.internalSecret, metrics.grpcClient, logger);
@@ -104,9 +102,8 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       await subscription?.close();
       if (!deps.bus) await bus?.close();
       if (!deps.storage) storage?.close?.();
-      await upkeep?.stop();
       await db?.close();
-      http = grpc = db = storage = bus = subscription = upkeep = undefined;
+      http = grpc = db = storage = bus = subscription = undefined;
     },
   };
 }

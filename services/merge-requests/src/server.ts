@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { createEventBus, startOutboxRelay, type EventBus, type Relay, type Subscription } from '@githost/bus';
-import { openServiceDatabase, startPruneLoop, startUpkeep, type Database, type PruneLoop } from '@githost/db';
+import { openServiceDatabase, startPruneLoop, type Database, type PruneLoop } from '@githost/db';
 import { waitForReady } from '@githost/grpc';
 import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
@@ -57,7 +57,6 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   let serving: ServingHttp | undefined;
   let subscription: Subscription | undefined;
   let pruning: PruneLoop | undefined;
-  let upkeep: PruneLoop | undefined;
 
   return {
     async start() {
@@ -66,9 +65,9 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, 'db', 'merge-requests'),
         schema: 'merge_requests',
         migrations: MIGRATIONS,
+        upkeep: { warn: (fields, message) => logger.warn(fields, message) },
       });
       const database = db;
-      upkeep = await startUpkeep(database, { warn: (fields, message) => logger.warn(fields, message) });
       const outbox = startOutboxRelay({ db: database, bus, logger });
       relay = outbox;
       const store = new PgMergeRequestStore(database);
@@ -108,8 +107,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       await subscription?.close();
       subscription = undefined;
       await pruning?.stop();
-      await upkeep?.stop();
-      pruning = upkeep = undefined;
+      pruning = undefined;
       await recovery?.stop();
       await relay?.stop();
       if (!deps.bus) await bus.close();

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { EventBus, Subscription } from '@githost/bus';
-import { openServiceDatabase, startPruneLoop, startUpkeep, type Database, type PruneLoop } from '@githost/db';
+import { openServiceDatabase, startPruneLoop, type Database, type PruneLoop } from '@githost/db';
 import { createHttpApp, createRegistry, finish, serveHttp, type MetricsEndpoint, type ServingHttp } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import type { Service } from '@githost/runtime';
@@ -38,12 +38,10 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
   let subscription: Subscription | undefined;
   let worker: DeliveryWorker | undefined;
   let pruning: PruneLoop | undefined;
-  let upkeep: PruneLoop | undefined;
 
   return {
     async start() {
-      db = await openServiceDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'db', SERVICE), schema: SERVICE, migrations: MIGRATIONS });
-      upkeep = await startUpkeep(db, { warn: (fields, message) => logger.warn(fields, message) });
+      db = await openServiceDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'db', SERVICE), schema: SERVICE, migrations: MIGRATIONS, upkeep: { warn: (fields, message) => logger.warn(fields, message) } });
       const webhooks = new PgWebhookStore(db);
       const formatContext = { publicUrl: config.publicUrl };
       const deliveries = new PgDeliveryStore(db, formatContext);
@@ -95,8 +93,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
 
     async stop() {
       await pruning?.stop();
-      await upkeep?.stop();
-      pruning = upkeep = undefined;
+      pruning = undefined;
       await subscription?.close();
       await serving?.close();
       await worker?.stop();
