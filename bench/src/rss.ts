@@ -31,7 +31,7 @@ export class RssSampler {
   private timer: NodeJS.Timeout | undefined;
   private peaks: RssPeaks = emptyPeaks();
   private part: RssPeaks = emptyPeaks();
-  private readonly processes: NamedProcess[];
+  private processes: NamedProcess[];
 
   constructor(processes: NamedProcess[], private readonly intervalMs = 200) {
     if (processes.length === 0) throw new Error('RssSampler: no process to sample');
@@ -47,6 +47,13 @@ export class RssSampler {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+  }
+
+  /** After a restart: the new processes, whose peaks join those of the same names before it. */
+  follow(processes: NamedProcess[]): void {
+    if (processes.length === 0) throw new Error('RssSampler: no process to sample');
+    this.processes = processes;
+    this.sample();
   }
 
   reset(): void {

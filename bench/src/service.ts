@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '@githost/test-support';
 import { ROOT_DIR, workDir } from './paths.js';
@@ -22,6 +22,10 @@ export interface RunningService {
   services: string[];
   logFile: string;
   rss: RssSampler;
+  /** Stops githost with its data kept, runs `between` (the embedded database is free to open
+   *  then), and starts it again on the same port, data and admin token; `pid`, `processes` and
+   *  `services` follow, and `rss` samples the new processes. */
+  restart(between: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -35,6 +39,57 @@ export async function startService(env: Record<string, string>, options: { port?
   const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
   const logFile = join(dataDir, 'service.log');
   const log = createWriteStream(logFile);
+  const url = `http://127.0.0.1:${port}`;
+  let run = await launch({ env, port, dataDir, adminToken, log, logFile, url });
+  const rss = new RssSampler(run.processes);
+  rss.start();
+  let stopping: Promise<void> | undefined;
+  const stopChild = async (): Promise<void> => {
+    run.child.kill('SIGTERM');
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 10_000);
+    await run.exited;
+    clearTimeout(timer);
+  };
+  const service: RunningService = {
+    url,
+    port,
+    pid: run.child.pid!,
+    processes: run.processes,
+    adminToken,
+    dataDir,
+    services: run.services,
+    logFile,
+    rss,
+    async restart(between) {
+      await stopChild();
+      await between();
+      run = await launch({ env, port, dataDir, adminToken, log, logFile, url });
+      Object.assign(service, { pid: run.child.pid!, processes: run.processes, services: run.services });
+      rss.follow(run.processes);
+    },
+    stop: () =>
+      (stopping ??= (async () => {
+        rss.stop();
+        await stopChild();
+        log.end();
+        if (!process.env.BENCH_KEEP_DATA) rmSync(dataDir, { recursive: true, force: true });
+      })()),
+  };
+  return service;
+}
+
+interface Launch {
+  env: Record<string, string>;
+  port: number;
+  dataDir: string;
+  adminToken: string;
+  log: WriteStream;
+  logFile: string;
+  url: string;
+}
+
+/** The launcher started in `dataDir` and ready, its processes named. */
+async function launch({ env, port, dataDir, adminToken, log, logFile, url }: Launch): Promise<{ child: ChildProcess; exited: Promise<number>; processes: NamedProcess[]; services: string[] }> {
   // BENCH_CPU_PROF=<dir>: githost's processes (the launcher's children inherit its flags) write
   // V8 CPU profiles there when they stop, to see where a figure's time goes.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
@@ -44,40 +99,16 @@ export async function startService(env: Record<string, string>, options: { port?
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const started = watchStartup(child);
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
+  child.stdout!.pipe(log, { end: false });
+  child.stderr!.pipe(log, { end: false });
   const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
-  const url = `http://127.0.0.1:${port}`;
   const level = env.LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'info';
   const logsStart = ['trace', 'debug', 'info'].includes(level);
   await waitReady(url, exited, logFile, logsStart ? started : { ...started, seen: true });
   // Below info the start line is not logged: the service processes are then found by their titles.
   const listed = logsStart ? started.processes : [{ name: 'launcher', pid: child.pid! }, ...githostDescendants(child.pid!)];
   const processes = listed.length > 1 ? listed : [{ name: 'one process', pid: child.pid! }];
-  const rss = new RssSampler(processes);
-  rss.start();
-  let stopping: Promise<void> | undefined;
-  return {
-    url,
-    port,
-    pid: child.pid!,
-    processes,
-    adminToken,
-    dataDir,
-    services: started.list,
-    logFile,
-    rss,
-    stop: () =>
-      (stopping ??= (async () => {
-        rss.stop();
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(timer);
-        log.end();
-        if (!process.env.BENCH_KEEP_DATA) rmSync(dataDir, { recursive: true, force: true });
-      })()),
-  };
+  return { child, exited, processes, services: started.list };
 }
 
 interface Startup {

@@ -48,6 +48,18 @@ describe('RssSampler over several named processes', () => {
     expect(fmtLargest(peaks)).toMatch(new RegExp(`^${peaks.rootName} \\d+ MiB$`));
   });
 
+  it('when it follows restarted processes, then each name keeps the peak of before and samples the new pid', () => {
+    const sampler = new RssSampler([{ name: 'launcher', pid: process.pid }, { name: 'fake-service', pid: service.pid! }]);
+    const before = sampler.read().byProcess['fake-service']!;
+    // The "restarted" service is now this process, larger than the small titled child it replaces.
+    sampler.follow([{ name: 'fake-service', pid: process.pid }]);
+    const after = sampler.read();
+    expect(before).toBeGreaterThan(0);
+    expect(after.byProcess['fake-service']).toBeGreaterThan(before);
+    expect(after.byProcess.launcher).toBeGreaterThan(0);
+    expect(sampler.highWaterMarks()).toEqual({ 'fake-service': expect.any(Number) });
+  });
+
   it('when a part is taken after phase resets, then it still holds every process\'s peak, and its table lists each process, the largest other child and the tree', () => {
     const sampler = new RssSampler([{ name: 'launcher', pid: process.pid }, { name: 'fake-service', pid: service.pid! }]);
     sampler.reset();
