@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -144,7 +145,41 @@ export function spawnGit(cmd: GitCommand, opts: Omit<GitRunOptions, 'stdin' | 'o
   const spawnOpts: SpawnOptions = { env: gitEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'], signal: opts.signal, killSignal: 'SIGKILL' };
   if (opts.timeoutMs) spawnOpts.timeout = opts.timeoutMs;
   started++;
-  return spawn('git', argv, spawnOpts);
+  const child = spawn('git', argv, spawnOpts);
+  // Set before the caller feeds git anything, so the children git starts for it inherit it.
+  if (opts.oomScoreAdj !== undefined && child.pid) {
+    try {
+      writeFileSync(`/proc/${child.pid}/oom_score_adj`, String(opts.oomScoreAdj));
+    } catch {
+      // Best effort, as in the git helper (runner.ts): no /proc, or a git that ended already.
+    }
+  }
+  return child;
+}
+
+/** oom_score_adj's maximum: the kernel's first choice when memory runs out (housekeeping's gits). */
+export const OOM_SCORE_ADJ_MAX = 1000;
+
+let clientGitAdj: number | undefined;
+
+/**
+ * oom_score_adj for a git that serves one client (a clone's or push's, an archive): halfway from
+ * git-storage's own to the maximum, so that when memory runs out the kernel takes such a git (one
+ * client's request fails, and its push's quarantine goes with it) before git-storage itself (every
+ * request and every push in flight), and a housekeeping git before either. Only ever a raise,
+ * which needs no privilege (docs/decisions/housekeeping.md#memory).
+ */
+export function clientGitOomScoreAdj(): number {
+  if (clientGitAdj === undefined) {
+    let own = 0;
+    try {
+      own = Number(readFileSync('/proc/self/oom_score_adj', 'utf8').trim()) || 0;
+    } catch {
+      // No /proc: the value is never written either.
+    }
+    clientGitAdj = own + Math.ceil((OOM_SCORE_ADJ_MAX - own) / 2);
+  }
+  return clientGitAdj;
 }
 
 const runner = new GitRunner();

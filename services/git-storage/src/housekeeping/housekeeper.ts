@@ -1,7 +1,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '@githost/logging';
-import { runGit } from '../git/command.js';
+import { OOM_SCORE_ADJ_MAX, runGit } from '../git/command.js';
 import { commitGraphState } from './commit-graph-layers.js';
 import { BYTES_PER_OBJECT, defaultHousekeepingMemory, LEAN_PACK_CONFIG } from './memory-budget.js';
 
@@ -32,9 +32,9 @@ export interface HousekeepingOptions {
 /** What housekeeping does without options (the HOUSEKEEPING_* settings default to it). */
 export const HOUSEKEEPING_DEFAULTS: Required<Omit<HousekeepingOptions, 'memoryBytes'>> = { delayMs: 2_000, looseRefsLimit: 64, looseObjectsLimit: 1024, packsLimit: 16, concurrency: 1, stepTimeoutMs: 10 * 60_000 };
 
-/** The kernel's choice when memory runs out (oom_score_adj, at most 1000): a housekeeping git goes
- *  first, before git-storage or a clone's git, and the next run tries again. */
-export const HOUSEKEEPING_OOM_SCORE_ADJ = 1000;
+/** The kernel's choice when memory runs out: a housekeeping git goes first, before a clone's git
+ *  (clientGitOomScoreAdj) or git-storage, and the next run tries again. */
+export const HOUSEKEEPING_OOM_SCORE_ADJ = OOM_SCORE_ADJ_MAX;
 
 /** How much lower housekeeping's git runs in CPU priority than the service (nice increment). */
 export const HOUSEKEEPING_NICENESS = 10;

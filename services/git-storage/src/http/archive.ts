@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { notFound } from '@githost/errors';
 import { identityOf, route, type Express, type Response } from '@githost/http';
 import { canRead } from '@githost/identity';
-import { spawnGit } from '../git/command.js';
+import { clientGitOomScoreAdj, spawnGit } from '../git/command.js';
 import { resolveCommitOid } from '../git/objects.js';
 import { existingRepository, type StorageContext } from '../storage-context.js';
 
@@ -48,7 +48,7 @@ export function mountArchives(app: Express, ctx: StorageContext): void {
       }
       // The prefix is a flag git writes into the archive; its value is a ref name that exists
       // (or a commit id), inside one `--prefix=` argument, so it can never read as an option.
-      const child = spawnGit({ name: 'archive', flags: [`--format=${format}`, `--prefix=${name}/`], args: [commit] }, { gitDir });
+      const child = spawnGit({ name: 'archive', flags: [`--format=${format}`, `--prefix=${name}/`], args: [commit] }, { gitDir, oomScoreAdj: clientGitOomScoreAdj() });
       await streamArchive(ctx, res, child);
     }),
   );

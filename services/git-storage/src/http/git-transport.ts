@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { AppError, unsupportedMediaType, validation } from '@githost/errors';
 import type { NextFunction } from '@githost/http';
 import { answerRequestTimeout, identityOf, route, type Express, type Request, type Response } from '@githost/http';
-import { spawnGit } from '../git/command.js';
+import { clientGitOomScoreAdj, spawnGit } from '../git/command.js';
 import type { PushedRef } from '../hooks/push-check.js';
 import { preReceiveEnv, pushPolicyInput, receiveConfig } from '../hooks/receive-pack.js';
 import { LFS_BYTES_ENV } from '../hooks/install.js';
@@ -208,7 +208,7 @@ function keptStderr(child: ChildProcess): () => string {
  */
 async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags, body, res, duplex, onOutput }: Exchange): Promise<{ code: number; stderr: string }> {
   const pushEnded = push ? ctx.housekeeping.pushStarted(gitDir) : undefined;
-  const child = spawnGit({ config: push ? receiveConfig(ctx, push.recorded !== undefined) : undefined, name: service.slice(4), flags: transportFlags(service, ...flags), args: [gitDir] }, { env });
+  const child = spawnGit({ config: push ? receiveConfig(ctx, push.recorded !== undefined) : undefined, name: service.slice(4), flags: transportFlags(service, ...flags), args: [gitDir] }, { env, oomScoreAdj: clientGitOomScoreAdj() });
   killOnDisconnect(res, child);
   const stderrOf = keptStderr(child);
   const input = pipeline(body, child.stdin!).catch((err: unknown) => {
@@ -254,7 +254,7 @@ async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags
  * duplex receive-pack's first part (the same bytes a receive-pack over SSH starts with).
  */
 async function advertise(service: GitService, gitDir: string, env: Record<string, string>, res: Response, onOutput?: () => void): Promise<{ code: number; stderr: string }> {
-  const child = spawnGit({ name: service.slice(4), flags: transportFlags(service, '--stateless-rpc', '--advertise-refs'), args: [gitDir] }, { env });
+  const child = spawnGit({ name: service.slice(4), flags: transportFlags(service, '--stateless-rpc', '--advertise-refs'), args: [gitDir] }, { env, oomScoreAdj: clientGitOomScoreAdj() });
   killOnDisconnect(res, child);
   const stderrOf = keptStderr(child);
   child.stdin!.end();
