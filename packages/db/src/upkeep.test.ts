@@ -42,7 +42,7 @@ describe('upkeepFor: autovacuum\'s rule', () => {
     expect(upkeepFor({ ...quiet, reltuples: -1 })).toBe('ANALYZE');
     expect(upkeepFor({ ...quiet, reltuples: -1, bytes: 0 })).toBeUndefined();
   });
-  it('takes every table with rows on the first pass of a process, whose counters know nothing of before', () => {
+  it('takes every table with rows when nothing says what changed in it before this process', () => {
     expect(upkeepFor(quiet, true)).toBe('VACUUM (ANALYZE)');
     expect(upkeepFor({ ...quiet, bytes: 0 }, true)).toBeUndefined();
   });
@@ -130,34 +130,88 @@ describe('the embedded database upkeep (PGlite)', () => {
 });
 
 describe('the embedded database upkeep across a restart (PGlite on disk)', () => {
-  it('takes every table on the first pass of a process, since the counters of the changes made before it are gone', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'githost-upkeep-'));
-    try {
-      let db = await openDatabase({ dataDir: dir, schema: 'svc' });
-      await migrate(db, migrations);
-      await db.query(`INSERT INTO items (id, owner, name) SELECT 'one-' || g, 'u' || g, 'one' FROM generate_series(1, 100) g`);
-      await upkeepPass(db);
-      await db.query(`INSERT INTO items (id, owner, name) SELECT 'big-' || g, 'big', 'r' || lpad(g::text, 6, '0') FROM generate_series(1, 10000) g`);
-      await db.close();
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'githost-upkeep-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-      db = await openDatabase({ dataDir: dir, schema: 'svc' });
+  /** A process of the service: its database opened with the upkeep's loop (passes run by hand), `work` done, then closed as a service stops. */
+  async function aProcess(work: (db: Database, pass: () => Promise<number>) => Promise<void>): Promise<void> {
+    const db = await openDatabase({ dataDir: dir, schema: 'svc' });
+    try {
+      await migrate(db, migrations);
+      const loop = await startUpkeep(db, { everyMs: 3_600_000, warn: (_f, m) => { throw new Error(m); } });
       try {
-        const counted = async () => Number((await db.query<{ n: number }>(`SELECT reltuples AS n FROM pg_class WHERE oid = 'items'::regclass`)).rows[0]!.n);
-        // The 10,000 rows are not in the counters of this process: by them nothing changed, and
-        // the planner would go on believing 100 rows and no owner 'big'.
-        expect(await upkeepPass(db)).toBe(0);
-        expect(await counted()).toBe(100);
-        // The loop's first pass takes them all.
-        const loop = await startUpkeep(db, { firstAfterMs: 0, warn: () => undefined });
-        for (let i = 0; i < 200 && (await counted()) !== 10_100; i++) await new Promise((r) => setTimeout(r, 25));
-        await loop!.stop();
-        expect(await counted()).toBe(10_100);
+        await work(db, () => loop!.runNow());
       } finally {
-        await db.close();
+        await loop!.stop();
       }
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await db.close();
     }
+  }
+  /** The tables this process's upkeep vacuumed or analysed, and how often (PGlite's counters are the process's own). */
+  const actedOn = async (db: Database) =>
+    Object.fromEntries(
+      (await db.query<{ relname: string; n: string }>(`SELECT relname, vacuum_count + analyze_count AS n FROM pg_stat_user_tables WHERE schemaname = 'svc' AND vacuum_count + analyze_count > 0 ORDER BY relname`)).rows.map((r) => [r.relname, Number(r.n)]),
+    );
+  const reltuples = async (db: Database) => Number((await db.query<{ n: number }>(`SELECT reltuples AS n FROM pg_class WHERE oid = 'items'::regclass`)).rows[0]!.n);
+  const change = (db: Database, rows: number) => db.query(`UPDATE items SET body = body || 'x' WHERE id IN (SELECT id FROM items ORDER BY id LIMIT $1)`, [rows]);
+
+  it('takes every table with rows on the first start, when no counts were kept, and then only what is due', async () => {
+    await aProcess(async (db, pass) => {
+      await seed(db);
+      await pass();
+      expect(await actedOn(db)).toEqual({ items: 2, schema_migrations: 2 }); // VACUUM (ANALYZE): a vacuum and an analyse each
+      expect(await reltuples(db)).toBe(10_100);
+      await pass();
+      expect(await actedOn(db)).toEqual({ items: 2, schema_migrations: 2 });
+    });
+  });
+
+  it('keeps the counts of one process for the next: changes made before a restart are acted on after it', async () => {
+    await aProcess(async (db, pass) => {
+      await db.query(`INSERT INTO items (id, owner, name) SELECT 'one-' || g, 'u' || g, 'one' FROM generate_series(1, 100) g`);
+      await pass();
+      // After the last pass, before the stop: the stop writes them down.
+      await db.query(`INSERT INTO items (id, owner, name) SELECT 'big-' || g, 'big', 'r' || lpad(g::text, 6, '0') FROM generate_series(1, 10000) g`);
+    });
+    await aProcess(async (db, pass) => {
+      // This process's own counters say nothing changed; the kept counts say 10,000 rows came.
+      expect(await reltuples(db)).toBe(100);
+      await pass();
+      expect(await actedOn(db)).toEqual({ items: 2 }); // 10,000 inserted: past both thresholds
+      expect(await reltuples(db)).toBe(10_100);
+    });
+  });
+
+  it('adds the counts of both processes: changes under the threshold in each, past it together, are analysed', async () => {
+    await aProcess(async (db, pass) => {
+      await seed(db);
+      await pass();
+      await change(db, 600); // 50 + 10 % of 10,100 is 1,060
+      await pass();
+      expect(await actedOn(db)).toEqual({ items: 2, schema_migrations: 2 }); // the first start's, only
+    });
+    await aProcess(async (db, pass) => {
+      await change(db, 600);
+      await pass();
+      expect(await actedOn(db)).toEqual({ items: 1 }); // 1,200 changed: analysed; 1,200 dead of 2,070: not vacuumed
+      await pass();
+      expect(await actedOn(db)).toEqual({ items: 1 });
+    });
+  });
+
+  it('leaves alone after a restart a table nobody changed, however large (no second a table of every start)', async () => {
+    await aProcess(async (db, pass) => {
+      await seed(db);
+      await pass();
+    });
+    await aProcess(async (db, pass) => {
+      await pass();
+      expect(await actedOn(db)).toEqual({});
+    });
   });
 });
 

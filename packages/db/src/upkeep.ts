@@ -39,12 +39,13 @@ export interface TableActivity {
 
 /**
  * What autovacuum would do to the table now: its rule (changes, dead rows, inserts, transaction id
- * age), with a table never analysed that has rows analysed at once. `firstSinceStart`: PGlite keeps
- * no statistics file, so its counters start at zero with each process and say nothing of the
- * changes made before; the first pass of a process takes every table that has rows.
+ * age), with a table never analysed that has rows analysed at once. `unknown`: nothing says what
+ * changed in the table before this process (PGlite's counters start at zero with each process, and
+ * no count of an earlier one was kept for it: the first start with upkeep, a new table), so a
+ * table that has rows is taken.
  */
-export function upkeepFor(t: TableActivity, firstSinceStart = false): 'VACUUM (ANALYZE)' | 'VACUUM' | 'ANALYZE' | undefined {
-  if (firstSinceStart && t.bytes > 0) return 'VACUUM (ANALYZE)';
+export function upkeepFor(t: TableActivity, unknown = false): 'VACUUM (ANALYZE)' | 'VACUUM' | 'ANALYZE' | undefined {
+  if (unknown && t.bytes > 0) return 'VACUUM (ANALYZE)';
   const rows = Math.max(0, t.reltuples);
   const analyze = (t.reltuples < 0 && t.bytes > 0) || t.changedSinceAnalyze > ANALYZE_THRESHOLD + ANALYZE_SCALE * rows;
   const vacuum = t.deadRows > VACUUM_THRESHOLD + VACUUM_SCALE * rows || t.insertedSinceVacuum > VACUUM_INSERT_THRESHOLD + VACUUM_INSERT_SCALE * rows || t.xidAge > FREEZE_MAX_AGE;
@@ -53,31 +54,94 @@ export function upkeepFor(t: TableActivity, firstSinceStart = false): 'VACUUM (A
   return analyze ? 'ANALYZE' : undefined;
 }
 
+/** A table's counts of changes no vacuum or analyse has acted on yet. */
+export interface Counts {
+  changed: number;
+  dead: number;
+  inserted: number;
+}
+
+const NONE: Counts = { changed: 0, dead: 0, inserted: 0 };
+
 /**
- * One pass over the database's schema: each table autovacuum would take now gets its statement,
- * one at a time, yielding between them so that on PGlite (one connection for every service of the
- * process) requests take their turn. A table nobody changed costs nothing but the counters' read.
- * Returns the tables done.
+ * The upkeep's own table in each schema: each table's counts not yet acted on, as of the last pass
+ * or the upkeep's stop. Postgres writes its counters to a statistics file at shutdown and reads
+ * them at start; PGlite keeps none, so without this every restart would forget what changed
+ * before it (and a process that runs less than the thresholds' worth of changes would never take
+ * a table), or take every table again at each start, which at a million rows holds the one
+ * connection, and every request of the process behind it, for a second a table.
  */
-export async function upkeepPass(db: Database, firstSinceStart = false): Promise<number> {
-  // The counters reach pg_stat_user_tables when the backend is next idle, at most once a second
-  // unless forced: forced, this pass sees every change made before it.
+const COUNTS_TABLE = 'upkeep_counts';
+
+/** The counts an earlier process left (`upkeep_counts`, made here on first use). */
+export async function carriedCounts(db: Database): Promise<Map<string, Counts>> {
+  await db.query(`CREATE TABLE IF NOT EXISTS ${db.schema}.${COUNTS_TABLE} (relname text PRIMARY KEY, changed bigint NOT NULL, dead bigint NOT NULL, inserted bigint NOT NULL)`);
+  const { rows } = await db.query<{ relname: string; changed: string; dead: string; inserted: string }>(`SELECT relname, changed, dead, inserted FROM ${db.schema}.${COUNTS_TABLE}`);
+  return new Map(rows.map((r) => [r.relname, { changed: Number(r.changed), dead: Number(r.dead), inserted: Number(r.inserted) }]));
+}
+
+interface TableCounters extends TableActivity {
+  name: string;
+}
+
+/** Each table's counters in this process (forced out first: they leave a backend at most once a
+ *  second, so a pass sees every change made before it). Not the upkeep's own: its few rows are
+ *  updated in place, and the page's own pruning keeps it one page. */
+async function readCounters(db: Database): Promise<TableCounters[]> {
   await db.query('SELECT pg_stat_force_next_flush()');
   const { rows } = await db.query<{ name: string; reltuples: number; bytes: string; dead: string; changed: string; inserted: string; xid_age: string }>(
     `SELECT s.relname AS name, c.reltuples, pg_relation_size(c.oid) AS bytes, s.n_dead_tup AS dead,
             s.n_mod_since_analyze AS changed, s.n_ins_since_vacuum AS inserted, age(c.relfrozenxid) AS xid_age
        FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-      WHERE s.schemaname = $1 ORDER BY s.relname`,
-    [db.schema],
+      WHERE s.schemaname = $1 AND s.relname <> $2 ORDER BY s.relname`,
+    [db.schema, COUNTS_TABLE],
   );
+  return rows.map((t) => ({ name: t.name, reltuples: Number(t.reltuples), bytes: Number(t.bytes), deadRows: Number(t.dead), changedSinceAnalyze: Number(t.changed), insertedSinceVacuum: Number(t.inserted), xidAge: Number(t.xid_age) }));
+}
+
+/** Writes down, for the next process, what `carried` holds plus this process's counts since. */
+async function keepCounts(db: Database, carried: Map<string, Counts>, tables: TableCounters[]): Promise<void> {
+  const kept = tables.map((t) => {
+    const c = carried.get(t.name) ?? NONE;
+    return { name: t.name, changed: c.changed + t.changedSinceAnalyze, dead: c.dead + t.deadRows, inserted: c.inserted + t.insertedSinceVacuum };
+  });
+  await db.query(
+    `INSERT INTO ${db.schema}.${COUNTS_TABLE} (relname, changed, dead, inserted)
+     SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[])
+     ON CONFLICT (relname) DO UPDATE SET changed = EXCLUDED.changed, dead = EXCLUDED.dead, inserted = EXCLUDED.inserted
+      WHERE (${COUNTS_TABLE}.changed, ${COUNTS_TABLE}.dead, ${COUNTS_TABLE}.inserted) IS DISTINCT FROM (EXCLUDED.changed, EXCLUDED.dead, EXCLUDED.inserted)`,
+    [kept.map((k) => k.name), kept.map((k) => k.changed), kept.map((k) => k.dead), kept.map((k) => k.inserted)],
+  );
+}
+
+/**
+ * One pass over the database's schema: each table autovacuum would take now gets its statement,
+ * one at a time, yielding between them so that on PGlite (one connection for every service of the
+ * process) requests take their turn. A table nobody changed costs nothing but the counters' read.
+ * With `carried` (the counts earlier processes left, see COUNTS_TABLE) a table's counts are its
+ * own plus those, a table without them is `unknown` to upkeepFor, and the counts are written down
+ * again after the pass. Returns the tables done.
+ */
+export async function upkeepPass(db: Database, carried?: Map<string, Counts>): Promise<number> {
+  const tables = await readCounters(db);
   let done = 0;
-  for (const t of rows) {
-    const statement = upkeepFor({ reltuples: Number(t.reltuples), bytes: Number(t.bytes), deadRows: Number(t.dead), changedSinceAnalyze: Number(t.changed), insertedSinceVacuum: Number(t.inserted), xidAge: Number(t.xid_age) }, firstSinceStart);
-    if (!statement) continue;
-    await db.query(`${statement} ${db.schema}."${t.name.replaceAll('"', '""')}"`);
-    done++;
-    await yieldToEventLoop();
+  for (const t of tables) {
+    const before = carried?.get(t.name);
+    const c = before ?? NONE;
+    const statement = upkeepFor({ ...t, deadRows: t.deadRows + c.dead, changedSinceAnalyze: t.changedSinceAnalyze + c.changed, insertedSinceVacuum: t.insertedSinceVacuum + c.inserted }, carried !== undefined && before === undefined);
+    if (statement) {
+      await db.query(`${statement} ${db.schema}."${t.name.replaceAll('"', '""')}"`);
+      done++;
+      await yieldToEventLoop();
+    }
+    // What the statement acted on is consumed, here as in this process's counters (reset by it).
+    const vacuumed = statement?.startsWith('VACUUM') ?? false;
+    const analysed = statement?.includes('ANALYZE') ?? false;
+    carried?.set(t.name, { changed: analysed ? 0 : c.changed, dead: vacuumed ? 0 : c.dead, inserted: vacuumed ? 0 : c.inserted });
+    if (vacuumed) Object.assign(t, { deadRows: 0, insertedSinceVacuum: 0 });
+    if (analysed) t.changedSinceAnalyze = 0;
   }
+  if (carried) await keepCounts(db, carried, tables);
   return done;
 }
 
@@ -132,15 +196,20 @@ export async function startUpkeep(db: Database, opts: UpkeepOptions): Promise<Pr
     }
     return undefined;
   }
-  let first = true;
-  return startPruneLoop({
+  const carried = await carriedCounts(db);
+  const loop = startPruneLoop({
     everyMs: opts.everyMs ?? UPKEEP_EVERY_MS,
     firstAfterMs: opts.firstAfterMs,
-    pass: async () => {
-      const tables = await upkeepPass(db, first);
-      first = false;
-      return tables + Number(await checkpointIfDue(db));
-    },
+    pass: async () => (await upkeepPass(db, carried)) + Number(await checkpointIfDue(db)),
     onError: (err) => opts.warn({ err, schema: db.schema }, 'embedded database upkeep failed; the next pass tries again'),
   });
+  return {
+    runNow: loop.runNow,
+    async stop() {
+      await loop.stop();
+      // What changed since the last pass, for the next process (a crash loses at most a pass's
+      // worth, as Postgres discards its statistics after a crash).
+      await keepCounts(db, carried, await readCounters(db)).catch((err: unknown) => opts.warn({ err, schema: db.schema }, 'embedded database upkeep could not keep its counts'));
+    },
+  };
 }
