@@ -292,6 +292,16 @@ export function identityHeaderArgs(identity: Identity, secret: string): string[]
   return Object.entries(encodeIdentity(identity, secret)).flatMap(([k, v]) => ['-c', `http.extraHeader=${k}: ${v}`]);
 }
 
+/** `probe`'s first answer other than undefined, asked every 20 ms for up to `ms`; undefined if none came. */
+export async function polled<T>(probe: () => T | undefined, ms: number): Promise<T | undefined> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** The pid of a running `git <subcommand>` on `gitDir`, polled from /proc until it appears. */
 export async function gitRunning(subcommand: string, gitDir: string, timeoutMs = 120_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;

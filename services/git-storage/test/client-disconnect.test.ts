@@ -4,30 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { encodeIdentity, type Identity } from '@githost/identity';
-import { cleanupWorkdirs, commitAll, createTestRepository, makeWorkdir, startTestStorage, testGitEnv, writeFiles, type TestStorage } from '../src/testing.js';
+import { encodeIdentity } from '@githost/identity';
+import { cleanupWorkdirs, commitAll, createTestRepository, makeWorkdir, polled, startTestStorage, testGitEnv, writeFiles, writerIdentity, type TestStorage } from '../src/testing.js';
 
 // A client (or the gateway in front) that goes away in the middle of a push: receive-pack is
 // stopped so that git removes its own quarantine, instead of leaving it for the next restart.
 let storage: TestStorage;
 
-const identity = (id: string): Identity => ({
-  principal: { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false },
-  repo: { id, owner: 'alice', name: id, default_branch: 'main', private: false, shard: 'default', permission: 'write', owner_id: 'u-alice' },
-  request_id: `req-${id}`,
-  issued_at: Date.now(),
-});
-
 const quarantines = (gitDir: string) => readdirSync(path.join(gitDir, 'objects')).filter((n) => n.startsWith('tmp_objdir-'));
-
-async function until<T>(probe: () => T | undefined, ms: number): Promise<T | undefined> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 beforeAll(async () => {
   storage = await startTestStorage();
@@ -55,17 +39,17 @@ describe('a push whose client disconnects mid-transfer', () => {
       port: storage.httpPort,
       method: 'POST',
       path: `/alice/${id}.git/git-receive-pack`,
-      headers: { ...encodeIdentity(identity(id), storage.secret), 'Content-Type': 'application/x-git-receive-pack-request' },
+      headers: { ...encodeIdentity(writerIdentity(id), storage.secret), 'Content-Type': 'application/x-git-receive-pack-request' },
     });
     req.on('error', () => undefined);
     req.on('response', (res) => res.resume());
     req.write(commands);
     // Half the pack, then nothing more: receive-pack waits inside its quarantine.
     req.write(pack.subarray(0, pack.length >> 1));
-    const receiving = await until(() => (quarantines(gitDir).length > 0 ? true : undefined), 30_000);
+    const receiving = await polled(() => (quarantines(gitDir).length > 0 ? true : undefined), 30_000);
     req.destroy();
 
-    const left = await until(() => (quarantines(gitDir).length === 0 ? [] : undefined), 10_000);
+    const left = await polled(() => (quarantines(gitDir).length === 0 ? [] : undefined), 10_000);
     expect([receiving, left ?? quarantines(gitDir)]).toEqual([true, []]);
     expect(existsSync(path.join(gitDir, 'refs', 'heads', 'main'))).toBe(false);
     expect((await fetch(`http://127.0.0.1:${storage.httpPort}/healthz`)).status).toBe(200);

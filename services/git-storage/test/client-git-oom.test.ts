@@ -3,21 +3,14 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import { encodeIdentity, type Identity } from '@githost/identity';
+import { encodeIdentity } from '@githost/identity';
 import { clientGitOomScoreAdj, OOM_SCORE_ADJ_MAX } from '../src/git/command.js';
-import { cleanupWorkdirs, commitAll, createTestRepository, makeWorkdir, startTestStorage, testGitEnv, writeFiles, type TestStorage } from '../src/testing.js';
+import { cleanupWorkdirs, commitAll, createTestRepository, makeWorkdir, polled, startTestStorage, testGitEnv, writeFiles, writerIdentity, type TestStorage } from '../src/testing.js';
 
 // git's memory in a clone or a push grows with the objects it handles and no setting bounds it
 // (docs/decisions/housekeeping.md#memory): when memory runs out, the git serving that one client
 // is what the kernel takes, not git-storage (every request in flight) that started it.
 let storage: TestStorage;
-
-const identity = (id: string): Identity => ({
-  principal: { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false },
-  repo: { id, owner: 'alice', name: id, default_branch: 'main', private: false, shard: 'default', permission: 'write', owner_id: 'u-alice' },
-  request_id: `req-${id}`,
-  issued_at: Date.now(),
-});
 
 const pkt = (line: string): string => `${(line.length + 4).toString(16).padStart(4, '0')}${line}`;
 
@@ -40,15 +33,6 @@ function gitsServing(word: string): Array<{ pid: number; cmdline: string; adj: n
   return found.map(({ pid, cmdline, adj }) => ({ pid, cmdline, adj }));
 }
 
-async function until<T>(probe: () => T | undefined, ms: number): Promise<T | undefined> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** A request to git-storage's smart HTTP that sends `body` and then holds the connection open. */
 function heldRequest(id: string, service: 'git-upload-pack' | 'git-receive-pack', body: Buffer | string): http.ClientRequest {
   const req = http.request({
@@ -56,7 +40,7 @@ function heldRequest(id: string, service: 'git-upload-pack' | 'git-receive-pack'
     port: storage.httpPort,
     method: 'POST',
     path: `/alice/${id}.git/${service}`,
-    headers: { ...encodeIdentity(identity(id), storage.secret), 'Content-Type': `application/x-${service}-request` },
+    headers: { ...encodeIdentity(writerIdentity(id), storage.secret), 'Content-Type': `application/x-${service}-request` },
   });
   req.on('error', () => undefined);
   req.on('response', (res) => res.resume());
@@ -92,7 +76,7 @@ describe('the oom_score_adj of a git serving one client', () => {
     // Half the pack, then nothing more: receive-pack and its unpacker wait for the rest.
     const req = heldRequest(id, 'git-receive-pack', Buffer.concat([Buffer.from(`${pkt(`${'0'.repeat(40)} ${commit} refs/heads/main\0 report-status\n`)}0000`), pack.subarray(0, pack.length >> 1)]));
     try {
-      const gits = await until(() => {
+      const gits = await polled(() => {
         const g = gitsServing('receive-pack');
         return g.some((p) => /unpack-objects|index-pack/.test(p.cmdline)) ? g : undefined;
       }, 30_000);
@@ -113,7 +97,7 @@ describe('the oom_score_adj of a git serving one client', () => {
     // A want and no flush: upload-pack waits for the rest of the request.
     const req = heldRequest(id, 'git-upload-pack', pkt(`want ${commit}\n`));
     try {
-      const gits = await until(() => {
+      const gits = await polled(() => {
         const g = gitsServing('upload-pack');
         return g.length > 0 ? g : undefined;
       }, 30_000);

@@ -4,31 +4,15 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { encodeIdentity, type Identity } from '@githost/identity';
-import { cleanupWorkdirs, commitAll, createTestRepository, makeWorkdir, startTestStorage, testGitEnv, writeFiles, type TestStorage } from '../src/testing.js';
+import { encodeIdentity } from '@githost/identity';
+import { cleanupWorkdirs, commitAll, createTestRepository, makeWorkdir, polled, startTestStorage, testGitEnv, writeFiles, writerIdentity, type TestStorage } from '../src/testing.js';
 
 // The full-duplex endpoint the SSH server uses (docs/decisions/ssh-server.md#limits): a client that
 // stops sending mid-push is cut after PUSH_IDLE_TIMEOUT_MS like a silent smart HTTP body, and
 // receive-pack's quarantine goes with it.
 let storage: TestStorage;
 
-const identity = (id: string): Identity => ({
-  principal: { user_id: 'u-alice', username: 'alice', email: 'alice@example.com', is_admin: false },
-  repo: { id, owner: 'alice', name: id, default_branch: 'main', private: false, shard: 'default', permission: 'write', owner_id: 'u-alice' },
-  request_id: `req-${id}`,
-  issued_at: Date.now(),
-});
-
 const quarantines = (gitDir: string) => readdirSync(path.join(gitDir, 'objects')).filter((n) => n.startsWith('tmp_objdir-'));
-
-async function until<T>(probe: () => T | undefined, ms: number): Promise<T | undefined> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 beforeAll(async () => {
   storage = await startTestStorage({ pushIdleTimeoutMs: 500 });
@@ -57,7 +41,7 @@ describe('the duplex endpoint idle cut-off', () => {
         port: storage.httpPort,
         method: 'POST',
         path: `/alice/${id}.git/duplex/git-receive-pack`,
-        headers: { ...encodeIdentity(identity(id), storage.secret), 'Content-Type': 'application/x-git-receive-pack-duplex' },
+        headers: { ...encodeIdentity(writerIdentity(id), storage.secret), 'Content-Type': 'application/x-git-receive-pack-duplex' },
       });
       req.on('error', (err) => resolve(`connection ended: ${err.message}`));
       req.on('response', (res) => {
@@ -68,12 +52,12 @@ describe('the duplex endpoint idle cut-off', () => {
       req.write(`${(line.length + 4).toString(16).padStart(4, '0')}${line}0000`);
       // Half the pack, then silence (as an SSH client whose network went away): never ended.
       req.write(pack.subarray(0, pack.length >> 1));
-      void until(() => (quarantines(gitDir).length > 0 ? true : undefined), 30_000).then((r) => (receiving = r));
+      void polled(() => (quarantines(gitDir).length > 0 ? true : undefined), 30_000).then((r) => (receiving = r));
     });
 
     // Cut, not finished: no trailers, the response never completed.
     expect(outcome).toMatch(/^(connection ended: .+|response closed \(status 200, complete false\))$/);
-    const left = await until(() => (quarantines(gitDir).length === 0 ? [] : undefined), 10_000);
+    const left = await polled(() => (quarantines(gitDir).length === 0 ? [] : undefined), 10_000);
     expect([receiving, left ?? quarantines(gitDir)]).toEqual([true, []]);
     expect(existsSync(path.join(gitDir, 'refs', 'heads', 'main'))).toBe(false);
     expect(await storage.service.journal.pending()).toEqual([]);
