@@ -1,14 +1,16 @@
-import type { Queryable } from './index.js';
+import type { Database } from './index.js';
 import { yieldToEventLoop } from '@githost/runtime';
 
 /**
  * Retention of tables that only grow (docs/decisions/list-paging.md#retention): rows are deleted
  * in small statements of their own (no transaction around them), each taking its rows with
  * `FOR UPDATE SKIP LOCKED`, so pruning never waits on a row a request holds and a request waits
- * at most for one small batch. Between batches the loop yields, so on PGlite (one connection for
- * every service of the process) requests take their turn.
+ * at most for one small batch. On PGlite (one connection, and one event loop, for every service of
+ * the process) the loop leaves the connection idle after each batch for as long as the batch took:
+ * a request that queued behind a batch then runs all its statements in the gap, instead of waiting
+ * for a batch before each of them (docs/decisions/database-upkeep.md#background-work-on-pglite).
+ * On a server the batches and requests run side by side, and the loop only yields.
  */
-
 /** Rows per statement. */
 export const PRUNE_BATCH = 500;
 
@@ -16,13 +18,15 @@ export const PRUNE_BATCH = 500;
  * Runs `sql` (one DELETE of at most `batch` rows, its last parameter the batch size) until it
  * deletes fewer than `batch`; the rows deleted. `params` come first.
  */
-export async function deleteInBatches(db: Queryable, sql: string, params: unknown[], batch = PRUNE_BATCH): Promise<number> {
+export async function deleteInBatches(db: Pick<Database, 'query' | 'kind'>, sql: string, params: unknown[], batch = PRUNE_BATCH): Promise<number> {
   let total = 0;
   for (;;) {
+    const started = performance.now();
     const r = await db.query(sql, [...params, batch]);
     total += r.rowCount;
     if (r.rowCount < batch) return total;
-    await yieldToEventLoop();
+    if (db.kind === 'pglite') await new Promise((resolve) => setTimeout(resolve, performance.now() - started));
+    else await yieldToEventLoop();
   }
 }
 
