@@ -11,6 +11,7 @@ import { yieldToEventLoop } from '@githost/runtime';
  * for a batch before each of them (docs/decisions/database-upkeep.md#background-work-on-pglite).
  * On a server the batches and requests run side by side, and the loop only yields.
  */
+
 /** Rows per statement. */
 export const PRUNE_BATCH = 500;
 
