@@ -5,6 +5,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { encodeIdentity } from '@githost/identity';
+import { pktLine } from '../src/http/git-transport.js';
 import { cleanupWorkdirs, commitAll, createTestRepository, makeWorkdir, polled, startTestStorage, testGitEnv, writeFiles, writerIdentity, type TestStorage } from '../src/testing.js';
 
 // A client (or the gateway in front) that goes away in the middle of a push: receive-pack is
@@ -32,7 +33,7 @@ describe('a push whose client disconnects mid-transfer', () => {
     const commit = await commitAll(work, 'big');
     const pack = execFileSync('git', ['pack-objects', '--stdout', '--revs', '-q'], { cwd: work, input: `${commit}\n`, env: testGitEnv(), maxBuffer: 64 * 1024 * 1024 });
     const line = `${'0'.repeat(40)} ${commit} refs/heads/main\0 report-status\n`;
-    const commands = `${(line.length + 4).toString(16).padStart(4, '0')}${line}0000`;
+    const commands = `${pktLine(line)}0000`;
 
     const req = http.request({
       host: '127.0.0.1',

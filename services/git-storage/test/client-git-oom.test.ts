@@ -5,14 +5,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { encodeIdentity } from '@githost/identity';
 import { clientGitOomScoreAdj, OOM_SCORE_ADJ_MAX } from '../src/git/command.js';
+import { pktLine } from '../src/http/git-transport.js';
 import { cleanupWorkdirs, commitAll, createTestRepository, makeWorkdir, polled, startTestStorage, testGitEnv, writeFiles, writerIdentity, type TestStorage } from '../src/testing.js';
 
 // git's memory in a clone or a push grows with the objects it handles and no setting bounds it
 // (docs/decisions/housekeeping.md#memory): when memory runs out, the git serving that one client
 // is what the kernel takes, not git-storage (every request in flight) that started it.
 let storage: TestStorage;
-
-const pkt = (line: string): string => `${(line.length + 4).toString(16).padStart(4, '0')}${line}`;
 
 /** Every descendant of this process (git-storage runs in it) whose command line has `word`, with its children. */
 function gitsServing(word: string): Array<{ pid: number; cmdline: string; adj: number }> {
@@ -74,7 +73,7 @@ describe('the oom_score_adj of a git serving one client', () => {
     const commit = await commitAll(work, 'big');
     const pack = execFileSync('git', ['pack-objects', '--stdout', '--revs', '-q'], { cwd: work, input: `${commit}\n`, env: testGitEnv(), maxBuffer: 64 * 1024 * 1024 });
     // Half the pack, then nothing more: receive-pack and its unpacker wait for the rest.
-    const req = heldRequest(id, 'git-receive-pack', Buffer.concat([Buffer.from(`${pkt(`${'0'.repeat(40)} ${commit} refs/heads/main\0 report-status\n`)}0000`), pack.subarray(0, pack.length >> 1)]));
+    const req = heldRequest(id, 'git-receive-pack', Buffer.concat([Buffer.from(`${pktLine(`${'0'.repeat(40)} ${commit} refs/heads/main\0 report-status\n`)}0000`), pack.subarray(0, pack.length >> 1)]));
     try {
       const gits = await polled(() => {
         const g = gitsServing('receive-pack');
@@ -95,7 +94,7 @@ describe('the oom_score_adj of a git serving one client', () => {
     const commit = await commitAll(work, 'a');
     execFileSync('git', ['push', '-q', storage.repoPath(id), 'HEAD:refs/heads/main'], { cwd: work, env: testGitEnv() });
     // A want and no flush: upload-pack waits for the rest of the request.
-    const req = heldRequest(id, 'git-upload-pack', pkt(`want ${commit}\n`));
+    const req = heldRequest(id, 'git-upload-pack', pktLine(`want ${commit}\n`));
     try {
       const gits = await polled(() => {
         const g = gitsServing('upload-pack');

@@ -5,6 +5,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { encodeIdentity } from '@githost/identity';
+import { pktLine } from '../src/http/git-transport.js';
 import { cleanupWorkdirs, commitAll, createTestRepository, makeWorkdir, polled, startTestStorage, testGitEnv, writeFiles, writerIdentity, type TestStorage } from '../src/testing.js';
 
 // The full-duplex endpoint the SSH server uses (docs/decisions/ssh-server.md#limits): a client that
@@ -49,7 +50,7 @@ describe('the duplex endpoint idle cut-off', () => {
         res.resume();
         res.on('close', () => resolve(`response closed (status ${res.statusCode}, complete ${res.complete})`));
       });
-      req.write(`${(line.length + 4).toString(16).padStart(4, '0')}${line}0000`);
+      req.write(`${pktLine(line)}0000`);
       // Half the pack, then silence (as an SSH client whose network went away): never ended.
       req.write(pack.subarray(0, pack.length >> 1));
       void polled(() => (quarantines(gitDir).length > 0 ? true : undefined), 30_000).then((r) => (receiving = r));

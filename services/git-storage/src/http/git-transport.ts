@@ -38,7 +38,8 @@ function transportFlags(service: GitService, ...flags: string[]): string[] {
   return service === 'git-upload-pack' ? ['--strict', ...flags] : flags;
 }
 
-function pktLine(s: string): string {
+/** One pkt-line of git's protocol: its length in four hex digits, then the line. */
+export function pktLine(s: string): string {
   return (s.length + 4).toString(16).padStart(4, '0') + s;
 }
 
