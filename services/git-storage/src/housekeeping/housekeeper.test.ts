@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '@githost/logging';
 import { gitRunning } from '../testing.js';
-import { commitGraphState } from './commit-graph-layers.js';
+import { commitGraphState, readCommitGraph } from './commit-graph-layers.js';
 import { Housekeeper } from './housekeeper.js';
-import { BYTES_PER_OBJECT } from './memory-budget.js';
+import { BYTES_PER_COMMIT, BYTES_PER_OBJECT } from './memory-budget.js';
 
 let root: string;
 let repo: string;
@@ -105,8 +105,33 @@ describe('Housekeeper', () => {
     await hk.runNow(fresh);
     expect(hk.lastSteps.get(fresh)).not.toContain('commit-graph without filters');
     expect(readFileSync(chain, 'latin1').split('\n').filter(Boolean)).toHaveLength(2);
-    expect(await commitGraphState(fresh)).toBe('with-filters');
+    expect(await readCommitGraph(fresh)).toEqual({ state: 'with-filters', commits: Number(gf('rev-list', '--all', '--count')) });
     await hk.stop();
+  });
+
+  it('when a repository\'s commits need more memory for their Bloom filters than the budget, then the graph stays plain and grows by plain layers, verified; with room, it is replaced by one with filters', async () => {
+    const many = path.join(root, 'filters-over-budget.git');
+    execFileSync('git', ['clone', '-q', '--bare', '--no-local', repo, many], { env });
+    const gm = (...args: string[]) => execFileSync('git', [`--git-dir=${many}`, ...args], { env }).toString().trim();
+    const commits = Number(gm('rev-list', '--all', '--count'));
+    const graphSteps = (hk: Housekeeper) => hk.lastSteps.get(many)?.filter((step) => step.includes('commit-graph') || step.startsWith('changed-path'));
+    const tight = new Housekeeper(createLogger('test'), { delayMs: 60_000, memoryBytes: commits * BYTES_PER_COMMIT.changedPaths - 1 });
+    await tight.runNow(many);
+    expect(graphSteps(tight)).toEqual(['commit-graph without filters', 'changed-path filters left out (memory)', 'commit-graph without filters']);
+    expect(await readCommitGraph(many)).toEqual({ state: 'without-filters', commits });
+    const tip = gm('rev-parse', 'refs/heads/b4');
+    gm('update-ref', 'refs/heads/more', gm('commit-tree', `${tip}^{tree}`, '-p', tip, '-m', 'more'));
+    await tight.runNow(many);
+    expect(graphSteps(tight)).toEqual(['changed-path filters left out (memory)', 'commit-graph without filters']);
+    expect(await readCommitGraph(many)).toEqual({ state: 'without-filters', commits: commits + 1 });
+    gm('commit-graph', 'verify');
+    await tight.stop();
+    const roomy = new Housekeeper(createLogger('test'), { delayMs: 60_000, memoryBytes: (commits + 1) * BYTES_PER_COMMIT.changedPaths });
+    await roomy.runNow(many);
+    expect(roomy.lastSteps.get(many)?.at(-1)).toBe('commit-graph');
+    expect(await readCommitGraph(many)).toEqual({ state: 'with-filters', commits: commits + 1 });
+    gm('commit-graph', 'verify');
+    await roomy.stop();
   });
 
   it('when a repository has a commit-graph without Bloom filters (written elsewhere), then its first use schedules housekeeping, which gives every commit its filter', async () => {
@@ -209,7 +234,7 @@ describe('Housekeeper', () => {
     const counts = execFileSync('git', [`--git-dir=${big}`, 'count-objects', '-v'], { env }).toString();
     const objects = Number(/^count: (\d+)$/m.exec(counts)![1]) + Number(/^in-pack: (\d+)$/m.exec(counts)![1]);
     const packDir = path.join(big, 'objects', 'pack');
-    const packSteps = (hk: Housekeeper) => hk.lastSteps.get(big)?.filter((step) => !step.startsWith('commit-graph'));
+    const packSteps = (hk: Housekeeper) => hk.lastSteps.get(big)?.filter((step) => step.includes('repack') || step.startsWith('full') || step.startsWith('bitmap'));
     // Room for the bitmap's git, not for the full repack's.
     const between = new Housekeeper(createLogger('test'), { delayMs: 60_000, packsLimit: 0, memoryBytes: objects * BYTES_PER_OBJECT.bitmap });
     await between.runNow(big);

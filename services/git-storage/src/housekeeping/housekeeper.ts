@@ -2,8 +2,8 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '@githost/logging';
 import { OOM_SCORE_ADJ_MAX, runGit } from '../git/command.js';
-import { commitGraphState } from './commit-graph-layers.js';
-import { BYTES_PER_OBJECT, defaultHousekeepingMemory, LEAN_PACK_CONFIG } from './memory-budget.js';
+import { commitGraphState, readCommitGraph } from './commit-graph-layers.js';
+import { BYTES_PER_COMMIT, BYTES_PER_OBJECT, defaultHousekeepingMemory, SMALL_DELTA_BASE_CACHE } from './memory-budget.js';
 
 /** How long after a first look a quarantine written since the start is looked at again. */
 const ORPHAN_RECHECK_MS = 5_000;
@@ -23,7 +23,8 @@ export interface HousekeepingOptions {
   stepTimeoutMs?: number;
   /**
    * Memory one housekeeping git may take: a step whose git would need more for this repository's
-   * objects (BYTES_PER_OBJECT) is left out and said so (docs/decisions/housekeeping.md#memory).
+   * objects or commits (BYTES_PER_OBJECT, BYTES_PER_COMMIT) is left out and said so
+   * (docs/decisions/housekeeping.md#memory).
    * Default: half the container's memory limit, unbounded without one.
    */
   memoryBytes?: number;
@@ -287,18 +288,19 @@ export class Housekeeper {
       // does not fit is left out (and said so) rather than started to be killed by the kernel at
       // every run (docs/decisions/housekeeping.md#memory).
       const objects = stats.looseObjects + stats.inPack;
-      const fits = (what: string, perObject: number) => {
-        if (objects * perObject <= this.opts.memoryBytes) return true;
+      const fits = (what: string, count: number, unit: 'objects' | 'commits', perEach: number) => {
+        const needs = count * perEach;
+        if (needs <= this.opts.memoryBytes) return true;
         done.push(`${what} left out (memory)`);
-        this.logger.warn({ git_dir: gitDir, objects, needs_bytes: objects * perObject, budget_bytes: this.opts.memoryBytes }, `housekeeping: ${what} would need more memory than HOUSEKEEPING_MEMORY_BYTES allows; left out`);
+        this.logger.warn({ git_dir: gitDir, [unit]: count, needs_bytes: needs, budget_bytes: this.opts.memoryBytes }, `housekeeping: ${what} would need more memory than HOUSEKEEPING_MEMORY_BYTES allows; left out`);
         return false;
       };
-      const fullRepack = stats.packs > this.opts.packsLimit && fits('full repack', BYTES_PER_OBJECT.fullRepack);
-      const bitmap = !fullRepack && objects > 0 && fits('bitmap', BYTES_PER_OBJECT.bitmap);
+      const fullRepack = stats.packs > this.opts.packsLimit && fits('full repack', objects, 'objects', BYTES_PER_OBJECT.fullRepack);
+      const bitmap = !fullRepack && objects > 0 && fits('bitmap', objects, 'objects', BYTES_PER_OBJECT.bitmap);
       if (fullRepack) {
         // --cruft instead of -a: objects nothing references YET (a merge commit written before its
         // UpdateRef, a push whose refs are about to move) go to a cruft pack instead of being dropped.
-        await step('full repack', () => runGit({ config: LEAN_PACK_CONFIG, name: 'repack', flags: ['--cruft', '--cruft-expiration=2.weeks.ago', '-d', '-b', '-q', '--write-midx'] }, opts));
+        await step('full repack', () => runGit({ config: SMALL_DELTA_BASE_CACHE, name: 'repack', flags: ['--cruft', '--cruft-expiration=2.weeks.ago', '-d', '-b', '-q', '--write-midx'] }, opts));
       } else if (stats.looseObjects > this.opts.looseObjectsLimit || (stats.packs > 1 && !(await geometric(gitDir))) || (stats.packs > 0 && bitmap && !(await hasBitmap(gitDir)))) {
         // Loose objects and the smallest packs rolled into one, so that every pack is at least
         // twice the size of the next smaller: a push costs a repack of its own size, not of the
@@ -309,16 +311,20 @@ export class Housekeeper {
         // (docs/decisions/history-depth.md#clones).
         // Without the bitmap when it does not fit: the packs still roll up, clones walk the history.
         const flags = ['--geometric=2', '-d', '-q', '--write-midx', ...(bitmap ? ['--write-bitmap-index'] : [])];
-        await step(bitmap ? 'geometric repack' : 'geometric repack without bitmap', () => runGit({ config: LEAN_PACK_CONFIG, name: 'repack', flags }, opts));
+        await step(bitmap ? 'geometric repack' : 'geometric repack without bitmap', () => runGit({ config: SMALL_DELTA_BASE_CACHE, name: 'repack', flags }, opts));
       }
       if ((await countLooseRefs(path.join(gitDir, 'refs'))) > this.opts.looseRefsLimit) {
         await step('pack-refs', () => runGit({ name: 'pack-refs', flags: ['--all'] }, opts));
       }
       // A split write keeps the layers below it as they are: a chain with a layer written without
       // filters (the plain first graph, or one written elsewhere) is replaced whole, so that every
-      // commit has its filter.
-      const split = graph === 'with-filters' ? '--split' : '--split=replace';
-      await step('commit-graph', () => runGit({ name: 'commit-graph', action: 'write', flags: [...graphFlags(split), '--changed-paths'] }, opts));
+      // commit has its filter. That computes a filter for every commit, which does not fit every
+      // budget: the layers then stay plain and the new commits go on top of them, as plain
+      // (docs/decisions/housekeeping.md#memory). A chain with filters only computes the new ones'.
+      const filtered = graph === 'with-filters' || fits('changed-path filters', (await readCommitGraph(gitDir)).commits, 'commits', BYTES_PER_COMMIT.changedPaths);
+      const split = graph === 'with-filters' || !filtered ? '--split' : '--split=replace';
+      await step(filtered ? 'commit-graph' : 'commit-graph without filters', () =>
+        runGit({ config: SMALL_DELTA_BASE_CACHE, name: 'commit-graph', action: 'write', flags: [...graphFlags(split), ...(filtered ? ['--changed-paths'] : [])] }, opts));
       this.lastSteps.set(gitDir, done);
       this.logger.info({ git_dir: gitDir, steps: done, loose_objects: stats.looseObjects, packs: stats.packs }, 'housekeeping done');
     } finally {

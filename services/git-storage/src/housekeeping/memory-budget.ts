@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 /**
  * What housekeeping's git needs in memory, per object of the repository, measured on the scale
  * bench's 100,000-commit repository (1.02M objects; docs/decisions/housekeeping.md#memory): a full
- * repack's `pack-objects` 263 MiB of its own memory with `LEAN_PACK_CONFIG` (354 MiB without it)
- * beside 148 MiB of mapped pack, the multi-pack index's bitmap 199 MiB beside 35 MiB. Rounded up:
- * what git's object tables cost is its own and grows with the objects, whatever the settings.
+ * repack's `pack-objects` 263 MiB of its own memory with `SMALL_DELTA_BASE_CACHE` (354 MiB without
+ * it) beside 148 MiB of mapped pack, the multi-pack index's bitmap 199 MiB beside 35 MiB. Rounded
+ * up: what git's object tables cost is its own and grows with the objects, whatever the settings.
  */
 export const BYTES_PER_OBJECT = {
   /** `repack --cruft -d -b`: every object in one `pack-objects`. */
@@ -14,10 +14,23 @@ export const BYTES_PER_OBJECT = {
   bitmap: 256,
 } as const;
 
-/** The one setting that lowered `pack-objects`' peak (354 -> 263 MiB at 1.02M objects): the cache of
- *  inflated delta bases (96 MiB by default). `pack.deltaCacheSize`, `pack.windowMemory` and
- *  `pack.threads=1` changed nothing there: a repack reuses the packs' deltas. */
-export const LEAN_PACK_CONFIG: Array<[string, string]> = [['core.deltaBaseCacheLimit', '16m']];
+/**
+ * The same per commit, for a commit-graph write that computes every commit's changed-path Bloom
+ * filter (a chain replaced whole) with `SMALL_DELTA_BASE_CACHE`: 53 MiB of its own memory at 100k
+ * commits, 118 MiB at 300k (the scale bench's history repository; a plain write 28 and 84 MiB,
+ * about 280 bytes a commit, which no setting lowers). Rounded up from the larger of 556 and 412
+ * bytes a commit (the cache's 16 MiB is part of the first).
+ */
+export const BYTES_PER_COMMIT = {
+  changedPaths: 512,
+} as const;
+
+/** The one setting that lowers housekeeping's git: the cache of inflated delta bases (96 MiB by
+ *  default), which a repack fills with the packs' bases and a commit-graph write with trees it
+ *  diffs for the filters (pack-objects 354 -> 263 MiB at 1.02M objects, the filtered commit-graph
+ *  143 -> 53 MiB at 100k commits). `pack.deltaCacheSize`, `pack.windowMemory` and `pack.threads=1`
+ *  changed nothing: a repack reuses the packs' deltas. */
+export const SMALL_DELTA_BASE_CACHE: Array<[string, string]> = [['core.deltaBaseCacheLimit', '16m']];
 
 /** cgroup v2's and v1's memory limit files, in the order they are read. */
 const CGROUP_LIMIT_FILES = ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes'];
