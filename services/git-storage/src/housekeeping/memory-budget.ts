@@ -17,9 +17,9 @@ export const BYTES_PER_OBJECT = {
 /**
  * The same per commit, for a commit-graph write that computes every commit's changed-path Bloom
  * filter (a chain replaced whole) with `SMALL_DELTA_BASE_CACHE`: 53 MiB of its own memory at 100k
- * commits, 118 MiB at 300k (the scale bench's history repository; a plain write 28 and 84 MiB,
- * about 280 bytes a commit, which no setting lowers). Rounded up from the larger of 556 and 412
- * bytes a commit (the cache's 16 MiB is part of the first).
+ * commits, 118 MiB at 300k, 318 MiB at 1M (the scale bench's history repository; a plain write
+ * 28, 84 and 270 MiB, about 280 bytes a commit, which no setting lowers). Rounded up from the
+ * largest, 556 bytes a commit at 100k (the cache's 16 MiB weighs most there).
  */
 export const BYTES_PER_COMMIT = {
   changedPaths: 512,
