@@ -8,7 +8,7 @@ import { createLogger } from '@githost/logging';
 import { gitRunning } from '../testing.js';
 import { commitGraphState, readCommitGraph } from './commit-graph-layers.js';
 import { Housekeeper } from './housekeeper.js';
-import { BYTES_PER_COMMIT, BYTES_PER_OBJECT } from './memory-budget.js';
+import { BYTES_PER_COMMIT, BYTES_PER_OBJECT, DELTA_BASE_CACHE_BYTES } from './memory-budget.js';
 
 let root: string;
 let repo: string;
@@ -115,7 +115,7 @@ describe('Housekeeper', () => {
     const gm = (...args: string[]) => execFileSync('git', [`--git-dir=${many}`, ...args], { env }).toString().trim();
     const commits = Number(gm('rev-list', '--all', '--count'));
     const graphSteps = (hk: Housekeeper) => hk.lastSteps.get(many)?.filter((step) => step.includes('commit-graph') || step.startsWith('changed-path'));
-    const tight = new Housekeeper(createLogger('test'), { delayMs: 60_000, memoryBytes: commits * BYTES_PER_COMMIT.changedPaths - 1 });
+    const tight = new Housekeeper(createLogger('test'), { delayMs: 60_000, memoryBytes: commits * BYTES_PER_COMMIT.changedPaths + DELTA_BASE_CACHE_BYTES - 1 });
     await tight.runNow(many);
     expect(graphSteps(tight)).toEqual(['commit-graph without filters', 'changed-path filters left out (memory)', 'commit-graph without filters']);
     expect(await readCommitGraph(many)).toEqual({ state: 'without-filters', commits });
@@ -126,7 +126,7 @@ describe('Housekeeper', () => {
     expect(await readCommitGraph(many)).toEqual({ state: 'without-filters', commits: commits + 1 });
     gm('commit-graph', 'verify');
     await tight.stop();
-    const roomy = new Housekeeper(createLogger('test'), { delayMs: 60_000, memoryBytes: (commits + 1) * BYTES_PER_COMMIT.changedPaths });
+    const roomy = new Housekeeper(createLogger('test'), { delayMs: 60_000, memoryBytes: (commits + 1) * BYTES_PER_COMMIT.changedPaths + DELTA_BASE_CACHE_BYTES });
     await roomy.runNow(many);
     expect(roomy.lastSteps.get(many)?.at(-1)).toBe('commit-graph');
     expect(await readCommitGraph(many)).toEqual({ state: 'with-filters', commits: commits + 1 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Logger } from '@githost/logging';
 import { OOM_SCORE_ADJ_MAX, runGit } from '../git/command.js';
 import { commitGraphState, readCommitGraph } from './commit-graph-layers.js';
-import { BYTES_PER_COMMIT, BYTES_PER_OBJECT, defaultHousekeepingMemory, SMALL_DELTA_BASE_CACHE } from './memory-budget.js';
+import { BYTES_PER_COMMIT, BYTES_PER_OBJECT, defaultHousekeepingMemory, DELTA_BASE_CACHE_BYTES, SMALL_DELTA_BASE_CACHE } from './memory-budget.js';
 
 /** How long after a first look a quarantine written since the start is looked at again. */
 const ORPHAN_RECHECK_MS = 5_000;
@@ -288,8 +288,8 @@ export class Housekeeper {
       // does not fit is left out (and said so) rather than started to be killed by the kernel at
       // every run (docs/decisions/housekeeping.md#memory).
       const objects = stats.looseObjects + stats.inPack;
-      const fits = (what: string, count: number, unit: 'objects' | 'commits', perEach: number) => {
-        const needs = count * perEach;
+      const fits = (what: string, count: number, unit: 'objects' | 'commits', perEach: number, besides = 0) => {
+        const needs = count * perEach + besides;
         if (needs <= this.opts.memoryBytes) return true;
         done.push(`${what} left out (memory)`);
         this.logger.warn({ git_dir: gitDir, [unit]: count, needs_bytes: needs, budget_bytes: this.opts.memoryBytes }, `housekeeping: ${what} would need more memory than HOUSEKEEPING_MEMORY_BYTES allows; left out`);
@@ -321,7 +321,7 @@ export class Housekeeper {
       // commit has its filter. That computes a filter for every commit, which does not fit every
       // budget: the layers then stay plain and the new commits go on top of them, as plain
       // (docs/decisions/housekeeping.md#memory). A chain with filters only computes the new ones'.
-      const filtered = graph === 'with-filters' || fits('changed-path filters', (await readCommitGraph(gitDir)).commits, 'commits', BYTES_PER_COMMIT.changedPaths);
+      const filtered = graph === 'with-filters' || fits('changed-path filters', (await readCommitGraph(gitDir)).commits, 'commits', BYTES_PER_COMMIT.changedPaths, DELTA_BASE_CACHE_BYTES);
       const split = graph === 'with-filters' || !filtered ? '--split' : '--split=replace';
       await step(filtered ? 'commit-graph' : 'commit-graph without filters', () =>
         runGit({ config: SMALL_DELTA_BASE_CACHE, name: 'commit-graph', action: 'write', flags: [...graphFlags(split), ...(filtered ? ['--changed-paths'] : [])] }, opts));

@@ -16,21 +16,24 @@ export const BYTES_PER_OBJECT = {
 
 /**
  * The same per commit, for a commit-graph write that computes every commit's changed-path Bloom
- * filter (a chain replaced whole) with `SMALL_DELTA_BASE_CACHE`: 53 MiB of its own memory at 100k
- * commits, 118 MiB at 300k, 318 MiB at 1M (the scale bench's history repository; a plain write
- * 28, 84 and 270 MiB, about 280 bytes a commit, which no setting lowers). Rounded up from the
- * largest, 556 bytes a commit at 100k (the cache's 16 MiB weighs most there).
+ * filter (a chain replaced whole) with `SMALL_DELTA_BASE_CACHE`, on top of that cache: 53 MiB of its
+ * own memory at 100k commits, 118 MiB at 300k, 318 MiB at 1M (the scale bench's history
+ * repository; a plain write 28, 84 and 270 MiB, about 280 bytes a commit, which no setting lowers).
+ * Less the cache's 16 MiB, 388, 357 and 317 bytes a commit: rounded up.
  */
 export const BYTES_PER_COMMIT = {
-  changedPaths: 512,
+  changedPaths: 400,
 } as const;
 
-/** The one setting that lowers housekeeping's git: the cache of inflated delta bases (96 MiB by
- *  default), which a repack fills with the packs' bases and a commit-graph write with trees it
- *  diffs for the filters (pack-objects 354 -> 263 MiB at 1.02M objects, the filtered commit-graph
- *  143 -> 53 MiB at 100k commits). `pack.deltaCacheSize`, `pack.windowMemory` and `pack.threads=1`
- *  changed nothing: a repack reuses the packs' deltas. */
-export const SMALL_DELTA_BASE_CACHE: Array<[string, string]> = [['core.deltaBaseCacheLimit', '16m']];
+/** The cache of inflated delta bases that housekeeping's git keeps (96 MiB by default). */
+export const DELTA_BASE_CACHE_BYTES = 16 * 1024 * 1024;
+
+/** The one setting that lowers housekeeping's git: that cache, which a repack fills with the packs'
+ *  bases and a commit-graph write with the trees it diffs for the filters (pack-objects 354 -> 263
+ *  MiB at 1.02M objects, the filtered commit-graph 143 -> 53 MiB at 100k commits).
+ *  `pack.deltaCacheSize`, `pack.windowMemory` and `pack.threads=1` changed nothing: a repack reuses
+ *  the packs' deltas. */
+export const SMALL_DELTA_BASE_CACHE: Array<[string, string]> = [['core.deltaBaseCacheLimit', String(DELTA_BASE_CACHE_BYTES)]];
 
 /** cgroup v2's and v1's memory limit files, in the order they are read. */
 const CGROUP_LIMIT_FILES = ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes'];
