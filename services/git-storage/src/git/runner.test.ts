@@ -66,6 +66,28 @@ describe('GitRunner', () => {
     }
   });
 
+  it('when git writes a long output a line at a time (as rev-list into a pipe), then it comes back whole and the helper lives on', async () => {
+    const runner = new GitRunner();
+    try {
+      // Two million lines, each flushed on its own: hundreds of thousands of small reads, whose
+      // chunks, kept one by one, filled the helper's 32 MiB heap and killed it.
+      const lines = 2_000_000;
+      const printed = await runner.run(request(shell(`awk 'BEGIN { for (i = 0; i < ${lines}; i++) { print i; fflush() } }'`), { timeoutMs: 60_000 }));
+      const helper = runner.pid!;
+      expect(printed.code).toBe(0);
+      const text = printed.stdout.toString();
+      let length = 0;
+      for (let i = 0; i < lines; i++) length += String(i).length + 1;
+      expect(text.length).toBe(length);
+      expect(text.slice(0, 6)).toBe('0\n1\n2\n');
+      expect(text.endsWith(`${lines - 1}\n`)).toBe(true);
+      expect((await runner.run(request(['--version']))).code).toBe(0);
+      expect(runner.pid).toBe(helper);
+    } finally {
+      runner.close();
+    }
+  }, 90_000);
+
   it('when the caller aborts, the run is too long or prints too much, then the helper kills git and says why', async () => {
     const runner = new GitRunner();
     try {

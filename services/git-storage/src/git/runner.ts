@@ -52,7 +52,10 @@ process.on('message', ({ id, run, cancel }) => {
     // Raising it needs no privilege; best effort likewise (no /proc, a git that ended already).
     try { require('node:fs').writeFileSync('/proc/' + child.pid + '/oom_score_adj', String(run.oomScoreAdj)); } catch {}
   }
-  const out = [];
+  // Copied into one growing buffer as it comes, not kept chunk by chunk: a git that flushes each
+  // line into the pipe (rev-list, log) arrives in hundreds of thousands of small reads, each a
+  // Buffer object on this process's small heap (services/git-storage/README.md#git-from-a-helper-process).
+  let out = Buffer.allocUnsafe(0);
   let bytes = 0;
   let stderr = '';
   let stopped;
@@ -61,9 +64,15 @@ process.on('message', ({ id, run, cancel }) => {
   const timer = run.timeoutMs > 0 ? setTimeout(() => stop('timeout'), run.timeoutMs) : undefined;
   running.set(id, { child, stop });
   child.stdout.on('data', (b) => {
+    if (stopped) return;
+    if (run.maxStdoutBytes !== undefined && bytes + b.length > run.maxStdoutBytes) return void stop('too-big');
+    if (bytes + b.length > out.length) {
+      const grown = Buffer.allocUnsafe(Math.max(bytes + b.length, out.length * 2, 65536));
+      out.copy(grown, 0, 0, bytes);
+      out = grown;
+    }
+    b.copy(out, bytes);
     bytes += b.length;
-    if (run.maxStdoutBytes !== undefined && bytes > run.maxStdoutBytes) stop('too-big');
-    else out.push(b);
   });
   child.stderr.on('data', (b) => { if (stderr.length < 65536) stderr += b.toString('utf8'); });
   child.stdin.on('error', () => undefined);
@@ -71,7 +80,7 @@ process.on('message', ({ id, run, cancel }) => {
   child.on('close', (code) => {
     if (timer) clearTimeout(timer);
     running.delete(id);
-    if (process.connected) process.send({ id, outcome: { stdout: Buffer.concat(out), stderr, code, stopped, message } });
+    if (process.connected) process.send({ id, outcome: { stdout: stopped ? Buffer.alloc(0) : out.subarray(0, bytes), stderr, code, stopped, message } });
   });
   child.stdin.end(run.stdin);
 });
