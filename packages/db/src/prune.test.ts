@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openDatabase, type Database } from './index.js';
-import { deleteInBatches } from './prune.js';
+import { deleteInBatches, PGLITE_PRUNE_BATCH, PRUNE_BATCH } from './prune.js';
 
 const PRUNE = `DELETE FROM rows_kept WHERE id = ANY(ARRAY(SELECT id FROM rows_kept WHERE expired ORDER BY id LIMIT $1))`;
 
@@ -13,7 +13,8 @@ describe('pruning a backlog on PGlite, beside requests', () => {
   beforeEach(async () => {
     db = await openDatabase({ schema: 'svc' });
     await db.query('CREATE TABLE rows_kept (id bigserial PRIMARY KEY, expired boolean NOT NULL, body text NOT NULL)');
-    // 40 batches of 2,000 expired rows, and the rows the requests read.
+    // 8 batches of 10,000 expired rows, and the rows the requests read. A batch is large enough
+    // (tens of ms) that a request's five statements fit in the gap after it on a fast machine too.
     await db.query(`INSERT INTO rows_kept (expired, body) SELECT g <= 80000, repeat('b', 800) FROM generate_series(1, 81000) g`);
     ran = [];
     traced = { ...db, query: <T>(sql: string, params?: unknown[]) => db.query<T>(sql, params).finally(() => ran.push(sql === PRUNE ? 'batch' : 'request')) };
@@ -21,7 +22,7 @@ describe('pruning a backlog on PGlite, beside requests', () => {
   afterEach(() => db.close());
 
   it('when a request of five statements comes while a backlog is pruned, then it waits for a batch or two in all, not one before each statement', async () => {
-    const pruning = deleteInBatches(traced, PRUNE, [], 2000);
+    const pruning = deleteInBatches(traced, PRUNE, [], 10_000);
     const spans: number[] = [];
     for (let r = 0; r < 5; r++) {
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -38,5 +39,18 @@ describe('pruning a backlog on PGlite, beside requests', () => {
     // Only yielding between batches, a batch ran before each statement of every request: 4 each.
     // With the idle gaps its statements take one gap, or two when it came late in one.
     expect(Math.max(...spans)).toBeLessThanOrEqual(2);
+  });
+
+  it('when no batch size is given, then PGlite deletes in batches of 100 rows and a server in batches of 500', async () => {
+    const sizes = (kind: Database['kind']) => {
+      const asked: unknown[] = [];
+      return { asked, db: { kind, query: <T>(sql: string, params?: unknown[]) => (asked.push(params?.at(-1)), db.query<T>(sql, params)) } };
+    };
+    const pglite = sizes('pglite');
+    expect(await deleteInBatches(pglite.db, `${PRUNE.replace('WHERE expired', 'WHERE expired AND id <= 1000')}`, [])).toBe(1_000);
+    expect(pglite.asked).toEqual(Array(1_000 / PGLITE_PRUNE_BATCH + 1).fill(PGLITE_PRUNE_BATCH));
+    const server = sizes('postgres');
+    expect(await deleteInBatches(server.db, `${PRUNE.replace('WHERE expired', 'WHERE expired AND id <= 2000')}`, [])).toBe(1_000);
+    expect(server.asked).toEqual([PRUNE_BATCH, PRUNE_BATCH, PRUNE_BATCH]);
   });
 });
