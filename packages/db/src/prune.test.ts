@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openDatabase, type Database } from './index.js';
-import { deleteInBatches, PGLITE_PRUNE_BATCH, PRUNE_BATCH } from './prune.js';
+import { deleteInBatches } from './prune.js';
 
 const PRUNE = `DELETE FROM rows_kept WHERE id = ANY(ARRAY(SELECT id FROM rows_kept WHERE expired ORDER BY id LIMIT $1))`;
 
@@ -39,18 +39,5 @@ describe('pruning a backlog on PGlite, beside requests', () => {
     // Only yielding between batches, a batch ran before each statement of every request: 4 each.
     // With the idle gaps its statements take one gap, or two when it came late in one.
     expect(Math.max(...spans)).toBeLessThanOrEqual(2);
-  });
-
-  it('when no batch size is given, then PGlite deletes in batches of 100 rows and a server in batches of 500', async () => {
-    const sizes = (kind: Database['kind']) => {
-      const asked: unknown[] = [];
-      return { asked, db: { kind, query: <T>(sql: string, params?: unknown[]) => (asked.push(params?.at(-1)), db.query<T>(sql, params)) } };
-    };
-    const pglite = sizes('pglite');
-    expect(await deleteInBatches(pglite.db, `${PRUNE.replace('WHERE expired', 'WHERE expired AND id <= 1000')}`, [])).toBe(1_000);
-    expect(pglite.asked).toEqual(Array(1_000 / PGLITE_PRUNE_BATCH + 1).fill(PGLITE_PRUNE_BATCH));
-    const server = sizes('postgres');
-    expect(await deleteInBatches(server.db, `${PRUNE.replace('WHERE expired', 'WHERE expired AND id <= 2000')}`, [])).toBe(1_000);
-    expect(server.asked).toEqual([PRUNE_BATCH, PRUNE_BATCH, PRUNE_BATCH]);
   });
 });

@@ -12,19 +12,15 @@ import { yieldToEventLoop } from '@githost/runtime';
  * On a server the batches and requests run side by side, and the loop only yields.
  */
 
-/** Rows per statement on a Postgres server. */
+/** Rows per statement. Not fewer on PGlite: 100 rows a statement left the requests' wait during a
+ *  backlog where it was and made the backlog last longer (docs/decisions/database-upkeep.md#background-work-on-pglite). */
 export const PRUNE_BATCH = 500;
-
-/** Rows per statement on PGlite, where each request of the process waits for the batch in flight:
- *  500 deliveries with their attempts held the thread 40-70 ms, and the scale bench's merge-request
- *  reads during a backlog still took 3x their time (docs/decisions/database-upkeep.md#background-work-on-pglite). */
-export const PGLITE_PRUNE_BATCH = 100;
 
 /**
  * Runs `sql` (one DELETE of at most `batch` rows, its last parameter the batch size) until it
  * deletes fewer than `batch`; the rows deleted. `params` come first.
  */
-export async function deleteInBatches(db: Pick<Database, 'query' | 'kind'>, sql: string, params: unknown[], batch = db.kind === 'pglite' ? PGLITE_PRUNE_BATCH : PRUNE_BATCH): Promise<number> {
+export async function deleteInBatches(db: Pick<Database, 'query' | 'kind'>, sql: string, params: unknown[], batch = PRUNE_BATCH): Promise<number> {
   let total = 0;
   for (;;) {
     const started = performance.now();
