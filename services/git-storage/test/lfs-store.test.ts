@@ -85,6 +85,10 @@ describe('LFS disk object store', () => {
     const body = new Readable({ read() {} });
     const writing = refusal(store.write(REPO, oidOf(content), content.length, body));
     body.push(content.subarray(0, 100_000));
+    // Once the store reads the body (its temporary file open), the client goes away. A fixed wait
+    // raced the file's opening on a loaded machine: an error with nobody listening yet (an HTTP
+    // request's body emits none then).
+    await new Promise((r) => body.once('resume', r));
     await new Promise((r) => setTimeout(r, 20));
     body.destroy(new Error('aborted'));
     expect(await writing).toEqual(new Error('aborted'));
