@@ -55,7 +55,7 @@ export async function createBareRepository(gitDir: string, defaultBranch: string
  * core.sharedRepository (gitEnv): force pushes are for the ref policy to decide
  * (docs/decisions/branch-protection.md). The keys and values are constants, nothing from a request.
  */
-export function withSettings(written: string): string {
+function withSettings(written: string): string {
   const kept = written.split('\n').filter((line) => !/^\s*denynonfastforwards\s*=\s*true\s*$/i.test(line));
   const sections = new Map<string, string[]>();
   for (const [key, value] of CONFIG) {
