@@ -50,20 +50,17 @@ export async function createBareRepository(gitDir: string, defaultBranch: string
 }
 
 /**
- * The config file `git init` wrote, with CONFIG added (a section may appear twice; git reads both)
+ * The config file `git init` wrote, with CONFIG added (a section header per key: git reads them all)
  * and without the `receive.denyNonFastForwards = true` that init writes under
  * core.sharedRepository (gitEnv): force pushes are for the ref policy to decide
  * (docs/decisions/branch-protection.md). The keys and values are constants, nothing from a request.
  */
 function withSettings(written: string): string {
   const kept = written.split('\n').filter((line) => !/^\s*denynonfastforwards\s*=\s*true\s*$/i.test(line));
-  const sections = new Map<string, string[]>();
-  for (const [key, value] of CONFIG) {
+  const added = CONFIG.map(([key, value]) => {
     const dot = key.indexOf('.');
-    const section = key.slice(0, dot);
-    sections.set(section, [...(sections.get(section) ?? []), `\t${key.slice(dot + 1)} = ${value}`]);
-  }
-  const added = [...sections].map(([section, lines]) => `[${section}]\n${lines.join('\n')}\n`).join('');
+    return `[${key.slice(0, dot)}]\n\t${key.slice(dot + 1)} = ${value}\n`;
+  }).join('');
   return `${kept.join('\n').replace(/\n*$/, '\n')}${added}`;
 }
 

@@ -43,7 +43,7 @@ export async function readCommitGraph(gitDir: string): Promise<CommitGraph> {
 }
 
 /** The chunk ids and commit count of one commit-graph file; undefined when it is missing or not one. */
-async function readLayer(file: string): Promise<{ chunks: Set<string>; commits: number } | undefined> {
+async function readLayer(file: string): Promise<{ chunks: Map<string, number>; commits: number } | undefined> {
   const handle = await open(file, 'r').catch(() => undefined);
   if (!handle) return undefined;
   try {
@@ -61,7 +61,7 @@ async function readLayer(file: string): Promise<{ chunks: Set<string>; commits: 
     const fanout = chunks.get(OID_FANOUT);
     const last = Buffer.alloc(4);
     const read = fanout === undefined ? 0 : (await handle.read(last, 0, 4, fanout + LAST_FANOUT_OFFSET)).bytesRead;
-    return { chunks: new Set(chunks.keys()), commits: read === 4 ? last.readUInt32BE(0) : 0 };
+    return { chunks, commits: read === 4 ? last.readUInt32BE(0) : 0 };
   } finally {
     await handle.close();
   }

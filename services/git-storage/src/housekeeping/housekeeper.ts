@@ -275,28 +275,28 @@ export class Housekeeper {
         await run();
         done.push(what);
       };
-      const graph = await commitGraphState(gitDir);
+      let graph = await readCommitGraph(gitDir);
       const graphFlags = (split: string) => ['--reachable', split, '--size-multiple=4', '--no-progress'];
-      if (graph === 'none') {
+      if (graph.state === 'none') {
         // Until a repository has a commit-graph, every walk (a log, a compare, a merge base) parses
         // each commit it passes: a plain graph first, in seconds, before the bitmap and the Bloom
         // filters, which take a minute each at 100k commits (docs/decisions/history-depth.md#the-first-commit-graph).
         await step('commit-graph without filters', () => runGit({ name: 'commit-graph', action: 'write', flags: graphFlags('--split') }, opts));
+        graph = await readCommitGraph(gitDir);
       }
       const stats = await objectStats(gitDir);
       // What git would need for this repository's objects, against the memory budget: a step that
       // does not fit is left out (and said so) rather than started to be killed by the kernel at
       // every run (docs/decisions/housekeeping.md#memory).
       const objects = stats.looseObjects + stats.inPack;
-      const fits = (what: string, count: number, unit: 'objects' | 'commits', perEach: number, besides = 0) => {
-        const needs = count * perEach + besides;
+      const fits = (what: string, needs: number, counted: { objects: number } | { commits: number }) => {
         if (needs <= this.opts.memoryBytes) return true;
         done.push(`${what} left out (memory)`);
-        this.logger.warn({ git_dir: gitDir, [unit]: count, needs_bytes: needs, budget_bytes: this.opts.memoryBytes }, `housekeeping: ${what} would need more memory than HOUSEKEEPING_MEMORY_BYTES allows; left out`);
+        this.logger.warn({ git_dir: gitDir, ...counted, needs_bytes: needs, budget_bytes: this.opts.memoryBytes }, `housekeeping: ${what} would need more memory than HOUSEKEEPING_MEMORY_BYTES allows; left out`);
         return false;
       };
-      const fullRepack = stats.packs > this.opts.packsLimit && fits('full repack', objects, 'objects', BYTES_PER_OBJECT.fullRepack);
-      const bitmap = !fullRepack && objects > 0 && fits('bitmap', objects, 'objects', BYTES_PER_OBJECT.bitmap);
+      const fullRepack = stats.packs > this.opts.packsLimit && fits('full repack', objects * BYTES_PER_OBJECT.fullRepack, { objects });
+      const bitmap = !fullRepack && objects > 0 && fits('bitmap', objects * BYTES_PER_OBJECT.bitmap, { objects });
       if (fullRepack) {
         // --cruft instead of -a: objects nothing references YET (a merge commit written before its
         // UpdateRef, a push whose refs are about to move) go to a cruft pack instead of being dropped.
@@ -321,8 +321,9 @@ export class Housekeeper {
       // commit has its filter. That computes a filter for every commit, which does not fit every
       // budget: the layers then stay plain and the new commits go on top of them, as plain
       // (docs/decisions/housekeeping.md#memory). A chain with filters only computes the new ones'.
-      const filtered = graph === 'with-filters' || fits('changed-path filters', (await readCommitGraph(gitDir)).commits, 'commits', BYTES_PER_COMMIT.changedPaths, DELTA_BASE_CACHE_BYTES);
-      const split = graph === 'with-filters' || !filtered ? '--split' : '--split=replace';
+      const { commits } = graph;
+      const filtered = graph.state === 'with-filters' || fits('changed-path filters', commits * BYTES_PER_COMMIT.changedPaths + DELTA_BASE_CACHE_BYTES, { commits });
+      const split = graph.state === 'with-filters' || !filtered ? '--split' : '--split=replace';
       await step(filtered ? 'commit-graph' : 'commit-graph without filters', () =>
         runGit({ config: SMALL_DELTA_BASE_CACHE, name: 'commit-graph', action: 'write', flags: [...graphFlags(split), ...(filtered ? ['--changed-paths'] : [])] }, opts));
       this.lastSteps.set(gitDir, done);
