@@ -2,7 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openDatabase, type Database } from './index.js';
 import { deleteInBatches } from './prune.js';
 
-const PRUNE = `DELETE FROM rows_kept WHERE id = ANY(ARRAY(SELECT id FROM rows_kept WHERE expired ORDER BY id LIMIT $1))`;
+const PRUNE = `WITH gone AS (DELETE FROM rows_kept WHERE ctid = ANY(ARRAY(SELECT ctid FROM rows_kept WHERE expired AND id > $2 ORDER BY id LIMIT $1)) RETURNING id)
+  SELECT count(*)::int AS deleted, ARRAY[max(id)::text] AS cursor FROM gone`;
+const prune = { sql: PRUNE, params: [], start: ['0'] };
 
 describe('pruning a backlog on PGlite, beside requests', () => {
   let db: Database;
@@ -22,7 +24,7 @@ describe('pruning a backlog on PGlite, beside requests', () => {
   afterEach(() => db.close());
 
   it('when a request of five statements comes while a backlog is pruned, then it waits for a batch or two in all, not one before each statement', async () => {
-    const pruning = deleteInBatches(traced, PRUNE, [], 10_000);
+    const pruning = deleteInBatches(traced, prune, 10_000);
     const spans: number[] = [];
     for (let r = 0; r < 5; r++) {
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -39,5 +41,43 @@ describe('pruning a backlog on PGlite, beside requests', () => {
     // Only yielding between batches, a batch ran before each statement of every request: 4 each.
     // With the idle gaps its statements take one gap, or two when it came late in one.
     expect(Math.max(...spans)).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('a backlog pruned batch after batch', () => {
+  let db: Database;
+  beforeEach(async () => {
+    db = await openDatabase({ schema: 'svc' });
+    await db.query('CREATE TABLE aged (id bigserial PRIMARY KEY, at timestamptz NOT NULL, body text NOT NULL)');
+    await db.query('CREATE INDEX aged_at_idx ON aged (at)');
+    await db.query(`INSERT INTO aged (at, body) SELECT timestamptz '2026-01-01' + g * interval '1 second', 'b' FROM generate_series(1, 20000) g`);
+    await db.query('VACUUM ANALYZE aged');
+  });
+  afterEach(() => db.close());
+
+  const indexBlocks = async () => {
+    await db.query('SELECT pg_stat_force_next_flush()');
+    const { rows } = await db.query<{ n: string }>(`SELECT idx_blks_hit + idx_blks_read AS n FROM pg_statio_user_indexes WHERE indexrelname = 'aged_at_idx'`);
+    return Number(rows[0]!.n);
+  };
+
+  it('when each batch starts after the cursor of the last, then the index is read about once over, not once more per batch', async () => {
+    const before = await indexBlocks();
+    const deleted = await deleteInBatches(
+      db,
+      {
+        sql: `WITH gone AS (DELETE FROM aged WHERE ctid = ANY(ARRAY(SELECT ctid FROM aged WHERE at >= $2::timestamptz ORDER BY at LIMIT $1)) RETURNING at)
+              SELECT count(*)::int AS deleted, ARRAY[max(at)::text] AS cursor FROM gone`,
+        params: [],
+        start: ['-infinity'],
+      },
+      200,
+    );
+    expect(deleted).toBe(20_000);
+    expect(await db.query('SELECT 1 FROM aged')).toMatchObject({ rows: [] });
+    // 20,000 keys fill ~55 leaf pages; 101 batches descend 2 levels each. Scanning from the start
+    // each time steps over every key deleted before: 5,879 blocks against 405 (checked by keeping
+    // each batch at the start).
+    expect((await indexBlocks()) - before).toBeLessThan(800);
   });
 });

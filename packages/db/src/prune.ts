@@ -12,21 +12,48 @@ import { yieldToEventLoop } from '@githost/runtime';
  * On a server the batches and requests run side by side, and the loop only yields.
  */
 
-/** Rows per statement. Not fewer on PGlite: 100 rows a statement left the requests' wait during a
- *  backlog where it was and made the backlog last longer (docs/decisions/database-upkeep.md#background-work-on-pglite). */
+/** Rows per statement on a Postgres server, where batches run beside the requests on their own
+ *  connection. */
 export const PRUNE_BATCH = 500;
+/** Rows per statement on PGlite, where a request waits for the batch in flight: a batch's cost is
+ *  per row once it starts after the last (the cursor below), so fewer rows shorten that wait
+ *  (docs/decisions/database-upkeep.md#background-work-on-pglite). */
+export const PRUNE_BATCH_PGLITE = 200;
 
 /**
- * Runs `sql` (one DELETE of at most `batch` rows, its last parameter the batch size) until it
- * deletes fewer than `batch`; the rows deleted. `params` come first.
+ * One prune statement that walks an index forward. It deletes at most `batch` rows in the index's
+ * order, all of them after `cursor`, and answers one row: how many it deleted and the cursor of
+ * the last of them. Its parameters are `params`, then the batch size, then the cursor's values.
+ * Each batch starts where the one before ended: rows deleted stay in the index until a vacuum,
+ * and a scan from the index's start stepped over all of them again in every batch, so that a
+ * backlog's batches grew ever slower (docs/decisions/list-paging.md#retention).
  */
-export async function deleteInBatches(db: Pick<Database, 'query' | 'kind'>, sql: string, params: unknown[], batch = PRUNE_BATCH): Promise<number> {
+export interface ForwardPrune {
+  sql: string;
+  params: unknown[];
+  /** The cursor before every row: where a pass begins. */
+  start: string[];
+}
+
+interface BatchRow {
+  deleted: number;
+  cursor: string[] | null;
+}
+
+/**
+ * Runs `prune` batch after batch until one deletes fewer than the batch size; the rows deleted.
+ * A row a batch passes over (locked by a request, or kept) is left for the next pass.
+ */
+export async function deleteInBatches(db: Pick<Database, 'query' | 'kind'>, prune: ForwardPrune, batch = db.kind === 'pglite' ? PRUNE_BATCH_PGLITE : PRUNE_BATCH): Promise<number> {
   let total = 0;
+  let cursor = prune.start;
   for (;;) {
     const started = performance.now();
-    const r = await db.query(sql, [...params, batch]);
-    total += r.rowCount;
-    if (r.rowCount < batch) return total;
+    const { rows } = await db.query<BatchRow>(prune.sql, [...prune.params, batch, ...cursor]);
+    const deleted = rows[0]?.deleted ?? 0;
+    total += deleted;
+    if (deleted < batch) return total;
+    cursor = rows[0]!.cursor!;
     if (db.kind === 'pglite') await new Promise((resolve) => setTimeout(resolve, performance.now() - started));
     else await yieldToEventLoop();
   }

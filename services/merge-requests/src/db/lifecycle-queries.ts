@@ -132,13 +132,18 @@ export async function wasHandled(db: Database, eventId: string): Promise<boolean
  * what it never marked published, and both happen within minutes).
  */
 export function pruneHandledEvents(db: Database, days: number): Promise<number> {
-  return deleteInBatches(
-    db,
-    `DELETE FROM handled_events WHERE event_id = ANY(ARRAY(
-       SELECT event_id FROM handled_events WHERE handled_at < clock_timestamp() - $1 * interval '1 day'
-        ORDER BY handled_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
-    [days],
-  );
+  // Oldest first from the cursor ($3): a handled_at shared by rows of one transaction is read
+  // again by the next batch, the rest of the deleted prefix is not (packages/db/src/prune.ts).
+  return deleteInBatches(db, {
+    sql: `WITH gone AS (
+            DELETE FROM handled_events WHERE ctid = ANY(ARRAY(
+              SELECT ctid FROM handled_events WHERE handled_at < clock_timestamp() - $1 * interval '1 day' AND handled_at >= $3::timestamptz
+               ORDER BY handled_at LIMIT $2 FOR UPDATE SKIP LOCKED))
+            RETURNING handled_at)
+          SELECT count(*)::int AS deleted, ARRAY[max(handled_at)::text] AS cursor FROM gone`,
+    params: [days],
+    start: ['-infinity'],
+  });
 }
 
 export interface BranchKey {

@@ -116,16 +116,23 @@ export class PgDeliveryStore implements DeliveryStore, DeliveryQueue {
 
   private pruneWebhook(webhookId: string, keep: number, days: number): Promise<number> {
     // The newest `keep` are those at or above the keep-th newest's key (one walk of `keep` index
-    // entries); with fewer deliveries than that the comparison is NULL and nothing goes.
-    return deleteInBatches(
-      this.db,
-      `DELETE FROM deliveries d WHERE d.id = ANY(ARRAY(
-         SELECT id FROM deliveries
-          WHERE webhook_id = $1 AND status <> 'pending' AND created_at < now() - $3 * interval '1 day'
-            AND (created_at, seq) < (SELECT created_at, seq FROM deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, seq DESC OFFSET $2 LIMIT 1)
-          ORDER BY created_at, seq LIMIT $4 FOR UPDATE SKIP LOCKED)) AND d.status <> 'pending'`,
-      [webhookId, keep - 1, days],
-    );
+    // entries); with fewer deliveries than that the comparison is NULL and nothing goes. Rows are
+    // taken oldest first after the cursor ($5, $6) and deleted by their ctid: the rows locked are
+    // those deleted, with no second lookup of each in the primary key.
+    return deleteInBatches(this.db, {
+      sql: `WITH gone AS (
+              DELETE FROM deliveries d WHERE d.ctid = ANY(ARRAY(
+                SELECT ctid FROM deliveries
+                 WHERE webhook_id = $1 AND status <> 'pending' AND created_at < now() - $3 * interval '1 day'
+                   AND (created_at, seq) < (SELECT created_at, seq FROM deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, seq DESC OFFSET $2 LIMIT 1)
+                   AND (created_at, seq) > ($5::timestamptz, $6::bigint)
+                 ORDER BY created_at, seq LIMIT $4 FOR UPDATE SKIP LOCKED)) AND d.status <> 'pending'
+              RETURNING d.created_at, d.seq)
+            SELECT (SELECT count(*)::int FROM gone) AS deleted,
+                   (SELECT ARRAY[created_at::text, seq::text] FROM gone ORDER BY created_at DESC, seq DESC LIMIT 1) AS cursor`,
+      params: [webhookId, keep - 1, days],
+      start: ['-infinity', '0'],
+    });
   }
 
   async find(webhookId: string, id: string): Promise<Delivery | null> {
