@@ -26,7 +26,7 @@ export const PRUNE_BATCH_PGLITE = 200;
  * the last of them. Its parameters are `params`, then the batch size, then the cursor's values.
  * Each batch starts where the one before ended: rows deleted stay in the index until a vacuum,
  * and a scan from the index's start stepped over all of them again in every batch, so that a
- * backlog's batches grew ever slower (docs/decisions/list-paging.md#retention).
+ * backlog's batches grew ever slower (docs/decisions/database-upkeep.md#why-a-batch-was-slow-and-what-made-it-short).
  */
 export interface ForwardPrune {
   sql: string;

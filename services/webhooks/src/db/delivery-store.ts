@@ -100,7 +100,7 @@ export class PgDeliveryStore implements DeliveryStore, DeliveryQueue {
   /**
    * Retention (docs/decisions/list-paging.md#retention): of each webhook's deliveries, those past
    * its newest `keep` AND older than `days` go, with their attempts (ON DELETE CASCADE); a
-   * pending one (a first attempt or a retry to come) never does. 500 rows a statement, each
+   * pending one (a first attempt or a retry to come) never does. 500 rows a statement (200 on PGlite), each
    * taken with SKIP LOCKED, one webhook after another; how many went.
    */
   async prune(keep: number, days: number): Promise<number> {
