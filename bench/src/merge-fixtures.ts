@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FastImportWriter } from './fast-import-writer.js';
-import { git } from './git.js';
+import { git, gitText } from './git.js';
 import { planFiles } from './layout.js';
 import type { GeneratedRepo } from './generate-repo.js';
 
@@ -17,6 +17,12 @@ export interface MergePair {
  * fast-forward pairs (target = main tip, source one commit ahead) and `count` three-way pairs
  * (target and source each one commit ahead of main, changing different existing files, so they
  * merge cleanly). Built with one fast-import stream.
+ *
+ * Each commit is dated after main's tip, as a new commit is. One dated before its parent (a fixed
+ * date once, before the tip of a history past ~330k generated commits) made git's date-ordered
+ * walks from it to the refs cover the whole history: receive-pack's connectivity check and
+ * githost's push event, 0.9-1.0 s each at 1M commits against 10-60 ms
+ * (docs/decisions/history-depth.md#pushes).
  */
 export async function buildMergeFixtures(repo: GeneratedRepo, scratchPath: string, count: number): Promise<MergePair[]> {
   await git(['init', '-q', '--bare', scratchPath]);
@@ -29,7 +35,7 @@ export async function buildMergeFixtures(repo: GeneratedRepo, scratchPath: strin
   const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
   const w = new FastImportWriter(child.stdin);
   const pairs: MergePair[] = [];
-  let time = 1_700_000_000;
+  let time = Number(await gitText(['show', '-s', '--format=%ct', repo.head], repo.path)) + 300;
   const commit = (ref: string, path: string, text: string): void => {
     w.line(`commit ${ref}`);
     w.line(`committer Bench <bench@example.com> ${time++} +0000`);
