@@ -22,7 +22,7 @@ export interface MergePair {
  * date once, before the tip of a history past ~330k generated commits) made git's date-ordered
  * walks from it to the refs cover the whole history: receive-pack's connectivity check and
  * githost's push event, 0.9-1.0 s each at 1M commits against 10-60 ms
- * (docs/decisions/history-depth.md#pushes).
+ * (docs/decisions/history-depth.md#a-commit-dated-before-its-parent-walks-the-whole-history).
  */
 export async function buildMergeFixtures(repo: GeneratedRepo, scratchPath: string, count: number): Promise<MergePair[]> {
   await git(['init', '-q', '--bare', scratchPath]);

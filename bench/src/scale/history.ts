@@ -140,17 +140,18 @@ async function mergesAndPushes(table: AxisTable, step: number, user: SignedIn, n
     const threeWay = pairs.filter((p) => p.kind === 'three-way');
     const url = user.gitUrl(name);
     // The same pushes into plain git (a bare copy sharing the generated objects, over file://):
-    // what the client's own side costs (its pack-objects loads the generated pack's bitmap, whose
-    // cost grows with the history) next to githost's.
+    // what the client's own side costs next to githost's. The client pushes as from a working
+    // clone, which has no bitmap: the generated pack's would make its pack-objects load it, 1.2 s
+    // of a 1.4 s push at 1M commits against 0.17 s without (docs/decisions/history-depth.md#pushes).
     const plain = join(scratch, 'plain.git');
     await timedGit(['clone', '-q', '--bare', '--shared', repo.path, plain]);
-    const pushOne = (target: string) => (i: number) => timedGit(['push', '-q', target, `refs/heads/${ff[i]!.source}:refs/heads/${ff[i]!.source}`], fixtures);
+    const pushOne = (target: string) => (i: number) => timedGit(['-c', 'push.useBitmaps=false', 'push', '-q', target, `refs/heads/${ff[i]!.source}:refs/heads/${ff[i]!.source}`], fixtures);
     const baseline = await medianOf(RUNS, pushOne(`file://${plain}`));
     const push = await medianOf(RUNS, pushOne(url));
     table.record('push of one commit (new branch off main)', 'constant', step, { ms: push, baseline });
     // What the server side adds over plain git for the same client and push: the client's own
-    // pack-objects (which loads the borrowed pack's bitmap) is in both and cancels out
-    // (docs/decisions/history-depth.md#pushes). Shown beside the row above, not instead of it.
+    // pack-objects is in both and cancels out (docs/decisions/history-depth.md#pushes). Shown
+    // beside the row above, not instead of it.
     table.record("push of one commit: githost's time over plain git's", 'none', step, { ms: push - baseline });
     await timedGit(['push', '-q', url, 'refs/heads/bench/*:refs/heads/bench/*'], fixtures);
     for (const [row, list] of [['merge, fast-forward', ff], ['merge, three-way', threeWay]] as const) {
