@@ -42,6 +42,23 @@ describe('pruning a backlog on PGlite, beside requests', () => {
     // With the idle gaps its statements take one gap, or two when it came late in one.
     expect(Math.max(...spans)).toBeLessThanOrEqual(2);
   });
+
+  it('when a batch ends, then the connection is left idle three times as long as the batch took, so the pass takes a quarter of the thread', async () => {
+    const batches: { from: number; to: number }[] = [];
+    const timed = { ...db, query: async <T>(sql: string, params?: unknown[]) => {
+      const from = performance.now();
+      try {
+        return await db.query<T>(sql, params);
+      } finally {
+        batches.push({ from, to: performance.now() });
+      }
+    } };
+    expect(await deleteInBatches(timed, prune, 10_000)).toBe(80_000);
+    expect(batches).toHaveLength(9);
+    // A timer may fire up to a millisecond before its time by performance.now()'s clock.
+    const short = batches.slice(1).map((b, i) => ({ took: batches[i]!.to - batches[i]!.from, idle: b.from - batches[i]!.to })).filter((g) => g.idle < 3 * g.took - 2);
+    expect(short).toEqual([]);
+  });
 });
 
 describe('a backlog pruned batch after batch', () => {
