@@ -55,7 +55,7 @@ export async function siteAxis(ctx: BenchContext, ladder: Ladder, service: Runni
         await tables.write((dbs) => seedTables(dbs, lists, z, log));
         if (tables.restarts) {
           const held = await longestWait(service.url, FIRST_UPKEEP_WATCH_MS);
-          table.record('embedded: longest /healthz wait in the 80 s after the restart (asked every 10 ms; the first upkeep pass at 60 s)', 'none', step, { ms: held });
+          table.record(`embedded: longest /healthz wait in the 80 s after the restart (asked every ${WATCH_SLEEP_MS} ms; the first upkeep pass at 60 s)`, 'none', step, { ms: held });
           log(`longest /healthz wait after the restart: ${held.toFixed(1)} ms`);
         }
         const newest = await realMergeRequest(owner, lists.repo);

@@ -6,10 +6,9 @@ import { yieldToEventLoop } from '@githost/runtime';
  * in small statements of their own (no transaction around them), each taking its rows with
  * `FOR UPDATE SKIP LOCKED`, so pruning never waits on a row a request holds and a request waits
  * at most for one small batch. On PGlite (one connection, and one event loop, for every service of
- * the process) the loop leaves the connection idle after each batch for three times as long as the
- * batch took: a request that queued behind a batch then runs all its statements in the gap, instead
- * of waiting for a batch before each of them, and a short request meets a batch a quarter as often
- * (docs/decisions/database-upkeep.md#background-work-on-pglite).
+ * the process) the loop leaves the connection idle after each batch (PGLITE_IDLE_PER_BATCH): a
+ * request that queued behind a batch then runs all its statements in the gap, instead of waiting
+ * for a batch before each of them (docs/decisions/database-upkeep.md#background-work-on-pglite).
  * On a server the batches and requests run side by side, and the loop only yields.
  */
 
@@ -21,8 +20,8 @@ export const PRUNE_BATCH = 500;
  *  (docs/decisions/database-upkeep.md#background-work-on-pglite). */
 export const PRUNE_BATCH_PGLITE = 200;
 /** On PGlite, the idle gap after a batch in multiples of the batch's own time: the pass takes a
- *  quarter of the one thread, and a backlog is pruned at a quarter of the speed (a million rows in
- *  about four minutes of an hourly pass; docs/decisions/database-upkeep.md#background-work-on-pglite). */
+ *  quarter of the one thread, so a short request meets a batch a quarter as often, and a backlog is
+ *  pruned at a quarter of the speed (docs/decisions/database-upkeep.md#background-work-on-pglite). */
 export const PGLITE_IDLE_PER_BATCH = 3;
 
 /**
