@@ -88,6 +88,14 @@ describe('the embedded database upkeep (PGlite)', () => {
     expect(await upkeepPass(db)).toBe(0);
   });
 
+  it('analyses from a sample of 3,000 rows (statistics target 10), so a large table holds the one thread a tenth as long', async () => {
+    await seed(db);
+    await upkeepPass(db);
+    // One histogram bound more than the target: 11 at 10, 101 at Postgres' default of 100.
+    const { rows } = await db.query<{ bounds: number }>(`SELECT cardinality(histogram_bounds::text::text[]) AS bounds FROM pg_stats WHERE tablename = 'items' AND attname = 'name'`);
+    expect(rows).toEqual([{ bounds: 11 }]);
+  });
+
   it('leaves the room of deleted rows to new ones, so a pruned table stops growing', async () => {
     const fill = (from: number) => db.query(`INSERT INTO items (id, owner, name, body) SELECT 'x-' || g, 'o', 'n' || g, repeat('b', 500) FROM generate_series($1::int, $1::int + 4999) g`, [from]);
     await fill(0);
