@@ -86,14 +86,17 @@ interface TableCounters extends TableActivity {
 
 /** Each table's counters in this process (forced out first: they leave a backend at most once a
  *  second, so a pass sees every change made before it). Not the upkeep's own: its few rows are
- *  updated in place, and the page's own pruning keeps it one page. */
+ *  updated in place, and the page's own pruning keeps it one page. The schema's tables from
+ *  `pg_class` with the functions `pg_stat_user_tables` reads them through: that view joins every
+ *  relation of the database, which cost the first pass after a start about twice as long
+ *  (docs/decisions/database-upkeep.md#what-a-pass-holds). */
 async function readCounters(db: Database): Promise<TableCounters[]> {
   await db.query('SELECT pg_stat_force_next_flush()');
   const { rows } = await db.query<{ name: string; reltuples: number; bytes: string; dead: string; changed: string; inserted: string; xid_age: string }>(
-    `SELECT s.relname AS name, c.reltuples, pg_relation_size(c.oid) AS bytes, s.n_dead_tup AS dead,
-            s.n_mod_since_analyze AS changed, s.n_ins_since_vacuum AS inserted, age(c.relfrozenxid) AS xid_age
-       FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-      WHERE s.schemaname = $1 AND s.relname <> $2 ORDER BY s.relname`,
+    `SELECT c.relname AS name, c.reltuples, pg_relation_size(c.oid) AS bytes, pg_stat_get_dead_tuples(c.oid) AS dead,
+            pg_stat_get_mod_since_analyze(c.oid) AS changed, pg_stat_get_ins_since_vacuum(c.oid) AS inserted, age(c.relfrozenxid) AS xid_age
+       FROM pg_class c
+      WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) AND c.relkind IN ('r', 'm', 'p') AND c.relname <> $2 ORDER BY c.relname`,
     [db.schema, COUNTS_TABLE],
   );
   return rows.map((t) => ({ name: t.name, reltuples: Number(t.reltuples), bytes: Number(t.bytes), deadRows: Number(t.dead), changedSinceAnalyze: Number(t.changed), insertedSinceVacuum: Number(t.inserted), xidAge: Number(t.xid_age) }));
