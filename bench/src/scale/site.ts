@@ -53,11 +53,13 @@ export async function siteAxis(ctx: BenchContext, ladder: Ladder, service: Runni
         await manyRepositories(service, owner, z.repos, log);
         const lists = await listsRepository(owner);
         await tables.write((dbs) => seedTables(dbs, lists, z, log));
-        if (tables.restarts) {
-          const held = await longestWait(service.url, FIRST_UPKEEP_WATCH_MS);
-          table.record(`embedded: longest /healthz wait in the 80 s after the restart (asked every ${WATCH_SLEEP_MS} ms; the first upkeep pass at 60 s)`, 'none', step, { ms: held });
-          log(`longest /healthz wait after the restart: ${held.toFixed(1)} ms`);
-        }
+        const watch = async (forMs: number, after: string, why: string): Promise<void> => {
+          if (!tables.restarts) return;
+          const held = await longestWait(service.url, forMs);
+          table.record(`embedded: longest /healthz wait in the ${forMs / 1000} s after the ${after} (${why})`, 'none', step, { ms: held });
+          log(`longest /healthz wait after the ${after}: ${held.toFixed(1)} ms`);
+        };
+        await watch(FIRST_UPKEEP_WATCH_MS, 'restart', `asked every ${WATCH_SLEEP_MS} ms; the first upkeep pass at 60 s`);
         const newest = await realMergeRequest(owner, lists.repo);
         const api = `/api/repos/${owner.username}/${lists.repo}`;
         const web = `/${owner.username}/${lists.repo}`;
@@ -75,11 +77,7 @@ export async function siteAxis(ctx: BenchContext, ladder: Ladder, service: Runni
           { row: 'web: explore (every repository)', path: '/-/explore', headers: owner.cookie, target: 'constant' },
           { row: 'web: explore users', path: '/-/explore/users', headers: owner.cookie, target: 'constant' },
         ], views, log);
-        if (tables.restarts) {
-          const held = await longestWait(service.url, AFTER_ROWS_WATCH_MS);
-          table.record(`embedded: longest /healthz wait in the ${AFTER_ROWS_WATCH_MS / 1000} s after the rows (retention's pass ends; the upkeep vacuums what it deleted)`, 'none', step, { ms: held });
-          log(`longest /healthz wait after the rows: ${held.toFixed(1)} ms`);
-        }
+        await watch(AFTER_ROWS_WATCH_MS, 'rows', "retention's pass ends; the upkeep vacuums what it deleted");
       } catch (err) {
         table.failed('site axis', step, err);
       } finally {

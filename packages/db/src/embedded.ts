@@ -8,8 +8,8 @@ import { initialise } from './initdb.js';
 /**
  * Embedded Postgres (PGlite) sized for a laptop (docs/embedded-mode.md): Postgres' server defaults
  * (128 MB shared buffers) live in WASM memory, which never shrinks, for a database of a few MB.
- * `ANALYZE` samples 300 rows per point of `default_statistics_target`, on the one thread every
- * request waits for: 10 (Postgres' default before 8.4) rather than 100 (docs/decisions/database-upkeep.md#what-a-pass-holds).
+ * `default_statistics_target=10`: a smaller `ANALYZE` sample, which holds the one thread every
+ * request waits for (docs/decisions/database-upkeep.md#what-a-pass-holds).
  */
 const LAPTOP_SETTINGS = ['shared_buffers=16MB', 'temp_buffers=2MB', 'work_mem=2MB', 'maintenance_work_mem=16MB', 'wal_buffers=1MB', 'default_statistics_target=10'];
 export const START_PARAMS = [...PGlite.defaultStartParams, ...LAPTOP_SETTINGS.flatMap((s) => ['-c', s])];

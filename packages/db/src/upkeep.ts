@@ -86,9 +86,8 @@ interface TableCounters extends TableActivity {
 
 /** Each table's counters in this process (forced out first: they leave a backend at most once a
  *  second, so a pass sees every change made before it). Not the upkeep's own: its few rows are
- *  updated in place, and the page's own pruning keeps it one page. The schema's tables from
- *  `pg_class` with the functions `pg_stat_user_tables` reads them through: that view joins every
- *  relation of the database, which cost the first pass after a start about twice as long
+ *  updated in place, and the page's own pruning keeps it one page. Read from `pg_class`, not the
+ *  `pg_stat_user_tables` view, which joins every relation of the database first
  *  (docs/decisions/database-upkeep.md#what-a-pass-holds). */
 async function readCounters(db: Database): Promise<TableCounters[]> {
   await db.query('SELECT pg_stat_force_next_flush()');
