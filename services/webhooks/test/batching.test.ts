@@ -143,6 +143,14 @@ describe('attempts recorded in batches (real Postgres)', () => {
     expect((await deliveries.attempts(b.id)).map((x) => [x.number, x.status])).toEqual([[1, 'failed'], [2, 'succeeded']]);
   });
 
+  it('when deliveries are recorded, then their id is the one unique key: (webhook, event id) has no index of its own to write and vacuum', async () => {
+    const { rows } = await db.query<{ name: string; cols: string }>(
+      `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS cols FROM pg_index i
+        WHERE i.indrelid = 'deliveries'::regclass AND i.indisunique ORDER BY 1`,
+    );
+    expect(rows.map((r) => [r.name, r.cols.replace(/^.* USING btree /, '')])).toEqual([['deliveries_pkey', '(id)']]);
+  });
+
   it('when an event comes twice in one batch, is not selected, or is older than the webhook, then it makes no first attempt for it', async () => {
     const repoId = randomUUID();
     const pushes = await webhooks.create(repoId, { url: 'http://127.0.0.1:9/a', secret: null, events: 'push' });

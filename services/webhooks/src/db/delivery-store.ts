@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { deleteInBatches, keysetPage, type Database, type KeysetPage, type PageRequest } from '@githost/db';
 import type { EventEnvelope } from '@githost/bus';
 import { plannedDeliveries } from '../domain/planned-deliveries.js';
-import { DEFAULT_FORMAT_CONTEXT, DELIVERY_SUFFIXES, type FormatContext, type WebhookType } from '../domain/formats/index.js';
+import { DEFAULT_FORMAT_CONTEXT, type FormatContext, type WebhookType } from '../domain/formats/index.js';
 import type { DeliveryQueue, DeliveryStore, DirectDelivery, RecordedAttempt } from '../domain/ports.js';
 import type { ClaimedDelivery, Delivery, DeliveryAttempt } from '../domain/types.js';
 import { afterDelivery, sameHealth, type WebhookHealth } from '../domain/webhook-health.js';
@@ -20,47 +20,47 @@ export class PgDeliveryStore implements DeliveryStore, DeliveryQueue {
    * The first attempts each event makes: one per webhook that wants it (active, selecting its
    * kind and action, CONTRACT §9, and existing when the event happened, CONTRACT §9) and has no
    * delivery of it yet, so an event that comes again after its deliveries were recorded sends
-   * nothing. The events of one consumer batch share this one query.
+   * nothing. The events of one consumer batch share these two queries.
    */
   async firstAttempts(events: EventEnvelope[]): Promise<ClaimedDelivery[][]> {
     if (events.length === 0) return [];
     // The creation-time comparison stays in SQL, at the event's precision: occurred_at carries
     // milliseconds, created_at microseconds, so an event of the webhook's creation millisecond
     // (a push right after the webhook was added) cannot be told to be earlier, and counts as after.
-    // `done`: the event ids of this event's deliveries to the webhook already recorded (one for a
-    // githost webhook; a gitea one may have `<id>:create` beside `<id>`), so an event that comes
-    // again sends only what was not recorded.
-    const { rows: hooks } = await this.db.query<{ i: number; id: string; events: string; url: string; secret: string | null; type: WebhookType; done: string[] }>(
-      `SELECT e.i::int AS i, w.id, w.events, w.url, w.secret, w.type,
-              ARRAY(SELECT d.event_id FROM deliveries d
-                     WHERE d.webhook_id = w.id AND d.event_id = ANY(ARRAY(SELECT e.event_id || s FROM unnest($4::text[]) AS s))) AS done
-         FROM unnest($1::text[], $2::timestamptz[], $3::text[]) WITH ORDINALITY AS e(repo_id, occurred_at, event_id, i)
+    const { rows: hooks } = await this.db.query<{ i: number; id: string; events: string; url: string; secret: string | null; type: WebhookType }>(
+      `SELECT e.i::int AS i, w.id, w.events, w.url, w.secret, w.type
+         FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS e(repo_id, occurred_at, i)
          JOIN webhooks w ON w.repo_id = e.repo_id AND w.is_active AND date_trunc('milliseconds', w.created_at) <= e.occurred_at
         ORDER BY e.i`,
-      [events.map((e) => e.repository.id), events.map((e) => e.occurred_at), events.map((e) => e.id), DELIVERY_SUFFIXES],
+      [events.map((e) => e.repository.id), events.map((e) => e.occurred_at)],
     );
+    const planned = hooks.map((hook) => ({ hook, deliveries: plannedDeliveries(hook, events[hook.i - 1]!, this.formatContext) }));
+    // A delivery's id is its (webhook, event id)'s (deliveryIdFor), so the ids already in the
+    // table are the deliveries already recorded: one probe of the primary key each, the only
+    // unique index the table keeps (migration 4).
+    const ids = planned.flatMap((p) => p.deliveries.map((d) => d.id));
+    const recorded = ids.length === 0 ? [] : (await this.db.query<{ id: string }>('SELECT id FROM deliveries WHERE id = ANY($1::uuid[])', [ids])).rows;
+    const seen = new Set(recorded.map((r) => r.id));
     const takenUp = new Date();
-    const seen = new Set<string>();
     const claims: ClaimedDelivery[][] = events.map(() => []);
-    for (const hook of hooks) {
+    for (const { hook, deliveries } of planned) {
       const event = events[hook.i - 1]!;
-      const done = new Set(hook.done);
-      for (const planned of plannedDeliveries(hook, event, this.formatContext)) {
-        // An event id given twice in one batch is sent once.
-        if (seen.has(planned.id) || done.has(planned.eventId)) continue;
-        seen.add(planned.id);
+      for (const d of deliveries) {
+        // Recorded already, or an event id given twice in one batch: sent once.
+        if (seen.has(d.id)) continue;
+        seen.add(d.id);
         claims[hook.i - 1]!.push({
-          id: planned.id,
+          id: d.id,
           webhook_id: hook.id,
-          event: planned.event,
-          payload: planned.payload,
+          event: d.event,
+          payload: d.payload,
           attempts: 0,
           round_start: 0,
           url: hook.url,
           secret: hook.secret,
           type: hook.type,
           request_id: event.request_id ?? null,
-          first: { event_id: planned.eventId, created_at: takenUp },
+          first: { event_id: d.eventId, created_at: takenUp },
         });
       }
     }

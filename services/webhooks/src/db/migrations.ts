@@ -65,4 +65,13 @@ CREATE TABLE delivery_attempts (
     // docs/decisions/webhook-formats.md; existing webhooks keep githost's own format.
     sql: "ALTER TABLE webhooks ADD COLUMN type text NOT NULL DEFAULT 'githost' CHECK (type IN ('githost', 'gitea', 'slack'));",
   },
+  {
+    version: 4,
+    name: 'deliveries are unique by their id alone',
+    // A delivery's id is derived from (webhook, event id) (src/domain/delivery-id.ts), so the
+    // primary key already refuses a second record of one event for one webhook; the second unique
+    // index held a third of the table's index bytes, which every insert wrote and every vacuum
+    // after retention read through (docs/decisions/database-upkeep.md#what-a-pass-holds).
+    sql: 'ALTER TABLE deliveries DROP CONSTRAINT IF EXISTS deliveries_webhook_id_event_id_key;',
+  },
 ];

@@ -4,7 +4,7 @@ import { githostFormat } from './githost.js';
 import { slackFormat } from './slack.js';
 import { WEBHOOK_TYPES, type FormatContext, type WebhookFormat, type WebhookType } from './types.js';
 
-export { DELIVERY_SUFFIXES, WEBHOOK_TYPES, type FormatContext, type FormattedDelivery, type PingPayload, type WebhookFormat, type WebhookType } from './types.js';
+export { WEBHOOK_TYPES, type FormatContext, type FormattedDelivery, type PingPayload, type WebhookFormat, type WebhookType } from './types.js';
 
 /** The one place a webhook's type chooses its format (docs/decisions/webhook-formats.md). */
 const FORMATS: Record<WebhookType, WebhookFormat> = { githost: githostFormat, gitea: giteaFormat, slack: slackFormat };

@@ -15,7 +15,7 @@ export interface FormatContext {
 export interface FormattedDelivery {
   /**
    * Appended to the event id to make this delivery's event id: '' for the one delivery a githost
-   * webhook gets, a DERIVED_SUFFIXES entry for a second request of the same event (Gitea's
+   * webhook gets, `:create` or `:delete` for a second request of the same event (Gitea's
    * `create`/`delete` beside `push`), so each has its own stable delivery id.
    */
   suffix: DeliverySuffix;
@@ -24,9 +24,8 @@ export interface FormattedDelivery {
   payload: unknown;
 }
 
-/** Every suffix any format uses; the consumer looks up all of them to tell what was already recorded. */
-export const DELIVERY_SUFFIXES = ['', ':create', ':delete'] as const;
-export type DeliverySuffix = (typeof DELIVERY_SUFFIXES)[number];
+/** Every suffix any format uses. */
+export type DeliverySuffix = '' | ':create' | ':delete';
 
 export interface WebhookFormat {
   /** The requests an event becomes, in the order they are sent; empty when this format sends nothing for it. */
