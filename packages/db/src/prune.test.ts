@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openDatabase, type Database } from './index.js';
-import { deleteInBatches } from './prune.js';
+import { deleteInBatches, startPruneLoop } from './prune.js';
 
 const PRUNE = `WITH gone AS (DELETE FROM rows_kept WHERE ctid = ANY(ARRAY(SELECT ctid FROM rows_kept WHERE expired AND id > $2 ORDER BY id LIMIT $1)) RETURNING id)
   SELECT count(*)::int AS deleted, ARRAY[max(id)::text] AS cursor FROM gone`;
@@ -99,5 +99,34 @@ describe('a backlog pruned batch after batch', () => {
     // each time steps over every key deleted before: 5,879 blocks against 405 (checked by keeping
     // each batch at the start).
     expect((await indexBlocks()) - before).toBeLessThan(800);
+  });
+});
+
+describe('the prune loop', () => {
+  it('runs a pass at its time, tells how much a pass that did something did and how long it took, and reports a failed one', async () => {
+    const results = [3, 0];
+    const done: [number, number][] = [];
+    const errors: unknown[] = [];
+    const loop = startPruneLoop({
+      everyMs: 3_600_000,
+      firstAfterMs: 5,
+      pass: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const next = results.shift();
+        if (next === undefined) throw new Error('table gone');
+        return next;
+      },
+      onDone: (n, ms) => done.push([n, ms]),
+      onError: (err) => errors.push(err),
+    });
+    for (let i = 0; i < 100 && done.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(done).toEqual([[3, expect.any(Number)]]);
+    expect(done[0]![1]).toBeGreaterThanOrEqual(19);
+    expect(await loop.runNow()).toBe(0);
+    expect(await loop.runNow()).toBe(0);
+    await loop.stop();
+    // A pass that pruned nothing is not told; a failed one is reported and counts as nothing.
+    expect(done).toHaveLength(1);
+    expect(errors).toEqual([new Error('table gone')]);
   });
 });

@@ -69,13 +69,22 @@ export interface PruneLoop {
   stop(): Promise<void>;
 }
 
-/** Runs `pass` every `everyMs` (first one `firstAfterMs` after start); a failed pass is reported and the next one tries again. */
-export function startPruneLoop(opts: { everyMs: number; firstAfterMs?: number; pass: () => Promise<number>; onError?: (err: unknown) => void }): PruneLoop {
+/**
+ * Runs `pass` every `everyMs` (first one `firstAfterMs` after start); a failed pass is reported and
+ * the next one tries again, one that did something (`pass` answers how much) is told to `onDone`
+ * with how long it ran.
+ */
+export function startPruneLoop(opts: { everyMs: number; firstAfterMs?: number; pass: () => Promise<number>; onError?: (err: unknown) => void; onDone?: (done: number, ms: number) => void }): PruneLoop {
   let running: Promise<number> | undefined;
   let stopped = false;
   const runNow = () => {
+    const started = performance.now();
     running ??= opts
       .pass()
+      .then((done) => {
+        if (done > 0) opts.onDone?.(done, performance.now() - started);
+        return done;
+      })
       .catch((err: unknown) => {
         opts.onError?.(err);
         return 0;

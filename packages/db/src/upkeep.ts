@@ -117,14 +117,15 @@ async function keepCounts(db: Database, carried: Map<string, Counts>, tables: Ta
 }
 
 /**
- * One pass over the database's schema: each table autovacuum would take now gets its statement,
+ * One pass over the database's schema: each table autovacuum would take now gets its statement
+ * (told to `ran` with how long it held the connection),
  * one at a time, yielding between them so that on PGlite (one connection for every service of the
  * process) requests take their turn. A table nobody changed costs nothing but the counters' read.
  * With `carried` (the counts earlier processes left, see COUNTS_TABLE) a table's counts are its
  * own plus those, a table without them is `unknown` to upkeepFor, and the counts are written down
  * again after the pass. Returns the tables done.
  */
-export async function upkeepPass(db: Database, carried?: Map<string, Counts>): Promise<number> {
+export async function upkeepPass(db: Database, carried?: Map<string, Counts>, ran?: (table: string, statement: string, ms: number) => void): Promise<number> {
   const tables = await readCounters(db);
   let done = 0;
   for (const t of tables) {
@@ -132,7 +133,9 @@ export async function upkeepPass(db: Database, carried?: Map<string, Counts>): P
     const c = before ?? NONE;
     const statement = upkeepFor({ ...t, deadRows: t.deadRows + c.dead, changedSinceAnalyze: t.changedSinceAnalyze + c.changed, insertedSinceVacuum: t.insertedSinceVacuum + c.inserted }, carried !== undefined && before === undefined);
     if (statement) {
+      const started = performance.now();
       await db.query(`${statement} ${db.schema}."${t.name.replaceAll('"', '""')}"`);
+      ran?.(t.name, statement, performance.now() - started);
       done++;
       await yieldToEventLoop();
     }
@@ -164,14 +167,16 @@ export function checkpointDue(t: { walSinceCheckpoint: number; secondsSinceCheck
  * embedded mode), after which the WAL before it is recycled and a restart after a crash replays
  * only what came after.
  */
-export async function checkpointIfDue(db: Database): Promise<boolean> {
+export async function checkpointIfDue(db: Database, ran?: (ms: number) => void): Promise<boolean> {
   const { rows } = await db.query<{ since: string; age: string }>(
     `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), checkpoint_lsn) AS since,
             extract(epoch FROM now() - checkpoint_time) AS age
        FROM pg_control_checkpoint()`,
   );
   if (!checkpointDue({ walSinceCheckpoint: Number(rows[0]!.since), secondsSinceCheckpoint: Number(rows[0]!.age) })) return false;
+  const started = performance.now();
   await db.query('CHECKPOINT');
+  ran?.(performance.now() - started);
   return true;
 }
 
@@ -180,6 +185,10 @@ export interface UpkeepOptions {
   firstAfterMs?: number;
   /** Told once at start when the server's own upkeep is off, and of a failed pass. */
   warn: (fields: Record<string, unknown>, message: string) => void;
+  /** Told each statement a pass ran on PGlite, with how long it held the one connection every
+   *  request of the process waits for (Postgres' `log_autovacuum_min_duration` says the same of
+   *  autovacuum's work). */
+  info?: (fields: Record<string, unknown>, message: string) => void;
 }
 
 /**
@@ -199,10 +208,11 @@ export async function startUpkeep(db: Database, opts: UpkeepOptions): Promise<Pr
     return undefined;
   }
   const carried = await carriedCounts(db);
+  const held = (statement: string, ms: number, table?: string) => opts.info?.({ schema: db.schema, table, statement, duration_ms: Math.round(ms) }, 'embedded database upkeep');
   const loop = startPruneLoop({
     everyMs: opts.everyMs ?? UPKEEP_EVERY_MS,
     firstAfterMs: opts.firstAfterMs,
-    pass: async () => (await upkeepPass(db, carried)) + Number(await checkpointIfDue(db)),
+    pass: async () => (await upkeepPass(db, carried, (table, statement, ms) => held(statement, ms, table))) + Number(await checkpointIfDue(db, (ms) => held('CHECKPOINT', ms))),
     onError: (err) => opts.warn({ err, schema: db.schema }, 'embedded database upkeep failed; the next pass tries again'),
   });
   return {

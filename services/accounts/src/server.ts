@@ -50,7 +50,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
 
   return {
     async start() {
-      db = await openAccountsDatabase({ url: config.databaseUrl, pgliteDir: pgliteDir(config), upkeep: { warn: (fields, message) => logger.warn(fields, message) } });
+      db = await openAccountsDatabase({ url: config.databaseUrl, pgliteDir: pgliteDir(config), upkeep: { warn: (fields, message) => logger.warn(fields, message), info: (fields, message) => logger.info(fields, message) } });
       const registry = createRegistry('accounts');
       const metrics = createMetrics(registry);
       storage = deps.storage ?? new GrpcRepositoryStorage(config.storageShards, config.internalSecret, metrics.grpcClient, logger);

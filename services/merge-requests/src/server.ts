@@ -65,7 +65,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, 'db', 'merge-requests'),
         schema: 'merge_requests',
         migrations: MIGRATIONS,
-        upkeep: { warn: (fields, message) => logger.warn(fields, message) },
+        upkeep: { warn: (fields, message) => logger.warn(fields, message), info: (fields, message) => logger.info(fields, message) },
       });
       const database = db;
       const outbox = startOutboxRelay({ db: database, bus, logger });
@@ -77,6 +77,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         firstAfterMs: 60_000,
         pass: () => store.pruneHandledEvents(config.handledEventsRetentionDays),
         onError: (err) => logger.warn({ err }, 'pruning handled events failed; the next pass tries again'),
+        onDone: (pruned, ms) => logger.info({ pruned, duration_ms: Math.round(ms) }, 'handled events pruned'),
       });
       const users = new AccountsUserDirectory(accounts, metrics.grpcClient);
       // Every change of what a merge request list shows, announced before it answers (docs/decisions/pulls-at-the-edge.md).

@@ -41,7 +41,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
 
   return {
     async start() {
-      db = await openServiceDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'db', SERVICE), schema: SERVICE, migrations: MIGRATIONS, upkeep: { warn: (fields, message) => logger.warn(fields, message) } });
+      db = await openServiceDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'db', SERVICE), schema: SERVICE, migrations: MIGRATIONS, upkeep: { warn: (fields, message) => logger.warn(fields, message), info: (fields, message) => logger.info(fields, message) } });
       const webhooks = new PgWebhookStore(db);
       const formatContext = { publicUrl: config.publicUrl };
       const deliveries = new PgDeliveryStore(db, formatContext);
@@ -87,6 +87,7 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
         firstAfterMs: 60_000,
         pass: () => deliveries.prune(config.retentionCount, config.retentionDays),
         onError: (err) => logger.warn({ err }, 'pruning webhook deliveries failed; the next pass tries again'),
+        onDone: (pruned, ms) => logger.info({ pruned, duration_ms: Math.round(ms) }, 'webhook deliveries pruned'),
       });
       return serving.ports;
     },
