@@ -16,9 +16,10 @@ import { yieldToEventLoop } from '@githost/runtime';
  *  connection. */
 export const PRUNE_BATCH = 500;
 /** Rows per statement on PGlite, where a request waits for the batch in flight: a batch's cost is
- *  per row once it starts after the last (the cursor below), so fewer rows shorten that wait
- *  (docs/decisions/database-upkeep.md#background-work-on-pglite). */
-export const PRUNE_BATCH_PGLITE = 200;
+ *  about 1.5 ms a statement and the rest per row once it starts after the last (the cursor below),
+ *  so fewer rows shorten that wait down to where the statement's own cost is most of it
+ *  (docs/decisions/database-upkeep.md#why-a-batch-was-slow-and-what-made-it-short). */
+export const PRUNE_BATCH_PGLITE = 100;
 /** On PGlite, the idle gap after a batch in multiples of the batch's own time: the pass takes a
  *  quarter of the one thread, so a short request meets a batch a quarter as often, and a backlog is
  *  pruned at a quarter of the speed (docs/decisions/database-upkeep.md#background-work-on-pglite). */

@@ -167,8 +167,10 @@ describe('plans of the delivery log and pruning on Postgres', () => {
       const r = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params);
       const plan = r.rows.map((row) => row['QUERY PLAN']).join('\n');
       plans.push(plan);
-      // The webhook list of prune: this one webhook, so the walk ends after one round.
-      return { rows: (sql.includes('FROM webhooks') ? [{ id: hookId, seq: '1' }] : []) as T[], rowCount: 0 };
+      // The webhook list of prune: this one webhook, so the walk ends after one round; its newest
+      // kept delivery, so that its batch statement runs (once: no rows deleted).
+      const answer = sql.includes('FROM webhooks') ? [{ id: hookId, seq: '1' }] : sql.includes('OFFSET') ? [{ at: new Date(Date.now() - 8 * 24 * 3600_000).toISOString(), seq: '50000' }] : [];
+      return { rows: answer as T[], rowCount: 0 };
     };
     await run(new PgDeliveryStore(explaining));
     return plans;
@@ -176,15 +178,17 @@ describe('plans of the delivery log and pruning on Postgres', () => {
   const key = { at: String((Date.now() - 3 * 24 * 3600_000) * 1000), tie: '50000' };
 
   it.each([
-    ['the first page', (s: PgDeliveryStore) => s.pageForWebhook(hookId, { perPage: 100, start: { kind: 'newest' } })],
-    ['a next page', (s: PgDeliveryStore) => s.pageForWebhook(hookId, { perPage: 100, start: { kind: 'older', key } })],
-    ['a previous page', (s: PgDeliveryStore) => s.pageForWebhook(hookId, { perPage: 100, start: { kind: 'newer', key } })],
-    ['the spec list', (s: PgDeliveryStore) => s.listForWebhook(hookId, 100)],
-    ['pruning', (s: PgDeliveryStore) => s.prune(100, 7)],
-  ])('when %s is read from 100,000 deliveries, then no statement scans the deliveries table', async (_what, run) => {
+    ['the first page', 1, (s: PgDeliveryStore) => s.pageForWebhook(hookId, { perPage: 100, start: { kind: 'newest' } })],
+    ['a next page', 2, (s: PgDeliveryStore) => s.pageForWebhook(hookId, { perPage: 100, start: { kind: 'older', key } })],
+    ['a previous page', 2, (s: PgDeliveryStore) => s.pageForWebhook(hookId, { perPage: 100, start: { kind: 'newer', key } })],
+    ['the spec list', 1, (s: PgDeliveryStore) => s.listForWebhook(hookId, 100)],
+    // a page from a key asks whether there is one the other way too; pruning reads the newest
+    // kept delivery's key, then runs a batch
+    ['pruning', 2, (s: PgDeliveryStore) => s.prune(100, 7)],
+  ])('when %s is read from 100,000 deliveries, then no statement scans the deliveries table', async (_what, statements, run) => {
     const plans = await plansOf(run);
     const onDeliveries = plans.filter((p) => p.includes('deliveries'));
-    expect(onDeliveries.length).toBeGreaterThan(0);
+    expect(onDeliveries).toHaveLength(statements);
     for (const plan of onDeliveries) {
       expect(plan).not.toMatch(/Seq Scan on deliveries/);
       expect(plan).toMatch(/Index (Only )?Scan( Backward)? using deliveries_/);

@@ -100,7 +100,7 @@ export class PgDeliveryStore implements DeliveryStore, DeliveryQueue {
   /**
    * Retention (docs/decisions/list-paging.md#retention): of each webhook's deliveries, those past
    * its newest `keep` AND older than `days` go, with their attempts (ON DELETE CASCADE); a
-   * pending one (a first attempt or a retry to come) never does. 500 rows a statement (200 on PGlite), each
+   * pending one (a first attempt or a retry to come) never does. 500 rows a statement (100 on PGlite), each
    * taken with SKIP LOCKED, one webhook after another; how many went.
    */
   async prune(keep: number, days: number): Promise<number> {
@@ -114,23 +114,29 @@ export class PgDeliveryStore implements DeliveryStore, DeliveryQueue {
     }
   }
 
-  private pruneWebhook(webhookId: string, keep: number, days: number): Promise<number> {
+  private async pruneWebhook(webhookId: string, keep: number, days: number): Promise<number> {
     // The newest `keep` are those at or above the keep-th newest's key (one walk of `keep` index
-    // entries); with fewer deliveries than that the comparison is NULL and nothing goes. Rows are
-    // taken oldest first after the cursor ($5, $6) and deleted by their ctid: the rows locked are
-    // those deleted, with no second lookup of each in the primary key.
+    // entries, once a pass: new deliveries only move it later, so rows below it stay below it);
+    // with fewer deliveries than that nothing goes.
+    const { rows: newest } = await this.db.query<{ at: string; seq: string }>(
+      'SELECT created_at::text AS at, seq::text AS seq FROM deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, seq DESC OFFSET $2 LIMIT 1',
+      [webhookId, keep - 1],
+    );
+    if (!newest[0]) return 0;
+    // Rows are taken oldest first after the cursor ($6, $7) and deleted by their ctid: the rows
+    // locked are those deleted, with no second lookup of each in the primary key.
     return deleteInBatches(this.db, {
       sql: `WITH gone AS (
               DELETE FROM deliveries d WHERE d.ctid = ANY(ARRAY(
                 SELECT ctid FROM deliveries
-                 WHERE webhook_id = $1 AND status <> 'pending' AND created_at < now() - $3 * interval '1 day'
-                   AND (created_at, seq) < (SELECT created_at, seq FROM deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, seq DESC OFFSET $2 LIMIT 1)
-                   AND (created_at, seq) > ($5::timestamptz, $6::bigint)
-                 ORDER BY created_at, seq LIMIT $4 FOR UPDATE SKIP LOCKED)) AND d.status <> 'pending'
+                 WHERE webhook_id = $1 AND status <> 'pending' AND created_at < now() - $2 * interval '1 day'
+                   AND (created_at, seq) < ($3::timestamptz, $4::bigint)
+                   AND (created_at, seq) > ($6::timestamptz, $7::bigint)
+                 ORDER BY created_at, seq LIMIT $5 FOR UPDATE SKIP LOCKED)) AND d.status <> 'pending'
               RETURNING d.created_at, d.seq)
             SELECT (SELECT count(*)::int FROM gone) AS deleted,
                    (SELECT ARRAY[created_at::text, seq::text] FROM gone ORDER BY created_at DESC, seq DESC LIMIT 1) AS cursor`,
-      params: [webhookId, keep - 1, days],
+      params: [webhookId, days, newest[0].at, newest[0].seq],
       start: ['-infinity', '0'],
     });
   }
