@@ -20,10 +20,14 @@ export const PRUNE_BATCH = 500;
  *  so fewer rows shorten that wait down to where the statement's own cost is most of it
  *  (docs/decisions/database-upkeep.md#why-a-batch-was-slow-and-what-made-it-short). */
 export const PRUNE_BATCH_PGLITE = 100;
-/** On PGlite, the idle gap after a batch in multiples of the batch's own time: the pass takes a
- *  quarter of the one thread, so a short request meets a batch a quarter as often, and a backlog is
- *  pruned at a quarter of the speed (docs/decisions/database-upkeep.md#background-work-on-pglite). */
+/** On PGlite, the idle gap after a batch in multiples of the batch's own time: the pass takes at
+ *  most a quarter of the one thread, so a short request meets a batch a quarter as often
+ *  (docs/decisions/database-upkeep.md#background-work-on-pglite). */
 export const PGLITE_IDLE_PER_BATCH = 3;
+/** ... and at least this long: a request of several statements (a page: 10-80 ms) fits between two
+ *  batches and meets one at most, however short the batches; with gaps only three times a 4 ms
+ *  batch it met two or three. A backlog of 400,000 deliveries then takes about seven minutes. */
+export const PGLITE_MIN_IDLE_MS = 100;
 
 /**
  * One prune statement that walks an index forward. It deletes at most `batch` rows in the index's
@@ -59,7 +63,7 @@ export async function deleteInBatches(db: Pick<Database, 'query' | 'kind'>, prun
     total += deleted;
     if (deleted < batch) return total;
     cursor = rows[0]!.cursor!;
-    if (db.kind === 'pglite') await new Promise((resolve) => setTimeout(resolve, PGLITE_IDLE_PER_BATCH * (performance.now() - started)));
+    if (db.kind === 'pglite') await new Promise((resolve) => setTimeout(resolve, Math.max(PGLITE_MIN_IDLE_MS, PGLITE_IDLE_PER_BATCH * (performance.now() - started))));
     else await yieldToEventLoop();
   }
 }
