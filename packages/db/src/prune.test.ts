@@ -70,7 +70,10 @@ describe('pruning a backlog on PGlite, beside requests', () => {
     expect(await deleteInBatches(traced, few, 25)).toBe(100);
     const gaps = batches.slice(1).map((b, i) => ({ took: batches[i]!.to - batches[i]!.from, idle: b.from - batches[i]!.to }));
     expect(gaps).toHaveLength(4);
-    expect(gaps.filter((g) => g.took < 20)).toHaveLength(4);
+    // Every gap is the longer of the two rules; a batch short enough (a few ms, under 30 even on a
+    // loaded machine) shows the floor, not three times the batch, setting it.
+    expect(gaps.filter((g) => g.idle < Math.max(100, 3 * g.took) - 2)).toEqual([]);
+    expect(gaps.some((g) => 3 * g.took < 90)).toBe(true);
     expect(Math.min(...gaps.map((g) => g.idle))).toBeGreaterThanOrEqual(98);
   });
 });
