@@ -82,14 +82,14 @@ export interface PruneLoop {
 export function startPruneLoop(opts: { everyMs: number; firstAfterMs?: number; pass: () => Promise<number>; onError?: (err: unknown) => void; onDone?: (done: number, ms: number) => void }): PruneLoop {
   let running: Promise<number> | undefined;
   let stopped = false;
-  const runNow = () => {
+  const pass = async () => {
     const started = performance.now();
-    running ??= opts
-      .pass()
-      .then((done) => {
-        if (done > 0) opts.onDone?.(done, performance.now() - started);
-        return done;
-      })
+    const done = await opts.pass();
+    if (done > 0) opts.onDone?.(done, performance.now() - started);
+    return done;
+  };
+  const runNow = () => {
+    running ??= pass()
       .catch((err: unknown) => {
         opts.onError?.(err);
         return 0;

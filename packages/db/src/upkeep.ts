@@ -54,6 +54,16 @@ export function upkeepFor(t: TableActivity, unknown = false): 'VACUUM (ANALYZE)'
   return analyze ? 'ANALYZE' : undefined;
 }
 
+/** Told each statement the upkeep ran, with how long it held the connection. */
+type Ran = (statement: string, ms: number, table?: string) => void;
+
+/** `sql` on the connection, its time told to `ran` as `statement` (of `table`). */
+async function timed(db: Database, sql: string, ran: Ran | undefined, statement: string, table?: string): Promise<void> {
+  const started = performance.now();
+  await db.query(sql);
+  ran?.(statement, performance.now() - started, table);
+}
+
 /** A table's counts of changes no vacuum or analyse has acted on yet. */
 export interface Counts {
   changed: number;
@@ -125,7 +135,7 @@ async function keepCounts(db: Database, carried: Map<string, Counts>, tables: Ta
  * own plus those, a table without them is `unknown` to upkeepFor, and the counts are written down
  * again after the pass. Returns the tables done.
  */
-export async function upkeepPass(db: Database, carried?: Map<string, Counts>, ran?: (table: string, statement: string, ms: number) => void): Promise<number> {
+export async function upkeepPass(db: Database, carried?: Map<string, Counts>, ran?: Ran): Promise<number> {
   const tables = await readCounters(db);
   let done = 0;
   for (const t of tables) {
@@ -137,9 +147,7 @@ export async function upkeepPass(db: Database, carried?: Map<string, Counts>, ra
       // the one thread is held for the longer of the two, not for both (autovacuum's worker too
       // vacuums a table, then analyses it).
       for (const part of statement === 'VACUUM (ANALYZE)' ? (['VACUUM', 'ANALYZE'] as const) : [statement]) {
-        const started = performance.now();
-        await db.query(`${part} ${db.schema}."${t.name.replaceAll('"', '""')}"`);
-        ran?.(t.name, part, performance.now() - started);
+        await timed(db, `${part} ${db.schema}."${t.name.replaceAll('"', '""')}"`, ran, part, t.name);
         await yieldToEventLoop();
       }
       done++;
@@ -172,16 +180,14 @@ export function checkpointDue(t: { walSinceCheckpoint: number; secondsSinceCheck
  * embedded mode), after which the WAL before it is recycled and a restart after a crash replays
  * only what came after.
  */
-export async function checkpointIfDue(db: Database, ran?: (ms: number) => void): Promise<boolean> {
+export async function checkpointIfDue(db: Database, ran?: Ran): Promise<boolean> {
   const { rows } = await db.query<{ since: string; age: string }>(
     `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), checkpoint_lsn) AS since,
             extract(epoch FROM now() - checkpoint_time) AS age
        FROM pg_control_checkpoint()`,
   );
   if (!checkpointDue({ walSinceCheckpoint: Number(rows[0]!.since), secondsSinceCheckpoint: Number(rows[0]!.age) })) return false;
-  const started = performance.now();
-  await db.query('CHECKPOINT');
-  ran?.(performance.now() - started);
+  await timed(db, 'CHECKPOINT', ran, 'CHECKPOINT');
   return true;
 }
 
@@ -213,11 +219,11 @@ export async function startUpkeep(db: Database, opts: UpkeepOptions): Promise<Pr
     return undefined;
   }
   const carried = await carriedCounts(db);
-  const held = (statement: string, ms: number, table?: string) => opts.info?.({ schema: db.schema, table, statement, duration_ms: Math.round(ms) }, 'embedded database upkeep');
+  const ran: Ran = (statement, ms, table) => opts.info?.({ schema: db.schema, table, statement, duration_ms: Math.round(ms) }, 'embedded database upkeep');
   const loop = startPruneLoop({
     everyMs: opts.everyMs ?? UPKEEP_EVERY_MS,
     firstAfterMs: opts.firstAfterMs,
-    pass: async () => (await upkeepPass(db, carried, (table, statement, ms) => held(statement, ms, table))) + Number(await checkpointIfDue(db, (ms) => held('CHECKPOINT', ms))),
+    pass: async () => (await upkeepPass(db, carried, ran)) + Number(await checkpointIfDue(db, ran)),
     onError: (err) => opts.warn({ err, schema: db.schema }, 'embedded database upkeep failed; the next pass tries again'),
   });
   return {
