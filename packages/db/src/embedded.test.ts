@@ -47,6 +47,45 @@ describe('one embedded database shared by two services', () => {
     expect(doneWhenTimerRan).toBeLessThan(1000);
   });
 
+  it('when one statement runs for a long time, then timers still run on time meanwhile', async () => {
+    // PGlite runs on a thread of its own (pglite-thread.ts): a long statement (a VACUUM after
+    // retention, docs/embedded-mode.md#a-thread-for-the-database) holds the database, not the process.
+    let last = performance.now();
+    let longestGap = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 5);
+    const started = performance.now();
+    const { rows } = await accounts.query<{ n: number }>('SELECT count(*)::int AS n FROM generate_series(1, 3000000)');
+    const took = performance.now() - started;
+    clearInterval(timer);
+    longestGap = Math.max(longestGap, performance.now() - last);
+    expect(rows).toEqual([{ n: 3000000 }]);
+    expect(took).toBeGreaterThan(150);
+    expect(longestGap).toBeLessThan(took / 2);
+  });
+
+  it('when a statement fails, then its error keeps what Postgres said of it', async () => {
+    const failed = await accounts.query("INSERT INTO counters VALUES ('a', 1)").catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(Error);
+    expect(failed).toMatchObject({ code: '23505', constraint: 'counters_pkey', table: 'counters', message: expect.stringContaining('duplicate key') });
+  });
+
+  it('when a transaction goes on after a failed statement, then its commit fails and nothing of it remains', async () => {
+    // Postgres ends such a COMMIT as a ROLLBACK; PGlite's transaction() reports it, so must its thread.
+    const committed = await accounts
+      .transaction(async (tx) => {
+        await tx.query("INSERT INTO counters VALUES ('b', 1)");
+        await tx.query("INSERT INTO counters VALUES ('a', 1)").catch(() => undefined);
+      })
+      .then(() => 'committed', (err: Error) => err.message);
+    expect(committed).not.toBe('committed');
+    expect((await accounts.query("SELECT name FROM counters WHERE name = 'b'")).rows).toEqual([]);
+    expect((await accounts.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
   it('when each service writes its own unqualified table, then each reads only its own rows', async () => {
     await accounts.query('UPDATE counters SET value = 7');
     await webhooks.query('UPDATE counters SET value = 3');

@@ -2,8 +2,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { chmod, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { LoopBudget } from '@githost/runtime';
-import type { Database, QueryResult, Queryable } from './index.js';
+import type { Database, Queryable } from './index.js';
 import { initialise } from './initdb.js';
+import { PgliteThread } from './pglite-thread.js';
 
 /**
  * Embedded Postgres (PGlite) sized for a laptop (docs/embedded-mode.md): Postgres' server defaults
@@ -44,15 +45,14 @@ export class EmbeddedPostgres {
   private readonly schemas = new Set<string>();
   private closed: Promise<void> | undefined;
   /**
-   * PGlite runs each statement synchronously (WASM on this thread) and a turn follows the last
-   * through a promise, so a queue of thousands of statements (10,000 push events, each an UPDATE
-   * in a consumer) would run as one task and hold every request of the process until its end.
-   * Turns give the event loop back once they have held it for this budget
+   * A turn follows the last through a promise, so a queue of thousands of statements (10,000
+   * push events, each an UPDATE in a consumer) would hand their answers to their callers in one
+   * run of microtasks. Turns give the event loop back once they have held it for this budget
    * (docs/decisions/many-refs-push.md#yielding).
    */
   private readonly budget = new LoopBudget();
 
-  private constructor(private readonly db: PGlite) {}
+  private constructor(private readonly db: PgliteThread) {}
 
   /** Opens (initialising first when needed) the database in `dataDir`; in memory without one. */
   static async open(dataDir?: string): Promise<EmbeddedPostgres> {
@@ -62,8 +62,7 @@ export class EmbeddedPostgres {
     }
     // One options object: PGlite reads a second argument only after a string, so an in-memory
     // database given (undefined, options) ran with the server defaults.
-    const db = new PGlite({ dataDir, startParams: START_PARAMS });
-    await db.waitReady;
+    const db = await PgliteThread.start({ dataDir, startParams: START_PARAMS });
     // Opening writes its relation cache files (`pg_internal.init`) with the FS layer's 0644.
     if (dataDir) await ownerOnly(dataDir);
     return new EmbeddedPostgres(db);
@@ -74,16 +73,13 @@ export class EmbeddedPostgres {
     if (this.schemas.has(schema)) throw new Error(`schema ${schema} is already open on this embedded database`);
     this.schemas.add(schema);
     await this.exclusive(undefined, () => this.db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}`));
-    const run = async <T>(q: Pick<PGlite, 'query'>, sql: string, params?: unknown[]): Promise<QueryResult<T>> => {
-      const r = await q.query<T>(sql, params);
-      return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
-    };
+    const tx: Queryable = { query: (sql, params) => this.db.query(sql, params) };
     let closed = false;
     return {
       kind: 'pglite',
       schema,
-      query: (sql, params) => this.exclusive(schema, () => run(this.db, sql, params)),
-      transaction: (fn) => this.exclusive(schema, () => this.db.transaction((tx) => fn({ query: (sql, params) => run(tx, sql, params) } satisfies Queryable))),
+      query: (sql, params) => this.exclusive(schema, () => this.db.query(sql, params)),
+      transaction: (fn) => this.exclusive(schema, () => this.inTransaction(() => fn(tx))),
       ping: () => this.exclusive(schema, () => this.db.query('SELECT 1')).then(() => true, () => false),
       close: async () => {
         if (closed) return;
@@ -96,6 +92,20 @@ export class EmbeddedPostgres {
 
   close(): Promise<void> {
     return (this.closed ??= this.exclusive(undefined, () => this.db.close()));
+  }
+
+  /** `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  private async inTransaction<T>(fn: () => Promise<T>): Promise<T> {
+    await this.db.begin();
+    let result: T;
+    try {
+      result = await fn();
+    } catch (err) {
+      await this.db.rollback();
+      throw err;
+    }
+    await this.db.commit();
+    return result;
   }
 
   /** Runs `fn` alone on the connection, with `schema` (if any) as the search_path. */
