@@ -37,8 +37,8 @@ describe('one embedded database shared by two services', () => {
   });
 
   it('when thousands of statements are queued at once, then the event loop still gets turns between them', async () => {
-    // PGlite runs each statement on this thread; a queue that ran to its end in one task would
-    // hold every request of the process (docs/decisions/many-refs-push.md#yielding).
+    // A queue that ran to its end in one task would hold every request of the process
+    // (docs/decisions/many-refs-push.md#yielding); each statement's answer is a task of its own.
     let done = 0;
     let doneWhenTimerRan: number | undefined;
     setTimeout(() => (doneWhenTimerRan = done), 0);

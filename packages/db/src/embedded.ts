@@ -1,7 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { chmod, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { LoopBudget } from '@githost/runtime';
 import type { Database, Queryable } from './index.js';
 import { initialise } from './initdb.js';
 import { PgliteThread } from './pglite-thread.js';
@@ -44,13 +43,6 @@ export class EmbeddedPostgres {
   private searchPath: string | undefined;
   private readonly schemas = new Set<string>();
   private closed: Promise<void> | undefined;
-  /**
-   * A turn follows the last through a promise, so a queue of thousands of statements (10,000
-   * push events, each an UPDATE in a consumer) would hand their answers to their callers in one
-   * run of microtasks. Turns give the event loop back once they have held it for this budget
-   * (docs/decisions/many-refs-push.md#yielding).
-   */
-  private readonly budget = new LoopBudget();
 
   private constructor(private readonly db: PgliteThread) {}
 
@@ -110,8 +102,9 @@ export class EmbeddedPostgres {
 
   /** Runs `fn` alone on the connection, with `schema` (if any) as the search_path. */
   private exclusive<T>(schema: string | undefined, fn: () => Promise<T>): Promise<T> {
+    // Each turn waits for the thread's answer, a task of its own, so a queue of thousands of
+    // statements gives the event loop a turn between every two (docs/embedded-mode.md#a-thread-for-the-database).
     const turn = async () => {
-      await this.budget.pauseIfSpent();
       if (schema !== undefined && this.searchPath !== schema) {
         await this.db.exec(`SET search_path TO ${schema}`);
         this.searchPath = schema;

@@ -95,6 +95,21 @@ const errorOf = (err) => {
 `;
 
 /**
+ * A row whose timestamps are this module's realm's Dates. A message arrives in Node's main realm;
+ * where this module runs in another (jest's vm context), `value instanceof Date` (rows.ts' `iso`)
+ * would be false for them, as it never was for PGlite's own Dates. In the main realm nothing changes.
+ */
+function ownDates(row: unknown): unknown {
+  if (typeof row !== 'object' || row === null) return row;
+  const fields = row as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    if (typeof value === 'object' && value !== null && !(value instanceof Date) && Object.prototype.toString.call(value) === '[object Date]') fields[key] = new Date((value as Date).getTime());
+  }
+  return row;
+}
+
+/**
  * PGlite on a thread of its own (docs/embedded-mode.md#a-thread-for-the-database). Postgres in
  * WASM runs each statement synchronously: on the event loop every request of the embedded mode
  * shares, one long statement (the upkeep's VACUUM of a table retention just pruned, 0.7-1.1 s at
@@ -180,7 +195,7 @@ export class PgliteThread {
     this.pending.delete(reply.id);
     if (this.pending.size === 0) this.worker.unref();
     if ('error' in reply) waiter.reject(Object.assign(new Error(reply.error.message), reply.error));
-    else waiter.resolve(reply.result ?? { rows: [], rowCount: 0 });
+    else waiter.resolve(reply.result ? { rows: reply.result.rows.map(ownDates), rowCount: reply.result.rowCount } : { rows: [], rowCount: 0 });
   }
 
   private fail(err: Error): void {

@@ -5,7 +5,7 @@ import { yieldToEventLoop } from '@githost/runtime';
  * Retention of tables that only grow (docs/decisions/list-paging.md#retention): rows are deleted
  * in small statements of their own (no transaction around them), each taking its rows with
  * `FOR UPDATE SKIP LOCKED`, so pruning never waits on a row a request holds and a request waits
- * at most for one small batch. On PGlite (one connection, and one event loop, for every service of
+ * at most for one small batch. On PGlite (one connection, on one thread, for every service of
  * the process) the loop leaves the connection idle after each batch (PGLITE_IDLE_PER_BATCH): a
  * request that queued behind a batch then runs all its statements in the gap, instead of waiting
  * for a batch before each of them (docs/decisions/database-upkeep.md#background-work-on-pglite).
@@ -21,7 +21,7 @@ export const PRUNE_BATCH = 500;
  *  (docs/decisions/database-upkeep.md#why-a-batch-was-slow-and-what-made-it-short). */
 export const PRUNE_BATCH_PGLITE = 100;
 /** On PGlite, the idle gap after a batch in multiples of the batch's own time: the pass takes at
- *  most a quarter of the one thread, so a short request meets a batch a quarter as often
+ *  most a quarter of the one connection, so a short request meets a batch a quarter as often
  *  (docs/decisions/database-upkeep.md#background-work-on-pglite). */
 export const PGLITE_IDLE_PER_BATCH = 3;
 /** ... and at least this long: a request of several statements (a page: 10-80 ms) fits between two

@@ -144,7 +144,7 @@ export async function upkeepPass(db: Database, carried?: Map<string, Counts>, ra
     const statement = upkeepFor({ ...t, deadRows: t.deadRows + c.dead, changedSinceAnalyze: t.changedSinceAnalyze + c.changed, insertedSinceVacuum: t.insertedSinceVacuum + c.inserted }, carried !== undefined && before === undefined);
     if (statement) {
       // VACUUM and ANALYZE as statements of their own, with a turn for requests between: on PGlite
-      // the one thread is held for the longer of the two, not for both (autovacuum's worker too
+      // the one connection is held for the longer of the two, not for both (autovacuum's worker too
       // vacuums a table, then analyses it).
       for (const part of statement === 'VACUUM (ANALYZE)' ? (['VACUUM', 'ANALYZE'] as const) : [statement]) {
         await timed(db, `${part} ${db.schema}."${t.name.replaceAll('"', '""')}"`, ran, part, t.name);
