@@ -17,7 +17,7 @@ type Reply = { id: number; result?: ThreadResult<unknown> } | { id: number; erro
 /**
  * Run by the worker (eval'd, so it needs no file of its own wherever this module is loaded from:
  * dist, or the sources under jest). workerData: { url: the PGlite module, options }. Statements
- * arrive one at a time (EmbeddedPostgres queues them); an error goes back as its own properties
+ * run one at a time in the order they came; an error goes back as its own properties
  * (Postgres' `code`, `constraint`, ...), which a structured clone of an Error would drop.
  */
 const THREAD_SCRIPT = `
@@ -83,13 +83,17 @@ const errorOf = (err) => {
         return none;
     }
   };
-  parentPort.on('message', async (req) => {
-    try {
-      parentPort.postMessage({ id: req.id, result: await handle(req) });
-    } catch (err) {
-      parentPort.postMessage({ id: req.id, error: errorOf(err) });
-    }
-    if (req.op === 'close') parentPort.close();
+  // In the order they came, each after the last has answered.
+  let last = Promise.resolve();
+  parentPort.on('message', (req) => {
+    last = last.then(async () => {
+      try {
+        parentPort.postMessage({ id: req.id, result: await handle(req) });
+      } catch (err) {
+        parentPort.postMessage({ id: req.id, error: errorOf(err) });
+      }
+      if (req.op === 'close') parentPort.close();
+    });
   });
 })();
 `;
