@@ -10,6 +10,7 @@ export { holdsDatabase } from './initdb.js';
 export { GroupCommit, type GroupCommitOptions } from './group-commit.js';
 export { deleteInBatches, startPruneLoop, type PruneLoop } from './prune.js';
 export type { UpkeepOptions } from './upkeep.js';
+export { iso, isoOrNull } from './timestamps.js';
 export { keysetPage, type KeysetList, type KeysetPage, type PageKey, type PageRequest, type PageStart } from './keyset.js';
 
 /**

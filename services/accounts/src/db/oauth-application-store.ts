@@ -1,6 +1,5 @@
-import type { Database } from '@githost/db';
+import { iso, type Database } from '@githost/db';
 import type { OAuthApplication, OAuthApplicationInput, OAuthApplicationStore } from '../domain/oauth-applications.js';
-import { iso } from './rows.js';
 import { isMissingReference } from './user-store.js';
 
 interface ApplicationRow {

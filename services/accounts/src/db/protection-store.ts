@@ -1,8 +1,7 @@
 import { validation } from '@githost/errors';
-import type { Database, Queryable } from '@githost/db';
+import { iso, type Database, type Queryable } from '@githost/db';
 import type { BranchProtection, RefPolicy } from '@githost/ref-policy';
 import type { ProtectionStore, StoredProtection } from '../domain/ports.js';
-import { iso } from './rows.js';
 
 type ProtectionRow = BranchProtection & { created_at: Date; updated_at: Date };
 

@@ -1,9 +1,9 @@
-import type { Database, Queryable } from '@githost/db';
+import { iso, type Database, type Queryable } from '@githost/db';
 import { offsetOf, type Page, type Paged } from '../domain/paging.js';
 import type { AccessFacts, Collaborator, ExploreFilter, RepositoryChanges, RepositoryStore } from '../domain/ports.js';
 import type { CollaboratorPermission, Repository } from '../domain/types.js';
 import { siteCount } from './site-counts.js';
-import { countOf, iso, uniquely } from './rows.js';
+import { countOf, uniquely } from './rows.js';
 import { withExistingUser } from './user-store.js';
 
 /** The domain record as Postgres returns it: timestamps arrive as Date. */

@@ -1,15 +1,6 @@
 import type { Queryable } from '@githost/db';
 import { conflict } from '@githost/errors';
 
-/** pg and PGlite both hand back Date for timestamptz; the API speaks ISO 8601. */
-export function iso(value: unknown): string {
-  return (value instanceof Date ? value : new Date(String(value))).toISOString();
-}
-
-export function isoOrNull(value: unknown): string | null {
-  return value === null || value === undefined ? null : iso(value);
-}
-
 /** Postgres `unique_violation`, the same code on pg and PGlite. */
 export function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: string })?.code === '23505';

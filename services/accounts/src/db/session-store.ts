@@ -1,7 +1,6 @@
-import type { Database } from '@githost/db';
+import { iso, isoOrNull, type Database } from '@githost/db';
 import type { SessionRecord, SessionStore } from '../domain/ports.js';
 import type { User } from '../domain/types.js';
-import { iso, isoOrNull } from './rows.js';
 import { toUser, USER_COLUMNS, withExistingUser } from './user-store.js';
 
 interface SessionRow {

@@ -1,7 +1,7 @@
-import type { Queryable } from '@githost/db';
+import { iso, type Queryable } from '@githost/db';
 import { unprocessable } from '@githost/errors';
 import type { SshKeyOwner, SshKeyRecord, SshKeyStore } from '../domain/ports.js';
-import { iso, isUniqueViolation } from './rows.js';
+import { isUniqueViolation } from './rows.js';
 import { isMissingReference } from './user-store.js';
 
 interface SshKeyRow {

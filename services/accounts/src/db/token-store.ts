@@ -1,7 +1,6 @@
-import type { Queryable } from '@githost/db';
+import { iso, isoOrNull, type Queryable } from '@githost/db';
 import type { TokenRecord, TokenStore } from '../domain/ports.js';
 import type { TokenScope, User } from '../domain/types.js';
-import { iso, isoOrNull } from './rows.js';
 import { toUser, withExistingUser } from './user-store.js';
 
 interface TokenRow {

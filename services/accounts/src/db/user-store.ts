@@ -1,10 +1,10 @@
-import type { Database } from '@githost/db';
+import { iso, isoOrNull, type Database } from '@githost/db';
 import { notFound } from '@githost/errors';
 import type { UserChanges } from '../domain/input.js';
 import { offsetOf, type Page, type Paged } from '../domain/paging.js';
 import type { UserStore } from '../domain/ports.js';
 import type { User } from '../domain/types.js';
-import { countOf, iso, isoOrNull, uniquely } from './rows.js';
+import { countOf, uniquely } from './rows.js';
 import { siteCount } from './site-counts.js';
 
 interface UserRow {

@@ -1,10 +1,9 @@
-import type { Database } from '@githost/db';
+import { iso, type Database } from '@githost/db';
 import { enqueueEvent, type EventEnvelope } from '@githost/bus';
 import type { Permission } from '@githost/identity';
 import type { NewReview, ReviewRequest, ReviewRequestStore, ReviewStore } from '../domain/ports.js';
 import type { Review, ReviewState } from '../domain/types.js';
 
-const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
 const COLUMNS = 'id, mr_id, author_id, state, body, commit_sha, reviewer_permission, created_at';
 
 function toReview(r: Record<string, unknown>): Review {

@@ -1,6 +1,5 @@
+import { iso } from '@githost/db';
 import type { Activity, Comment, MergeIntent, MergeRequest, MergeStrategy } from '../domain/types.js';
-
-const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
 
 export const MR_COLUMNS =
   'id, repo_id, number, title, description, author_id, source_branch, target_branch, source_sha, head_sha, state, merged_sha, merged_by, created_at, updated_at';

@@ -1,9 +1,8 @@
-import type { Database } from '@githost/db';
+import { iso, type Database } from '@githost/db';
 import { enqueueEvent, type EventEnvelope } from '@githost/bus';
 import type { NewStatus, StatusStore } from '../domain/ports.js';
 import type { CommitStatus, StatusState } from '../domain/types.js';
 
-const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
 const COLUMNS = 'id, sha, state, context, description, target_url, creator_username, created_at, updated_at';
 
 function toStatus(r: Record<string, unknown>): CommitStatus {
