@@ -96,6 +96,14 @@ describe('one embedded database shared by two services', () => {
     expect(rows.map((r) => r.table_schema)).toEqual(['accounts', 'webhooks']);
   });
 
+  it('when statements of both services are queued at once, then each runs in its own schema', async () => {
+    // Statements outside a transaction are sent without waiting for the ones before them
+    // (embedded.ts, pipelined); each carries its schema, set by the thread when it changes.
+    const asked = Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? accounts : webhooks));
+    const answers = await Promise.all(asked.map((db) => db.query<{ schema: string }>('SELECT current_schema() AS schema').then((r) => r.rows[0]!.schema)));
+    expect(answers).toEqual(asked.map((db) => db.schema));
+  });
+
   it('when the two services run transactions at once, then none interleaves and each stays in its schema', async () => {
     await accounts.query('UPDATE counters SET value = 0');
     await webhooks.query('UPDATE counters SET value = 0');

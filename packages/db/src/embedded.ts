@@ -32,15 +32,15 @@ async function ownerOnly(dir: string): Promise<void> {
  * (CONTRACT §1). PGlite is one connection, so:
  * - all work is serialised: a transaction never interleaves with another caller's statements,
  *   whichever service it comes from;
- * - the connection's search_path is the schema of the service whose turn it is, set before its
- *   work (never inside a transaction, where a rollback would undo it), so unqualified SQL always
- *   resolves in the caller's own schema and never in the previous caller's.
+ * - the connection's search_path is the schema of the service whose statement it is: each
+ *   statement outside a transaction and each BEGIN carries its schema, and the thread sets it
+ *   first when it differs (never inside a transaction, where a rollback would undo it), so
+ *   unqualified SQL always resolves in the caller's own schema and never in the previous caller's.
  * A transaction must not wait for another service's database work (e.g. a call into a service
  * that queries its own schema): that work queues behind the transaction and never runs.
  */
 export class EmbeddedPostgres {
   private tail: Promise<unknown> = Promise.resolve();
-  private searchPath: string | undefined;
   private readonly schemas = new Set<string>();
   private closed: Promise<void> | undefined;
 
@@ -64,15 +64,15 @@ export class EmbeddedPostgres {
   async database(schema: string, onClose: () => Promise<void> = async () => undefined): Promise<Database> {
     if (this.schemas.has(schema)) throw new Error(`schema ${schema} is already open on this embedded database`);
     this.schemas.add(schema);
-    await this.exclusive(undefined, () => this.db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}`));
+    await this.exclusive(() => this.db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}`));
     const tx: Queryable = { query: (sql, params) => this.db.query(sql, params) };
     let closed = false;
     return {
       kind: 'pglite',
       schema,
-      query: (sql, params) => this.exclusive(schema, () => this.db.query(sql, params)),
-      transaction: (fn) => this.exclusive(schema, () => this.inTransaction(() => fn(tx))),
-      ping: () => this.exclusive(schema, () => this.db.query('SELECT 1')).then(() => true, () => false),
+      query: (sql, params) => this.pipelined(() => this.db.query(sql, params, schema)),
+      transaction: (fn) => this.exclusive(() => this.inTransaction(schema, () => fn(tx))),
+      ping: () => this.pipelined(() => this.db.query('SELECT 1', [], schema)).then(() => true, () => false),
       close: async () => {
         if (closed) return;
         closed = true;
@@ -83,12 +83,12 @@ export class EmbeddedPostgres {
   }
 
   close(): Promise<void> {
-    return (this.closed ??= this.exclusive(undefined, () => this.db.close()));
+    return (this.closed ??= this.exclusive(() => this.db.close()));
   }
 
   /** `fn` in one transaction: committed when it resolves, rolled back when it throws. */
-  private async inTransaction<T>(fn: () => Promise<T>): Promise<T> {
-    await this.db.begin();
+  private async inTransaction<T>(schema: string, fn: () => Promise<T>): Promise<T> {
+    await this.db.begin(schema);
     let result: T;
     try {
       result = await fn();
@@ -100,18 +100,25 @@ export class EmbeddedPostgres {
     return result;
   }
 
-  /** Runs `fn` alone on the connection, with `schema` (if any) as the search_path. */
-  private exclusive<T>(schema: string | undefined, fn: () => Promise<T>): Promise<T> {
-    // Each turn waits for the thread's answer, a task of its own, so a queue of thousands of
-    // statements gives the event loop a turn between every two (docs/embedded-mode.md#a-thread-for-the-database).
-    const turn = async () => {
-      if (schema !== undefined && this.searchPath !== schema) {
-        await this.db.exec(`SET search_path TO ${schema}`);
-        this.searchPath = schema;
-      }
-      return fn();
+  /**
+   * A statement outside a transaction: sent once the work queued before it has been sent, without
+   * waiting for its answers. The thread runs its messages in the order they came, each with its
+   * schema as the search_path, so the database never waits for a round trip between two such
+   * statements (docs/embedded-mode.md#a-thread-for-the-database).
+   */
+  private pipelined<T>(send: () => Promise<T>): Promise<T> {
+    let answer!: Promise<T>;
+    const post = () => {
+      answer = send();
     };
-    const next = this.tail.then(turn, turn);
+    const sent = this.tail.then(post, post);
+    this.tail = sent;
+    return sent.then(() => answer);
+  }
+
+  /** Runs `fn` alone on the connection: nothing queued after it is sent until it has finished. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
     this.tail = next.catch(() => undefined);
     return next;
   }

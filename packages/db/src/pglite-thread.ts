@@ -11,7 +11,8 @@ export interface ThreadResult<T> {
   rowCount: number;
 }
 
-type Op = { op: 'query'; sql: string; params?: unknown[] } | { op: 'exec'; sql: string } | { op: 'begin' | 'commit' | 'rollback' | 'close' };
+/** `schema`: the search_path a statement outside a transaction (or a BEGIN) runs with; set first when it differs. */
+type Op = { op: 'query'; sql: string; params?: unknown[]; schema?: string } | { op: 'exec'; sql: string } | { op: 'begin'; schema?: string } | { op: 'commit' | 'rollback' | 'close' };
 type Reply = { id: number; result?: ThreadResult<unknown> } | { id: number; error: Record<string, unknown> & { message: string } };
 
 /**
@@ -46,10 +47,18 @@ const errorOf = (err) => {
   // COMMIT (a COMMIT that Postgres turned into a ROLLBACK fails) and ROLLBACK are PGlite's.
   let tx, end, ended;
   const rolledBack = Symbol('rollback');
+  // Set outside a transaction only, where no rollback undoes it; a failed SET fails the statement.
+  let searchPath;
+  const useSchema = async (schema) => {
+    if (schema === undefined || tx || schema === searchPath) return;
+    await db.exec('SET search_path TO ' + schema);
+    searchPath = schema;
+  };
   const handle = async (req) => {
     const on = tx ?? db;
     switch (req.op) {
       case 'query': {
+        await useSchema(req.schema);
         const r = await on.query(req.sql, req.params);
         return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
       }
@@ -57,6 +66,7 @@ const errorOf = (err) => {
         await on.exec(req.sql);
         return none;
       case 'begin':
+        await useSchema(req.schema);
         await new Promise((begun, failed) => {
           ended = db.transaction((t) => {
             tx = t;
@@ -149,17 +159,18 @@ export class PgliteThread {
     return thread;
   }
 
-  query<T>(sql: string, params?: unknown[]): Promise<ThreadResult<T>> {
-    return this.send({ op: 'query', sql, params }) as Promise<ThreadResult<T>>;
+  /** `schema`: outside a transaction, the search_path to run it with (ignored inside one). */
+  query<T>(sql: string, params?: unknown[], schema?: string): Promise<ThreadResult<T>> {
+    return this.send({ op: 'query', sql, params, schema }) as Promise<ThreadResult<T>>;
   }
 
   async exec(sql: string): Promise<void> {
     await this.send({ op: 'exec', sql });
   }
 
-  /** Until commit() or rollback(), every statement runs in this one transaction. */
-  async begin(): Promise<void> {
-    await this.send({ op: 'begin' });
+  /** Until commit() or rollback(), every statement runs in this one transaction, with `schema` as its search_path. */
+  async begin(schema?: string): Promise<void> {
+    await this.send({ op: 'begin', schema });
   }
 
   /** Fails (and the transaction is gone) when Postgres rolled it back instead, as PGlite's transaction() does. */
@@ -183,7 +194,12 @@ export class PgliteThread {
     if (this.gone) return Promise.reject(this.gone);
     const id = this.next++;
     const answer = this.request(id);
-    this.worker.postMessage({ ...req, id });
+    try {
+      this.worker.postMessage({ ...req, id });
+    } catch (err) {
+      // A value the structured clone cannot carry: nothing was sent, so nothing is waited for.
+      this.settle({ id, error: { message: `the embedded database cannot take this statement: ${(err as Error).message}` } });
+    }
     return answer;
   }
 
