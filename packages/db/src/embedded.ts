@@ -8,7 +8,7 @@ import { PgliteThread } from './pglite-thread.js';
 /**
  * Embedded Postgres (PGlite) sized for a laptop (docs/embedded-mode.md): Postgres' server defaults
  * (128 MB shared buffers) live in WASM memory, which never shrinks, for a database of a few MB.
- * `default_statistics_target=10`: a smaller `ANALYZE` sample, which holds the one thread every
+ * `default_statistics_target=10`: a smaller `ANALYZE` sample, which holds the one connection every
  * request waits for (docs/decisions/database-upkeep.md#what-a-pass-holds).
  */
 const LAPTOP_SETTINGS = ['shared_buffers=16MB', 'temp_buffers=2MB', 'work_mem=2MB', 'maintenance_work_mem=16MB', 'wal_buffers=1MB', 'default_statistics_target=10'];

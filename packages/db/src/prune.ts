@@ -5,7 +5,7 @@ import { yieldToEventLoop } from '@githost/runtime';
  * Retention of tables that only grow (docs/decisions/list-paging.md#retention): rows are deleted
  * in small statements of their own (no transaction around them), each taking its rows with
  * `FOR UPDATE SKIP LOCKED`, so pruning never waits on a row a request holds and a request waits
- * at most for one small batch. On PGlite (one connection, on one thread, for every service of
+ * at most for one small batch. On PGlite (one connection for every service of
  * the process) the loop leaves the connection idle after each batch (PGLITE_IDLE_PER_BATCH): a
  * request that queued behind a batch then runs all its statements in the gap, instead of waiting
  * for a batch before each of them (docs/decisions/database-upkeep.md#background-work-on-pglite).

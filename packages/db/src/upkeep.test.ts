@@ -88,7 +88,7 @@ describe('the embedded database upkeep (PGlite)', () => {
     expect(await upkeepPass(db)).toBe(0);
   });
 
-  it('analyses from a sample of 3,000 rows (statistics target 10), so a large table holds the one thread a tenth as long', async () => {
+  it('analyses from a sample of 3,000 rows (statistics target 10), so a large table holds the one connection a tenth as long', async () => {
     await seed(db);
     await upkeepPass(db);
     // One histogram bound more than the target: 11 at 10, 101 at Postgres' default of 100.
