@@ -170,6 +170,36 @@ describe('attempts recorded in batches (real Postgres)', () => {
     await deliveries.recordAttempts([{ claim: dying.claims[0]!, result: result('failed') }]);
     expect(await health(dying.hookId)).toEqual({ consecutive_failures: 20, is_active: false });
   });
+
+  it('when a batch finishes deliveries of many webhooks, then each streak follows its own, in the same few statements whatever their number', async () => {
+    // Counts the statements the batch's transaction runs: one per webhook was a round trip each
+    // while the transaction held its locks.
+    let statements = 0;
+    const counted: Database = {
+      kind: db.kind,
+      schema: db.schema,
+      query: (sql, params) => db.query(sql, params),
+      transaction: (fn) => db.transaction((tx) => fn({ query: (sql, params) => (statements++, tx.query(sql, params)) })),
+      ping: () => db.ping(),
+      close: async () => undefined,
+    };
+    const store = new PgDeliveryStore(counted);
+    const batch = async (hooks: Array<{ failures: number; outcome: 'delivered' | 'failed' }>) => {
+      const set: Array<Awaited<ReturnType<typeof setUp>> & { outcome: 'delivered' | 'failed' }> = [];
+      for (const h of hooks) set.push({ ...(await setUp(1, h.failures)), outcome: h.outcome });
+      statements = 0;
+      await store.recordAttempts(set.map((h) => ({ claim: h.claims[0]!, result: result(h.outcome) })));
+      return { set, statements };
+    };
+    const healthy = await batch(Array.from({ length: 12 }, () => ({ failures: 0, outcome: 'delivered' as const })));
+    const mixed = await batch(Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? { failures: 19, outcome: 'failed' as const } : i % 3 === 1 ? { failures: 5, outcome: 'delivered' as const } : { failures: 0, outcome: 'delivered' as const })));
+    for (const [i, h] of mixed.set.entries()) {
+      expect(await health(h.hookId)).toEqual(i % 3 === 0 ? { consecutive_failures: 20, is_active: false } : { consecutive_failures: 0, is_active: true });
+    }
+    for (const h of healthy.set) expect(await health(h.hookId)).toEqual({ consecutive_failures: 0, is_active: true });
+    // The deliveries' and the attempts' inserts, then the streaks: one read when none moves, three when some do.
+    expect([healthy.statements, mixed.statements]).toEqual([3, 5]);
+  });
 });
 
 describe('a crash between recording and acking (real RabbitMQ and Postgres)', () => {
