@@ -12,7 +12,7 @@ export interface ThreadResult<T> {
 }
 
 /** `schema`: the search_path a statement outside a transaction (or a BEGIN) runs with; set first when it differs. */
-type Op = { op: 'query'; sql: string; params?: unknown[]; schema?: string } | { op: 'exec'; sql: string } | { op: 'begin'; schema?: string } | { op: 'commit' | 'rollback' | 'close' };
+type Op = { op: 'query'; sql: string; params?: unknown[]; schema?: string } | { op: 'exec'; sql: string } | { op: 'begin'; schema: string } | { op: 'commit' | 'rollback' | 'close' };
 type Reply = { id: number; result?: ThreadResult<unknown> } | { id: number; error: Record<string, unknown> & { message: string } };
 
 /**
@@ -169,7 +169,7 @@ export class PgliteThread {
   }
 
   /** Until commit() or rollback(), every statement runs in this one transaction, with `schema` as its search_path. */
-  async begin(schema?: string): Promise<void> {
+  async begin(schema: string): Promise<void> {
     await this.send({ op: 'begin', schema });
   }
 

@@ -307,11 +307,12 @@ async function updateHealth(tx: Pick<Database, 'query'>, finished: Map<string, b
   const fold = (id: string, start: WebhookHealth) => finished.get(id)!.reduce((health, delivered) => afterDelivery(health, delivered), start);
   // Read without a lock first: successes on a healthy webhook change nothing, and locking the one
   // row every delivery of a webhook shares would serialise all of them.
-  const { rows: seen } = await tx.query<WebhookHealth & { id: string }>('SELECT id, consecutive_failures, is_active FROM webhooks WHERE id = ANY($1::uuid[])', [[...finished.keys()]]);
+  const health = 'SELECT id, consecutive_failures, is_active FROM webhooks WHERE id = ANY($1::uuid[])';
+  const { rows: seen } = await tx.query<WebhookHealth & { id: string }>(health, [[...finished.keys()]]);
   const moving = seen.filter((h) => !sameHealth(h, fold(h.id, h))).map((h) => h.id);
   if (moving.length === 0) return;
   // Locked in id order, the one lock order every writer of webhooks' rows shares.
-  const { rows } = await tx.query<WebhookHealth & { id: string }>('SELECT id, consecutive_failures, is_active FROM webhooks WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [moving]);
+  const { rows } = await tx.query<WebhookHealth & { id: string }>(`${health} ORDER BY id FOR UPDATE`, [moving]);
   const next = rows.map((h) => ({ id: h.id, ...fold(h.id, h) }));
   await tx.query(
     `UPDATE webhooks w SET consecutive_failures = n.failures, is_active = n.active
