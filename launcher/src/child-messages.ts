@@ -9,7 +9,9 @@ import type { ServicePorts } from '@githost/runtime';
 /** What a service child tells the launcher over IPC, once. */
 export type ChildMessage =
   | { type: 'started'; ports: ServicePorts }
-  | { type: 'failed'; message: string; config: boolean };
+  | { type: 'failed'; message: string; config: boolean }
+  /** The service is about to bind the gRPC port the launcher holds for it (GITHOST_GRPC_PORT_HELD). */
+  | { type: 'release-port' };
 
 /** Sent to the gateway child with the public server's handle, which it serves on. */
 export const PUBLIC_SERVER_MESSAGE = 'public-server';
@@ -17,3 +19,10 @@ export const PUBLIC_SERVER_MESSAGE = 'public-server';
 /** Sent to every child when the launcher stops githost: stop without GITHOST_SHUTDOWN_DELAY_MS,
  *  since haproxy, which the delay is for, has stopped first. */
 export const STOP_NOW_MESSAGE = 'stop-now';
+
+/** Set in a service process's environment when the launcher holds its GRPC_PORT bound until the
+ *  service asks for it ('release-port'): packages/runtime/src/held-ports.ts. */
+export const GRPC_PORT_HELD_ENV = 'GITHOST_GRPC_PORT_HELD';
+
+/** The launcher's answer to 'release-port': the port is free to bind. */
+export const PORT_RELEASED_MESSAGE = 'port-released';

@@ -2,8 +2,9 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { Server as NetServer } from 'node:net';
 import { ConfigError } from '@githost/config/errors';
 import { createLogger } from '@githost/logging';
+import { holdUntilBound } from '@githost/runtime/held-ports';
 import { drainDelay, markStopping, shutdownDelayMs } from '@githost/runtime/stopping';
-import { PUBLIC_SERVER_MESSAGE, STOP_NOW_MESSAGE, type ChildMessage } from './child-messages.js';
+import { GRPC_PORT_HELD_ENV, PORT_RELEASED_MESSAGE, PUBLIC_SERVER_MESSAGE, STOP_NOW_MESSAGE, type ChildMessage } from './child-messages.js';
 import type { Service } from '@githost/runtime';
 import { loadService, type LaunchDeps } from './services.js';
 
@@ -89,7 +90,29 @@ function publicServer(): Promise<Server> {
   });
 }
 
+/** The launcher holds GRPC_PORT bound until this service binds it: asked to free it then, it answers once it has. */
+function askForHeldPort(): Promise<void> {
+  return new Promise((resolve) => {
+    const onMessage = (message: unknown): void => {
+      if (message !== PORT_RELEASED_MESSAGE) return;
+      process.off('message', onMessage);
+      process.off('disconnect', onGone);
+      resolve();
+    };
+    // Gone, the launcher holds nothing any more: the bind says whether the port is free.
+    const onGone = (): void => {
+      process.off('message', onMessage);
+      resolve();
+    };
+    process.on('message', onMessage);
+    process.once('disconnect', onGone);
+    void report({ type: 'release-port' });
+  });
+}
+
 async function start(): Promise<Service> {
+  const heldPort = Number(process.env.GRPC_PORT);
+  if (process.env[GRPC_PORT_HELD_ENV] === 'true' && heldPort > 0) holdUntilBound(heldPort, askForHeldPort);
   const mod = await loadService(moduleName);
   const deps: LaunchDeps = { logger };
   if (moduleName === 'gateway') deps.server = await publicServer();

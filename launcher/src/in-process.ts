@@ -2,7 +2,9 @@ import type { Server } from 'node:http';
 import type { EventBus } from '@githost/bus';
 import type { MetricsEndpoint } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
+import { holdUntilBound } from '@githost/runtime/held-ports';
 import type { Ports, ServiceProcess } from './processes.js';
+import type { ReservedPort } from './public-port.js';
 import type { Service } from '@githost/runtime';
 import { loadService, type LaunchDeps, type LaunchedModule } from './services.js';
 
@@ -29,7 +31,9 @@ export class InProcessServices {
     return [];
   }
 
-  async start(name: string, module: string, _stage: number, env: NodeJS.ProcessEnv, publicServer?: Server): Promise<Ports> {
+  /** `grpcPort`, the service's reserved GRPC_PORT, stays bound until its gRPC server binds it. */
+  async start(name: string, module: string, _stage: number, env: NodeJS.ProcessEnv, publicServer?: Server, grpcPort?: ReservedPort): Promise<Ports> {
+    if (grpcPort) holdUntilBound(grpcPort.port, grpcPort.release);
     const mod = await this.load(module);
     const deps: LaunchDeps = { logger: createLogger(module), metricsEndpoint: this.metricsEndpoint };
     if (publicServer) deps.server = publicServer;

@@ -217,8 +217,8 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
   // processPerService: each child its own metrics port, in start order (all free ones for 0).
   let children = 0;
   const withMetricsPort = (startEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv => (split ? { ...startEnv, METRICS_PORT: String(metricsPort === 0 ? 0 : metricsPort + children++) } : startEnv);
-  const startOne = async (name: string, module: string, stage: number, startEnv: NodeJS.ProcessEnv, server?: Server): Promise<Ports> => {
-    const ports = await runner.start(name, module, stage, withMetricsPort(startEnv), server);
+  const startOne = async (name: string, module: string, stage: number, startEnv: NodeJS.ProcessEnv, server?: Server, grpcPort?: ReservedPort): Promise<Ports> => {
+    const ports = await runner.start(name, module, stage, withMetricsPort(startEnv), server, grpcPort);
     if (ports.metricsPort !== undefined) metricsPorts[name] = ports.metricsPort;
     if (ports.sshPort !== undefined) sshPort = ports.sshPort;
     if (!name.startsWith('gateway')) started.push(name);
@@ -238,9 +238,9 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
           replicaPorts[entry.name] = all.map((p) => p.httpPort ?? 0);
           return;
         }
-        await port?.release();
+        // The reserved port stays bound until the service's gRPC server binds it (packages/runtime/src/held-ports.ts).
         const ownEnv = { ...stageEnv, ...ownGateway(entry.name, 0), ...(entry.name === 'git-storage' ? await direct.shardEnv('default') : {}) };
-        const ports = await startOne(entry.name, entry.name, index, port ? { ...ownEnv, GRPC_PORT: String(port.port) } : ownEnv);
+        const ports = await startOne(entry.name, entry.name, index, port ? { ...ownEnv, GRPC_PORT: String(port.port) } : ownEnv, undefined, port);
         Object.assign(env, entry.exports(ports));
       }));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -5,6 +5,7 @@ import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '@githost/config';
 import { createLogger } from '@githost/logging';
 import { processPerService, requireBrokerForProcesses, ServiceProcesses } from './processes.js';
+import { reserveLoopbackPort } from './public-port.js';
 
 describe('process per service option', () => {
   it('when GITHOST_PROCESS_PER_SERVICE is unset or empty, then every service runs in one process; the option wins over the variable', () => {
@@ -70,5 +71,59 @@ setInterval(() => undefined, 1000);`,
     expect(started.execArgv).toEqual(expect.arrayContaining(['--initial-old-space-size=64']));
     expect(started.execArgv).not.toContain('--max-semi-space-size=1');
     expect(started.mmapThreshold).toBeNull();
+  });
+});
+
+describe('a service process\'s reserved gRPC port', () => {
+  /**
+   * Starts `accounts` on a reserved port from a stand-in child that tries to bind the port on
+   * arrival, asks for it ('release-port') when the launcher holds it for it, tries again once
+   * freed, and writes what it saw.
+   */
+  async function portSeen(foreign: boolean): Promise<{ held: string | null; onArrival: string; whenAsked: string | null }> {
+    const dir = mkdtempSync(join(tmpdir(), 'githost-processes-'));
+    const entry = join(dir, 'child.cjs');
+    const out = join(dir, 'out.json');
+    writeFileSync(
+      entry,
+      `const net = require('node:net');
+const port = Number(process.env.GRPC_PORT);
+const held = process.env.GITHOST_GRPC_PORT_HELD ?? null;
+const tryBind = () => new Promise((resolve) => {
+  const server = net.createServer();
+  server.once('error', (err) => resolve(err.code));
+  server.listen(port, '127.0.0.1', () => server.close(() => resolve('bound')));
+});
+const done = (seen) => {
+  require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(seen));
+  process.send({ type: 'started', ports: { grpcPort: port } });
+};
+tryBind().then((onArrival) => {
+  if (held !== 'true') return done({ held, onArrival, whenAsked: null });
+  process.on('message', (message) => {
+    if (message === 'port-released') tryBind().then((whenAsked) => done({ held, onArrival, whenAsked }));
+  });
+  process.send({ type: 'release-port' });
+});
+setInterval(() => undefined, 1000);`,
+    );
+    const processes = new ServiceProcesses(createLogger('launcher-test'), foreign ? join(dir, 'unused.cjs') : entry, () => (foreign ? entry : undefined));
+    const reserved = await reserveLoopbackPort();
+    try {
+      await processes.start('accounts', 'accounts', 1, { PATH: process.env.PATH, GRPC_PORT: String(reserved.port) }, undefined, reserved);
+      return JSON.parse(readFileSync(out, 'utf8')) as { held: string | null; onArrival: string; whenAsked: string | null };
+    } finally {
+      await processes.stop();
+      await reserved.release();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('when this build\'s service process starts, then the launcher holds its port bound until the process asks for it, and frees it then', async () => {
+    expect(await portSeen(false)).toEqual({ held: 'true', onArrival: 'EADDRINUSE', whenAsked: 'bound' });
+  });
+
+  it('when another build\'s process runs the service (mixed versions), then the port is free before it starts, since it may not ask', async () => {
+    expect(await portSeen(true)).toEqual({ held: null, onArrival: 'bound', whenAsked: null });
   });
 });

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, env, loadConfig, z } from '@githost/config';
 import type { Logger } from '@githost/logging';
 import type { ServicePorts } from '@githost/runtime';
-import { PUBLIC_SERVER_MESSAGE, STOP_NOW_MESSAGE, type ChildMessage } from './child-messages.js';
+import { GRPC_PORT_HELD_ENV, PORT_RELEASED_MESSAGE, PUBLIC_SERVER_MESSAGE, STOP_NOW_MESSAGE, type ChildMessage } from './child-messages.js';
+import type { ReservedPort } from './public-port.js';
 
 export { PUBLIC_SERVER_MESSAGE, type ChildMessage };
 
@@ -118,11 +119,16 @@ export class ServiceProcesses {
   /**
    * Forks `module` (a STAGES name, or `gateway`) as `name` with `env` as its whole environment;
    * resolves with its ports once it serves.
-   * `publicServer` goes to the gateway, which serves on that already bound port.
+   * `publicServer` goes to the gateway, which serves on that already bound port. `grpcPort`, the
+   * child's reserved GRPC_PORT, stays bound until the child is about to bind it ('release-port'); a
+   * child of another build (`entryFor`) may not ask, so it is freed before that one starts.
    */
-  start(name: string, module: string, stage: number, childEnv: NodeJS.ProcessEnv, publicServer?: Server): Promise<Ports> {
-    if (this.stopping) return Promise.reject(new Error(`githost is stopping: ${name} not started`));
-    const proc = fork(this.entryFor(module) ?? this.entry, [module, name], { env: { ...SERVICE_ENV[module], ...childEnv }, detached: true, execArgv: [...process.execArgv, ...(SERVICE_V8_FLAGS[module] ?? [])] });
+  async start(name: string, module: string, stage: number, childEnv: NodeJS.ProcessEnv, publicServer?: Server, grpcPort?: ReservedPort): Promise<Ports> {
+    if (this.stopping) throw new Error(`githost is stopping: ${name} not started`);
+    const entry = this.entryFor(module);
+    if (entry !== undefined) await grpcPort?.release();
+    const held = entry === undefined && grpcPort ? { [GRPC_PORT_HELD_ENV]: 'true' } : {};
+    const proc = fork(entry ?? this.entry, [module, name], { env: { ...SERVICE_ENV[module], ...childEnv, ...held }, detached: true, execArgv: [...process.execArgv, ...(SERVICE_V8_FLAGS[module] ?? [])] });
     let settle: ((err: Error | undefined, ports?: Ports) => void) | undefined;
     const started = new Promise<Ports>((resolve, reject) => {
       settle = (err, ports) => {
@@ -152,6 +158,9 @@ export class ServiceProcesses {
         child.running = true;
         settle?.(undefined, message.ports);
       } else if (message.type === 'failed') settle?.(message.config ? new ConfigError(message.message) : new Error(`${name} could not start: ${message.message}`));
+      else if (message.type === 'release-port') void grpcPort?.release().then(() => {
+        if (proc.connected) proc.send(PORT_RELEASED_MESSAGE);
+      });
     });
     if (publicServer) proc.send(PUBLIC_SERVER_MESSAGE, publicServer);
     return started;

@@ -1,6 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
+import { createServer } from 'node:net';
 import { createLogger } from '@githost/logging';
+import { releaseForBind } from '@githost/runtime/held-ports';
 import { InProcessServices } from './in-process.js';
+import { reserveLoopbackPort } from './public-port.js';
 import { asServiceModule, loadService, STAGES } from './services.js';
 
 describe('service modules', () => {
@@ -28,6 +31,37 @@ describe('service modules', () => {
     const services = new InProcessServices(undefined, undefined, createLogger('launcher-test'), undefined, (module) => loadService(module, broken));
     await expect(services.start('webhooks', 'webhooks', 2, {})).rejects.toThrow('webhooks: its package exports no createServer function: it cannot be started');
     await services.stop();
+  });
+
+  it('when a service starts on its reserved gRPC port, then the port stays bound until the service\'s server binds it (packages/grpc asks for it then)', async () => {
+    const reserved = await reserveLoopbackPort();
+    const tryBind = () =>
+      new Promise<string>((resolve) => {
+        const server = createServer();
+        server.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+        server.listen(reserved.port, '127.0.0.1', () => server.close(() => resolve('bound')));
+      });
+    const seen: string[] = [];
+    const mod = {
+      loadConfig: () => ({}),
+      createServer: () => ({
+        start: async () => {
+          seen.push(await tryBind());
+          await releaseForBind(reserved.port); // what startGrpcServer does before its bind
+          seen.push(await tryBind());
+          return { grpcPort: reserved.port };
+        },
+        stop: async () => undefined,
+      }),
+    };
+    const services = new InProcessServices(undefined, undefined, createLogger('launcher-test'), undefined, async () => mod);
+    try {
+      await services.start('accounts', 'accounts', 1, {}, undefined, reserved);
+      expect(seen).toEqual(['EADDRINUSE', 'bound']);
+    } finally {
+      await services.stop();
+      await reserved.release();
+    }
   });
 
   it('when services start, then each stage only needs addresses from the stages before it', () => {

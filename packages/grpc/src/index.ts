@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { AppError, grpcCodeOf, kindOfGrpcCode, toAppError, unavailable } from '@githost/errors';
 import type { Logger } from '@githost/logging';
+import { releaseForBind } from '@githost/runtime/held-ports';
 import { onStopping } from '@githost/runtime/stopping';
 import { internalCallCheck } from './internal-call.js';
 import { codeName, metricsInterceptor, methodOfPath, secondsSince, type GrpcMetrics } from './metrics.js';
@@ -203,7 +204,8 @@ export function startGrpcServer(register: (server: grpc.Server) => void, port: n
     for (const n of names) health.setStatus(n, 'NOT_SERVING');
   };
   const forgetStopping = onStopping(notServing);
-  return new Promise((resolve, reject) => {
+  // A port the launcher reserved for this server is freed only now (packages/runtime/src/held-ports.ts).
+  return releaseForBind(port).then(() => new Promise((resolve, reject) => {
     server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, actual) => {
       if (err) {
         forgetStopping();
@@ -228,5 +230,5 @@ export function startGrpcServer(register: (server: grpc.Server) => void, port: n
           }),
       });
     });
-  });
+  }));
 }
