@@ -58,8 +58,18 @@ export class InProcessServices {
     await bus?.close().catch((err: unknown) => this.logger.error({ err }, 'event bus did not close cleanly'));
   }
 
+  /**
+   * Every service has started: the in-process bus lets publishes through. Held until now, the
+   * events git-storage's journal kept across a kill, which it publishes as it starts, wait for the
+   * services that consume them instead of being dropped (docs/embedded-mode.md#a-killed-process).
+   */
+  async allStarted(): Promise<void> {
+    const bus = await this.busP;
+    if (bus && 'open' in bus && typeof bus.open === 'function') (bus as { open(): void }).open();
+  }
+
   // Loaded on first use, so the split mode's launcher does not load amqplib for nothing.
   private bus(): Promise<EventBus> {
-    return (this.busP ??= import('@githost/bus').then(({ createEventBus }) => createEventBus({ amqpUrl: this.amqpUrl, exchange: this.exchange, logger: createLogger('bus') })));
+    return (this.busP ??= import('@githost/bus').then(({ createEventBus }) => createEventBus({ amqpUrl: this.amqpUrl, exchange: this.exchange, logger: createLogger('bus'), held: true })));
   }
 }

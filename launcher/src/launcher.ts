@@ -273,6 +273,7 @@ export async function startGithost(opts: StartOptions = {}): Promise<RunningGith
       if (split) await closeServer(publicServer);
       gatewayUrls.push(`http://127.0.0.1:${port}`);
     }
+    if (runner instanceof InProcessServices) await runner.allStarted();
   } catch (err) {
     await stopAll();
     throw err;

@@ -9,10 +9,12 @@ export interface CreateEventBusOptions extends Partial<Omit<RabbitMqBusOptions, 
   /** GITHOST_EVENTS_EXCHANGE; default `githost.events`. */
   exchange?: string;
   logger?: Logger;
+  /** The in-process bus only: publishes wait until its open() (InProcessBusOptions.held). */
+  held?: boolean;
 }
 
 export function createEventBus(opts: CreateEventBusOptions = {}): EventBus {
-  const { amqpUrl, ...rest } = opts;
+  const { amqpUrl, held, ...rest } = opts;
   if (amqpUrl) return new RabbitMqEventBus({ ...rest, url: amqpUrl });
-  return new InProcessEventBus(opts.logger);
+  return new InProcessEventBus(opts.logger, { held });
 }

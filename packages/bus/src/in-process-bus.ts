@@ -19,8 +19,20 @@ import { eventLogFields } from './log-fields.js';
  *   back once they have held it for a LoopBudget: a relay issues a slice of 100 publishes at once,
  *   and every handler of all of them started in one turn of the loop (the copies, the handlers'
  *   synchronous work), while every other request of the embedded mode waited
- *   (docs/decisions/many-refs-push.md#yielding).
+ *   (docs/decisions/many-refs-push.md#yielding);
+ * - a queue outlives its consumers, as a durable RabbitMQ queue does: an event one of them listed
+ *   the kind of, published while none consumes, fails its publish (the producer keeps it and
+ *   publishes again) instead of being dropped. A push that finished while githost stopped (the
+ *   consumers stop before git-storage) is published again at the next start;
+ * - made `held`, publishes wait until open(): the launcher opens the bus once every service has
+ *   subscribed, so the events a producer's journal kept across a kill, published as it starts,
+ *   are not dropped for want of queues that are not there yet (docs/embedded-mode.md#a-killed-process).
  */
+export interface InProcessBusOptions {
+  /** Publishes wait until open() (or close()). */
+  held?: boolean;
+}
+
 interface Consumer {
   kinds: Set<string>;
   handler: EventHandler;
@@ -33,7 +45,11 @@ const DEFAULT_MAX_REDELIVERIES = 10;
 const DEAD_LETTERS_KEPT = 1000;
 
 export class InProcessEventBus implements EventBus {
-  private readonly queues = new Map<string, { consumers: Consumer[]; next: number }>();
+  /** Each queue ever subscribed, with every kind its consumers listed (kept when they leave). */
+  private readonly queues = new Map<string, { consumers: Consumer[]; next: number; kinds: Set<string> }>();
+  /** Resolved by open(): until then publishes wait (a `held` bus). */
+  private opened: Promise<void> = Promise.resolve();
+  private openNow: () => void = () => undefined;
   /** event id -> queues that handled it while another queue failed (forgotten once all succeed). */
   private readonly handledBy = new Map<string, Set<string>>();
   /** `${queue}\n${event id}` -> failed deliveries so far. */
@@ -46,12 +62,19 @@ export class InProcessEventBus implements EventBus {
 
   private readonly logger: Logger;
 
-  constructor(logger?: Logger) {
+  constructor(logger?: Logger, opts: InProcessBusOptions = {}) {
     this.logger = logger ?? createLogger('bus');
+    if (opts.held) this.opened = new Promise<void>((resolve) => (this.openNow = resolve));
+  }
+
+  /** Lets the publishes of a `held` bus through: every queue that will consume is subscribed. */
+  open(): void {
+    this.openNow();
   }
 
   async publish(event: EventEnvelope): Promise<void> {
     if (this.closed) throw unavailable('Event bus closed');
+    await this.opened;
     await this.nextTurn();
     if (this.closed) throw unavailable('Event bus closed');
     const body = JSON.stringify(event);
@@ -59,9 +82,12 @@ export class InProcessEventBus implements EventBus {
     const errors: unknown[] = [];
     await Promise.all(
       [...this.queues].map(async ([queue, entry]) => {
-        if (done.has(queue)) return;
+        if (done.has(queue) || !entry.kinds.has(event.kind)) return;
         const consumer = this.pick(entry, event.kind);
-        if (!consumer) return;
+        if (!consumer) {
+          errors.push(unavailable(`Queue ${queue} has no consumer now`));
+          return;
+        }
         // Through a promise, so a handler that throws synchronously counts as a failed delivery too.
         const delivery = Promise.resolve().then(() => consumer.handler(JSON.parse(body) as EventEnvelope));
         consumer.inFlight.add(delivery);
@@ -89,13 +115,13 @@ export class InProcessEventBus implements EventBus {
   async subscribe(queue: string, kinds: string[], handler: EventHandler, opts: SubscribeOptions = {}): Promise<Subscription> {
     if (this.closed) throw unavailable('Event bus closed');
     const consumer: Consumer = { kinds: new Set(kinds), handler, maxRedeliveries: opts.maxRedeliveries ?? DEFAULT_MAX_REDELIVERIES, inFlight: new Set() };
-    const entry = this.queues.get(queue) ?? { consumers: [], next: 0 };
+    const entry = this.queues.get(queue) ?? { consumers: [], next: 0, kinds: new Set<string>() };
     entry.consumers.push(consumer);
+    for (const kind of kinds) entry.kinds.add(kind);
     this.queues.set(queue, entry);
     return {
       close: async () => {
         entry.consumers = entry.consumers.filter((c) => c !== consumer);
-        if (entry.consumers.length === 0 && this.queues.get(queue) === entry) this.queues.delete(queue);
         await Promise.allSettled([...consumer.inFlight]);
       },
     };
@@ -107,6 +133,7 @@ export class InProcessEventBus implements EventBus {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.openNow(); // a publish still held fails as closed
     const inFlight = [...this.queues.values()].flatMap((e) => e.consumers.flatMap((c) => [...c.inFlight]));
     this.queues.clear();
     await Promise.allSettled(inFlight);

@@ -104,17 +104,38 @@ describe('in-process event bus', () => {
     expect(b).toEqual([2, 4]);
   });
 
-  it('when a subscription is closed, then it gets nothing more; when the bus is closed, then publish fails as unavailable', async () => {
+  it('when a queue\'s only subscription is closed, then it gets nothing more and a publish of a kind it took fails (the producer keeps the event) until a consumer is back; when the bus is closed, then publish fails as unavailable', async () => {
     const bus = new InProcessEventBus();
     const got: number[] = [];
     const sub = await bus.subscribe('q', ['push'], async (e) => void got.push((e.payload as { n: number }).n));
     await bus.publish(makeEvent(1));
     await sub.close();
-    await bus.publish(makeEvent(2));
+    await expect(bus.publish(makeEvent(2))).rejects.toThrow(/Queue q has no consumer now/);
     expect(got).toEqual([1]);
+    await bus.subscribe('q', ['push'], async (e) => void got.push((e.payload as { n: number }).n * 10));
+    await bus.publish(makeEvent(2));
+    expect(got).toEqual([1, 20]);
     expect(await bus.ready()).toBe(true);
     await bus.close();
     expect(await bus.ready()).toBe(false);
     await expect(bus.publish(makeEvent(3))).rejects.toMatchObject({ kind: 'unavailable' });
+  });
+
+  it('when the bus is held, then a publish waits for open() and reaches the queues subscribed before it; closed instead, the publish fails', async () => {
+    const bus = new InProcessEventBus(undefined, { held: true });
+    const got: number[] = [];
+    let settled = false;
+    const early = bus.publish(makeEvent(1)).then(() => void (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    await bus.subscribe('q', ['push'], async (e) => void got.push((e.payload as { n: number }).n));
+    bus.open();
+    await early;
+    expect(got).toEqual([1]);
+
+    const held = new InProcessEventBus(undefined, { held: true });
+    const waiting = held.publish(makeEvent(2));
+    await held.close();
+    await expect(waiting).rejects.toMatchObject({ kind: 'unavailable' });
   });
 });
