@@ -16,6 +16,8 @@ export class InProcessServices {
   private readonly running: { name: string; service: Service }[] = [];
   private busP: Promise<EventBus> | undefined;
   private stopping: Promise<void> | undefined;
+  /** allStarted() ran: the bus lets publishes through. */
+  private opened = false;
   /** Nothing runs apart from the launcher, so nothing can die on its own. */
   readonly crashed = new Promise<Error>(() => undefined);
 
@@ -49,6 +51,9 @@ export class InProcessServices {
   }
 
   private async stopAll(): Promise<void> {
+    // A start that failed never opened the bus: its held publishes fail now (their producers keep
+    // the events), or a relay's stop would wait for them for good.
+    if (!this.opened) await (await this.busP?.catch(() => undefined))?.close().catch(() => undefined);
     for (const { name, service } of this.running.reverse()) {
       await service.stop().catch((err: unknown) => this.logger.error({ err, service: name }, 'service did not stop cleanly'));
     }
@@ -64,6 +69,7 @@ export class InProcessServices {
    * services that consume them instead of being dropped (docs/embedded-mode.md#a-killed-process).
    */
   async allStarted(): Promise<void> {
+    this.opened = true;
     const bus = await this.busP;
     if (bus && 'open' in bus && typeof bus.open === 'function') (bus as { open(): void }).open();
   }

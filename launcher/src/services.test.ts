@@ -64,6 +64,25 @@ describe('service modules', () => {
     }
   });
 
+  it('when a start fails before every service started, then stopping ends, and a publish held until then fails (its producer keeps the event)', async () => {
+    let held: Promise<unknown> | undefined;
+    const mod = {
+      loadConfig: () => ({}),
+      createServer: (_config: unknown, deps: { bus?: { publish(e: unknown): Promise<void> } }) => ({
+        start: async () => {
+          // As git-storage's journal relay does at its start: a publish whose pass its stop() awaits.
+          held = deps.bus!.publish({ id: 'e1', kind: 'push', occurred_at: new Date().toISOString(), repository: { id: 'r' }, payload: {} }).then(() => 'published', () => 'failed');
+          return {};
+        },
+        stop: async () => void (await held),
+      }),
+    };
+    const services = new InProcessServices(undefined, undefined, createLogger('launcher-test'), undefined, async () => mod as never);
+    await services.start('git-storage', 'git-storage', 0, {});
+    await services.stop();
+    expect(await held).toBe('failed');
+  });
+
   it('when services start, then each stage only needs addresses from the stages before it', () => {
     expect(STAGES.map((stage) => stage.map((s) => s.name))).toEqual([['git-storage'], ['accounts', 'ssh'], ['browse', 'merge-requests', 'webhooks', 'web', 'gitea-api']]);
     const storage = STAGES[0]![0]!.exports({ httpPort: 1001, grpcPort: 1002 });
