@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { EventBus } from '@githost/bus';
+import type { EventBus, InProcessEventBus } from '@githost/bus';
 import type { MetricsEndpoint } from '@githost/http';
 import { createLogger, type Logger } from '@githost/logging';
 import { holdUntilBound } from '@githost/runtime/held-ports';
@@ -14,7 +14,8 @@ import { loadService, type LaunchDeps, type LaunchedModule } from './services.js
  */
 export class InProcessServices {
   private readonly running: { name: string; service: Service }[] = [];
-  private busP: Promise<EventBus> | undefined;
+  /** The in-process bus (held until allStarted(): it has open()), or RabbitMQ's when AMQP_URL is set. */
+  private busP: Promise<EventBus & Partial<Pick<InProcessEventBus, 'open'>>> | undefined;
   private stopping: Promise<void> | undefined;
   /** allStarted() ran: the bus lets publishes through. */
   private opened = false;
@@ -53,13 +54,13 @@ export class InProcessServices {
   private async stopAll(): Promise<void> {
     // A start that failed never opened the bus: its held publishes fail now (their producers keep
     // the events), or a relay's stop would wait for them for good.
-    if (!this.opened) await (await this.busP?.catch(() => undefined))?.close().catch(() => undefined);
+    const bus = await this.busP?.catch(() => undefined);
+    if (!this.opened) await bus?.close().catch(() => undefined);
     for (const { name, service } of this.running.reverse()) {
       await service.stop().catch((err: unknown) => this.logger.error({ err, service: name }, 'service did not stop cleanly'));
     }
     this.running.length = 0;
     await this.metricsEndpoint?.close();
-    const bus = await this.busP?.catch(() => undefined);
     await bus?.close().catch((err: unknown) => this.logger.error({ err }, 'event bus did not close cleanly'));
   }
 
@@ -70,12 +71,11 @@ export class InProcessServices {
    */
   async allStarted(): Promise<void> {
     this.opened = true;
-    const bus = await this.busP;
-    if (bus && 'open' in bus && typeof bus.open === 'function') (bus as { open(): void }).open();
+    (await this.busP)?.open?.();
   }
 
   // Loaded on first use, so the split mode's launcher does not load amqplib for nothing.
-  private bus(): Promise<EventBus> {
+  private bus(): Promise<EventBus & Partial<Pick<InProcessEventBus, 'open'>>> {
     return (this.busP ??= import('@githost/bus').then(({ createEventBus }) => createEventBus({ amqpUrl: this.amqpUrl, exchange: this.exchange, logger: createLogger('bus'), held: true })));
   }
 }
