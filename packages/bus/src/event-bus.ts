@@ -56,6 +56,9 @@ export interface EventBus {
  *   Changing maxRedeliveries of an existing queue is refused by the broker (PRECONDITION_FAILED):
  *   delete the queue or use a policy.
  * - publish(): persistent, publisher-confirmed; waits up to 5 s for a (re)connection, then `unavailable`.
+ *   Mandatory: an event no queue is bound for yet (its consumers never subscribed on this broker) is
+ *   returned by the broker and publish() fails as `unavailable`, so the producer keeps it and tries
+ *   again (docs/decisions/unroutable-events.md).
  *   A confirm lost to an outage fails the publish though the broker took the message: the outbox or
  *   journal publishes it again, so consumers get that event twice, with the same id.
  * - Reconnect: backoff 100 ms doubling to 10 s with jitter; subscriptions resume by themselves. An

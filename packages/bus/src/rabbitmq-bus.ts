@@ -9,8 +9,9 @@ import { RabbitMqSubscription } from './rabbitmq-subscription.js';
  * The RabbitMQ event bus (amqplib, one connection per bus).
  *
  * Publishing: durable topic exchange `<exchange>` (default `githost.events`), routing key = kind,
- * persistent JSON messages (`messageId` = event id, `type` = kind, header `x-request-id`) on a
- * confirm channel; publish() resolves on the broker's confirm. While the connection is down,
+ * persistent, mandatory JSON messages (`messageId` = event id, `type` = kind, header `x-request-id`)
+ * on a confirm channel; publish() resolves on the broker's confirm, and fails as `unavailable` when
+ * the broker returned the message because no queue is bound for its kind (none subscribed yet). While the connection is down,
  * publish() waits for the reconnect up to `publishTimeoutMs` (default 5 s), retrying on a fresh
  * channel if one dies before confirming, then rejects with `unavailable` so the producer's outbox
  * or journal keeps the event. A retry after a lost confirm can publish twice: at-least-once.
@@ -61,6 +62,8 @@ export class RabbitMqEventBus implements EventBus {
   private readonly subscriptions = new Set<RabbitMqSubscription>();
   private readonly publishes = new Set<Promise<void>>();
   private readonly restartTimers = new Set<NodeJS.Timeout>();
+  /** Ids of the messages each publisher channel had returned as unroutable, until their confirm. */
+  private readonly returned = new WeakMap<ConfirmChannel, Set<string>>();
 
   constructor(opts: RabbitMqBusOptions) {
     const url = new URL(opts.url);
@@ -158,17 +161,23 @@ export class RabbitMqEventBus implements EventBus {
             this.exchange,
             event.kind,
             content,
-            { persistent: true, messageId: event.id, type: event.kind, contentType: 'application/json', timestamp: Math.floor(Date.now() / 1000), appId: 'githost', headers },
+            { persistent: true, mandatory: true, messageId: event.id, type: event.kind, contentType: 'application/json', timestamp: Math.floor(Date.now() / 1000), appId: 'githost', headers },
             done,
           ),
         );
-        return;
       } catch (err) {
         // Channel closed (its close handler drops it) or message nacked before the confirm: try
         // again while time remains.
         lastError = err;
         await sleep(50);
+        continue;
       }
+      // The broker confirms an unroutable message too, after returning it (mandatory): no queue
+      // took it, so the producer must keep it. Refused at once, not retried here: a queue appears
+      // when its consumer subscribes, which the producer's next pass waits for
+      // (docs/decisions/unroutable-events.md).
+      if (this.returned.get(ch)?.delete(event.id)) throw unavailable(`No queue takes '${event.kind}' events yet`);
+      return;
     }
   }
 
@@ -198,6 +207,13 @@ export class RabbitMqEventBus implements EventBus {
       ch.on('error', (err: Error) => this.logger.warn({ err }, 'event publisher channel error'));
       ch.on('close', () => {
         if (this.publisher === ch) this.publisher = null;
+      });
+      const returned = new Set<string>();
+      this.returned.set(ch, returned);
+      // basic.return comes before the message's confirm on the same channel (RabbitMQ's publisher
+      // confirms: "the basic.return is sent to the client before basic.ack").
+      ch.on('return', (msg: { properties: { messageId?: unknown } }) => {
+        if (typeof msg.properties.messageId === 'string') returned.add(msg.properties.messageId);
       });
       await ch.assertExchange(this.exchange, 'topic', { durable: true });
       if (this.model === model) this.publisher = ch;

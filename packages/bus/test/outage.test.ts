@@ -40,8 +40,9 @@ describe('outbox and RabbitMQ through a broker outage', () => {
     };
     try {
       // subscribe() waits only publishTimeoutMs for a connection before it resolves and leaves the
-      // queue to be declared on connect; an event published before its queue exists reaches no
-      // queue. Connected first, both queues below exist before the first event is published.
+      // queue to be declared on connect; an event published before any queue exists is returned and
+      // waits in the outbox (unroutable.test.ts). Connected first, both queues below exist before
+      // the first event is published.
       await waitFor(() => consumer.ready(), 'the consumer to connect');
       await consumer.subscribe(queue, ['push'], async (e) => void received.set(e.id, e));
       // A second consumer that has run before (its durable queue exists) and is stopped now.

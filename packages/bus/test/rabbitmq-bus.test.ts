@@ -49,7 +49,8 @@ describe('RabbitMQ event bus', () => {
 
     const event = makeEvent(1, 'push', 'req-abc');
     await bus.publish(event);
-    await bus.publish(makeEvent(2, 'merge_request'));
+    // No queue is bound for this kind: the broker returns it and the producer keeps it (unroutable.test.ts).
+    await expect(bus.publish(makeEvent(2, 'merge_request'))).rejects.toMatchObject({ kind: 'unavailable' });
     await waitFor(() => got.length === 1, 'the push event');
     expect(got).toEqual([event]);
 

@@ -35,6 +35,12 @@ describe('RabbitMQ event bus and a broker that stops answering', () => {
   };
 
   let admin: Awaited<ReturnType<typeof openAdmin>>;
+  /** A queue of the admin connection's (gone with it) bound for every kind: publishes are routable (unroutable.test.ts). */
+  const takeEvents = async (exchange: string): Promise<void> => {
+    await admin.ch.assertExchange(exchange, 'topic', { durable: true });
+    const { queue } = await admin.ch.assertQueue('', { exclusive: true });
+    await admin.ch.bindQueue(queue, exchange, '#');
+  };
   beforeAll(async () => {
     admin = await openAdmin();
   });
@@ -56,6 +62,7 @@ describe('RabbitMQ event bus and a broker that stops answering', () => {
     });
     const bus = new RabbitMqEventBus({ url, exchange, logger, publishTimeoutMs: 500 });
     buses.push(bus);
+    await takeEvents(exchange);
     await bus.publish(makeEvent(1));
     await admin.ch.deleteExchange(exchange); // the next publish makes the broker close the channel (404)
 
@@ -72,6 +79,7 @@ describe('RabbitMQ event bus and a broker that stops answering', () => {
     expect(await bus.ready()).toBe(true); // the connection is up, only silent: no reconnect is due
 
     proxy.restore();
+    await takeEvents(exchange); // deleting the exchange took its bindings
     await waitFor(
       () =>
         bus.publish(makeEvent(3)).then(
@@ -84,7 +92,9 @@ describe('RabbitMQ event bus and a broker that stops answering', () => {
 
   it('when a reconnect reaches a broker that never answers the handshake, then the bus gives that attempt up and connects once the broker is back', async () => {
     const { proxy, url } = await viaNewProxy();
-    const bus = new RabbitMqEventBus({ url, exchange: newExchange('stall-connect'), publishTimeoutMs: 300, reconnect: { initialMs: 50, maxMs: 200 }, connectTimeoutMs: 1000 });
+    const exchange = newExchange('stall-connect');
+    await takeEvents(exchange);
+    const bus = new RabbitMqEventBus({ url, exchange, publishTimeoutMs: 300, reconnect: { initialMs: 50, maxMs: 200 }, connectTimeoutMs: 1000 });
     buses.push(bus);
     await waitFor(() => bus.ready(), 'the first connection');
 
@@ -101,7 +111,9 @@ describe('RabbitMQ event bus and a broker that stops answering', () => {
 
   it('when a reconnect gets through its handshake and the broker then stops answering, then the bus gives that connection up within connectTimeoutMs and connects again', async () => {
     const { proxy, url } = await viaNewProxy();
-    const bus = new RabbitMqEventBus({ url, exchange: newExchange('stall-setup'), publishTimeoutMs: 300, reconnect: { initialMs: 50, maxMs: 200 }, connectTimeoutMs: 1000 });
+    const exchange = newExchange('stall-setup');
+    await takeEvents(exchange);
+    const bus = new RabbitMqEventBus({ url, exchange, publishTimeoutMs: 300, reconnect: { initialMs: 50, maxMs: 200 }, connectTimeoutMs: 1000 });
     buses.push(bus);
     await waitFor(() => bus.ready(), 'the first connection');
 

@@ -79,8 +79,10 @@ export function createServer(config: Config, deps: ServerDeps = {}): Service<{ h
       app.use(webhookRoutes({ webhooks, deliveries, formatContext, onQueued: wake }));
       finish(app);
 
-      serving = await serveHttp(app, registry, config, { service: SERVICE, logger, metricsEndpoint: deps.metricsEndpoint });
+      // Subscribed before serving: the queue exists before any webhook can be made, so no event a
+      // webhook wants can find the broker without it (docs/decisions/unroutable-events.md).
       subscription = await subscribeToEvents(eventBus, deliveries, webhooks, worker, logger, { queue: config.eventsQueue, metrics });
+      serving = await serveHttp(app, registry, config, { service: SERVICE, logger, metricsEndpoint: deps.metricsEndpoint });
       worker.start();
       pruning = startPruneLoop({
         everyMs: DELIVERY_PRUNE_EVERY_MS,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually, startReceiver, type Receiver } from '@githost/test-support';
 import { randomUUID } from 'node:crypto';
 import { createEventBus, type EventBus, type EventEnvelope } from '@githost/bus';
+import { createLogger, setLogSink } from '@githost/logging';
 import { createHook, settledDeliveries, startHarness, type Harness } from './support/service.js';
 import { AMQP_URL, closeConnectionsNamed, deleteTopology, uniqueName } from './support/rabbitmq.js';
 
@@ -66,5 +67,51 @@ describe('webhooks over the real RabbitMQ', () => {
     expect(list.map((d) => d.status)).toEqual(list.map(() => 'delivered'));
     const refs = await eventually(async () => (new Set(refsReceived()).size === 30 ? refsReceived() : undefined));
     expect(new Set(refs)).toEqual(new Set(Array.from({ length: 30 }, (_, i) => `refs/heads/b${100 + i}`)));
+  });
+});
+
+// docs/decisions/unroutable-events.md: on a broker that has never seen the service's queue, an
+// event published before the queue exists would reach no queue; the queue is declared before the
+// API answers, so no webhook can exist without it.
+describe('webhooks starting on a broker that has never seen its queue', () => {
+  const exchange = uniqueName('fresh-events');
+  const queue = uniqueName('fresh-queue');
+  afterAll(() => deleteTopology(exchange, queue));
+
+  it('when the service starts, then its queue is declared and bound before its API listens', async () => {
+    const lines: string[] = [];
+    setLogSink({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
+    const inner = createEventBus({ amqpUrl: AMQP_URL, exchange, logger: createLogger('bus', 'silent') });
+    let listeningBeforeSubscribed: boolean | undefined;
+    const bus: EventBus = {
+      publish: (e) => inner.publish(e),
+      ready: () => inner.ready(),
+      close: () => inner.close(),
+      async subscribe(...args) {
+        const sub = await inner.subscribe(...args);
+        listeningBeforeSubscribed = lines.some((line) => line.includes('webhooks listening'));
+        return sub;
+      },
+    };
+    let h: Harness | undefined;
+    try {
+      h = await startHarness({ bus, env: { AMQP_URL, GITHOST_EVENTS_EXCHANGE: exchange, GITHOST_WEBHOOKS_QUEUE: queue } });
+      expect(lines.some((line) => line.includes('webhooks listening'))).toBe(true);
+      expect(listeningBeforeSubscribed).toBe(false);
+      // What that order is for: the first push after the API answers is routed to the queue.
+      const receiver = await startReceiver();
+      try {
+        const hook = await createHook(h, { url: receiver.url });
+        await h.publish('push', { event: 'push', ref: 'refs/heads/first' });
+        const [delivery] = await settledDeliveries(h, hook, 1);
+        expect(delivery!.status).toBe('delivered');
+      } finally {
+        await receiver.close();
+      }
+    } finally {
+      setLogSink(undefined);
+      await h?.close();
+      await inner.close();
+    }
   });
 });
