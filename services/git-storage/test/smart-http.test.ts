@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { encodeIdentity, type Identity, type Permission } from '@githost/identity';
+import { gitHelper } from '../src/git/command.js';
 import { cleanupWorkdirs, commitAll, createTestRepository, git, gitWithEnv, makeWorkdir, startTestStorage, testGitEnv, writeFiles, type TestStorage } from '../src/testing.js';
 
 const ID = 'repo-http';
@@ -108,6 +109,25 @@ describe('git smart HTTP', () => {
     expect(err).toContain('! [remote rejected] main -> main (pre-receive hook declined)');
     expect(bareGit('rev-parse', 'refs/heads/main').trim()).toBe(before);
     expect(await s.service.journal.pending()).toEqual([]);
+  });
+
+  it('when a client asks for a push advertisement, then the git helper starts before the push comes (its events are listed with runGit); a clone\'s does not start it', async () => {
+    const helperGone = async () => {
+      gitHelper().close();
+      for (let i = 0; i < 100 && gitHelper().pid !== undefined; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(gitHelper().pid).toBeUndefined();
+    };
+    const advertisement = (service: string) => {
+      const h = encodeIdentity(identity('write'), s.secret);
+      return fetch(`${base}/info/refs?service=${service}`, { headers: h }).then(async (res) => ({ status: res.status, body: await res.text() }));
+    };
+    await helperGone();
+    expect((await advertisement('git-upload-pack')).status).toBe(200);
+    expect(gitHelper().pid).toBeUndefined();
+    const answer = await advertisement('git-receive-pack');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('refs/heads/main');
+    expect(gitHelper().pid).toEqual(expect.any(Number));
   });
 
   it('when a reader pushes, then 403 and nothing changes', async () => {

@@ -184,6 +184,16 @@ export function clientGitOomScoreAdj(): number {
 
 const runner = new GitRunner();
 
+/** Starts the git helper ahead of runs about to come (a push: its events' listing), see GitRunner.warm. */
+export function warmGitHelper(): void {
+  runner.warm();
+}
+
+/** The runner behind runGit (tests: whether its helper runs, and letting it go). */
+export function gitHelper(): Pick<GitRunner, 'pid' | 'close'> {
+  return runner;
+}
+
 /**
  * Runs git to completion and collects its output; a non-zero exit becomes a typed GitError. The
  * process is started by the git helper (`runner.ts`), never by this one.

@@ -120,6 +120,26 @@ describe('GitRunner', () => {
     }
   });
 
+  it('when the helper is warmed, then it starts before any run, the next run uses it, and unused it is let go after its idle time', async () => {
+    const runner = new GitRunner(300);
+    expect(runner.pid).toBeUndefined();
+    runner.warm();
+    const warmed = runner.pid!;
+    expect(alive(warmed)).toBe(true);
+    runner.warm(); // already running: the same helper
+    expect(runner.pid).toBe(warmed);
+    expect((await runner.run(request(['--version']))).code).toBe(0);
+    expect(runner.pid).toBe(warmed);
+    await sleep(1_200);
+    expect(alive(warmed)).toBe(false);
+    runner.warm();
+    const again = runner.pid!;
+    expect(again).not.toBe(warmed);
+    await sleep(1_200);
+    expect(alive(again)).toBe(false);
+    runner.close();
+  });
+
   it('when the helper has had no work for its idle time, then it exits; the next run starts another', async () => {
     const runner = new GitRunner(200);
     await runner.run(request(['--version']));

@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { AppError, unsupportedMediaType, validation } from '@githost/errors';
 import type { NextFunction } from '@githost/http';
 import { answerRequestTimeout, identityOf, route, type Express, type Request, type Response } from '@githost/http';
-import { clientGitOomScoreAdj, spawnGit } from '../git/command.js';
+import { clientGitOomScoreAdj, spawnGit, warmGitHelper } from '../git/command.js';
 import type { PushedRef } from '../hooks/push-check.js';
 import { preReceiveEnv, pushPolicyInput, receiveConfig } from '../hooks/receive-pack.js';
 import { LFS_BYTES_ENV } from '../hooks/install.js';
@@ -159,6 +159,7 @@ interface PreparedPush {
  * malformed or oversized list) leaves the recording to the reference-transaction hook.
  */
 async function preparePush(ctx: StorageContext, repo: NonNullable<Identity['repo']>, identity: Identity, gitDir: string, env: Record<string, string>, body: Readable): Promise<{ push: PreparedPush; body: Readable }> {
+  warmGitHelper(); // the push's events are listed with runGit once receive-pack ends
   const peeked = await peekCommands(body);
   const input = await pushPolicyInput(ctx, repo, identity.request_id);
   Object.assign(env, preReceiveEnv(ctx.pushLimits, input, peeked.refs));
@@ -280,6 +281,8 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const params = req.params as unknown as Record<string, string>;
       const repo = authorizeTransport(identityOf(res), params[0]!, params[1]!, service as GitService);
       const gitDir = await existingRepository(ctx, repo.id);
+      // A push follows: the git helper starts while the client prepares it (GitRunner.warm).
+      if (service === 'git-receive-pack') warmGitHelper();
       const env = gitProtocolEnv(req);
       res.status(200).setHeader('Content-Type', `application/x-${service}-advertisement`);
       noCache(res);
@@ -345,6 +348,7 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const onOutput = () => watched.activity();
       let result: { code: number; stderr: string };
       if (service === 'git-receive-pack') {
+        warmGitHelper();
         const advertised = await advertise(service, gitDir, env, res, onOutput);
         if (advertised.code !== 0) {
           ctx.logger.warn({ exit_code: advertised.code, stderr: advertised.stderr.slice(0, 2000) }, 'git receive-pack --advertise-refs failed');
