@@ -193,34 +193,18 @@ const helperStreams = new HelperStreams(runner);
  * transport's and archives' gits, one or two per clone or push. Otherwise, or when the helper
  * could not start it, here as spawnGit does (and the helper is started for the next one).
  */
-export async function spawnGitStream(cmd: GitCommand, opts: Pick<GitRunOptions, 'gitDir' | 'env' | 'oomScoreAdj' | 'timeoutMs' | 'signal'> = {}): Promise<GitChild> {
-  const viaHelper = opts.signal?.aborted ? undefined : helperStreams.spawn(buildArgv(cmd, opts.gitDir), gitEnv(opts.env), opts.oomScoreAdj);
+export async function spawnGitStream(cmd: GitCommand, opts: Pick<GitRunOptions, 'gitDir' | 'env' | 'oomScoreAdj'> = {}): Promise<GitChild> {
+  const viaHelper = helperStreams.spawn(buildArgv(cmd, opts.gitDir), gitEnv(opts.env), opts.oomScoreAdj);
   if (viaHelper) {
     try {
       const child = await viaHelper;
       started++;
-      stopWhenDue(child, opts);
       return child;
     } catch {
       // Nothing ran: start it here.
     }
   }
   return spawnGit(cmd, opts);
-}
-
-/** `timeoutMs` and `signal` for a git the helper started, as spawn's own options do: SIGKILL. */
-function stopWhenDue(child: GitChild, opts: Pick<GitRunOptions, 'timeoutMs' | 'signal'>): void {
-  const stop = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  };
-  const timer = opts.timeoutMs ? setTimeout(stop, opts.timeoutMs) : undefined;
-  timer?.unref();
-  if (opts.signal?.aborted) stop();
-  else opts.signal?.addEventListener('abort', stop, { once: true });
-  child.once('exit', () => {
-    if (timer) clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', stop);
-  });
 }
 
 /** Starts the git helper ahead of runs about to come (a push: its events' listing), see GitRunner.warm. */
