@@ -105,7 +105,7 @@ export class HelperStreams {
   private server: net.Server | undefined;
   private listening: Promise<string> | undefined;
   private readonly token = randomBytes(24).toString('hex');
-  private readonly waiting = new Map<number, { child: HelperGitChild; resolve(c: GitChild): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
+  private readonly waiting = new Map<number, { child: HelperGitChild; resolve(c: GitChild): void; reject(e: Error): void }>();
 
   constructor(private readonly runner: GitRunner) {}
 
@@ -125,14 +125,14 @@ export class HelperStreams {
       if (id === undefined) return;
       const waiting = new HelperGitChild(this.runner, id);
       child = waiting;
+      const entry = { child: waiting, resolve, reject };
+      this.waiting.set(id, entry);
       // A helper that neither starts git nor says why: the caller starts it itself.
-      const timer = setTimeout(() => {
+      setTimeout(() => {
         if (this.waiting.get(id) !== entry) return;
         this.refuse(entry, `the git helper did not start git within ${START_TIMEOUT_MS} ms`);
         this.runner.killStream(id, 'SIGKILL');
       }, START_TIMEOUT_MS).unref();
-      const entry = { child: waiting, resolve, reject, timer };
-      this.waiting.set(id, entry);
     });
     return child ? started : undefined;
   }
@@ -178,9 +178,8 @@ export class HelperStreams {
     }
   }
 
-  private refuse(entry: { child: HelperGitChild; reject(e: Error): void; timer: NodeJS.Timeout }, why: string): void {
+  private refuse(entry: { child: HelperGitChild; reject(e: Error): void }, why: string): void {
     this.waiting.delete(entry.child.id);
-    clearTimeout(entry.timer);
     for (const socket of entry.child.sockets) socket?.destroy();
     entry.reject(new Error(why));
   }
@@ -192,7 +191,6 @@ export class HelperStreams {
     const entry = this.waiting.get(child.id);
     if (!entry || !child.complete) return;
     this.waiting.delete(child.id);
-    clearTimeout(entry.timer);
     // git never writes to its stdin: read it only to see its end when git exits.
     child.stdin!.resume();
     entry.resolve(child);
