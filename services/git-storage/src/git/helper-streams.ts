@@ -24,9 +24,6 @@ export interface GitChild {
   once(event: 'error', listener: (err: Error) => void): this;
 }
 
-/** How long a stream's git may take to start through the helper before it is started here. */
-const START_TIMEOUT_MS = 10_000;
-
 /** A header longer than this is not the helper's: the connection is dropped. */
 const MAX_HEADER = 128;
 
@@ -123,16 +120,8 @@ export class HelperStreams {
     const started = new Promise<GitChild>((resolve, reject) => {
       const id = this.runner.startStream({ argv, env, socketPath, token: this.token, ...(oomScoreAdj !== undefined ? { oomScoreAdj } : {}) }, (r) => this.report(r));
       if (id === undefined) return;
-      const waiting = new HelperGitChild(this.runner, id);
-      child = waiting;
-      const entry = { child: waiting, resolve, reject };
-      this.waiting.set(id, entry);
-      // A helper that neither starts git nor says why: the caller starts it itself.
-      setTimeout(() => {
-        if (this.waiting.get(id) !== entry) return;
-        this.refuse(entry, `the git helper did not start git within ${START_TIMEOUT_MS} ms`);
-        this.runner.killStream(id, 'SIGKILL');
-      }, START_TIMEOUT_MS).unref();
+      child = new HelperGitChild(this.runner, id);
+      this.waiting.set(id, { child, resolve, reject });
     });
     return child ? started : undefined;
   }
@@ -155,7 +144,11 @@ export class HelperStreams {
   private report(r: StreamReport): void {
     const entry = this.waiting.get(r.id);
     if ('failed' in r) {
-      if (entry) this.refuse(entry, `git could not be started by the helper: ${r.failed}`);
+      if (entry) {
+        this.waiting.delete(r.id);
+        for (const s of entry.child.sockets) s?.destroy();
+        entry.reject(new Error(`git could not be started by the helper: ${r.failed}`));
+      }
       return;
     }
     const child = entry?.child ?? this.started.get(r.id);
@@ -163,10 +156,6 @@ export class HelperStreams {
     if ('spawned' in r) {
       child.pid = r.spawned;
       this.settle(child);
-    } else if (entry && child.pid === undefined) {
-      // The helper went away before it said git started: nothing is handed over (the caller starts
-      // git itself; a git the helper did start reads the end of its closed sockets).
-      this.refuse(entry, 'the git helper exited before git started');
     } else if (entry) {
       // A quick git (an advertisement) can end before its sockets are accepted here: its output
       // waits in them, and its end is told once the caller has it.
@@ -176,12 +165,6 @@ export class HelperStreams {
       this.started.delete(r.id);
       child.ended(r.exit.code, r.exit.signal);
     }
-  }
-
-  private refuse(entry: { child: HelperGitChild; reject(e: Error): void }, why: string): void {
-    this.waiting.delete(entry.child.id);
-    for (const socket of entry.child.sockets) socket?.destroy();
-    entry.reject(new Error(why));
   }
 
   /** Streams handed over and not ended yet, for their end's report. */
