@@ -11,8 +11,9 @@ import { RabbitMqSubscription } from './rabbitmq-subscription.js';
  * Publishing: durable topic exchange `<exchange>` (default `githost.events`), routing key = kind,
  * persistent, mandatory JSON messages (`messageId` = event id, `type` = kind, header `x-request-id`)
  * on a confirm channel; publish() resolves on the broker's confirm, and fails as `unavailable` when
- * the broker returned the message because no queue is bound for its kind (none subscribed yet). While the connection is down,
- * publish() waits for the reconnect up to `publishTimeoutMs` (default 5 s), retrying on a fresh
+ * the broker returned the message because no queue is bound for its kind (none subscribed yet).
+ * While the connection is down, publish() waits for the reconnect up to `publishTimeoutMs`
+ * (default 5 s), retrying on a fresh
  * channel if one dies before confirming, then rejects with `unavailable` so the producer's outbox
  * or journal keeps the event. A retry after a lost confirm can publish twice: at-least-once.
  * Every wait inside publish() is bounded by that deadline, opening a new publisher channel on a

@@ -159,7 +159,7 @@ interface PreparedPush {
  * malformed or oversized list) leaves the recording to the reference-transaction hook.
  */
 async function preparePush(ctx: StorageContext, repo: NonNullable<Identity['repo']>, identity: Identity, gitDir: string, env: Record<string, string>, body: Readable): Promise<{ push: PreparedPush; body: Readable }> {
-  warmGitHelper(); // the push's events are listed with runGit once receive-pack ends
+  warmGitHelper(); // again: a client may send its pack more than the helper's idle time after the advertisement
   const peeked = await peekCommands(body);
   const input = await pushPolicyInput(ctx, repo, identity.request_id);
   Object.assign(env, preReceiveEnv(ctx.pushLimits, input, peeked.refs));
@@ -256,6 +256,8 @@ async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags
  * duplex receive-pack's first part (the same bytes a receive-pack over SSH starts with).
  */
 async function advertise(service: GitService, gitDir: string, env: Record<string, string>, res: Response, onOutput?: () => void): Promise<{ code: number; stderr: string }> {
+  // A push follows: the git helper starts while the client prepares it (GitRunner.warm).
+  if (service === 'git-receive-pack') warmGitHelper();
   const child = spawnGit({ name: service.slice(4), flags: transportFlags(service, '--stateless-rpc', '--advertise-refs'), args: [gitDir] }, { env, oomScoreAdj: clientGitOomScoreAdj() });
   killOnDisconnect(res, child);
   const stderrOf = keptStderr(child);
@@ -281,8 +283,6 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const params = req.params as unknown as Record<string, string>;
       const repo = authorizeTransport(identityOf(res), params[0]!, params[1]!, service as GitService);
       const gitDir = await existingRepository(ctx, repo.id);
-      // A push follows: the git helper starts while the client prepares it (GitRunner.warm).
-      if (service === 'git-receive-pack') warmGitHelper();
       const env = gitProtocolEnv(req);
       res.status(200).setHeader('Content-Type', `application/x-${service}-advertisement`);
       noCache(res);
@@ -348,7 +348,6 @@ export function mountGitTransport(app: Express, ctx: StorageContext): void {
       const onOutput = () => watched.activity();
       let result: { code: number; stderr: string };
       if (service === 'git-receive-pack') {
-        warmGitHelper();
         const advertised = await advertise(service, gitDir, env, res, onOutput);
         if (advertised.code !== 0) {
           ctx.logger.warn({ exit_code: advertised.code, stderr: advertised.stderr.slice(0, 2000) }, 'git receive-pack --advertise-refs failed');
