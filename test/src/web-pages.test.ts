@@ -293,6 +293,37 @@ describe('history', () => {
   });
 });
 
+describe('the compare page', () => {
+  it('when it is read twice and the head branch then moves, then the second view is the first with a form that still posts, and the third shows the new commit', async () => {
+    // A repository of its own: its feature branch moves in this case. The page is kept between
+    // views while the compare's ETag holds (services/web/README.md#what-a-page-costs).
+    await createRepo(gh, alice.token, 'compared');
+    const own = makeWorkdir();
+    await commitFiles(own, { 'a.txt': 'one\n' }, 'Base');
+    await git(own, 'checkout', '-q', '-b', 'topic');
+    await commitFiles(own, { 'a.txt': 'one\ntwo\n' }, 'Add two');
+    const url = pushUrl(gh, 'alice', alice.token, 'alice', 'compared');
+    await git(own, 'push', '-q', url, 'main', 'topic');
+    await api(gh, 'PUT', '/api/admin/users/alice/password', { token: gh.adminToken, body: { password: PASSWORD } });
+    const session = await api(gh, 'POST', '/api/sessions', { body: { username: 'alice', password: PASSWORD } });
+    const cookie = `githost_session=${encodeURIComponent(session.body.secret as string)}`;
+    const path = '/alice/compared/-/compare?base=main&head=topic';
+    const first = await webGet(gh, path, { cookie });
+    const second = await webGet(gh, path, { cookie });
+    expect(first.status).toBe(200);
+    expect(textOf(first.html)).toContain('1 commit of topic not in main');
+    expect(second.html).toBe(first.html);
+    await commitFiles(own, { 'a.txt': 'one\ntwo\nthree\n' }, 'Add three');
+    await git(own, 'push', '-q', url, 'topic');
+    const moved = await webGet(gh, path, { cookie });
+    expect(textOf(moved.html)).toContain('2 commits of topic not in main');
+    expect(moved.html).toContain('Add three');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(second.html)?.[1] ?? '';
+    const created = await webPost(gh, '/alice/compared/-/merge-requests', { csrf, title: 'Topic', source_branch: 'topic', target_branch: 'main' }, { cookie });
+    expect([created.status, created.headers.get('location')]).toEqual([303, '/alice/compared/-/merge-requests/1?done=created']);
+  });
+});
+
 describe('errors as pages', () => {
   it('when a private repository is read anonymously, then every page answers exactly as for a missing one', async () => {
     for (const rest of ['', '/-/tree/main', '/-/blob/main/README.md', '/-/raw/main/README.md', '/-/commits/main', `/-/commit/${head}`, '/-/branches', '/-/archive/main.zip']) {

@@ -18,6 +18,8 @@ let listing: { etag: string; names: string[] };
 let readers: Set<string | undefined>;
 let revoked: Set<string>;
 const treeCalls: { credential: string | undefined; ifNoneMatch: string | undefined; status: number }[] = [];
+let comparison: { etag: string; subjects: string[] };
+const compareCalls: typeof treeCalls = [];
 
 const credentialOf = (req: express.Request) => /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
 
@@ -54,6 +56,19 @@ beforeAll(async () => {
     if (!readable(req)) return void res.status(404).json({ error: 'Not found' });
     res.json({ branches: [{ name: 'main', sha: 'c'.repeat(40), isDefault: true }], default_branch: 'main' });
   });
+  // Compare main...feature: the ETag names the two commits, as browse's does.
+  app.get('/api/repos/alice/code/compare/:basehead', (req, res) => {
+    const ifNoneMatch = req.headers['if-none-match'];
+    const status = !readable(req) ? 404 : ifNoneMatch === comparison.etag ? 304 : 200;
+    compareCalls.push({ credential: credentialOf(req), ifNoneMatch, status });
+    if (status === 404) return void res.status(404).json({ error: 'Repository not found' });
+    res.setHeader('ETag', comparison.etag);
+    if (status === 304) return void res.status(304).end();
+    const who = { name: 'Alice', email: 'alice@example.com', date: '2026-01-01T00:00:00Z' };
+    const commits = comparison.subjects.map((subject, i) => ({ sha: String(i + 1).repeat(40), tree: 'd'.repeat(40), parents: [], author: who, committer: who, message: `${subject}\n` }));
+    const diff = [{ path: 'notes.txt', old_path: null, status: 'modified', additions: 1, deletions: 0, binary: false, patch: '@@ -1 +1,2 @@\n one\n+two\n' }];
+    res.json({ base: 'main', head: 'feature', base_sha: 'c'.repeat(40), head_sha: '1'.repeat(40), merge_base_sha: 'c'.repeat(40), status: 'ahead', ahead_by: commits.length, behind_by: 0, total_commits: commits.length, commits, diff, diff_truncated: false });
+  });
   app.get('/api/repos/alice/code/tags', (req, res) => (readable(req) ? void res.json({ tags: [] }) : void res.status(404).json({ error: 'Not found' })));
   app.get('/api/repos/alice/code/merge-requests', (req, res) => (readable(req) ? void res.json([]) : void res.status(404).json({ error: 'Repository not found' })));
   app.get('/api/repos/alice/code/commits/:sha', (req, res) => {
@@ -75,6 +90,8 @@ beforeEach(() => {
   readers = new Set(['alice']);
   revoked = new Set();
   treeCalls.length = 0;
+  comparison = { etag: `"compare-${repoNumber}-a"`, subjects: ['Add two'] };
+  compareCalls.length = 0;
 });
 
 const view = async (headers: Record<string, string> = ALICE) => {
@@ -150,6 +167,27 @@ describe('a kept page', () => {
     expect(second.html).toBe(first.html);
     expect(second.html).toContain('first.txt');
     expect(treeCalls.map((c) => `${c.credential ?? '-'} ${c.status}`)).toEqual(['- 200', '- 304']);
+  });
+});
+
+describe('a kept compare page', () => {
+  const compare = async () => {
+    const res = await fetch(`${base}/alice/code/-/compare?base=main&head=feature&case=${repoNumber}`, { headers: ALICE });
+    return { status: res.status, html: await res.text() };
+  };
+
+  it('when the compare is answered 304, then the page kept from the first view is sent again; when the head moved, then the page is built anew', async () => {
+    const first = await compare();
+    const second = await compare();
+    comparison = { etag: `"compare-${repoNumber}-b"`, subjects: ['Add two', 'Add three'] };
+    const moved = await compare();
+    expect(first.status).toBe(200);
+    expect(first.html).toContain('Add two');
+    expect(first.html).toContain('Added line: </span>two');
+    expect(second).toEqual(first);
+    expect(moved.status).toBe(200);
+    expect(moved.html).toContain('Add three');
+    expect(compareCalls.map((c) => `${c.ifNoneMatch ?? '-'} ${c.status}`)).toEqual([`- 200`, `"compare-${repoNumber}-a" 304`, `"compare-${repoNumber}-a" 200`]);
   });
 });
 

@@ -168,6 +168,8 @@ async function createMergeRequest(ctx: PageContext, owner: string, name: string)
 }
 
 export const comparePages: PageDefinition[] = [
-  { method: 'GET', path: '/:owner/:repo/-/compare', handle: (ctx, p) => comparePage(ctx, p.owner!, p.repo!) },
+  // Kept (pages/page-cache.ts): a compare's answer has an ETag of the two refs' commits, so a
+  // later view costs a 304 and the small calls beside it, not the whole diff rendered again.
+  { method: 'GET', path: '/:owner/:repo/-/compare', keepable: true, handle: (ctx, p) => comparePage(ctx, p.owner!, p.repo!) },
   { method: 'POST', path: '/:owner/:repo/-/merge-requests', signedIn: true, handle: (ctx, p) => createMergeRequest(ctx, p.owner!, p.repo!) },
 ];
