@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { encodeIdentity } from '@githost/identity';
-import { clientGitOomScoreAdj, OOM_SCORE_ADJ_MAX } from '../src/git/command.js';
+import { clientGitOomScoreAdj, gitHelper, OOM_SCORE_ADJ_MAX } from '../src/git/command.js';
 import { pktLine } from '../src/http/git-transport.js';
 import { cleanupWorkdirs, commitAll, createTestRepository, makeWorkdir, polled, startTestStorage, testGitEnv, writeFiles, writerIdentity, type TestStorage } from '../src/testing.js';
 
@@ -13,7 +13,7 @@ import { cleanupWorkdirs, commitAll, createTestRepository, makeWorkdir, polled, 
 // is what the kernel takes, not git-storage (every request in flight) that started it.
 let storage: TestStorage;
 
-/** Every descendant of this process (git-storage runs in it) whose command line has `word`, with its children. */
+/** Every git started by this process (git-storage runs in it) or by its git helper whose command line has `word`, with its children. */
 function gitsServing(word: string): Array<{ pid: number; cmdline: string; adj: number }> {
   const procs = readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
@@ -26,7 +26,8 @@ function gitsServing(word: string): Array<{ pid: number; cmdline: string; adj: n
       }
     })
     .filter((p) => p !== undefined);
-  const roots = procs.filter((p) => p.ppid === process.pid && p.cmdline.includes(word));
+  const starters = [process.pid, gitHelper().pid];
+  const roots = procs.filter((p) => starters.includes(p.ppid) && p.cmdline.includes(word));
   const found = [...roots];
   for (let i = 0; i < found.length; i++) found.push(...procs.filter((p) => p.ppid === found[i]!.pid));
   return found.map(({ pid, cmdline, adj }) => ({ pid, cmdline, adj }));

@@ -111,7 +111,7 @@ describe('git smart HTTP', () => {
     expect(await s.service.journal.pending()).toEqual([]);
   });
 
-  it('when a client asks for a push advertisement, then the git helper starts before the push comes (its events are listed with runGit); a clone\'s does not start it', async () => {
+  it('when a client asks for a push advertisement, then the git helper starts before the push comes (its events are listed with runGit)', async () => {
     const helperGone = async () => {
       gitHelper().close();
       for (let i = 0; i < 100 && gitHelper().pid !== undefined; i++) await new Promise((r) => setTimeout(r, 20));
@@ -122,8 +122,6 @@ describe('git smart HTTP', () => {
       return fetch(`${base}/info/refs?service=${service}`, { headers: h }).then(async (res) => ({ status: res.status, body: await res.text() }));
     };
     await helperGone();
-    expect((await advertisement('git-upload-pack')).status).toBe(200);
-    expect(gitHelper().pid).toBeUndefined();
     const answer = await advertisement('git-receive-pack');
     expect(answer.status).toBe(200);
     expect(answer.body).toContain('refs/heads/main');

@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { classifyGitFailure, GitCancelledError, GitError, GitOutputTooBigError, GitTimeoutError } from './errors.js';
 import { GitRunner } from './runner.js';
+import { HelperStreams, type GitChild } from './helper-streams.js';
+export type { GitChild } from './helper-streams.js';
 
 /**
  * The ONE way this service runs git (Gitaly's internal/git/command.go habit). No shell; only
@@ -183,6 +185,43 @@ export function clientGitOomScoreAdj(): number {
 }
 
 const runner = new GitRunner();
+const helperStreams = new HelperStreams(runner);
+
+/**
+ * Starts git with piped stdio like spawnGit, but through the git helper when it is ready, so
+ * this process does not fork (services/git-storage/README.md#git-from-a-helper-process): the
+ * transport's and archives' gits, one or two per clone or push. Otherwise, or when the helper
+ * could not start it, here as spawnGit does (and the helper is started for the next one).
+ */
+export async function spawnGitStream(cmd: GitCommand, opts: Pick<GitRunOptions, 'gitDir' | 'env' | 'oomScoreAdj' | 'timeoutMs' | 'signal'> = {}): Promise<GitChild> {
+  const viaHelper = opts.signal?.aborted ? undefined : helperStreams.spawn(buildArgv(cmd, opts.gitDir), gitEnv(opts.env), opts.oomScoreAdj);
+  if (viaHelper) {
+    try {
+      const child = await viaHelper;
+      started++;
+      stopWhenDue(child, opts);
+      return child;
+    } catch {
+      // Nothing ran: start it here.
+    }
+  }
+  return spawnGit(cmd, opts);
+}
+
+/** `timeoutMs` and `signal` for a git the helper started, as spawn's own options do: SIGKILL. */
+function stopWhenDue(child: GitChild, opts: Pick<GitRunOptions, 'timeoutMs' | 'signal'>): void {
+  const stop = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  const timer = opts.timeoutMs ? setTimeout(stop, opts.timeoutMs) : undefined;
+  timer?.unref();
+  if (opts.signal?.aborted) stop();
+  else opts.signal?.addEventListener('abort', stop, { once: true });
+  child.once('exit', () => {
+    if (timer) clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', stop);
+  });
+}
 
 /** Starts the git helper ahead of runs about to come (a push: its events' listing), see GitRunner.warm. */
 export function warmGitHelper(): void {

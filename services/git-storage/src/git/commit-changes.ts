@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { isFullOid } from '@githost/git-records/object-id';
 import { notFound } from '@githost/errors';
 import { ByteReader } from './byte-reader.js';
-import { spawnGit } from './command.js';
+import { spawnGitStream } from './command.js';
 import { DIFF_TREE_CONTENT_FLAGS } from './diff.js';
 import { classifyGitFailure, GitError, NotFoundError } from './errors.js';
 
@@ -40,7 +40,7 @@ export const COMMIT_CHANGES_LIMITS: CommitChangesLimits = { maxFilesPerCommit: 3
  * read, git is killed and the commits not finished are left out of the answer.
  */
 export async function listCommitChanges(gitDir: string, oids: string[], limits: CommitChangesLimits, signal?: AbortSignal): Promise<CommitChangesOut[]> {
-  const child = spawnGit(
+  const child = await spawnGitStream(
     { name: 'diff-tree', flags: ['--stdin', '--always', '--root', '-r', '-c', '-M', '--raw', '--numstat', '-z', ...DIFF_TREE_CONTENT_FLAGS] },
     { gitDir, timeoutMs: limits.timeoutMs, signal },
   );

@@ -1,9 +1,8 @@
 import { ZERO_OID } from '@githost/git-records/object-id';
-import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { notFound } from '@githost/errors';
 import { ByteReader } from './byte-reader.js';
-import { spawnGit } from './command.js';
+import { spawnGitStream, type GitChild } from './command.js';
 import { classifyGitFailure, NotFoundError } from './errors.js';
 
 /** CONTRACT §5 diff element, as storage.proto's DiffFile carries it. */
@@ -56,7 +55,7 @@ const NULL_MODE = '000000';
  * patch (<= maxPatchBytes) in memory.
  */
 export async function* streamDiff(gitDir: string, from: string, to: string, limits: DiffLimits): AsyncGenerator<DiffFileOut, { truncated: boolean }> {
-  const child = spawnGit({ name: 'diff-tree', flags: ['-r', '-M', '--raw', '-p', '-z', '--no-commit-id', ...DIFF_TREE_CONTENT_FLAGS], args: [from, to] }, { gitDir });
+  const child = await spawnGitStream({ name: 'diff-tree', flags: ['-r', '-M', '--raw', '-p', '-z', '--no-commit-id', ...DIFF_TREE_CONTENT_FLAGS], args: [from, to] }, { gitDir });
   let stderr = '';
   child.stderr!.on('data', (b: Buffer) => {
     if (stderr.length < 8192) stderr += b.toString('utf8');
@@ -83,7 +82,7 @@ export async function* streamDiff(gitDir: string, from: string, to: string, limi
   }
 }
 
-function kill(child: ChildProcess): void {
+function kill(child: GitChild): void {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 

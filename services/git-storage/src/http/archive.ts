@@ -1,9 +1,8 @@
 import { isFullOid } from '@githost/git-records/object-id';
-import type { ChildProcess } from 'node:child_process';
 import { notFound } from '@githost/errors';
 import { identityOf, route, type Express, type Response } from '@githost/http';
 import { canRead } from '@githost/identity';
-import { clientGitOomScoreAdj, spawnGit } from '../git/command.js';
+import { clientGitOomScoreAdj, spawnGitStream, type GitChild } from '../git/command.js';
 import { resolveCommitOid } from '../git/objects.js';
 import { existingRepository, type StorageContext } from '../storage-context.js';
 
@@ -48,7 +47,7 @@ export function mountArchives(app: Express, ctx: StorageContext): void {
       }
       // The prefix is a flag git writes into the archive; its value is a ref name that exists
       // (or a commit id), inside one `--prefix=` argument, so it can never read as an option.
-      const child = spawnGit({ name: 'archive', flags: [`--format=${format}`, `--prefix=${name}/`], args: [commit] }, { gitDir, oomScoreAdj: clientGitOomScoreAdj() });
+      const child = await spawnGitStream({ name: 'archive', flags: [`--format=${format}`, `--prefix=${name}/`], args: [commit] }, { gitDir, oomScoreAdj: clientGitOomScoreAdj() });
       await streamArchive(ctx, res, child);
     }),
   );
@@ -101,7 +100,7 @@ function contentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-async function streamArchive(ctx: StorageContext, res: Response, child: ChildProcess): Promise<void> {
+async function streamArchive(ctx: StorageContext, res: Response, child: GitChild): Promise<void> {
   let stderr = '';
   child.stderr!.on('data', (b: Buffer) => {
     if (stderr.length < 8192) stderr += b.toString('utf8');

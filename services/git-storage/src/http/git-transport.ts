@@ -1,11 +1,10 @@
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { Readable } from 'node:stream';
-import type { ChildProcess } from 'node:child_process';
 import { AppError, unsupportedMediaType, validation } from '@githost/errors';
 import type { NextFunction } from '@githost/http';
 import { answerRequestTimeout, identityOf, route, type Express, type Request, type Response } from '@githost/http';
-import { clientGitOomScoreAdj, spawnGit, warmGitHelper } from '../git/command.js';
+import { clientGitOomScoreAdj, spawnGitStream, warmGitHelper, type GitChild } from '../git/command.js';
 import type { PushedRef } from '../hooks/push-check.js';
 import { preReceiveEnv, pushPolicyInput, receiveConfig } from '../hooks/receive-pack.js';
 import { LFS_BYTES_ENV } from '../hooks/install.js';
@@ -48,7 +47,7 @@ const STOP_GRACE_MS = 5_000;
 
 /** Stops git: SIGTERM first, so git removes its lock files itself, SIGKILL if it is still
  *  running after STOP_GRACE_MS. A push's quarantine is removed once it ended (pushStarted). */
-function stopGit(child: ChildProcess): void {
+function stopGit(child: GitChild): void {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   const timer = setTimeout(() => {
@@ -59,13 +58,13 @@ function stopGit(child: ChildProcess): void {
 }
 
 /** Stops git when the client goes away before the exchange finished. */
-function killOnDisconnect(res: Response, child: ChildProcess): void {
+function killOnDisconnect(res: Response, child: GitChild): void {
   res.on('close', () => {
     if (!res.writableFinished) stopGit(child);
   });
 }
 
-function exited(child: ChildProcess): Promise<number> {
+function exited(child: GitChild): Promise<number> {
   return new Promise((resolve) => {
     if (child.exitCode !== null) resolve(child.exitCode);
     else child.once('close', (code) => resolve(code ?? -1));
@@ -195,7 +194,7 @@ interface Exchange {
 }
 
 /** git's stderr as it comes, its first 8 KiB kept (for the log and the duplex trailer). */
-function keptStderr(child: ChildProcess): () => string {
+function keptStderr(child: GitChild): () => string {
   let stderr = '';
   child.stderr!.on('data', (b: Buffer) => {
     if (stderr.length < 8192) stderr += b.toString('utf8');
@@ -210,7 +209,7 @@ function keptStderr(child: ChildProcess): () => string {
  */
 async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags, body, res, duplex, onOutput }: Exchange): Promise<{ code: number; stderr: string }> {
   const pushEnded = push ? ctx.housekeeping.pushStarted(gitDir) : undefined;
-  const child = spawnGit({ config: push ? receiveConfig(ctx, push.recorded !== undefined) : undefined, name: service.slice(4), flags: transportFlags(service, ...flags), args: [gitDir] }, { env, oomScoreAdj: clientGitOomScoreAdj() });
+  const child = await spawnGitStream({ config: push ? receiveConfig(ctx, push.recorded !== undefined) : undefined, name: service.slice(4), flags: transportFlags(service, ...flags), args: [gitDir] }, { env, oomScoreAdj: clientGitOomScoreAdj() });
   killOnDisconnect(res, child);
   const stderrOf = keptStderr(child);
   const input = pipeline(body, child.stdin!).catch((err: unknown) => {
@@ -258,7 +257,7 @@ async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags
 async function advertise(service: GitService, gitDir: string, env: Record<string, string>, res: Response, onOutput?: () => void): Promise<{ code: number; stderr: string }> {
   // A push follows: the git helper starts while the client prepares it (GitRunner.warm).
   if (service === 'git-receive-pack') warmGitHelper();
-  const child = spawnGit({ name: service.slice(4), flags: transportFlags(service, '--stateless-rpc', '--advertise-refs'), args: [gitDir] }, { env, oomScoreAdj: clientGitOomScoreAdj() });
+  const child = await spawnGitStream({ name: service.slice(4), flags: transportFlags(service, '--stateless-rpc', '--advertise-refs'), args: [gitDir] }, { env, oomScoreAdj: clientGitOomScoreAdj() });
   killOnDisconnect(res, child);
   const stderrOf = keptStderr(child);
   child.stdin!.end();
