@@ -52,6 +52,13 @@ beforeAll(async () => {
 const LONG_COMMITS = 35;
 const PASSWORD = 'alice has a long password';
 
+/** A web session of alice's, as the sign-in form makes one (her password set by the admin). */
+async function aliceCookie(): Promise<string> {
+  await api(gh, 'PUT', '/api/admin/users/alice/password', { token: gh.adminToken, body: { password: PASSWORD } });
+  const session = await api(gh, 'POST', '/api/sessions', { body: { username: 'alice', password: PASSWORD } });
+  return `githost_session=${encodeURIComponent(session.body.secret as string)}`;
+}
+
 afterAll(async () => {
   await gh?.stop();
 });
@@ -220,9 +227,7 @@ describe('the tabs on every repository page', () => {
     await git(work, 'push', '-q', pushUrl(gh, 'alice', alice.token, 'alice', 'counted'), 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*');
     const opened = await api(gh, 'POST', '/api/repos/alice/counted/merge-requests', { token: alice.token, body: { title: 'Feature', source_branch: 'feature/x', target_branch: 'main' } });
     expect(opened.status).toBe(201);
-    await api(gh, 'PUT', '/api/admin/users/alice/password', { token: gh.adminToken, body: { password: PASSWORD } });
-    const session = await api(gh, 'POST', '/api/sessions', { body: { username: 'alice', password: PASSWORD } });
-    const cookie = `githost_session=${encodeURIComponent(session.body.secret as string)}`;
+    const cookie = await aliceCookie();
     const pages = [
       '/alice/counted',
       '/alice/counted/-/blob/main/notes.txt',
@@ -304,9 +309,7 @@ describe('the compare page', () => {
     await commitFiles(own, { 'a.txt': 'one\ntwo\n' }, 'Add two');
     const url = pushUrl(gh, 'alice', alice.token, 'alice', 'compared');
     await git(own, 'push', '-q', url, 'main', 'topic');
-    await api(gh, 'PUT', '/api/admin/users/alice/password', { token: gh.adminToken, body: { password: PASSWORD } });
-    const session = await api(gh, 'POST', '/api/sessions', { body: { username: 'alice', password: PASSWORD } });
-    const cookie = `githost_session=${encodeURIComponent(session.body.secret as string)}`;
+    const cookie = await aliceCookie();
     const path = '/alice/compared/-/compare?base=main&head=topic';
     const first = await webGet(gh, path, { cookie });
     const second = await webGet(gh, path, { cookie });

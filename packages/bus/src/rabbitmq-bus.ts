@@ -13,11 +13,11 @@ import { RabbitMqSubscription } from './rabbitmq-subscription.js';
  * on a confirm channel; publish() resolves on the broker's confirm, and fails as `unavailable` when
  * the broker returned the message because no queue is bound for its kind (none subscribed yet).
  * While the connection is down, publish() waits for the reconnect up to `publishTimeoutMs`
- * (default 5 s), retrying on a fresh
- * channel if one dies before confirming, then rejects with `unavailable` so the producer's outbox
- * or journal keeps the event. A retry after a lost confirm can publish twice: at-least-once.
- * Every wait inside publish() is bounded by that deadline, opening a new publisher channel on a
- * connection that is up but silent included (heartbeats would only notice it after 2-3 periods).
+ * (default 5 s), retrying on a fresh channel if one dies before confirming, then rejects with
+ * `unavailable` so the producer's outbox or journal keeps the event. A retry after a lost confirm
+ * can publish twice: at-least-once. Every wait inside publish() is bounded by that deadline,
+ * opening a new publisher channel on a connection that is up but silent included (heartbeats
+ * would only notice it after 2-3 periods).
  *
  * Connection: reconnects on error/close with exponential backoff and jitter (100 ms doubling to
  * 10 s by default) until close(); every subscription re-declares its topology and resumes

@@ -21,6 +21,9 @@ const treeCalls: { credential: string | undefined; ifNoneMatch: string | undefin
 let comparison: { etag: string; subjects: string[] };
 const compareCalls: typeof treeCalls = [];
 
+/** The author and committer of every commit the stand-in API names. */
+const WHO = { name: 'Alice', email: 'alice@example.com', date: '2026-01-01T00:00:00Z' };
+
 const credentialOf = (req: express.Request) => /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
 
 beforeAll(async () => {
@@ -41,13 +44,19 @@ beforeAll(async () => {
     if (!readable(req)) return void res.status(404).json({ error: 'Repository not found' });
     res.json(repositoryJson('alice', 'code', !readers.has(undefined)));
   });
-  app.get('/api/repos/alice/code/tree/', (req, res) => {
+  /** As the gateway answers a conditional GET: 404 to a stranger, 304 to a matching
+   *  If-None-Match, each call recorded in `calls`; true when the caller is to send the 200. */
+  const conditional = (req: express.Request, res: express.Response, etag: string, calls: typeof treeCalls): boolean => {
     const ifNoneMatch = req.headers['if-none-match'];
-    const status = !readable(req) ? 404 : ifNoneMatch === listing.etag ? 304 : 200;
-    treeCalls.push({ credential: credentialOf(req), ifNoneMatch, status });
-    if (status === 404) return void res.status(404).json({ error: 'Repository not found' });
-    res.setHeader('ETag', listing.etag);
-    if (status === 304) return void res.status(304).end();
+    const status = !readable(req) ? 404 : ifNoneMatch === etag ? 304 : 200;
+    calls.push({ credential: credentialOf(req), ifNoneMatch, status });
+    if (status === 404) res.status(404).json({ error: 'Repository not found' });
+    else res.setHeader('ETag', etag);
+    if (status === 304) res.status(304).end();
+    return status === 200;
+  };
+  app.get('/api/repos/alice/code/tree/', (req, res) => {
+    if (!conditional(req, res, listing.etag, treeCalls)) return;
     const entries = listing.names.map((name) => ({ name, path: name, type: 'blob', mode: '100644', sha: 'a'.repeat(40), size: 10 }));
     res.json({ ref: 'main', path: '', commit: 'c'.repeat(40), entries });
   });
@@ -58,14 +67,8 @@ beforeAll(async () => {
   });
   // Compare main...feature: the ETag names the two commits, as browse's does.
   app.get('/api/repos/alice/code/compare/:basehead', (req, res) => {
-    const ifNoneMatch = req.headers['if-none-match'];
-    const status = !readable(req) ? 404 : ifNoneMatch === comparison.etag ? 304 : 200;
-    compareCalls.push({ credential: credentialOf(req), ifNoneMatch, status });
-    if (status === 404) return void res.status(404).json({ error: 'Repository not found' });
-    res.setHeader('ETag', comparison.etag);
-    if (status === 304) return void res.status(304).end();
-    const who = { name: 'Alice', email: 'alice@example.com', date: '2026-01-01T00:00:00Z' };
-    const commits = comparison.subjects.map((subject, i) => ({ sha: String(i + 1).repeat(40), tree: 'd'.repeat(40), parents: [], author: who, committer: who, message: `${subject}\n` }));
+    if (!conditional(req, res, comparison.etag, compareCalls)) return;
+    const commits = comparison.subjects.map((subject, i) => ({ sha: String(i + 1).repeat(40), tree: 'd'.repeat(40), parents: [], author: WHO, committer: WHO, message: `${subject}\n` }));
     const diff = [{ path: 'notes.txt', old_path: null, status: 'modified', additions: 1, deletions: 0, binary: false, patch: '@@ -1 +1,2 @@\n one\n+two\n' }];
     res.json({ base: 'main', head: 'feature', base_sha: 'c'.repeat(40), head_sha: '1'.repeat(40), merge_base_sha: 'c'.repeat(40), status: 'ahead', ahead_by: commits.length, behind_by: 0, total_commits: commits.length, commits, diff, diff_truncated: false });
   });
@@ -73,8 +76,7 @@ beforeAll(async () => {
   app.get('/api/repos/alice/code/merge-requests', (req, res) => (readable(req) ? void res.json([]) : void res.status(404).json({ error: 'Repository not found' })));
   app.get('/api/repos/alice/code/commits/:sha', (req, res) => {
     if (!readable(req)) return void res.status(404).json({ error: 'Not found' });
-    const who = { name: 'Alice', email: 'alice@example.com', date: '2026-01-01T00:00:00Z' };
-    res.json({ ref: 'main', commits: [{ sha: 'c'.repeat(40), tree: 'd'.repeat(40), parents: [], author: who, committer: who, message: 'Latest\n' }] });
+    res.json({ ref: 'main', commits: [{ sha: 'c'.repeat(40), tree: 'd'.repeat(40), parents: [], author: WHO, committer: WHO, message: 'Latest\n' }] });
   });
   running = await startWebBefore(app);
   base = running.base;

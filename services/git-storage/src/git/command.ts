@@ -223,13 +223,8 @@ function stopWhenDue(child: GitChild, opts: Pick<GitRunOptions, 'timeoutMs' | 's
   });
 }
 
-/** Starts the git helper ahead of runs about to come (a push: its events' listing), see GitRunner.warm. */
-export function warmGitHelper(): void {
-  runner.warm();
-}
-
-/** The runner behind runGit (tests: whether its helper runs, and letting it go). */
-export function gitHelper(): Pick<GitRunner, 'pid' | 'close'> {
+/** The runner behind runGit (tests: whether its helper runs, starting it, letting it go). */
+export function gitHelper(): Pick<GitRunner, 'pid' | 'close' | 'warm'> {
   return runner;
 }
 

@@ -74,25 +74,34 @@ class HelperGitChild extends EventEmitter implements GitChild {
     return this.pid !== undefined && this.sockets.every((s) => s !== undefined);
   }
 
+  /**
+   * git's end, told never in the turn the child is handed over in, as a ChildProcess never ends in
+   * the tick it was spawned in: the caller's continuation (a microtask) attaches its 'exit' and
+   * 'close' listeners only after that turn, and node emits IPC messages on process.nextTick, so a
+   * quick git's "spawned" and "exit" can both be handled before it (a 'close' emitted then was
+   * lost, and an empty diff's `await exit` waited for ever).
+   */
   ended(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exited) return;
     this.exited = true;
-    this.exitCode = code;
-    this.signalCode = signal;
-    // As node does for a child's stdin pipe: closed at git's exit, so a git it started that reads
-    // the same input (receive-pack's unpack-objects) reads its end instead of waiting for more.
-    this.sockets[0]?.destroy();
-    this.emit('exit', code, signal);
-    // As a ChildProcess: 'close' once git ended and its output streams closed.
-    const outputs = [this.sockets[1], this.sockets[2]].filter((s): s is net.Socket => s !== undefined && !s.closed);
-    let open = outputs.length;
-    const close = () => {
-      if (this.closed) return;
-      this.closed = true;
-      this.emit('close', code, signal);
-    };
-    if (open === 0) close();
-    for (const s of outputs) s.once('close', () => --open === 0 && close());
+    setImmediate(() => {
+      this.exitCode = code;
+      this.signalCode = signal;
+      // As node does for a child's stdin pipe: closed at git's exit, so a git it started that reads
+      // the same input (receive-pack's unpack-objects) reads its end instead of waiting for more.
+      this.sockets[0]?.destroy();
+      this.emit('exit', code, signal);
+      // As a ChildProcess: 'close' once git ended and its output streams closed.
+      const outputs = [this.sockets[1], this.sockets[2]].filter((s): s is net.Socket => s !== undefined && !s.closed);
+      let open = outputs.length;
+      const close = () => {
+        if (this.closed) return;
+        this.closed = true;
+        this.emit('close', code, signal);
+      };
+      if (open === 0) close();
+      for (const s of outputs) s.once('close', () => --open === 0 && close());
+    });
   }
 }
 
@@ -174,12 +183,7 @@ export class HelperStreams {
       this.settle(child);
     } else {
       this.started.delete(r.id);
-      // Never in the turn that handed the child over: node emits IPC messages on process.nextTick,
-      // so a quick git's "spawned" and "exit" can be handled one after the other before the
-      // caller's continuation (a microtask) has attached its 'exit' and 'close' listeners, and a
-      // 'close' emitted then is lost to it (an empty diff's `await exit` waited for ever). As
-      // node's ChildProcess, which never ends in the tick it was spawned in.
-      setImmediate(() => child.ended(r.exit.code, r.exit.signal));
+      child.ended(r.exit.code, r.exit.signal);
     }
   }
 
@@ -202,8 +206,7 @@ export class HelperStreams {
     child.stdin!.resume();
     entry.resolve(child);
     const early = child.endedEarly;
-    // After the caller's continuation, which attaches its listeners.
-    if (early) setImmediate(() => child.ended(early.code, early.signal));
+    if (early) child.ended(early.code, early.signal);
     else this.started.set(child.id, child);
   }
 

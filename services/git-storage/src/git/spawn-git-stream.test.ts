@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { gitHelper, spawnGitStream, warmGitHelper, type GitChild } from './command.js';
+import { gitHelper, spawnGitStream, type GitChild } from './command.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const parentOf = (pid: number) => {
@@ -14,7 +14,7 @@ const ended = (child: GitChild) => new Promise<[number | null, NodeJS.Signals | 
 
 /** A git started through the helper once it is ready (the first ones start here while it boots). */
 async function throughHelper(start: () => Promise<GitChild>): Promise<GitChild> {
-  warmGitHelper();
+  gitHelper().warm();
   for (let i = 0; i < 200; i++) {
     const child = await start();
     if (gitHelper().pid !== undefined && parentOf(child.pid!) === gitHelper().pid) return child;

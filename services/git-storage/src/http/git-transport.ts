@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { AppError, unsupportedMediaType, validation } from '@githost/errors';
 import type { NextFunction } from '@githost/http';
 import { answerRequestTimeout, identityOf, route, type Express, type Request, type Response } from '@githost/http';
-import { clientGitOomScoreAdj, spawnGitStream, warmGitHelper, type GitChild } from '../git/command.js';
+import { clientGitOomScoreAdj, spawnGitStream, type GitChild } from '../git/command.js';
 import type { PushedRef } from '../hooks/push-check.js';
 import { preReceiveEnv, pushPolicyInput, receiveConfig } from '../hooks/receive-pack.js';
 import { LFS_BYTES_ENV } from '../hooks/install.js';
@@ -158,7 +158,6 @@ interface PreparedPush {
  * malformed or oversized list) leaves the recording to the reference-transaction hook.
  */
 async function preparePush(ctx: StorageContext, repo: NonNullable<Identity['repo']>, identity: Identity, gitDir: string, env: Record<string, string>, body: Readable): Promise<{ push: PreparedPush; body: Readable }> {
-  warmGitHelper(); // again: a client may send its pack more than the helper's idle time after the advertisement
   const peeked = await peekCommands(body);
   const input = await pushPolicyInput(ctx, repo, identity.request_id);
   Object.assign(env, preReceiveEnv(ctx.pushLimits, input, peeked.refs));
@@ -255,8 +254,6 @@ async function exchange(ctx: StorageContext, { service, gitDir, env, push, flags
  * duplex receive-pack's first part (the same bytes a receive-pack over SSH starts with).
  */
 async function advertise(service: GitService, gitDir: string, env: Record<string, string>, res: Response, onOutput?: () => void): Promise<{ code: number; stderr: string }> {
-  // A push follows: the git helper starts while the client prepares it (GitRunner.warm).
-  if (service === 'git-receive-pack') warmGitHelper();
   const child = await spawnGitStream({ name: service.slice(4), flags: transportFlags(service, '--stateless-rpc', '--advertise-refs'), args: [gitDir] }, { env, oomScoreAdj: clientGitOomScoreAdj() });
   killOnDisconnect(res, child);
   const stderrOf = keptStderr(child);
