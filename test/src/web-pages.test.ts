@@ -327,6 +327,40 @@ describe('the compare page', () => {
   });
 });
 
+describe('the merge request page', () => {
+  it('when it is read twice, then the second view is the first; a comment, a push to the source and the merge each show on the next view', async () => {
+    // The page is kept between views while the API answers its calls as before
+    // (services/web/README.md#what-a-page-costs); its commits follow from the detail's two heads.
+    await createRepo(gh, alice.token, 'reviewed');
+    const own = makeWorkdir();
+    await commitFiles(own, { 'a.txt': 'one\n' }, 'Base');
+    await git(own, 'checkout', '-q', '-b', 'topic');
+    await commitFiles(own, { 'a.txt': 'one\ntwo\n' }, 'Add two');
+    const url = pushUrl(gh, 'alice', alice.token, 'alice', 'reviewed');
+    await git(own, 'push', '-q', url, 'main', 'topic');
+    const opened = await api(gh, 'POST', '/api/repos/alice/reviewed/merge-requests', { token: alice.token, body: { title: 'Topic', source_branch: 'topic', target_branch: 'main' } });
+    const cookie = await aliceCookie();
+    const path = `/alice/reviewed/-/merge-requests/${opened.body.number as number}`;
+    const first = await webGet(gh, path, { cookie });
+    const second = await webGet(gh, path, { cookie });
+    expect(first.status).toBe(200);
+    expect(textOf(first.html)).toContain('Add two');
+    expect(second.html).toBe(first.html);
+    await api(gh, 'POST', `/api/repos/alice/reviewed/merge-requests/${opened.body.number as number}/comments`, { token: alice.token, body: { body: 'Looks right to me' } });
+    expect(textOf((await webGet(gh, path, { cookie })).html)).toContain('Looks right to me');
+    await commitFiles(own, { 'a.txt': 'one\ntwo\nthree\n' }, 'Add three');
+    await git(own, 'push', '-q', url, 'topic');
+    const pushed = await webGet(gh, path, { cookie });
+    expect(textOf(pushed.html)).toContain('Add three');
+    expect(textOf((await webGet(gh, path, { cookie })).html)).toContain('Add three');
+    const merged = await api(gh, 'POST', `/api/repos/alice/reviewed/merge-requests/${opened.body.number as number}/merge`, { token: alice.token });
+    expect(merged.status).toBe(200);
+    const after = await webGet(gh, path, { cookie });
+    expect(textOf(after.html)).toContain('Merged as');
+    expect((await webGet(gh, path, { cookie })).html).toBe(after.html);
+  });
+});
+
 describe('errors as pages', () => {
   it('when a private repository is read anonymously, then every page answers exactly as for a missing one', async () => {
     for (const rest of ['', '/-/tree/main', '/-/blob/main/README.md', '/-/raw/main/README.md', '/-/commits/main', `/-/commit/${head}`, '/-/branches', '/-/archive/main.zip']) {

@@ -20,6 +20,10 @@ let revoked: Set<string>;
 const treeCalls: { credential: string | undefined; ifNoneMatch: string | undefined; status: number }[] = [];
 let comparison: { etag: string; subjects: string[] };
 const compareCalls: typeof treeCalls = [];
+/** The merge request !n: its two heads, and the commits its commits call lists (a push between
+ *  the detail and that call is a list not ending at the detail's source head). */
+let mergeRequest: { source: string; target: string; listed: string[] };
+const mrCalls: string[] = [];
 
 /** The author and committer of every commit the stand-in API names. */
 const WHO = { name: 'Alice', email: 'alice@example.com', date: '2026-01-01T00:00:00Z' };
@@ -70,8 +74,20 @@ beforeAll(async () => {
     if (!conditional(req, res, comparison.etag, compareCalls)) return;
     const commits = comparison.subjects.map((subject, i) => ({ sha: String(i + 1).repeat(40), tree: 'd'.repeat(40), parents: [], author: WHO, committer: WHO, message: `${subject}\n` }));
     const diff = [{ path: 'notes.txt', old_path: null, status: 'modified', additions: 1, deletions: 0, binary: false, patch: '@@ -1 +1,2 @@\n one\n+two\n' }];
-    res.json({ base: 'main', head: 'feature', base_sha: 'c'.repeat(40), head_sha: '1'.repeat(40), merge_base_sha: 'c'.repeat(40), status: 'ahead', ahead_by: commits.length, behind_by: 0, total_commits: commits.length, commits, diff, diff_truncated: false });
+    res.json({ base: 'main', head: 'feature', base_sha: 'c'.repeat(40), head_sha: '1'.repeat(40), merge_base: 'c'.repeat(40), status: 'ahead', ahead_by: commits.length, behind_by: 0, total_commits: commits.length, commits, diff, diff_truncated: false });
   });
+  app.get('/api/repos/alice/code/merge-requests/:number', (req, res) => {
+    mrCalls.push('detail');
+    if (!readable(req)) return void res.status(404).json({ error: 'Merge request not found' });
+    const at = { id: 'mr-1', repo_id: 'r-1', number: Number(req.params.number), title: 'Add two', description: null, author_id: 'u-alice', author_username: 'alice', source_branch: 'feature', target_branch: 'main' };
+    res.json({ ...at, source_sha: mergeRequest.source, head_sha: mergeRequest.source, target_sha: mergeRequest.target, state: 'open', merged_sha: null, merged_by: null, created_at: WHO.date, updated_at: WHO.date, diff: [], diff_truncated: false, mergeable: true, comments: [], review_summary: { approvals: 0, changes_requested: 0 }, status: { state: 'pending', sha: mergeRequest.source, total_count: 0, statuses: [] } });
+  });
+  app.get('/api/repos/alice/code/merge-requests/:number/commits', (req, res) => {
+    mrCalls.push('commits');
+    if (!readable(req)) return void res.status(404).json({ error: 'Merge request not found' });
+    res.json(mergeRequest.listed.map((sha) => ({ sha, tree: 'd'.repeat(40), parents: [], author: WHO, committer: WHO, message: `Commit ${sha.slice(0, 7)}\n` })));
+  });
+  app.get('/api/repos/alice/code/merge-requests/:number/reviews', (req, res) => (readable(req) ? void res.json([]) : void res.status(404).json({ error: 'Merge request not found' })));
   app.get('/api/repos/alice/code/tags', (req, res) => (readable(req) ? void res.json({ tags: [] }) : void res.status(404).json({ error: 'Not found' })));
   app.get('/api/repos/alice/code/merge-requests', (req, res) => (readable(req) ? void res.json([]) : void res.status(404).json({ error: 'Repository not found' })));
   app.get('/api/repos/alice/code/commits/:sha', (req, res) => {
@@ -94,6 +110,8 @@ beforeEach(() => {
   treeCalls.length = 0;
   comparison = { etag: `"compare-${repoNumber}-a"`, subjects: ['Add two'] };
   compareCalls.length = 0;
+  mergeRequest = { source: '1'.repeat(40), target: 'c'.repeat(40), listed: ['1'.repeat(40)] };
+  mrCalls.length = 0;
 });
 
 const view = async (headers: Record<string, string> = ALICE) => {
@@ -190,6 +208,40 @@ describe('a kept compare page', () => {
     expect(moved.status).toBe(200);
     expect(moved.html).toContain('Add three');
     expect(compareCalls.map((c) => `${c.ifNoneMatch ?? '-'} ${c.status}`)).toEqual([`- 200`, `"compare-${repoNumber}-a" 304`, `"compare-${repoNumber}-a" 200`]);
+  });
+});
+
+describe('a kept merge request page', () => {
+  // Each case its own merge request: the web keeps a merge request's commits by its number.
+  const mrPage = async () => {
+    const res = await fetch(`${base}/alice/code/-/merge-requests/${repoNumber}`, { headers: ALICE });
+    return { status: res.status, html: await res.text() };
+  };
+
+  it('when the detail and its compare are answered as before, then the kept page is sent without asking for the commits again; a push builds it anew', async () => {
+    const first = await mrPage();
+    const second = await mrPage();
+    expect(mrCalls).toEqual(['detail', 'commits', 'detail']);
+    mergeRequest = { source: '2'.repeat(40), target: 'c'.repeat(40), listed: ['1'.repeat(40), '2'.repeat(40)] };
+    comparison = { etag: `"compare-${repoNumber}-b"`, subjects: ['Add two', 'Add three'] };
+    const pushed = await mrPage();
+    expect(first.status).toBe(200);
+    expect(first.html).toContain('Commit 1111111');
+    expect(second).toEqual(first);
+    expect(pushed.html).toContain('Commit 2222222');
+    // The kept view's check: the compare by the detail's two heads, a 304 while they stand; after
+    // the push, the check's compare by the old heads, then the build's by the new ones.
+    expect(compareCalls.map((c) => `${c.ifNoneMatch ?? '-'} ${c.status}`)).toEqual([`- 200`, `"compare-${repoNumber}-a" 304`, `"compare-${repoNumber}-a" 200`, '- 200']);
+  });
+
+  it('when the commits listed do not end at the head the detail names (a push between the two calls), then the page is not kept', async () => {
+    mergeRequest = { ...mergeRequest, listed: ['2'.repeat(40)] };
+    await mrPage();
+    mergeRequest = { ...mergeRequest, listed: ['1'.repeat(40)] };
+    const again = await mrPage();
+    expect(again.html).toContain('Commit 1111111');
+    expect(again.html).not.toContain('Commit 2222222');
+    expect(compareCalls.map((c) => `${c.ifNoneMatch ?? '-'} ${c.status}`)).toEqual(['- 200', '- 200']);
   });
 });
 

@@ -64,6 +64,12 @@ export class GatewayApi {
     return this.send('GET', path, undefined, false);
   }
 
+  /** This view's page is not to be kept: something it shows may not follow from its recorded
+   *  answers (pages/page-cache.ts). */
+  notToKeep(): void {
+    this.caller.answers?.spoil();
+  }
+
   /** A change; resolves to what the document says the operation answers (undefined for 204). */
   call<M extends 'POST' | 'PUT' | 'PATCH' | 'DELETE', T extends WithMethod<Lowercase<M>>>(method: M, path: ApiPath<T>, body?: unknown): Promise<ApiAnswer<T, Lowercase<M>>> {
     return this.send(method, path, body);

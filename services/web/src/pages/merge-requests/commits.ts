@@ -19,16 +19,22 @@ const headsOf = (mr: MergeRequestDetail) => (mr.source_sha && mr.target_sha ? `$
  * is used only if that call succeeded and names the same heads. Otherwise both are asked for
  * together, and the list is kept only if it ends at the source head the detail names (a push
  * between the two calls keeps nothing).
+ *
+ * The commits are a function of the detail's two heads (services/merge-requests/src/domain/commits.ts:
+ * the source's commits not in the target, at their tips; none when a branch is gone), so they are
+ * left out of a kept page's record (`getImplied`, pages/page-cache.ts): a kept view checks the
+ * detail, not the list again. A list that may not be the detail's (a push between the two calls, a
+ * refusal) makes the page one not to keep.
  */
 export async function detailAndCommits(api: GatewayApi, key: string, detail: ApiPath<'/api/repos/{owner}/{repo}/merge-requests/{number}'>): Promise<{ mr: MergeRequestDetail; commits: Commit[]; commitsRefused?: string }> {
   const last = kept.get(key);
   if (last) {
     const mr = await api.get(detail);
     if (headsOf(mr) === last.heads) return { mr, commits: last.commits };
-    return { mr, ...remember(key, mr, await listed(api, detail)) };
+    return { mr, ...remember(api, key, mr, await listed(api, detail)) };
   }
   const [mr, commits] = await Promise.all([api.get(detail), listed(api, detail)]);
-  return { mr, ...remember(key, mr, commits) };
+  return { mr, ...remember(api, key, mr, commits) };
 }
 
 /**
@@ -36,18 +42,24 @@ export async function detailAndCommits(api: GatewayApi, key: string, detail: Api
  * "Comparison too big" (docs/decisions/compare.md#budget), and the page still shows the merge
  * request, saying so where the commits would be.
  */
-async function listed(api: GatewayApi, detail: ApiPath<'/api/repos/{owner}/{repo}/merge-requests/{number}'>): Promise<Commit[] | { refused: string }> {
+async function listed(api: Pick<GatewayApi, 'getImplied'>, detail: ApiPath<'/api/repos/{owner}/{repo}/merge-requests/{number}'>): Promise<Commit[] | { refused: string }> {
   try {
-    return await api.get(commitsOf(detail));
+    return await api.getImplied(commitsOf(detail));
   } catch (err) {
     if (err instanceof AppError && err.kind === 'validation') return { refused: err.message };
     throw err;
   }
 }
 
-function remember(key: string, mr: MergeRequestDetail, commits: Commit[] | { refused: string }): { commits: Commit[]; commitsRefused?: string } {
-  if (!Array.isArray(commits)) return { commits: [], commitsRefused: commits.refused };
+function remember(api: Pick<GatewayApi, 'notToKeep'>, key: string, mr: MergeRequestDetail, commits: Commit[] | { refused: string }): { commits: Commit[]; commitsRefused?: string } {
+  if (!Array.isArray(commits)) {
+    api.notToKeep();
+    return { commits: [], commitsRefused: commits.refused };
+  }
   const heads = headsOf(mr);
   if (heads && commits.some((c) => c.sha === mr.source_sha)) kept.set(key, { heads, commits });
+  // No list is the detail's own only where its heads say so: a branch gone, or one head (merged
+  // fast-forward) with nothing between.
+  else if (commits.length > 0 || (heads && mr.source_sha !== mr.target_sha)) api.notToKeep();
   return { commits };
 }

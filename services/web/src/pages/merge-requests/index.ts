@@ -7,7 +7,7 @@ import { listPage } from './list.js';
 const MR = '/:owner/:repo/-/merge-requests/:number';
 export const mergeRequestPages: PageDefinition[] = [
   { method: 'GET', path: '/:owner/:repo/-/merge-requests', handle: (ctx, p) => listPage(ctx, p.owner!, p.repo!) },
-  { method: 'GET', path: MR, handle: (ctx, p) => detailPage(ctx, p.owner!, p.repo!, p.number!) },
+  { method: 'GET', path: MR, keepable: true, handle: (ctx, p) => detailPage(ctx, p.owner!, p.repo!, p.number!) },
   { method: 'GET', path: `${MR}/edit`, signedIn: true, handle: (ctx, p) => editPage(ctx, p.owner!, p.repo!, p.number!) },
   { method: 'POST', path: `${MR}/edit`, signedIn: true, handle: (ctx, p) => saveEdit(ctx, p.owner!, p.repo!, p.number!) },
   { method: 'POST', path: `${MR}/comments`, signedIn: true, handle: (ctx, p) => addComment(ctx, p.owner!, p.repo!, p.number!) },
