@@ -90,9 +90,11 @@ async function scenario(name: string, fault: (w: Workload) => Promise<Fault>, tr
   return figures;
 }
 
-/** Leftover quarantines and temporary packs of pushes, by repository. */
-function leftovers(): string[] {
-  return repositories(path.join(cluster.dataDirOf('git-storage'), 'repos')).flatMap((repo) => [
+const reposDir = () => path.join(cluster.dataDirOf('git-storage'), 'repos');
+
+/** Quarantines and temporary packs left in the repositories (every one unless named). */
+function leftovers(repos = repositories(reposDir())): string[] {
+  return repos.flatMap((repo) => [
     ...readdirSync(path.join(repo, 'objects')).filter((n) => n.startsWith('tmp_objdir-')).map((n) => path.join(repo, 'objects', n)),
     ...(existsSync(path.join(repo, 'objects', 'pack')) ? readdirSync(path.join(repo, 'objects', 'pack')).filter((n) => n.startsWith('tmp_')).map((n) => path.join(repo, 'objects', 'pack', n)) : []),
   ]);
@@ -217,14 +219,19 @@ describe('fault injection', () => {
         if (code === 0) problems.push('the clone succeeded although git-storage died during it');
         await cluster.start('git-storage');
       } else problems.push('the clone ended before git-storage could be killed during it');
-      // Mid-push: receive-pack has its quarantine.
+      // Mid-push: receive-pack has its quarantine. The push goes to a repository of its own, so the
+      // quarantine watched for is this push's, not one of the workload's pushes (with those, the kill
+      // came while the client was still packing its 48 MiB and its error waited for that).
       const pushWork = makeWorkdir();
       await git(pushWork, 'init', '-q');
       writeFileSync(path.join(pushWork, 'big2.bin'), randomBytes(48 * 1024 * 1024));
       await git(pushWork, 'add', 'big2.bin');
       await git(pushWork, 'commit', '-q', '-m', 'big2');
-      const pushing = gitChild(['push', '-q', w.remote(w.mergeRepo), 'HEAD:refs/heads/big2'], pushWork);
-      const inQuarantine = await within(60_000, () => (pushing.exited ? false : leftovers().length > 0 ? true : undefined), 10);
+      const existing = new Set(repositories(reposDir()));
+      const created = await w.call('POST', '/api/repos', { name: `${w.mergeRepo}-killed-push` });
+      if (created.status !== 201) problems.push(`the killed push's repository was answered ${created.status}`);
+      const pushing = gitChild(['push', '-q', w.remote(`${w.mergeRepo}-killed-push`), 'HEAD:refs/heads/big2'], pushWork);
+      const inQuarantine = await within(60_000, () => (pushing.exited ? false : leftovers(repositories(reposDir()).filter((r) => !existing.has(r))).length > 0 ? true : undefined), 10);
       let end = Date.now();
       if (inQuarantine) {
         const killedAt = Date.now();
@@ -236,7 +243,7 @@ describe('fault injection', () => {
         end = Date.now();
         await cluster.start('git-storage');
         // Housekeeping looks at a repository when it is first used after the start.
-        await gitResult(makeWorkdir(), 'ls-remote', w.remote(w.mergeRepo));
+        await gitResult(makeWorkdir(), 'ls-remote', w.remote(`${w.mergeRepo}-killed-push`));
         const left = await within(15_000, () => (leftovers().length === 0 ? [] : undefined)).catch(() => leftovers());
         if (left.length) problems.push(`the killed push left ${left.join(', ')}`);
       } else problems.push('the push ended before git-storage could be killed during it');
