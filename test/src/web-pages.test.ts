@@ -298,17 +298,23 @@ describe('history', () => {
   });
 });
 
+/** A repository of its own (its branches move in the case) with main and topic, topic one commit
+ *  ahead ("Add two"); the work tree and the push URL to move them with. */
+async function withTopic(name: string): Promise<{ own: string; url: string }> {
+  await createRepo(gh, alice.token, name);
+  const own = makeWorkdir();
+  await commitFiles(own, { 'a.txt': 'one\n' }, 'Base');
+  await git(own, 'checkout', '-q', '-b', 'topic');
+  await commitFiles(own, { 'a.txt': 'one\ntwo\n' }, 'Add two');
+  const url = pushUrl(gh, 'alice', alice.token, 'alice', name);
+  await git(own, 'push', '-q', url, 'main', 'topic');
+  return { own, url };
+}
+
 describe('the compare page', () => {
   it('when it is read twice and the head branch then moves, then the second view is the first with a form that still posts, and the third shows the new commit', async () => {
-    // A repository of its own: its feature branch moves in this case. The page is kept between
-    // views while the compare's ETag holds (services/web/README.md#what-a-page-costs).
-    await createRepo(gh, alice.token, 'compared');
-    const own = makeWorkdir();
-    await commitFiles(own, { 'a.txt': 'one\n' }, 'Base');
-    await git(own, 'checkout', '-q', '-b', 'topic');
-    await commitFiles(own, { 'a.txt': 'one\ntwo\n' }, 'Add two');
-    const url = pushUrl(gh, 'alice', alice.token, 'alice', 'compared');
-    await git(own, 'push', '-q', url, 'main', 'topic');
+    // The page is kept between views while the compare's ETag holds (services/web/README.md#what-a-page-costs).
+    const { own, url } = await withTopic('compared');
     const cookie = await aliceCookie();
     const path = '/alice/compared/-/compare?base=main&head=topic';
     const first = await webGet(gh, path, { cookie });
@@ -331,13 +337,7 @@ describe('the merge request page', () => {
   it('when it is read twice, then the second view is the first; a comment, a push to the source and the merge each show on the next view', async () => {
     // The page is kept between views while the API answers its calls as before
     // (services/web/README.md#what-a-page-costs); its commits follow from the detail's two heads.
-    await createRepo(gh, alice.token, 'reviewed');
-    const own = makeWorkdir();
-    await commitFiles(own, { 'a.txt': 'one\n' }, 'Base');
-    await git(own, 'checkout', '-q', '-b', 'topic');
-    await commitFiles(own, { 'a.txt': 'one\ntwo\n' }, 'Add two');
-    const url = pushUrl(gh, 'alice', alice.token, 'alice', 'reviewed');
-    await git(own, 'push', '-q', url, 'main', 'topic');
+    const { own, url } = await withTopic('reviewed');
     const opened = await api(gh, 'POST', '/api/repos/alice/reviewed/merge-requests', { token: alice.token, body: { title: 'Topic', source_branch: 'topic', target_branch: 'main' } });
     const cookie = await aliceCookie();
     const path = `/alice/reviewed/-/merge-requests/${opened.body.number as number}`;

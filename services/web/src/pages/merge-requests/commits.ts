@@ -58,8 +58,8 @@ function remember(api: Pick<GatewayApi, 'notToKeep'>, key: string, mr: MergeRequ
   }
   const heads = headsOf(mr);
   if (heads && commits.some((c) => c.sha === mr.source_sha)) kept.set(key, { heads, commits });
-  // No list is the detail's own only where its heads say so: a branch gone, or one head (merged
-  // fast-forward) with nothing between.
+  // Any other list may be another moment's, except an empty one where the detail's heads say
+  // there is nothing to list (a branch gone, or both heads one commit: merged fast-forward).
   else if (commits.length > 0 || (heads && mr.source_sha !== mr.target_sha)) api.notToKeep();
   return { commits };
 }
