@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import { Writable } from 'node:stream';
 import { gitEnv } from './command.js';
 import { HelperStreams, type GitChild } from './helper-streams.js';
 import { GitRunner, type StreamReport, type StreamRequest } from './runner.js';
@@ -84,6 +85,27 @@ describe('HelperStreams', () => {
       expect(child.signalCode).toBe('SIGTERM');
       expect(child.kill('SIGTERM')).toBe(false);
       await expect(streams.spawn(['--version'], { PATH: '/nonexistent' })!).rejects.toThrow(/could not be started/);
+    } finally {
+      runner.close();
+    }
+  });
+
+  it('when git is killed after the reader of its output went away (a push whose client died), then its end still comes as close', async () => {
+    const { runner, streams } = await readyStreams();
+    try {
+      const child = await streams.spawn(['-c', 'alias.x=!cat', 'x'], gitEnv())!;
+      const done = closed(child);
+      // As the transport pipes git's output to the response, which closes with its client: the
+      // pipe is undone and nothing reads git's output any more.
+      const response = new Writable({ write: (_chunk, _enc, next) => next() });
+      child.stdout!.pipe(response, { end: false });
+      response.destroy();
+      await new Promise((resolve) => response.once('close', resolve));
+      child.stdin!.write('written after the reader went away\n');
+      await sleep(100);
+      child.kill('SIGTERM');
+      // As node does for a ChildProcess, output nobody reads is drained once git ended.
+      expect(await Promise.race([done, sleep(2_000).then(() => 'never')])).toEqual([null, 'SIGTERM']);
     } finally {
       runner.close();
     }
