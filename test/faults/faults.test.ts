@@ -227,10 +227,11 @@ describe('fault injection', () => {
       writeFileSync(path.join(pushWork, 'big2.bin'), randomBytes(48 * 1024 * 1024));
       await git(pushWork, 'add', 'big2.bin');
       await git(pushWork, 'commit', '-q', '-m', 'big2');
+      const killedRepo = `${w.mergeRepo}-killed-push`;
       const existing = new Set(repositories(reposDir()));
-      const created = await w.call('POST', '/api/repos', { name: `${w.mergeRepo}-killed-push` });
+      const created = await w.call('POST', '/api/repos', { name: killedRepo });
       if (created.status !== 201) problems.push(`the killed push's repository was answered ${created.status}`);
-      const pushing = gitChild(['push', '-q', w.remote(`${w.mergeRepo}-killed-push`), 'HEAD:refs/heads/big2'], pushWork);
+      const pushing = gitChild(['push', '-q', w.remote(killedRepo), 'HEAD:refs/heads/big2'], pushWork);
       const inQuarantine = await within(60_000, () => (pushing.exited ? false : leftovers(repositories(reposDir()).filter((r) => !existing.has(r))).length > 0 ? true : undefined), 10);
       let end = Date.now();
       if (inQuarantine) {
@@ -243,7 +244,7 @@ describe('fault injection', () => {
         end = Date.now();
         await cluster.start('git-storage');
         // Housekeeping looks at a repository when it is first used after the start.
-        await gitResult(makeWorkdir(), 'ls-remote', w.remote(`${w.mergeRepo}-killed-push`));
+        await gitResult(makeWorkdir(), 'ls-remote', w.remote(killedRepo));
         const left = await within(15_000, () => (leftovers().length === 0 ? [] : undefined)).catch(() => leftovers());
         if (left.length) problems.push(`the killed push left ${left.join(', ')}`);
       } else problems.push('the push ended before git-storage could be killed during it');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { PushPayload } from '@githost/git-storage';
 import { startGithost } from '@githost/launcher';
-import { generateSshKey } from '@githost/test-support';
+import { generateSshKey, parentPid } from '@githost/test-support';
 import { api, webGet, commitFiles, createRepo, createUser, eventually, git, gitResultWithEnv, makeWorkdir, startReceiver, startTestGithost, type GitResult, type Receiver, type TestGithost, type TestUser } from './support/index.js';
 
 /** git over SSH with the real OpenSSH client (services/ssh/README.md, docs/decisions/ssh-server.md). */
@@ -240,16 +240,6 @@ describe('git over SSH', () => {
 /** git transport processes (upload-pack, receive-pack and their pack-objects, index-pack) in or on a
  *  repository under `dataDir`, by cwd or argument; git-storage's long-lived cat-file readers are not. */
 const TRANSPORT = /(upload-pack|receive-pack|pack-objects|index-pack|unpack-objects)/;
-/** A process's parent (0 once it is gone). */
-function parentPid(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return 0;
-  }
-}
-
 function gitProcessesUnder(dataDir: string): string[] {
   const found: string[] = [];
   for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
@@ -327,9 +317,8 @@ describe('a client that goes away', () => {
     // HTTP: receive-pack runs stateless and without the per-ref reference-transaction hook
     // (docs/decisions/many-refs-push.md#over-ssh).
     // (A receive-pack forking its unpack-objects shows twice until the child execs: the parent is the one.)
-    const receivePacks = gitProcessesUnder(gh.dataDir).filter((p) => p.includes(' receive-pack '));
-    const pids = new Set(receivePacks.map((p) => Number(p.split(' ')[0])));
-    expect(receivePacks.filter((p) => !pids.has(parentPid(Number(p.split(' ')[0]))))).toEqual([expect.stringMatching(/ -c core\.hooksPath=\S*\/hooks\/commands-recorded .* receive-pack --stateless-rpc --end-of-options /)]);
+    const receivePacks = new Map(gitProcessesUnder(gh.dataDir).filter((p) => p.includes(' receive-pack ')).map((p) => [Number(p.split(' ')[0]), p]));
+    expect([...receivePacks].filter(([pid]) => !receivePacks.has(parentPid(pid))).map(([, p]) => p)).toEqual([expect.stringMatching(/ -c core\.hooksPath=\S*\/hooks\/commands-recorded .* receive-pack --stateless-rpc --end-of-options /)]);
     push.child.kill('SIGKILL');
     await eventually(() => gitProcessesUnder(gh.dataDir).length === 0 || undefined);
     await eventually(() => quarantines().length === 0 || undefined);

@@ -7,3 +7,4 @@ export { startReceiver, statusByPath, type Answer, type Receiver, type ReceivedD
 export { cookiePair, csrfOf } from './web-forms.js';
 export { MACHINE_REDIS_URL, redisCli, redisKeys, removeRedisKeys, startOwnRedis, type OwnRedis } from './redis.js';
 export { generateSshKey, type GeneratedSshKey } from './ssh-keys.js';
+export { parentPid } from './processes.js';

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import { parentPid } from '@githost/test-support';
 import { encodeIdentity } from '@githost/identity';
 import { clientGitOomScoreAdj, gitHelper, OOM_SCORE_ADJ_MAX } from '../src/git/command.js';
 import { pktLine } from '../src/http/git-transport.js';
@@ -19,8 +20,7 @@ function gitsServing(word: string): Array<{ pid: number; cmdline: string; adj: n
     .filter((d) => /^\d+$/.test(d))
     .map((d) => {
       try {
-        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-        return { pid: Number(d), ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]), cmdline: readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' '), adj: Number(readFileSync(`/proc/${d}/oom_score_adj`, 'utf8')) };
+        return { pid: Number(d), ppid: parentPid(Number(d)), cmdline: readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' '), adj: Number(readFileSync(`/proc/${d}/oom_score_adj`, 'utf8')) };
       } catch {
         return undefined;
       }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { parentPid } from '@githost/test-support';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { gitEnv } from './command.js';
@@ -8,10 +8,6 @@ import { HelperStreams, type GitChild } from './helper-streams.js';
 import { GitRunner, type StreamReport, type StreamRequest } from './runner.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const parentOf = (pid: number) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-};
 const closed = (child: GitChild) => new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('close', (code, signal) => resolve([code, signal])));
 const read = (child: GitChild) => {
   const chunks: Buffer[] = [];
@@ -44,7 +40,7 @@ describe('HelperStreams', () => {
     try {
       const input = randomBytes(3 * 1024 * 1024);
       const child = await streams.spawn(['-c', 'alias.x=!cat', 'x'], gitEnv())!;
-      expect(parentOf(child.pid!)).toBe(runner.pid);
+      expect(parentPid(child.pid!)).toBe(runner.pid);
       const output = read(child);
       const done = closed(child);
       const exitSeen = new Promise((resolve) => child.once('exit', resolve));

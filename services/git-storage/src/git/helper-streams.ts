@@ -91,15 +91,15 @@ class HelperGitChild extends EventEmitter implements GitChild {
       // the same input (receive-pack's unpack-objects) reads its end instead of waiting for more.
       this.sockets[0]?.destroy();
       this.emit('exit', code, signal);
+      // As a ChildProcess: 'close' once git ended and its output streams closed.
+      const outputs = [this.sockets[1], this.sockets[2]].filter((s): s is net.Socket => s !== undefined && !s.closed);
       // As node's ChildProcess does after 'exit' (flushStdio): output whose reader went away (a
       // pipe undone when a push's client died leaves it paused) is drained, so its end and this
       // 'close' come; a push waits for 'close' to remove its quarantine. Output never read yet is
       // left for its reader (an advertisement read after git ended).
       process.nextTick(() => {
-        for (const s of [this.sockets[1], this.sockets[2]]) if (s?.readable && s.readableFlowing === false) s.resume();
+        for (const s of outputs) if (s.readable && s.readableFlowing === false) s.resume();
       });
-      // As a ChildProcess: 'close' once git ended and its output streams closed.
-      const outputs = [this.sockets[1], this.sockets[2]].filter((s): s is net.Socket => s !== undefined && !s.closed);
       let open = outputs.length;
       const close = () => {
         if (this.closed) return;

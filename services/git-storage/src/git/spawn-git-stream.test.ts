@@ -1,15 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
+import { parentPid } from '@githost/test-support';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gitHelper, spawnGitStream, type GitChild } from './command.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const parentOf = (pid: number) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-};
 const ended = (child: GitChild) => new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('close', (code, signal) => resolve([code, signal])));
 
 /** A git started through the helper once it is ready (the first ones start here while it boots). */
@@ -17,7 +14,7 @@ async function throughHelper(start: () => Promise<GitChild>): Promise<GitChild> 
   gitHelper().warm();
   for (let i = 0; i < 200; i++) {
     const child = await start();
-    if (gitHelper().pid !== undefined && parentOf(child.pid!) === gitHelper().pid) return child;
+    if (gitHelper().pid !== undefined && parentPid(child.pid!) === gitHelper().pid) return child;
     child.kill('SIGKILL');
     child.stdout?.resume();
     child.stderr?.resume();
